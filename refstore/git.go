@@ -1,0 +1,93 @@
+package refstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// repoEnvVars are the variables git sets for hooks and aliases that pin a
+// command to one repository. Inherited by a git process aimed at another
+// repository they would make it act on the wrong one (GIT_INDEX_FILE is even
+// relative), so CleanEnv drops them.
+var repoEnvVars = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX",
+	"GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_QUARANTINE_PATH",
+	"GIT_PUSH_OPTION_COUNT", "GIT_EXEC_PATH_OVERRIDE",
+}
+
+// CleanEnv returns env without the variables that tie git to one repository.
+func CleanEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if isRepoEnvVar(name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func isRepoEnvVar(name string) bool {
+	for _, v := range repoEnvVars {
+		if name == v {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, "GIT_PUSH_OPTION_")
+}
+
+// GitError is a git process that exited non-zero. Its message carries git's
+// own stderr, which names the file or ref at fault.
+type GitError struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *GitError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	msg = strings.TrimPrefix(msg, "fatal: ")
+	msg = strings.TrimPrefix(msg, "error: ")
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", firstArg(e.Args), msg)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+func firstArg(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return strings.Join(args, " ")
+}
+
+// Git runs git with args in dir and returns its stdout. stdin may be nil.
+// When clean is true the repository-pinning variables are dropped first,
+// which is required whenever dir is not the repository a hook runs for.
+func Git(ctx context.Context, dir string, clean bool, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	if clean {
+		cmd.Env = CleanEnv(os.Environ())
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,61 @@
+package refstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// MaxRecord caps every record blob. Records are notes, not payloads: a larger
+// one is refused when written and skipped when read.
+const MaxRecord = 64 << 10
+
+var (
+	// ErrTooLarge is returned for a record over MaxRecord.
+	ErrTooLarge = errors.New("record too large")
+	// ErrInvalidRecord is returned for a blob that is not a record we can
+	// read: not JSON, not an object, no schema, or an unknown schema.
+	ErrInvalidRecord = errors.New("invalid record")
+)
+
+// Encode marshals a record, refusing one over MaxRecord.
+func Encode(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding record: %w", err)
+	}
+	if len(data) > MaxRecord {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d (%d KiB)", ErrTooLarge, len(data), MaxRecord, MaxRecord>>10)
+	}
+	return data, nil
+}
+
+// Decode unmarshals the record in e into v after checking its size and that
+// its "schema" field is exactly schema. Unknown fields are ignored so a newer
+// minor writer stays readable; a different schema is refused with a hint.
+func Decode(e Entry, schema string, v any) error {
+	if e.Size > MaxRecord || len(e.Data) > MaxRecord {
+		return fmt.Errorf("%w: %s is %d bytes, at most %d", ErrTooLarge, e.Ref, e.Size, MaxRecord)
+	}
+	if e.Type != "" && e.Type != "blob" {
+		return fmt.Errorf("%w: %s points at a %s, not a blob", ErrInvalidRecord, e.Ref, e.Type)
+	}
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(e.Data, &head); err != nil {
+		return fmt.Errorf("%w: %s is not a JSON object: %v", ErrInvalidRecord, e.Ref, err)
+	}
+	switch {
+	case head.Schema == nil:
+		return fmt.Errorf("%w: %s has no schema field", ErrInvalidRecord, e.Ref)
+	case *head.Schema != schema:
+		return fmt.Errorf("%w: %s has schema %q, this git-handoff reads %q (a newer git-handoff may have written it: upgrade)", ErrInvalidRecord, e.Ref, *head.Schema, schema)
+	}
+	dec := json.NewDecoder(bytes.NewReader(e.Data))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalidRecord, e.Ref, err)
+	}
+	return nil
+}

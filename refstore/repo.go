@@ -1,0 +1,198 @@
+package refstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Head is what HEAD says about this worktree.
+type Head struct {
+	Branch string // short name; "" when detached or in a bare repository without one
+	Commit string // "" on an unborn branch
+}
+
+// Head reads HEAD of this worktree.
+func (s *Store) Head(ctx context.Context) (Head, error) {
+	if s.repo == nil {
+		return s.headCLI(ctx)
+	}
+	// HEAD is per worktree; go-git maps it to the worktree's git dir.
+	ref, err := s.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return Head{}, nil
+		}
+		return Head{}, fmt.Errorf("reading HEAD: %w", err)
+	}
+	var h Head
+	if ref.Type() == plumbing.SymbolicReference {
+		h.Branch = strings.TrimPrefix(ref.Target().String(), "refs/heads/")
+		r, err := s.repo.Storer.Reference(ref.Target())
+		if err == nil {
+			h.Commit = r.Hash().String()
+		}
+		return h, nil
+	}
+	h.Commit = ref.Hash().String()
+	return h, nil
+}
+
+func (s *Store) headCLI(ctx context.Context) (Head, error) {
+	var h Head
+	if out, err := Git(ctx, s.workDir, false, nil, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+		h.Branch = strings.TrimSpace(string(out))
+	}
+	if out, err := Git(ctx, s.workDir, false, nil, "rev-parse", "-q", "--verify", "HEAD^{commit}"); err == nil {
+		h.Commit = strings.TrimSpace(string(out))
+	}
+	return h, nil
+}
+
+// Config returns the values git config has for keys (after includes and
+// environment overrides, which is why it asks git), missing keys omitted.
+func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, error) {
+	pat := make([]string, len(keys))
+	for i, k := range keys {
+		pat[i] = strings.ReplaceAll(k, ".", `\.`)
+	}
+	out, err := Git(ctx, s.workDir, false, nil, "config", "-z", "--get-regexp", "^("+strings.Join(pat, "|")+")$")
+	var ge *GitError
+	if err != nil && !(errors.As(err, &ge) && ge.Stderr == "") {
+		return nil, err // exit 1 with no message means "no such key"
+	}
+	vals := map[string]string{}
+	for _, kv := range bytes.Split(out, []byte{0}) {
+		k, v, _ := bytes.Cut(kv, []byte{'\n'})
+		if len(k) > 0 {
+			vals[strings.ToLower(string(k))] = string(v)
+		}
+	}
+	return vals, nil
+}
+
+// Commit is one commit, as a brief lists it.
+type Commit struct {
+	ID      string    `json:"id"`
+	Subject string    `json:"subject"`
+	Author  string    `json:"author"`
+	When    time.Time `json:"when"`
+}
+
+// Log lists up to limit commits reachable from "from" and not from "since"
+// (all of history when since is ""), newest first. total counts every such
+// commit even beyond limit (-1 when unknown).
+func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits []Commit, total int, err error) {
+	if from == "" {
+		return nil, 0, nil
+	}
+	if s.repo != nil && since == "" {
+		return s.firstParentLog(from, limit)
+	}
+	if since == from {
+		return nil, 0, nil
+	}
+	rng := from
+	if since != "" {
+		rng = since + ".." + from
+	}
+	out, err := Git(ctx, s.workDir, false, nil, "rev-list", "--count", rng)
+	if err != nil {
+		return nil, 0, err
+	}
+	fmt.Sscan(string(out), &total)
+	if total == 0 {
+		return nil, 0, nil
+	}
+	out, err = Git(ctx, s.workDir, false, nil, "log", "-z", "--no-color", fmt.Sprintf("-n%d", limit), "--format=%H%x1f%an%x1f%aI%x1f%s", rng, "--")
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		f := strings.SplitN(rec, "\x1f", 4)
+		if len(f) != 4 {
+			continue
+		}
+		when, _ := time.Parse(time.RFC3339, f[2])
+		commits = append(commits, Commit{ID: f[0], Author: f[1], When: when, Subject: f[3]})
+	}
+	return commits, total, nil
+}
+
+// firstParentLog walks the first-parent line in process: the recent
+// history of a branch without paying for a git process.
+func (s *Store) firstParentLog(from string, limit int) ([]Commit, int, error) {
+	var out []Commit
+	h := plumbing.NewHash(from)
+	for len(out) < limit {
+		c, err := s.repo.CommitObject(h)
+		if err != nil {
+			if len(out) == 0 {
+				return nil, 0, fmt.Errorf("reading commit %s: %w", short(from), err)
+			}
+			break
+		}
+		out = append(out, Commit{ID: c.Hash.String(), Subject: subject(c), Author: c.Author.Name, When: c.Author.When})
+		if c.NumParents() == 0 {
+			return out, len(out), nil
+		}
+		h = c.ParentHashes[0]
+	}
+	return out, -1, nil
+}
+
+func subject(c *object.Commit) string {
+	s, _, _ := strings.Cut(c.Message, "\n")
+	return strings.TrimSpace(s)
+}
+
+// IsAncestor reports whether commit a is an ancestor of b.
+func (s *Store) IsAncestor(ctx context.Context, a, b string) bool {
+	_, err := Git(ctx, s.workDir, false, nil, "merge-base", "--is-ancestor", a, b)
+	return err == nil
+}
+
+// BoundSession reads this worktree's binding (refs/worktree/ao/session) and
+// returns the session id it names, or "" when the worktree is not bound. It
+// reads the file itself: go-git looks for refs/worktree/* in the common dir.
+func (s *Store) BoundSession() (string, error) {
+	b, err := os.ReadFile(filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession)))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: ")
+	if !ok {
+		return "", fmt.Errorf("%s is not a symbolic ref", WorktreeSession)
+	}
+	parts, err := SplitRef(target, SessionPrefix, 1)
+	if err != nil {
+		return "", err
+	}
+	return parts[0], nil
+}
+
+// Bind points this worktree's binding at a session ref.
+func (s *Store) Bind(ctx context.Context, sessionRef, msg string) error {
+	_, err := Git(ctx, s.workDir, false, nil, "symbolic-ref", "-m", msg, WorktreeSession, sessionRef)
+	return err
+}
+
+// Unbind removes this worktree's binding; no binding is fine.
+func (s *Store) Unbind(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession))); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	_, err := Git(ctx, s.workDir, false, nil, "symbolic-ref", "--delete", WorktreeSession)
+	return err
+}

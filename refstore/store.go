@@ -1,0 +1,226 @@
+// Package refstore is the only code that touches refs and objects. Records
+// are JSON blobs, each pointed at directly by one ref under refs/ao/; reads
+// happen in process through go-git (or through git itself where go-git cannot
+// open the repository), bulk reads and every write go through git so that
+// git's own lock protocol arbitrates compare-and-swap.
+package refstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+var (
+	// ErrNotFound is returned when a ref does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict is returned when a compare-and-swap lost: some ref did not
+	// hold the expected value. Errors wrapping it are *ConflictError.
+	ErrConflict = errors.New("conflict")
+	// ErrNotRepository is returned by Open outside a git repository.
+	ErrNotRepository = errors.New("not a git repository")
+)
+
+// ZeroID is git's id for "no object".
+const ZeroID = "0000000000000000000000000000000000000000"
+
+// Entry is one ref and the blob it points at.
+type Entry struct {
+	Ref  string
+	OID  string
+	Type string // object type; records are "blob"
+	Size int64
+	Data []byte // nil when Size > MaxRecord
+}
+
+// reader is a way of reading refs and blobs. Both implementations pass the
+// same conformance suite.
+type reader interface {
+	get(ctx context.Context, ref string) (Entry, error)
+	close() error
+}
+
+// Store is a repository seen as a record store.
+type Store struct {
+	workDir   string // where git commands run
+	gitDir    string // this worktree's git dir
+	commonDir string // shared by all worktrees: refs, objects, logs
+	bare      bool
+
+	repo   *git.Repository // nil when go-git cannot open the repository
+	reader reader
+	lister *cliLister
+
+	mu      sync.Mutex
+	batcher *catFile // for CLI reads of single objects, started on demand
+}
+
+// Options tune Open. The zero value is right for the command.
+type Options struct {
+	// ForceCLI reads through git instead of go-git, as for a repository
+	// go-git cannot open. Tests use it to run the conformance suite on both.
+	ForceCLI bool
+}
+
+// Open finds the repository containing dir.
+func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{workDir: abs}
+	if !opts.ForceCLI {
+		repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+		if err == nil {
+			if err := s.useGoGit(repo); err == nil {
+				return s, nil
+			}
+		} else if errors.Is(err, git.ErrRepositoryNotExists) {
+			return nil, fmt.Errorf("%w (or any of the parent directories): %s", ErrNotRepository, abs)
+		}
+	}
+	if err := s.useCLI(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) useGoGit(repo *git.Repository) error {
+	fs, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return errors.New("unexpected storage")
+	}
+	s.gitDir = fs.Filesystem().Root()
+	s.commonDir = s.gitDir
+	if b, err := os.ReadFile(filepath.Join(s.gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(s.gitDir, c)
+		}
+		s.commonDir = filepath.Clean(c)
+	}
+	if wt, err := repo.Worktree(); err == nil {
+		s.workDir = wt.Filesystem.Root()
+	} else {
+		s.bare = true
+		s.workDir = s.gitDir
+	}
+	s.repo = repo
+	s.reader = &goGitReader{repo: repo}
+	s.lister = &cliLister{dir: s.workDir}
+	return nil
+}
+
+func (s *Store) useCLI(ctx context.Context) error {
+	out, err := Git(ctx, s.workDir, false, nil, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository", "--show-toplevel")
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
+			return fmt.Errorf("%w (or any of the parent directories): %s", ErrNotRepository, s.workDir)
+		}
+		return err
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) < 3 {
+		return fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	s.gitDir = lines[0]
+	s.commonDir = lines[1]
+	if !filepath.IsAbs(s.commonDir) {
+		s.commonDir = filepath.Join(s.workDir, s.commonDir)
+	}
+	s.bare = lines[2] == "true"
+	if !s.bare && len(lines) > 3 {
+		s.workDir = lines[3]
+	} else if s.bare {
+		s.workDir = s.gitDir
+	}
+	s.reader = &cliReader{store: s}
+	s.lister = &cliLister{dir: s.workDir}
+	return nil
+}
+
+// Close ends any git processes the store started.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	if s.batcher != nil {
+		err = s.batcher.close()
+		s.batcher = nil
+	}
+	if s.reader != nil {
+		if e := s.reader.close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// Dir is where git commands for this repository run.
+func (s *Store) Dir() string { return s.workDir }
+
+// GitDir is this worktree's git directory.
+func (s *Store) GitDir() string { return s.gitDir }
+
+// CommonDir is the git directory shared by all worktrees.
+func (s *Store) CommonDir() string { return s.commonDir }
+
+// Bare reports whether the repository has no worktree.
+func (s *Store) Bare() bool { return s.bare }
+
+// Get reads the record at ref. It returns ErrNotFound when ref does not exist.
+func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
+	return s.reader.get(ctx, ref)
+}
+
+// List reads every ref under prefix with its blob, in ref order, through one
+// git process: much faster than object-at-a-time reads for thousands of refs.
+func (s *Store) List(ctx context.Context, prefix string) ([]Entry, error) {
+	return s.lister.list(ctx, prefix, nil)
+}
+
+// Each streams the refs under prefix to fn without holding them all.
+func (s *Store) Each(ctx context.Context, prefix string, fn func(Entry) error) error {
+	_, err := s.lister.list(ctx, prefix, fn)
+	return err
+}
+
+// WriteBlob stores data as a blob and returns its id.
+func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
+	if len(data) > MaxRecord {
+		return "", fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxRecord)
+	}
+	if s.repo != nil {
+		obj := s.repo.Storer.NewEncodedObject()
+		obj.SetType(plumbing.BlobObject)
+		w, err := obj.Writer()
+		if err != nil {
+			return "", err
+		}
+		if _, err := w.Write(data); err != nil {
+			return "", err
+		}
+		if err := w.Close(); err != nil {
+			return "", err
+		}
+		h, err := s.repo.Storer.SetEncodedObject(obj)
+		if err != nil {
+			return "", fmt.Errorf("writing blob: %w", err)
+		}
+		return h.String(), nil
+	}
+	out, err := Git(ctx, s.workDir, false, data, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}

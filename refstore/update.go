@@ -1,0 +1,161 @@
+package refstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Update is one compare-and-swap: move Ref from Old to New.
+//   - Old "" means the ref must not exist yet; otherwise it must hold Old.
+//   - New "" deletes the ref.
+type Update struct {
+	Ref string
+	New string
+	Old string
+}
+
+// ConflictError reports the ref whose value was not the expected one.
+type ConflictError struct {
+	Ref      string
+	Expected string // "" = expected absent
+	Actual   string // "" = absent now
+}
+
+func (e *ConflictError) Error() string {
+	exp, act := e.Expected, e.Actual
+	if exp == "" {
+		exp = "absent"
+	}
+	if act == "" {
+		act = "absent"
+	}
+	return fmt.Sprintf("%s changed underneath us (expected %s, found %s)", e.Ref, short(exp), short(act))
+}
+
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// LockedError reports a ref lock that stayed in place: usually a git process
+// that was killed while it held it.
+type LockedError struct{ Path string }
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("a lock file is in the way: %s (if no git process is running, remove it)", e.Path)
+}
+
+// lockWait bounds how long Apply waits for someone else's lock to go away
+// before calling it stale. git itself waits 100 ms per attempt.
+const lockWait = 2 * time.Second
+
+// Apply performs updates as one transaction through git's own lock protocol
+// (`git update-ref --stdin`), each with a reflog entry carrying msg. Either
+// all refs move or none does. A lost swap returns a *ConflictError (wrapping
+// ErrConflict), decided by re-reading the refs rather than by git's wording.
+func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	in.WriteString("start\n")
+	for _, u := range updates {
+		if strings.ContainsAny(u.Ref, " \n\x00") {
+			return fmt.Errorf("%w: %q", ErrBadName, u.Ref)
+		}
+		old := u.Old
+		if old == "" {
+			old = ZeroID
+		}
+		if u.New == "" {
+			fmt.Fprintf(&in, "delete %s %s\n", u.Ref, old)
+		} else {
+			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, old)
+		}
+	}
+	in.WriteString("prepare\ncommit\n")
+	deadline := time.Now().Add(lockWait)
+	for {
+		stderr, err := s.runUpdateRef(ctx, msg, in.Bytes())
+		if err == nil {
+			return nil
+		}
+		if cerr := s.conflict(ctx, updates); cerr != nil {
+			return cerr
+		}
+		lock := s.lockInTheWay(updates)
+		if lock == "" {
+			return &GitError{Args: []string{"update-ref", "--stdin"}, Stderr: stderr, Err: err}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return &LockedError{Path: lock}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *Store) runUpdateRef(ctx context.Context, msg string, stdin []byte) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", "update-ref", "--create-reflog", "-m", msg, "--stdin")
+	cmd.Dir = s.workDir
+	cmd.Stdin = bytes.NewReader(stdin)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	return errb.String(), err
+}
+
+// conflict re-reads each ref and reports the first that does not hold what
+// the transaction expected.
+func (s *Store) conflict(ctx context.Context, updates []Update) error {
+	for _, u := range updates {
+		cur, err := s.ResolveID(ctx, u.Ref)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if cur != u.Old {
+			return &ConflictError{Ref: u.Ref, Expected: u.Old, Actual: cur}
+		}
+	}
+	return nil
+}
+
+// lockInTheWay names a lock file that blocks one of the refs, if any.
+func (s *Store) lockInTheWay(updates []Update) string {
+	for _, u := range updates {
+		p := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	p := filepath.Join(s.commonDir, "packed-refs.lock")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// ResolveID returns the id ref points at, or "" and ErrNotFound.
+func (s *Store) ResolveID(ctx context.Context, ref string) (string, error) {
+	e, err := s.Get(ctx, ref)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return "", err
+		}
+		if e.OID != "" {
+			return e.OID, nil
+		}
+		return "", err
+	}
+	return e.OID, nil
+}
