@@ -1,0 +1,85 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// State is what Check found at one hook's path.
+type State string
+
+const (
+	StateInstalled     State = "installed"      // our current shim, executable
+	StateMissing       State = "missing"        // no hook at all
+	StateStale         State = "stale"          // our shim, from another version
+	StateNotExecutable State = "not-executable" // our shim, but git would skip it
+	StateForeign       State = "foreign"        // someone else's hook; ours is not installed
+)
+
+// Status is Check's finding for one hook.
+type Status struct {
+	Name  string
+	Path  string
+	State State
+	// Chained is the user's hook our shim runs first, if there is one;
+	// ChainedExecutable is false when git (and so the shim) would skip it.
+	Chained           string
+	ChainedExecutable bool
+}
+
+// OK reports whether the hook is installed and current.
+func (s Status) OK() bool { return s.State == StateInstalled }
+
+// Check reports the state of each of our hooks in Dir(repoDir), in Names
+// order. It reads files only; it never changes anything.
+func Check(ctx context.Context, repoDir string) ([]Status, error) {
+	dir, err := Dir(ctx, repoDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Status
+	for _, name := range Names() {
+		st, err := checkOne(dir, name)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func checkOne(dir, name string) (Status, error) {
+	path := filepath.Join(dir, name)
+	st := Status{Name: name, Path: path}
+	if fi, err := os.Stat(path + chainedSuffix); err == nil {
+		st.Chained = path + chainedSuffix
+		st.ChainedExecutable = fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	}
+	content, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		st.State = StateMissing
+		return st, nil
+	case err != nil:
+		return st, err
+	case !isShim(content):
+		st.State = StateForeign
+		return st, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return st, err
+	}
+	switch {
+	case fi.Mode()&0o111 == 0:
+		st.State = StateNotExecutable
+	case !isCurrentShim(name, content):
+		st.State = StateStale
+	default:
+		st.State = StateInstalled
+	}
+	return st, nil
+}

@@ -1,0 +1,144 @@
+package hooks
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// ShimVersion changes whenever the text of any shim changes, so Check can
+// tell a current shim from a stale one left by an older git-handoff.
+const ShimVersion = 1
+
+// shimMarker starts the second line of every shim; it is how Install, Check
+// and Uninstall recognise a hook as ours whatever its version.
+const shimMarker = "# git-handoff hook shim v"
+
+// commandLinePrefix introduces the line recording how the shim calls
+// git-handoff, so Check can regenerate the exact text and compare.
+const commandLinePrefix = "# command: "
+
+// DefaultCommand is how shims call git-handoff unless Options.Command says
+// otherwise: through git, which finds git-handoff on PATH or in git's
+// exec-path.
+const DefaultCommand = "git handoff"
+
+// The shims are POSIX sh. Each runs the hook it replaced first, with the
+// same arguments and stdin, and lets its exit status decide the user's
+// operation; then, only if a test made of shell builtins says there may be
+// something to do, it runs git-handoff's part with stdin from /dev/null
+// (pre-push's stdin belongs to the user's hook alone) and ignores its
+// status. The builtins-only test is what keeps an idle hook at the cost of
+// one sh start: no git process, no Go binary.
+
+// gitDirLines sets d to this worktree's git dir: GIT_DIR when git exported
+// it (linked worktrees, explicit GIT_DIR), else .git in the hook's working
+// directory, which git makes the top of the worktree; a .git file is
+// followed ("gitdir: <path>", relative to the top).
+const gitDirLines = `d=${GIT_DIR:-.git}
+if [ -f "$d" ]; then read -r d <"$d"; d=${d#gitdir: }; fi
+`
+
+// commonDirLines turns d into the common git dir, where shared refs live.
+const commonDirLines = `if [ -f "$d/commondir" ]; then
+	read -r c <"$d/commondir"
+	case $c in /*) d=$c ;; *) d=$d/$c ;; esac
+fi
+`
+
+var shimBodies = map[string]string{
+	// Bound means GIT_HANDOFF_SESSION is set or the per-worktree symbolic ref
+	// file exists; per-worktree refs are never packed, so a file test is
+	// exact. A bound-but-ended session is left for git-handoff to judge.
+	PrepareCommitMsg: `h="$0` + chainedSuffix + `"
+if [ -x "$h" ]; then "$h" "$@" || exit; fi
+[ -z "$` + GuardEnv + `" ] || exit 0
+if [ -z "$` + SessionEnv + `" ]; then
+` + indent(gitDirLines) + `	[ -f "$d/refs/worktree/ao/session" ] || exit 0
+fi
+%CMD% hook prepare-commit-msg "$@" </dev/null || :
+exit 0
+`,
+	// Only a branch change ($3 = 1) in a repository holding batons, loose or
+	// packed, can have one waiting. The user's hook's status is the
+	// checkout's status, as it would be without us.
+	PostCheckout: `h="$0` + chainedSuffix + `"
+s=0
+if [ -x "$h" ]; then "$h" "$@"; s=$?; fi
+[ -z "$` + GuardEnv + `" ] && [ "$3" = 1 ] || exit $s
+` + gitDirLines + commonDirLines + `[ -d "$d/refs/ao/handoffs" ] ||
+	grep -qs ' refs/ao/handoffs/' "$d/packed-refs" || exit $s
+%CMD% hook post-checkout "$@" </dev/null || :
+exit $s
+`,
+	// Only a repository holding records of ours has any to push. The user's
+	// hook runs first so that a push it rejects carries nothing of ours.
+	PrePush: `h="$0` + chainedSuffix + `"
+if [ -x "$h" ]; then "$h" "$@" || exit; fi
+[ -z "$` + GuardEnv + `" ] || exit 0
+` + gitDirLines + commonDirLines + `[ -d "$d/refs/ao/sessions" ] || [ -d "$d/refs/ao/handoffs" ] ||
+	[ -d "$d/refs/ao/objectives" ] || [ -d "$d/refs/ao/prs" ] ||
+	grep -qsE ' refs/ao/(sessions|handoffs|objectives|prs)/' "$d/packed-refs" || exit 0
+%CMD% hook pre-push "$@" </dev/null || :
+exit 0
+`,
+}
+
+func indent(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		if l != "" {
+			b.WriteString("\t" + l)
+		}
+	}
+	return b.String()
+}
+
+// Shim returns the text of the shim for hook name calling git-handoff as
+// command (DefaultCommand when empty). command is inserted verbatim into
+// sh, so a path must be quoted by the caller if it needs it (see
+// Options.Command).
+func Shim(name, command string) (string, error) {
+	body, ok := shimBodies[name]
+	if !ok {
+		return "", fmt.Errorf("unknown hook %q", name)
+	}
+	if command == "" {
+		command = DefaultCommand
+	}
+	if strings.ContainsAny(command, "\n\r") {
+		return "", fmt.Errorf("hook command %q spans lines", command)
+	}
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n")
+	fmt.Fprintf(&b, "%s%d: installed by \"git handoff hooks install\"; changes are overwritten.\n", shimMarker, ShimVersion)
+	fmt.Fprintf(&b, "# The hook it replaced, if any, is %s%s and runs first.\n", name, chainedSuffix)
+	b.WriteString(commandLinePrefix + command + "\n")
+	b.WriteString(strings.ReplaceAll(body, "%CMD%", command))
+	return b.String(), nil
+}
+
+// isShim reports whether content is a git-handoff shim of any version.
+func isShim(content []byte) bool {
+	_, rest, ok := bytes.Cut(content, []byte("\n"))
+	return ok && bytes.HasPrefix(rest, []byte(shimMarker))
+}
+
+// shimCommand returns the command recorded in a shim, or DefaultCommand if
+// an old shim recorded none.
+func shimCommand(content []byte) string {
+	for _, line := range strings.Split(string(content), "\n") {
+		if c, ok := strings.CutPrefix(line, commandLinePrefix); ok {
+			return c
+		}
+	}
+	return DefaultCommand
+}
+
+// isCurrentShim reports whether content is exactly the shim this version
+// writes for name with the command the shim itself records.
+func isCurrentShim(name string, content []byte) bool {
+	want, err := Shim(name, shimCommand(content))
+	return err == nil && want == string(content)
+}
