@@ -1,0 +1,233 @@
+package harness
+
+import "fmt"
+
+// The catalogue. Each entry says where its facts come from; "unverified"
+// marks what no documentation read for this file confirmed. Where the flag
+// parser is known (clap, yargs, commander, argparse), --flag=value and "--"
+// follow that parser's rules even when the agent's docs only show the
+// two-token form.
+var catalogue = []Harness{
+	claudeCode, codex, gemini, opencode, goose, copilot, aider, cursor, shell,
+}
+
+// Claude Code. Sources: Anthropic's CLI reference (`claude "query"` starts the
+// REPL with a first prompt; `claude -r <id> "query"`; `--model`;
+// `--session-id` must be a UUID and pins a new session's id), and
+// HARNESSES.md. Ids are UUIDs (`--session-id` demands one). Unverified: that
+// "--" ends options before the prompt (Claude Code parses with commander,
+// whose rule that is, but its docs do not show it).
+var claudeCode = Harness{
+	Name:      "claude-code",
+	Aliases:   []string{"claude", "claudecode", "claude_code"},
+	Binary:    "claude",
+	CanResume: true,
+	CanPinID:  true,
+	DetectEnv: []string{"CLAUDECODE"},
+	IDFormat:  "a UUID",
+	validID:   validUUID,
+	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
+		text, note := promptText(o)
+		a := argv{h.Binary}.model(o.Model)
+		if o.SessionID != "" {
+			a = append(a, "--session-id", o.SessionID) // validated: cannot start with "-"
+		}
+		return Launch{Argv: a.positional(text), Note: note}, nil
+	},
+	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
+		a := argv{h.Binary}.model(o.Model)
+		a = append(a, "--resume", id)
+		if o.Prompt != "" {
+			a = a.positional(o.Prompt)
+		}
+		return Launch{Argv: a}, nil
+	},
+}
+
+// Codex CLI. Sources: `codex resume [OPTIONS] [SESSION_ID] [PROMPT]` with
+// `-m/--model` (npm @openai/codex session-management docs); `codex "prompt"`
+// starts the TUI with a first prompt; it parses with clap, whose own error
+// text advises "--" before values that look like flags (openai/codex users'
+// reports). Ids are UUIDs. Unverified: that no other id form (thread names
+// also resume) is ever stored by us.
+var codex = Harness{
+	Name:      "codex",
+	Aliases:   []string{"codex-cli", "openai-codex"},
+	Binary:    "codex",
+	CanResume: true,
+	DetectEnv: []string{"CODEX_SANDBOX", "CODEX_THREAD_ID"},
+	IDFormat:  "a UUID",
+	validID:   validUUID,
+	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
+		text, note := promptText(o)
+		return Launch{Argv: argv{h.Binary}.model(o.Model).positional(text), Note: note}, nil
+	},
+	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
+		a := argv{h.Binary, "resume"}.model(o.Model)
+		if o.Prompt != "" {
+			return Launch{Argv: a.positional(id, o.Prompt)}, nil
+		}
+		return Launch{Argv: a.positional(id)}, nil
+	},
+}
+
+// Gemini CLI. Sources: geminicli.com CLI reference and session-management
+// docs (`-i/--prompt-interactive` runs a prompt and stays interactive;
+// `--resume <uuid>`, also "latest" or an index; `-m/--model`; sessions by
+// "full session UUID"); `--session-id` was added by google-gemini/gemini-cli
+// PR #26060 (merged 2026-04) and conflicts with --resume. Parsed by yargs.
+// Unverified: --prompt-interactive together with --resume (the docs show a
+// positional query there instead); older releases lack --session-id.
+var gemini = Harness{
+	Name:      "gemini",
+	Aliases:   []string{"gemini-cli"},
+	Binary:    "gemini",
+	CanResume: true,
+	CanPinID:  true,
+	DetectEnv: []string{"GEMINI_CLI"},
+	IDFormat:  "a UUID",
+	validID:   validUUID,
+	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
+		text, note := promptText(o)
+		a := argv{h.Binary}.model(o.Model).flag("--session-id", o.SessionID)
+		return Launch{Argv: a.flag("--prompt-interactive", text), Note: note}, nil
+	},
+	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
+		a := argv{h.Binary}.model(o.Model).flag("--resume", id)
+		return Launch{Argv: a.flag("--prompt-interactive", o.Prompt)}, nil
+	},
+}
+
+// OpenCode. Sources: OpenCode CLI flag reference for the TUI (`--prompt`,
+// `-s/--session` "session ID to continue", `-m/--model` as provider/model,
+// `--continue`, `--fork`); ids are "ses_" prefixed (opencode's
+// Identifier.ascending("session")). Parsed by yargs. Unverified: the length
+// of the id's tail.
+var opencode = Harness{
+	Name:      "opencode",
+	Aliases:   []string{"open-code", "sst-opencode"},
+	Binary:    "opencode",
+	CanResume: true,
+	IDFormat:  `an id like "ses_…"`,
+	validID:   validOpenCodeID,
+	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
+		text, note := promptText(o)
+		return Launch{Argv: argv{h.Binary}.model(o.Model).flag("--prompt", text), Note: note}, nil
+	},
+	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
+		a := argv{h.Binary}.model(o.Model).flag("--session", id)
+		return Launch{Argv: a.flag("--prompt", o.Prompt)}, nil
+	},
+}
+
+// Goose. Sources: goose CLI commands guide (v1.50 docs): `goose session`
+// takes no prompt, so a first prompt goes through `goose run --text TEXT
+// --interactive` (or `--instructions FILE`), which also takes `--model`;
+// resume is `goose session --resume --session-id ID`, ids like "20251108_1".
+// `goose session` has no --model flag, so a model on resume goes through
+// GOOSE_MODEL, the variable goose reads for its default model (widely used;
+// goose's environment-variable page not re-read). Parsed by clap.
+// Unverified: ids of goose releases older than 1.10 (they used other names).
+var goose = Harness{
+	Name:      "goose",
+	Aliases:   []string{"goose-cli", "block-goose"},
+	Binary:    "goose",
+	CanResume: true,
+	IDFormat:  `an id like "20251108_1"`,
+	validID:   validGooseID,
+	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
+		a := argv{h.Binary, "run", "--interactive"}.model(o.Model)
+		if o.Prompt == "" {
+			return Launch{Argv: a.flag("--instructions", safePath(o.PromptFile))}, nil
+		}
+		return Launch{Argv: a.flag("--text", o.Prompt)}, nil
+	},
+	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
+		l := Launch{Argv: argv{h.Binary, "session", "--resume"}.flag("--session-id", id)}
+		if o.Model != "" {
+			l.Env = []string{"GOOSE_MODEL=" + o.Model}
+		}
+		if o.Prompt != "" {
+			l.Note = "goose cannot take a prompt when resuming: paste it as the first message"
+		}
+		return l, nil
+	},
+}
+
+// GitHub Copilot CLI. Sources: GitHub's Copilot CLI command reference
+// (`-i PROMPT, --interactive=PROMPT` starts interactive and runs it;
+// `--resume=SESSION-ID`; `--model=MODEL`; `--continue`); sessions are
+// identified by UUIDs (GitHub docs blog summaries, ~/.copilot/session-state).
+// Unverified: a `--session-id` that pins a new session's UUID appears in
+// summaries of newer releases only, so CanPinID stays false.
+var copilot = Harness{
+	Name:      "copilot",
+	Aliases:   []string{"copilot-cli", "github-copilot", "gh-copilot"},
+	Binary:    "copilot",
+	CanResume: true,
+	IDFormat:  "a UUID",
+	validID:   validUUID,
+	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
+		text, note := promptText(o)
+		return Launch{Argv: argv{h.Binary}.model(o.Model).flag("--interactive", text), Note: note}, nil
+	},
+	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
+		a := argv{h.Binary}.model(o.Model).flag("--resume", id)
+		return Launch{Argv: a.flag("--interactive", o.Prompt)}, nil
+	},
+}
+
+// Aider. Sources: aider's options reference (`--read FILE` adds a read-only
+// file, `--message` sends one message and exits, `--model`,
+// `--restore-chat-history`); HARNESSES.md: no session ids at all. Parsed by
+// argparse (configargparse), which accepts --flag=value.
+var aider = Harness{
+	Name:   "aider",
+	Binary: "aider",
+	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
+		if o.PromptFile == "" {
+			return Launch{}, errAiderNeedsFile
+		}
+		note := "aider has no session ids: started fresh with the brief as a read-only file"
+		if o.Prompt != "" {
+			note += " (the prompt text was not sent: --message would make aider exit after one reply)"
+		}
+		return Launch{Argv: argv{h.Binary}.model(o.Model).flag("--read", safePath(o.PromptFile)), Note: note}, nil
+	},
+}
+
+var errAiderNeedsFile = fmt.Errorf("starting aider: %w: aider takes an interactive brief only as a file (--read); write the prompt to a file and pass PromptFile", ErrNoPrompt)
+
+// Cursor CLI (cursor-agent, lately also installed as "agent"). Sources:
+// Cursor's CLI docs ("--resume [thread id]", `cursor-agent resume`,
+// `cursor-agent ls`, `-p/--print` for non-interactive runs) and CLI
+// cheat-sheets (`agent "prompt"` starts interactive with a prompt; `--model`).
+// Unverified: that chat ids are UUIDs (third-party integrations say so; Cursor
+// does not document the format), and that "--" ends its options.
+var cursor = Harness{
+	Name:      "cursor",
+	Aliases:   []string{"cursor-agent", "cursor-cli"},
+	Binary:    "cursor-agent",
+	CanResume: true,
+	DetectEnv: []string{"CURSOR_AGENT"},
+	IDFormat:  "a UUID",
+	validID:   validUUID,
+	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
+		text, note := promptText(o)
+		return Launch{Argv: argv{h.Binary}.model(o.Model).positional(text), Note: note}, nil
+	},
+	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
+		a := argv{h.Binary}.model(o.Model).flag("--resume", id)
+		if o.Prompt != "" {
+			a = a.positional(o.Prompt)
+		}
+		return Launch{Argv: a}, nil
+	},
+}
+
+// shell stands for a person at a terminal, or any tool we cannot launch. It
+// lets a session record name who worked without pretending we can start them.
+var shell = Harness{
+	Name:    "shell",
+	Aliases: []string{"person", "human", "manual"},
+}

@@ -1,0 +1,31 @@
+package harness
+
+import "testing"
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"nothing", nil, ""},
+		{"claude", map[string]string{"CLAUDECODE": "1"}, "claude-code"},
+		{"codex sandbox", map[string]string{"CODEX_SANDBOX": "seatbelt"}, "codex"},
+		{"codex thread", map[string]string{"CODEX_THREAD_ID": codexID}, "codex"},
+		{"gemini", map[string]string{"GEMINI_CLI": "1"}, "gemini"},
+		{"cursor", map[string]string{"CURSOR_AGENT": "1"}, "cursor"},
+		{"AI_AGENT by alias", map[string]string{"AI_AGENT": "Claude"}, "claude-code"},
+		{"AI_AGENT wins over a specific variable", map[string]string{"AI_AGENT": "goose", "CLAUDECODE": "1"}, "goose"},
+		{"unknown AI_AGENT falls through", map[string]string{"AI_AGENT": "something-new", "GEMINI_CLI": "1"}, "gemini"},
+		{"unknown AI_AGENT alone", map[string]string{"AI_AGENT": "something-new"}, ""},
+		{"set to 0 means off", map[string]string{"CLAUDECODE": "0"}, ""},
+		{"empty means unset", map[string]string{"CURSOR_AGENT": ""}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Detect(func(k string) string { return tt.env[k] }); got != tt.want {
+				t.Errorf("Detect(%v) = %q, want %q", tt.env, got, tt.want)
+			}
+		})
+	}
+}
