@@ -1,0 +1,132 @@
+// Package baton holds the single-use notes one session leaves for the next:
+// the record, who may see it, and writing, claiming and cancelling it through
+// refstore by compare-and-swap.
+package baton
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Schema is the version tag of a baton record.
+const Schema = "handoff/v1"
+
+// Baton is the record stored at refs/ao/handoffs/{private,shared}/<owner>/<branch>.
+// A cancelled or dismissed baton is kept as a tombstone (Deleted set) so the
+// reflog keeps its story and a teammate's fetch cannot bring it back.
+type Baton struct {
+	Schema           string     `json:"schema"`
+	ID               string     `json:"id"`
+	Owner            string     `json:"owner"`
+	Branch           string     `json:"branch"`
+	Shared           bool       `json:"shared"`
+	NextSteps        []string   `json:"nextSteps"`
+	FailedApproaches []string   `json:"failedApproaches"`
+	OpenQuestions    []string   `json:"openQuestions"`
+	Harness          string     `json:"harness,omitempty"`
+	SessionID        string     `json:"sessionId,omitempty"`
+	CreatedAt        time.Time  `json:"createdAt"`
+	Head             string     `json:"head,omitempty"`
+	Claimed          bool       `json:"claimed"`
+	ClaimedAt        *time.Time `json:"claimedAt,omitempty"`
+	ClaimedBySession string     `json:"claimedBySession,omitempty"`
+	Deleted          *Deletion  `json:"deleted,omitempty"`
+}
+
+// Deletion marks a tombstone: why and when the baton went away.
+type Deletion struct {
+	Reason string    `json:"reason"` // "cancelled" or "dismissed"
+	At     time.Time `json:"at"`
+}
+
+// Live reports whether the baton is still waiting to be claimed.
+func (b *Baton) Live() bool { return !b.Claimed && b.Deleted == nil }
+
+// ErrNoSteps is returned for a baton with no non-empty next step.
+var ErrNoSteps = errors.New("a baton needs at least one non-empty next step (--next)")
+
+// Draft is what a session says when it ends.
+type Draft struct {
+	Owner, Branch    string
+	Shared           bool
+	NextSteps        []string
+	FailedApproaches []string
+	OpenQuestions    []string
+	Harness          string
+	SessionID        string
+	Head             string
+}
+
+// New builds a baton from a draft: entries are trimmed, empty ones dropped,
+// and at least one next step must remain.
+func New(d Draft, now time.Time) (Baton, error) {
+	b := Baton{
+		Schema:           Schema,
+		ID:               NewID("h"),
+		Owner:            d.Owner,
+		Branch:           d.Branch,
+		Shared:           d.Shared,
+		NextSteps:        clean(d.NextSteps),
+		FailedApproaches: clean(d.FailedApproaches),
+		OpenQuestions:    clean(d.OpenQuestions),
+		Harness:          d.Harness,
+		SessionID:        d.SessionID,
+		CreatedAt:        now.UTC().Truncate(time.Second),
+		Head:             d.Head,
+	}
+	if len(b.NextSteps) == 0 {
+		return Baton{}, ErrNoSteps
+	}
+	if b.Owner == "" || b.Branch == "" {
+		return Baton{}, fmt.Errorf("a baton needs an owner and a branch")
+	}
+	return b, nil
+}
+
+func clean(in []string) []string {
+	out := []string{}
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// normalize gives a decoded record the shape New would have given it, so a
+// teammate's record with null lists prints the same as ours.
+func (b *Baton) normalize() {
+	if b.NextSteps == nil {
+		b.NextSteps = []string{}
+	}
+	if b.FailedApproaches == nil {
+		b.FailedApproaches = []string{}
+	}
+	if b.OpenQuestions == nil {
+		b.OpenQuestions = []string{}
+	}
+}
+
+var idEncoding = base32.NewEncoding("abcdefghijkmnpqrstuvwxyz23456789").WithPadding(base32.NoPadding)
+
+// NewID makes a short random id: 50 bits, so ids made in different clones
+// do not collide in practice; callers still create with "must not exist".
+func NewID(prefix string) string {
+	var buf [7]byte
+	if _, err := rand.Read(buf[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return prefix + "-" + idEncoding.EncodeToString(buf[:])[:10]
+}
+
+// Newer orders batons the way every clone does: createdAt, then id.
+func Newer(a, b *Baton) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.After(b.CreatedAt)
+	}
+	return a.ID > b.ID
+}

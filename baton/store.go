@@ -1,0 +1,244 @@
+package baton
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Stored is a baton as read from its ref, with the id the ref held, which a
+// later swap must name as its expected old value.
+type Stored struct {
+	Baton
+	Ref string `json:"ref"`
+	OID string `json:"-"`
+}
+
+// Warning is a record that could not be read. It is reported, never fatal,
+// and the record is left exactly as it was.
+type Warning struct {
+	Ref string
+	Err error
+}
+
+func (w Warning) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
+
+// ClaimedError says a baton had already been claimed, and by whom.
+type ClaimedError struct {
+	Baton Baton
+}
+
+func (e *ClaimedError) Error() string {
+	b := e.Baton
+	when := ""
+	if b.ClaimedAt != nil {
+		when = " at " + b.ClaimedAt.Format(time.RFC3339)
+	}
+	return fmt.Sprintf("baton %s was already claimed by session %s%s", b.ID, b.ClaimedBySession, when)
+}
+
+func (e *ClaimedError) Unwrap() error { return refstore.ErrConflict }
+
+// decode reads one entry as a baton.
+func decode(e refstore.Entry) (Stored, error) {
+	var b Baton
+	if err := refstore.Decode(e, Schema, &b); err != nil {
+		return Stored{}, err
+	}
+	b.normalize()
+	// A record is trusted only at its own place: a teammate's record that
+	// claims another owner or branch than its ref says is skipped.
+	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != e.Ref {
+		return Stored{}, fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, b.Owner, b.Branch, b.Shared)
+	}
+	return Stored{Baton: b, Ref: e.Ref, OID: e.OID}, nil
+}
+
+// Read reads the baton at ref (ErrNotFound when there is none).
+func Read(ctx context.Context, st *refstore.Store, ref string) (Stored, error) {
+	e, err := st.Get(ctx, ref)
+	if err != nil {
+		return Stored{}, err
+	}
+	return decode(e)
+}
+
+// Written returns the swap that stores b at its ref in place of whatever
+// baton is there now (a new baton supersedes the old one).
+func Written(ctx context.Context, st *refstore.Store, b Baton) (Stored, refstore.Update, error) {
+	ref, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
+	if err != nil {
+		return Stored{}, refstore.Update{}, err
+	}
+	old, err := st.ResolveID(ctx, ref)
+	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
+		return Stored{}, refstore.Update{}, err
+	}
+	return prepare(ctx, st, Stored{Ref: ref, OID: old}, b)
+}
+
+// Eligible finds the baton the next session of owner on branch should get:
+// owner's own unclaimed private baton for branch; only when there is none,
+// the newest unclaimed shared baton of any owner and branch. Another owner's
+// or branch's private baton is never considered. nil means none.
+func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*Stored, []Warning, error) {
+	var warns []Warning
+	ref, err := refstore.HandoffRef(false, owner, branch)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := Read(ctx, st, ref)
+	switch {
+	case err == nil && s.Live():
+		return &s, nil, nil
+	case err != nil && !errors.Is(err, refstore.ErrNotFound):
+		if !isBadRecord(err) {
+			return nil, nil, err
+		}
+		warns = append(warns, Warning{Ref: ref, Err: err})
+	}
+	var best *Stored
+	err = Each(ctx, st, refstore.SharedPrefix, func(s Stored) {
+		if s.Live() && (best == nil || Newer(&s.Baton, &best.Baton)) {
+			c := s
+			best = &c
+		}
+	}, &warns)
+	return best, warns, err
+}
+
+func isBadRecord(err error) bool {
+	return errors.Is(err, refstore.ErrInvalidRecord) || errors.Is(err, refstore.ErrTooLarge)
+}
+
+// Each decodes every baton under prefix, collecting unreadable ones as
+// warnings.
+func Each(ctx context.Context, st *refstore.Store, prefix string, fn func(Stored), warns *[]Warning) error {
+	return st.Each(ctx, prefix, func(e refstore.Entry) error {
+		s, err := decode(e)
+		if err != nil {
+			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
+			return nil
+		}
+		fn(s)
+		return nil
+	})
+}
+
+// Claimed returns s in its claimed form and the swap that stores it, for a
+// caller that commits it in a transaction of its own.
+func Claimed(ctx context.Context, st *refstore.Store, s Stored, session string, now time.Time) (Stored, refstore.Update, error) {
+	if !s.Live() {
+		return Stored{}, refstore.Update{}, &ClaimedError{Baton: s.Baton}
+	}
+	c := s.Baton
+	at := now.UTC().Truncate(time.Second)
+	c.Claimed, c.ClaimedAt, c.ClaimedBySession = true, &at, session
+	return prepare(ctx, st, s, c)
+}
+
+// Claim swaps s to its claimed form on behalf of session. Exactly one of any
+// number of concurrent claimers succeeds; the others get *ClaimedError (who
+// won) or a conflict error if the baton was replaced meanwhile.
+func Claim(ctx context.Context, st *refstore.Store, s Stored, session string, now time.Time) (Stored, error) {
+	c, up, err := Claimed(ctx, st, s, session, now)
+	if err != nil {
+		return Stored{}, err
+	}
+	if err := st.Apply(ctx, "handoff: claimed "+c.ID+" by "+session, up); err != nil {
+		return Stored{}, LostClaim(ctx, st, s, err)
+	}
+	return c, nil
+}
+
+// LostClaim turns a failed claim of s into *ClaimedError when someone else
+// claimed it; other errors pass through.
+func LostClaim(ctx context.Context, st *refstore.Store, s Stored, err error) error {
+	if errors.Is(err, refstore.ErrConflict) {
+		if cur, rerr := Read(ctx, st, s.Ref); rerr == nil && cur.ID == s.ID && cur.Claimed {
+			return &ClaimedError{Baton: cur.Baton}
+		}
+	}
+	return err
+}
+
+// Delete turns s into a tombstone, for cancel ("cancelled") and dismiss
+// ("dismissed").
+func Delete(ctx context.Context, st *refstore.Store, s Stored, reason string, now time.Time) (Stored, error) {
+	if !s.Live() {
+		return Stored{}, &ClaimedError{Baton: s.Baton}
+	}
+	d := s.Baton
+	d.Deleted = &Deletion{Reason: reason, At: now.UTC().Truncate(time.Second)}
+	out, up, err := prepare(ctx, st, s, d)
+	if err != nil {
+		return Stored{}, err
+	}
+	if err := st.Apply(ctx, "handoff: "+reason+" "+d.ID, up); err != nil {
+		return Stored{}, LostClaim(ctx, st, s, err)
+	}
+	return out, nil
+}
+
+// prepare writes the blob of "to" and returns the swap from "from" to it.
+func prepare(ctx context.Context, st *refstore.Store, from Stored, to Baton) (Stored, refstore.Update, error) {
+	data, err := refstore.Encode(to)
+	if err != nil {
+		return Stored{}, refstore.Update{}, err
+	}
+	oid, err := st.WriteBlob(ctx, data)
+	if err != nil {
+		return Stored{}, refstore.Update{}, err
+	}
+	return Stored{Baton: to, Ref: from.Ref, OID: oid}, refstore.Update{Ref: from.Ref, New: oid, Old: from.OID}, nil
+}
+
+// Filter selects batons for List.
+type Filter struct {
+	All    bool   // every owner's, claimed ones too
+	Owner  string // otherwise: this owner's live private batons and live shared ones
+	Branch string // "" = any branch
+}
+
+// List returns the batons f selects, newest first. Tombstones are never listed.
+func List(ctx context.Context, st *refstore.Store, f Filter) ([]Stored, []Warning, error) {
+	var out []Stored
+	var warns []Warning
+	err := Each(ctx, st, refstore.HandoffsPrefix, func(s Stored) {
+		switch {
+		case s.Deleted != nil:
+		case f.All:
+			out = append(out, s)
+		case !s.Live():
+		case s.Shared:
+			out = append(out, s)
+		case s.Owner == f.Owner && (f.Branch == "" || s.Branch == f.Branch):
+			out = append(out, s)
+		}
+	}, &warns)
+	sort.SliceStable(out, func(i, j int) bool { return Newer(&out[i].Baton, &out[j].Baton) })
+	return out, warns, err
+}
+
+// FindLive finds an unclaimed baton by id (ErrNotFound when none has it).
+func FindLive(ctx context.Context, st *refstore.Store, id string) (Stored, []Warning, error) {
+	var found *Stored
+	var warns []Warning
+	err := Each(ctx, st, refstore.HandoffsPrefix, func(s Stored) {
+		if s.ID == id && s.Deleted == nil {
+			c := s
+			found = &c
+		}
+	}, &warns)
+	if err != nil {
+		return Stored{}, warns, err
+	}
+	if found == nil {
+		return Stored{}, warns, fmt.Errorf("baton %q: %w", id, refstore.ErrNotFound)
+	}
+	return *found, warns, nil
+}

@@ -1,0 +1,181 @@
+// Package brief renders what a starting session reads first: the baton left
+// for it, its objective, and what else fits in the byte budget.
+package brief
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// DefaultMaxBytes keeps a brief small: agents' users call 10 KB too much.
+const DefaultMaxBytes = 8192
+
+// Input is everything a brief may show.
+type Input struct {
+	Owner, Branch string
+	// Package is a replacement's handoff package; it heads the brief.
+	Package string
+	Baton   *baton.Baton
+	// Since lists commits made after the baton was written (SinceTotal in
+	// all); SinceNote explains when they could not be counted.
+	Since      []refstore.Commit
+	SinceTotal int
+	SinceNote  string
+	Objective  *baton.Objective
+	Recent     []refstore.Commit
+	Now        time.Time
+}
+
+// Render returns the brief within maxBytes. Package, baton and objective are
+// never trimmed; the other sections lose whole lines from the bottom. fits is
+// false when the untrimmable part alone is over the budget; the brief is then
+// rendered without the baton, which the caller must leave unclaimed.
+func Render(in Input, maxBytes int) (text string, fits bool) {
+	fixed := in.Package + handoffSection(in) + objectiveSection(in)
+	fits = len(fixed) <= maxBytes
+	if !fits {
+		in.Baton = nil
+		fixed = in.Package + objectiveSection(in)
+	}
+	var b strings.Builder
+	b.WriteString(fixed)
+	if in.Baton == nil && in.Package == "" {
+		line := fmt.Sprintf("No baton is waiting for %s on `%s`.\n\n", in.Owner, in.Branch)
+		if b.Len()+len(line) <= maxBytes {
+			b.WriteString(line)
+		}
+	}
+	appendTrimmed(&b, recentSection(in), maxBytes)
+	return strings.TrimRight(b.String(), "\n") + "\n", fits
+}
+
+// appendTrimmed adds as many whole lines of sec as fit; a section is dropped
+// when not even its heading and one entry fit.
+func appendTrimmed(b *strings.Builder, sec []string, maxBytes int) {
+	if len(sec) < 2 {
+		return
+	}
+	if b.Len()+len(sec[0])+len(sec[1]) > maxBytes {
+		return
+	}
+	for _, line := range sec {
+		if b.Len()+len(line) > maxBytes {
+			return
+		}
+		b.WriteString(line)
+	}
+}
+
+func handoffSection(in Input) string {
+	h := in.Baton
+	if h == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## 🤝 Active Session Handoff\n\n")
+	who := h.Owner
+	if h.Harness != "" {
+		who += " with " + h.Harness
+	}
+	if h.SessionID != "" {
+		who += " (session " + h.SessionID + ")"
+	}
+	scope := "for you on `" + h.Branch + "`"
+	if h.Shared {
+		scope = "shared, from branch `" + h.Branch + "`"
+	}
+	fmt.Fprintf(&b, "Left by %s, %s, %s (%s).\n\n", who, scope, h.CreatedAt.UTC().Format("2006-01-02 15:04 MST"), Age(in.Now, h.CreatedAt))
+	list(&b, "Next steps", h.NextSteps, true)
+	list(&b, "Failed approaches (do not retry)", h.FailedApproaches, false)
+	list(&b, "Open questions", h.OpenQuestions, false)
+	b.WriteString("### Since then\n\n")
+	switch {
+	case in.SinceNote != "":
+		b.WriteString(in.SinceNote + "\n")
+	case in.SinceTotal == 0:
+		b.WriteString("No commits since the baton was written.\n")
+	default:
+		fmt.Fprintf(&b, "%d commit%s since the baton was written at %s:\n", in.SinceTotal, plural(in.SinceTotal), shortID(h.Head))
+		for _, c := range in.Since {
+			fmt.Fprintf(&b, "- %s %s\n", shortID(c.ID), oneLine(c.Subject))
+		}
+		if more := in.SinceTotal - len(in.Since); more > 0 {
+			fmt.Fprintf(&b, "- … and %d more\n", more)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func list(b *strings.Builder, title string, items []string, numbered bool) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### %s\n\n", title)
+	for i, it := range items {
+		marker := "-"
+		if numbered {
+			marker = fmt.Sprintf("%d.", i+1)
+		}
+		// Continuation lines are indented so a multi-line entry stays one item.
+		fmt.Fprintf(b, "%s %s\n", marker, strings.ReplaceAll(it, "\n", "\n   "))
+	}
+	b.WriteString("\n")
+}
+
+func objectiveSection(in Input) string {
+	if in.Objective == nil {
+		return ""
+	}
+	o := in.Objective
+	return fmt.Sprintf("## Objective\n\n%s\n\n_Set %s._\n\n", o.Text, Age(in.Now, o.SetAt))
+}
+
+func recentSection(in Input) []string {
+	if len(in.Recent) == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("## Recent commits on `%s`\n\n", in.Branch)}
+	for _, c := range in.Recent {
+		out = append(out, fmt.Sprintf("- %s %s (%s, %s)\n", shortID(c.ID), oneLine(c.Subject), c.Author, Age(in.Now, c.When)))
+	}
+	return out
+}
+
+// Age says how long ago t was, so stale content is marked as stale.
+func Age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func shortID(id string) string {
+	if len(id) > 10 {
+		return id[:10]
+	}
+	return id
+}
+
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

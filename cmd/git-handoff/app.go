@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Exit codes, the same for every command.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitAuth     = 4
+	exitConflict = 5
+	exitNotFound = 6
+)
+
+// run is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	d := newDeps(stdin, stdout, stderr)
+	defer d.close()
+	app := newApp(d)
+	err := app.RunContext(ctx, interspersed(app, args))
+	if err == nil && d.notFoundCommand != "" {
+		err = &usageError{msg: fmt.Sprintf("%q is not a git handoff command", d.notFoundCommand), help: "git-handoff --help"}
+	}
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	if !errors.Is(err, errSilent) {
+		printError(stderr, err)
+	}
+	return code
+}
+
+func newApp(d *deps) *cli.App {
+	app := &cli.App{
+		Name:      "git-handoff",
+		HelpName:  "git handoff",
+		Usage:     "hand work from one coding-agent session to the next",
+		UsageText: "git handoff <command> [options]",
+		Description: "Batons (single-use notes a session leaves for the next), session lineage and pull-request ownership,\n" +
+			"kept as JSON records under refs/ao/ in the repository itself.",
+		Reader:                 d.stdin,
+		Writer:                 d.stdout,
+		ErrWriter:              d.stderr,
+		HideVersion:            true,
+		UseShortOptionHandling: false,
+		// urfave/cli exits the process itself on an ExitCoder unless this is
+		// set; run owns exit codes.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
+		CommandNotFound: func(c *cli.Context, name string) {
+			d.notFoundCommand = name
+		},
+		Commands: []*cli.Command{
+			startCommand(d),
+			endCommand(d),
+			claimCommand(d),
+			briefCommand(d),
+			showCommand(d),
+			listCommand(d),
+			cancelCommand(d),
+			dismissCommand(d),
+			objectiveCommand(d),
+			logCommand(d),
+			manCommand(d),
+		},
+	}
+	for _, c := range app.Commands {
+		setUsageHandlers(c)
+	}
+	return app
+}
+
+// setUsageHandlers makes every bad flag a usage error (exit 2) instead of
+// urfave/cli's "Incorrect Usage" on stdout.
+func setUsageHandlers(c *cli.Command) {
+	if c.OnUsageError == nil {
+		c.OnUsageError = onUsageError
+	}
+	for _, sub := range c.Subcommands {
+		setUsageHandlers(sub)
+	}
+}
+
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return usageErrorf(c, "%v", err)
+}
+
+// usageError is wrong use of a command: exit 2, with a pointer to its help.
+type usageError struct {
+	msg  string
+	help string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(c *cli.Context, format string, a ...any) error {
+	help := "git-handoff --help"
+	if c != nil && c.Command != nil && c.Command.Name != "" {
+		help = "git-handoff " + c.Command.FullName() + " --help"
+	}
+	return &usageError{msg: fmt.Sprintf(format, a...), help: help}
+}
+
+// errSilent marks an error already reported on stderr.
+var errSilent = errors.New("already reported")
+
+// hinted is an error with a line telling the user what to do about it.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &hinted{err: err, hint: hint}
+}
+
+// exitCode maps an error to the exit code table; the first match wins.
+func exitCode(err error) int {
+	var ue *usageError
+	var ce *baton.ClaimedError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ce), errors.Is(err, refstore.ErrConflict):
+		return exitConflict
+	case errors.Is(err, refstore.ErrNotFound):
+		return exitNotFound
+	case errors.Is(err, errSilent):
+		var se *silentCode
+		if errors.As(err, &se) {
+			return se.code
+		}
+	}
+	return exitError
+}
+
+// silentCode exits with code without printing anything more.
+type silentCode struct{ code int }
+
+func (s *silentCode) Error() string { return "exit" }
+func (s *silentCode) Is(t error) bool {
+	return t == errSilent
+}
+
+func printError(w io.Writer, err error) {
+	fmt.Fprintf(w, "error: %s\n", err)
+	var h *hinted
+	var ue *usageError
+	var lock *refstore.LockedError
+	switch {
+	case errors.As(err, &h):
+		fmt.Fprintf(w, "hint: %s\n", h.hint)
+	case errors.As(err, &ue):
+		fmt.Fprintf(w, "hint: see '%s'\n", ue.help)
+	case errors.As(err, &lock):
+		fmt.Fprintf(w, "hint: a git process was probably killed while writing; check with `ps` and remove %s\n", lock.Path)
+	case errors.Is(err, handoff.ErrNoSession):
+	case errors.Is(err, refstore.ErrNotRepository):
+		fmt.Fprintln(w, "hint: run git handoff inside a git repository")
+	}
+}
+
+// interspersed lets flags follow positional arguments, as git users expect
+// (`git handoff dismiss ID --json`): urfave/cli v2 stops at the first
+// argument that is not a flag, so the flags of the leaf command are moved in
+// front of its arguments. "--" ends flags as usual.
+func interspersed(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	cmds := app.Commands
+	var leaf *cli.Command
+	i := 1
+	for ; i < len(args); i++ {
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(args[i]) {
+				next = c
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		leaf, cmds = next, next.Subcommands
+	}
+	if leaf == nil || len(leaf.Subcommands) > 0 {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range leaf.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, pos []string
+	rest := args[i:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if a == "--" {
+			pos = append(pos, rest[j:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && j+1 < len(rest) {
+				j++
+				flags = append(flags, rest[j])
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out := append([]string{}, args[:i]...)
+	out = append(out, flags...)
+	return append(out, pos...)
+}

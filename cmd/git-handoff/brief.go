@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/handoff"
+)
+
+func briefCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "brief",
+		Usage: "print the brief a session starting now would get, claiming nothing",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Usage: "brief for session `ID` (its handoff package heads it)"},
+			&cli.IntFlag{Name: "max-bytes", Value: brief.DefaultMaxBytes, Usage: "largest brief to print"},
+			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
+			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := handoff.Brief(c.Context, st, c.String("session"), c.String("owner"), c.String("branch"), c.Int("max-bytes"), d.Now)
+			if err != nil {
+				return fmt.Errorf("building the brief: %w", err)
+			}
+			if c.Bool("json") {
+				return printJSON(d.stdout, briefJSON{Handoff: toJSON(res.Handoff), Objective: res.Objective, Brief: res.Brief, Fits: res.Fits, Notices: nonNil(res.Notices)})
+			}
+			notify(d.stderr, res.Notices)
+			_, err = fmt.Fprint(d.stdout, res.Brief)
+			return err
+		},
+	}
+}
+
+type briefJSON struct {
+	Handoff   *handoffJSON     `json:"handoff"`
+	Objective *baton.Objective `json:"objective"`
+	Brief     string           `json:"brief"`
+	Fits      bool             `json:"fits"`
+	Notices   []string         `json:"notices"`
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/handoff"
+)
+
+func claimCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "claim",
+		Usage: "claim the baton waiting for this session (exactly one claimer wins)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Usage: "the claiming session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"},
+			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
+			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := handoff.Claim(c.Context, st, c.String("session"), c.String("owner"), c.String("branch"), d.Now)
+			notify(d.stderr, res.Notices)
+			if err != nil {
+				return fmt.Errorf("claiming the baton: %w", err)
+			}
+			if c.Bool("json") {
+				return printJSON(d.stdout, map[string]any{"handoff": toJSON(&res.Handoff), "claimed": true})
+			}
+			fmt.Fprintf(d.stdout, "claimed baton %s for session %s\n", res.Handoff.ID, res.Handoff.ClaimedBySession)
+			return nil
+		},
+	}
+}

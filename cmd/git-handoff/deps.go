@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// deps holds what commands need, built only when a command asks: `list`
+// never pays for what `start` needs.
+type deps struct {
+	stdin           io.Reader
+	stdout, stderr  io.Writer
+	notFoundCommand string
+
+	store *refstore.Store
+}
+
+func newDeps(stdin io.Reader, stdout, stderr io.Writer) *deps {
+	return &deps{stdin: stdin, stdout: stdout, stderr: stderr}
+}
+
+// Store opens the repository containing the working directory, once.
+func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
+	if d.store != nil {
+		return d.store, nil
+	}
+	st, err := refstore.Open(ctx, ".", refstore.Options{ForceCLI: os.Getenv("GIT_HANDOFF_READER") == "cli"})
+	if err != nil {
+		return nil, err
+	}
+	d.store = st
+	return st, nil
+}
+
+// Now is the clock. GIT_HANDOFF_NOW (RFC 3339) pins it, for reproducible
+// scripts and tests, much as GIT_COMMITTER_DATE pins git's.
+func (d *deps) Now() time.Time {
+	if v := os.Getenv("GIT_HANDOFF_NOW"); v != "" {
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			return t
+		}
+	}
+	return time.Now()
+}
+
+func (d *deps) close() {
+	if d.store != nil {
+		d.store.Close()
+	}
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+)
+
+func endCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:      "end",
+		Usage:     "end a session and leave a baton for the next one",
+		UsageText: "git handoff end --next TEXT... [--failed TEXT]... [--question TEXT]... [--shared] [options]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Usage: "the ending session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"},
+			&cli.StringSliceFlag{Name: "next", Usage: "a next step (repeatable; commas split)"},
+			&cli.StringSliceFlag{Name: "failed", Usage: "an approach that failed (repeatable)"},
+			&cli.StringSliceFlag{Name: "question", Usage: "an open question (repeatable)"},
+			&cli.BoolFlag{Name: "shared", Usage: "let any owner's next session on any branch claim it"},
+			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
+			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			&cli.StringFlag{Name: "harness", Usage: "the coding agent that wrote it"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrorf(c, "end takes no arguments (put each step in --next), got %q", c.Args().First())
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := handoff.End(c.Context, st, handoff.EndOptions{
+				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"),
+				Harness: c.String("harness"), Shared: c.Bool("shared"),
+				Next: c.StringSlice("next"), Failed: c.StringSlice("failed"), Questions: c.StringSlice("question"),
+			}, d.Now)
+			if errors.Is(err, baton.ErrNoSteps) {
+				return usageErrorf(c, "%v", err)
+			}
+			if err != nil {
+				return fmt.Errorf("leaving a baton: %w", err)
+			}
+			if c.Bool("json") {
+				return printJSON(d.stdout, map[string]any{"handoff": toJSON(&res.Handoff), "notices": nonNil(res.Notices)})
+			}
+			notify(d.stderr, res.Notices)
+			h := res.Handoff
+			scope := "for " + h.Owner + " on " + h.Branch
+			if h.Shared {
+				scope = "shared, from " + h.Branch
+			}
+			fmt.Fprintf(d.stdout, "left baton %s %s (%d next step%s)\n", h.ID, scope, len(h.NextSteps), plural(len(h.NextSteps)))
+			return nil
+		},
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+)
+
+func listCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the batons waiting for me (--all: every owner's, claimed ones too)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "every owner's batons, claimed ones too"},
+			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			f := baton.Filter{All: c.Bool("all")}
+			if !f.All {
+				who, err := handoff.Resolve(c.Context, st, c.String("owner"), "")
+				if err != nil {
+					return err
+				}
+				f.Owner = who.Owner
+			}
+			list, warns, err := baton.List(c.Context, st, f)
+			if err != nil {
+				return fmt.Errorf("listing batons: %w", err)
+			}
+			notify(d.stderr, warningLines(warns))
+			if c.Bool("json") {
+				out := make([]*handoffJSON, len(list))
+				for i := range list {
+					out[i] = toJSON(&list[i])
+				}
+				return printJSON(d.stdout, map[string]any{"handoffs": out})
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(d.stderr, "no batons")
+				return nil
+			}
+			tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tOWNER\tBRANCH\tSTATE\tCREATED\tNEXT STEP")
+			for _, h := range list {
+				state := "waiting"
+				if h.Claimed {
+					state = "claimed by " + h.ClaimedBySession
+				}
+				if h.Shared {
+					state += " (shared)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, h.Owner, h.Branch, state, h.CreatedAt.Format("2006-01-02 15:04"), firstLine(h.NextSteps))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func firstLine(steps []string) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	s := steps[0]
+	for i, r := range s {
+		if r == '\n' || i >= 60 {
+			return s[:i] + "…"
+		}
+	}
+	return s
+}

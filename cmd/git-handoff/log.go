@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+)
+
+func logCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "log",
+		Usage: "recent baton events in this clone (created, claimed, cancelled, dismissed), from the reflogs",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 50, Usage: "show at most `N` events"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			events, err := baton.Events(c.Context, st, c.Int("limit"))
+			if err != nil {
+				return fmt.Errorf("reading the reflogs: %w", err)
+			}
+			if c.Bool("json") {
+				if events == nil {
+					events = []baton.Event{}
+				}
+				return printJSON(d.stdout, map[string]any{"events": events})
+			}
+			tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
+			for _, e := range events {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.At.Format("2006-01-02 15:04:05"), e.Kind, e.ID, e.Owner, e.Branch, e.Session)
+			}
+			return tw.Flush()
+		},
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+func showCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "show",
+		Usage: "show, in full, the baton waiting for me on this branch",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
+			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			who, err := handoff.Resolve(c.Context, st, c.String("owner"), c.String("branch"))
+			if err != nil {
+				return err
+			}
+			h, warns, err := baton.Eligible(c.Context, st, who.Owner, who.Branch)
+			if err != nil {
+				return fmt.Errorf("reading batons: %w", err)
+			}
+			notify(d.stderr, warningLines(warns))
+			if h == nil {
+				return fmt.Errorf("no baton is waiting for %s on %q: %w", who.Owner, who.Branch, refstore.ErrNotFound)
+			}
+			if c.Bool("json") {
+				return printJSON(d.stdout, map[string]any{"handoff": toJSON(h)})
+			}
+			writeBaton(d.stdout, h)
+			return nil
+		},
+	}
+}
+
+// writeBaton prints a baton for a person, every field in full.
+func writeBaton(w io.Writer, h *baton.Stored) {
+	fmt.Fprintf(w, "baton %s\n", h.ID)
+	fmt.Fprintf(w, "owner:   %s\nbranch:  %s\nshared:  %v\n", h.Owner, h.Branch, h.Shared)
+	if h.Harness != "" {
+		fmt.Fprintf(w, "agent:   %s\n", h.Harness)
+	}
+	if h.SessionID != "" {
+		fmt.Fprintf(w, "session: %s\n", h.SessionID)
+	}
+	fmt.Fprintf(w, "created: %s\n", h.CreatedAt.Format("2006-01-02 15:04:05 MST"))
+	if h.Head != "" {
+		fmt.Fprintf(w, "head:    %s\n", h.Head)
+	}
+	if h.Claimed {
+		fmt.Fprintf(w, "claimed: by %s", h.ClaimedBySession)
+		if h.ClaimedAt != nil {
+			fmt.Fprintf(w, " at %s", h.ClaimedAt.Format("2006-01-02 15:04:05 MST"))
+		}
+		fmt.Fprintln(w)
+	}
+	section := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\n%s:\n", title)
+		for _, it := range items {
+			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(it, "\n", "\n    "))
+		}
+	}
+	section("next steps", h.NextSteps)
+	section("failed approaches", h.FailedApproaches)
+	section("open questions", h.OpenQuestions)
+}
+
+func warningLines(warns []baton.Warning) []string {
+	out := make([]string, len(warns))
+	for i, w := range warns {
+		out[i] = w.String()
+	}
+	return out
+}

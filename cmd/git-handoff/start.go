@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/handoff"
+)
+
+func startCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "start",
+		Usage: "start a session: claim the baton left for it and print the brief",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Usage: "session `ID` (default: a new short id)"},
+			&cli.StringFlag{Name: "harness", Usage: "the coding agent running this session"},
+			&cli.StringFlag{Name: "model", Usage: "the model it runs"},
+			&cli.StringFlag{Name: "objective", Usage: "what this session is for"},
+			&cli.IntFlag{Name: "max-bytes", Value: brief.DefaultMaxBytes, Usage: "largest brief to print"},
+			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER` (default: git config handoff.owner, user.email, …)"},
+			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH` (default: the current branch)"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrorf(c, "start takes no arguments, got %q", c.Args().First())
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := handoff.Start(c.Context, st, handoff.StartOptions{
+				Session: c.String("session"), Harness: c.String("harness"), Model: c.String("model"),
+				Objective: c.String("objective"), MaxBytes: c.Int("max-bytes"),
+				Owner: c.String("owner"), Branch: c.String("branch"),
+			}, d.Now)
+			if err != nil {
+				var ee *handoff.ExistsError
+				if errors.As(err, &ee) {
+					return withHint(fmt.Errorf("starting session: %w", err), "pick another --session, or revive it with `git handoff session restore "+ee.ID+"`")
+				}
+				return fmt.Errorf("starting session: %w", err)
+			}
+			if c.Bool("json") {
+				return printJSON(d.stdout, startJSON{
+					Session:   sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
+					Handoff:   toJSON(res.Handoff),
+					Claimed:   res.Claimed,
+					Objective: res.Objective,
+					Brief:     res.Brief,
+					Notices:   nonNil(res.Notices),
+				})
+			}
+			notify(d.stderr, res.Notices)
+			fmt.Fprintf(d.stderr, "session %s started on %s", res.Session.ID, res.Session.Branch)
+			if res.Claimed {
+				fmt.Fprintf(d.stderr, "; claimed baton %s", res.Handoff.ID)
+			}
+			fmt.Fprintln(d.stderr)
+			_, err = fmt.Fprint(d.stdout, res.Brief)
+			return err
+		},
+	}
+}
+
+type sessionRef struct {
+	ID      string `json:"id"`
+	Harness string `json:"harness,omitempty"`
+	Owner   string `json:"owner"`
+	Branch  string `json:"branch"`
+}
+
+type startJSON struct {
+	Session   sessionRef       `json:"session"`
+	Handoff   *handoffJSON     `json:"handoff"`
+	Claimed   bool             `json:"claimed"`
+	Objective *baton.Objective `json:"objective"`
+	Brief     string           `json:"brief"`
+	Notices   []string         `json:"notices"`
+}

@@ -1,0 +1,104 @@
+package handoff
+
+import (
+	"context"
+	"errors"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// EndOptions are what `git handoff end` was asked.
+type EndOptions struct {
+	Session   string
+	Owner     string
+	Branch    string
+	Harness   string
+	Shared    bool
+	Next      []string
+	Failed    []string
+	Questions []string
+}
+
+// EndResult is the baton left behind.
+type EndResult struct {
+	Handoff baton.Stored
+	Session *lineage.Session // nil when no session record was found
+	Notices []string
+}
+
+// End leaves a baton for the next session, marks the session ended and
+// clears the objective, in one ref transaction.
+func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) (EndResult, error) {
+	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
+	if err != nil {
+		return EndResult{}, err
+	}
+	id, err := SessionID(st, opts.Session)
+	if err != nil {
+		return EndResult{}, err
+	}
+	var notices []string
+	for attempt := 0; ; attempt++ {
+		now := clock()
+		var ups []refstore.Update
+		var sess *lineage.Session
+		harness := opts.Harness
+		if id != "" {
+			cur, err := lineage.ReadSession(ctx, st, id)
+			switch {
+			case err == nil:
+				s := cur.Session
+				if harness == "" {
+					harness = s.Harness
+				}
+				if s.Status == lineage.StatusActive {
+					s.Status, s.EndedAt = lineage.StatusEnded, &now
+				}
+				s.UpdatedAt = now
+				up, err := lineage.SessionUpdate(ctx, st, s, cur)
+				if err != nil {
+					return EndResult{}, err
+				}
+				ups, sess = append(ups, up), &s
+			case errors.Is(err, refstore.ErrNotFound):
+				if attempt == 0 {
+					notices = append(notices, "no record of session "+id+": the baton names it, but no session was ended")
+				}
+			default:
+				return EndResult{}, err
+			}
+		}
+		b, err := baton.New(baton.Draft{
+			Owner: who.Owner, Branch: who.Branch, Shared: opts.Shared,
+			NextSteps: opts.Next, FailedApproaches: opts.Failed, OpenQuestions: opts.Questions,
+			Harness: harness, SessionID: id, Head: who.Head,
+		}, now)
+		if err != nil {
+			return EndResult{}, err
+		}
+		stored, up, err := baton.Written(ctx, st, b)
+		if err != nil {
+			return EndResult{}, err
+		}
+		ups = append(ups, up)
+		if objUp, changed, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, "", id, now); err != nil {
+			return EndResult{}, err
+		} else if changed {
+			ups = append(ups, objUp)
+		}
+		err = st.Apply(ctx, "handoff: end "+b.ID, ups...)
+		if err == nil {
+			if bound, _ := st.BoundSession(); bound != "" && bound == id {
+				if err := st.Unbind(ctx); err != nil {
+					notices = append(notices, "the worktree is still bound to the ended session: "+err.Error())
+				}
+			}
+			return EndResult{Handoff: stored, Session: sess, Notices: notices}, nil
+		}
+		if !errors.Is(err, refstore.ErrConflict) || attempt == 3 {
+			return EndResult{}, err
+		}
+	}
+}

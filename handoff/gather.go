@@ -1,0 +1,76 @@
+package handoff
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Clock tells the time; tests pin it.
+type Clock func() time.Time
+
+// gathered is what a brief is made of, read from the store.
+type gathered struct {
+	input   brief.Input
+	handoff *baton.Stored
+	notices []string
+}
+
+const (
+	sinceLimit  = 20
+	recentLimit = 10
+)
+
+// gather reads the eligible baton, the objective and the commits a brief
+// shows. Unreadable records become notices, never failures.
+func gather(ctx context.Context, st *refstore.Store, who Who, now time.Time) (gathered, error) {
+	g := gathered{input: brief.Input{Owner: who.Owner, Branch: who.Branch, Now: now}}
+	h, warns, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+	if err != nil {
+		return g, err
+	}
+	for _, w := range warns {
+		g.notices = append(g.notices, w.String())
+	}
+	obj, _, err := baton.ReadObjective(ctx, st, who.Owner, who.Branch)
+	if err != nil {
+		g.notices = append(g.notices, "skipping the objective: "+err.Error())
+	}
+	g.input.Objective = obj
+	if h != nil {
+		g.handoff = h
+		g.input.Baton = &h.Baton
+		g.input.Since, g.input.SinceTotal, g.input.SinceNote = since(ctx, st, h.Head, who.Head)
+	}
+	if who.Head != "" {
+		g.input.Recent, _, err = st.Log(ctx, who.Head, "", recentLimit)
+		if err != nil {
+			g.notices = append(g.notices, "recent commits left out: "+err.Error())
+		}
+	}
+	return g, nil
+}
+
+// since lists the commits made after a baton written at base.
+func since(ctx context.Context, st *refstore.Store, base, head string) ([]refstore.Commit, int, string) {
+	switch {
+	case base == "":
+		return nil, 0, "The baton was written before this branch had a commit."
+	case head == "":
+		return nil, 0, "This branch has no commits yet."
+	case base == head:
+		return nil, 0, ""
+	}
+	commits, total, err := st.Log(ctx, head, base, sinceLimit)
+	if err != nil {
+		return nil, 0, fmt.Sprintf("The baton was written at %s, which this clone does not have (fetch to compare).", base[:min(10, len(base))])
+	}
+	if total == 0 {
+		return nil, 0, fmt.Sprintf("HEAD is behind or beside where the baton was written (%s): check `git log %s` before going on.", base[:10], base[:10])
+	}
+	return commits, total, ""
+}

@@ -1,0 +1,71 @@
+// Package handoff holds the workflows the commands run: a session starting
+// (claim the baton, set the objective, print the brief) and ending (leave a
+// baton), built from the baton, lineage, brief and refstore packages.
+package handoff
+
+import (
+	"context"
+	"os"
+	"os/user"
+	"strings"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Who is the owner and branch a command acts for.
+type Who struct {
+	Owner  string
+	Branch string
+	Head   string // commit HEAD points at; "" on an unborn branch
+}
+
+// Resolve decides owner and branch: the flags, else git config
+// handoff.owner, user.email, user.name, the OS user, else "local"; the
+// current branch, else "unknown" (detached HEAD, unborn, bare).
+func Resolve(ctx context.Context, st *refstore.Store, owner, branch string) (Who, error) {
+	h, err := st.Head(ctx)
+	if err != nil {
+		return Who{}, err
+	}
+	w := Who{Owner: strings.TrimSpace(owner), Branch: strings.TrimSpace(branch), Head: h.Commit}
+	if w.Owner == "" {
+		cfg, err := st.Config(ctx, "handoff.owner", "user.email", "user.name")
+		if err != nil {
+			return Who{}, err
+		}
+		for _, k := range []string{"handoff.owner", "user.email", "user.name"} {
+			if v := strings.TrimSpace(cfg[k]); v != "" {
+				w.Owner = v
+				break
+			}
+		}
+	}
+	if w.Owner == "" {
+		if u, err := user.Current(); err == nil && u.Username != "" {
+			w.Owner = u.Username
+		} else if v := os.Getenv("USER"); v != "" {
+			w.Owner = v
+		} else {
+			w.Owner = "local"
+		}
+	}
+	if w.Branch == "" {
+		w.Branch = h.Branch
+	}
+	if w.Branch == "" {
+		w.Branch = "unknown"
+	}
+	return w, nil
+}
+
+// SessionID picks the session a command acts for: the flag, else
+// GIT_HANDOFF_SESSION, else this worktree's binding. "" means none.
+func SessionID(st *refstore.Store, flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if v := os.Getenv("GIT_HANDOFF_SESSION"); v != "" {
+		return v, nil
+	}
+	return st.BoundSession()
+}

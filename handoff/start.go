@@ -1,0 +1,159 @@
+package handoff
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// StartOptions are what `git handoff start` was asked.
+type StartOptions struct {
+	Session   string // "" = make one
+	Harness   string
+	Model     string
+	Objective string
+	MaxBytes  int
+	Owner     string
+	Branch    string
+}
+
+// StartResult is what a starting session is told.
+type StartResult struct {
+	Session   lineage.Session
+	Handoff   *baton.Stored // the baton the brief is about; nil when none
+	Claimed   bool
+	Objective *baton.Objective
+	Brief     string
+	Notices   []string
+}
+
+// Start creates the session, sets or clears the objective and claims the
+// eligible baton, all in one ref transaction, then binds the worktree to the
+// session. The baton is claimed only when the brief fits; a claim lost to
+// another session degrades to a notice and the plain brief.
+func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clock) (StartResult, error) {
+	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
+	if err != nil {
+		return StartResult{}, err
+	}
+	id := opts.Session
+	if id == "" {
+		id = baton.NewID("s")
+	}
+	if _, err := refstore.SessionRef(id); err != nil {
+		return StartResult{}, fmt.Errorf("session id %q: %w", id, err)
+	}
+	var notices []string
+	for attempt := 0; ; attempt++ {
+		now := clock()
+		if _, err := lineage.ReadSession(ctx, st, id); err == nil {
+			return StartResult{}, &ExistsError{ID: id}
+		} else if !errors.Is(err, refstore.ErrNotFound) {
+			return StartResult{}, err
+		}
+		ctxBrief, err := gather(ctx, st, who, now)
+		if err != nil {
+			return StartResult{}, err
+		}
+		notices = append(notices, ctxBrief.notices...)
+		var ups []refstore.Update
+		objUp, changed, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, opts.Objective, id, now)
+		if err != nil {
+			return StartResult{}, err
+		}
+		if changed {
+			ups = append(ups, objUp)
+		}
+		if opts.Objective != "" {
+			o := baton.NewObjective(who.Owner, who.Branch, opts.Objective, id, now)
+			ctxBrief.input.Objective = &o
+		} else {
+			ctxBrief.input.Objective = nil // start without one clears a stale one
+		}
+		text, fits := brief.Render(ctxBrief.input, maxBytes(opts.MaxBytes))
+		sess := lineage.Session{
+			ID: id, Owner: who.Owner, Branch: who.Branch, Worktree: worktree(st), Host: hostname(),
+			Harness: opts.Harness, Model: opts.Model, Status: lineage.StatusActive, Prompt: opts.Objective,
+			CreatedAt: now, UpdatedAt: now,
+		}
+		res := StartResult{Objective: ctxBrief.input.Objective, Brief: text}
+		var claimUp refstore.Update
+		if h := ctxBrief.handoff; h != nil {
+			res.Handoff = h
+			if !fits {
+				notices = append(notices, fmt.Sprintf("baton %s does not fit in %d bytes with the objective, so it was left unclaimed: read it with `git handoff show`, or start again with a larger --max-bytes", h.ID, maxBytes(opts.MaxBytes)))
+			} else {
+				claimed, up, err := baton.Claimed(ctx, st, *h, id, now)
+				if err != nil {
+					return StartResult{}, err
+				}
+				claimUp = up
+				res.Handoff, res.Claimed = &claimed, true
+				sess.ClaimedHandoff, _ = json.Marshal(claimed.Baton)
+			}
+		}
+		sessUp, err := lineage.SessionUpdate(ctx, st, sess, lineage.StoredSession{})
+		if err != nil {
+			return StartResult{}, err
+		}
+		ups = append(ups, sessUp)
+		if res.Claimed {
+			ups = append(ups, claimUp)
+		}
+		err = st.Apply(ctx, "handoff: start "+id, ups...)
+		var ce *refstore.ConflictError
+		switch {
+		case err == nil:
+			if err := st.Bind(sessUp.Ref); err != nil {
+				notices = append(notices, "this worktree was not bound to the session: "+err.Error())
+			}
+			sess.Schema = lineage.SessionSchema
+			res.Session, res.Notices = sess, notices
+			return res, nil
+		case !errors.As(err, &ce) || attempt == 3:
+			return StartResult{}, err
+		case ce.Ref == sessUp.Ref:
+			return StartResult{}, &ExistsError{ID: id}
+		case res.Claimed && ce.Ref == claimUp.Ref:
+			if lost := baton.LostClaim(ctx, st, *res.Handoff, err); lost != err {
+				notices = append(notices, "another session claimed the baton first: "+lost.Error())
+			}
+		}
+		// Someone changed what we decided from: decide again from fresh values.
+	}
+}
+
+// ExistsError refuses to create a session whose id is taken.
+type ExistsError struct{ ID string }
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("session %q already exists", e.ID)
+}
+
+func (e *ExistsError) Unwrap() error { return refstore.ErrConflict }
+
+func maxBytes(n int) int {
+	if n <= 0 {
+		return brief.DefaultMaxBytes
+	}
+	return n
+}
+
+func worktree(st *refstore.Store) string {
+	if st.Bare() {
+		return ""
+	}
+	return st.Dir()
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}

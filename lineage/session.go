@@ -1,0 +1,176 @@
+package lineage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// SessionSchema is the version tag of a session record.
+const SessionSchema = "session/v1"
+
+// Statuses a session moves through. replaced and merged are final.
+const (
+	StatusActive     = "active"
+	StatusEnded      = "ended"
+	StatusTerminated = "terminated"
+	StatusReplaced   = "replaced"
+	StatusMerged     = "merged"
+)
+
+// Session is the record at refs/ao/sessions/<id>.
+type Session struct {
+	Schema             string              `json:"schema"`
+	ID                 string              `json:"id"`
+	Owner              string              `json:"owner"`
+	Branch             string              `json:"branch"`
+	Worktree           string              `json:"worktree,omitempty"`
+	Host               string              `json:"host,omitempty"`
+	Harness            string              `json:"harness,omitempty"`
+	Model              string              `json:"model,omitempty"`
+	Status             string              `json:"status"`
+	Prompt             string              `json:"prompt,omitempty"`
+	Summary            string              `json:"summary,omitempty"`
+	CreatedAt          time.Time           `json:"createdAt"`
+	UpdatedAt          time.Time           `json:"updatedAt"`
+	EndedAt            *time.Time          `json:"endedAt,omitempty"`
+	Supersedes         string              `json:"supersedes,omitempty"`
+	ReplacedBy         string              `json:"replacedBy,omitempty"`
+	HandoffReason      string              `json:"handoffReason,omitempty"`
+	HandoffAt          *time.Time          `json:"handoffAt,omitempty"`
+	HandoffContextMode string              `json:"handoffContextMode,omitempty"`
+	HandoffPackage     string              `json:"handoffPackage,omitempty"`
+	Launched           map[string]Launched `json:"launched,omitempty"`
+	Switching          *Switching          `json:"switching,omitempty"`
+	ClaimedHandoff     json.RawMessage     `json:"claimedHandoff,omitempty"`
+	PR                 *PRPointer          `json:"pr,omitempty"`
+}
+
+// Launched is what one harness did for this session. Each harness keeps its
+// own native id: one agent's id is never handed to another.
+type Launched struct {
+	NativeID string    `json:"nativeId,omitempty"`
+	First    time.Time `json:"first"`
+	Last     time.Time `json:"last"`
+}
+
+// Switching guards an agent switch in flight.
+type Switching struct {
+	By    string    `json:"by"`
+	Since time.Time `json:"since"`
+	Until time.Time `json:"until"`
+	To    string    `json:"to,omitempty"`
+}
+
+// PRPointer names the pull request this session owns.
+type PRPointer struct {
+	Repo   string `json:"repo"` // owner/name
+	Number int    `json:"number"`
+	URL    string `json:"url,omitempty"`
+}
+
+// StoredSession is a session with the blob id its ref held when read.
+type StoredSession struct {
+	Session
+	Ref string `json:"-"`
+	OID string `json:"-"`
+}
+
+// Live reports whether the session may still do work.
+func (s *Session) Live() bool { return s.Status == StatusActive }
+
+// ReadSession reads the session record of id (ErrNotFound when none).
+func ReadSession(ctx context.Context, st *refstore.Store, id string) (StoredSession, error) {
+	ref, err := refstore.SessionRef(id)
+	if err != nil {
+		return StoredSession{}, err
+	}
+	e, err := st.Get(ctx, ref)
+	if err != nil {
+		if errors.Is(err, refstore.ErrNotFound) {
+			return StoredSession{}, fmt.Errorf("session %q: %w", id, refstore.ErrNotFound)
+		}
+		return StoredSession{}, err
+	}
+	return decodeSession(e)
+}
+
+func decodeSession(e refstore.Entry) (StoredSession, error) {
+	var s Session
+	if err := refstore.Decode(e, SessionSchema, &s); err != nil {
+		return StoredSession{}, err
+	}
+	if want, err := refstore.SessionRef(s.ID); err != nil || want != e.Ref {
+		return StoredSession{}, fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, s.ID)
+	}
+	return StoredSession{Session: s, Ref: e.Ref, OID: e.OID}, nil
+}
+
+// SessionUpdate builds the swap that stores s in place of what was read (old
+// zero value: create, refusing an existing id).
+func SessionUpdate(ctx context.Context, st *refstore.Store, s Session, old StoredSession) (refstore.Update, error) {
+	ref, err := refstore.SessionRef(s.ID)
+	if err != nil {
+		return refstore.Update{}, err
+	}
+	s.Schema = SessionSchema
+	data, err := refstore.Encode(s)
+	if err != nil {
+		return refstore.Update{}, fmt.Errorf("session %q: %w", s.ID, err)
+	}
+	oid, err := st.WriteBlob(ctx, data)
+	if err != nil {
+		return refstore.Update{}, err
+	}
+	return refstore.Update{Ref: ref, New: oid, Old: old.OID}, nil
+}
+
+// ErrExists is returned when creating a session whose id is taken.
+var ErrExists = errors.New("session already exists")
+
+// CreateSession stores a new session, refusing an id that exists.
+func CreateSession(ctx context.Context, st *refstore.Store, s Session, msg string) (StoredSession, error) {
+	up, err := SessionUpdate(ctx, st, s, StoredSession{})
+	if err != nil {
+		return StoredSession{}, err
+	}
+	if err := st.Apply(ctx, msg, up); err != nil {
+		if errors.Is(err, refstore.ErrConflict) {
+			return StoredSession{}, fmt.Errorf("session %q: %w", s.ID, ErrExists)
+		}
+		return StoredSession{}, err
+	}
+	s.Schema = SessionSchema
+	return StoredSession{Session: s, Ref: up.Ref, OID: up.New}, nil
+}
+
+// ModifySession applies fn to the current record of id and swaps it in,
+// re-reading and re-applying fn when someone else changed it meanwhile, a
+// bounded number of times. fn's error stops it unchanged.
+func ModifySession(ctx context.Context, st *refstore.Store, id, msg string, fn func(*Session) error) (StoredSession, error) {
+	for attempt := 0; ; attempt++ {
+		cur, err := ReadSession(ctx, st, id)
+		if err != nil {
+			return StoredSession{}, err
+		}
+		next := cur.Session
+		if err := fn(&next); err != nil {
+			return StoredSession{}, err
+		}
+		up, err := SessionUpdate(ctx, st, next, cur)
+		if err != nil {
+			return StoredSession{}, err
+		}
+		err = st.Apply(ctx, msg, up)
+		if err == nil {
+			return StoredSession{Session: next, Ref: up.Ref, OID: up.New}, nil
+		}
+		if !errors.Is(err, refstore.ErrConflict) || attempt == 4 {
+			return StoredSession{}, err
+		}
+	}
+}
