@@ -49,6 +49,13 @@ func addTrailers(ctx context.Context, file string, s Session) error {
 	if !hasContent(msg) || hasLines(msg, want) {
 		return nil
 	}
+	// git merge writes its message without a final newline, and
+	// interpret-trailers then glues the trailers onto the subject paragraph.
+	if !bytes.HasSuffix(msg, []byte("\n")) {
+		if err := os.WriteFile(file, append(msg, '\n'), 0o666); err != nil {
+			return err
+		}
+	}
 	args := []string{"interpret-trailers", "--in-place",
 		"--where", "after", "--if-exists", "replace", "--if-missing", "add"}
 	for _, t := range want {
