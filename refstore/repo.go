@@ -182,10 +182,38 @@ func (s *Store) BoundSession() (string, error) {
 	return parts[0], nil
 }
 
-// Bind points this worktree's binding at a session ref.
-func (s *Store) Bind(ctx context.Context, sessionRef, msg string) error {
-	_, err := Git(ctx, s.workDir, false, nil, "symbolic-ref", "-m", msg, WorktreeSession, sessionRef)
-	return err
+// Bind points this worktree's binding at a session ref. The binding is a
+// per-worktree symbolic ref no other clone or process contends for, so it is
+// written with git's lockfile protocol directly (create <ref>.lock
+// exclusively, write, rename) rather than by starting a git process.
+func (s *Store) Bind(sessionRef string) error {
+	if s.bare {
+		return nil // no worktree to bind
+	}
+	path := filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession))
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return &LockedError{Path: lock}
+		}
+		return err
+	}
+	_, werr := f.WriteString("ref: " + sessionRef + "\n")
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(lock, path)
+	}
+	if werr != nil {
+		os.Remove(lock)
+	}
+	return werr
 }
 
 // Unbind removes this worktree's binding; no binding is fine.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,4 +224,31 @@ func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// ReadObject reads an object by id, for history: reflogs name ids whose refs
+// have since moved on.
+func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
+	if s.repo == nil {
+		b, err := s.catFile(ctx)
+		if err != nil {
+			return Entry{}, err
+		}
+		return b.read(oid)
+	}
+	obj, err := s.repo.Storer.EncodedObject(plumbing.AnyObject, plumbing.NewHash(oid))
+	if err != nil {
+		return Entry{OID: oid}, fmt.Errorf("object %s: %w", short(oid), ErrNotFound)
+	}
+	e := Entry{OID: oid, Type: obj.Type().String(), Size: obj.Size()}
+	if e.Size > MaxRecord {
+		return e, nil
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return e, err
+	}
+	defer rd.Close()
+	e.Data, err = io.ReadAll(rd)
+	return e, err
 }
