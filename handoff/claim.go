@@ -16,6 +16,14 @@ import (
 // or bound.
 var ErrNoSession = errors.New("no session: pass --session, set GIT_HANDOFF_SESSION, or run `git handoff start`")
 
+// ClaimOptions are what `git handoff claim` was asked.
+type ClaimOptions struct {
+	Session string
+	Owner   string
+	Branch  string
+	Arbiter Arbiter // nil = Local
+}
+
 // ClaimResult is the baton a session claimed.
 type ClaimResult struct {
 	Handoff baton.Stored
@@ -26,8 +34,8 @@ type ClaimResult struct {
 // there is one, keeps a copy (same transaction). It fails with
 // *baton.ClaimedError when another session got it first and with
 // refstore.ErrNotFound when nothing is eligible.
-func Claim(ctx context.Context, st *refstore.Store, sessionFlag, owner, branch string, clock Clock) (ClaimResult, error) {
-	id, err := SessionID(st, sessionFlag)
+func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clock) (ClaimResult, error) {
+	id, err := SessionID(st, opts.Session)
 	if err != nil {
 		return ClaimResult{}, err
 	}
@@ -37,7 +45,7 @@ func Claim(ctx context.Context, st *refstore.Store, sessionFlag, owner, branch s
 	if _, err := refstore.SessionRef(id); err != nil {
 		return ClaimResult{}, fmt.Errorf("session id %q: %w", id, err)
 	}
-	who, err := Resolve(ctx, st, owner, branch)
+	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return ClaimResult{}, err
 	}
@@ -61,6 +69,9 @@ func Claim(ctx context.Context, st *refstore.Store, sessionFlag, owner, branch s
 	now := clock()
 	claimed, up, err := baton.Claimed(ctx, st, *h, id, now)
 	if err != nil {
+		return ClaimResult{Notices: notices}, err
+	}
+	if err := arbiter(opts.Arbiter).Arbitrate(ctx, st, up); err != nil {
 		return ClaimResult{Notices: notices}, err
 	}
 	ups := []refstore.Update{up}

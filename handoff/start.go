@@ -22,6 +22,7 @@ type StartOptions struct {
 	MaxBytes  int
 	Owner     string
 	Branch    string
+	Arbiter   Arbiter // nil = Local
 }
 
 // StartResult is what a starting session is told.
@@ -106,6 +107,14 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		ups = append(ups, sessUp)
 		if res.Claimed {
 			ups = append(ups, claimUp)
+			err = arbiter(opts.Arbiter).Arbitrate(ctx, st, claimUp)
+			if errors.Is(err, refstore.ErrConflict) && attempt < 3 {
+				notices = append(notices, fmt.Sprintf("another clone claimed baton %s first: %v", res.Handoff.ID, err))
+				continue
+			}
+			if err != nil {
+				return StartResult{}, err
+			}
 		}
 		err = st.Apply(ctx, "handoff: start "+id, ups...)
 		var ce *refstore.ConflictError
@@ -138,6 +147,13 @@ func (e *ExistsError) Error() string {
 }
 
 func (e *ExistsError) Unwrap() error { return refstore.ErrConflict }
+
+func arbiter(a Arbiter) Arbiter {
+	if a == nil {
+		return Local{}
+	}
+	return a
+}
 
 func maxBytes(n int) int {
 	if n <= 0 {

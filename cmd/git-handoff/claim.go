@@ -23,7 +23,9 @@ func claimCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := handoff.Claim(c.Context, st, c.String("session"), c.String("owner"), c.String("branch"), d.Now)
+			res, err := handoff.Claim(c.Context, st, handoff.ClaimOptions{
+				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"),
+			}, d.Now)
 			notify(d.stderr, res.Notices)
 			if err != nil {
 				return fmt.Errorf("claiming the baton: %w", err)
