@@ -1,0 +1,243 @@
+package ghpr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// OwnershipMarker opens the first line of the one ownership comment per pull
+// request. It is an HTML comment, invisible on the page, by which the
+// comment is found again and edited instead of posting another (editing
+// notifies nobody; posting notifies every subscriber).
+const OwnershipMarker = "<!-- git-handoff:pr-owner -->"
+
+// OwnershipInfo is what the comment says. Plain values only: ids, harness
+// names, times and a short reason. Nothing else reaches GitHub.
+type OwnershipInfo struct {
+	Session   string     // owning session id
+	Harness   string     // e.g. "claude-code"; may be empty
+	ClaimedAt time.Time  // when the current owner claimed
+	History   []Transfer // oldest first, the current claim included
+}
+
+// Transfer is one change of owner.
+type Transfer struct {
+	At      time.Time
+	From    string // previous session id; "" for the first claim
+	To      string
+	Harness string // the new owner's harness
+	Reason  string // e.g. "replaced", "claimed", "handoff"; shortened, paths and tokens removed
+}
+
+// historyShown bounds the table, so a long-lived pull request's comment
+// stays readable and far below GitHub's 65536-character limit.
+const historyShown = 20
+
+// RenderOwnershipComment writes the comment body: the marker, who owns the
+// pull request since when, and the transfers so far.
+func RenderOwnershipComment(in OwnershipInfo) string {
+	var b strings.Builder
+	b.WriteString(OwnershipMarker + "\n")
+	fmt.Fprintf(&b, "**Owned by session %s**", code(in.Session))
+	if h := plain(in.Harness, 40); h != "" {
+		fmt.Fprintf(&b, " (%s)", h)
+	}
+	if !in.ClaimedAt.IsZero() {
+		fmt.Fprintf(&b, " since %s", stamp(in.ClaimedAt))
+	}
+	b.WriteString(".\n\nCI failures and review comments on this pull request go to that session.\n")
+	if len(in.History) > 0 {
+		b.WriteString("\n| when (UTC) | from | to | reason |\n|---|---|---|---|\n")
+		hist := in.History
+		if len(hist) > historyShown {
+			fmt.Fprintf(&b, "| … | | | %d earlier transfers |\n", len(hist)-historyShown)
+			hist = hist[len(hist)-historyShown:]
+		}
+		for _, t := range hist {
+			from := "—"
+			if t.From != "" {
+				from = code(t.From)
+			}
+			to := code(t.To)
+			if h := plain(t.Harness, 40); h != "" {
+				to += " (" + h + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", stamp(t.At), from, to, plain(t.Reason, 120))
+		}
+	}
+	b.WriteString("\n<sub>Kept up to date by `git handoff pr claim`; edited in place on every transfer.</sub>\n")
+	return b.String()
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04")
+}
+
+// code shows an id as inline code; ids never contain backticks, but a
+// value that did must not break out of the span.
+func code(s string) string {
+	s = plain(s, 80)
+	if s == "" {
+		return "—"
+	}
+	return "`" + strings.ReplaceAll(s, "`", "") + "`"
+}
+
+var (
+	// Token shapes GitHub issues: classic, OAuth, user-to-server,
+	// server-to-server, refresh, fine-grained.
+	tokenLike = regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{20,})\b`)
+	// Absolute and home-relative paths (POSIX and Windows).
+	pathLike = regexp.MustCompile(`(^|[\s(\[=:])(~|/|[A-Za-z]:\\)[^\s)\]]*`)
+)
+
+// plain turns a value into one line of inert markdown: no control bytes or
+// newlines, no table or HTML syntax, no token-shaped strings or paths, at
+// most n runes.
+func plain(s string, n int) string {
+	s = tokenLike.ReplaceAllString(s, "[redacted]")
+	s = pathLike.ReplaceAllString(s, "${1}[path]")
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return ' '
+		case strings.ContainsRune("|<>`*_[]\\", r):
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// UpsertOwnershipComment makes body the pull request's one ownership
+// comment: it edits the comment whose first line holds OwnershipMarker and
+// whose author is the token's user, or posts one if there is none. An
+// identical body is left alone, so re-running a claim changes nothing. It
+// must be called only after the ownership swap in git succeeded. The POST
+// is never retried: after an unclear failure, running the claim again finds
+// the comment if it was made.
+func (c *Client) UpsertOwnershipComment(ctx context.Context, n int, body string) (commentID int64, created bool, err error) {
+	op := fmt.Sprintf("writing the ownership comment on #%d", n)
+	if err := checkNumber(n); err != nil {
+		return 0, false, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := c.needToken(op); err != nil {
+		return 0, false, err
+	}
+	if !strings.HasPrefix(body, OwnershipMarker+"\n") {
+		return 0, false, fmt.Errorf("%s: body must start with the marker line (use RenderOwnershipComment)", op)
+	}
+	if strings.Contains(body, c.token) {
+		return 0, false, fmt.Errorf("%s: refusing: the body contains the GitHub token", op)
+	}
+	login, err := c.Login(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s: %w", op, err)
+	}
+	existing, err := c.findOwnershipComment(ctx, n, login)
+	if err != nil {
+		return 0, false, c.wrap(op, err)
+	}
+	if existing != nil {
+		if existing.GetBody() == body {
+			return existing.GetID(), false, nil
+		}
+		_, _, err := c.gh.Issues.EditComment(ctx, c.repo.Owner, c.repo.Name, existing.GetID(), &github.IssueComment{Body: github.String(body)})
+		if err != nil {
+			return 0, false, c.wrap(op, err)
+		}
+		return existing.GetID(), false, nil
+	}
+	cm, _, err := c.gh.Issues.CreateComment(ctx, c.repo.Owner, c.repo.Name, n, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return 0, false, c.wrap(op, err)
+	}
+	return cm.GetID(), true, nil
+}
+
+// findOwnershipComment returns the oldest comment by login whose first line
+// carries the marker, or nil. Someone else's comment that quotes the marker
+// is not ours to edit.
+func (c *Client) findOwnershipComment(ctx context.Context, n int, login string) (*github.IssueComment, error) {
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		page, resp, err := c.gh.Issues.ListComments(ctx, c.repo.Owner, c.repo.Name, n, opts)
+		if err != nil {
+			return nil, err
+		}
+		for _, cm := range page {
+			first, _, _ := strings.Cut(cm.GetBody(), "\n")
+			if strings.TrimSpace(strings.TrimSuffix(first, "\r")) == OwnershipMarker && strings.EqualFold(cm.GetUser().GetLogin(), login) {
+				return cm, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// Assign adds login to the pull request's assignees. GitHub silently drops
+// assignees who cannot be assigned, so that is checked and reported.
+func (c *Client) Assign(ctx context.Context, n int, login string) error {
+	op := fmt.Sprintf("assigning %s to #%d", login, n)
+	if err := checkNumber(n); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if err := c.needToken(op); err != nil {
+		return err
+	}
+	if login == "" {
+		return errors.New(op + ": no login")
+	}
+	is, _, err := c.gh.Issues.AddAssignees(ctx, c.repo.Owner, c.repo.Name, n, []string{login})
+	if err != nil {
+		return c.wrap(op, err)
+	}
+	for _, a := range is.Assignees {
+		if strings.EqualFold(a.GetLogin(), login) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: GitHub did not assign them (no access to the repository?)", op)
+}
+
+// AddLabel adds one label to the pull request (GitHub creates a label that
+// does not exist yet). It sends {"labels": [...]}, the form GitHub's
+// description documents, not go-github's bare array.
+func (c *Client) AddLabel(ctx context.Context, n int, label string) error {
+	op := fmt.Sprintf("labelling #%d %q", n, label)
+	if err := checkNumber(n); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if err := c.needToken(op); err != nil {
+		return err
+	}
+	if strings.TrimSpace(label) == "" {
+		return errors.New(op + ": empty label")
+	}
+	u := fmt.Sprintf("repos/%s/%s/issues/%d/labels", c.repo.Owner, c.repo.Name, n)
+	req, err := c.gh.NewRequest("POST", u, map[string][]string{"labels": {label}})
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	var out []*github.Label
+	if _, err := c.gh.Do(ctx, req, &out); err != nil {
+		return c.wrap(op, err)
+	}
+	return nil
+}
