@@ -104,8 +104,8 @@ var (
 // newlines, no table or HTML syntax, no token-shaped strings or paths, at
 // most n runes.
 func plain(s string, n int) string {
-	s = tokenLike.ReplaceAllString(s, "[redacted]")
-	s = pathLike.ReplaceAllString(s, "${1}[path]")
+	s = tokenLike.ReplaceAllString(s, "(redacted)")
+	s = pathLike.ReplaceAllString(s, "${1}(path)")
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case r < 0x20 || r == 0x7f:

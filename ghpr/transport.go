@@ -33,11 +33,12 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || !isRateLimited(resp) || !retrySafe(req) {
 		return resp, err
 	}
-	at, ok := rateLimitRetryAt(resp, t.now())
+	now := t.now()
+	at, ok := rateLimitRetryAt(resp, now)
 	if !ok || at.IsZero() {
 		return resp, nil
 	}
-	wait := at.Sub(t.now())
+	wait := at.Sub(now)
 	if wait > t.maxWait {
 		return resp, nil
 	}

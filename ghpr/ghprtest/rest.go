@@ -447,6 +447,9 @@ func getUser(s *Server, c *call) reply {
 	obj := s.template("users/get-authenticated", 200)
 	set(obj, "login", c.login)
 	set(obj, "type", "User")
+	// The schema picks private-user or public-user by this field, which
+	// GitHub's own example lacks.
+	set(obj, "user_view_type", "private")
 	return reply{status: 200, body: obj}
 }
 
