@@ -80,16 +80,19 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	s := &Store{workDir: abs}
 	if !opts.ForceCLI {
 		repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-		if err == nil {
-			if err := s.useGoGit(repo); err == nil {
-				return s, nil
-			}
-		} else if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, fmt.Errorf("%w (or any of the parent directories): %s", ErrNotRepository, abs)
+		if err == nil && s.useGoGit(repo) == nil {
+			return s, nil
 		}
 	}
+	// go-git could not open it (a bare repository found by walking up, an
+	// extension it does not know, …): ask git where it is.
 	if err := s.useCLI(ctx); err != nil {
 		return nil, err
+	}
+	if !opts.ForceCLI && s.bare {
+		if repo, err := git.PlainOpenWithOptions(s.gitDir, &git.PlainOpenOptions{EnableDotGitCommonDir: true}); err == nil {
+			s.useGoGit(repo)
+		}
 	}
 	return s, nil
 }
@@ -121,7 +124,7 @@ func (s *Store) useGoGit(repo *git.Repository) error {
 }
 
 func (s *Store) useCLI(ctx context.Context) error {
-	out, err := Git(ctx, s.workDir, false, nil, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository", "--show-toplevel")
+	out, err := Git(ctx, s.workDir, false, nil, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository")
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
@@ -130,7 +133,7 @@ func (s *Store) useCLI(ctx context.Context) error {
 		return err
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) < 3 {
+	if len(lines) != 3 {
 		return fmt.Errorf("git rev-parse: unexpected output %q", out)
 	}
 	s.gitDir = lines[0]
@@ -139,10 +142,14 @@ func (s *Store) useCLI(ctx context.Context) error {
 		s.commonDir = filepath.Join(s.workDir, s.commonDir)
 	}
 	s.bare = lines[2] == "true"
-	if !s.bare && len(lines) > 3 {
-		s.workDir = lines[3]
-	} else if s.bare {
+	if s.bare {
 		s.workDir = s.gitDir
+	} else {
+		top, err := Git(ctx, s.workDir, false, nil, "rev-parse", "--show-toplevel")
+		if err != nil {
+			return err
+		}
+		s.workDir = strings.TrimSpace(string(top))
 	}
 	s.reader = &cliReader{store: s}
 	s.lister = &cliLister{dir: s.workDir}

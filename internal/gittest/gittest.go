@@ -1,0 +1,75 @@
+// Package gittest makes real, isolated git repositories for tests.
+package gittest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Env is the environment every test git process gets: no system or user
+// configuration, a fixed identity, no prompts.
+func Env(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "HOME" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"HOME="+home,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL="+filepath.Join(home, ".gitconfig"),
+		"GIT_AUTHOR_NAME=Test Dev", "GIT_AUTHOR_EMAIL=dev@example.com",
+		"GIT_COMMITTER_NAME=Test Dev", "GIT_COMMITTER_EMAIL=dev@example.com",
+		"GIT_TERMINAL_PROMPT=0",
+	)
+}
+
+// Isolate points this test process's own git at an empty configuration, so
+// code under test that runs git sees what the test set up and nothing else.
+func Isolate(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test Dev\n\temail = dev@example.com\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n"), 0o644)
+	for _, kv := range Env(home) {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "HOME" {
+			t.Setenv(k, v)
+		}
+	}
+	return home
+}
+
+// Init makes a repository with one commit on main and returns its path.
+// Extra args go to git init (for example "--bare").
+func Init(t testing.TB, args ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	Run(t, "", append([]string{"init", "-q", "-b", "main"}, append(args, dir)...)...)
+	if len(args) == 0 {
+		Run(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
+	}
+	return dir
+}
+
+// Run runs git in dir and returns its trimmed stdout, failing the test on
+// error.
+func Run(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	return strings.TrimSpace(string(out))
+}

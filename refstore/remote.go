@@ -1,0 +1,184 @@
+package refstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The remote side of the store: fetch and push of record refs with git
+// itself (go-git's were slower, write tracking refs unsafely and need a
+// tracking ref for a lease), and the git config that says which remotes take
+// our records.
+
+// Fetch runs `git fetch` of refspecs from remote (a name or a URL). Tags are
+// not fetched; with prune, tracking refs under the refspecs' destinations
+// whose source is gone are deleted, so tracking refs mirror the remote.
+func (s *Store) Fetch(ctx context.Context, remote string, prune bool, refspecs ...string) error {
+	args := []string{"fetch", "--quiet", "--no-tags", "--no-recurse-submodules"}
+	if prune {
+		args = append(args, "--prune")
+	}
+	args = append(args, "--", remote)
+	args = append(args, refspecs...)
+	_, err := Git(ctx, s.workDir, false, nil, args...)
+	return err
+}
+
+// PushOptions tune Push.
+type PushOptions struct {
+	// Atomic asks the server to take all refs or none. A server that does
+	// not support it gets the same push without it.
+	Atomic bool
+	// KeepOld logs every tracking ref git updates after the push, so the
+	// value a push replaced stays reachable from a reflog.
+	KeepOld bool
+	// NoVerify skips the pre-push hook (hooks push records themselves).
+	NoVerify bool
+}
+
+// PushError is a push that git refused, in whole or in part. Rejected names
+// the refs git's porcelain output marked as not updated; which of them lost
+// a lease is for the caller to find out by fetching again, not from git's
+// wording.
+type PushError struct {
+	Rejected []string
+	Err      error
+}
+
+func (e *PushError) Error() string {
+	if len(e.Rejected) == 0 {
+		return e.Err.Error()
+	}
+	more := ""
+	if len(e.Rejected) > 3 {
+		more = fmt.Sprintf(" and %d more", len(e.Rejected)-3)
+	}
+	return fmt.Sprintf("push rejected for %s%s: %v", strings.Join(e.Rejected[:min(3, len(e.Rejected))], ", "), more, e.Err)
+}
+
+func (e *PushError) Unwrap() error { return e.Err }
+
+// maxPushArgs bounds the bytes of refspecs and leases given to one git push,
+// well below the kernel's limit on a command line. A larger set of updates
+// goes in several pushes (each atomic on its own).
+const maxPushArgs = 512 << 10
+
+// Push moves each update's Ref on remote from Old to New as a swap: every
+// ref is pushed with --force-with-lease=<ref>:<Old> (Old "" = must not
+// exist) and New "" deletes it. Blob refs can only be moved on a remote by a
+// forced push; the lease is what makes it a compare-and-swap.
+func (s *Store) Push(ctx context.Context, remote string, updates []Update, opts PushOptions) error {
+	for len(updates) > 0 {
+		n, size := 0, 0
+		for n < len(updates) && (n == 0 || size < maxPushArgs) {
+			size += 2*len(updates[n].Ref) + 2*len(updates[n].New) + 40
+			n++
+		}
+		if err := s.pushChunk(ctx, remote, updates[:n], opts); err != nil {
+			return err
+		}
+		updates = updates[n:]
+	}
+	return nil
+}
+
+func (s *Store) pushChunk(ctx context.Context, remote string, updates []Update, opts PushOptions) error {
+	var pre []string
+	if opts.KeepOld {
+		pre = append(pre, "-c", "core.logAllRefUpdates=always")
+	}
+	args := append(pre, "push", "--porcelain", "--no-follow-tags", "--no-recurse-submodules")
+	if opts.NoVerify {
+		args = append(args, "--no-verify")
+	}
+	for _, u := range updates {
+		if strings.ContainsAny(u.Ref, " \n\x00:") || !strings.HasPrefix(u.Ref, "refs/") {
+			return fmt.Errorf("%w: %q", ErrBadName, u.Ref)
+		}
+		args = append(args, "--force-with-lease="+u.Ref+":"+u.Old)
+	}
+	specs := make([]string, 0, len(updates)+2)
+	specs = append(specs, "--", remote)
+	for _, u := range updates {
+		specs = append(specs, u.New+":"+u.Ref)
+	}
+	run := func(atomic bool) ([]byte, error) {
+		a := append([]string{}, args...)
+		if atomic {
+			a = append(a, "--atomic")
+		}
+		return Git(ctx, s.workDir, false, nil, append(a, specs...)...)
+	}
+	out, err := run(opts.Atomic)
+	var ge *GitError
+	if err != nil && opts.Atomic && errors.As(err, &ge) && strings.Contains(ge.Stderr, "does not support --atomic") {
+		out, err = run(false)
+	}
+	if err != nil {
+		return &PushError{Rejected: rejected(out), Err: err}
+	}
+	return nil
+}
+
+// rejected reads `git push --porcelain` output: "<flag>\t<from>:<to>\t<summary>",
+// flag "!" for a ref that was not updated.
+func rejected(out []byte) []string {
+	var refs []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), "\t", 3)
+		if len(f) < 2 || f[0] != "!" {
+			continue
+		}
+		if _, to, ok := strings.Cut(f[1], ":"); ok {
+			refs = append(refs, to)
+		}
+	}
+	return refs
+}
+
+// Remotes lists the configured remotes, in config order.
+func (s *Store) Remotes(ctx context.Context) ([]string, error) {
+	out, err := Git(ctx, s.workDir, false, nil, "remote")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// ConfigValues returns every value of a multi-valued key in the
+// repository's own config file (not the user's), in order.
+func (s *Store) ConfigValues(ctx context.Context, key string) ([]string, error) {
+	out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "-z", "--get-all", key)
+	var ge *GitError
+	if err != nil {
+		if errors.As(err, &ge) && ge.Stderr == "" {
+			return nil, nil // exit 1, no message: no such key
+		}
+		return nil, err
+	}
+	var vals []string
+	for _, v := range bytes.Split(out, []byte{0}) {
+		if len(v) > 0 {
+			vals = append(vals, string(v))
+		}
+	}
+	return vals, nil
+}
+
+// AddConfig appends value to a multi-valued key in the repository's config.
+func (s *Store) AddConfig(ctx context.Context, key, value string) error {
+	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", "--add", key, value)
+	return err
+}
+
+// SetConfig sets a single-valued key in the repository's config.
+func (s *Store) SetConfig(ctx context.Context, key, value string) error {
+	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", key, value)
+	return err
+}

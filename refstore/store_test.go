@@ -1,0 +1,292 @@
+package refstore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// readPaths are the two ways the store reads: every conformance test runs
+// against both, so the fallback cannot drift from the main path.
+var readPaths = map[string]refstore.Options{
+	"gogit": {},
+	"cli":   {ForceCLI: true},
+}
+
+func open(t *testing.T, dir string, opts refstore.Options) *refstore.Store {
+	t.Helper()
+	st, err := refstore.Open(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func put(t *testing.T, st *refstore.Store, ref, old, body string) string {
+	t.Helper()
+	ctx := context.Background()
+	oid, err := st.WriteBlob(ctx, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, "test: put", refstore.Update{Ref: ref, New: oid, Old: old}); err != nil {
+		t.Fatalf("put %s: %v", ref, err)
+	}
+	return oid
+}
+
+func TestConformance(t *testing.T) {
+	gittest.Isolate(t)
+	for name, opts := range readPaths {
+		t.Run(name, func(t *testing.T) {
+			for _, tc := range conformance {
+				t.Run(tc.name, func(t *testing.T) {
+					dir := gittest.Init(t)
+					tc.run(t, dir, open(t, dir, opts))
+				})
+			}
+		})
+	}
+}
+
+var conformance = []struct {
+	name string
+	run  func(t *testing.T, dir string, st *refstore.Store)
+}{
+	{"missing ref is ErrNotFound", func(t *testing.T, dir string, st *refstore.Store) {
+		_, err := st.Get(context.Background(), "refs/ao/handoffs/private/a/b")
+		if !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("got %v, want ErrNotFound", err)
+		}
+	}},
+	{"create, read, list", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		oid := put(t, st, "refs/ao/handoffs/private/a/b", "", `{"schema":"x/v1"}`)
+		e, err := st.Get(ctx, "refs/ao/handoffs/private/a/b")
+		if err != nil || e.OID != oid || string(e.Data) != `{"schema":"x/v1"}` || e.Type != "blob" {
+			t.Fatalf("Get = %+v, %v", e, err)
+		}
+		put(t, st, "refs/ao/handoffs/shared/c/d", "", "two\nlines\x00and a NUL")
+		put(t, st, "refs/ao/preserved/other-tool", "", "not ours")
+		list, err := st.List(ctx, refstore.HandoffsPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 2 || list[1].Ref != "refs/ao/handoffs/shared/c/d" || string(list[1].Data) != "two\nlines\x00and a NUL" {
+			t.Fatalf("List = %+v", list)
+		}
+	}},
+	{"create refuses an existing ref", func(t *testing.T, dir string, st *refstore.Store) {
+		oid := put(t, st, "refs/ao/sessions/s1", "", "one")
+		err := st.Apply(context.Background(), "test", refstore.Update{Ref: "refs/ao/sessions/s1", New: oid})
+		var ce *refstore.ConflictError
+		if !errors.As(err, &ce) || ce.Actual != oid || ce.Expected != "" {
+			t.Fatalf("got %v, want a conflict naming %s", err, oid)
+		}
+	}},
+	{"swap with a stale old value is a conflict and changes nothing", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		a := put(t, st, "refs/ao/sessions/s1", "", "a")
+		b := put(t, st, "refs/ao/sessions/s1", a, "b")
+		c, _ := st.WriteBlob(ctx, []byte("c"))
+		d, _ := st.WriteBlob(ctx, []byte("d"))
+		err := st.Apply(ctx, "test", refstore.Update{Ref: "refs/ao/sessions/s2", New: d}, refstore.Update{Ref: "refs/ao/sessions/s1", New: c, Old: a})
+		if !errors.Is(err, refstore.ErrConflict) {
+			t.Fatalf("got %v, want ErrConflict", err)
+		}
+		if id, _ := st.ResolveID(ctx, "refs/ao/sessions/s1"); id != b {
+			t.Fatalf("s1 moved to %s", id)
+		}
+		if _, err := st.Get(ctx, "refs/ao/sessions/s2"); !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("s2 was created by a failed transaction: %v", err)
+		}
+	}},
+	{"delete", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		a := put(t, st, "refs/ao/objectives/o/b", "", "a")
+		if err := st.Apply(ctx, "test", refstore.Update{Ref: "refs/ao/objectives/o/b", Old: a}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Get(ctx, "refs/ao/objectives/o/b"); !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("after delete: %v", err)
+		}
+	}},
+	{"packed refs read the same", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		a := put(t, st, "refs/ao/handoffs/private/a/b", "", "a")
+		gittest.Run(t, dir, "gc", "-q", "--prune=now")
+		if _, err := os.Stat(filepath.Join(dir, ".git/refs/ao/handoffs/private/a/b")); err == nil {
+			t.Fatal("gc left the ref loose")
+		}
+		e, err := st.Get(ctx, "refs/ao/handoffs/private/a/b")
+		if err != nil || e.OID != a || string(e.Data) != "a" {
+			t.Fatalf("Get after gc = %+v, %v", e, err)
+		}
+		b := put(t, st, "refs/ao/handoffs/private/a/b", a, "b")
+		list, err := st.List(ctx, refstore.Root)
+		if err != nil || len(list) != 1 || list[0].OID != b {
+			t.Fatalf("List after gc = %+v, %v", list, err)
+		}
+	}},
+	{"oversized blob is read as size only", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		big := strings.Repeat("x", refstore.MaxRecord+1)
+		oid := gittestHashObject(t, dir, big)
+		gittest.Run(t, dir, "update-ref", "refs/ao/handoffs/shared/big/x", oid)
+		e, err := st.Get(ctx, "refs/ao/handoffs/shared/big/x")
+		if err != nil || e.Data != nil || e.Size != int64(len(big)) {
+			t.Fatalf("Get = size %d, %d bytes, %v", e.Size, len(e.Data), err)
+		}
+		if err := refstore.Decode(e, "x/v1", &struct{}{}); !errors.Is(err, refstore.ErrTooLarge) {
+			t.Fatalf("Decode = %v, want ErrTooLarge", err)
+		}
+		if _, err := st.WriteBlob(ctx, []byte(big)); !errors.Is(err, refstore.ErrTooLarge) {
+			t.Fatalf("WriteBlob = %v, want ErrTooLarge", err)
+		}
+	}},
+	{"stale lock is named", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		a := put(t, st, "refs/ao/sessions/s1", "", "a")
+		lock := filepath.Join(dir, ".git/refs/ao/sessions/s1.lock")
+		os.WriteFile(lock, nil, 0o644)
+		b, _ := st.WriteBlob(ctx, []byte("b"))
+		err := st.Apply(ctx, "test", refstore.Update{Ref: "refs/ao/sessions/s1", New: b, Old: a})
+		var le *refstore.LockedError
+		if !errors.As(err, &le) || le.Path != lock || !strings.Contains(err.Error(), lock) {
+			t.Fatalf("got %v, want a LockedError naming %s", err, lock)
+		}
+		os.Remove(lock)
+		if err := st.Apply(ctx, "test", refstore.Update{Ref: "refs/ao/sessions/s1", New: b, Old: a}); err != nil {
+			t.Fatalf("after removing the lock: %v", err)
+		}
+	}},
+	{"head: branch, detached, unborn", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		h, err := st.Head(ctx)
+		if err != nil || h.Branch != "main" || len(h.Commit) != 40 {
+			t.Fatalf("Head = %+v, %v", h, err)
+		}
+		gittest.Run(t, dir, "checkout", "-q", "--detach")
+		if h2, _ := st.Head(ctx); h2.Branch != "" || h2.Commit != h.Commit {
+			t.Fatalf("detached Head = %+v", h2)
+		}
+		gittest.Run(t, dir, "checkout", "-q", "--orphan", "fresh")
+		if h3, _ := st.Head(ctx); h3.Branch != "fresh" || h3.Commit != "" {
+			t.Fatalf("unborn Head = %+v", h3)
+		}
+	}},
+	{"reflog records every change", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		a := put(t, st, "refs/ao/handoffs/private/a/b", "", "a")
+		b := put(t, st, "refs/ao/handoffs/private/a/b", a, "b")
+		logs, err := st.Reflogs(refstore.HandoffsPrefix)
+		if err != nil || len(logs) != 2 {
+			t.Fatalf("Reflogs = %+v, %v", logs, err)
+		}
+		if logs[0].Old != "" || logs[0].New != a || logs[1].Old != a || logs[1].New != b || logs[1].Message != "test: put" {
+			t.Fatalf("Reflogs = %+v", logs)
+		}
+		if e, err := st.ReadObject(ctx, a); err != nil || string(e.Data) != "a" {
+			t.Fatalf("ReadObject = %+v, %v", e, err)
+		}
+	}},
+	{"bind the worktree", func(t *testing.T, dir string, st *refstore.Store) {
+		if id, err := st.BoundSession(); err != nil || id != "" {
+			t.Fatalf("unbound: %q, %v", id, err)
+		}
+		ref, _ := refstore.SessionRef("app 7/x")
+		if err := st.Bind(ref); err != nil {
+			t.Fatal(err)
+		}
+		if got := gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession); got != ref {
+			t.Fatalf("git symbolic-ref = %q, want %q", got, ref)
+		}
+		if id, err := st.BoundSession(); err != nil || id != "app 7/x" {
+			t.Fatalf("BoundSession = %q, %v", id, err)
+		}
+		if err := st.Unbind(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := st.BoundSession(); id != "" {
+			t.Fatalf("still bound to %q", id)
+		}
+	}},
+}
+
+func gittestHashObject(t *testing.T, dir, body string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "blob")
+	os.WriteFile(f, []byte(body), 0o644)
+	return gittest.Run(t, dir, "hash-object", "-w", f)
+}
+
+// Linked worktrees share refs/ao/ but each has its own binding.
+func TestLinkedWorktreeSharesRecords(t *testing.T) {
+	gittest.Isolate(t)
+	for name, opts := range readPaths {
+		t.Run(name, func(t *testing.T) {
+			dir := gittest.Init(t)
+			wt := filepath.Join(t.TempDir(), "wt")
+			gittest.Run(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+			main, linked := open(t, dir, opts), open(t, wt, opts)
+			oid := put(t, linked, "refs/ao/handoffs/private/a/b", "", "from the worktree")
+			e, err := main.Get(context.Background(), "refs/ao/handoffs/private/a/b")
+			if err != nil || e.OID != oid {
+				t.Fatalf("main sees %+v, %v", e, err)
+			}
+			if h, _ := linked.Head(context.Background()); h.Branch != "side" {
+				t.Fatalf("linked Head = %+v", h)
+			}
+			ref, _ := refstore.SessionRef("wt-session")
+			if err := linked.Bind(ref); err != nil {
+				t.Fatal(err)
+			}
+			if id, _ := main.BoundSession(); id != "" {
+				t.Fatalf("the main worktree is bound to %q", id)
+			}
+			if id, _ := linked.BoundSession(); id != "wt-session" {
+				t.Fatalf("the linked worktree is bound to %q", id)
+			}
+			if got := gittest.Run(t, wt, "symbolic-ref", refstore.WorktreeSession); got != ref {
+				t.Fatalf("git sees the binding as %q", got)
+			}
+		})
+	}
+}
+
+func TestBareRepository(t *testing.T) {
+	gittest.Isolate(t)
+	for name, opts := range readPaths {
+		t.Run(name, func(t *testing.T) {
+			dir := gittest.Init(t, "--bare")
+			st := open(t, dir, opts)
+			if !st.Bare() {
+				t.Fatal("not seen as bare")
+			}
+			put(t, st, "refs/ao/handoffs/private/a/unknown", "", "x")
+			if h, err := st.Head(context.Background()); err != nil || h.Commit != "" {
+				t.Fatalf("Head = %+v, %v", h, err)
+			}
+		})
+	}
+}
+
+func TestOpenOutsideRepository(t *testing.T) {
+	gittest.Isolate(t)
+	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
+	for name, opts := range readPaths {
+		t.Run(name, func(t *testing.T) {
+			_, err := refstore.Open(context.Background(), t.TempDir(), opts)
+			if !errors.Is(err, refstore.ErrNotRepository) {
+				t.Fatalf("got %v, want ErrNotRepository", err)
+			}
+		})
+	}
+}
