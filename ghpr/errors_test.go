@@ -322,3 +322,15 @@ func TestFakeRejectsWrongRequests(t *testing.T) {
 		t.Errorf("bare array: %q", fails)
 	}
 }
+
+func TestGraphQLRateLimitedIsARateLimit(t *testing.T) {
+	s, c, _ := setup(t, baseState(), token)
+	body := []byte(`{"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded"}]}`)
+	s.AddFault(ghprtest.Fault{Op: "graphql", Status: 200, Body: body})
+	// Facts must not hide a rate limit behind the REST fallback.
+	_, err := c.Facts(context.Background(), 7)
+	var re *ghpr.RateLimitError
+	if !errors.As(err, &re) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -25,6 +25,12 @@ func (c *Client) graphQL(ctx context.Context, op, query string, vars map[string]
 		return c.wrap(op, err)
 	}
 	if len(resp.Errors) > 0 {
+		// GraphQL reports its own limits inside the answer, not as a 403.
+		for _, e := range resp.Errors {
+			if e.Type == "RATE_LIMITED" {
+				return &RateLimitError{Op: op}
+			}
+		}
 		return &GraphQLError{Op: op, Errors: resp.Errors}
 	}
 	if len(resp.Data) == 0 || string(resp.Data) == "null" {

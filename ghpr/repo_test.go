@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/ghprtest"
 )
 
 func TestParseRemoteURL(t *testing.T) {
@@ -225,5 +226,28 @@ func TestFindTokenFromGitCredential(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("timeout not applied: %v", d)
+	}
+}
+
+// TestConnect goes the whole way a command does: remote → repository,
+// environment → token and endpoints, then a call.
+func TestConnect(t *testing.T) {
+	st := baseState()
+	st.PRs[0].Draft = true
+	s := ghprtest.NewServer(t, ghprtest.WithState(st))
+	dir := gitRepo(t)
+	git(t, dir, "remote", "add", "origin", "git@github.com:octo-org/hello-world.git")
+	env := map[string]string{"GH_TOKEN": token, "GITHUB_API_URL": s.URL}
+	c, source, err := ghpr.Connect(context.Background(), dir, "", func(k string) string { return env[k] })
+	if err != nil || source != "GH_TOKEN" || !c.HasToken() || c.Repo().String() != "octo-org/hello-world" {
+		t.Fatalf("%v %q %v", err, source, c)
+	}
+	p, err := c.PR(context.Background(), 7)
+	if err != nil || !p.Draft {
+		t.Fatalf("%v %+v", err, p)
+	}
+	login, err := c.Login(context.Background())
+	if err != nil || login != "agent-bot" {
+		t.Errorf("login %q %v", login, err)
 	}
 }
