@@ -174,3 +174,96 @@ func ModifySession(ctx context.Context, st *refstore.Store, id, msg string, fn f
 		}
 	}
 }
+
+// ReplacedError refuses to act on a session that was replaced: the work
+// lives on in its successor, which it names.
+type ReplacedError struct {
+	ID, By string
+	Live   string // the newest session of the line, when known
+}
+
+func (e *ReplacedError) Error() string {
+	by := fmt.Sprintf("%q", e.By)
+	if e.By == "" {
+		by = "an unrecorded session"
+	}
+	msg := fmt.Sprintf("session %q was already replaced by %s", e.ID, by)
+	if e.Live != "" && e.Live != e.By {
+		msg += fmt.Sprintf(" (the line now ends at %q)", e.Live)
+	}
+	return msg
+}
+
+func (e *ReplacedError) Unwrap() error { return refstore.ErrConflict }
+
+// ReadOnlyError refuses to change a merged session.
+type ReadOnlyError struct{ ID, Doing string }
+
+func (e *ReadOnlyError) Error() string {
+	return fmt.Sprintf("session %q is merged and read-only: cannot %s it", e.ID, e.Doing)
+}
+
+func (e *ReadOnlyError) Unwrap() error { return refstore.ErrConflict }
+
+// RefusedError is a lineage change the graph refuses (a fork, a cycle, a
+// replaced or merged session). It is a conflict with what is recorded.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string   { return e.Err.Error() }
+func (e *RefusedError) Unwrap() []error { return []error{e.Err, refstore.ErrConflict} }
+
+// writable refuses sessions whose record must not change any more.
+func writable(s Session, doing string) error {
+	switch s.Status {
+	case StatusMerged:
+		return &ReadOnlyError{ID: s.ID, Doing: doing}
+	case StatusReplaced:
+		return &ReplacedError{ID: s.ID, By: s.ReplacedBy}
+	}
+	if s.ReplacedBy != "" {
+		return &ReplacedError{ID: s.ID, By: s.ReplacedBy}
+	}
+	return nil
+}
+
+// Terminate marks a session whose agent is dead: its work can be revived
+// with restore or handed on with replace. Terminating a terminated session
+// changes nothing; a replaced or merged one is refused.
+func Terminate(ctx context.Context, st *refstore.Store, id, summary string, now time.Time) (StoredSession, bool, error) {
+	changed := false
+	s, err := ModifySession(ctx, st, id, "handoff: terminate "+id, func(s *Session) error {
+		if err := writable(*s, "terminate"); err != nil {
+			return err
+		}
+		changed = s.Status != StatusTerminated || (summary != "" && summary != s.Summary)
+		if !changed {
+			return errUnchanged
+		}
+		if s.Status != StatusTerminated {
+			s.Status, s.EndedAt = StatusTerminated, &now
+		}
+		if summary != "" {
+			s.Summary = summary
+		}
+		s.UpdatedAt = now
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		cur, err := ReadSession(ctx, st, id)
+		return cur, false, err
+	}
+	return s, changed, err
+}
+
+// SetSummary records the latest summary the agent or orchestrator gave.
+func SetSummary(ctx context.Context, st *refstore.Store, id, summary string, now time.Time) (StoredSession, error) {
+	return ModifySession(ctx, st, id, "handoff: summary of "+id, func(s *Session) error {
+		if s.Status == StatusMerged {
+			return &ReadOnlyError{ID: s.ID, Doing: "summarise"}
+		}
+		s.Summary, s.UpdatedAt = summary, now
+		return nil
+	})
+}
+
+var errUnchanged = errors.New("unchanged")

@@ -74,6 +74,7 @@ func newApp(d *deps) *cli.App {
 			dismissCommand(d),
 			objectiveCommand(d),
 			logCommand(d),
+			sessionCommand(d),
 			manCommand(d),
 		},
 	}

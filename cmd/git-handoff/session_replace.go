@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/lineage"
+)
+
+// maxTerminalRead bounds how much of a terminal log is read; only its end
+// goes into the package anyway.
+const maxTerminalRead = 8 << 20
+
+// sessionReplaceOptions are the flags of `session replace`.
+type sessionReplaceOptions struct {
+	lineage.ReplaceOptions
+	TerminalFile string
+	JSON         bool
+}
+
+func sessionReplaceCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "replace",
+		Usage: "replace a session with a new one, recording why (one ref transaction)",
+		UsageText: "git handoff session replace ID [--reason stuck|crashed|confused|manual|TEXT] [--new-id NEW]\n" +
+			"    [--harness H] [--model M] [--carry-context summary|none] [--terminal FILE|-] [--json]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reason", Value: "manual", Usage: "why: stuck, crashed, confused, manual or any text"},
+			&cli.StringFlag{Name: "new-id", Usage: "the new session's `ID` (default: a new short id)"},
+			&cli.StringFlag{Name: "harness", Usage: "the new session's coding agent (default: the old one's)"},
+			&cli.StringFlag{Name: "model", Usage: "the new session's model"},
+			&cli.StringFlag{Name: "carry-context", Value: lineage.ContextSummary, Usage: "summary: build the handoff package; none: record the lineage only"},
+			&cli.StringFlag{Name: "terminal", Usage: "the old session's terminal output, from `FILE` or - for stdin (its end goes into the package)"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "session replace takes exactly one session id")
+			}
+			opts := sessionReplaceOptions{
+				ReplaceOptions: lineage.ReplaceOptions{
+					OldID: c.Args().First(), NewID: c.String("new-id"), Reason: c.String("reason"),
+					Model: c.String("model"), Context: c.String("carry-context"),
+				},
+				TerminalFile: c.String("terminal"),
+				JSON:         c.Bool("json"),
+			}
+			if h := c.String("harness"); h != "" {
+				if err := checkHarness(c, h, &opts.Harness); err != nil {
+					return err
+				}
+			}
+			switch opts.Context {
+			case lineage.ContextSummary, lineage.ContextNone:
+			default:
+				return usageErrorf(c, "--carry-context is summary or none, not %q", opts.Context)
+			}
+			return runSessionReplace(c, d, opts)
+		},
+	}
+}
+
+func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) error {
+	if opts.TerminalFile != "" {
+		raw, err := readTerminal(d, opts.TerminalFile)
+		if err != nil {
+			return fmt.Errorf("reading the terminal output: %w", err)
+		}
+		opts.Terminal = raw
+	}
+	st, err := d.Store(c.Context)
+	if err != nil {
+		return err
+	}
+	opts.Host, _ = os.Hostname()
+	res, err := lineage.Replace(c.Context, st, opts.ReplaceOptions, d.Now())
+	if err != nil {
+		return sessionError(c, "replacing session "+fmt.Sprintf("%q", opts.OldID), opts.OldID, err)
+	}
+	if opts.JSON {
+		out := replaceJSON{
+			Old: toSessionJSON(res.Old.Session, false), New: toSessionJSON(res.New.Session, true),
+			Package: res.Package, Bound: res.Bound, Notices: nonNil(res.Notices),
+		}
+		if res.Carried != nil {
+			out.CarriedHandoff = toJSON(res.Carried)
+		}
+		return printJSON(d.stdout, out)
+	}
+	notify(d.stderr, res.Notices)
+	n := res.New.Session
+	fmt.Fprintf(d.stderr, "session %s replaces %s (%s)", n.ID, res.Old.ID, n.HandoffReason)
+	if res.Carried != nil {
+		fmt.Fprintf(d.stderr, "; carried baton %s over", res.Carried.ID)
+	}
+	if res.Bound != "" {
+		fmt.Fprintf(d.stderr, "; worktree %s now bound to %s", res.Bound, n.ID)
+	}
+	fmt.Fprintln(d.stderr)
+	fmt.Fprintf(d.stderr, "start its agent with: git handoff session launch %s --exec\n", n.ID)
+	if res.Package != "" {
+		fmt.Fprint(d.stdout, res.Package)
+	} else {
+		fmt.Fprintln(d.stdout, n.ID)
+	}
+	return nil
+}
+
+// readTerminal reads a terminal log from a file or, for "-", stdin, keeping
+// at most its last maxTerminalRead bytes.
+func readTerminal(d *deps, name string) ([]byte, error) {
+	var r io.Reader = d.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Size() > maxTerminalRead {
+			if _, err := f.Seek(fi.Size()-maxTerminalRead, io.SeekStart); err != nil {
+				return nil, err
+			}
+		}
+		r = f
+	}
+	buf, err := io.ReadAll(r)
+	if len(buf) > maxTerminalRead {
+		buf = buf[len(buf)-maxTerminalRead:]
+	}
+	return buf, err
+}
+
+// replaceJSON is the result of `session replace --json`.
+type replaceJSON struct {
+	Old            sessionJSON  `json:"old"`
+	New            sessionJSON  `json:"new"`
+	Package        string       `json:"package"`
+	CarriedHandoff *handoffJSON `json:"carriedHandoff"`
+	Bound          string       `json:"bound"`
+	Notices        []string     `json:"notices"`
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/lineage"
+)
+
+func sessionRestoreCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "restore",
+		Usage: "revive a session under its own id, in its worktree, with its agent",
+		UsageText: "git handoff session restore ID [--prompt TEXT] [--json]\n\n" +
+			"The worktree is re-created if it is gone; the agent resumes its own conversation where it\n" +
+			"can, and otherwise starts fresh with the brief. Restoring an active session does nothing.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "prompt", Usage: "the task, saved on the session, for a fresh launch that has none"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "session restore takes exactly one session id")
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			id := c.Args().First()
+			res, err := lineage.Restore(c.Context, st, lineage.RelaunchOptions{
+				ID: id, Prompt: c.String("prompt"), By: guardHolder(), Briefer: d.briefer(c.Context, st),
+			}, d.Now())
+			if err != nil {
+				notify(d.stderr, res.Notices)
+				return sessionError(c, fmt.Sprintf("restoring session %q", id), id, err)
+			}
+			return d.printRelaunch(c, res)
+		},
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/lineage"
+)
+
+func sessionShowCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show one session record (default: this worktree's session)",
+		UsageText: "git handoff session show [ID] [--json]",
+		Flags:     []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrorf(c, "session show takes one session id")
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			id, err := sessionID(c, st)
+			if err != nil {
+				return err
+			}
+			cur, err := lineage.ReadSession(c.Context, st, id)
+			if err != nil {
+				return sessionError(c, "showing session", id, err)
+			}
+			summary := id
+			if g, err := lineage.LineGraph(c.Context, st, id); err == nil {
+				summary = lineage.Summary(g, id)
+			}
+			if c.Bool("json") {
+				out := toSessionJSON(cur.Session, true)
+				out.Lineage = summary
+				return printJSON(d.stdout, out)
+			}
+			s := cur.Session
+			w := d.stdout
+			fmt.Fprintf(w, "session   %s\n", summary)
+			fmt.Fprintf(w, "status    %s\n", s.Status)
+			agent := orDash(s.Harness)
+			if s.Model != "" {
+				agent += " (" + orDash(s.Model) + ")"
+			}
+			fmt.Fprintf(w, "agent     %s\n", agent)
+			fmt.Fprintf(w, "owner     %s\n", orDash(s.Owner))
+			fmt.Fprintf(w, "branch    %s\n", orDash(s.Branch))
+			fmt.Fprintf(w, "worktree  %s\n", orDash(s.Worktree))
+			if s.Host != "" {
+				fmt.Fprintf(w, "host      %s\n", s.Host)
+			}
+			fmt.Fprintf(w, "created   %s\n", stamp(s.CreatedAt))
+			fmt.Fprintf(w, "updated   %s\n", stamp(s.UpdatedAt))
+			if s.EndedAt != nil {
+				fmt.Fprintf(w, "ended     %s\n", stamp(*s.EndedAt))
+			}
+			if s.Supersedes != "" {
+				fmt.Fprintf(w, "replaces  %s (%s, context %s)\n", s.Supersedes, orDash(s.HandoffReason), orDash(s.HandoffContextMode))
+			}
+			if s.ReplacedBy != "" {
+				fmt.Fprintf(w, "replaced  by %s\n", s.ReplacedBy)
+			}
+			if s.Switching != nil {
+				fmt.Fprintf(w, "switching to %s by %s until %s\n", s.Switching.To, s.Switching.By, stamp(s.Switching.Until))
+			}
+			names := make([]string, 0, len(s.Launched))
+			for h := range s.Launched {
+				names = append(names, h)
+			}
+			slices.Sort(names)
+			for _, h := range names {
+				l := s.Launched[h]
+				fmt.Fprintf(w, "launched  %s: native id %s, first %s, last %s\n", h, orDash(l.NativeID), stamp(l.First), stamp(l.Last))
+			}
+			if s.PR != nil {
+				fmt.Fprintf(w, "pr        %s#%d\n", s.PR.Repo, s.PR.Number)
+			}
+			if s.Prompt != "" {
+				fmt.Fprintf(w, "\nprompt:\n%s\n", indent(s.Prompt))
+			}
+			if s.Summary != "" {
+				fmt.Fprintf(w, "\nsummary:\n%s\n", indent(s.Summary))
+			}
+			if s.HandoffPackage != "" {
+				fmt.Fprintf(w, "\nhandoff package:\n%s\n", indent(strings.TrimRight(s.HandoffPackage, "\n")))
+			}
+			return nil
+		},
+	}
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/lineage"
+)
+
+func sessionSummaryCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:      "summary",
+		Usage:     "record the latest summary of a session's work",
+		UsageText: "git handoff session summary [ID] TEXT [--json]\n\nWith only TEXT, the summary is for this worktree's (or GIT_HANDOFF_SESSION's) session.",
+		Flags:     []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 1 || c.NArg() > 2 {
+				return usageErrorf(c, "session summary takes [ID] TEXT")
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			text := c.Args().Get(c.NArg() - 1)
+			var id string
+			if c.NArg() == 2 {
+				id = c.Args().First()
+			} else if id, err = sessionIDFromEnv(c, st); err != nil {
+				return err
+			}
+			if strings.TrimSpace(text) == "" {
+				return usageErrorf(c, "the summary is empty")
+			}
+			res, err := lineage.SetSummary(c.Context, st, id, strings.TrimSpace(text), d.Now())
+			if err != nil {
+				return sessionError(c, fmt.Sprintf("recording the summary of %q", id), id, err)
+			}
+			if c.Bool("json") {
+				return printJSON(d.stdout, toSessionJSON(res.Session, false))
+			}
+			fmt.Fprintf(d.stderr, "summary of session %s recorded\n", id)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/lineage"
+)
+
+func sessionSwitchCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:      "switch",
+		Usage:     "run the session with another coding agent in the same worktree",
+		UsageText: "git handoff session switch ID --harness H [--model M] [--prompt TEXT] [--json]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "harness", Usage: "the coding agent to switch to: " + joinNames()},
+			&cli.StringFlag{Name: "model", Usage: "its model (default: the agent's own default)"},
+			&cli.StringFlag{Name: "prompt", Usage: "the task, saved on the session, for a fresh launch that has none"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "session switch takes exactly one session id")
+			}
+			var name string
+			if err := checkHarness(c, c.String("harness"), &name); err != nil {
+				return err
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			id := c.Args().First()
+			res, err := lineage.Switch(c.Context, st, lineage.RelaunchOptions{
+				ID: id, Harness: name, Model: c.String("model"), Prompt: c.String("prompt"),
+				By: guardHolder(), Briefer: d.briefer(c.Context, st),
+			}, d.Now())
+			if err != nil {
+				notify(d.stderr, res.Notices)
+				return sessionError(c, fmt.Sprintf("switching session %q to %s", id, name), id, err)
+			}
+			return d.printRelaunch(c, res)
+		},
+	}
+}
+
+// checkHarness refuses an unknown harness as a usage error, before
+// anything is read or changed, and stores its canonical name.
+func checkHarness(c *cli.Context, name string, canonical *string) error {
+	if name == "" {
+		return usageErrorf(c, "name the coding agent with --harness: %s", joinNames())
+	}
+	h, err := harness.Lookup(name)
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	*canonical = h.Name
+	return nil
+}
+
+func joinNames() string {
+	out := ""
+	for i, n := range harness.Names() {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
+
+// relaunchJSON is the result of `session switch` and `session restore`.
+type relaunchJSON struct {
+	Session   sessionJSON `json:"session"`
+	From      string      `json:"from"`
+	Launch    *launchJSON `json:"launch"`
+	Recreated string      `json:"recreatedWorktree"`
+	Bound     string      `json:"bound"`
+	Changed   bool        `json:"changed"`
+	Notices   []string    `json:"notices"`
+}
+
+func (d *deps) printRelaunch(c *cli.Context, res lineage.RelaunchResult) error {
+	s := res.Session.Session
+	if c.Bool("json") {
+		out := relaunchJSON{Session: toSessionJSON(s, false), From: res.From, Recreated: res.Recreated,
+			Bound: res.Bound, Changed: !res.NoOp, Notices: nonNil(res.Notices)}
+		if !res.NoOp {
+			l := toLaunchJSON(res.Plan)
+			out.Launch = &l
+		}
+		return printJSON(d.stdout, out)
+	}
+	notify(d.stderr, res.Notices)
+	if res.NoOp {
+		fmt.Fprintf(d.stderr, "session %s is already active with %s: nothing to restore\n", s.ID, orDash(s.Harness))
+		return nil
+	}
+	if res.Recreated != "" {
+		fmt.Fprintf(d.stderr, "re-created worktree %s\n", res.Recreated)
+	}
+	how := "starts fresh with the brief"
+	switch res.Plan.Mode {
+	case lineage.ModeResume:
+		how = "resumes its own conversation " + res.Plan.NativeID
+	case lineage.ModeNone:
+		how = "nobody can launch"
+	}
+	if c.Command.Name == "restore" {
+		fmt.Fprintf(d.stderr, "session %s restored with %s, which %s\n", s.ID, s.Harness, how)
+	} else {
+		fmt.Fprintf(d.stderr, "session %s switched from %s to %s, which %s\n", s.ID, orDash(res.From), s.Harness, how)
+	}
+	d.printPlan(res.Plan)
+	return nil
+}

@@ -1,0 +1,121 @@
+package lineage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Warning is a session record that could not be read. It is reported and
+// skipped, never fatal, and the record is left as it was.
+type Warning struct {
+	Ref string
+	Err error
+}
+
+func (w Warning) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
+
+// ListSessions reads every session record through one git process, in ref
+// order. Unreadable records come back as warnings.
+func ListSessions(ctx context.Context, st *refstore.Store) ([]StoredSession, []Warning, error) {
+	var out []StoredSession
+	var warns []Warning
+	err := st.Each(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
+		s, err := decodeSession(e)
+		if err != nil {
+			warns = append(warns, Warning{Ref: e.Ref, Err: err})
+			return nil
+		}
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing sessions: %w", err)
+	}
+	return out, warns, nil
+}
+
+// Nodes turns session records into lineage nodes. The graph reads the
+// reason for a replacement on the replaced (older) node, while the record
+// keeps it on the successor (handoffReason), so it is moved across here.
+func Nodes(sessions []Session) []Node {
+	reason := make(map[string]string)
+	for _, s := range sessions {
+		if s.Supersedes != "" && s.HandoffReason != "" {
+			reason[s.Supersedes] = s.HandoffReason
+		}
+	}
+	nodes := make([]Node, len(sessions))
+	for i, s := range sessions {
+		nodes[i] = Node{
+			ID: s.ID, Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, Status: s.Status,
+			Reason: reason[s.ID], Harness: s.Harness, Branch: s.Branch, At: s.CreatedAt,
+		}
+	}
+	return nodes
+}
+
+// maxChain bounds how far a chain is walked record by record.
+const maxChain = 10000
+
+// Line reads the sessions of id's line one record at a time, following
+// supersedes back and replacedBy forward: enough for CheckReplace and for
+// drawing one line, without listing every session. Links to records this
+// clone lacks are kept as dangling links for the graph to report.
+func Line(ctx context.Context, st *refstore.Store, id string) ([]Session, error) {
+	first, err := ReadSession(ctx, st, id)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{id: true}
+	line := []Session{first.Session}
+	follow := func(next func(Session) string) error {
+		cur := first.Session
+		for range maxChain {
+			nid := next(cur)
+			if nid == "" || seen[nid] {
+				return nil
+			}
+			seen[nid] = true
+			s, err := ReadSession(ctx, st, nid)
+			if errors.Is(err, refstore.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			line = append(line, s.Session)
+			cur = s.Session
+		}
+		return nil
+	}
+	if err := follow(func(s Session) string { return s.Supersedes }); err != nil {
+		return nil, err
+	}
+	if err := follow(func(s Session) string { return s.ReplacedBy }); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(line, func(a, b Session) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return line, nil
+}
+
+// LineGraph is the graph of id's line alone.
+func LineGraph(ctx context.Context, st *refstore.Store, id string) (*Graph, error) {
+	line, err := Line(ctx, st, id)
+	if err != nil {
+		return nil, err
+	}
+	return NewGraph(Nodes(line)), nil
+}
+
+// Sessions returns the records without their storage details.
+func Sessions(stored []StoredSession) []Session {
+	out := make([]Session, len(stored))
+	for i := range stored {
+		out[i] = stored[i].Session
+	}
+	return out
+}

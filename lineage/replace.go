@@ -1,0 +1,316 @@
+package lineage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Context modes: what a replacement carries over from the session it replaces.
+const (
+	ContextSummary = "summary" // build the handoff package
+	ContextNone    = "none"    // record the lineage only
+)
+
+// Reasons for a replacement with a name of their own; any other text is
+// kept as given.
+var Reasons = []string{"stuck", "crashed", "confused", "manual"}
+
+// CommitTrailer is the commit trailer naming the session that made a commit
+// (the hooks package writes it).
+const CommitTrailer = "Handoff-Session"
+
+// ReplaceOptions are what a replacement was asked.
+type ReplaceOptions struct {
+	OldID    string
+	NewID    string // "" = make one
+	Reason   string // "" = manual
+	Harness  string // "" = the old session's
+	Model    string // "" = the old one's when the harness stays, else none
+	Context  string // ContextSummary (default) or ContextNone
+	Terminal []byte // raw terminal output of the old session, optional
+	Host     string
+}
+
+// ReplaceResult is what a replacement did.
+type ReplaceResult struct {
+	Old     StoredSession
+	New     StoredSession
+	Package string        // the handoff package; "" in none mode
+	Carried *baton.Stored // the old session's baton, now claimed by the new one
+	Bound   string        // the worktree now bound to the new session, if any
+	Notices []string
+}
+
+// NewSessionID makes a short id, unique across clones in practice; creation
+// still refuses an id that exists.
+func NewSessionID() string { return baton.NewID("s") }
+
+// Replace records, in one ref transaction, that a new session replaces
+// opts.OldID: the old one becomes replaced (replacedBy, handoffAt), the new
+// one is created (supersedes, handoffReason, handoffAt, handoffContextMode,
+// and in summary mode the handoff package as its first instruction), and the
+// old session's unclaimed baton is claimed by the new one. Of any number of
+// concurrent replacements of one session exactly one wins; the others get a
+// *ReplacedError naming the winner. The worktree binding then moves to the
+// new session when the old one's worktree is bound to it.
+func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now time.Time) (ReplaceResult, error) {
+	if opts.NewID == "" {
+		opts.NewID = NewSessionID()
+	}
+	if opts.Reason = strings.TrimSpace(opts.Reason); opts.Reason == "" {
+		opts.Reason = "manual"
+	}
+	switch opts.Context {
+	case "":
+		opts.Context = ContextSummary
+	case ContextSummary, ContextNone:
+	default:
+		return ReplaceResult{}, fmt.Errorf("unknown context mode %q: use %s or %s", opts.Context, ContextSummary, ContextNone)
+	}
+	newRef, err := refstore.SessionRef(opts.NewID)
+	if err != nil {
+		return ReplaceResult{}, fmt.Errorf("session id %q: %w", opts.NewID, err)
+	}
+	var terminal string
+	var truncated bool
+	if len(opts.Terminal) > 0 {
+		terminal, truncated = TerminalExcerpt(opts.Terminal)
+	}
+	for attempt := 0; ; attempt++ {
+		old, err := ReadSession(ctx, st, opts.OldID)
+		if err != nil {
+			return ReplaceResult{}, err
+		}
+		if err := checkReplace(ctx, st, old.Session, opts.NewID); err != nil {
+			return ReplaceResult{}, err
+		}
+		at := now
+		res := ReplaceResult{}
+		next := Session{
+			ID: opts.NewID, Owner: old.Owner, Branch: old.Branch, Worktree: old.Worktree, Host: opts.Host,
+			Harness: old.Harness, Model: old.Model, Status: StatusActive, Prompt: old.Prompt,
+			CreatedAt: now, UpdatedAt: now,
+			Supersedes: old.ID, HandoffReason: opts.Reason, HandoffAt: &at, HandoffContextMode: opts.Context,
+		}
+		if opts.Harness != "" && canonical(opts.Harness) != canonical(old.Harness) {
+			next.Harness, next.Model = opts.Harness, ""
+		}
+		if opts.Model != "" {
+			next.Model = opts.Model
+		}
+		var ups []refstore.Update
+		if opts.Context == ContextSummary {
+			carried, warns, err := unclaimedBaton(ctx, st, old.Session)
+			if err != nil {
+				return ReplaceResult{}, err
+			}
+			res.Notices = append(res.Notices, warns...)
+			in := PackageInput{Old: old.Session, NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Now: now}
+			if carried != nil {
+				claimed, up, err := baton.Claimed(ctx, st, *carried, opts.NewID, now)
+				if err != nil {
+					return ReplaceResult{}, err
+				}
+				ups = append(ups, up)
+				res.Carried = &claimed
+				in.Baton = &carried.Baton
+				next.ClaimedHandoff, _ = json.Marshal(claimed.Baton)
+			}
+			in.Commits, in.Total, err = sessionCommits(ctx, st, old.Session)
+			if err != nil {
+				res.Notices = append(res.Notices, "commits left out of the handoff package: "+err.Error())
+			}
+			res.Package = BuildPackage(in)
+			next.HandoffPackage = res.Package
+		}
+		prev := old.Session
+		prev.Status, prev.ReplacedBy, prev.HandoffAt, prev.UpdatedAt = StatusReplaced, opts.NewID, &at, now
+		if prev.EndedAt == nil {
+			prev.EndedAt = &at
+		}
+		prevUp, err := SessionUpdate(ctx, st, prev, old)
+		if err != nil {
+			return ReplaceResult{}, err
+		}
+		nextUp, err := SessionUpdate(ctx, st, next, StoredSession{})
+		if err != nil {
+			return ReplaceResult{}, err
+		}
+		ups = append([]refstore.Update{prevUp, nextUp}, ups...)
+		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, old.ID, oneLine(opts.Reason)), ups...)
+		if err == nil {
+			next.Schema, prev.Schema = SessionSchema, SessionSchema
+			res.Old = StoredSession{Session: prev, Ref: prevUp.Ref, OID: prevUp.New}
+			res.New = StoredSession{Session: next, Ref: newRef, OID: nextUp.New}
+			bound, notice := moveBinding(ctx, st, old.Session, newRef)
+			res.Bound = bound
+			if notice != "" {
+				res.Notices = append(res.Notices, notice)
+			}
+			return res, nil
+		}
+		var ce *refstore.ConflictError
+		if !errors.As(err, &ce) {
+			return ReplaceResult{}, err
+		}
+		if ce.Ref == newRef {
+			return ReplaceResult{}, &ExistsError{ID: opts.NewID}
+		}
+		if attempt == 4 {
+			return ReplaceResult{}, err
+		}
+		// The old record or its baton moved: decide again from fresh values.
+		// If another replacement won, checkReplace names it.
+	}
+}
+
+// ExistsError refuses to create a session whose id is taken.
+type ExistsError struct{ ID string }
+
+func (e *ExistsError) Error() string { return fmt.Sprintf("session %q already exists", e.ID) }
+func (e *ExistsError) Unwrap() []error {
+	return []error{ErrExists, refstore.ErrConflict}
+}
+
+// checkReplace refuses what would break the line: a replaced or merged old
+// session, a new id that exists, a cycle or a fork.
+func checkReplace(ctx context.Context, st *refstore.Store, old Session, newID string) error {
+	if old.Status == StatusMerged {
+		return &ReadOnlyError{ID: old.ID, Doing: "replace"}
+	}
+	if old.Status == StatusReplaced || old.ReplacedBy != "" {
+		e := &ReplacedError{ID: old.ID, By: old.ReplacedBy}
+		if g, err := LineGraph(ctx, st, old.ID); err == nil {
+			e.Live = g.Live(old.ID)
+		}
+		return e
+	}
+	if _, err := ReadSession(ctx, st, newID); err == nil {
+		return &ExistsError{ID: newID}
+	} else if !errors.Is(err, refstore.ErrNotFound) {
+		return err
+	}
+	line, err := Line(ctx, st, old.ID)
+	if err != nil {
+		return err
+	}
+	if err := NewGraph(Nodes(line)).CheckReplace(old.ID, newID); err != nil {
+		return &RefusedError{Err: err}
+	}
+	return nil
+}
+
+// unclaimedBaton finds the baton the old session left that nobody claimed:
+// its owner's private baton on its branch, or a shared one, written by it.
+func unclaimedBaton(ctx context.Context, st *refstore.Store, old Session) (*baton.Stored, []string, error) {
+	var notices []string
+	if ref, err := refstore.HandoffRef(false, old.Owner, old.Branch); err == nil {
+		b, err := baton.Read(ctx, st, ref)
+		switch {
+		case err == nil:
+			if b.Live() && b.SessionID == old.ID {
+				return &b, nil, nil
+			}
+		case errors.Is(err, refstore.ErrNotFound):
+		case errors.Is(err, refstore.ErrInvalidRecord), errors.Is(err, refstore.ErrTooLarge):
+			notices = append(notices, "skipping "+ref+": "+err.Error())
+		default:
+			return nil, nil, err
+		}
+	}
+	var found *baton.Stored
+	var warns []baton.Warning
+	err := baton.Each(ctx, st, refstore.SharedPrefix, func(b baton.Stored) {
+		if b.Live() && b.SessionID == old.ID && (found == nil || baton.Newer(&b.Baton, &found.Baton)) {
+			c := b
+			found = &c
+		}
+	}, &warns)
+	for _, w := range warns {
+		notices = append(notices, w.String())
+	}
+	return found, notices, err
+}
+
+// sessionCommits lists the commits the old session made on its branch:
+// those whose Handoff-Session trailer names it, and, where commits carry no
+// such trailer, those committed since it started. Commits naming another
+// session are left out.
+func sessionCommits(ctx context.Context, st *refstore.Store, old Session) ([]refstore.Commit, int, error) {
+	log, err := st.TrailerLog(ctx, old.Branch, CommitTrailer, 500)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []refstore.Commit
+	total := 0
+	for _, c := range log {
+		mine := slices.Contains(c.Values, old.ID)
+		if !mine && (len(c.Values) > 0 || c.Committed.Before(old.CreatedAt)) {
+			continue
+		}
+		total++
+		if len(out) < maxCommitsShown {
+			out = append(out, c.Commit)
+		}
+	}
+	return out, total, nil
+}
+
+// moveBinding points the old session's worktree at the new session when it
+// was bound to the old one. It returns the worktree it rebound.
+func moveBinding(ctx context.Context, st *refstore.Store, old Session, newRef string) (string, string) {
+	wt, err := worktreeStore(ctx, st, old.Worktree)
+	if err != nil || wt == nil {
+		return "", ""
+	}
+	if wt != st {
+		defer wt.Close()
+	}
+	bound, err := wt.BoundSession()
+	if err != nil || bound != old.ID {
+		return "", ""
+	}
+	if err := wt.Bind(newRef); err != nil {
+		return "", fmt.Sprintf("worktree %s is still bound to %s: %v", old.Worktree, old.ID, err)
+	}
+	return wt.Dir(), ""
+}
+
+// worktreeStore opens the worktree at dir when it is a worktree of st's
+// repository; nil when there is none there. st itself is returned when dir
+// is st's own worktree.
+func worktreeStore(ctx context.Context, st *refstore.Store, dir string) (*refstore.Store, error) {
+	if dir == "" || !refstore.Exists(dir) {
+		return nil, nil
+	}
+	if !st.Bare() && sameDir(st.Dir(), dir) {
+		return st, nil
+	}
+	wt, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if !wt.SameRepository(st) || wt.Bare() || !sameDir(wt.Dir(), dir) {
+		wt.Close()
+		return nil, nil
+	}
+	return wt, nil
+}
+
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}

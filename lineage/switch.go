@@ -1,0 +1,469 @@
+package lineage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// GuardTTL is how long a switch guard holds before anyone may take it over:
+// a switch that crashed must not lock the session for good.
+const GuardTTL = 2 * time.Minute
+
+// SwitchingError refuses a switch while another one holds the guard.
+type SwitchingError struct {
+	ID    string
+	Guard Switching
+}
+
+func (e *SwitchingError) Error() string {
+	to := e.Guard.To
+	if to == "" {
+		to = "another agent"
+	}
+	return fmt.Sprintf("session %q is being switched to %s by %s since %s (the guard expires at %s)",
+		e.ID, to, e.Guard.By, e.Guard.Since.UTC().Format(time.RFC3339), e.Guard.Until.UTC().Format(time.RFC3339))
+}
+
+func (e *SwitchingError) Unwrap() error { return refstore.ErrConflict }
+
+// ErrNoFirstMessage refuses a fresh launch with nothing to tell the agent.
+var ErrNoFirstMessage = errors.New("nothing to start with")
+
+// Launch modes.
+const (
+	ModeResume = "resume" // the harness reopens its own conversation by its native id
+	ModeFresh  = "fresh"  // a new conversation, given the brief
+	ModeNone   = "none"   // the harness has no launcher (a person)
+)
+
+// LaunchPlan is the exact command that starts or resumes a session's
+// current harness in its worktree.
+type LaunchPlan struct {
+	Session  string
+	Harness  string
+	Mode     string
+	NativeID string   // the id resumed, in resume mode
+	Dir      string   // where to run it: the session's worktree
+	Argv     []string // program first; never passed through a shell
+	Env      []string // KEY=value to add, GIT_HANDOFF_SESSION first
+	Note     string
+}
+
+// Briefer supplies the texts a fresh launch needs: Brief renders the
+// session's brief (its handoff package on top); File writes a first message
+// to a file for agents that read it only from one.
+type Briefer struct {
+	Brief func(Session) (string, error)
+	File  func(Session, string) (string, error)
+}
+
+// PlanLaunch builds the command for s's current harness. A harness that ran
+// this session before and whose native id is known resumes with its own id;
+// otherwise it starts fresh with the brief and the saved prompt. A fresh
+// launch with no saved prompt and no handoff package is refused.
+func PlanLaunch(s Session, br Briefer) (LaunchPlan, error) {
+	if s.Harness == "" {
+		return LaunchPlan{}, fmt.Errorf("session %q records no harness: pick one with `git handoff session switch %s --harness H`", s.ID, s.ID)
+	}
+	h, err := harness.Lookup(s.Harness)
+	if err != nil {
+		return LaunchPlan{}, err
+	}
+	p := LaunchPlan{Session: s.ID, Harness: h.Name, Dir: s.Worktree, Env: []string{"GIT_HANDOFF_SESSION=" + s.ID}}
+	if h.Binary == "" {
+		p.Mode, p.Note = ModeNone, fmt.Sprintf("%s has no launcher: hand the brief over by hand (`git handoff brief --session %s`)", h.Name, s.ID)
+		return p, nil
+	}
+	if l := s.Launched[h.Name]; l.NativeID != "" && h.CanResume {
+		launch, err := h.Resume(l.NativeID, harness.LaunchOptions{Model: s.Model})
+		if err != nil {
+			return LaunchPlan{}, err
+		}
+		p.Mode, p.NativeID = ModeResume, l.NativeID
+		return withLaunch(p, launch), nil
+	}
+	if strings.TrimSpace(s.Prompt) == "" && strings.TrimSpace(s.HandoffPackage) == "" {
+		why := "has no saved native id to resume"
+		if !h.CanResume {
+			why = "cannot resume a conversation"
+		}
+		return LaunchPlan{}, fmt.Errorf("launching %s for session %q: %w: the session has no saved prompt and %s %s; give the task with --prompt",
+			h.Name, s.ID, ErrNoFirstMessage, h.Name, why)
+	}
+	msg, err := FirstMessage(s, br)
+	if err != nil {
+		return LaunchPlan{}, err
+	}
+	launch, err := h.Fresh(harness.LaunchOptions{Prompt: msg, Model: s.Model})
+	if (errors.Is(err, harness.ErrNoPrompt) || errors.Is(err, harness.ErrBadArg)) && br.File != nil {
+		file, ferr := br.File(s, msg)
+		if ferr != nil {
+			return LaunchPlan{}, fmt.Errorf("writing the brief for %s: %w", h.Name, ferr)
+		}
+		launch, err = h.Fresh(harness.LaunchOptions{PromptFile: file, Model: s.Model})
+	}
+	if err != nil {
+		return LaunchPlan{}, err
+	}
+	p.Mode = ModeFresh
+	return withLaunch(p, launch), nil
+}
+
+func withLaunch(p LaunchPlan, l harness.Launch) LaunchPlan {
+	p.Argv, p.Note = l.Argv, l.Note
+	p.Env = append(p.Env, l.Env...)
+	return p
+}
+
+// FirstMessage is what a fresh launch tells the agent: the brief (which the
+// handoff package heads), then the session's task when the brief lacks it.
+func FirstMessage(s Session, br Briefer) (string, error) {
+	text := s.HandoffPackage
+	if br.Brief != nil {
+		b, err := br.Brief(s)
+		if err != nil {
+			return "", fmt.Errorf("building the brief of %q: %w", s.ID, err)
+		}
+		text = b
+	}
+	if p := strings.TrimSpace(s.Prompt); p != "" && !strings.Contains(text, p) {
+		text = strings.TrimRight(text, "\n") + "\n\n## Task\n\n" + p + "\n"
+	}
+	return strings.TrimLeft(text, "\n"), nil
+}
+
+// RelaunchOptions are what a switch or a restore was asked.
+type RelaunchOptions struct {
+	ID      string
+	Harness string // switch: the harness to run; "" (restore) keeps the current one
+	Model   string
+	Prompt  string // saved as the session's prompt when given
+	By      string // who holds the guard: user, host, process
+	Restore bool
+	Briefer Briefer
+
+	hold func() // tests: runs while the guard is held
+}
+
+// RelaunchResult is what a switch or a restore did.
+type RelaunchResult struct {
+	Session   StoredSession
+	From      string // the harness before
+	Plan      LaunchPlan
+	Recreated string // a worktree re-created with git worktree add
+	Bound     string // a worktree bound to the session
+	NoOp      bool   // restore of an active session: nothing changed
+	Notices   []string
+}
+
+// Switch hands a session to another harness in the same worktree. An
+// unknown harness is refused before anything changes. The switch takes the
+// session's switching guard by compare-and-swap (a second concurrent switch
+// gets *SwitchingError; a guard past its expiry is taken over), records the
+// launch under the new harness and releases the guard in the same final
+// swap. A merged session is read-only; a replaced one names its successor.
+// A terminated or ended session is relaunched, its worktree re-created if
+// it is gone.
+func Switch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
+	if strings.TrimSpace(opts.Harness) == "" {
+		return RelaunchResult{}, fmt.Errorf("switching session %q: name the harness to switch to", opts.ID)
+	}
+	opts.Restore = false
+	return relaunch(ctx, st, opts, now)
+}
+
+func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
+	doing := "switch"
+	if opts.Restore {
+		doing = "restore"
+	}
+	var h harness.Harness
+	if opts.Harness != "" {
+		var err error
+		if h, err = harness.Lookup(opts.Harness); err != nil {
+			return RelaunchResult{}, err
+		}
+	}
+	cur, err := ReadSession(ctx, st, opts.ID)
+	if err != nil {
+		return RelaunchResult{}, err
+	}
+	if err := writableLine(ctx, st, cur.Session, doing); err != nil {
+		return RelaunchResult{}, err
+	}
+	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil {
+		return RelaunchResult{Session: cur, From: cur.Harness, NoOp: true}, nil
+	}
+	if opts.Harness == "" {
+		if cur.Harness == "" {
+			return RelaunchResult{}, fmt.Errorf("restoring session %q: it records no harness: use `git handoff session switch %s --harness H`", cur.ID, cur.ID)
+		}
+		if h, err = harness.Lookup(cur.Harness); err != nil {
+			return RelaunchResult{}, err
+		}
+	}
+	res := RelaunchResult{From: cur.Harness}
+	guarded, note, err := takeGuard(ctx, st, opts.ID, opts.By, h.Name, doing, now)
+	if err != nil {
+		return RelaunchResult{}, err
+	}
+	if note != "" {
+		res.Notices = append(res.Notices, note)
+	}
+	fail := func(err error) (RelaunchResult, error) {
+		if rerr := releaseGuard(ctx, st, guarded); rerr != nil {
+			res.Notices = append(res.Notices, "the switch guard was left in place (it expires by itself): "+rerr.Error())
+		}
+		return res, err
+	}
+
+	worktree := guarded.Worktree
+	if worktree == "" && !st.Bare() {
+		worktree = st.Dir()
+	}
+	change := func(s *Session) {
+		from := s.Harness
+		s.Harness = h.Name
+		if opts.Model != "" {
+			s.Model = opts.Model
+		} else if canonical(from) != h.Name {
+			s.Model = "" // a model name belongs to its agent
+		}
+		if opts.Prompt != "" {
+			s.Prompt = opts.Prompt
+		}
+		s.Worktree = worktree
+		s.Status, s.EndedAt, s.UpdatedAt = StatusActive, nil, now
+		l := s.Launched[h.Name]
+		if l.First.IsZero() {
+			l.First = now
+		}
+		l.Last = now
+		s.Launched = maps.Clone(s.Launched)
+		if s.Launched == nil {
+			s.Launched = map[string]Launched{}
+		}
+		s.Launched[h.Name] = l
+		s.Switching = nil
+	}
+	next := guarded.Session
+	change(&next)
+	plan, err := PlanLaunch(next, opts.Briefer)
+	if err != nil {
+		return fail(err)
+	}
+	res.Plan = plan
+	if worktree != "" && !refstore.Exists(worktree) {
+		if err := st.AddWorktree(ctx, worktree, next.Branch); err != nil {
+			return fail(err)
+		}
+		res.Recreated = worktree
+	}
+	if opts.hold != nil {
+		opts.hold()
+	}
+	msg := fmt.Sprintf("handoff: %s %s to %s", doing, opts.ID, h.Name)
+	for attempt := 0; ; attempt++ {
+		up, err := SessionUpdate(ctx, st, next, guarded)
+		if err != nil {
+			return fail(err)
+		}
+		err = st.Apply(ctx, msg, up)
+		if err == nil {
+			next.Schema = SessionSchema
+			res.Session = StoredSession{Session: next, Ref: up.Ref, OID: up.New}
+			break
+		}
+		if !errors.Is(err, refstore.ErrConflict) || attempt == 4 {
+			return fail(err)
+		}
+		// Someone else wrote the record (a summary, a native id): keep
+		// theirs and apply ours again, as long as the guard is still ours.
+		fresh, rerr := ReadSession(ctx, st, opts.ID)
+		if rerr != nil {
+			return res, rerr
+		}
+		if !holds(fresh.Session, guarded.Switching) {
+			if fresh.Switching != nil {
+				return res, &SwitchingError{ID: opts.ID, Guard: *fresh.Switching}
+			}
+			return res, fmt.Errorf("%s of session %q: the switch guard was taken away meanwhile: %w", doing, opts.ID, refstore.ErrConflict)
+		}
+		guarded, next = fresh, fresh.Session
+		change(&next)
+	}
+	if bound, note := bindWorktree(ctx, st, res.Session.Session); bound != "" || note != "" {
+		res.Bound = bound
+		if note != "" {
+			res.Notices = append(res.Notices, note)
+		}
+	}
+	return res, nil
+}
+
+// writableLine is writable with the end of the line named for a replaced
+// session.
+func writableLine(ctx context.Context, st *refstore.Store, s Session, doing string) error {
+	err := writable(s, doing)
+	var re *ReplacedError
+	if errors.As(err, &re) {
+		if g, gerr := LineGraph(ctx, st, s.ID); gerr == nil {
+			re.Live = g.Live(s.ID)
+		}
+	}
+	return err
+}
+
+func canonical(name string) string {
+	if h, err := harness.Lookup(name); err == nil {
+		return h.Name
+	}
+	return name
+}
+
+// takeGuard sets the session's switching guard by compare-and-swap. A live
+// guard held by someone else refuses; an expired one is taken over.
+func takeGuard(ctx context.Context, st *refstore.Store, id, by, to, doing string, now time.Time) (StoredSession, string, error) {
+	for attempt := 0; ; attempt++ {
+		cur, err := ReadSession(ctx, st, id)
+		if err != nil {
+			return StoredSession{}, "", err
+		}
+		if err := writableLine(ctx, st, cur.Session, doing); err != nil {
+			return StoredSession{}, "", err
+		}
+		note := ""
+		if g := cur.Switching; g != nil {
+			if now.Before(g.Until) {
+				return StoredSession{}, "", &SwitchingError{ID: id, Guard: *g}
+			}
+			note = fmt.Sprintf("took over a stale switch guard held by %s since %s", g.By, g.Since.UTC().Format(time.RFC3339))
+		}
+		next := cur.Session
+		next.Switching = &Switching{By: by, Since: now, Until: now.Add(GuardTTL), To: to}
+		up, err := SessionUpdate(ctx, st, next, cur)
+		if err != nil {
+			return StoredSession{}, "", err
+		}
+		err = st.Apply(ctx, fmt.Sprintf("handoff: %s %s: guard", doing, id), up)
+		if err == nil {
+			next.Schema = SessionSchema
+			return StoredSession{Session: next, Ref: up.Ref, OID: up.New}, note, nil
+		}
+		if !errors.Is(err, refstore.ErrConflict) || attempt == 4 {
+			return StoredSession{}, "", err
+		}
+	}
+}
+
+// holds reports whether s still carries the guard g.
+func holds(s Session, g *Switching) bool {
+	return s.Switching != nil && g != nil && s.Switching.By == g.By && s.Switching.Since.Equal(g.Since)
+}
+
+// releaseGuard clears a guard that is still ours and changes nothing else.
+func releaseGuard(ctx context.Context, st *refstore.Store, guarded StoredSession) error {
+	_, err := ModifySession(ctx, st, guarded.ID, "handoff: release switch guard of "+guarded.ID, func(s *Session) error {
+		if !holds(*s, guarded.Switching) {
+			return errUnchanged
+		}
+		s.Switching = nil
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	return err
+}
+
+// bindWorktree binds the session's worktree to it unless that worktree is
+// bound to another live session.
+func bindWorktree(ctx context.Context, st *refstore.Store, s Session) (string, string) {
+	wt, err := worktreeStore(ctx, st, s.Worktree)
+	if err != nil || wt == nil {
+		return "", ""
+	}
+	if wt != st {
+		defer wt.Close()
+	}
+	bound, _ := wt.BoundSession()
+	if bound == s.ID {
+		return "", ""
+	}
+	if bound != "" {
+		if other, err := ReadSession(ctx, st, bound); err == nil && other.Live() {
+			return "", fmt.Sprintf("worktree %s stays bound to session %s, which is active", wt.Dir(), bound)
+		}
+	}
+	ref, err := refstore.SessionRef(s.ID)
+	if err != nil {
+		return "", err.Error()
+	}
+	if err := wt.Bind(ref); err != nil {
+		return "", fmt.Sprintf("worktree %s was not bound to session %s: %v", wt.Dir(), s.ID, err)
+	}
+	return wt.Dir(), ""
+}
+
+// RecordNative remembers a harness's own session id for this session, next
+// to that harness's name: it is only ever handed back to the same harness.
+func RecordNative(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, now time.Time) (StoredSession, error) {
+	h, err := harness.Lookup(harnessName)
+	if err != nil {
+		return StoredSession{}, err
+	}
+	if err := h.ValidateNativeID(nativeID); err != nil {
+		return StoredSession{}, err
+	}
+	return ModifySession(ctx, st, id, fmt.Sprintf("handoff: %s native id of %s", h.Name, id), func(s *Session) error {
+		if s.Status == StatusMerged {
+			return &ReadOnlyError{ID: s.ID, Doing: "record a native id for"}
+		}
+		l := s.Launched[h.Name]
+		if l.First.IsZero() {
+			l.First = now
+		}
+		if l.Last.IsZero() {
+			l.Last = now
+		}
+		l.NativeID = nativeID
+		s.Launched = maps.Clone(s.Launched)
+		if s.Launched == nil {
+			s.Launched = map[string]Launched{}
+		}
+		s.Launched[h.Name] = l
+		s.UpdatedAt = now
+		return nil
+	})
+}
+
+// MarkLaunched records that the session's current harness was just run.
+func MarkLaunched(ctx context.Context, st *refstore.Store, id string, now time.Time) error {
+	_, err := ModifySession(ctx, st, id, "handoff: launched "+id, func(s *Session) error {
+		name := canonical(s.Harness)
+		l := s.Launched[name]
+		if l.First.IsZero() {
+			l.First = now
+		}
+		l.Last = now
+		s.Launched = maps.Clone(s.Launched)
+		if s.Launched == nil {
+			s.Launched = map[string]Launched{}
+		}
+		s.Launched[name] = l
+		s.UpdatedAt = now
+		return nil
+	})
+	return err
+}
+
+// Launchable refuses to launch an agent for a session whose work is over
+// (merged) or lives on elsewhere (replaced).
+func Launchable(s Session) error { return writable(s, "launch") }
