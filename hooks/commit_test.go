@@ -37,13 +37,18 @@ func TestBoundCommitGetsTrailersOnce(t *testing.T) {
 		t.Errorf("after amend by the same session: %q, want %q", got, want)
 	}
 
-	// Another session amending the commit takes it over: one pair, new values,
-	// in place.
+	// Like the author, the trailers stay with the session that first wrote
+	// the message: another session amending it changes nothing.
 	e.with("GIT_HANDOFF_SESSION=s2", harnessEnv+"=codex").
 		git(dir, "commit", "-q", "--amend", "--allow-empty", "--no-edit")
-	want2 := "subject\n\nbody\n\nHandoff-Session: s2\nHandoff-Agent: codex\n\n"
-	if got := e.headMessage(dir); got != want2 {
-		t.Errorf("after amend by another session: %q, want %q", got, want2)
+	if got := e.headMessage(dir); got != want {
+		t.Errorf("after amend by another session: %q, want %q", got, want)
+	}
+	// So does a rebase that replays the commit.
+	e.git(dir, "commit", "-q", "--allow-empty", "-m", "next")
+	e.with("GIT_HANDOFF_SESSION=s3").git(dir, "rebase", "-q", "--force-rebase", "HEAD~2")
+	if got := e.git(dir, "log", "-1", "--skip=1", "--format=%B"); got != want {
+		t.Errorf("after rebase by another session: %q, want %q", got, want)
 	}
 }
 

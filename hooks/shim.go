@@ -19,8 +19,10 @@ const shimMarker = "# git-handoff hook shim v"
 const commandLinePrefix = "# command: "
 
 // DefaultCommand is how shims call git-handoff unless Options.Command says
-// otherwise: through git, which finds git-handoff on PATH or in git's
-// exec-path.
+// otherwise. The shim then runs git-handoff straight from PATH when it is
+// there (command -v is a builtin) and through git, which also searches its
+// exec-path, only when it is not: going through git costs one more process
+// start on every bound commit.
 const DefaultCommand = "git handoff"
 
 // The shims are POSIX sh. Each runs the hook it replaced first, with the
@@ -56,7 +58,7 @@ if [ -x "$h" ]; then "$h" "$@" || exit; fi
 if [ -z "$` + SessionEnv + `" ]; then
 ` + indent(gitDirLines) + `	[ -f "$d/refs/worktree/ao/session" ] || exit 0
 fi
-%CMD% hook prepare-commit-msg "$@" </dev/null || :
+%INVOKE% </dev/null || :
 exit 0
 `,
 	// Only a branch change ($3 = 1) in a repository holding batons, loose or
@@ -68,7 +70,7 @@ if [ -x "$h" ]; then "$h" "$@"; s=$?; fi
 [ -z "$` + GuardEnv + `" ] && [ "$3" = 1 ] || exit $s
 ` + gitDirLines + commonDirLines + `[ -d "$d/refs/ao/handoffs" ] ||
 	grep -qs ' refs/ao/handoffs/' "$d/packed-refs" || exit $s
-%CMD% hook post-checkout "$@" </dev/null || :
+%INVOKE% </dev/null || :
 exit $s
 `,
 	// Only a repository holding records of ours has any to push. The user's
@@ -79,7 +81,7 @@ if [ -x "$h" ]; then "$h" "$@" || exit; fi
 ` + gitDirLines + commonDirLines + `[ -d "$d/refs/ao/sessions" ] || [ -d "$d/refs/ao/handoffs" ] ||
 	[ -d "$d/refs/ao/objectives" ] || [ -d "$d/refs/ao/prs" ] ||
 	grep -qsE ' refs/ao/(sessions|handoffs|objectives|prs)/' "$d/packed-refs" || exit 0
-%CMD% hook pre-push "$@" </dev/null || :
+%INVOKE% </dev/null || :
 exit 0
 `,
 }
@@ -115,7 +117,12 @@ func Shim(name, command string) (string, error) {
 	fmt.Fprintf(&b, "%s%d: installed by \"git handoff hooks install\"; changes are overwritten.\n", shimMarker, ShimVersion)
 	fmt.Fprintf(&b, "# The hook it replaced, if any, is %s%s and runs first.\n", name, chainedSuffix)
 	b.WriteString(commandLinePrefix + command + "\n")
-	b.WriteString(strings.ReplaceAll(body, "%CMD%", command))
+	invoke := command + " hook " + name + ` "$@"`
+	if command == DefaultCommand {
+		invoke = `if command -v git-handoff >/dev/null 2>&1; then git-handoff hook ` + name +
+			` "$@"; else git handoff hook ` + name + ` "$@"; fi`
+	}
+	b.WriteString(strings.ReplaceAll(body, "%INVOKE%", invoke))
 	return b.String(), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -19,45 +20,55 @@ const (
 // scissors is the line below which git commit --verbose drops everything.
 const scissors = "# ------------------------ >8 ------------------------"
 
-// addTrailers gives the commit message in file exactly one Handoff-Session
-// and one Handoff-Agent trailer naming s: the session that makes this commit
-// object. An amend by the same session finds them already there and leaves
-// the file untouched; an amend by another session replaces the values in
-// place (git interpret-trailers --where after --if-exists replace), so a
-// commit never carries two sessions whose agents cannot be paired up.
+// addTrailers gives the commit message in file our trailers naming s, once.
+// They behave like the commit's author: written when the message is first
+// made, then kept. A message that already has a Handoff-Session or
+// Handoff-Agent line is left untouched, so --amend, rebase, cherry-pick and
+// commit -c/-C keep the session that first wrote the commit, and a pair is
+// never split between two sessions (git interpret-trailers
+// --if-exists doNothing, applied to both keys together).
 //
 // A message with no content yet (only blank and comment lines, as when git
 // is about to open an editor on an empty message) is left alone: with our
 // trailers in it, quitting the editor would commit instead of aborting.
+//
+// Plain messages are handled in process (appendTrailers), which saves a git
+// process on every bound commit; anything else goes to git
+// interpret-trailers. TestAppendTrailersMatchesGit holds the two together.
 func addTrailers(ctx context.Context, file string, s Session) error {
 	for _, v := range []string{s.ID, s.Harness} {
 		if strings.ContainsAny(v, "\r\n") {
 			return fmt.Errorf("session value %q spans lines", v)
 		}
 	}
-	if s.ID == "" {
+	if strings.TrimSpace(s.ID) == "" {
 		return fmt.Errorf("bound session has no id")
 	}
 	msg, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
+	s.ID, s.Harness = strings.TrimSpace(s.ID), strings.TrimSpace(s.Harness)
 	want := []string{SessionTrailer + ": " + s.ID}
 	if s.Harness != "" {
 		want = append(want, AgentTrailer+": "+s.Harness)
 	}
-	if !hasContent(msg) || hasLines(msg, want) {
+	if !hasContent(msg) || hasOurKey(msg) {
 		return nil
 	}
 	// git merge writes its message without a final newline, and
 	// interpret-trailers then glues the trailers onto the subject paragraph.
 	if !bytes.HasSuffix(msg, []byte("\n")) {
-		if err := os.WriteFile(file, append(msg, '\n'), 0o666); err != nil {
-			return err
-		}
+		msg = append(msg, '\n')
+	}
+	if out, ok := appendTrailers(msg, want); ok {
+		return os.WriteFile(file, out, 0o666)
+	}
+	if err := os.WriteFile(file, msg, 0o666); err != nil {
+		return err
 	}
 	args := []string{"interpret-trailers", "--in-place",
-		"--where", "after", "--if-exists", "replace", "--if-missing", "add"}
+		"--where", "end", "--if-exists", "doNothing", "--if-missing", "add"}
 	for _, t := range want {
 		args = append(args, "--trailer", t)
 	}
@@ -82,16 +93,85 @@ func hasContent(msg []byte) bool {
 	return false
 }
 
-// hasLines reports whether every one of want is a whole line of msg.
-func hasLines(msg []byte, want []string) bool {
-	lines := map[string]bool{}
+// hasOurKey reports whether a line of msg starts with one of our trailer
+// keys. It looks at every line, not only the trailer block: a false "yes"
+// costs one commit its trailers, a false "no" would give it two sessions.
+func hasOurKey(msg []byte) bool {
 	for _, line := range strings.Split(string(msg), "\n") {
-		lines[strings.TrimRight(line, "\r")] = true
-	}
-	for _, w := range want {
-		if !lines[w] {
-			return false
+		for _, k := range []string{SessionTrailer, AgentTrailer} {
+			if rest, ok := strings.CutPrefix(line, k); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), ":") {
+				return true
+			}
 		}
 	}
-	return true
+	return false
+}
+
+// plainTrailer is a trailer line exactly as git interpret-trailers would
+// print it (so git would not rewrite it) with a key other than ours.
+var plainTrailer = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*: \S(.*\S)?$`)
+
+// appendTrailers adds lines to msg the way git interpret-trailers would with
+// default configuration, for the messages where that is unambiguous: no
+// comment or conflict lines (which git skips, and whose comment character
+// may be configured), no carriage returns, none of our keys already present,
+// and a last paragraph that is either plainly prose (no colon-style line) or
+// wholly plain trailers. ok is false for anything else; the caller then asks
+// git. msg must end in a newline.
+func appendTrailers(msg []byte, lines []string) (out []byte, ok bool) {
+	text := string(msg)
+	if strings.Contains(text, "\r") {
+		return nil, false
+	}
+	all := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for _, l := range all {
+		if l != "" && strings.ContainsRune("#;@!$%^&|:", rune(l[0])) {
+			return nil, false // a possible comment line
+		}
+		if l != "" && strings.TrimSpace(l) == "" {
+			return nil, false // blank to one part of git, text to another
+		}
+		if strings.HasPrefix(l, "Conflicts:") || strings.HasPrefix(l, "\t") ||
+			strings.HasPrefix(l, SessionTrailer) || strings.HasPrefix(l, AgentTrailer) {
+			return nil, false
+		}
+	}
+	// Trailing blank lines stay after the trailers, as git leaves them.
+	end := len(all)
+	for end > 0 && strings.TrimSpace(all[end-1]) == "" {
+		end--
+	}
+	start := end // first line of the last paragraph
+	for start > 0 && strings.TrimSpace(all[start-1]) != "" {
+		start--
+	}
+	trailers, prose := 0, 0
+	for _, l := range all[start:end] {
+		switch {
+		case plainTrailer.MatchString(l):
+			trailers++
+		case strings.Contains(l, ":") || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "(cherry picked from commit "):
+			return nil, false // a trailer to git's looser eye, or a continuation
+		default:
+			prose++
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strings.Join(all[:end], "\n"))
+	b.WriteString("\n")
+	switch {
+	case trailers > 0 && prose == 0 && start > 0:
+		// An existing trailer block below the title: ours go at its end.
+	case trailers == 0:
+		b.WriteString("\n")
+	default:
+		return nil, false
+	}
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range all[end:] {
+		b.WriteString(l + "\n")
+	}
+	return []byte(b.String()), true
 }
