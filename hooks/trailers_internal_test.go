@@ -87,7 +87,7 @@ func TestAppendTrailersMatchesGit(t *testing.T) {
 
 func TestHasOurKey(t *testing.T) {
 	for msg, want := range map[string]bool{
-		"subject\n":                         false,
+		"subject\n":                        false,
 		"subject\n\nHandoff-Session: x\n":  true,
 		"subject\n\nHandoff-Agent : x\n":   true,
 		"subject\n\nHandoff-Sessions: x\n": false,
@@ -106,7 +106,7 @@ func TestHasContent(t *testing.T) {
 		"# Please enter\n#\n":        false,
 		"x\n# comment\n":             true,
 		"  \n\tbody\n":               true,
-		scissors + "\ndiff --git\n": false,
+		scissors + "\ndiff --git\n":  false,
 		"# c\n" + scissors + "\nx\n": false,
 	} {
 		if got := hasContent([]byte(msg)); got != want {
