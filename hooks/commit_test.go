@@ -86,6 +86,21 @@ func TestEmptyMessageStillAborts(t *testing.T) {
 	}
 }
 
+func TestTemplateIsLeftForTheEditor(t *testing.T) {
+	e := newEnv(t)
+	dir := e.newRepo()
+	e.install(dir)
+	e.bind(dir, "s1")
+	tmpl := filepath.Join(t.TempDir(), "template")
+	writeFile(t, tmpl, "summary here\n", 0o644)
+	// GIT_EDITOR=true returns the template untouched: git must still abort.
+	if _, errs, err := e.run(dir, "commit", "--allow-empty", "-t", tmpl); err == nil {
+		t.Errorf("commit with an untouched template succeeded")
+	} else if !strings.Contains(errs, "did not edit") {
+		t.Errorf("unexpected failure: %s", errs)
+	}
+}
+
 func TestMergeCommitGetsTrailers(t *testing.T) {
 	e := newEnv(t)
 	dir := e.newRepo()

@@ -120,6 +120,11 @@ func prepareCommitMsg(ctx context.Context, args []string, deps Deps) error {
 	if len(args) < 1 {
 		return errors.New("missing message file argument")
 	}
+	// A message from commit.template or -t opens in an editor, and git
+	// aborts if it comes back unchanged; our trailers would defeat that.
+	if len(args) > 1 && args[1] == "template" {
+		return nil
+	}
 	s, ok, err := deps.BoundSession(ctx)
 	if err != nil {
 		return fmt.Errorf("reading bound session: %w", err)
