@@ -209,7 +209,7 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 			return RelaunchResult{}, err
 		}
 	}
-	res := RelaunchResult{From: cur.Harness}
+	res := RelaunchResult{From: canonical(cur.Harness)}
 	guarded, note, err := takeGuard(ctx, st, opts.ID, opts.By, h.Name, doing, now)
 	if err != nil {
 		return RelaunchResult{}, err
