@@ -1,0 +1,261 @@
+// Package teamsync carries batons, objectives, sessions and pull-request
+// ownership between clones through a git remote the team already has, and
+// makes the remote the arbiter of claims.
+//
+// Merging is a join: for every key, the version kept is the greatest of the
+// versions seen under a total order defined per kind, so every clone reaches
+// the same record whatever order it saw the versions in. The join never
+// makes a new record: it picks one of the two, so the loser is one blob
+// that stays reachable from a reflog.
+package teamsync
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/lineage"
+)
+
+// canonical is the record's own encoding, the last tie-break of every kind:
+// two records that compare equal are the same record.
+func canonical(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func cmpTime(a, b time.Time) int {
+	switch {
+	case a.Before(b):
+		return -1
+	case a.After(b):
+		return 1
+	}
+	return 0
+}
+
+func cmpString(a, b string) int { return strings.Compare(a, b) }
+
+// batonRank orders the states of one baton: a claim is final and beats a
+// tombstone (the claimer already has the notes), which beats waiting.
+func batonRank(b *baton.Baton) int {
+	switch {
+	case b.Claimed:
+		return 2
+	case b.Deleted != nil:
+		return 1
+	}
+	return 0
+}
+
+// CompareBaton is the total order batons of one ref are joined by: the
+// newer baton (createdAt, then id); for one id, claimed over cancelled or
+// dismissed over waiting; between two claims the earlier claim, then the
+// smaller session id; then the encoding.
+func CompareBaton(a, b baton.Baton) int {
+	if c := cmpTime(a.CreatedAt, b.CreatedAt); c != 0 {
+		return c
+	}
+	if c := cmpString(a.ID, b.ID); c != 0 {
+		return c
+	}
+	if c := batonRank(&a) - batonRank(&b); c != 0 {
+		return sign(c)
+	}
+	if a.Claimed {
+		at, bt := claimedAt(a), claimedAt(b)
+		if c := cmpTime(bt, at); c != 0 { // earlier claim is greater
+			return c
+		}
+		if c := cmpString(b.ClaimedBySession, a.ClaimedBySession); c != 0 {
+			return c
+		}
+	}
+	if a.Deleted != nil && b.Deleted != nil {
+		if c := cmpTime(b.Deleted.At, a.Deleted.At); c != 0 {
+			return c
+		}
+	}
+	return bytes.Compare(canonical(a), canonical(b))
+}
+
+func claimedAt(b baton.Baton) time.Time {
+	if b.ClaimedAt == nil {
+		return time.Time{}
+	}
+	return *b.ClaimedAt
+}
+
+// orderedBaton says whether the join of a and b follows from what happened
+// (a newer baton, a claim of a waiting one) rather than from a tie-break
+// between two things that each happened: two claims of one baton, a claim
+// and a cancel, two different records with the same id and state.
+func orderedBaton(a, b baton.Baton) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) || a.ID != b.ID {
+		return true
+	}
+	ra, rb := batonRank(&a), batonRank(&b)
+	if ra != rb {
+		return ra == 0 || rb == 0
+	}
+	return bytes.Equal(canonical(a), canonical(b))
+}
+
+// JoinBaton returns the version of a baton ref every clone keeps.
+func JoinBaton(a, b baton.Baton) baton.Baton {
+	if CompareBaton(a, b) >= 0 {
+		return a
+	}
+	return b
+}
+
+// sessionRank orders session states: a replaced or merged session stays so
+// (a record naming its successor counts as replaced), an ended or terminated
+// one is not revived by a stale active copy.
+func sessionRank(s *lineage.Session) int {
+	switch {
+	case s.ReplacedBy != "" || s.Status == lineage.StatusReplaced || s.Status == lineage.StatusMerged:
+		return 2
+	case s.Status == lineage.StatusEnded || s.Status == lineage.StatusTerminated:
+		return 1
+	}
+	return 0
+}
+
+// CompareSession is the total order session records are joined by: state
+// rank, then updatedAt, then the encoding.
+func CompareSession(a, b lineage.Session) int {
+	if c := sessionRank(&a) - sessionRank(&b); c != 0 {
+		return sign(c)
+	}
+	if c := cmpTime(a.UpdatedAt, b.UpdatedAt); c != 0 {
+		return c
+	}
+	return bytes.Compare(canonical(a), canonical(b))
+}
+
+func orderedSession(a, b lineage.Session) bool {
+	ra, rb := sessionRank(&a), sessionRank(&b)
+	switch {
+	case ra != rb:
+		return true
+	case ra == 2 && (a.ReplacedBy != b.ReplacedBy || a.Status != b.Status):
+		return false // replaced by two different sessions, or replaced vs merged
+	case !a.UpdatedAt.Equal(b.UpdatedAt):
+		return true
+	}
+	return bytes.Equal(canonical(a), canonical(b))
+}
+
+// JoinSession returns the version of a session record every clone keeps.
+func JoinSession(a, b lineage.Session) lineage.Session {
+	if CompareSession(a, b) >= 0 {
+		return a
+	}
+	return b
+}
+
+// CompareObjective orders objectives by setAt, then content.
+func CompareObjective(a, b baton.Objective) int {
+	if c := cmpTime(a.SetAt, b.SetAt); c != 0 {
+		return c
+	}
+	return bytes.Compare(canonical(a), canonical(b))
+}
+
+func orderedObjective(a, b baton.Objective) bool {
+	return !a.SetAt.Equal(b.SetAt) || bytes.Equal(canonical(a), canonical(b))
+}
+
+// JoinObjective returns the version of an objective every clone keeps.
+func JoinObjective(a, b baton.Objective) baton.Objective {
+	if CompareObjective(a, b) >= 0 {
+		return a
+	}
+	return b
+}
+
+// PRSchema is the version tag of a pull-request ownership record.
+const PRSchema = "pr/v1"
+
+// PR is what sync needs of a pull-request ownership record at
+// refs/ao/prs/<gh-owner>/<gh-repo>/<number>: whose it is and the history of
+// transfers that made it so. Fields sync does not know are carried in the
+// blob untouched, since the join picks whole blobs.
+type PR struct {
+	Schema    string       `json:"schema"`
+	Repo      string       `json:"repo"` // owner/name
+	Number    int          `json:"number"`
+	Session   string       `json:"session"` // the owning session
+	History   []PRTransfer `json:"history"`
+	UpdatedAt time.Time    `json:"updatedAt"`
+}
+
+// PRTransfer is one change of owner.
+type PRTransfer struct {
+	From   string    `json:"from,omitempty"`
+	To     string    `json:"to"`
+	At     time.Time `json:"at"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+func lastTransfer(p *PR) time.Time {
+	if len(p.History) == 0 {
+		return time.Time{}
+	}
+	return p.History[len(p.History)-1].At
+}
+
+// ComparePR orders ownership records by their history: the longer history
+// (one that extends the other wins whatever the clocks say), the later last
+// transfer, updatedAt, then the encoding. When one history extends the other
+// this is "ownership follows its history"; when they diverged it is a
+// tie-break, reported as a conflict.
+func ComparePR(a, b PR) int {
+	if c := len(a.History) - len(b.History); c != 0 {
+		return sign(c)
+	}
+	if c := cmpTime(lastTransfer(&a), lastTransfer(&b)); c != 0 {
+		return c
+	}
+	if c := cmpTime(a.UpdatedAt, b.UpdatedAt); c != 0 {
+		return c
+	}
+	return bytes.Compare(canonical(a), canonical(b))
+}
+
+func orderedPR(a, b PR) bool {
+	short, long := a.History, b.History
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	for i := range short {
+		if !bytes.Equal(canonical(short[i]), canonical(long[i])) {
+			return false // the histories diverged
+		}
+	}
+	if len(short) != len(long) || !a.UpdatedAt.Equal(b.UpdatedAt) {
+		return true
+	}
+	return bytes.Equal(canonical(a), canonical(b))
+}
+
+// JoinPR returns the version of an ownership record every clone keeps.
+func JoinPR(a, b PR) PR {
+	if ComparePR(a, b) >= 0 {
+		return a
+	}
+	return b
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
