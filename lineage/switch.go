@@ -134,7 +134,13 @@ func FirstMessage(s Session, br Briefer) (string, error) {
 		text = b
 	}
 	if p := strings.TrimSpace(s.Prompt); p != "" && !strings.Contains(text, p) {
-		text = strings.TrimRight(text, "\n") + "\n\n## Task\n\n" + p + "\n"
+		// The task goes right under the handoff package, above the rest of
+		// the brief.
+		head, rest := "", text
+		if s.HandoffPackage != "" && strings.HasPrefix(text, s.HandoffPackage) {
+			head, rest = s.HandoffPackage, text[len(s.HandoffPackage):]
+		}
+		text = head + "## Task\n\n" + p + "\n\n" + rest
 	}
 	return strings.TrimLeft(text, "\n"), nil
 }
