@@ -182,3 +182,23 @@ func (s *Store) SetConfig(ctx context.Context, key, value string) error {
 	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", key, value)
 	return err
 }
+
+// ConfigMatching returns every key and value of the repository's config
+// whose key matches the regular expression pattern, in file order.
+func (s *Store) ConfigMatching(ctx context.Context, pattern string) ([][2]string, error) {
+	out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "-z", "--get-regexp", pattern)
+	var ge *GitError
+	if err != nil {
+		if errors.As(err, &ge) && ge.Stderr == "" {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var kvs [][2]string
+	for _, kv := range bytes.Split(out, []byte{0}) {
+		if k, v, ok := bytes.Cut(kv, []byte{'\n'}); ok {
+			kvs = append(kvs, [2]string{string(k), string(v)})
+		}
+	}
+	return kvs, nil
+}

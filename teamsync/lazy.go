@@ -1,0 +1,245 @@
+package teamsync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// The lazy merge lets a teammate who only runs `git fetch` see the team's
+// records: the next git-handoff command joins what was fetched into the
+// local refs. It must cost nothing when nothing was fetched, so it first
+// compares FETCH_HEAD's size and time with a note kept in the git dir (not
+// under refs/ao/, nothing to push); only when they differ does it read the
+// tracking refs, and only when those differ from what was last merged does
+// it merge.
+
+// note is what the last merge saw, at <common dir>/handoff/merged.
+type note struct {
+	Stamp    string            `json:"stamp"`    // FETCH_HEAD files' size and mtime
+	Tracking map[string]string `json:"tracking"` // per remote: digest of its tracking refs
+}
+
+func notePath(st *refstore.Store) string {
+	return filepath.Join(st.CommonDir(), "handoff", "merged")
+}
+
+func readNote(st *refstore.Store) note {
+	var n note
+	if b, err := os.ReadFile(notePath(st)); err == nil {
+		_ = json.Unmarshal(b, &n)
+	}
+	if n.Tracking == nil {
+		n.Tracking = map[string]string{}
+	}
+	return n
+}
+
+func writeNote(st *refstore.Store, n note) error {
+	p := notePath(st)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(n)
+	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+// fetchStamp summarizes every FETCH_HEAD of the repository: this worktree's,
+// the main one's and each linked worktree's. Any fetch rewrites one.
+func fetchStamp(st *refstore.Store) string {
+	paths := []string{filepath.Join(st.GitDir(), "FETCH_HEAD")}
+	if st.CommonDir() != st.GitDir() {
+		paths = append(paths, filepath.Join(st.CommonDir(), "FETCH_HEAD"))
+	}
+	if wts, err := os.ReadDir(filepath.Join(st.CommonDir(), "worktrees")); err == nil {
+		for _, wt := range wts {
+			p := filepath.Join(st.CommonDir(), "worktrees", wt.Name(), "FETCH_HEAD")
+			if p != paths[0] {
+				paths = append(paths, p)
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%s %d %d;", p, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+// digest fingerprints a set of tracking refs.
+func digest(lines []string) string {
+	sort.Strings(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// noteSynced records that sync left remote's tracking refs holding the
+// winners of ds, so the next command does not merge them again.
+func noteSynced(st *refstore.Store, remote string, ds []decision) error {
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, d := range ds {
+		if d.winner != nil {
+			lines = append(lines, tp+strings.TrimPrefix(d.ref, refstore.Root)+" "+d.winner.oid)
+		}
+	}
+	n := readNote(st)
+	n.Tracking[remote] = digest(lines)
+	return writeNote(st, n)
+}
+
+// LazyResult is what a lazy merge did.
+type LazyResult struct {
+	Merged    []Change
+	Conflicts []Conflict
+	Warnings  []string
+}
+
+// Lazy joins records fetched by a plain `git fetch` into the local refs,
+// if anything was fetched since the last merge. It never fetches or
+// pushes, and never collects tombstones: that is sync's work. A local
+// command writing at the same moment makes it give up quietly; the next
+// command tries again.
+func Lazy(ctx context.Context, st *refstore.Store) (LazyResult, error) {
+	var res LazyResult
+	n := readNote(st)
+	stamp := fetchStamp(st)
+	if stamp == n.Stamp {
+		return res, nil
+	}
+	byRemote := map[string][]refstore.Entry{}
+	err := st.Each(ctx, refstore.RemotesPrefix, func(e refstore.Entry) error {
+		rest := strings.TrimPrefix(e.Ref, refstore.RemotesPrefix)
+		enc, _, ok := strings.Cut(rest, "/")
+		if !ok {
+			return nil
+		}
+		remote, err := refstore.DecodeComponent(enc)
+		if err != nil {
+			return nil
+		}
+		byRemote[remote] = append(byRemote[remote], e)
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	digests := map[string]string{}
+	var stale []string
+	for remote, entries := range byRemote {
+		lines := make([]string, len(entries))
+		for i, e := range entries {
+			lines[i] = e.Ref + " " + e.OID
+		}
+		digests[remote] = digest(lines)
+		if n.Tracking[remote] != digests[remote] {
+			stale = append(stale, remote)
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 {
+		if err := lazyMerge(ctx, st, stale, byRemote, &res); err != nil {
+			if errors.Is(err, refstore.ErrConflict) {
+				return res, nil
+			}
+			return res, err
+		}
+	}
+	n.Stamp, n.Tracking = stamp, digests
+	return res, writeNote(st, n)
+}
+
+func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemote map[string][]refstore.Entry, res *LazyResult) error {
+	// What each local ref holds, read only for the keys fetched.
+	type cur struct {
+		orig string
+		v    *version
+		bad  bool
+	}
+	locals := map[string]*cur{}
+	for _, remote := range remotes {
+		tp, err := TrackingPrefix(remote)
+		if err != nil {
+			continue
+		}
+		for _, e := range byRemote[remote] {
+			ref, ok := localRef(tp, e.Ref)
+			if !ok {
+				continue
+			}
+			k := kindOf(ref)
+			r, err := read(k, ref, e)
+			if err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", e.Ref, err))
+				continue
+			}
+			c, ok := locals[ref]
+			if !ok {
+				c = &cur{}
+				le, err := st.Get(ctx, ref)
+				switch {
+				case err == nil:
+					c.orig = le.OID
+					if c.v, err = read(k, ref, le); err != nil {
+						c.bad = true
+						res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", ref, err))
+					}
+				case errors.Is(err, refstore.ErrNotFound):
+				default:
+					c.bad = true
+					res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", ref, err))
+				}
+				locals[ref] = c
+			}
+			if c.bad {
+				continue
+			}
+			d := decide(k, ref, c.v, r, time.Time{})
+			if d.conflict {
+				res.Conflicts = append(res.Conflicts, conflictOf(&d))
+			}
+			c.v = d.winner
+		}
+	}
+	var ups []refstore.Update
+	refs := make([]string, 0, len(locals))
+	for ref := range locals {
+		refs = append(refs, ref)
+	}
+	sort.Strings(refs)
+	for _, ref := range refs {
+		c := locals[ref]
+		if c.bad || c.v == nil || c.v.oid == c.orig {
+			continue
+		}
+		ups = append(ups, refstore.Update{Ref: ref, New: c.v.oid, Old: c.orig})
+		res.Merged = append(res.Merged, Change{Ref: ref, Old: c.orig, New: c.v.oid, Reason: "merged", What: kindOf(ref).describe(c.v.rec)})
+	}
+	if len(ups) == 0 {
+		return nil
+	}
+	return st.Apply(ctx, "handoff: merged fetched records", ups...)
+}

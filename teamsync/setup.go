@@ -1,0 +1,72 @@
+package teamsync
+
+import (
+	"context"
+	"strings"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// InitResult is what Init changed in the remote's configuration.
+type InitResult struct {
+	Remote  string   `json:"remote"`
+	Added   []string `json:"added"`   // fetch refspecs added
+	Present []string `json:"present"` // fetch refspecs already there
+}
+
+// Changed reports whether Init wrote anything.
+func (r InitResult) Changed() bool { return len(r.Added) > 0 }
+
+// Init adds the fetch refspecs of our kinds to remote, so that a plain `git
+// fetch` brings the team's records into refs/ao/remotes/<remote>/, and marks
+// the remote as the arbiter of claims. Running it again changes nothing.
+//
+// It adds no push refspec: a remote.<name>.push value replaces push.default
+// for a plain `git push`, which would then stop pushing the current branch,
+// and a forced glob would overwrite teammates' records without a lease.
+// Records are pushed by sync and the pre-push hook, each ref with a lease.
+func Init(ctx context.Context, st *refstore.Store, remote string) (InitResult, error) {
+	res := InitResult{Remote: remote, Added: []string{}, Present: []string{}}
+	if err := checkRemote(ctx, st, remote); err != nil {
+		return res, err
+	}
+	specs, err := Refspecs(remote)
+	if err != nil {
+		return res, err
+	}
+	have, err := st.ConfigValues(ctx, "remote."+remote+".fetch")
+	if err != nil {
+		return res, err
+	}
+	for _, s := range specs {
+		if contains(have, s) {
+			res.Present = append(res.Present, s)
+			continue
+		}
+		if err := st.AddConfig(ctx, "remote."+remote+".fetch", s); err != nil {
+			return res, err
+		}
+		res.Added = append(res.Added, s)
+	}
+	return res, nil
+}
+
+// initialized lists the remotes Init set up (whose fetch refspecs include
+// ours), in config order. One git process.
+func initialized(ctx context.Context, st *refstore.Store) ([]string, error) {
+	kvs, err := st.ConfigMatching(ctx, `^remote\..*\.fetch$`)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, kv := range kvs {
+		if !strings.HasPrefix(kv[1], "+"+refstore.HandoffsPrefix+"*:") {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(kv[0], "remote."), ".fetch")
+		if !contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}

@@ -1,0 +1,418 @@
+package teamsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// DefaultMaxAge is how long a tombstone is kept before sync collects it:
+// long enough that every teammate's clone has fetched it, so no stale copy
+// of the baton it buried is still around to be pushed back.
+const DefaultMaxAge = 30 * 24 * time.Hour
+
+// MaxAgeKey is the git config key that overrides DefaultMaxAge (a Go
+// duration such as "720h"; "0" or "never" keeps tombstones forever).
+const MaxAgeKey = "handoff.tombstoneMaxAge"
+
+// DefaultAttempts bounds how often sync fetches and merges again after
+// losing a lease to a teammate's push.
+const DefaultAttempts = 5
+
+// Options are what `git handoff sync` was asked.
+type Options struct {
+	Remote   string // a configured remote's name
+	DryRun   bool   // fetch and decide, change nothing local or remote
+	MaxAge   time.Duration
+	Now      time.Time
+	Attempts int
+	// Progress receives one line per phase when the work is large; nil
+	// for none.
+	Progress io.Writer
+}
+
+// Change is one ref moved by sync, locally or on the remote. Old and New
+// are blob ids, "" for absent.
+type Change struct {
+	Ref    string `json:"ref"`
+	Old    string `json:"old"`
+	New    string `json:"new"`
+	Reason string `json:"reason"` // "merged" or "collected"
+	What   string `json:"what"`   // the record kept, in words
+}
+
+// Conflict is a key where two versions could not be ordered and a tie-break
+// chose. The loser stays reachable from the reflog of the ref it was at
+// (the local ref when the local version lost, the tracking ref otherwise).
+type Conflict struct {
+	Ref      string `json:"ref"`
+	Kept     string `json:"kept"`     // blob id
+	Dropped  string `json:"dropped"`  // blob id
+	KeptFrom string `json:"keptFrom"` // "local" or "remote"
+	Summary  string `json:"summary"`
+	Diff     string `json:"diff"` // "-" dropped, "+" kept
+}
+
+// Result is what a sync did (or, with DryRun, would do).
+type Result struct {
+	Remote    string     `json:"remote"`
+	DryRun    bool       `json:"dryRun"`
+	Records   int        `json:"records"` // keys compared
+	Local     []Change   `json:"local"`
+	Pushed    []Change   `json:"pushed"`
+	Conflicts []Conflict `json:"conflicts"`
+	Warnings  []string   `json:"warnings"`
+	Attempts  int        `json:"attempts"`
+}
+
+// ErrUnknownRemote is returned for a remote that is not configured.
+var ErrUnknownRemote = errors.New("no such remote")
+
+// TrackingPrefix is where records fetched from remote are kept.
+func TrackingPrefix(remote string) (string, error) {
+	enc, err := refstore.EncodeComponent(remote)
+	if err != nil {
+		return "", err
+	}
+	return refstore.RemotesPrefix + enc + "/", nil
+}
+
+// Refspecs are the fetch refspecs of our kinds from remote, one per kind:
+// never refs/ao/* as a whole (refs/ao/preserved/ is another tool's).
+func Refspecs(remote string) ([]string, error) {
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(refstore.Kinds))
+	for i, k := range refstore.Kinds {
+		rel := strings.TrimPrefix(k, refstore.Root)
+		out[i] = "+" + k + "*:" + tp + rel + "*"
+	}
+	return out, nil
+}
+
+// localRef maps a tracking ref back to the local ref its record belongs at,
+// refusing anything that is not one of our kinds.
+func localRef(tp, tracking string) (string, bool) {
+	rest, ok := strings.CutPrefix(tracking, tp)
+	if !ok {
+		return "", false
+	}
+	ref := refstore.Root + rest
+	return ref, kindOf(ref) != nil
+}
+
+// checkRemote refuses a remote that is not configured.
+func checkRemote(ctx context.Context, st *refstore.Store, remote string) error {
+	names, err := st.Remotes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n == remote {
+			return nil
+		}
+	}
+	return fmt.Errorf("remote %q: %w (see `git remote -v`)", remote, ErrUnknownRemote)
+}
+
+// DefaultRemote is the remote sync uses when none is named: the first one
+// init set up, else "origin".
+func DefaultRemote(ctx context.Context, st *refstore.Store) (string, error) {
+	names, err := initialized(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	if len(names) > 0 {
+		return names[0], nil
+	}
+	return "origin", nil
+}
+
+// MaxAge reads the tombstone age from git config (DefaultMaxAge when unset;
+// 0 = never collect).
+func MaxAge(ctx context.Context, st *refstore.Store) (time.Duration, error) {
+	cfg, err := st.Config(ctx, MaxAgeKey)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := cfg[strings.ToLower(MaxAgeKey)]
+	if !ok {
+		return DefaultMaxAge, nil
+	}
+	if v == "never" || v == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("git config %s: %q is not a duration such as 720h", MaxAgeKey, v)
+	}
+	return d, nil
+}
+
+// Sync fetches remote's records, joins every key with the local one,
+// applies the result locally by compare-and-swap and pushes every ref the
+// remote lacks with a lease on what was fetched. A lost lease means someone
+// pushed meanwhile: fetch, join and push again, a bounded number of times.
+func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error) {
+	res := Result{Remote: opts.Remote, DryRun: opts.DryRun}
+	if err := checkRemote(ctx, st, opts.Remote); err != nil {
+		return res, err
+	}
+	specs, err := Refspecs(opts.Remote)
+	if err != nil {
+		return res, err
+	}
+	tp, _ := TrackingPrefix(opts.Remote)
+	attempts := opts.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	gitTracks := tracksItself(ctx, st, opts.Remote, specs)
+	var cutoff time.Time
+	if opts.MaxAge > 0 {
+		cutoff = opts.Now.Add(-opts.MaxAge)
+	}
+	var lastErr error
+	for attempt := 1; attempt <= attempts; attempt++ {
+		res.Attempts = attempt
+		res.Local, res.Pushed, res.Conflicts, res.Warnings = nil, nil, nil, nil
+		if err := st.Fetch(ctx, opts.Remote, true, specs...); err != nil {
+			return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
+		}
+		ds, warns, err := plan(ctx, st, tp, cutoff, opts.Progress)
+		if err != nil {
+			return res, err
+		}
+		res.Warnings = warns
+		res.Records = len(ds)
+		var localUps, remoteUps, trackUps []refstore.Update
+		keepOld := false
+		for i := range ds {
+			d := &ds[i]
+			reason := "merged"
+			if d.collected {
+				reason = "collected"
+			}
+			what := ""
+			if d.winner != nil {
+				what = kindOf(d.ref).describe(d.winner.rec)
+			}
+			if d.localChange() {
+				localUps = append(localUps, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.local)})
+				res.Local = append(res.Local, Change{Ref: d.ref, Old: oidOf(d.local), New: oidOf(d.winner), Reason: reason, What: what})
+			}
+			if d.remoteChange() {
+				remoteUps = append(remoteUps, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.remote)})
+				res.Pushed = append(res.Pushed, Change{Ref: d.ref, Old: oidOf(d.remote), New: oidOf(d.winner), Reason: reason, What: what})
+				tr := tp + strings.TrimPrefix(d.ref, refstore.Root)
+				trackUps = append(trackUps, refstore.Update{Ref: tr, New: oidOf(d.winner), Old: oidOf(d.remote)})
+			}
+			if d.conflict {
+				c := conflictOf(d)
+				res.Conflicts = append(res.Conflicts, c)
+				if c.KeptFrom == "local" {
+					keepOld = true
+				}
+			}
+		}
+		if opts.DryRun {
+			return res, nil
+		}
+		if len(localUps) > 0 {
+			progress(opts.Progress, len(localUps), "sync: updating %d local records", len(localUps))
+			if err := st.Apply(ctx, "handoff: sync from "+opts.Remote, localUps...); err != nil {
+				if errors.Is(err, refstore.ErrConflict) {
+					lastErr = err // a local command wrote meanwhile: decide again
+					continue
+				}
+				return res, fmt.Errorf("updating local records: %w", err)
+			}
+		}
+		if len(remoteUps) > 0 {
+			progress(opts.Progress, len(remoteUps), "sync: pushing %d records to %s", len(remoteUps), opts.Remote)
+			err := st.Push(ctx, opts.Remote, remoteUps, refstore.PushOptions{Atomic: true, KeepOld: keepOld, NoVerify: true})
+			if err != nil {
+				lost, ferr := leaseLost(ctx, st, opts.Remote, specs, trackUps)
+				if ferr != nil {
+					return res, fmt.Errorf("pushing to %s: %w", opts.Remote, err)
+				}
+				if !lost {
+					return res, fmt.Errorf("pushing to %s: %w", opts.Remote, err)
+				}
+				lastErr = err
+				continue
+			}
+			if !gitTracks {
+				// git moves tracking refs after a push only for a remote
+				// whose fetch refspecs map them; otherwise move them here,
+				// with a reflog entry that keeps what they held.
+				if err := st.Apply(ctx, "handoff: pushed to "+opts.Remote, trackUps...); err != nil && !errors.Is(err, refstore.ErrConflict) {
+					res.Warnings = append(res.Warnings, "tracking refs not updated: "+err.Error())
+				}
+			}
+		}
+		sortResult(&res)
+		if err := noteSynced(st, opts.Remote, ds); err != nil {
+			res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
+		}
+		return res, nil
+	}
+	return res, fmt.Errorf("gave up after %d attempts, the remote kept changing: %w", attempts, lastErr)
+}
+
+func sortResult(res *Result) {
+	sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Ref < res.Conflicts[j].Ref })
+}
+
+// plan reads local records and the tracking refs under tp and joins every
+// key. Keys where either side cannot be read are skipped with a warning:
+// nothing local is lost and nothing unreadable is pushed over.
+func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, prog io.Writer) ([]decision, []string, error) {
+	type pair struct {
+		local, remote *version
+		bad           bool
+	}
+	pairs := map[string]*pair{}
+	get := func(ref string) *pair {
+		p := pairs[ref]
+		if p == nil {
+			p = &pair{}
+			pairs[ref] = p
+		}
+		return p
+	}
+	var warns []string
+	for _, prefix := range refstore.Kinds {
+		k := kindOf(prefix)
+		err := st.Each(ctx, prefix, func(e refstore.Entry) error {
+			p := get(e.Ref)
+			v, err := read(k, e.Ref, e)
+			if err != nil {
+				p.bad = true
+				warns = append(warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
+				return nil
+			}
+			p.local = v
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading local records: %w", err)
+		}
+	}
+	err := st.Each(ctx, tp, func(e refstore.Entry) error {
+		ref, ok := localRef(tp, e.Ref)
+		if !ok {
+			warns = append(warns, fmt.Sprintf("skipping %s: not a kind of record git-handoff keeps", e.Ref))
+			return nil
+		}
+		p := get(ref)
+		v, err := read(kindOf(ref), ref, e)
+		if err != nil {
+			p.bad = true
+			warns = append(warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
+			return nil
+		}
+		p.remote = v
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading fetched records: %w", err)
+	}
+	refs := make([]string, 0, len(pairs))
+	for ref, p := range pairs {
+		if !p.bad {
+			refs = append(refs, ref)
+		}
+	}
+	sort.Strings(refs)
+	progress(prog, len(refs), "sync: merging %d records", len(refs))
+	ds := make([]decision, 0, len(refs))
+	for _, ref := range refs {
+		p := pairs[ref]
+		ds = append(ds, decide(kindOf(ref), ref, p.local, p.remote, cutoff))
+	}
+	return ds, warns, nil
+}
+
+// conflictOf describes a key whose two versions a tie-break decided, and
+// tells the losing side what it lost.
+func conflictOf(d *decision) Conflict {
+	k := kindOf(d.ref)
+	win, lose, from := d.local, d.remote, "local"
+	if d.winner == nil || d.winner.oid != d.local.oid {
+		win, lose, from = d.remote, d.local, "remote"
+	}
+	other := "remote"
+	if from == "remote" {
+		other = "local"
+	}
+	return Conflict{
+		Ref:      d.ref,
+		Kept:     win.oid,
+		Dropped:  lose.oid,
+		KeptFrom: from,
+		Summary:  fmt.Sprintf("%s: kept the %s %s over the %s %s", d.ref, from, k.describe(win.rec), other, k.describe(lose.rec)),
+		Diff:     Diff(lose.data, win.data),
+	}
+}
+
+// leaseLost classifies a failed push by fetching again: a lease was lost
+// when some pushed ref no longer holds what the push expected. ferr is a
+// fetch that failed too (the remote is unreachable).
+func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []string, trackUps []refstore.Update) (lost bool, ferr error) {
+	if err := st.Fetch(ctx, remote, true, specs...); err != nil {
+		return false, err
+	}
+	for _, u := range trackUps {
+		cur, err := st.ResolveID(ctx, u.Ref)
+		if err != nil && !errors.Is(err, refstore.ErrNotFound) {
+			return false, err
+		}
+		if cur != u.Old {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// tracksItself reports whether the remote's fetch refspecs (set by init)
+// map our kinds to the tracking refs, in which case git updates them itself
+// after a push.
+func tracksItself(ctx context.Context, st *refstore.Store, remote string, specs []string) bool {
+	have, err := st.ConfigValues(ctx, "remote."+remote+".fetch")
+	if err != nil {
+		return false
+	}
+	for _, s := range specs {
+		if !contains(have, s) {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// progressMin is how much work makes a phase worth reporting.
+const progressMin = 500
+
+func progress(w io.Writer, n int, format string, a ...any) {
+	if w != nil && n >= progressMin {
+		fmt.Fprintf(w, format+"\n", a...)
+	}
+}

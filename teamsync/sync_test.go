@@ -1,0 +1,471 @@
+package teamsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// gitEnv isolates the tests from the user's git configuration.
+func gitEnv(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	for k, v := range map[string]string{
+		"HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": filepath.Join(home, ".gitconfig"),
+		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "t@example.com",
+		"GIT_TERMINAL_PROMPT": "0", "GIT_HANDOFF_SESSION": "",
+	} {
+		t.Setenv(k, v)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func open(t testing.TB, dir string) *refstore.Store {
+	t.Helper()
+	st, err := refstore.Open(context.Background(), dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// team is a bare remote and clones of it, each set up by Init.
+type team struct {
+	dir    string
+	remote string // path or URL the clones use
+	clones []*refstore.Store
+}
+
+func newTeam(t *testing.T, n int) *team {
+	t.Helper()
+	gitEnv(t)
+	dir := t.TempDir()
+	tm := &team{dir: dir, remote: filepath.Join(dir, "remote.git")}
+	git(t, dir, "init", "-q", "--bare", "remote.git")
+	seed := filepath.Join(dir, "seed")
+	git(t, dir, "init", "-q", seed)
+	git(t, seed, "commit", "-q", "--allow-empty", "-m", "first")
+	git(t, seed, "push", "-q", tm.remote, "main")
+	for i := 0; i < n; i++ {
+		tm.clones = append(tm.clones, tm.clone(t, fmt.Sprintf("clone%d", i), tm.remote))
+	}
+	return tm
+}
+
+func (tm *team) clone(t *testing.T, name, url string) *refstore.Store {
+	t.Helper()
+	git(t, tm.dir, "clone", "-q", url, name)
+	st := open(t, filepath.Join(tm.dir, name))
+	if _, err := Init(context.Background(), st, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func clock(min int) handoff.Clock { return func() time.Time { return at(min) } }
+
+func sync(t *testing.T, st *refstore.Store, min int) Result {
+	t.Helper()
+	res, err := Sync(context.Background(), st, Options{Remote: "origin", Now: at(min), MaxAge: DefaultMaxAge})
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	return res
+}
+
+func end(t *testing.T, st *refstore.Store, min int, next string) baton.Stored {
+	t.Helper()
+	res, err := handoff.End(context.Background(), st, handoff.EndOptions{Owner: "dev", Branch: "main", Next: []string{next}}, clock(min))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Handoff
+}
+
+func claim(st *refstore.Store, session string, min int, arb handoff.Arbiter) (handoff.ClaimResult, error) {
+	return handoff.Claim(context.Background(), st, handoff.ClaimOptions{Session: session, Owner: "dev", Branch: "main", Arbiter: arb}, clock(min))
+}
+
+const mainRef = "refs/ao/handoffs/private/dev/main"
+
+func readBaton(t *testing.T, st *refstore.Store, ref string) baton.Stored {
+	t.Helper()
+	b, err := baton.Read(context.Background(), st, ref)
+	if err != nil {
+		t.Fatalf("reading %s: %v", ref, err)
+	}
+	return b
+}
+
+func TestInitIsIdempotentAndNeverAllOfRefsAo(t *testing.T) {
+	tm := newTeam(t, 1)
+	st := tm.clones[0]
+	res, err := Init(context.Background(), st, "origin")
+	if err != nil || res.Changed() || len(res.Present) != 4 {
+		t.Fatalf("second init: %+v %v", res, err)
+	}
+	specs := git(t, st.Dir(), "config", "--get-all", "remote.origin.fetch")
+	for _, want := range []string{"+refs/ao/handoffs/*:refs/ao/remotes/origin/handoffs/*", "+refs/ao/objectives/*:refs/ao/remotes/origin/objectives/*", "+refs/ao/sessions/*:refs/ao/remotes/origin/sessions/*", "+refs/ao/prs/*:refs/ao/remotes/origin/prs/*"} {
+		if !strings.Contains(specs, want) {
+			t.Errorf("fetch refspecs lack %s:\n%s", want, specs)
+		}
+	}
+	if strings.Contains(specs, "refs/ao/*") || strings.Contains(specs, "preserved") {
+		t.Errorf("refspecs too wide:\n%s", specs)
+	}
+	if out, _ := exec.Command("git", "-C", st.Dir(), "config", "--get-all", "remote.origin.push").Output(); len(out) != 0 {
+		t.Errorf("init added push refspecs: %s", out)
+	}
+	if _, err := Init(context.Background(), st, "nosuch"); !errors.Is(err, ErrUnknownRemote) {
+		t.Errorf("unknown remote: %v", err)
+	}
+}
+
+func TestSyncCarriesBatonAndClaim(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	h := end(t, a, 0, "write the parser")
+	res := sync(t, a, 1)
+	if len(res.Pushed) != 1 || res.Pushed[0].Ref != mainRef {
+		t.Fatalf("pushed %+v", res.Pushed)
+	}
+	// preserved refs belong to another tool: never pushed.
+	git(t, a.Dir(), "update-ref", "refs/ao/preserved/x", h.OID)
+	sync(t, b, 2)
+	got := readBaton(t, b, mainRef)
+	if got.ID != h.ID || !got.Live() {
+		t.Fatalf("b has %+v", got)
+	}
+	if _, err := claim(b, "s-b", 3, Arbiter{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := git(t, tm.remote, "cat-file", "-p", mainRef); !strings.Contains(out, `"claimedBySession":"s-b"`) {
+		t.Fatalf("remote was not told of the claim: %s", out)
+	}
+	sync(t, a, 4)
+	if got := readBaton(t, a, mainRef); !got.Claimed || got.ClaimedBySession != "s-b" {
+		t.Fatalf("a has %+v", got)
+	}
+	if out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", "refs/ao/preserved/").Output(); len(out) != 0 {
+		t.Fatalf("preserved ref pushed: %s", out)
+	}
+	// A second claimer, even one that never synced, loses at the remote.
+	_, err := claim(a, "s-a", 5, Arbiter{})
+	var ce *baton.ClaimedError
+	if !errors.As(err, &ce) || ce.Baton.ClaimedBySession != "s-b" {
+		t.Fatalf("second claim: %v", err)
+	}
+}
+
+func TestClaimLosesAtRemoteAndLocalAdopts(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 0, "next")
+	sync(t, a, 1)
+	sync(t, b, 1)
+	if _, err := claim(a, "s-a", 2, Arbiter{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := claim(b, "s-b", 2, Arbiter{})
+	var ce *baton.ClaimedError
+	if !errors.As(err, &ce) || ce.Baton.ClaimedBySession != "s-a" || !errors.Is(err, refstore.ErrConflict) {
+		t.Fatalf("b's claim: %v", err)
+	}
+	if got := readBaton(t, b, mainRef); got.ClaimedBySession != "s-a" {
+		t.Fatalf("b's local ref: %+v", got.Baton)
+	}
+	// start degrades to a notice and no baton.
+	res, err := handoff.Start(context.Background(), b, handoff.StartOptions{Session: "s-c", Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(3))
+	if err != nil || res.Claimed {
+		t.Fatalf("start: %+v %v", res, err)
+	}
+}
+
+func TestStartNoticeWhenRemoteClaimedFirst(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 0, "next")
+	sync(t, a, 1)
+	sync(t, b, 1)
+	if _, err := claim(a, "s-a", 2, Arbiter{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := handoff.Start(context.Background(), b, handoff.StartOptions{Session: "s-b", Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Claimed || !strings.Contains(strings.Join(res.Notices, "\n"), "s-a") {
+		t.Fatalf("start: claimed=%v notices=%q", res.Claimed, res.Notices)
+	}
+}
+
+func TestUnreachableRemoteClaimsNothing(t *testing.T) {
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	end(t, a, 0, "next")
+	sync(t, a, 1)
+	git(t, a.Dir(), "remote", "set-url", "origin", filepath.Join(tm.dir, "gone.git"))
+	_, err := claim(a, "s-a", 2, Arbiter{})
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--offline") {
+		t.Fatalf("claim: %v", err)
+	}
+	if got := readBaton(t, a, mainRef); !got.Live() {
+		t.Fatal("claimed locally despite the remote being unreachable")
+	}
+	if _, err := claim(a, "s-a", 2, handoff.Local{}); err != nil {
+		t.Fatalf("offline claim: %v", err)
+	}
+}
+
+func TestOfflineClaimsSettledBySync(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 0, "next")
+	sync(t, a, 1)
+	sync(t, b, 1)
+	if _, err := claim(a, "s-late", 5, handoff.Local{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claim(b, "s-early", 3, handoff.Local{}); err != nil {
+		t.Fatal(err)
+	}
+	lost := readBaton(t, a, mainRef)
+	sync(t, a, 6)
+	res := sync(t, b, 7) // b's earlier claim beats a's pushed one
+	if len(res.Conflicts) != 1 || res.Conflicts[0].KeptFrom != "local" || !strings.Contains(res.Conflicts[0].Diff, `"claimedBySession": "s-late"`) {
+		t.Fatalf("conflicts %+v", res.Conflicts)
+	}
+	res = sync(t, a, 8)
+	if len(res.Conflicts) != 1 || res.Conflicts[0].KeptFrom != "remote" || !strings.Contains(res.Conflicts[0].Summary, "s-early") {
+		t.Fatalf("a's conflicts %+v", res.Conflicts)
+	}
+	for _, st := range []*refstore.Store{a, b} {
+		if got := readBaton(t, st, mainRef); got.ClaimedBySession != "s-early" {
+			t.Fatalf("%s has %+v", st.Dir(), got.Baton)
+		}
+	}
+	// the loser stays reachable from a's reflog
+	logs, err := a.Reflogs(mainRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range logs {
+		found = found || l.Old == lost.OID || l.New == lost.OID
+	}
+	if !found {
+		t.Fatalf("loser %s not in reflog %+v", lost.OID, logs)
+	}
+	// and b's tracking ref logged the remote's losing version
+	if logs, _ := b.Reflogs("refs/ao/remotes/origin/handoffs/"); !hasOID(logs, lost.OID) {
+		t.Fatalf("remote loser not kept in b's tracking reflog: %+v", logs)
+	}
+}
+
+func hasOID(logs []refstore.ReflogEntry, oid string) bool {
+	for _, l := range logs {
+		if l.Old == oid || l.New == oid {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCancelIsNotUndoneByFetch(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	h := end(t, a, 0, "next")
+	sync(t, a, 1)
+	sync(t, b, 1)
+	if _, err := baton.Delete(context.Background(), a, h, "cancelled", at(2)); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, b, 3) // b still holds it live and pushes nothing new
+	sync(t, a, 4)
+	sync(t, b, 5)
+	for _, st := range []*refstore.Store{a, b} {
+		if got := readBaton(t, st, mainRef); got.Deleted == nil {
+			t.Fatalf("%s: cancelled baton came back: %+v", st.Dir(), got.Baton)
+		}
+		list, _, err := baton.List(context.Background(), st, baton.Filter{All: true})
+		if err != nil || len(list) != 0 {
+			t.Fatalf("list --all shows %+v %v", list, err)
+		}
+	}
+	// past the age, the tombstone is collected everywhere
+	res := sync(t, a, 2+int(DefaultMaxAge/time.Minute)+1)
+	if len(res.Local) != 1 || res.Local[0].Reason != "collected" || len(res.Pushed) != 1 {
+		t.Fatalf("collect: %+v", res)
+	}
+	if _, err := a.Get(context.Background(), mainRef); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("tombstone left: %v", err)
+	}
+	if out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", mainRef).Output(); len(out) != 0 {
+		t.Fatalf("tombstone left on the remote: %s", out)
+	}
+}
+
+func TestUntrustedRemoteRecordsAreSkipped(t *testing.T) {
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	mine := end(t, a, 0, "mine")
+	sync(t, a, 1)
+	// A hostile or broken teammate's records, written straight to the remote.
+	put := func(ref, content string) {
+		f := filepath.Join(tm.dir, "blob")
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		oid := git(t, tm.remote, "hash-object", "-w", f)
+		git(t, tm.remote, "update-ref", ref, oid)
+	}
+	put(mainRef, "not json")
+	put("refs/ao/handoffs/private/eve/main", `{"schema":"handoff/v9"}`)
+	put("refs/ao/handoffs/private/mallory/main", `{"schema":"handoff/v1","id":"h-x","owner":"dev","branch":"main"}`)
+	put("refs/ao/sessions/s-big", `{"schema":"session/v1","id":"s-big","summary":"`+strings.Repeat("x", refstore.MaxRecord)+`"}`)
+	res := sync(t, a, 2)
+	warn := strings.Join(res.Warnings, "\n")
+	for _, ref := range []string{"refs/ao/remotes/origin/handoffs/private/dev/main", "refs/ao/remotes/origin/handoffs/private/eve/main", "refs/ao/remotes/origin/handoffs/private/mallory/main", "refs/ao/remotes/origin/sessions/s-big"} {
+		if !strings.Contains(warn, ref) {
+			t.Errorf("no warning names %s:\n%s", ref, warn)
+		}
+	}
+	if len(res.Local) != 0 || len(res.Pushed) != 0 {
+		t.Fatalf("sync changed something: %+v", res)
+	}
+	if got := readBaton(t, a, mainRef); got.OID != mine.OID {
+		t.Fatal("local baton lost")
+	}
+}
+
+func TestLostLeaseFetchesAndMergesAgain(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 0, "from a")
+	sync(t, a, 1)
+	// A teammate's push lands between a's fetch and a's push: the remote's
+	// pre-receive hook plays the teammate, once.
+	bOID := func() string {
+		end(t, b, 5, "from b, newer")
+		return readBaton(t, b, mainRef).OID
+	}()
+	git(t, b.Dir(), "push", "-q", tm.remote, bOID+":refs/teammate/blob") // the object must be on the remote
+	a2 := end(t, a, 3, "from a, again")
+	hook := filepath.Join(tm.remote, "hooks", "pre-receive")
+	script := fmt.Sprintf("#!/bin/sh\ncat >/dev/null\n[ -e %[1]s/raced ] && exit 0\ntouch %[1]s/raced\nunset GIT_QUARANTINE_PATH\ngit update-ref %[2]s %[3]s\nexit 0\n", tm.dir, mainRef, bOID)
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := sync(t, a, 6)
+	if res.Attempts != 2 {
+		t.Fatalf("attempts %d, want 2 (one lost lease)", res.Attempts)
+	}
+	if got := readBaton(t, a, mainRef); got.OID != bOID {
+		t.Fatalf("a kept %s (its own %s), want the newer %s", got.OID, a2.OID, bOID)
+	}
+}
+
+func TestSessionsStayReplaced(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx := context.Background()
+	s := lineage.Session{ID: "s-1", Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
+	if _, err := lineage.CreateSession(ctx, a, s, "test"); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, a, 1)
+	sync(t, b, 1)
+	if _, err := lineage.ModifySession(ctx, a, "s-1", "test", func(s *lineage.Session) error {
+		s.Status, s.ReplacedBy, s.UpdatedAt = lineage.StatusReplaced, "s-2", at(2)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lineage.ModifySession(ctx, b, "s-1", "test", func(s *lineage.Session) error {
+		s.Summary, s.UpdatedAt = "still going", at(9) // newer, but not replaced
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, a, 10)
+	sync(t, b, 11)
+	sync(t, a, 12)
+	for _, st := range []*refstore.Store{a, b} {
+		got, err := lineage.ReadSession(ctx, st, "s-1")
+		if err != nil || got.ReplacedBy != "s-2" || got.Status != lineage.StatusReplaced {
+			t.Fatalf("%s: %+v %v", st.Dir(), got.Session, err)
+		}
+	}
+}
+
+func TestLazyMergeAfterPlainFetch(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	h := end(t, a, 0, "next")
+	sync(t, a, 1)
+	ctx := context.Background()
+	if res, err := Lazy(ctx, b); err != nil || len(res.Merged) != 0 {
+		t.Fatalf("nothing fetched yet: %+v %v", res, err)
+	}
+	git(t, b.Dir(), "fetch", "-q") // plain fetch, thanks to init's refspecs
+	res, err := Lazy(ctx, b)
+	if err != nil || len(res.Merged) != 1 {
+		t.Fatalf("lazy: %+v %v", res, err)
+	}
+	if got := readBaton(t, b, mainRef); got.ID != h.ID {
+		t.Fatalf("b has %+v", got)
+	}
+	// nothing new: no work, not even a read of the tracking refs
+	start := time.Now()
+	if res, err := Lazy(ctx, b); err != nil || len(res.Merged) != 0 {
+		t.Fatalf("again: %+v %v", res, err)
+	}
+	t.Logf("idle lazy check: %v", time.Since(start))
+	// after sync, a fetch that brings nothing new merges nothing
+	sync(t, b, 2)
+	git(t, b.Dir(), "fetch", "-q")
+	if res, err := Lazy(ctx, b); err != nil || len(res.Merged) != 0 {
+		t.Fatalf("after sync: %+v %v", res, err)
+	}
+}
+
+func TestDryRunChangesNothing(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 0, "next")
+	res, err := Sync(context.Background(), a, Options{Remote: "origin", Now: at(1), DryRun: true})
+	if err != nil || len(res.Pushed) != 1 {
+		t.Fatalf("dry run: %+v %v", res, err)
+	}
+	sync(t, b, 2)
+	if _, err := b.Get(context.Background(), mainRef); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatal("dry run pushed")
+	}
+}
