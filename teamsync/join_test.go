@@ -126,7 +126,9 @@ func TestJoinSession(t *testing.T) {
 }
 
 func TestJoinObjective(t *testing.T) {
-	o := func(text string, set int) baton.Objective { return baton.NewObjective("dev", "main", text, "s-1", at(set)) }
+	o := func(text string, set int) baton.Objective {
+		return baton.NewObjective("dev", "main", text, "s-1", at(set))
+	}
 	for _, tc := range []struct {
 		name    string
 		a, b    baton.Objective
