@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-handoff/git-handoff/hooks"
 )
 
 func TestUnboundCommitNeverStartsBinary(t *testing.T) {
@@ -204,5 +206,23 @@ func TestFailingDepsNeverBlockCommit(t *testing.T) {
 				t.Errorf("stderr = %q, want one warning line", errs)
 			}
 		})
+	}
+}
+
+func TestAbsoluteCommandWithoutPath(t *testing.T) {
+	e := newEnv(t).with("PATH=" + os.Getenv("PATH")) // git-handoff not on PATH
+	dir := e.newRepo()
+	cmd := "'" + filepath.Join(binDir, "git-handoff") + "'"
+	if _, err := hooks.Install(e.ctx(), dir, hooks.Options{Command: cmd}); err != nil {
+		t.Fatal(err)
+	}
+	e.bind(dir, "s1")
+	e.git(dir, "commit", "-q", "--allow-empty", "-m", "x")
+	if got := e.headMessage(dir); !strings.Contains(got, "Handoff-Session: s1\n") {
+		t.Errorf("message = %q, want trailers", got)
+	}
+	sts, err := hooks.Check(e.ctx(), dir)
+	if err != nil || !sts[0].OK() {
+		t.Errorf("check after install with a command: %+v %v", sts, err)
 	}
 }

@@ -11,10 +11,10 @@ import (
 
 // Options tune Install.
 type Options struct {
-	// Command is how the shims call git-handoff; empty means
-	// DefaultCommand ("git handoff"). It is pasted into sh verbatim, so an
-	// absolute path with spaces must arrive quoted. Tests point it at a test
-	// binary.
+	// Command is how the shims call git-handoff. Empty means git-handoff
+	// from PATH, falling back to `git handoff`. Anything else, such as an
+	// absolute path or "git handoff", is pasted into sh verbatim, so a path
+	// with spaces must arrive quoted.
 	Command string
 }
 

@@ -18,12 +18,10 @@ const shimMarker = "# git-handoff hook shim v"
 // git-handoff, so Check can regenerate the exact text and compare.
 const commandLinePrefix = "# command: "
 
-// DefaultCommand is how shims call git-handoff unless Options.Command says
-// otherwise. The shim then runs git-handoff straight from PATH when it is
-// there (command -v is a builtin) and through git, which also searches its
-// exec-path, only when it is not: going through git costs one more process
-// start on every bound commit.
-const DefaultCommand = "git handoff"
+// By default (an empty command) a shim runs git-handoff straight from PATH
+// when it is there (command -v is a builtin) and through `git handoff`,
+// which also searches git's exec-path, only when it is not: going through
+// git costs one more process start on every bound commit.
 
 // The shims are POSIX sh. Each runs the hook it replaced first, with the
 // same arguments and stdin, and lets its exit status decide the user's
@@ -97,17 +95,14 @@ func indent(s string) string {
 	return b.String()
 }
 
-// Shim returns the text of the shim for hook name calling git-handoff as
-// command (DefaultCommand when empty). command is inserted verbatim into
-// sh, so a path must be quoted by the caller if it needs it (see
-// Options.Command).
+// Shim returns the text of the shim for hook name. An empty command means
+// git-handoff from PATH, else `git handoff`; any other command is inserted
+// verbatim into sh, so a path must be quoted by the caller if it needs it
+// (see Options.Command).
 func Shim(name, command string) (string, error) {
 	body, ok := shimBodies[name]
 	if !ok {
 		return "", fmt.Errorf("unknown hook %q", name)
-	}
-	if command == "" {
-		command = DefaultCommand
 	}
 	if strings.ContainsAny(command, "\n\r") {
 		return "", fmt.Errorf("hook command %q spans lines", command)
@@ -118,7 +113,7 @@ func Shim(name, command string) (string, error) {
 	fmt.Fprintf(&b, "# The hook it replaced, if any, is %s%s and runs first.\n", name, chainedSuffix)
 	b.WriteString(commandLinePrefix + command + "\n")
 	invoke := command + " hook " + name + ` "$@"`
-	if command == DefaultCommand {
+	if command == "" {
 		invoke = `if command -v git-handoff >/dev/null 2>&1; then git-handoff hook ` + name +
 			` "$@"; else git handoff hook ` + name + ` "$@"; fi`
 	}
@@ -132,15 +127,14 @@ func isShim(content []byte) bool {
 	return ok && bytes.HasPrefix(rest, []byte(shimMarker))
 }
 
-// shimCommand returns the command recorded in a shim, or DefaultCommand if
-// an old shim recorded none.
+// shimCommand returns the command recorded in a shim; empty is the default.
 func shimCommand(content []byte) string {
 	for _, line := range strings.Split(string(content), "\n") {
 		if c, ok := strings.CutPrefix(line, commandLinePrefix); ok {
 			return c
 		}
 	}
-	return DefaultCommand
+	return ""
 }
 
 // isCurrentShim reports whether content is exactly the shim this version
