@@ -76,6 +76,8 @@ func newApp(d *deps) *cli.App {
 			logCommand(d),
 			sessionCommand(d),
 			manCommand(d),
+			initCommand(d),
+			syncCommand(d),
 		},
 	}
 	for _, c := range app.Commands {

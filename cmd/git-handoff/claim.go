@@ -16,6 +16,7 @@ func claimCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "session", Usage: "the claiming session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"},
 			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
 			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			&cli.BoolFlag{Name: "offline", Usage: "claim locally even when a remote knows the baton; the next sync settles it"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -25,6 +26,7 @@ func claimCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Claim(c.Context, st, handoff.ClaimOptions{
 				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"),
+				Arbiter: arbiterFor(c.Bool("offline")),
 			}, d.Now)
 			notify(d.stderr, res.Notices)
 			if err != nil {

@@ -23,6 +23,7 @@ func startCommand(d *deps) *cli.Command {
 			&cli.IntFlag{Name: "max-bytes", Value: brief.DefaultMaxBytes, Usage: "largest brief to print"},
 			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER` (default: git config handoff.owner, user.email, …)"},
 			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH` (default: the current branch)"},
+			&cli.BoolFlag{Name: "offline", Usage: "claim locally even when a remote knows the baton; the next sync settles it"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -37,6 +38,7 @@ func startCommand(d *deps) *cli.Command {
 				Session: c.String("session"), Harness: c.String("harness"), Model: c.String("model"),
 				Objective: c.String("objective"), MaxBytes: c.Int("max-bytes"),
 				Owner: c.String("owner"), Branch: c.String("branch"),
+				Arbiter: arbiterFor(c.Bool("offline")),
 			}, d.Now)
 			if err != nil {
 				var ee *handoff.ExistsError

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/teamsync"
+)
+
+func syncCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:      "sync",
+		Usage:     "exchange batons, objectives, sessions and PR records with a remote",
+		ArgsUsage: "[REMOTE]",
+		Description: "Fetches the remote's records, joins each with the local one (the same answer in any order on any\n" +
+			"machine), updates the local refs and pushes every changed ref with a lease on what was fetched.\n" +
+			"Where two versions could not be ordered, the one kept is chosen by a fixed tie-break and the two\n" +
+			"are shown as a diff; the other stays in the reflog. Tombstones older than git config\n" +
+			teamsync.MaxAgeKey + " (default 720h) are collected.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Usage: "fetch and show what would change, change nothing"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrorf(c, "sync takes at most one remote, got %d arguments", c.NArg())
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			remote := c.Args().First()
+			if remote == "" {
+				if remote, err = teamsync.DefaultRemote(c.Context, st); err != nil {
+					return err
+				}
+			}
+			maxAge, err := teamsync.MaxAge(c.Context, st)
+			if err != nil {
+				return err
+			}
+			opts := teamsync.Options{Remote: remote, DryRun: c.Bool("dry-run"), MaxAge: maxAge, Now: d.Now()}
+			if f, ok := d.stderr.(*os.File); ok && syncIsTerminal(f) {
+				opts.Progress = d.stderr
+			}
+			res, err := teamsync.Sync(c.Context, st, opts)
+			if err != nil {
+				if errors.Is(err, teamsync.ErrUnknownRemote) {
+					return withHint(fmt.Errorf("syncing: %w", err), "name a remote (`git handoff sync upstream`), or set one up with `git handoff init --remote NAME`")
+				}
+				return fmt.Errorf("syncing with %s: %w", remote, err)
+			}
+			if c.Bool("json") {
+				return printJSON(d.stdout, syncJSON{
+					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts,
+					Local: syncChanges(res.Local), Pushed: syncChanges(res.Pushed),
+					Conflicts: syncConflicts(res.Conflicts), Warnings: nonNil(res.Warnings),
+				})
+			}
+			notify(d.stderr, res.Warnings)
+			for _, cf := range res.Conflicts {
+				fmt.Fprintf(d.stdout, "conflict: %s\n", cf.Summary)
+				fmt.Fprintf(d.stdout, "--- dropped %s\n+++ kept %s\n%s", syncShortID(cf.Dropped), syncShortID(cf.Kept), cf.Diff)
+			}
+			verb := ""
+			if res.DryRun {
+				verb = " (dry run: nothing changed)"
+			}
+			fmt.Fprintf(d.stderr, "synced %d records with %s: %d updated here, %d pushed, %d conflicts%s\n",
+				res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), verb)
+			return nil
+		},
+	}
+}
+
+func syncIsTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && !strings.EqualFold(os.Getenv("TERM"), "dumb")
+}
+
+func syncShortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+type syncJSON struct {
+	Remote    string             `json:"remote"`
+	DryRun    bool               `json:"dryRun"`
+	Records   int                `json:"records"`
+	Attempts  int                `json:"attempts"`
+	Local     []syncChangeJSON   `json:"local"`
+	Pushed    []syncChangeJSON   `json:"pushed"`
+	Conflicts []syncConflictJSON `json:"conflicts"`
+	Warnings  []string           `json:"warnings"`
+}
+
+// syncChangeJSON is one ref sync moved; old and new are blob ids, "" for
+// absent.
+type syncChangeJSON struct {
+	Ref    string `json:"ref"`
+	Old    string `json:"old"`
+	New    string `json:"new"`
+	Reason string `json:"reason"`
+	What   string `json:"what"`
+}
+
+type syncConflictJSON struct {
+	Ref      string `json:"ref"`
+	Kept     string `json:"kept"`
+	Dropped  string `json:"dropped"`
+	KeptFrom string `json:"keptFrom"`
+	Summary  string `json:"summary"`
+	Diff     string `json:"diff"`
+}
+
+func syncChanges(cs []teamsync.Change) []syncChangeJSON {
+	out := make([]syncChangeJSON, len(cs))
+	for i, c := range cs {
+		out[i] = syncChangeJSON{Ref: c.Ref, Old: c.Old, New: c.New, Reason: c.Reason, What: c.What}
+	}
+	return out
+}
+
+func syncConflicts(cs []teamsync.Conflict) []syncConflictJSON {
+	out := make([]syncConflictJSON, len(cs))
+	for i, c := range cs {
+		out[i] = syncConflictJSON{Ref: c.Ref, Kept: c.Kept, Dropped: c.Dropped, KeptFrom: c.KeptFrom, Summary: c.Summary, Diff: c.Diff}
+	}
+	return out
+}
+
+// arbiterFor is who decides a claim: the remote that knows the baton, or
+// with --offline this clone alone.
+func arbiterFor(offline bool) handoff.Arbiter {
+	if offline {
+		return handoff.Local{}
+	}
+	return teamsync.Arbiter{}
+}
