@@ -37,17 +37,20 @@ type Input struct {
 func Render(in Input, maxBytes int) (text string, fits bool) {
 	fixed := in.Package + handoffSection(in) + objectiveSection(in)
 	fits = len(fixed) <= maxBytes
-	if !fits {
-		in.Baton = nil
-		fixed = in.Package + objectiveSection(in)
-	}
 	var b strings.Builder
-	b.WriteString(fixed)
-	if in.Baton == nil && in.Package == "" {
-		line := fmt.Sprintf("No baton is waiting for %s on `%s`.\n\n", in.Owner, in.Branch)
-		if b.Len()+len(line) <= maxBytes {
-			b.WriteString(line)
-		}
+	var line string
+	switch {
+	case !fits:
+		b.WriteString(in.Package + objectiveSection(in))
+		line = fmt.Sprintf("A baton (%s) is waiting but does not fit in %d bytes: run `git handoff show` to read it.\n\n", in.Baton.ID, maxBytes)
+	case in.Baton == nil && in.Package == "":
+		b.WriteString(fixed)
+		line = fmt.Sprintf("No baton is waiting for %s on `%s`.\n\n", in.Owner, in.Branch)
+	default:
+		b.WriteString(fixed)
+	}
+	if b.Len()+len(line) <= maxBytes {
+		b.WriteString(line)
 	}
 	appendTrimmed(&b, recentSection(in), maxBytes)
 	return strings.TrimRight(b.String(), "\n") + "\n", fits

@@ -42,7 +42,7 @@ func listCommand(d *deps) *cli.Command {
 				for i := range list {
 					out[i] = toJSON(&list[i])
 				}
-				return printJSON(d.stdout, map[string]any{"handoffs": out})
+				return printJSONArray(d.stdout, "handoffs", out)
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(d.stderr, "no batons")

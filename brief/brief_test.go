@@ -1,0 +1,76 @@
+package brief
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+var now = time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
+
+func input() Input {
+	var recent []refstore.Commit
+	for i := 0; i < 10; i++ {
+		recent = append(recent, refstore.Commit{ID: strings.Repeat("c", 40), Subject: "ünïcödé subject " + strings.Repeat("é", i), Author: "A", When: now})
+	}
+	return Input{
+		Owner: "o", Branch: "b", Now: now,
+		Baton:     &baton.Baton{ID: "h-1", Owner: "o", Branch: "b", Harness: "codex", NextSteps: []string{"first\nsecond line"}, FailedApproaches: []string{"f"}, CreatedAt: now.Add(-3 * time.Hour), Head: strings.Repeat("a", 40)},
+		Objective: &baton.Objective{Text: "the objective", SetAt: now},
+		Recent:    recent,
+	}
+}
+
+func TestRenderOrderAndContent(t *testing.T) {
+	text, fits := Render(input(), DefaultMaxBytes)
+	if !fits {
+		t.Fatal("does not fit")
+	}
+	h, o, r := strings.Index(text, "## 🤝 Active Session Handoff"), strings.Index(text, "## Objective"), strings.Index(text, "## Recent commits")
+	if h != 0 || o < h || r < o {
+		t.Fatalf("sections out of order (%d %d %d):\n%s", h, o, r, text)
+	}
+	for _, want := range []string{"1. first\n   second line", "with codex", "3 h ago", "No commits since", "do not retry"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("brief lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestRenderTrimsWholeLinesFromTheBottom(t *testing.T) {
+	full, _ := Render(input(), 1<<20)
+	for max := 0; max <= len(full); max += 7 {
+		text, fits := Render(input(), max)
+		if fits && len(text) > max {
+			t.Fatalf("max %d: %d bytes", max, len(text))
+		}
+		if !utf8.ValidString(text) {
+			t.Fatalf("max %d: cut mid-character", max)
+		}
+		if fits && !strings.Contains(text, "first") {
+			t.Fatalf("max %d: the baton was trimmed", max)
+		}
+		if fits && !strings.Contains(text, "the objective") {
+			t.Fatalf("max %d: the objective was trimmed", max)
+		}
+		if !fits {
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			if !strings.Contains(full, line) {
+				t.Fatalf("max %d: line %q is not a whole line of the full brief", max, line)
+			}
+		}
+	}
+}
+
+func TestRenderWithoutRoomForTheBaton(t *testing.T) {
+	text, fits := Render(input(), 150)
+	if fits || strings.Contains(text, "first") || !strings.Contains(text, "git handoff show") {
+		t.Fatalf("fits=%v:\n%s", fits, text)
+	}
+}
