@@ -3,6 +3,7 @@ package refstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -61,6 +62,22 @@ func (e *GitError) Error() string {
 }
 
 func (e *GitError) Unwrap() error { return e.Err }
+
+// ExitCode is git's exit status, or -1 when it did not run to an exit.
+func (e *GitError) ExitCode() int {
+	var ee *exec.ExitError
+	if errors.As(e.Err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// noSuchKey reports a `git config --get*` that found nothing: exit status 1,
+// whatever GIT_TRACE may have written to stderr.
+func noSuchKey(err error) bool {
+	var ge *GitError
+	return errors.As(err, &ge) && ge.ExitCode() == 1
+}
 
 func firstArg(args []string) string {
 	for _, a := range args {

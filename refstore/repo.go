@@ -65,9 +65,8 @@ func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, 
 		pat[i] = strings.ReplaceAll(k, ".", `\.`)
 	}
 	out, err := Git(ctx, s.workDir, false, nil, "config", "-z", "--get-regexp", "^("+strings.Join(pat, "|")+")$")
-	var ge *GitError
-	if err != nil && !(errors.As(err, &ge) && ge.Stderr == "") {
-		return nil, err // exit 1 with no message means "no such key"
+	if err != nil && !noSuchKey(err) {
+		return nil, err
 	}
 	vals := map[string]string{}
 	for _, kv := range bytes.Split(out, []byte{0}) {
