@@ -204,7 +204,7 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 	if err := writableLine(ctx, st, cur.Session, doing); err != nil {
 		return RelaunchResult{}, err
 	}
-	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil {
+	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil && (cur.Worktree == "" || refstore.Exists(cur.Worktree)) {
 		return RelaunchResult{Session: cur, From: cur.Harness, NoOp: true}, nil
 	}
 	if opts.Harness == "" {
