@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -76,6 +77,7 @@ func newApp(d *deps) *cli.App {
 			logCommand(d),
 			sessionCommand(d),
 			manCommand(d),
+			prCommand(d),
 			initCommand(d),
 			syncCommand(d),
 		},
@@ -140,9 +142,12 @@ func withHint(err error, hint string) error {
 func exitCode(err error) int {
 	var ue *usageError
 	var ce *baton.ClaimedError
+	var ae *ghpr.AuthError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage
+	case errors.As(err, &ae):
+		return exitAuth
 	case errors.As(err, &ce), errors.Is(err, refstore.ErrConflict):
 		return exitConflict
 	case errors.Is(err, refstore.ErrNotFound):
@@ -179,6 +184,8 @@ func printError(w io.Writer, err error) {
 	case errors.Is(err, handoff.ErrNoSession):
 	case errors.Is(err, refstore.ErrNotRepository):
 		fmt.Fprintln(w, "hint: run git handoff inside a git repository")
+	case ghpr.ErrorHint(err) != "":
+		fmt.Fprintf(w, "hint: %s\n", ghpr.ErrorHint(err))
 	}
 }
 

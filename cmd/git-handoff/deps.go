@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -17,6 +19,7 @@ type deps struct {
 	notFoundCommand string
 
 	store *refstore.Store
+	gh    *ghpr.Client
 }
 
 func newDeps(stdin io.Reader, stdout, stderr io.Writer) *deps {
@@ -34,6 +37,27 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 	}
 	d.store = st
 	return st, nil
+}
+
+// GitHub connects to the GitHub repository of this checkout, once: GH_REPO
+// or the origin remote, a token from the environment, gh or git's
+// credential helper (none is fine for reads of public repositories), and
+// the endpoints for its host (GITHUB_API_URL and GITHUB_GRAPHQL_URL
+// override them). No request is made here.
+func (d *deps) GitHub(ctx context.Context) (*ghpr.Client, error) {
+	if d.gh != nil {
+		return d.gh, nil
+	}
+	dir := "."
+	if st, err := d.Store(ctx); err == nil {
+		dir = st.Dir()
+	}
+	c, _, err := ghpr.Connect(ctx, dir, "origin", os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to GitHub: %w", err)
+	}
+	d.gh = c
+	return c, nil
 }
 
 // Now is the clock. GIT_HANDOFF_NOW (RFC 3339) pins it, for reproducible

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/git-handoff/git-handoff/ghpr/ghprtest"
 )
 
 // TestMain lets the test binary stand in for git-handoff: testscript puts it
@@ -16,6 +18,7 @@ func TestMain(m *testing.M) {
 		"git-handoff": func() {
 			os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
 		},
+		"fakegithub": ghprtest.Main,
 	})
 }
 
@@ -53,5 +56,5 @@ func setupScript(env *testscript.Env) error {
 	} {
 		env.Setenv(k, v)
 	}
-	return nil
+	return startFakeGitHub(env)
 }

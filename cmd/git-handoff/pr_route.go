@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/prown"
+)
+
+// prRouteJSON is the result of `pr route --json`.
+type prRouteJSON struct {
+	Repo    string   `json:"repo"`
+	Number  int      `json:"number"`
+	URL     string   `json:"url"`
+	Owner   string   `json:"owner"`   // the session the record names
+	Session string   `json:"session"` // where CI and review work goes now
+	Status  string   `json:"status"`  // that session's status; "" when this clone has no record of it
+	Chain   []string `json:"chain"`   // owner … session, along replacedBy
+	Merged  bool     `json:"merged"`
+	Notices []string `json:"notices"`
+}
+
+func prRouteCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:      "route",
+		Usage:     "print the session that should receive CI and review work on a pull request now",
+		UsageText: "git handoff pr route NUMBER|URL [--json]",
+		Description: "Reads the owner from git and follows replacedBy to the newest session of its line. Prints its id\n" +
+			"on stdout (notices, such as a terminated session, on stderr). Exit 6 when nobody owns the pull\n" +
+			"request. Makes no GitHub request: an orchestrator can call it for every event.",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "pr route takes exactly one pull request")
+			}
+			ctx := c.Context
+			st, err := d.Store(ctx)
+			if err != nil {
+				return err
+			}
+			repo, err := localRepo(ctx, d)
+			if err != nil {
+				return err
+			}
+			t, err := parseTarget(c, repo, c.Args().First())
+			if err != nil {
+				return err
+			}
+			r, err := prown.Route(ctx, st, t.name(), t.Number)
+			if err != nil {
+				return prError(fmt.Sprintf("routing #%d", t.Number), t, err)
+			}
+			if c.Bool("json") {
+				return printJSON(d.stdout, prRouteJSON{
+					Repo: r.Repo, Number: r.Number, URL: r.URL, Owner: r.Owner, Session: r.Session,
+					Status: r.Status, Chain: nonNil(r.Chain), Merged: r.Merged, Notices: nonNil(r.Notices),
+				})
+			}
+			notify(d.stderr, r.Notices)
+			fmt.Fprintln(d.stdout, r.Session)
+			return nil
+		},
+	}
+}
