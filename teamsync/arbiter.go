@@ -111,6 +111,9 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 		}
 		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
 		if perr == nil {
+			if cur, _ := st.ResolveID(ctx, tracking); cur == up.New {
+				return nil // git moved the tracking ref itself (init's refspecs)
+			}
 			if err := st.Apply(ctx, "handoff: claim pushed to "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)}); err != nil && !errors.Is(err, refstore.ErrConflict) {
 				return err
 			}
@@ -161,6 +164,13 @@ func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.
 func (a Arbiter) remoteFor(ctx context.Context, st *refstore.Store, ref string) (string, error) {
 	if a.Remote != "" {
 		return a.Remote, nil
+	}
+	// Most clones fetch from "origin": look there before asking git for
+	// the list of remotes.
+	if tr, err := refstore.RemoteRef("origin", ref); err == nil {
+		if _, err := st.Get(ctx, tr); err == nil {
+			return "origin", nil
+		}
 	}
 	names, err := st.Remotes(ctx)
 	if err != nil {

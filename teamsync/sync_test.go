@@ -90,7 +90,7 @@ func (tm *team) clone(t *testing.T, name, url string) *refstore.Store {
 
 func clock(min int) handoff.Clock { return func() time.Time { return at(min) } }
 
-func sync(t *testing.T, st *refstore.Store, min int) Result {
+func syncAt(t *testing.T, st *refstore.Store, min int) Result {
 	t.Helper()
 	res, err := Sync(context.Background(), st, Options{Remote: "origin", Now: at(min), MaxAge: DefaultMaxAge})
 	if err != nil {
@@ -151,13 +151,13 @@ func TestSyncCarriesBatonAndClaim(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	h := end(t, a, 0, "write the parser")
-	res := sync(t, a, 1)
+	res := syncAt(t, a, 1)
 	if len(res.Pushed) != 1 || res.Pushed[0].Ref != mainRef {
 		t.Fatalf("pushed %+v", res.Pushed)
 	}
 	// preserved refs belong to another tool: never pushed.
 	git(t, a.Dir(), "update-ref", "refs/ao/preserved/x", h.OID)
-	sync(t, b, 2)
+	syncAt(t, b, 2)
 	got := readBaton(t, b, mainRef)
 	if got.ID != h.ID || !got.Live() {
 		t.Fatalf("b has %+v", got)
@@ -168,7 +168,7 @@ func TestSyncCarriesBatonAndClaim(t *testing.T) {
 	if out := git(t, tm.remote, "cat-file", "-p", mainRef); !strings.Contains(out, `"claimedBySession":"s-b"`) {
 		t.Fatalf("remote was not told of the claim: %s", out)
 	}
-	sync(t, a, 4)
+	syncAt(t, a, 4)
 	if got := readBaton(t, a, mainRef); !got.Claimed || got.ClaimedBySession != "s-b" {
 		t.Fatalf("a has %+v", got)
 	}
@@ -187,8 +187,8 @@ func TestClaimLosesAtRemoteAndLocalAdopts(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	end(t, a, 0, "next")
-	sync(t, a, 1)
-	sync(t, b, 1)
+	syncAt(t, a, 1)
+	syncAt(t, b, 1)
 	if _, err := claim(a, "s-a", 2, Arbiter{}); err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +211,8 @@ func TestStartNoticeWhenRemoteClaimedFirst(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	end(t, a, 0, "next")
-	sync(t, a, 1)
-	sync(t, b, 1)
+	syncAt(t, a, 1)
+	syncAt(t, b, 1)
 	if _, err := claim(a, "s-a", 2, Arbiter{}); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestUnreachableRemoteClaimsNothing(t *testing.T) {
 	tm := newTeam(t, 1)
 	a := tm.clones[0]
 	end(t, a, 0, "next")
-	sync(t, a, 1)
+	syncAt(t, a, 1)
 	git(t, a.Dir(), "remote", "set-url", "origin", filepath.Join(tm.dir, "gone.git"))
 	_, err := claim(a, "s-a", 2, Arbiter{})
 	var ue *UnreachableError
@@ -248,8 +248,8 @@ func TestOfflineClaimsSettledBySync(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	end(t, a, 0, "next")
-	sync(t, a, 1)
-	sync(t, b, 1)
+	syncAt(t, a, 1)
+	syncAt(t, b, 1)
 	if _, err := claim(a, "s-late", 5, handoff.Local{}); err != nil {
 		t.Fatal(err)
 	}
@@ -257,12 +257,12 @@ func TestOfflineClaimsSettledBySync(t *testing.T) {
 		t.Fatal(err)
 	}
 	lost := readBaton(t, a, mainRef)
-	sync(t, a, 6)
-	res := sync(t, b, 7) // b's earlier claim beats a's pushed one
+	syncAt(t, a, 6)
+	res := syncAt(t, b, 7) // b's earlier claim beats a's pushed one
 	if len(res.Conflicts) != 1 || res.Conflicts[0].KeptFrom != "local" || !strings.Contains(res.Conflicts[0].Diff, `"claimedBySession": "s-late"`) {
 		t.Fatalf("conflicts %+v", res.Conflicts)
 	}
-	res = sync(t, a, 8)
+	res = syncAt(t, a, 8)
 	if len(res.Conflicts) != 1 || res.Conflicts[0].KeptFrom != "remote" || !strings.Contains(res.Conflicts[0].Summary, "s-early") {
 		t.Fatalf("a's conflicts %+v", res.Conflicts)
 	}
@@ -302,14 +302,14 @@ func TestCancelIsNotUndoneByFetch(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	h := end(t, a, 0, "next")
-	sync(t, a, 1)
-	sync(t, b, 1)
+	syncAt(t, a, 1)
+	syncAt(t, b, 1)
 	if _, err := baton.Delete(context.Background(), a, h, "cancelled", at(2)); err != nil {
 		t.Fatal(err)
 	}
-	sync(t, b, 3) // b still holds it live and pushes nothing new
-	sync(t, a, 4)
-	sync(t, b, 5)
+	syncAt(t, b, 3) // b still holds it live and pushes nothing new
+	syncAt(t, a, 4)
+	syncAt(t, b, 5)
 	for _, st := range []*refstore.Store{a, b} {
 		if got := readBaton(t, st, mainRef); got.Deleted == nil {
 			t.Fatalf("%s: cancelled baton came back: %+v", st.Dir(), got.Baton)
@@ -320,7 +320,7 @@ func TestCancelIsNotUndoneByFetch(t *testing.T) {
 		}
 	}
 	// past the age, the tombstone is collected everywhere
-	res := sync(t, a, 2+int(DefaultMaxAge/time.Minute)+1)
+	res := syncAt(t, a, 2+int(DefaultMaxAge/time.Minute)+1)
 	if len(res.Local) != 1 || res.Local[0].Reason != "collected" || len(res.Pushed) != 1 {
 		t.Fatalf("collect: %+v", res)
 	}
@@ -336,7 +336,7 @@ func TestUntrustedRemoteRecordsAreSkipped(t *testing.T) {
 	tm := newTeam(t, 1)
 	a := tm.clones[0]
 	mine := end(t, a, 0, "mine")
-	sync(t, a, 1)
+	syncAt(t, a, 1)
 	// A hostile or broken teammate's records, written straight to the remote.
 	put := func(ref, content string) {
 		f := filepath.Join(tm.dir, "blob")
@@ -350,7 +350,7 @@ func TestUntrustedRemoteRecordsAreSkipped(t *testing.T) {
 	put("refs/ao/handoffs/private/eve/main", `{"schema":"handoff/v9"}`)
 	put("refs/ao/handoffs/private/mallory/main", `{"schema":"handoff/v1","id":"h-x","owner":"dev","branch":"main"}`)
 	put("refs/ao/sessions/s-big", `{"schema":"session/v1","id":"s-big","summary":"`+strings.Repeat("x", refstore.MaxRecord)+`"}`)
-	res := sync(t, a, 2)
+	res := syncAt(t, a, 2)
 	warn := strings.Join(res.Warnings, "\n")
 	for _, ref := range []string{"refs/ao/remotes/origin/handoffs/private/dev/main", "refs/ao/remotes/origin/handoffs/private/eve/main", "refs/ao/remotes/origin/handoffs/private/mallory/main", "refs/ao/remotes/origin/sessions/s-big"} {
 		if !strings.Contains(warn, ref) {
@@ -369,7 +369,7 @@ func TestLostLeaseFetchesAndMergesAgain(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	end(t, a, 0, "from a")
-	sync(t, a, 1)
+	syncAt(t, a, 1)
 	// A teammate's push lands between a's fetch and a's push: the remote's
 	// pre-receive hook plays the teammate, once.
 	bOID := func() string {
@@ -383,7 +383,7 @@ func TestLostLeaseFetchesAndMergesAgain(t *testing.T) {
 	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res := sync(t, a, 6)
+	res := syncAt(t, a, 6)
 	if res.Attempts != 2 {
 		t.Fatalf("attempts %d, want 2 (one lost lease)", res.Attempts)
 	}
@@ -400,8 +400,8 @@ func TestSessionsStayReplaced(t *testing.T) {
 	if _, err := lineage.CreateSession(ctx, a, s, "test"); err != nil {
 		t.Fatal(err)
 	}
-	sync(t, a, 1)
-	sync(t, b, 1)
+	syncAt(t, a, 1)
+	syncAt(t, b, 1)
 	if _, err := lineage.ModifySession(ctx, a, "s-1", "test", func(s *lineage.Session) error {
 		s.Status, s.ReplacedBy, s.UpdatedAt = lineage.StatusReplaced, "s-2", at(2)
 		return nil
@@ -414,9 +414,9 @@ func TestSessionsStayReplaced(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	sync(t, a, 10)
-	sync(t, b, 11)
-	sync(t, a, 12)
+	syncAt(t, a, 10)
+	syncAt(t, b, 11)
+	syncAt(t, a, 12)
 	for _, st := range []*refstore.Store{a, b} {
 		got, err := lineage.ReadSession(ctx, st, "s-1")
 		if err != nil || got.ReplacedBy != "s-2" || got.Status != lineage.StatusReplaced {
@@ -429,7 +429,7 @@ func TestLazyMergeAfterPlainFetch(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	h := end(t, a, 0, "next")
-	sync(t, a, 1)
+	syncAt(t, a, 1)
 	ctx := context.Background()
 	if res, err := Lazy(ctx, b); err != nil || len(res.Merged) != 0 {
 		t.Fatalf("nothing fetched yet: %+v %v", res, err)
@@ -449,7 +449,7 @@ func TestLazyMergeAfterPlainFetch(t *testing.T) {
 	}
 	t.Logf("idle lazy check: %v", time.Since(start))
 	// after sync, a fetch that brings nothing new merges nothing
-	sync(t, b, 2)
+	syncAt(t, b, 2)
 	git(t, b.Dir(), "fetch", "-q")
 	if res, err := Lazy(ctx, b); err != nil || len(res.Merged) != 0 {
 		t.Fatalf("after sync: %+v %v", res, err)
@@ -464,7 +464,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	if err != nil || len(res.Pushed) != 1 {
 		t.Fatalf("dry run: %+v %v", res, err)
 	}
-	sync(t, b, 2)
+	syncAt(t, b, 2)
 	if _, err := b.Get(context.Background(), mainRef); !errors.Is(err, refstore.ErrNotFound) {
 		t.Fatal("dry run pushed")
 	}
