@@ -30,6 +30,7 @@ type PackageInput struct {
 	Total     int               // all its commits, even beyond Commits
 	Terminal  string            // an excerpt, already cleaned by TerminalExcerpt
 	Truncated bool              // the excerpt is the tail of a longer terminal
+	Extra     string            // more Markdown, e.g. pull request facts
 	Now       time.Time
 }
 
@@ -92,6 +93,9 @@ func BuildPackage(in PackageInput) string {
 		}
 		fence := fenceFor(in.Terminal)
 		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", fence, in.Terminal, fence)
+	}
+	if in.Extra != "" {
+		b.WriteString(strings.TrimRight(in.Extra, "\n") + "\n\n")
 	}
 	b.WriteString("**Before changing any code, confirm the current state:** run `git status` and `git log`, " +
 		"rebuild and rerun the tests, and check that what is written above still holds. The previous session " +

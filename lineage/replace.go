@@ -38,6 +38,15 @@ type ReplaceOptions struct {
 	Context  string // ContextSummary (default) or ContextNone
 	Terminal []byte // raw terminal output of the old session, optional
 	Host     string
+
+	// Transfer, when set, adds its updates to the replacement's one ref
+	// transaction and may change both records: the pull request the old
+	// session owns moves to the new one this way. It is called again, with
+	// fresh records, after a lost swap.
+	Transfer func(ctx context.Context, old Session, next, prev *Session) ([]refstore.Update, error)
+	// PackageExtra is more Markdown for the handoff package (pull request
+	// facts: failing checks, unresolved review threads).
+	PackageExtra string
 }
 
 // ReplaceResult is what a replacement did.
@@ -114,7 +123,7 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 				return ReplaceResult{}, err
 			}
 			res.Notices = append(res.Notices, warns...)
-			in := PackageInput{Old: old.Session, NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Now: now}
+			in := PackageInput{Old: old.Session, NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Extra: opts.PackageExtra, Now: now}
 			if carried != nil {
 				claimed, up, err := baton.Claimed(ctx, st, *carried, opts.NewID, now)
 				if err != nil {
@@ -136,6 +145,13 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 		prev.Status, prev.ReplacedBy, prev.HandoffAt, prev.UpdatedAt = StatusReplaced, opts.NewID, &at, now
 		if prev.EndedAt == nil {
 			prev.EndedAt = &at
+		}
+		if opts.Transfer != nil {
+			more, err := opts.Transfer(ctx, old.Session, &next, &prev)
+			if err != nil {
+				return ReplaceResult{}, err
+			}
+			ups = append(ups, more...)
 		}
 		prevUp, err := SessionUpdate(ctx, st, prev, old)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -121,5 +122,45 @@ func TestReplaceConcurrent(t *testing.T) {
 	}
 	if err := NewGraph(Nodes(Sessions(all))).Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReplaceTransfer checks that the Transfer hook's updates ride in the
+// same transaction: when one of them cannot apply, nothing changes.
+func TestReplaceTransfer(t *testing.T) {
+	ctx := context.Background()
+	st := testRepo(t)
+	create(t, st, Session{ID: "a", Harness: "codex", Prompt: "p", PR: &PRPointer{Repo: "o/r", Number: 1}})
+	blob, err := st.WriteBlob(ctx, []byte(`{"schema":"test"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ref = "refs/ao/prs/o/r/1"
+	wrongOld := blob // the ref does not exist yet, so expecting blob fails
+	_, err = Replace(ctx, st, ReplaceOptions{OldID: "a", NewID: "b", Transfer: func(_ context.Context, _ Session, next, prev *Session) ([]refstore.Update, error) {
+		next.PR, prev.PR = prev.PR, nil
+		return []refstore.Update{{Ref: ref, New: blob, Old: wrongOld}}, nil
+	}}, t0)
+	if err == nil {
+		t.Fatal("replace went through although the transfer could not apply")
+	}
+	if s, _ := ReadSession(ctx, st, "a"); s.Status != StatusActive || s.PR == nil {
+		t.Fatalf("old session changed: %+v", s.Session)
+	}
+	if _, err := ReadSession(ctx, st, "b"); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("new session exists: %v", err)
+	}
+	res, err := Replace(ctx, st, ReplaceOptions{OldID: "a", NewID: "b", PackageExtra: "## Pull request #1", Transfer: func(_ context.Context, _ Session, next, prev *Session) ([]refstore.Update, error) {
+		next.PR, prev.PR = prev.PR, nil
+		return []refstore.Update{{Ref: ref, New: blob}}, nil
+	}}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.New.PR == nil || res.Old.PR != nil || !strings.Contains(res.Package, "## Pull request #1") {
+		t.Errorf("pr pointers: new %+v old %+v", res.New.PR, res.Old.PR)
+	}
+	if id, err := st.ResolveID(ctx, ref); err != nil || id != blob {
+		t.Errorf("transfer ref: %q %v", id, err)
 	}
 }

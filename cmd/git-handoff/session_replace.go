@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // maxTerminalRead bounds how much of a terminal log is read; only its end
@@ -76,7 +79,18 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		return err
 	}
 	opts.Host, _ = os.Hostname()
-	res, err := lineage.Replace(c.Context, st, opts.ReplaceOptions, d.Now())
+	now := d.Now()
+	// The pull request the old session owns moves with it, in the same
+	// transaction (its GitHub comment is not updated here yet).
+	opts.Transfer = func(ctx context.Context, old lineage.Session, next, prev *lineage.Session) ([]refstore.Update, error) {
+		ups, rec, err := prown.TransferUpdates(ctx, st, old.ID, *next, next.HandoffReason, now)
+		if err != nil || rec == nil {
+			return ups, err
+		}
+		next.PR, prev.PR = rec.Pointer(), nil
+		return ups, nil
+	}
+	res, err := lineage.Replace(c.Context, st, opts.ReplaceOptions, now)
 	if err != nil {
 		return sessionError(c, "replacing session "+fmt.Sprintf("%q", opts.OldID), opts.OldID, err)
 	}
