@@ -98,8 +98,12 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 	writes := !opts.NoComment || opts.Assign || opts.Label != ""
 	if writes && !gh.HasToken() {
 		// Refused before anything changes, rather than after the swap.
+		env := "GH_TOKEN"
+		if h := strings.ToLower(gh.Repo().Host); h != "" && h != ghpr.DefaultHost && !strings.HasSuffix(h, ".ghe.com") {
+			env = "GH_ENTERPRISE_TOKEN"
+		}
 		return withHint(&ghpr.AuthError{Op: "claiming a pull request (it writes to GitHub)", NoToken: true},
-			"set GH_TOKEN (or GH_ENTERPRISE_TOKEN), or claim in git only with --no-comment")
+			fmt.Sprintf("set %s for %s or run gh auth login; or claim in git only with --no-comment", env, gh.Repo().Host))
 	}
 
 	// 1. The pull request, as GitHub has it now.
