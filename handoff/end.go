@@ -50,9 +50,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 			switch {
 			case err == nil:
 				s := cur.Session
-				if harness == "" {
-					harness = s.Harness
-				}
+				harness = HarnessName(opts.Harness, s.Harness)
 				if s.Status == lineage.StatusActive {
 					s.Status, s.EndedAt = lineage.StatusEnded, &now
 				}
@@ -69,6 +67,9 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 			default:
 				return EndResult{}, err
 			}
+		}
+		if harness == opts.Harness {
+			harness = HarnessName(opts.Harness)
 		}
 		b, err := baton.New(baton.Draft{
 			Owner: who.Owner, Branch: who.Branch, Shared: opts.Shared,

@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"strings"
 
+	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -68,4 +69,21 @@ func SessionID(st *refstore.Store, flag string) (string, error) {
 		return v, nil
 	}
 	return st.BoundSession()
+}
+
+// HarnessName is the catalogue's name for the agent a session runs: the
+// first non-empty of names (an alias such as "claude" becomes
+// "claude-code"; a name the catalogue does not know is kept as typed), else
+// the agent detected from the environment, else "".
+func HarnessName(names ...string) string {
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if h, err := harness.Lookup(n); err == nil {
+			return h.Name
+		}
+		return n
+	}
+	return harness.Detect(os.Getenv)
 }

@@ -81,7 +81,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		text, fits := brief.Render(ctxBrief.input, maxBytes(opts.MaxBytes))
 		sess := lineage.Session{
 			ID: id, Owner: who.Owner, Branch: who.Branch, Worktree: worktree(st), Host: hostname(),
-			Harness: opts.Harness, Model: opts.Model, Status: lineage.StatusActive, Prompt: opts.Objective,
+			Harness: HarnessName(opts.Harness), Model: opts.Model, Status: lineage.StatusActive, Prompt: opts.Objective,
 			CreatedAt: now, UpdatedAt: now,
 		}
 		res := StartResult{Objective: ctxBrief.input.Objective, Brief: text}

@@ -49,7 +49,9 @@ type reader interface {
 	close() error
 }
 
-// Store is a repository seen as a record store.
+// Store is a repository seen as a record store. A Store is for one
+// goroutine at a time (go-git's object writer is not safe for concurrent
+// use); open one per goroutine.
 type Store struct {
 	workDir   string // where git commands run
 	gitDir    string // this worktree's git dir
