@@ -44,13 +44,13 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		now := clock()
 		var ups []refstore.Update
 		var sess *lineage.Session
-		harness := opts.Harness
+		var sessionHarness string
 		if id != "" {
 			cur, err := lineage.ReadSession(ctx, st, id)
 			switch {
 			case err == nil:
 				s := cur.Session
-				harness = HarnessName(opts.Harness, s.Harness)
+				sessionHarness = s.Harness
 				if s.Status == lineage.StatusActive {
 					s.Status, s.EndedAt = lineage.StatusEnded, &now
 				}
@@ -68,13 +68,10 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 				return EndResult{}, err
 			}
 		}
-		if harness == opts.Harness {
-			harness = HarnessName(opts.Harness)
-		}
 		b, err := baton.New(baton.Draft{
 			Owner: who.Owner, Branch: who.Branch, Shared: opts.Shared,
 			NextSteps: opts.Next, FailedApproaches: opts.Failed, OpenQuestions: opts.Questions,
-			Harness: harness, SessionID: id, Head: who.Head,
+			Harness: HarnessName(opts.Harness, sessionHarness), SessionID: id, Head: who.Head,
 		}, now)
 		if err != nil {
 			return EndResult{}, err
