@@ -182,21 +182,22 @@ const PRSchema = "pr/v1"
 
 // PR is what sync needs of a pull-request ownership record at
 // refs/ao/prs/<gh-owner>/<gh-repo>/<number>: whose it is and the history of
-// transfers that made it so. Fields sync does not know are carried in the
+// transfers that made it so (the fields of prown.Record it needs). Fields
+// sync does not know are carried in the
 // blob untouched, since the join picks whole blobs.
 type PR struct {
 	Schema    string       `json:"schema"`
 	Repo      string       `json:"repo"` // owner/name
 	Number    int          `json:"number"`
-	Session   string       `json:"session"` // the owning session
+	Session   string       `json:"ownerSession"` // the owning session
 	History   []PRTransfer `json:"history"`
-	UpdatedAt time.Time    `json:"updatedAt"`
+	UpdatedAt time.Time    `json:"claimedAt"`
 }
 
 // PRTransfer is one change of owner.
 type PRTransfer struct {
 	From   string    `json:"from,omitempty"`
-	To     string    `json:"to"`
+	To     string    `json:"session"`
 	At     time.Time `json:"at"`
 	Reason string    `json:"reason,omitempty"`
 }
