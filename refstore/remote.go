@@ -144,21 +144,24 @@ func rejected(out []byte) []string {
 
 // Remotes lists the configured remotes, in config order.
 func (s *Store) Remotes(ctx context.Context) ([]string, error) {
-	out, err := Git(ctx, s.workDir, false, nil, "remote")
+	rcs, err := s.RemoteConfigs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return strings.Fields(string(out)), nil
+	names := make([]string, len(rcs))
+	for i, rc := range rcs {
+		names[i] = rc.Name
+	}
+	return names, nil
 }
 
 // ConfigValues returns every value of a multi-valued key in the
 // repository's own config file (not the user's), in order.
 func (s *Store) ConfigValues(ctx context.Context, key string) ([]string, error) {
 	out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "-z", "--get-all", key)
-	var ge *GitError
 	if err != nil {
-		if errors.As(err, &ge) && ge.Stderr == "" {
-			return nil, nil // exit 1, no message: no such key
+		if noSuchKey(err) {
+			return nil, nil
 		}
 		return nil, err
 	}
@@ -183,22 +186,51 @@ func (s *Store) SetConfig(ctx context.Context, key, value string) error {
 	return err
 }
 
-// ConfigMatching returns every key and value of the repository's config
-// whose key matches the regular expression pattern, in file order.
-func (s *Store) ConfigMatching(ctx context.Context, pattern string) ([][2]string, error) {
-	out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "-z", "--get-regexp", pattern)
-	var ge *GitError
+// RemoteConfig is a remote as the repository's own config file names it.
+type RemoteConfig struct {
+	Name  string
+	Fetch []string // its fetch refspecs, in file order
+}
+
+// RemoteConfigs lists the remotes of the repository's config file, in file
+// order. It reads the file in process where go-git can: claims ask on every
+// start, and a git process would cost more than the rest of the command.
+func (s *Store) RemoteConfigs(ctx context.Context) ([]RemoteConfig, error) {
+	if s.repo != nil {
+		if cfg, err := s.repo.Storer.Config(); err == nil && cfg.Raw != nil {
+			var out []RemoteConfig
+			for _, sub := range cfg.Raw.Section("remote").Subsections {
+				out = append(out, RemoteConfig{Name: sub.Name, Fetch: sub.Options.GetAll("fetch")})
+			}
+			return out, nil
+		}
+	}
+	out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "-z", "--get-regexp", `^remote\..*\.(url|fetch)$`)
 	if err != nil {
-		if errors.As(err, &ge) && ge.Stderr == "" {
+		if noSuchKey(err) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	var kvs [][2]string
+	var remotes []RemoteConfig
+	index := map[string]int{}
 	for _, kv := range bytes.Split(out, []byte{0}) {
-		if k, v, ok := bytes.Cut(kv, []byte{'\n'}); ok {
-			kvs = append(kvs, [2]string{string(k), string(v)})
+		k, v, ok := bytes.Cut(kv, []byte{'\n'})
+		if !ok {
+			continue
+		}
+		key := string(k)
+		dot := strings.LastIndexByte(key, '.')
+		name := strings.TrimPrefix(key[:dot], "remote.")
+		i, seen := index[name]
+		if !seen {
+			i = len(remotes)
+			index[name] = i
+			remotes = append(remotes, RemoteConfig{Name: name})
+		}
+		if key[dot+1:] == "fetch" {
+			remotes[i].Fetch = append(remotes[i].Fetch, string(v))
 		}
 	}
-	return kvs, nil
+	return remotes, nil
 }

@@ -52,21 +52,27 @@ func Init(ctx context.Context, st *refstore.Store, remote string) (InitResult, e
 }
 
 // initialized lists the remotes Init set up (whose fetch refspecs include
-// ours), in config order. One git process.
+// ours), in config order.
 func initialized(ctx context.Context, st *refstore.Store) ([]string, error) {
-	kvs, err := st.ConfigMatching(ctx, `^remote\..*\.fetch$`)
+	rcs, err := st.RemoteConfigs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for _, kv := range kvs {
-		if !strings.HasPrefix(kv[1], "+"+refstore.HandoffsPrefix+"*:") {
-			continue
-		}
-		name := strings.TrimSuffix(strings.TrimPrefix(kv[0], "remote."), ".fetch")
-		if !contains(names, name) {
-			names = append(names, name)
+	for _, rc := range rcs {
+		for _, spec := range rc.Fetch {
+			if strings.HasPrefix(spec, "+"+refstore.HandoffsPrefix+"*:") {
+				names = append(names, rc.Name)
+				break
+			}
 		}
 	}
 	return names, nil
+}
+
+// Initialized reports whether Init set remote up, which is what makes the
+// pre-push hook push our records there.
+func Initialized(ctx context.Context, st *refstore.Store, remote string) (bool, error) {
+	names, err := initialized(ctx, st)
+	return contains(names, remote), err
 }

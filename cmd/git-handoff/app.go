@@ -76,10 +76,12 @@ func newApp(d *deps) *cli.App {
 			objectiveCommand(d),
 			logCommand(d),
 			sessionCommand(d),
-			manCommand(d),
 			prCommand(d),
 			initCommand(d),
 			syncCommand(d),
+			hooksCommand(d),
+			hookCommand(d),
+			manCommand(d),
 		},
 	}
 	for _, c := range app.Commands {

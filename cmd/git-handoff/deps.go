@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/hooks"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/teamsync"
 )
 
 // deps holds what commands need, built only when a command asks: `list`
@@ -36,6 +38,19 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 		return nil, err
 	}
 	d.store = st
+	// Teammates who only ever `git fetch` still see the team's records:
+	// merge what a fetch brought since last time (a few file stats when
+	// nothing came). Hooks skip it: they must stay cheap and never write.
+	if os.Getenv(hooks.GuardEnv) == "" {
+		if res, err := teamsync.Lazy(ctx, st); err != nil {
+			notify(d.stderr, []string{"records fetched from the remote were not merged: " + err.Error()})
+		} else {
+			for _, c := range res.Conflicts {
+				notify(d.stderr, []string{c.Summary})
+			}
+			notify(d.stderr, res.Warnings)
+		}
+	}
 	return st, nil
 }
 

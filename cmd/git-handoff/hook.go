@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/teamsync"
+)
+
+// hookCommand is what the installed shims call. It is internal: hooks.Run
+// turns every failure into a warning, so it always exits 0.
+func hookCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:            "hook",
+		Usage:           "run one of git-handoff's git hooks (called by the installed shims)",
+		ArgsUsage:       "NAME [ARGS...]",
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 1 {
+				return usageErrorf(c, "hook needs the hook's name")
+			}
+			hooks.Run(c.Context, c.Args().First(), c.Args().Tail(), d.stderr, hookDeps{d})
+			return nil
+		},
+	}
+}
+
+// hookDeps answers the hooks' questions from the store.
+type hookDeps struct{ d *deps }
+
+func (h hookDeps) BoundSession(ctx context.Context) (hooks.Session, bool, error) {
+	st, err := h.d.Store(ctx)
+	if err != nil {
+		return hooks.Session{}, false, err
+	}
+	id, err := handoff.SessionID(st, "")
+	if err != nil || id == "" {
+		return hooks.Session{}, false, err
+	}
+	s, err := lineage.ReadSession(ctx, st, id)
+	if err != nil {
+		// An id from GIT_HANDOFF_SESSION with no record still names the
+		// session the commit belongs to.
+		return hooks.Session{ID: id}, os.Getenv("GIT_HANDOFF_SESSION") == id, nil
+	}
+	if !s.Live() {
+		return hooks.Session{}, false, nil
+	}
+	return hooks.Session{ID: s.ID, Harness: s.Harness}, true, nil
+}
+
+func (h hookDeps) WaitingBaton(ctx context.Context, branch string) (string, bool, error) {
+	st, err := h.d.Store(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	who, err := handoff.Resolve(ctx, st, "", branch)
+	if err != nil {
+		return "", false, err
+	}
+	b, _, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+	if err != nil || b == nil {
+		return "", false, err
+	}
+	step := ""
+	if len(b.NextSteps) > 0 {
+		step = ": " + strings.SplitN(b.NextSteps[0], "\n", 2)[0]
+	}
+	return fmt.Sprintf("baton %s from %s is waiting on %s%s (git handoff start)", b.ID, b.Owner, b.Branch, step), true, nil
+}
+
+// PushRecords syncs our records with remote when `git handoff init` set it
+// up; other remotes (or a URL) get nothing.
+func (h hookDeps) PushRecords(ctx context.Context, remote, _ string) error {
+	st, err := h.d.Store(ctx)
+	if err != nil {
+		return err
+	}
+	if ok, err := teamsync.Initialized(ctx, st, remote); err != nil || !ok {
+		return err
+	}
+	maxAge, err := teamsync.MaxAge(ctx, st)
+	if err != nil {
+		return err
+	}
+	res, err := teamsync.Sync(ctx, st, teamsync.Options{Remote: remote, MaxAge: maxAge, Now: h.d.Now()})
+	for _, c := range res.Conflicts {
+		fmt.Fprintf(h.d.stderr, "git-handoff: %s\n", c.Summary)
+	}
+	return err
+}

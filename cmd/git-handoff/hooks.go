@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/hooks"
+)
+
+func hooksCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install, check or remove git-handoff's git hooks",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "install",
+				Usage: "install the hooks (a hook you already have is kept and still runs)",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					st, err := d.Store(c.Context)
+					if err != nil {
+						return err
+					}
+					rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
+					if perr := printHookReport(d, c.Bool("json"), rep); perr != nil {
+						return perr
+					}
+					if err != nil {
+						return fmt.Errorf("installing hooks: %w", err)
+					}
+					return nil
+				},
+			},
+			{
+				Name:  "uninstall",
+				Usage: "remove the hooks and put back the ones you had",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					st, err := d.Store(c.Context)
+					if err != nil {
+						return err
+					}
+					rep, err := hooks.Uninstall(c.Context, st.Dir())
+					if perr := printHookReport(d, c.Bool("json"), rep); perr != nil {
+						return perr
+					}
+					if err != nil {
+						return fmt.Errorf("removing hooks: %w", err)
+					}
+					return nil
+				},
+			},
+			{
+				Name:  "check",
+				Usage: "report each hook: installed, missing, stale, not executable or someone else's (exit 1 unless all are installed)",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					st, err := d.Store(c.Context)
+					if err != nil {
+						return err
+					}
+					sts, err := hooks.Check(c.Context, st.Dir())
+					if err != nil {
+						return fmt.Errorf("checking hooks: %w", err)
+					}
+					ok := true
+					out := make([]hookStatusJSON, len(sts))
+					for i, s := range sts {
+						ok = ok && s.OK()
+						out[i] = hookStatusJSON{Name: s.Name, Path: s.Path, State: string(s.State), Chained: s.Chained, ChainedExecutable: s.ChainedExecutable}
+					}
+					if c.Bool("json") {
+						if err := printJSON(d.stdout, map[string]any{"ok": ok, "hooks": out}); err != nil {
+							return err
+						}
+					} else {
+						tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
+						for _, s := range out {
+							chained := ""
+							if s.Chained != "" {
+								chained = "runs " + s.Chained + " first"
+							}
+							fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.State, chained)
+						}
+						tw.Flush()
+					}
+					if !ok {
+						return &silentCode{code: exitError}
+					}
+					return nil
+				},
+			},
+		},
+	}
+}
+
+type hookStatusJSON struct {
+	Name              string `json:"name"`
+	Path              string `json:"path"`
+	State             string `json:"state"`
+	Chained           string `json:"chained,omitempty"`
+	ChainedExecutable bool   `json:"chainedExecutable,omitempty"`
+}
+
+type hookResultJSON struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Action string `json:"action"`
+	Detail string `json:"detail,omitempty"`
+}
+
+func printHookReport(d *deps, asJSON bool, rep hooks.Report) error {
+	out := make([]hookResultJSON, len(rep.Hooks))
+	for i, h := range rep.Hooks {
+		out[i] = hookResultJSON{Name: h.Name, Path: h.Path, Action: string(h.Action), Detail: h.Detail}
+	}
+	if asJSON {
+		return printJSON(d.stdout, map[string]any{"dir": rep.Dir, "changed": rep.Changed(), "hooks": out})
+	}
+	for _, h := range out {
+		line := h.Name + ": " + h.Action
+		if h.Detail != "" {
+			line += " (" + h.Detail + ")"
+		}
+		fmt.Fprintln(d.stdout, line)
+	}
+	return nil
+}
