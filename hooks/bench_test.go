@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -19,6 +20,15 @@ import (
 
 func BenchmarkCommitNoHooks(b *testing.B) {
 	benchCommit(b, func(e *env, dir string) {})
+}
+
+// BenchmarkCommitEmptyHook is the floor for any hook at all: a
+// prepare-commit-msg that is only `exit 0`. What the unbound shim costs
+// beyond it is the shim's own work.
+func BenchmarkCommitEmptyHook(b *testing.B) {
+	benchCommit(b, func(e *env, dir string) {
+		writeFile(b, filepath.Join(dir, ".git", "hooks", "prepare-commit-msg"), "#!/bin/sh\nexit 0\n", 0o755)
+	})
 }
 
 func BenchmarkCommitHooksUnbound(b *testing.B) {

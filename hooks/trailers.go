@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -107,9 +106,24 @@ func hasOurKey(msg []byte) bool {
 	return false
 }
 
-// plainTrailer is a trailer line exactly as git interpret-trailers would
-// print it (so git would not rewrite it) with a key other than ours.
-var plainTrailer = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*: \S(.*\S)?$`)
+// isPlainTrailer reports whether line is a trailer exactly as git
+// interpret-trailers would print it, so git would not rewrite it: a key of
+// letters, digits and dashes, ": ", and a value without surrounding space.
+// (Hand-written rather than a regexp, which would be compiled at every
+// hook start.)
+func isPlainTrailer(line string) bool {
+	key, val, ok := strings.Cut(line, ": ")
+	if !ok || key == "" || key[0] == '-' || val == "" || val != strings.Trim(val, " \t\n\r\f\v") {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // appendTrailers adds lines to msg the way git interpret-trailers would with
 // default configuration, for the messages where that is unambiguous: no
@@ -148,7 +162,7 @@ func appendTrailers(msg []byte, lines []string) (out []byte, ok bool) {
 	trailers, prose := 0, 0
 	for _, l := range all[start:end] {
 		switch {
-		case plainTrailer.MatchString(l):
+		case isPlainTrailer(l):
 			trailers++
 		case strings.Contains(l, ":") || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "(cherry picked from commit "):
 			return nil, false // a trailer to git's looser eye, or a continuation
