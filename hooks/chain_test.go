@@ -30,6 +30,9 @@ func TestUserHookStillRunsWithSameArgsAndStdin(t *testing.T) {
 		writeFile(t, filepath.Join(hookDir, name), userHook, 0o750)
 	}
 	rep := e.install(dir)
+	if len(rep.Warnings) != 0 {
+		t.Errorf("warnings for .git/hooks: %q", rep.Warnings)
+	}
 	for _, h := range rep.Hooks {
 		if h.Action != hooks.Chained {
 			t.Errorf("%s: %s, want chained", h.Name, h.Action)

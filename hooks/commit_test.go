@@ -137,6 +137,9 @@ func TestCoreHooksPath(t *testing.T) {
 	if want := filepath.Join(dir, ".githooks"); rep.Dir != want {
 		t.Fatalf("installed into %s, want %s", rep.Dir, want)
 	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "inside the work tree") {
+		t.Errorf("warnings = %q, want one about the work tree", rep.Warnings)
+	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "prepare-commit-msg")); err == nil {
 		t.Errorf("also installed into .git/hooks")
 	}

@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // Options tune Install.
@@ -44,6 +47,9 @@ type HookResult struct {
 type Report struct {
 	Dir   string
 	Hooks []HookResult
+	// Warnings are things the user should know that did not stop Install,
+	// such as a hooks directory tracked in the work tree.
+	Warnings []string
 }
 
 // Changed reports whether anything on disk changed; false means a repeated
@@ -72,6 +78,10 @@ func Install(ctx context.Context, repoDir string, opts Options) (Report, error) 
 		return Report{}, fmt.Errorf("creating hooks directory: %w", err)
 	}
 	rep := Report{Dir: dir}
+	if inWorkTree(ctx, repoDir, dir) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+			"hooks directory %s is inside the work tree: the shims and any renamed hooks will show in git status", dir))
+	}
 	var errs []error
 	for _, name := range Names() {
 		res, err := installOne(dir, name, opts.Command)
@@ -165,6 +175,25 @@ func writeShim(path, shim string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// inWorkTree reports whether dir lies in repoDir's work tree outside the
+// git dir, as a core.hooksPath such as .githooks does. A bare repository has
+// no work tree.
+func inWorkTree(ctx context.Context, repoDir, dir string) bool {
+	out, err := refstore.Git(ctx, repoDir, false, nil,
+		"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return len(lines) == 2 && within(dir, lines[0]) && !within(dir, lines[1])
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func exists(path string) bool {
