@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -61,9 +62,9 @@ func addTrailers(ctx context.Context, file string, s Session) error {
 		msg = append(msg, '\n')
 	}
 	if out, ok := appendTrailers(msg, want); ok {
-		return os.WriteFile(file, out, 0o666)
+		return replaceFile(file, out)
 	}
-	if err := os.WriteFile(file, msg, 0o666); err != nil {
+	if err := replaceFile(file, msg); err != nil {
 		return err
 	}
 	args := []string{"interpret-trailers", "--in-place",
@@ -74,6 +75,34 @@ func addTrailers(ctx context.Context, file string, s Session) error {
 	args = append(args, file)
 	_, err = refstore.Git(ctx, ".", false, nil, args...)
 	return err
+}
+
+// replaceFile writes data to a new file beside path and renames it over
+// path. Run may give up on us at its deadline and the process then exits
+// mid-flight; git must find either the old message or the new one, never a
+// truncated one.
+func replaceFile(path string, data []byte) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".handoff*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // hasContent reports whether msg has a line that is neither blank nor a
