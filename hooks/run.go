@@ -53,9 +53,8 @@ var Timeouts = map[string]time.Duration{
 // gives our part /dev/null and leaves pre-push's ref list to the user's
 // hook. Run expects the working directory git gives hooks (the top of the
 // work tree, or the git dir of a bare repository). With GuardEnv set Run
-// does nothing; while it runs it sets GuardEnv
-// in the process environment so that git commands it starts cannot
-// re-enter it.
+// does nothing; while it runs it sets GuardEnv in the process environment,
+// so that git commands it starts cannot re-enter it.
 func Run(ctx context.Context, name string, args []string, stderr io.Writer, deps Deps) {
 	if os.Getenv(GuardEnv) != "" {
 		return
