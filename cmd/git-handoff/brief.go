@@ -17,8 +17,7 @@ func briefCommand(d *deps) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Usage: "brief for session `ID` (its handoff package heads it)"},
 			&cli.IntFlag{Name: "max-bytes", Value: brief.DefaultMaxBytes, Usage: "largest brief to print"},
-			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
-			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			ownerFlag(), branchFlag(),
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {

@@ -16,8 +16,7 @@ func cancelCommand(d *deps) *cli.Command {
 		Name:  "cancel",
 		Usage: "take back my unclaimed private baton for this branch",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
-			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			ownerFlag(), branchFlag(),
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {

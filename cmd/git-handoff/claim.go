@@ -14,8 +14,7 @@ func claimCommand(d *deps) *cli.Command {
 		Usage: "claim the baton waiting for this session (exactly one claimer wins)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Usage: "the claiming session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"},
-			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
-			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			ownerFlag(), branchFlag(),
 			&cli.BoolFlag{Name: "offline", Usage: "claim locally even when a remote knows the baton; the next sync settles it"},
 			jsonFlag,
 		},

@@ -16,7 +16,7 @@ func listCommand(d *deps) *cli.Command {
 		Usage: "list the batons waiting for me (--all: every owner's, claimed ones too)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every owner's batons, claimed ones too"},
-			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
+			ownerFlag(),
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {

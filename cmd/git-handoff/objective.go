@@ -17,8 +17,7 @@ func objectiveCommand(d *deps) *cli.Command {
 		ArgsUsage: "[TEXT]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "clear", Usage: "clear the objective"},
-			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
-			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			ownerFlag(), branchFlag(),
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {

@@ -75,3 +75,13 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// ownerFlag and branchFlag let a command act for someone else or another
+// branch; handoff.Resolve supplies the defaults they describe.
+func ownerFlag() cli.Flag {
+	return &cli.StringFlag{Name: "owner", Usage: "act for `OWNER` (default: git config handoff.owner, user.email, user.name)"}
+}
+
+func branchFlag() cli.Flag {
+	return &cli.StringFlag{Name: "branch", Usage: "act for `BRANCH` (default: the current branch)"}
+}

@@ -17,8 +17,7 @@ func showCommand(d *deps) *cli.Command {
 		Name:  "show",
 		Usage: "show, in full, the baton waiting for me on this branch",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "owner", Usage: "act for `OWNER`"},
-			&cli.StringFlag{Name: "branch", Usage: "act for `BRANCH`"},
+			ownerFlag(), branchFlag(),
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
