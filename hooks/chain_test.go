@@ -222,3 +222,20 @@ func snapshot(t testing.TB, dir string) string {
 	}
 	return b.String()
 }
+
+func TestNonExecutableUserHookStaysSkipped(t *testing.T) {
+	e := newEnv(t)
+	dir := e.newRepo()
+	hookDir := filepath.Join(dir, ".git", "hooks")
+	// git ignores a hook without the executable bit; chained, it still is.
+	writeFile(t, filepath.Join(hookDir, "prepare-commit-msg"), "#!/bin/sh\nexit 1\n", 0o644)
+	e.install(dir)
+	e.git(dir, "commit", "-q", "--allow-empty", "-m", "x")
+	sts, err := hooks.Check(e.ctx(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := sts[0]; !st.OK() || st.Chained == "" || st.ChainedExecutable {
+		t.Errorf("status = %+v, want installed, chained, not executable", st)
+	}
+}
