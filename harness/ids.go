@@ -3,15 +3,18 @@ package harness
 import (
 	"errors"
 	"regexp"
+	"sync"
 )
 
 var errShape = errors.New("wrong shape")
 
-// matcher turns a whole-string pattern into an id check.
+// matcher turns a whole-string pattern into an id check. The pattern is
+// compiled on first use: every git-handoff start, hooks included, would
+// otherwise pay for it.
 func matcher(pattern string) func(string) error {
-	re := regexp.MustCompile(`^(?:` + pattern + `)$`)
+	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + pattern + `)$`) })
 	return func(id string) error {
-		if !re.MatchString(id) {
+		if !re().MatchString(id) {
 			return errShape
 		}
 		return nil

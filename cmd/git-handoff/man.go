@@ -1,3 +1,5 @@
+//go:build !urfave_cli_no_docs
+
 package main
 
 import (
@@ -15,7 +17,7 @@ func manCommand(d *deps) *cli.Command {
 		Usage:  "print the git-handoff(1) man page",
 		Hidden: true,
 		Action: func(c *cli.Context) error {
-			page, err := c.App.ToMan()
+			page, err := c.App.ToManWithSection(1)
 			if err != nil {
 				return err
 			}
