@@ -130,12 +130,18 @@ func prError(doing string, t prTarget, err error) error {
 	case errors.Is(err, ghpr.ErrNotOpen):
 		return withHint(wrapped, "only an open pull request can be claimed")
 	case errors.Is(err, ghpr.ErrNoPR):
-		return withHint(wrapped, "open one first (gh pr create), or name it: git handoff pr claim NUMBER")
+		return withHint(&notFound{wrapped}, "open one first (gh pr create), or name it: git handoff pr claim NUMBER")
 	case errors.Is(err, handoff.ErrNoSession):
 		return wrapped
 	}
 	return wrapped
 }
+
+// notFound makes a missing pull request exit 6 like any missing record.
+type notFound struct{ err error }
+
+func (e *notFound) Error() string   { return e.err.Error() }
+func (e *notFound) Unwrap() []error { return []error{e.err, refstore.ErrNotFound} }
 
 // Output shapes, made for --json and kept stable.
 
