@@ -188,6 +188,29 @@ func markMerged(ctx context.Context, d *deps, st *refstore.Store, t prTarget) []
 	return notices
 }
 
+// prFactsMarkdown fetches the facts of the pull request a session points at
+// and renders them for a handoff package or a brief (prown.PackageSection).
+// It returns "" without error when the pointer is nil or names another
+// repository than this checkout's. For `session replace` (PackageExtra)
+// and the brief; a failure should become a notice, not stop them.
+func prFactsMarkdown(ctx context.Context, d *deps, p *lineage.PRPointer) (string, error) {
+	if p == nil || p.Number <= 0 {
+		return "", nil
+	}
+	gh, err := d.GitHub(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !strings.EqualFold(gh.Repo().FullName(), p.Repo) {
+		return "", nil
+	}
+	f, err := gh.Facts(ctx, p.Number)
+	if err != nil {
+		return "", fmt.Errorf("reading the facts of #%d: %w", p.Number, err)
+	}
+	return prown.PackageSection(f), nil
+}
+
 func stampUTC(t time.Time) string {
 	if t.IsZero() {
 		return "—"

@@ -67,10 +67,10 @@ type prClaimJSON struct {
 
 // prGitHubJSON says what was done on GitHub after the swap.
 type prGitHubJSON struct {
-	Comment   string   `json:"comment"` // created, updated (edited, or already up to date), skipped, failed
-	CommentID int64    `json:"commentId,omitempty"`
-	Assigned  string   `json:"assigned,omitempty"`
-	Labeled   string   `json:"labeled,omitempty"`
+	Comment   string   `json:"comment"`   // created, updated (edited, or already up to date), skipped, failed
+	CommentID int64    `json:"commentId"` // 0 when none was written or found
+	Assigned  string   `json:"assigned"`  // the login assigned (--assign), else ""
+	Labeled   string   `json:"labeled"`   // the label added (--label), else ""
 	Errors    []string `json:"errors"`
 }
 
