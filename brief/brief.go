@@ -26,8 +26,11 @@ type Input struct {
 	SinceTotal int
 	SinceNote  string
 	Objective  *baton.Objective
-	Recent     []refstore.Commit
-	Now        time.Time
+	// PR is the Markdown facts of the pull request the session owns; it
+	// may be trimmed like the sections after it.
+	PR     string
+	Recent []refstore.Commit
+	Now    time.Time
 }
 
 // Render returns the brief within maxBytes. Package, baton and objective are
@@ -52,6 +55,7 @@ func Render(in Input, maxBytes int) (text string, fits bool) {
 	if b.Len()+len(line) <= maxBytes {
 		b.WriteString(line)
 	}
+	appendTrimmed(&b, lines(in.PR), maxBytes)
 	appendTrimmed(&b, recentSection(in), maxBytes)
 	return strings.TrimRight(b.String(), "\n") + "\n", fits
 }
@@ -71,6 +75,18 @@ func appendTrimmed(b *strings.Builder, sec []string, maxBytes int) {
 		}
 		b.WriteString(line)
 	}
+}
+
+// lines splits Markdown into whole lines, each keeping its newline, with a
+// blank line after the last so the next section stands apart.
+func lines(md string) []string {
+	if strings.TrimSpace(md) == "" {
+		return nil
+	}
+	out := strings.SplitAfter(strings.TrimRight(md, "\n")+"\n", "\n")
+	out = out[:len(out)-1] // SplitAfter leaves an empty tail
+	out[len(out)-1] += "\n"
+	return out
 }
 
 func handoffSection(in Input) string {

@@ -108,11 +108,22 @@ type BriefResult struct {
 	Notices   []string
 }
 
+// BriefOptions are what `git handoff brief` was asked.
+type BriefOptions struct {
+	Session  string
+	Owner    string
+	Branch   string
+	MaxBytes int
+	// PRFacts renders the facts of the pull request a session owns, with
+	// notices; nil leaves them out (no GitHub access).
+	PRFacts func(context.Context, *lineage.PRPointer) (string, []string)
+}
+
 // Brief renders the brief for owner on branch as start would, but claims
 // nothing. A bound session that replaced another gets its handoff package
-// at the top.
-func Brief(ctx context.Context, st *refstore.Store, sessionFlag, owner, branch string, max int, clock Clock) (BriefResult, error) {
-	who, err := Resolve(ctx, st, owner, branch)
+// at the top; one that owns a pull request gets its facts.
+func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clock) (BriefResult, error) {
+	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return BriefResult{}, err
 	}
@@ -120,15 +131,21 @@ func Brief(ctx context.Context, st *refstore.Store, sessionFlag, owner, branch s
 	if err != nil {
 		return BriefResult{}, err
 	}
-	if id, err := SessionID(st, sessionFlag); err == nil && id != "" {
+	if id, err := SessionID(st, opts.Session); err == nil && id != "" {
 		if s, err := lineage.ReadSession(ctx, st, id); err == nil {
 			g.input.Package = s.HandoffPackage
+			if s.PR != nil && opts.PRFacts != nil {
+				var notes []string
+				g.input.PR, notes = opts.PRFacts(ctx, s.PR)
+				g.notices = append(g.notices, notes...)
+			}
 		}
 	}
-	text, fits := brief.Render(g.input, maxBytes(max))
+	max := maxBytes(opts.MaxBytes)
+	text, fits := brief.Render(g.input, max)
 	res := BriefResult{Handoff: g.handoff, Objective: g.input.Objective, Brief: text, Fits: fits, Notices: g.notices}
 	if g.handoff != nil && !fits {
-		res.Notices = append(res.Notices, fmt.Sprintf("baton %s does not fit in %d bytes: read it with `git handoff show`", g.handoff.ID, maxBytes(max)))
+		res.Notices = append(res.Notices, fmt.Sprintf("baton %s does not fit in %d bytes: read it with `git handoff show`", g.handoff.ID, max))
 	}
 	return res, nil
 }

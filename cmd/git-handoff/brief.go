@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -8,6 +9,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/lineage"
 )
 
 func briefCommand(d *deps) *cli.Command {
@@ -18,6 +20,7 @@ func briefCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "session", Usage: "brief for session `ID` (its handoff package heads it)"},
 			&cli.IntFlag{Name: "max-bytes", Value: brief.DefaultMaxBytes, Usage: "largest brief to print"},
 			ownerFlag(), branchFlag(),
+			&cli.BoolFlag{Name: "no-pr", Usage: "leave out the facts of the pull request the session owns (no GitHub request)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -25,7 +28,15 @@ func briefCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := handoff.Brief(c.Context, st, c.String("session"), c.String("owner"), c.String("branch"), c.Int("max-bytes"), d.Now)
+			opts := handoff.BriefOptions{
+				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"), MaxBytes: c.Int("max-bytes"),
+			}
+			if !c.Bool("no-pr") {
+				opts.PRFacts = func(ctx context.Context, p *lineage.PRPointer) (string, []string) {
+					return prPackageSection(ctx, d, p)
+				}
+			}
+			res, err := handoff.Brief(c.Context, st, opts, d.Now)
 			if err != nil {
 				return fmt.Errorf("building the brief: %w", err)
 			}

@@ -111,7 +111,7 @@ func guardHolder() string {
 func (d *deps) briefer(ctx context.Context, st *refstore.Store) lineage.Briefer {
 	return lineage.Briefer{
 		Brief: func(s lineage.Session) (string, error) {
-			res, err := handoff.Brief(ctx, st, s.ID, s.Owner, s.Branch, 0, d.Now)
+			res, err := handoff.Brief(ctx, st, handoff.BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch}, d.Now)
 			if err != nil {
 				return "", err
 			}

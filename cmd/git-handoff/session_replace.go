@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -21,6 +23,7 @@ const maxTerminalRead = 8 << 20
 type sessionReplaceOptions struct {
 	lineage.ReplaceOptions
 	TerminalFile string
+	ClaimPR      bool
 	JSON         bool
 }
 
@@ -29,7 +32,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 		Name:  "replace",
 		Usage: "replace a session with a new one, recording why (one ref transaction)",
 		UsageText: "git handoff session replace ID [--reason stuck|crashed|confused|manual|TEXT] [--new-id NEW]\n" +
-			"    [--harness H] [--model M] [--carry-context summary|none] [--terminal FILE|-] [--json]",
+			"    [--harness H] [--model M] [--carry-context summary|none] [--terminal FILE|-] [--claim-pr] [--json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reason", Value: "manual", Usage: "why: stuck, crashed, confused, manual or any text"},
 			&cli.StringFlag{Name: "new-id", Usage: "the new session's `ID` (default: a new short id)"},
@@ -37,6 +40,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "the new session's model"},
 			&cli.StringFlag{Name: "carry-context", Value: lineage.ContextSummary, Usage: "summary: build the handoff package; none: record the lineage only"},
 			&cli.StringFlag{Name: "terminal", Usage: "the old session's terminal output, from `FILE` or - for stdin (its end goes into the package)"},
+			&cli.BoolFlag{Name: "claim-pr", Usage: "move the old session's pull request to the new one (same transaction) and update its GitHub comment"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -49,6 +53,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 					Model: c.String("model"), Context: c.String("carry-context"),
 				},
 				TerminalFile: c.String("terminal"),
+				ClaimPR:      c.Bool("claim-pr"),
 				JSON:         c.Bool("json"),
 			}
 			if h := c.String("harness"); h != "" {
@@ -80,19 +85,36 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	}
 	opts.Host, _ = os.Hostname()
 	now := d.Now()
-	// The pull request the old session owns moves with it, in the same
-	// transaction (its GitHub comment is not updated here yet).
-	opts.Transfer = func(ctx context.Context, old lineage.Session, next, prev *lineage.Session) ([]refstore.Update, error) {
-		ups, rec, err := prown.TransferUpdates(ctx, st, old.ID, *next, next.HandoffReason, now)
-		if err != nil || rec == nil {
-			return ups, err
+	var notices []string
+	prev, err := lineage.ReadSession(c.Context, st, opts.OldID)
+	if err == nil && prev.PR != nil {
+		if opts.Context == lineage.ContextSummary {
+			opts.PackageExtra, notices = prPackageSection(c.Context, d, prev.PR)
 		}
-		next.PR, prev.PR = rec.Pointer(), nil
-		return ups, nil
+		if !opts.ClaimPR {
+			notices = append(notices, fmt.Sprintf("%s#%d stays owned by %s; `git handoff pr route %d` leads to its successor (pass --claim-pr to move it)", prev.PR.Repo, prev.PR.Number, prev.ID, prev.PR.Number))
+		}
+	}
+	if opts.ClaimPR {
+		// The pull request moves with the session, in the same transaction.
+		opts.Transfer = func(ctx context.Context, old lineage.Session, next, prev *lineage.Session) ([]refstore.Update, error) {
+			ups, rec, err := prown.TransferUpdates(ctx, st, old.ID, *next, next.HandoffReason, now)
+			if err != nil || rec == nil {
+				return ups, err
+			}
+			next.PR, prev.PR = rec.Pointer(), nil
+			return ups, nil
+		}
 	}
 	res, err := lineage.Replace(c.Context, st, opts.ReplaceOptions, now)
 	if err != nil {
+		notify(d.stderr, notices)
 		return sessionError(c, "replacing session "+fmt.Sprintf("%q", opts.OldID), opts.OldID, err)
+	}
+	res.Notices = append(notices, res.Notices...)
+	var ghErr error
+	if opts.ClaimPR && res.New.PR != nil {
+		ghErr = tellGitHubOwner(c.Context, d, st, res.New.PR)
 	}
 	if opts.JSON {
 		out := replaceJSON{
@@ -102,7 +124,10 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		if res.Carried != nil {
 			out.CarriedHandoff = toJSON(res.Carried)
 		}
-		return printJSON(d.stdout, out)
+		if err := printJSON(d.stdout, out); err != nil {
+			return err
+		}
+		return ghErr
 	}
 	notify(d.stderr, res.Notices)
 	n := res.New.Session
@@ -119,6 +144,41 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		fmt.Fprint(d.stdout, res.Package)
 	} else {
 		fmt.Fprintln(d.stdout, n.ID)
+	}
+	return ghErr
+}
+
+// prFactsTimeout bounds the GitHub reads a replacement or a brief waits for:
+// the facts are worth having, not worth hanging on.
+const prFactsTimeout = 15 * time.Second
+
+// prPackageSection renders the facts of the pull request p for a handoff
+// package or brief. Failing to fetch them degrades to a section saying so
+// (and a notice), never to a failed command.
+func prPackageSection(ctx context.Context, d *deps, p *lineage.PRPointer) (string, []string) {
+	ctx, cancel := context.WithTimeout(ctx, prFactsTimeout)
+	defer cancel()
+	md, err := prFactsMarkdown(ctx, d, p)
+	if err == nil {
+		return md, nil
+	}
+	msg := fmt.Sprintf("the facts of %s#%d could not be fetched: %v", p.Repo, p.Number, err)
+	return fmt.Sprintf("### Pull request %s#%d\n\n%s\n\n%s\n", p.Repo, p.Number, p.URL, msg), []string{msg}
+}
+
+// tellGitHubOwner updates the ownership comment of the pull request p after
+// its ownership moved in git. git stays the source of truth: a failure here
+// says how to finish the job.
+func tellGitHubOwner(ctx context.Context, d *deps, st *refstore.Store, p *lineage.PRPointer) error {
+	rec, err := prown.Read(ctx, st, p.Repo, p.Number)
+	if err == nil {
+		var gh *ghpr.Client
+		if gh, err = d.GitHub(ctx); err == nil {
+			_, _, err = gh.UpsertOwnershipComment(ctx, p.Number, ghpr.RenderOwnershipComment(prown.Comment(rec.Record)))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s#%d moved in git, but its GitHub comment was not updated (run `git handoff pr claim %d --session %s` to retry): %w", p.Repo, p.Number, p.Number, rec.OwnerSession, err)
 	}
 	return nil
 }
