@@ -17,22 +17,26 @@ import (
 )
 
 // goGitReader reads one ref and its blob in process: ~30 µs, against ~1.5 ms
-// for a git process.
-type goGitReader struct{ repo *git.Repository }
+// for a git process. The ref is resolved from the files themselves; the
+// object comes through go-git.
+type goGitReader struct {
+	repo *git.Repository
+	refs *refFiles
+}
 
 func (r *goGitReader) get(_ context.Context, ref string) (Entry, error) {
-	rf, err := r.repo.Storer.Reference(plumbing.ReferenceName(ref))
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+	oid, err := r.refs.resolve(ref)
+	if errors.Is(err, ErrNotFound) {
 		return Entry{Ref: ref}, fmt.Errorf("%s: %w", ref, ErrNotFound)
+	}
+	if errors.Is(err, errSymbolic) {
+		return Entry{Ref: ref}, fmt.Errorf("%w: %s is a symbolic ref", ErrInvalidRecord, ref)
 	}
 	if err != nil {
 		return Entry{Ref: ref}, fmt.Errorf("reading %s: %w", ref, err)
 	}
-	if rf.Type() != plumbing.HashReference {
-		return Entry{Ref: ref}, fmt.Errorf("%w: %s is a symbolic ref", ErrInvalidRecord, ref)
-	}
-	e := Entry{Ref: ref, OID: rf.Hash().String()}
-	obj, err := r.repo.Storer.EncodedObject(plumbing.AnyObject, rf.Hash())
+	e := Entry{Ref: ref, OID: oid}
+	obj, err := r.repo.Storer.EncodedObject(plumbing.AnyObject, plumbing.NewHash(oid))
 	if err != nil {
 		return e, fmt.Errorf("reading %s (%s): %w", ref, e.OID, err)
 	}

@@ -120,7 +120,7 @@ func (s *Store) useGoGit(repo *git.Repository) error {
 		s.workDir = s.gitDir
 	}
 	s.repo = repo
-	s.reader = &goGitReader{repo: repo}
+	s.reader = &goGitReader{repo: repo, refs: &refFiles{dir: s.commonDir}}
 	s.lister = &cliLister{dir: s.workDir}
 	return nil
 }

@@ -135,6 +135,35 @@ var conformance = []struct {
 			t.Fatalf("List after gc = %+v, %v", list, err)
 		}
 	}},
+	{"loose beats packed, and packed-refs is re-read when it changes", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		a := put(t, st, "refs/ao/sessions/a", "", "a")
+		put(t, st, "refs/ao/sessions/z", "", "z")
+		gittest.Run(t, dir, "pack-refs", "--all")
+		if e, err := st.Get(ctx, "refs/ao/sessions/a"); err != nil || e.OID != a {
+			t.Fatalf("packed a = %+v, %v", e, err)
+		}
+		b := put(t, st, "refs/ao/sessions/a", a, "b") // loose again, packed copy stale
+		if e, err := st.Get(ctx, "refs/ao/sessions/a"); err != nil || e.OID != b {
+			t.Fatalf("loose a = %+v, %v (want %s)", e, err, b)
+		}
+		m := put(t, st, "refs/ao/sessions/m", "", "m")
+		gittest.Run(t, dir, "pack-refs", "--all")
+		for ref, want := range map[string]string{"refs/ao/sessions/a": b, "refs/ao/sessions/m": m} {
+			if e, err := st.Get(ctx, ref); err != nil || e.OID != want {
+				t.Fatalf("%s after repack = %+v, %v", ref, e, err)
+			}
+		}
+		if err := st.Apply(ctx, "test", refstore.Update{Ref: "refs/ao/sessions/m", Old: m}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Get(ctx, "refs/ao/sessions/m"); !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("deleted packed ref: %v", err)
+		}
+		if _, err := st.Get(ctx, "refs/ao/sessions/b"); !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("missing ref between packed ones: %v", err)
+		}
+	}},
 	{"oversized blob is read as size only", func(t *testing.T, dir string, st *refstore.Store) {
 		ctx := context.Background()
 		big := strings.Repeat("x", refstore.MaxRecord+1)
