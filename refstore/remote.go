@@ -87,30 +87,63 @@ func (s *Store) Push(ctx context.Context, remote string, updates []Update, opts 
 }
 
 func (s *Store) pushChunk(ctx context.Context, remote string, updates []Update, opts PushOptions) error {
-	var pre []string
-	if opts.KeepOld {
-		pre = append(pre, "-c", "core.logAllRefUpdates=always")
-	}
-	args := append(pre, "push", "--porcelain", "--no-follow-tags", "--no-recurse-submodules")
-	if opts.NoVerify {
-		args = append(args, "--no-verify")
-	}
+	var leases, specs []string
 	for _, u := range updates {
 		if strings.ContainsAny(u.Ref, " \n\x00:") || !strings.HasPrefix(u.Ref, "refs/") {
 			return fmt.Errorf("%w: %q", ErrBadName, u.Ref)
 		}
-		args = append(args, "--force-with-lease="+u.Ref+":"+u.Old)
-	}
-	specs := make([]string, 0, len(updates)+2)
-	specs = append(specs, "--", remote)
-	for _, u := range updates {
+		leases = append(leases, "--force-with-lease="+u.Ref+":"+u.Old)
 		specs = append(specs, u.New+":"+u.Ref)
 	}
+	return s.push(ctx, remote, leases, specs, opts)
+}
+
+// PushMatching pushes every local ref under each of prefixes to the same
+// name on remote, each under a lease on the tracking ref git keeps for it
+// (git's bare --force-with-lease), and deletes the refs of deletes under
+// explicit leases. Refs already equal on both sides are left alone.
+//
+// It exists because one refspec per ref makes git push quadratic: 5,000
+// refs took 57 s here against 4 s for the same push by pattern. The
+// remote's fetch refspecs must map prefixes to tracking refs that hold what
+// was last fetched, and every local ref under prefixes must be meant for the
+// remote.
+func (s *Store) PushMatching(ctx context.Context, remote string, prefixes []string, deletes []Update, opts PushOptions) error {
+	leases := []string{"--force-with-lease"}
+	var specs []string
+	for _, p := range prefixes {
+		if !strings.HasPrefix(p, Root) || !strings.HasSuffix(p, "/") {
+			return fmt.Errorf("%w: prefix %q", ErrBadName, p)
+		}
+		specs = append(specs, p+"*:"+p+"*")
+	}
+	for _, u := range deletes {
+		if u.New != "" || strings.ContainsAny(u.Ref, " \n\x00:") || !strings.HasPrefix(u.Ref, "refs/") {
+			return fmt.Errorf("%w: not a delete: %q", ErrBadName, u.Ref)
+		}
+		leases = append(leases, "--force-with-lease="+u.Ref+":"+u.Old)
+		specs = append(specs, ":"+u.Ref)
+	}
+	return s.push(ctx, remote, leases, specs, opts)
+}
+
+// push runs one git push; a server without --atomic gets it without.
+func (s *Store) push(ctx context.Context, remote string, leases, specs []string, opts PushOptions) error {
+	var args []string
+	if opts.KeepOld {
+		args = append(args, "-c", "core.logAllRefUpdates=always")
+	}
+	args = append(args, "push", "--porcelain", "--no-follow-tags", "--no-recurse-submodules")
+	if opts.NoVerify {
+		args = append(args, "--no-verify")
+	}
+	args = append(args, leases...)
 	run := func(atomic bool) ([]byte, error) {
 		a := append([]string{}, args...)
 		if atomic {
 			a = append(a, "--atomic")
 		}
+		a = append(a, "--", remote)
 		return Git(ctx, s.workDir, false, nil, append(a, specs...)...)
 	}
 	out, err := run(opts.Atomic)

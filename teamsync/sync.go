@@ -238,7 +238,16 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		}
 		if len(remoteUps) > 0 {
 			progress(opts.Progress, len(remoteUps), "sync: pushing %d records to %s", len(remoteUps), opts.Remote)
-			err := st.Push(ctx, opts.Remote, remoteUps, refstore.PushOptions{Atomic: true, KeepOld: keepOld, NoVerify: true})
+			popts := refstore.PushOptions{Atomic: true, KeepOld: keepOld, NoVerify: true}
+			var err error
+			if gitTracks && len(warns) == 0 && len(remoteUps) > bulkPushMin {
+				// Local refs now hold every winner, and git's tracking refs
+				// hold what was fetched: a push by pattern with leases on the
+				// tracking refs moves exactly remoteUps, in linear time.
+				err = st.PushMatching(ctx, opts.Remote, refstore.Kinds, deletesOf(remoteUps), popts)
+			} else {
+				err = st.Push(ctx, opts.Remote, remoteUps, popts)
+			}
 			if err != nil {
 				lost, ferr := leaseLost(ctx, st, opts.Remote, specs, trackUps)
 				if ferr != nil {
@@ -406,6 +415,20 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// bulkPushMin is how many changed refs make a push by pattern worth it:
+// one refspec per ref makes git push quadratic in the number of refs.
+const bulkPushMin = 64
+
+func deletesOf(ups []refstore.Update) []refstore.Update {
+	var out []refstore.Update
+	for _, u := range ups {
+		if u.New == "" {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // progressMin is how much work makes a phase worth reporting.

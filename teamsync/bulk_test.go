@@ -1,0 +1,74 @@
+package teamsync
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// TestBulkPushByPattern: past bulkPushMin changed records, sync pushes by
+// pattern with leases on the tracking refs. It must move exactly what the
+// join decided, never a record the remote holds a newer version of, and a
+// lease lost in between must make it fetch, join and push again.
+func TestBulkPushByPattern(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx := context.Background()
+	n := bulkPushMin + 36
+	for i := 0; i < n; i++ {
+		_, err := handoff.End(ctx, a, handoff.EndOptions{Owner: "dev", Branch: fmt.Sprintf("b%03d", i), Next: []string{"step"}}, clock(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := syncAt(t, a, 1)
+	if len(res.Pushed) != n {
+		t.Fatalf("pushed %d, want %d", len(res.Pushed), n)
+	}
+	if got := strings.Count(git(t, tm.remote, "for-each-ref", refstore.HandoffsPrefix), "\n") + 1; got != n {
+		t.Fatalf("remote holds %d records, want %d", got, n)
+	}
+	syncAt(t, b, 2)
+
+	// b claims one baton at the remote; a, which has not fetched since,
+	// writes a newer baton on another branch and rewrites n more, then
+	// syncs: the claim must survive (a's stale tracking ref loses the
+	// lease, sync fetches and joins again).
+	ref, _ := refstore.HandoffRef(false, "dev", "b000")
+	if _, err := handoff.Claim(ctx, b, handoff.ClaimOptions{Session: "s-b", Owner: "dev", Branch: "b000", Arbiter: Arbiter{}}, clock(3)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < n; i++ {
+		_, err := handoff.End(ctx, a, handoff.EndOptions{Owner: "dev", Branch: fmt.Sprintf("b%03d", i), Next: []string{"newer step"}}, func() time.Time { return at(4) })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	res = syncAt(t, a, 5)
+	if len(res.Pushed) != n-1 {
+		t.Fatalf("second sync pushed %d, want %d", len(res.Pushed), n-1)
+	}
+	if out := git(t, tm.remote, "cat-file", "-p", ref); !strings.Contains(out, `"claimedBySession":"s-b"`) {
+		t.Fatalf("the claim made at the remote was pushed over: %s", out)
+	}
+	if got := readBaton(t, a, ref); !got.Claimed {
+		t.Fatalf("a did not adopt the claim: %+v", got.Baton)
+	}
+	other, _ := refstore.HandoffRef(false, "dev", "b001")
+	var rb baton.Baton
+	e, err := b.Get(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, b, 6)
+	e, _ = b.Get(ctx, other)
+	if err := refstore.Decode(e, baton.Schema, &rb); err != nil || rb.NextSteps[0] != "newer step" {
+		t.Fatalf("b has %+v, %v", rb, err)
+	}
+}
