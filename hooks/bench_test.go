@@ -35,7 +35,22 @@ func BenchmarkCommitHooksUnbound(b *testing.B) {
 	benchCommit(b, func(e *env, dir string) { e.install(dir) })
 }
 
+// activeRecord is a session record as git-handoff writes it, which the
+// shim's own path reads.
+const activeRecord = `{"schema":"session/v1","id":"s1","owner":"dev@example.com","branch":"main","harness":"claude-code","status":"active"}`
+
+// BenchmarkCommitHooksBound: a bound agent's `git commit -m`, finished by the
+// shim itself.
 func BenchmarkCommitHooksBound(b *testing.B) {
+	benchCommit(b, func(e *env, dir string) {
+		e.install(dir)
+		e.bindRecord(dir, "s1", activeRecord)
+	})
+}
+
+// BenchmarkCommitHooksBoundBinary: a bound commit the shim hands to
+// git-handoff (here a record it cannot read with certainty).
+func BenchmarkCommitHooksBoundBinary(b *testing.B) {
 	benchCommit(b, func(e *env, dir string) {
 		e.install(dir)
 		e.bind(dir, "s1")

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestCheckReportsEachState(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := strings.Replace(readFile(t, filepath.Join(hookDir, "prepare-commit-msg")),
-		"shim v1:", "shim v0:", 1)
+		"shim v"+strconv.Itoa(hooks.ShimVersion)+":", "shim v0:", 1)
 	writeFile(t, filepath.Join(hookDir, "prepare-commit-msg"), old, 0o755)
 	got := states(t, e, dir)
 	if got["post-checkout"].State != hooks.StateNotExecutable {

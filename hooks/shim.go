@@ -8,7 +8,7 @@ import (
 
 // ShimVersion changes whenever the text of any shim changes, so Check can
 // tell a current shim from a stale one left by an older git-handoff.
-const ShimVersion = 1
+const ShimVersion = 2
 
 // shimMarker starts the second line of every shim; it is how Install, Check
 // and Uninstall recognise a hook as ours whatever its version.
@@ -50,11 +50,53 @@ var shimBodies = map[string]string{
 	// Bound means GIT_HANDOFF_SESSION is set or the per-worktree symbolic ref
 	// file exists; per-worktree refs are never packed, so a file test is
 	// exact. A bound-but-ended session is left for git-handoff to judge.
+	//
+	// The common bound commit, an agent's `git commit -m`, is finished here
+	// without starting git-handoff: one git process reads the session record
+	// (is it active, which agent), another adds the trailers. Anything less
+	// plain (another message source, an id that is percent-encoded, a
+	// message that already names a session or lacks its final newline, a
+	// record this cannot read with certainty) goes to git-handoff, which
+	// decides the same way with more care.
 	PrepareCommitMsg: `h="$0` + chainedSuffix + `"
 if [ -x "$h" ]; then "$h" "$@" || exit; fi
 [ -z "$` + GuardEnv + `" ] || exit 0
 if [ -z "$` + SessionEnv + `" ]; then
 ` + indent(gitDirLines) + `	[ -f "$d/refs/worktree/ao/session" ] || exit 0
+	if [ "$2" = message ] && read -r r <"$d/refs/worktree/ao/session"; then
+		r=${r#ref: }
+		case $r in
+		refs/ao/sessions/*[!A-Za-z0-9._@+-]*|refs/ao/sessions/) ;;
+		refs/ao/sessions/*)
+			c= l=
+			while IFS= read -r l; do
+				case $l in
+				[Hh][Aa][Nn][Dd][Oo][Ff][Ff]-*) c=x; break ;;
+				'#'*) ;;
+				*[![:space:]]*) [ -n "$c" ] || c=1 ;;
+				esac
+			done <"$1"
+			if [ "$c" = 1 ] && [ -z "$l" ] && rec=$(git cat-file blob "$r" 2>/dev/null); then
+				top=${rec%%'"claimedHandoff":'*}
+				case $top in
+				*'"status":"active"'*)
+					a=
+					case $top in *'"harness":"'*)
+						a=${top#*'"harness":"'}
+						a=${a%%'"'*} ;;
+					esac
+					case $a in *[!A-Za-z0-9._@+-]*) ;; *)
+						f=$1
+						set -- --trailer "` + SessionTrailer + `: ${r#refs/ao/sessions/}"
+						[ -z "$a" ] || set -- "$@" --trailer "` + AgentTrailer + `: $a"
+						git interpret-trailers --in-place --where end --if-exists doNothing --if-missing add "$@" "$f" 2>/dev/null
+						exit 0 ;;
+					esac ;;
+				*'"status":"'*) exit 0 ;;
+				esac
+			fi ;;
+		esac
+	fi
 fi
 %INVOKE% </dev/null || :
 exit 0
