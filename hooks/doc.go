@@ -34,6 +34,13 @@
 //   - prepare-commit-msg: GIT_HANDOFF_SESSION is set, or the per-worktree
 //     symbolic ref file <git dir>/refs/worktree/ao/session exists
 //     (per-worktree refs are never packed, so the file test is exact).
+//     The common bound case, `git commit -m` in a worktree bound to a
+//     session whose id needs no encoding, is finished by the shim itself:
+//     `git cat-file` reads the record (active? which agent?) and `git
+//     interpret-trailers` adds the trailers, without starting git-handoff.
+//     Any other source, an existing Handoff-* line, a message without its
+//     final newline or a record it cannot read with certainty goes to
+//     git-handoff.
 //   - post-checkout: a branch checkout ($3 = 1) in a repository with batons,
 //     as a refs/ao/handoffs directory or, once packed, a packed-refs line
 //     (one grep, only on branch changes).
