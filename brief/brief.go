@@ -131,16 +131,23 @@ func handoffSection(in Input) string {
 }
 
 func list(b *strings.Builder, title string, items []string, numbered bool) {
+	if len(items) > 0 {
+		WriteList(b, "### "+title+"\n", items, numbered)
+	}
+}
+
+// WriteList writes heading and items as a Markdown list followed by a blank
+// line; continuation lines are indented so a multi-line entry stays one item.
+func WriteList(b *strings.Builder, heading string, items []string, numbered bool) {
 	if len(items) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "### %s\n\n", title)
+	b.WriteString(heading + "\n")
 	for i, it := range items {
 		marker := "-"
 		if numbered {
 			marker = fmt.Sprintf("%d.", i+1)
 		}
-		// Continuation lines are indented so a multi-line entry stays one item.
 		fmt.Fprintf(b, "%s %s\n", marker, strings.ReplaceAll(it, "\n", "\n   "))
 	}
 	b.WriteString("\n")

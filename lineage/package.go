@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -104,18 +105,7 @@ func BuildPackage(in PackageInput) string {
 }
 
 func items(b *strings.Builder, title string, list []string, numbered bool) {
-	if len(list) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "%s:\n", title)
-	for i, it := range list {
-		marker := "-"
-		if numbered {
-			marker = fmt.Sprintf("%d.", i+1)
-		}
-		fmt.Fprintf(b, "%s %s\n", marker, strings.ReplaceAll(it, "\n", "\n   "))
-	}
-	b.WriteString("\n")
+	brief.WriteList(b, title+":", list, numbered)
 }
 
 // fenceFor returns a code fence longer than any run of backticks in s, so

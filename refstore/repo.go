@@ -20,29 +20,38 @@ type Head struct {
 	Commit string // "" on an unborn branch
 }
 
-// Head reads HEAD of this worktree.
+// Head reads HEAD of this worktree: the per-worktree HEAD file, then the
+// branch it names through the same loose-then-packed lookup as records
+// (go-git would scan all of packed-refs for the branch).
 func (s *Store) Head(ctx context.Context) (Head, error) {
-	if s.repo == nil {
+	gr, ok := s.reader.(*goGitReader)
+	if !ok {
 		return s.headCLI(ctx)
 	}
-	// HEAD is per worktree; go-git maps it to the worktree's git dir.
-	ref, err := s.repo.Storer.Reference(plumbing.HEAD)
+	b, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD"))
+	if errors.Is(err, os.ErrNotExist) {
+		return Head{}, nil
+	}
 	if err != nil {
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return Head{}, nil
-		}
 		return Head{}, fmt.Errorf("reading HEAD: %w", err)
 	}
-	var h Head
-	if ref.Type() == plumbing.SymbolicReference {
-		h.Branch = strings.TrimPrefix(ref.Target().String(), "refs/heads/")
-		r, err := s.repo.Storer.Reference(ref.Target())
-		if err == nil {
-			h.Commit = r.Hash().String()
+	line := strings.TrimSpace(string(b))
+	target, symbolic := strings.CutPrefix(line, "ref:")
+	if !symbolic {
+		if !isHexID(line) {
+			return Head{}, fmt.Errorf("reading HEAD: unexpected %q", line)
 		}
-		return h, nil
+		return Head{Commit: line}, nil
 	}
-	h.Commit = ref.Hash().String()
+	target = strings.TrimSpace(target)
+	h := Head{Branch: strings.TrimPrefix(target, "refs/heads/")}
+	id, err := gr.refs.resolve(target)
+	switch {
+	case err == nil:
+		h.Commit = id
+	case !errors.Is(err, ErrNotFound):
+		return Head{}, fmt.Errorf("reading %s: %w", target, err)
+	}
 	return h, nil
 }
 

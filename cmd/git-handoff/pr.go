@@ -58,6 +58,22 @@ func localRepo(ctx context.Context, d *deps) (ghpr.Repo, error) {
 	return r, nil
 }
 
+// localTarget opens the store and reads the command's pull request argument
+// against this checkout's GitHub repository, for the commands that answer
+// from git alone.
+func localTarget(c *cli.Context, d *deps) (*refstore.Store, prTarget, error) {
+	st, err := d.Store(c.Context)
+	if err != nil {
+		return nil, prTarget{}, err
+	}
+	repo, err := localRepo(c.Context, d)
+	if err != nil {
+		return nil, prTarget{}, err
+	}
+	t, err := parseTarget(c, repo, c.Args().First())
+	return st, t, err
+}
+
 // parseTarget reads NUMBER, #NUMBER or a pull request URL (which must name
 // repo). An empty arg leaves Number 0.
 func parseTarget(c *cli.Context, repo ghpr.Repo, arg string) (prTarget, error) {

@@ -29,15 +29,7 @@ func prReleaseCommand(d *deps) *cli.Command {
 				return usageErrorf(c, "pr release takes exactly one pull request")
 			}
 			ctx := c.Context
-			st, err := d.Store(ctx)
-			if err != nil {
-				return err
-			}
-			repo, err := localRepo(ctx, d)
-			if err != nil {
-				return err
-			}
-			t, err := parseTarget(c, repo, c.Args().First())
+			st, t, err := localTarget(c, d)
 			if err != nil {
 				return err
 			}
