@@ -52,6 +52,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		return StartResult{}, fmt.Errorf("session id %q: %w", id, err)
 	}
 	var notices []string
+	skipClaim := false // the arbiter could not be asked: deliver no baton
 	for attempt := 0; ; attempt++ {
 		now := clock()
 		if _, err := lineage.ReadSession(ctx, st, id); err == nil {
@@ -77,6 +78,10 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			ctxBrief.input.Objective = &o
 		} else {
 			ctxBrief.input.Objective = nil // start without one clears a stale one
+		}
+		if skipClaim {
+			// Shown but unclaimed, a baton could be delivered twice.
+			ctxBrief.input.Baton, ctxBrief.handoff = nil, nil
 		}
 		text, fits := brief.Render(ctxBrief.input, maxBytes(opts.MaxBytes))
 		sess := lineage.Session{
@@ -113,7 +118,11 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				continue
 			}
 			if err != nil {
-				return StartResult{}, err
+				// The session still starts; the baton waits for a claim
+				// that can reach the remote (or an --offline one).
+				notices = append(notices, fmt.Sprintf("baton %s is waiting but was not claimed: %v; run `git handoff claim` once the remote is reachable, or `git handoff claim --offline`", res.Handoff.ID, err))
+				skipClaim = true
+				continue
 			}
 		}
 		err = st.Apply(ctx, "handoff: start "+id, ups...)

@@ -239,6 +239,18 @@ func TestUnreachableRemoteClaimsNothing(t *testing.T) {
 	if got := readBaton(t, a, mainRef); !got.Live() {
 		t.Fatal("claimed locally despite the remote being unreachable")
 	}
+	// start still starts the session, neither claiming nor showing the
+	// baton, and says why.
+	res, err := handoff.Start(context.Background(), a, handoff.StartOptions{Session: "s-start", Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(2))
+	if err != nil || res.Claimed || res.Handoff != nil || strings.Contains(res.Brief, "Active Session Handoff") {
+		t.Fatalf("start while unreachable: %+v, %v", res, err)
+	}
+	if len(res.Notices) == 0 || !strings.Contains(strings.Join(res.Notices, "\n"), "was not claimed") {
+		t.Fatalf("start notices: %q", res.Notices)
+	}
+	if got := readBaton(t, a, mainRef); !got.Live() {
+		t.Fatal("start claimed locally despite the remote being unreachable")
+	}
 	if _, err := claim(a, "s-a", 2, handoff.Local{}); err != nil {
 		t.Fatalf("offline claim: %v", err)
 	}
