@@ -35,12 +35,18 @@
 //     symbolic ref file <git dir>/refs/worktree/ao/session exists
 //     (per-worktree refs are never packed, so the file test is exact).
 //     The common bound case, `git commit -m` in a worktree bound to a
-//     session whose id needs no encoding, is finished by the shim itself:
-//     `git cat-file` reads the record (active? which agent?) and `git
-//     interpret-trailers` adds the trailers, without starting git-handoff.
-//     Any other source, an existing Handoff-* line, a message without its
-//     final newline or a record it cannot read with certainty goes to
-//     git-handoff.
+//     session whose id needs no encoding, is finished by the shim itself,
+//     without starting git-handoff: the record's answer (active? which
+//     agent?) is cached in <git dir>/handoff-hook-cache under the record's
+//     blob id, read from its loose ref (`git cat-file` when the cache is
+//     stale or the ref packed), and the trailers are appended in sh where
+//     the message's last paragraph is plainly prose or plainly canonical
+//     trailers (`git interpret-trailers` otherwise).
+//     TestShimTrailersMatchGitHandoff holds the two paths together. Any
+//     other source, an existing Handoff-* or comment line, a message
+//     without its final newline or a record it cannot read with certainty
+//     goes to git-handoff. A trailer.separators setting other than ":" is
+//     not seen by the shim.
 //   - post-checkout: a branch checkout ($3 = 1) in a repository with batons,
 //     as a refs/ao/handoffs directory or, once packed, a packed-refs line
 //     (one grep, only on branch changes).

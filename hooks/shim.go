@@ -8,7 +8,7 @@ import (
 
 // ShimVersion changes whenever the text of any shim changes, so Check can
 // tell a current shim from a stale one left by an older git-handoff.
-const ShimVersion = 2
+const ShimVersion = 3
 
 // shimMarker starts the second line of every shim; it is how Install, Check
 // and Uninstall recognise a hook as ours whatever its version.
@@ -61,40 +61,85 @@ var shimBodies = map[string]string{
 	PrepareCommitMsg: `h="$0` + chainedSuffix + `"
 if [ -x "$h" ]; then "$h" "$@" || exit; fi
 [ -z "$` + GuardEnv + `" ] || exit 0
+# fast FILE REF finishes a bound ` + "`git commit -m`" + ` here, without git-handoff;
+# status 1 leaves the commit to git-handoff.
+fast() {
+	# The message: content, no Handoff-* or comment line, a final newline
+	# and no trailing blank line; p counts paragraphs, k says whether the
+	# last one is all trailers (t), has no colon at all (n) or is mixed (m).
+	c= l= b= p=0 k=
+	while IFS= read -r l; do
+		case $l in
+		[Hh][Aa][Nn][Dd][Oo][Ff][Ff]-* | '#'*) return 1 ;;
+		*[![:space:]]*)
+			if [ "$p" = 0 ] || [ -n "$b" ]; then p=$((p + 1)) k=; fi
+			b= c=1
+			# t only for the canonical "Token: value" git would not rewrite;
+			# git also counts "(cherry picked from commit" as a trailer.
+			case $l in
+			*:*)
+				x=m
+				case ${l%%:*} in '' | *[!A-Za-z0-9-]*) ;; *)
+					case ${l#*:} in ' '[![:space:]]*) x=t ;; esac ;;
+				esac ;;
+			'(cherry picked from commit '*) x=m ;;
+			*) x=n ;;
+			esac
+			case $k in '') k=$x ;; "$x") ;; *) k=m ;; esac ;;
+		*) b=1 ;;
+		esac
+	done <"$1"
+	[ "$c" = 1 ] && [ -z "$l" ] && [ -z "$b" ] || return 1
+	# The session: active? which agent? Its record's blob id, read from the
+	# loose ref, keys a cache of the answer, so later commits of the same
+	# session read no object; a packed ref is read through git each time.
+	cd=$d
+	if [ -f "$d/commondir" ]; then
+		read -r cd <"$d/commondir"
+		case $cd in /*) ;; *) cd=$d/$cd ;; esac
+	fi
+	id=
+	[ -f "$cd/$2" ] && read -r id <"$cd/$2"
+	case $id in *[!0-9a-f]*) return 1 ;; esac
+	if [ -n "$id" ] && [ -f "$d/handoff-hook-cache" ] && read -r cid st a <"$d/handoff-hook-cache" && [ "$cid" = "$id" ]; then
+		:
+	else
+		rec=$(git cat-file blob "${id:-$2}" 2>/dev/null) || return 1
+		top=${rec%%'"claimedHandoff":'*}
+		case $top in
+		*'"status":"active"'*) st=active ;;
+		*'"status":"'*) st=other ;;
+		*) return 1 ;;
+		esac
+		a=
+		case $top in *'"harness":"'*)
+			a=${top#*'"harness":"'}
+			a=${a%%'"'*} ;;
+		esac
+		case $a in *[!A-Za-z0-9._@+-]*) return 1 ;; esac
+		[ -z "$id" ] || printf '%s %s %s\n' "$id" "$st" "$a" 2>/dev/null >"$d/handoff-hook-cache"
+	fi
+	[ "$st" = active ] || return 0
+	s1="` + SessionTrailer + `: ${2#refs/ao/sessions/}" s2="` + AgentTrailer + `: $a"
+	# As git interpret-trailers --where end would: after a blank line, unless
+	# the last paragraph (never the subject's) is a trailer block already.
+	case $p$k in
+	1? | *n) [ -z "$a" ] && printf '\n%s\n' "$s1" >>"$1" || printf '\n%s\n%s\n' "$s1" "$s2" >>"$1" ;;
+	*t) [ -z "$a" ] && printf '%s\n' "$s1" >>"$1" || printf '%s\n%s\n' "$s1" "$s2" >>"$1" ;;
+	*)
+		f=$1
+		set -- --trailer "$s1"
+		[ -z "$a" ] || set -- "$@" --trailer "$s2"
+		git interpret-trailers --in-place --where end --if-exists doNothing --if-missing add "$@" "$f" 2>/dev/null || return 1 ;;
+	esac
+}
 if [ -z "$` + SessionEnv + `" ]; then
 ` + indent(gitDirLines) + `	[ -f "$d/refs/worktree/ao/session" ] || exit 0
 	if [ "$2" = message ] && read -r r <"$d/refs/worktree/ao/session"; then
 		r=${r#ref: }
 		case $r in
-		refs/ao/sessions/*[!A-Za-z0-9._@+-]*|refs/ao/sessions/) ;;
-		refs/ao/sessions/*)
-			c= l=
-			while IFS= read -r l; do
-				case $l in
-				[Hh][Aa][Nn][Dd][Oo][Ff][Ff]-*) c=x; break ;;
-				'#'*) ;;
-				*[![:space:]]*) [ -n "$c" ] || c=1 ;;
-				esac
-			done <"$1"
-			if [ "$c" = 1 ] && [ -z "$l" ] && rec=$(git cat-file blob "$r" 2>/dev/null); then
-				top=${rec%%'"claimedHandoff":'*}
-				case $top in
-				*'"status":"active"'*)
-					a=
-					case $top in *'"harness":"'*)
-						a=${top#*'"harness":"'}
-						a=${a%%'"'*} ;;
-					esac
-					case $a in *[!A-Za-z0-9._@+-]*) ;; *)
-						f=$1
-						set -- --trailer "` + SessionTrailer + `: ${r#refs/ao/sessions/}"
-						[ -z "$a" ] || set -- "$@" --trailer "` + AgentTrailer + `: $a"
-						git interpret-trailers --in-place --where end --if-exists doNothing --if-missing add "$@" "$f" 2>/dev/null
-						exit 0 ;;
-					esac ;;
-				*'"status":"'*) exit 0 ;;
-				esac
-			fi ;;
+		refs/ao/sessions/*[!A-Za-z0-9._@+-]* | refs/ao/sessions/) ;;
+		refs/ao/sessions/*) fast "$1" "$r" && exit 0 ;;
 		esac
 	fi
 fi
