@@ -162,12 +162,6 @@ func subject(c *object.Commit) string {
 	return strings.TrimSpace(s)
 }
 
-// IsAncestor reports whether commit a is an ancestor of b.
-func (s *Store) IsAncestor(ctx context.Context, a, b string) bool {
-	_, err := Git(ctx, s.workDir, false, nil, "merge-base", "--is-ancestor", a, b)
-	return err == nil
-}
-
 // BoundSession reads this worktree's binding (refs/worktree/ao/session) and
 // returns the session id it names, or "" when the worktree is not bound. It
 // reads the file itself: go-git looks for refs/worktree/* in the common dir.
