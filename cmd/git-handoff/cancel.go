@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -20,11 +19,7 @@ func cancelCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			who, err := handoff.Resolve(c.Context, st, c.String("owner"), c.String("branch"))
+			st, who, err := d.storeAndWho(c)
 			if err != nil {
 				return err
 			}

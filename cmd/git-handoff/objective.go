@@ -25,11 +25,7 @@ func objectiveCommand(d *deps) *cli.Command {
 			if text != "" && c.Bool("clear") {
 				return usageErrorf(c, "give TEXT or --clear, not both")
 			}
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			who, err := handoff.Resolve(c.Context, st, c.String("owner"), c.String("branch"))
+			st, who, err := d.storeAndWho(c)
 			if err != nil {
 				return err
 			}
