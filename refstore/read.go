@@ -171,8 +171,8 @@ type cliLister struct{ dir string }
 
 const listFormat = "%(objectname) %(objecttype) %(raw:size) %(refname)%0a%(raw)"
 
-func (l *cliLister) list(ctx context.Context, prefix string, fn func(Entry) error) ([]Entry, error) {
-	cmd := exec.CommandContext(ctx, "git", "for-each-ref", "--format="+listFormat, prefix)
+func (l *cliLister) list(ctx context.Context, prefixes []string, fn func(Entry) error) ([]Entry, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"for-each-ref", "--format=" + listFormat}, prefixes...)...)
 	cmd.Dir = l.dir
 	var errb bytes.Buffer
 	cmd.Stderr = &errb

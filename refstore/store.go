@@ -195,12 +195,22 @@ func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
 // List reads every ref under prefix with its blob, in ref order, through one
 // git process: much faster than object-at-a-time reads for thousands of refs.
 func (s *Store) List(ctx context.Context, prefix string) ([]Entry, error) {
-	return s.lister.list(ctx, prefix, nil)
+	return s.lister.list(ctx, []string{prefix}, nil)
 }
 
 // Each streams the refs under prefix to fn without holding them all.
 func (s *Store) Each(ctx context.Context, prefix string, fn func(Entry) error) error {
-	_, err := s.lister.list(ctx, prefix, fn)
+	return s.EachOf(ctx, []string{prefix}, fn)
+}
+
+// EachOf streams the refs under any of prefixes to fn, in ref order, through
+// one git process. Unlike the rest of a Store it may run on a goroutine of
+// its own while the Store is used elsewhere: it shares no state.
+func (s *Store) EachOf(ctx context.Context, prefixes []string, fn func(Entry) error) error {
+	if len(prefixes) == 0 {
+		return nil
+	}
+	_, err := s.lister.list(ctx, prefixes, fn)
 	return err
 }
 

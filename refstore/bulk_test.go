@@ -1,0 +1,275 @@
+package refstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// TestMain lets the race test run this binary as a competing process: with
+// REFSTORE_SWAP set it waits for its stdin to close, swaps one ref with
+// ApplyEach and exits 0 (won), 5 (lost the swap) or 1.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv("REFSTORE_SWAP"); spec != "" {
+		os.Exit(swapHelper(spec))
+	}
+	os.Exit(m.Run())
+}
+
+func swapHelper(spec string) int {
+	// spec: dir ref new old
+	f := strings.Split(spec, "\x1f")
+	if len(f) != 4 {
+		return 1
+	}
+	io.Copy(io.Discard, os.Stdin)
+	ctx := context.Background()
+	st, err := refstore.Open(ctx, f[0], refstore.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer st.Close()
+	err = st.ApplyEach(ctx, "race", refstore.Update{Ref: f[1], New: f[2], Old: f[3]})
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, refstore.ErrConflict):
+		return 5
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+}
+
+// ApplyEach writes what one update-ref transaction would have: the same
+// ref values and the same reflog entries.
+func TestApplyEachWritesWhatUpdateRefWrites(t *testing.T) {
+	gittest.Isolate(t)
+	t.Setenv("GIT_COMMITTER_DATE", "1700000000 +0100")
+	dir := gittest.Init(t)
+	ctx := context.Background()
+	st := open(t, dir, refstore.Options{})
+	a := gittestHashObject(t, dir, `{"schema":"session/v1","id":"a"}`)
+	b := gittestHashObject(t, dir, `{"schema":"session/v1","id":"b"}`)
+
+	for _, pass := range []struct {
+		ref   string
+		apply func(...refstore.Update) error
+	}{
+		{"refs/ao/sessions/by-git", func(u ...refstore.Update) error { return st.Apply(ctx, "  handoff:\tsync  from origin ", u...) }},
+		{"refs/ao/sessions/in-process", func(u ...refstore.Update) error { return st.ApplyEach(ctx, "  handoff:\tsync  from origin ", u...) }},
+	} {
+		if err := pass.apply(refstore.Update{Ref: pass.ref, New: a}); err != nil {
+			t.Fatalf("%s: create: %v", pass.ref, err)
+		}
+		if err := pass.apply(refstore.Update{Ref: pass.ref, New: b, Old: a}); err != nil {
+			t.Fatalf("%s: update: %v", pass.ref, err)
+		}
+	}
+	for _, what := range []string{"", "logs/"} {
+		want, err := os.ReadFile(filepath.Join(dir, ".git", what+"refs/ao/sessions/by-git"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, ".git", what+"refs/ao/sessions/in-process"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%srefs/ao/sessions/in-process:\n%s\nupdate-ref wrote:\n%s", what, got, want)
+		}
+	}
+	if got := gittest.Run(t, dir, "rev-parse", "refs/ao/sessions/in-process@{1}"); got != a {
+		t.Errorf("@{1} = %s, want %s", got, a)
+	}
+	gittest.Run(t, dir, "fsck", "--no-progress")
+}
+
+// Each update stands alone: a lost swap leaves the others applied, packed
+// refs are swapped from their packed value, and deletes and foreign refs
+// still reach git.
+func TestApplyEachIndependentSwaps(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ctx := context.Background()
+	st := open(t, dir, refstore.Options{})
+	ids := make([]string, 4)
+	for i := range ids {
+		ids[i] = gittestHashObject(t, dir, fmt.Sprintf(`{"n":%d}`, i))
+	}
+	put(t, st, "refs/ao/sessions/packed", "", `{"n":0}`)
+	put(t, st, "refs/ao/sessions/gone", "", `{"n":0}`)
+	gittest.Run(t, dir, "pack-refs", "--all")
+	put(t, st, "refs/ao/sessions/taken", "", `{"n":0}`)
+
+	err := st.ApplyEach(ctx, "test",
+		refstore.Update{Ref: "refs/ao/sessions/packed", New: ids[1], Old: ids[0]},
+		refstore.Update{Ref: "refs/ao/sessions/taken", New: ids[2]}, // must not exist: it does
+		refstore.Update{Ref: "refs/ao/objectives/o/b", New: ids[3]},
+		refstore.Update{Ref: "refs/ao/sessions/gone", Old: ids[0]},                   // delete of a packed ref
+		refstore.Update{Ref: "refs/ao/remotes/origin/sessions/x", New: ids[3]},       // not a record ref: through git
+		refstore.Update{Ref: "refs/ao/handoffs/private/too/many/parts", New: ids[3]}, // wrong depth: through git
+	)
+	var ce *refstore.ConflictError
+	if !errors.As(err, &ce) || ce.Ref != "refs/ao/sessions/taken" || ce.Actual != ids[0] {
+		t.Fatalf("ApplyEach = %v, want a conflict on refs/ao/sessions/taken", err)
+	}
+	for ref, want := range map[string]string{
+		"refs/ao/sessions/packed":                 ids[1],
+		"refs/ao/sessions/taken":                  ids[0],
+		"refs/ao/objectives/o/b":                  ids[3],
+		"refs/ao/remotes/origin/sessions/x":       ids[3],
+		"refs/ao/handoffs/private/too/many/parts": ids[3],
+	} {
+		if got := gittest.Run(t, dir, "rev-parse", ref); got != want {
+			t.Errorf("%s = %s, want %s", ref, got, want)
+		}
+	}
+	if out, err := exec.Command("git", "-C", dir, "rev-parse", "-q", "--verify", "refs/ao/sessions/gone").Output(); err == nil {
+		t.Errorf("refs/ao/sessions/gone still resolves to %s", out)
+	}
+	for _, l := range []string{"refs/ao/sessions/packed.lock", "refs/ao/sessions/taken.lock"} {
+		if _, err := os.Stat(filepath.Join(dir, ".git", l)); err == nil {
+			t.Errorf("%s left behind", l)
+		}
+	}
+}
+
+// A lock that stays (a killed git) is reported by name and the other refs
+// still move.
+func TestApplyEachStaleLock(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ctx := context.Background()
+	st := open(t, dir, refstore.Options{})
+	id := gittestHashObject(t, dir, `{"n":1}`)
+	lock := filepath.Join(dir, ".git", "refs", "ao", "sessions", "stuck.lock")
+	os.MkdirAll(filepath.Dir(lock), 0o777)
+	os.WriteFile(lock, nil, 0o666)
+	err := st.ApplyEach(ctx, "test",
+		refstore.Update{Ref: "refs/ao/sessions/stuck", New: id},
+		refstore.Update{Ref: "refs/ao/sessions/free", New: id})
+	var le *refstore.LockedError
+	if !errors.As(err, &le) || le.Path != lock {
+		t.Fatalf("ApplyEach = %v, want a LockedError naming %s", err, lock)
+	}
+	if got := gittest.Run(t, dir, "rev-parse", "refs/ao/sessions/free"); got != id {
+		t.Errorf("refs/ao/sessions/free = %s, want %s", got, id)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Errorf("someone else's lock was removed: %v", err)
+	}
+}
+
+// The in-process writer against git's own writers and a concurrent
+// pack-refs, in separate processes released together: for every create and
+// every swap exactly one writer wins, the ref holds its value and the
+// reflog has its one entry.
+func TestApplyEachRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds, ours, gits = 15, 3, 2
+	ids := make([]string, ours+gits)
+	for i := range ids {
+		ids[i] = gittestHashObject(t, dir, fmt.Sprintf(`{"writer":%d}`, i))
+	}
+	base := gittestHashObject(t, dir, `{"writer":"base"}`)
+	for round := 0; round < rounds; round++ {
+		ref := fmt.Sprintf("refs/ao/sessions/race-%d", round)
+		// Phase one: all create; phase two: all swap from base.
+		for phase, old := range []string{"", base} {
+			if phase == 1 {
+				gittest.Run(t, dir, "update-ref", "--create-reflog", ref, base)
+				gittest.Run(t, dir, "pack-refs", "--all")
+			}
+			var cmds []*exec.Cmd
+			for i := 0; i < ours; i++ {
+				c := exec.Command(self, "-test.run=^$")
+				c.Env = append(os.Environ(), "REFSTORE_SWAP="+strings.Join([]string{dir, ref, ids[i], old}, "\x1f"))
+				cmds = append(cmds, c)
+			}
+			for i := ours; i < ours+gits; i++ {
+				o := old
+				if o == "" {
+					o = refstore.ZeroID
+				}
+				c := exec.Command("sh", "-c", `read x; printf 'update %s %s %s\n' "$1" "$2" "$3" | git update-ref --create-reflog -m race --stdin 2>/dev/null || exit 5`, "sh", ref, ids[i], o)
+				cmds = append(cmds, c)
+			}
+			// Every process blocks reading its stdin until the pipes close
+			// together: the writers start their swaps at the same moment.
+			packer := exec.Command("sh", "-c", `read x; git pack-refs --all`)
+			var gates []io.Closer
+			for _, c := range append(cmds, packer) {
+				c.Dir = dir
+				w, err := c.StdinPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				gates = append(gates, w)
+				if err := c.Start(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, g := range gates {
+				g.Close()
+			}
+			winners := []int{}
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for i, c := range cmds {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					err := c.Wait()
+					mu.Lock()
+					defer mu.Unlock()
+					var ee *exec.ExitError
+					switch {
+					case err == nil:
+						winners = append(winners, i)
+					case errors.As(err, &ee) && ee.ExitCode() == 5:
+					default:
+						t.Errorf("round %d writer %d: %v", round, i, err)
+					}
+				}()
+			}
+			wg.Wait()
+			packer.Wait()
+			if len(winners) != 1 {
+				t.Fatalf("round %d phase %d: %d winners (%v), want exactly one", round, phase, len(winners), winners)
+			}
+			if got := gittest.Run(t, dir, "rev-parse", ref); got != ids[winners[0]] {
+				t.Fatalf("round %d phase %d: %s = %s, want the winner's %s", round, phase, ref, got, ids[winners[0]])
+			}
+			if phase == 0 {
+				// git reflog walks commits and prints nothing for blob
+				// refs: count the file's entries.
+				log, _ := os.ReadFile(filepath.Join(dir, ".git", "logs", filepath.FromSlash(ref)))
+				if n := strings.Count(string(log), "\n"); n != 1 {
+					t.Fatalf("round %d: reflog of %s has %d entries, want 1:\n%s", round, ref, n, log)
+				}
+				// Phase two starts from a fresh ref holding base.
+				gittest.Run(t, dir, "update-ref", "-d", ref)
+			}
+		}
+	}
+}
