@@ -163,7 +163,9 @@ func Lazy(ctx context.Context, st *refstore.Store) (LazyResult, error) {
 	if len(stale) > 0 {
 		if err := lazyMerge(ctx, st, stale, byRemote, &res); err != nil {
 			if errors.Is(err, refstore.ErrConflict) {
-				return res, nil
+				// Some keys moved; the next command joins the rest and
+				// reports them.
+				return LazyResult{Warnings: res.Warnings}, nil
 			}
 			return res, err
 		}
@@ -241,5 +243,6 @@ func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemo
 	if len(ups) == 0 {
 		return nil
 	}
-	return st.Apply(ctx, "handoff: merged fetched records", ups...)
+	// Every key was joined on its own, so each swaps on its own.
+	return st.ApplyEach(ctx, "handoff: merged fetched records", ups...)
 }

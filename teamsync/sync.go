@@ -184,10 +184,16 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
 		res.Local, res.Pushed, res.Conflicts, res.Warnings = nil, nil, nil, nil
+		// Local records are read while git fetches: a second process on a
+		// second core. What a local command writes meanwhile fails its
+		// swap below and is decided again.
+		locals := make(chan localRecords, 1)
+		go func() { locals <- readLocal(ctx, st) }()
 		if err := st.Fetch(ctx, opts.Remote, true, specs...); err != nil {
+			<-locals
 			return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
 		}
-		ds, warns, err := plan(ctx, st, tp, cutoff, opts.Progress)
+		ds, warns, err := plan(ctx, st, tp, cutoff, opts.Progress, <-locals)
 		if err != nil {
 			return res, err
 		}
@@ -228,9 +234,11 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		}
 		if len(localUps) > 0 {
 			progress(opts.Progress, len(localUps), "sync: updating %d local records", len(localUps))
-			if err := st.Apply(ctx, "handoff: sync from "+opts.Remote, localUps...); err != nil {
+			// Each key was joined on its own and swaps on its own: a key a
+			// local command wrote meanwhile is decided again next attempt.
+			if err := st.ApplyEach(ctx, "handoff: sync from "+opts.Remote, localUps...); err != nil {
 				if errors.Is(err, refstore.ErrConflict) {
-					lastErr = err // a local command wrote meanwhile: decide again
+					lastErr = err
 					continue
 				}
 				return res, fmt.Errorf("updating local records: %w", err)
@@ -281,10 +289,46 @@ func sortResult(res *Result) {
 	sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Ref < res.Conflicts[j].Ref })
 }
 
-// plan reads local records and the tracking refs under tp and joins every
-// key. Keys where either side cannot be read are skipped with a warning:
+// localRecords is what the local refs of our kinds held, keyed by ref; a
+// ref in bad could not be read and is left alone.
+type localRecords struct {
+	versions map[string]*version
+	bad      map[string]bool
+	warns    []string
+	err      error
+}
+
+// readLocal reads every local record through one git process. It touches
+// nothing of st but EachOf, so it may run while st fetches.
+func readLocal(ctx context.Context, st *refstore.Store) localRecords {
+	l := localRecords{versions: map[string]*version{}, bad: map[string]bool{}}
+	err := st.EachOf(ctx, refstore.Kinds, func(e refstore.Entry) error {
+		k := kindOf(e.Ref)
+		if k == nil {
+			return nil
+		}
+		v, err := read(k, e.Ref, e)
+		if err != nil {
+			l.bad[e.Ref] = true
+			l.warns = append(l.warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
+			return nil
+		}
+		l.versions[e.Ref] = v
+		return nil
+	})
+	if err != nil {
+		l.err = fmt.Errorf("reading local records: %w", err)
+	}
+	return l
+}
+
+// plan joins every key of the local records with the tracking refs under
+// tp. Keys where either side cannot be read are skipped with a warning:
 // nothing local is lost and nothing unreadable is pushed over.
-func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, prog io.Writer) ([]decision, []string, error) {
+func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, prog io.Writer, local localRecords) ([]decision, []string, error) {
+	if local.err != nil {
+		return nil, nil, local.err
+	}
 	type pair struct {
 		local, remote *version
 		bad           bool
@@ -298,23 +342,12 @@ func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, 
 		}
 		return p
 	}
-	var warns []string
-	for _, prefix := range refstore.Kinds {
-		k := kindOf(prefix)
-		err := st.Each(ctx, prefix, func(e refstore.Entry) error {
-			p := get(e.Ref)
-			v, err := read(k, e.Ref, e)
-			if err != nil {
-				p.bad = true
-				warns = append(warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
-				return nil
-			}
-			p.local = v
-			return nil
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading local records: %w", err)
-		}
+	warns := local.warns
+	for ref, v := range local.versions {
+		get(ref).local = v
+	}
+	for ref := range local.bad {
+		get(ref).bad = true
 	}
 	err := st.Each(ctx, tp, func(e refstore.Entry) error {
 		ref, ok := localRef(tp, e.Ref)
