@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=${1:?usage: batons.sh path/to/git-handoff [runs]}
 runs=${2:-25}
-tmp=$(bench_tmp)
+bench_tmp
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" && ln -sf "$bin" "$tmp/bin/git-handoff"
 export PATH="$tmp/bin:$PATH"

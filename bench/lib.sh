@@ -7,13 +7,14 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0 LC_ALL=C
 export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.com
 
+# bench_tmp: sets tmp to a fresh scratch directory and points git's global
+# configuration into it. Call it directly, not in $(...): the export must
+# reach this shell.
 bench_tmp() {
-	local d
-	d=$(mktemp -d "${TMPDIR:-/tmp}/git-handoff-bench.XXXXXX")
-	export GIT_CONFIG_GLOBAL="$d/gitconfig"
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/git-handoff-bench.XXXXXX")
+	export GIT_CONFIG_GLOBAL="$tmp/gitconfig"
 	git config --global gc.auto 0
 	git config --global init.defaultBranch main
-	echo "$d"
 }
 
 # now_ns: wall clock in nanoseconds.

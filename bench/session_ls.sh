@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:?usage: session_ls.sh path/to/git-handoff [runs]}
 runs=${2:-9}
 n=10000
-tmp=$(bench_tmp)
+bench_tmp
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" && ln -sf "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/bin/git-handoff"
 export PATH="$tmp/bin:$PATH"

@@ -1,27 +1,28 @@
-#!/bin/sh
-# sync.sh BINARY [N]: `git handoff sync` of N (default 10000) records
+#!/usr/bin/env bash
+# sync.sh BINARY [N] [RUNS]: `git handoff sync` of N (default 10000) records
 # against plain `git fetch` + `git push` of the same refspecs, in both
 # directions: a clone pushing N new records to an empty bare remote, then a
-# fresh clone receiving them. Each side runs on identical copies. Prints
+# fresh clone receiving them. Each run starts both sides from identical
+# copies and alternates which goes first, so both see the same machine load.
+# Prints one line a run and the median of RUNS (default 3):
 #   sync (N records): Xs vs git fetch+push Ys = Z×
-set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 n=${2:-10000}
-tmp=$(mktemp -d)
+runs=${3:-3}
+bench_tmp
 trap 'rm -rf "$tmp"' EXIT
-export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$tmp/home/.gitconfig" GIT_TERMINAL_PROMPT=0
-mkdir -p "$HOME"
-printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n' >"$GIT_CONFIG_GLOBAL"
 cd "$tmp"
 
-git init -q --bare r1.git
-git init -q a1
-git -C a1 commit -q --allow-empty -m first
-git -C a1 remote add origin ../r1.git
-git -C a1 push -q origin main
-(cd a1 && "$bin" init --no-hooks >/dev/null 2>&1)
-
-# N batons, one per branch, as blobs pointed at by refs.
+# The template: a bare remote holding main, and a clone holding N batons
+# (one per branch, blobs pointed at by refs, packed) set up by init.
+git init -q --bare remote.git
+git init -q clone
+git -C clone commit -q --allow-empty -m first
+git -C clone remote add origin ../remote.git
+git -C clone push -q origin main
+(cd clone && "$bin" init --no-hooks >/dev/null 2>&1)
 mkdir recs
 awk -v n="$n" -v d="$tmp/recs" 'BEGIN {
 	for (i = 0; i < n; i++) {
@@ -31,47 +32,65 @@ awk -v n="$n" -v d="$tmp/recs" 'BEGIN {
 		print f
 	}
 }' >paths
-git -C a1 hash-object -w --stdin-paths <paths >oids
-awk '{ printf "create refs/ao/handoffs/private/bench/b-%d %s\n", NR - 1, $1 }' oids | git -C a1 update-ref --stdin
-git -C a1 pack-refs --all
+git -C clone hash-object -w --stdin-paths <paths >oids
+awk '{ printf "create refs/ao/handoffs/private/bench/b-%d %s\n", NR - 1, $1 }' oids | git -C clone update-ref --stdin
+git -C clone pack-refs --all
+rm -rf recs paths oids
 
-cp -r r1.git r2.git
-cp -r a1 a2
-git -C a2 remote set-url origin ../r2.git
+fetchspecs=() pushspecs=()
+for k in handoffs objectives sessions prs; do
+	fetchspecs+=("+refs/ao/$k/*:refs/ao/remotes/origin/$k/*")
+	pushspecs+=("+refs/ao/$k/*:refs/ao/$k/*")
+done
+plain() {
+	git -C "$1" fetch -q origin "${fetchspecs[@]}"
+	git -C "$1" push -q origin "${pushspecs[@]}"
+}
+handoff_sync() { (cd "$1" && "$bin" sync origin); }
 
-specs='+refs/ao/handoffs/*:refs/ao/remotes/origin/handoffs/* +refs/ao/objectives/*:refs/ao/remotes/origin/objectives/* +refs/ao/sessions/*:refs/ao/remotes/origin/sessions/* +refs/ao/prs/*:refs/ao/remotes/origin/prs/*'
-pushspecs='+refs/ao/handoffs/*:refs/ao/handoffs/* +refs/ao/objectives/*:refs/ao/objectives/* +refs/ao/sessions/*:refs/ao/sessions/* +refs/ao/prs/*:refs/ao/prs/*'
+# side NAME: a fresh remote and sender for one side of a run.
+side() {
+	rm -rf "$1.git" "$1-out" "$1-in"
+	cp -r remote.git "$1.git"
+	cp -r clone "$1-out"
+	git -C "$1-out" remote set-url origin "../$1.git"
+}
+# receiver NAME: a fresh clone of that side's remote, set up by init.
+receiver() {
+	git clone -q "$1.git" "$1-in"
+	(cd "$1-in" && "$bin" init --no-hooks >/dev/null 2>&1)
+}
 
-now() { date +%s.%N; }
-
-# Outgoing: N new records to an empty remote.
-t0=$(now)
-(cd a1 && "$bin" sync origin >/dev/null 2>&1)
-t1=$(now)
-# shellcheck disable=SC2086
-git -C a2 fetch -q origin $specs
-# shellcheck disable=SC2086
-git -C a2 push -q origin $pushspecs
-t2=$(now)
-
-# Incoming: a fresh clone receives them.
-git clone -q r1.git b1
-git clone -q r2.git b2
-(cd b1 && "$bin" init --no-hooks >/dev/null 2>&1)
-(cd b2 && "$bin" init --no-hooks >/dev/null 2>&1)
-t3=$(now)
-(cd b1 && "$bin" sync origin >/dev/null 2>&1)
-t4=$(now)
-# shellcheck disable=SC2086
-git -C b2 fetch -q origin $specs
-# shellcheck disable=SC2086
-git -C b2 push -q origin $pushspecs
-t5=$(now)
-
-got=$(git -C b1 for-each-ref refs/ao/handoffs/ | wc -l)
-[ "$got" -eq "$n" ] || { echo "sync.sh: b1 has $got records, want $n" >&2; exit 1; }
-
-awk -v s1="$t0" -v e1="$t1" -v e2="$t2" -v s3="$t3" -v e4="$t4" -v e5="$t5" -v n="$n" 'BEGIN {
-	sync = (e1 - s1) + (e4 - s3); plain = (e2 - e1) + (e5 - e4)
-	printf "sync (%d records): %.2fs vs git fetch+push %.2fs = %.2f×\n", n, sync, plain, sync / plain
+ratios=()
+for run in $(seq 1 "$runs"); do
+	side s
+	side p
+	if [ $((run % 2)) -eq 1 ]; then
+		so=$(time_ns handoff_sync s-out)
+		po=$(time_ns plain p-out)
+	else
+		po=$(time_ns plain p-out)
+		so=$(time_ns handoff_sync s-out)
+	fi
+	receiver s
+	receiver p
+	if [ $((run % 2)) -eq 1 ]; then
+		si=$(time_ns handoff_sync s-in)
+		pi=$(time_ns plain p-in)
+	else
+		pi=$(time_ns plain p-in)
+		si=$(time_ns handoff_sync s-in)
+	fi
+	got=$(git -C s-in for-each-ref refs/ao/handoffs/ | wc -l)
+	[ "$got" -eq "$n" ] || { echo "sync.sh: the receiving clone has $got records, want $n" >&2; exit 1; }
+	got=$(git -C s.git for-each-ref refs/ao/handoffs/ | wc -l)
+	[ "$got" -eq "$n" ] || { echo "sync.sh: the remote has $got records, want $n" >&2; exit 1; }
+	s=$((so + si)) p=$((po + pi))
+	r=$(ratio "$s" "$p")
+	ratios+=("$r $s $p")
+	echo "run $run: sync $(secs "$s") (out $(secs "$so"), in $(secs "$si")) vs git fetch+push $(secs "$p") (out $(secs "$po"), in $(secs "$pi")) = ${r}×"
+done
+printf '%s\n' "${ratios[@]}" | sort -n | awk -v n="$n" '{ r[NR] = $0 } END {
+	split(r[int((NR + 1) / 2)], m, " ")
+	printf "sync (%d records, median of %d runs): %.2fs vs git fetch+push %.2fs = %.2f×\n", n, NR, m[2] / 1e9, m[3] / 1e9, m[1]
 }'
