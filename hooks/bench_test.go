@@ -31,6 +31,8 @@ func BenchmarkCommitEmptyHook(b *testing.B) {
 	})
 }
 
+// BenchmarkCommitHooksUnbound: our hooks installed, no session bound, so no
+// prepare-commit-msg at all (see Refresh): nothing of ours runs.
 func BenchmarkCommitHooksUnbound(b *testing.B) {
 	benchCommit(b, func(e *env, dir string) { e.install(dir) })
 }
@@ -40,7 +42,7 @@ func BenchmarkCommitHooksUnbound(b *testing.B) {
 const activeRecord = `{"schema":"session/v1","id":"s1","owner":"dev@example.com","branch":"main","harness":"claude-code","status":"active"}`
 
 // BenchmarkCommitHooksBound: a bound agent's `git commit -m`, finished by the
-// shim itself.
+// shim itself. Binding refreshes (env.bind), which arms the shim.
 func BenchmarkCommitHooksBound(b *testing.B) {
 	benchCommit(b, func(e *env, dir string) {
 		e.install(dir)

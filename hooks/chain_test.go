@@ -29,6 +29,8 @@ func TestUserHookStillRunsWithSameArgsAndStdin(t *testing.T) {
 	for _, name := range hooks.Names() {
 		writeFile(t, filepath.Join(hookDir, name), userHook, 0o750)
 	}
+	// Bound first, so that Install chains prepare-commit-msg too.
+	e.bind(dir, "s1")
 	rep := e.install(dir)
 	if len(rep.Warnings) != 0 {
 		t.Errorf("warnings for .git/hooks: %q", rep.Warnings)
@@ -38,7 +40,6 @@ func TestUserHookStillRunsWithSameArgsAndStdin(t *testing.T) {
 			t.Errorf("%s: %s, want chained", h.Name, h.Action)
 		}
 	}
-	e.bind(dir, "s1")
 	chained := func(name string) string { return filepath.Join(hookDir, name+".handoff-chained") }
 
 	e.git(dir, "commit", "-q", "--allow-empty", "-m", "x")
@@ -119,6 +120,9 @@ func TestUninstallRestoresUserHooksExactly(t *testing.T) {
 	}
 	before := snapshot(t, hookDir)
 
+	// Bound, so that prepare-commit-msg is chained (arm_test.go covers the
+	// unbound case).
+	e.bind(dir, "s1")
 	e.install(dir)
 	e.install(dir)
 	rep, err := hooks.Uninstall(e.ctx(), dir)
@@ -157,8 +161,12 @@ func TestInstallIsIdempotent(t *testing.T) {
 		t.Errorf("second install changed something: %+v", rep.Hooks)
 	}
 	for _, h := range rep.Hooks {
-		if h.Action != hooks.Unchanged {
-			t.Errorf("%s: %s, want unchanged", h.Name, h.Action)
+		want := hooks.Unchanged
+		if h.Name == hooks.PrepareCommitMsg {
+			want = hooks.Idle // nothing is bound
+		}
+		if h.Action != want {
+			t.Errorf("%s: %s, want %s", h.Name, h.Action, want)
 		}
 	}
 	if after := snapshot(t, filepath.Join(dir, ".git", "hooks")); after != before {
@@ -181,7 +189,7 @@ func TestInstallRefusesToOverwriteAChainedHook(t *testing.T) {
 	if got := readFile(t, filepath.Join(hookDir, "pre-push")); got != "#!/bin/sh\necho two\n" {
 		t.Errorf("user's new hook changed: %q", got)
 	}
-	if rep.Hooks[2].Action != hooks.Skipped || rep.Hooks[0].Action != hooks.Unchanged {
+	if rep.Hooks[2].Action != hooks.Skipped || rep.Hooks[0].Action != hooks.Idle {
 		t.Errorf("report = %+v", rep.Hooks)
 	}
 }
@@ -229,6 +237,7 @@ func TestNonExecutableUserHookStaysSkipped(t *testing.T) {
 	hookDir := filepath.Join(dir, ".git", "hooks")
 	// git ignores a hook without the executable bit; chained, it still is.
 	writeFile(t, filepath.Join(hookDir, "prepare-commit-msg"), "#!/bin/sh\nexit 1\n", 0o644)
+	e.bind(dir, "s1") // so that it is chained
 	e.install(dir)
 	e.git(dir, "commit", "-q", "--allow-empty", "-m", "x")
 	sts, err := hooks.Check(e.ctx(), dir)

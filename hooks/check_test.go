@@ -37,6 +37,7 @@ func TestCheckReportsEachState(t *testing.T) {
 	if st := states(t, e, dir)["pre-push"]; st.State != hooks.StateForeign {
 		t.Errorf("user's own hook: %s, want foreign", st.State)
 	}
+	e.bind(dir, "s1") // so that prepare-commit-msg is installed too
 	e.install(dir)
 	for name, st := range states(t, e, dir) {
 		if !st.OK() {

@@ -122,6 +122,8 @@ func TestMergeCommitGetsTrailers(t *testing.T) {
 func TestSessionEnvOverridesBinding(t *testing.T) {
 	e := newEnv(t)
 	dir := e.newRepo()
+	// Without a binding, only this setting installs prepare-commit-msg.
+	e.git(dir, "config", hooks.CommitHookKey, hooks.CommitHookAlways)
 	e.install(dir)
 	e.with("GIT_HANDOFF_SESSION=env-session").git(dir, "commit", "-q", "--allow-empty", "-m", "x")
 	if got := e.headMessage(dir); !strings.Contains(got, "Handoff-Session: env-session\n") {

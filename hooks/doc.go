@@ -8,18 +8,48 @@
 //   - Dir finds the hooks directory with `git rev-parse --git-path hooks`,
 //     which honours core.hooksPath, linked worktrees and bare repositories.
 //   - Install writes the shims; Check reports each hook as installed,
-//     missing, stale, not-executable or foreign, and what it chains to;
-//     Uninstall removes the shims and puts the user's hooks back.
+//     idle, missing, stale, not-executable or foreign, and what it chains
+//     to; Uninstall removes the shims and puts the user's hooks back.
+//   - Refresh arms or disarms the prepare-commit-msg shim; the CLI calls it
+//     after every command that binds or unbinds a worktree.
 //   - Shim returns a shim's text.
 //   - Run is the hook body. The CLI supplies a Deps (the bound session, a
 //     waiting baton, pushing records) and exits 0 afterwards.
 //
+// # prepare-commit-msg only while a session is bound
+//
+// Starting any hook at all, even an empty `exit 0`, costs a third of a
+// commit on a small machine, and most commits belong to no session. So the
+// prepare-commit-msg shim is in the hooks directory only while it is
+// "armed": while some worktree of the repository is bound to a session
+// (a file refs/worktree/ao/session in the main git dir or in one of
+// <common>/worktrees/*/), or while git config handoff.commitHook is
+// "always" (for orchestrators that name the session in GIT_HANDOFF_SESSION
+// without binding a worktree; "bound" is the default), or when the hooks
+// directory lies outside the repository, where other repositories may share
+// it. Disarmed, the user's own prepare-commit-msg, if any, is back at its
+// name, unchained, so an unbound commit runs nothing of ours.
+//
+// Install leaves prepare-commit-msg to that decision (Action Idle when it
+// installs none) and Check reports it as StateIdle, which is healthy. Refresh
+// applies it: after Install's post-checkout and pre-push shims are in place
+// (it does nothing otherwise, so `init --no-hooks` and `hooks uninstall`
+// hold), it arms exactly as Install chains, and disarms by renaming the
+// chained hook back over the shim, or removing the shim, never touching a
+// hook that is not ours. Install, Uninstall and Refresh each hold the lock
+// file <common git dir>/handoff-hooks.lock while they change the directory,
+// and Refresh reads every binding under it: as callers refresh after
+// changing a binding, the last Refresh of a race sees the final bindings,
+// and a bound worktree is never left without the shim. post-checkout and
+// pre-push are not on the commit path and stay installed.
+//
 // # Shims
 //
 // Each installed hook is a short POSIX sh script. It first runs the hook the
-// user had, which Install renamed to <name>.handoff-chained in the same
-// directory (rename keeps content, mode and symlinks, and Uninstall renames it
-// back). The user's hook gets the same arguments and the same stdin (for
+// user had, which Install moved to <name>.handoff-chained in the same
+// directory (by hard link, then the shim renamed over the old name, or by
+// rename: the file itself, so content, mode and symlinks are kept, and
+// Uninstall renames it back). The user's hook gets the same arguments and the same stdin (for
 // pre-push, git's ref list, untouched: our part reads /dev/null), and its
 // exit status still decides: a prepare-commit-msg or pre-push that fails
 // stops the commit or push before our part runs; post-checkout's status
@@ -31,8 +61,8 @@
 // there may be something to do, the shim runs git-handoff's part and ignores
 // its exit status:
 //
-//   - prepare-commit-msg: GIT_HANDOFF_SESSION is set, or the per-worktree
-//     symbolic ref file <git dir>/refs/worktree/ao/session exists
+//   - prepare-commit-msg (while armed): GIT_HANDOFF_SESSION is set, or the
+//     per-worktree symbolic ref file <git dir>/refs/worktree/ao/session exists
 //     (per-worktree refs are never packed, so the file test is exact).
 //     The common bound case, `git commit -m` in a worktree bound to a
 //     session whose id needs no encoding, is finished by the shim itself,

@@ -14,6 +14,7 @@ func (e *env) bindRecord(dir, enc, body string) {
 	blob := strings.TrimSpace(e.gitIn(dir, body, "hash-object", "-w", "--stdin"))
 	e.git(dir, "update-ref", "refs/ao/sessions/"+enc, blob)
 	e.git(dir, "symbolic-ref", "refs/worktree/ao/session", "refs/ao/sessions/"+enc)
+	e.refresh(dir)
 }
 
 // TestBoundMessageCommitSkipsTheBinary: an agent's `git commit -m` in a

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // Options tune Install.
@@ -32,6 +30,10 @@ const (
 	Removed   Action = "removed"   // deleted our shim; there was nothing to restore
 	Restored  Action = "restored"  // deleted our shim and put the user's hook back
 	Skipped   Action = "skipped"   // left alone; Detail says why
+	// Idle: prepare-commit-msg is not installed because no worktree is
+	// bound to a session (see Refresh); any hook of the user's is left in
+	// its place. Not a change.
+	Idle Action = "idle"
 )
 
 // HookResult is one line of a Report.
@@ -56,7 +58,7 @@ type Report struct {
 // Install (or Uninstall) found nothing to do.
 func (r Report) Changed() bool {
 	for _, h := range r.Hooks {
-		if h.Action != Unchanged && h.Action != Skipped {
+		if h.Action != Unchanged && h.Action != Skipped && h.Action != Idle {
 			return true
 		}
 	}
@@ -64,27 +66,42 @@ func (r Report) Changed() bool {
 }
 
 // Install writes the shims into Dir(repoDir). A hook already there that is
-// not ours is renamed to <name>.handoff-chained (content, mode and symlinks
-// preserved, as rename keeps the file itself) and the shim runs it first.
+// not ours is moved to <name>.handoff-chained (content, mode and symlinks
+// preserved, as a hard link or rename keeps the file itself) and the shim
+// runs it first.
+// prepare-commit-msg is then armed or disarmed as Refresh does: in a
+// repository where no worktree is bound to a session it is not installed
+// (Idle), and a user's prepare-commit-msg stays in place unchained.
 // Running it again changes nothing. A hook that cannot be installed without
 // losing a file (a user's hook and a chained one both present) is Skipped
 // and Install returns an error naming it after handling the others.
 func Install(ctx context.Context, repoDir string, opts Options) (Report, error) {
-	dir, err := Dir(ctx, repoDir)
+	l, err := locate(ctx, repoDir)
 	if err != nil {
 		return Report{}, err
 	}
+	dir := l.hooks
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Report{}, fmt.Errorf("creating hooks directory: %w", err)
 	}
 	rep := Report{Dir: dir}
-	if inWorkTree(ctx, repoDir, dir) {
+	if l.inWorkTree() {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf(
 			"hooks directory %s is inside the work tree: the shims and any renamed hooks will show in git status", dir))
 	}
+	unlock, err := lockHooks(ctx, l.common)
+	if err != nil {
+		return rep, err
+	}
+	defer unlock()
 	var errs []error
 	for _, name := range Names() {
-		res, err := installOne(dir, name, opts.Command)
+		var res HookResult
+		if name == PrepareCommitMsg {
+			res, err = commitHook(ctx, repoDir, l, opts.Command)
+		} else {
+			res, err = installOne(dir, name, opts.Command)
+		}
 		rep.Hooks = append(rep.Hooks, res)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("installing %s hook: %w", name, err))
@@ -139,6 +156,23 @@ func moveAsideAndWrite(res HookResult, path, chained, shim string) (HookResult, 
 		res.Detail = "both " + path + " and " + chained + " exist; move one away"
 		return res, errors.New(res.Detail)
 	}
+	res.Detail = "runs " + chained
+	// A regular file is linked to its new name first, so that the user's
+	// hook stays at path until one rename puts the shim there: a commit
+	// running meanwhile finds one or the other, never neither. (A symlink
+	// is renamed: link(2) may follow it.)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		if err := os.Link(path, chained); err == nil {
+			if err := writeShim(path, shim); err != nil {
+				_ = os.Remove(chained)
+				res.Action = Skipped
+				res.Detail = err.Error()
+				return res, err
+			}
+			res.Action = Chained
+			return res, nil
+		}
+	}
 	if err := os.Rename(path, chained); err != nil {
 		res.Action = Skipped
 		res.Detail = err.Error()
@@ -152,7 +186,6 @@ func moveAsideAndWrite(res HookResult, path, chained, shim string) (HookResult, 
 		return res, err
 	}
 	res.Action = Chained
-	res.Detail = "runs " + chained
 	return res, nil
 }
 
@@ -175,19 +208,6 @@ func writeShim(path, shim string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// inWorkTree reports whether dir lies in repoDir's work tree outside the
-// git dir, as a core.hooksPath such as .githooks does. A bare repository has
-// no work tree.
-func inWorkTree(ctx context.Context, repoDir, dir string) bool {
-	out, err := refstore.Git(ctx, repoDir, false, nil,
-		"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
-	if err != nil {
-		return false
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return len(lines) == 2 && within(dir, lines[0]) && !within(dir, lines[1])
 }
 
 // within reports whether path is dir or below it.

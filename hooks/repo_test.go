@@ -100,12 +100,31 @@ func (e *env) newRepo() string {
 
 // bind records a session and binds the worktree at dir to it, the way
 // git-handoff does: a blob under refs/ao/sessions and a per-worktree
-// symbolic ref to it.
+// symbolic ref to it, then Refresh to arm the commit hook.
 func (e *env) bind(dir, id string) {
 	e.t.Helper()
 	blob := strings.TrimSpace(e.gitIn(dir, `{"schema":"session/v1","id":"`+id+`"}`, "hash-object", "-w", "--stdin"))
 	e.git(dir, "update-ref", "refs/ao/sessions/"+id, blob)
 	e.git(dir, "symbolic-ref", "refs/worktree/ao/session", "refs/ao/sessions/"+id)
+	e.refresh(dir)
+}
+
+// unbind removes the worktree's binding, then Refreshes as git-handoff does.
+func (e *env) unbind(dir string) {
+	e.t.Helper()
+	e.git(dir, "symbolic-ref", "--delete", "refs/worktree/ao/session")
+	e.refresh(dir)
+}
+
+// refresh arms or disarms the commit hook, as the CLI does after every
+// change to a binding.
+func (e *env) refresh(dir string) hooks.HookResult {
+	e.t.Helper()
+	res, err := hooks.Refresh(e.ctx(), dir)
+	if err != nil {
+		e.t.Fatalf("refresh: %v", err)
+	}
+	return res
 }
 
 // gitIn runs git with stdin.

@@ -10,15 +10,22 @@ import (
 )
 
 // Uninstall removes our shims from Dir(repoDir) and renames each chained
-// hook back to its own name, so the directory is as Install found it. A hook
-// at a shim's place that is not ours is left alone (Skipped), and so is its
-// chained companion: both are the user's.
+// hook back to its own name, so the directory is as Install found it,
+// whether prepare-commit-msg is armed or not. A hook at a shim's place that
+// is not ours is left alone: Unchanged when nothing of ours is there,
+// Skipped when a chained companion is (both are the user's).
 func Uninstall(ctx context.Context, repoDir string) (Report, error) {
-	dir, err := Dir(ctx, repoDir)
+	l, err := locate(ctx, repoDir)
 	if err != nil {
 		return Report{}, err
 	}
+	dir := l.hooks
 	rep := Report{Dir: dir}
+	unlock, err := lockHooks(ctx, l.common)
+	if err != nil {
+		return rep, err
+	}
+	defer unlock()
 	var errs []error
 	for _, name := range Names() {
 		res, err := uninstallOne(dir, name)
@@ -42,13 +49,16 @@ func uninstallOne(dir, name string) (HookResult, error) {
 			res.Action = Unchanged
 			return res, nil
 		}
-	case err != nil:
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		res.Action = Skipped
 		res.Detail = err.Error()
 		return res, err
-	case !isShim(content):
-		res.Action = Skipped
+	case err != nil || !isShim(content): // a dangling symlink is not ours either
+		res.Action = Unchanged
 		res.Detail = "not a git-handoff shim"
+		if exists(chained) {
+			res.Action = Skipped
+		}
 		return res, nil
 	default:
 		if err := os.Remove(path); err != nil {

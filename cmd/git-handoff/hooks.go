@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 
@@ -16,7 +17,7 @@ func hooksCommand(d *deps) *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
-				Usage: "install the hooks (a hook you already have is kept and still runs)",
+				Usage: "install the hooks (a hook you already have is kept and still runs; prepare-commit-msg only while a session is bound)",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
 					st, err := d.Store(c.Context)
@@ -54,7 +55,7 @@ func hooksCommand(d *deps) *cli.Command {
 			},
 			{
 				Name:  "check",
-				Usage: "report each hook: installed, missing, stale, not executable or someone else's (exit 1 unless all are installed)",
+				Usage: "report each hook: installed, idle (prepare-commit-msg while no session is bound), missing, stale, not executable or someone else's (exit 1 unless all are installed or idle)",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
 					st, err := d.Store(c.Context)
@@ -69,7 +70,7 @@ func hooksCommand(d *deps) *cli.Command {
 					out := make([]hookStatusJSON, len(sts))
 					for i, s := range sts {
 						ok = ok && s.OK()
-						out[i] = hookStatusJSON{Name: s.Name, Path: s.Path, State: string(s.State), Chained: s.Chained, ChainedExecutable: s.ChainedExecutable}
+						out[i] = hookStatusJSON{Name: s.Name, Path: s.Path, State: string(s.State), Chained: s.Chained, ChainedExecutable: s.ChainedExecutable, Note: s.Note}
 					}
 					if c.Bool("json") {
 						if err := printJSON(d.stdout, map[string]any{"ok": ok, "hooks": out}); err != nil {
@@ -78,11 +79,11 @@ func hooksCommand(d *deps) *cli.Command {
 					} else {
 						tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
 						for _, s := range out {
-							chained := ""
+							about := s.Note
 							if s.Chained != "" {
-								chained = "runs " + s.Chained + " first"
+								about = "runs " + s.Chained + " first"
 							}
-							fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.State, chained)
+							fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.State, about)
 						}
 						tw.Flush()
 					}
@@ -102,6 +103,7 @@ type hookStatusJSON struct {
 	State             string `json:"state"`
 	Chained           string `json:"chained,omitempty"`
 	ChainedExecutable bool   `json:"chainedExecutable,omitempty"`
+	Note              string `json:"note,omitempty"`
 }
 
 type hookResultJSON struct {
@@ -127,4 +129,19 @@ func printHookReport(d *deps, asJSON bool, rep hooks.Report) error {
 		fmt.Fprintln(d.stdout, line)
 	}
 	return nil
+}
+
+// refreshCommitHook arms or disarms the prepare-commit-msg hook in the
+// hooks directory of the worktree at dir, after a command bound or unbound
+// a worktree (hooks.Refresh; it must run after the change). dir is the
+// worktree whose binding changed: worktrees share one hooks directory, but
+// a relative core.hooksPath gives each its own. "" does nothing. A failure
+// is a warning: the command itself succeeded.
+func (d *deps) refreshCommitHook(ctx context.Context, dir string) {
+	if dir == "" {
+		return
+	}
+	if _, err := hooks.Refresh(ctx, dir); err != nil {
+		fmt.Fprintf(d.stderr, "warning: updating the %s hook: %v\n", hooks.PrepareCommitMsg, err)
+	}
 }

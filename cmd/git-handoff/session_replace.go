@@ -111,6 +111,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		notify(d.stderr, notices)
 		return sessionError(c, "replacing session "+fmt.Sprintf("%q", opts.OldID), opts.OldID, err)
 	}
+	d.refreshCommitHook(c.Context, res.Bound)
 	res.Notices = append(notices, res.Notices...)
 	var ghErr error
 	if opts.ClaimPR && res.New.PR != nil {

@@ -35,6 +35,7 @@ func sessionRestoreCommand(d *deps) *cli.Command {
 				notify(d.stderr, res.Notices)
 				return sessionError(c, fmt.Sprintf("restoring session %q", id), id, err)
 			}
+			d.refreshCommitHook(c.Context, res.Bound)
 			return d.printRelaunch(c, res)
 		},
 	}

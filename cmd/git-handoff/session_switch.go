@@ -41,6 +41,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 				notify(d.stderr, res.Notices)
 				return sessionError(c, fmt.Sprintf("switching session %q to %s", id, name), id, err)
 			}
+			d.refreshCommitHook(c.Context, res.Bound)
 			return d.printRelaunch(c, res)
 		},
 	}

@@ -46,6 +46,7 @@ func startCommand(d *deps) *cli.Command {
 				}
 				return fmt.Errorf("starting session: %w", err)
 			}
+			d.refreshCommitHook(c.Context, st.Dir())
 			if c.Bool("json") {
 				return printJSON(d.stdout, startJSON{
 					Session:   sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},

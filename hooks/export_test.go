@@ -1,0 +1,4 @@
+package hooks
+
+// LockWait lets tests shorten how long a change waits for the hooks lock.
+var LockWait = &lockWait
