@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -31,17 +32,38 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 	if err != nil || w == nil {
 		return s.applyEachByGit(ctx, msg, updates)
 	}
+	// Swaps of different refs share nothing but the directories they
+	// live in, so a few run at once: most of a swap is the kernel's.
+	errs := make([]error, len(updates))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range swapWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = w.swap(ctx, updates[i])
+			}
+		}()
+	}
 	var byGit []Update
-	var lost, hard error
-	for _, u := range updates {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	for i, u := range updates {
 		if u.New == "" || !recordRef(u.Ref) {
-			byGit = append(byGit, u)
+			errs[i] = errByGit
 			continue
 		}
-		err := w.swap(ctx, u)
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var lost, hard error
+	for i, err := range errs {
 		var ce *ConflictError
 		var le *LockedError
 		switch {
@@ -55,9 +77,10 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 				hard = err
 			}
 		default:
-			// Something in the way of the files: let git decide and word
-			// it, as it would have without the fast path.
-			byGit = append(byGit, u)
+			// A delete, a ref of another shape or something in the way of
+			// the files: let git decide and word it, as it would have
+			// without the fast path.
+			byGit = append(byGit, updates[i])
 		}
 	}
 	if err := s.applyEachByGit(ctx, msg, byGit); err != nil {
@@ -74,6 +97,14 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 	}
 	return lost
 }
+
+// errByGit marks an update left to git.
+var errByGit = errors.New("left to git")
+
+// swapWorkers is how many swaps ApplyEach runs at once. Measured on two
+// cores with ten thousand creates: one 0.55 s, two 0.36 s, four 0.31 s
+// (git update-ref: 1.97 s).
+const swapWorkers = 4
 
 // applyEachByGit gives updates to git. One transaction is all or nothing,
 // so when it loses a swap the others are retried without the lost ones:
