@@ -6,6 +6,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=${1:?usage: batons.sh path/to/git-handoff [runs]}
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 runs=${2:-25}
 bench_tmp
 trap 'rm -rf "$tmp"' EXIT
@@ -48,7 +49,7 @@ for n in 10 1000 10000; do
 		populate_batons "$repo" "$n"
 		[ "$layout" = packed ] && git -C "$repo" pack-refs --all
 		cd "$repo"
-		ours warmup-o >/dev/null 2>&1; theirs warmup-t >/dev/null 2>&1
+		ours warmup-o >/dev/null; theirs warmup-t >/dev/null
 		o=(); t=()
 		for i in $(seq "$runs"); do
 			o+=("$(time_ns ours "o$i")")
