@@ -26,7 +26,8 @@ import (
 // measured exactly-once against git writers and concurrent pack-refs — with
 // the same reflog entry update-ref would write. Deletes, refs outside our
 // fixed-depth kinds and repositories whose refs are not plain files go
-// through Apply.
+// through Apply. Each New must name an object already in the repository
+// (sync's winners were all just read); update-ref would look it up again.
 func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) error {
 	w, err := s.lockWriter(ctx, msg)
 	if err != nil || w == nil {
