@@ -216,6 +216,7 @@ func (s *Store) AddConfig(ctx context.Context, key, value string) error {
 // RemoteConfig is a remote as the repository's own config file names it.
 type RemoteConfig struct {
 	Name  string
+	URL   string   // its first url
 	Fetch []string // its fetch refspecs, in file order
 }
 
@@ -227,7 +228,7 @@ func (s *Store) RemoteConfigs(ctx context.Context) ([]RemoteConfig, error) {
 		if cfg, err := s.repo.Storer.Config(); err == nil && cfg.Raw != nil {
 			var out []RemoteConfig
 			for _, sub := range cfg.Raw.Section("remote").Subsections {
-				out = append(out, RemoteConfig{Name: sub.Name, Fetch: sub.Options.GetAll("fetch")})
+				out = append(out, RemoteConfig{Name: sub.Name, URL: sub.Options.Get("url"), Fetch: sub.Options.GetAll("fetch")})
 			}
 			return out, nil
 		}
@@ -255,8 +256,13 @@ func (s *Store) RemoteConfigs(ctx context.Context) ([]RemoteConfig, error) {
 			index[name] = i
 			remotes = append(remotes, RemoteConfig{Name: name})
 		}
-		if key[dot+1:] == "fetch" {
+		switch key[dot+1:] {
+		case "fetch":
 			remotes[i].Fetch = append(remotes[i].Fetch, string(v))
+		case "url":
+			if remotes[i].URL == "" {
+				remotes[i].URL = string(v)
+			}
 		}
 	}
 	return remotes, nil

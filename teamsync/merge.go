@@ -174,10 +174,13 @@ type decision struct {
 	winner        *version // nil = the key goes away (collected)
 	conflict      bool     // the two could not be ordered; a tie-break chose
 	collected     bool
+	withheld      bool // the remote dropped it since it was seen there: not pushed back (seen.go)
 }
 
-func (d *decision) localChange() bool  { return oidOf(d.winner) != oidOf(d.local) }
-func (d *decision) remoteChange() bool { return oidOf(d.winner) != oidOf(d.remote) }
+func (d *decision) localChange() bool { return oidOf(d.winner) != oidOf(d.local) }
+func (d *decision) remoteChange() bool {
+	return !d.withheld && oidOf(d.winner) != oidOf(d.remote)
+}
 
 func oidOf(v *version) string {
 	if v == nil {

@@ -27,7 +27,7 @@ func (r InitResult) Changed() bool { return len(r.Added) > 0 }
 // Records are pushed by sync and the pre-push hook, each ref with a lease.
 func Init(ctx context.Context, st *refstore.Store, remote string) (InitResult, error) {
 	res := InitResult{Remote: remote, Added: []string{}, Present: []string{}}
-	if err := checkRemote(ctx, st, remote); err != nil {
+	if _, err := checkRemote(ctx, st, remote); err != nil {
 		return res, err
 	}
 	specs, err := Refspecs(remote)

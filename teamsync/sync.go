@@ -67,8 +67,12 @@ type Result struct {
 	Local     []Change   `json:"local"`
 	Pushed    []Change   `json:"pushed"`
 	Conflicts []Conflict `json:"conflicts"`
-	Warnings  []string   `json:"warnings"`
-	Attempts  int        `json:"attempts"`
+	// Withheld are records the remote dropped since the last sync (a
+	// tombstone collected there) that are unchanged here: kept, not
+	// pushed back.
+	Withheld []Change `json:"withheld"`
+	Warnings []string `json:"warnings"`
+	Attempts int      `json:"attempts"`
 }
 
 // ErrUnknownRemote is returned for a remote that is not configured.
@@ -109,18 +113,19 @@ func localRef(tp, tracking string) (string, bool) {
 	return ref, kindOf(ref) != nil
 }
 
-// checkRemote refuses a remote that is not configured.
-func checkRemote(ctx context.Context, st *refstore.Store, remote string) error {
-	names, err := st.Remotes(ctx)
+// checkRemote returns remote's configuration, refusing a remote that is
+// not configured.
+func checkRemote(ctx context.Context, st *refstore.Store, remote string) (refstore.RemoteConfig, error) {
+	rcs, err := st.RemoteConfigs(ctx)
 	if err != nil {
-		return err
+		return refstore.RemoteConfig{}, err
 	}
-	for _, n := range names {
-		if n == remote {
-			return nil
+	for _, rc := range rcs {
+		if rc.Name == remote {
+			return rc, nil
 		}
 	}
-	return fmt.Errorf("remote %q: %w (see `git remote -v`)", remote, ErrUnknownRemote)
+	return refstore.RemoteConfig{}, fmt.Errorf("remote %q: %w (see `git remote -v`)", remote, ErrUnknownRemote)
 }
 
 // DefaultRemote is the remote sync uses when none is named: the first one
@@ -163,7 +168,8 @@ func MaxAge(ctx context.Context, st *refstore.Store) (time.Duration, error) {
 // pushed meanwhile: fetch, join and push again, a bounded number of times.
 func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error) {
 	res := Result{Remote: opts.Remote, DryRun: opts.DryRun}
-	if err := checkRemote(ctx, st, opts.Remote); err != nil {
+	rc, err := checkRemote(ctx, st, opts.Remote)
+	if err != nil {
 		return res, err
 	}
 	specs, err := Refspecs(opts.Remote)
@@ -176,6 +182,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		attempts = DefaultAttempts
 	}
 	gitTracks := tracksItself(ctx, st, opts.Remote, specs)
+	seen := readSeen(st, opts.Remote, rc.URL)
 	var cutoff time.Time
 	if opts.MaxAge > 0 {
 		cutoff = opts.Now.Add(-opts.MaxAge)
@@ -183,7 +190,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 	var lastErr error
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
-		res.Local, res.Pushed, res.Conflicts, res.Warnings = nil, nil, nil, nil
+		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings = nil, nil, nil, nil, nil
 		// Local records are read while git fetches: a second process on a
 		// second core. What a local command writes meanwhile fails its
 		// swap below and is decided again.
@@ -197,6 +204,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		if err != nil {
 			return res, err
 		}
+		withhold(ds, seen)
 		res.Warnings = warns
 		res.Records = len(ds)
 		var localUps, remoteUps, trackUps []refstore.Update
@@ -210,6 +218,9 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			what := ""
 			if d.winner != nil {
 				what = kindOf(d.ref).describe(d.winner.rec)
+			}
+			if d.withheld {
+				res.Withheld = append(res.Withheld, Change{Ref: d.ref, Old: d.local.oid, New: d.local.oid, Reason: "withheld", What: what})
 			}
 			if d.localChange() {
 				localUps = append(localUps, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.local)})
@@ -248,10 +259,12 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			progress(opts.Progress, len(remoteUps), "sync: pushing %d records to %s", len(remoteUps), opts.Remote)
 			popts := refstore.PushOptions{Atomic: true, KeepOld: keepOld, NoVerify: true}
 			var err error
-			if gitTracks && len(warns) == 0 && len(remoteUps) > bulkPushMin {
+			if gitTracks && len(warns) == 0 && len(res.Withheld) == 0 && len(remoteUps) > bulkPushMin {
 				// Local refs now hold every winner, and git's tracking refs
 				// hold what was fetched: a push by pattern with leases on the
 				// tracking refs moves exactly remoteUps, in linear time.
+				// (Not when a local ref must stay unpushed: unreadable or
+				// withheld.)
 				err = st.PushMatching(ctx, opts.Remote, refstore.Kinds, deletesOf(remoteUps), popts)
 			} else {
 				err = st.Push(ctx, opts.Remote, remoteUps, popts)
@@ -279,6 +292,9 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		sortResult(&res)
 		if err := noteSynced(st, opts.Remote, ds); err != nil {
 			res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
+		}
+		if err := writeSeen(st, opts.Remote, rc.URL, seenAfter(seen, ds)); err != nil {
+			res.Warnings = append(res.Warnings, "note of what "+opts.Remote+" holds not written: "+err.Error())
 		}
 		return res, nil
 	}

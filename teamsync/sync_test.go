@@ -481,3 +481,59 @@ func TestDryRunChangesNothing(t *testing.T) {
 		t.Fatal("dry run pushed")
 	}
 }
+
+// A clone away longer than the tombstone age holds a baton that was
+// cancelled and collected meanwhile: sync withholds it rather than push it
+// back to the team, until it changes here. A remote at a new URL is not
+// taken for one that dropped everything.
+func TestAwayCloneDoesNotBringCollectedBatonBack(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	h := end(t, a, 0, "next")
+	syncAt(t, a, 1)
+	syncAt(t, b, 1) // b saw the live baton at the remote, then went away
+	if _, err := baton.Delete(context.Background(), a, h, "cancelled", at(2)); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, a, 3)
+	later := 2 + int(DefaultMaxAge/time.Minute) + 1
+	if res := syncAt(t, a, later); len(res.Pushed) != 1 || res.Pushed[0].Reason != "collected" {
+		t.Fatalf("collect: %+v", res)
+	}
+	onRemote := func() string {
+		out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", mainRef).Output()
+		return string(out)
+	}
+
+	res := syncAt(t, b, later+1)
+	if len(res.Withheld) != 1 || res.Withheld[0].Ref != mainRef || len(res.Pushed) != 0 {
+		t.Fatalf("away clone's sync: %+v", res)
+	}
+	if got := onRemote(); got != "" {
+		t.Fatalf("the collected baton is back on the remote: %s", got)
+	}
+	if got := readBaton(t, b, mainRef); got.ID != h.ID || got.Deleted != nil {
+		t.Fatalf("b's own copy was touched: %+v", got.Baton)
+	}
+	// Still withheld at the next sync, and a plain fetch changes nothing.
+	if res := syncAt(t, b, later+2); len(res.Withheld) != 1 || len(res.Pushed) != 0 {
+		t.Fatalf("second sync: %+v", res)
+	}
+	// Changed here (claimed offline), it is b's news and goes out.
+	if _, err := claim(b, "s-b", later+3, handoff.Local{}); err != nil {
+		t.Fatal(err)
+	}
+	if res := syncAt(t, b, later+4); len(res.Withheld) != 0 || len(res.Pushed) != 1 {
+		t.Fatalf("sync after the claim: %+v", res)
+	}
+	if onRemote() == "" {
+		t.Fatal("the claimed baton did not reach the remote")
+	}
+
+	// A remote pointed somewhere new is not one that dropped records.
+	git(t, tm.dir, "init", "-q", "--bare", "moved.git")
+	git(t, b.Dir(), "remote", "set-url", "origin", filepath.Join(tm.dir, "moved.git"))
+	if res := syncAt(t, b, later+5); len(res.Withheld) != 0 || len(res.Pushed) != 1 {
+		t.Fatalf("sync with a new remote: %+v", res)
+	}
+}

@@ -59,13 +59,22 @@ func syncCommand(d *deps) *cli.Command {
 				return printJSON(d.stdout, syncJSON{
 					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts,
 					Local: syncChanges(res.Local), Pushed: syncChanges(res.Pushed),
-					Conflicts: syncConflicts(res.Conflicts), Warnings: nonNil(res.Warnings),
+					Conflicts: syncConflicts(res.Conflicts), Withheld: syncChanges(res.Withheld),
+					Warnings: nonNil(res.Warnings),
 				})
 			}
 			notify(d.stderr, res.Warnings)
 			for _, cf := range res.Conflicts {
 				fmt.Fprintf(d.stdout, "conflict: %s\n", cf.Summary)
 				fmt.Fprintf(d.stdout, "--- dropped %s\n+++ kept %s\n%s", syncShortID(cf.Dropped), syncShortID(cf.Kept), cf.Diff)
+			}
+			if n := len(res.Withheld); n > 0 {
+				more := ""
+				if n > 1 {
+					more = fmt.Sprintf(" and %d more", n-1)
+				}
+				fmt.Fprintf(d.stderr, "warning: %s no longer has %s%s, which it held at the last sync (a cancel collected there?); unchanged here, so kept here and not pushed back\n",
+					res.Remote, res.Withheld[0].What, more)
 			}
 			verb := ""
 			if res.DryRun {
@@ -98,6 +107,7 @@ type syncJSON struct {
 	Local     []syncChangeJSON   `json:"local"`
 	Pushed    []syncChangeJSON   `json:"pushed"`
 	Conflicts []syncConflictJSON `json:"conflicts"`
+	Withheld  []syncChangeJSON   `json:"withheld"`
 	Warnings  []string           `json:"warnings"`
 }
 

@@ -1,0 +1,131 @@
+package teamsync
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// A clone that stays away longer than the tombstone age would push a
+// cancelled baton back: the remote has collected the tombstone, and the
+// clone still holds the live baton it never saw cancelled. So sync keeps,
+// per remote, what the remote held when this clone last synced with it. A
+// record the remote has dropped since, which this clone has not changed
+// since, is withheld: kept here, never pushed back, and reported.
+//
+// The note is keyed by the remote's URL as well as its name: a remote
+// pointed somewhere new starts with no note, so an empty new remote does
+// not look like one that dropped every record.
+
+// seenPath is <common dir>/handoff/seen/<remote, encoded>.
+func seenPath(st *refstore.Store, remote string) (string, error) {
+	enc, err := refstore.EncodeComponent(remote)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(st.CommonDir(), "handoff", "seen", enc), nil
+}
+
+// readSeen returns ref → blob id of what remote held after the last sync,
+// or nil when there is no note for this remote at this URL. A note that
+// cannot be read is no note: the guard is lost, never a record.
+func readSeen(st *refstore.Store, remote, url string) map[string]string {
+	p, err := seenPath(st, remote)
+	if err != nil {
+		return nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	if !sc.Scan() || sc.Text() != "url "+url {
+		return nil
+	}
+	seen := map[string]string{}
+	for sc.Scan() {
+		ref, oid, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !strings.HasPrefix(ref, refstore.Root) {
+			return nil
+		}
+		seen[ref] = oid
+	}
+	if sc.Err() != nil {
+		return nil
+	}
+	return seen
+}
+
+// writeSeen replaces remote's note with seen.
+func writeSeen(st *refstore.Store, remote, url string, seen map[string]string) error {
+	if strings.ContainsAny(url, "\n\r") {
+		return fmt.Errorf("remote %s: a URL with a line break", remote)
+	}
+	p, err := seenPath(st, remote)
+	if err != nil {
+		return err
+	}
+	refs := make([]string, 0, len(seen))
+	for ref := range seen {
+		refs = append(refs, ref)
+	}
+	sort.Strings(refs)
+	var b bytes.Buffer
+	b.WriteString("url " + url + "\n")
+	for _, ref := range refs {
+		b.WriteString(ref + " " + seen[ref] + "\n")
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+// withhold marks the decisions whose record the remote dropped since it
+// was seen there, unchanged here since: they stay as they are locally and
+// are not pushed.
+func withhold(ds []decision, seen map[string]string) {
+	if seen == nil {
+		return
+	}
+	for i := range ds {
+		d := &ds[i]
+		if d.local != nil && d.remote == nil && d.winner == d.local && seen[d.ref] == d.local.oid {
+			d.withheld = true
+		}
+	}
+}
+
+// seenAfter is what remote holds once a sync that decided ds has pushed:
+// every winner, the withheld records (so they stay withheld), and the old
+// entries of keys this sync could not read.
+func seenAfter(old map[string]string, ds []decision) map[string]string {
+	decided := make(map[string]bool, len(ds))
+	seen := make(map[string]string, len(ds))
+	for _, d := range ds {
+		decided[d.ref] = true
+		switch {
+		case d.withheld:
+			seen[d.ref] = d.local.oid
+		case d.winner != nil:
+			seen[d.ref] = d.winner.oid
+		}
+	}
+	for ref, oid := range old {
+		if !decided[ref] {
+			seen[ref] = oid
+		}
+	}
+	return seen
+}
