@@ -158,51 +158,29 @@ func commitHookMode(ctx context.Context, repoDir string) (string, error) {
 }
 
 // disarm takes our prepare-commit-msg shim out of dir, putting the user's
-// hook back in its place when Install chained one. A hook that is not ours
-// stays as it is.
+// hook back in its place when Install chained one: Uninstall's own step,
+// reported as the idle half of arming. A hook that is not ours stays as it
+// is.
 func disarm(dir string) (HookResult, error) {
-	path := filepath.Join(dir, PrepareCommitMsg)
-	chained := path + chainedSuffix
-	res := HookResult{Name: PrepareCommitMsg, Path: path}
-
-	content, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && !exists(path):
-		if !exists(chained) {
+	res, err := uninstallOne(dir, PrepareCommitMsg)
+	switch res.Action {
+	case Unchanged:
+		if res.Detail != "" { // the user's own hook, alone
+			res.Action, res.Detail = Idle, "your hook runs alone; ours is "+idleDetail
+		} else {
 			res.Action, res.Detail = Idle, idleDetail
-			return res, nil
 		}
-		// Our shim is gone (deleted by hand?): the user's hook goes back.
-	case errors.Is(err, fs.ErrNotExist) || (err == nil && !isShim(content)):
-		// The user's own hook (a dangling symlink lands here too).
-		if exists(chained) {
-			res.Action = Skipped
-			res.Detail = "both " + path + " and " + chained + " exist; move one away"
-			return res, errors.New(res.Detail)
-		}
-		res.Action, res.Detail = Idle, "your hook runs alone; ours is "+idleDetail
-		return res, nil
-	case err != nil:
-		res.Action, res.Detail = Skipped, err.Error()
-		return res, err
-	default:
-		if !exists(chained) {
-			if err := os.Remove(path); err != nil {
-				res.Action, res.Detail = Skipped, err.Error()
-				return res, err
-			}
-			res.Action, res.Detail = Removed, idleDetail
-			return res, nil
+	case Removed:
+		res.Detail = idleDetail
+	case Restored:
+		res.Detail += "; ours is " + idleDetail
+	case Skipped:
+		if err == nil { // the user's hook and a chained one both present
+			res.Detail = "both " + res.Path + " and " + res.Path + chainedSuffix + " exist; move one away"
+			err = errors.New(res.Detail)
 		}
 	}
-	// One rename replaces the shim with the user's hook: a commit running
-	// meanwhile finds one or the other, never neither.
-	if err := os.Rename(chained, path); err != nil {
-		res.Action, res.Detail = Skipped, err.Error()
-		return res, err
-	}
-	res.Action, res.Detail = Restored, "from "+chained+"; ours is "+idleDetail
-	return res, nil
+	return res, err
 }
 
 // installedCommand reports whether git-handoff's hooks are installed in dir

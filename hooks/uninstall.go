@@ -61,16 +61,18 @@ func uninstallOne(dir, name string) (HookResult, error) {
 		}
 		return res, nil
 	default:
-		if err := os.Remove(path); err != nil {
-			res.Action = Skipped
-			res.Detail = err.Error()
-			return res, err
+		if !exists(chained) {
+			if err := os.Remove(path); err != nil {
+				res.Action = Skipped
+				res.Detail = err.Error()
+				return res, err
+			}
+			res.Action = Removed
+			return res, nil
 		}
 	}
-	if !exists(chained) {
-		res.Action = Removed
-		return res, nil
-	}
+	// One rename replaces our shim with the user's hook: a git running the
+	// hook meanwhile finds one or the other, never neither.
 	if err := os.Rename(chained, path); err != nil {
 		res.Action = Skipped
 		res.Detail = err.Error()
