@@ -61,26 +61,28 @@ receiver() {
 	(cd "$1-in" && "$bin" init --no-hooks >/dev/null 2>&1)
 }
 
+# both RUN SYNCDIR PLAINDIR: time sync in SYNCDIR and plain fetch+push in
+# PLAINDIR, the odd runs sync first; sets ts and tp (nanoseconds).
+both() {
+	if [ $(($1 % 2)) -eq 1 ]; then
+		ts=$(time_ns handoff_sync "$2")
+		tp=$(time_ns plain "$3")
+	else
+		tp=$(time_ns plain "$3")
+		ts=$(time_ns handoff_sync "$2")
+	fi
+}
+
 ratios=()
 for run in $(seq 1 "$runs"); do
 	side s
 	side p
-	if [ $((run % 2)) -eq 1 ]; then
-		so=$(time_ns handoff_sync s-out)
-		po=$(time_ns plain p-out)
-	else
-		po=$(time_ns plain p-out)
-		so=$(time_ns handoff_sync s-out)
-	fi
+	both "$run" s-out p-out
+	so=$ts po=$tp
 	receiver s
 	receiver p
-	if [ $((run % 2)) -eq 1 ]; then
-		si=$(time_ns handoff_sync s-in)
-		pi=$(time_ns plain p-in)
-	else
-		pi=$(time_ns plain p-in)
-		si=$(time_ns handoff_sync s-in)
-	fi
+	both "$run" s-in p-in
+	si=$ts pi=$tp
 	got=$(git -C s-in for-each-ref refs/ao/handoffs/ | wc -l)
 	[ "$got" -eq "$n" ] || { echo "sync.sh: the receiving clone has $got records, want $n" >&2; exit 1; }
 	got=$(git -C s.git for-each-ref refs/ao/handoffs/ | wc -l)

@@ -181,7 +181,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 	if attempts <= 0 {
 		attempts = DefaultAttempts
 	}
-	gitTracks := tracksItself(ctx, st, opts.Remote, specs)
+	gitTracks := tracksItself(rc, specs)
 	seen := readSeen(st, opts.Remote, rc.URL)
 	var cutoff time.Time
 	if opts.MaxAge > 0 {
@@ -444,13 +444,9 @@ func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []s
 // tracksItself reports whether the remote's fetch refspecs (set by init)
 // map our kinds to the tracking refs, in which case git updates them itself
 // after a push.
-func tracksItself(ctx context.Context, st *refstore.Store, remote string, specs []string) bool {
-	have, err := st.ConfigValues(ctx, "remote."+remote+".fetch")
-	if err != nil {
-		return false
-	}
+func tracksItself(rc refstore.RemoteConfig, specs []string) bool {
 	for _, s := range specs {
-		if !contains(have, s) {
+		if !contains(rc.Fetch, s) {
 			return false
 		}
 	}
