@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -103,8 +102,8 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 var errByGit = errors.New("left to git")
 
 // swapWorkers is how many swaps ApplyEach runs at once. Measured on two
-// cores with ten thousand creates: one 0.55 s, two 0.36 s, four 0.31 s
-// (git update-ref: 1.97 s).
+// cores with ten thousand creates on tmpfs: one at a time 0.47 s, four
+// 0.42 s (git update-ref: 1.97 s); on a disk, waits overlap more.
 const swapWorkers = 4
 
 // applyEachByGit gives updates to git. One transaction is all or nothing,
@@ -199,14 +198,14 @@ func (s *Store) lockWriter(ctx context.Context, msg string) (*lockWriter, error)
 func (w *lockWriter) swap(ctx context.Context, u Update) error {
 	path := filepath.Join(w.dir, filepath.FromSlash(u.Ref))
 	lock := path + ".lock"
-	fd, err := w.takeLock(ctx, lock)
+	f, err := w.takeLock(ctx, lock)
 	if err != nil {
 		return err
 	}
 	done := false
 	defer func() {
-		if fd >= 0 {
-			syscall.Close(fd)
+		if f != nil {
+			f.Close()
 		}
 		if !done {
 			os.Remove(lock)
@@ -222,11 +221,11 @@ func (w *lockWriter) swap(ctx context.Context, u Update) error {
 	if cur != u.Old {
 		return &ConflictError{Ref: u.Ref, Expected: u.Old, Actual: cur}
 	}
-	if err := writeAll(fd, u.New+"\n"); err != nil {
+	if _, err := f.WriteString(u.New + "\n"); err != nil {
 		return err
 	}
-	err = syscall.Close(fd)
-	fd = -1
+	err = f.Close()
+	f = nil
 	if err != nil {
 		return err
 	}
@@ -246,26 +245,25 @@ func (w *lockWriter) swap(ctx context.Context, u Update) error {
 
 // takeLock creates lock exclusively. git pack-refs and ref deletion remove
 // directories that have become empty, so a vanished directory is made again;
-// a lock held by someone else is waited for as Apply waits. Files here are
-// plain descriptors: os.File's poller bookkeeping was a third of the cost.
-func (w *lockWriter) takeLock(ctx context.Context, lock string) (int, error) {
+// a lock held by someone else is waited for as Apply waits.
+func (w *lockWriter) takeLock(ctx context.Context, lock string) (*os.File, error) {
 	deadline := time.Now().Add(lockWait)
 	for tries := 0; ; tries++ {
-		fd, err := syscall.Open(lock, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o666)
+		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		switch {
 		case err == nil:
-			return fd, nil
-		case err == syscall.ENOENT && tries < 8:
+			return f, nil
+		case errors.Is(err, fs.ErrNotExist) && tries < 8:
 			if err := os.MkdirAll(filepath.Dir(lock), 0o777); err != nil {
-				return -1, err
+				return nil, err
 			}
-		case err == syscall.EEXIST:
+		case errors.Is(err, fs.ErrExist):
 			if time.Now().After(deadline) || ctx.Err() != nil {
-				return -1, &LockedError{Path: lock}
+				return nil, &LockedError{Path: lock}
 			}
 			time.Sleep(5 * time.Millisecond)
 		default:
-			return -1, &fs.PathError{Op: "open", Path: lock, Err: err}
+			return nil, err
 		}
 	}
 }
@@ -277,38 +275,23 @@ func (w *lockWriter) log(ref, old, new string) error {
 	path := filepath.Join(w.dir, "logs", filepath.FromSlash(ref))
 	line := old + " " + new + " " + w.ident + "\t" + w.msg + "\n"
 	for tries := 0; ; tries++ {
-		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC, 0o666)
-		if err == syscall.ENOENT && tries < 8 {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+		if errors.Is(err, fs.ErrNotExist) && tries < 8 {
 			if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 				return err
 			}
 			continue
 		}
 		if err != nil {
-			return &fs.PathError{Op: "open", Path: path, Err: err}
+			return err
 		}
-		werr := writeAll(fd, line)
-		cerr := syscall.Close(fd)
+		_, werr := f.WriteString(line)
+		cerr := f.Close()
 		if werr != nil {
 			return werr
 		}
 		return cerr
 	}
-}
-
-func writeAll(fd int, s string) error {
-	b := []byte(s)
-	for len(b) > 0 {
-		n, err := syscall.Write(fd, b)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
 }
 
 // reflogMsg tidies msg as git does before logging it: runs of ASCII
