@@ -68,13 +68,8 @@ func syncCommand(d *deps) *cli.Command {
 				fmt.Fprintf(d.stdout, "conflict: %s\n", cf.Summary)
 				fmt.Fprintf(d.stdout, "--- dropped %s\n+++ kept %s\n%s", syncShortID(cf.Dropped), syncShortID(cf.Kept), cf.Diff)
 			}
-			if n := len(res.Withheld); n > 0 {
-				more := ""
-				if n > 1 {
-					more = fmt.Sprintf(" and %d more", n-1)
-				}
-				fmt.Fprintf(d.stderr, "warning: %s no longer has %s%s, which it held at the last sync (a cancel collected there?); unchanged here, so kept here and not pushed back\n",
-					res.Remote, res.Withheld[0].What, more)
+			if w := withheldNotice(res); w != "" {
+				fmt.Fprintf(d.stderr, "warning: %s\n", w)
 			}
 			verb := ""
 			if res.DryRun {
@@ -85,6 +80,21 @@ func syncCommand(d *deps) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// withheldNotice is the one line that tells of records sync withheld, or
+// "" when there are none.
+func withheldNotice(res teamsync.Result) string {
+	n := len(res.Withheld)
+	if n == 0 {
+		return ""
+	}
+	more := ""
+	if n > 1 {
+		more = fmt.Sprintf(" and %d more", n-1)
+	}
+	return fmt.Sprintf("%s no longer has %s%s, which it held at the last sync (a cancel collected there?); unchanged here, so kept here and not pushed back",
+		res.Remote, res.Withheld[0].What, more)
 }
 
 func syncIsTerminal(f *os.File) bool {
