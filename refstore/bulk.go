@@ -28,6 +28,13 @@ import (
 // through Apply. Each New must name an object already in the repository
 // (sync's winners were all just read); update-ref would look it up again.
 func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) error {
+	inProcess := false
+	for _, u := range updates {
+		inProcess = inProcess || inProcessOK(u)
+	}
+	if !inProcess {
+		return s.applyEachByGit(ctx, msg, updates)
+	}
 	w, err := s.lockWriter(ctx, msg)
 	if err != nil || w == nil {
 		return s.applyEachByGit(ctx, msg, updates)
@@ -48,7 +55,7 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 	}
 	var byGit []Update
 	for i, u := range updates {
-		if u.New == "" || !recordRef(u.Ref) {
+		if !inProcessOK(u) {
 			errs[i] = errByGit
 			continue
 		}
@@ -136,6 +143,10 @@ func (s *Store) applyEachByGit(ctx context.Context, msg string, updates []Update
 	}
 	return lost
 }
+
+// inProcessOK reports whether u may be swapped in process: a create or
+// update of a record ref (deletes may rewrite packed-refs: git's job).
+func inProcessOK(u Update) bool { return u.New != "" && recordRef(u.Ref) }
 
 // recordRef reports whether ref is a record ref with exactly its kind's
 // number of components. All refs of one kind have the same depth, so no
