@@ -12,9 +12,11 @@
 // for the first N reads), check runs and commit statuses (paginated with Link
 // headers), reviews, review comments, GraphQL review threads (paginated, with
 // isResolved) and reviewDecision, conversation comments (list, create,
-// edit), assignees, labels and GET /user. Faults (see Fault) queue 401, 403
-// with permission headers, 404, 429 or secondary limits with Retry-After, or
-// any canned answer for an operation.
+// edit, delete; deleted ones are kept in State.DeletedComments), assignees,
+// labels and GET /user. Faults (see Fault) queue 401, 403 with permission
+// headers, 404, 429 or secondary limits with Retry-After, or any canned
+// answer for an operation. SetHook lets a test hold answers back to make
+// races between clients real.
 //
 // Tokens: a request must carry "Authorization: Bearer|token <State.Token>";
 // a wrong token is 401. Without one, reads of a Public repository are

@@ -40,6 +40,7 @@ var handlers = map[string]handler{
 	"issues/list-comments":              listComments,
 	"issues/create-comment":             createComment,
 	"issues/update-comment":             updateComment,
+	"issues/delete-comment":             deleteComment,
 	"issues/add-assignees":              addAssignees,
 	"issues/add-labels":                 addLabels,
 	"users/get-authenticated":           getUser,
@@ -390,6 +391,25 @@ func updateComment(s *Server, c *call) reply {
 		cm.Body = in.Body
 		cm.UpdatedAt = s.now().UTC().Truncate(time.Second)
 		return reply{status: 200, body: s.commentJSON(*cm)}
+	}
+	return errorReply(http.StatusNotFound, "Not Found")
+}
+
+// deleteComment removes a conversation comment and keeps it in
+// DeletedComments, so tests can see what went. Like updateComment it does
+// not check who wrote the comment: on GitHub that is a question of the
+// token's access, which the fake models with faults (a 403 for a token that
+// lacks issues=write, say). An unknown or already deleted id is 404.
+func deleteComment(s *Server, c *call) reply {
+	id, _ := strconv.ParseInt(c.params["comment_id"], 10, 64)
+	for i, cm := range s.st.Comments {
+		if cm.ID != id {
+			continue
+		}
+		s.st.Comments = append(s.st.Comments[:i], s.st.Comments[i+1:]...)
+		cm.UpdatedAt = s.now().UTC().Truncate(time.Second)
+		s.st.DeletedComments = append(s.st.DeletedComments, cm)
+		return reply{status: http.StatusNoContent}
 	}
 	return errorReply(http.StatusNotFound, "Not Found")
 }

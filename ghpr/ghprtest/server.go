@@ -43,6 +43,7 @@ type Server struct {
 	st       State
 	requests []Request
 	failures []string
+	hook     func(Request) // see SetHook
 }
 
 // Request is one request as the fake saw it. The token is never recorded,
@@ -228,6 +229,18 @@ func (s *Server) Comments(n int) []Comment {
 	return out
 }
 
+// DeletedComments returns the conversation comments deleted from issue or
+// PR n, in the order they were deleted.
+func (s *Server) DeletedComments(n int) []Comment {
+	var out []Comment
+	for _, c := range s.State().DeletedComments {
+		if c.Issue == n {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // PR returns pull request n as the fake holds it.
 func (s *Server) PR(n int) (PR, bool) {
 	st := s.State()
@@ -261,13 +274,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 
+	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body)}
+	rep, hook := func() (reply, func(Request)) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		rep := s.serve(r, body, &rec)
+		rec.Status = rep.status
+		s.requests = append(s.requests, rec)
+		return rep, s.hook
+	}()
+	if hook != nil {
+		hook(rec)
+	}
+	writeJSON(w, rep)
+}
+
+// SetHook makes f see every API request, as recorded, after the fake served
+// it and before the answer is written, outside the server's lock. A test
+// can sleep or block in f to hold an answer back and so make a race real
+// (two clients that both list before either posts); nil removes the hook.
+func (s *Server) SetHook(f func(Request)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body)}
-	rep := s.serve(r, body, &rec)
-	rec.Status = rep.status
-	s.requests = append(s.requests, rec)
-	writeJSON(w, rep)
+	s.hook = f
 }
 
 // serve runs with s.mu held.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -167,5 +168,44 @@ func TestStandalone(t *testing.T) {
 	b, _ := os.ReadFile(stateFile)
 	if err := json.Unmarshal(b, &d); err != nil || len(d.State.Comments) != 1 || len(d.Requests) != 2 || len(d.Failures) != 0 {
 		t.Errorf("dump: %v %s", err, b)
+	}
+}
+
+func TestDeleteComment(t *testing.T) {
+	s := NewServer(t, WithState(State{Token: "tok", Public: true, PRs: []PR{{Number: 1, Head: "f", HeadSHA: strings.Repeat("a", 40)}},
+		Comments: []Comment{{Issue: 1, User: "agent-bot", Body: "one"}, {Issue: 1, User: "octocat", Body: "two"}}}))
+	first := s.Comments(1)[0]
+	u := s.URL + "repos/octo-org/hello-world/issues/comments/" + strconv.FormatInt(first.ID, 10)
+	// Without a token a write is refused, as every other write is.
+	if code, _, _ := send(t, s, "DELETE", u, "", ""); code != 401 {
+		t.Errorf("anonymous DELETE = %d, want 401", code)
+	}
+	if code, _, body := send(t, s, "DELETE", u, "", "Bearer tok"); code != 204 || body != "" {
+		t.Errorf("DELETE = %d %q, want 204 and no body", code, body)
+	}
+	// Gone: a second DELETE and an edit are 404; the id is not reused.
+	if code, _, _ := send(t, s, "DELETE", u, "", "Bearer tok"); code != 404 {
+		t.Errorf("second DELETE = %d, want 404", code)
+	}
+	if code, _, _ := send(t, s, "PATCH", u, `{"body":"x"}`, "Bearer tok"); code != 404 {
+		t.Errorf("PATCH of a deleted comment = %d, want 404", code)
+	}
+	if cs := s.Comments(1); len(cs) != 1 || cs[0].Body != "two" {
+		t.Errorf("comments = %+v", cs)
+	}
+	if d := s.DeletedComments(1); len(d) != 1 || d[0].ID != first.ID || d[0].Body != "one" {
+		t.Errorf("deleted = %+v", d)
+	}
+	if code, _, body := send(t, s, "POST", s.URL+"repos/octo-org/hello-world/issues/1/comments", `{"body":"three"}`, "Bearer tok"); code != 201 || strings.Contains(body, `"id":`+strconv.FormatInt(first.ID, 10)+",") {
+		t.Errorf("POST = %d %s", code, body)
+	}
+	// A fault answers a DELETE like any other write (a token without issues=write).
+	s.AddFault(Fault{Op: "issues/delete-comment", Status: 403, Headers: map[string]string{"X-Accepted-GitHub-Permissions": "issues=write"}})
+	u2 := s.URL + "repos/octo-org/hello-world/issues/comments/" + strconv.FormatInt(s.Comments(1)[0].ID, 10)
+	if code, _, _ := send(t, s, "DELETE", u2, "", "Bearer tok"); code != 403 {
+		t.Errorf("DELETE under a fault = %d, want 403", code)
+	}
+	if n := len(s.Comments(1)); n != 2 {
+		t.Errorf("%d comments after a refused DELETE, want 2", n)
 	}
 }

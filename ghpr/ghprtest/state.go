@@ -24,7 +24,10 @@ type State struct {
 	ReviewComments []ReviewComment `json:"reviewComments,omitempty"`
 	Threads        []Thread        `json:"threads,omitempty"`
 	Comments       []Comment       `json:"comments,omitempty"`
-	Faults         []Fault         `json:"faults,omitempty"`
+	// DeletedComments are the comments removed through the API, in the
+	// order they went; their ids are never handed out again.
+	DeletedComments []Comment `json:"deletedComments,omitempty"`
+	Faults          []Fault   `json:"faults,omitempty"`
 }
 
 // PR is a pull request. Its issue-side data (assignees, labels) lives here too:
@@ -205,6 +208,9 @@ func (st *State) pr(n int) *PR {
 func (st *State) nextID() int64 {
 	max := int64(1000)
 	for _, c := range st.Comments {
+		max = maxInt64(max, c.ID)
+	}
+	for _, c := range st.DeletedComments {
 		max = maxInt64(max, c.ID)
 	}
 	for _, c := range st.CheckRuns {

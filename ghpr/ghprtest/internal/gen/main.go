@@ -41,6 +41,7 @@ var operations = []string{
 	"issues/list-comments",
 	"issues/create-comment",
 	"issues/update-comment",
+	"issues/delete-comment",
 	"issues/add-assignees",
 	"issues/add-labels",
 	"users/get-authenticated",
