@@ -1,10 +1,13 @@
 package ghpr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,6 +132,25 @@ func plain(s string, n int) string {
 // must be called only after the ownership swap in git succeeded. The POST
 // is never retried: after an unclear failure, running the claim again finds
 // the comment if it was made.
+//
+// Two processes upserting at once (two clones taking the same pull request
+// over, a claim racing `session replace --claim-pr`) may both find no
+// comment and both post. So after a POST the comments are listed again,
+// and whenever more than one of ours carries the marker, every process
+// applies the same rule: the oldest (lowest id) is kept and made to carry
+// the body this process wrote, and the others of ours are deleted (someone
+// else's comment is never edited or deleted). The oldest is never deleted
+// by anyone, and each later one is deleted at the latest by the process
+// that posted it, whose list after its own POST sees the older one; so
+// they converge on exactly one comment whatever the interleaving, and any
+// duplicate a failure left behind is swept by the next upsert. GitHub's
+// comment endpoints have no compare-and-swap, so the body of that one
+// comment is last-writer-wins: after a race it may describe either
+// writer's view. It is a derived view for people; git (refs/ao/prs/...)
+// stays the source of truth, and the next claim or transfer rewrites it.
+//
+// commentID is the kept comment; created is true only when the comment
+// this call posted is the one kept.
 func (c *Client) UpsertOwnershipComment(ctx context.Context, n int, body string) (commentID int64, created bool, err error) {
 	op := fmt.Sprintf("writing the ownership comment on #%d", n)
 	if err := checkNumber(n); err != nil {
@@ -147,31 +169,47 @@ func (c *Client) UpsertOwnershipComment(ctx context.Context, n int, body string)
 	if err != nil {
 		return 0, false, fmt.Errorf("%s: %w", op, err)
 	}
-	existing, err := c.findOwnershipComment(ctx, n, login)
+	ours, err := c.ownershipComments(ctx, n, login)
 	if err != nil {
 		return 0, false, c.wrap(op, err)
 	}
-	if existing != nil {
-		if existing.GetBody() == body {
-			return existing.GetID(), false, nil
-		}
-		_, _, err := c.gh.Issues.EditComment(ctx, c.repo.Owner, c.repo.Name, existing.GetID(), &github.IssueComment{Body: github.String(body)})
+	var posted int64
+	if len(ours) == 0 {
+		cm, _, err := c.gh.Issues.CreateComment(ctx, c.repo.Owner, c.repo.Name, n, &github.IssueComment{Body: github.String(body)})
 		if err != nil {
 			return 0, false, c.wrap(op, err)
 		}
-		return existing.GetID(), false, nil
+		posted = cm.GetID()
+		// Someone may have posted at the same moment: look again.
+		if ours, err = c.ownershipComments(ctx, n, login); err != nil {
+			return posted, true, c.wrap(op+" (listing again after posting)", err)
+		}
+		if len(ours) == 0 {
+			// Not listed yet (or already removed by hand): ours stands.
+			return posted, true, nil
+		}
 	}
-	cm, _, err := c.gh.Issues.CreateComment(ctx, c.repo.Owner, c.repo.Name, n, &github.IssueComment{Body: github.String(body)})
-	if err != nil {
-		return 0, false, c.wrap(op, err)
+	keep := ours[0]
+	if keep.GetBody() != body {
+		_, _, err := c.gh.Issues.EditComment(ctx, c.repo.Owner, c.repo.Name, keep.GetID(), &github.IssueComment{Body: github.String(body)})
+		if err != nil {
+			return 0, false, c.wrap(op, err)
+		}
 	}
-	return cm.GetID(), true, nil
+	for _, dup := range ours[1:] {
+		_, err := c.gh.Issues.DeleteComment(ctx, c.repo.Owner, c.repo.Name, dup.GetID())
+		if err != nil && !isNotFound(err) { // a 404: another process deleted it first
+			return keep.GetID(), keep.GetID() == posted, c.wrap(fmt.Sprintf("%s (deleting the duplicate comment %d)", op, dup.GetID()), err)
+		}
+	}
+	return keep.GetID(), keep.GetID() == posted, nil
 }
 
-// findOwnershipComment returns the oldest comment by login whose first line
-// carries the marker, or nil. Someone else's comment that quotes the marker
-// is not ours to edit.
-func (c *Client) findOwnershipComment(ctx context.Context, n int, login string) (*github.IssueComment, error) {
+// ownershipComments returns the comments by login whose first line carries
+// the marker, oldest (lowest id) first. Someone else's comment that quotes
+// the marker is not ours to edit or delete.
+func (c *Client) ownershipComments(ctx context.Context, n int, login string) ([]*github.IssueComment, error) {
+	var ours []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		page, resp, err := c.gh.Issues.ListComments(ctx, c.repo.Owner, c.repo.Name, n, opts)
@@ -181,14 +219,24 @@ func (c *Client) findOwnershipComment(ctx context.Context, n int, login string) 
 		for _, cm := range page {
 			first, _, _ := strings.Cut(cm.GetBody(), "\n")
 			if strings.TrimSpace(strings.TrimSuffix(first, "\r")) == OwnershipMarker && strings.EqualFold(cm.GetUser().GetLogin(), login) {
-				return cm, nil
+				ours = append(ours, cm)
 			}
 		}
 		if resp.NextPage == 0 {
-			return nil, nil
+			break
 		}
 		opts.Page = resp.NextPage
 	}
+	// GitHub lists oldest first; sort anyway, since every process must
+	// pick the same one to keep.
+	slices.SortStableFunc(ours, func(a, b *github.IssueComment) int { return cmp.Compare(a.GetID(), b.GetID()) })
+	return ours, nil
+}
+
+// isNotFound reports a 404 from GitHub.
+func isNotFound(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
 }
 
 // Assign adds login to the pull request's assignees. GitHub silently drops

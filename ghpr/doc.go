@@ -34,7 +34,10 @@
 // Every step is idempotent: the comment is found again by OwnershipMarker on
 // its first line and the token's login as author, edited when it differs
 // and left alone when it does not, so re-running a claim posts nothing new.
-// A POST is never sent twice by this package.
+// A POST is never sent twice by this package. Concurrent upserts that both
+// posted converge on one comment (the oldest of ours is kept, the others of
+// ours deleted); its body is last-writer-wins, a derived view of the record
+// in git, which stays the source of truth.
 //
 // # Status (`git handoff pr status`)
 //
