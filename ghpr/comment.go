@@ -23,10 +23,14 @@ const OwnershipMarker = "<!-- git-handoff:pr-owner -->"
 // OwnershipInfo is what the comment says. Plain values only: ids, harness
 // names, times and a short reason. Nothing else reaches GitHub.
 type OwnershipInfo struct {
-	Session   string     // owning session id
+	Session   string     // owning session id; "" once released
 	Harness   string     // e.g. "claude-code"; may be empty
 	ClaimedAt time.Time  // when the current owner claimed
-	History   []Transfer // oldest first, the current claim included
+	History   []Transfer // oldest first, the current claim (or release) included
+	// ReleasedBy and ReleasedAt say, when Session is "", which session
+	// released the pull request and when.
+	ReleasedBy string
+	ReleasedAt time.Time
 }
 
 // Transfer is one change of owner.
@@ -43,18 +47,35 @@ type Transfer struct {
 const historyShown = 20
 
 // RenderOwnershipComment writes the comment body: the marker, who owns the
-// pull request since when, and the transfers so far.
+// pull request since when (or, with no Session, that no session owns it
+// any more, who released it and when), and the transfers so far. The
+// marker stays the first line either way, so a later claim edits the same
+// comment.
 func RenderOwnershipComment(in OwnershipInfo) string {
 	var b strings.Builder
 	b.WriteString(OwnershipMarker + "\n")
-	fmt.Fprintf(&b, "**Owned by session %s**", code(in.Session))
-	if h := plain(in.Harness, 40); h != "" {
-		fmt.Fprintf(&b, " (%s)", h)
+	if in.Session == "" {
+		b.WriteString("**No session owns this pull request any more**")
+		if in.ReleasedBy != "" || !in.ReleasedAt.IsZero() {
+			b.WriteString(": released")
+			if in.ReleasedBy != "" {
+				fmt.Fprintf(&b, " by session %s", code(in.ReleasedBy))
+			}
+			if !in.ReleasedAt.IsZero() {
+				fmt.Fprintf(&b, " at %s UTC", stamp(in.ReleasedAt))
+			}
+		}
+		b.WriteString(".\n\nCI failures and review comments on this pull request go to no session until one claims it.\n")
+	} else {
+		fmt.Fprintf(&b, "**Owned by session %s**", code(in.Session))
+		if h := plain(in.Harness, 40); h != "" {
+			fmt.Fprintf(&b, " (%s)", h)
+		}
+		if !in.ClaimedAt.IsZero() {
+			fmt.Fprintf(&b, " since %s", stamp(in.ClaimedAt))
+		}
+		b.WriteString(".\n\nCI failures and review comments on this pull request go to that session.\n")
 	}
-	if !in.ClaimedAt.IsZero() {
-		fmt.Fprintf(&b, " since %s", stamp(in.ClaimedAt))
-	}
-	b.WriteString(".\n\nCI failures and review comments on this pull request go to that session.\n")
 	if len(in.History) > 0 {
 		b.WriteString("\n| when (UTC) | from | to | reason |\n|---|---|---|---|\n")
 		hist := in.History
@@ -152,6 +173,20 @@ func plain(s string, n int) string {
 // commentID is the kept comment; created is true only when the comment
 // this call posted is the one kept.
 func (c *Client) UpsertOwnershipComment(ctx context.Context, n int, body string) (commentID int64, created bool, err error) {
+	return c.writeOwnership(ctx, n, body, true)
+}
+
+// EditOwnershipComment is UpsertOwnershipComment without the POST: it
+// edits our ownership comment when there is one (and deletes our
+// duplicates, by the same rule), and does nothing when there is none, so
+// that saying a pull request was released never posts a comment that was
+// not there. commentID is 0 when there was none.
+func (c *Client) EditOwnershipComment(ctx context.Context, n int, body string) (commentID int64, err error) {
+	id, _, err := c.writeOwnership(ctx, n, body, false)
+	return id, err
+}
+
+func (c *Client) writeOwnership(ctx context.Context, n int, body string, mayPost bool) (commentID int64, created bool, err error) {
 	op := fmt.Sprintf("writing the ownership comment on #%d", n)
 	if err := checkNumber(n); err != nil {
 		return 0, false, fmt.Errorf("%s: %w", op, err)
@@ -174,6 +209,9 @@ func (c *Client) UpsertOwnershipComment(ctx context.Context, n int, body string)
 		return 0, false, c.wrap(op, err)
 	}
 	var posted int64
+	if len(ours) == 0 && !mayPost {
+		return 0, false, nil
+	}
 	if len(ours) == 0 {
 		cm, _, err := c.gh.Issues.CreateComment(ctx, c.repo.Owner, c.repo.Name, n, &github.IssueComment{Body: github.String(body)})
 		if err != nil {

@@ -226,3 +226,49 @@ func TestUpsertSweepsOurDuplicatesOnly(t *testing.T) {
 		untouched(t, s, o)
 	}
 }
+
+// A release edits our comment to say nobody owns the pull request, keeping
+// the marker first so a later claim edits the same comment; where there is
+// no comment of ours, nothing is posted.
+func TestEditOwnershipCommentNeverPosts(t *testing.T) {
+	st := baseState()
+	st.Comments = []ghprtest.Comment{{Issue: 7, User: "mallory", Body: ghpr.OwnershipMarker + "\nquoted"}}
+	s, c, _ := setup(t, st, token)
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	released := ghpr.RenderOwnershipComment(ghpr.OwnershipInfo{ReleasedBy: "s-1", ReleasedAt: t0.Add(time.Hour),
+		History: []ghpr.Transfer{{At: t0, To: "s-1", Reason: "claimed"}, {At: t0.Add(time.Hour), From: "s-1", Reason: "released"}}})
+	if id, err := c.EditOwnershipComment(ctx, 7, released); err != nil || id != 0 {
+		t.Fatalf("edit without a comment: %d %v", id, err)
+	}
+	if n := countOps(s.Requests(), "POST", "issues/create-comment"); n != 0 {
+		t.Fatalf("%d POSTs", n)
+	}
+	id, _, err := c.UpsertOwnershipComment(ctx, 7, ghpr.RenderOwnershipComment(ghpr.OwnershipInfo{Session: "s-1", ClaimedAt: t0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.EditOwnershipComment(ctx, 7, released); err != nil || got != id {
+		t.Fatalf("edit: %d %v, want %d", got, err, id)
+	}
+	ours := ourComments(s)
+	if len(ours) != 1 || ours[0].Body != released {
+		t.Fatalf("ours = %+v", ours)
+	}
+	for _, want := range []string{
+		ghpr.OwnershipMarker + "\n**No session owns this pull request any more**: released by session `s-1` at 2026-03-01 13:00 UTC.\n",
+		"go to no session until one claims it",
+		"| 2026-03-01 13:00 | `s-1` | — | released |",
+	} {
+		if !strings.Contains(released, want) {
+			t.Errorf("released comment lacks %q:\n%s", want, released)
+		}
+	}
+	// A later claim edits the same comment.
+	if again, created, err := c.UpsertOwnershipComment(ctx, 7, ghpr.RenderOwnershipComment(ghpr.OwnershipInfo{Session: "s-2"})); err != nil || created || again != id {
+		t.Fatalf("claim after release: %d %v %v", again, created, err)
+	}
+	if n := countOps(s.Requests(), "POST", "issues/create-comment"); n != 1 {
+		t.Errorf("%d POSTs, want 1", n)
+	}
+}

@@ -150,8 +150,16 @@ func TestClaimTakeoverRelease(t *testing.T) {
 	if p := session(t, st, "s3").PR; p != nil {
 		t.Errorf("released s3 still points at %+v", p)
 	}
+	// The comment says nobody owns it, released by s3 at the release's time.
+	info := Comment(rel.Record.Record)
+	if info.Session != "" || info.ReleasedBy != "s3" || !info.ReleasedAt.Equal(t0.Add(6*time.Minute)) || !info.ClaimedAt.IsZero() || len(info.History) != 4 {
+		t.Errorf("comment of a released record: %+v", info)
+	}
 	if rel, err = Release(ctx, st, repo, 7, t0); err != nil || rel.Changed {
 		t.Errorf("second release: %+v %v", rel, err)
+	}
+	if again := Comment(rel.Record.Record); !again.ReleasedAt.Equal(info.ReleasedAt) || again.ReleasedBy != "s3" {
+		t.Errorf("comment after a second release: %+v", again)
 	}
 	_, err = Route(ctx, st, repo, 7)
 	var un *UnownedError

@@ -72,14 +72,22 @@ func (r Record) Pointer() *lineage.PRPointer {
 // Merged reports whether the pull request was recorded as merged.
 func (r Record) Merged() bool { return r.MergedAt != nil }
 
-// Comment is what the ownership comment on GitHub says about r.
+// Comment is what the ownership comment on GitHub says about r; for a
+// released record (no owner), that nobody owns it, released by whom and
+// when.
 func Comment(r Record) ghpr.OwnershipInfo {
 	in := ghpr.OwnershipInfo{Session: r.OwnerSession, ClaimedAt: r.ClaimedAt}
 	for _, t := range r.History {
 		in.History = append(in.History, ghpr.Transfer{At: t.At, From: t.From, To: t.Session, Harness: t.Harness, Reason: t.Reason})
 	}
-	if n := len(r.History); n > 0 && r.History[n-1].Session == r.OwnerSession {
+	n := len(r.History)
+	if n > 0 && r.History[n-1].Session == r.OwnerSession {
 		in.Harness = r.History[n-1].Harness
+	}
+	if r.OwnerSession == "" && n > 0 && r.History[n-1].Session == "" {
+		// Released: say by whom and when.
+		in.ReleasedBy, in.ReleasedAt = r.History[n-1].From, r.History[n-1].At
+		in.ClaimedAt = time.Time{}
 	}
 	return in
 }
