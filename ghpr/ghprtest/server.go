@@ -219,21 +219,15 @@ func (s *Server) AddComments(c ...Comment) {
 func (s *Server) AddFault(f Fault) { s.Update(func(st *State) { st.Faults = append(st.Faults, f) }) }
 
 // Comments returns the conversation comments on issue or PR n.
-func (s *Server) Comments(n int) []Comment {
-	var out []Comment
-	for _, c := range s.State().Comments {
-		if c.Issue == n {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func (s *Server) Comments(n int) []Comment { return commentsOn(s.State().Comments, n) }
 
 // DeletedComments returns the conversation comments deleted from issue or
 // PR n, in the order they were deleted.
-func (s *Server) DeletedComments(n int) []Comment {
+func (s *Server) DeletedComments(n int) []Comment { return commentsOn(s.State().DeletedComments, n) }
+
+func commentsOn(cs []Comment, n int) []Comment {
 	var out []Comment
-	for _, c := range s.State().DeletedComments {
+	for _, c := range cs {
 		if c.Issue == n {
 			out = append(out, c)
 		}
