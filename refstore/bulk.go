@@ -188,6 +188,13 @@ func (s *Store) lockWriter(ctx context.Context, msg string) (*lockWriter, error)
 	if v := cfg.Raw.Section("extensions").Option("refStorage"); v != "" && v != "files" {
 		return nil, nil
 	}
+	// A shared repository wants group permissions on every file and
+	// directory git makes (adjust_shared_perm); git knows how.
+	switch strings.ToLower(cfg.Raw.Section("core").Option("sharedRepository")) {
+	case "", "false", "umask", "0", "no", "off":
+	default:
+		return nil, nil
+	}
 	// git var applies the same rules update-ref does (GIT_COMMITTER_*,
 	// user.name, the fallback from the host), so the entries read the same.
 	out, err := Git(ctx, s.workDir, false, nil, "var", "GIT_COMMITTER_IDENT")

@@ -273,3 +273,26 @@ func TestApplyEachRace(t *testing.T) {
 		}
 	}
 }
+
+// In a shared repository git makes its files group-writable; ApplyEach
+// leaves such repositories to git, so a teammate can still update the refs.
+func TestApplyEachSharedRepositoryGoesThroughGit(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	gittest.Run(t, dir, "config", "core.sharedRepository", "group")
+	ctx := context.Background()
+	st := open(t, dir, refstore.Options{})
+	id := gittestHashObject(t, dir, `{"n":1}`)
+	if err := st.ApplyEach(ctx, "test", refstore.Update{Ref: "refs/ao/objectives/o/b", New: id}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"refs/ao/objectives/o", "refs/ao/objectives/o/b"} {
+		fi, err := os.Stat(filepath.Join(dir, ".git", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o020 == 0 {
+			t.Errorf("%s is %v: not group-writable, as git makes it in a shared repository", p, fi.Mode().Perm())
+		}
+	}
+}
