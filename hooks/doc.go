@@ -75,8 +75,12 @@
 //     TestShimTrailersMatchGitHandoff holds the two paths together. Any
 //     other source, an existing Handoff-* or comment line, a message
 //     without its final newline or a record it cannot read with certainty
-//     goes to git-handoff. A trailer.separators setting other than ":" is
-//     not seen by the shim.
+//     goes to git-handoff, and so does any commit where git reads a
+//     trailer.* setting (separators, a key's own rules): the shim looks for
+//     a [trailer section in the repository's, the user's and the system's
+//     config files and in `git -c` (not in files pulled in by include), and
+//     git-handoff then asks git and leaves the message to
+//     git interpret-trailers.
 //   - post-checkout: a branch checkout ($3 = 1) in a repository with batons,
 //     as a refs/ao/handoffs directory or, once packed, a packed-refs line
 //     (one grep, only on branch changes).

@@ -140,3 +140,35 @@ func TestShimTrailersMatchGitHandoff(t *testing.T) {
 		}
 	}
 }
+
+// The shim and the binary know git's trailer rules for git's default
+// trailer settings only: with trailer.separators in the repository's or the
+// user's config, or given with `git -c`, the message is exactly what git
+// interpret-trailers makes of it.
+func TestTrailerConfigIsLeftToGit(t *testing.T) {
+	const msg = "subject\n\nbody\n\nKey=value"
+	for _, where := range []string{"repository", "global", "command line"} {
+		t.Run(where, func(t *testing.T) {
+			e := newEnv(t).with(harnessEnv + "=claude-code")
+			dir := e.newRepo()
+			e.install(dir)
+			e.bindRecord(dir, "s1", `{"schema":"session/v1","id":"s1","harness":"claude-code","status":"active"}`)
+			var cfg []string
+			switch where {
+			case "repository":
+				e.git(dir, "config", "trailer.separators", ":=")
+			case "global":
+				e.git(dir, "config", "--global", "trailer.separators", ":=")
+			case "command line":
+				cfg = []string{"-c", "trailer.separators=:="}
+			}
+			e.git(dir, append(cfg, "commit", "-q", "--allow-empty", "-m", msg)...)
+			want := e.gitIn(dir, msg+"\n", append(cfg, "interpret-trailers", "--where", "end",
+				"--if-exists", "doNothing", "--if-missing", "add",
+				"--trailer", "Handoff-Session: s1", "--trailer", "Handoff-Agent: claude-code")...)
+			if got := e.headMessage(dir); strings.TrimSpace(got) != strings.TrimSpace(want) {
+				t.Errorf("commit message %q\nwant, as git interpret-trailers makes it: %q", got, want)
+			}
+		})
+	}
+}

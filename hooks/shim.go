@@ -8,7 +8,7 @@ import (
 
 // ShimVersion changes whenever the text of any shim changes, so Check can
 // tell a current shim from a stale one left by an older git-handoff.
-const ShimVersion = 3
+const ShimVersion = 4
 
 // shimMarker starts the second line of every shim; it is how Install, Check
 // and Uninstall recognise a hook as ours whatever its version.
@@ -61,9 +61,34 @@ var shimBodies = map[string]string{
 	PrepareCommitMsg: `h="$0` + chainedSuffix + `"
 if [ -x "$h" ]; then "$h" "$@" || exit; fi
 [ -z "$` + GuardEnv + `" ] || exit 0
+# plain GITDIR COMMONDIR: git's trailer rules as the shim knows them hold
+# for git's default trailer configuration only. Any trailer setting
+# (separators, a key's own rules) in the repository's, the user's or the
+# system's config, or on the command line, gives status 1: the commit goes
+# to git-handoff, which runs git interpret-trailers. Files pulled in by
+# include are not followed.
+plain() {
+	case ${GIT_CONFIG_PARAMETERS-} in *[Tt][Rr][Aa][Ii][Ll][Ee][Rr].*) return 1 ;; esac
+	case ${GIT_CONFIG_COUNT:-0} in 0) ;; *) return 1 ;; esac
+	set -- "$2/config" "$1/config.worktree" "${GIT_CONFIG_GLOBAL:-${HOME-}/.gitconfig}"
+	[ -n "${GIT_CONFIG_GLOBAL-}" ] || set -- "$@" "${XDG_CONFIG_HOME:-${HOME-}/.config}/git/config"
+	[ -n "${GIT_CONFIG_NOSYSTEM-}" ] || set -- "$@" /etc/gitconfig
+	for f; do
+		[ -f "$f" ] || continue
+		while IFS= read -r l; do
+			case $l in *'['*[Tt][Rr][Aa][Ii][Ll][Ee][Rr]*) return 1 ;; esac
+		done <"$f"
+	done
+}
 # fast FILE REF finishes a bound ` + "`git commit -m`" + ` here, without git-handoff;
 # status 1 leaves the commit to git-handoff.
 fast() {
+	cd=$d
+	if [ -f "$d/commondir" ]; then
+		read -r cd <"$d/commondir"
+		case $cd in /*) ;; *) cd=$d/$cd ;; esac
+	fi
+	plain "$d" "$cd" || return 1
 	# The message: content, no Handoff-* or comment line, a final newline
 	# and no trailing blank line; p counts paragraphs, k says whether the
 	# last one is all trailers (t), has no colon at all (n) or is mixed (m).
@@ -93,11 +118,6 @@ fast() {
 	# The session: active? which agent? Its record's blob id, read from the
 	# loose ref, keys a cache of the answer, so later commits of the same
 	# session read no object; a packed ref is read through git each time.
-	cd=$d
-	if [ -f "$d/commondir" ]; then
-		read -r cd <"$d/commondir"
-		case $cd in /*) ;; *) cd=$d/$cd ;; esac
-	fi
 	id=
 	[ -f "$cd/$2" ] && read -r id <"$cd/$2"
 	case $id in *[!0-9a-f]*) return 1 ;; esac

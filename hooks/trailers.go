@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,8 +62,10 @@ func addTrailers(ctx context.Context, file string, s Session) error {
 	if !bytes.HasSuffix(msg, []byte("\n")) {
 		msg = append(msg, '\n')
 	}
-	if out, ok := appendTrailers(msg, want); ok {
-		return replaceFile(file, out)
+	if gitTrailerDefaults(ctx) {
+		if out, ok := appendTrailers(msg, want); ok {
+			return replaceFile(file, out)
+		}
 	}
 	if err := replaceFile(file, msg); err != nil {
 		return err
@@ -75,6 +78,16 @@ func addTrailers(ctx context.Context, file string, s Session) error {
 	args = append(args, file)
 	_, err = refstore.Git(ctx, ".", false, nil, args...)
 	return err
+}
+
+// gitTrailerDefaults reports whether git reads no trailer.* setting here
+// (separators, a key's own rules): appendTrailers knows git's rules for
+// the defaults only. Asking git costs a process, but follows includes and
+// every config file exactly; an error counts as "not the defaults".
+func gitTrailerDefaults(ctx context.Context) bool {
+	_, err := refstore.Git(ctx, ".", false, nil, "config", "--get-regexp", `^trailer\.`)
+	var ge *refstore.GitError
+	return errors.As(err, &ge) && ge.ExitCode() == 1
 }
 
 // replaceFile writes data to a new file beside path and renames it over
