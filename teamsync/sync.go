@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -293,8 +294,10 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		if err := noteSynced(st, opts.Remote, ds); err != nil {
 			res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
 		}
-		if err := writeSeen(st, opts.Remote, rc.URL, seenAfter(seen, ds)); err != nil {
-			res.Warnings = append(res.Warnings, "note of what "+opts.Remote+" holds not written: "+err.Error())
+		if now := seenAfter(seen, ds); seen == nil || !maps.Equal(now, seen) {
+			if err := writeSeen(st, opts.Remote, rc.URL, now); err != nil {
+				res.Warnings = append(res.Warnings, "note of what "+opts.Remote+" holds not written: "+err.Error())
+			}
 		}
 		return res, nil
 	}
