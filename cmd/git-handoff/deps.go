@@ -89,6 +89,18 @@ func (d *deps) storeAndWho(c *cli.Context) (*refstore.Store, handoff.Who, error)
 	return st, who, err
 }
 
+// storeAndSession opens the store and names the session a session command
+// acts on (sessionID: its argument, else GIT_HANDOFF_SESSION, else this
+// worktree's binding).
+func (d *deps) storeAndSession(c *cli.Context) (*refstore.Store, string, error) {
+	st, err := d.Store(c.Context)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := sessionID(c, st)
+	return st, id, err
+}
+
 // Now is the clock. GIT_HANDOFF_NOW (RFC 3339) pins it, for reproducible
 // scripts and tests, much as GIT_COMMITTER_DATE pins git's.
 func (d *deps) Now() time.Time {

@@ -30,11 +30,7 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			if c.Bool("print") && c.Bool("exec") {
 				return usageErrorf(c, "--print and --exec exclude each other")
 			}
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			id, err := sessionID(c, st)
+			st, id, err := d.storeAndSession(c)
 			if err != nil {
 				return err
 			}

@@ -25,11 +25,7 @@ func sessionLineageCommand(d *deps) *cli.Command {
 			if f := c.String("format"); !slices.Contains(lineage.Formats, f) {
 				return usageErrorf(c, "unknown format %q: use one of %s", f, strings.Join(lineage.Formats, ", "))
 			}
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			id, err := sessionID(c, st)
+			st, id, err := d.storeAndSession(c)
 			if err != nil {
 				return err
 			}

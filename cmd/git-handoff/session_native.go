@@ -30,11 +30,7 @@ func sessionNativeCommand(d *deps) *cli.Command {
 			if c.String("id") == "" {
 				return usageErrorf(c, "give the agent's own session id with --id")
 			}
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			id, err := sessionID(c, st)
+			st, id, err := d.storeAndSession(c)
 			if err != nil {
 				return err
 			}

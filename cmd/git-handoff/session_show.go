@@ -21,11 +21,7 @@ func sessionShowCommand(d *deps) *cli.Command {
 			if c.NArg() > 1 {
 				return usageErrorf(c, "session show takes one session id")
 			}
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			id, err := sessionID(c, st)
+			st, id, err := d.storeAndSession(c)
 			if err != nil {
 				return err
 			}
