@@ -58,7 +58,7 @@ var lockWait = 2 * time.Second
 func Refresh(ctx context.Context, repoDir string) (HookResult, error) {
 	l, err := locate(ctx, repoDir)
 	if err != nil {
-		return HookResult{Name: PrepareCommitMsg, Action: Skipped, Detail: err.Error()}, err
+		return skipped(HookResult{Name: PrepareCommitMsg}, err)
 	}
 	res := HookResult{Name: PrepareCommitMsg, Path: filepath.Join(l.hooks, PrepareCommitMsg), Action: Skipped,
 		Detail: "git-handoff's hooks are not installed"}
@@ -67,8 +67,7 @@ func Refresh(ctx context.Context, repoDir string) (HookResult, error) {
 	}
 	unlock, err := lockHooks(ctx, l.common)
 	if err != nil {
-		res.Detail = err.Error()
-		return res, err
+		return skipped(res, err)
 	}
 	defer unlock()
 	// Again under the lock: an Uninstall may have finished meanwhile.
@@ -176,8 +175,7 @@ func disarm(dir string) (HookResult, error) {
 		res.Detail += "; ours is " + idleDetail
 	case Skipped:
 		if err == nil { // the user's hook and a chained one both present
-			res.Detail = "both " + res.Path + " and " + res.Path + chainedSuffix + " exist; move one away"
-			err = errors.New(res.Detail)
+			return bothExist(res, res.Path+chainedSuffix)
 		}
 	}
 	return res, err

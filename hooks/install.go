@@ -133,9 +133,7 @@ func installOne(dir, name, command string) (HookResult, error) {
 		res.Action = Installed
 		return res, writeShim(path, shim)
 	case err != nil:
-		res.Action = Skipped
-		res.Detail = err.Error()
-		return res, err
+		return skipped(res, err)
 	case isShim(content):
 		fi, serr := os.Stat(path)
 		if string(content) == shim && serr == nil && fi.Mode()&0o111 != 0 {
@@ -149,12 +147,22 @@ func installOne(dir, name, command string) (HookResult, error) {
 	}
 }
 
+// skipped reports res as left alone because of err.
+func skipped(res HookResult, err error) (HookResult, error) {
+	res.Action, res.Detail = Skipped, err.Error()
+	return res, err
+}
+
+// bothExist reports res as left alone: the user's hook at res.Path and a
+// chained one both exist, and neither may be lost.
+func bothExist(res HookResult, chained string) (HookResult, error) {
+	return skipped(res, fmt.Errorf("both %s and %s exist; move one away", res.Path, chained))
+}
+
 // moveAsideAndWrite chains the user's hook at path behind a new shim.
 func moveAsideAndWrite(res HookResult, path, chained, shim string) (HookResult, error) {
 	if _, err := os.Lstat(chained); err == nil {
-		res.Action = Skipped
-		res.Detail = "both " + path + " and " + chained + " exist; move one away"
-		return res, errors.New(res.Detail)
+		return bothExist(res, chained)
 	}
 	res.Detail = "runs " + chained
 	// A regular file is linked to its new name first, so that the user's
@@ -165,25 +173,19 @@ func moveAsideAndWrite(res HookResult, path, chained, shim string) (HookResult, 
 		if err := os.Link(path, chained); err == nil {
 			if err := writeShim(path, shim); err != nil {
 				_ = os.Remove(chained)
-				res.Action = Skipped
-				res.Detail = err.Error()
-				return res, err
+				return skipped(res, err)
 			}
 			res.Action = Chained
 			return res, nil
 		}
 	}
 	if err := os.Rename(path, chained); err != nil {
-		res.Action = Skipped
-		res.Detail = err.Error()
-		return res, err
+		return skipped(res, err)
 	}
 	if err := writeShim(path, shim); err != nil {
 		// Put the user's hook back rather than leave no hook at all.
 		_ = os.Rename(chained, path)
-		res.Action = Skipped
-		res.Detail = err.Error()
-		return res, err
+		return skipped(res, err)
 	}
 	res.Action = Chained
 	return res, nil

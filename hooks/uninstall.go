@@ -50,9 +50,7 @@ func uninstallOne(dir, name string) (HookResult, error) {
 			return res, nil
 		}
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		res.Action = Skipped
-		res.Detail = err.Error()
-		return res, err
+		return skipped(res, err)
 	case err != nil || !isShim(content): // a dangling symlink is not ours either
 		res.Action = Unchanged
 		res.Detail = "not a git-handoff shim"
@@ -63,9 +61,7 @@ func uninstallOne(dir, name string) (HookResult, error) {
 	default:
 		if !exists(chained) {
 			if err := os.Remove(path); err != nil {
-				res.Action = Skipped
-				res.Detail = err.Error()
-				return res, err
+				return skipped(res, err)
 			}
 			res.Action = Removed
 			return res, nil
@@ -74,9 +70,7 @@ func uninstallOne(dir, name string) (HookResult, error) {
 	// One rename replaces our shim with the user's hook: a git running the
 	// hook meanwhile finds one or the other, never neither.
 	if err := os.Rename(chained, path); err != nil {
-		res.Action = Skipped
-		res.Detail = err.Error()
-		return res, err
+		return skipped(res, err)
 	}
 	res.Action = Restored
 	res.Detail = "from " + chained
