@@ -247,16 +247,7 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 		}
 		s.Worktree = worktree
 		s.Status, s.EndedAt, s.UpdatedAt = StatusActive, nil, now
-		l := s.Launched[h.Name]
-		if l.First.IsZero() {
-			l.First = now
-		}
-		l.Last = now
-		s.Launched = maps.Clone(s.Launched)
-		if s.Launched == nil {
-			s.Launched = map[string]Launched{}
-		}
-		s.Launched[h.Name] = l
+		s.launched(h.Name, now, func(l *Launched) { l.Last = now })
 		s.Switching = nil
 	}
 	next := guarded.Session
@@ -432,38 +423,37 @@ func RecordNative(ctx context.Context, st *refstore.Store, id, harnessName, nati
 		if s.Status == StatusMerged {
 			return &ReadOnlyError{ID: s.ID, Doing: "record a native id for"}
 		}
-		l := s.Launched[h.Name]
-		if l.First.IsZero() {
-			l.First = now
-		}
-		if l.Last.IsZero() {
-			l.Last = now
-		}
-		l.NativeID = nativeID
-		s.Launched = maps.Clone(s.Launched)
-		if s.Launched == nil {
-			s.Launched = map[string]Launched{}
-		}
-		s.Launched[h.Name] = l
+		s.launched(h.Name, now, func(l *Launched) {
+			if l.Last.IsZero() {
+				l.Last = now
+			}
+			l.NativeID = nativeID
+		})
 		s.UpdatedAt = now
 		return nil
 	})
 }
 
+// launched edits what harness name did for s, stamping its first launch
+// when it has none. The map is copied first: s may share it with the
+// record it was read from.
+func (s *Session) launched(name string, now time.Time, edit func(*Launched)) {
+	l := s.Launched[name]
+	if l.First.IsZero() {
+		l.First = now
+	}
+	edit(&l)
+	s.Launched = maps.Clone(s.Launched)
+	if s.Launched == nil {
+		s.Launched = map[string]Launched{}
+	}
+	s.Launched[name] = l
+}
+
 // MarkLaunched records that the session's current harness was just run.
 func MarkLaunched(ctx context.Context, st *refstore.Store, id string, now time.Time) error {
 	_, err := ModifySession(ctx, st, id, "handoff: launched "+id, func(s *Session) error {
-		name := canonical(s.Harness)
-		l := s.Launched[name]
-		if l.First.IsZero() {
-			l.First = now
-		}
-		l.Last = now
-		s.Launched = maps.Clone(s.Launched)
-		if s.Launched == nil {
-			s.Launched = map[string]Launched{}
-		}
-		s.Launched[name] = l
+		s.launched(canonical(s.Harness), now, func(l *Launched) { l.Last = now })
 		s.UpdatedAt = now
 		return nil
 	})
