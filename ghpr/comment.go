@@ -139,6 +139,12 @@ func plain(s string, n int) string {
 		}
 		return r
 	}, s)
+	return clip(s, n)
+}
+
+// clip collapses runs of white space to one space and cuts s to n runes,
+// the last of them "…" when anything was cut.
+func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		s = string(r[:n-1]) + "…"

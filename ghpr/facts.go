@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -358,10 +357,5 @@ func excerpt(body string, n int) string {
 			break
 		}
 	}
-	line = strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")
-	r := []rune(line)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return line
+	return clip(line, n)
 }
