@@ -25,6 +25,7 @@ type EndOptions struct {
 type EndResult struct {
 	Handoff baton.Stored
 	Session *lineage.Session // nil when no session record was found
+	Unbound bool             // this worktree was bound to the ended session and no longer is
 	Notices []string
 }
 
@@ -88,12 +89,15 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		}
 		err = st.Apply(ctx, "handoff: end "+b.ID, ups...)
 		if err == nil {
+			unbound := false
 			if bound, _ := st.BoundSession(); bound != "" && bound == id {
 				if err := st.Unbind(ctx); err != nil {
 					notices = append(notices, "the worktree is still bound to the ended session: "+err.Error())
+				} else {
+					unbound = true
 				}
 			}
-			return EndResult{Handoff: stored, Session: sess, Notices: notices}, nil
+			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Notices: notices}, nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 3 {
 			return EndResult{}, err

@@ -44,7 +44,9 @@ func endCommand(d *deps) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("leaving a baton: %w", err)
 			}
-			d.refreshCommitHook(c.Context, st.Dir())
+			if res.Unbound {
+				d.refreshCommitHook(c.Context, st.Dir())
+			}
 			if c.Bool("json") {
 				return printJSON(d.stdout, map[string]any{"handoff": toJSON(&res.Handoff), "notices": nonNil(res.Notices)})
 			}
