@@ -46,13 +46,18 @@ func readNote(st *refstore.Store) note {
 }
 
 func writeNote(st *refstore.Store, n note) error {
-	p := notePath(st)
+	b, _ := json.Marshal(n)
+	return replaceNote(notePath(st), b)
+}
+
+// replaceNote puts data at p (a note of ours in the git dir) in one
+// rename, so a concurrent reader sees the old note or the new one.
+func replaceNote(p string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	b, _ := json.Marshal(n)
 	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, p)

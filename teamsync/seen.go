@@ -82,14 +82,7 @@ func writeSeen(st *refstore.Store, remote, url string, seen map[string]string) e
 	for _, ref := range refs {
 		b.WriteString(ref + " " + seen[ref] + "\n")
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return replaceNote(p, b.Bytes())
 }
 
 // withhold marks the decisions whose record the remote dropped since it
