@@ -205,7 +205,7 @@ func (s *Store) lockWriter(ctx context.Context, msg string) (*lockWriter, error)
 	if ident == "" || strings.ContainsAny(ident, "\n\t") {
 		return nil, nil
 	}
-	return &lockWriter{dir: s.commonDir, refs: &refFiles{dir: s.commonDir}, ident: ident, msg: reflogMsg(msg)}, nil
+	return &lockWriter{dir: s.commonDir, refs: s.refs, ident: ident, msg: reflogMsg(msg)}, nil
 }
 
 // swap moves one ref from u.Old to u.New: create <ref>.lock exclusively,

@@ -24,8 +24,7 @@ type Head struct {
 // branch it names through the same loose-then-packed lookup as records
 // (go-git would scan all of packed-refs for the branch).
 func (s *Store) Head(ctx context.Context) (Head, error) {
-	gr, ok := s.reader.(*goGitReader)
-	if !ok {
+	if s.refs == nil {
 		return s.headCLI(ctx)
 	}
 	b, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD"))
@@ -45,7 +44,7 @@ func (s *Store) Head(ctx context.Context) (Head, error) {
 	}
 	target = strings.TrimSpace(target)
 	h := Head{Branch: strings.TrimPrefix(target, "refs/heads/")}
-	id, err := gr.refs.resolve(target)
+	id, err := s.refs.resolve(target)
 	switch {
 	case err == nil:
 		h.Commit = id

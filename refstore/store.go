@@ -59,6 +59,7 @@ type Store struct {
 	bare      bool
 
 	repo   *git.Repository // nil when go-git cannot open the repository
+	refs   *refFiles       // refs resolved from the files; nil when repo is
 	reader reader
 	lister *cliLister
 
@@ -120,7 +121,8 @@ func (s *Store) useGoGit(repo *git.Repository) error {
 		s.workDir = s.gitDir
 	}
 	s.repo = repo
-	s.reader = &goGitReader{repo: repo, refs: &refFiles{dir: s.commonDir}}
+	s.refs = &refFiles{dir: s.commonDir}
+	s.reader = &goGitReader{repo: repo, refs: s.refs}
 	s.lister = &cliLister{dir: s.workDir}
 	return nil
 }
