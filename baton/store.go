@@ -141,20 +141,6 @@ func Claimed(ctx context.Context, st *refstore.Store, s Stored, session string, 
 	return prepare(ctx, st, s, c)
 }
 
-// Claim swaps s to its claimed form on behalf of session. Exactly one of any
-// number of concurrent claimers succeeds; the others get *ClaimedError (who
-// won) or a conflict error if the baton was replaced meanwhile.
-func Claim(ctx context.Context, st *refstore.Store, s Stored, session string, now time.Time) (Stored, error) {
-	c, up, err := Claimed(ctx, st, s, session, now)
-	if err != nil {
-		return Stored{}, err
-	}
-	if err := st.Apply(ctx, "handoff: claimed "+c.ID+" by "+session, up); err != nil {
-		return Stored{}, LostClaim(ctx, st, s, err)
-	}
-	return c, nil
-}
-
 // LostClaim turns a failed claim of s into *ClaimedError when someone else
 // claimed it; other errors pass through.
 func LostClaim(ctx context.Context, st *refstore.Store, s Stored, err error) error {

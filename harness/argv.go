@@ -44,13 +44,3 @@ func safePath(p string) string {
 	}
 	return p
 }
-
-func joinNotes(notes ...string) string {
-	var kept []string
-	for _, n := range notes {
-		if n != "" {
-			kept = append(kept, n)
-		}
-	}
-	return strings.Join(kept, "; ")
-}

@@ -39,16 +39,16 @@ const lockName = "handoff-hooks.lock"
 // lockWait is how long a change waits for another to release the lock.
 var lockWait = 2 * time.Second
 
-// Refresh arms or disarms the prepare-commit-msg shim in Dir(repoDir) to
-// match the bindings of every worktree of the repository (see the comment
-// at the top of this file). It does nothing unless git-handoff's hooks are
-// installed there, that is unless our shim is at post-checkout or pre-push,
-// so `init --no-hooks` and `hooks uninstall` stay respected; it arms with
-// the command those shims record, so a shim installed with
-// Options.Command keeps it. Arming is Install's own step, so a user's hook
-// is chained exactly as Install chains it; disarming renames the chained
-// hook back over our shim (content, mode and symlinks kept) or removes the
-// shim, and never touches a hook that is not ours.
+// Refresh arms or disarms the prepare-commit-msg shim in repoDir's hooks
+// directory to match the bindings of every worktree of the repository (see
+// the comment at the top of this file). It does nothing unless
+// git-handoff's hooks are installed there, that is unless our shim is at
+// post-checkout or pre-push, so `init --no-hooks` and `hooks uninstall`
+// stay respected; it arms with the command those shims record, so a shim
+// installed with Options.Command keeps it. Arming is Install's own step, so
+// a user's hook is chained exactly as Install chains it; disarming renames
+// the chained hook back over our shim (content, mode and symlinks kept) or
+// removes the shim, and never touches a hook that is not ours.
 //
 // Call Refresh after changing a binding, never before. It decides under a
 // lock file in the common git dir, reading every binding afresh, so when a

@@ -40,11 +40,11 @@ type Status struct {
 // OK reports whether the hook is installed and current, or idle.
 func (s Status) OK() bool { return s.State == StateInstalled || s.State == StateIdle }
 
-// Check reports the state of each of our hooks in Dir(repoDir), in Names
-// order. Where our other hooks are installed, a prepare-commit-msg that is
-// not ours (missing, or the user's own, chaining nothing) is StateIdle when
-// nothing arms it (see Refresh), and missing or foreign, with a Note, when
-// something does. Check never changes anything.
+// Check reports the state of each of our hooks in repoDir's hooks
+// directory, in Names order. Where our other hooks are installed, a
+// prepare-commit-msg that is not ours (missing, or the user's own, chaining
+// nothing) is StateIdle when nothing arms it (see Refresh), and missing or
+// foreign, with a Note, when something does. Check never changes anything.
 func Check(ctx context.Context, repoDir string) ([]Status, error) {
 	l, err := locate(ctx, repoDir)
 	if err != nil {

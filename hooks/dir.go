@@ -9,22 +9,13 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// Dir returns the absolute directory git runs hooks from for the repository
-// or worktree at repoDir. Asking git (rev-parse --git-path hooks) rather than
-// assuming .git/hooks honours core.hooksPath, linked worktrees (which share
-// the main repository's hooks, unless a relative core.hooksPath gives each
-// its own) and bare repositories.
-func Dir(ctx context.Context, repoDir string) (string, error) {
-	l, err := locate(ctx, repoDir)
-	if err != nil {
-		return "", err
-	}
-	return l.hooks, nil
-}
-
-// layout is where a repository keeps its hooks, as git reports it.
+// layout is where a repository keeps its hooks, as git reports it. Asking
+// git (rev-parse --git-path hooks) rather than assuming .git/hooks honours
+// core.hooksPath, linked worktrees (which share the main repository's
+// hooks, unless a relative core.hooksPath gives each its own) and bare
+// repositories.
 type layout struct {
-	hooks  string // the hooks directory (Dir)
+	hooks  string // the hooks directory, absolute
 	common string // the common git dir
 	top    string // this worktree's top; "" in a bare repository or a git dir
 }

@@ -65,16 +65,16 @@ func (r Report) Changed() bool {
 	return false
 }
 
-// Install writes the shims into Dir(repoDir). A hook already there that is
-// not ours is moved to <name>.handoff-chained (content, mode and symlinks
-// preserved, as a hard link or rename keeps the file itself) and the shim
-// runs it first.
+// Install writes the shims into repoDir's hooks directory (as git reports
+// it). A hook already there that is not ours is moved to
+// <name>.handoff-chained (content, mode and symlinks preserved, as a hard
+// link or rename keeps the file itself) and the shim runs it first.
 // prepare-commit-msg is then armed or disarmed as Refresh does: in a
 // repository where no worktree is bound to a session it is not installed
-// (Idle), and a user's prepare-commit-msg stays in place unchained.
-// Running it again changes nothing. A hook that cannot be installed without
-// losing a file (a user's hook and a chained one both present) is Skipped
-// and Install returns an error naming it after handling the others.
+// (Idle), and a user's prepare-commit-msg stays in place unchained. Running
+// it again changes nothing. A hook that cannot be installed without losing
+// a file (a user's hook and a chained one both present) is Skipped and
+// Install returns an error naming it after handling the others.
 func Install(ctx context.Context, repoDir string, opts Options) (Report, error) {
 	l, err := locate(ctx, repoDir)
 	if err != nil {

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 )
 
-// Uninstall removes our shims from Dir(repoDir) and renames each chained
-// hook back to its own name, so the directory is as Install found it,
-// whether prepare-commit-msg is armed or not. A hook at a shim's place that
-// is not ours is left alone: Unchanged when nothing of ours is there,
-// Skipped when a chained companion is (both are the user's).
+// Uninstall removes our shims from repoDir's hooks directory and renames
+// each chained hook back to its own name, so the directory is as Install
+// found it, whether prepare-commit-msg is armed or not. A hook at a shim's
+// place that is not ours is left alone: Unchanged when nothing of ours is
+// there, Skipped when a chained companion is (both are the user's).
 func Uninstall(ctx context.Context, repoDir string) (Report, error) {
 	l, err := locate(ctx, repoDir)
 	if err != nil {

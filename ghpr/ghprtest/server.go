@@ -79,9 +79,6 @@ func Prefix(p string) Option { return func(c *config) { c.prefix = p } }
 // WithState seeds the fake.
 func WithState(st State) Option { return func(c *config) { c.state = st } }
 
-// WithClock fixes the time the fake stamps on comments.
-func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
-
 // NewServer starts a fake for a test. At cleanup it closes and reports each
 // recorded failure with t.Error.
 func NewServer(t testing.TB, opts ...Option) *Server {
