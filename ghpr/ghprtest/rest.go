@@ -370,7 +370,7 @@ func createComment(s *Server, c *call) reply {
 	if err := bodyField(c, &in); err != nil {
 		return errorReply(http.StatusBadRequest, "Problems parsing JSON")
 	}
-	now := s.now().UTC().Truncate(time.Second)
+	now := time.Now().UTC().Truncate(time.Second)
 	cm := Comment{ID: s.st.nextID(), Issue: n, User: c.login, Body: in.Body, CreatedAt: now, UpdatedAt: now}
 	s.st.Comments = append(s.st.Comments, cm)
 	obj := s.commentJSON(cm)
@@ -389,7 +389,7 @@ func updateComment(s *Server, c *call) reply {
 			return errorReply(http.StatusBadRequest, "Problems parsing JSON")
 		}
 		cm.Body = in.Body
-		cm.UpdatedAt = s.now().UTC().Truncate(time.Second)
+		cm.UpdatedAt = time.Now().UTC().Truncate(time.Second)
 		return reply{status: 200, body: s.commentJSON(*cm)}
 	}
 	return errorReply(http.StatusNotFound, "Not Found")
@@ -407,7 +407,7 @@ func deleteComment(s *Server, c *call) reply {
 			continue
 		}
 		s.st.Comments = append(s.st.Comments[:i], s.st.Comments[i+1:]...)
-		cm.UpdatedAt = s.now().UTC().Truncate(time.Second)
+		cm.UpdatedAt = time.Now().UTC().Truncate(time.Second)
 		s.st.DeletedComments = append(s.st.DeletedComments, cm)
 		return reply{status: http.StatusNoContent}
 	}

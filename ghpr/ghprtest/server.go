@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 )
@@ -37,7 +36,6 @@ type Server struct {
 	spec        *spec
 	prefix      string // "/prefix/" or "/api/v3/"
 	graphqlPath string
-	now         func() time.Time
 
 	mu       sync.Mutex
 	st       State
@@ -62,7 +60,6 @@ type config struct {
 	enterprise bool
 	prefix     string
 	state      State
-	now        func() time.Time
 }
 
 // Option configures a Server.
@@ -97,7 +94,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 // Start starts a fake outside a test (see Main); the caller closes it and
 // reads Failures.
 func Start(opts ...Option) (*Server, error) {
-	c := config{prefix: "/prefix/", now: time.Now}
+	c := config{prefix: "/prefix/"}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -105,7 +102,7 @@ func Start(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{spec: sp, prefix: c.prefix, now: c.now}
+	s := &Server{spec: sp, prefix: c.prefix}
 	if !strings.HasPrefix(s.prefix, "/") || !strings.HasSuffix(s.prefix, "/") || s.prefix == "/" {
 		return nil, fmt.Errorf("prefix %q must start and end with / and not be the root", s.prefix)
 	}
