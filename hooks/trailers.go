@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-handoff/git-handoff/internal/safetext"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -49,7 +50,8 @@ func addTrailers(ctx context.Context, file string, s Session) error {
 	if err != nil {
 		return err
 	}
-	s.ID, s.Harness = strings.TrimSpace(s.ID), strings.TrimSpace(s.Harness)
+	// A synced session record may carry anyone's text into a commit message.
+	s.ID, s.Harness = safetext.String(strings.TrimSpace(s.ID)), safetext.String(strings.TrimSpace(s.Harness))
 	want := []string{SessionTrailer + ": " + s.ID}
 	if s.Harness != "" {
 		want = append(want, AgentTrailer+": "+s.Harness)

@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/safetext"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -27,6 +28,13 @@ const (
 
 // run is main without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Everything printed may carry a teammate's text: one filter for every
+	// output path keeps escape sequences and bidi controls off the terminal
+	// (and leaves JSON decoding to the same values).
+	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
+	defer safeErr.Flush()
+	defer safeOut.Flush()
+	stdout, stderr = safeOut, safeErr
 	d := newDeps(stdin, stdout, stderr)
 	defer d.close()
 	app := newApp(d)

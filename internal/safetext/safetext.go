@@ -1,0 +1,148 @@
+// Package safetext keeps other people's text from acting on a terminal.
+//
+// Batons, objectives, session records and pull-request titles come from
+// teammates and their agents, through the remote. Printed raw, an escape
+// sequence in one could recolour, hide or rewrite what the user reads (and a
+// bidi override could reorder it), so every human output path goes through
+// one filter: Writer. It leaves printable text, newlines and tabs alone and
+// writes everything else as a visible escape (\x1b, \u202e). The escapes it
+// writes are also JSON string escapes, and encoding/json already escapes
+// every C0 control, so JSON passed through a Writer decodes to the same
+// values.
+package safetext
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Unsafe reports whether r must not reach a terminal as itself: C0 controls
+// other than newline and tab, DEL, C1 controls, and the invisible marks and
+// overrides that change the order text is shown in.
+func Unsafe(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f:
+		return true
+	case r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f: // arabic letter mark, LRM, RLM
+		return true
+	case r >= 0x202a && r <= 0x202e: // embeddings and overrides
+		return true
+	case r >= 0x2066 && r <= 0x2069: // isolates
+		return true
+	}
+	return false
+}
+
+// String returns s with every unsafe rune and every byte that is not UTF-8
+// written as a visible escape.
+func String(s string) string {
+	if clean(s) {
+		return s
+	}
+	var b strings.Builder
+	appendSafe(&b, []byte(s), true)
+	return b.String()
+}
+
+func clean(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || Unsafe(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// appendSafe writes p to b with unsafe runes escaped. Unless final, it stops
+// before a trailing incomplete UTF-8 sequence and returns how many bytes it
+// consumed, so a caller can carry the rest into its next write.
+func appendSafe(b *strings.Builder, p []byte, final bool) int {
+	i := 0
+	for i < len(p) {
+		c := p[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				fmt.Fprintf(b, `\x%02x`, c)
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		if !final && !utf8.FullRune(p[i:]) {
+			return i
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(b, `\x%02x`, c)
+		case Unsafe(r):
+			fmt.Fprintf(b, `\u%04x`, r)
+		default:
+			b.Write(p[i : i+n])
+		}
+		i += n
+	}
+	return i
+}
+
+// Writer filters everything written through it as String does. A rune split
+// across two writes is held until the next one; Flush writes what is held.
+type Writer struct {
+	w    io.Writer
+	held []byte
+}
+
+// NewWriter returns a Writer that writes to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write filters p and writes the result. It reports len(p) when the
+// underlying write succeeds, whatever the escapes added.
+func (sw *Writer) Write(p []byte) (int, error) {
+	buf := p
+	if len(sw.held) > 0 {
+		buf = append(sw.held, p...)
+		sw.held = nil
+	}
+	if clean(string(buf)) { // the common case: nothing to escape, nothing split
+		if _, err := sw.w.Write(buf); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	var b strings.Builder
+	used := appendSafe(&b, buf, false)
+	sw.held = append(sw.held[:0], buf[used:]...)
+	if _, err := io.WriteString(sw.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes any incomplete rune still held, escaped byte by byte.
+func (sw *Writer) Flush() error {
+	if len(sw.held) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	appendSafe(&b, sw.held, true)
+	sw.held = nil
+	_, err := io.WriteString(sw.w, b.String())
+	return err
+}

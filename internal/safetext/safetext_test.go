@@ -1,0 +1,113 @@
+package safetext
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestString(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text\n\twith tab", "plain text\n\twith tab"},
+		{"héllo — ünïcode ✓", "héllo — ünïcode ✓"},
+		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`},
+		{"\x1b]0;title\x07", `\x1b]0;title\x07`},
+		{"over\rwrite", `over\x0dwrite`},
+		{"del\x7f", `del\x7f`},
+		{"c1 \u009b2J", `c1 \u009b2J`},
+		{"raw 8-bit csi \x9b2J", `raw 8-bit csi \x9b2J`},
+		{"abc\u202edcba", `abc\u202edcba`},
+		{"\u2066iso\u2069 \u200f \u061c", `\u2066iso\u2069 \u200f \u061c`},
+		{"bad utf8 \xff\xfe", `bad utf8 \xff\xfe`},
+	} {
+		if got := String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A rune split across writes must come out whole, not as two escaped bytes.
+func TestWriterSplitRune(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	in := []byte("é\u202e✓")
+	for i := range in {
+		if n, err := w.Write(in[i : i+1]); n != 1 || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), `é\u202e✓`; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// What is held at the end (a truncated rune) is flushed as escapes.
+func TestWriterFlushHeld(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	w.Write([]byte("ok \xe2\x9c"))
+	w.Flush()
+	if got, want := out.String(), `ok \xe2\x9c`; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// JSON through a Writer decodes to the same values: encoding/json escapes C0
+// controls itself, and the escapes Writer adds are JSON escapes too.
+func TestWriterKeepsJSON(t *testing.T) {
+	v := map[string]string{"a": "\x1b[2J\u202e\u0085 hostile \u2066x", "b": "plain"}
+	data, _ := json.Marshal(v)
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	w.Write(data)
+	w.Flush()
+	var back map[string]string
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil {
+		t.Fatalf("not JSON any more: %v: %s", err, out.Bytes())
+	}
+	if back["a"] != v["a"] || back["b"] != v["b"] {
+		t.Fatalf("decoded %q, want %q", back, v)
+	}
+	if strings.ContainsRune(out.String(), 0x202e) {
+		t.Fatalf("bidi override reached the output: %q", out.String())
+	}
+}
+
+// FuzzWriter: whatever is written, split anywhere, nothing unsafe comes
+// out, valid UTF-8 comes out, and safe text comes out unchanged.
+func FuzzWriter(f *testing.F) {
+	for _, s := range []string{"", "plain", "\x1b[31m", "é✓", "\u202e", "\xff", "a\r\nb", "\u009b"} {
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, split uint8) {
+		var out bytes.Buffer
+		w := NewWriter(&out)
+		k := int(split)
+		if k == 0 || k > len(in) {
+			k = len(in)
+		}
+		w.Write(in[:k])
+		w.Write(in[k:])
+		w.Flush()
+		got := out.String()
+		if !utf8.ValidString(got) {
+			t.Fatalf("invalid UTF-8 out: %q", got)
+		}
+		for _, r := range got {
+			if Unsafe(r) {
+				t.Fatalf("unsafe rune %U out of %q: %q", r, in, got)
+			}
+		}
+		if got != String(string(in)) {
+			t.Fatalf("split write %q != String %q", got, String(string(in)))
+		}
+		if clean(string(in)) && got != string(in) {
+			t.Fatalf("safe text changed: %q -> %q", in, got)
+		}
+	})
+}
