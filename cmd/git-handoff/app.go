@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -26,7 +27,15 @@ const (
 )
 
 // run is main without the process: tests call it directly.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	// A panic is our bug, not the user's mistake: without this the runtime
+	// exits 2, which scripts read as "wrong usage".
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "error: this is a bug in git-handoff: %v\nhint: please report it with the stack below\n%s", r, debug.Stack())
+			code = exitError
+		}
+	}()
 	d := newDeps(stdin, stdout, stderr)
 	defer d.close()
 	app := newApp(d)
@@ -37,7 +46,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	code := exitCode(err)
+	code = exitCode(err)
 	if !errors.Is(err, errSilent) {
 		printError(stderr, err)
 	}
