@@ -124,10 +124,31 @@ func (e *usageError) Error() string { return e.msg }
 
 func usageErrorf(c *cli.Context, format string, a ...any) error {
 	help := "git-handoff --help"
-	if c != nil && c.Command != nil && c.Command.Name != "" {
-		help = "git-handoff " + c.Command.FullName() + " --help"
+	if path := commandPath(c); path != "" {
+		help = "git-handoff " + path + " --help"
 	}
 	return &usageError{msg: fmt.Sprintf(format, a...), help: help}
+}
+
+// commandPath names the command c runs from the top ("pr claim"), so a hint
+// points at help that exists. urfave/cli v2's Command.FullName never learns
+// the parents (it reads a path nothing sets), so walk the contexts instead.
+func commandPath(c *cli.Context) string {
+	if c == nil {
+		return ""
+	}
+	var names []string
+	for _, ctx := range c.Lineage() {
+		// The app's own root command is named after the app.
+		if ctx.Command == nil || ctx.Command.Name == "" || (ctx.App != nil && ctx.Command.Name == ctx.App.Name) {
+			continue
+		}
+		if len(names) > 0 && names[0] == ctx.Command.Name {
+			continue // a command with subcommands appears in two contexts
+		}
+		names = append([]string{ctx.Command.Name}, names...)
+	}
+	return strings.Join(names, " ")
 }
 
 // errSilent marks an error already reported on stderr.

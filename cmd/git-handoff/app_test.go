@@ -27,3 +27,29 @@ func TestRunRecoversPanic(t *testing.T) {
 		}
 	}
 }
+
+// A usage hint names the whole command, so the help it points at exists
+// (urfave/cli's FullName gave "claim" for `pr claim`).
+func TestUsageHintNamesFullCommand(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"pr", "claim", "1", "2"}, "hint: see 'git-handoff pr claim --help'"},
+		{[]string{"pr", "claim", "--bogus"}, "hint: see 'git-handoff pr claim --help'"},
+		{[]string{"session", "replace", "--bogus"}, "hint: see 'git-handoff session replace --help'"},
+		{[]string{"hooks", "install", "--bogus"}, "hint: see 'git-handoff hooks install --help'"},
+		{[]string{"list", "--bogus"}, "hint: see 'git-handoff list --help'"},
+		{[]string{"--bogus"}, "hint: see 'git-handoff --help'"},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), append([]string{"git-handoff"}, tc.args...), strings.NewReader(""), &stdout, &stderr)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", tc.args, code, exitUsage)
+		}
+		if !strings.Contains(stderr.String(), tc.hint+"\n") {
+			t.Errorf("%v: stderr lacks %q:\n%s", tc.args, tc.hint, stderr.String())
+		}
+	}
+}
