@@ -95,8 +95,38 @@ func newApp(d *deps) *cli.App {
 	}
 	for _, c := range app.Commands {
 		setUsageHandlers(c)
+		markReadOnly(d, c, "")
 	}
 	return app
+}
+
+// readOnlyCommands only read records: their store skips the lazy merge (a
+// write), so reading never changes a ref. Every other command merges what
+// a plain `git fetch` brought before it writes.
+var readOnlyCommands = map[string]bool{
+	"list": true, "show": true, "brief": true, "log": true,
+	"session ls": true, "session show": true, "session lineage": true,
+	"pr show": true, "pr status": true, "pr route": true,
+	"hooks check": true,
+}
+
+// markReadOnly makes each read-only command in c's tree tell deps so
+// before its action runs.
+func markReadOnly(d *deps, c *cli.Command, parent string) {
+	path := strings.TrimSpace(parent + " " + c.Name)
+	if readOnlyCommands[path] {
+		before := c.Before
+		c.Before = func(ctx *cli.Context) error {
+			d.readOnly = true
+			if before != nil {
+				return before(ctx)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Subcommands {
+		markReadOnly(d, sub, path)
+	}
 }
 
 // setUsageHandlers makes every bad flag a usage error (exit 2) instead of

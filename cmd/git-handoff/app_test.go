@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // panicWriter stands in for a bug anywhere below run: the first write
@@ -50,6 +53,27 @@ func TestUsageHintNamesFullCommand(t *testing.T) {
 		}
 		if !strings.Contains(stderr.String(), tc.hint+"\n") {
 			t.Errorf("%v: stderr lacks %q:\n%s", tc.args, tc.hint, stderr.String())
+		}
+	}
+}
+
+// Every entry of readOnlyCommands names a command that exists: a renamed
+// command would otherwise quietly start writing on reads again.
+func TestReadOnlyCommandsExist(t *testing.T) {
+	app := newApp(newDeps(strings.NewReader(""), io.Discard, io.Discard))
+	have := map[string]bool{}
+	var walk func(cs []*cli.Command, parent string)
+	walk = func(cs []*cli.Command, parent string) {
+		for _, c := range cs {
+			path := strings.TrimSpace(parent + " " + c.Name)
+			have[path] = true
+			walk(c.Subcommands, path)
+		}
+	}
+	walk(app.Commands, "")
+	for path := range readOnlyCommands {
+		if !have[path] {
+			t.Errorf("readOnlyCommands names %q, which is not a command", path)
 		}
 	}
 }
