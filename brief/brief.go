@@ -36,14 +36,16 @@ type Input struct {
 // Render returns the brief within maxBytes. Package, baton and objective are
 // never trimmed; the other sections lose whole lines from the bottom. fits is
 // false when the untrimmable part alone is over the budget; the brief is then
-// rendered without the baton, which the caller must leave unclaimed.
+// rendered without the baton, which the caller must leave unclaimed. A
+// replacement's package that alone is over the budget is still shown whole
+// (there is no baton to leave out then).
 func Render(in Input, maxBytes int) (text string, fits bool) {
 	fixed := in.Package + handoffSection(in) + objectiveSection(in)
 	fits = len(fixed) <= maxBytes
 	var b strings.Builder
 	var line string
 	switch {
-	case !fits:
+	case !fits && in.Baton != nil:
 		b.WriteString(in.Package + objectiveSection(in))
 		line = fmt.Sprintf("A baton (%s) is waiting but does not fit in %d bytes: run `git handoff show` to read it.\n\n", in.Baton.ID, maxBytes)
 	case in.Baton == nil && in.Package == "":

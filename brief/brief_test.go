@@ -74,3 +74,23 @@ func TestRenderWithoutRoomForTheBaton(t *testing.T) {
 		t.Fatalf("fits=%v:\n%s", fits, text)
 	}
 }
+
+// A replacement's package over a tiny budget with no baton waiting used to
+// dereference the missing baton (issue 9, defect 7).
+func TestRenderPackageOverBudgetWithoutBaton(t *testing.T) {
+	in := input()
+	in.Baton = nil
+	in.Package = "## 🔁 Handoff package: you replace session a1\n\n" + strings.Repeat("detail line\n", 20)
+	for _, max := range []int{0, 1, 100, len(in.Package) - 1} {
+		text, fits := Render(in, max)
+		if fits {
+			t.Errorf("max %d: a %d-byte package reported as fitting", max, len(in.Package))
+		}
+		if !strings.HasPrefix(text, "## 🔁 Handoff package") {
+			t.Errorf("max %d: the package was trimmed:\n%s", max, text)
+		}
+		if strings.Contains(text, "baton") {
+			t.Errorf("max %d: mentions a baton that does not exist:\n%s", max, text)
+		}
+	}
+}

@@ -26,7 +26,9 @@ type EndResult struct {
 	Handoff baton.Stored
 	Session *lineage.Session // nil when no session record was found
 	Unbound bool             // this worktree was bound to the ended session and no longer is
-	Notices []string
+	// Superseded is the baton this one replaced while it was still waiting.
+	Superseded *baton.Stored
+	Notices    []string
 }
 
 // End leaves a baton for the next session, marks the session ended and
@@ -89,6 +91,8 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		}
 		err = st.Apply(ctx, "handoff: end "+b.ID, ups...)
 		if err == nil {
+			superseded, note := supersededWaiting(ctx, st, up, b.ID)
+			notices = append(notices, note...)
 			unbound := false
 			if bound, _ := st.BoundSession(); bound != "" && bound == id {
 				if err := st.Unbind(ctx); err != nil {
@@ -97,7 +101,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 					unbound = true
 				}
 			}
-			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Notices: notices}, nil
+			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Superseded: superseded, Notices: notices}, nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 3 {
 			return EndResult{}, err

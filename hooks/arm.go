@@ -36,7 +36,8 @@ const idleDetail = "installed while a worktree is bound to a session"
 // change to the hooks directory (Install, Uninstall, Refresh).
 const lockName = "handoff-hooks.lock"
 
-// lockWait is how long a change waits for another to release the lock.
+// lockWait is how long a change waits for a running git-handoff to release
+// the lock. A holder that died releases it at once (see lockHooks).
 var lockWait = 2 * time.Second
 
 // Refresh arms or disarms the prepare-commit-msg shim in repoDir's hooks
@@ -191,31 +192,4 @@ func installedCommand(dir string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// lockHooks takes the hooks lock in the common git dir, waiting up to
-// lockWait for another git-handoff to release it. The returned function
-// releases it.
-func lockHooks(ctx context.Context, common string) (func(), error) {
-	path := filepath.Join(common, lockName)
-	deadline := time.Now().Add(lockWait)
-	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil {
-			fmt.Fprintf(f, "%d\n", os.Getpid())
-			f.Close()
-			return func() { os.Remove(path) }, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("locking the hooks: %w", err)
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("locking the hooks: %s still exists after %v; if no git-handoff is running, remove it", path, lockWait)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("locking the hooks: %w", ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 }

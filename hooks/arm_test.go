@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/git-handoff/git-handoff/hooks"
 )
@@ -335,26 +334,6 @@ func TestCheckWantsCommitHookWhileBound(t *testing.T) {
 	rep := e.install(dir)
 	if rep.Hooks[0].Action != hooks.Chained {
 		t.Errorf("install: %s, want chained", rep.Hooks[0].Action)
-	}
-}
-
-func TestRefreshWaitsForTheLock(t *testing.T) {
-	saved := *hooks.LockWait
-	*hooks.LockWait = 200 * time.Millisecond
-	defer func() { *hooks.LockWait = saved }()
-	e := newEnv(t)
-	dir := e.newRepo()
-	e.install(dir)
-	lock := filepath.Join(dir, ".git", "handoff-hooks.lock")
-	writeFile(t, lock, "", 0o644)
-	e.git(dir, "symbolic-ref", "refs/worktree/ao/session", "refs/ao/sessions/s1")
-	if _, err := hooks.Refresh(e.ctx(), dir); err == nil || !strings.Contains(err.Error(), lock) {
-		t.Errorf("refresh under a held lock: %v, want an error naming %s", err, lock)
-	}
-	// Released in time: the refresh goes through.
-	time.AfterFunc(50*time.Millisecond, func() { os.Remove(lock) })
-	if res := e.refresh(dir); res.Action != hooks.Installed {
-		t.Errorf("refresh after release: %s", res.Action)
 	}
 }
 

@@ -36,8 +36,8 @@
 // (it does nothing otherwise, so `init --no-hooks` and `hooks uninstall`
 // hold), it arms exactly as Install chains, and disarms by renaming the
 // chained hook back over the shim, or removing the shim, never touching a
-// hook that is not ours. Install, Uninstall and Refresh each hold the lock
-// file <common git dir>/handoff-hooks.lock while they change the directory,
+// hook that is not ours. Install, Uninstall and Refresh each hold a kernel lock (flock) on
+// <common git dir>/handoff-hooks.lock while they change the directory (a killed holder blocks nobody),
 // and Refresh reads every binding under it: as callers refresh after
 // changing a binding, the last Refresh of a race sees the final bindings,
 // and a bound worktree is never left without the shim. post-checkout and

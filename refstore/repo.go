@@ -94,9 +94,14 @@ type Commit struct {
 	When    time.Time `json:"when"`
 }
 
-// Log lists up to limit commits reachable from "from" and not from "since"
-// (all of history when since is ""), newest first. total counts every such
-// commit even beyond limit (-1 when unknown).
+// Log lists up to limit commits on the first-parent line of "from" that are
+// not reachable from "since" (all of that line when since is ""), newest
+// first. total counts every such commit even beyond limit (-1 when unknown).
+//
+// First parent on every path: a brief describes the branch's own line, and a
+// merge of a side branch is one entry there, not all of its commits crowding
+// out the branch's history in a small budget. The in-process walk and the git
+// process must list the same commits, or a brief depends on the reader.
 func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits []Commit, total int, err error) {
 	if from == "" {
 		return nil, 0, nil
@@ -111,7 +116,7 @@ func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits
 	if since != "" {
 		rng = since + ".." + from
 	}
-	out, err := Git(ctx, s.workDir, false, nil, "rev-list", "--count", rng)
+	out, err := Git(ctx, s.workDir, false, nil, "rev-list", "--first-parent", "--count", rng)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -119,7 +124,7 @@ func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits
 	if total == 0 {
 		return nil, 0, nil
 	}
-	out, err = Git(ctx, s.workDir, false, nil, "log", "-z", "--no-color", fmt.Sprintf("-n%d", limit), "--format=%H%x1f%an%x1f%aI%x1f%s", rng, "--")
+	out, err = Git(ctx, s.workDir, false, nil, "log", "--first-parent", "-z", "--no-color", fmt.Sprintf("-n%d", limit), "--format=%H%x1f%an%x1f%aI%x1f%s", rng, "--")
 	if err != nil {
 		return nil, 0, err
 	}

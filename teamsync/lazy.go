@@ -135,8 +135,44 @@ func Lazy(ctx context.Context, st *refstore.Store) (LazyResult, error) {
 	if stamp == n.Stamp {
 		return res, nil
 	}
-	byRemote := map[string][]refstore.Entry{}
-	err := st.Each(ctx, refstore.RemotesPrefix, func(e refstore.Entry) error {
+	byRemote, digests, stale, err := fetched(ctx, st, n)
+	if err != nil {
+		return res, err
+	}
+	if len(stale) > 0 {
+		if err := lazyMerge(ctx, st, stale, byRemote, &res); err != nil {
+			if errors.Is(err, refstore.ErrConflict) {
+				// Some keys moved; the next command joins the rest and
+				// reports them.
+				return LazyResult{Warnings: res.Warnings}, nil
+			}
+			return res, err
+		}
+	}
+	n.Stamp, n.Tracking = stamp, digests
+	return res, writeNote(st, n)
+}
+
+// Unmerged names the remotes whose fetched records the lazy merge has not
+// joined yet, writing nothing: commands that only read call it instead of
+// Lazy, so that `list` or `show` never changes a ref (and never races a
+// writer for one). It costs what Lazy's check costs: a few file stats when
+// nothing was fetched.
+func Unmerged(ctx context.Context, st *refstore.Store) ([]string, error) {
+	n := readNote(st)
+	if fetchStamp(st) == n.Stamp {
+		return nil, nil
+	}
+	_, _, stale, err := fetched(ctx, st, n)
+	return stale, err
+}
+
+// fetched reads the tracking refs of every remote and compares each
+// remote's digest with the note: stale lists, sorted, the remotes whose
+// tracking refs changed since the last merge.
+func fetched(ctx context.Context, st *refstore.Store, n note) (byRemote map[string][]refstore.Entry, digests map[string]string, stale []string, err error) {
+	byRemote = map[string][]refstore.Entry{}
+	err = st.Each(ctx, refstore.RemotesPrefix, func(e refstore.Entry) error {
 		rest := strings.TrimPrefix(e.Ref, refstore.RemotesPrefix)
 		enc, _, ok := strings.Cut(rest, "/")
 		if !ok {
@@ -150,10 +186,9 @@ func Lazy(ctx context.Context, st *refstore.Store) (LazyResult, error) {
 		return nil
 	})
 	if err != nil {
-		return res, err
+		return nil, nil, nil, err
 	}
-	digests := map[string]string{}
-	var stale []string
+	digests = map[string]string{}
 	for remote, entries := range byRemote {
 		lines := make([]string, len(entries))
 		for i, e := range entries {
@@ -165,18 +200,7 @@ func Lazy(ctx context.Context, st *refstore.Store) (LazyResult, error) {
 		}
 	}
 	sort.Strings(stale)
-	if len(stale) > 0 {
-		if err := lazyMerge(ctx, st, stale, byRemote, &res); err != nil {
-			if errors.Is(err, refstore.ErrConflict) {
-				// Some keys moved; the next command joins the rest and
-				// reports them.
-				return LazyResult{Warnings: res.Warnings}, nil
-			}
-			return res, err
-		}
-	}
-	n.Stamp, n.Tracking = stamp, digests
-	return res, writeNote(st, n)
+	return byRemote, digests, stale, nil
 }
 
 func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemote map[string][]refstore.Entry, res *LazyResult) error {

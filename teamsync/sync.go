@@ -301,8 +301,23 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		}
 		return res, nil
 	}
-	return res, fmt.Errorf("gave up after %d attempts, the remote kept changing: %w", attempts, lastErr)
+	return res, &ContentionError{Attempts: attempts, Err: lastErr}
 }
+
+// ContentionError is a sync that lost every attempt to someone writing the
+// same records at the same time, here or at the remote. It is a conflict
+// (errors.Is refstore.ErrConflict, exit 5): nothing is lost, and running
+// sync again decides from what the others wrote.
+type ContentionError struct {
+	Attempts int
+	Err      error // what the last attempt lost
+}
+
+func (e *ContentionError) Error() string {
+	return fmt.Sprintf("gave up after %d attempts, the records kept changing meanwhile: %v", e.Attempts, e.Err)
+}
+
+func (e *ContentionError) Unwrap() []error { return []error{refstore.ErrConflict, e.Err} }
 
 func sortResult(res *Result) {
 	sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Ref < res.Conflicts[j].Ref })

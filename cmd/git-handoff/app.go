@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -27,7 +28,7 @@ const (
 )
 
 // run is main without the process: tests call it directly.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// Everything printed may carry a teammate's text: one filter for every
 	// output path keeps escape sequences and bidi controls off the terminal
 	// (and leaves JSON decoding to the same values).
@@ -35,6 +36,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer safeErr.Flush()
 	defer safeOut.Flush()
 	stdout, stderr = safeOut, safeErr
+	// A panic is our bug, not the user's mistake: without this the runtime
+	// exits 2, which scripts read as "wrong usage".
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "error: this is a bug in git-handoff: %v\nhint: please report it with the stack below\n%s", r, debug.Stack())
+			code = exitError
+		}
+	}()
 	d := newDeps(stdin, stdout, stderr)
 	defer d.close()
 	app := newApp(d)
@@ -45,7 +54,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	code := exitCode(err)
+	code = exitCode(err)
 	if !errors.Is(err, errSilent) {
 		printError(stderr, err)
 	}
@@ -94,8 +103,38 @@ func newApp(d *deps) *cli.App {
 	}
 	for _, c := range app.Commands {
 		setUsageHandlers(c)
+		markReadOnly(d, c, "")
 	}
 	return app
+}
+
+// readOnlyCommands only read records: their store skips the lazy merge (a
+// write), so reading never changes a ref. Every other command merges what
+// a plain `git fetch` brought before it writes.
+var readOnlyCommands = map[string]bool{
+	"list": true, "show": true, "brief": true, "log": true,
+	"session ls": true, "session show": true, "session lineage": true,
+	"pr show": true, "pr status": true, "pr route": true,
+	"hooks check": true,
+}
+
+// markReadOnly makes each read-only command in c's tree tell deps so
+// before its action runs.
+func markReadOnly(d *deps, c *cli.Command, parent string) {
+	path := strings.TrimSpace(parent + " " + c.Name)
+	if readOnlyCommands[path] {
+		before := c.Before
+		c.Before = func(ctx *cli.Context) error {
+			d.readOnly = true
+			if before != nil {
+				return before(ctx)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Subcommands {
+		markReadOnly(d, sub, path)
+	}
 }
 
 // setUsageHandlers makes every bad flag a usage error (exit 2) instead of
@@ -123,10 +162,31 @@ func (e *usageError) Error() string { return e.msg }
 
 func usageErrorf(c *cli.Context, format string, a ...any) error {
 	help := "git-handoff --help"
-	if c != nil && c.Command != nil && c.Command.Name != "" {
-		help = "git-handoff " + c.Command.FullName() + " --help"
+	if path := commandPath(c); path != "" {
+		help = "git-handoff " + path + " --help"
 	}
 	return &usageError{msg: fmt.Sprintf(format, a...), help: help}
+}
+
+// commandPath names the command c runs from the top ("pr claim"), so a hint
+// points at help that exists. urfave/cli v2's Command.FullName never learns
+// the parents (it reads a path nothing sets), so walk the contexts instead.
+func commandPath(c *cli.Context) string {
+	if c == nil {
+		return ""
+	}
+	var names []string
+	for _, ctx := range c.Lineage() {
+		// The app's own root command is named after the app.
+		if ctx.Command == nil || ctx.Command.Name == "" || (ctx.App != nil && ctx.Command.Name == ctx.App.Name) {
+			continue
+		}
+		if len(names) > 0 && names[0] == ctx.Command.Name {
+			continue // a command with subcommands appears in two contexts
+		}
+		names = append([]string{ctx.Command.Name}, names...)
+	}
+	return strings.Join(names, " ")
 }
 
 // errSilent marks an error already reported on stderr.

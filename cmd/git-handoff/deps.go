@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -25,6 +26,9 @@ type deps struct {
 
 	store *refstore.Store
 	gh    *ghpr.Client
+	// readOnly is set for commands that only read (see readOnlyCommands):
+	// their Store does not run the lazy merge, which writes refs.
+	readOnly bool
 }
 
 func newDeps(stdin io.Reader, stdout, stderr io.Writer) *deps {
@@ -44,7 +48,16 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 	// Teammates who only ever `git fetch` still see the team's records:
 	// merge what a fetch brought since last time (a few file stats when
 	// nothing came). Hooks skip it: they must stay cheap and never write.
-	if os.Getenv(hooks.GuardEnv) == "" {
+	// So do commands that only read: `list` must not change a ref or race
+	// a writer for one; they say what is not merged yet instead, and the
+	// next writing command merges it.
+	switch {
+	case os.Getenv(hooks.GuardEnv) != "":
+	case d.readOnly:
+		if remotes, err := teamsync.Unmerged(ctx, st); err == nil && len(remotes) > 0 {
+			notify(d.stderr, []string{fmt.Sprintf("records fetched from %s are not merged yet, so not shown: the next writing command or `git handoff sync` merges them", strings.Join(remotes, ", "))})
+		}
+	default:
 		if res, err := teamsync.Lazy(ctx, st); err != nil {
 			notify(d.stderr, []string{"records fetched from the remote were not merged: " + err.Error()})
 		} else {

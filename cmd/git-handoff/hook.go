@@ -96,7 +96,7 @@ func (h hookDeps) PushRecords(ctx context.Context, remote, _ string) error {
 	for _, c := range res.Conflicts {
 		fmt.Fprintf(h.d.stderr, "git-handoff: %s\n", c.Summary)
 	}
-	for _, w := range res.Warnings {
+	for _, w := range condenseSkipped(res.Warnings) {
 		fmt.Fprintf(h.d.stderr, "git-handoff: %s\n", w)
 	}
 	if w := withheldNotice(res); w != "" {

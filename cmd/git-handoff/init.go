@@ -18,70 +18,121 @@ func initCommand(d *deps) *cli.Command {
 		Description: "Adds fetch refspecs for batons, objectives, sessions and pull-request records to the remote,\n" +
 			"so a plain `git fetch` brings the team's records into refs/ao/remotes/<remote>/, and makes that\n" +
 			"remote the arbiter of claims. Records are pushed by `git handoff sync` and the pre-push hook,\n" +
-			"each with a lease. Running init again changes nothing.",
+			"each with a lease. Running init again changes nothing.\n\n" +
+			"It then checks that the remote takes records: a probe ref under refs/ao/probe/ pointing at a blob is\n" +
+			"pushed, moved with a forced push under a lease, and deleted; a refusal says what the server refused\n" +
+			"and why servers do that. Without a remote, init installs the hooks and says how to add one.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote `NAME`"},
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"},
+			&cli.BoolFlag{Name: "no-check", Usage: "do not check that the remote takes records (a probe ref pushed, updated and deleted)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "init takes no arguments, got %q", c.Args().First())
 			}
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			res, err := teamsync.Init(c.Context, st, c.String("remote"))
-			if err != nil {
-				if errors.Is(err, teamsync.ErrUnknownRemote) {
-					return withHint(fmt.Errorf("setting up remote: %w", err), "add it with `git remote add "+c.String("remote")+" <url>`, or name another with --remote")
-				}
-				return fmt.Errorf("setting up remote %q: %w", c.String("remote"), err)
-			}
-			out := initJSON{Remote: res.Remote, Changed: res.Changed(), Fetch: refspecsJSON{Added: res.Added, Present: res.Present}}
-			var hookErr error
-			if !c.Bool("no-hooks") {
-				rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
-				hookErr = err
-				hj := &hooksJSON{Dir: rep.Dir, Changed: rep.Changed(), Hooks: []hookJSON{}}
-				for _, h := range rep.Hooks {
-					hj.Hooks = append(hj.Hooks, hookJSON{Name: h.Name, Action: string(h.Action), Detail: h.Detail})
-				}
-				out.Hooks = hj
-				out.Changed = out.Changed || rep.Changed()
-			}
-			if c.Bool("json") {
-				if err := printJSON(d.stdout, out); err != nil {
-					return err
-				}
-			} else {
-				for _, s := range res.Added {
-					fmt.Fprintf(d.stderr, "added fetch refspec %s\n", s)
-				}
-				if out.Hooks != nil {
-					for _, h := range out.Hooks.Hooks {
-						if h.Action != string(hooks.Unchanged) {
-							line := fmt.Sprintf("%s hook: %s", h.Name, h.Action)
-							if h.Detail != "" {
-								line += " (" + h.Detail + ")"
-							}
-							fmt.Fprintln(d.stderr, line)
-						}
-					}
-				}
-				if out.Changed {
-					fmt.Fprintf(d.stderr, "remote %s now carries the team's records: `git handoff sync` exchanges them\n", res.Remote)
-				} else {
-					fmt.Fprintf(d.stderr, "remote %s was already set up: nothing changed\n", res.Remote)
-				}
-			}
-			if hookErr != nil {
-				return fmt.Errorf("installing hooks: %w", hookErr)
-			}
-			return nil
+			return runInit(c, d)
 		},
 	}
+}
+
+// runInit sets the remote up, installs the hooks, then checks that the
+// remote takes what records need. The hooks go in whatever the remote
+// does: a repository without a remote yet still gets them, and is told how
+// to add one.
+func runInit(c *cli.Context, d *deps) error {
+	st, err := d.Store(c.Context)
+	if err != nil {
+		return err
+	}
+	remote := c.String("remote")
+	out := initJSON{Remote: remote, Fetch: refspecsJSON{Added: []string{}, Present: []string{}}, Notices: []string{}}
+	res, err := teamsync.Init(c.Context, st, remote)
+	noRemote := false
+	if errors.Is(err, teamsync.ErrUnknownRemote) {
+		if names, lerr := st.Remotes(c.Context); lerr == nil && len(names) == 0 {
+			noRemote, err = true, nil
+			out.Remote = ""
+			out.Notices = append(out.Notices, fmt.Sprintf("this repository has no remote yet, so records stay here: add one with `git remote add %s URL && git handoff init`", remote))
+		} else {
+			return withHint(fmt.Errorf("setting up remote: %w", err), "add it with `git remote add "+remote+" <url>`, or name another with --remote")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("setting up remote %q: %w", remote, err)
+	}
+	if !noRemote {
+		out.Changed = res.Changed()
+		out.Fetch = refspecsJSON{Added: res.Added, Present: res.Present}
+	}
+	var hookErr error
+	if !c.Bool("no-hooks") {
+		rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
+		hookErr = err
+		hj := &hooksJSON{Dir: rep.Dir, Changed: rep.Changed(), Hooks: []hookJSON{}}
+		for _, h := range rep.Hooks {
+			hj.Hooks = append(hj.Hooks, hookJSON{Name: h.Name, Action: string(h.Action), Detail: h.Detail})
+		}
+		out.Hooks = hj
+		out.Changed = out.Changed || rep.Changed()
+	}
+	var checkErr error
+	if !noRemote && !c.Bool("no-check") {
+		chk, err := teamsync.CheckRemote(c.Context, st, remote)
+		checkErr = err
+		out.Check = &checkJSON{OK: err == nil, Ref: chk.Ref}
+		var re *teamsync.RefusedError
+		if errors.As(err, &re) {
+			out.Check.Refused, out.Check.Why = re.Step, re.Why
+			if re.Unreachable {
+				out.Check.Refused = ""
+			}
+			out.Check.Error = re.Err.Error()
+		} else if err != nil {
+			out.Check.Error = err.Error()
+		}
+		out.Notices = append(out.Notices, chk.Notices...)
+	}
+	if c.Bool("json") {
+		if err := printJSON(d.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		for _, s := range out.Fetch.Added {
+			fmt.Fprintf(d.stderr, "added fetch refspec %s\n", s)
+		}
+		if out.Hooks != nil {
+			for _, h := range out.Hooks.Hooks {
+				if h.Action != string(hooks.Unchanged) {
+					line := fmt.Sprintf("%s hook: %s", h.Name, h.Action)
+					if h.Detail != "" {
+						line += " (" + h.Detail + ")"
+					}
+					fmt.Fprintln(d.stderr, line)
+				}
+			}
+		}
+		switch {
+		case noRemote:
+		case checkErr != nil:
+		case out.Changed:
+			fmt.Fprintf(d.stderr, "remote %s now carries the team's records: `git handoff sync` exchanges them\n", res.Remote)
+		default:
+			fmt.Fprintf(d.stderr, "remote %s was already set up: nothing changed\n", res.Remote)
+		}
+		notify(d.stderr, out.Notices)
+	}
+	var re *teamsync.RefusedError
+	switch {
+	case hookErr != nil:
+		return errors.Join(fmt.Errorf("installing hooks: %w", hookErr), checkErr)
+	case errors.As(checkErr, &re):
+		return withHint(checkErr, re.Why)
+	case checkErr != nil:
+		return fmt.Errorf("checking remote %s takes records: %w", remote, checkErr)
+	}
+	return nil
 }
 
 type initJSON struct {
@@ -89,6 +140,19 @@ type initJSON struct {
 	Changed bool         `json:"changed"`
 	Fetch   refspecsJSON `json:"fetchRefspecs"`
 	Hooks   *hooksJSON   `json:"hooks"` // null with --no-hooks
+	// Check is the probe of the remote: null with --no-check or no remote.
+	Check   *checkJSON `json:"remoteCheck"`
+	Notices []string   `json:"notices"`
+}
+
+// checkJSON says whether the remote took a probe ref under refs/ao/: what
+// it refused, why servers do that, and git's error with the server's reason.
+type checkJSON struct {
+	OK      bool   `json:"ok"`
+	Ref     string `json:"ref"`
+	Refused string `json:"refused,omitempty"`
+	Why     string `json:"why,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 type refspecsJSON struct {

@@ -64,7 +64,7 @@ func printJSONArray[T any](w io.Writer, key string, items []T) error {
 
 // notify prints messages for the user on stderr.
 func notify(w io.Writer, notices []string) {
-	for _, n := range notices {
+	for _, n := range condenseSkipped(notices) {
 		fmt.Fprintf(w, "notice: %s\n", n)
 	}
 }

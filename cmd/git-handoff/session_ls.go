@@ -32,9 +32,11 @@ func sessionLsCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			for _, w := range warns {
-				fmt.Fprintf(d.stderr, "notice: %s\n", w)
+			lines := make([]string, len(warns))
+			for i, w := range warns {
+				lines[i] = w.String()
 			}
+			notify(d.stderr, lines)
 			sessions := lineage.Sessions(stored)
 			g := lineage.NewGraph(lineage.Nodes(sessions))
 			for _, p := range g.Problems() {

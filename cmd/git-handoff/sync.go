@@ -53,6 +53,10 @@ func syncCommand(d *deps) *cli.Command {
 				if errors.Is(err, teamsync.ErrUnknownRemote) {
 					return withHint(fmt.Errorf("syncing: %w", err), "name a remote (`git handoff sync upstream`), or set one up with `git handoff init --remote NAME`")
 				}
+				var ce *teamsync.ContentionError
+				if errors.As(err, &ce) {
+					return withHint(fmt.Errorf("syncing with %s: %w", remote, err), "others are writing the same records right now; nothing was lost: run git handoff sync again")
+				}
 				return fmt.Errorf("syncing with %s: %w", remote, err)
 			}
 			if c.Bool("json") {

@@ -1,0 +1,41 @@
+//go:build !unix
+
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// lockHooks takes the hooks lock in the common git dir, waiting up to
+// lockWait for another git-handoff to release it. The returned function
+// releases it. Without flock the lock is the file's existence (O_EXCL), so a
+// holder that was killed leaves it behind: the error says so.
+func lockHooks(ctx context.Context, common string) (func(), error) {
+	path := filepath.Join(common, lockName)
+	deadline := time.Now().Add(lockWait)
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			fmt.Fprintf(f, "%d\n", os.Getpid())
+			f.Close()
+			return func() { os.Remove(path) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("locking the hooks: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("locking the hooks: %s still exists after %v; if no git-handoff is running, remove it", path, lockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("locking the hooks: %w", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,74 @@
+//go:build linux
+
+package hooks_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/hooks"
+)
+
+// holdLock starts a process holding the hooks lock with flock(1) (-o: only
+// flock itself holds it, not the command it waits for), as
+// a git-handoff in the middle of changing the hooks would, and returns it
+// once it holds the lock.
+func holdLock(t *testing.T, lock string) *exec.Cmd {
+	t.Helper()
+	bin, err := exec.LookPath("flock")
+	if err != nil {
+		t.Skip("flock(1) not installed")
+	}
+	cmd := exec.Command(bin, "-o", lock, "sh", "-c", "echo locked; exec sleep 600")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "locked\n" {
+		t.Fatalf("flock: %q", line)
+	}
+	return cmd
+}
+
+// A running holder makes Refresh wait and then fail naming the lock; once the
+// holder is killed (-9, no chance to clean up) the next Refresh arms at once:
+// the file it left behind blocks nobody (issue 9: every later start waited
+// 2 s and never armed the commit hook).
+func TestRefreshAfterTheLockHolderIsKilled(t *testing.T) {
+	saved := *hooks.LockWait
+	*hooks.LockWait = 200 * time.Millisecond
+	defer func() { *hooks.LockWait = saved }()
+	e := newEnv(t)
+	dir := e.newRepo()
+	e.install(dir)
+	lock := filepath.Join(dir, ".git", "handoff-hooks.lock")
+	holder := holdLock(t, lock)
+	e.git(dir, "symbolic-ref", "refs/worktree/ao/session", "refs/ao/sessions/s1")
+	if _, err := hooks.Refresh(e.ctx(), dir); err == nil || !strings.Contains(err.Error(), lock) {
+		t.Errorf("refresh under a held lock: %v, want an error naming %s", err, lock)
+	}
+	holder.Process.Kill() // flock only: its sleeping child holds nothing
+	holder.Wait()
+	if _, err := os.Lstat(lock); err != nil {
+		t.Fatalf("the killed holder left no lock file to test with: %v", err)
+	}
+	res, err := hooks.Refresh(e.ctx(), dir)
+	if err != nil || res.Action != hooks.Installed {
+		t.Fatalf("refresh after the holder was killed: %s, %v; want installed", res.Action, err)
+	}
+	wantArmed(t, filepath.Join(dir, ".git", "hooks"), true)
+	if _, err := os.Lstat(lock); err == nil {
+		t.Errorf("lock file left behind by a clean release")
+	}
+}

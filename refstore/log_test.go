@@ -1,0 +1,55 @@
+package refstore_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+)
+
+// Both read paths list the same commits for a history with a merge: the
+// branch's first-parent line, the merge one entry (issue 9: the in-process
+// walk gave 3 commits, `git log` on the CLI path 5).
+func TestLogFirstParentOnBothPaths(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t) // "first" on main
+	gittest.Run(t, dir, "checkout", "-q", "-b", "side")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "side one")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "side two")
+	gittest.Run(t, dir, "checkout", "-q", "main")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "main two")
+	base := gittest.Run(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+	head := gittest.Run(t, dir, "rev-parse", "HEAD")
+
+	want := map[string][]string{
+		"":   {"merge side", "main two", "first"},
+		base: {"merge side"},
+	}
+	got := map[string]map[string][]string{}
+	for name, opts := range readPaths {
+		st := open(t, dir, opts)
+		got[name] = map[string][]string{}
+		for since, subjects := range want {
+			commits, total, err := st.Log(context.Background(), head, since, 10)
+			if err != nil {
+				t.Fatalf("%s: log since %q: %v", name, since, err)
+			}
+			var s []string
+			for _, c := range commits {
+				s = append(s, c.Subject)
+			}
+			if !reflect.DeepEqual(s, subjects) {
+				t.Errorf("%s: log since %q = %q, want %q", name, since, s, subjects)
+			}
+			if total != len(subjects) {
+				t.Errorf("%s: log since %q counts %d, want %d", name, since, total, len(subjects))
+			}
+			got[name][since] = s
+		}
+	}
+	if !reflect.DeepEqual(got["gogit"], got["cli"]) {
+		t.Errorf("the read paths disagree:\ngo-git %q\ncli    %q", got["gogit"], got["cli"])
+	}
+}
