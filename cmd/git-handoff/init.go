@@ -39,16 +39,12 @@ func initCommand(d *deps) *cli.Command {
 				}
 				return fmt.Errorf("setting up remote %q: %w", c.String("remote"), err)
 			}
-			out := initJSON{Remote: res.Remote, Changed: res.Changed(), Fetch: refspecsJSON{Added: res.Added, Present: res.Present}}
+			out := initJSON{Remote: res.Remote, Changed: res.Changed(), Fetch: refspecsJSON{Added: nonNil(res.Added), Present: nonNil(res.Present)}}
 			var hookErr error
 			if !c.Bool("no-hooks") {
 				rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
 				hookErr = err
-				hj := &hooksJSON{Dir: rep.Dir, Changed: rep.Changed(), Hooks: []hookJSON{}}
-				for _, h := range rep.Hooks {
-					hj.Hooks = append(hj.Hooks, hookJSON{Name: h.Name, Action: string(h.Action), Detail: h.Detail})
-				}
-				out.Hooks = hj
+				out.Hooks = toHookReportJSON(rep)
 				out.Changed = out.Changed || rep.Changed()
 			}
 			if c.Bool("json") {
@@ -60,6 +56,7 @@ func initCommand(d *deps) *cli.Command {
 					fmt.Fprintf(d.stderr, "added fetch refspec %s\n", s)
 				}
 				if out.Hooks != nil {
+					notify(d.stderr, out.Hooks.Notices)
 					for _, h := range out.Hooks.Hooks {
 						if h.Action != string(hooks.Unchanged) {
 							line := fmt.Sprintf("%s hook: %s", h.Name, h.Action)
@@ -85,25 +82,13 @@ func initCommand(d *deps) *cli.Command {
 }
 
 type initJSON struct {
-	Remote  string       `json:"remote"`
-	Changed bool         `json:"changed"`
-	Fetch   refspecsJSON `json:"fetchRefspecs"`
-	Hooks   *hooksJSON   `json:"hooks"` // null with --no-hooks
+	Remote  string          `json:"remote"`
+	Changed bool            `json:"changed"`
+	Fetch   refspecsJSON    `json:"fetchRefspecs"`
+	Hooks   *hookReportJSON `json:"hooks"` // null with --no-hooks; the shape of hooks install
 }
 
 type refspecsJSON struct {
 	Added   []string `json:"added"`
 	Present []string `json:"present"`
-}
-
-type hooksJSON struct {
-	Dir     string     `json:"dir"`
-	Changed bool       `json:"changed"`
-	Hooks   []hookJSON `json:"hooks"`
-}
-
-type hookJSON struct {
-	Name   string `json:"name"`
-	Action string `json:"action"`
-	Detail string `json:"detail,omitempty"`
 }
