@@ -22,7 +22,9 @@ func (e *NoPRError) Error() string {
 	return fmt.Sprintf("name a pull request: the current session (%q) owns none", e.Session)
 }
 
-// PRShow reads the ownership record of a pull request, from git alone.
+// PRShow reads the ownership record of a pull request, from git alone. On
+// error the record still names the pull request looked for, if it got that
+// far.
 func PRShow(ctx context.Context, st *refstore.Store, opts PRShowOptions) (prown.Stored, error) {
 	n := opts.Number
 	if n == 0 {
@@ -41,7 +43,7 @@ func PRShow(ctx context.Context, st *refstore.Store, opts PRShowOptions) (prown.
 	}
 	rec, err := prown.Read(ctx, st, opts.Repo, n)
 	if err != nil {
-		return rec, fmt.Errorf("showing #%d: %w", n, err)
+		return prown.Stored{Record: prown.Record{Repo: opts.Repo, Number: n}}, fmt.Errorf("showing #%d: %w", n, err)
 	}
 	return rec, nil
 }

@@ -29,7 +29,7 @@ func prShowCommand(d *deps) *cli.Command {
 			}
 			rec, err := handoff.PRShow(c.Context, st, handoff.PRShowOptions{Repo: t.name(), Number: t.Number, Session: c.String("session")})
 			if err != nil {
-				return prHint(t.Number, err)
+				return prHint(rec.Number, err)
 			}
 			if c.Bool("json") {
 				return printJSON(d.stdout, toPRRecordJSON(rec))
