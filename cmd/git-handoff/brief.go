@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/lineage"
@@ -33,7 +32,7 @@ func briefCommand(d *deps) *cli.Command {
 			}
 			if !c.Bool("no-pr") {
 				opts.PRFacts = func(ctx context.Context, p *lineage.PRPointer) (string, []string) {
-					return prPackageSection(ctx, d, p)
+					return handoff.PRFacts(ctx, d.prHost, p)
 				}
 			}
 			res, err := handoff.Brief(c.Context, st, opts, d.Now)
@@ -41,7 +40,7 @@ func briefCommand(d *deps) *cli.Command {
 				return fmt.Errorf("building the brief: %w", err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, briefJSON{Handoff: toJSON(res.Handoff), Objective: res.Objective, Brief: res.Brief, Fits: res.Fits, Notices: nonNil(res.Notices)})
+				return printJSON(d.stdout, briefJSON{Handoff: toJSON(res.Handoff), Objective: toObjectiveJSON(res.Objective), Brief: res.Brief, Fits: res.Fits, Notices: nonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			_, err = fmt.Fprint(d.stdout, res.Brief)
@@ -51,9 +50,9 @@ func briefCommand(d *deps) *cli.Command {
 }
 
 type briefJSON struct {
-	Handoff   *handoffJSON     `json:"handoff"`
-	Objective *baton.Objective `json:"objective"`
-	Brief     string           `json:"brief"`
-	Fits      bool             `json:"fits"`
-	Notices   []string         `json:"notices"`
+	Handoff   *handoffJSON   `json:"handoff"`
+	Objective *objectiveJSON `json:"objective"`
+	Brief     string         `json:"brief"`
+	Fits      bool           `json:"fits"`
+	Notices   []string       `json:"notices"`
 }

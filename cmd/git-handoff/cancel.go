@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func cancelCommand(d *deps) *cli.Command {
@@ -19,37 +17,24 @@ func cancelCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			st, who, err := d.storeAndWho(c)
+			st, err := d.Store(c.Context)
 			if err != nil {
 				return err
 			}
-			ref, err := refstore.HandoffRef(false, who.Owner, who.Branch)
+			res, err := handoff.Cancel(c.Context, st, handoff.CancelOptions{Owner: c.String("owner"), Branch: c.String("branch")}, d.Now)
 			if err != nil {
+				notify(d.stderr, res.Notices)
 				return err
-			}
-			var cancelled *baton.Stored
-			h, err := baton.Read(c.Context, st, ref)
-			switch {
-			case errors.Is(err, refstore.ErrNotFound):
-			case err != nil:
-				return fmt.Errorf("cancelling the baton: %w", err)
-			case h.Claimed:
-				notify(d.stderr, []string{fmt.Sprintf("baton %s was already claimed by session %s: nothing to cancel", h.ID, h.ClaimedBySession)})
-			case h.Live():
-				out, err := baton.Delete(c.Context, st, h, "cancelled", d.Now())
-				if err != nil {
-					return fmt.Errorf("cancelling baton %s: %w", h.ID, err)
-				}
-				cancelled = &out
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, map[string]any{"cancelled": cancelled != nil, "handoff": toJSON(cancelled)})
+				return printJSON(d.stdout, cancelJSON{Cancelled: res.Cancelled != nil, Handoff: toJSON(res.Cancelled), Notices: nonNil(res.Notices)})
 			}
-			if cancelled == nil {
-				fmt.Fprintf(d.stderr, "no baton of %s is waiting on %s\n", who.Owner, who.Branch)
+			notify(d.stderr, res.Notices)
+			if res.Cancelled == nil {
+				fmt.Fprintf(d.stderr, "no baton of %s is waiting on %s\n", res.Who.Owner, res.Who.Branch)
 				return nil
 			}
-			fmt.Fprintf(d.stdout, "cancelled baton %s\n", cancelled.ID)
+			fmt.Fprintf(d.stdout, "cancelled baton %s\n", res.Cancelled.ID)
 			return nil
 		},
 	}

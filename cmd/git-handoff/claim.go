@@ -27,13 +27,14 @@ func claimCommand(d *deps) *cli.Command {
 				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"),
 				Arbiter: arbiterFor(c.Bool("offline")),
 			}, d.Now)
-			notify(d.stderr, res.Notices)
 			if err != nil {
+				notify(d.stderr, res.Notices)
 				return fmt.Errorf("claiming the baton: %w", err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, map[string]any{"handoff": toJSON(&res.Handoff), "claimed": true})
+				return printJSON(d.stdout, claimJSON{Handoff: toJSON(&res.Handoff), Claimed: true, Notices: nonNil(res.Notices)})
 			}
+			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "claimed baton %s for session %s\n", res.Handoff.ID, res.Handoff.ClaimedBySession)
 			return nil
 		},

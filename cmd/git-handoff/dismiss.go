@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func dismissCommand(d *deps) *cli.Command {
@@ -23,18 +23,15 @@ func dismissCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			h, warns, err := baton.FindLive(c.Context, st, id)
-			notify(d.stderr, warningLines(warns))
+			res, err := handoff.Dismiss(c.Context, st, id, d.Now)
 			if err != nil {
-				return fmt.Errorf("dismissing baton: %w", err)
-			}
-			out, err := baton.Delete(c.Context, st, h, "dismissed", d.Now())
-			if err != nil {
-				return fmt.Errorf("dismissing baton %s: %w", id, err)
+				notify(d.stderr, res.Notices)
+				return err
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, map[string]any{"dismissed": true, "handoff": toJSON(&out)})
+				return printJSON(d.stdout, dismissJSON{Dismissed: true, Handoff: toJSON(&res.Dismissed), Notices: nonNil(res.Notices)})
 			}
+			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "dismissed baton %s\n", id)
 			return nil
 		},

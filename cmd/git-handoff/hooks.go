@@ -73,7 +73,7 @@ func hooksCommand(d *deps) *cli.Command {
 						out[i] = hookStatusJSON{Name: s.Name, Path: s.Path, State: string(s.State), Chained: s.Chained, ChainedExecutable: s.ChainedExecutable, Note: s.Note}
 					}
 					if c.Bool("json") {
-						if err := printJSON(d.stdout, map[string]any{"ok": ok, "hooks": out}); err != nil {
+						if err := printJSON(d.stdout, hooksCheckJSON{OK: ok, Hooks: out}); err != nil {
 							return err
 						}
 					} else {
@@ -97,31 +97,15 @@ func hooksCommand(d *deps) *cli.Command {
 	}
 }
 
-type hookStatusJSON struct {
-	Name              string `json:"name"`
-	Path              string `json:"path"`
-	State             string `json:"state"`
-	Chained           string `json:"chained,omitempty"`
-	ChainedExecutable bool   `json:"chainedExecutable,omitempty"`
-	Note              string `json:"note,omitempty"`
-}
-
-type hookResultJSON struct {
-	Name   string `json:"name"`
-	Path   string `json:"path"`
-	Action string `json:"action"`
-	Detail string `json:"detail,omitempty"`
-}
-
+// printHookReport prints what install or uninstall did; its warnings are
+// notices.
 func printHookReport(d *deps, asJSON bool, rep hooks.Report) error {
-	out := make([]hookResultJSON, len(rep.Hooks))
-	for i, h := range rep.Hooks {
-		out[i] = hookResultJSON{Name: h.Name, Path: h.Path, Action: string(h.Action), Detail: h.Detail}
-	}
+	out := toHookReportJSON(rep)
 	if asJSON {
-		return printJSON(d.stdout, map[string]any{"dir": rep.Dir, "changed": rep.Changed(), "hooks": out})
+		return printJSON(d.stdout, out)
 	}
-	for _, h := range out {
+	notify(d.stderr, out.Notices)
+	for _, h := range out.Hooks {
 		line := h.Name + ": " + h.Action
 		if h.Detail != "" {
 			line += " (" + h.Detail + ")"

@@ -70,11 +70,7 @@ func runInit(c *cli.Context, d *deps) error {
 	if !c.Bool("no-hooks") {
 		rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
 		hookErr = err
-		hj := &hooksJSON{Dir: rep.Dir, Changed: rep.Changed(), Hooks: []hookJSON{}}
-		for _, h := range rep.Hooks {
-			hj.Hooks = append(hj.Hooks, hookJSON{Name: h.Name, Action: string(h.Action), Detail: h.Detail})
-		}
-		out.Hooks = hj
+		out.Hooks = toHookReportJSON(rep)
 		out.Changed = out.Changed || rep.Changed()
 	}
 	var checkErr error
@@ -103,6 +99,7 @@ func runInit(c *cli.Context, d *deps) error {
 			fmt.Fprintf(d.stderr, "added fetch refspec %s\n", s)
 		}
 		if out.Hooks != nil {
+			notify(d.stderr, out.Hooks.Notices)
 			for _, h := range out.Hooks.Hooks {
 				if h.Action != string(hooks.Unchanged) {
 					line := fmt.Sprintf("%s hook: %s", h.Name, h.Action)
@@ -136,10 +133,10 @@ func runInit(c *cli.Context, d *deps) error {
 }
 
 type initJSON struct {
-	Remote  string       `json:"remote"`
-	Changed bool         `json:"changed"`
-	Fetch   refspecsJSON `json:"fetchRefspecs"`
-	Hooks   *hooksJSON   `json:"hooks"` // null with --no-hooks
+	Remote  string          `json:"remote"`
+	Changed bool            `json:"changed"`
+	Fetch   refspecsJSON    `json:"fetchRefspecs"`
+	Hooks   *hookReportJSON `json:"hooks"` // null with --no-hooks; the shape of hooks install
 	// Check is the probe of the remote: null with --no-check or no remote.
 	Check   *checkJSON `json:"remoteCheck"`
 	Notices []string   `json:"notices"`
@@ -158,16 +155,4 @@ type checkJSON struct {
 type refspecsJSON struct {
 	Added   []string `json:"added"`
 	Present []string `json:"present"`
-}
-
-type hooksJSON struct {
-	Dir     string     `json:"dir"`
-	Changed bool       `json:"changed"`
-	Hooks   []hookJSON `json:"hooks"`
-}
-
-type hookJSON struct {
-	Name   string `json:"name"`
-	Action string `json:"action"`
-	Detail string `json:"detail,omitempty"`
 }

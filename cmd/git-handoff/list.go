@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 )
 
@@ -24,26 +23,19 @@ func listCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			f := baton.Filter{All: c.Bool("all")}
-			if !f.All {
-				who, err := handoff.Resolve(c.Context, st, c.String("owner"), "")
-				if err != nil {
-					return err
-				}
-				f.Owner = who.Owner
-			}
-			list, warns, err := baton.List(c.Context, st, f)
+			res, err := handoff.List(c.Context, st, handoff.ListOptions{All: c.Bool("all"), Owner: c.String("owner")})
 			if err != nil {
-				return fmt.Errorf("listing batons: %w", err)
+				return err
 			}
-			notify(d.stderr, warningLines(warns))
+			list := res.Handoffs
 			if c.Bool("json") {
 				out := make([]*handoffJSON, len(list))
 				for i := range list {
 					out[i] = toJSON(&list[i])
 				}
-				return printJSONArray(d.stdout, "handoffs", out)
+				return printJSONArray(d.stdout, "handoffs", out, res.Notices)
 			}
+			notify(d.stderr, res.Notices)
 			if len(list) == 0 {
 				fmt.Fprintln(d.stderr, "no batons")
 				return nil

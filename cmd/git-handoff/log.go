@@ -27,10 +27,7 @@ func logCommand(d *deps) *cli.Command {
 				return fmt.Errorf("reading the reflogs: %w", err)
 			}
 			if c.Bool("json") {
-				if events == nil {
-					events = []baton.Event{}
-				}
-				return printJSON(d.stdout, map[string]any{"events": events})
+				return printJSON(d.stdout, toLogJSON(events))
 			}
 			tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
 			for _, e := range events {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 )
 
@@ -25,31 +24,26 @@ func objectiveCommand(d *deps) *cli.Command {
 			if text != "" && c.Bool("clear") {
 				return usageErrorf(c, "give TEXT or --clear, not both")
 			}
-			st, who, err := d.storeAndWho(c)
+			st, err := d.Store(c.Context)
 			if err != nil {
 				return err
 			}
-			changed := false
-			if text != "" || c.Bool("clear") {
-				session, _ := handoff.SessionID(st, "")
-				if changed, err = baton.SetObjective(c.Context, st, who.Owner, who.Branch, text, session, d.Now()); err != nil {
-					return fmt.Errorf("setting the objective: %w", err)
-				}
-			}
-			obj, _, err := baton.ReadObjective(c.Context, st, who.Owner, who.Branch)
+			res, err := handoff.Objective(c.Context, st, handoff.ObjectiveOptions{
+				Owner: c.String("owner"), Branch: c.String("branch"), Text: text, Clear: c.Bool("clear"),
+			}, d.Now)
 			if err != nil {
-				return fmt.Errorf("reading the objective: %w", err)
+				return err
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, map[string]any{"objective": obj, "changed": changed})
+				return printJSON(d.stdout, objectiveResultJSON{Objective: toObjectiveJSON(res.Objective), Changed: res.Changed})
 			}
 			switch {
-			case obj != nil:
-				fmt.Fprintln(d.stdout, obj.Text)
-			case c.Bool("clear") && changed:
+			case res.Objective != nil:
+				fmt.Fprintln(d.stdout, res.Objective.Text)
+			case c.Bool("clear") && res.Changed:
 				fmt.Fprintln(d.stderr, "objective cleared")
 			default:
-				fmt.Fprintf(d.stderr, "no objective for %s on %s\n", who.Owner, who.Branch)
+				fmt.Fprintf(d.stderr, "no objective for %s on %s\n", res.Who.Owner, res.Who.Branch)
 			}
 			return nil
 		},

@@ -8,25 +8,9 @@ import (
 	"io"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/git-handoff/git-handoff/baton"
 )
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON on stdout and nothing else"}
-
-// handoffJSON is a baton as --json shows it: the record's own fields and the
-// ref it lives at.
-type handoffJSON struct {
-	baton.Baton
-	Ref string `json:"ref"`
-}
-
-func toJSON(s *baton.Stored) *handoffJSON {
-	if s == nil {
-		return nil
-	}
-	return &handoffJSON{Baton: s.Baton, Ref: s.Ref}
-}
 
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -35,9 +19,10 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printJSONArray prints {"<key>": [items…]} one item at a time, so a list
-// of ten thousand records never sits in memory twice over as JSON text.
-func printJSONArray[T any](w io.Writer, key string, items []T) error {
+// printJSONArray prints {"<key>": [items…], "notices": […]} one item at a
+// time, so a list of ten thousand records never sits in memory twice over
+// as JSON text.
+func printJSONArray[T any](w io.Writer, key string, items []T, notices []string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "{\n  %q: [", key)
 	var buf bytes.Buffer
@@ -58,7 +43,14 @@ func printJSONArray[T any](w io.Writer, key string, items []T) error {
 	if len(items) > 0 {
 		bw.WriteString("\n  ")
 	}
-	bw.WriteString("]\n}\n")
+	bw.WriteString("],\n  \"notices\": ")
+	buf.Reset()
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(nonNil(notices)); err != nil {
+		return err
+	}
+	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	bw.WriteString("\n}\n")
 	return bw.Flush()
 }
 

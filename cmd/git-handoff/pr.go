@@ -12,7 +12,6 @@ import (
 
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -102,56 +101,52 @@ func sameHost(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-// currentSession is --session, else GIT_HANDOFF_SESSION, else this
-// worktree's binding; "" when none.
-func currentSession(st *refstore.Store, flag string) (string, error) {
-	return handoff.SessionID(st, flag)
-}
-
-// sessionPR is the pull request the current session's record points at.
-func sessionPR(ctx context.Context, st *refstore.Store, id string) (*lineage.PRPointer, error) {
-	if id == "" {
-		return nil, nil
-	}
-	s, err := lineage.ReadSession(ctx, st, id)
-	if err != nil {
-		return nil, err
-	}
-	return s.PR, nil
-}
-
-// prError gives an ownership error its context and a hint where the fix is
-// known.
-func prError(doing string, t prTarget, err error) error {
-	wrapped := fmt.Errorf("%s: %w", doing, err)
+// prHint gives a pull-request workflow's error (which says what it was
+// doing) a hint where the fix is known; number is the pull request.
+func prHint(number int, err error) error {
 	var owned *prown.OwnedError
 	var busy *prown.BusyError
 	var inactive *prown.InactiveError
 	var unowned *prown.UnownedError
 	var merged *prown.MergedError
+	var nopr *handoff.NoPRError
 	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &nopr):
+		return &usageError{msg: err.Error(), help: "git-handoff pr show --help"}
 	case errors.As(err, &owned):
-		return withHint(wrapped, fmt.Sprintf("to take it over: git handoff pr claim %d (without --no-takeover)", t.Number))
+		return withHint(err, fmt.Sprintf("to take it over: git handoff pr claim %d (without --no-takeover)", number))
 	case errors.As(err, &busy):
-		return withHint(wrapped, fmt.Sprintf("release that one first: git handoff pr release %d", busy.Number))
+		return withHint(err, fmt.Sprintf("release that one first: git handoff pr release %d", busy.Number))
 	case errors.As(err, &inactive):
 		if inactive.Live != "" && inactive.Live != inactive.Session {
-			return withHint(wrapped, "claim it for the live session: --session "+inactive.Live)
+			return withHint(err, "claim it for the live session: --session "+inactive.Live)
 		}
-		return withHint(wrapped, "start or restore a session first: git handoff start")
+		return withHint(err, "start or restore a session first: git handoff start")
 	case errors.As(err, &unowned):
-		return withHint(wrapped, fmt.Sprintf("claim it: git handoff pr claim %d --session ID", t.Number))
+		return withHint(err, fmt.Sprintf("claim it: git handoff pr claim %d --session ID", number))
 	case errors.As(err, &merged):
-		return withHint(wrapped, "a merged pull request's work is done: start a new session and pull request")
+		return withHint(err, "a merged pull request's work is done: start a new session and pull request")
 	case errors.Is(err, ghpr.ErrNotOpen):
-		return withHint(wrapped, "only an open pull request can be claimed")
+		return withHint(err, "only an open pull request can be claimed")
 	case errors.Is(err, ghpr.ErrNoPR):
-		return withHint(&notFound{wrapped}, "open one first (gh pr create), or name it: git handoff pr claim NUMBER")
-	case errors.Is(err, handoff.ErrNoSession):
-		return wrapped
+		return withHint(&notFound{err}, "open one first (gh pr create), or name it: git handoff pr claim NUMBER")
 	}
-	return wrapped
+	return err
 }
+
+// prHost is the GitHub connection as the workflows take it.
+func (d *deps) prHost(ctx context.Context) (handoff.PRHost, error) {
+	gh, err := d.GitHub(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return gh, nil
+}
+
+// The workflows' PR host is GitHub's client.
+var _ handoff.PRHost = (*ghpr.Client)(nil)
 
 // notFound makes a missing pull request exit 6 like any missing record.
 type notFound struct{ err error }
@@ -189,42 +184,6 @@ func toPRRecordJSON(s prown.Stored) prRecordJSON {
 		out.History = append(out.History, prTransferJSON{Session: h.Session, From: h.From, At: h.At, Reason: h.Reason, Harness: h.Harness})
 	}
 	return out
-}
-
-// markMerged records a merge seen on GitHub and tells the user.
-func markMerged(ctx context.Context, d *deps, st *refstore.Store, t prTarget) []string {
-	res, err := prown.MarkMerged(ctx, st, t.name(), t.Number, d.Now())
-	notices := res.Notices
-	switch {
-	case err != nil:
-		notices = append(notices, fmt.Sprintf("recording #%d as merged: %v", t.Number, err))
-	case res.Changed && res.Session != nil && res.Session.Status == lineage.StatusMerged:
-		notices = append(notices, fmt.Sprintf("#%d is merged: session %s is now merged (read-only)", t.Number, res.Session.ID))
-	}
-	return notices
-}
-
-// prFactsMarkdown fetches the facts of the pull request a session points at
-// and renders them for a handoff package or a brief (prown.PackageSection).
-// It returns "" without error when the pointer is nil or names another
-// repository than this checkout's. For `session replace` (PackageExtra)
-// and the brief; a failure should become a notice, not stop them.
-func prFactsMarkdown(ctx context.Context, d *deps, p *lineage.PRPointer) (string, error) {
-	if p == nil || p.Number <= 0 {
-		return "", nil
-	}
-	gh, err := d.GitHub(ctx)
-	if err != nil {
-		return "", err
-	}
-	if !strings.EqualFold(gh.Repo().FullName(), p.Repo) {
-		return "", nil
-	}
-	f, err := gh.Facts(ctx, p.Number)
-	if err != nil {
-		return "", fmt.Errorf("reading the facts of #%d: %w", p.Number, err)
-	}
-	return prown.PackageSection(f), nil
 }
 
 func stampUTC(t time.Time) string {

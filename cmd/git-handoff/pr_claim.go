@@ -3,14 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/prown"
 )
 
 // prClaimOptions are the flags of `pr claim`.
@@ -80,11 +78,10 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 	if err != nil {
 		return err
 	}
-	session, err := currentSession(st, opts.Session)
-	if err != nil {
+	// Without a session nothing is worth connecting for.
+	if session, err := handoff.SessionID(st, opts.Session); err != nil {
 		return err
-	}
-	if session == "" {
+	} else if session == "" {
 		return fmt.Errorf("claiming a pull request: %w", handoff.ErrNoSession)
 	}
 	gh, err := d.GitHub(ctx)
@@ -95,109 +92,34 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 	if err != nil {
 		return err
 	}
-	writes := !opts.NoComment || opts.Assign || opts.Label != ""
-	if writes && !gh.HasToken() {
-		// Refused before anything changes, rather than after the swap.
-		env := "GH_TOKEN"
-		if h := strings.ToLower(gh.Repo().Host); h != "" && h != ghpr.DefaultHost && !strings.HasSuffix(h, ".ghe.com") {
-			env = "GH_ENTERPRISE_TOKEN"
-		}
-		return withHint(&ghpr.AuthError{Op: "claiming a pull request (it writes to GitHub)", NoToken: true},
-			fmt.Sprintf("set %s for %s or run gh auth login; or claim in git only with --no-comment", env, gh.Repo().Host))
-	}
-
-	// 1. The pull request, as GitHub has it now.
-	var pr ghpr.PR
-	doing := "claiming the pull request of the current branch"
-	if t.Number > 0 {
-		doing = fmt.Sprintf("claiming #%d", t.Number)
-		pr, err = gh.PR(ctx, t.Number)
-	} else {
-		head, herr := st.Head(ctx)
-		if herr != nil {
-			return herr
-		}
-		pr, err = gh.OpenPRForBranch(ctx, "", head.Branch)
-		if pr.Number > 0 {
-			t.Number = pr.Number
-			doing = fmt.Sprintf("claiming #%d (branch %s)", t.Number, head.Branch)
-		}
-	}
-	var notices []string
-	if err != nil && !errors.Is(err, ghpr.ErrNotOpen) {
-		return prError(doing, t, err)
-	}
-	if !pr.Open() {
-		if pr.Merged {
-			notices = append(notices, markMerged(ctx, d, st, t)...)
-		}
-		notify(d.stderr, notices)
-		return prError(doing, t, fmt.Errorf("#%d is %s: %w", t.Number, pr.State, ghpr.ErrNotOpen))
-	}
-
-	// 2. The swap in git: the source of truth.
-	res, err := prown.Claim(ctx, st, prown.ClaimOptions{
-		Repo: t.name(), Number: t.Number, URL: pr.URL, Session: session, NoTakeover: opts.NoTakeover,
-	}, d.Now())
-	notices = append(notices, res.Notices...)
+	res, err := handoff.PRClaim(ctx, st, gh, handoff.PRClaimOptions{
+		Number: t.Number, Session: opts.Session, NoTakeover: opts.NoTakeover,
+		Assign: opts.Assign, Label: opts.Label, NoComment: opts.NoComment,
+	}, d.Now)
 	if err != nil {
-		notify(d.stderr, notices)
-		return prError(doing, t, err)
-	}
-
-	// 3. GitHub, only now. Each step is idempotent; failures are collected.
-	out := prClaimJSON{
-		Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, TookOver: res.TookOver,
-		Changed: res.Changed, GitHub: prGitHubJSON{Comment: "skipped", Errors: []string{}},
-	}
-	var ghErrs []error
-	if !opts.NoComment {
-		body := ghpr.RenderOwnershipComment(prown.Comment(res.Record.Record))
-		id, created, err := gh.UpsertOwnershipComment(ctx, t.Number, body)
-		switch {
-		case err != nil:
-			out.GitHub.Comment = "failed"
-			ghErrs = append(ghErrs, err)
-		case created:
-			out.GitHub.Comment = "created"
-		default:
-			out.GitHub.Comment = "updated"
+		notify(d.stderr, res.Notices)
+		var ae *ghpr.AuthError
+		if errors.As(err, &ae) && ae.NoToken {
+			// Refused before anything changed, rather than after the swap.
+			env := "GH_TOKEN"
+			if h := strings.ToLower(gh.Repo().Host); h != "" && h != ghpr.DefaultHost && !strings.HasSuffix(h, ".ghe.com") {
+				env = "GH_ENTERPRISE_TOKEN"
+			}
+			return withHint(err, fmt.Sprintf("set %s for %s or run gh auth login; or claim in git only with --no-comment", env, gh.Repo().Host))
 		}
-		out.GitHub.CommentID = id
+		return prHint(res.Number, err)
 	}
-	if opts.Assign {
-		login, err := gh.Login(ctx)
-		if err == nil && !slices.ContainsFunc(pr.Assignees, func(a string) bool { return strings.EqualFold(a, login) }) {
-			err = gh.Assign(ctx, t.Number, login)
-		}
-		if err != nil {
-			ghErrs = append(ghErrs, err)
-		} else {
-			out.GitHub.Assigned = login
-		}
-	}
-	if opts.Label != "" {
-		err := error(nil)
-		if !slices.Contains(pr.Labels, opts.Label) {
-			err = gh.AddLabel(ctx, t.Number, opts.Label)
-		}
-		if err != nil {
-			ghErrs = append(ghErrs, err)
-		} else {
-			out.GitHub.Labeled = opts.Label
-		}
-	}
-	for _, e := range ghErrs {
-		out.GitHub.Errors = append(out.GitHub.Errors, e.Error())
-	}
-	out.Notices = nonNil(notices)
-
+	ghErrs := res.GitHub.Errors
 	if opts.JSON {
+		out := prClaimJSON{
+			Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, TookOver: res.TookOver,
+			Changed: res.Changed, GitHub: toPRGitHubJSON(res.GitHub), Notices: nonNil(res.Notices),
+		}
 		if err := printJSON(d.stdout, out); err != nil {
 			return err
 		}
 	} else {
-		notify(d.stderr, notices)
+		notify(d.stderr, res.Notices)
 		r := res.Record
 		switch {
 		case !res.Changed:
@@ -209,11 +131,11 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 		default:
 			fmt.Fprintf(d.stdout, "%s now owns %s#%d %s\n", r.OwnerSession, r.Repo, r.Number, r.URL)
 		}
-		switch out.GitHub.Comment {
-		case "created":
-			fmt.Fprintf(d.stderr, "ownership comment posted on #%d\n", t.Number)
-		case "updated":
-			fmt.Fprintf(d.stderr, "ownership comment on #%d is up to date\n", t.Number)
+		switch res.GitHub.Comment {
+		case handoff.CommentCreated:
+			fmt.Fprintf(d.stderr, "ownership comment posted on #%d\n", res.Number)
+		case handoff.CommentUpdated:
+			fmt.Fprintf(d.stderr, "ownership comment on #%d is up to date\n", res.Number)
 		}
 	}
 	if len(ghErrs) == 0 {
@@ -225,7 +147,15 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 		fmt.Fprintf(d.stderr, "warning: %v\n", e)
 	}
 	return fmt.Errorf("%s owns #%d in git, but GitHub was not updated (run the same `git handoff pr claim %d` again to retry; it is idempotent): %w",
-		session, t.Number, t.Number, ghErrs[0])
+		res.Record.OwnerSession, res.Number, res.Number, ghErrs[0])
+}
+
+func toPRGitHubJSON(g handoff.PRGitHub) prGitHubJSON {
+	out := prGitHubJSON{Comment: g.Comment, CommentID: g.CommentID, Assigned: g.Assigned, Labeled: g.Labeled, Errors: []string{}}
+	for _, e := range g.Errors {
+		out.Errors = append(out.Errors, e.Error())
+	}
+	return out
 }
 
 func orUnknown(s string) string {

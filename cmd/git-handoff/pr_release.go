@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/ghpr"
-	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 // prReleaseJSON is the result of `pr release --json`.
@@ -16,6 +15,7 @@ type prReleaseJSON struct {
 	PreviousOwner string              `json:"previousOwner"`
 	Changed       bool                `json:"changed"`
 	GitHub        prReleaseGitHubJSON `json:"github"`
+	Notices       []string            `json:"notices"`
 }
 
 // prReleaseGitHubJSON says what was done on GitHub after the release.
@@ -43,31 +43,21 @@ func prReleaseCommand(d *deps) *cli.Command {
 			if c.NArg() != 1 {
 				return usageErrorf(c, "pr release takes exactly one pull request")
 			}
-			ctx := c.Context
 			st, t, err := localTarget(c, d)
 			if err != nil {
 				return err
 			}
-			res, err := prown.Release(ctx, st, t.name(), t.Number, d.Now())
+			res, err := handoff.PRRelease(c.Context, st, handoff.PRReleaseOptions{
+				Repo: t.name(), Number: t.Number, NoComment: c.Bool("no-comment"), Connect: d.prHost,
+			}, d.Now)
 			if err != nil {
-				return prError(fmt.Sprintf("releasing #%d", t.Number), t, err)
-			}
-			gh := prReleaseGitHubJSON{Comment: "skipped", Errors: []string{}}
-			var ghErr error
-			if !c.Bool("no-comment") {
-				gh.CommentID, ghErr = tellGitHubReleased(ctx, d, t, res.Record.Record)
-				switch {
-				case ghErr != nil:
-					gh.Comment = "failed"
-					gh.Errors = append(gh.Errors, ghErr.Error())
-				case gh.CommentID == 0:
-					gh.Comment = "none"
-				default:
-					gh.Comment = "updated"
-				}
+				return prHint(t.Number, err)
 			}
 			if c.Bool("json") {
-				if err := printJSON(d.stdout, prReleaseJSON{Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, Changed: res.Changed, GitHub: gh}); err != nil {
+				out := prReleaseJSON{Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, Changed: res.Changed,
+					GitHub:  prReleaseGitHubJSON{Comment: res.GitHub.Comment, CommentID: res.GitHub.CommentID, Errors: toPRGitHubJSON(res.GitHub).Errors},
+					Notices: []string{}}
+				if err := printJSON(d.stdout, out); err != nil {
 					return err
 				}
 			} else {
@@ -76,11 +66,11 @@ func prReleaseCommand(d *deps) *cli.Command {
 				} else {
 					fmt.Fprintf(d.stderr, "%s#%d has no owner; nothing to release\n", res.Record.Repo, res.Record.Number)
 				}
-				if gh.Comment == "updated" {
+				if res.GitHub.Comment == handoff.CommentUpdated {
 					fmt.Fprintf(d.stderr, "ownership comment on #%d says it is released\n", t.Number)
 				}
 			}
-			if ghErr != nil {
+			for _, ghErr := range res.GitHub.Errors {
 				// The release stands: git is the source of truth, and the
 				// comment is only a view of it. A warning, not a failure.
 				fmt.Fprintf(d.stderr, "warning: %s#%d is released in git, but its ownership comment was not updated (run `git handoff pr release %d` again to retry, or pass --no-comment): %v\n",
@@ -92,19 +82,4 @@ func prReleaseCommand(d *deps) *cli.Command {
 			return nil
 		},
 	}
-}
-
-// tellGitHubReleased edits the pull request's ownership comment, if it has
-// one of ours, to say what the released record says. It never posts one.
-// It returns the comment's id, 0 when there was none.
-func tellGitHubReleased(ctx context.Context, d *deps, t prTarget, rec prown.Record) (int64, error) {
-	if rec.OwnerSession != "" {
-		return 0, nil // not released: there is nothing to say
-	}
-	gh, err := d.GitHub(ctx)
-	if err != nil {
-		return 0, err
-	}
-	// Without a token this is an *AuthError before any request.
-	return gh.EditOwnershipComment(ctx, t.Number, ghpr.RenderOwnershipComment(prown.Comment(rec)))
 }

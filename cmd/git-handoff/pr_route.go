@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 // prRouteJSON is the result of `pr route --json`.
@@ -34,14 +34,13 @@ func prRouteCommand(d *deps) *cli.Command {
 			if c.NArg() != 1 {
 				return usageErrorf(c, "pr route takes exactly one pull request")
 			}
-			ctx := c.Context
 			st, t, err := localTarget(c, d)
 			if err != nil {
 				return err
 			}
-			r, err := prown.Route(ctx, st, t.name(), t.Number)
+			r, err := handoff.PRRoute(c.Context, st, t.name(), t.Number)
 			if err != nil {
-				return prError(fmt.Sprintf("routing #%d", t.Number), t, err)
+				return prHint(t.Number, err)
 			}
 			if c.Bool("json") {
 				return printJSON(d.stdout, prRouteJSON{

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func prShowCommand(d *deps) *cli.Command {
@@ -23,28 +23,13 @@ func prShowCommand(d *deps) *cli.Command {
 			if c.NArg() > 1 {
 				return usageErrorf(c, "pr show takes at most one pull request")
 			}
-			ctx := c.Context
 			st, t, err := localTarget(c, d)
 			if err != nil {
 				return err
 			}
-			if t.Number == 0 {
-				id, err := currentSession(st, c.String("session"))
-				if err != nil {
-					return err
-				}
-				p, err := sessionPR(ctx, st, id)
-				if err != nil {
-					return fmt.Errorf("finding the pull request of session %q: %w", id, err)
-				}
-				if p == nil {
-					return usageErrorf(c, "name a pull request: the current session (%q) owns none", id)
-				}
-				t.Number = p.Number
-			}
-			rec, err := prown.Read(ctx, st, t.name(), t.Number)
+			rec, err := handoff.PRShow(c.Context, st, handoff.PRShowOptions{Repo: t.name(), Number: t.Number, Session: c.String("session")})
 			if err != nil {
-				return prError(fmt.Sprintf("showing #%d", t.Number), t, err)
+				return prHint(rec.Number, err)
 			}
 			if c.Bool("json") {
 				return printJSON(d.stdout, toPRRecordJSON(rec))

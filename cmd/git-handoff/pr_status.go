@@ -1,15 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/prown"
-	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // prStatusJSON is the result of `pr status --json`: the facts the handoff
@@ -106,42 +105,12 @@ func prStatusCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if t.Number == 0 {
-				id, err := currentSession(st, c.String("session"))
-				if err != nil {
-					return err
-				}
-				if p, err := sessionPR(ctx, st, id); err == nil && p != nil {
-					t.Number = p.Number
-				}
-			}
-			if t.Number == 0 {
-				head, err := st.Head(ctx)
-				if err != nil {
-					return err
-				}
-				pr, err := gh.OpenPRForBranch(ctx, "", head.Branch)
-				if err != nil && !errors.Is(err, ghpr.ErrNotOpen) {
-					return prError("finding the pull request", t, err)
-				}
-				t.Number = pr.Number
-			}
-			f, err := gh.Facts(ctx, t.Number)
+			res, err := handoff.PRStatus(ctx, st, gh, handoff.PRStatusOptions{Number: t.Number, Session: c.String("session")}, d.Now)
 			if err != nil {
-				return fmt.Errorf("reading the facts of #%d: %w", t.Number, err)
+				return prHint(res.Number, err)
 			}
-			var notices []string
-			owner := ""
-			rec, rerr := prown.Read(ctx, st, t.name(), t.Number)
-			switch {
-			case rerr == nil:
-				owner = rec.OwnerSession
-			case !errors.Is(rerr, refstore.ErrNotFound):
-				notices = append(notices, rerr.Error())
-			}
-			if f.PR.Merged && (rerr == nil && !rec.Merged()) {
-				notices = append(notices, markMerged(ctx, d, st, t)...)
-			}
+			f, owner, notices := res.Facts, res.Owner, res.Notices
+			t.Number = res.Number
 			if c.Bool("json") {
 				p := f.PR
 				out := prStatusJSON{

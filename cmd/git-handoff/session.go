@@ -1,17 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/lineage"
@@ -106,32 +105,6 @@ func guardHolder() string {
 	return fmt.Sprintf("%s on %s (pid %d)", who, host, os.Getpid())
 }
 
-// briefer renders a session's brief as `git handoff brief --session ID`
-// would, and writes it to a file for agents that read only files.
-func (d *deps) briefer(ctx context.Context, st *refstore.Store) lineage.Briefer {
-	return lineage.Briefer{
-		Brief: func(s lineage.Session) (string, error) {
-			res, err := handoff.Brief(ctx, st, handoff.BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch}, d.Now)
-			if err != nil {
-				return "", err
-			}
-			return res.Brief, nil
-		},
-		File: func(s lineage.Session, text string) (string, error) {
-			name, err := refstore.EncodeComponent(s.ID)
-			if err != nil {
-				return "", err
-			}
-			dir := filepath.Join(st.CommonDir(), "handoff", "briefs")
-			if err := os.MkdirAll(dir, 0o777); err != nil {
-				return "", err
-			}
-			path := filepath.Join(dir, name+".md")
-			return path, os.WriteFile(path, []byte(text), 0o666)
-		},
-	}
-}
-
 // sessionJSON is a session as --json shows it.
 type sessionJSON struct {
 	ID                 string                  `json:"id"`
@@ -156,7 +129,7 @@ type sessionJSON struct {
 	HandoffPackage     string                  `json:"handoffPackage,omitempty"`
 	Launched           map[string]launchedJSON `json:"launched"`
 	Switching          *switchingJSON          `json:"switching"`
-	ClaimedHandoff     json.RawMessage         `json:"claimedHandoff"`
+	ClaimedHandoff     *handoffJSON            `json:"claimedHandoff"` // the session's copy of the baton it claimed
 	PR                 *prJSON                 `json:"pr"`
 	Lineage            string                  `json:"lineage,omitempty"`
 }
@@ -190,7 +163,7 @@ func toSessionJSON(s lineage.Session, withPackage bool) sessionJSON {
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
 		Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, HandoffReason: s.HandoffReason,
 		HandoffAt: s.HandoffAt, HandoffContextMode: s.HandoffContextMode,
-		Launched: map[string]launchedJSON{}, ClaimedHandoff: s.ClaimedHandoff,
+		Launched: map[string]launchedJSON{}, ClaimedHandoff: claimedCopy(s.ClaimedHandoff),
 	}
 	if withPackage {
 		out.HandoffPackage = s.HandoffPackage
@@ -204,10 +177,22 @@ func toSessionJSON(s lineage.Session, withPackage bool) sessionJSON {
 	if p := s.PR; p != nil {
 		out.PR = &prJSON{Repo: p.Repo, Number: p.Number, URL: p.URL}
 	}
-	if len(out.ClaimedHandoff) == 0 {
-		out.ClaimedHandoff = json.RawMessage("null")
-	}
 	return out
+}
+
+// claimedCopy shapes the copy of a claimed baton a session record keeps
+// like any baton; a copy that does not decode is left out (it is only a
+// copy: the baton's own ref is the record).
+func claimedCopy(raw json.RawMessage) *handoffJSON {
+	if len(raw) == 0 {
+		return nil
+	}
+	var b baton.Baton
+	if err := json.Unmarshal(raw, &b); err != nil || b.ID == "" {
+		return nil
+	}
+	ref, _ := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
+	return toJSON(&baton.Stored{Baton: b, Ref: ref})
 }
 
 // launchJSON is a launch plan as --json shows it.

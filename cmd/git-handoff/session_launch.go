@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func sessionLaunchCommand(d *deps) *cli.Command {
@@ -34,17 +34,18 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			cur, err := lineage.ReadSession(c.Context, st, id)
-			if err == nil {
-				err = lineage.Launchable(cur.Session)
-			}
-			if err != nil {
+			res, err := handoff.SessionLaunch(c.Context, st, handoff.SessionLaunchOptions{ID: id, Exec: c.Bool("exec")}, d.Now)
+			var gone *handoff.WorktreeGoneError
+			var none *handoff.NoLaunchError
+			switch {
+			case errors.As(err, &gone):
+				return withHint(fmt.Errorf("launching session %q: %w", id, err), "re-create it with `git handoff session restore "+id+"`")
+			case errors.As(err, &none):
+				return fmt.Errorf("launching session %q: %w", id, err)
+			case err != nil:
 				return sessionError(c, fmt.Sprintf("launching session %q", id), id, err)
 			}
-			plan, err := lineage.PlanLaunch(cur.Session, d.briefer(c.Context, st))
-			if err != nil {
-				return sessionError(c, fmt.Sprintf("launching session %q", id), id, err)
-			}
+			plan := res.Plan
 			if !c.Bool("exec") {
 				if c.Bool("json") {
 					return printJSON(d.stdout, toLaunchJSON(plan))
@@ -52,21 +53,10 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 				d.printPlan(plan)
 				return nil
 			}
-			if len(plan.Argv) == 0 {
-				return fmt.Errorf("launching session %q: %s", id, plan.Note)
-			}
-			if plan.Dir != "" {
-				if fi, err := os.Stat(plan.Dir); err != nil || !fi.IsDir() {
-					return withHint(fmt.Errorf("launching session %q: its worktree %s is gone", id, plan.Dir),
-						"re-create it with `git handoff session restore "+id+"`")
-				}
-			}
 			if plan.Note != "" {
 				fmt.Fprintf(d.stderr, "notice: %s\n", plan.Note)
 			}
-			if err := lineage.MarkLaunched(c.Context, st, id, d.Now()); err != nil {
-				fmt.Fprintf(d.stderr, "notice: the launch was not recorded: %v\n", err)
-			}
+			notify(d.stderr, res.Notices)
 			cmd := exec.CommandContext(c.Context, plan.Argv[0], plan.Argv[1:]...)
 			cmd.Dir = plan.Dir
 			cmd.Env = append(os.Environ(), plan.Env...)

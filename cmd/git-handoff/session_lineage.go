@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/lineage"
 )
 
@@ -29,18 +30,12 @@ func sessionLineageCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			g, err := lineage.LineGraph(c.Context, st, id)
+			res, err := handoff.SessionLineage(c.Context, st, id, c.String("format"))
+			notify(d.stderr, res.Notices)
 			if err != nil {
 				return sessionError(c, "drawing the lineage", id, err)
 			}
-			for _, p := range g.Problems() {
-				fmt.Fprintf(d.stderr, "notice: lineage: %s\n", p)
-			}
-			out, err := lineage.Render(g, id, c.String("format"))
-			if err != nil {
-				return fmt.Errorf("drawing the lineage: %w", err)
-			}
-			_, err = fmt.Fprint(d.stdout, out)
+			_, err = fmt.Fprint(d.stdout, res.Drawing)
 			return err
 		},
 	}

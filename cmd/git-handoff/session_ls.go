@@ -7,8 +7,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/handoff"
 )
+
+// sessionListJSON is the result of `session ls --json`.
+type sessionListJSON struct {
+	Sessions []sessionJSON `json:"sessions"`
+	Notices  []string      `json:"notices"`
+}
 
 func sessionLsCommand(d *deps) *cli.Command {
 	return &cli.Command{
@@ -28,35 +34,21 @@ func sessionLsCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			stored, warns, err := lineage.ListSessions(c.Context, st)
+			all := c.Bool("all")
+			res, err := handoff.SessionList(c.Context, st, handoff.SessionListOptions{All: all})
 			if err != nil {
 				return err
 			}
-			lines := make([]string, len(warns))
-			for i, w := range warns {
-				lines[i] = w.String()
-			}
-			notify(d.stderr, lines)
-			sessions := lineage.Sessions(stored)
-			g := lineage.NewGraph(lineage.Nodes(sessions))
-			for _, p := range g.Problems() {
-				fmt.Fprintf(d.stderr, "notice: lineage: %s\n", p)
-			}
-			all := c.Bool("all")
-			shown := sessions[:0]
-			for _, s := range sessions {
-				if all || s.Status == lineage.StatusActive {
-					shown = append(shown, s)
-				}
-			}
+			shown := res.Sessions
 			if c.Bool("json") {
-				out := make([]sessionJSON, len(shown))
+				out := sessionListJSON{Sessions: make([]sessionJSON, len(shown)), Notices: nonNil(res.Notices)}
 				for i, s := range shown {
-					out[i] = toSessionJSON(s, false)
-					out[i].Lineage = lineage.Summary(g, s.ID)
+					out.Sessions[i] = toSessionJSON(s.Session, false)
+					out.Sessions[i].Lineage = s.Lineage
 				}
-				return printJSON(d.stdout, map[string]any{"sessions": out})
+				return printJSON(d.stdout, out)
 			}
+			notify(d.stderr, res.Notices)
 			if len(shown) == 0 {
 				if all {
 					fmt.Fprintln(d.stderr, "no sessions")
@@ -72,7 +64,7 @@ func sessionLsCommand(d *deps) *cli.Command {
 				if s.Switching != nil {
 					status += " (switching to " + s.Switching.To + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", lineage.Summary(g, s.ID), orDash(s.Harness), orDash(s.Branch), status, s.UpdatedAt.UTC().Format("2006-01-02 15:04"))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Lineage, orDash(s.Harness), orDash(s.Branch), status, s.UpdatedAt.UTC().Format("2006-01-02 15:04"))
 			}
 			return tw.Flush()
 		},

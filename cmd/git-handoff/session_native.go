@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func sessionNativeCommand(d *deps) *cli.Command {
@@ -34,7 +34,7 @@ func sessionNativeCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := lineage.RecordNative(c.Context, st, id, name, c.String("id"), d.Now())
+			res, err := handoff.SessionNative(c.Context, st, id, name, c.String("id"), d.Now)
 			if err != nil {
 				return sessionError(c, fmt.Sprintf("recording the %s session id of %q", name, id), id, err)
 			}

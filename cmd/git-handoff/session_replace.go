@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/lineage"
-	"github.com/git-handoff/git-handoff/prown"
-	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // maxTerminalRead bounds how much of a terminal log is read; only its end
@@ -83,44 +79,24 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	if err != nil {
 		return err
 	}
-	opts.Host, _ = os.Hostname()
-	now := d.Now()
-	var notices []string
-	prev, err := lineage.ReadSession(c.Context, st, opts.OldID)
-	if err == nil && prev.PR != nil {
-		if opts.Context == lineage.ContextSummary {
-			opts.PackageExtra, notices = prPackageSection(c.Context, d, prev.PR)
-		}
-		if !opts.ClaimPR {
-			notices = append(notices, fmt.Sprintf("%s#%d stays owned by %s; `git handoff pr route %d` leads to its successor (pass --claim-pr to move it)", prev.PR.Repo, prev.PR.Number, prev.ID, prev.PR.Number))
-		}
-	}
-	if opts.ClaimPR {
-		// The pull request moves with the session, in the same transaction.
-		opts.Transfer = func(ctx context.Context, old lineage.Session, next, prev *lineage.Session) ([]refstore.Update, error) {
-			ups, rec, err := prown.TransferUpdates(ctx, st, old.ID, *next, next.HandoffReason, now)
-			if err != nil || rec == nil {
-				return ups, err
-			}
-			next.PR, prev.PR = rec.Pointer(), nil
-			return ups, nil
-		}
-	}
-	res, err := lineage.Replace(c.Context, st, opts.ReplaceOptions, now)
+	res, err := handoff.SessionReplace(c.Context, st, handoff.SessionReplaceOptions{
+		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost,
+	}, d.Now)
 	if err != nil {
-		notify(d.stderr, notices)
+		notify(d.stderr, res.Notices)
 		return sessionError(c, "replacing session "+fmt.Sprintf("%q", opts.OldID), opts.OldID, err)
 	}
 	d.refreshCommitHook(c.Context, res.Bound)
-	res.Notices = append(notices, res.Notices...)
 	var ghErr error
-	if opts.ClaimPR && res.New.PR != nil {
-		ghErr = tellGitHubOwner(c.Context, d, st, res.New.PR)
+	if len(res.GitHub.Errors) > 0 {
+		p := res.New.PR
+		ghErr = fmt.Errorf("%s#%d moved in git, but its GitHub comment was not updated (run `git handoff pr claim %d --session %s` to retry): %w",
+			p.Repo, p.Number, p.Number, res.New.ID, res.GitHub.Errors[0])
 	}
 	if opts.JSON {
 		out := replaceJSON{
 			Old: toSessionJSON(res.Old.Session, false), New: toSessionJSON(res.New.Session, true),
-			Package: res.Package, Bound: res.Bound, Notices: nonNil(res.Notices),
+			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Notices: nonNil(res.Notices),
 		}
 		if res.Carried != nil {
 			out.CarriedHandoff = toJSON(res.Carried)
@@ -147,41 +123,6 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		fmt.Fprintln(d.stdout, n.ID)
 	}
 	return ghErr
-}
-
-// prFactsTimeout bounds the GitHub reads a replacement or a brief waits for:
-// the facts are worth having, not worth hanging on.
-const prFactsTimeout = 15 * time.Second
-
-// prPackageSection renders the facts of the pull request p for a handoff
-// package or brief. Failing to fetch them degrades to a section saying so
-// (and a notice), never to a failed command.
-func prPackageSection(ctx context.Context, d *deps, p *lineage.PRPointer) (string, []string) {
-	ctx, cancel := context.WithTimeout(ctx, prFactsTimeout)
-	defer cancel()
-	md, err := prFactsMarkdown(ctx, d, p)
-	if err == nil {
-		return md, nil
-	}
-	msg := fmt.Sprintf("the facts of %s#%d could not be fetched: %v", p.Repo, p.Number, err)
-	return fmt.Sprintf("### Pull request %s#%d\n\n%s\n\n%s\n", p.Repo, p.Number, p.URL, msg), []string{msg}
-}
-
-// tellGitHubOwner updates the ownership comment of the pull request p after
-// its ownership moved in git. git stays the source of truth: a failure here
-// says how to finish the job.
-func tellGitHubOwner(ctx context.Context, d *deps, st *refstore.Store, p *lineage.PRPointer) error {
-	rec, err := prown.Read(ctx, st, p.Repo, p.Number)
-	if err == nil {
-		var gh *ghpr.Client
-		if gh, err = d.GitHub(ctx); err == nil {
-			_, _, err = gh.UpsertOwnershipComment(ctx, p.Number, ghpr.RenderOwnershipComment(prown.Comment(rec.Record)))
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%s#%d moved in git, but its GitHub comment was not updated (run `git handoff pr claim %d --session %s` to retry): %w", p.Repo, p.Number, p.Number, rec.OwnerSession, err)
-	}
-	return nil
 }
 
 // readTerminal reads a terminal log from a file or, for "-", stdin, keeping
@@ -215,5 +156,6 @@ type replaceJSON struct {
 	Package        string       `json:"package"`
 	CarriedHandoff *handoffJSON `json:"carriedHandoff"`
 	Bound          string       `json:"bound"`
+	GitHub         prGitHubJSON `json:"github"` // the moved pull request's comment (--claim-pr); comment "skipped" otherwise
 	Notices        []string     `json:"notices"`
 }

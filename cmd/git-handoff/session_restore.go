@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func sessionRestoreCommand(d *deps) *cli.Command {
@@ -28,9 +28,9 @@ func sessionRestoreCommand(d *deps) *cli.Command {
 				return err
 			}
 			id := c.Args().First()
-			res, err := lineage.Restore(c.Context, st, lineage.RelaunchOptions{
-				ID: id, Prompt: c.String("prompt"), By: guardHolder(), Briefer: d.briefer(c.Context, st),
-			}, d.Now())
+			res, err := handoff.SessionRestore(c.Context, st, handoff.SessionRelaunchOptions{
+				ID: id, Prompt: c.String("prompt"), By: guardHolder(),
+			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
 				return sessionError(c, fmt.Sprintf("restoring session %q", id), id, err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func sessionShowCommand(d *deps) *cli.Command {
@@ -25,20 +25,17 @@ func sessionShowCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			cur, err := lineage.ReadSession(c.Context, st, id)
+			res, err := handoff.SessionShow(c.Context, st, id)
 			if err != nil {
 				return sessionError(c, "showing session", id, err)
 			}
-			summary := id
-			if g, err := lineage.LineGraph(c.Context, st, id); err == nil {
-				summary = lineage.Summary(g, id)
-			}
+			summary := res.Lineage
 			if c.Bool("json") {
-				out := toSessionJSON(cur.Session, true)
+				out := toSessionJSON(res.Session.Session, true)
 				out.Lineage = summary
 				return printJSON(d.stdout, out)
 			}
-			s := cur.Session
+			s := res.Session.Session
 			w := d.stdout
 			fmt.Fprintf(w, "session   %s\n", summary)
 			fmt.Fprintf(w, "status    %s\n", s.Status)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func sessionSummaryCommand(d *deps) *cli.Command {
@@ -33,7 +33,7 @@ func sessionSummaryCommand(d *deps) *cli.Command {
 			if strings.TrimSpace(text) == "" {
 				return usageErrorf(c, "the summary is empty")
 			}
-			res, err := lineage.SetSummary(c.Context, st, id, strings.TrimSpace(text), d.Now())
+			res, err := handoff.SessionSummary(c.Context, st, id, strings.TrimSpace(text), d.Now)
 			if err != nil {
 				return sessionError(c, fmt.Sprintf("recording the summary of %q", id), id, err)
 			}

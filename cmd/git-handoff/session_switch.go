@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/lineage"
 )
@@ -33,10 +34,9 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 				return err
 			}
 			id := c.Args().First()
-			res, err := lineage.Switch(c.Context, st, lineage.RelaunchOptions{
-				ID: id, Harness: name, Model: c.String("model"), Prompt: c.String("prompt"),
-				By: guardHolder(), Briefer: d.briefer(c.Context, st),
-			}, d.Now())
+			res, err := handoff.SessionSwitch(c.Context, st, handoff.SessionRelaunchOptions{
+				ID: id, Harness: name, Model: c.String("model"), Prompt: c.String("prompt"), By: guardHolder(),
+			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
 				return sessionError(c, fmt.Sprintf("switching session %q to %s", id, name), id, err)

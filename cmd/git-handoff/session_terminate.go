@@ -5,8 +5,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/handoff"
 )
+
+// terminateJSON is the result of `session terminate --json`.
+type terminateJSON struct {
+	Session sessionJSON `json:"session"`
+	Changed bool        `json:"changed"` // false: it was already terminated
+}
 
 func sessionTerminateCommand(d *deps) *cli.Command {
 	return &cli.Command{
@@ -26,14 +32,14 @@ func sessionTerminateCommand(d *deps) *cli.Command {
 				return err
 			}
 			id := c.Args().First()
-			res, changed, err := lineage.Terminate(c.Context, st, id, c.String("summary"), d.Now())
+			res, err := handoff.SessionTerminate(c.Context, st, id, c.String("summary"), d.Now)
 			if err != nil {
 				return sessionError(c, fmt.Sprintf("terminating session %q", id), id, err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, map[string]any{"session": toSessionJSON(res.Session, false), "changed": changed})
+				return printJSON(d.stdout, terminateJSON{Session: toSessionJSON(res.Session.Session, false), Changed: res.Changed})
 			}
-			if !changed {
+			if !res.Changed {
 				fmt.Fprintf(d.stderr, "session %s was already terminated\n", id)
 				return nil
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func showCommand(d *deps) *cli.Command {
@@ -20,22 +20,20 @@ func showCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			st, who, err := d.storeAndWho(c)
+			st, err := d.Store(c.Context)
 			if err != nil {
 				return err
 			}
-			h, warns, err := baton.Eligible(c.Context, st, who.Owner, who.Branch)
+			res, err := handoff.Show(c.Context, st, handoff.ShowOptions{Owner: c.String("owner"), Branch: c.String("branch")})
 			if err != nil {
-				return fmt.Errorf("reading batons: %w", err)
-			}
-			notify(d.stderr, warningLines(warns))
-			if h == nil {
-				return fmt.Errorf("no baton is waiting for %s on %q: %w", who.Owner, who.Branch, refstore.ErrNotFound)
+				notify(d.stderr, res.Notices)
+				return err
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, map[string]any{"handoff": toJSON(h)})
+				return printJSON(d.stdout, showJSON{Handoff: toJSON(&res.Handoff), Notices: nonNil(res.Notices)})
 			}
-			writeBaton(d.stdout, h)
+			notify(d.stderr, res.Notices)
+			writeBaton(d.stdout, &res.Handoff)
 			return nil
 		},
 	}
@@ -74,12 +72,4 @@ func writeBaton(w io.Writer, h *baton.Stored) {
 	section("next steps", h.NextSteps)
 	section("failed approaches", h.FailedApproaches)
 	section("open questions", h.OpenQuestions)
-}
-
-func warningLines(warns []baton.Warning) []string {
-	out := make([]string, len(warns))
-	for i, w := range warns {
-		out[i] = w.String()
-	}
-	return out
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
 )
@@ -52,7 +51,7 @@ func startCommand(d *deps) *cli.Command {
 					Session:   sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
 					Handoff:   toJSON(res.Handoff),
 					Claimed:   res.Claimed,
-					Objective: res.Objective,
+					Objective: toObjectiveJSON(res.Objective),
 					Brief:     res.Brief,
 					Notices:   nonNil(res.Notices),
 				})
@@ -77,10 +76,10 @@ type sessionRef struct {
 }
 
 type startJSON struct {
-	Session   sessionRef       `json:"session"`
-	Handoff   *handoffJSON     `json:"handoff"`
-	Claimed   bool             `json:"claimed"`
-	Objective *baton.Objective `json:"objective"`
-	Brief     string           `json:"brief"`
-	Notices   []string         `json:"notices"`
+	Session   sessionRef     `json:"session"`
+	Handoff   *handoffJSON   `json:"handoff"`
+	Claimed   bool           `json:"claimed"`
+	Objective *objectiveJSON `json:"objective"`
+	Brief     string         `json:"brief"`
+	Notices   []string       `json:"notices"`
 }

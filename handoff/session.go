@@ -1,0 +1,223 @@
+package handoff
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// SessionBriefer renders a session's brief as `git handoff brief --session
+// ID` would (no pull request facts), and writes a first message to a file
+// in the common git dir for agents that read only files.
+func SessionBriefer(ctx context.Context, st *refstore.Store, clock Clock) lineage.Briefer {
+	return lineage.Briefer{
+		Brief: func(s lineage.Session) (string, error) {
+			res, err := Brief(ctx, st, BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch}, clock)
+			if err != nil {
+				return "", err
+			}
+			return res.Brief, nil
+		},
+		File: func(s lineage.Session, text string) (string, error) {
+			name, err := refstore.EncodeComponent(s.ID)
+			if err != nil {
+				return "", err
+			}
+			dir := filepath.Join(st.CommonDir(), "handoff", "briefs")
+			if err := os.MkdirAll(dir, 0o777); err != nil {
+				return "", err
+			}
+			path := filepath.Join(dir, name+".md")
+			return path, os.WriteFile(path, []byte(text), 0o666)
+		},
+	}
+}
+
+// SessionRelaunchOptions are what `session switch` and `session restore`
+// were asked.
+type SessionRelaunchOptions struct {
+	ID      string
+	Harness string // switch: the harness to run (canonical name)
+	Model   string
+	Prompt  string // saved as the session's prompt when given
+	By      string // who holds the switch guard: user, host, process
+}
+
+// SessionSwitch hands a session to another coding agent in the same
+// worktree (lineage.Switch).
+func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (lineage.RelaunchResult, error) {
+	return lineage.Switch(ctx, st, lineage.RelaunchOptions{
+		ID: opts.ID, Harness: opts.Harness, Model: opts.Model, Prompt: opts.Prompt,
+		By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
+	}, clock())
+}
+
+// SessionRestore revives a session under its own id (lineage.Restore).
+func SessionRestore(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (lineage.RelaunchResult, error) {
+	return lineage.Restore(ctx, st, lineage.RelaunchOptions{
+		ID: opts.ID, Prompt: opts.Prompt, By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
+	}, clock())
+}
+
+// SessionLaunchOptions are what `session launch` was asked.
+type SessionLaunchOptions struct {
+	ID string
+	// Exec: the caller is about to run the plan. Then a plan nobody can
+	// run and a missing worktree are errors, and the launch is recorded.
+	Exec bool
+}
+
+// SessionLaunchResult is the command that starts or resumes the agent.
+type SessionLaunchResult struct {
+	Plan    lineage.LaunchPlan
+	Notices []string
+}
+
+// NoLaunchError says that the plan has no command to run.
+type NoLaunchError struct{ ID, Note string }
+
+func (e *NoLaunchError) Error() string { return e.Note }
+
+// WorktreeGoneError says that the session's worktree is missing.
+type WorktreeGoneError struct{ ID, Dir string }
+
+func (e *WorktreeGoneError) Error() string { return fmt.Sprintf("its worktree %s is gone", e.Dir) }
+
+// SessionLaunch plans the launch of a session's agent; with Exec it checks
+// that the plan can run and records the launch.
+func SessionLaunch(ctx context.Context, st *refstore.Store, opts SessionLaunchOptions, clock Clock) (SessionLaunchResult, error) {
+	cur, err := lineage.ReadSession(ctx, st, opts.ID)
+	if err == nil {
+		err = lineage.Launchable(cur.Session)
+	}
+	if err != nil {
+		return SessionLaunchResult{}, err
+	}
+	plan, err := lineage.PlanLaunch(cur.Session, SessionBriefer(ctx, st, clock))
+	if err != nil {
+		return SessionLaunchResult{}, err
+	}
+	res := SessionLaunchResult{Plan: plan}
+	if !opts.Exec {
+		return res, nil
+	}
+	if len(plan.Argv) == 0 {
+		return res, &NoLaunchError{ID: opts.ID, Note: plan.Note}
+	}
+	if plan.Dir != "" {
+		if fi, err := os.Stat(plan.Dir); err != nil || !fi.IsDir() {
+			return res, &WorktreeGoneError{ID: opts.ID, Dir: plan.Dir}
+		}
+	}
+	if err := lineage.MarkLaunched(ctx, st, opts.ID, clock()); err != nil {
+		res.Notices = append(res.Notices, fmt.Sprintf("the launch was not recorded: %v", err))
+	}
+	return res, nil
+}
+
+// SessionNative records a coding agent's own session id for a session.
+func SessionNative(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, clock Clock) (lineage.StoredSession, error) {
+	return lineage.RecordNative(ctx, st, id, harnessName, nativeID, clock())
+}
+
+// SessionTerminateResult is what terminating a session did.
+type SessionTerminateResult struct {
+	Session lineage.StoredSession
+	Changed bool // false: it was already terminated
+}
+
+// SessionTerminate marks a session whose agent is dead.
+func SessionTerminate(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (SessionTerminateResult, error) {
+	s, changed, err := lineage.Terminate(ctx, st, id, summary, clock())
+	return SessionTerminateResult{Session: s, Changed: changed}, err
+}
+
+// SessionSummary records the latest summary of a session's work.
+func SessionSummary(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (lineage.StoredSession, error) {
+	return lineage.SetSummary(ctx, st, id, summary, clock())
+}
+
+// SessionShowResult is one session record and its place in the lineage.
+type SessionShowResult struct {
+	Session lineage.StoredSession
+	Lineage string // its line in one line: "a ← b ← [c]"; the id when the line cannot be read
+}
+
+// SessionShow reads one session record.
+func SessionShow(ctx context.Context, st *refstore.Store, id string) (SessionShowResult, error) {
+	cur, err := lineage.ReadSession(ctx, st, id)
+	if err != nil {
+		return SessionShowResult{}, err
+	}
+	res := SessionShowResult{Session: cur, Lineage: id}
+	if g, err := lineage.LineGraph(ctx, st, id); err == nil {
+		res.Lineage = lineage.Summary(g, id)
+	}
+	return res, nil
+}
+
+// SessionListOptions are what `session ls` was asked.
+type SessionListOptions struct {
+	All bool // ended, terminated, replaced and merged sessions too
+}
+
+// SessionListed is one session of a listing with its lineage summary.
+type SessionListed struct {
+	lineage.Session
+	Lineage string
+}
+
+// SessionListResult is a listing of sessions.
+type SessionListResult struct {
+	Sessions []SessionListed
+	Notices  []string // unreadable records and lineage problems
+}
+
+// SessionList lists the sessions, active ones unless All.
+func SessionList(ctx context.Context, st *refstore.Store, opts SessionListOptions) (SessionListResult, error) {
+	stored, warns, err := lineage.ListSessions(ctx, st)
+	if err != nil {
+		return SessionListResult{}, err
+	}
+	var res SessionListResult
+	for _, w := range warns {
+		res.Notices = append(res.Notices, w.String())
+	}
+	sessions := lineage.Sessions(stored)
+	g := lineage.NewGraph(lineage.Nodes(sessions))
+	for _, p := range g.Problems() {
+		res.Notices = append(res.Notices, fmt.Sprintf("lineage: %s", p))
+	}
+	for _, s := range sessions {
+		if opts.All || s.Status == lineage.StatusActive {
+			res.Sessions = append(res.Sessions, SessionListed{Session: s, Lineage: lineage.Summary(g, s.ID)})
+		}
+	}
+	return res, nil
+}
+
+// SessionLineageResult is a session's line drawn in one of lineage.Formats.
+type SessionLineageResult struct {
+	Drawing string
+	Notices []string // problems of the line (cycles, forks, missing records)
+}
+
+// SessionLineage draws the predecessors and successors of a session.
+func SessionLineage(ctx context.Context, st *refstore.Store, id, format string) (SessionLineageResult, error) {
+	g, err := lineage.LineGraph(ctx, st, id)
+	if err != nil {
+		return SessionLineageResult{}, err
+	}
+	var res SessionLineageResult
+	for _, p := range g.Problems() {
+		res.Notices = append(res.Notices, fmt.Sprintf("lineage: %s", p))
+	}
+	if res.Drawing, err = lineage.Render(g, id, format); err != nil {
+		return res, fmt.Errorf("drawing the lineage: %w", err)
+	}
+	return res, nil
+}

@@ -1,0 +1,95 @@
+package handoff
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// SessionReplaceOptions are what `session replace` was asked. Transfer,
+// PackageExtra and Host of the embedded options are the workflow's own.
+type SessionReplaceOptions struct {
+	lineage.ReplaceOptions
+	// ClaimPR moves the old session's pull request to the new one, in the
+	// replacement's transaction, and then updates its ownership comment.
+	ClaimPR bool
+	// Connect reaches GitHub for the pull request's facts (summary mode)
+	// and its comment (ClaimPR); only called when the old session owns one.
+	Connect Connect
+}
+
+// SessionReplaceResult is what a replacement did.
+type SessionReplaceResult struct {
+	lineage.ReplaceResult
+	// GitHub is what was done to the moved pull request's comment:
+	// Comment is skipped (nothing moved), updated or failed.
+	GitHub PRGitHub
+}
+
+// SessionReplace replaces a session with a new one (lineage.Replace), with
+// the facts of the pull request it owns in the handoff package and, with
+// ClaimPR, that pull request moved along. GitHub failing after the swap is
+// in GitHub.Errors: the replacement stands.
+func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplaceOptions, clock Clock) (SessionReplaceResult, error) {
+	ro := opts.ReplaceOptions
+	ro.Host, _ = os.Hostname()
+	ro.Transfer, ro.PackageExtra = nil, ""
+	now := clock()
+	var notices []string
+	prev, err := lineage.ReadSession(ctx, st, ro.OldID)
+	if err == nil && prev.PR != nil {
+		if ro.Context == lineage.ContextSummary {
+			ro.PackageExtra, notices = PRFacts(ctx, opts.Connect, prev.PR)
+		}
+		if !opts.ClaimPR {
+			notices = append(notices, fmt.Sprintf("%s#%d stays owned by %s; `git handoff pr route %d` leads to its successor (pass --claim-pr to move it)", prev.PR.Repo, prev.PR.Number, prev.ID, prev.PR.Number))
+		}
+	}
+	if opts.ClaimPR {
+		ro.Transfer = func(ctx context.Context, old lineage.Session, next, prev *lineage.Session) ([]refstore.Update, error) {
+			ups, rec, err := prown.TransferUpdates(ctx, st, old.ID, *next, next.HandoffReason, now)
+			if err != nil || rec == nil {
+				return ups, err
+			}
+			next.PR, prev.PR = rec.Pointer(), nil
+			return ups, nil
+		}
+	}
+	rep, err := lineage.Replace(ctx, st, ro, now)
+	res := SessionReplaceResult{ReplaceResult: rep, GitHub: PRGitHub{Comment: CommentSkipped}}
+	res.Notices = append(notices, rep.Notices...)
+	if err != nil {
+		return res, err
+	}
+	if opts.ClaimPR && rep.New.PR != nil {
+		if err := tellOwner(ctx, st, opts.Connect, rep.New.PR); err != nil {
+			res.GitHub.Comment, res.GitHub.Errors = CommentFailed, []error{err}
+		} else {
+			res.GitHub.Comment = CommentUpdated
+		}
+	}
+	return res, nil
+}
+
+// tellOwner writes the ownership comment of the pull request p after its
+// ownership moved in git.
+func tellOwner(ctx context.Context, st *refstore.Store, connect Connect, p *lineage.PRPointer) error {
+	rec, err := prown.Read(ctx, st, p.Repo, p.Number)
+	if err != nil {
+		return err
+	}
+	if connect == nil {
+		return fmt.Errorf("no GitHub connection")
+	}
+	gh, err := connect(ctx)
+	if err != nil {
+		return err
+	}
+	_, _, err = gh.UpsertOwnershipComment(ctx, p.Number, ghpr.RenderOwnershipComment(prown.Comment(rec.Record)))
+	return err
+}

@@ -1,0 +1,69 @@
+package handoff
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// ShowOptions are what `git handoff show` was asked.
+type ShowOptions struct {
+	Owner  string
+	Branch string
+}
+
+// ShowResult is the baton waiting for owner on branch.
+type ShowResult struct {
+	Handoff baton.Stored
+	Notices []string
+}
+
+// Show reads the baton a session starting now would claim. None waiting
+// is refstore.ErrNotFound (with the notices of what was skipped).
+func Show(ctx context.Context, st *refstore.Store, opts ShowOptions) (ShowResult, error) {
+	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
+	if err != nil {
+		return ShowResult{}, err
+	}
+	h, warns, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+	if err != nil {
+		return ShowResult{}, fmt.Errorf("reading batons: %w", err)
+	}
+	res := ShowResult{Notices: warningLines(warns)}
+	if h == nil {
+		return res, fmt.Errorf("no baton is waiting for %s on %q: %w", who.Owner, who.Branch, refstore.ErrNotFound)
+	}
+	res.Handoff = *h
+	return res, nil
+}
+
+// ListOptions are what `git handoff list` was asked.
+type ListOptions struct {
+	All   bool   // every owner's batons, claimed ones too
+	Owner string // "" = the default owner; ignored with All
+}
+
+// ListResult is a listing of batons.
+type ListResult struct {
+	Handoffs []baton.Stored
+	Notices  []string
+}
+
+// List lists the batons waiting for the owner, or with All every one.
+func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult, error) {
+	f := baton.Filter{All: opts.All}
+	if !f.All {
+		who, err := Resolve(ctx, st, opts.Owner, "")
+		if err != nil {
+			return ListResult{}, err
+		}
+		f.Owner = who.Owner
+	}
+	list, warns, err := baton.List(ctx, st, f)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("listing batons: %w", err)
+	}
+	return ListResult{Handoffs: list, Notices: warningLines(warns)}, nil
+}
