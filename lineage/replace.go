@@ -161,7 +161,13 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 		if err != nil {
 			return ReplaceResult{}, err
 		}
-		ups = append([]refstore.Update{prevUp, nextUp}, ups...)
+		// Apply moves refs in this order and a kill can stop it after any
+		// of them: the successor, its carried baton and the PR moves come
+		// first and the old session is marked replaced last. A prefix then
+		// leaves at worst a new session beside an old one still active; the
+		// other way round the old one would be replacedBy a session that
+		// does not exist, and replace and restore of it refused for good.
+		ups = append(append([]refstore.Update{nextUp}, ups...), prevUp)
 		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, old.ID, oneLine(opts.Reason)), ups...)
 		if err == nil {
 			next.Schema, prev.Schema = SessionSchema, SessionSchema

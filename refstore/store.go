@@ -65,6 +65,11 @@ type Store struct {
 
 	mu      sync.Mutex
 	batcher *catFile // for CLI reads of single objects, started on demand
+
+	sharedOnce sync.Once
+	shared     int // core.sharedRepository, as parseSharedPerm reads it
+
+	recovered []string // what Open found of killed transactions and did
 }
 
 // Options tune Open. The zero value is right for the command.
@@ -74,8 +79,18 @@ type Options struct {
 	ForceCLI bool
 }
 
-// Open finds the repository containing dir.
+// Open finds the repository containing dir. It settles what a killed
+// git-handoff left of a multi-ref transaction (Recovered says what it did).
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	s, err := open(ctx, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.recoverTxns(ctx)
+	return s, nil
+}
+
+func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
