@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("REFSTORE_SWAP"); spec != "" {
 		os.Exit(swapHelper(spec))
 	}
+	if spec := os.Getenv("REFSTORE_TXN"); spec != "" {
+		os.Exit(txnHelper(spec))
+	}
 	os.Exit(m.Run())
 }
 
