@@ -25,6 +25,10 @@ func (s *Store) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 	args = append(args, "--", remote)
 	args = append(args, refspecs...)
 	_, err := Git(ctx, s.workDir, false, nil, args...)
+	if s.repo != nil {
+		// The fetch may have written a pack go-git has not listed.
+		s.reindex()
+	}
 	return err
 }
 

@@ -142,6 +142,11 @@ func (s *Store) firstParentLog(from string, limit int) ([]Commit, int, error) {
 	for len(out) < limit {
 		c, err := s.repo.CommitObject(h)
 		if err != nil {
+			// The pack list may be stale (a fetch or gc since): look again.
+			s.reindex()
+			c, err = s.repo.CommitObject(h)
+		}
+		if err != nil {
 			if len(out) == 0 {
 				return nil, 0, fmt.Errorf("reading commit %s: %w", short(from), err)
 			}

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,7 +136,7 @@ func (s *Store) useGoGit(repo *git.Repository) error {
 	}
 	s.repo = repo
 	s.refs = &refFiles{dir: s.commonDir}
-	s.reader = &goGitReader{repo: repo, refs: s.refs}
+	s.reader = &goGitReader{store: s, refs: s.refs}
 	s.lister = &cliLister{dir: s.workDir}
 	return nil
 }
@@ -272,19 +271,5 @@ func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
 		}
 		return b.read(oid)
 	}
-	obj, err := s.repo.Storer.EncodedObject(plumbing.AnyObject, plumbing.NewHash(oid))
-	if err != nil {
-		return Entry{OID: oid}, fmt.Errorf("object %s: %w", short(oid), ErrNotFound)
-	}
-	e := Entry{OID: oid, Type: obj.Type().String(), Size: obj.Size()}
-	if e.Size > MaxRecord {
-		return e, nil
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return e, err
-	}
-	defer rd.Close()
-	e.Data, err = io.ReadAll(rd)
-	return e, err
+	return s.object(ctx, oid)
 }
