@@ -94,7 +94,6 @@ while [ $i -lt `+fmt.Sprint(rounds)+` ]; do
 	git update-ref refs/ao/sessions/gc-$i $id
 	if [ $((i % 2)) = 0 ]; then git gc -q --prune=now; else git repack -adq; fi
 	i=$((i+1))
-done
 done`)
 	gc.Dir = dir
 	if err := gc.Start(); err != nil {
