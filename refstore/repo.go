@@ -197,7 +197,10 @@ func (s *Store) Bind(sessionRef string) error {
 		return nil // no worktree to bind
 	}
 	path := filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession))
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+	// In a shared repository the directories and the file get the
+	// group's permissions, as git would give them.
+	shared := s.sharedPerm(context.Background())
+	if err := mkdirShared(shared, s.gitDir, filepath.Dir(path)); err != nil {
 		return err
 	}
 	lock := path + ".lock"
@@ -212,6 +215,9 @@ func (s *Store) Bind(sessionRef string) error {
 	cerr := f.Close()
 	if werr == nil {
 		werr = cerr
+	}
+	if werr == nil && shared != 0 {
+		werr = adjustShared(shared, lock)
 	}
 	if werr == nil {
 		werr = os.Rename(lock, path)

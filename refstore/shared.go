@@ -93,6 +93,19 @@ func (s *Store) Share(ctx context.Context, path string) error {
 	return adjustShared(shared, path)
 }
 
+// MkdirAll makes dir (under the git directory) and its missing parents
+// with the permissions git gives directories in this repository.
+func (s *Store) MkdirAll(ctx context.Context, dir string) error {
+	root := s.commonDir
+	if !strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		root = filepath.Dir(dir)
+		for root != "/" && !Exists(root) {
+			root = filepath.Dir(root)
+		}
+	}
+	return mkdirShared(s.sharedPerm(ctx), root, dir)
+}
+
 func adjustShared(shared int, path string) error {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(path, &st); err != nil {

@@ -252,6 +252,22 @@ func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("writing blob: %w", err)
 		}
+		if shared := s.sharedPerm(ctx); shared != 0 {
+			// go-git makes objects/xx 0755 whatever the repository says; a
+			// teammate's git could not add an object beside ours.
+			// Its object file is left 0600 where git makes it read-only
+			// for all: give it git's mode.
+			hex := h.String()
+			dir := filepath.Join(s.commonDir, "objects", hex[:2])
+			// A teammate's directory or object (EPERM) is theirs to have
+			// made right.
+			if err := adjustShared(shared, dir); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+				return "", fmt.Errorf("writing blob: %w", err)
+			}
+			if err := os.Chmod(filepath.Join(dir, hex[2:]), os.FileMode(sharedMode(shared, 0o444, false))); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+				return "", fmt.Errorf("writing blob: %w", err)
+			}
+		}
 		return h.String(), nil
 	}
 	out, err := Git(ctx, s.workDir, false, data, "hash-object", "-w", "--stdin")
