@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -37,6 +38,9 @@ func txnHelper(spec string) int {
 		return 1
 	}
 	defer st.Close()
+	if os.Getenv("REFSTORE_TXN_GATE") != "" {
+		io.Copy(io.Discard, os.Stdin)
+	}
 	err = st.Apply(ctx, "handoff: txn test", in.Updates...)
 	switch {
 	case err == nil:
@@ -382,5 +386,86 @@ func TestTxnLiveJournalLeftAlone(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Errorf("journal still there")
+	}
+}
+
+// Multi-ref transactions in separate processes, in process and through
+// git, taking the same two refs in opposite orders, released together:
+// exactly one wins each round, both refs hold the winner's values (never a
+// mix) and no lock is left.
+func TestTxnRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds, ours, gits = 10, 3, 2
+	for round := range rounds {
+		a, b := fmt.Sprintf("refs/ao/sessions/a-%d", round), fmt.Sprintf("refs/ao/objectives/o/b-%d", round)
+		ids := make([][2]string, ours+gits)
+		var cmds []*exec.Cmd
+		for i := range ids {
+			ids[i] = [2]string{gittestHashObject(t, dir, fmt.Sprintf(`{"a":%d}`, i)), gittestHashObject(t, dir, fmt.Sprintf(`{"b":%d}`, i))}
+			ups := []refstore.Update{{Ref: a, New: ids[i][0]}, {Ref: b, New: ids[i][1]}}
+			if i%2 == 1 {
+				ups[0], ups[1] = ups[1], ups[0]
+			}
+			var c *exec.Cmd
+			if i < ours {
+				spec, _ := json.Marshal(map[string]any{"dir": dir, "updates": ups})
+				c = exec.Command(self, "-test.run=^$")
+				c.Env = append(os.Environ(), "REFSTORE_TXN="+string(spec), "REFSTORE_TXN_GATE=1")
+			} else {
+				var in strings.Builder
+				in.WriteString("start\n")
+				for _, u := range ups {
+					fmt.Fprintf(&in, "create %s %s\n", u.Ref, u.New)
+				}
+				in.WriteString("prepare\ncommit\n")
+				c = exec.Command("sh", "-c", `read x; printf '%s' "$1" | git update-ref --create-reflog -m race --stdin 2>/dev/null || exit 5`, "sh", in.String())
+			}
+			c.Dir = dir
+			cmds = append(cmds, c)
+		}
+		var gates []io.Closer
+		for _, c := range cmds {
+			w, err := c.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			gates = append(gates, w)
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, g := range gates {
+			g.Close()
+		}
+		var winners []int
+		for i, c := range cmds {
+			err := c.Wait()
+			var ee *exec.ExitError
+			switch {
+			case err == nil:
+				winners = append(winners, i)
+			case errors.As(err, &ee) && ee.ExitCode() == 5:
+			default:
+				t.Errorf("round %d writer %d: %v", round, i, err)
+			}
+		}
+		if len(winners) != 1 {
+			t.Fatalf("round %d: winners %v, want exactly one", round, winners)
+		}
+		w := winners[0]
+		if got := refState(t, dir, []refstore.Update{{Ref: a}, {Ref: b}}); got[0] != ids[w][0] || got[1] != ids[w][1] {
+			t.Fatalf("round %d: refs hold %v, want the winner's %v", round, got, ids[w])
+		}
+		if l := leftovers(t, dir); len(l) > 0 {
+			t.Fatalf("round %d: left behind %v", round, l)
+		}
 	}
 }

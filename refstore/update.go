@@ -77,7 +77,8 @@ const lockWait = 2 * time.Second
 //
 // Creates and updates of record refs are written in process (lockWriter);
 // deletes, other refs and repositories whose refs git must write itself go
-// through `git update-ref --stdin`, which renames in the same order.
+// through `git update-ref --stdin`, which renames in the same order
+// (measured with strace on git 2.39: input order, not ref order).
 func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error {
 	if len(updates) == 0 {
 		return nil
