@@ -70,6 +70,7 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 		return err
 	}
 	var lost, hard error
+	settled := false
 	for i, err := range errs {
 		var ce *ConflictError
 		var le *LockedError
@@ -80,8 +81,19 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 				lost = err
 			}
 		case errors.As(err, &le):
-			if hard == nil {
-				hard = err
+			// A git-handoff killed mid-transaction may have left the lock
+			// (a Store opened before it died has not settled it): its
+			// journal says what to do, then git gets the ref.
+			if !settled {
+				settled = true
+				s.recoverTxns(ctx)
+			}
+			if _, serr := os.Stat(le.Path); serr == nil {
+				if hard == nil {
+					hard = err
+				}
+			} else {
+				byGit = append(byGit, updates[i])
 			}
 		default:
 			// A delete, a ref of another shape or something in the way of

@@ -469,3 +469,27 @@ func TestTxnRace(t *testing.T) {
 		}
 	}
 }
+
+// ApplyEach (sync's writer) from a store opened before the crash is not
+// stopped by the killed transaction's lock either.
+func TestTxnKilledApplyEachStale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ups := setUpShape(t, dir, txnShapes[0])
+	stale := open(t, dir, refstore.Options{})
+	if !runTxnChild(t, dir, ups, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=1") {
+		t.Fatal("the writer was not killed")
+	}
+	ctx := context.Background()
+	u := ups[1]
+	cur, _ := stale.ResolveID(ctx, u.Ref)
+	err := stale.ApplyEach(ctx, "handoff: sync", refstore.Update{Ref: u.Ref, Old: cur, New: gittestHashObject(t, dir, `{"sync":1}`)})
+	var le *refstore.LockedError
+	if errors.As(err, &le) || !errors.Is(err, refstore.ErrConflict) {
+		t.Fatalf("ApplyEach = %v, want a lost swap (the transaction was rolled forward first)", err)
+	}
+	checkSettled(t, dir, ups, true)
+}
