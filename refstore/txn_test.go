@@ -257,17 +257,17 @@ func TestTxnKilledBetweenRenames(t *testing.T) {
 				if kill < len(ups) && len(leftovers(t, dir)) == 0 {
 					t.Fatal("the kill left no lock: not the crash under test")
 				}
-				if kill > 0 && kill < len(ups) {
+				if kill == 2 {
 					// The stale store's next write goes through the lock
 					// the writer left, helped by its journal.
 					followUpOne(t, dir, stale, ups, kill)
 					checkSettledRefs(t, dir, ups)
-				}
-				st := open(t, dir, refstore.Options{})
-				if kill > 0 && kill < len(ups) {
-					followUp(t, dir, st, ups)
+					followUp(t, dir, open(t, dir, refstore.Options{}), ups)
 					return
 				}
+				// Otherwise the next Open settles it; odd kill points
+				// through the CLI read path.
+				st := open(t, dir, refstore.Options{ForceCLI: kill%2 == 1})
 				if len(st.Recovered()) == 0 {
 					t.Errorf("Open settled nothing")
 				}
@@ -317,33 +317,37 @@ func TestTxnKilledAtPrepared(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	for _, sh := range txnShapes {
-		t.Run(sh.name, func(t *testing.T) {
-			dir := gittest.Init(t)
-			ups := setUpShape(t, dir, sh)
-			hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
-			os.MkdirAll(filepath.Dir(hook), 0o777)
-			os.WriteFile(hook, []byte(`#!/bin/sh
+		for path, opts := range readPaths {
+			t.Run(sh.name+"/"+path, func(t *testing.T) {
+				dir := gittest.Init(t)
+				ups := setUpShape(t, dir, sh)
+				hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
+				os.MkdirAll(filepath.Dir(hook), 0o777)
+				os.WriteFile(hook, []byte(`#!/bin/sh
 cat >/dev/null
 [ "$1" = prepared ] && [ -n "$REFSTORE_KILL_AT_PREPARED" ] || exit 0
 caller=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2)
 kill -9 "$caller" "$PPID"
 `), 0o777)
-			if !runTxnChild(t, dir, ups, "REFSTORE_KILL_AT_PREPARED=1") {
-				t.Fatal("the writer was not killed by the hook")
-			}
-			locks := 0
-			for _, l := range leftovers(t, dir) {
-				if strings.HasSuffix(l, ".lock") {
-					locks++
+				if !runTxnChild(t, dir, ups, "REFSTORE_KILL_AT_PREPARED=1") {
+					t.Fatal("the writer was not killed by the hook")
 				}
-			}
-			if locks != len(ups) {
-				t.Fatalf("the kill left %d locks, want %d: not the crash under test", locks, len(ups))
-			}
-			st := open(t, dir, refstore.Options{})
-			checkSettled(t, dir, ups, false)
-			followUp(t, dir, st, ups)
-		})
+				locks := 0
+				for _, l := range leftovers(t, dir) {
+					if strings.HasSuffix(l, ".lock") {
+						locks++
+					}
+				}
+				if locks != len(ups) {
+					t.Fatalf("the kill left %d locks, want %d: not the crash under test", locks, len(ups))
+				}
+				// Both read paths settle it (the CLI one for repositories
+				// go-git cannot open).
+				st := open(t, dir, opts)
+				checkSettled(t, dir, ups, false)
+				followUp(t, dir, st, ups)
+			})
+		}
 	}
 }
 
