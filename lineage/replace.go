@@ -225,7 +225,13 @@ func checkReplace(ctx context.Context, st *refstore.Store, old Session, newID st
 	if err != nil {
 		return err
 	}
-	if err := NewGraph(Nodes(line)).CheckReplace(old.ID, newID); err != nil {
+	g := NewGraph(Nodes(line))
+	if by, ok := g.Successor(old.ID); ok {
+		// A replacement under way: it writes the new session before it
+		// marks the old one (see Replace), so its successor shows first.
+		return &ReplacedError{ID: old.ID, By: by, Live: g.Live(old.ID)}
+	}
+	if err := g.CheckReplace(old.ID, newID); err != nil {
 		return &RefusedError{Err: err}
 	}
 	return nil
