@@ -46,6 +46,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 	for attempt := 0; ; attempt++ {
 		now := clock()
 		var ups []refstore.Update
+		var sessUp *refstore.Update
 		var sess *lineage.Session
 		var sessionHarness string
 		if id != "" {
@@ -62,7 +63,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 				if err != nil {
 					return EndResult{}, err
 				}
-				ups, sess = append(ups, up), &s
+				sessUp, sess = &up, &s
 			case errors.Is(err, refstore.ErrNotFound):
 				if attempt == 0 {
 					notices = append(notices, "no record of session "+id+": the baton names it, but no session was ended")
@@ -88,6 +89,13 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 			return EndResult{}, err
 		} else if changed {
 			ups = append(ups, objUp)
+		}
+		// Apply moves refs in this order and a kill can stop it after any
+		// of them: the baton (and objective) go first, so a prefix is at
+		// worst a baton waiting while the session still reads active. The
+		// other way round a prefix is an ended session whose baton is lost.
+		if sessUp != nil {
+			ups = append(ups, *sessUp)
 		}
 		err = st.Apply(ctx, "handoff: end "+b.ID, ups...)
 		if err == nil {

@@ -109,6 +109,13 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		if err != nil {
 			return StartResult{}, err
 		}
+		// Apply moves refs in this order and a kill can stop it after any
+		// of them. The objective alone, or with the session, is harmless
+		// (start again rewrites both). The session goes before the claim:
+		// a session without its claim still holds the baton's notes in
+		// ClaimedHandoff and the baton stays claimable, while a claim
+		// without its session would name a session that never existed and
+		// the notes would reach nobody.
 		ups = append(ups, sessUp)
 		if res.Claimed {
 			ups = append(ups, claimUp)

@@ -161,7 +161,13 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 		if err != nil {
 			return ReplaceResult{}, err
 		}
-		ups = append([]refstore.Update{prevUp, nextUp}, ups...)
+		// Apply moves refs in this order and a kill can stop it after any
+		// of them: the successor, its carried baton and the PR moves come
+		// first and the old session is marked replaced last. A prefix then
+		// leaves at worst a new session beside an old one still active; the
+		// other way round the old one would be replacedBy a session that
+		// does not exist, and replace and restore of it refused for good.
+		ups = append(append([]refstore.Update{nextUp}, ups...), prevUp)
 		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, old.ID, oneLine(opts.Reason)), ups...)
 		if err == nil {
 			next.Schema, prev.Schema = SessionSchema, SessionSchema
@@ -219,7 +225,13 @@ func checkReplace(ctx context.Context, st *refstore.Store, old Session, newID st
 	if err != nil {
 		return err
 	}
-	if err := NewGraph(Nodes(line)).CheckReplace(old.ID, newID); err != nil {
+	g := NewGraph(Nodes(line))
+	if by, ok := g.Successor(old.ID); ok {
+		// A replacement under way: it writes the new session before it
+		// marks the old one (see Replace), so its successor shows first.
+		return &ReplacedError{ID: old.ID, By: by, Live: g.Live(old.ID)}
+	}
+	if err := g.CheckReplace(old.ID, newID); err != nil {
 		return &RefusedError{Err: err}
 	}
 	return nil

@@ -70,6 +70,7 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 		return err
 	}
 	var lost, hard error
+	settled := false
 	for i, err := range errs {
 		var ce *ConflictError
 		var le *LockedError
@@ -80,8 +81,19 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 				lost = err
 			}
 		case errors.As(err, &le):
-			if hard == nil {
-				hard = err
+			// A git-handoff killed mid-transaction may have left the lock
+			// (a Store opened before it died has not settled it): its
+			// journal says what to do, then git gets the ref.
+			if !settled {
+				settled = true
+				s.recoverTxns(ctx)
+			}
+			if _, serr := os.Stat(le.Path); serr == nil {
+				if hard == nil {
+					hard = err
+				}
+			} else {
+				byGit = append(byGit, updates[i])
 			}
 		default:
 			// A delete, a ref of another shape or something in the way of
@@ -119,7 +131,9 @@ const swapWorkers = 4
 func (s *Store) applyEachByGit(ctx context.Context, msg string, updates []Update) error {
 	var lost error
 	for len(updates) > 0 {
-		err := s.Apply(ctx, msg, updates...)
+		// Independent swaps need no journal: any subset applied is a
+		// result ApplyEach may return.
+		err := s.applyGit(ctx, msg, updates, nil, true)
 		var ce *ConflictError
 		if !errors.As(err, &ce) {
 			if err != nil {
@@ -172,6 +186,9 @@ type lockWriter struct {
 	refs  *refFiles
 	ident string // "Name <email> <time> <zone>", as update-ref logs it
 	msg   string
+	// shared is core.sharedRepository (parseSharedPerm): what we create
+	// gets the permissions git would give it.
+	shared int
 }
 
 // lockWriter returns nil (and no error) where the in-process writer must
@@ -193,6 +210,11 @@ func (s *Store) lockWriter(ctx context.Context, msg string) (*lockWriter, error)
 	switch strings.ToLower(cfg.Raw.Section("core").Option("sharedRepository")) {
 	case "", "false", "umask", "0", "no", "off":
 	default:
+		return nil, nil
+	}
+	// git runs the reference-transaction hook for every ref it writes; the
+	// in-process writer cannot, so a repository that has one gets git.
+	if hasRefTxnHook(s.commonDir, s.workDir, cfg.Raw.Section("core").Option("hooksPath")) {
 		return nil, nil
 	}
 	// git var applies the same rules update-ref does (GIT_COMMITTER_*,
@@ -272,7 +294,7 @@ func (w *lockWriter) takeLock(ctx context.Context, lock string) (*os.File, error
 		case err == nil:
 			return f, nil
 		case errors.Is(err, fs.ErrNotExist) && tries < 8:
-			if err := os.MkdirAll(filepath.Dir(lock), 0o777); err != nil {
+			if err := mkdirShared(w.shared, w.dir, filepath.Dir(lock)); err != nil {
 				return nil, err
 			}
 		case errors.Is(err, fs.ErrExist):
@@ -293,15 +315,27 @@ func (w *lockWriter) log(ref, old, new string) error {
 	path := filepath.Join(w.dir, "logs", filepath.FromSlash(ref))
 	line := old + " " + new + " " + w.ident + "\t" + w.msg + "\n"
 	for tries := 0; ; tries++ {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+		flags := os.O_WRONLY | os.O_APPEND
+		f, err := os.OpenFile(path, flags, 0)
+		created := false
+		if errors.Is(err, fs.ErrNotExist) {
+			f, err = os.OpenFile(path, flags|os.O_CREATE, 0o666)
+			created = err == nil
+		}
 		if errors.Is(err, fs.ErrNotExist) && tries < 8 {
-			if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			if err := mkdirShared(w.shared, w.dir, filepath.Dir(path)); err != nil {
 				return err
 			}
 			continue
 		}
 		if err != nil {
 			return err
+		}
+		if created && w.shared != 0 {
+			if err := adjustShared(w.shared, path); err != nil {
+				f.Close()
+				return err
+			}
 		}
 		_, werr := f.WriteString(line)
 		cerr := f.Close()
@@ -310,6 +344,23 @@ func (w *lockWriter) log(ref, old, new string) error {
 		}
 		return cerr
 	}
+}
+
+// hasRefTxnHook reports whether git would run a reference-transaction hook
+// here. A hooks path it cannot place counts as one: git decides then.
+func hasRefTxnHook(commonDir, workDir, hooksPath string) bool {
+	dir := filepath.Join(commonDir, "hooks")
+	if hooksPath != "" {
+		if strings.HasPrefix(hooksPath, "~") {
+			return true
+		}
+		dir = hooksPath
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(workDir, dir)
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, "reference-transaction"))
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // reflogMsg tidies msg as git does before logging it: runs of ASCII

@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("REFSTORE_SWAP"); spec != "" {
 		os.Exit(swapHelper(spec))
 	}
+	if spec := os.Getenv("REFSTORE_TXN"); spec != "" {
+		os.Exit(txnHelper(spec))
+	}
 	os.Exit(m.Run())
 }
 
@@ -69,6 +72,12 @@ func TestApplyEachWritesWhatUpdateRefWrites(t *testing.T) {
 	}{
 		{"refs/ao/sessions/by-git", func(u ...refstore.Update) error { return st.Apply(ctx, "  handoff:\tsync  from origin ", u...) }},
 		{"refs/ao/sessions/in-process", func(u ...refstore.Update) error { return st.ApplyEach(ctx, "  handoff:\tsync  from origin ", u...) }},
+		// A multi-ref Apply is written in process too: its second ref
+		// makes it a transaction.
+		{"refs/ao/sessions/in-txn", func(u ...refstore.Update) error {
+			other := refstore.Update{Ref: "refs/ao/objectives/o/b", New: u[0].New, Old: u[0].Old}
+			return st.Apply(ctx, "  handoff:\tsync  from origin ", u[0], other)
+		}},
 	} {
 		if err := pass.apply(refstore.Update{Ref: pass.ref, New: a}); err != nil {
 			t.Fatalf("%s: create: %v", pass.ref, err)
@@ -82,12 +91,14 @@ func TestApplyEachWritesWhatUpdateRefWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := os.ReadFile(filepath.Join(dir, ".git", what+"refs/ao/sessions/in-process"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("%srefs/ao/sessions/in-process:\n%s\nupdate-ref wrote:\n%s", what, got, want)
+		for _, ref := range []string{"refs/ao/sessions/in-process", "refs/ao/sessions/in-txn", "refs/ao/objectives/o/b"} {
+			got, err := os.ReadFile(filepath.Join(dir, ".git", what+ref))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s%s:\n%s\nupdate-ref wrote:\n%s", what, ref, got, want)
+			}
 		}
 	}
 	if got := gittest.Run(t, dir, "rev-parse", "refs/ao/sessions/in-process@{1}"); got != a {

@@ -12,19 +12,19 @@ import (
 	"strconv"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // goGitReader reads one ref and its blob in process: ~30 µs, against ~1.5 ms
 // for a git process. The ref is resolved from the files themselves; the
 // object comes through go-git.
 type goGitReader struct {
-	repo *git.Repository
-	refs *refFiles
+	store *Store
+	refs  *refFiles
 }
 
-func (r *goGitReader) get(_ context.Context, ref string) (Entry, error) {
+func (r *goGitReader) get(ctx context.Context, ref string) (Entry, error) {
 	oid, err := r.refs.resolve(ref)
 	if errors.Is(err, ErrNotFound) {
 		return Entry{Ref: ref}, fmt.Errorf("%s: %w", ref, ErrNotFound)
@@ -35,10 +35,47 @@ func (r *goGitReader) get(_ context.Context, ref string) (Entry, error) {
 	if err != nil {
 		return Entry{Ref: ref}, fmt.Errorf("reading %s: %w", ref, err)
 	}
-	e := Entry{Ref: ref, OID: oid}
-	obj, err := r.repo.Storer.EncodedObject(plumbing.AnyObject, plumbing.NewHash(oid))
+	e, err := r.store.object(ctx, oid)
+	e.Ref = ref
 	if err != nil {
-		return e, fmt.Errorf("reading %s (%s): %w", ref, e.OID, err)
+		return e, fmt.Errorf("reading %s (%s): %w", ref, oid, err)
+	}
+	return e, nil
+}
+
+// object reads an object in process. go-git lists the packs once, so after
+// a fetch wrote a pack or while gc repacks, an object it does not find (or
+// finds in a pack that is gone) may well be there: it lists the packs again
+// and retries, and then asks git, which re-scans on a miss itself, before
+// calling the object missing.
+func (s *Store) object(ctx context.Context, oid string) (Entry, error) {
+	e := Entry{OID: oid}
+	var err error
+	for try := 0; try < 2; try++ {
+		if try > 0 {
+			s.reindex()
+		}
+		if e, err = s.objectGoGit(oid); err == nil {
+			return e, nil
+		}
+	}
+	b, cerr := s.catFile(ctx)
+	if cerr != nil {
+		return Entry{OID: oid}, err
+	}
+	e, err = b.read(oid)
+	e.OID = oid
+	if errors.Is(err, ErrNotFound) {
+		return e, fmt.Errorf("object %s: %w", short(oid), ErrNotFound)
+	}
+	return e, err
+}
+
+func (s *Store) objectGoGit(oid string) (Entry, error) {
+	e := Entry{OID: oid}
+	obj, err := s.repo.Storer.EncodedObject(plumbing.AnyObject, plumbing.NewHash(oid))
+	if err != nil {
+		return e, err
 	}
 	e.Type = obj.Type().String()
 	e.Size = obj.Size()
@@ -47,14 +84,18 @@ func (r *goGitReader) get(_ context.Context, ref string) (Entry, error) {
 	}
 	rd, err := obj.Reader()
 	if err != nil {
-		return e, fmt.Errorf("reading %s: %w", ref, err)
+		return e, err
 	}
 	defer rd.Close()
 	e.Data, err = io.ReadAll(rd)
-	if err != nil {
-		return e, fmt.Errorf("reading %s: %w", ref, err)
+	return e, err
+}
+
+// reindex makes go-git list the packs again at its next read.
+func (s *Store) reindex() {
+	if fs, ok := s.repo.Storer.(*filesystem.Storage); ok {
+		fs.Reindex()
 	}
-	return e, nil
 }
 
 func (r *goGitReader) close() error { return nil }

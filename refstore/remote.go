@@ -25,6 +25,10 @@ func (s *Store) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 	args = append(args, "--", remote)
 	args = append(args, refspecs...)
 	_, err := Git(ctx, s.workDir, false, nil, args...)
+	if s.repo != nil {
+		// The fetch may have written a pack go-git has not listed.
+		s.reindex()
+	}
 	return err
 }
 
@@ -43,24 +47,48 @@ type PushOptions struct {
 // PushError is a push that git refused, in whole or in part. Rejected names
 // the refs git's porcelain output marked as not updated; which of them lost
 // a lease is for the caller to find out by fetching again, not from git's
-// wording.
+// wording. Reasons and Remote carry the server's own words, for the user:
+// a hidden ref, a hook that said no, a branch-only rule.
 type PushError struct {
 	Rejected []string
-	Err      error
+	// Reasons maps a rejected ref to git's summary of why, as
+	// "remote rejected: deny updating a hidden ref" or "rejected: stale info".
+	Reasons map[string]string
+	// Remote is what the server printed ("remote: " lines, prefix dropped).
+	Remote []string
+	Err    error
 }
 
 func (e *PushError) Error() string {
-	if len(e.Rejected) == 0 {
+	if len(e.Rejected) == 0 && len(e.Remote) == 0 {
 		return e.Err.Error()
 	}
-	more := ""
-	if len(e.Rejected) > 3 {
-		more = fmt.Sprintf(" and %d more", len(e.Rejected)-3)
+	var b strings.Builder
+	if len(e.Rejected) > 0 {
+		b.WriteString("push rejected for ")
+		for i, ref := range e.Rejected[:min(3, len(e.Rejected))] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(ref)
+			if r := e.Reasons[ref]; r != "" {
+				b.WriteString(" (" + r + ")")
+			}
+		}
+		if len(e.Rejected) > 3 {
+			fmt.Fprintf(&b, " and %d more", len(e.Rejected)-3)
+		}
+	} else {
+		b.WriteString("push failed")
 	}
-	return fmt.Sprintf("push rejected for %s%s: %v", strings.Join(e.Rejected[:min(3, len(e.Rejected))], ", "), more, e.Err)
+	if len(e.Remote) > 0 {
+		b.WriteString("; the remote said: ")
+		b.WriteString(strings.Join(e.Remote[:min(5, len(e.Remote))], " / "))
+	} else if len(e.Reasons) == 0 {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	return b.String()
 }
-
-func (e *PushError) Unwrap() error { return e.Err }
 
 // maxPushArgs bounds the bytes of refspecs and leases given to one git push,
 // well below the kernel's limit on a command line. A larger set of updates
@@ -152,15 +180,49 @@ func (s *Store) push(ctx context.Context, remote string, leases, specs []string,
 		out, err = run(false)
 	}
 	if err != nil {
-		return &PushError{Rejected: rejected(out), Err: err}
+		pe := &PushError{Err: err}
+		pe.Rejected, pe.Reasons = rejected(out)
+		if errors.As(err, &ge) {
+			pe.Remote = remoteLines(ge.Stderr)
+		}
+		return pe
 	}
 	return nil
 }
 
+// remoteLines picks what the server said out of git push's stderr: the
+// lines git prefixes with "remote: ", without the prefix, the padding git
+// adds to them, or control bytes (the text is the server's).
+func remoteLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimRight(l, "\r")
+		// A progress line git rewrote with \r keeps only its last state.
+		if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+			l = l[i+1:]
+		}
+		msg, ok := strings.CutPrefix(l, "remote: ")
+		if !ok {
+			continue
+		}
+		msg = strings.TrimSpace(strings.Map(func(r rune) rune {
+			if r < 0x20 && r != '\t' || r == 0x7f {
+				return -1
+			}
+			return r
+		}, msg))
+		if msg != "" {
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
 // rejected reads `git push --porcelain` output: "<flag>\t<from>:<to>\t<summary>",
-// flag "!" for a ref that was not updated.
-func rejected(out []byte) []string {
+// flag "!" for a ref that was not updated, the summary "[what] (why)".
+func rejected(out []byte) ([]string, map[string]string) {
 	var refs []string
+	reasons := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -168,11 +230,35 @@ func rejected(out []byte) []string {
 		if len(f) < 2 || f[0] != "!" {
 			continue
 		}
-		if _, to, ok := strings.Cut(f[1], ":"); ok {
-			refs = append(refs, to)
+		_, to, ok := strings.Cut(f[1], ":")
+		if !ok {
+			continue
+		}
+		refs = append(refs, to)
+		if len(f) == 3 {
+			if r := summary(f[2]); r != "" {
+				reasons[to] = r
+			}
 		}
 	}
-	return refs
+	return refs, reasons
+}
+
+// summary turns git's "[remote rejected] (deny updating a hidden ref)" into
+// "remote rejected: deny updating a hidden ref".
+func summary(s string) string {
+	s = strings.TrimSpace(s)
+	what, why := s, ""
+	if strings.HasPrefix(s, "[") {
+		if i := strings.IndexByte(s, ']'); i > 0 {
+			what, why = s[1:i], strings.TrimSpace(s[i+1:])
+		}
+	}
+	why = strings.TrimSuffix(strings.TrimPrefix(why, "("), ")")
+	if why == "" {
+		return what
+	}
+	return what + ": " + why
 }
 
 // Remotes lists the configured remotes, in config order.

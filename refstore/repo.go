@@ -147,6 +147,11 @@ func (s *Store) firstParentLog(from string, limit int) ([]Commit, int, error) {
 	for len(out) < limit {
 		c, err := s.repo.CommitObject(h)
 		if err != nil {
+			// The pack list may be stale (a fetch or gc since): look again.
+			s.reindex()
+			c, err = s.repo.CommitObject(h)
+		}
+		if err != nil {
 			if len(out) == 0 {
 				return nil, 0, fmt.Errorf("reading commit %s: %w", short(from), err)
 			}
@@ -197,7 +202,10 @@ func (s *Store) Bind(sessionRef string) error {
 		return nil // no worktree to bind
 	}
 	path := filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession))
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+	// In a shared repository the directories and the file get the
+	// group's permissions, as git would give them.
+	shared := s.sharedPerm(context.Background())
+	if err := mkdirShared(shared, s.gitDir, filepath.Dir(path)); err != nil {
 		return err
 	}
 	lock := path + ".lock"
@@ -212,6 +220,9 @@ func (s *Store) Bind(sessionRef string) error {
 	cerr := f.Close()
 	if werr == nil {
 		werr = cerr
+	}
+	if werr == nil && shared != 0 {
+		werr = adjustShared(shared, lock)
 	}
 	if werr == nil {
 		werr = os.Rename(lock, path)

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +64,11 @@ type Store struct {
 
 	mu      sync.Mutex
 	batcher *catFile // for CLI reads of single objects, started on demand
+
+	sharedOnce sync.Once
+	shared     int // core.sharedRepository, as parseSharedPerm reads it
+
+	recovered []string // what Open found of killed transactions and did
 }
 
 // Options tune Open. The zero value is right for the command.
@@ -74,8 +78,18 @@ type Options struct {
 	ForceCLI bool
 }
 
-// Open finds the repository containing dir.
+// Open finds the repository containing dir. It settles what a killed
+// git-handoff left of a multi-ref transaction (Recovered says what it did).
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	s, err := open(ctx, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.recoverTxns(ctx)
+	return s, nil
+}
+
+func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -122,7 +136,7 @@ func (s *Store) useGoGit(repo *git.Repository) error {
 	}
 	s.repo = repo
 	s.refs = &refFiles{dir: s.commonDir}
-	s.reader = &goGitReader{repo: repo, refs: s.refs}
+	s.reader = &goGitReader{store: s, refs: s.refs}
 	s.lister = &cliLister{dir: s.workDir}
 	return nil
 }
@@ -238,6 +252,22 @@ func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("writing blob: %w", err)
 		}
+		if shared := s.sharedPerm(ctx); shared != 0 {
+			// go-git makes objects/xx 0755 whatever the repository says; a
+			// teammate's git could not add an object beside ours.
+			// Its object file is left 0600 where git makes it read-only
+			// for all: give it git's mode.
+			hex := h.String()
+			dir := filepath.Join(s.commonDir, "objects", hex[:2])
+			// A teammate's directory or object (EPERM) is theirs to have
+			// made right.
+			if err := adjustShared(shared, dir); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+				return "", fmt.Errorf("writing blob: %w", err)
+			}
+			if err := os.Chmod(filepath.Join(dir, hex[2:]), os.FileMode(sharedMode(shared, 0o444, false))); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+				return "", fmt.Errorf("writing blob: %w", err)
+			}
+		}
 		return h.String(), nil
 	}
 	out, err := Git(ctx, s.workDir, false, data, "hash-object", "-w", "--stdin")
@@ -257,19 +287,5 @@ func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
 		}
 		return b.read(oid)
 	}
-	obj, err := s.repo.Storer.EncodedObject(plumbing.AnyObject, plumbing.NewHash(oid))
-	if err != nil {
-		return Entry{OID: oid}, fmt.Errorf("object %s: %w", short(oid), ErrNotFound)
-	}
-	e := Entry{OID: oid, Type: obj.Type().String(), Size: obj.Size()}
-	if e.Size > MaxRecord {
-		return e, nil
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return e, err
-	}
-	defer rd.Close()
-	e.Data, err = io.ReadAll(rd)
-	return e, err
+	return s.object(ctx, oid)
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -60,20 +61,78 @@ func (e *LockedError) Error() string {
 // before calling it stale. git itself waits 100 ms per attempt.
 const lockWait = 2 * time.Second
 
-// Apply performs updates as one transaction through git's own lock protocol
-// (`git update-ref --stdin`), each with a reflog entry carrying msg. Either
-// all refs move or none does. A lost swap returns a *ConflictError (wrapping
-// ErrConflict), decided by re-reading the refs rather than by git's wording.
+// Apply performs updates as one transaction through git's lock protocol,
+// each with a reflog entry carrying msg. Either all refs move or none does,
+// as far as other writers can tell. A lost swap returns a *ConflictError
+// (wrapping ErrConflict), decided by re-reading the refs rather than by
+// git's wording.
+//
+// The refs are renamed into place in the order the caller gives them, and a
+// process killed in the middle leaves a prefix of that order applied. So
+// order updates so that every prefix is harmless: create the new before
+// marking the old (the baton before the session that ended, the successor
+// before the session it replaces). The next Open then finishes the rest
+// from the journal the transaction left (see txn.go); the order is what
+// still holds where no journal could be read.
+//
+// Creates and updates of record refs are written in process (lockWriter);
+// deletes, other refs and repositories whose refs git must write itself go
+// through `git update-ref --stdin`, which renames in the same order
+// (measured with strace on git 2.39: input order, not ref order).
 func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error {
 	if len(updates) == 0 {
 		return nil
 	}
-	var in bytes.Buffer
-	in.WriteString("start\n")
+	seen := make(map[string]bool, len(updates))
 	for _, u := range updates {
 		if strings.ContainsAny(u.Ref, " \n\x00") {
 			return fmt.Errorf("%w: %q", ErrBadName, u.Ref)
 		}
+		if seen[u.Ref] {
+			return fmt.Errorf("%w: %s is updated twice in one transaction", ErrBadName, u.Ref)
+		}
+		seen[u.Ref] = true
+	}
+	if len(updates) == 1 {
+		// One ref cannot be torn: git's own protocol is all it needs.
+		return s.applyGit(ctx, msg, updates, nil, true)
+	}
+	if w := s.txnWriter(ctx, msg, updates); w != nil {
+		return s.applyInProcess(ctx, w, updates)
+	}
+	var j *journal
+	if s.filesBackend() {
+		var err error
+		if j, err = s.beginJournal(ctx, reflogMsg(msg), "", updates); err != nil {
+			return err
+		}
+	}
+	return s.applyGit(ctx, msg, updates, j, true)
+}
+
+// filesBackend reports whether refs are plain files under the common dir,
+// the only backend whose transactions can be torn.
+func (s *Store) filesBackend() bool {
+	if s.repo != nil {
+		if cfg, err := s.repo.Config(); err == nil && cfg.Raw != nil {
+			v := cfg.Raw.Section("extensions").Option("refStorage")
+			return v == "" || v == "files"
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.commonDir, "reftable")); err == nil {
+		return false
+	}
+	return Exists(filepath.Join(s.commonDir, "refs"))
+}
+
+// applyGit runs the transaction through `git update-ref --stdin`. With a
+// journal, a git killed mid-way (its locks still hold our ids) is settled
+// at once, from the journal, as the next command would. recover lets a
+// lock in the way send it to settle dead writers' journals first.
+func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *journal, recover bool) (err error) {
+	var in bytes.Buffer
+	in.WriteString("start\n")
+	for _, u := range updates {
 		old := u.Old
 		if old == "" {
 			old = ZeroID
@@ -85,11 +144,29 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 		}
 	}
 	in.WriteString("prepare\ncommit\n")
+	if j != nil {
+		defer func() {
+			if j.f != nil {
+				j.finish()
+			}
+		}()
+	}
 	deadline := time.Now().Add(lockWait)
 	for {
 		stderr, err := s.runUpdateRef(ctx, msg, in.Bytes())
 		if err == nil {
 			return nil
+		}
+		if j != nil && (killed(err) || s.oursLeft(j.rec)) {
+			_, applied, serr := s.settle(ctx, j.rec)
+			if serr != nil {
+				j.abandon()
+				j.f = nil
+				return fmt.Errorf("git update-ref was killed mid-way and the transaction could not be settled: %w", serr)
+			}
+			if applied {
+				return nil
+			}
 		}
 		if cerr := s.conflict(ctx, updates); cerr != nil {
 			return cerr
@@ -98,11 +175,28 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 		if lock == "" {
 			return &GitError{Args: []string{"update-ref", "--stdin"}, Stderr: stderr, Err: err}
 		}
+		if recover {
+			// A git-handoff killed mid-transaction may have left it; its
+			// journal says whether to finish or drop it.
+			recover = false
+			s.recoverTxns(ctx)
+			continue
+		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return &LockedError{Path: lock}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// killed reports a git process ended by a signal: it cleaned up nothing.
+func killed(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }
 
 func (s *Store) runUpdateRef(ctx context.Context, msg string, stdin []byte) (string, error) {

@@ -1,0 +1,83 @@
+package handoff_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// end is killed right after its transaction's first rename, before any
+// later command could finish it from the journal: what it leaves must
+// already be harmless — the baton there, the session not yet ended — never
+// an ended session whose baton is lost.
+func TestEndKilledAfterFirstRename(t *testing.T) {
+	if dir := os.Getenv("HANDOFF_ORDER_CHILD"); dir != "" {
+		ctx := context.Background()
+		st, err := refstore.Open(ctx, dir, refstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = handoff.End(ctx, st, handoff.EndOptions{Session: "s1", Owner: "dev", Branch: "main", Next: []string{"the next step"}}, time.Now)
+		t.Fatalf("End was not killed: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ctx := context.Background()
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if _, err := lineage.CreateSession(ctx, st, lineage.Session{ID: "s1", Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: now, UpdatedAt: now}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(self, "-test.run=^TestEndKilledAfterFirstRename$")
+	c.Env = append(os.Environ(), "HANDOFF_ORDER_CHILD="+dir, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=1")
+	out, err := c.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
+		t.Fatalf("end was not killed: %v\n%s", err, out)
+	}
+	// Read with git: Open would settle the transaction.
+	status := func() string {
+		var s struct{ Status string }
+		json.Unmarshal([]byte(gittest.Run(t, dir, "cat-file", "blob", "refs/ao/sessions/s1")), &s)
+		return s.Status
+	}
+	baton, _ := exec.Command("git", "-C", dir, "for-each-ref", "--format=%(refname)", refstore.HandoffsPrefix).Output()
+	if status() == lineage.StatusEnded && len(strings.TrimSpace(string(baton))) == 0 {
+		t.Fatal("the kill left the session ended and its baton lost: the session was written before the baton")
+	}
+	if len(strings.TrimSpace(string(baton))) == 0 {
+		t.Fatal("the first rename was not the baton's")
+	}
+	// The next command finishes the end.
+	st, err = refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := status(); got != lineage.StatusEnded {
+		t.Errorf("after the next Open the session is %q, want ended (%v)", got, st.Recovered())
+	}
+}

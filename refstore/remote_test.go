@@ -1,0 +1,61 @@
+package refstore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// A rejected push says what the server said: the reason git reports per
+// ref, and the lines the server's hooks printed.
+func TestPushRejectedShowsServerReason(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	hidden := gittest.Init(t, "--bare")
+	gittest.Run(t, hidden, "config", "receive.hideRefs", "refs/ao")
+	hooked := gittest.Init(t, "--bare")
+	hook := filepath.Join(hooked, "hooks", "pre-receive")
+	os.MkdirAll(filepath.Dir(hook), 0o777)
+	os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\necho 'DENIED by policy: refs/ao is read-only for you' >&2\nprintf 'colour \\033[31mred\\033[0m\\n' >&2\nexit 1\n"), 0o777)
+
+	dir := gittest.Init(t)
+	st := open(t, dir, refstore.Options{})
+	id, err := st.WriteBlob(ctx, []byte(`{"schema":"session/v1","id":"a"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ref = "refs/ao/sessions/a"
+	for _, tc := range []struct {
+		name, remote, reason, said string
+	}{
+		{"hidden ref", hidden, "remote rejected: deny updating a hidden ref", ""},
+		{"pre-receive hook", hooked, "remote rejected: pre-receive hook declined", "DENIED by policy: refs/ao is read-only for you"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := st.Push(ctx, tc.remote, []refstore.Update{{Ref: ref, New: id}}, refstore.PushOptions{Atomic: true})
+			var pe *refstore.PushError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Push = %v, want a *PushError", err)
+			}
+			if len(pe.Rejected) != 1 || pe.Rejected[0] != ref || pe.Reasons[ref] != tc.reason {
+				t.Errorf("rejected %v, reasons %q; want %s for %s", pe.Rejected, pe.Reasons, tc.reason, ref)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tc.reason) || !strings.Contains(msg, tc.said) {
+				t.Errorf("message %q does not carry the server's reason %q / %q", msg, tc.reason, tc.said)
+			}
+			if tc.said != "" && (len(pe.Remote) == 0 || pe.Remote[0] != tc.said) {
+				t.Errorf("Remote = %q, want it to start with %q", pe.Remote, tc.said)
+			}
+			if strings.ContainsRune(msg, '\033') {
+				t.Errorf("message passes the server's escape sequences on: %q", msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,501 @@
+package refstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Crash safety for multi-ref writes.
+//
+// git's lock protocol makes a transaction atomic against other writers, not
+// against a crash: the locks are renamed over the refs one at a time, so a
+// writer killed between two renames leaves some refs moved, the others still
+// locked with the new id inside their lock files, and nothing that says the
+// two belong together. Before a multi-ref write we therefore leave a journal
+// of intent in <common dir>/handoff/txn/<id>.json naming every {ref, old,
+// new}, and hold a kernel lock (flock) on it for as long as the writer
+// lives; the kernel drops that lock when the writer dies, however it dies.
+// The next Open that finds a journal whose flock it can take knows its
+// writer is gone and settles it: if any ref reached its new value the
+// transaction had started committing, so the rest is rolled forward (a lock
+// holding our new id is renamed into place as the writer would have, a ref
+// without one is swapped from its old value); if none did, the leftover
+// locks that hold exactly our new ids are removed. A lock holding anything
+// else belongs to someone else and is never touched.
+
+const txnSchema = "txn/v1"
+
+type journalRecord struct {
+	Schema  string          `json:"schema"`
+	Msg     string          `json:"msg"`             // the reflog message, as logged
+	Ident   string          `json:"ident,omitempty"` // the reflog identity, when we wrote the entries
+	Updates []journalUpdate `json:"updates"`
+}
+
+type journalUpdate struct {
+	Ref string `json:"ref"`
+	Old string `json:"old,omitempty"`
+	New string `json:"new,omitempty"`
+}
+
+// journal is a journal file this process holds the flock of.
+type journal struct {
+	path string
+	f    *os.File
+	rec  journalRecord
+}
+
+func (s *Store) txnDir() string { return filepath.Join(s.commonDir, "handoff", "txn") }
+
+// beginJournal writes the journal under a temporary name, takes its flock
+// and only then gives it its real name, so no reader ever sees a journal
+// that is half written or not locked by a live writer.
+func (s *Store) beginJournal(ctx context.Context, msg, ident string, updates []Update) (*journal, error) {
+	rec := journalRecord{Schema: txnSchema, Msg: msg, Ident: ident}
+	for _, u := range updates {
+		rec.Updates = append(rec.Updates, journalUpdate{Ref: u.Ref, Old: u.Old, New: u.New})
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	dir := s.txnDir()
+	shared := s.sharedPerm(ctx)
+	for tries := 0; ; tries++ {
+		if err := mkdirShared(shared, s.commonDir, dir); err != nil {
+			return nil, fmt.Errorf("writing the transaction journal: %w", err)
+		}
+		var id [8]byte
+		rand.Read(id[:])
+		name := hex.EncodeToString(id[:])
+		tmp := filepath.Join(dir, name+".tmp")
+		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			if tries < 3 && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) {
+				continue
+			}
+			return nil, fmt.Errorf("writing the transaction journal: %w", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			os.Remove(tmp)
+			return nil, fmt.Errorf("locking the transaction journal: %w", err)
+		}
+		// A recoverer may have taken the fresh file for a dead writer's
+		// leftover before we locked it, and removed it: start again.
+		if !samePath(f, tmp) {
+			f.Close()
+			if tries < 3 {
+				continue
+			}
+			return nil, errors.New("writing the transaction journal: it was removed under us")
+		}
+		path := filepath.Join(dir, name+".json")
+		_, werr := f.Write(data)
+		if werr == nil && shared != 0 {
+			werr = adjustShared(shared, tmp)
+		}
+		if werr == nil {
+			werr = os.Rename(tmp, path)
+		}
+		if werr != nil {
+			os.Remove(tmp)
+			f.Close()
+			return nil, fmt.Errorf("writing the transaction journal: %w", werr)
+		}
+		return &journal{path: path, f: f, rec: rec}, nil
+	}
+}
+
+// finish removes the journal: the transaction is settled one way or the
+// other. It is removed before the flock is dropped, so nobody settles it
+// again.
+func (j *journal) finish() {
+	os.Remove(j.path)
+	j.f.Close()
+}
+
+// abandon leaves the journal for the next command to settle.
+func (j *journal) abandon() { j.f.Close() }
+
+// samePath reports whether path still names the file f has open.
+func samePath(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
+// Recovered says what this Store did, when it was opened, about
+// transactions a killed git-handoff left half done: one line each.
+func (s *Store) Recovered() []string { return s.recovered }
+
+// recoverTxns settles every journal whose writer is gone. It costs one
+// readdir when there is nothing to do.
+func (s *Store) recoverTxns(ctx context.Context) {
+	dir := s.txnDir()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		tmp := strings.HasSuffix(name, ".tmp")
+		if !tmp && !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil || !samePath(f, path) {
+			f.Close() // its writer is alive, or someone settled it already
+			continue
+		}
+		if tmp {
+			// Killed before the journal had its name: no ref was touched.
+			os.Remove(path)
+			f.Close()
+			continue
+		}
+		j := &journal{path: path, f: f}
+		data, err := io.ReadAll(f)
+		if err == nil {
+			err = json.Unmarshal(data, &j.rec)
+		}
+		if err == nil && j.rec.Schema != txnSchema {
+			err = fmt.Errorf("schema %q, this git-handoff reads %q", j.rec.Schema, txnSchema)
+		}
+		if err != nil {
+			s.recovered = append(s.recovered, fmt.Sprintf("left the transaction journal %s alone: %v", path, err))
+			j.abandon()
+			continue
+		}
+		what, _, err := s.settle(ctx, j.rec)
+		if err != nil {
+			s.recovered = append(s.recovered, fmt.Sprintf("could not settle the transaction killed mid-way in %s: %v", path, err))
+			j.abandon()
+			continue
+		}
+		j.finish()
+		s.recovered = append(s.recovered, what)
+	}
+}
+
+// settle finishes or undoes the transaction of a writer that is gone (or
+// of a git that was killed under us). It reports what it did and whether
+// the transaction now stands applied.
+func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, error) {
+	type state struct {
+		cur  string
+		lock string
+		ours bool // the lock holds exactly this update's new id
+	}
+	st := make([]state, len(rec.Updates))
+	reached := false
+	for i, u := range rec.Updates {
+		cur, err := s.ResolveID(ctx, u.Ref)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return "", false, err
+		}
+		lock := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
+		b, err := os.ReadFile(lock)
+		st[i] = state{cur: cur, lock: lock, ours: err == nil && u.New != "" && strings.TrimSpace(string(b)) == u.New}
+		if u.New != u.Old && cur == u.New {
+			reached = true
+		}
+	}
+	refs := make([]string, len(rec.Updates))
+	for i, u := range rec.Updates {
+		refs[i] = u.Ref
+	}
+	if !reached {
+		n := 0
+		for _, x := range st {
+			if x.ours {
+				if err := os.Remove(x.lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return "", false, err
+				}
+				n++
+			}
+		}
+		return fmt.Sprintf("discarded a transaction killed before it moved any ref (%s): removed %d lock(s)", strings.Join(refs, ", "), n), false, nil
+	}
+	ident := rec.Ident
+	var w *lockWriter
+	moved := 0
+	for i, u := range rec.Updates {
+		x := st[i]
+		if x.cur == u.New {
+			continue
+		}
+		if x.ours {
+			// Nobody else can have moved a ref we still hold the lock of:
+			// finish what the writer was doing, reflog entry first.
+			if w == nil {
+				if ident == "" {
+					out, err := Git(ctx, s.workDir, false, nil, "var", "GIT_COMMITTER_IDENT")
+					if err != nil {
+						return "", false, err
+					}
+					ident = strings.TrimRight(string(out), "\n")
+				}
+				w = &lockWriter{dir: s.commonDir, refs: s.refs, ident: ident, msg: rec.Msg, shared: s.sharedPerm(ctx)}
+			}
+			old := u.Old
+			if old == "" {
+				old = strings.Repeat("0", len(u.New))
+			}
+			if !w.logged(u.Ref, old, u.New) {
+				if err := w.log(u.Ref, old, u.New); err != nil {
+					return "", false, err
+				}
+			}
+			if err := os.Rename(x.lock, filepath.Join(s.commonDir, filepath.FromSlash(u.Ref))); err != nil {
+				return "", false, err
+			}
+			moved++
+			continue
+		}
+		if x.cur != u.Old {
+			// Moved by someone after the writer died: theirs is later.
+			continue
+		}
+		err := s.applyGit(ctx, rec.Msg, []Update{{Ref: u.Ref, New: u.New, Old: u.Old}}, nil, false)
+		if err != nil && !errors.Is(err, ErrConflict) {
+			return "", false, err
+		}
+		if err == nil {
+			moved++
+		}
+	}
+	return fmt.Sprintf("rolled forward a transaction killed mid-way (%s): moved %d more ref(s)", strings.Join(refs, ", "), moved), true, nil
+}
+
+// oursLeft reports whether a lock of rec's refs holds rec's new id: what a
+// git killed during the transaction leaves behind.
+func (s *Store) oursLeft(rec journalRecord) bool {
+	for _, u := range rec.Updates {
+		if u.New == "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock"))
+		if err == nil && strings.TrimSpace(string(b)) == u.New {
+			return true
+		}
+	}
+	return false
+}
+
+// killAfterEnv makes the in-process transaction kill its own process after
+// that many renames. Only tests set it: it is how they leave a transaction
+// torn exactly where a crash would.
+const killAfterEnv = "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES"
+
+func killAfter() int {
+	v := os.Getenv(killAfterEnv)
+	if v == "" {
+		return -1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func killSelf() {
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {}
+}
+
+// txnWriter returns the in-process writer for a transaction of updates, or
+// nil when git must do it (a delete, a ref outside our record kinds, a
+// repository whose refs git must write itself).
+func (s *Store) txnWriter(ctx context.Context, msg string, updates []Update) *lockWriter {
+	for _, u := range updates {
+		if !inProcessOK(u) {
+			return nil
+		}
+	}
+	w, err := s.lockWriter(ctx, msg)
+	if err != nil {
+		return nil
+	}
+	return w
+}
+
+// applyInProcess is one transaction in git's lock protocol: take every
+// lock, check every old value under the locks, write the new ids into the
+// locks, then log and rename each in the caller's order. Any prefix of the
+// renames is what a crash can leave, and the journal says how to finish it.
+func (s *Store) applyInProcess(ctx context.Context, w *lockWriter, updates []Update) error {
+	j, err := s.beginJournal(ctx, w.msg, w.ident, updates)
+	if err != nil {
+		return err
+	}
+	locks, err := s.lockAll(ctx, w, updates)
+	if err != nil {
+		j.finish()
+		return err
+	}
+	release := func(from int) {
+		for _, l := range locks[from:] {
+			if l.f != nil {
+				l.f.Close()
+			}
+			os.Remove(l.path)
+		}
+	}
+	for _, u := range updates {
+		cur, err := w.refs.resolve(u.Ref)
+		if errors.Is(err, ErrNotFound) {
+			cur, err = "", nil
+		}
+		if err == nil && cur != u.Old {
+			err = &ConflictError{Ref: u.Ref, Expected: u.Old, Actual: cur}
+		}
+		if err != nil {
+			release(0)
+			j.finish()
+			return err
+		}
+	}
+	for i, u := range updates {
+		_, err := locks[i].f.WriteString(u.New + "\n")
+		if cerr := locks[i].f.Close(); err == nil {
+			err = cerr
+		}
+		locks[i].f = nil
+		if err != nil {
+			release(0)
+			j.finish()
+			return err
+		}
+	}
+	kill := killAfter()
+	if kill == 0 {
+		killSelf()
+	}
+	for i, u := range updates {
+		old := u.Old
+		if old == "" {
+			old = strings.Repeat("0", len(u.New))
+		}
+		err := w.log(u.Ref, old, u.New)
+		if err == nil {
+			err = os.Rename(locks[i].path, filepath.Join(w.dir, filepath.FromSlash(u.Ref)))
+		}
+		if err != nil {
+			if i == 0 {
+				release(0)
+				j.finish()
+			} else {
+				// Some refs moved: the journal and our locks tell the next
+				// command how to finish.
+				j.abandon()
+			}
+			return fmt.Errorf("writing %s: %w", u.Ref, err)
+		}
+		if kill == i+1 {
+			killSelf()
+		}
+	}
+	j.finish()
+	return nil
+}
+
+type heldLock struct {
+	path string
+	f    *os.File
+}
+
+// lockAll takes the locks of updates, in order. A lock held by someone
+// else makes it give back the ones it has and try again a little later
+// (two transactions taking the same refs in different orders must not wait
+// for each other); before reporting a lock that stays, it settles the
+// journals of dead writers once, which may be what left it.
+func (s *Store) lockAll(ctx context.Context, w *lockWriter, updates []Update) ([]heldLock, error) {
+	deadline := time.Now().Add(lockWait)
+	recovered := false
+	for {
+		held, busy, err := w.tryLockAll(updates)
+		if err == nil && busy == "" {
+			return held, nil
+		}
+		for _, l := range held {
+			l.f.Close()
+			os.Remove(l.path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !recovered {
+			recovered = true
+			s.recoverTxns(ctx)
+			continue
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, &LockedError{Path: busy}
+		}
+		n, _ := rand.Int(rand.Reader, big.NewInt(8))
+		time.Sleep(time.Duration(2+n.Int64()) * time.Millisecond)
+	}
+}
+
+// tryLockAll takes each lock once; it stops at the first lock that exists
+// and names it.
+func (w *lockWriter) tryLockAll(updates []Update) (held []heldLock, busy string, err error) {
+	for _, u := range updates {
+		lock := filepath.Join(w.dir, filepath.FromSlash(u.Ref)) + ".lock"
+		for tries := 0; ; tries++ {
+			f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+			if err == nil {
+				held = append(held, heldLock{path: lock, f: f})
+				break
+			}
+			if errors.Is(err, fs.ErrExist) {
+				return held, lock, nil
+			}
+			if errors.Is(err, fs.ErrNotExist) && tries < 8 {
+				if err := mkdirShared(w.shared, w.dir, filepath.Dir(lock)); err != nil {
+					return held, "", err
+				}
+				continue
+			}
+			return held, "", err
+		}
+	}
+	return held, "", nil
+}
+
+// logged reports whether the last entry of ref's reflog already records
+// old → new: a writer killed between its log and its rename wrote it.
+func (w *lockWriter) logged(ref, old, new string) bool {
+	b, err := os.ReadFile(filepath.Join(w.dir, "logs", filepath.FromSlash(ref)))
+	if err != nil {
+		return false
+	}
+	b = bytes.TrimRight(b, "\n")
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	return bytes.HasPrefix(b, []byte(old+" "+new+" "))
+}

@@ -1,0 +1,499 @@
+package refstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// txnHelper is the child process of the kill tests: it applies the updates
+// in spec ({"dir":…,"updates":[…]}) as one transaction and exits 0, 5 on a
+// lost swap, 1 otherwise. The kill comes from inside: the fault injection
+// variable or the reference-transaction hook.
+func txnHelper(spec string) int {
+	var in struct {
+		Dir     string
+		Updates []refstore.Update
+	}
+	if err := json.Unmarshal([]byte(spec), &in); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx := context.Background()
+	st, err := refstore.Open(ctx, in.Dir, refstore.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer st.Close()
+	if os.Getenv("REFSTORE_TXN_GATE") != "" {
+		io.Copy(io.Discard, os.Stdin)
+	}
+	err = st.Apply(ctx, "handoff: txn test", in.Updates...)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, refstore.ErrConflict):
+		return 5
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+}
+
+// txnShape is one of the multi-ref transactions the workflows write, with
+// the refs as they stand before it (ref → body; "" = absent) and after.
+type txnShape struct {
+	name   string
+	before map[string]string
+	after  []struct{ ref, body string } // in the order the workflow applies them
+}
+
+// The update lists of end, start and replace, in the order those workflows
+// now give them to Apply.
+var txnShapes = []txnShape{
+	{"end", map[string]string{
+		"refs/ao/sessions/s1":            `{"schema":"session/v1","id":"s1","status":"active"}`,
+		"refs/ao/objectives/dev/main":    `{"schema":"objective/v1","text":"old"}`,
+		"refs/ao/handoffs/private/dev/x": `{"schema":"handoff/v1","unrelated":true}`,
+	}, []struct{ ref, body string }{
+		{"refs/ao/handoffs/private/dev/main", `{"schema":"handoff/v1","next":"one"}`},
+		{"refs/ao/objectives/dev/main", `{"schema":"objective/v1","text":"cleared"}`},
+		{"refs/ao/sessions/s1", `{"schema":"session/v1","id":"s1","status":"ended"}`},
+	}},
+	{"start", map[string]string{
+		"refs/ao/handoffs/private/dev/main": `{"schema":"handoff/v1","next":"one"}`,
+	}, []struct{ ref, body string }{
+		{"refs/ao/objectives/dev/main", `{"schema":"objective/v1","text":"new"}`},
+		{"refs/ao/sessions/s2", `{"schema":"session/v1","id":"s2","status":"active"}`},
+		{"refs/ao/handoffs/private/dev/main", `{"schema":"handoff/v1","next":"one","claimedBySession":"s2"}`},
+	}},
+	{"replace", map[string]string{
+		"refs/ao/sessions/s2":               `{"schema":"session/v1","id":"s2","status":"active"}`,
+		"refs/ao/handoffs/private/dev/main": `{"schema":"handoff/v1","next":"two"}`,
+		"refs/ao/prs/gh/repo/7":             `{"schema":"pr/v1","owner":"s2"}`,
+	}, []struct{ ref, body string }{
+		{"refs/ao/sessions/s3", `{"schema":"session/v1","id":"s3","supersedes":"s2"}`},
+		{"refs/ao/handoffs/private/dev/main", `{"schema":"handoff/v1","next":"two","claimedBySession":"s3"}`},
+		{"refs/ao/prs/gh/repo/7", `{"schema":"pr/v1","owner":"s3"}`},
+		{"refs/ao/sessions/s2", `{"schema":"session/v1","id":"s2","status":"replaced","replacedBy":"s3"}`},
+	}},
+}
+
+// setUpShape writes the shape's starting refs with git and returns the
+// updates of its transaction.
+func setUpShape(t *testing.T, dir string, sh txnShape) []refstore.Update {
+	t.Helper()
+	for ref, body := range sh.before {
+		gittest.Run(t, dir, "update-ref", "--create-reflog", ref, gittestHashObject(t, dir, body))
+	}
+	var ups []refstore.Update
+	for _, a := range sh.after {
+		u := refstore.Update{Ref: a.ref, New: gittestHashObject(t, dir, a.body)}
+		if body, ok := sh.before[a.ref]; ok {
+			u.Old = gittestHashObject(t, dir, body)
+		}
+		ups = append(ups, u)
+	}
+	return ups
+}
+
+// runTxnChild runs the transaction in a child process with env added and
+// reports whether it was killed.
+func runTxnChild(t *testing.T, dir string, ups []refstore.Update, env ...string) bool {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := json.Marshal(map[string]any{"dir": dir, "updates": ups})
+	c := exec.Command(self, "-test.run=^$")
+	c.Env = append(append(os.Environ(), "REFSTORE_TXN="+string(spec)), env...)
+	out, err := c.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true
+		}
+	}
+	if err != nil {
+		t.Fatalf("transaction child: %v\n%s", err, out)
+	}
+	return false
+}
+
+// refState reads every ref of ups: its id, or "" when absent.
+func refState(t *testing.T, dir string, ups []refstore.Update) []string {
+	t.Helper()
+	var out []string
+	for _, u := range ups {
+		id, err := exec.Command("git", "-C", dir, "rev-parse", "-q", "--verify", u.Ref).Output()
+		if err != nil {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, strings.TrimSpace(string(id)))
+	}
+	return out
+}
+
+// leftovers lists lock files under refs/ and journals under handoff/txn.
+func leftovers(t *testing.T, dir string) []string {
+	t.Helper()
+	var found []string
+	for _, root := range []string{"refs", "handoff/txn"} {
+		filepath.WalkDir(filepath.Join(dir, ".git", root), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".lock") || strings.Contains(p, "handoff/txn")) {
+				found = append(found, p)
+			}
+			return nil
+		})
+	}
+	return found
+}
+
+// checkSettled asserts the transaction stands whole: every ref at its new
+// value (rolled) or every ref at its old one, nothing left over, fsck clean.
+func checkSettled(t *testing.T, dir string, ups []refstore.Update, rolled bool) {
+	t.Helper()
+	got := refState(t, dir, ups)
+	for i, u := range ups {
+		want := u.Old
+		if rolled {
+			want = u.New
+		}
+		if got[i] != want {
+			t.Errorf("%s = %q, want %q (rolled forward: %v): the transaction is torn", u.Ref, got[i], want, rolled)
+		}
+		if rolled {
+			// One reflog entry for the move, as the writer would have made.
+			log, _ := os.ReadFile(filepath.Join(dir, ".git", "logs", filepath.FromSlash(u.Ref)))
+			old := u.Old
+			if old == "" {
+				old = refstore.ZeroID
+			}
+			if n := strings.Count(string(log), old+" "+u.New+" "); n != 1 {
+				t.Errorf("reflog of %s has %d entries for the move, want 1:\n%s", u.Ref, n, log)
+			}
+		}
+	}
+	if l := leftovers(t, dir); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+	gittest.Run(t, dir, "fsck", "--no-progress", "--no-dangling")
+}
+
+// followUp is the next command: it reads every ref of the transaction with
+// st, writes a new value on each from what it read, and must get through
+// (re-deciding on a lost swap) without a lock in its way.
+func followUp(t *testing.T, dir string, st *refstore.Store, ups []refstore.Update) {
+	t.Helper()
+	ctx := context.Background()
+	for attempt := 0; ; attempt++ {
+		var next []refstore.Update
+		for i, u := range ups {
+			cur, err := st.ResolveID(ctx, u.Ref)
+			if err != nil && !errors.Is(err, refstore.ErrNotFound) {
+				t.Fatalf("next command reading %s: %v", u.Ref, err)
+			}
+			next = append(next, refstore.Update{Ref: u.Ref, Old: cur, New: gittestHashObject(t, dir, fmt.Sprintf(`{"next":%d,"a":%d}`, i, attempt))})
+		}
+		err := st.Apply(ctx, "handoff: next command", next...)
+		if err == nil {
+			break
+		}
+		var le *refstore.LockedError
+		if errors.As(err, &le) || !errors.Is(err, refstore.ErrConflict) || attempt == 2 {
+			t.Fatalf("next command: %v", err)
+		}
+	}
+	if l := leftovers(t, dir); len(l) > 0 {
+		t.Errorf("left behind after the next command: %v", l)
+	}
+}
+
+// A git-handoff killed between the renames of a transaction (end, start
+// and replace shaped) leaves a prefix applied; the next Open rolls it
+// forward, or drops it when nothing had moved. Either way no ref is left
+// half-applied, no lock stays, fsck is clean and the next command works.
+func TestTxnKilledBetweenRenames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	for _, sh := range txnShapes {
+		for kill := 0; kill <= len(sh.after); kill++ {
+			t.Run(fmt.Sprintf("%s/after-%d", sh.name, kill), func(t *testing.T) {
+				dir := gittest.Init(t)
+				ups := setUpShape(t, dir, sh)
+				// A store opened before the crash: its Open settled
+				// nothing, so it meets the leftovers in its way.
+				stale := open(t, dir, refstore.Options{})
+				if !runTxnChild(t, dir, ups, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES="+fmt.Sprint(kill)) {
+					t.Fatal("the writer was not killed: no fault injection")
+				}
+				torn := refState(t, dir, ups)
+				for i, u := range ups {
+					want := u.Old
+					if i < kill {
+						want = u.New
+					}
+					if torn[i] != want {
+						t.Fatalf("after the kill %s = %q, want %q", u.Ref, torn[i], want)
+					}
+				}
+				if kill < len(ups) && len(leftovers(t, dir)) == 0 {
+					t.Fatal("the kill left no lock: not the crash under test")
+				}
+				if kill == 2 {
+					// The stale store's next write goes through the lock
+					// the writer left, helped by its journal.
+					followUpOne(t, dir, stale, ups, kill)
+					checkSettledRefs(t, dir, ups)
+					followUp(t, dir, open(t, dir, refstore.Options{}), ups)
+					return
+				}
+				// Otherwise the next Open settles it; odd kill points
+				// through the CLI read path.
+				st := open(t, dir, refstore.Options{ForceCLI: kill%2 == 1})
+				if len(st.Recovered()) == 0 {
+					t.Errorf("Open settled nothing")
+				}
+				checkSettled(t, dir, ups, kill > 0)
+				followUp(t, dir, st, ups)
+			})
+		}
+	}
+}
+
+// followUpOne writes the first ref still locked by the killed writer from a
+// store opened before the crash: Apply must not call the lock "in the
+// way" (its journal explains it). The roll-forward then makes the write a
+// lost swap, which the caller re-decides.
+func followUpOne(t *testing.T, dir string, st *refstore.Store, ups []refstore.Update, kill int) {
+	t.Helper()
+	ctx := context.Background()
+	u := ups[kill]
+	cur, _ := st.ResolveID(ctx, u.Ref)
+	err := st.Apply(ctx, "handoff: next", refstore.Update{Ref: u.Ref, Old: cur, New: gittestHashObject(t, dir, `{"other":1}`)})
+	var le *refstore.LockedError
+	if errors.As(err, &le) {
+		t.Fatalf("next write: %v", err)
+	}
+	if err != nil && !errors.Is(err, refstore.ErrConflict) {
+		t.Fatalf("next write: %v", err)
+	}
+	if err == nil {
+		t.Fatalf("next write swapped %s from %s although the killed transaction had started moving its refs", u.Ref, cur)
+	}
+}
+
+// checkSettledRefs asserts every ref of ups holds its new value (the
+// roll-forward happened), no lock or journal is left and fsck is clean.
+func checkSettledRefs(t *testing.T, dir string, ups []refstore.Update) {
+	t.Helper()
+	checkSettled(t, dir, ups, true)
+}
+
+// For the transactions git writes (a reference-transaction hook makes
+// refstore leave them to update-ref), a hook that kills git and its caller
+// at "prepared" leaves every lock taken and no ref moved: the next Open
+// drops the locks, and the next command is not told a lock is in its way.
+func TestTxnKilledAtPrepared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	for _, sh := range txnShapes {
+		for path, opts := range readPaths {
+			t.Run(sh.name+"/"+path, func(t *testing.T) {
+				dir := gittest.Init(t)
+				ups := setUpShape(t, dir, sh)
+				hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
+				os.MkdirAll(filepath.Dir(hook), 0o777)
+				os.WriteFile(hook, []byte(`#!/bin/sh
+cat >/dev/null
+[ "$1" = prepared ] && [ -n "$REFSTORE_KILL_AT_PREPARED" ] || exit 0
+caller=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2)
+kill -9 "$caller" "$PPID"
+`), 0o777)
+				if !runTxnChild(t, dir, ups, "REFSTORE_KILL_AT_PREPARED=1") {
+					t.Fatal("the writer was not killed by the hook")
+				}
+				locks := 0
+				for _, l := range leftovers(t, dir) {
+					if strings.HasSuffix(l, ".lock") {
+						locks++
+					}
+				}
+				if locks != len(ups) {
+					t.Fatalf("the kill left %d locks, want %d: not the crash under test", locks, len(ups))
+				}
+				// Both read paths settle it (the CLI one for repositories
+				// go-git cannot open).
+				st := open(t, dir, opts)
+				checkSettled(t, dir, ups, false)
+				followUp(t, dir, st, ups)
+			})
+		}
+	}
+}
+
+// A journal is the writer's only while it lives: a journal whose writer
+// still holds its flock is never settled by anyone else.
+func TestTxnLiveJournalLeftAlone(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ups := setUpShape(t, dir, txnShapes[0])
+	jdir := filepath.Join(dir, ".git", "handoff", "txn")
+	os.MkdirAll(jdir, 0o777)
+	rec, _ := json.Marshal(map[string]any{"schema": "txn/v1", "msg": "live", "updates": []map[string]string{
+		{"ref": ups[0].Ref, "new": ups[0].New}, {"ref": ups[2].Ref, "old": ups[2].Old, "new": ups[2].New},
+	}})
+	path := filepath.Join(jdir, "live.json")
+	os.WriteFile(path, rec, 0o666)
+	lock := filepath.Join(dir, ".git", filepath.FromSlash(ups[2].Ref)+".lock")
+	os.WriteFile(lock, []byte(ups[2].New+"\n"), 0o666)
+	gittest.Run(t, dir, "update-ref", ups[0].Ref, ups[0].New)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	open(t, dir, refstore.Options{})
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("a live writer's lock was touched: %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("a live writer's journal was touched: %v", err)
+	}
+	// Once it is gone, the same journal is rolled forward.
+	f.Close()
+	st := open(t, dir, refstore.Options{})
+	if got := refState(t, dir, ups); got[2] != ups[2].New {
+		t.Fatalf("%s = %s after the writer died, want %s (%v)", ups[2].Ref, got[2], ups[2].New, st.Recovered())
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("journal still there")
+	}
+}
+
+// Multi-ref transactions in separate processes, in process and through
+// git, taking the same two refs in opposite orders, released together:
+// exactly one wins each round, both refs hold the winner's values (never a
+// mix) and no lock is left.
+func TestTxnRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds, ours, gits = 10, 3, 2
+	for round := range rounds {
+		a, b := fmt.Sprintf("refs/ao/sessions/a-%d", round), fmt.Sprintf("refs/ao/objectives/o/b-%d", round)
+		ids := make([][2]string, ours+gits)
+		var cmds []*exec.Cmd
+		for i := range ids {
+			ids[i] = [2]string{gittestHashObject(t, dir, fmt.Sprintf(`{"a":%d}`, i)), gittestHashObject(t, dir, fmt.Sprintf(`{"b":%d}`, i))}
+			ups := []refstore.Update{{Ref: a, New: ids[i][0]}, {Ref: b, New: ids[i][1]}}
+			if i%2 == 1 {
+				ups[0], ups[1] = ups[1], ups[0]
+			}
+			var c *exec.Cmd
+			if i < ours {
+				spec, _ := json.Marshal(map[string]any{"dir": dir, "updates": ups})
+				c = exec.Command(self, "-test.run=^$")
+				c.Env = append(os.Environ(), "REFSTORE_TXN="+string(spec), "REFSTORE_TXN_GATE=1")
+			} else {
+				var in strings.Builder
+				in.WriteString("start\n")
+				for _, u := range ups {
+					fmt.Fprintf(&in, "create %s %s\n", u.Ref, u.New)
+				}
+				in.WriteString("prepare\ncommit\n")
+				c = exec.Command("sh", "-c", `read x; printf '%s' "$1" | git update-ref --create-reflog -m race --stdin 2>/dev/null || exit 5`, "sh", in.String())
+			}
+			c.Dir = dir
+			cmds = append(cmds, c)
+		}
+		var gates []io.Closer
+		for _, c := range cmds {
+			w, err := c.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			gates = append(gates, w)
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, g := range gates {
+			g.Close()
+		}
+		var winners []int
+		for i, c := range cmds {
+			err := c.Wait()
+			var ee *exec.ExitError
+			switch {
+			case err == nil:
+				winners = append(winners, i)
+			case errors.As(err, &ee) && ee.ExitCode() == 5:
+			default:
+				t.Errorf("round %d writer %d: %v", round, i, err)
+			}
+		}
+		if len(winners) != 1 {
+			t.Fatalf("round %d: winners %v, want exactly one", round, winners)
+		}
+		w := winners[0]
+		if got := refState(t, dir, []refstore.Update{{Ref: a}, {Ref: b}}); got[0] != ids[w][0] || got[1] != ids[w][1] {
+			t.Fatalf("round %d: refs hold %v, want the winner's %v", round, got, ids[w])
+		}
+		if l := leftovers(t, dir); len(l) > 0 {
+			t.Fatalf("round %d: left behind %v", round, l)
+		}
+	}
+}
+
+// ApplyEach (sync's writer) from a store opened before the crash is not
+// stopped by the killed transaction's lock either.
+func TestTxnKilledApplyEachStale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ups := setUpShape(t, dir, txnShapes[0])
+	stale := open(t, dir, refstore.Options{})
+	if !runTxnChild(t, dir, ups, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=1") {
+		t.Fatal("the writer was not killed")
+	}
+	ctx := context.Background()
+	u := ups[1]
+	cur, _ := stale.ResolveID(ctx, u.Ref)
+	err := stale.ApplyEach(ctx, "handoff: sync", refstore.Update{Ref: u.Ref, Old: cur, New: gittestHashObject(t, dir, `{"sync":1}`)})
+	var le *refstore.LockedError
+	if errors.As(err, &le) || !errors.Is(err, refstore.ErrConflict) {
+		t.Fatalf("ApplyEach = %v, want a lost swap (the transaction was rolled forward first)", err)
+	}
+	checkSettled(t, dir, ups, true)
+}
