@@ -152,6 +152,7 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 		}()
 	}
 	deadline := time.Now().Add(lockWait)
+	transient := 0
 	for {
 		stderr, err := s.runUpdateRef(ctx, msg, in.Bytes())
 		if err == nil {
@@ -173,6 +174,15 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 		}
 		lock := s.lockInTheWay(updates)
 		if lock == "" {
+			// Neither a lost swap nor a lock: git pack-refs removes empty
+			// ref directories as git creates them, and git gives up
+			// ("unable to create directory") after three tries. The
+			// transaction changed nothing, so trying again is safe.
+			if transient < 3 && ctx.Err() == nil && !killed(err) {
+				transient++
+				time.Sleep(time.Duration(5*transient) * time.Millisecond)
+				continue
+			}
 			return &GitError{Args: []string{"update-ref", "--stdin"}, Stderr: stderr, Err: err}
 		}
 		if recover {
