@@ -65,6 +65,9 @@ type Store struct {
 
 	mu      sync.Mutex
 	batcher *catFile // for CLI reads of single objects, started on demand
+
+	causeDone  bool     // causeNames was read (cause.go)
+	causeNames []string // remotes whose copies the causal clock reads
 }
 
 // Options tune Open. The zero value is right for the command.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/prown"
 )
 
 var t0 = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
@@ -156,12 +157,12 @@ func TestJoinObjective(t *testing.T) {
 	}
 }
 
-func mkPR(updated int, hist ...string) PR {
-	p := PR{Schema: PRSchema, Repo: "acme/app", Number: 7, UpdatedAt: at(updated), History: []PRTransfer{}}
+func mkPR(updated int, hist ...string) prown.Record {
+	p := prown.Record{Schema: prown.Schema, Repo: "acme/app", Number: 7, ClaimedAt: at(updated), History: []prown.Transfer{}}
 	for i, h := range hist {
 		from, to, _ := strings.Cut(h, ">")
-		p.History = append(p.History, PRTransfer{From: from, To: to, At: at(i)})
-		p.Session = to
+		p.History = append(p.History, prown.Transfer{From: from, Session: to, At: at(i)})
+		p.OwnerSession = to
 	}
 	return p
 }
@@ -170,14 +171,14 @@ func TestJoinPR(t *testing.T) {
 	base := mkPR(0, ">s-1")
 	moved := mkPR(1, ">s-1", "s-1>s-2")
 	skewed := moved
-	skewed.History = append([]PRTransfer{}, moved.History...)
+	skewed.History = append([]prown.Transfer{}, moved.History...)
 	skewed.History[1].At = at(-100) // clock behind: the history still extends
 	fork := mkPR(1, ">s-1", "s-1>s-3")
 	touched := mkPR(5, ">s-1")
 	for _, tc := range []struct {
 		name    string
-		a, b    PR
-		want    PR
+		a, b    prown.Record
+		want    prown.Record
 		ordered bool
 	}{
 		{"same", base, base, base, true},
@@ -231,7 +232,7 @@ func randomObjective(r *rand.Rand) baton.Objective {
 	return baton.NewObjective("dev", "main", []string{"", "a", "b"}[r.Intn(3)], "s-1", at(r.Intn(3)))
 }
 
-func randomPR(r *rand.Rand) PR {
+func randomPR(r *rand.Rand) prown.Record {
 	hist := []string{">s-1"}
 	for i := r.Intn(3); i > 0; i-- {
 		hist = append(hist, []string{"s-1>s-2", "s-2>s-3", "s-1>s-3"}[r.Intn(3)])
