@@ -50,7 +50,11 @@ func RevOf(data []byte) Cause {
 		return *r.Cause
 	}
 	c := Cause{Rev: r.Rev}
-	_ = json.Unmarshal(r.Supersedes, &c.Supersedes)
+	// Only a blob id: a session written before causes has a lineage id
+	// there.
+	if json.Unmarshal(r.Supersedes, &c.Supersedes) != nil || !isHexID(c.Supersedes) {
+		c.Supersedes = ""
+	}
 	return c
 }
 

@@ -172,3 +172,80 @@ func TestConcurrentBatonsAreAConflict(t *testing.T) {
 		t.Errorf("the dropped version is not readable: %v", err)
 	}
 }
+
+// Every writer fills the causal fields the same way: rev one more than the
+// version replaced (or the fetched copy, when that is higher), supersedes
+// the blob replaced.
+func TestWritersSetCause(t *testing.T) {
+	tm := newTeam(t, 2)
+	ctx := context.Background()
+	a, b := tm.clones[0], tm.clones[1]
+	want := func(what string, got refstore.Cause, rev uint64, sup string) {
+		t.Helper()
+		if got.Rev != rev || got.Supersedes != sup {
+			t.Errorf("%s: cause %+v, want rev %d superseding %q", what, got, rev, sup)
+		}
+	}
+	first := end(t, a, 0, "one")
+	want("end", readBaton(t, a, mainRef).Cause, 1, "")
+	if _, err := claim(a, "s-a", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	claimedB := readBaton(t, a, mainRef)
+	want("claim", claimedB.Cause, 2, first.OID)
+	end(t, a, 0, "two")
+	want("end after a claim", readBaton(t, a, mainRef).Cause, 3, claimedB.OID)
+	syncAt(t, a, 0)
+	// b fetches (no merge yet): its next write counts the fetched rev 3.
+	if err := b.Fetch(ctx, "origin", true, mustRefspecs(t)...); err != nil {
+		t.Fatal(err)
+	}
+	end(t, b, 0, "from b")
+	want("end after a fetch", readBaton(t, b, mainRef).Cause, 4, "")
+
+	if _, err := baton.SetObjective(ctx, a, "dev", "main", "goal", "s-a", at(1)); err != nil {
+		t.Fatal(err)
+	}
+	o, oid, err := baton.ReadObjective(ctx, a, "dev", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want("objective", o.Cause, 1, "")
+	if _, err := baton.SetObjective(ctx, a, "dev", "main", "goal two", "s-a", at(1)); err != nil {
+		t.Fatal(err)
+	}
+	o, _, _ = baton.ReadObjective(ctx, a, "dev", "main")
+	want("objective again", o.Cause, 2, oid)
+
+	s := lineage.Session{ID: "s-1", Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
+	if _, err := lineage.CreateSession(ctx, a, s, "test"); err != nil {
+		t.Fatal(err)
+	}
+	s1, _ := lineage.ReadSession(ctx, a, "s-1")
+	want("session", s1.Cause, 1, "")
+	if _, err := lineage.SetSummary(ctx, a, "s-1", "more", at(2)); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := lineage.ReadSession(ctx, a, "s-1")
+	want("session summary", s2.Cause, 2, s1.OID)
+
+	if _, err := prown.Claim(ctx, a, prown.ClaimOptions{Repo: "acme/app", Number: 7, Session: "s-1"}, at(3)); err != nil {
+		t.Fatal(err)
+	}
+	p1, _ := prown.Read(ctx, a, "acme/app", 7)
+	want("pull request claim", p1.Cause, 1, "")
+	if _, err := prown.MarkMerged(ctx, a, "acme/app", 7, at(4)); err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := prown.Read(ctx, a, "acme/app", 7)
+	want("pull request merged", p2.Cause, 2, p1.OID)
+}
+
+func mustRefspecs(t *testing.T) []string {
+	t.Helper()
+	specs, err := Refspecs("origin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return specs
+}

@@ -175,6 +175,8 @@ func TestJoinPR(t *testing.T) {
 	skewed.History[1].At = at(-100) // clock behind: the history still extends
 	fork := mkPR(1, ">s-1", "s-1>s-3")
 	touched := mkPR(5, ">s-1")
+	merged := base
+	merged.MergedAt = atp(3)
 	for _, tc := range []struct {
 		name    string
 		a, b    prown.Record
@@ -186,6 +188,8 @@ func TestJoinPR(t *testing.T) {
 		{"even when its clock was behind", base, skewed, skewed, true},
 		{"same history: later update", base, touched, touched, true},
 		{"diverged histories: unordered", moved, fork, fork, false},
+		{"merged stays merged, whatever the history", moved, merged, merged, true},
+		{"merged against the same record unmerged", base, merged, merged, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, swap := range []bool{false, true} {
@@ -216,6 +220,7 @@ func randomBaton(r *rand.Rand) baton.Baton {
 	case 2:
 		b = deleted(b, []string{"cancelled", "dismissed"}[r.Intn(2)], r.Intn(3))
 	}
+	b.Rev = uint64(r.Intn(3)) // 0: written before revs
 	return b
 }
 
@@ -225,11 +230,14 @@ func randomSession(r *rand.Rand) lineage.Session {
 		s.ReplacedBy = []string{"s-2", "s-3"}[r.Intn(2)]
 	}
 	s.Summary = []string{"", "x", "y"}[r.Intn(3)]
+	s.Rev = uint64(r.Intn(3))
 	return s
 }
 
 func randomObjective(r *rand.Rand) baton.Objective {
-	return baton.NewObjective("dev", "main", []string{"", "a", "b"}[r.Intn(3)], "s-1", at(r.Intn(3)))
+	o := baton.NewObjective("dev", "main", []string{"", "a", "b"}[r.Intn(3)], "s-1", at(r.Intn(3)))
+	o.Rev = uint64(r.Intn(3))
+	return o
 }
 
 func randomPR(r *rand.Rand) prown.Record {
@@ -237,7 +245,12 @@ func randomPR(r *rand.Rand) prown.Record {
 	for i := r.Intn(3); i > 0; i-- {
 		hist = append(hist, []string{"s-1>s-2", "s-2>s-3", "s-1>s-3"}[r.Intn(3)])
 	}
-	return mkPR(r.Intn(3), hist...)
+	p := mkPR(r.Intn(3), hist...)
+	if r.Intn(3) == 0 {
+		p.MergedAt = atp(r.Intn(3))
+	}
+	p.Rev = uint64(r.Intn(3))
+	return p
 }
 
 // checkLattice checks that join is commutative, associative and idempotent
