@@ -81,3 +81,32 @@ func TestNextCause(t *testing.T) {
 		})
 	}
 }
+
+// What the clock adds to a write: the replaced blob and one fetched copy
+// read in process.
+func BenchmarkNextCause(b *testing.B) {
+	gittest.Isolate(b)
+	ctx := context.Background()
+	dir := gittest.Init(b)
+	gittest.Run(b, dir, "remote", "add", "origin", "/nowhere/origin.git")
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const ref = "refs/ao/handoffs/private/dev/main"
+	oid, _ := st.WriteBlob(ctx, []byte(`{"schema":"handoff/v1","rev":2}`))
+	if err := st.Apply(ctx, "test", refstore.Update{Ref: ref, New: oid}); err != nil {
+		b.Fatal(err)
+	}
+	tr, _ := refstore.RemoteRef("origin", ref)
+	if err := st.Apply(ctx, "test", refstore.Update{Ref: tr, New: oid}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := st.NextCause(ctx, ref, oid); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
