@@ -249,3 +249,40 @@ func mustRefspecs(t *testing.T) []string {
 	}
 	return specs
 }
+
+// The lazy merge after a plain git fetch joins the same way, and a
+// concurrent version it drops is logged as a conflict too.
+func TestLazyMergeReportsConcurrentBatons(t *testing.T) {
+	tm := newTeam(t, 2)
+	ctx := context.Background()
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 0, "base")
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	fromA := end(t, a, 1, "from a")
+	fromB := end(t, b, 0, "from b") // concurrent, and older by the clock: it loses
+	syncAt(t, a, 2)
+	git(t, b.Dir(), "fetch", "-q", "origin")
+	res, err := Lazy(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Conflicts) != 1 {
+		t.Fatalf("lazy merge reported %d conflicts, want 1: %+v", len(res.Conflicts), res)
+	}
+	kept := readBaton(t, b, mainRef)
+	if kept.OID != fromA.OID || kept.OID != res.Conflicts[0].Kept {
+		t.Fatalf("kept %s, the conflict says %s", kept.OID, res.Conflicts[0].Kept)
+	}
+	events, err := baton.Events(ctx, b, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := false
+	for _, ev := range events {
+		logged = logged || ev.Kind == "conflict" && ev.Dropped == fromB.OID
+	}
+	if !logged {
+		t.Errorf("b's dropped version is not logged as a conflict: %+v", events)
+	}
+}
