@@ -37,7 +37,7 @@ type Baton struct {
 	ClaimedAt        *time.Time `json:"claimedAt,omitempty"`
 	ClaimedBySession string     `json:"claimedBySession,omitempty"`
 	Deleted          *Deletion  `json:"deleted,omitempty"`
-	// rev and supersedes: the version's place among the versions of its
+	// rev and prev: the version's place among the versions of its
 	// ref, which sync orders by (refstore.Cause).
 	refstore.Cause
 }

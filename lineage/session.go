@@ -48,11 +48,10 @@ type Session struct {
 	Switching          *Switching          `json:"switching,omitempty"`
 	ClaimedHandoff     json.RawMessage     `json:"claimedHandoff,omitempty"`
 	PR                 *PRPointer          `json:"pr,omitempty"`
-	// Cause is the version's place among the versions of this record
-	// (refstore.Cause). It sits under "cause" because "supersedes" here is
-	// the lineage link to the session this one replaced; its rev is s.Rev,
-	// the blob it replaced s.Cause.Supersedes.
-	refstore.Cause `json:"cause,omitzero"`
+	// rev and prev: the version's place among the versions of this
+	// record, which sync orders by (refstore.Cause). Not to be confused
+	// with Supersedes above, the session this one replaced.
+	refstore.Cause
 }
 
 // Launched is what one harness did for this session. Each harness keeps its

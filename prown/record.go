@@ -46,7 +46,7 @@ type Record struct {
 	// MergedAt is set once the pull request was seen merged (MarkMerged);
 	// the record is then final.
 	MergedAt *time.Time `json:"mergedAt,omitempty"`
-	// rev and supersedes, which sync orders versions by (refstore.Cause).
+	// rev and prev, which sync orders versions by (refstore.Cause).
 	refstore.Cause
 }
 

@@ -20,40 +20,27 @@ const ArbiterKey = "handoff.arbiter"
 
 // Cause is where a version of a record stands among the versions of its
 // key: Rev is one more than the highest rev of that key this clone had seen
-// when it wrote the version, Supersedes the blob id of the version it
-// replaced ("" when it created the key). Sync orders versions by it instead
-// of by wall clocks: a version written after seeing another has the higher
-// rev, and its supersedes chain leads back to what it replaced. A record
-// written before revs existed has rev 0, the oldest.
+// when it wrote the version, Prev the blob id of the version it replaced
+// ("" when it created the key). Sync orders versions by it instead of by
+// wall clocks: a version written after seeing another has the higher rev,
+// and its prev chain leads back to what it replaced. A record written
+// before revs existed has rev 0, the oldest.
 //
-// Every record kind embeds a Cause and every writer fills it through
-// WriteVersion, so all kinds count the same way.
+// Every record kind embeds a Cause inline ("rev", "prev": not
+// "supersedes", which a session record already uses for its lineage
+// link), and every writer fills it through WriteVersion, so all kinds
+// count the same way.
 type Cause struct {
-	Rev        uint64 `json:"rev,omitempty"`
-	Supersedes string `json:"supersedes,omitempty"`
+	Rev  uint64 `json:"rev,omitempty"`
+	Prev string `json:"prev,omitempty"`
 }
 
-// RevOf reads the cause of a record blob without knowing its kind: the
-// top-level "rev"/"supersedes" fields, or the "cause" object of a record
-// whose own "supersedes" means something else (session lineage). A blob
+// RevOf reads the cause of a record blob without knowing its kind. A blob
 // that is not a record has rev 0.
 func RevOf(data []byte) Cause {
-	var r struct {
-		Rev        uint64          `json:"rev"`
-		Supersedes json.RawMessage `json:"supersedes"`
-		Cause      *Cause          `json:"cause"`
-	}
-	if json.Unmarshal(data, &r) != nil {
+	var c Cause
+	if json.Unmarshal(data, &c) != nil {
 		return Cause{}
-	}
-	if r.Cause != nil {
-		return *r.Cause
-	}
-	c := Cause{Rev: r.Rev}
-	// Only a blob id: a session written before causes has a lineage id
-	// there.
-	if json.Unmarshal(r.Supersedes, &c.Supersedes) != nil || !isHexID(c.Supersedes) {
-		c.Supersedes = ""
 	}
 	return c
 }
@@ -92,7 +79,7 @@ func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
 			top = rev
 		}
 	}
-	return Cause{Rev: top + 1, Supersedes: old}, nil
+	return Cause{Rev: top + 1, Prev: old}, nil
 }
 
 // WriteVersion stores v as the new version of the record at ref that

@@ -14,12 +14,10 @@ func TestRevOf(t *testing.T) {
 		data string
 		want refstore.Cause
 	}{
-		{`{"schema":"handoff/v1","rev":3,"supersedes":"0123456789abcdef0123456789abcdef01234567"}`, refstore.Cause{Rev: 3, Supersedes: "0123456789abcdef0123456789abcdef01234567"}},
+		{`{"schema":"handoff/v1","rev":3,"prev":"abc"}`, refstore.Cause{Rev: 3, Prev: "abc"}},
 		{`{"schema":"handoff/v1"}`, refstore.Cause{}},
-		// A session: its own "supersedes" is the lineage link, its cause
-		// sits under "cause".
-		{`{"schema":"session/v1","supersedes":"s-0","cause":{"rev":4,"supersedes":"def"}}`, refstore.Cause{Rev: 4, Supersedes: "def"}},
-		{`{"schema":"session/v1","supersedes":"s-0"}`, refstore.Cause{}},
+		// A session's own "supersedes" is its lineage link, not the cause.
+		{`{"schema":"session/v1","supersedes":"s-0","rev":4,"prev":"def"}`, refstore.Cause{Rev: 4, Prev: "def"}},
 		{`not json`, refstore.Cause{}},
 	} {
 		if got := refstore.RevOf([]byte(tc.data)); got != tc.want {
@@ -48,14 +46,14 @@ func TestNextCause(t *testing.T) {
 				t.Fatalf("first version: %+v %v, want rev 1", c, err)
 			}
 			local := put(t, st, ref, "", rec(2))
-			if c, err = st.NextCause(ctx, ref, local); err != nil || c != (refstore.Cause{Rev: 3, Supersedes: local}) {
+			if c, err = st.NextCause(ctx, ref, local); err != nil || c != (refstore.Cause{Rev: 3, Prev: local}) {
 				t.Fatalf("after the local rev 2: %+v %v", c, err)
 			}
 			origin, _ := refstore.RemoteRef("origin", ref)
 			upstream, _ := refstore.RemoteRef("upstream", ref)
 			put(t, st, origin, "", rec(5))
 			put(t, st, upstream, "", rec(9))
-			if c, _ = st.NextCause(ctx, ref, local); c.Rev != 10 || c.Supersedes != local {
+			if c, _ = st.NextCause(ctx, ref, local); c.Rev != 10 || c.Prev != local {
 				t.Fatalf("with fetched copies rev 5 and 9: %+v, want rev 10", c)
 			}
 			gittest.Run(t, dir, "config", refstore.ArbiterKey, "origin")
@@ -72,7 +70,7 @@ func TestNextCause(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"supersedes":"%s"}`, local); string(data) != want {
+			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s"}`, local); string(data) != want {
 				t.Fatalf("WriteVersion wrote %s, want %s", data, want)
 			}
 			if e, err := st.ReadObject(ctx, oid); err != nil || string(e.Data) != string(data) {

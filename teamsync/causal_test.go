@@ -174,16 +174,16 @@ func TestConcurrentBatonsAreAConflict(t *testing.T) {
 }
 
 // Every writer fills the causal fields the same way: rev one more than the
-// version replaced (or the fetched copy, when that is higher), supersedes
-// the blob replaced.
+// version replaced (or the fetched copy, when that is higher), prev the
+// blob replaced.
 func TestWritersSetCause(t *testing.T) {
 	tm := newTeam(t, 2)
 	ctx := context.Background()
 	a, b := tm.clones[0], tm.clones[1]
 	want := func(what string, got refstore.Cause, rev uint64, sup string) {
 		t.Helper()
-		if got.Rev != rev || got.Supersedes != sup {
-			t.Errorf("%s: cause %+v, want rev %d superseding %q", what, got, rev, sup)
+		if got.Rev != rev || got.Prev != sup {
+			t.Errorf("%s: cause %+v, want rev %d with prev %q", what, got, rev, sup)
 		}
 	}
 	first := end(t, a, 0, "one")

@@ -28,7 +28,7 @@ func (bs blobs) put(t *testing.T, ref string, rec any) *version {
 }
 
 func caused(rev uint64, sup *version) refstore.Cause {
-	return refstore.Cause{Rev: rev, Supersedes: oidOf(sup)}
+	return refstore.Cause{Rev: rev, Prev: oidOf(sup)}
 }
 
 func TestJoinByCause(t *testing.T) {

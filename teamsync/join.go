@@ -20,7 +20,7 @@
 // session. Records written before revs existed have rev 0 and keep the old
 // rules among themselves. Whether a decision was such a tie-break between
 // concurrent versions, rather than one following the other, is found from
-// the supersedes chain (merge.go) and reported as a conflict.
+// the prev chain (merge.go) and reported as a conflict.
 package teamsync
 
 import (

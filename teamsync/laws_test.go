@@ -16,7 +16,7 @@ import (
 
 // The join's laws, checked through the production merge path: versions of
 // one key are written by simulated clones the way the writers write them
-// (rev one more than the highest seen, supersedes the blob replaced),
+// (rev one more than the highest seen, prev the blob replaced),
 // encoded, decoded by the domain codec (read) and joined by decide, in both
 // orders. Clocks are hostile: one clone runs ten minutes behind, and most
 // writes share a second with others.
@@ -203,14 +203,14 @@ func (s *sim) write(c *simClone) {
 		}
 	}
 	// refstore.NextCause: one more than the highest rev seen, locally and
-	// in the tracking copy; supersedes what the local ref held.
+	// in the tracking copy; prev is what the local ref held.
 	var top uint64
 	for _, v := range []*version{c.local, c.tracking} {
 		if v != nil && s.k.cause(v.rec).Rev > top {
 			top = s.k.cause(v.rec).Rev
 		}
 	}
-	*s.sk.cause(rec) = refstore.Cause{Rev: top + 1, Supersedes: oidOf(c.local)}
+	*s.sk.cause(rec) = refstore.Cause{Rev: top + 1, Prev: oidOf(c.local)}
 	data, err := refstore.Encode(rec)
 	if err != nil {
 		s.t.Fatal(err)

@@ -161,7 +161,7 @@ func read(k *kind, local string, e refstore.Entry) (*version, error) {
 	return &version{oid: e.OID, data: e.Data, rec: rec}, nil
 }
 
-// lookup reads the cause of a blob by id, for walking a supersedes chain;
+// lookup reads the cause of a blob by id, for walking a prev chain;
 // false when the blob is not here. A nil lookup knows no blob.
 type lookup func(oid string) (refstore.Cause, bool)
 
@@ -176,7 +176,7 @@ func storeLookup(ctx context.Context, st *refstore.Store) lookup {
 	}
 }
 
-// maxWalk bounds a walk down a supersedes chain: a clone that wrote more
+// maxWalk bounds a walk down a prev chain: a clone that wrote more
 // versions of one key than this between two syncs is not told of a fork.
 const maxWalk = 64
 
@@ -188,9 +188,9 @@ const (
 	forked                  // the chain holds another version of the earlier one's rev
 )
 
-// relate walks w's supersedes chain down to l's rev.
+// relate walks w's prev chain down to l's rev.
 func relate(w refstore.Cause, l *version, lc refstore.Cause, look lookup) relation {
-	cur := w.Supersedes
+	cur := w.Prev
 	for range maxWalk {
 		if cur == "" {
 			return unknown
@@ -210,7 +210,7 @@ func relate(w refstore.Cause, l *version, lc refstore.Cause, look lookup) relati
 		case c.Rev <= lc.Rev:
 			return unknown // jumped past l's rev: its writer may have seen l fetched
 		}
-		cur = c.Supersedes
+		cur = c.Prev
 	}
 	return unknown
 }
@@ -281,7 +281,7 @@ func oidOf(v *version) string {
 
 // decide joins the local and remote versions of one key. Tombstones deleted
 // before cutoff are collected (a zero cutoff collects nothing). look finds
-// the blobs of a supersedes chain, to tell a version that follows another
+// the blobs of a prev chain, to tell a version that follows another
 // from a concurrent one; it only ever changes whether a conflict is
 // reported, never the winner, which depends on the two records alone.
 func decide(k *kind, ref string, l, r *version, cutoff time.Time, look lookup) decision {
