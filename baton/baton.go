@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // Schema is the version tag of a baton record.
@@ -35,6 +37,9 @@ type Baton struct {
 	ClaimedAt        *time.Time `json:"claimedAt,omitempty"`
 	ClaimedBySession string     `json:"claimedBySession,omitempty"`
 	Deleted          *Deletion  `json:"deleted,omitempty"`
+	// rev and prev: the version's place among the versions of its
+	// ref, which sync orders by (refstore.Cause).
+	refstore.Cause
 }
 
 // Deletion marks a tombstone: why and when the baton went away.
@@ -75,7 +80,7 @@ func New(d Draft, now time.Time) (Baton, error) {
 		OpenQuestions:    clean(d.OpenQuestions),
 		Harness:          d.Harness,
 		SessionID:        d.SessionID,
-		CreatedAt:        now.UTC().Truncate(time.Second),
+		CreatedAt:        now.UTC(),
 		Head:             d.Head,
 	}
 	if len(b.NextSteps) == 0 {
@@ -123,7 +128,8 @@ func NewID(prefix string) string {
 	return prefix + "-" + idEncoding.EncodeToString(buf[:])[:10]
 }
 
-// Newer orders batons the way every clone does: createdAt, then id.
+// Newer orders batons of different refs for listing: createdAt, then id.
+// (Versions of one ref are ordered by cause, in teamsync.)
 func Newer(a, b *Baton) bool {
 	if !a.CreatedAt.Equal(b.CreatedAt) {
 		return a.CreatedAt.After(b.CreatedAt)

@@ -51,12 +51,12 @@ func entry(ref, data string) refstore.Entry {
 func TestDecodeChecksPlace(t *testing.T) {
 	good := `{"schema":"handoff/v1","id":"h-1","owner":"a/b","branch":"x","shared":false,"nextSteps":["s"],"createdAt":"2026-11-02T09:00:00Z"}`
 	ref, _ := refstore.HandoffRef(false, "a/b", "x")
-	s, err := decode(entry(ref, good))
+	s, err := Decode(entry(ref, good))
 	if err != nil || s.Owner != "a/b" || s.FailedApproaches == nil {
 		t.Fatalf("decode = %+v, %v", s, err)
 	}
 	other, _ := refstore.HandoffRef(true, "a/b", "x")
-	if _, err := decode(entry(other, good)); !errors.Is(err, refstore.ErrInvalidRecord) {
+	if _, err := Decode(entry(other, good)); !errors.Is(err, refstore.ErrInvalidRecord) {
 		t.Fatalf("a private baton at a shared ref: %v", err)
 	}
 }
@@ -76,7 +76,7 @@ func FuzzDecodeBaton(f *testing.F) {
 	}
 	ref, _ := refstore.HandoffRef(false, "o", "b")
 	f.Fuzz(func(t *testing.T, data string) {
-		s, err := decode(entry(ref, data))
+		s, err := Decode(entry(ref, data))
 		if err != nil {
 			if !errors.Is(err, refstore.ErrInvalidRecord) && !errors.Is(err, refstore.ErrTooLarge) {
 				t.Fatalf("unexpected error kind: %v", err)

@@ -3,6 +3,7 @@ package baton
 import (
 	"context"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -12,7 +13,7 @@ import (
 // the reflogs of the baton refs.
 type Event struct {
 	At      time.Time `json:"at"`
-	Kind    string    `json:"kind"` // created, claimed, cancelled, dismissed, removed
+	Kind    string    `json:"kind"` // created, claimed, cancelled, dismissed, removed, conflict
 	ID      string    `json:"id,omitempty"`
 	Owner   string    `json:"owner,omitempty"`
 	Branch  string    `json:"branch,omitempty"`
@@ -20,11 +21,18 @@ type Event struct {
 	Session string    `json:"session,omitempty"` // who wrote or claimed it
 	Ref     string    `json:"ref"`
 	Who     string    `json:"who,omitempty"` // the git identity that made the change
+	// Dropped is, for a conflict, the blob id of this clone's version that
+	// a teammate's concurrent one replaced; it stays in the reflog
+	// (git cat-file -p <id>).
+	Dropped string `json:"dropped,omitempty"`
 }
 
 // Events lists the newest events first, at most limit of them. The kind is
 // decided from the records on each side of the change, not from the reflog
-// message, so it stays right whatever wrote the entry.
+// message, so it stays right whatever wrote the entry — except a conflict:
+// sync and the lazy merge write the version that won a tie-break over this
+// clone's own with a message starting refstore.ConflictReflog, and only
+// the message tells that from a version that followed.
 func Events(ctx context.Context, st *refstore.Store, limit int) ([]Event, error) {
 	logs, err := st.Reflogs(refstore.HandoffsPrefix)
 	if err != nil {
@@ -45,6 +53,10 @@ func Events(ctx context.Context, st *refstore.Store, limit int) ([]Event, error)
 		newB, newOK := readAt(ctx, st, l.New)
 		oldB, oldOK := readAt(ctx, st, l.Old)
 		switch {
+		case strings.HasPrefix(l.Message, refstore.ConflictReflog) && newOK:
+			ev.Kind = "conflict"
+			fill(&ev, newB)
+			ev.Dropped = l.Old
 		case l.New == "":
 			ev.Kind = "removed"
 			if oldOK {

@@ -3,6 +3,7 @@ package baton
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -22,11 +23,26 @@ type Objective struct {
 	Text      string    `json:"text"`
 	SessionID string    `json:"sessionId,omitempty"`
 	SetAt     time.Time `json:"setAt"`
+	refstore.Cause
 }
 
 // NewObjective builds an objective record ("" text clears).
 func NewObjective(owner, branch, text, session string, now time.Time) Objective {
-	return Objective{Schema: ObjectiveSchema, Owner: owner, Branch: branch, Text: strings.TrimSpace(text), SessionID: session, SetAt: now.UTC().Truncate(time.Second)}
+	return Objective{Schema: ObjectiveSchema, Owner: owner, Branch: branch, Text: strings.TrimSpace(text), SessionID: session, SetAt: now.UTC()}
+}
+
+// DecodeObjective reads one entry as an objective record (a cleared one
+// too), refusing a record that belongs at another ref than e.Ref. Sync
+// decodes with it too.
+func DecodeObjective(e refstore.Entry) (Objective, error) {
+	var o Objective
+	if err := refstore.Decode(e, ObjectiveSchema, &o); err != nil {
+		return Objective{}, err
+	}
+	if want, err := refstore.ObjectiveRef(o.Owner, o.Branch); err != nil || want != e.Ref {
+		return Objective{}, fmt.Errorf("%w: %s holds the objective of owner %q on branch %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, o.Owner, o.Branch)
+	}
+	return o, nil
 }
 
 // ReadObjective returns the objective of owner on branch, or nil.
@@ -42,8 +58,8 @@ func ReadObjective(ctx context.Context, st *refstore.Store, owner, branch string
 	if err != nil {
 		return nil, "", err
 	}
-	var o Objective
-	if err := refstore.Decode(e, ObjectiveSchema, &o); err != nil {
+	o, err := DecodeObjective(e)
+	if err != nil {
 		return nil, e.OID, err
 	}
 	if o.Text == "" {
@@ -68,11 +84,7 @@ func ObjectiveUpdate(ctx context.Context, st *refstore.Store, owner, branch, tex
 		return refstore.Update{}, false, nil
 	}
 	o := NewObjective(owner, branch, text, session, now)
-	data, err := refstore.Encode(o)
-	if err != nil {
-		return refstore.Update{}, false, err
-	}
-	nid, err := st.WriteBlob(ctx, data)
+	nid, _, err := st.WriteVersion(ctx, ref, oid, &o.Cause, &o)
 	if err != nil {
 		return refstore.Update{}, false, err
 	}

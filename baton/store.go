@@ -43,8 +43,9 @@ func (e *ClaimedError) Error() string {
 
 func (e *ClaimedError) Unwrap() error { return refstore.ErrConflict }
 
-// decode reads one entry as a baton.
-func decode(e refstore.Entry) (Stored, error) {
+// Decode reads one entry as a baton, refusing a record that belongs at
+// another ref than e.Ref. It is the one decoder of batons: sync uses it too.
+func Decode(e refstore.Entry) (Stored, error) {
 	var b Baton
 	if err := refstore.Decode(e, Schema, &b); err != nil {
 		return Stored{}, err
@@ -64,7 +65,7 @@ func Read(ctx context.Context, st *refstore.Store, ref string) (Stored, error) {
 	if err != nil {
 		return Stored{}, err
 	}
-	return decode(e)
+	return Decode(e)
 }
 
 // Written returns the swap that stores b at its ref in place of whatever
@@ -119,7 +120,7 @@ func isBadRecord(err error) bool {
 // warnings.
 func Each(ctx context.Context, st *refstore.Store, prefix string, fn func(Stored), warns *[]Warning) error {
 	return st.Each(ctx, prefix, func(e refstore.Entry) error {
-		s, err := decode(e)
+		s, err := Decode(e)
 		if err != nil {
 			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
 			return nil
@@ -136,7 +137,7 @@ func Claimed(ctx context.Context, st *refstore.Store, s Stored, session string, 
 		return Stored{}, refstore.Update{}, &ClaimedError{Baton: s.Baton}
 	}
 	c := s.Baton
-	at := now.UTC().Truncate(time.Second)
+	at := now.UTC()
 	c.Claimed, c.ClaimedAt, c.ClaimedBySession = true, &at, session
 	return prepare(ctx, st, s, c)
 }
@@ -159,7 +160,7 @@ func Delete(ctx context.Context, st *refstore.Store, s Stored, reason string, no
 		return Stored{}, &ClaimedError{Baton: s.Baton}
 	}
 	d := s.Baton
-	d.Deleted = &Deletion{Reason: reason, At: now.UTC().Truncate(time.Second)}
+	d.Deleted = &Deletion{Reason: reason, At: now.UTC()}
 	out, up, err := prepare(ctx, st, s, d)
 	if err != nil {
 		return Stored{}, err
@@ -170,13 +171,10 @@ func Delete(ctx context.Context, st *refstore.Store, s Stored, reason string, no
 	return out, nil
 }
 
-// prepare writes the blob of "to" and returns the swap from "from" to it.
+// prepare writes the blob of "to", as the version that follows from.OID,
+// and returns the swap from "from" to it.
 func prepare(ctx context.Context, st *refstore.Store, from Stored, to Baton) (Stored, refstore.Update, error) {
-	data, err := refstore.Encode(to)
-	if err != nil {
-		return Stored{}, refstore.Update{}, err
-	}
-	oid, err := st.WriteBlob(ctx, data)
+	oid, _, err := st.WriteVersion(ctx, from.Ref, from.OID, &to.Cause, &to)
 	if err != nil {
 		return Stored{}, refstore.Update{}, err
 	}

@@ -24,7 +24,7 @@ func ListSessions(ctx context.Context, st *refstore.Store) ([]StoredSession, []W
 	var out []StoredSession
 	var warns []Warning
 	err := st.Each(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
-		s, err := decodeSession(e)
+		s, err := DecodeSession(e)
 		if err != nil {
 			warns = append(warns, Warning{Ref: e.Ref, Err: err})
 			return nil

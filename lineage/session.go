@@ -48,6 +48,10 @@ type Session struct {
 	Switching          *Switching          `json:"switching,omitempty"`
 	ClaimedHandoff     json.RawMessage     `json:"claimedHandoff,omitempty"`
 	PR                 *PRPointer          `json:"pr,omitempty"`
+	// rev and prev: the version's place among the versions of this
+	// record, which sync orders by (refstore.Cause). Not to be confused
+	// with Supersedes above, the session this one replaced.
+	refstore.Cause
 }
 
 // Launched is what one harness did for this session. Each harness keeps its
@@ -96,10 +100,12 @@ func ReadSession(ctx context.Context, st *refstore.Store, id string) (StoredSess
 		}
 		return StoredSession{}, err
 	}
-	return decodeSession(e)
+	return DecodeSession(e)
 }
 
-func decodeSession(e refstore.Entry) (StoredSession, error) {
+// DecodeSession reads one entry as a session record, refusing a record
+// that belongs at another ref than e.Ref. Sync decodes with it too.
+func DecodeSession(e refstore.Entry) (StoredSession, error) {
 	var s Session
 	if err := refstore.Decode(e, SessionSchema, &s); err != nil {
 		return StoredSession{}, err
@@ -118,13 +124,9 @@ func SessionUpdate(ctx context.Context, st *refstore.Store, s Session, old Store
 		return refstore.Update{}, err
 	}
 	s.Schema = SessionSchema
-	data, err := refstore.Encode(s)
+	oid, _, err := st.WriteVersion(ctx, ref, old.OID, &s.Cause, &s)
 	if err != nil {
 		return refstore.Update{}, fmt.Errorf("session %q: %w", s.ID, err)
-	}
-	oid, err := st.WriteBlob(ctx, data)
-	if err != nil {
-		return refstore.Update{}, err
 	}
 	return refstore.Update{Ref: ref, New: oid, Old: old.OID}, nil
 }

@@ -46,6 +46,8 @@ type Record struct {
 	// MergedAt is set once the pull request was seen merged (MarkMerged);
 	// the record is then final.
 	MergedAt *time.Time `json:"mergedAt,omitempty"`
+	// rev and prev, which sync orders versions by (refstore.Cause).
+	refstore.Cause
 }
 
 // Transfer is one change of owner.
@@ -129,10 +131,12 @@ func Read(ctx context.Context, st *refstore.Store, repo string, number int) (Sto
 		}
 		return Stored{}, err
 	}
-	return decode(e)
+	return Decode(e)
 }
 
-func decode(e refstore.Entry) (Stored, error) {
+// Decode reads one entry as an ownership record, refusing a record that
+// belongs at another ref than e.Ref. Sync decodes with it too.
+func Decode(e refstore.Entry) (Stored, error) {
 	var r Record
 	if err := refstore.Decode(e, Schema, &r); err != nil {
 		return Stored{}, err
@@ -156,7 +160,7 @@ func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) 
 	var out []Stored
 	var warns []Warning
 	err := st.Each(ctx, refstore.PRPrefix, func(e refstore.Entry) error {
-		r, err := decode(e)
+		r, err := Decode(e)
 		if err != nil {
 			warns = append(warns, Warning{Ref: e.Ref, Err: err})
 			return nil
@@ -180,13 +184,9 @@ func update(ctx context.Context, st *refstore.Store, r Record, old Stored) (refs
 	if r.History == nil {
 		r.History = []Transfer{}
 	}
-	data, err := refstore.Encode(r)
+	oid, _, err := st.WriteVersion(ctx, ref, old.OID, &r.Cause, &r)
 	if err != nil {
 		return refstore.Update{}, fmt.Errorf("%s: %w", label(r.Repo, r.Number), err)
-	}
-	oid, err := st.WriteBlob(ctx, data)
-	if err != nil {
-		return refstore.Update{}, err
 	}
 	return refstore.Update{Ref: ref, New: oid, Old: old.OID}, nil
 }

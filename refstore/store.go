@@ -68,7 +68,9 @@ type Store struct {
 	sharedOnce sync.Once
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
 
-	recovered []string // what Open found of killed transactions and did
+	recovered  []string // what Open found of killed transactions and did
+	causeDone  bool     // causeNames was read (cause.go)
+	causeNames []string // remotes whose copies the causal clock reads
 }
 
 // Options tune Open. The zero value is right for the command.

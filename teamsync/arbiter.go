@@ -143,7 +143,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 // sees what the remote decided.
 func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.Update, claim, theirs *version) error {
 	c, t := claim.rec.(baton.Baton), theirs.rec.(baton.Baton)
-	if CompareBaton(c, t) > 0 && (t.ID != c.ID || t.Live()) {
+	if extends(claim, theirs, storeLookup(ctx, st)) {
 		return nil // ours extends theirs: a waiting baton, or an older one
 	}
 	// Theirs wins: bring the local ref to it if it beats what is there.

@@ -7,6 +7,20 @@
 // the same record whatever order it saw the versions in. The join never
 // makes a new record: it picks one of the two, so the loser is one blob
 // that stays reachable from a reflog.
+//
+// The order follows cause, not clocks. Every version carries rev, one more
+// than the highest rev of its key its writer had seen (refstore.Cause), so
+// a version written after seeing another has the higher rev and wins
+// whatever the wall clocks say: rev is a Lamport clock, and ordering by it
+// first is a total order consistent with what each writer saw. Only among
+// versions of one rev (written without seeing each other) do the kinds'
+// own rules decide (a claim beats a cancel beats waiting), and the wall
+// clock comes last. Two exceptions come before rev because nothing is ever
+// written after them: a merged pull request and a replaced or merged
+// session. Records written before revs existed have rev 0 and keep the old
+// rules among themselves. Whether a decision was such a tie-break between
+// concurrent versions, rather than one following the other, is found from
+// the prev chain (merge.go) and reported as a conflict.
 package teamsync
 
 import (
@@ -17,6 +31,8 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // canonical is the record's own encoding, the last tie-break of every kind:
@@ -38,6 +54,26 @@ func cmpTime(a, b time.Time) int {
 
 func cmpString(a, b string) int { return strings.Compare(a, b) }
 
+func cmpRev(a, b refstore.Cause) int {
+	switch {
+	case a.Rev < b.Rev:
+		return -1
+	case a.Rev > b.Rev:
+		return 1
+	}
+	return 0
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
 // batonRank orders the states of one baton: a claim is final and beats a
 // tombstone (the claimer already has the notes), which beats waiting.
 func batonRank(b *baton.Baton) int {
@@ -50,11 +86,15 @@ func batonRank(b *baton.Baton) int {
 	return 0
 }
 
-// CompareBaton is the total order batons of one ref are joined by: the
-// newer baton (createdAt, then id); for one id, claimed over cancelled or
-// dismissed over waiting; between two claims the earlier claim, then the
-// smaller session id; then the encoding.
+// CompareBaton is the total order batons of one ref are joined by: rev;
+// then, between versions of one rev, the newer baton (createdAt, then id);
+// for one id, claimed over cancelled or dismissed over waiting; between
+// two claims the earlier claim, then the smaller session id; then the
+// encoding.
 func CompareBaton(a, b baton.Baton) int {
+	if c := cmpRev(a.Cause, b.Cause); c != 0 {
+		return c
+	}
 	if c := cmpTime(a.CreatedAt, b.CreatedAt); c != 0 {
 		return c
 	}
@@ -88,10 +128,11 @@ func claimedAt(b baton.Baton) time.Time {
 	return *b.ClaimedAt
 }
 
-// orderedBaton says whether the join of a and b follows from what happened
-// (a newer baton, a claim of a waiting one) rather than from a tie-break
-// between two things that each happened: two claims of one baton, a claim
-// and a cancel, two different records with the same id and state.
+// orderedBaton, for two batons without rev, says whether the join of a
+// and b follows from what happened (a newer baton, a claim of a waiting
+// one) rather than from a tie-break between two things that each
+// happened: two claims of one baton, a claim and a cancel, two different
+// records with the same id and state.
 func orderedBaton(a, b baton.Baton) bool {
 	if !a.CreatedAt.Equal(b.CreatedAt) || a.ID != b.ID {
 		return true
@@ -113,7 +154,7 @@ func JoinBaton(a, b baton.Baton) baton.Baton {
 
 // sessionRank orders session states: a replaced or merged session stays so
 // (a record naming its successor counts as replaced), an ended or terminated
-// one is not revived by a stale active copy.
+// one is not revived by a concurrent active copy.
 func sessionRank(s *lineage.Session) int {
 	switch {
 	case s.ReplacedBy != "" || s.Status == lineage.StatusReplaced || s.Status == lineage.StatusMerged:
@@ -124,9 +165,17 @@ func sessionRank(s *lineage.Session) int {
 	return 0
 }
 
-// CompareSession is the total order session records are joined by: state
-// rank, then updatedAt, then the encoding.
+// CompareSession is the total order session records are joined by: a
+// replaced or merged record first (final: nothing is written after it),
+// then rev, then state rank (ended over active), updatedAt, the encoding.
+// A restore, written after the end it undoes, wins by rev.
 func CompareSession(a, b lineage.Session) int {
+	if c := cmpBool(sessionRank(&a) == 2, sessionRank(&b) == 2); c != 0 {
+		return c
+	}
+	if c := cmpRev(a.Cause, b.Cause); c != 0 {
+		return c
+	}
 	if c := sessionRank(&a) - sessionRank(&b); c != 0 {
 		return sign(c)
 	}
@@ -136,6 +185,8 @@ func CompareSession(a, b lineage.Session) int {
 	return bytes.Compare(canonical(a), canonical(b))
 }
 
+// orderedSession, for two sessions without rev: whether the join follows
+// from what happened.
 func orderedSession(a, b lineage.Session) bool {
 	ra, rb := sessionRank(&a), sessionRank(&b)
 	switch {
@@ -157,8 +208,11 @@ func JoinSession(a, b lineage.Session) lineage.Session {
 	return b
 }
 
-// CompareObjective orders objectives by setAt, then content.
+// CompareObjective orders objectives by rev, then setAt, then content.
 func CompareObjective(a, b baton.Objective) int {
+	if c := cmpRev(a.Cause, b.Cause); c != 0 {
+		return c
+	}
 	if c := cmpTime(a.SetAt, b.SetAt); c != 0 {
 		return c
 	}
@@ -177,57 +231,42 @@ func JoinObjective(a, b baton.Objective) baton.Objective {
 	return b
 }
 
-// PRSchema is the version tag of a pull-request ownership record.
-const PRSchema = "pr/v1"
-
-// PR is what sync needs of a pull-request ownership record at
-// refs/ao/prs/<gh-owner>/<gh-repo>/<number>: whose it is and the history of
-// transfers that made it so (the fields of prown.Record it needs). Fields
-// sync does not know are carried in the
-// blob untouched, since the join picks whole blobs.
-type PR struct {
-	Schema    string       `json:"schema"`
-	Repo      string       `json:"repo"` // owner/name
-	Number    int          `json:"number"`
-	Session   string       `json:"ownerSession"` // the owning session
-	History   []PRTransfer `json:"history"`
-	UpdatedAt time.Time    `json:"claimedAt"`
-}
-
-// PRTransfer is one change of owner.
-type PRTransfer struct {
-	From   string    `json:"from,omitempty"`
-	To     string    `json:"session"`
-	At     time.Time `json:"at"`
-	Reason string    `json:"reason,omitempty"`
-}
-
-func lastTransfer(p *PR) time.Time {
-	if len(p.History) == 0 {
-		return time.Time{}
+// ComparePR is the total order ownership records are joined by: a merged
+// record first (merged is final: nothing is written after it, so an
+// unmerged copy is older or concurrent), then rev, then the history (the
+// longer one, the later last transfer), claimedAt, then the encoding.
+func ComparePR(a, b prown.Record) int {
+	if c := cmpBool(a.Merged(), b.Merged()); c != 0 {
+		return c
 	}
-	return p.History[len(p.History)-1].At
-}
-
-// ComparePR orders ownership records by their history: the longer history
-// (one that extends the other wins whatever the clocks say), the later last
-// transfer, updatedAt, then the encoding. When one history extends the other
-// this is "ownership follows its history"; when they diverged it is a
-// tie-break, reported as a conflict.
-func ComparePR(a, b PR) int {
+	if c := cmpRev(a.Cause, b.Cause); c != 0 {
+		return c
+	}
 	if c := len(a.History) - len(b.History); c != 0 {
 		return sign(c)
 	}
 	if c := cmpTime(lastTransfer(&a), lastTransfer(&b)); c != 0 {
 		return c
 	}
-	if c := cmpTime(a.UpdatedAt, b.UpdatedAt); c != 0 {
+	if c := cmpTime(a.ClaimedAt, b.ClaimedAt); c != 0 {
 		return c
 	}
 	return bytes.Compare(canonical(a), canonical(b))
 }
 
-func orderedPR(a, b PR) bool {
+func lastTransfer(p *prown.Record) time.Time {
+	if len(p.History) == 0 {
+		return time.Time{}
+	}
+	return p.History[len(p.History)-1].At
+}
+
+// orderedPR, for two records without rev: whether one history extends the
+// other (ownership follows its history) rather than the two diverging.
+func orderedPR(a, b prown.Record) bool {
+	if a.Merged() != b.Merged() {
+		return true
+	}
 	short, long := a.History, b.History
 	if len(short) > len(long) {
 		short, long = long, short
@@ -237,14 +276,14 @@ func orderedPR(a, b PR) bool {
 			return false // the histories diverged
 		}
 	}
-	if len(short) != len(long) || !a.UpdatedAt.Equal(b.UpdatedAt) {
+	if len(short) != len(long) || !a.ClaimedAt.Equal(b.ClaimedAt) {
 		return true
 	}
 	return bytes.Equal(canonical(a), canonical(b))
 }
 
 // JoinPR returns the version of an ownership record every clone keeps.
-func JoinPR(a, b PR) PR {
+func JoinPR(a, b prown.Record) prown.Record {
 	if ComparePR(a, b) >= 0 {
 		return a
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/prown"
 )
 
 var t0 = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
@@ -156,12 +157,12 @@ func TestJoinObjective(t *testing.T) {
 	}
 }
 
-func mkPR(updated int, hist ...string) PR {
-	p := PR{Schema: PRSchema, Repo: "acme/app", Number: 7, UpdatedAt: at(updated), History: []PRTransfer{}}
+func mkPR(updated int, hist ...string) prown.Record {
+	p := prown.Record{Schema: prown.Schema, Repo: "acme/app", Number: 7, ClaimedAt: at(updated), History: []prown.Transfer{}}
 	for i, h := range hist {
 		from, to, _ := strings.Cut(h, ">")
-		p.History = append(p.History, PRTransfer{From: from, To: to, At: at(i)})
-		p.Session = to
+		p.History = append(p.History, prown.Transfer{From: from, Session: to, At: at(i)})
+		p.OwnerSession = to
 	}
 	return p
 }
@@ -170,14 +171,16 @@ func TestJoinPR(t *testing.T) {
 	base := mkPR(0, ">s-1")
 	moved := mkPR(1, ">s-1", "s-1>s-2")
 	skewed := moved
-	skewed.History = append([]PRTransfer{}, moved.History...)
+	skewed.History = append([]prown.Transfer{}, moved.History...)
 	skewed.History[1].At = at(-100) // clock behind: the history still extends
 	fork := mkPR(1, ">s-1", "s-1>s-3")
 	touched := mkPR(5, ">s-1")
+	merged := base
+	merged.MergedAt = atp(3)
 	for _, tc := range []struct {
 		name    string
-		a, b    PR
-		want    PR
+		a, b    prown.Record
+		want    prown.Record
 		ordered bool
 	}{
 		{"same", base, base, base, true},
@@ -185,6 +188,8 @@ func TestJoinPR(t *testing.T) {
 		{"even when its clock was behind", base, skewed, skewed, true},
 		{"same history: later update", base, touched, touched, true},
 		{"diverged histories: unordered", moved, fork, fork, false},
+		{"merged stays merged, whatever the history", moved, merged, merged, true},
+		{"merged against the same record unmerged", base, merged, merged, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, swap := range []bool{false, true} {
@@ -215,6 +220,7 @@ func randomBaton(r *rand.Rand) baton.Baton {
 	case 2:
 		b = deleted(b, []string{"cancelled", "dismissed"}[r.Intn(2)], r.Intn(3))
 	}
+	b.Rev = uint64(r.Intn(3)) // 0: written before revs
 	return b
 }
 
@@ -224,19 +230,27 @@ func randomSession(r *rand.Rand) lineage.Session {
 		s.ReplacedBy = []string{"s-2", "s-3"}[r.Intn(2)]
 	}
 	s.Summary = []string{"", "x", "y"}[r.Intn(3)]
+	s.Rev = uint64(r.Intn(3))
 	return s
 }
 
 func randomObjective(r *rand.Rand) baton.Objective {
-	return baton.NewObjective("dev", "main", []string{"", "a", "b"}[r.Intn(3)], "s-1", at(r.Intn(3)))
+	o := baton.NewObjective("dev", "main", []string{"", "a", "b"}[r.Intn(3)], "s-1", at(r.Intn(3)))
+	o.Rev = uint64(r.Intn(3))
+	return o
 }
 
-func randomPR(r *rand.Rand) PR {
+func randomPR(r *rand.Rand) prown.Record {
 	hist := []string{">s-1"}
 	for i := r.Intn(3); i > 0; i-- {
 		hist = append(hist, []string{"s-1>s-2", "s-2>s-3", "s-1>s-3"}[r.Intn(3)])
 	}
-	return mkPR(r.Intn(3), hist...)
+	p := mkPR(r.Intn(3), hist...)
+	if r.Intn(3) == 0 {
+		p.MergedAt = atp(r.Intn(3))
+	}
+	p.Rev = uint64(r.Intn(3))
+	return p
 }
 
 // checkLattice checks that join is commutative, associative and idempotent

@@ -211,6 +211,7 @@ func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemo
 		bad  bool
 	}
 	locals := map[string]*cur{}
+	conflictMsgs := map[string]string{}
 	for _, remote := range remotes {
 		tp, err := TrackingPrefix(remote)
 		if err != nil {
@@ -248,9 +249,12 @@ func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemo
 			if c.bad {
 				continue
 			}
-			d := decide(k, ref, c.v, r, time.Time{})
+			d := decide(k, ref, c.v, r, time.Time{}, storeLookup(ctx, st))
 			if d.conflict {
 				res.Conflicts = append(res.Conflicts, conflictOf(&d))
+				if d.local != nil && d.local.oid == c.orig && d.winner != d.local {
+					conflictMsgs[ref] = conflictMsg(&d, remote)
+				}
 			}
 			c.v = d.winner
 		}
@@ -273,5 +277,5 @@ func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemo
 		return nil
 	}
 	// Every key was joined on its own, so each swaps on its own.
-	return st.ApplyEach(ctx, "handoff: merged fetched records", ups...)
+	return applyLocal(ctx, st, "handoff: merged fetched records", ups, conflictMsgs)
 }

@@ -2,6 +2,7 @@ package teamsync
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -22,12 +24,22 @@ type version struct {
 	rec  any
 }
 
-// kind is how one kind of record is read, ordered and described.
+// kind is how one kind of record is read, ordered and described. Records
+// are decoded by their domain package's own decoder: one definition per
+// kind.
 type kind struct {
-	prefix  string
-	decode  func(ref string, e refstore.Entry) (any, error)
+	prefix string
+	// decode reads e as a record that belongs at e.Ref.
+	decode  func(e refstore.Entry) (any, error)
+	cause   func(rec any) refstore.Cause
 	compare func(a, b any) int
+	// ordered says, for two versions without rev, whether compare's
+	// answer follows from what happened rather than from a tie-break.
 	ordered func(a, b any) bool
+	// undoes says whether keeping w over l, a version w is not known to
+	// have seen, overrules one of the kind's own rules (a claim undone, an
+	// ended session revived, two ownership histories diverging).
+	undoes func(w, l any) bool
 	// collectible reports a tombstone deleted before cutoff.
 	collectible func(rec any, cutoff time.Time) bool
 	describe    func(rec any) string
@@ -36,19 +48,17 @@ type kind struct {
 var kinds = []kind{
 	{
 		prefix: refstore.HandoffsPrefix,
-		decode: func(ref string, e refstore.Entry) (any, error) {
-			var b baton.Baton
-			if err := refstore.Decode(e, baton.Schema, &b); err != nil {
-				return nil, err
-			}
-			normalize(&b)
-			if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != ref {
-				return nil, fmt.Errorf("%w: holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, b.Owner, b.Branch, b.Shared)
-			}
-			return b, nil
+		decode: func(e refstore.Entry) (any, error) {
+			s, err := baton.Decode(e)
+			return s.Baton, err
 		},
+		cause:   func(rec any) refstore.Cause { return rec.(baton.Baton).Cause },
 		compare: func(a, b any) int { return CompareBaton(a.(baton.Baton), b.(baton.Baton)) },
 		ordered: func(a, b any) bool { return orderedBaton(a.(baton.Baton), b.(baton.Baton)) },
+		undoes: func(w, l any) bool {
+			bw, bl := w.(baton.Baton), l.(baton.Baton)
+			return bw.ID == bl.ID && batonRank(&bw) < batonRank(&bl)
+		},
 		collectible: func(rec any, cutoff time.Time) bool {
 			b := rec.(baton.Baton)
 			return b.Deleted != nil && !b.Claimed && b.Deleted.At.Before(cutoff)
@@ -65,19 +75,12 @@ var kinds = []kind{
 		},
 	},
 	{
-		prefix: refstore.ObjectivePrefix,
-		decode: func(ref string, e refstore.Entry) (any, error) {
-			var o baton.Objective
-			if err := refstore.Decode(e, baton.ObjectiveSchema, &o); err != nil {
-				return nil, err
-			}
-			if want, err := refstore.ObjectiveRef(o.Owner, o.Branch); err != nil || want != ref {
-				return nil, fmt.Errorf("%w: holds the objective of owner %q on branch %q, which belongs elsewhere", refstore.ErrInvalidRecord, o.Owner, o.Branch)
-			}
-			return o, nil
-		},
+		prefix:  refstore.ObjectivePrefix,
+		decode:  func(e refstore.Entry) (any, error) { return baton.DecodeObjective(e) },
+		cause:   func(rec any) refstore.Cause { return rec.(baton.Objective).Cause },
 		compare: func(a, b any) int { return CompareObjective(a.(baton.Objective), b.(baton.Objective)) },
 		ordered: func(a, b any) bool { return orderedObjective(a.(baton.Objective), b.(baton.Objective)) },
+		undoes:  func(w, l any) bool { return false },
 		describe: func(rec any) string {
 			o := rec.(baton.Objective)
 			if o.Text == "" {
@@ -88,18 +91,17 @@ var kinds = []kind{
 	},
 	{
 		prefix: refstore.SessionPrefix,
-		decode: func(ref string, e refstore.Entry) (any, error) {
-			var s lineage.Session
-			if err := refstore.Decode(e, lineage.SessionSchema, &s); err != nil {
-				return nil, err
-			}
-			if want, err := refstore.SessionRef(s.ID); err != nil || want != ref {
-				return nil, fmt.Errorf("%w: holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, s.ID)
-			}
-			return s, nil
+		decode: func(e refstore.Entry) (any, error) {
+			s, err := lineage.DecodeSession(e)
+			return s.Session, err
 		},
+		cause:   func(rec any) refstore.Cause { return rec.(lineage.Session).Cause },
 		compare: func(a, b any) int { return CompareSession(a.(lineage.Session), b.(lineage.Session)) },
 		ordered: func(a, b any) bool { return orderedSession(a.(lineage.Session), b.(lineage.Session)) },
+		undoes: func(w, l any) bool {
+			sw, sl := w.(lineage.Session), l.(lineage.Session)
+			return sessionRank(&sw) < sessionRank(&sl)
+		},
 		describe: func(rec any) string {
 			s := rec.(lineage.Session)
 			if s.ReplacedBy != "" {
@@ -110,22 +112,23 @@ var kinds = []kind{
 	},
 	{
 		prefix: refstore.PRPrefix,
-		decode: func(ref string, e refstore.Entry) (any, error) {
-			var p PR
-			if err := refstore.Decode(e, PRSchema, &p); err != nil {
-				return nil, err
-			}
-			owner, name, _ := strings.Cut(p.Repo, "/")
-			if want, err := refstore.PRRef(owner, name, p.Number); err != nil || want != ref {
-				return nil, fmt.Errorf("%w: holds pull request %s#%d, which belongs elsewhere", refstore.ErrInvalidRecord, p.Repo, p.Number)
-			}
-			return p, nil
+		decode: func(e refstore.Entry) (any, error) {
+			r, err := prown.Decode(e)
+			return r.Record, err
 		},
-		compare: func(a, b any) int { return ComparePR(a.(PR), b.(PR)) },
-		ordered: func(a, b any) bool { return orderedPR(a.(PR), b.(PR)) },
+		cause:   func(rec any) refstore.Cause { return rec.(prown.Record).Cause },
+		compare: func(a, b any) int { return ComparePR(a.(prown.Record), b.(prown.Record)) },
+		ordered: func(a, b any) bool { return orderedPR(a.(prown.Record), b.(prown.Record)) },
+		undoes: func(w, l any) bool {
+			pw, pl := w.(prown.Record), l.(prown.Record)
+			return pl.Merged() && !pw.Merged() || !orderedPR(pw, pl)
+		},
 		describe: func(rec any) string {
-			p := rec.(PR)
-			return fmt.Sprintf("pull request %s#%d owned by session %s", p.Repo, p.Number, p.Session)
+			p := rec.(prown.Record)
+			if p.Merged() {
+				return fmt.Sprintf("pull request %s#%d owned by session %s (merged)", p.Repo, p.Number, p.OwnerSession)
+			}
+			return fmt.Sprintf("pull request %s#%d owned by session %s", p.Repo, p.Number, p.OwnerSession)
 		},
 	},
 }
@@ -139,16 +142,6 @@ func kindOf(ref string) *kind {
 	return nil
 }
 
-// normalize gives a decoded baton the shape baton.New gives it, so null and
-// empty lists compare equal.
-func normalize(b *baton.Baton) {
-	for _, l := range []*[]string{&b.NextSteps, &b.FailedApproaches, &b.OpenQuestions} {
-		if *l == nil {
-			*l = []string{}
-		}
-	}
-}
-
 func truncate(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len([]rune(s)) <= n {
@@ -160,11 +153,108 @@ func truncate(s string, n int) string {
 // read decodes entry e found at ref (a local ref, or a tracking ref whose
 // record belongs at local) into a version.
 func read(k *kind, local string, e refstore.Entry) (*version, error) {
-	rec, err := k.decode(local, e)
+	e.Ref = local
+	rec, err := k.decode(e)
 	if err != nil {
 		return nil, err
 	}
 	return &version{oid: e.OID, data: e.Data, rec: rec}, nil
+}
+
+// lookup reads the cause of a blob by id, for walking a prev chain;
+// false when the blob is not here. A nil lookup knows no blob.
+type lookup func(oid string) (refstore.Cause, bool)
+
+// storeLookup looks blobs up in st.
+func storeLookup(ctx context.Context, st *refstore.Store) lookup {
+	return func(oid string) (refstore.Cause, bool) {
+		e, err := st.ReadObject(ctx, oid)
+		if err != nil || e.Data == nil {
+			return refstore.Cause{}, false
+		}
+		return refstore.RevOf(e.Data), true
+	}
+}
+
+// maxWalk bounds a walk down a prev chain: a clone that wrote more
+// versions of one key than this between two syncs is not told of a fork.
+const maxWalk = 64
+
+type relation int
+
+const (
+	unknown relation = iota // the chain ends before it says
+	follows                 // the later version's chain reaches the earlier one
+	forked                  // the chain holds another version of the earlier one's rev
+)
+
+// relate walks w's prev chain down to l's rev.
+func relate(w refstore.Cause, l *version, lc refstore.Cause, look lookup) relation {
+	cur := w.Prev
+	for range maxWalk {
+		if cur == "" {
+			return unknown
+		}
+		if cur == l.oid {
+			return follows
+		}
+		if look == nil {
+			return unknown
+		}
+		c, ok := look(cur)
+		switch {
+		case !ok:
+			return unknown
+		case c.Rev == lc.Rev && lc.Rev > 0:
+			return forked // cur and l: two versions of one rev, neither saw the other
+		case c.Rev <= lc.Rev:
+			return unknown // jumped past l's rev: its writer may have seen l fetched
+		}
+		cur = c.Prev
+	}
+	return unknown
+}
+
+// concurrent reports whether keeping w over l was a tie-break between
+// versions written without seeing each other (or a rule of the kind
+// overruling a later write), rather than w following l. Such a decision is
+// reported as a conflict.
+func concurrent(k *kind, w, l *version, look lookup) bool {
+	if bytes.Equal(canonical(w.rec), canonical(l.rec)) {
+		return false
+	}
+	wc, lc := k.cause(w.rec), k.cause(l.rec)
+	if wc.Rev == 0 && lc.Rev == 0 {
+		return !k.ordered(w.rec, l.rec) // both older than revs: the old rules
+	}
+	if wc.Rev <= lc.Rev {
+		return true // one rev: concurrent; l's higher: a final state overruled it
+	}
+	switch relate(wc, l, lc, look) {
+	case follows:
+		return false
+	case forked:
+		return true
+	}
+	return k.undoes(w.rec, l.rec)
+}
+
+// extends reports whether the claimed baton c may replace theirs at the
+// arbiter: it claims the same waiting baton, or was written after theirs
+// (its chain reaches it). A chain that ends before saying falls back to
+// the clock, as before revs.
+func extends(c, theirs *version, look lookup) bool {
+	cb, tb := c.rec.(baton.Baton), theirs.rec.(baton.Baton)
+	if cb.ID == tb.ID {
+		return tb.Live()
+	}
+	switch relate(cb.Cause, theirs, tb.Cause, look) {
+	case follows:
+		return true
+	case forked:
+		return false
+	}
+	return baton.Newer(&cb, &tb)
 }
 
 // decision is the outcome of joining one key.
@@ -190,8 +280,11 @@ func oidOf(v *version) string {
 }
 
 // decide joins the local and remote versions of one key. Tombstones deleted
-// before cutoff are collected (a zero cutoff collects nothing).
-func decide(k *kind, ref string, l, r *version, cutoff time.Time) decision {
+// before cutoff are collected (a zero cutoff collects nothing). look finds
+// the blobs of a prev chain, to tell a version that follows another
+// from a concurrent one; it only ever changes whether a conflict is
+// reported, never the winner, which depends on the two records alone.
+func decide(k *kind, ref string, l, r *version, cutoff time.Time, look lookup) decision {
 	d := decision{ref: ref, local: l, remote: r}
 	switch {
 	case l == nil && r == nil:
@@ -207,16 +300,23 @@ func decide(k *kind, ref string, l, r *version, cutoff time.Time) decision {
 		if c == 0 { // equal records in different blobs: the blob id decides
 			c = strings.Compare(l.oid, r.oid)
 		}
-		d.winner = r
+		var loser *version
+		d.winner, loser = r, l
 		if c > 0 {
-			d.winner = l
+			d.winner, loser = l, r
 		}
-		d.conflict = !k.ordered(l.rec, r.rec)
+		d.conflict = concurrent(k, d.winner, loser, look)
 	}
 	if k.collectible != nil && !cutoff.IsZero() && k.collectible(d.winner.rec, cutoff) {
 		d.winner, d.collected = nil, true
 	}
 	return d
+}
+
+// conflictMsg is the reflog message of a local write that settles conflict
+// d with the remote's version (refstore.ConflictReflog).
+func conflictMsg(d *decision, remote string) string {
+	return fmt.Sprintf("%s from %s: kept %s over %s", refstore.ConflictReflog, remote, oidOf(d.winner), oidOf(d.local))
 }
 
 // Diff renders two records line by line, "-" for the first and "+" for the

@@ -209,6 +209,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		res.Warnings = warns
 		res.Records = len(ds)
 		var localUps, remoteUps, trackUps []refstore.Update
+		conflictMsgs := map[string]string{} // local ref → reflog message of a conflict it settles
 		keepOld := false
 		for i := range ds {
 			d := &ds[i]
@@ -225,6 +226,9 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			}
 			if d.localChange() {
 				localUps = append(localUps, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.local)})
+				if d.conflict && d.local != nil {
+					conflictMsgs[d.ref] = conflictMsg(d, opts.Remote)
+				}
 				res.Local = append(res.Local, Change{Ref: d.ref, Old: oidOf(d.local), New: oidOf(d.winner), Reason: reason, What: what})
 			}
 			if d.remoteChange() {
@@ -248,7 +252,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			progress(opts.Progress, len(localUps), "sync: updating %d local records", len(localUps))
 			// Each key was joined on its own and swaps on its own: a key a
 			// local command wrote meanwhile is decided again next attempt.
-			if err := st.ApplyEach(ctx, "handoff: sync from "+opts.Remote, localUps...); err != nil {
+			if err := applyLocal(ctx, st, "handoff: sync from "+opts.Remote, localUps, conflictMsgs); err != nil {
 				if errors.Is(err, refstore.ErrConflict) {
 					lastErr = err
 					continue
@@ -318,6 +322,34 @@ func (e *ContentionError) Error() string {
 }
 
 func (e *ContentionError) Unwrap() []error { return []error{refstore.ErrConflict, e.Err} }
+
+// applyLocal swaps each of ups on its own, those that settle a conflict
+// with a message of their own, so the reflog (and `git handoff log`) tells
+// them apart.
+func applyLocal(ctx context.Context, st *refstore.Store, msg string, ups []refstore.Update, conflictMsgs map[string]string) error {
+	plain := ups
+	if len(conflictMsgs) > 0 {
+		plain = make([]refstore.Update, 0, len(ups))
+		var first error
+		for _, u := range ups {
+			m, ok := conflictMsgs[u.Ref]
+			if !ok {
+				plain = append(plain, u)
+				continue
+			}
+			if err := st.ApplyEach(ctx, m, u); err != nil && first == nil {
+				first = err
+			}
+		}
+		if len(plain) > 0 {
+			if err := st.ApplyEach(ctx, msg, plain...); err != nil {
+				return err
+			}
+		}
+		return first
+	}
+	return st.ApplyEach(ctx, msg, plain...)
+}
 
 func sortResult(res *Result) {
 	sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Ref < res.Conflicts[j].Ref })
@@ -411,9 +443,10 @@ func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, 
 	sort.Strings(refs)
 	progress(prog, len(refs), "sync: merging %d records", len(refs))
 	ds := make([]decision, 0, len(refs))
+	look := storeLookup(ctx, st)
 	for _, ref := range refs {
 		p := pairs[ref]
-		ds = append(ds, decide(kindOf(ref), ref, p.local, p.remote, cutoff))
+		ds = append(ds, decide(kindOf(ref), ref, p.local, p.remote, cutoff, look))
 	}
 	return ds, warns, nil
 }

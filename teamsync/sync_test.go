@@ -385,6 +385,9 @@ func TestLostLeaseFetchesAndMergesAgain(t *testing.T) {
 	// A teammate's push lands between a's fetch and a's push: the remote's
 	// pre-receive hook plays the teammate, once.
 	bOID := func() string {
+		// b has seen a's first baton, as a has: b's and a's next batons
+		// are concurrent (one rev), and the clock decides.
+		syncAt(t, b, 2)
 		end(t, b, 5, "from b, newer")
 		return readBaton(t, b, mainRef).OID
 	}()

@@ -1,0 +1,110 @@
+package refstore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+func TestRevOf(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		want refstore.Cause
+	}{
+		{`{"schema":"handoff/v1","rev":3,"prev":"abc"}`, refstore.Cause{Rev: 3, Prev: "abc"}},
+		{`{"schema":"handoff/v1"}`, refstore.Cause{}},
+		// A session's own "supersedes" is its lineage link, not the cause.
+		{`{"schema":"session/v1","supersedes":"s-0","rev":4,"prev":"def"}`, refstore.Cause{Rev: 4, Prev: "def"}},
+		{`not json`, refstore.Cause{}},
+	} {
+		if got := refstore.RevOf([]byte(tc.data)); got != tc.want {
+			t.Errorf("RevOf(%s) = %+v, want %+v", tc.data, got, tc.want)
+		}
+	}
+}
+
+// The clock counts what this clone has seen of the key: the version it
+// replaces and the fetched copies, of the arbiter alone once
+// handoff.arbiter names one.
+func TestNextCause(t *testing.T) {
+	gittest.Isolate(t)
+	for name, opts := range readPaths {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := gittest.Init(t)
+			gittest.Run(t, dir, "remote", "add", "origin", "/nowhere/origin.git")
+			gittest.Run(t, dir, "remote", "add", "upstream", "/nowhere/upstream.git")
+			st := open(t, dir, opts)
+			const ref = "refs/ao/handoffs/private/dev/main"
+			rec := func(rev int) string { return fmt.Sprintf(`{"schema":"handoff/v1","rev":%d}`, rev) }
+
+			c, err := st.NextCause(ctx, ref, "")
+			if err != nil || c != (refstore.Cause{Rev: 1}) {
+				t.Fatalf("first version: %+v %v, want rev 1", c, err)
+			}
+			local := put(t, st, ref, "", rec(2))
+			if c, err = st.NextCause(ctx, ref, local); err != nil || c != (refstore.Cause{Rev: 3, Prev: local}) {
+				t.Fatalf("after the local rev 2: %+v %v", c, err)
+			}
+			origin, _ := refstore.RemoteRef("origin", ref)
+			upstream, _ := refstore.RemoteRef("upstream", ref)
+			put(t, st, origin, "", rec(5))
+			put(t, st, upstream, "", rec(9))
+			if c, _ = st.NextCause(ctx, ref, local); c.Rev != 10 || c.Prev != local {
+				t.Fatalf("with fetched copies rev 5 and 9: %+v, want rev 10", c)
+			}
+			gittest.Run(t, dir, "config", refstore.ArbiterKey, "origin")
+			st = open(t, dir, opts) // the remotes are read once per store
+			if c, _ = st.NextCause(ctx, ref, local); c.Rev != 6 {
+				t.Fatalf("with the arbiter origin at rev 5: %+v, want rev 6", c)
+			}
+			var v struct {
+				Schema string `json:"schema"`
+				refstore.Cause
+			}
+			v.Schema = "handoff/v1"
+			oid, data, err := st.WriteVersion(ctx, ref, local, &v.Cause, &v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s"}`, local); string(data) != want {
+				t.Fatalf("WriteVersion wrote %s, want %s", data, want)
+			}
+			if e, err := st.ReadObject(ctx, oid); err != nil || string(e.Data) != string(data) {
+				t.Fatalf("blob %s: %q %v", oid, e.Data, err)
+			}
+		})
+	}
+}
+
+// What the clock adds to a write: the replaced blob and one fetched copy
+// read in process.
+func BenchmarkNextCause(b *testing.B) {
+	gittest.Isolate(b)
+	ctx := context.Background()
+	dir := gittest.Init(b)
+	gittest.Run(b, dir, "remote", "add", "origin", "/nowhere/origin.git")
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const ref = "refs/ao/handoffs/private/dev/main"
+	oid, _ := st.WriteBlob(ctx, []byte(`{"schema":"handoff/v1","rev":2}`))
+	if err := st.Apply(ctx, "test", refstore.Update{Ref: ref, New: oid}); err != nil {
+		b.Fatal(err)
+	}
+	tr, _ := refstore.RemoteRef("origin", ref)
+	if err := st.Apply(ctx, "test", refstore.Update{Ref: tr, New: oid}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := st.NextCause(ctx, ref, oid); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
