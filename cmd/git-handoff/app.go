@@ -48,6 +48,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer d.close()
 	app := newApp(d)
 	err := app.RunContext(ctx, interspersed(app, args))
+	// Notices kept for a JSON answer that never came (the command failed).
+	notify(stderr, d.withOpenNotices(nil))
 	if err == nil && d.notFoundCommand != "" {
 		err = &usageError{msg: fmt.Sprintf("%q is not a git handoff command", d.notFoundCommand), help: "git-handoff --help"}
 	}
@@ -120,17 +122,19 @@ var readOnlyCommands = map[string]bool{
 
 // markReadOnly makes each read-only command in c's tree tell deps so
 // before its action runs.
+//
+// It also tells deps when the command prints JSON, so that what opening
+// the store has to say goes into that JSON.
 func markReadOnly(d *deps, c *cli.Command, parent string) {
 	path := strings.TrimSpace(parent + " " + c.Name)
-	if readOnlyCommands[path] {
-		before := c.Before
-		c.Before = func(ctx *cli.Context) error {
-			d.readOnly = true
-			if before != nil {
-				return before(ctx)
-			}
-			return nil
+	before := c.Before
+	c.Before = func(ctx *cli.Context) error {
+		d.readOnly = d.readOnly || readOnlyCommands[path]
+		d.json = d.json || ctx.Bool("json")
+		if before != nil {
+			return before(ctx)
 		}
+		return nil
 	}
 	for _, sub := range c.Subcommands {
 		markReadOnly(d, sub, path)

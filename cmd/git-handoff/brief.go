@@ -40,7 +40,7 @@ func briefCommand(d *deps) *cli.Command {
 				return fmt.Errorf("building the brief: %w", err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, briefJSON{Handoff: toJSON(res.Handoff), Objective: toObjectiveJSON(res.Objective), Brief: res.Brief, Fits: res.Fits, Notices: nonNil(res.Notices)})
+				return d.printJSON(briefJSON{Handoff: toJSON(res.Handoff), Objective: toObjectiveJSON(res.Objective), Brief: res.Brief, Fits: res.Fits, Notices: nonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			_, err = fmt.Fprint(d.stdout, res.Brief)

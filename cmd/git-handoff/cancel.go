@@ -27,7 +27,7 @@ func cancelCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, cancelJSON{Cancelled: res.Cancelled != nil, Handoff: toJSON(res.Cancelled), Notices: nonNil(res.Notices)})
+				return d.printJSON(cancelJSON{Cancelled: res.Cancelled != nil, Handoff: toJSON(res.Cancelled), Notices: nonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			if res.Cancelled == nil {

@@ -32,7 +32,7 @@ func claimCommand(d *deps) *cli.Command {
 				return fmt.Errorf("claiming the baton: %w", err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, claimJSON{Handoff: toJSON(&res.Handoff), Claimed: true, Notices: nonNil(res.Notices)})
+				return d.printJSON(claimJSON{Handoff: toJSON(&res.Handoff), Claimed: true, Notices: nonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "claimed baton %s for session %s\n", res.Handoff.ID, res.Handoff.ClaimedBySession)

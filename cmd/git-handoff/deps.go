@@ -29,6 +29,10 @@ type deps struct {
 	// readOnly is set for commands that only read (see readOnlyCommands):
 	// their Store does not run the lazy merge, which writes refs.
 	readOnly bool
+	// json is set for a command run with --json: what opening the store
+	// has to say waits in openNotices for the command's JSON.
+	json        bool
+	openNotices []string
 }
 
 func newDeps(stdin io.Reader, stdout, stderr io.Writer) *deps {
@@ -45,6 +49,7 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 		return nil, err
 	}
 	d.store = st
+	d.openNote(st.Recovered())
 	// Teammates who only ever `git fetch` still see the team's records:
 	// merge what a fetch brought since last time (a few file stats when
 	// nothing came). Hooks skip it: they must stay cheap and never write.
@@ -55,19 +60,29 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 	case os.Getenv(hooks.GuardEnv) != "":
 	case d.readOnly:
 		if remotes, err := teamsync.Unmerged(ctx, st); err == nil && len(remotes) > 0 {
-			notify(d.stderr, []string{fmt.Sprintf("records fetched from %s are not merged yet, so not shown: the next writing command or `git handoff sync` merges them", strings.Join(remotes, ", "))})
+			d.openNote([]string{fmt.Sprintf("records fetched from %s are not merged yet, so not shown: the next writing command or `git handoff sync` merges them", strings.Join(remotes, ", "))})
 		}
 	default:
 		if res, err := teamsync.Lazy(ctx, st); err != nil {
-			notify(d.stderr, []string{"records fetched from the remote were not merged: " + err.Error()})
+			d.openNote([]string{"records fetched from the remote were not merged: " + err.Error()})
 		} else {
 			for _, c := range res.Conflicts {
-				notify(d.stderr, []string{c.Summary})
+				d.openNote([]string{c.Summary})
 			}
-			notify(d.stderr, res.Warnings)
+			d.openNote(res.Warnings)
 		}
 	}
 	return st, nil
+}
+
+// openNote reports what opening the store found: on stderr at once, or,
+// under --json, in the command's JSON (printJSON).
+func (d *deps) openNote(notices []string) {
+	if d.json {
+		d.openNotices = append(d.openNotices, notices...)
+		return
+	}
+	notify(d.stderr, notices)
 }
 
 // GitHub connects to the GitHub repository of this checkout, once: GH_REPO

@@ -29,7 +29,7 @@ func dismissCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, dismissJSON{Dismissed: true, Handoff: toJSON(&res.Dismissed), Notices: nonNil(res.Notices)})
+				return d.printJSON(dismissJSON{Dismissed: true, Handoff: toJSON(&res.Dismissed), Notices: nonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "dismissed baton %s\n", id)

@@ -48,7 +48,7 @@ func endCommand(d *deps) *cli.Command {
 				d.refreshCommitHook(c.Context, st.Dir())
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Notices: nonNil(res.Notices)})
+				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Notices: nonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			h := res.Handoff

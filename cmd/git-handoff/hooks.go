@@ -73,7 +73,7 @@ func hooksCommand(d *deps) *cli.Command {
 						out[i] = hookStatusJSON{Name: s.Name, Path: s.Path, State: string(s.State), Chained: s.Chained, ChainedExecutable: s.ChainedExecutable, Note: s.Note}
 					}
 					if c.Bool("json") {
-						if err := printJSON(d.stdout, hooksCheckJSON{OK: ok, Hooks: out}); err != nil {
+						if err := d.printJSON(hooksCheckJSON{OK: ok, Hooks: out}); err != nil {
 							return err
 						}
 					} else {
@@ -102,7 +102,7 @@ func hooksCommand(d *deps) *cli.Command {
 func printHookReport(d *deps, asJSON bool, rep hooks.Report) error {
 	out := toHookReportJSON(rep)
 	if asJSON {
-		return printJSON(d.stdout, out)
+		return d.printJSON(out)
 	}
 	notify(d.stderr, out.Notices)
 	for _, h := range out.Hooks {

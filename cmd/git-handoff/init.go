@@ -91,7 +91,7 @@ func runInit(c *cli.Context, d *deps) error {
 		out.Notices = append(out.Notices, chk.Notices...)
 	}
 	if c.Bool("json") {
-		if err := printJSON(d.stdout, out); err != nil {
+		if err := d.printJSON(out); err != nil {
 			return err
 		}
 	} else {

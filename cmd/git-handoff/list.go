@@ -33,7 +33,7 @@ func listCommand(d *deps) *cli.Command {
 				for i := range list {
 					out[i] = toJSON(&list[i])
 				}
-				return printJSONArray(d.stdout, "handoffs", out, res.Notices)
+				return printJSONArray(d.stdout, "handoffs", out, d.withOpenNotices(res.Notices))
 			}
 			notify(d.stderr, res.Notices)
 			if len(list) == 0 {

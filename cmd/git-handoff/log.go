@@ -27,7 +27,7 @@ func logCommand(d *deps) *cli.Command {
 				return fmt.Errorf("reading the reflogs: %w", err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, toLogJSON(events))
+				return d.printJSON(toLogJSON(events))
 			}
 			tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
 			for _, e := range events {

@@ -35,7 +35,7 @@ func objectiveCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, objectiveResultJSON{Objective: toObjectiveJSON(res.Objective), Changed: res.Changed})
+				return d.printJSON(objectiveResultJSON{Objective: toObjectiveJSON(res.Objective), Changed: res.Changed})
 			}
 			switch {
 			case res.Objective != nil:

@@ -6,11 +6,42 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/urfave/cli/v2"
 )
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON on stdout and nothing else"}
+
+// printJSON prints v, an output type of one command, as the only thing on
+// stdout. What the store said when it was opened (a merge's conflicts, a
+// killed transaction settled) goes into v's Notices, which every output
+// type has; a type without one gets them on stderr.
+func (d *deps) printJSON(v any) error {
+	if len(d.openNotices) > 0 {
+		rv := reflect.New(reflect.TypeOf(v)).Elem()
+		rv.Set(reflect.ValueOf(v))
+		if rv.Kind() == reflect.Struct {
+			if f := rv.FieldByName("Notices"); f.IsValid() && f.Type() == reflect.TypeOf([]string(nil)) {
+				f.Set(reflect.ValueOf(d.withOpenNotices(f.Interface().([]string))))
+				v = rv.Interface()
+			}
+		}
+		notify(d.stderr, d.withOpenNotices(nil))
+	}
+	return printJSON(d.stdout, v)
+}
+
+// withOpenNotices puts what the store said when it was opened before
+// notices, once.
+func (d *deps) withOpenNotices(notices []string) []string {
+	if len(d.openNotices) == 0 {
+		return notices
+	}
+	out := append(d.openNotices, notices...)
+	d.openNotices = nil
+	return out
+}
 
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

@@ -115,7 +115,7 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 			Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, TookOver: res.TookOver,
 			Changed: res.Changed, GitHub: toPRGitHubJSON(res.GitHub), Notices: nonNil(res.Notices),
 		}
-		if err := printJSON(d.stdout, out); err != nil {
+		if err := d.printJSON(out); err != nil {
 			return err
 		}
 	} else {

@@ -57,7 +57,7 @@ func prReleaseCommand(d *deps) *cli.Command {
 				out := prReleaseJSON{Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, Changed: res.Changed,
 					GitHub:  prReleaseGitHubJSON{Comment: res.GitHub.Comment, CommentID: res.GitHub.CommentID, Errors: toPRGitHubJSON(res.GitHub).Errors},
 					Notices: []string{}}
-				if err := printJSON(d.stdout, out); err != nil {
+				if err := d.printJSON(out); err != nil {
 					return err
 				}
 			} else {

@@ -43,7 +43,7 @@ func prRouteCommand(d *deps) *cli.Command {
 				return prHint(t.Number, err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, prRouteJSON{
+				return d.printJSON(prRouteJSON{
 					Repo: r.Repo, Number: r.Number, URL: r.URL, Owner: r.Owner, Session: r.Session,
 					Status: r.Status, Chain: nonNil(r.Chain), Merged: r.Merged, Notices: nonNil(r.Notices),
 				})

@@ -32,7 +32,7 @@ func prShowCommand(d *deps) *cli.Command {
 				return prHint(rec.Number, err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, toPRRecordJSON(rec))
+				return d.printJSON(toPRRecordJSON(rec))
 			}
 			fmt.Fprintf(d.stdout, "%s#%d %s\n", rec.Repo, rec.Number, rec.URL)
 			switch {

@@ -129,7 +129,7 @@ func prStatusCommand(d *deps) *cli.Command {
 				for _, th := range f.Threads {
 					out.Threads = append(out.Threads, prThreadJSON{Path: th.Path, Line: th.Line, Author: th.Author, Excerpt: th.Excerpt, URL: th.URL, Outdated: th.Outdated, Resolved: th.Resolved})
 				}
-				return printJSON(d.stdout, out)
+				return d.printJSON(out)
 			}
 			notify(d.stderr, notices)
 			fmt.Fprint(d.stdout, prown.PackageSection(f))

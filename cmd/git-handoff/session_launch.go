@@ -48,7 +48,7 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			plan := res.Plan
 			if !c.Bool("exec") {
 				if c.Bool("json") {
-					return printJSON(d.stdout, toLaunchJSON(plan))
+					return d.printJSON(toLaunchJSON(plan))
 				}
 				d.printPlan(plan)
 				return nil

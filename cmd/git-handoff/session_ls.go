@@ -46,7 +46,7 @@ func sessionLsCommand(d *deps) *cli.Command {
 					out.Sessions[i] = toSessionJSON(s.Session, false)
 					out.Sessions[i].Lineage = s.Lineage
 				}
-				return printJSON(d.stdout, out)
+				return d.printJSON(out)
 			}
 			notify(d.stderr, res.Notices)
 			if len(shown) == 0 {

@@ -101,7 +101,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		if res.Carried != nil {
 			out.CarriedHandoff = toJSON(res.Carried)
 		}
-		if err := printJSON(d.stdout, out); err != nil {
+		if err := d.printJSON(out); err != nil {
 			return err
 		}
 		return ghErr

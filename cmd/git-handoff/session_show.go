@@ -33,7 +33,7 @@ func sessionShowCommand(d *deps) *cli.Command {
 			if c.Bool("json") {
 				out := toSessionJSON(res.Session.Session, true)
 				out.Lineage = summary
-				return printJSON(d.stdout, out)
+				return d.printJSON(out)
 			}
 			s := res.Session.Session
 			w := d.stdout

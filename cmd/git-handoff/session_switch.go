@@ -92,7 +92,7 @@ func (d *deps) printRelaunch(c *cli.Context, res lineage.RelaunchResult) error {
 			l := toLaunchJSON(res.Plan)
 			out.Launch = &l
 		}
-		return printJSON(d.stdout, out)
+		return d.printJSON(out)
 	}
 	notify(d.stderr, res.Notices)
 	if res.NoOp {

@@ -30,7 +30,7 @@ func showCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, showJSON{Handoff: toJSON(&res.Handoff), Notices: nonNil(res.Notices)})
+				return d.printJSON(showJSON{Handoff: toJSON(&res.Handoff), Notices: nonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			writeBaton(d.stdout, &res.Handoff)

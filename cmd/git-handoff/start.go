@@ -47,7 +47,7 @@ func startCommand(d *deps) *cli.Command {
 			}
 			d.refreshCommitHook(c.Context, st.Dir())
 			if c.Bool("json") {
-				return printJSON(d.stdout, startJSON{
+				return d.printJSON(startJSON{
 					Session:   sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
 					Handoff:   toJSON(res.Handoff),
 					Claimed:   res.Claimed,

@@ -60,7 +60,7 @@ func syncCommand(d *deps) *cli.Command {
 				return fmt.Errorf("syncing with %s: %w", remote, err)
 			}
 			if c.Bool("json") {
-				return printJSON(d.stdout, syncJSON{
+				return d.printJSON(syncJSON{
 					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts,
 					Local: syncChanges(res.Local), Pushed: syncChanges(res.Pushed),
 					Conflicts: syncConflicts(res.Conflicts), Withheld: syncChanges(res.Withheld),
