@@ -82,7 +82,16 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 	for _, k := range killKinds {
 		kl = append(kl, fmt.Sprintf("%s=%d", k, perKind[k]))
 	}
-	fmt.Fprintf(w, "kill-ops: %s commands=%d\n", strings.Join(kl, " "), len(ops))
+	// Trials run one command at a time: one that takes over a second
+	// waited for something (a lock a killed command left?). Shown, not
+	// judged: a loaded machine can be slow too.
+	stalled := 0
+	for _, op := range ops {
+		if !op.Killed && op.Finish-op.Start > time.Second {
+			stalled++
+		}
+	}
+	fmt.Fprintf(w, "kill-ops: %s commands=%d stalled-over-1s=%d\n", strings.Join(kl, " "), len(ops), stalled)
 	fmt.Fprintf(w, "kill: trials=%d interrupted=%d fsck-failures=%d next-command-failures=%d locks-left=%d lost=%d twice=%d false-lost-claims=%d unclear=%d\n",
 		c.kills, interrupted, len(fsckFail), len(nextFail), len(lockLeft), f.Lost, f.Twice, f.FalseLost, f.Unclear)
 	printDetails(w, c.details, fsckFail, nextFail, lockLeft, f.Details)
