@@ -163,15 +163,26 @@ func Account(ops []Op, seen []Seen) Figures {
 			continue
 		}
 		superseded := false
+		var kept *Op // the latest older end that outlived this one, if any
 		for _, o := range ends[key{op.Owner, op.Branch}] {
-			if o.Seq != op.Seq && o.Finish > op.Start && resolved(o.Marker) {
+			if o.Seq == op.Seq || !resolved(o.Marker) {
+				continue
+			}
+			if o.Finish > op.Start {
 				superseded = true
 				break
+			}
+			if kept == nil || o.Start > kept.Start {
+				kept = &o
 			}
 		}
 		if !superseded {
 			f.Lost++
-			f.detail("lost: %s (end #%d on %s, %s/%s, at %v..%v) was neither delivered, cancelled, waiting anywhere, nor followed by an end that was", m, op.Seq, op.Clone, op.Owner, op.Branch, op.Start.Round(time.Millisecond), op.Finish.Round(time.Millisecond))
+			why := ""
+			if kept != nil {
+				why = fmt.Sprintf("; the older %s (end #%d on %s) outlived it", kept.Marker, kept.Seq, kept.Clone)
+			}
+			f.detail("lost: %s (end #%d on %s, %s/%s, at %v..%v) was neither delivered, cancelled, waiting anywhere, nor followed by an end that was%s", m, op.Seq, op.Clone, op.Owner, op.Branch, op.Start.Round(time.Millisecond), op.Finish.Round(time.Millisecond), why)
 		}
 	}
 

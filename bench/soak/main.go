@@ -38,6 +38,7 @@ type config struct {
 	seed     uint64
 	details  int
 	keep     bool
+	noMaint  bool
 }
 
 func main() {
@@ -49,6 +50,7 @@ func main() {
 	flag.DurationVar(&c.maxDelay, "max-delay", 120*time.Millisecond, "longest delay before a kill (each kind is killed within its usual run time, up to this)")
 	flag.Uint64Var(&c.seed, "seed", 0, "random seed (0: from the clock); timing is never reproducible, the choices are")
 	flag.IntVar(&c.details, "details", 10, "detail lines printed per figure")
+	flag.BoolVar(&c.noMaint, "no-gc", false, "run the soak without git gc and pack-refs alongside")
 	flag.BoolVar(&c.keep, "keep", false, "keep the scratch repositories and ledgers (always kept when a figure is not zero)")
 	strict := flag.Bool("strict", false, "exit 1 when any figure is not zero")
 	again := flag.String("account", "", "only account again for a kept scratch `DIR`: its ledger and repositories, every detail")
@@ -113,6 +115,9 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	maint := map[string]int{}
 	var maintFail []string
 	for _, name := range []string{"a", "b"} {
+		if c.noMaint {
+			break
+		}
 		maintWG.Add(1)
 		go func(dir string) {
 			defer maintWG.Done()
