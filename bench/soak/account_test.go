@@ -1,0 +1,162 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// end is a successful end of alice/main between from and to (ms).
+func end(seq int, marker string, from, to int) Op {
+	return Op{Seq: seq, Kind: "end", Clone: "a", Owner: "alice", Branch: "main", Marker: marker, Start: ms(from), Finish: ms(to)}
+}
+
+func claim(seq int, session string, exit int, delivered ...string) Op {
+	return Op{Seq: seq, Kind: "claim", Clone: "b", Owner: "alice", Branch: "main", Session: session, Exit: exit,
+		Won: exit == 0, Delivered: delivered, Start: ms(seq * 100), Finish: ms(seq*100 + 10)}
+}
+
+func waiting(marker string) Seen { return Seen{Where: "remote", Tip: true, Marker: marker} }
+
+func claimedAt(where, marker, by string) Seen {
+	return Seen{Where: where, Tip: where != "remote-reflog", Marker: marker, Claimed: true, ClaimedBy: by}
+}
+
+func TestAccount(t *testing.T) {
+	killed := end(2, "m2", 30, 40)
+	killed.Killed, killed.Exit = true, -1
+	failed := end(2, "m2", 30, 40)
+	failed.Exit = 1
+	cancel := Op{Seq: 2, Kind: "cancel", Exit: 0, Cancelled: []string{"m1"}}
+	startNoBaton := Op{Seq: 3, Kind: "start", Session: "s1", Exit: 0}
+	killedClaim := claim(2, "c1", -1)
+	killedClaim.Killed, killedClaim.Won = true, false
+	unclear := Op{Seq: 2, Kind: "sync", Exit: 1, Unclear: "exit 1: error: gave up"}
+
+	tests := []struct {
+		name                         string
+		ops                          []Op
+		seen                         []Seen
+		lost, twice, falseLost, uncl int
+	}{
+		{name: "a baton nobody has is lost",
+			ops: []Op{end(1, "m1", 0, 10)}, lost: 1},
+		{name: "delivered",
+			ops: []Op{end(1, "m1", 0, 10), claim(2, "c1", 0, "m1")}, seen: []Seen{claimedAt("remote", "m1", "c1")}},
+		{name: "cancelled",
+			ops: []Op{end(1, "m1", 0, 10), cancel}},
+		{name: "waiting at a tip",
+			ops: []Op{end(1, "m1", 0, 10)}, seen: []Seen{waiting("m1")}},
+		{name: "waiting only in the remote's reflog is not waiting",
+			ops: []Op{end(1, "m1", 0, 10)}, seen: []Seen{{Where: "remote-reflog", Marker: "m1"}}, lost: 1},
+		{name: "a deleted tip is not waiting",
+			ops: []Op{end(1, "m1", 0, 10)}, seen: []Seen{{Where: "a", Tip: true, Marker: "m1", Deleted: true}}, lost: 1},
+		{name: "superseded by a later end that is waiting",
+			ops: []Op{end(1, "m1", 0, 10), end(2, "m2", 20, 30)}, seen: []Seen{waiting("m2")}},
+		{name: "a later end losing the join to an older one is lost",
+			ops: []Op{end(1, "m1", 0, 10), end(2, "m2", 20, 30)}, seen: []Seen{waiting("m1")}, lost: 1},
+		{name: "overlapping ends: either may be the last",
+			ops: []Op{end(1, "m1", 0, 20), end(2, "m2", 10, 30)}, seen: []Seen{waiting("m1")}},
+		{name: "an end on another branch supersedes nothing",
+			ops:  []Op{end(1, "m1", 0, 10), {Seq: 2, Kind: "end", Owner: "alice", Branch: "topic", Marker: "m2", Start: ms(20), Finish: ms(30)}},
+			seen: []Seen{waiting("m2")}, lost: 1},
+		{name: "a killed end is never lost",
+			ops: []Op{killed}},
+		{name: "a failed end is never lost",
+			ops: []Op{failed}},
+		{name: "a killed end that was written supersedes",
+			ops: []Op{end(1, "m1", 0, 10), killed}, seen: []Seen{waiting("m2")}},
+		{name: "claimed, delivered to nobody: lost, and the claimer told lost",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c1", 5)},
+			seen: []Seen{claimedAt("remote-reflog", "m1", "c1")}, lost: 1, falseLost: 1},
+		{name: "claimed, delivered to nobody, is lost even when a later end is waiting",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c1", 5), end(3, "m3", 300, 310)},
+			seen: []Seen{claimedAt("remote-reflog", "m1", "c1"), waiting("m3")}, lost: 1, falseLost: 1},
+		{name: "cancelled here, claimed at the remote by a claimer told lost",
+			ops:  []Op{end(1, "m1", 0, 10), cancel, claim(3, "c1", 5)},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}, falseLost: 1},
+		{name: "a start told no baton but recorded as the claimer",
+			ops:  []Op{end(1, "m1", 0, 10), startNoBaton},
+			seen: []Seen{claimedAt("a", "m1", "s1")}, lost: 1, falseLost: 1},
+		{name: "a killed claim re-run by its session delivers: nothing wrong",
+			ops:  []Op{end(1, "m1", 0, 10), killedClaim, claim(3, "c1", 0, "m1")},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}},
+		{name: "a killed claim re-run and told lost",
+			ops:  []Op{end(1, "m1", 0, 10), killedClaim, claim(3, "c1", 5)},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}, lost: 1, falseLost: 1},
+		{name: "a killed claim alone was told nothing",
+			ops:  []Op{end(1, "m1", 0, 10), killedClaim},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}, lost: 1},
+		{name: "delivered to two sessions",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c1", 0, "m1"), claim(3, "c2", 0, "m1")},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}, twice: 1},
+		{name: "delivered to one session twice is once",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c1", 0, "m1"), claim(3, "c1", 0, "m1")},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}},
+		{name: "a lost claim of a baton someone else won",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c1", 0, "m1"), claim(3, "c2", 5)},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}},
+		{name: "unclear errors are counted",
+			ops: []Op{unclear}, uncl: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Account(tc.ops, tc.seen)
+			if f.Lost != tc.lost || f.Twice != tc.twice || f.FalseLost != tc.falseLost || f.Unclear != tc.uncl {
+				t.Errorf("lost=%d twice=%d false-lost=%d unclear=%d, want %d %d %d %d\n%s",
+					f.Lost, f.Twice, f.FalseLost, f.Unclear, tc.lost, tc.twice, tc.falseLost, tc.uncl, strings.Join(f.Details, "\n"))
+			}
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name    string
+		r       result
+		unclear bool
+	}{
+		{"ok", result{exit: 0, stdout: `{"claimed":true}`}, false},
+		{"ok without json", result{exit: 0, stdout: "claimed"}, true},
+		{"conflict with a reason", result{exit: 5, stderr: "notice: x\nerror: claiming the baton: already claimed by session c1\n"}, false},
+		{"not found with a reason", result{exit: 6, stderr: "error: no baton is waiting\n"}, false},
+		{"conflict without a reason", result{exit: 5, stderr: "already claimed\n"}, true},
+		{"empty error line", result{exit: 6, stderr: "error: \n"}, true},
+		{"error exit", result{exit: 1, stderr: "error: reading refs/ao/x: object not found\n"}, true},
+		{"usage exit", result{exit: 2, stderr: "error: bad flag\n"}, true},
+		{"panic", result{exit: 5, stderr: "error: x\npanic: runtime error: invalid memory address\n\ngoroutine 1 [running]:\n"}, true},
+	}
+	for _, tc := range tests {
+		if got := classify(tc.r); (got != "") != tc.unclear {
+			t.Errorf("%s: classify = %q, want unclear %v", tc.name, got, tc.unclear)
+		}
+	}
+}
+
+func TestInterpret(t *testing.T) {
+	m1, m2 := "soak.abcdef.1", "soak.abcdef.2"
+	brief := `"brief": "## Baton\n- ` + m2 + `\n", "notices": ["baton ` + m2 + ` waits"]`
+	tests := []struct {
+		name, kind, stdout string
+		won                bool
+		delivered          []string
+	}{
+		{"claim", "claim", `{"claimed": true, "handoff": {"nextSteps": ["` + m1 + `"]}}`, true, []string{m1}},
+		{"start that claimed", "start", `{"claimed": true, "handoff": {"nextSteps": ["` + m1 + `"]}, ` + brief + `}`, true, []string{m1}},
+		{"start that only shows a baton in its brief", "start", `{"claimed": false, "handoff": {"nextSteps": ["` + m2 + `"]}, ` + brief + `}`, false, nil},
+	}
+	for _, tc := range tests {
+		op := Op{Kind: tc.kind}
+		interpret(&op, result{stdout: tc.stdout})
+		if op.Won != tc.won || strings.Join(op.Delivered, ",") != strings.Join(tc.delivered, ",") {
+			t.Errorf("%s: won=%v delivered=%v, want %v %v", tc.name, op.Won, op.Delivered, tc.won, tc.delivered)
+		}
+	}
+	op := Op{Kind: "cancel"}
+	interpret(&op, result{stdout: `{"cancelled": true, "handoff": {"nextSteps": ["` + m1 + `"]}}`})
+	if strings.Join(op.Cancelled, ",") != m1 {
+		t.Errorf("cancel: cancelled=%v, want [%s]", op.Cancelled, m1)
+	}
+}

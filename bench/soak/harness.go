@@ -1,0 +1,466 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// harness owns one scratch world: a bare remote, two clones of it, the
+// environment every process runs in, and the ledger of what was run.
+type harness struct {
+	bin    string // absolute path of the git-handoff binary under test
+	dir    string // scratch directory
+	remote string // bare repository
+	clones map[string]string
+	env    []string
+	run    string // marker prefix, unique to this run
+	t0     time.Time
+
+	mu     sync.Mutex
+	ops    []Op
+	seq    int
+	ledger *os.File
+}
+
+// newHarness sets up the remote and both clones with real git and
+// `git handoff init`, under a fresh directory in TMPDIR.
+func newHarness(ctx context.Context, bin, name string) (*harness, error) {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("the binary under test: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "git-handoff-soak-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	h := &harness{bin: bin, dir: dir, remote: filepath.Join(dir, "remote.git"),
+		clones: map[string]string{"a": filepath.Join(dir, "a"), "b": filepath.Join(dir, "b")},
+		run:    fmt.Sprintf("soak.%06x", time.Now().UnixNano()&0xffffff), t0: time.Now()}
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, err
+	}
+	// Inherit PATH and the like, never a session, a git dir or git config.
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "LC_ALL" {
+			continue
+		}
+		h.env = append(h.env, kv)
+	}
+	h.env = append(h.env, "HOME="+home, "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
+		"GIT_CONFIG_GLOBAL="+filepath.Join(dir, "gitconfig"),
+		"GIT_AUTHOR_NAME=Soak", "GIT_AUTHOR_EMAIL=soak@example.com",
+		"GIT_COMMITTER_NAME=Soak", "GIT_COMMITTER_EMAIL=soak@example.com")
+	if h.ledger, err = os.Create(filepath.Join(dir, "ledger.jsonl")); err != nil {
+		return nil, err
+	}
+	a := h.clones["a"]
+	steps := [][]string{
+		{dir, "git", "config", "--global", "user.name", "Soak"},
+		{dir, "git", "config", "--global", "user.email", "soak@example.com"},
+		{dir, "git", "config", "--global", "init.defaultBranch", "main"},
+		// gc runs when the harness says so, not when git feels like it.
+		{dir, "git", "config", "--global", "gc.auto", "0"},
+		{dir, "git", "init", "-q", "--bare", h.remote},
+		// The remote's reflog is the arbiter's history: every claim it
+		// accepted, even one a later end has since replaced.
+		{h.remote, "git", "config", "core.logAllRefUpdates", "always"},
+		{dir, "git", "init", "-q", a},
+		{a, "git", "commit", "-q", "--allow-empty", "-m", "soak: first commit"},
+		{a, "git", "remote", "add", "origin", h.remote},
+		{a, "git", "push", "-q", "origin", "main"},
+		{dir, "git", "clone", "-q", h.remote, h.clones["b"]},
+		{a, h.bin, "init"},
+		{h.clones["b"], h.bin, "init"},
+	}
+	for _, s := range steps {
+		cmd := exec.CommandContext(ctx, s[1], s[2:]...)
+		cmd.Dir, cmd.Env = s[0], h.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("setting up (%s): %v: %s", strings.Join(s[1:], " "), err, out)
+		}
+	}
+	return h, nil
+}
+
+func (h *harness) close() { h.ledger.Close() }
+
+func (h *harness) now() time.Duration { return time.Since(h.t0) }
+
+func (h *harness) marker() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq++
+	return fmt.Sprintf("%s.%d", h.run, h.seq)
+}
+
+var markerRE = regexp.MustCompile(`soak\.[0-9a-f]{6}\.[0-9]+`)
+
+// result is what one process did.
+type result struct {
+	exit           int
+	killed         bool
+	stdout, stderr string
+	start, finish  time.Duration
+}
+
+// exec runs one command in a clone (or the remote) to completion; killAfter
+// > 0 sends SIGKILL after that delay: to the whole process group when
+// group is set (a crash: git's children die too), else to the process
+// alone, and then waits until its orphaned children have finished too, so
+// the next command sees what a user would see a moment after the crash.
+func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration, group bool, name string, args ...string) result {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, h.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	r := result{start: h.now()}
+	if err := cmd.Start(); err != nil {
+		r.finish, r.exit, r.stderr = h.now(), -1, "starting: "+err.Error()
+		return r
+	}
+	pid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var timer <-chan time.Time
+	if killAfter > 0 {
+		timer = time.After(killAfter)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-timer:
+		if group {
+			syscall.Kill(-pid, syscall.SIGKILL)
+		} else {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		err = <-done
+		if !group {
+			waitGroupGone(pid, 10*time.Second)
+		}
+	case <-ctx.Done():
+		syscall.Kill(-pid, syscall.SIGKILL)
+		err = <-done
+		errb.WriteString("\nsoak: timed out after 2 minutes\n")
+	}
+	r.finish = h.now()
+	r.stdout, r.stderr = out.String(), errb.String()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.exit = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.exit = -1
+			r.killed = killAfter > 0 && ws.Signal() == syscall.SIGKILL && ctx.Err() == nil
+		}
+	default:
+		r.exit = -1
+	}
+	return r
+}
+
+// waitGroupGone waits until no process of group pgid is left (then kills
+// what is left after timeout).
+func waitGroupGone(pgid int, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for syscall.Kill(-pgid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			time.Sleep(10 * time.Millisecond)
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// handoff runs `git handoff ARGS` in a clone and records it in the ledger.
+// op carries the kind and what the harness knows before it runs (owner,
+// branch, marker, session); the outcome is filled in from the output.
+func (h *harness) handoff(ctx context.Context, op Op, killAfter time.Duration, group bool) Op {
+	r := h.exec(ctx, h.clones[op.Clone], killAfter, group, h.bin, op.Args...)
+	op.Start, op.Finish, op.Exit, op.Killed = r.start, r.finish, r.exit, r.killed
+	if !op.Killed {
+		op.Unclear = classify(r)
+		interpret(&op, r)
+		if op.Exit != 0 {
+			op.Stderr = firstLines(r.stderr, 3)
+		}
+	}
+	return h.record(op)
+}
+
+func (h *harness) record(op Op) Op {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	op.Seq = len(h.ops) + 1
+	h.ops = append(h.ops, op)
+	b, _ := json.Marshal(op)
+	h.ledger.Write(append(b, '\n'))
+	return op
+}
+
+// classify says why an outcome is unclear, or "" when it is clear: exit
+// 0, 5 (conflict) or 6 (not found), a non-zero exit that says why on an
+// `error:` line, no Go panic, and valid JSON on stdout when it succeeded.
+func classify(r result) string {
+	if strings.Contains(r.stderr, "panic:") || strings.Contains(r.stderr, "goroutine ") && strings.Contains(r.stderr, "[running]") {
+		return "go panic: " + firstLines(r.stderr, 2)
+	}
+	if strings.Contains(r.stderr, "soak: timed out") {
+		return "timed out"
+	}
+	switch r.exit {
+	case 0:
+		if !json.Valid([]byte(r.stdout)) {
+			return "exit 0 without valid JSON on stdout"
+		}
+		return ""
+	case 5, 6:
+	default:
+		return fmt.Sprintf("exit %d: %s", r.exit, firstLines(r.stderr, 3))
+	}
+	if !hasErrorLine(r.stderr) {
+		return fmt.Sprintf("exit %d without an error: line: %q", r.exit, firstLines(r.stderr, 2))
+	}
+	return ""
+}
+
+func hasErrorLine(s string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "error: ") && len(strings.TrimSpace(l)) > len("error: ") {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	if len(ls) > n {
+		ls = ls[:n]
+	}
+	return strings.Join(ls, " | ")
+}
+
+// interpret reads what a command told its caller from its --json output.
+// Markers are searched anywhere in the output except the rendered brief
+// and the notices (which may show a baton without handing it over), so
+// the harness does not depend on the exact shape of the JSON.
+func interpret(op *Op, r result) {
+	if r.exit != 0 {
+		return
+	}
+	var v map[string]any
+	if json.Unmarshal([]byte(r.stdout), &v) != nil {
+		return
+	}
+	switch op.Kind {
+	case "claim":
+		op.Won, op.Delivered = true, markersIn(v)
+	case "start":
+		if c, _ := v["claimed"].(bool); c {
+			op.Won, op.Delivered = true, markersIn(v)
+		}
+	case "cancel":
+		if c, _ := v["cancelled"].(bool); c {
+			op.Cancelled = markersIn(v)
+		}
+	}
+}
+
+func markersIn(v any) []string {
+	set := map[string]bool{}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				switch k {
+				case "brief", "notices", "warnings":
+					continue
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			for _, m := range markerRE.FindAllString(x, -1) {
+				set[m] = true
+			}
+		}
+	}
+	walk(v)
+	var out []string
+	for m := range set {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// git runs plain git in dir (no ledger).
+func (h *harness) git(ctx context.Context, dir string, args ...string) result {
+	return h.exec(ctx, dir, 0, false, "git", args...)
+}
+
+// observe reads every baton at the tips of refs/ao/handoffs/ in both
+// clones and the remote, and every version the remote's reflog of those
+// refs ever held — with git itself, not through the code under test.
+func (h *harness) observe(ctx context.Context) ([]Seen, error) {
+	var seen []Seen
+	places := []struct{ name, dir, gitdir string }{
+		{"a", h.clones["a"], filepath.Join(h.clones["a"], ".git")},
+		{"b", h.clones["b"], filepath.Join(h.clones["b"], ".git")},
+		{"remote", h.remote, h.remote},
+	}
+	for _, p := range places {
+		r := h.git(ctx, p.dir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/ao/handoffs/")
+		if r.exit != 0 {
+			return nil, fmt.Errorf("listing batons in %s: %s", p.name, r.stderr)
+		}
+		var ids, refs []string
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			if id, ref, ok := strings.Cut(l, " "); ok {
+				ids, refs = append(ids, id), append(refs, ref)
+			}
+		}
+		if p.name == "remote" {
+			logs := filepath.Join(p.gitdir, "logs", "refs", "ao", "handoffs")
+			filepath.WalkDir(logs, func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return nil
+				}
+				rel, _ := filepath.Rel(filepath.Join(p.gitdir, "logs"), path)
+				b, _ := os.ReadFile(path)
+				for _, l := range strings.Split(string(b), "\n") {
+					if f := strings.Fields(l); len(f) >= 2 && strings.Trim(f[1], "0") != "" {
+						ids, refs = append(ids, f[1]), append(refs, "reflog:"+rel)
+					}
+				}
+				return nil
+			})
+		}
+		blobs, err := h.catFile(ctx, p.dir, ids)
+		if err != nil {
+			return nil, fmt.Errorf("reading batons in %s: %w", p.name, err)
+		}
+		for i, id := range ids {
+			var rec struct {
+				NextSteps        []string        `json:"nextSteps"`
+				Claimed          bool            `json:"claimed"`
+				ClaimedBySession string          `json:"claimedBySession"`
+				Deleted          json.RawMessage `json:"deleted"`
+			}
+			b, ok := blobs[id]
+			if !ok || json.Unmarshal(b, &rec) != nil {
+				continue
+			}
+			s := Seen{Where: p.name, Tip: !strings.HasPrefix(refs[i], "reflog:"), Ref: refs[i],
+				Claimed: rec.Claimed, ClaimedBy: rec.ClaimedBySession,
+				Deleted: len(rec.Deleted) > 0 && string(rec.Deleted) != "null"}
+			if !s.Tip {
+				s.Where = "remote-reflog"
+			}
+			if ms := markerRE.FindAllString(strings.Join(rec.NextSteps, "\n"), -1); len(ms) > 0 {
+				s.Marker = ms[0]
+			}
+			seen = append(seen, s)
+		}
+	}
+	return seen, nil
+}
+
+// catFile reads objects through one `git cat-file --batch`.
+func (h *harness) catFile(ctx context.Context, dir string, ids []string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir, cmd.Env = dir, h.env
+	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	rd := bufio.NewReader(bytes.NewReader(b))
+	for {
+		hdr, err := rd.ReadString('\n')
+		if err != nil {
+			break
+		}
+		f := strings.Fields(hdr)
+		if len(f) != 3 {
+			continue // "<id> missing"
+		}
+		var n int
+		fmt.Sscan(f[2], &n)
+		buf := make([]byte, n+1)
+		if _, err := io.ReadFull(rd, buf); err != nil {
+			break
+		}
+		out[f[0]] = buf[:n]
+	}
+	return out, nil
+}
+
+// fsck runs `git fsck` in dir: clean is exit 0 with nothing said
+// (dangling objects are expected: a lost compare-and-swap leaves its blob).
+func (h *harness) fsck(ctx context.Context, dir string) string {
+	r := h.git(ctx, dir, "fsck", "--no-dangling", "--no-progress")
+	if r.exit != 0 || strings.TrimSpace(r.stdout+r.stderr) != "" {
+		return fmt.Sprintf("git fsck in %s: exit %d: %s", filepath.Base(dir), r.exit, firstLines(r.stdout+r.stderr, 3))
+	}
+	return ""
+}
+
+// locks lists lock files left under refs/ao/ in the clones and the remote,
+// and a packed-refs.lock (which blocks every deletion of a packed ref).
+func (h *harness) locks() []string {
+	var out []string
+	for _, gd := range []string{filepath.Join(h.clones["a"], ".git"), filepath.Join(h.clones["b"], ".git"), h.remote} {
+		if _, err := os.Stat(filepath.Join(gd, "packed-refs.lock")); err == nil {
+			rel, _ := filepath.Rel(h.dir, filepath.Join(gd, "packed-refs.lock"))
+			out = append(out, rel)
+		}
+		filepath.WalkDir(filepath.Join(gd, "refs", "ao"), func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".lock") {
+				rel, _ := filepath.Rel(h.dir, path)
+				out = append(out, rel)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+func (h *harness) snapshot() []Op {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Op(nil), h.ops...)
+}

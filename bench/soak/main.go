@@ -1,0 +1,311 @@
+// Command soak is the "Figures" benchmark of git-handoff's promise that a
+// baton is never lost and never delivered twice: real `git handoff`
+// processes on two clones of one bare remote, contending on the same
+// batons while `git gc` and `git pack-refs --all` run alongside, and then
+// random `kill -9` trials. It prints one line of figures for each part,
+// every figure with goal 0:
+//
+//	soak: ops=1234 lost=0 twice=0 false-lost-claims=0 unclear=0
+//	kill: trials=200 interrupted=150 fsck-failures=0 next-command-failures=0 locks-left=0 lost=0 twice=0 false-lost-claims=0 unclear=0
+//
+// What each figure counts is defined on Account (account.go). With
+// -strict it exits 1 when any figure is not zero.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	bin      string
+	duration time.Duration
+	procs    int
+	kills    int
+	maxDelay time.Duration
+	seed     uint64
+	details  int
+	keep     bool
+	noMaint  bool
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.bin, "bin", "./bin/git-handoff", "the git-handoff binary under test")
+	flag.DurationVar(&c.duration, "duration", 60*time.Second, "how long the soak runs")
+	flag.IntVar(&c.procs, "procs", 8, "worker processes in the soak")
+	flag.IntVar(&c.kills, "kill", 200, "kill -9 trials (0: none)")
+	flag.DurationVar(&c.maxDelay, "max-delay", 120*time.Millisecond, "longest delay before a kill (each kind is killed within its usual run time, up to this)")
+	flag.Uint64Var(&c.seed, "seed", 0, "random seed (0: from the clock); timing is never reproducible, the choices are")
+	flag.IntVar(&c.details, "details", 10, "detail lines printed per figure")
+	flag.BoolVar(&c.noMaint, "no-gc", false, "run the soak without git gc and pack-refs alongside")
+	flag.BoolVar(&c.keep, "keep", false, "keep the scratch repositories and ledgers (always kept when a figure is not zero)")
+	strict := flag.Bool("strict", false, "exit 1 when any figure is not zero")
+	again := flag.String("account", "", "only account again for a kept scratch `DIR`: its ledger and repositories, every detail")
+	flag.Parse()
+	if *again != "" {
+		if err := reaccount(context.Background(), *again, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if c.seed == 0 {
+		c.seed = uint64(time.Now().UnixNano())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	bad, err := run(ctx, c, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+	if *strict && bad {
+		os.Exit(1)
+	}
+}
+
+// run runs the soak, then the kill trials, printing the figures; bad
+// reports whether any figure is not zero.
+func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
+	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d kill trials, seed %d\n", c.bin, c.duration, c.procs, c.kills, c.seed)
+	if c.duration > 0 {
+		b, err := soak(ctx, c, w)
+		if err != nil {
+			return true, err
+		}
+		bad = bad || b
+	}
+	if c.kills > 0 {
+		b, err := killTrials(ctx, c, w)
+		if err != nil {
+			return true, err
+		}
+		bad = bad || b
+	}
+	return bad, nil
+}
+
+// keys are the owner+branch pairs every worker picks from: few enough
+// that workers keep meeting on the same batons.
+var keys = [][2]string{{"alice", "main"}, {"alice", "topic"}, {"bob", "main"}, {"bob", "topic"}}
+
+func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
+	h, err := newHarness(ctx, c.bin, "soak")
+	if err != nil {
+		return true, err
+	}
+	defer h.close()
+	deadline := time.Now().Add(c.duration)
+	stopMaint := make(chan struct{})
+	var maintWG, workWG sync.WaitGroup
+	var maintMu sync.Mutex
+	maint := map[string]int{}
+	var maintFail []string
+	for _, name := range []string{"a", "b"} {
+		if c.noMaint {
+			break
+		}
+		maintWG.Add(1)
+		go func(dir string) {
+			defer maintWG.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stopMaint:
+					return
+				case <-ctx.Done():
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+				args := []string{"pack-refs", "--all"}
+				if i%2 == 1 {
+					args = []string{"gc", "--quiet"}
+				}
+				r := h.git(ctx, dir, args...)
+				maintMu.Lock()
+				maint[args[0]]++
+				if r.exit != 0 {
+					maintFail = append(maintFail, fmt.Sprintf("git %s in %s: exit %d: %s", args[0], dir, r.exit, firstLines(r.stderr, 2)))
+				}
+				maintMu.Unlock()
+			}
+		}(h.clones[name])
+	}
+	for i := 0; i < c.procs; i++ {
+		workWG.Add(1)
+		go func(wk int) {
+			defer workWG.Done()
+			worker(ctx, h, rand.New(rand.NewPCG(c.seed, uint64(wk))), wk, deadline)
+		}(i)
+	}
+	workWG.Wait()
+	close(stopMaint)
+	maintWG.Wait()
+	if ctx.Err() != nil {
+		return true, ctx.Err()
+	}
+
+	finalSyncs := settle(ctx, h)
+	var fsckFail []string
+	for _, d := range []string{h.clones["a"], h.clones["b"], h.remote} {
+		if f := h.fsck(ctx, d); f != "" {
+			fsckFail = append(fsckFail, f)
+		}
+	}
+	locks := h.locks()
+	seen, err := h.observe(ctx)
+	if err != nil {
+		return true, err
+	}
+	ops := h.snapshot()
+	f := Account(ops, seen)
+
+	kinds := map[string]int{}
+	for _, op := range ops {
+		kinds[op.Kind]++
+	}
+	var kl []string
+	for _, k := range []string{"end", "claim", "start", "cancel", "list", "sync"} {
+		kl = append(kl, fmt.Sprintf("%s=%d", k, kinds[k]))
+	}
+	won, delivered := 0, 0
+	for _, op := range ops {
+		if op.Won {
+			won++
+			delivered += len(op.Delivered)
+		}
+	}
+	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d pack-refs=%d maint-failures=%d final-syncs=%s\n",
+		strings.Join(kl, " "), won, maint["gc"], maint["pack-refs"], len(maintFail), finalSyncs)
+	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d false-lost-claims=%d unclear=%d\n", len(ops), f.Lost, f.Twice, f.FalseLost, f.Unclear)
+	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d\n", len(fsckFail), len(locks))
+	printDetails(w, c.details, f.Details, fsckFail, locks, maintFail)
+	bad := f.Lost+f.Twice+f.FalseLost+f.Unclear+len(fsckFail)+len(locks) > 0
+	finish(w, h, c.keep || bad)
+	return bad, nil
+}
+
+// worker is one loop of real git-handoff processes on random clones and
+// keys until the deadline.
+func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline time.Time) {
+	started := map[[2]string]string{} // a session this worker started, by key, for its end
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		clone := []string{"a", "b"}[rng.IntN(2)]
+		k := keys[rng.IntN(len(keys))]
+		who := []string{"--owner", k[0], "--branch", k[1]}
+		op := Op{Clone: clone, Owner: k[0], Branch: k[1]}
+		switch p := rng.IntN(100); {
+		case p < 30:
+			op.Kind, op.Marker = "end", h.marker()
+			sess := started[k]
+			delete(started, k)
+			if sess == "" {
+				sess = "e-" + strings.TrimPrefix(op.Marker, "soak.")
+			}
+			op.Args = append(append([]string{"end", "--session", sess}, who...), "--next", op.Marker, "--json")
+		case p < 50:
+			op.Kind, op.Session = "claim", "c-"+strings.TrimPrefix(h.marker(), "soak.")
+			op.Args = append(append([]string{"claim", "--session", op.Session}, who...), "--json")
+		case p < 65:
+			op.Kind, op.Session = "start", "s-"+strings.TrimPrefix(h.marker(), "soak.")
+			op.Args = append(append([]string{"start", "--session", op.Session}, who...), "--json")
+		case p < 75:
+			op.Kind = "cancel"
+			op.Args = append(append([]string{"cancel"}, who...), "--json")
+		case p < 85:
+			op.Kind, op.Owner, op.Branch = "list", "", ""
+			op.Args = []string{"list", "--all", "--json"}
+		default:
+			op.Kind, op.Owner, op.Branch = "sync", "", ""
+			op.Args = []string{"sync", "--json"}
+		}
+		op = h.handoff(ctx, op, 0, false)
+		if op.Kind == "start" && op.Exit == 0 {
+			started[k] = op.Session
+		}
+	}
+}
+
+// settle syncs a, b and a again, so that both clones and the remote hold
+// the join of everything; it returns the exit codes.
+func settle(ctx context.Context, h *harness) string {
+	var codes []string
+	for _, clone := range []string{"a", "b", "a"} {
+		op := h.handoff(ctx, Op{Kind: "sync", Clone: clone, Args: []string{"sync", "--json"}}, 0, false)
+		codes = append(codes, fmt.Sprint(op.Exit))
+	}
+	return strings.Join(codes, ",")
+}
+
+func printDetails(w io.Writer, n int, lists ...[]string) {
+	for _, l := range lists {
+		byKind := map[string]int{}
+		for _, d := range l {
+			kind, _, _ := strings.Cut(d, ":")
+			if byKind[kind] < n {
+				fmt.Fprintf(w, "  %s\n", d)
+			}
+			byKind[kind]++
+		}
+		var more []string
+		for k, c := range byKind {
+			if c > n {
+				more = append(more, fmt.Sprintf("%d more %s", c-n, k))
+			}
+		}
+		sort.Strings(more)
+		if len(more) > 0 {
+			fmt.Fprintf(w, "  (%s: see the ledger)\n", strings.Join(more, ", "))
+		}
+	}
+}
+
+func finish(w io.Writer, h *harness, keep bool) {
+	if keep {
+		fmt.Fprintf(w, "  kept %s (ledger.jsonl: one line per command)\n", h.dir)
+		return
+	}
+	os.RemoveAll(h.dir)
+}
+
+// reaccount reads a kept run's ledger and repositories and prints its
+// figures with every detail.
+func reaccount(ctx context.Context, dir string, w io.Writer) error {
+	h := &harness{dir: dir, remote: filepath.Join(dir, "remote.git"),
+		clones: map[string]string{"a": filepath.Join(dir, "a"), "b": filepath.Join(dir, "b")}}
+	h.env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+filepath.Join(dir, "gitconfig"), "GIT_CONFIG_NOSYSTEM=1")
+	b, err := os.ReadFile(filepath.Join(dir, "ledger.jsonl"))
+	if err != nil {
+		return err
+	}
+	var ops []Op
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var op Op
+		if err := json.Unmarshal([]byte(l), &op); err != nil {
+			return fmt.Errorf("reading the ledger: %w", err)
+		}
+		ops = append(ops, op)
+	}
+	seen, err := h.observe(ctx)
+	if err != nil {
+		return err
+	}
+	f := Account(ops, seen)
+	fmt.Fprintf(w, "account: ops=%d lost=%d twice=%d false-lost-claims=%d unclear=%d\n", len(ops), f.Lost, f.Twice, f.FalseLost, f.Unclear)
+	for _, d := range f.Details {
+		fmt.Fprintf(w, "  %s\n", d)
+	}
+	return nil
+}
