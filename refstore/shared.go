@@ -124,7 +124,20 @@ func adjustShared(shared int, path string) error {
 
 // mkdirShared makes dir and its missing parents up to (not including)
 // root, each with the shared permissions when shared != 0.
+//
+// git pack-refs removes empty ref directories while we create them, so a
+// parent that vanished between two steps is made again, a few times.
 func mkdirShared(shared int, root, dir string) error {
+	var err error
+	for tries := 0; tries < 8; tries++ {
+		if err = mkdirSharedOnce(shared, root, dir); !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return err
+}
+
+func mkdirSharedOnce(shared int, root, dir string) error {
 	if shared == 0 {
 		return os.MkdirAll(dir, 0o777)
 	}

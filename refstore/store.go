@@ -238,21 +238,12 @@ func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 		return "", fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxRecord)
 	}
 	if s.repo != nil {
-		obj := s.repo.Storer.NewEncodedObject()
-		obj.SetType(plumbing.BlobObject)
-		w, err := obj.Writer()
+		h, err := s.writeGoGitBlob(data)
 		if err != nil {
-			return "", err
-		}
-		if _, err := w.Write(data); err != nil {
-			return "", err
-		}
-		if err := w.Close(); err != nil {
-			return "", err
-		}
-		h, err := s.repo.Storer.SetEncodedObject(obj)
-		if err != nil {
-			return "", fmt.Errorf("writing blob: %w", err)
+			// git gc removes empty objects/xx directories, and go-git's
+			// rename into one that vanished fails: git's own writer
+			// makes it again.
+			return s.writeGitBlob(ctx, data)
 		}
 		if shared := s.sharedPerm(ctx); shared != 0 {
 			// go-git makes objects/xx 0755 whatever the repository says; a
@@ -272,6 +263,35 @@ func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 		}
 		return h.String(), nil
 	}
+	return s.writeGitBlob(ctx, data)
+}
+
+// writeGoGitBlob writes data as a loose object in process, trying again
+// when gc removed the object's directory under the writer.
+func (s *Store) writeGoGitBlob(data []byte) (plumbing.Hash, error) {
+	var err error
+	for tries := 0; tries < 3; tries++ {
+		obj := s.repo.Storer.NewEncodedObject()
+		obj.SetType(plumbing.BlobObject)
+		w, werr := obj.Writer()
+		if werr != nil {
+			return plumbing.ZeroHash, werr
+		}
+		if _, werr := w.Write(data); werr != nil {
+			return plumbing.ZeroHash, werr
+		}
+		if werr := w.Close(); werr != nil {
+			return plumbing.ZeroHash, werr
+		}
+		var h plumbing.Hash
+		if h, err = s.repo.Storer.SetEncodedObject(obj); err == nil {
+			return h, nil
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("writing blob: %w", err)
+}
+
+func (s *Store) writeGitBlob(ctx context.Context, data []byte) (string, error) {
 	out, err := Git(ctx, s.workDir, false, data, "hash-object", "-w", "--stdin")
 	if err != nil {
 		return "", err

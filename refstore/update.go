@@ -93,10 +93,9 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 		}
 		seen[u.Ref] = true
 	}
-	if len(updates) == 1 {
-		// One ref cannot be torn: git's own protocol is all it needs.
-		return s.applyGit(ctx, msg, updates, nil, true)
-	}
+	// Even one ref needs the journal: git killed while it holds the lock
+	// leaves `<ref>.lock` behind, and only the journal lets the next
+	// command prove the lock ours and drop it.
 	if w := s.txnWriter(ctx, msg, updates); w != nil {
 		return s.applyInProcess(ctx, w, updates)
 	}
