@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	mrand "math/rand/v2"
 	"sort"
 	"strings"
 	"time"
@@ -255,6 +256,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			if err := applyLocal(ctx, st, "handoff: sync from "+opts.Remote, localUps, conflictMsgs); err != nil {
 				if errors.Is(err, refstore.ErrConflict) {
 					lastErr = err
+					backoff(attempt)
 					continue
 				}
 				return res, fmt.Errorf("updating local records: %w", err)
@@ -276,13 +278,11 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			}
 			if err != nil {
 				lost, ferr := leaseLost(ctx, st, opts.Remote, specs, trackUps)
-				if ferr != nil {
-					return res, fmt.Errorf("pushing to %s: %w", opts.Remote, err)
-				}
-				if !lost {
+				if ferr != nil || !(lost || racedAtRemote(err)) {
 					return res, fmt.Errorf("pushing to %s: %w", opts.Remote, err)
 				}
 				lastErr = err
+				backoff(attempt)
 				continue
 			}
 			if !gitTracks {
@@ -490,6 +490,34 @@ func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []s
 		}
 	}
 	return false, nil
+}
+
+// racedAtRemote reports a push refused only because others were pushing
+// the same refs at that moment: a lease git found stale, an atomic push
+// that failed with it, or the server failing to lock a ref another push
+// held. Anything else the server refused (a hidden ref, a hook saying no)
+// is its answer, not a race, and is reported as it is.
+func racedAtRemote(err error) bool {
+	var pe *refstore.PushError
+	if !errors.As(err, &pe) || len(pe.Rejected) == 0 {
+		return false
+	}
+	for _, ref := range pe.Rejected {
+		switch r := pe.Reasons[ref]; {
+		case strings.Contains(r, "stale info"), strings.Contains(r, "atomic push failed"), strings.Contains(r, "fetch first"):
+		case strings.Contains(r, "atomic transaction failed"), strings.Contains(r, "failed to update ref"), strings.Contains(r, "failed to lock"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// backoff waits a little, more each attempt and never the same for two
+// clones, so syncs that keep colliding stop colliding.
+func backoff(attempt int) {
+	n := 5 + mrand.IntN(20*attempt)
+	time.Sleep(time.Duration(n) * time.Millisecond)
 }
 
 // tracksItself reports whether the remote's fetch refspecs (set by init)
