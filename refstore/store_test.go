@@ -108,6 +108,101 @@ var conformance = []struct {
 			t.Fatalf("s2 was created by a failed transaction: %v", err)
 		}
 	}},
+	{"log is the first-parent line, since excludes, limit bounds and total counts", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "base")
+		base := gittest.Run(t, dir, "rev-parse", "HEAD")
+		gittest.Run(t, dir, "checkout", "-q", "-b", "side")
+		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "side one")
+		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "side two")
+		gittest.Run(t, dir, "checkout", "-q", "-")
+		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "main one")
+		gittest.Run(t, dir, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+		head := gittest.Run(t, dir, "rev-parse", "HEAD")
+		commits, total, err := st.Log(ctx, head, base, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var subjects []string
+		for _, c := range commits {
+			subjects = append(subjects, c.Subject)
+		}
+		if got := strings.Join(subjects, ","); got != "merge side,main one" || total != 2 {
+			t.Fatalf("Log since base = %q (total %d), want the first-parent line: merge side,main one (2)", got, total)
+		}
+		commits, total, err = st.Log(ctx, head, base, 1)
+		if err != nil || len(commits) != 1 || commits[0].Subject != "merge side" || total != 2 {
+			t.Fatalf("Log limit 1 = %v, total %d, %v; want the merge, total 2", commits, total, err)
+		}
+	}},
+	{"config reads what git config says, last value wins, includes followed", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		inc := filepath.Join(t.TempDir(), "inc.config")
+		if err := os.WriteFile(inc, []byte("[handoff]\n\towner = from-include\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gittest.Run(t, dir, "config", "handoff.owner", "first")
+		gittest.Run(t, dir, "config", "include.path", inc)
+		gittest.Run(t, dir, "config", "--add", "remote.origin.fetch", "+refs/a/*:refs/b/*")
+		gittest.Run(t, dir, "config", "--add", "remote.origin.fetch", "+refs/c/*:refs/d/*")
+		want := gittest.Run(t, dir, "config", "handoff.owner")
+		cfg, err := st.Config(ctx, "handoff.owner", "handoff.absent")
+		if err != nil || cfg["handoff.owner"] != want || cfg["handoff.absent"] != "" {
+			t.Fatalf("Config = %v, %v; git says %q", cfg, err, want)
+		}
+		vals, err := st.ConfigValues(ctx, "remote.origin.fetch")
+		if err != nil || strings.Join(vals, " ") != "+refs/a/*:refs/b/* +refs/c/*:refs/d/*" {
+			t.Fatalf("ConfigValues = %q, %v", vals, err)
+		}
+	}},
+	{"listing several kinds streams in ref order and skips what is not ours", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		for _, ref := range []string{"refs/ao/sessions/z", "refs/ao/handoffs/shared/o/b", "refs/ao/preserved/x", "refs/ao/sessions/a", "refs/ao/objectives/o/b"} {
+			put(t, st, ref, "", ref)
+		}
+		gittest.Run(t, dir, "pack-refs", "--all")
+		put(t, st, "refs/ao/sessions/m", "", "loose beside packed")
+		var got []string
+		err := st.EachOf(ctx, []string{refstore.SessionPrefix, refstore.HandoffsPrefix}, func(e refstore.Entry) error {
+			if string(e.Data) != e.Ref && e.Ref != "refs/ao/sessions/m" {
+				t.Errorf("%s holds %q", e.Ref, e.Data)
+			}
+			got = append(got, e.Ref)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "refs/ao/handoffs/shared/o/b refs/ao/sessions/a refs/ao/sessions/m refs/ao/sessions/z"
+		if strings.Join(got, " ") != want {
+			t.Fatalf("EachOf = %q, want %q", got, want)
+		}
+	}},
+	{"writes in process are what git reads, packed or loose", func(t *testing.T, dir string, st *refstore.Store) {
+		ctx := context.Background()
+		a := put(t, st, "refs/ao/sessions/s1", "", "a")
+		gittest.Run(t, dir, "pack-refs", "--all")
+		b, _ := st.WriteBlob(ctx, []byte("b"))
+		c, _ := st.WriteBlob(ctx, []byte("c"))
+		if err := st.Apply(ctx, "test: two", refstore.Update{Ref: "refs/ao/sessions/s1", New: b, Old: a}, refstore.Update{Ref: "refs/ao/sessions/s2", New: c}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.ApplyEach(ctx, "test: each", refstore.Update{Ref: "refs/ao/sessions/s3", New: a}); err != nil {
+			t.Fatal(err)
+		}
+		for ref, want := range map[string]string{"refs/ao/sessions/s1": b, "refs/ao/sessions/s2": c, "refs/ao/sessions/s3": a} {
+			if got := gittest.Run(t, dir, "rev-parse", ref); got != want {
+				t.Errorf("git rev-parse %s = %s, want %s", ref, got, want)
+			}
+			if e, err := st.Get(ctx, ref); err != nil || e.OID != want {
+				t.Errorf("Get %s = %s, %v, want %s", ref, e.OID, err, want)
+			}
+		}
+		gittest.Run(t, dir, "fsck", "--no-dangling")
+		if n := gittest.Run(t, dir, "rev-list", "--walk-reflogs", "--count", "refs/ao/sessions/s1"); n == "" {
+			t.Fatal("no reflog")
+		}
+	}},
 	{"delete", func(t *testing.T, dir string, st *refstore.Store) {
 		ctx := context.Background()
 		a := put(t, st, "refs/ao/objectives/o/b", "", "a")
