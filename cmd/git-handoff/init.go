@@ -33,13 +33,14 @@ func initCommand(d *deps) *cli.Command {
 				return err
 			}
 			res, err := teamsync.Init(c.Context, st, c.String("remote"))
+			notify(d.stderr, res.Warnings)
 			if err != nil {
 				if errors.Is(err, teamsync.ErrUnknownRemote) {
 					return withHint(fmt.Errorf("setting up remote: %w", err), "add it with `git remote add "+c.String("remote")+" <url>`, or name another with --remote")
 				}
 				return fmt.Errorf("setting up remote %q: %w", c.String("remote"), err)
 			}
-			out := initJSON{Remote: res.Remote, Changed: res.Changed(), Fetch: refspecsJSON{Added: res.Added, Present: res.Present}}
+			out := initJSON{Remote: res.Remote, Arbiter: res.Arbiter, Changed: res.Changed(), Fetch: refspecsJSON{Added: res.Added, Present: res.Present}}
 			var hookErr error
 			if !c.Bool("no-hooks") {
 				rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
@@ -70,6 +71,7 @@ func initCommand(d *deps) *cli.Command {
 						}
 					}
 				}
+				fmt.Fprintf(d.stderr, "claims are decided at remote %s (git config %s)\n", res.Arbiter, teamsync.ArbiterKey)
 				if out.Changed {
 					fmt.Fprintf(d.stderr, "remote %s now carries the team's records: `git handoff sync` exchanges them\n", res.Remote)
 				} else {
@@ -86,6 +88,7 @@ func initCommand(d *deps) *cli.Command {
 
 type initJSON struct {
 	Remote  string       `json:"remote"`
+	Arbiter string       `json:"arbiter"`
 	Changed bool         `json:"changed"`
 	Fetch   refspecsJSON `json:"fetchRefspecs"`
 	Hooks   *hooksJSON   `json:"hooks"` // null with --no-hooks
