@@ -93,7 +93,7 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 				return fail(err)
 			}
 			note := &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
-			if err := notePending(st, note); err != nil {
+			if err := notePending(ctx, st, note); err != nil {
 				return fail(err)
 			}
 			w = &wonClaim{note: note, baton: claimed}

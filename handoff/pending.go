@@ -65,7 +65,7 @@ func pendingName(batonID, session string) (string, error) {
 
 // notePending records p before its claim is pushed. The note is written
 // whole and renamed into place, so a reader never sees half of one.
-func notePending(st *refstore.Store, p *pendingClaim) error {
+func notePending(ctx context.Context, st *refstore.Store, p *pendingClaim) error {
 	name, err := pendingName(p.Baton, p.Session)
 	if err != nil {
 		return err
@@ -76,11 +76,14 @@ func notePending(st *refstore.Store, p *pendingClaim) error {
 		return err
 	}
 	dir := pendingDir(st)
-	fileMode, dirMode := modes(st)
+	fileMode, dirMode := modes(ctx, st)
 	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
 	}
-	_ = os.Chmod(dir, dirMode) // MkdirAll's mode passes through the umask
+	// MkdirAll's mode passes through the umask; a directory someone else
+	// made stays as it is.
+	_ = os.Chmod(filepath.Dir(dir), dirMode)
+	_ = os.Chmod(dir, dirMode)
 	p.path = filepath.Join(dir, name)
 	tmp := fmt.Sprintf("%s.%d.tmp", p.path, os.Getpid())
 	if err := os.WriteFile(tmp, data, fileMode); err != nil {
@@ -95,13 +98,15 @@ func notePending(st *refstore.Store, p *pendingClaim) error {
 }
 
 // modes are the permissions of our notes: group-writable in a repository
-// shared with a group (core.sharedRepository), where git makes its own
-// directories group-writable too, so a teammate's process can settle them.
-func modes(st *refstore.Store) (file, dir os.FileMode) {
-	if fi, err := os.Stat(filepath.Join(st.CommonDir(), "refs")); err == nil && fi.Mode().Perm()&0o020 != 0 {
-		return 0o664, 0o2775
+// shared with a group (core.sharedRepository), as git makes its own files
+// there, so that a teammate's process can settle them.
+func modes(ctx context.Context, st *refstore.Store) (file, dir os.FileMode) {
+	vals, _ := st.Config(ctx, "core.sharedRepository")
+	switch strings.ToLower(vals["core.sharedrepository"]) {
+	case "", "false", "umask", "0", "no", "off":
+		return 0o644, 0o755
 	}
-	return 0o644, 0o755
+	return 0o664, 0o2775
 }
 
 // dropPending removes the note: its claim is recorded, lost or void.
@@ -163,7 +168,7 @@ func (p *pendingClaim) alive() bool {
 
 // take makes me the one delivering p, by renaming it: of two processes
 // taking one note, exactly one rename succeeds.
-func (p *pendingClaim) take(st *refstore.Store, me string) bool {
+func (p *pendingClaim) take(ctx context.Context, st *refstore.Store, me string) bool {
 	name, err := pendingName(p.Baton, p.Session)
 	if err != nil {
 		return false
@@ -184,7 +189,7 @@ func (p *pendingClaim) take(st *refstore.Store, me string) bool {
 	p.path, p.taker = to, me
 	// Our pid in the note, so no third process takes it from us while we
 	// deliver; losing this write only risks that.
-	fileMode, _ := modes(st)
+	fileMode, _ := modes(ctx, st)
 	tmp := fmt.Sprintf("%s.%d.tmp", to, os.Getpid())
 	if os.WriteFile(tmp, data, fileMode) == nil {
 		os.Rename(tmp, to)
@@ -246,7 +251,7 @@ func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me st
 			dropPending(n)
 			continue
 		}
-		if !mine && !n.take(st, me) {
+		if !mine && !n.take(ctx, st, me) {
 			continue // another process took it first
 		}
 		return &wonClaim{note: n, baton: b}, nil

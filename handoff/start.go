@@ -152,7 +152,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		}
 		ups = append(ups, sessUp)
 		if note != nil {
-			if err := notePending(st, note); err != nil {
+			if err := notePending(ctx, st, note); err != nil {
 				return StartResult{}, err
 			}
 			err = arb.Arbitrate(ctx, st, *claimUp)

@@ -231,11 +231,21 @@ func TestCrashedClaimIsDeliveredOnceToTheNextSession(t *testing.T) {
 	}
 	c := newCLI(t)
 	remote, clone := oneClone(c)
+	c.must(clone, "config", "core.sharedRepository", "group")
 	hook(t, clone, killClaimer)
 	if _, stderr, code := c.run(clone, at(1), "handoff", "start", "--session", "x1"); code == 0 {
 		t.Fatalf("start was not killed: %s", stderr)
 	}
 	hook(t, clone, "")
+	// The note the killed start left is group-writable, as the repository
+	// is shared with a group.
+	notes := pendingNotes(t, clone)
+	if len(notes) != 1 {
+		t.Fatalf("pending notes after the crash: %v", notes)
+	}
+	if fi, err := os.Stat(filepath.Join(clone, ".git", "handoff", "pending", notes[0])); err != nil || fi.Mode().Perm()&0o020 == 0 {
+		t.Errorf("the note is not group-writable: %v %v", fi.Mode(), err)
+	}
 	if b := remoteBaton(c, remote); b.ClaimedBySession != "x1" {
 		t.Fatalf("the remote should hold x1's claim: %+v", b)
 	}
