@@ -125,7 +125,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				sess.ClaimedHandoff, _ = json.Marshal(won.baton.Baton)
 				up, ok, err := localUpdate(ctx, st, won)
 				if err != nil {
-					return StartResult{}, err
+					return StartResult{}, fmt.Errorf("recording baton %s, claimed by session %s at the arbiter: %w", won.baton.ID, won.note.Session, err)
 				}
 				if ok {
 					claimUp = &up

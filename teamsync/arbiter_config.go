@@ -214,10 +214,8 @@ func settleArbiter(ctx context.Context, st *refstore.Store, remote string) (stri
 			continue
 		}
 		if err := st.Fetch(ctx, rc.Name, true, spec); err != nil {
-			if rc.Name == remote {
-				return "", nil, fmt.Errorf("asking %s which remote decides claims: %w", remote, err)
-			}
-			warns = append(warns, fmt.Sprintf("could not ask remote %s which remote decides claims: %v", rc.Name, err))
+			// Decided from what is known; init again once it is reachable.
+			warns = append(warns, fmt.Sprintf("could not ask remote %s which remote decides claims (run init again once it is reachable): %v", rc.Name, err))
 		}
 	}
 	name, team, err := chooseArbiter(ctx, st, rcs, remote)
@@ -251,7 +249,10 @@ func settleArbiter(ctx context.Context, st *refstore.Store, remote string) (stri
 			return "", warns, err
 		}
 		if err := st.Push(ctx, r, []refstore.Update{{Ref: ArbiterRecordRef, New: oid}}, refstore.PushOptions{NoVerify: true}); err != nil {
-			return "", warns, fmt.Errorf("recording the arbiter on %s (someone else may have just done so: run init again): %w", r, err)
+			// Unreachable, or a teammate's init just recorded one: the
+			// next init here reads it and says whether it agrees.
+			warns = append(warns, fmt.Sprintf("the arbiter was not recorded on %s (run init again): %v", r, err))
+			continue
 		}
 		if err := st.Apply(ctx, "handoff: arbiter recorded on "+r, refstore.Update{Ref: cp, New: oid}); err != nil && !errors.Is(err, refstore.ErrConflict) {
 			return "", warns, err
