@@ -123,7 +123,12 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 			res.Notices = notices.list
 			return res, nil
 		}
-		if last || !errors.Is(err, refstore.ErrConflict) {
+		if last && errors.Is(err, refstore.ErrConflict) {
+			// Still changing under us: say who holds it here. A claim the
+			// arbiter gave us keeps its note for the next run.
+			return fail(baton.LostClaim(ctx, st, w.baton, err))
+		}
+		if !errors.Is(err, refstore.ErrConflict) {
 			return fail(fmt.Errorf("baton %s was claimed for session %s but not recorded here: %w (run the claim again to receive it)", w.baton.ID, w.note.Session, err))
 		}
 		// Someone changed the ref or the session meanwhile: settle again.

@@ -203,6 +203,11 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			return StartResult{}, err
 		case ce.Ref == sessUp.Ref:
 			return StartResult{}, &ExistsError{ID: id}
+		case res.Claimed && claimUp != nil && ce.Ref == claimUp.Ref:
+			var lost *baton.ClaimedError
+			if errors.As(baton.LostClaim(ctx, st, *res.Handoff, err), &lost) && lost.Baton.ClaimedBySession != id {
+				notices.add("another session claimed the baton first: " + lost.Error())
+			}
 		}
 		// Someone changed what we decided from (a sync bringing our own
 		// claim counts): decide again from fresh values; a claim already
