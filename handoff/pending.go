@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/lineage"
@@ -128,6 +129,11 @@ func pendingClaims(st *refstore.Store) []*pendingClaim {
 	for _, e := range ents {
 		name := e.Name()
 		if strings.HasSuffix(name, ".tmp") {
+			// Half a note from a process killed while writing it: its
+			// claim was never pushed (the push waits for the note).
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				os.Remove(filepath.Join(pendingDir(st), name))
+			}
 			continue
 		}
 		parts := strings.Split(name, "~")
@@ -244,19 +250,53 @@ func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me st
 			return nil, fmt.Errorf("settling the claim of baton %s that session %s made here: %w", n.Baton, n.Session, err)
 		}
 		b, ok := readClaim(ctx, st, n.Ref, held)
-		if !ok || b.ID != n.Baton || !b.Claimed || b.ClaimedBySession != n.Session {
-			// Lost, cancelled, replaced, or never pushed (the arbiter
-			// still holds n.Old): nothing of ours to deliver. A baton
-			// still waiting is claimed afresh by the caller.
+		won := ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session
+		if !won && held != n.Old {
+			// Lost, cancelled or replaced: nothing of ours to deliver,
+			// and a push still in flight cannot land (its lease names
+			// n.Old).
 			dropPending(n)
 			continue
 		}
 		if !mine && !n.take(ctx, st, me) {
 			continue // another process took it first
 		}
+		if !won {
+			// The arbiter still holds the baton unclaimed. The push may
+			// still be on its way (a killed git-handoff leaves its git
+			// push running), so the note cannot be dropped: finish the
+			// claim instead. Whichever of the two pushes lands, the
+			// claim is the one noted.
+			if b, won, err = finish(ctx, st, arb, n); err != nil {
+				return nil, err
+			}
+			if !won {
+				dropPending(n)
+				continue
+			}
+		}
 		return &wonClaim{note: n, baton: b}, nil
 	}
 	return nil, nil
+}
+
+// finish pushes the noted claim to the arbiter again and reports whether
+// the arbiter now holds it.
+func finish(ctx context.Context, st *refstore.Store, arb Arbiter, n *pendingClaim) (baton.Stored, bool, error) {
+	err := arb.Arbitrate(ctx, st, refstore.Update{Ref: n.Ref, New: n.Claimed, Old: n.Old})
+	if err != nil && !errors.Is(err, refstore.ErrConflict) {
+		return baton.Stored{}, false, fmt.Errorf("finishing the claim of baton %s that session %s made here: %w", n.Baton, n.Session, err)
+	}
+	if err == nil {
+		b, ok := readClaim(ctx, st, n.Ref, n.Claimed)
+		return b, ok, nil
+	}
+	held, herr := arb.Held(ctx, st, n.Ref)
+	if herr != nil {
+		return baton.Stored{}, false, herr
+	}
+	b, ok := readClaim(ctx, st, n.Ref, held)
+	return b, ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session, nil
 }
 
 // received reports whether the session that claimed n, or the one
