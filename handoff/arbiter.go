@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"context"
+	"errors"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -15,7 +16,16 @@ type Arbiter interface {
 	// refstore.ErrConflict when the arbiter holds something else, and nil
 	// when the baton is not known there (a purely local claim).
 	Arbitrate(ctx context.Context, st *refstore.Store, up refstore.Update) error
+	// Held returns the blob id the arbiter holds at ref now ("" for none),
+	// asking it afresh: it settles a claim this clone pushed but never
+	// recorded (see pending.go).
+	Held(ctx context.Context, st *refstore.Store, ref string) (string, error)
 }
+
+// ErrNoArbiter is returned by an Arbiter that refuses a claim before
+// pushing anything: this clone cannot reach the team's arbiter, and
+// deciding anywhere else could let two clones win.
+var ErrNoArbiter = errors.New("no arbiter for claims")
 
 // Local arbitrates nothing: the local ref transaction decides, as with
 // --offline or a repository without a remote.
@@ -23,3 +33,12 @@ type Local struct{}
 
 // Arbitrate always lets the local transaction decide.
 func (Local) Arbitrate(context.Context, *refstore.Store, refstore.Update) error { return nil }
+
+// Held is what this clone holds: with no arbiter to ask, it is the decision.
+func (Local) Held(ctx context.Context, st *refstore.Store, ref string) (string, error) {
+	oid, err := st.ResolveID(ctx, ref)
+	if errors.Is(err, refstore.ErrNotFound) {
+		return "", nil
+	}
+	return oid, err
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
@@ -30,10 +31,19 @@ type ClaimResult struct {
 	Notices []string
 }
 
+// claimAttempts bounds how often a claim is decided again after the local
+// record of it lost a swap.
+const claimAttempts = 3
+
 // Claim claims the eligible baton for the session; the session's record, if
 // there is one, keeps a copy (same transaction). It fails with
 // *baton.ClaimedError when another session got it first and with
 // refstore.ErrNotFound when nothing is eligible.
+//
+// A claim won at the arbiter is a win: it is noted in the git dir before it
+// is pushed, so when the local record of it fails (or the process dies in
+// between), the next claim or start here delivers it. A baton this session
+// holds already is delivered again, to the same session, as a success.
 func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clock) (ClaimResult, error) {
 	id, err := SessionID(st, opts.Session)
 	if err != nil {
@@ -49,54 +59,130 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 	if err != nil {
 		return ClaimResult{}, err
 	}
-	var notices []string
-	h, warns, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+	arb := arbiter(opts.Arbiter)
+	var notices noticeSet
+	fail := func(err error) (ClaimResult, error) { return ClaimResult{Notices: notices.list}, err }
+	for attempt := 0; ; attempt++ {
+		last := attempt+1 >= claimAttempts
+		w, err := settle(ctx, st, arb, who, id)
+		if err != nil {
+			return fail(err)
+		}
+		if w == nil {
+			h, warns, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+			if err != nil {
+				return fail(err)
+			}
+			for _, w := range warns {
+				notices.add(w.String())
+			}
+			if h == nil {
+				// My own baton here having been claimed says more than "none".
+				if ref, err := refstore.HandoffRef(false, who.Owner, who.Branch); err == nil {
+					if mine, err := baton.Read(ctx, st, ref); err == nil && mine.Claimed {
+						if mine.ClaimedBySession == id {
+							return ClaimResult{Handoff: mine, Notices: notices.list}, nil
+						}
+						return fail(&baton.ClaimedError{Baton: mine.Baton})
+					}
+				}
+				return fail(fmt.Errorf("no baton is waiting for %s on %q: %w", who.Owner, who.Branch, refstore.ErrNotFound))
+			}
+			claimed, up, err := baton.Claimed(ctx, st, *h, id, clock())
+			if err != nil {
+				return fail(err)
+			}
+			note := &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
+			if err := notePending(ctx, st, note); err != nil {
+				return fail(err)
+			}
+			w = &wonClaim{note: note, baton: claimed}
+			if err := arb.Arbitrate(ctx, st, up); err != nil {
+				var ce *baton.ClaimedError
+				if errors.As(err, &ce) && ce.Baton.ID == h.ID && ce.Baton.ClaimedBySession == id {
+					// Held by this session at the arbiter already (an
+					// earlier run's push): that claim is the one to record.
+					if w, _ = settle(ctx, st, arb, who, id); w == nil {
+						return fail(err)
+					}
+				} else {
+					if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) {
+						dropPending(note) // someone else's, not a baton to claim, or never pushed
+					}
+					// Unreachable or refused: the push may have landed, so
+					// the note stays for the next claim to settle.
+					return fail(err)
+				}
+			}
+		}
+		res, err := recordClaim(ctx, st, w, id, clock())
+		if err == nil {
+			if x := w.crashed(id); x != "" {
+				notices.add(fmt.Sprintf("baton %s was won by session %s, which stopped before receiving it: delivered to session %s instead", w.baton.ID, x, id))
+			}
+			res.Notices = notices.list
+			return res, nil
+		}
+		if last && errors.Is(err, refstore.ErrConflict) {
+			// Still changing under us: say who holds it here. A claim the
+			// arbiter gave us keeps its note for the next run.
+			return fail(baton.LostClaim(ctx, st, w.baton, err))
+		}
+		if !errors.Is(err, refstore.ErrConflict) {
+			return fail(fmt.Errorf("baton %s was claimed for session %s but not recorded here: %w (run the claim again to receive it)", w.baton.ID, w.note.Session, err))
+		}
+		// Someone changed the ref or the session meanwhile: settle again.
+	}
+}
+
+// recordClaim records a won claim here: the local baton ref at the won
+// version and, when me has a session record, a copy in it, in one
+// transaction; then the note goes.
+func recordClaim(ctx context.Context, st *refstore.Store, w *wonClaim, me string, now time.Time) (ClaimResult, error) {
+	var ups []refstore.Update
+	up, ok, err := localUpdate(ctx, st, w)
 	if err != nil {
 		return ClaimResult{}, err
 	}
-	for _, w := range warns {
-		notices = append(notices, w.String())
+	if ok {
+		ups = append(ups, up)
 	}
-	if h == nil {
-		// My own baton here having been claimed says more than "none".
-		if ref, err := refstore.HandoffRef(false, who.Owner, who.Branch); err == nil {
-			if mine, err := baton.Read(ctx, st, ref); err == nil && mine.Claimed {
-				return ClaimResult{Notices: notices}, &baton.ClaimedError{Baton: mine.Baton}
-			}
-		}
-		return ClaimResult{Notices: notices}, fmt.Errorf("no baton is waiting for %s on %q: %w", who.Owner, who.Branch, refstore.ErrNotFound)
-	}
-	now := clock()
-	claimed, up, err := baton.Claimed(ctx, st, *h, id, now)
-	if err != nil {
-		return ClaimResult{Notices: notices}, err
-	}
-	if err := arbiter(opts.Arbiter).Arbitrate(ctx, st, up); err != nil {
-		return ClaimResult{Notices: notices}, err
-	}
-	ups := []refstore.Update{up}
-	if cur, err := lineage.ReadSession(ctx, st, id); err == nil {
+	cur, err := lineage.ReadSession(ctx, st, me)
+	switch {
+	case err == nil:
 		s := cur.Session
-		s.ClaimedHandoff, _ = json.Marshal(claimed.Baton)
+		s.ClaimedHandoff, _ = json.Marshal(w.baton.Baton)
 		s.UpdatedAt = now
 		sup, err := lineage.SessionUpdate(ctx, st, s, cur)
 		if err != nil {
-			return ClaimResult{Notices: notices}, err
+			return ClaimResult{}, err
 		}
 		ups = append(ups, sup)
+	case !errors.Is(err, refstore.ErrNotFound):
+		return ClaimResult{}, err
 	}
-	if err := st.Apply(ctx, "handoff: claimed "+claimed.ID+" by "+id, ups...); err != nil {
-		// The session record changing under us is not losing the baton:
-		// claim again without the copy rather than report a false loss.
-		var ce *refstore.ConflictError
-		if errors.As(err, &ce) && ce.Ref != up.Ref && len(ups) > 1 {
-			err = st.Apply(ctx, "handoff: claimed "+claimed.ID+" by "+id, up)
-		}
-		if err != nil {
-			return ClaimResult{Notices: notices}, baton.LostClaim(ctx, st, *h, err)
-		}
+	if err := st.Apply(ctx, "handoff: claimed "+w.baton.ID+" by "+me, ups...); err != nil {
+		return ClaimResult{}, err
 	}
-	return ClaimResult{Handoff: claimed, Notices: notices}, nil
+	dropPending(w.note)
+	return ClaimResult{Handoff: w.baton}, nil
+}
+
+// noticeSet keeps notices in order, each once: a workflow that decides
+// again says what it found once.
+type noticeSet struct {
+	list []string
+	seen map[string]bool
+}
+
+func (n *noticeSet) add(s string) {
+	if n.seen == nil {
+		n.seen = map[string]bool{}
+	}
+	if !n.seen[s] {
+		n.seen[s] = true
+		n.list = append(n.list, s)
+	}
 }
 
 // BriefResult is a brief rendered without claiming anything.

@@ -35,10 +35,17 @@ type StartResult struct {
 	Notices   []string
 }
 
+// startAttempts bounds how often start decides its claim again after
+// losing it (to another clone, or a swap of one of its refs); one more pass
+// then starts the session without claiming.
+const startAttempts = 3
+
 // Start creates the session, sets or clears the objective and claims the
 // eligible baton, all in one ref transaction, then binds the worktree to the
 // session. The baton is claimed only when the brief fits; a claim lost to
-// another session degrades to a notice and the plain brief.
+// another session degrades to a notice and the plain brief. A claim this
+// clone won at the arbiter but never recorded (a crash, a failed local
+// write) is delivered first, whichever session made it.
 func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clock) (StartResult, error) {
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
@@ -51,9 +58,12 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 	if _, err := refstore.SessionRef(id); err != nil {
 		return StartResult{}, fmt.Errorf("session id %q: %w", id, err)
 	}
-	var notices []string
+	arb := arbiter(opts.Arbiter)
+	var notices noticeSet
 	skipClaim := false // the arbiter could not be asked: deliver no baton
-	for attempt := 0; ; attempt++ {
+	var lastErr error
+	for attempt := 0; attempt <= startAttempts; attempt++ {
+		final := attempt == startAttempts // the last pass makes no new claim: it cannot lose one
 		now := clock()
 		if _, err := lineage.ReadSession(ctx, st, id); err == nil {
 			return StartResult{}, &ExistsError{ID: id}
@@ -64,7 +74,20 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		if err != nil {
 			return StartResult{}, err
 		}
-		notices = append(notices, ctxBrief.notices...)
+		for _, n := range ctxBrief.notices {
+			notices.add(n)
+		}
+		var won *wonClaim
+		if !skipClaim {
+			if won, err = settle(ctx, st, arb, who, id); err != nil {
+				notices.add(fmt.Sprintf("a baton was not claimed: a claim made earlier in this clone could not be settled (%v); run `git handoff claim` once the remote is reachable", err))
+				skipClaim = true
+			}
+		}
+		if won != nil {
+			ctxBrief.handoff, ctxBrief.input.Baton = &won.baton, &won.baton.Baton
+			ctxBrief.input.Since, ctxBrief.input.SinceTotal, ctxBrief.input.SinceNote = since(ctx, st, won.baton.Head, who.Head)
+		}
 		var ups []refstore.Update
 		objUp, changed, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, opts.Objective, id, now)
 		if err != nil {
@@ -79,7 +102,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		} else {
 			ctxBrief.input.Objective = nil // start without one clears a stale one
 		}
-		if skipClaim {
+		if skipClaim || final && won == nil {
 			// Shown but unclaimed, a baton could be delivered twice.
 			ctxBrief.input.Baton, ctxBrief.handoff = nil, nil
 		}
@@ -90,17 +113,35 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			CreatedAt: now, UpdatedAt: now,
 		}
 		res := StartResult{Objective: ctxBrief.input.Objective, Brief: text}
-		var claimUp refstore.Update
+		var claimUp *refstore.Update
+		var note *pendingClaim // a claim to push before the transaction
 		if h := ctxBrief.handoff; h != nil {
 			res.Handoff = h
-			if !fits {
-				notices = append(notices, fmt.Sprintf("baton %s does not fit in %d bytes with the objective, so it was left unclaimed: read it with `git handoff show`, or start again with a larger --max-bytes", h.ID, maxBytes(opts.MaxBytes)))
-			} else {
+			switch {
+			case won != nil:
+				// Won already: deliver it even when it does not fit, or
+				// nobody ever will.
+				res.Claimed = true
+				sess.ClaimedHandoff, _ = json.Marshal(won.baton.Baton)
+				up, ok, err := localUpdate(ctx, st, won)
+				if err != nil {
+					return StartResult{}, fmt.Errorf("recording baton %s, claimed by session %s at the arbiter: %w", won.baton.ID, won.note.Session, err)
+				}
+				if ok {
+					claimUp = &up
+				}
+				if x := won.crashed(id); x != "" {
+					notices.add(fmt.Sprintf("baton %s was won by session %s, which stopped before receiving it: delivered to session %s instead", won.baton.ID, x, id))
+				}
+			case !fits:
+				notices.add(fmt.Sprintf("baton %s does not fit in %d bytes with the objective, so it was left unclaimed: read it with `git handoff show`, or start again with a larger --max-bytes", h.ID, maxBytes(opts.MaxBytes)))
+			default:
 				claimed, up, err := baton.Claimed(ctx, st, *h, id, now)
 				if err != nil {
 					return StartResult{}, err
 				}
-				claimUp = up
+				claimUp = &up
+				note = &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
 				res.Handoff, res.Claimed = &claimed, true
 				sess.ClaimedHandoff, _ = json.Marshal(claimed.Baton)
 			}
@@ -117,42 +158,70 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		// without its session would name a session that never existed and
 		// the notes would reach nobody.
 		ups = append(ups, sessUp)
-		if res.Claimed {
-			ups = append(ups, claimUp)
-			err = arbiter(opts.Arbiter).Arbitrate(ctx, st, claimUp)
-			if errors.Is(err, refstore.ErrConflict) && attempt < 3 {
-				notices = append(notices, fmt.Sprintf("another clone claimed baton %s first: %v", res.Handoff.ID, err))
-				continue
+		if note != nil {
+			if err := notePending(ctx, st, note); err != nil {
+				return StartResult{}, err
 			}
-			if err != nil {
+			err = arb.Arbitrate(ctx, st, *claimUp)
+			var ce *baton.ClaimedError
+			switch {
+			case err == nil:
+			case errors.As(err, &ce) && ce.Baton.ID == note.Baton && ce.Baton.ClaimedBySession == id:
+				continue // this session's claim from an earlier run: the next pass settles it
+			case errors.Is(err, refstore.ErrConflict):
+				dropPending(note)
+				notices.add(fmt.Sprintf("another clone claimed baton %s first: %v", res.Handoff.ID, err))
+				continue
+			default:
+				if errors.Is(err, ErrNoArbiter) {
+					dropPending(note) // refused before any push
+				}
 				// The session still starts; the baton waits for a claim
-				// that can reach the remote (or an --offline one).
-				notices = append(notices, fmt.Sprintf("baton %s is waiting but was not claimed: %v; run `git handoff claim` once the remote is reachable, or `git handoff claim --offline`", res.Handoff.ID, err))
+				// that can reach the remote (or an --offline one). The
+				// push may have landed: the note stays to be settled.
+				notices.add(fmt.Sprintf("baton %s is waiting but was not claimed: %v; run `git handoff claim` once the remote is reachable, or `git handoff claim --offline`", res.Handoff.ID, err))
 				skipClaim = true
 				continue
 			}
+		}
+		if claimUp != nil {
+			ups = append(ups, *claimUp)
 		}
 		err = st.Apply(ctx, "handoff: start "+id, ups...)
 		var ce *refstore.ConflictError
 		switch {
 		case err == nil:
+			if note != nil {
+				dropPending(note)
+			}
+			if won != nil {
+				dropPending(won.note)
+			}
 			if err := st.Bind(sessUp.Ref); err != nil {
-				notices = append(notices, "this worktree was not bound to the session: "+err.Error())
+				notices.add("this worktree was not bound to the session: " + err.Error())
 			}
 			sess.Schema = lineage.SessionSchema
-			res.Session, res.Notices = sess, notices
+			res.Session, res.Notices = sess, notices.list
 			return res, nil
-		case !errors.As(err, &ce) || attempt == 3:
+		case !errors.As(err, &ce):
+			if res.Claimed {
+				return StartResult{}, fmt.Errorf("baton %s was claimed but not recorded here: %w (start again, or run `git handoff claim`, to receive it)", res.Handoff.ID, err)
+			}
 			return StartResult{}, err
 		case ce.Ref == sessUp.Ref:
 			return StartResult{}, &ExistsError{ID: id}
-		case res.Claimed && ce.Ref == claimUp.Ref:
-			if lost := baton.LostClaim(ctx, st, *res.Handoff, err); lost != err {
-				notices = append(notices, "another session claimed the baton first: "+lost.Error())
+		case res.Claimed && claimUp != nil && ce.Ref == claimUp.Ref:
+			var lost *baton.ClaimedError
+			if errors.As(baton.LostClaim(ctx, st, *res.Handoff, err), &lost) && lost.Baton.ClaimedBySession != id {
+				notices.add("another session claimed the baton first: " + lost.Error())
 			}
 		}
-		// Someone changed what we decided from: decide again from fresh values.
+		// Someone changed what we decided from (a sync bringing our own
+		// claim counts): decide again from fresh values; a claim already
+		// won is settled on the next pass.
+		lastErr = err
 	}
+	return StartResult{}, fmt.Errorf("starting session %s: gave up after %d attempts: %w", id, startAttempts+1, lastErr)
 }
 
 // ExistsError refuses to create a session whose id is taken.

@@ -299,6 +299,12 @@ func (s *Store) AddConfig(ctx context.Context, key, value string) error {
 	return err
 }
 
+// SetConfig sets a single-valued key in the repository's config.
+func (s *Store) SetConfig(ctx context.Context, key, value string) error {
+	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", key, value)
+	return err
+}
+
 // RemoteConfig is a remote as the repository's own config file names it.
 type RemoteConfig struct {
 	Name  string

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -82,7 +83,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 	if err != nil {
 		return err
 	}
-	specs, err := Refspecs(remote)
+	specs, err := fetchSpecs(remote)
 	if err != nil {
 		return err
 	}
@@ -114,13 +115,14 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 			if cur, _ := st.ResolveID(ctx, tracking); cur == up.New {
 				return nil // git moved the tracking ref itself (init's refspecs)
 			}
-			if err := st.Apply(ctx, "handoff: claim pushed to "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)}); err != nil && !errors.Is(err, refstore.ErrConflict) {
-				return err
-			}
+			// The remote took it: that is the decision. A tracking ref we
+			// cannot move (a stale lock, a fetch that moved it) is only a
+			// stale copy, which the next fetch mends.
+			_ = st.Apply(ctx, "handoff: claim pushed to "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
 			return nil
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
-		if err := st.Fetch(ctx, remote, true, specs[0]); err != nil {
+		if err := st.Fetch(ctx, remote, true, specs...); err != nil {
 			return &UnreachableError{Remote: remote, Err: perr}
 		}
 		now, err := st.ResolveID(ctx, tracking)
@@ -158,36 +160,86 @@ func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.
 	return &RemoteNewerError{Remote: remote, Baton: t}
 }
 
-// remoteFor names the remote that arbitrates claims of ref: the pinned one,
-// the first whose tracking refs hold ref, else the first init set up; ""
-// when none.
+// remoteFor names the remote that arbitrates claims of ref: the pinned
+// one; else the one at the URL the remotes' arbiter records name, else the
+// one git config handoff.arbiter names; "" when the clone has no remote.
+// A clone set up before handoff.arbiter existed falls back to the one
+// remote that carries records, and refuses to choose between several: two
+// clones choosing differently would both win.
 func (a Arbiter) remoteFor(ctx context.Context, st *refstore.Store, ref string) (string, error) {
 	if a.Remote != "" {
 		return a.Remote, nil
 	}
-	// Most clones fetch from "origin": look there before asking git for
-	// the list of remotes.
-	if tr, err := refstore.RemoteRef("origin", ref); err == nil {
-		if _, err := st.Get(ctx, tr); err == nil {
-			return "origin", nil
-		}
+	rcs, err := st.RemoteConfigs(ctx)
+	if err != nil || len(rcs) == 0 {
+		return "", err
 	}
-	names, err := st.Remotes(ctx)
+	name, _, err := chooseArbiter(ctx, st, rcs, "")
+	if err != nil || name != "" {
+		return name, err
+	}
+	inited, err := initialized(ctx, st)
 	if err != nil {
 		return "", err
 	}
-	for _, n := range names {
-		tr, err := refstore.RemoteRef(n, ref)
-		if err != nil {
+	cands := inited
+	for _, rc := range rcs {
+		tr, err := refstore.RemoteRef(rc.Name, ref)
+		if err != nil || contains(cands, rc.Name) {
 			continue
 		}
 		if _, err := st.Get(ctx, tr); err == nil {
-			return n, nil
+			cands = append(cands, rc.Name)
 		}
 	}
-	inited, err := initialized(ctx, st)
-	if err != nil || len(inited) == 0 {
+	switch len(cands) {
+	case 0:
+		return "", nil
+	case 1:
+		return cands[0], nil
+	}
+	return "", fmt.Errorf("%w: remotes %s all carry the team's records and git config %s names none of them: run `git handoff init --remote <the remote your team shares>`", ErrNoArbiter, strings.Join(cands, ", "), ArbiterKey)
+}
+
+// Held fetches the baton records of the remote that arbitrates claims of
+// ref and returns the blob id it holds there ("" for none); without a
+// remote, what this clone holds.
+func (a Arbiter) Held(ctx context.Context, st *refstore.Store, ref string) (string, error) {
+	remote, err := a.remoteFor(ctx, st, ref)
+	if err != nil {
 		return "", err
 	}
-	return inited[0], nil
+	if remote == "" {
+		return handoff.Local{}.Held(ctx, st, ref)
+	}
+	tracking, err := refstore.RemoteRef(remote, ref)
+	if err != nil {
+		return "", err
+	}
+	specs, err := fetchSpecs(remote)
+	if err != nil {
+		return "", err
+	}
+	if err := st.Fetch(ctx, remote, true, specs...); err != nil {
+		return "", &UnreachableError{Remote: remote, Err: err}
+	}
+	oid, err := st.ResolveID(ctx, tracking)
+	if errors.Is(err, refstore.ErrNotFound) {
+		return "", nil
+	}
+	return oid, err
+}
+
+// fetchSpecs are what a claim fetches from its arbiter: the batons and the
+// arbiter record.
+func fetchSpecs(remote string) ([]string, error) {
+	specs, err := Refspecs(remote)
+	if err != nil {
+		return nil, err
+	}
+	as, err := arbiterRefspec(remote)
+	if err != nil {
+		return nil, err
+	}
+	return []string{specs[0], as}, nil
 }

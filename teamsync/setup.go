@@ -12,14 +12,21 @@ type InitResult struct {
 	Remote  string   `json:"remote"`
 	Added   []string `json:"added"`   // fetch refspecs added
 	Present []string `json:"present"` // fetch refspecs already there
+	// Arbiter is the remote that decides claims (git config
+	// handoff.arbiter): remote itself, or the one of this clone's remotes
+	// the team's arbiter record names.
+	Arbiter  string   `json:"arbiter"`
+	Warnings []string `json:"warnings"`
 }
 
 // Changed reports whether Init wrote anything.
 func (r InitResult) Changed() bool { return len(r.Added) > 0 }
 
 // Init adds the fetch refspecs of our kinds to remote, so that a plain `git
-// fetch` brings the team's records into refs/ao/remotes/<remote>/, and marks
-// the remote as the arbiter of claims. Running it again changes nothing.
+// fetch` brings the team's records into refs/ao/remotes/<remote>/, and
+// settles which remote decides claims (see arbiter_config.go): the one the
+// team's arbiter record names when a remote has one, else remote, which
+// then gets the record. Running it again changes nothing.
 //
 // It adds no push refspec: a remote.<name>.push value replaces push.default
 // for a plain `git push`, which would then stop pushing the current branch,
@@ -34,6 +41,11 @@ func Init(ctx context.Context, st *refstore.Store, remote string) (InitResult, e
 	if err != nil {
 		return res, err
 	}
+	as, err := arbiterRefspec(remote)
+	if err != nil {
+		return res, err
+	}
+	specs = append(specs, as)
 	have, err := st.ConfigValues(ctx, "remote."+remote+".fetch")
 	if err != nil {
 		return res, err
@@ -48,7 +60,11 @@ func Init(ctx context.Context, st *refstore.Store, remote string) (InitResult, e
 		}
 		res.Added = append(res.Added, s)
 	}
-	return res, nil
+	res.Arbiter, res.Warnings, err = settleArbiter(ctx, st, remote)
+	if res.Warnings == nil {
+		res.Warnings = []string{}
+	}
+	return res, err
 }
 
 // initialized lists the remotes Init set up (whose fetch refspecs include

@@ -127,7 +127,7 @@ func TestInitIsIdempotentAndNeverAllOfRefsAo(t *testing.T) {
 	tm := newTeam(t, 1)
 	st := tm.clones[0]
 	res, err := Init(context.Background(), st, "origin")
-	if err != nil || res.Changed() || len(res.Present) != 4 {
+	if err != nil || res.Changed() || len(res.Present) != 5 { // our four kinds and the arbiter record
 		t.Fatalf("second init: %+v %v", res, err)
 	}
 	specs := git(t, st.Dir(), "config", "--get-all", "remote.origin.fetch")
@@ -230,7 +230,10 @@ func TestUnreachableRemoteClaimsNothing(t *testing.T) {
 	a := tm.clones[0]
 	end(t, a, 0, "next")
 	syncAt(t, a, 1)
-	git(t, a.Dir(), "remote", "set-url", "origin", filepath.Join(tm.dir, "gone.git"))
+	// The remote goes away (its URL stays, so it is still the arbiter).
+	if err := os.Rename(tm.remote, filepath.Join(tm.dir, "gone.git")); err != nil {
+		t.Fatal(err)
+	}
 	_, err := claim(a, "s-a", 2, Arbiter{})
 	var ue *UnreachableError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--offline") {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/teamsync"
 )
 
 func claimCommand(d *deps) *cli.Command {
@@ -29,6 +31,9 @@ func claimCommand(d *deps) *cli.Command {
 			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
+				if errors.Is(err, handoff.ErrNoArbiter) {
+					return withHint(fmt.Errorf("claiming the baton: %w", err), "claims go to one remote per team (git config "+teamsync.ArbiterKey+"), set by `git handoff init --remote <name>`")
+				}
 				return fmt.Errorf("claiming the baton: %w", err)
 			}
 			if c.Bool("json") {

@@ -62,7 +62,9 @@ func runInit(c *cli.Context, d *deps) error {
 	if err != nil {
 		return fmt.Errorf("setting up remote %q: %w", remote, err)
 	}
+	out.Notices = append(out.Notices, res.Warnings...)
 	if !noRemote {
+		out.Arbiter = res.Arbiter
 		out.Changed = res.Changed()
 		out.Fetch = refspecsJSON{Added: res.Added, Present: res.Present}
 	}
@@ -110,6 +112,9 @@ func runInit(c *cli.Context, d *deps) error {
 				}
 			}
 		}
+		if out.Arbiter != "" {
+			fmt.Fprintf(d.stderr, "claims are decided at remote %s (git config %s)\n", out.Arbiter, teamsync.ArbiterKey)
+		}
 		switch {
 		case noRemote:
 		case checkErr != nil:
@@ -134,6 +139,7 @@ func runInit(c *cli.Context, d *deps) error {
 
 type initJSON struct {
 	Remote  string          `json:"remote"`
+	Arbiter string          `json:"arbiter"` // the remote that decides claims ("" without a remote)
 	Changed bool            `json:"changed"`
 	Fetch   refspecsJSON    `json:"fetchRefspecs"`
 	Hooks   *hookReportJSON `json:"hooks"` // null with --no-hooks; the shape of hooks install

@@ -1,0 +1,371 @@
+package handoff
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// A claim is decided at the arbiter (a push) before this clone records it
+// (a local ref write). A process killed in between, or a local write that
+// fails, would leave a claim the remote calls won that nobody here has
+// received. So a claim is noted in the git dir before it is pushed, at
+// <common dir>/handoff/pending/<baton>~<session>, and the next claim or
+// start in this clone settles the notes it finds: a claim won at the
+// arbiter is recorded and delivered, one lost or never pushed is dropped.
+// A note goes away once the claim is recorded in a local ref transaction.
+//
+// A note of another session is only settled when the process that wrote it
+// is gone (it would still record it itself otherwise), and only by the
+// process that renames it to <baton>~<session>~<taker> first: of two
+// starts after a crash exactly one delivers the baton.
+
+const pendingSchema = "pending-claim/v1"
+
+type pendingClaim struct {
+	Schema  string `json:"schema"`
+	Baton   string `json:"baton"`   // the baton's id
+	Ref     string `json:"ref"`     // its ref
+	Old     string `json:"old"`     // the unclaimed blob the claim started from
+	Claimed string `json:"claimed"` // the claimed blob pushed to the arbiter
+	Session string `json:"session"` // who claimed it
+	Host    string `json:"host"`
+	PID     int    `json:"pid"`
+
+	path  string // where the note is
+	taker string // the session delivering it in place of Session, from the name
+}
+
+func pendingDir(st *refstore.Store) string {
+	return filepath.Join(st.CommonDir(), "handoff", "pending")
+}
+
+// '~' never appears in an encoded component, so it separates the parts.
+func pendingName(batonID, session string) (string, error) {
+	b, err := refstore.EncodeComponent(batonID)
+	if err != nil {
+		return "", err
+	}
+	s, err := refstore.EncodeComponent(session)
+	if err != nil {
+		return "", err
+	}
+	return b + "~" + s, nil
+}
+
+// notePending records p before its claim is pushed. The note is written
+// whole and renamed into place, so a reader never sees half of one.
+func notePending(ctx context.Context, st *refstore.Store, p *pendingClaim) error {
+	name, err := pendingName(p.Baton, p.Session)
+	if err != nil {
+		return err
+	}
+	p.Schema, p.Host, p.PID = pendingSchema, hostname(), os.Getpid()
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	dir := pendingDir(st)
+	fileMode, dirMode := modes(ctx, st)
+	if err := os.MkdirAll(dir, dirMode); err != nil {
+		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
+	}
+	// MkdirAll's mode passes through the umask; a directory someone else
+	// made stays as it is.
+	_ = os.Chmod(filepath.Dir(dir), dirMode)
+	_ = os.Chmod(dir, dirMode)
+	p.path = filepath.Join(dir, name)
+	tmp := fmt.Sprintf("%s.%d.tmp", p.path, os.Getpid())
+	if err := os.WriteFile(tmp, data, fileMode); err != nil {
+		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
+	}
+	_ = os.Chmod(tmp, fileMode)
+	if err := os.Rename(tmp, p.path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
+	}
+	return nil
+}
+
+// modes are the permissions of our notes: group-writable in a repository
+// shared with a group (core.sharedRepository), as git makes its own files
+// there, so that a teammate's process can settle them.
+func modes(ctx context.Context, st *refstore.Store) (file, dir os.FileMode) {
+	vals, _ := st.Config(ctx, "core.sharedRepository")
+	switch strings.ToLower(vals["core.sharedrepository"]) {
+	case "", "false", "umask", "0", "no", "off":
+		return 0o644, 0o755
+	}
+	return 0o664, 0o2775
+}
+
+// dropPending removes the note: its claim is recorded, lost or void.
+func dropPending(p *pendingClaim) {
+	if p.path != "" {
+		os.Remove(p.path)
+	}
+}
+
+// pendingClaims lists the notes in this clone. A note that cannot be read
+// is left alone: it is evidence, and a later version may read it.
+func pendingClaims(st *refstore.Store) []*pendingClaim {
+	ents, err := os.ReadDir(pendingDir(st))
+	if err != nil {
+		return nil
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	var out []*pendingClaim
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasSuffix(name, ".tmp") {
+			// Half a note from a process killed while writing it: its
+			// claim was never pushed (the push waits for the note).
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				os.Remove(filepath.Join(pendingDir(st), name))
+			}
+			continue
+		}
+		parts := strings.Split(name, "~")
+		if len(parts) < 2 || len(parts) > 3 {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(pendingDir(st), name))
+		if err != nil {
+			continue
+		}
+		var p pendingClaim
+		if json.Unmarshal(data, &p) != nil || p.Schema != pendingSchema || p.Baton == "" || p.Session == "" {
+			continue
+		}
+		p.path = filepath.Join(pendingDir(st), name)
+		if len(parts) == 3 {
+			if p.taker, err = refstore.DecodeComponent(parts[2]); err != nil {
+				continue
+			}
+		}
+		out = append(out, &p)
+	}
+	return out
+}
+
+// alive reports whether the process that last handled p may still be
+// running. A note from another host cannot be checked and counts as alive.
+func (p *pendingClaim) alive() bool {
+	if p.Host != hostname() {
+		return true
+	}
+	if p.PID <= 0 || p.PID == os.Getpid() {
+		return false
+	}
+	err := syscall.Kill(p.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// take makes me the one delivering p, by renaming it: of two processes
+// taking one note, exactly one rename succeeds.
+func (p *pendingClaim) take(ctx context.Context, st *refstore.Store, me string) bool {
+	name, err := pendingName(p.Baton, p.Session)
+	if err != nil {
+		return false
+	}
+	t, err := refstore.EncodeComponent(me)
+	if err != nil {
+		return false
+	}
+	p.PID, p.Host = os.Getpid(), hostname()
+	data, _ := json.Marshal(p)
+	to := filepath.Join(pendingDir(st), name+"~"+t)
+	if to == p.path {
+		return true
+	}
+	if err := os.Rename(p.path, to); err != nil {
+		return false
+	}
+	p.path, p.taker = to, me
+	// Our pid in the note, so no third process takes it from us while we
+	// deliver; losing this write only risks that.
+	fileMode, _ := modes(ctx, st)
+	tmp := fmt.Sprintf("%s.%d.tmp", to, os.Getpid())
+	if os.WriteFile(tmp, data, fileMode) == nil {
+		os.Rename(tmp, to)
+	}
+	return true
+}
+
+// wonClaim is a claim the arbiter calls won and this clone has not recorded
+// yet.
+type wonClaim struct {
+	note  *pendingClaim
+	baton baton.Stored // the claimed version the arbiter holds
+}
+
+// crashed names the session that won the claim when it is not the one
+// receiving it now ("" when it is).
+func (w *wonClaim) crashed(me string) string {
+	if w.note.Session == me {
+		return ""
+	}
+	return w.note.Session
+}
+
+// settle goes through the notes of claims this clone made for batons who
+// may receive, and returns the first one won at the arbiter that no local
+// session has received, ready for me to record. Notes of claims already
+// recorded, lost, or never pushed are dropped. An arbiter that cannot be
+// asked leaves the note in place and returns the error.
+func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me string) (*wonClaim, error) {
+	notes := pendingClaims(st)
+	if len(notes) == 0 {
+		return nil, nil
+	}
+	private, err := refstore.HandoffRef(false, who.Owner, who.Branch)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
+		if n.Ref != private && !strings.HasPrefix(n.Ref, refstore.SharedPrefix) {
+			continue
+		}
+		mine := n.Session == me || n.taker == me
+		if !mine && n.alive() {
+			continue // its process is still deciding it
+		}
+		if received(ctx, st, n) {
+			dropPending(n)
+			continue
+		}
+		held, err := arb.Held(ctx, st, n.Ref)
+		if err != nil {
+			return nil, fmt.Errorf("settling the claim of baton %s that session %s made here: %w", n.Baton, n.Session, err)
+		}
+		b, ok := readClaim(ctx, st, n.Ref, held)
+		won := ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session
+		if !won && held != n.Old {
+			// Lost, cancelled or replaced: nothing of ours to deliver,
+			// and a push still in flight cannot land (its lease names
+			// n.Old).
+			dropPending(n)
+			continue
+		}
+		if !mine && !n.take(ctx, st, me) {
+			continue // another process took it first
+		}
+		if !won {
+			// The arbiter still holds the baton unclaimed. The push may
+			// still be on its way (a killed git-handoff leaves its git
+			// push running), so the note cannot be dropped: finish the
+			// claim instead. Whichever of the two pushes lands, the
+			// claim is the one noted.
+			if b, won, err = finish(ctx, st, arb, n); err != nil {
+				return nil, err
+			}
+			if !won {
+				dropPending(n)
+				continue
+			}
+		}
+		return &wonClaim{note: n, baton: b}, nil
+	}
+	return nil, nil
+}
+
+// finish pushes the noted claim to the arbiter again and reports whether
+// the arbiter now holds it.
+func finish(ctx context.Context, st *refstore.Store, arb Arbiter, n *pendingClaim) (baton.Stored, bool, error) {
+	err := arb.Arbitrate(ctx, st, refstore.Update{Ref: n.Ref, New: n.Claimed, Old: n.Old})
+	if err != nil && !errors.Is(err, refstore.ErrConflict) {
+		return baton.Stored{}, false, fmt.Errorf("finishing the claim of baton %s that session %s made here: %w", n.Baton, n.Session, err)
+	}
+	if err == nil {
+		b, ok := readClaim(ctx, st, n.Ref, n.Claimed)
+		return b, ok, nil
+	}
+	held, herr := arb.Held(ctx, st, n.Ref)
+	if herr != nil {
+		return baton.Stored{}, false, herr
+	}
+	b, ok := readClaim(ctx, st, n.Ref, held)
+	return b, ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session, nil
+}
+
+// received reports whether the session that claimed n, or the one
+// delivering it, has the baton in its record: then it was delivered.
+func received(ctx context.Context, st *refstore.Store, n *pendingClaim) bool {
+	for _, id := range []string{n.Session, n.taker} {
+		if id == "" {
+			continue
+		}
+		s, err := lineage.ReadSession(ctx, st, id)
+		if err != nil || len(s.ClaimedHandoff) == 0 {
+			continue
+		}
+		var b struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(s.ClaimedHandoff, &b) == nil && b.ID == n.Baton {
+			return true
+		}
+	}
+	return false
+}
+
+// readClaim reads the blob oid as the baton at ref, trusting it only at its
+// own place.
+func readClaim(ctx context.Context, st *refstore.Store, ref, oid string) (baton.Stored, bool) {
+	if oid == "" {
+		return baton.Stored{}, false
+	}
+	e, err := st.ReadObject(ctx, oid)
+	if err != nil {
+		return baton.Stored{}, false
+	}
+	e.Ref = ref
+	var b baton.Baton
+	if refstore.Decode(e, baton.Schema, &b) != nil {
+		return baton.Stored{}, false
+	}
+	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != ref {
+		return baton.Stored{}, false
+	}
+	return baton.Stored{Baton: b, Ref: ref, OID: oid}, true
+}
+
+// localUpdate is the swap that brings the local baton ref to the won
+// version; ok is false when the ref holds this session's claim already, or
+// has moved on to another baton (left alone: the won one is delivered all
+// the same). The same baton claimed by someone else or cancelled here is a
+// conflict: with no remote to arbitrate, that is a lost claim.
+func localUpdate(ctx context.Context, st *refstore.Store, w *wonClaim) (refstore.Update, bool, error) {
+	ref := w.baton.Ref
+	cur, err := st.ResolveID(ctx, ref)
+	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
+		return refstore.Update{}, false, err
+	}
+	if cur == w.baton.OID {
+		return refstore.Update{}, false, nil
+	}
+	if cur != "" && cur != w.note.Old {
+		if s, ok := readClaim(ctx, st, ref, cur); ok {
+			switch {
+			case s.ID != w.note.Baton:
+				return refstore.Update{}, false, nil
+			case s.Claimed && s.ClaimedBySession == w.note.Session:
+				return refstore.Update{}, false, nil
+			case !s.Live():
+				return refstore.Update{}, false, &refstore.ConflictError{Ref: ref, Expected: w.note.Old, Actual: cur}
+			}
+		}
+	}
+	return refstore.Update{Ref: ref, New: w.baton.OID, Old: cur}, true, nil
+}
