@@ -9,8 +9,8 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // ErrNoSession is returned when a command needs a session and none is named
@@ -147,13 +147,13 @@ func recordClaim(ctx context.Context, st *refstore.Store, w *wonClaim, me string
 	if ok {
 		ups = append(ups, up)
 	}
-	cur, err := lineage.ReadSession(ctx, st, me)
+	cur, err := session.Read(ctx, st, me)
 	switch {
 	case err == nil:
-		s := cur.Session
+		s := cur.Record
 		s.ClaimedHandoff, _ = json.Marshal(w.baton.Baton)
 		s.UpdatedAt = now
-		sup, err := lineage.SessionUpdate(ctx, st, s, cur)
+		sup, err := session.Written(ctx, st, s, cur)
 		if err != nil {
 			return ClaimResult{}, err
 		}
@@ -202,7 +202,7 @@ type BriefOptions struct {
 	MaxBytes int
 	// PRFacts renders the facts of the pull request a session owns, with
 	// notices; nil leaves them out (no GitHub access).
-	PRFacts func(context.Context, *lineage.PRPointer) (string, []string)
+	PRFacts func(context.Context, *session.PRPointer) (string, []string)
 }
 
 // Brief renders the brief for owner on branch as start would, but claims
@@ -218,7 +218,7 @@ func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clo
 		return BriefResult{}, err
 	}
 	if id, err := SessionID(st, opts.Session); err == nil && id != "" {
-		if s, err := lineage.ReadSession(ctx, st, id); err == nil {
+		if s, err := session.Read(ctx, st, id); err == nil {
 			g.input.Package = s.HandoffPackage
 			if s.PR != nil && opts.PRFacts != nil {
 				var notes []string

@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // EndOptions are what `git handoff end` was asked.
@@ -24,8 +24,8 @@ type EndOptions struct {
 // EndResult is the baton left behind.
 type EndResult struct {
 	Handoff baton.Stored
-	Session *lineage.Session // nil when no session record was found
-	Unbound bool             // this worktree was bound to the ended session and no longer is
+	Session *session.Record // nil when no session record was found
+	Unbound bool            // this worktree was bound to the ended session and no longer is
 	// Superseded is the baton this one replaced while it was still waiting.
 	Superseded *baton.Stored
 	Notices    []string
@@ -47,19 +47,19 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		now := clock()
 		var ups []refstore.Update
 		var sessUp *refstore.Update
-		var sess *lineage.Session
+		var sess *session.Record
 		var sessionHarness string
 		if id != "" {
-			cur, err := lineage.ReadSession(ctx, st, id)
+			cur, err := session.Read(ctx, st, id)
 			switch {
 			case err == nil:
-				s := cur.Session
+				s := cur.Record
 				sessionHarness = s.Harness
-				if s.Status == lineage.StatusActive {
-					s.Status, s.EndedAt = lineage.StatusEnded, &now
+				if s.Status == session.StatusActive {
+					s.Status, s.EndedAt = session.StatusEnded, &now
 				}
 				s.UpdatedAt = now
-				up, err := lineage.SessionUpdate(ctx, st, s, cur)
+				up, err := session.Written(ctx, st, s, cur)
 				if err != nil {
 					return EndResult{}, err
 				}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/gittest"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // end is killed right after its transaction's first rename, before any
@@ -42,7 +42,7 @@ func TestEndKilledAfterFirstRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if _, err := lineage.CreateSession(ctx, st, lineage.Session{ID: "s1", Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: now, UpdatedAt: now}, "test"); err != nil {
+	if _, err := session.Create(ctx, st, session.Record{ID: "s1", Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: now, UpdatedAt: now}, "test"); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -65,7 +65,7 @@ func TestEndKilledAfterFirstRename(t *testing.T) {
 		return s.Status
 	}
 	baton, _ := exec.Command("git", "-C", dir, "for-each-ref", "--format=%(refname)", refstore.HandoffsPrefix).Output()
-	if status() == lineage.StatusEnded && len(strings.TrimSpace(string(baton))) == 0 {
+	if status() == session.StatusEnded && len(strings.TrimSpace(string(baton))) == 0 {
 		t.Fatal("the kill left the session ended and its baton lost: the session was written before the baton")
 	}
 	if len(strings.TrimSpace(string(baton))) == 0 {
@@ -77,7 +77,7 @@ func TestEndKilledAfterFirstRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if got := status(); got != lineage.StatusEnded {
+	if got := status(); got != session.StatusEnded {
 		t.Errorf("after the next Open the session is %q, want ended (%v)", got, st.Recovered())
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // A claim is decided at the arbiter (a push) before this clone records it
@@ -306,7 +306,7 @@ func received(ctx context.Context, st *refstore.Store, n *pendingClaim) bool {
 		if id == "" {
 			continue
 		}
-		s, err := lineage.ReadSession(ctx, st, id)
+		s, err := session.Read(ctx, st, id)
 		if err != nil || len(s.ClaimedHandoff) == 0 {
 			continue
 		}

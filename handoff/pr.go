@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/ghpr"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // PRHost is what the pull-request workflows need from the forge: the facts
@@ -43,7 +43,7 @@ func markMerged(ctx context.Context, st *refstore.Store, repo string, number int
 	switch {
 	case err != nil:
 		notices = append(notices, fmt.Sprintf("recording #%d as merged: %v", number, err))
-	case res.Changed && res.Session != nil && res.Session.Status == lineage.StatusMerged:
+	case res.Changed && res.Session != nil && res.Session.Status == session.StatusMerged:
 		notices = append(notices, fmt.Sprintf("#%d is merged: session %s is now merged (read-only)", number, res.Session.ID))
 	}
 	return notices
@@ -57,7 +57,7 @@ const prFactsTimeout = 15 * time.Second
 // package or a brief (prown.PackageSection). A pointer to another
 // repository than the host's renders as "". Failing to fetch them degrades
 // to a section saying so and a notice, never to a failed workflow.
-func PRFacts(ctx context.Context, connect Connect, p *lineage.PRPointer) (string, []string) {
+func PRFacts(ctx context.Context, connect Connect, p *session.PRPointer) (string, []string) {
 	if p == nil || p.Number <= 0 {
 		return "", nil
 	}
@@ -71,7 +71,7 @@ func PRFacts(ctx context.Context, connect Connect, p *lineage.PRPointer) (string
 	return fmt.Sprintf("### Pull request %s#%d\n\n%s\n\n%s\n", p.Repo, p.Number, p.URL, msg), []string{msg}
 }
 
-func prFactsMarkdown(ctx context.Context, connect Connect, p *lineage.PRPointer) (string, error) {
+func prFactsMarkdown(ctx context.Context, connect Connect, p *session.PRPointer) (string, error) {
 	if connect == nil {
 		return "", fmt.Errorf("no GitHub connection")
 	}
@@ -91,11 +91,11 @@ func prFactsMarkdown(ctx context.Context, connect Connect, p *lineage.PRPointer)
 
 // sessionPR is the pull request the session's record points at; nil when
 // id is "" or the session owns none.
-func sessionPR(ctx context.Context, st *refstore.Store, id string) (*lineage.PRPointer, error) {
+func sessionPR(ctx context.Context, st *refstore.Store, id string) (*session.PRPointer, error) {
 	if id == "" {
 		return nil, nil
 	}
-	s, err := lineage.ReadSession(ctx, st, id)
+	s, err := session.Read(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}

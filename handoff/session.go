@@ -8,21 +8,22 @@ import (
 
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // SessionBriefer renders a session's brief as `git handoff brief --session
 // ID` would (no pull request facts), and writes a first message to a file
 // in the common git dir for agents that read only files.
-func SessionBriefer(ctx context.Context, st *refstore.Store, clock Clock) lineage.Briefer {
-	return lineage.Briefer{
-		Brief: func(s lineage.Session) (string, error) {
+func SessionBriefer(ctx context.Context, st *refstore.Store, clock Clock) session.Briefer {
+	return session.Briefer{
+		Brief: func(s session.Record) (string, error) {
 			res, err := Brief(ctx, st, BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch}, clock)
 			if err != nil {
 				return "", err
 			}
 			return res.Brief, nil
 		},
-		File: func(s lineage.Session, text string) (string, error) {
+		File: func(s session.Record, text string) (string, error) {
 			name, err := refstore.EncodeComponent(s.ID)
 			if err != nil {
 				return "", err
@@ -48,17 +49,17 @@ type SessionRelaunchOptions struct {
 }
 
 // SessionSwitch hands a session to another coding agent in the same
-// worktree (lineage.Switch).
-func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (lineage.RelaunchResult, error) {
-	return lineage.Switch(ctx, st, lineage.RelaunchOptions{
+// worktree (session.Switch).
+func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
+	return session.Switch(ctx, st, session.RelaunchOptions{
 		ID: opts.ID, Harness: opts.Harness, Model: opts.Model, Prompt: opts.Prompt,
 		By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
 	}, clock())
 }
 
-// SessionRestore revives a session under its own id (lineage.Restore).
-func SessionRestore(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (lineage.RelaunchResult, error) {
-	return lineage.Restore(ctx, st, lineage.RelaunchOptions{
+// SessionRestore revives a session under its own id (session.Restore).
+func SessionRestore(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
+	return session.Restore(ctx, st, session.RelaunchOptions{
 		ID: opts.ID, Prompt: opts.Prompt, By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
 	}, clock())
 }
@@ -73,7 +74,7 @@ type SessionLaunchOptions struct {
 
 // SessionLaunchResult is the command that starts or resumes the agent.
 type SessionLaunchResult struct {
-	Plan    lineage.LaunchPlan
+	Plan    session.LaunchPlan
 	Notices []string
 }
 
@@ -90,14 +91,14 @@ func (e *WorktreeGoneError) Error() string { return fmt.Sprintf("its worktree %s
 // SessionLaunch plans the launch of a session's agent; with Exec it checks
 // that the plan can run and records the launch.
 func SessionLaunch(ctx context.Context, st *refstore.Store, opts SessionLaunchOptions, clock Clock) (SessionLaunchResult, error) {
-	cur, err := lineage.ReadSession(ctx, st, opts.ID)
+	cur, err := session.Read(ctx, st, opts.ID)
 	if err == nil {
-		err = lineage.Launchable(cur.Session)
+		err = session.Launchable(cur.Record)
 	}
 	if err != nil {
 		return SessionLaunchResult{}, err
 	}
-	plan, err := lineage.PlanLaunch(cur.Session, SessionBriefer(ctx, st, clock))
+	plan, err := session.PlanLaunch(cur.Record, SessionBriefer(ctx, st, clock))
 	if err != nil {
 		return SessionLaunchResult{}, err
 	}
@@ -113,48 +114,48 @@ func SessionLaunch(ctx context.Context, st *refstore.Store, opts SessionLaunchOp
 			return res, &WorktreeGoneError{ID: opts.ID, Dir: plan.Dir}
 		}
 	}
-	if err := lineage.MarkLaunched(ctx, st, opts.ID, clock()); err != nil {
+	if err := session.MarkLaunched(ctx, st, opts.ID, clock()); err != nil {
 		res.Notices = append(res.Notices, fmt.Sprintf("the launch was not recorded: %v", err))
 	}
 	return res, nil
 }
 
 // SessionNative records a coding agent's own session id for a session.
-func SessionNative(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, clock Clock) (lineage.StoredSession, error) {
-	return lineage.RecordNative(ctx, st, id, harnessName, nativeID, clock())
+func SessionNative(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, clock Clock) (session.Stored, error) {
+	return session.RecordNative(ctx, st, id, harnessName, nativeID, clock())
 }
 
 // SessionTerminateResult is what terminating a session did.
 type SessionTerminateResult struct {
-	Session lineage.StoredSession
+	Session session.Stored
 	Changed bool // false: it was already terminated
 }
 
 // SessionTerminate marks a session whose agent is dead.
 func SessionTerminate(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (SessionTerminateResult, error) {
-	s, changed, err := lineage.Terminate(ctx, st, id, summary, clock())
+	s, changed, err := session.Terminate(ctx, st, id, summary, clock())
 	return SessionTerminateResult{Session: s, Changed: changed}, err
 }
 
 // SessionSummary records the latest summary of a session's work.
-func SessionSummary(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (lineage.StoredSession, error) {
-	return lineage.SetSummary(ctx, st, id, summary, clock())
+func SessionSummary(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (session.Stored, error) {
+	return session.SetSummary(ctx, st, id, summary, clock())
 }
 
 // SessionShowResult is one session record and its place in the lineage.
 type SessionShowResult struct {
-	Session lineage.StoredSession
+	Session session.Stored
 	Lineage string // its line in one line: "a ← b ← [c]"; the id when the line cannot be read
 }
 
 // SessionShow reads one session record.
 func SessionShow(ctx context.Context, st *refstore.Store, id string) (SessionShowResult, error) {
-	cur, err := lineage.ReadSession(ctx, st, id)
+	cur, err := session.Read(ctx, st, id)
 	if err != nil {
 		return SessionShowResult{}, err
 	}
 	res := SessionShowResult{Session: cur, Lineage: id}
-	if g, err := lineage.LineGraph(ctx, st, id); err == nil {
+	if g, err := session.LineGraph(ctx, st, id); err == nil {
 		res.Lineage = lineage.Summary(g, id)
 	}
 	return res, nil
@@ -167,7 +168,7 @@ type SessionListOptions struct {
 
 // SessionListed is one session of a listing with its lineage summary.
 type SessionListed struct {
-	lineage.Session
+	session.Record
 	Lineage string
 }
 
@@ -179,7 +180,7 @@ type SessionListResult struct {
 
 // SessionList lists the sessions, active ones unless All.
 func SessionList(ctx context.Context, st *refstore.Store, opts SessionListOptions) (SessionListResult, error) {
-	stored, warns, err := lineage.ListSessions(ctx, st)
+	stored, warns, err := session.List(ctx, st)
 	if err != nil {
 		return SessionListResult{}, err
 	}
@@ -187,14 +188,14 @@ func SessionList(ctx context.Context, st *refstore.Store, opts SessionListOption
 	for _, w := range warns {
 		res.Notices = append(res.Notices, w.String())
 	}
-	sessions := lineage.Sessions(stored)
-	g := lineage.NewGraph(lineage.Nodes(sessions))
+	sessions := session.Records(stored)
+	g := lineage.NewGraph(session.Nodes(sessions))
 	for _, p := range g.Problems() {
 		res.Notices = append(res.Notices, fmt.Sprintf("lineage: %s", p))
 	}
 	for _, s := range sessions {
-		if opts.All || s.Status == lineage.StatusActive {
-			res.Sessions = append(res.Sessions, SessionListed{Session: s, Lineage: lineage.Summary(g, s.ID)})
+		if opts.All || s.Status == session.StatusActive {
+			res.Sessions = append(res.Sessions, SessionListed{Record: s, Lineage: lineage.Summary(g, s.ID)})
 		}
 	}
 	return res, nil
@@ -208,7 +209,7 @@ type SessionLineageResult struct {
 
 // SessionLineage draws the predecessors and successors of a session.
 func SessionLineage(ctx context.Context, st *refstore.Store, id, format string) (SessionLineageResult, error) {
-	g, err := lineage.LineGraph(ctx, st, id)
+	g, err := session.LineGraph(ctx, st, id)
 	if err != nil {
 		return SessionLineageResult{}, err
 	}

@@ -6,15 +6,15 @@ import (
 	"os"
 
 	"github.com/git-handoff/git-handoff/ghpr"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // SessionReplaceOptions are what `session replace` was asked. Transfer,
 // PackageExtra and Host of the embedded options are the workflow's own.
 type SessionReplaceOptions struct {
-	lineage.ReplaceOptions
+	session.ReplaceOptions
 	// ClaimPR moves the old session's pull request to the new one, in the
 	// replacement's transaction, and then updates its ownership comment.
 	ClaimPR bool
@@ -25,13 +25,13 @@ type SessionReplaceOptions struct {
 
 // SessionReplaceResult is what a replacement did.
 type SessionReplaceResult struct {
-	lineage.ReplaceResult
+	session.ReplaceResult
 	// GitHub is what was done to the moved pull request's comment:
 	// Comment is skipped (nothing moved), updated or failed.
 	GitHub PRGitHub
 }
 
-// SessionReplace replaces a session with a new one (lineage.Replace), with
+// SessionReplace replaces a session with a new one (session.Replace), with
 // the facts of the pull request it owns in the handoff package and, with
 // ClaimPR, that pull request moved along. GitHub failing after the swap is
 // in GitHub.Errors: the replacement stands.
@@ -41,9 +41,9 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 	ro.Transfer, ro.PackageExtra = nil, ""
 	now := clock()
 	var notices []string
-	prev, err := lineage.ReadSession(ctx, st, ro.OldID)
+	prev, err := session.Read(ctx, st, ro.OldID)
 	if err == nil && prev.PR != nil {
-		if ro.Context == lineage.ContextSummary {
+		if ro.Context == session.ContextSummary {
 			ro.PackageExtra, notices = PRFacts(ctx, opts.Connect, prev.PR)
 		}
 		if !opts.ClaimPR {
@@ -51,7 +51,7 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 		}
 	}
 	if opts.ClaimPR {
-		ro.Transfer = func(ctx context.Context, old lineage.Session, next, prev *lineage.Session) ([]refstore.Update, error) {
+		ro.Transfer = func(ctx context.Context, old session.Record, next, prev *session.Record) ([]refstore.Update, error) {
 			ups, rec, err := prown.TransferUpdates(ctx, st, old.ID, *next, next.HandoffReason, now)
 			if err != nil || rec == nil {
 				return ups, err
@@ -60,7 +60,7 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 			return ups, nil
 		}
 	}
-	rep, err := lineage.Replace(ctx, st, ro, now)
+	rep, err := session.Replace(ctx, st, ro, now)
 	res := SessionReplaceResult{ReplaceResult: rep, GitHub: PRGitHub{Comment: CommentSkipped}}
 	res.Notices = append(notices, rep.Notices...)
 	if err != nil {
@@ -78,7 +78,7 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 
 // tellOwner writes the ownership comment of the pull request p after its
 // ownership moved in git.
-func tellOwner(ctx context.Context, st *refstore.Store, connect Connect, p *lineage.PRPointer) error {
+func tellOwner(ctx context.Context, st *refstore.Store, connect Connect, p *session.PRPointer) error {
 	rec, err := prown.Read(ctx, st, p.Repo, p.Number)
 	if err != nil {
 		return err

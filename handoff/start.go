@@ -9,8 +9,8 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // StartOptions are what `git handoff start` was asked.
@@ -27,7 +27,7 @@ type StartOptions struct {
 
 // StartResult is what a starting session is told.
 type StartResult struct {
-	Session   lineage.Session
+	Session   session.Record
 	Handoff   *baton.Stored // the baton the brief is about; nil when none
 	Claimed   bool
 	Objective *baton.Objective
@@ -65,7 +65,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 	for attempt := 0; attempt <= startAttempts; attempt++ {
 		final := attempt == startAttempts // the last pass makes no new claim: it cannot lose one
 		now := clock()
-		if _, err := lineage.ReadSession(ctx, st, id); err == nil {
+		if _, err := session.Read(ctx, st, id); err == nil {
 			return StartResult{}, &ExistsError{ID: id}
 		} else if !errors.Is(err, refstore.ErrNotFound) {
 			return StartResult{}, err
@@ -107,9 +107,9 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			ctxBrief.input.Baton, ctxBrief.handoff = nil, nil
 		}
 		text, fits := brief.Render(ctxBrief.input, maxBytes(opts.MaxBytes))
-		sess := lineage.Session{
+		sess := session.Record{
 			ID: id, Owner: who.Owner, Branch: who.Branch, Worktree: worktree(st), Host: hostname(),
-			Harness: HarnessName(opts.Harness), Model: opts.Model, Status: lineage.StatusActive, Prompt: opts.Objective,
+			Harness: HarnessName(opts.Harness), Model: opts.Model, Status: session.StatusActive, Prompt: opts.Objective,
 			CreatedAt: now, UpdatedAt: now,
 		}
 		res := StartResult{Objective: ctxBrief.input.Objective, Brief: text}
@@ -146,7 +146,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				sess.ClaimedHandoff, _ = json.Marshal(claimed.Baton)
 			}
 		}
-		sessUp, err := lineage.SessionUpdate(ctx, st, sess, lineage.StoredSession{})
+		sessUp, err := session.Written(ctx, st, sess, session.Stored{})
 		if err != nil {
 			return StartResult{}, err
 		}
@@ -200,7 +200,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			if err := st.Bind(sessUp.Ref); err != nil {
 				notices.add("this worktree was not bound to the session: " + err.Error())
 			}
-			sess.Schema = lineage.SessionSchema
+			sess.Schema = session.Schema
 			res.Session, res.Notices = sess, notices.list
 			return res, nil
 		case !errors.As(err, &ce):

@@ -11,9 +11,9 @@ import (
 	"github.com/git-handoff/git-handoff/ghpr/ghprtest"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/gittest"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // These tests call the workflows as the MCP server and the web API will:
@@ -159,14 +159,14 @@ func TestSessionReplaceMovesThePR(t *testing.T) {
 	connects := 0
 	connect := func(context.Context) (handoff.PRHost, error) { connects++; return gh, nil }
 	res, err := handoff.SessionReplace(ctx, st, handoff.SessionReplaceOptions{
-		ReplaceOptions: lineage.ReplaceOptions{OldID: "s1", NewID: "s2", Reason: "stuck", Context: lineage.ContextSummary},
+		ReplaceOptions: session.ReplaceOptions{OldID: "s1", NewID: "s2", Reason: "stuck", Context: session.ContextSummary},
 		ClaimPR:        true, Connect: connect,
 	}, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.New.PR == nil || res.New.PR.Number != 7 || res.GitHub.Comment != handoff.CommentUpdated {
-		t.Fatalf("replace = new %+v, github %+v", res.New.Session, res.GitHub)
+		t.Fatalf("replace = new %+v, github %+v", res.New.Record, res.GitHub)
 	}
 	if !strings.Contains(res.Package, "Fix the parser") {
 		t.Fatalf("the package lacks the pull request's facts:\n%s", res.Package)
@@ -183,7 +183,7 @@ func TestSessionReplaceMovesThePR(t *testing.T) {
 
 	// Without ClaimPR the pull request stays, and the result says so.
 	res, err = handoff.SessionReplace(ctx, st, handoff.SessionReplaceOptions{
-		ReplaceOptions: lineage.ReplaceOptions{OldID: "s2", NewID: "s3", Context: lineage.ContextSummary},
+		ReplaceOptions: session.ReplaceOptions{OldID: "s2", NewID: "s3", Context: session.ContextSummary},
 		Connect:        connect,
 	}, clock)
 	if err != nil || !hasNotice(res.Notices, "stays owned by s2") || res.GitHub.Comment != handoff.CommentSkipped {
@@ -194,7 +194,7 @@ func TestSessionReplaceMovesThePR(t *testing.T) {
 	start(t, st, "t1")
 	never := func(context.Context) (handoff.PRHost, error) { t.Fatal("connected to GitHub"); return nil, nil }
 	if _, err := handoff.SessionReplace(ctx, st, handoff.SessionReplaceOptions{
-		ReplaceOptions: lineage.ReplaceOptions{OldID: "t1", NewID: "t2", Context: lineage.ContextSummary},
+		ReplaceOptions: session.ReplaceOptions{OldID: "t1", NewID: "t2", Context: session.ContextSummary},
 		ClaimPR:        true, Connect: never,
 	}, clock); err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // maxAttempts bounds how often a lost swap is re-read and re-decided. Each
@@ -106,14 +106,14 @@ func decideClaim(ctx context.Context, st *refstore.Store, opts ClaimOptions, now
 	if cur.Merged() {
 		return ClaimResult{}, nil, &MergedError{Repo: opts.Repo, Number: opts.Number, Owner: cur.OwnerSession}
 	}
-	sess, err := lineage.ReadSession(ctx, st, opts.Session)
+	sess, err := session.Read(ctx, st, opts.Session)
 	if err != nil {
 		return ClaimResult{}, nil, err
 	}
 	if !sess.Live() {
 		e := &InactiveError{Session: sess.ID, Status: sess.Status}
 		if sess.ReplacedBy != "" {
-			if g, err := lineage.LineGraph(ctx, st, sess.ID); err == nil {
+			if g, err := session.LineGraph(ctx, st, sess.ID); err == nil {
 				e.Live = g.Live(sess.ID)
 			}
 		}
@@ -144,7 +144,7 @@ func decideClaim(ctx context.Context, st *refstore.Store, opts ClaimOptions, now
 		// Ours, but the pointer or the URL is missing: repair both.
 	} else {
 		if owner := cur.OwnerSession; owner != "" {
-			old, err := lineage.ReadSession(ctx, st, owner)
+			old, err := session.Read(ctx, st, owner)
 			switch {
 			case err == nil:
 				res.PreviousStatus = old.Status
@@ -184,9 +184,9 @@ func decideClaim(ctx context.Context, st *refstore.Store, opts ClaimOptions, now
 	if err != nil {
 		return ClaimResult{}, nil, err
 	}
-	next := sess.Session
+	next := sess.Record
 	next.PR, next.UpdatedAt = rec.Pointer(), now
-	sessUp, err := lineage.SessionUpdate(ctx, st, next, sess)
+	sessUp, err := session.Written(ctx, st, next, sess)
 	if err != nil {
 		return ClaimResult{}, nil, err
 	}
@@ -204,11 +204,11 @@ func decideClaim(ctx context.Context, st *refstore.Store, opts ClaimOptions, now
 // a reader can see the new PR record beside the old owner's previous
 // session record; swapping against what was read turns that torn read into
 // a lost swap instead of a pointer left behind.
-func clearPointer(ctx context.Context, st *refstore.Store, old lineage.StoredSession, repo string, number int, now time.Time) (refstore.Update, error) {
-	if !pointsAt(old.PR, repo, number) || old.Status == lineage.StatusMerged {
+func clearPointer(ctx context.Context, st *refstore.Store, old session.Stored, repo string, number int, now time.Time) (refstore.Update, error) {
+	if !pointsAt(old.PR, repo, number) || old.Status == session.StatusMerged {
 		return refstore.Update{Ref: old.Ref, New: old.OID, Old: old.OID}, nil
 	}
-	prev := old.Session
+	prev := old.Record
 	prev.PR, prev.UpdatedAt = nil, now
-	return lineage.SessionUpdate(ctx, st, prev, old)
+	return session.Written(ctx, st, prev, old)
 }

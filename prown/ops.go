@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // ReleaseResult is what a release did.
@@ -47,7 +47,7 @@ func Release(ctx context.Context, st *refstore.Store, repo string, number int, n
 			return ReleaseResult{}, err
 		}
 		ups := []refstore.Update{up}
-		old, err := lineage.ReadSession(ctx, st, owner)
+		old, err := session.Read(ctx, st, owner)
 		switch {
 		case err == nil:
 			sup, err := clearPointer(ctx, st, old, repo, number, now)
@@ -107,7 +107,7 @@ func Route(ctx context.Context, st *refstore.Store, repo string, number int) (Ro
 	if r.Merged {
 		r.Notices = append(r.Notices, fmt.Sprintf("%s was merged", label(repo, number)))
 	}
-	g, err := lineage.LineGraph(ctx, st, rec.OwnerSession)
+	g, err := session.LineGraph(ctx, st, rec.OwnerSession)
 	if errors.Is(err, refstore.ErrNotFound) {
 		r.Notices = append(r.Notices, fmt.Sprintf("session %s has no record in this clone (fetch with git handoff sync?)", rec.OwnerSession))
 		return r, nil
@@ -131,8 +131,8 @@ func Route(ctx context.Context, st *refstore.Store, repo string, number int) (Ro
 		r.Notices = append(r.Notices, "the lineage of "+rec.OwnerSession+" is inconsistent: "+err.Error())
 	}
 	switch r.Status {
-	case lineage.StatusActive, lineage.StatusMerged:
-	case lineage.StatusEnded, lineage.StatusTerminated:
+	case session.StatusActive, session.StatusMerged:
+	case session.StatusEnded, session.StatusTerminated:
 		r.Notices = append(r.Notices, fmt.Sprintf("session %s is %s: revive it (git handoff session restore %s) or replace it (git handoff session replace %s)", r.Session, r.Status, r.Session, r.Session))
 	default:
 		r.Notices = append(r.Notices, fmt.Sprintf("session %s is %s", r.Session, r.Status))
@@ -143,7 +143,7 @@ func Route(ctx context.Context, st *refstore.Store, repo string, number int) (Ro
 // MergedResult is what MarkMerged did.
 type MergedResult struct {
 	Record  Stored
-	Session *lineage.StoredSession // the owner as now stored; nil when nobody owned it
+	Session *session.Stored // the owner as now stored; nil when nobody owned it
 	Changed bool
 	Notices []string
 }
@@ -180,30 +180,30 @@ func MarkMerged(ctx context.Context, st *refstore.Store, repo string, number int
 			res.Record = Stored{Record: rec, Ref: up.Ref, OID: up.New}
 		}
 		if owner := rec.OwnerSession; owner != "" {
-			s, err := lineage.ReadSession(ctx, st, owner)
+			s, err := session.Read(ctx, st, owner)
 			switch {
 			case errors.Is(err, refstore.ErrNotFound):
 				res.Notices = append(res.Notices, fmt.Sprintf("the owner %s has no session record here", owner))
 			case err != nil:
 				return MergedResult{}, err
-			case s.Status == lineage.StatusMerged:
+			case s.Status == session.StatusMerged:
 				res.Session = &s
-			case s.Status == lineage.StatusReplaced || s.ReplacedBy != "":
+			case s.Status == session.StatusReplaced || s.ReplacedBy != "":
 				res.Session = &s
 				res.Notices = append(res.Notices, fmt.Sprintf("the owner %s was replaced; its status stays replaced", owner))
 			default:
-				next := s.Session
-				next.Status, next.UpdatedAt = lineage.StatusMerged, now
+				next := s.Record
+				next.Status, next.UpdatedAt = session.StatusMerged, now
 				if next.EndedAt == nil {
 					next.EndedAt = &now
 				}
-				up, err := lineage.SessionUpdate(ctx, st, next, s)
+				up, err := session.Written(ctx, st, next, s)
 				if err != nil {
 					return MergedResult{}, err
 				}
 				ups = append(ups, up)
-				next.Schema = lineage.SessionSchema
-				res.Session = &lineage.StoredSession{Session: next, Ref: up.Ref, OID: up.New}
+				next.Schema = session.Schema
+				res.Session = &session.Stored{Record: next, Ref: up.Ref, OID: up.New}
 			}
 		}
 		if len(ups) == 0 {
@@ -247,7 +247,7 @@ func MarkMerged(ctx context.Context, st *refstore.Store, repo string, number int
 // TransferUpdates again with fresh values rather than reuse ups. After the
 // transaction succeeded, and only then, the GitHub comment may be updated
 // from Comment(*rec).
-func TransferUpdates(ctx context.Context, st *refstore.Store, oldID string, next lineage.Session, reason string, now time.Time) ([]refstore.Update, *Record, error) {
+func TransferUpdates(ctx context.Context, st *refstore.Store, oldID string, next session.Record, reason string, now time.Time) ([]refstore.Update, *Record, error) {
 	if next.ID == "" || next.ID == oldID {
 		return nil, nil, fmt.Errorf("moving the pull request of %q: the successor needs its own id", oldID)
 	}
@@ -273,7 +273,7 @@ func TransferUpdates(ctx context.Context, st *refstore.Store, oldID string, next
 // ownedBy finds the open pull request session id owns: the one its pointer
 // names, else the first record naming it. nil when there is none.
 func ownedBy(ctx context.Context, st *refstore.Store, id string) (*Stored, error) {
-	s, err := lineage.ReadSession(ctx, st, id)
+	s, err := session.Read(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}

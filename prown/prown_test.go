@@ -11,8 +11,8 @@ import (
 
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/internal/gittest"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 const repo = "Octo-Org/hello-world"
@@ -35,10 +35,10 @@ func newRepo(t *testing.T) (string, *refstore.Store) {
 	return dir, open(t, dir)
 }
 
-func mkSession(t *testing.T, st *refstore.Store, s lineage.Session) {
+func mkSession(t *testing.T, st *refstore.Store, s session.Record) {
 	t.Helper()
 	if s.Status == "" {
-		s.Status = lineage.StatusActive
+		s.Status = session.StatusActive
 	}
 	if s.Owner == "" {
 		s.Owner, s.Branch = "dev@example.com", "main"
@@ -46,18 +46,18 @@ func mkSession(t *testing.T, st *refstore.Store, s lineage.Session) {
 	if s.CreatedAt.IsZero() {
 		s.CreatedAt = t0
 	}
-	if _, err := lineage.CreateSession(context.Background(), st, s, "test: create "+s.ID); err != nil {
+	if _, err := session.Create(context.Background(), st, s, "test: create "+s.ID); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func session(t *testing.T, st *refstore.Store, id string) lineage.Session {
+func readSession(t *testing.T, st *refstore.Store, id string) session.Record {
 	t.Helper()
-	s, err := lineage.ReadSession(context.Background(), st, id)
+	s, err := session.Read(context.Background(), st, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Session
+	return s.Record
 }
 
 func claim(st *refstore.Store, sess string, n int, noTakeover bool, at time.Time) (ClaimResult, error) {
@@ -68,7 +68,7 @@ func TestClaimTakeoverRelease(t *testing.T) {
 	ctx := context.Background()
 	_, st := newRepo(t)
 	for _, id := range []string{"s1", "s2", "s3"} {
-		mkSession(t, st, lineage.Session{ID: id, Harness: "codex"})
+		mkSession(t, st, session.Record{ID: id, Harness: "codex"})
 	}
 
 	res, err := claim(st, "s1", 7, false, t0)
@@ -81,7 +81,7 @@ func TestClaimTakeoverRelease(t *testing.T) {
 	if ref := res.Record.Ref; ref != "refs/ao/prs/octo-org/hello-world/7" {
 		t.Errorf("ref %s: owner and repo should be lower case", ref)
 	}
-	if p := session(t, st, "s1").PR; !pointsAt(p, repo, 7) || p.URL == "" {
+	if p := readSession(t, st, "s1").PR; !pointsAt(p, repo, 7) || p.URL == "" {
 		t.Errorf("s1 pointer: %+v", p)
 	}
 
@@ -104,7 +104,7 @@ func TestClaimTakeoverRelease(t *testing.T) {
 	if err != nil || !res.TookOver || res.Previous != "s1" {
 		t.Fatalf("takeover: %+v %v", res, err)
 	}
-	if p := session(t, st, "s1").PR; p != nil {
+	if p := readSession(t, st, "s1").PR; p != nil {
 		t.Errorf("s1 still points at %+v", p)
 	}
 	if h := res.Record.History; len(h) != 2 || h[1].From != "s1" || h[1].Session != "s2" || h[1].Reason != "taken over" || h[1].Harness != "codex" {
@@ -117,20 +117,20 @@ func TestClaimTakeoverRelease(t *testing.T) {
 	}
 
 	// An owner that ended is replaced even with --no-takeover.
-	if _, err := lineage.ModifySession(ctx, st, "s2", "test: end", func(s *lineage.Session) error {
-		s.Status = lineage.StatusEnded
+	if _, err := session.Modify(ctx, st, "s2", "test: end", func(s *session.Record) error {
+		s.Status = session.StatusEnded
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = claim(st, "s3", 7, true, t0.Add(4*time.Minute))
-	if err != nil || res.TookOver || res.PreviousStatus != lineage.StatusEnded {
+	if err != nil || res.TookOver || res.PreviousStatus != session.StatusEnded {
 		t.Fatalf("claim from ended: %+v %v", res, err)
 	}
 	if r := res.Record.History[2].Reason; r != "claimed (previous owner ended)" {
 		t.Errorf("reason %q", r)
 	}
-	if p := session(t, st, "s2").PR; p != nil {
+	if p := readSession(t, st, "s2").PR; p != nil {
 		t.Errorf("ended s2 still points at %+v", p)
 	}
 
@@ -147,7 +147,7 @@ func TestClaimTakeoverRelease(t *testing.T) {
 	if err != nil || !rel.Changed || rel.Previous != "s3" || rel.Record.OwnerSession != "" {
 		t.Fatalf("release: %+v %v", rel, err)
 	}
-	if p := session(t, st, "s3").PR; p != nil {
+	if p := readSession(t, st, "s3").PR; p != nil {
 		t.Errorf("released s3 still points at %+v", p)
 	}
 	// The comment says nobody owns it, released by s3 at the release's time.
@@ -179,10 +179,10 @@ func TestClaimTakeoverRelease(t *testing.T) {
 func TestRouteFollowsReplacement(t *testing.T) {
 	ctx := context.Background()
 	_, st := newRepo(t)
-	mkSession(t, st, lineage.Session{ID: "a", Status: lineage.StatusReplaced, ReplacedBy: "b"})
-	mkSession(t, st, lineage.Session{ID: "b", Status: lineage.StatusReplaced, Supersedes: "a", ReplacedBy: "c", CreatedAt: t0.Add(time.Hour)})
-	mkSession(t, st, lineage.Session{ID: "c", Supersedes: "b", CreatedAt: t0.Add(2 * time.Hour)})
-	mkSession(t, st, lineage.Session{ID: "x"})
+	mkSession(t, st, session.Record{ID: "a", Status: session.StatusReplaced, ReplacedBy: "b"})
+	mkSession(t, st, session.Record{ID: "b", Status: session.StatusReplaced, Supersedes: "a", ReplacedBy: "c", CreatedAt: t0.Add(time.Hour)})
+	mkSession(t, st, session.Record{ID: "c", Supersedes: "b", CreatedAt: t0.Add(2 * time.Hour)})
+	mkSession(t, st, session.Record{ID: "x"})
 	// a owned it before it was replaced: write the record as it would be.
 	rec := Record{Repo: repo, Number: 3, OwnerSession: "a", ClaimedAt: t0, History: []Transfer{{Session: "a", At: t0, Reason: "claimed"}}}
 	up, err := update(ctx, st, rec, Stored{})
@@ -196,12 +196,12 @@ func TestRouteFollowsReplacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Owner != "a" || r.Session != "c" || r.Status != lineage.StatusActive || strings.Join(r.Chain, ",") != "a,b,c" || len(r.Notices) != 0 {
+	if r.Owner != "a" || r.Session != "c" || r.Status != session.StatusActive || strings.Join(r.Chain, ",") != "a,b,c" || len(r.Notices) != 0 {
 		t.Errorf("route: %+v", r)
 	}
 
 	// The live successor terminated: still routed there, with a notice.
-	if _, _, err := lineage.Terminate(ctx, st, "c", "", t0); err != nil {
+	if _, _, err := session.Terminate(ctx, st, "c", "", t0); err != nil {
 		t.Fatal(err)
 	}
 	if r, err = Route(ctx, st, repo, 3); err != nil || r.Session != "c" || len(r.Notices) != 1 || !strings.Contains(r.Notices[0], "terminated") {
@@ -212,28 +212,28 @@ func TestRouteFollowsReplacement(t *testing.T) {
 func TestTransferUpdatesAndMerge(t *testing.T) {
 	ctx := context.Background()
 	_, st := newRepo(t)
-	mkSession(t, st, lineage.Session{ID: "old", Harness: "claude-code"})
+	mkSession(t, st, session.Record{ID: "old", Harness: "claude-code"})
 	if _, err := claim(st, "old", 5, false, t0); err != nil {
 		t.Fatal(err)
 	}
 	// Nothing to move for a session that owns nothing.
-	mkSession(t, st, lineage.Session{ID: "idle"})
-	if ups, rec, err := TransferUpdates(ctx, st, "idle", lineage.Session{ID: "n"}, "stuck", t0); err != nil || ups != nil || rec != nil {
+	mkSession(t, st, session.Record{ID: "idle"})
+	if ups, rec, err := TransferUpdates(ctx, st, "idle", session.Record{ID: "n"}, "stuck", t0); err != nil || ups != nil || rec != nil {
 		t.Fatalf("idle: %v %v %v", ups, rec, err)
 	}
 
 	// What replace does: one transaction, both session records and the PR.
-	old, _ := lineage.ReadSession(ctx, st, "old")
-	next := lineage.Session{ID: "new", Owner: old.Owner, Branch: old.Branch, Harness: "codex", Status: lineage.StatusActive, Supersedes: "old", CreatedAt: t0.Add(time.Hour)}
+	old, _ := session.Read(ctx, st, "old")
+	next := session.Record{ID: "new", Owner: old.Owner, Branch: old.Branch, Harness: "codex", Status: session.StatusActive, Supersedes: "old", CreatedAt: t0.Add(time.Hour)}
 	ups, rec, err := TransferUpdates(ctx, st, "old", next, "stuck", t0.Add(time.Hour))
 	if err != nil || rec == nil || len(ups) != 1 {
 		t.Fatalf("transfer: %v %v %v", ups, rec, err)
 	}
 	next.PR = rec.Pointer()
-	prev := old.Session
-	prev.Status, prev.ReplacedBy, prev.PR = lineage.StatusReplaced, "new", nil
-	pu, _ := lineage.SessionUpdate(ctx, st, prev, old)
-	nu, _ := lineage.SessionUpdate(ctx, st, next, lineage.StoredSession{})
+	prev := old.Record
+	prev.Status, prev.ReplacedBy, prev.PR = session.StatusReplaced, "new", nil
+	pu, _ := session.Written(ctx, st, prev, old)
+	nu, _ := session.Written(ctx, st, next, session.Stored{})
 	if err := st.Apply(ctx, "test: replace", append([]refstore.Update{pu, nu}, ups...)...); err != nil {
 		t.Fatal(err)
 	}
@@ -252,10 +252,10 @@ func TestTransferUpdatesAndMerge(t *testing.T) {
 	}
 
 	m, err := MarkMerged(ctx, st, repo, 5, t0.Add(2*time.Hour))
-	if err != nil || !m.Changed || m.Session == nil || m.Session.Status != lineage.StatusMerged || m.Record.MergedAt == nil {
+	if err != nil || !m.Changed || m.Session == nil || m.Session.Status != session.StatusMerged || m.Record.MergedAt == nil {
 		t.Fatalf("merged: %+v %v", m, err)
 	}
-	if s := session(t, st, "new"); s.Status != lineage.StatusMerged || s.EndedAt == nil {
+	if s := readSession(t, st, "new"); s.Status != session.StatusMerged || s.EndedAt == nil {
 		t.Errorf("session after merge: %+v", s)
 	}
 	if m, err = MarkMerged(ctx, st, repo, 5, t0.Add(3*time.Hour)); err != nil || m.Changed {
@@ -264,7 +264,7 @@ func TestTransferUpdatesAndMerge(t *testing.T) {
 	if m, err = MarkMerged(ctx, st, repo, 77, t0); err != nil || m.Changed {
 		t.Errorf("merged unknown: %+v %v", m, err)
 	}
-	mkSession(t, st, lineage.Session{ID: "late"})
+	mkSession(t, st, session.Record{ID: "late"})
 	if _, err := claim(st, "late", 5, false, t0.Add(4*time.Hour)); !errors.As(err, new(*MergedError)) || !errors.Is(err, ghpr.ErrNotOpen) {
 		t.Errorf("claim after merge: %v", err)
 	}
@@ -286,7 +286,7 @@ func TestClaimRace(t *testing.T) {
 		ids := make([]string, claimers)
 		for i := range ids {
 			ids[i] = fmt.Sprintf("r%d-c%d", round, i)
-			mkSession(t, st, lineage.Session{ID: ids[i]})
+			mkSession(t, st, session.Record{ID: ids[i]})
 		}
 		errs := make([]error, claimers)
 		stores := make([]*refstore.Store, claimers)
@@ -347,7 +347,7 @@ func TestClaimRace(t *testing.T) {
 		}
 		pointing := 0
 		for _, id := range ids {
-			if pointsAt(session(t, st, id).PR, repo, n) {
+			if pointsAt(readSession(t, st, id).PR, repo, n) {
 				pointing++
 				if id != rec.OwnerSession {
 					t.Errorf("round %d: %s points at the PR but %s owns it", round, id, rec.OwnerSession)

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/ghpr"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // Schema is the version tag of an ownership record.
@@ -67,8 +67,8 @@ type Stored struct {
 }
 
 // Pointer is what the owning session's record says about the pull request.
-func (r Record) Pointer() *lineage.PRPointer {
-	return &lineage.PRPointer{Repo: r.Repo, Number: r.Number, URL: r.URL}
+func (r Record) Pointer() *session.PRPointer {
+	return &session.PRPointer{Repo: r.Repo, Number: r.Number, URL: r.URL}
 }
 
 // Merged reports whether the pull request was recorded as merged.
@@ -192,7 +192,7 @@ func update(ctx context.Context, st *refstore.Store, r Record, old Stored) (refs
 }
 
 // pointsAt reports whether a session's pointer names this pull request.
-func pointsAt(p *lineage.PRPointer, repo string, number int) bool {
+func pointsAt(p *session.PRPointer, repo string, number int) bool {
 	return p != nil && p.Number == number && strings.EqualFold(p.Repo, repo)
 }
 

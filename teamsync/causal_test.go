@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // Defect 1 of issue 9, end to end: end, sync, claim, end again in the same
@@ -81,8 +81,8 @@ func TestSyncKeepsMergedPR(t *testing.T) {
 	const n = 8
 	for i := range n {
 		id := fmt.Sprintf("s-%d", i)
-		s := lineage.Session{ID: id, Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
-		if _, err := lineage.CreateSession(ctx, a, s, "test"); err != nil {
+		s := session.Record{ID: id, Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
+		if _, err := session.Create(ctx, a, s, "test"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := prown.Claim(ctx, a, prown.ClaimOptions{Repo: "acme/app", Number: 100 + i, Session: id}, at(1)); err != nil {
@@ -217,16 +217,16 @@ func TestWritersSetCause(t *testing.T) {
 	o, _, _ = baton.ReadObjective(ctx, a, "dev", "main")
 	want("objective again", o.Cause, 2, oid)
 
-	s := lineage.Session{ID: "s-1", Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
-	if _, err := lineage.CreateSession(ctx, a, s, "test"); err != nil {
+	s := session.Record{ID: "s-1", Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
+	if _, err := session.Create(ctx, a, s, "test"); err != nil {
 		t.Fatal(err)
 	}
-	s1, _ := lineage.ReadSession(ctx, a, "s-1")
+	s1, _ := session.Read(ctx, a, "s-1")
 	want("session", s1.Cause, 1, "")
-	if _, err := lineage.SetSummary(ctx, a, "s-1", "more", at(2)); err != nil {
+	if _, err := session.SetSummary(ctx, a, "s-1", "more", at(2)); err != nil {
 		t.Fatal(err)
 	}
-	s2, _ := lineage.ReadSession(ctx, a, "s-1")
+	s2, _ := session.Read(ctx, a, "s-1")
 	want("session summary", s2.Cause, 2, s1.OID)
 
 	if _, err := prown.Claim(ctx, a, prown.ClaimOptions{Repo: "acme/app", Number: 7, Session: "s-1"}, at(3)); err != nil {

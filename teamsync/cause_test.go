@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // blobs encodes records as the writers do and keeps them for chain walks.
@@ -43,7 +43,7 @@ func TestJoinByCause(t *testing.T) {
 		p.Cause = caused(rev, sup)
 		return bs.put(t, prRef, p)
 	}
-	ss := func(s lineage.Session, rev uint64, sup *version) *version {
+	ss := func(s session.Record, rev uint64, sup *version) *version {
 		s.Cause = caused(rev, sup)
 		return bs.put(t, sRef, s)
 	}
@@ -83,19 +83,19 @@ func TestJoinByCause(t *testing.T) {
 	moved2 := pr(moved, 2, p1)
 	moved3 := pr(moved, 3, moved2)
 
-	act := mkSession(lineage.StatusActive, 0)
+	act := mkSession(session.StatusActive, 0)
 	s1 := ss(act, 1, nil)
-	rep := mkSession(lineage.StatusReplaced, 1)
+	rep := mkSession(session.StatusReplaced, 1)
 	rep.ReplacedBy = "s-2"
 	rep2 := ss(rep, 2, s1)
 	busy := act
 	busy.Summary = "still going"
 	busy2 := ss(busy, 2, s1)
 	busy3 := ss(busy, 3, busy2)
-	term := mkSession(lineage.StatusTerminated, 1)
+	term := mkSession(session.StatusTerminated, 1)
 	term2 := ss(term, 2, s1)
-	restored := ss(mkSession(lineage.StatusActive, 2), 3, term2)
-	stale := ss(mkSession(lineage.StatusActive, 9), 2, s1)
+	restored := ss(mkSession(session.StatusActive, 2), 3, term2)
+	stale := ss(mkSession(session.StatusActive, 9), 2, s1)
 
 	for _, tc := range []struct {
 		name     string

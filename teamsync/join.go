@@ -30,9 +30,9 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // canonical is the record's own encoding, the last tie-break of every kind:
@@ -155,11 +155,11 @@ func JoinBaton(a, b baton.Baton) baton.Baton {
 // sessionRank orders session states: a replaced or merged session stays so
 // (a record naming its successor counts as replaced), an ended or terminated
 // one is not revived by a concurrent active copy.
-func sessionRank(s *lineage.Session) int {
+func sessionRank(s *session.Record) int {
 	switch {
-	case s.ReplacedBy != "" || s.Status == lineage.StatusReplaced || s.Status == lineage.StatusMerged:
+	case s.ReplacedBy != "" || s.Status == session.StatusReplaced || s.Status == session.StatusMerged:
 		return 2
-	case s.Status == lineage.StatusEnded || s.Status == lineage.StatusTerminated:
+	case s.Status == session.StatusEnded || s.Status == session.StatusTerminated:
 		return 1
 	}
 	return 0
@@ -169,7 +169,7 @@ func sessionRank(s *lineage.Session) int {
 // replaced or merged record first (final: nothing is written after it),
 // then rev, then state rank (ended over active), updatedAt, the encoding.
 // A restore, written after the end it undoes, wins by rev.
-func CompareSession(a, b lineage.Session) int {
+func CompareSession(a, b session.Record) int {
 	if c := cmpBool(sessionRank(&a) == 2, sessionRank(&b) == 2); c != 0 {
 		return c
 	}
@@ -187,7 +187,7 @@ func CompareSession(a, b lineage.Session) int {
 
 // orderedSession, for two sessions without rev: whether the join follows
 // from what happened.
-func orderedSession(a, b lineage.Session) bool {
+func orderedSession(a, b session.Record) bool {
 	ra, rb := sessionRank(&a), sessionRank(&b)
 	switch {
 	case ra != rb:
@@ -201,7 +201,7 @@ func orderedSession(a, b lineage.Session) bool {
 }
 
 // JoinSession returns the version of a session record every clone keeps.
-func JoinSession(a, b lineage.Session) lineage.Session {
+func JoinSession(a, b session.Record) session.Record {
 	if CompareSession(a, b) >= 0 {
 		return a
 	}

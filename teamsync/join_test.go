@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 var t0 = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
@@ -76,27 +76,27 @@ func TestJoinBaton(t *testing.T) {
 	}
 }
 
-func mkSession(status string, updated int) lineage.Session {
-	return lineage.Session{Schema: lineage.SessionSchema, ID: "s-1", Owner: "dev", Branch: "main", Status: status, CreatedAt: t0, UpdatedAt: at(updated)}
+func mkSession(status string, updated int) session.Record {
+	return session.Record{Schema: session.Schema, ID: "s-1", Owner: "dev", Branch: "main", Status: status, CreatedAt: t0, UpdatedAt: at(updated)}
 }
 
 func TestJoinSession(t *testing.T) {
-	active, ended := mkSession(lineage.StatusActive, 9), mkSession(lineage.StatusEnded, 1)
-	replaced := mkSession(lineage.StatusReplaced, 1)
+	active, ended := mkSession(session.StatusActive, 9), mkSession(session.StatusEnded, 1)
+	replaced := mkSession(session.StatusReplaced, 1)
 	replaced.ReplacedBy = "s-2"
 	replaced3 := replaced
 	replaced3.ReplacedBy = "s-3"
-	merged := mkSession(lineage.StatusMerged, 0)
-	namedOnly := mkSession(lineage.StatusActive, 0) // names a successor, status not yet updated
+	merged := mkSession(session.StatusMerged, 0)
+	namedOnly := mkSession(session.StatusActive, 0) // names a successor, status not yet updated
 	namedOnly.ReplacedBy = "s-2"
-	later := mkSession(lineage.StatusActive, 10)
+	later := mkSession(session.StatusActive, 10)
 	later.Summary = "more"
-	tie := mkSession(lineage.StatusActive, 9)
+	tie := mkSession(session.StatusActive, 9)
 	tie.Summary = "other"
 	for _, tc := range []struct {
 		name    string
-		a, b    lineage.Session
-		want    lineage.Session
+		a, b    session.Record
+		want    session.Record
 		ordered bool
 	}{
 		{"same", active, active, active, true},
@@ -224,8 +224,8 @@ func randomBaton(r *rand.Rand) baton.Baton {
 	return b
 }
 
-func randomSession(r *rand.Rand) lineage.Session {
-	s := mkSession([]string{lineage.StatusActive, lineage.StatusEnded, lineage.StatusTerminated, lineage.StatusReplaced, lineage.StatusMerged}[r.Intn(5)], r.Intn(3))
+func randomSession(r *rand.Rand) session.Record {
+	s := mkSession([]string{session.StatusActive, session.StatusEnded, session.StatusTerminated, session.StatusReplaced, session.StatusMerged}[r.Intn(5)], r.Intn(3))
 	if r.Intn(3) == 0 {
 		s.ReplacedBy = []string{"s-2", "s-3"}[r.Intn(2)]
 	}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // The join's laws, checked through the production merge path: versions of
@@ -85,10 +85,10 @@ var simKinds = map[string]simKind{
 	"session": {
 		ref: "refs/ao/sessions/s-1",
 		first: func(r *rand.Rand, now time.Time, n int) any {
-			return &lineage.Session{Schema: lineage.SessionSchema, ID: "s-1", Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: now, UpdatedAt: now}
+			return &session.Record{Schema: session.Schema, ID: "s-1", Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: now, UpdatedAt: now}
 		},
 		next: func(r *rand.Rand, cur any, now time.Time, n int) any {
-			s := *cur.(*lineage.Session)
+			s := *cur.(*session.Record)
 			if sessionRank(&s) == 2 {
 				return nil
 			}
@@ -96,17 +96,17 @@ var simKinds = map[string]simKind{
 			case 0:
 				s.Summary = fmt.Sprintf("summary %d", n)
 			case 1:
-				s.Status, s.EndedAt = lineage.StatusEnded, &now
+				s.Status, s.EndedAt = session.StatusEnded, &now
 			case 2:
-				s.Status, s.EndedAt = lineage.StatusActive, nil // restore
+				s.Status, s.EndedAt = session.StatusActive, nil // restore
 			default:
-				s.Status, s.ReplacedBy = lineage.StatusReplaced, fmt.Sprintf("s-new-%d", n)
+				s.Status, s.ReplacedBy = session.StatusReplaced, fmt.Sprintf("s-new-%d", n)
 			}
 			s.UpdatedAt = now
 			return &s
 		},
-		final: func(rec any) bool { return sessionRank(rec.(*lineage.Session)) == 2 },
-		cause: func(rec any) *refstore.Cause { return &rec.(*lineage.Session).Cause },
+		final: func(rec any) bool { return sessionRank(rec.(*session.Record)) == 2 },
+		cause: func(rec any) *refstore.Cause { return &rec.(*session.Record).Cause },
 	},
 	"pr": {
 		ref: "refs/ao/prs/acme/app/7",
@@ -245,8 +245,8 @@ func clone(t *testing.T, sk simKind, v *version) any {
 		rec = new(baton.Baton)
 	case baton.Objective:
 		rec = new(baton.Objective)
-	case lineage.Session:
-		rec = new(lineage.Session)
+	case session.Record:
+		rec = new(session.Record)
 	case prown.Record:
 		rec = new(prown.Record)
 	}
@@ -262,8 +262,8 @@ func schemaOf(rec any) string {
 		return baton.Schema
 	case baton.Objective:
 		return baton.ObjectiveSchema
-	case lineage.Session:
-		return lineage.SessionSchema
+	case session.Record:
+		return session.Schema
 	}
 	return prown.Schema
 }

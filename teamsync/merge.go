@@ -11,9 +11,9 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // version is one side's record for a key: its blob id, bytes and decoded
@@ -92,18 +92,18 @@ var kinds = []kind{
 	{
 		prefix: refstore.SessionPrefix,
 		decode: func(e refstore.Entry) (any, error) {
-			s, err := lineage.DecodeSession(e)
-			return s.Session, err
+			s, err := session.Decode(e)
+			return s.Record, err
 		},
-		cause:   func(rec any) refstore.Cause { return rec.(lineage.Session).Cause },
-		compare: func(a, b any) int { return CompareSession(a.(lineage.Session), b.(lineage.Session)) },
-		ordered: func(a, b any) bool { return orderedSession(a.(lineage.Session), b.(lineage.Session)) },
+		cause:   func(rec any) refstore.Cause { return rec.(session.Record).Cause },
+		compare: func(a, b any) int { return CompareSession(a.(session.Record), b.(session.Record)) },
+		ordered: func(a, b any) bool { return orderedSession(a.(session.Record), b.(session.Record)) },
 		undoes: func(w, l any) bool {
-			sw, sl := w.(lineage.Session), l.(lineage.Session)
+			sw, sl := w.(session.Record), l.(session.Record)
 			return sessionRank(&sw) < sessionRank(&sl)
 		},
 		describe: func(rec any) string {
-			s := rec.(lineage.Session)
+			s := rec.(session.Record)
 			if s.ReplacedBy != "" {
 				return fmt.Sprintf("session %s (%s, replaced by %s)", s.ID, s.Status, s.ReplacedBy)
 			}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // gitEnv isolates the tests from the user's git configuration.
@@ -414,19 +414,19 @@ func TestSessionsStayReplaced(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	ctx := context.Background()
-	s := lineage.Session{ID: "s-1", Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
-	if _, err := lineage.CreateSession(ctx, a, s, "test"); err != nil {
+	s := session.Record{ID: "s-1", Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
+	if _, err := session.Create(ctx, a, s, "test"); err != nil {
 		t.Fatal(err)
 	}
 	syncAt(t, a, 1)
 	syncAt(t, b, 1)
-	if _, err := lineage.ModifySession(ctx, a, "s-1", "test", func(s *lineage.Session) error {
-		s.Status, s.ReplacedBy, s.UpdatedAt = lineage.StatusReplaced, "s-2", at(2)
+	if _, err := session.Modify(ctx, a, "s-1", "test", func(s *session.Record) error {
+		s.Status, s.ReplacedBy, s.UpdatedAt = session.StatusReplaced, "s-2", at(2)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lineage.ModifySession(ctx, b, "s-1", "test", func(s *lineage.Session) error {
+	if _, err := session.Modify(ctx, b, "s-1", "test", func(s *session.Record) error {
 		s.Summary, s.UpdatedAt = "still going", at(9) // newer, but not replaced
 		return nil
 	}); err != nil {
@@ -436,9 +436,9 @@ func TestSessionsStayReplaced(t *testing.T) {
 	syncAt(t, b, 11)
 	syncAt(t, a, 12)
 	for _, st := range []*refstore.Store{a, b} {
-		got, err := lineage.ReadSession(ctx, st, "s-1")
-		if err != nil || got.ReplacedBy != "s-2" || got.Status != lineage.StatusReplaced {
-			t.Fatalf("%s: %+v %v", st.Dir(), got.Session, err)
+		got, err := session.Read(ctx, st, "s-1")
+		if err != nil || got.ReplacedBy != "s-2" || got.Status != session.StatusReplaced {
+			t.Fatalf("%s: %+v %v", st.Dir(), got.Record, err)
 		}
 	}
 }

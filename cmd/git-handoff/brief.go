@@ -8,7 +8,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 func briefCommand(d *deps) *cli.Command {
@@ -31,7 +31,7 @@ func briefCommand(d *deps) *cli.Command {
 				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"), MaxBytes: c.Int("max-bytes"),
 			}
 			if !c.Bool("no-pr") {
-				opts.PRFacts = func(ctx context.Context, p *lineage.PRPointer) (string, []string) {
+				opts.PRFacts = func(ctx context.Context, p *session.PRPointer) (string, []string) {
 					return handoff.PRFacts(ctx, d.prHost, p)
 				}
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/hooks"
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/teamsync"
 )
 
@@ -46,7 +46,7 @@ func (h hookDeps) BoundSession(ctx context.Context) (hooks.Session, bool, error)
 	if err != nil || id == "" {
 		return hooks.Session{}, false, err
 	}
-	s, err := lineage.ReadSession(ctx, st, id)
+	s, err := session.Read(ctx, st, id)
 	if err != nil {
 		// An id from GIT_HANDOFF_SESSION with no record still names the
 		// session the commit belongs to.

@@ -13,8 +13,8 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // sessionCommand groups the commands on session records and their lineage.
@@ -64,10 +64,10 @@ func sessionIDFromEnv(c *cli.Context, st *refstore.Store) (string, error) {
 // sessionError gives a session command's error its context and a hint
 // where the fix is known.
 func sessionError(c *cli.Context, doing, id string, err error) error {
-	var rep *lineage.ReplacedError
-	var ro *lineage.ReadOnlyError
-	var sw *lineage.SwitchingError
-	var ex *lineage.ExistsError
+	var rep *session.ReplacedError
+	var ro *session.ReadOnlyError
+	var sw *session.SwitchingError
+	var ex *session.ExistsError
 	wrapped := fmt.Errorf("%s: %w", doing, err)
 	switch {
 	case errors.Is(err, harness.ErrUnknown):
@@ -89,7 +89,7 @@ func sessionError(c *cli.Context, doing, id string, err error) error {
 		return withHint(wrapped, "pick another --new-id, or leave it out for a generated one")
 	case errors.Is(err, refstore.ErrNotFound):
 		return withHint(wrapped, "list sessions with `git handoff session ls --all`")
-	case errors.Is(err, lineage.ErrNoFirstMessage):
+	case errors.Is(err, session.ErrNoFirstMessage):
 		return withHint(wrapped, fmt.Sprintf("git handoff session %s %s --prompt 'what to do'", c.Command.Name, id))
 	}
 	return wrapped
@@ -155,7 +155,7 @@ type prJSON struct {
 
 // toSessionJSON shapes a record for output; withPackage keeps the handoff
 // package, which listings leave out.
-func toSessionJSON(s lineage.Session, withPackage bool) sessionJSON {
+func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
 	ref, _ := refstore.SessionRef(s.ID)
 	out := sessionJSON{
 		ID: s.ID, Ref: ref, Owner: s.Owner, Branch: s.Branch, Worktree: s.Worktree, Host: s.Host,
@@ -207,14 +207,14 @@ type launchJSON struct {
 	Note     string   `json:"note"`
 }
 
-func toLaunchJSON(p lineage.LaunchPlan) launchJSON {
+func toLaunchJSON(p session.LaunchPlan) launchJSON {
 	return launchJSON{Session: p.Session, Harness: p.Harness, Mode: p.Mode, NativeID: p.NativeID,
 		Dir: p.Dir, Argv: nonNil(p.Argv), Env: nonNil(p.Env), Note: p.Note}
 }
 
 // printPlan shows a launch plan to a person: the command on stdout, one
 // shell-quoted line that can be pasted, and its notes on stderr.
-func (d *deps) printPlan(p lineage.LaunchPlan) {
+func (d *deps) printPlan(p session.LaunchPlan) {
 	if p.Note != "" {
 		fmt.Fprintf(d.stderr, "notice: %s\n", p.Note)
 	}

@@ -43,7 +43,7 @@ func sessionLsCommand(d *deps) *cli.Command {
 			if c.Bool("json") {
 				out := sessionListJSON{Sessions: make([]sessionJSON, len(shown)), Notices: nonNil(res.Notices)}
 				for i, s := range shown {
-					out.Sessions[i] = toSessionJSON(s.Session, false)
+					out.Sessions[i] = toSessionJSON(s.Record, false)
 					out.Sessions[i].Lineage = s.Lineage
 				}
 				return d.printJSON(out)

@@ -39,7 +39,7 @@ func sessionNativeCommand(d *deps) *cli.Command {
 				return sessionError(c, fmt.Sprintf("recording the %s session id of %q", name, id), id, err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(toSessionJSON(res.Session, false))
+				return d.printJSON(toSessionJSON(res.Record, false))
 			}
 			fmt.Fprintf(d.stderr, "session %s: %s resumes as %s\n", id, name, c.String("id"))
 			return nil

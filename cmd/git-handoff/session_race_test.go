@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // TestSessionReplaceRace runs 8 real processes replacing the same session,
@@ -123,14 +124,14 @@ func TestSessionReplaceRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	stored, warns, err := lineage.ListSessions(context.Background(), st)
+	stored, warns, err := session.List(context.Background(), st)
 	if err != nil || len(warns) > 0 {
 		t.Fatalf("listing sessions: %v %v", err, warns)
 	}
 	if len(stored) != 2*rounds {
 		t.Errorf("%d sessions, want %d", len(stored), 2*rounds)
 	}
-	if err := lineage.NewGraph(lineage.Nodes(lineage.Sessions(stored))).Validate(); err != nil {
+	if err := lineage.NewGraph(session.Nodes(session.Records(stored))).Validate(); err != nil {
 		t.Errorf("lineage graph: %v", err)
 	}
 }

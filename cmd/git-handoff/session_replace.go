@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // maxTerminalRead bounds how much of a terminal log is read; only its end
@@ -17,7 +17,7 @@ const maxTerminalRead = 8 << 20
 
 // sessionReplaceOptions are the flags of `session replace`.
 type sessionReplaceOptions struct {
-	lineage.ReplaceOptions
+	session.ReplaceOptions
 	TerminalFile string
 	ClaimPR      bool
 	JSON         bool
@@ -34,7 +34,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "new-id", Usage: "the new session's `ID` (default: a new short id)"},
 			&cli.StringFlag{Name: "harness", Usage: "the new session's coding agent (default: the old one's)"},
 			&cli.StringFlag{Name: "model", Usage: "the new session's model"},
-			&cli.StringFlag{Name: "carry-context", Value: lineage.ContextSummary, Usage: "summary: build the handoff package; none: record the lineage only"},
+			&cli.StringFlag{Name: "carry-context", Value: session.ContextSummary, Usage: "summary: build the handoff package; none: record the lineage only"},
 			&cli.StringFlag{Name: "terminal", Usage: "the old session's terminal output, from `FILE` or - for stdin (its end goes into the package)"},
 			&cli.BoolFlag{Name: "claim-pr", Usage: "move the old session's pull request to the new one (same transaction) and update its GitHub comment"},
 			jsonFlag,
@@ -44,7 +44,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 				return usageErrorf(c, "session replace takes exactly one session id")
 			}
 			opts := sessionReplaceOptions{
-				ReplaceOptions: lineage.ReplaceOptions{
+				ReplaceOptions: session.ReplaceOptions{
 					OldID: c.Args().First(), NewID: c.String("new-id"), Reason: c.String("reason"),
 					Model: c.String("model"), Context: c.String("carry-context"),
 				},
@@ -58,7 +58,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 				}
 			}
 			switch opts.Context {
-			case lineage.ContextSummary, lineage.ContextNone:
+			case session.ContextSummary, session.ContextNone:
 			default:
 				return usageErrorf(c, "--carry-context is summary or none, not %q", opts.Context)
 			}
@@ -95,7 +95,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	}
 	if opts.JSON {
 		out := replaceJSON{
-			Old: toSessionJSON(res.Old.Session, false), New: toSessionJSON(res.New.Session, true),
+			Old: toSessionJSON(res.Old.Record, false), New: toSessionJSON(res.New.Record, true),
 			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Notices: nonNil(res.Notices),
 		}
 		if res.Carried != nil {
@@ -107,7 +107,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		return ghErr
 	}
 	notify(d.stderr, res.Notices)
-	n := res.New.Session
+	n := res.New.Record
 	fmt.Fprintf(d.stderr, "session %s replaces %s (%s)", n.ID, res.Old.ID, n.HandoffReason)
 	if res.Carried != nil {
 		fmt.Fprintf(d.stderr, "; carried baton %s over", res.Carried.ID)

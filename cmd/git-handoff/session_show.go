@@ -31,11 +31,11 @@ func sessionShowCommand(d *deps) *cli.Command {
 			}
 			summary := res.Lineage
 			if c.Bool("json") {
-				out := toSessionJSON(res.Session.Session, true)
+				out := toSessionJSON(res.Session.Record, true)
 				out.Lineage = summary
 				return d.printJSON(out)
 			}
-			s := res.Session.Session
+			s := res.Session.Record
 			w := d.stdout
 			fmt.Fprintf(w, "session   %s\n", summary)
 			fmt.Fprintf(w, "status    %s\n", s.Status)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
-	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 func sessionSwitchCommand(d *deps) *cli.Command {
@@ -83,8 +83,8 @@ type relaunchJSON struct {
 	Notices   []string    `json:"notices"`
 }
 
-func (d *deps) printRelaunch(c *cli.Context, res lineage.RelaunchResult) error {
-	s := res.Session.Session
+func (d *deps) printRelaunch(c *cli.Context, res session.RelaunchResult) error {
+	s := res.Session.Record
 	if c.Bool("json") {
 		out := relaunchJSON{Session: toSessionJSON(s, false), From: res.From, Recreated: res.Recreated,
 			Bound: res.Bound, Changed: !res.NoOp, Notices: nonNil(res.Notices)}
@@ -104,9 +104,9 @@ func (d *deps) printRelaunch(c *cli.Context, res lineage.RelaunchResult) error {
 	}
 	how := "starts fresh with the brief"
 	switch res.Plan.Mode {
-	case lineage.ModeResume:
+	case session.ModeResume:
 		how = "resumes its own conversation " + res.Plan.NativeID
-	case lineage.ModeNone:
+	case session.ModeNone:
 		how = "nobody can launch"
 	}
 	if c.Command.Name == "restore" {

@@ -37,7 +37,7 @@ func sessionTerminateCommand(d *deps) *cli.Command {
 				return sessionError(c, fmt.Sprintf("terminating session %q", id), id, err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(terminateJSON{Session: toSessionJSON(res.Session.Session, false), Changed: res.Changed})
+				return d.printJSON(terminateJSON{Session: toSessionJSON(res.Session.Record, false), Changed: res.Changed})
 			}
 			if !res.Changed {
 				fmt.Fprintf(d.stderr, "session %s was already terminated\n", id)

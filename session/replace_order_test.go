@@ -1,4 +1,4 @@
-package lineage_test
+package session_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
-	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // replace is killed right after its transaction's first rename, before any
@@ -26,7 +26,7 @@ func TestReplaceKilledAfterFirstRename(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = lineage.Replace(ctx, st, lineage.ReplaceOptions{OldID: "old", NewID: "new", Context: lineage.ContextNone}, time.Now())
+		_, err = session.Replace(ctx, st, session.ReplaceOptions{OldID: "old", NewID: "new", Context: session.ContextNone}, time.Now())
 		t.Fatalf("Replace was not killed: %v", err)
 	}
 	if testing.Short() {
@@ -40,7 +40,7 @@ func TestReplaceKilledAfterFirstRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if _, err := lineage.CreateSession(ctx, st, lineage.Session{ID: "old", Owner: "dev", Branch: "main", Status: lineage.StatusActive, CreatedAt: now, UpdatedAt: now}, "test"); err != nil {
+	if _, err := session.Create(ctx, st, session.Record{ID: "old", Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: now, UpdatedAt: now}, "test"); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -72,8 +72,8 @@ func TestReplaceKilledAfterFirstRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	s, err := lineage.ReadSession(ctx, st, "old")
-	if err != nil || s.ReplacedBy != "new" || s.Status != lineage.StatusReplaced {
-		t.Errorf("after the next Open the old session is %+v, %v; want replaced by new", s.Session, err)
+	s, err := session.Read(ctx, st, "old")
+	if err != nil || s.ReplacedBy != "new" || s.Status != session.StatusReplaced {
+		t.Errorf("after the next Open the old session is %+v, %v; want replaced by new", s.Record, err)
 	}
 }

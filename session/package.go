@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ const (
 
 // PackageInput is what a handoff package is made from.
 type PackageInput struct {
-	Old       Session
+	Old       Record
 	NewID     string
 	Reason    string
 	Baton     *baton.Baton      // the old session's unclaimed baton, carried over

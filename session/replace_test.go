@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"context"
@@ -8,26 +8,27 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
 func TestReplace(t *testing.T) {
 	ctx := context.Background()
 	st := testRepo(t)
-	create(t, st, Session{ID: "app-7", Harness: "claude-code", Model: "opus", Prompt: "fix it", Summary: "half done"})
+	create(t, st, Record{ID: "app-7", Harness: "claude-code", Model: "opus", Prompt: "fix it", Summary: "half done"})
 
 	res, err := Replace(ctx, st, ReplaceOptions{OldID: "app-7", NewID: "app-12", Reason: "stuck", Harness: "codex"}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, _ := ReadSession(ctx, st, "app-7")
-	nw, _ := ReadSession(ctx, st, "app-12")
+	old, _ := Read(ctx, st, "app-7")
+	nw, _ := Read(ctx, st, "app-12")
 	if old.Status != StatusReplaced || old.ReplacedBy != "app-12" || old.HandoffAt == nil {
-		t.Errorf("old: %+v", old.Session)
+		t.Errorf("old: %+v", old.Record)
 	}
 	if nw.Supersedes != "app-7" || nw.HandoffReason != "stuck" || nw.HandoffContextMode != ContextSummary ||
 		nw.Harness != "codex" || nw.Model != "" || nw.Prompt != "fix it" || nw.HandoffPackage != res.Package || nw.Status != StatusActive {
-		t.Errorf("new: %+v", nw.Session)
+		t.Errorf("new: %+v", nw.Record)
 	}
 	g, err := LineGraph(ctx, st, "app-12")
 	if err != nil {
@@ -36,7 +37,7 @@ func TestReplace(t *testing.T) {
 	if err := g.Validate(); err != nil {
 		t.Error(err)
 	}
-	if got := Summary(g, "app-12"); got != "app-12 ← app-7 (stuck)" {
+	if got := lineage.Summary(g, "app-12"); got != "app-12 ← app-7 (stuck)" {
 		t.Errorf("summary %q", got)
 	}
 
@@ -66,7 +67,7 @@ func TestReplace(t *testing.T) {
 			t.Errorf("%s: %v", r.name, err)
 		}
 	}
-	create(t, st, Session{ID: "done", Status: StatusMerged})
+	create(t, st, Record{ID: "done", Status: StatusMerged})
 	var ro *ReadOnlyError
 	if _, err := Replace(ctx, st, ReplaceOptions{OldID: "done"}, t0); !errors.As(err, &ro) || !errors.Is(err, refstore.ErrConflict) {
 		t.Errorf("merged: %v", err)
@@ -84,7 +85,7 @@ func TestReplaceConcurrent(t *testing.T) {
 	st := testRepo(t)
 	for round := range 3 {
 		old := fmt.Sprintf("old-%d", round)
-		create(t, st, Session{ID: old, Harness: "codex", Prompt: "race"})
+		create(t, st, Record{ID: old, Harness: "codex", Prompt: "race"})
 		const n = 6
 		errs := make([]error, n)
 		var wg sync.WaitGroup
@@ -116,11 +117,11 @@ func TestReplaceConcurrent(t *testing.T) {
 			}
 		}
 	}
-	all, _, err := ListSessions(ctx, st)
+	all, _, err := List(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := NewGraph(Nodes(Sessions(all))).Validate(); err != nil {
+	if err := lineage.NewGraph(Nodes(Records(all))).Validate(); err != nil {
 		t.Error(err)
 	}
 }
@@ -130,27 +131,27 @@ func TestReplaceConcurrent(t *testing.T) {
 func TestReplaceTransfer(t *testing.T) {
 	ctx := context.Background()
 	st := testRepo(t)
-	create(t, st, Session{ID: "a", Harness: "codex", Prompt: "p", PR: &PRPointer{Repo: "o/r", Number: 1}})
+	create(t, st, Record{ID: "a", Harness: "codex", Prompt: "p", PR: &PRPointer{Repo: "o/r", Number: 1}})
 	blob, err := st.WriteBlob(ctx, []byte(`{"schema":"test"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const ref = "refs/ao/prs/o/r/1"
 	wrongOld := blob // the ref does not exist yet, so expecting blob fails
-	_, err = Replace(ctx, st, ReplaceOptions{OldID: "a", NewID: "b", Transfer: func(_ context.Context, _ Session, next, prev *Session) ([]refstore.Update, error) {
+	_, err = Replace(ctx, st, ReplaceOptions{OldID: "a", NewID: "b", Transfer: func(_ context.Context, _ Record, next, prev *Record) ([]refstore.Update, error) {
 		next.PR, prev.PR = prev.PR, nil
 		return []refstore.Update{{Ref: ref, New: blob, Old: wrongOld}}, nil
 	}}, t0)
 	if err == nil {
 		t.Fatal("replace went through although the transfer could not apply")
 	}
-	if s, _ := ReadSession(ctx, st, "a"); s.Status != StatusActive || s.PR == nil {
-		t.Fatalf("old session changed: %+v", s.Session)
+	if s, _ := Read(ctx, st, "a"); s.Status != StatusActive || s.PR == nil {
+		t.Fatalf("old session changed: %+v", s.Record)
 	}
-	if _, err := ReadSession(ctx, st, "b"); !errors.Is(err, refstore.ErrNotFound) {
+	if _, err := Read(ctx, st, "b"); !errors.Is(err, refstore.ErrNotFound) {
 		t.Fatalf("new session exists: %v", err)
 	}
-	res, err := Replace(ctx, st, ReplaceOptions{OldID: "a", NewID: "b", PackageExtra: "## Pull request #1", Transfer: func(_ context.Context, _ Session, next, prev *Session) ([]refstore.Update, error) {
+	res, err := Replace(ctx, st, ReplaceOptions{OldID: "a", NewID: "b", PackageExtra: "## Pull request #1", Transfer: func(_ context.Context, _ Record, next, prev *Record) ([]refstore.Update, error) {
 		next.PR, prev.PR = prev.PR, nil
 		return []refstore.Update{{Ref: ref, New: blob}}, nil
 	}}, t0)

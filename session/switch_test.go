@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"context"
@@ -27,30 +27,30 @@ func TestPlanLaunch(t *testing.T) {
 		"codex":       {NativeID: codexID, First: at, Last: at},
 		"gemini":      {First: at, Last: at}, // ran, but its id never reported
 	}
-	br := Briefer{Brief: func(s Session) (string, error) { return "BRIEF for " + s.ID + "\n", nil }}
+	br := Briefer{Brief: func(s Record) (string, error) { return "BRIEF for " + s.ID + "\n", nil }}
 	tests := []struct {
 		name     string
-		s        Session
+		s        Record
 		mode     string
 		argv     []string
 		errIs    error
 		contains string
 	}{
-		{"resume with its own id", Session{ID: "a", Harness: "claude-code", Launched: ran}, ModeResume,
+		{"resume with its own id", Record{ID: "a", Harness: "claude-code", Launched: ran}, ModeResume,
 			[]string{"claude", "--resume", claudeID}, nil, ""},
-		{"an alias finds the same id", Session{ID: "a", Harness: "claude", Launched: ran}, ModeResume,
+		{"an alias finds the same id", Record{ID: "a", Harness: "claude", Launched: ran}, ModeResume,
 			[]string{"claude", "--resume", claudeID}, nil, ""},
-		{"codex resumes codex's id", Session{ID: "a", Harness: "codex", Model: "gpt-5", Launched: ran}, ModeResume,
+		{"codex resumes codex's id", Record{ID: "a", Harness: "codex", Model: "gpt-5", Launched: ran}, ModeResume,
 			[]string{"codex", "resume", "--model=gpt-5", "--", codexID}, nil, ""},
-		{"ran without an id: fresh", Session{ID: "a", Harness: "gemini", Prompt: "do it", Launched: ran}, ModeFresh,
+		{"ran without an id: fresh", Record{ID: "a", Harness: "gemini", Prompt: "do it", Launched: ran}, ModeFresh,
 			[]string{"gemini", "--prompt-interactive=## Task\n\ndo it\n\nBRIEF for a\n"}, nil, ""},
-		{"never ran: fresh", Session{ID: "a", Harness: "copilot", Prompt: "do it", Launched: ran}, ModeFresh,
+		{"never ran: fresh", Record{ID: "a", Harness: "copilot", Prompt: "do it", Launched: ran}, ModeFresh,
 			nil, nil, ""},
-		{"a package is enough", Session{ID: "a", Harness: "codex", HandoffPackage: "PKG\n"}, ModeFresh,
+		{"a package is enough", Record{ID: "a", Harness: "codex", HandoffPackage: "PKG\n"}, ModeFresh,
 			[]string{"codex", "--", "BRIEF for a\n"}, nil, ""},
-		{"nothing to start with", Session{ID: "a", Harness: "codex"}, "", nil, ErrNoFirstMessage, "no saved prompt"},
-		{"no harness", Session{ID: "a"}, "", nil, nil, "records no harness"},
-		{"a person", Session{ID: "a", Harness: "shell"}, ModeNone, nil, nil, ""},
+		{"nothing to start with", Record{ID: "a", Harness: "codex"}, "", nil, ErrNoFirstMessage, "no saved prompt"},
+		{"no harness", Record{ID: "a"}, "", nil, nil, "records no harness"},
+		{"a person", Record{ID: "a", Harness: "shell"}, ModeNone, nil, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,14 +121,14 @@ func testRepo(t *testing.T) *refstore.Store {
 
 var t0 = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 
-func create(t *testing.T, st *refstore.Store, s Session) {
+func create(t *testing.T, st *refstore.Store, s Record) {
 	t.Helper()
 	s.Owner, s.Branch, s.Worktree = "t@example.com", "main", st.Dir()
 	if s.Status == "" {
 		s.Status = StatusActive
 	}
 	s.CreatedAt, s.UpdatedAt = t0, t0
-	if _, err := CreateSession(context.Background(), st, s, "test"); err != nil {
+	if _, err := Create(context.Background(), st, s, "test"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -136,7 +136,7 @@ func create(t *testing.T, st *refstore.Store, s Session) {
 func TestSwitchGuard(t *testing.T) {
 	ctx := context.Background()
 	st := testRepo(t)
-	create(t, st, Session{ID: "app-1", Harness: "claude-code", Prompt: "fix it"})
+	create(t, st, Record{ID: "app-1", Harness: "claude-code", Prompt: "fix it"})
 
 	other := openAgain(t, st)
 	held := make(chan struct{})
@@ -162,7 +162,7 @@ func TestSwitchGuard(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	cur, err := ReadSession(ctx, st, "app-1")
+	cur, err := Read(ctx, st, "app-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestSwitchGuard(t *testing.T) {
 	}
 
 	// A guard left by a crashed switch holds until it expires, then is taken over.
-	if _, err := ModifySession(ctx, st, "app-1", "test", func(s *Session) error {
+	if _, err := Modify(ctx, st, "app-1", "test", func(s *Record) error {
 		s.Switching = &Switching{By: "crashed", Since: t0, Until: t0.Add(GuardTTL), To: "gemini"}
 		return nil
 	}); err != nil {
@@ -198,7 +198,7 @@ func TestSwitchGuard(t *testing.T) {
 func TestSwitchConcurrent(t *testing.T) {
 	ctx := context.Background()
 	st := testRepo(t)
-	create(t, st, Session{ID: "app-1", Harness: "claude-code", Prompt: "fix it"})
+	create(t, st, Record{ID: "app-1", Harness: "claude-code", Prompt: "fix it"})
 	harnesses := []string{"codex", "gemini", "claude-code", "copilot", "opencode", "cursor"}
 	var wg sync.WaitGroup
 	errs := make([]error, len(harnesses))
@@ -223,7 +223,7 @@ func TestSwitchConcurrent(t *testing.T) {
 			t.Errorf("switch to %s: %v", harnesses[i], err)
 		}
 	}
-	cur, err := ReadSession(ctx, st, "app-1")
+	cur, err := Read(ctx, st, "app-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestSwitchConcurrent(t *testing.T) {
 func TestRecordNative(t *testing.T) {
 	ctx := context.Background()
 	st := testRepo(t)
-	create(t, st, Session{ID: "app-1", Harness: "claude-code"})
+	create(t, st, Record{ID: "app-1", Harness: "claude-code"})
 	if _, err := RecordNative(ctx, st, "app-1", "goose", claudeID, t0); err == nil {
 		t.Fatal("goose accepted a UUID")
 	}

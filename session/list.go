@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -18,13 +19,13 @@ type Warning struct {
 
 func (w Warning) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
 
-// ListSessions reads every session record through one git process, in ref
+// List reads every session record through one git process, in ref
 // order. Unreadable records come back as warnings.
-func ListSessions(ctx context.Context, st *refstore.Store) ([]StoredSession, []Warning, error) {
-	var out []StoredSession
+func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) {
+	var out []Stored
 	var warns []Warning
 	err := st.Each(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
-		s, err := DecodeSession(e)
+		s, err := Decode(e)
 		if err != nil {
 			warns = append(warns, Warning{Ref: e.Ref, Err: err})
 			return nil
@@ -41,16 +42,16 @@ func ListSessions(ctx context.Context, st *refstore.Store) ([]StoredSession, []W
 // Nodes turns session records into lineage nodes. The graph reads the
 // reason for a replacement on the replaced (older) node, while the record
 // keeps it on the successor (handoffReason), so it is moved across here.
-func Nodes(sessions []Session) []Node {
+func Nodes(sessions []Record) []lineage.Node {
 	reason := make(map[string]string)
 	for _, s := range sessions {
 		if s.Supersedes != "" && s.HandoffReason != "" {
 			reason[s.Supersedes] = s.HandoffReason
 		}
 	}
-	nodes := make([]Node, len(sessions))
+	nodes := make([]lineage.Node, len(sessions))
 	for i, s := range sessions {
-		nodes[i] = Node{
+		nodes[i] = lineage.Node{
 			ID: s.ID, Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, Status: s.Status,
 			Reason: reason[s.ID], Harness: s.Harness, Branch: s.Branch, At: s.CreatedAt,
 		}
@@ -65,57 +66,57 @@ const maxChain = 10000
 // supersedes back and replacedBy forward: enough for CheckReplace and for
 // drawing one line, without listing every session. Links to records this
 // clone lacks are kept as dangling links for the graph to report.
-func Line(ctx context.Context, st *refstore.Store, id string) ([]Session, error) {
-	first, err := ReadSession(ctx, st, id)
+func Line(ctx context.Context, st *refstore.Store, id string) ([]Record, error) {
+	first, err := Read(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{id: true}
-	line := []Session{first.Session}
-	follow := func(next func(Session) string) error {
-		cur := first.Session
+	line := []Record{first.Record}
+	follow := func(next func(Record) string) error {
+		cur := first.Record
 		for range maxChain {
 			nid := next(cur)
 			if nid == "" || seen[nid] {
 				return nil
 			}
 			seen[nid] = true
-			s, err := ReadSession(ctx, st, nid)
+			s, err := Read(ctx, st, nid)
 			if errors.Is(err, refstore.ErrNotFound) {
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			line = append(line, s.Session)
-			cur = s.Session
+			line = append(line, s.Record)
+			cur = s.Record
 		}
 		return nil
 	}
-	if err := follow(func(s Session) string { return s.Supersedes }); err != nil {
+	if err := follow(func(s Record) string { return s.Supersedes }); err != nil {
 		return nil, err
 	}
-	if err := follow(func(s Session) string { return s.ReplacedBy }); err != nil {
+	if err := follow(func(s Record) string { return s.ReplacedBy }); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(line, func(a, b Session) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortFunc(line, func(a, b Record) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return line, nil
 }
 
 // LineGraph is the graph of id's line alone.
-func LineGraph(ctx context.Context, st *refstore.Store, id string) (*Graph, error) {
+func LineGraph(ctx context.Context, st *refstore.Store, id string) (*lineage.Graph, error) {
 	line, err := Line(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}
-	return NewGraph(Nodes(line)), nil
+	return lineage.NewGraph(Nodes(line)), nil
 }
 
-// Sessions returns the records without their storage details.
-func Sessions(stored []StoredSession) []Session {
-	out := make([]Session, len(stored))
+// Records returns the records without their storage details.
+func Records(stored []Stored) []Record {
+	out := make([]Record, len(stored))
 	for i := range stored {
-		out[i] = stored[i].Session
+		out[i] = stored[i].Record
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// SessionSchema is the version tag of a session record.
-const SessionSchema = "session/v1"
+// Schema is the version tag of a session record.
+const Schema = "session/v1"
 
 // Statuses a session moves through. replaced and merged are final.
 const (
@@ -22,8 +22,8 @@ const (
 	StatusMerged     = "merged"
 )
 
-// Session is the record at refs/ao/sessions/<id>.
-type Session struct {
+// Record is the record at refs/ao/sessions/<id>.
+type Record struct {
 	Schema             string              `json:"schema"`
 	ID                 string              `json:"id"`
 	Owner              string              `json:"owner"`
@@ -77,53 +77,53 @@ type PRPointer struct {
 	URL    string `json:"url,omitempty"`
 }
 
-// StoredSession is a session with the blob id its ref held when read.
-type StoredSession struct {
-	Session
+// Stored is a session with the blob id its ref held when read.
+type Stored struct {
+	Record
 	Ref string `json:"-"`
 	OID string `json:"-"`
 }
 
 // Live reports whether the session may still do work.
-func (s *Session) Live() bool { return s.Status == StatusActive }
+func (s *Record) Live() bool { return s.Status == StatusActive }
 
-// ReadSession reads the session record of id (ErrNotFound when none).
-func ReadSession(ctx context.Context, st *refstore.Store, id string) (StoredSession, error) {
+// Read reads the session record of id (ErrNotFound when none).
+func Read(ctx context.Context, st *refstore.Store, id string) (Stored, error) {
 	ref, err := refstore.SessionRef(id)
 	if err != nil {
-		return StoredSession{}, err
+		return Stored{}, err
 	}
 	e, err := st.Get(ctx, ref)
 	if err != nil {
 		if errors.Is(err, refstore.ErrNotFound) {
-			return StoredSession{}, fmt.Errorf("session %q: %w", id, refstore.ErrNotFound)
+			return Stored{}, fmt.Errorf("session %q: %w", id, refstore.ErrNotFound)
 		}
-		return StoredSession{}, err
+		return Stored{}, err
 	}
-	return DecodeSession(e)
+	return Decode(e)
 }
 
-// DecodeSession reads one entry as a session record, refusing a record
+// Decode reads one entry as a session record, refusing a record
 // that belongs at another ref than e.Ref. Sync decodes with it too.
-func DecodeSession(e refstore.Entry) (StoredSession, error) {
-	var s Session
-	if err := refstore.Decode(e, SessionSchema, &s); err != nil {
-		return StoredSession{}, err
+func Decode(e refstore.Entry) (Stored, error) {
+	var s Record
+	if err := refstore.Decode(e, Schema, &s); err != nil {
+		return Stored{}, err
 	}
 	if want, err := refstore.SessionRef(s.ID); err != nil || want != e.Ref {
-		return StoredSession{}, fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, s.ID)
+		return Stored{}, fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, s.ID)
 	}
-	return StoredSession{Session: s, Ref: e.Ref, OID: e.OID}, nil
+	return Stored{Record: s, Ref: e.Ref, OID: e.OID}, nil
 }
 
-// SessionUpdate builds the swap that stores s in place of what was read (old
+// Written builds the swap that stores s in place of what was read (old
 // zero value: create, refusing an existing id).
-func SessionUpdate(ctx context.Context, st *refstore.Store, s Session, old StoredSession) (refstore.Update, error) {
+func Written(ctx context.Context, st *refstore.Store, s Record, old Stored) (refstore.Update, error) {
 	ref, err := refstore.SessionRef(s.ID)
 	if err != nil {
 		return refstore.Update{}, err
 	}
-	s.Schema = SessionSchema
+	s.Schema = Schema
 	oid, _, err := st.WriteVersion(ctx, ref, old.OID, &s.Cause, &s)
 	if err != nil {
 		return refstore.Update{}, fmt.Errorf("session %q: %w", s.ID, err)
@@ -134,45 +134,45 @@ func SessionUpdate(ctx context.Context, st *refstore.Store, s Session, old Store
 // ErrExists is returned when creating a session whose id is taken.
 var ErrExists = errors.New("session already exists")
 
-// CreateSession stores a new session, refusing an id that exists.
-func CreateSession(ctx context.Context, st *refstore.Store, s Session, msg string) (StoredSession, error) {
-	up, err := SessionUpdate(ctx, st, s, StoredSession{})
+// Create stores a new session, refusing an id that exists.
+func Create(ctx context.Context, st *refstore.Store, s Record, msg string) (Stored, error) {
+	up, err := Written(ctx, st, s, Stored{})
 	if err != nil {
-		return StoredSession{}, err
+		return Stored{}, err
 	}
 	if err := st.Apply(ctx, msg, up); err != nil {
 		if errors.Is(err, refstore.ErrConflict) {
-			return StoredSession{}, fmt.Errorf("session %q: %w", s.ID, ErrExists)
+			return Stored{}, fmt.Errorf("session %q: %w", s.ID, ErrExists)
 		}
-		return StoredSession{}, err
+		return Stored{}, err
 	}
-	s.Schema = SessionSchema
-	return StoredSession{Session: s, Ref: up.Ref, OID: up.New}, nil
+	s.Schema = Schema
+	return Stored{Record: s, Ref: up.Ref, OID: up.New}, nil
 }
 
-// ModifySession applies fn to the current record of id and swaps it in,
+// Modify applies fn to the current record of id and swaps it in,
 // re-reading and re-applying fn when someone else changed it meanwhile, a
 // bounded number of times. fn's error stops it unchanged.
-func ModifySession(ctx context.Context, st *refstore.Store, id, msg string, fn func(*Session) error) (StoredSession, error) {
+func Modify(ctx context.Context, st *refstore.Store, id, msg string, fn func(*Record) error) (Stored, error) {
 	for attempt := 0; ; attempt++ {
-		cur, err := ReadSession(ctx, st, id)
+		cur, err := Read(ctx, st, id)
 		if err != nil {
-			return StoredSession{}, err
+			return Stored{}, err
 		}
-		next := cur.Session
+		next := cur.Record
 		if err := fn(&next); err != nil {
-			return StoredSession{}, err
+			return Stored{}, err
 		}
-		up, err := SessionUpdate(ctx, st, next, cur)
+		up, err := Written(ctx, st, next, cur)
 		if err != nil {
-			return StoredSession{}, err
+			return Stored{}, err
 		}
 		err = st.Apply(ctx, msg, up)
 		if err == nil {
-			return StoredSession{Session: next, Ref: up.Ref, OID: up.New}, nil
+			return Stored{Record: next, Ref: up.Ref, OID: up.New}, nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 4 {
-			return StoredSession{}, err
+			return Stored{}, err
 		}
 	}
 }
@@ -215,7 +215,7 @@ func (e *RefusedError) Error() string   { return e.Err.Error() }
 func (e *RefusedError) Unwrap() []error { return []error{e.Err, refstore.ErrConflict} }
 
 // writable refuses sessions whose record must not change any more.
-func writable(s Session, doing string) error {
+func writable(s Record, doing string) error {
 	switch s.Status {
 	case StatusMerged:
 		return &ReadOnlyError{ID: s.ID, Doing: doing}
@@ -231,9 +231,9 @@ func writable(s Session, doing string) error {
 // Terminate marks a session whose agent is dead: its work can be revived
 // with restore or handed on with replace. Terminating a terminated session
 // changes nothing; a replaced or merged one is refused.
-func Terminate(ctx context.Context, st *refstore.Store, id, summary string, now time.Time) (StoredSession, bool, error) {
+func Terminate(ctx context.Context, st *refstore.Store, id, summary string, now time.Time) (Stored, bool, error) {
 	changed := false
-	s, err := ModifySession(ctx, st, id, "handoff: terminate "+id, func(s *Session) error {
+	s, err := Modify(ctx, st, id, "handoff: terminate "+id, func(s *Record) error {
 		if err := writable(*s, "terminate"); err != nil {
 			return err
 		}
@@ -251,15 +251,15 @@ func Terminate(ctx context.Context, st *refstore.Store, id, summary string, now 
 		return nil
 	})
 	if errors.Is(err, errUnchanged) {
-		cur, err := ReadSession(ctx, st, id)
+		cur, err := Read(ctx, st, id)
 		return cur, false, err
 	}
 	return s, changed, err
 }
 
 // SetSummary records the latest summary the agent or orchestrator gave.
-func SetSummary(ctx context.Context, st *refstore.Store, id, summary string, now time.Time) (StoredSession, error) {
-	return ModifySession(ctx, st, id, "handoff: summary of "+id, func(s *Session) error {
+func SetSummary(ctx context.Context, st *refstore.Store, id, summary string, now time.Time) (Stored, error) {
+	return Modify(ctx, st, id, "handoff: summary of "+id, func(s *Record) error {
 		if s.Status == StatusMerged {
 			return &ReadOnlyError{ID: s.ID, Doing: "summarise"}
 		}

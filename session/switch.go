@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"context"
@@ -60,15 +60,15 @@ type LaunchPlan struct {
 // session's brief (its handoff package on top); File writes a first message
 // to a file for agents that read it only from one.
 type Briefer struct {
-	Brief func(Session) (string, error)
-	File  func(Session, string) (string, error)
+	Brief func(Record) (string, error)
+	File  func(Record, string) (string, error)
 }
 
 // PlanLaunch builds the command for s's current harness. A harness that ran
 // this session before and whose native id is known resumes with its own id;
 // otherwise it starts fresh with the brief and the saved prompt. A fresh
 // launch with no saved prompt and no handoff package is refused.
-func PlanLaunch(s Session, br Briefer) (LaunchPlan, error) {
+func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 	if s.Harness == "" {
 		return LaunchPlan{}, fmt.Errorf("session %q records no harness: pick one with `git handoff session switch %s --harness H`", s.ID, s.ID)
 	}
@@ -124,7 +124,7 @@ func withLaunch(p LaunchPlan, l harness.Launch) LaunchPlan {
 
 // FirstMessage is what a fresh launch tells the agent: the brief (which the
 // handoff package heads), then the session's task when the brief lacks it.
-func FirstMessage(s Session, br Briefer) (string, error) {
+func FirstMessage(s Record, br Briefer) (string, error) {
 	text := s.HandoffPackage
 	if br.Brief != nil {
 		b, err := br.Brief(s)
@@ -160,7 +160,7 @@ type RelaunchOptions struct {
 
 // RelaunchResult is what a switch or a restore did.
 type RelaunchResult struct {
-	Session   StoredSession
+	Session   Stored
 	From      string // the harness before
 	Plan      LaunchPlan
 	Recreated string // a worktree re-created with git worktree add
@@ -197,11 +197,11 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 			return RelaunchResult{}, err
 		}
 	}
-	cur, err := ReadSession(ctx, st, opts.ID)
+	cur, err := Read(ctx, st, opts.ID)
 	if err != nil {
 		return RelaunchResult{}, err
 	}
-	if err := writableLine(ctx, st, cur.Session, doing); err != nil {
+	if err := writableLine(ctx, st, cur.Record, doing); err != nil {
 		return RelaunchResult{}, err
 	}
 	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil && (cur.Worktree == "" || refstore.Exists(cur.Worktree)) {
@@ -234,7 +234,7 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 	if worktree == "" && !st.Bare() {
 		worktree = st.Dir()
 	}
-	change := func(s *Session) {
+	change := func(s *Record) {
 		from := s.Harness
 		s.Harness = h.Name
 		if opts.Model != "" {
@@ -250,7 +250,7 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 		s.launched(h.Name, now, func(l *Launched) { l.Last = now })
 		s.Switching = nil
 	}
-	next := guarded.Session
+	next := guarded.Record
 	change(&next)
 	plan, err := PlanLaunch(next, opts.Briefer)
 	if err != nil {
@@ -268,14 +268,14 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 	}
 	msg := fmt.Sprintf("handoff: %s %s to %s", doing, opts.ID, h.Name)
 	for attempt := 0; ; attempt++ {
-		up, err := SessionUpdate(ctx, st, next, guarded)
+		up, err := Written(ctx, st, next, guarded)
 		if err != nil {
 			return fail(err)
 		}
 		err = st.Apply(ctx, msg, up)
 		if err == nil {
-			next.Schema = SessionSchema
-			res.Session = StoredSession{Session: next, Ref: up.Ref, OID: up.New}
+			next.Schema = Schema
+			res.Session = Stored{Record: next, Ref: up.Ref, OID: up.New}
 			break
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 4 {
@@ -283,20 +283,20 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 		}
 		// Someone else wrote the record (a summary, a native id): keep
 		// theirs and apply ours again, as long as the guard is still ours.
-		fresh, rerr := ReadSession(ctx, st, opts.ID)
+		fresh, rerr := Read(ctx, st, opts.ID)
 		if rerr != nil {
 			return res, rerr
 		}
-		if !holds(fresh.Session, guarded.Switching) {
+		if !holds(fresh.Record, guarded.Switching) {
 			if fresh.Switching != nil {
 				return res, &SwitchingError{ID: opts.ID, Guard: *fresh.Switching}
 			}
 			return res, fmt.Errorf("%s of session %q: the switch guard was taken away meanwhile: %w", doing, opts.ID, refstore.ErrConflict)
 		}
-		guarded, next = fresh, fresh.Session
+		guarded, next = fresh, fresh.Record
 		change(&next)
 	}
-	if bound, note := bindWorktree(ctx, st, res.Session.Session); bound != "" || note != "" {
+	if bound, note := bindWorktree(ctx, st, res.Session.Record); bound != "" || note != "" {
 		res.Bound = bound
 		if note != "" {
 			res.Notices = append(res.Notices, note)
@@ -307,7 +307,7 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 
 // writableLine is writable with the end of the line named for a replaced
 // session.
-func writableLine(ctx context.Context, st *refstore.Store, s Session, doing string) error {
+func writableLine(ctx context.Context, st *refstore.Store, s Record, doing string) error {
 	err := writable(s, doing)
 	var re *ReplacedError
 	if errors.As(err, &re) {
@@ -327,47 +327,47 @@ func canonical(name string) string {
 
 // takeGuard sets the session's switching guard by compare-and-swap. A live
 // guard held by someone else refuses; an expired one is taken over.
-func takeGuard(ctx context.Context, st *refstore.Store, id, by, to, doing string, now time.Time) (StoredSession, string, error) {
+func takeGuard(ctx context.Context, st *refstore.Store, id, by, to, doing string, now time.Time) (Stored, string, error) {
 	for attempt := 0; ; attempt++ {
-		cur, err := ReadSession(ctx, st, id)
+		cur, err := Read(ctx, st, id)
 		if err != nil {
-			return StoredSession{}, "", err
+			return Stored{}, "", err
 		}
-		if err := writableLine(ctx, st, cur.Session, doing); err != nil {
-			return StoredSession{}, "", err
+		if err := writableLine(ctx, st, cur.Record, doing); err != nil {
+			return Stored{}, "", err
 		}
 		note := ""
 		if g := cur.Switching; g != nil {
 			if now.Before(g.Until) {
-				return StoredSession{}, "", &SwitchingError{ID: id, Guard: *g}
+				return Stored{}, "", &SwitchingError{ID: id, Guard: *g}
 			}
 			note = fmt.Sprintf("took over a stale switch guard held by %s since %s", g.By, g.Since.UTC().Format(time.RFC3339))
 		}
-		next := cur.Session
+		next := cur.Record
 		next.Switching = &Switching{By: by, Since: now, Until: now.Add(GuardTTL), To: to}
-		up, err := SessionUpdate(ctx, st, next, cur)
+		up, err := Written(ctx, st, next, cur)
 		if err != nil {
-			return StoredSession{}, "", err
+			return Stored{}, "", err
 		}
 		err = st.Apply(ctx, fmt.Sprintf("handoff: %s %s: guard", doing, id), up)
 		if err == nil {
-			next.Schema = SessionSchema
-			return StoredSession{Session: next, Ref: up.Ref, OID: up.New}, note, nil
+			next.Schema = Schema
+			return Stored{Record: next, Ref: up.Ref, OID: up.New}, note, nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 4 {
-			return StoredSession{}, "", err
+			return Stored{}, "", err
 		}
 	}
 }
 
 // holds reports whether s still carries the guard g.
-func holds(s Session, g *Switching) bool {
+func holds(s Record, g *Switching) bool {
 	return s.Switching != nil && g != nil && s.Switching.By == g.By && s.Switching.Since.Equal(g.Since)
 }
 
 // releaseGuard clears a guard that is still ours and changes nothing else.
-func releaseGuard(ctx context.Context, st *refstore.Store, guarded StoredSession) error {
-	_, err := ModifySession(ctx, st, guarded.ID, "handoff: release switch guard of "+guarded.ID, func(s *Session) error {
+func releaseGuard(ctx context.Context, st *refstore.Store, guarded Stored) error {
+	_, err := Modify(ctx, st, guarded.ID, "handoff: release switch guard of "+guarded.ID, func(s *Record) error {
 		if !holds(*s, guarded.Switching) {
 			return errUnchanged
 		}
@@ -382,7 +382,7 @@ func releaseGuard(ctx context.Context, st *refstore.Store, guarded StoredSession
 
 // bindWorktree binds the session's worktree to it unless that worktree is
 // bound to another live session.
-func bindWorktree(ctx context.Context, st *refstore.Store, s Session) (string, string) {
+func bindWorktree(ctx context.Context, st *refstore.Store, s Record) (string, string) {
 	wt, err := worktreeStore(ctx, st, s.Worktree)
 	if err != nil || wt == nil {
 		return "", ""
@@ -395,7 +395,7 @@ func bindWorktree(ctx context.Context, st *refstore.Store, s Session) (string, s
 		return "", ""
 	}
 	if bound != "" {
-		if other, err := ReadSession(ctx, st, bound); err == nil && other.Live() {
+		if other, err := Read(ctx, st, bound); err == nil && other.Live() {
 			return "", fmt.Sprintf("worktree %s stays bound to session %s, which is active", wt.Dir(), bound)
 		}
 	}
@@ -411,15 +411,15 @@ func bindWorktree(ctx context.Context, st *refstore.Store, s Session) (string, s
 
 // RecordNative remembers a harness's own session id for this session, next
 // to that harness's name: it is only ever handed back to the same harness.
-func RecordNative(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, now time.Time) (StoredSession, error) {
+func RecordNative(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, now time.Time) (Stored, error) {
 	h, err := harness.Lookup(harnessName)
 	if err != nil {
-		return StoredSession{}, err
+		return Stored{}, err
 	}
 	if err := h.ValidateNativeID(nativeID); err != nil {
-		return StoredSession{}, err
+		return Stored{}, err
 	}
-	return ModifySession(ctx, st, id, fmt.Sprintf("handoff: %s native id of %s", h.Name, id), func(s *Session) error {
+	return Modify(ctx, st, id, fmt.Sprintf("handoff: %s native id of %s", h.Name, id), func(s *Record) error {
 		if s.Status == StatusMerged {
 			return &ReadOnlyError{ID: s.ID, Doing: "record a native id for"}
 		}
@@ -437,7 +437,7 @@ func RecordNative(ctx context.Context, st *refstore.Store, id, harnessName, nati
 // launched edits what harness name did for s, stamping its first launch
 // when it has none. The map is copied first: s may share it with the
 // record it was read from.
-func (s *Session) launched(name string, now time.Time, edit func(*Launched)) {
+func (s *Record) launched(name string, now time.Time, edit func(*Launched)) {
 	l := s.Launched[name]
 	if l.First.IsZero() {
 		l.First = now
@@ -452,7 +452,7 @@ func (s *Session) launched(name string, now time.Time, edit func(*Launched)) {
 
 // MarkLaunched records that the session's current harness was just run.
 func MarkLaunched(ctx context.Context, st *refstore.Store, id string, now time.Time) error {
-	_, err := ModifySession(ctx, st, id, "handoff: launched "+id, func(s *Session) error {
+	_, err := Modify(ctx, st, id, "handoff: launched "+id, func(s *Record) error {
 		s.launched(canonical(s.Harness), now, func(l *Launched) { l.Last = now })
 		s.UpdatedAt = now
 		return nil
@@ -462,4 +462,4 @@ func MarkLaunched(ctx context.Context, st *refstore.Store, id string, now time.T
 
 // Launchable refuses to launch an agent for a session whose work is over
 // (merged) or lives on elsewhere (replaced).
-func Launchable(s Session) error { return writable(s, "launch") }
+func Launchable(s Record) error { return writable(s, "launch") }

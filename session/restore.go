@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -43,7 +44,7 @@ type ReplaceOptions struct {
 	// transaction and may change both records: the pull request the old
 	// session owns moves to the new one this way. It is called again, with
 	// fresh records, after a lost swap.
-	Transfer func(ctx context.Context, old Session, next, prev *Session) ([]refstore.Update, error)
+	Transfer func(ctx context.Context, old Record, next, prev *Record) ([]refstore.Update, error)
 	// PackageExtra is more Markdown for the handoff package (pull request
 	// facts: failing checks, unresolved review threads).
 	PackageExtra string
@@ -51,17 +52,17 @@ type ReplaceOptions struct {
 
 // ReplaceResult is what a replacement did.
 type ReplaceResult struct {
-	Old     StoredSession
-	New     StoredSession
+	Old     Stored
+	New     Stored
 	Package string        // the handoff package; "" in none mode
 	Carried *baton.Stored // the old session's baton, now claimed by the new one
 	Bound   string        // the worktree now bound to the new session, if any
 	Notices []string
 }
 
-// NewSessionID makes a short id, unique across clones in practice; creation
+// NewID makes a short id, unique across clones in practice; creation
 // still refuses an id that exists.
-func NewSessionID() string { return baton.NewID("s") }
+func NewID() string { return baton.NewID("s") }
 
 // Replace records, in one ref transaction, that a new session replaces
 // opts.OldID: the old one becomes replaced (replacedBy, handoffAt), the new
@@ -73,7 +74,7 @@ func NewSessionID() string { return baton.NewID("s") }
 // new session when the old one's worktree is bound to it.
 func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now time.Time) (ReplaceResult, error) {
 	if opts.NewID == "" {
-		opts.NewID = NewSessionID()
+		opts.NewID = NewID()
 	}
 	if opts.Reason = strings.TrimSpace(opts.Reason); opts.Reason == "" {
 		opts.Reason = "manual"
@@ -95,16 +96,16 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 		terminal, truncated = TerminalExcerpt(opts.Terminal)
 	}
 	for attempt := 0; ; attempt++ {
-		old, err := ReadSession(ctx, st, opts.OldID)
+		old, err := Read(ctx, st, opts.OldID)
 		if err != nil {
 			return ReplaceResult{}, err
 		}
-		if err := checkReplace(ctx, st, old.Session, opts.NewID); err != nil {
+		if err := checkReplace(ctx, st, old.Record, opts.NewID); err != nil {
 			return ReplaceResult{}, err
 		}
 		at := now
 		res := ReplaceResult{}
-		next := Session{
+		next := Record{
 			ID: opts.NewID, Owner: old.Owner, Branch: old.Branch, Worktree: old.Worktree, Host: opts.Host,
 			Harness: old.Harness, Model: old.Model, Status: StatusActive, Prompt: old.Prompt,
 			CreatedAt: now, UpdatedAt: now,
@@ -118,12 +119,12 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 		}
 		var ups []refstore.Update
 		if opts.Context == ContextSummary {
-			carried, warns, err := unclaimedBaton(ctx, st, old.Session)
+			carried, warns, err := unclaimedBaton(ctx, st, old.Record)
 			if err != nil {
 				return ReplaceResult{}, err
 			}
 			res.Notices = append(res.Notices, warns...)
-			in := PackageInput{Old: old.Session, NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Extra: opts.PackageExtra, Now: now}
+			in := PackageInput{Old: old.Record, NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Extra: opts.PackageExtra, Now: now}
 			if carried != nil {
 				claimed, up, err := baton.Claimed(ctx, st, *carried, opts.NewID, now)
 				if err != nil {
@@ -134,30 +135,30 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 				in.Baton = &carried.Baton
 				next.ClaimedHandoff, _ = json.Marshal(claimed.Baton)
 			}
-			in.Commits, in.Total, err = sessionCommits(ctx, st, old.Session)
+			in.Commits, in.Total, err = sessionCommits(ctx, st, old.Record)
 			if err != nil {
 				res.Notices = append(res.Notices, "commits left out of the handoff package: "+err.Error())
 			}
 			res.Package = BuildPackage(in)
 			next.HandoffPackage = res.Package
 		}
-		prev := old.Session
+		prev := old.Record
 		prev.Status, prev.ReplacedBy, prev.HandoffAt, prev.UpdatedAt = StatusReplaced, opts.NewID, &at, now
 		if prev.EndedAt == nil {
 			prev.EndedAt = &at
 		}
 		if opts.Transfer != nil {
-			more, err := opts.Transfer(ctx, old.Session, &next, &prev)
+			more, err := opts.Transfer(ctx, old.Record, &next, &prev)
 			if err != nil {
 				return ReplaceResult{}, err
 			}
 			ups = append(ups, more...)
 		}
-		prevUp, err := SessionUpdate(ctx, st, prev, old)
+		prevUp, err := Written(ctx, st, prev, old)
 		if err != nil {
 			return ReplaceResult{}, err
 		}
-		nextUp, err := SessionUpdate(ctx, st, next, StoredSession{})
+		nextUp, err := Written(ctx, st, next, Stored{})
 		if err != nil {
 			return ReplaceResult{}, err
 		}
@@ -170,10 +171,10 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 		ups = append(append([]refstore.Update{nextUp}, ups...), prevUp)
 		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, old.ID, oneLine(opts.Reason)), ups...)
 		if err == nil {
-			next.Schema, prev.Schema = SessionSchema, SessionSchema
-			res.Old = StoredSession{Session: prev, Ref: prevUp.Ref, OID: prevUp.New}
-			res.New = StoredSession{Session: next, Ref: newRef, OID: nextUp.New}
-			bound, notice := moveBinding(ctx, st, old.Session, newRef)
+			next.Schema, prev.Schema = Schema, Schema
+			res.Old = Stored{Record: prev, Ref: prevUp.Ref, OID: prevUp.New}
+			res.New = Stored{Record: next, Ref: newRef, OID: nextUp.New}
+			bound, notice := moveBinding(ctx, st, old.Record, newRef)
 			res.Bound = bound
 			if notice != "" {
 				res.Notices = append(res.Notices, notice)
@@ -205,7 +206,7 @@ func (e *ExistsError) Unwrap() []error {
 
 // checkReplace refuses what would break the line: a replaced or merged old
 // session, a new id that exists, a cycle or a fork.
-func checkReplace(ctx context.Context, st *refstore.Store, old Session, newID string) error {
+func checkReplace(ctx context.Context, st *refstore.Store, old Record, newID string) error {
 	if old.Status == StatusMerged {
 		return &ReadOnlyError{ID: old.ID, Doing: "replace"}
 	}
@@ -216,7 +217,7 @@ func checkReplace(ctx context.Context, st *refstore.Store, old Session, newID st
 		}
 		return e
 	}
-	if _, err := ReadSession(ctx, st, newID); err == nil {
+	if _, err := Read(ctx, st, newID); err == nil {
 		return &ExistsError{ID: newID}
 	} else if !errors.Is(err, refstore.ErrNotFound) {
 		return err
@@ -225,7 +226,7 @@ func checkReplace(ctx context.Context, st *refstore.Store, old Session, newID st
 	if err != nil {
 		return err
 	}
-	g := NewGraph(Nodes(line))
+	g := lineage.NewGraph(Nodes(line))
 	if by, ok := g.Successor(old.ID); ok {
 		// A replacement under way: it writes the new session before it
 		// marks the old one (see Replace), so its successor shows first.
@@ -239,7 +240,7 @@ func checkReplace(ctx context.Context, st *refstore.Store, old Session, newID st
 
 // unclaimedBaton finds the baton the old session left that nobody claimed:
 // its owner's private baton on its branch, or a shared one, written by it.
-func unclaimedBaton(ctx context.Context, st *refstore.Store, old Session) (*baton.Stored, []string, error) {
+func unclaimedBaton(ctx context.Context, st *refstore.Store, old Record) (*baton.Stored, []string, error) {
 	var notices []string
 	if ref, err := refstore.HandoffRef(false, old.Owner, old.Branch); err == nil {
 		b, err := baton.Read(ctx, st, ref)
@@ -273,7 +274,7 @@ func unclaimedBaton(ctx context.Context, st *refstore.Store, old Session) (*bato
 // those whose Handoff-Session trailer names it, and, where commits carry no
 // such trailer, those committed since it started. Commits naming another
 // session are left out.
-func sessionCommits(ctx context.Context, st *refstore.Store, old Session) ([]refstore.Commit, int, error) {
+func sessionCommits(ctx context.Context, st *refstore.Store, old Record) ([]refstore.Commit, int, error) {
 	log, err := st.TrailerLog(ctx, old.Branch, CommitTrailer, 500)
 	if err != nil {
 		return nil, 0, err
@@ -295,7 +296,7 @@ func sessionCommits(ctx context.Context, st *refstore.Store, old Session) ([]ref
 
 // moveBinding points the old session's worktree at the new session when it
 // was bound to the old one. It returns the worktree it rebound.
-func moveBinding(ctx context.Context, st *refstore.Store, old Session, newRef string) (string, string) {
+func moveBinding(ctx context.Context, st *refstore.Store, old Record, newRef string) (string, string) {
 	wt, err := worktreeStore(ctx, st, old.Worktree)
 	if err != nil || wt == nil {
 		return "", ""

@@ -1,4 +1,4 @@
-package lineage
+package session
 
 import (
 	"strings"
@@ -68,7 +68,7 @@ func TestTerminalExcerptKeepsTheEnd(t *testing.T) {
 func TestBuildPackage(t *testing.T) {
 	now := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	in := PackageInput{
-		Old: Session{ID: "app-7", Harness: "claude-code", Model: "opus", Branch: "feat", Status: StatusActive,
+		Old: Record{ID: "app-7", Harness: "claude-code", Model: "opus", Branch: "feat", Status: StatusActive,
 			Summary: "half done", Prompt: "fix it", UpdatedAt: now, PR: &PRPointer{Repo: "o/r", Number: 12}},
 		NewID:    "app-12",
 		Reason:   "stuck",
