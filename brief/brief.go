@@ -1,5 +1,7 @@
-// Package brief renders what a starting session reads first: the baton left
-// for it, its objective, and what else fits in the byte budget.
+// Package brief writes every piece of Markdown an agent reads: the brief a
+// starting session reads first (the baton left for it, its objective, and
+// what else fits in the byte budget), the handoff package a replacement
+// starts from, and the facts of the pull request a session owns.
 package brief
 
 import (
@@ -122,7 +124,7 @@ func handoffSection(in Input) string {
 	default:
 		fmt.Fprintf(&b, "%d commit%s since the baton was written at %s:\n", in.SinceTotal, plural(in.SinceTotal), shortID(h.Head))
 		for _, c := range in.Since {
-			fmt.Fprintf(&b, "- %s %s\n", shortID(c.ID), oneLine(c.Subject))
+			fmt.Fprintf(&b, "- %s %s\n", shortID(c.ID), OneLine(c.Subject))
 		}
 		if more := in.SinceTotal - len(in.Since); more > 0 {
 			fmt.Fprintf(&b, "- … and %d more\n", more)
@@ -169,7 +171,7 @@ func recentSection(in Input) []string {
 	}
 	out := []string{fmt.Sprintf("## Recent commits on `%s`\n\n", in.Branch)}
 	for _, c := range in.Recent {
-		out = append(out, fmt.Sprintf("- %s %s (%s, %s)\n", shortID(c.ID), oneLine(c.Subject), c.Author, Age(in.Now, c.When)))
+		out = append(out, fmt.Sprintf("- %s %s (%s, %s)\n", shortID(c.ID), OneLine(c.Subject), c.Author, Age(in.Now, c.When)))
 	}
 	return out
 }
@@ -201,9 +203,4 @@ func shortID(id string) string {
 		return id[:10]
 	}
 	return id
-}
-
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -54,7 +55,7 @@ func markMerged(ctx context.Context, st *refstore.Store, repo string, number int
 const prFactsTimeout = 15 * time.Second
 
 // PRFacts renders the facts of the pull request p points at for a handoff
-// package or a brief (prown.PackageSection). A pointer to another
+// package or a brief (brief.PRFacts). A pointer to another
 // repository than the host's renders as "". Failing to fetch them degrades
 // to a section saying so and a notice, never to a failed workflow.
 func PRFacts(ctx context.Context, connect Connect, p *session.PRPointer) (string, []string) {
@@ -86,7 +87,7 @@ func prFactsMarkdown(ctx context.Context, connect Connect, p *session.PRPointer)
 	if err != nil {
 		return "", fmt.Errorf("reading the facts of #%d: %w", p.Number, err)
 	}
-	return prown.PackageSection(f), nil
+	return brief.PRFacts(f), nil
 }
 
 // sessionPR is the pull request the session's record points at; nil when

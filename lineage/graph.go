@@ -1,3 +1,7 @@
+// Package lineage is the graph of which session replaced which: a pure
+// value built from plain nodes, with queries (Successor, Chain, Roots) and
+// renderings (tree, JSON, DOT, Mermaid). It does no I/O; session records
+// live in package session.
 package lineage
 
 import (

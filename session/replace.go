@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -93,7 +94,7 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 	var terminal string
 	var truncated bool
 	if len(opts.Terminal) > 0 {
-		terminal, truncated = TerminalExcerpt(opts.Terminal)
+		terminal, truncated = brief.TerminalExcerpt(opts.Terminal)
 	}
 	for attempt := 0; ; attempt++ {
 		old, err := Read(ctx, st, opts.OldID)
@@ -124,7 +125,7 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 				return ReplaceResult{}, err
 			}
 			res.Notices = append(res.Notices, warns...)
-			in := PackageInput{Old: old.Record, NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Extra: opts.PackageExtra, Now: now}
+			in := brief.PackageInput{Old: predecessor(old.Record), NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Extra: opts.PackageExtra, Now: now}
 			if carried != nil {
 				claimed, up, err := baton.Claimed(ctx, st, *carried, opts.NewID, now)
 				if err != nil {
@@ -139,7 +140,7 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 			if err != nil {
 				res.Notices = append(res.Notices, "commits left out of the handoff package: "+err.Error())
 			}
-			res.Package = BuildPackage(in)
+			res.Package = brief.BuildPackage(in)
 			next.HandoffPackage = res.Package
 		}
 		prev := old.Record
@@ -169,7 +170,7 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 		// other way round the old one would be replacedBy a session that
 		// does not exist, and replace and restore of it refused for good.
 		ups = append(append([]refstore.Update{nextUp}, ups...), prevUp)
-		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, old.ID, oneLine(opts.Reason)), ups...)
+		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, old.ID, brief.OneLine(opts.Reason)), ups...)
 		if err == nil {
 			next.Schema, prev.Schema = Schema, Schema
 			res.Old = Stored{Record: prev, Ref: prevUp.Ref, OID: prevUp.New}
@@ -287,7 +288,7 @@ func sessionCommits(ctx context.Context, st *refstore.Store, old Record) ([]refs
 			continue
 		}
 		total++
-		if len(out) < maxCommitsShown {
+		if len(out) < brief.MaxPackageCommits {
 			out = append(out, c.Commit)
 		}
 	}
@@ -342,4 +343,16 @@ func sameDir(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// predecessor is what the handoff package shows of the replaced session.
+func predecessor(r Record) brief.Predecessor {
+	p := brief.Predecessor{
+		ID: r.ID, Harness: r.Harness, Model: r.Model, Branch: r.Branch, Status: r.Status, Worktree: r.Worktree,
+		Prompt: r.Prompt, Summary: r.Summary, UpdatedAt: r.UpdatedAt,
+	}
+	if r.PR != nil {
+		p.PR = &brief.PRLink{Repo: r.PR.Repo, Number: r.PR.Number, URL: r.PR.URL}
+	}
+	return p
 }

@@ -1,3 +1,7 @@
+// Package session holds the session records at refs/ao/sessions/<id> and
+// what changes them: create, end, terminate, replace (with its handoff
+// package), switch of agent, restore and launch. The graph of who replaced
+// whom is package lineage.
 package session
 
 import (

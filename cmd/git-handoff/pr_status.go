@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/prown"
 )
 
 // prStatusJSON is the result of `pr status --json`: the facts the handoff
@@ -132,7 +132,7 @@ func prStatusCommand(d *deps) *cli.Command {
 				return d.printJSON(out)
 			}
 			notify(d.stderr, notices)
-			fmt.Fprint(d.stdout, prown.PackageSection(f))
+			fmt.Fprint(d.stdout, brief.PRFacts(f))
 			if owner != "" {
 				fmt.Fprintf(d.stdout, "\nOwned by session %s.\n", owner)
 			} else {

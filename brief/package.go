@@ -1,4 +1,4 @@
-package session
+package brief
 
 import (
 	"bytes"
@@ -8,22 +8,37 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // Caps keep the package small: it heads the brief, which readers want in
 // one or two kilobytes and which is never trimmed.
 const (
-	maxTerminalBytes = 2048
-	maxTerminalLines = 40
-	maxSummaryBytes  = 2048
-	maxCommitsShown  = 15
+	maxTerminalBytes  = 2048
+	maxTerminalLines  = 40
+	maxSummaryBytes   = 2048
+	MaxPackageCommits = 15 // commits of the old session a package lists
 )
+
+// Predecessor is what a handoff package says of the session it replaces
+// (the fields of its session record the package shows).
+type Predecessor struct {
+	ID, Harness, Model, Branch, Status, Worktree string
+	Prompt, Summary                              string
+	UpdatedAt                                    time.Time
+	PR                                           *PRLink // the pull request it owns, if any
+}
+
+// PRLink names a pull request.
+type PRLink struct {
+	Repo   string // owner/name
+	Number int
+	URL    string
+}
 
 // PackageInput is what a handoff package is made from.
 type PackageInput struct {
-	Old       Record
+	Old       Predecessor
 	NewID     string
 	Reason    string
 	Baton     *baton.Baton      // the old session's unclaimed baton, carried over
@@ -41,23 +56,23 @@ type PackageInput struct {
 func BuildPackage(in PackageInput) string {
 	o := in.Old
 	var b strings.Builder
-	fmt.Fprintf(&b, "## 🔁 Handoff package: you replace session %s\n\n", oneLine(o.ID))
+	fmt.Fprintf(&b, "## 🔁 Handoff package: you replace session %s\n\n", OneLine(o.ID))
 	agent := o.Harness
 	if agent == "" {
 		agent = "an unrecorded agent"
 	}
 	if o.Model != "" {
-		agent += " (" + oneLine(o.Model) + ")"
+		agent += " (" + OneLine(o.Model) + ")"
 	}
-	fmt.Fprintf(&b, "- Previous session: %s, run by %s\n", oneLine(o.ID), oneLine(agent))
-	fmt.Fprintf(&b, "- Reason: %s\n", oneLine(in.Reason))
-	fmt.Fprintf(&b, "- Branch: `%s`\n", oneLine(o.Branch))
+	fmt.Fprintf(&b, "- Previous session: %s, run by %s\n", OneLine(o.ID), OneLine(agent))
+	fmt.Fprintf(&b, "- Reason: %s\n", OneLine(in.Reason))
+	fmt.Fprintf(&b, "- Branch: `%s`\n", OneLine(o.Branch))
 	fmt.Fprintf(&b, "- Its last status: %s (updated %s)\n", o.Status, o.UpdatedAt.UTC().Format("2006-01-02 15:04 MST"))
 	if o.Worktree != "" {
-		fmt.Fprintf(&b, "- Worktree: %s\n", oneLine(o.Worktree))
+		fmt.Fprintf(&b, "- Worktree: %s\n", OneLine(o.Worktree))
 	}
 	if o.PR != nil {
-		fmt.Fprintf(&b, "- Pull request: %s#%d %s (its checks and review threads were not fetched here)\n", oneLine(o.PR.Repo), o.PR.Number, oneLine(o.PR.URL))
+		fmt.Fprintf(&b, "- Pull request: %s#%d %s (its checks and review threads were not fetched here)\n", OneLine(o.PR.Repo), o.PR.Number, OneLine(o.PR.URL))
 	}
 	b.WriteString("\n")
 	if o.Prompt != "" {
@@ -80,7 +95,7 @@ func BuildPackage(in PackageInput) string {
 		b.WriteString("None found.\n\n")
 	} else {
 		for _, c := range in.Commits {
-			fmt.Fprintf(&b, "- %s %s\n", c.ID[:min(10, len(c.ID))], oneLine(c.Subject))
+			fmt.Fprintf(&b, "- %s %s\n", c.ID[:min(10, len(c.ID))], OneLine(c.Subject))
 		}
 		if more := in.Total - len(in.Commits); more > 0 {
 			fmt.Fprintf(&b, "- … and %d more\n", more)
@@ -105,7 +120,7 @@ func BuildPackage(in PackageInput) string {
 }
 
 func items(b *strings.Builder, title string, list []string, numbered bool) {
-	brief.WriteList(b, title+":", list, numbered)
+	WriteList(b, title+":", list, numbered)
 }
 
 // fenceFor returns a code fence longer than any run of backticks in s, so
@@ -123,7 +138,8 @@ func fenceFor(s string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-func oneLine(s string) string {
+// OneLine makes s one line of plain text: controls become spaces.
+func OneLine(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '

@@ -1,4 +1,4 @@
-package session
+package brief
 
 import (
 	"strings"
@@ -68,8 +68,8 @@ func TestTerminalExcerptKeepsTheEnd(t *testing.T) {
 func TestBuildPackage(t *testing.T) {
 	now := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	in := PackageInput{
-		Old: Record{ID: "app-7", Harness: "claude-code", Model: "opus", Branch: "feat", Status: StatusActive,
-			Summary: "half done", Prompt: "fix it", UpdatedAt: now, PR: &PRPointer{Repo: "o/r", Number: 12}},
+		Old: Predecessor{ID: "app-7", Harness: "claude-code", Model: "opus", Branch: "feat", Status: "active",
+			Summary: "half done", Prompt: "fix it", UpdatedAt: now, PR: &PRLink{Repo: "o/r", Number: 12}},
 		NewID:    "app-12",
 		Reason:   "stuck",
 		Baton:    &baton.Baton{ID: "h-1", NextSteps: []string{"finish"}, FailedApproaches: []string{"regexp"}},

@@ -1,4 +1,4 @@
-package prown
+package brief
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/git-handoff/git-handoff/ghpr"
 )
 
-// PackageSection renders a pull request's facts as Markdown for the handoff
+// PRFacts renders a pull request's facts as Markdown for the handoff
 // package and the owning session's brief: state, mergeability, head and
 // base, failing and pending checks (a check that ran on another commit than
 // the head is flagged), the review decision and who requested changes, and
@@ -16,7 +16,7 @@ import (
 // excerpt is fenced as quoted input, with a line saying it is data, not
 // instructions. When GitHub could only be asked through REST, the section
 // says that resolution is unknown. It ends with when the facts were fetched.
-func PackageSection(f ghpr.Facts) string {
+func PRFacts(f ghpr.Facts) string {
 	var b strings.Builder
 	p := f.PR
 	fmt.Fprintf(&b, "## Pull request #%d: %s\n\n", p.Number, inline(p.Title, 200))
