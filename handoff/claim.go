@@ -123,6 +123,22 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 			res.Notices = notices.list
 			return res, nil
 		}
+		if errors.Is(err, refstore.ErrConflict) && !w.decided {
+			// Lost the local swap: if the arbiter holds our claim all the
+			// same, it is won, and only recording it here is left.
+			if _, local := arb.(Local); !local {
+				if held, herr := arb.Held(ctx, st, w.baton.Ref); herr == nil && held == w.baton.OID {
+					w.decided = true
+				}
+			}
+		}
+		if last && errors.Is(err, refstore.ErrConflict) && w.decided {
+			// Won at the arbiter, and still not recorded here because the
+			// records keep changing: deliver the notes all the same (the
+			// note stays, so the next claim records it).
+			notices.add(fmt.Sprintf("baton %s is yours (the arbiter holds your claim) but the local records kept changing, so it is not recorded here yet: the next claim or sync records it", w.baton.ID))
+			return ClaimResult{Handoff: w.baton, Notices: notices.list}, nil
+		}
 		if last && errors.Is(err, refstore.ErrConflict) {
 			// Still changing under us: say who holds it here. A claim the
 			// arbiter gave us keeps its note for the next run.

@@ -208,6 +208,9 @@ func (p *pendingClaim) take(ctx context.Context, st *refstore.Store, me string) 
 type wonClaim struct {
 	note  *pendingClaim
 	baton baton.Stored // the claimed version the arbiter holds
+	// decided says the arbiter was seen holding this claim (settle, or
+	// Held after a lost local swap): a won claim, whatever happens here.
+	decided bool
 }
 
 // crashed names the session that won the claim when it is not the one
@@ -275,7 +278,7 @@ func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me st
 				continue
 			}
 		}
-		return &wonClaim{note: n, baton: b}, nil
+		return &wonClaim{note: n, baton: b, decided: true}, nil
 	}
 	return nil, nil
 }
@@ -362,8 +365,17 @@ func localUpdate(ctx context.Context, st *refstore.Store, w *wonClaim) (refstore
 				return refstore.Update{}, false, nil
 			case s.Claimed && s.ClaimedBySession == w.note.Session:
 				return refstore.Update{}, false, nil
-			case !s.Live():
+			case !s.Live() && !w.decided:
 				return refstore.Update{}, false, &refstore.ConflictError{Ref: ref, Expected: w.note.Old, Actual: cur}
+			case s.Deleted != nil && !s.Claimed:
+				// Cancelled here while the arbiter gave it to us: the
+				// claim is final and the join keeps it over the
+				// tombstone, so record it now.
+			case !s.Live():
+				// Claimed here by someone else (an --offline claim): the
+				// arbiter's answer is ours and the notes are delivered;
+				// the next sync settles the record.
+				return refstore.Update{}, false, nil
 			}
 		}
 	}
