@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,6 +40,20 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) er
 	if err != nil || w == nil {
 		return s.applyEachByGit(ctx, msg, updates)
 	}
+	// A kill leaves the locks of the swaps in flight, each holding its new
+	// id: the journal lets the next command prove them ours and finish or
+	// drop them (each swap stands on its own, so either is right).
+	var mine []Update
+	for _, u := range updates {
+		if inProcessOK(u) {
+			mine = append(mine, u)
+		}
+	}
+	j, err := s.beginJournal(ctx, w.msg, w.ident, mine)
+	if err != nil {
+		return err
+	}
+	defer j.finish()
 	// Swaps of different refs share nothing but the directories they
 	// live in, so a few run at once: most of a swap is the kernel's.
 	errs := make([]error, len(updates))
@@ -189,6 +204,7 @@ type lockWriter struct {
 	// shared is core.sharedRepository (parseSharedPerm): what we create
 	// gets the permissions git would give it.
 	shared int
+	locked atomic.Int32 // swaps with their lock written (fault injection)
 }
 
 // lockWriter returns nil (and no error) where the in-process writer must
@@ -268,6 +284,9 @@ func (w *lockWriter) swap(ctx context.Context, u Update) error {
 	f = nil
 	if err != nil {
 		return err
+	}
+	if n := killAfter(); n > 0 && int(w.locked.Add(1)) == n {
+		killSelf() // tests only: a kill with locks written, not renamed
 	}
 	old := u.Old
 	if old == "" {

@@ -142,6 +142,33 @@ func samePath(f *os.File, path string) bool {
 	return err == nil && os.SameFile(a, b)
 }
 
+// emptyLockAge is how long a lock must have stayed empty before a dead
+// writer's journal may claim it: a live writer fills its lock within
+// microseconds of creating it.
+const emptyLockAge = time.Second
+
+// lockHolds reports whether lock is this journal's lock of an update to
+// id: it holds id, or it is empty and has stayed so (the writer was killed
+// between creating it and writing it; a live writer's lock would have its
+// id by now, or be gone).
+func lockHolds(lock, id string) bool {
+	for {
+		fi, err := os.Stat(lock)
+		if err != nil {
+			return false
+		}
+		if fi.Size() > 0 {
+			b, err := os.ReadFile(lock)
+			return err == nil && strings.TrimSpace(string(b)) == id
+		}
+		age := time.Since(fi.ModTime())
+		if age >= emptyLockAge {
+			return true
+		}
+		time.Sleep(emptyLockAge - age)
+	}
+}
+
 // Recovered says what this Store did, when it was opened, about
 // transactions a killed git-handoff left half done: one line each.
 func (s *Store) Recovered() []string { return s.recovered }
@@ -216,8 +243,7 @@ func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, er
 			return "", false, err
 		}
 		lock := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
-		b, err := os.ReadFile(lock)
-		st[i] = state{cur: cur, lock: lock, ours: err == nil && u.New != "" && strings.TrimSpace(string(b)) == u.New}
+		st[i] = state{cur: cur, lock: lock, ours: u.New != "" && lockHolds(lock, u.New)}
 		if u.New != u.Old && cur == u.New {
 			reached = true
 		}
@@ -265,6 +291,12 @@ func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, er
 			}
 			if !w.logged(u.Ref, old, u.New) {
 				if err := w.log(u.Ref, old, u.New); err != nil {
+					return "", false, err
+				}
+			}
+			if fi, err := os.Stat(x.lock); err == nil && fi.Size() == 0 {
+				// Killed before it wrote the id: write it now.
+				if err := os.WriteFile(x.lock, []byte(u.New+"\n"), 0o666); err != nil {
 					return "", false, err
 				}
 			}

@@ -41,7 +41,11 @@ func txnHelper(spec string) int {
 	if os.Getenv("REFSTORE_TXN_GATE") != "" {
 		io.Copy(io.Discard, os.Stdin)
 	}
-	err = st.Apply(ctx, "handoff: txn test", in.Updates...)
+	if os.Getenv("REFSTORE_TXN_EACH") != "" {
+		err = st.ApplyEach(ctx, "handoff: sync test", in.Updates...)
+	} else {
+		err = st.Apply(ctx, "handoff: txn test", in.Updates...)
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -496,4 +500,44 @@ func TestTxnKilledApplyEachStale(t *testing.T) {
 		t.Fatalf("ApplyEach = %v, want a lost swap (the transaction was rolled forward first)", err)
 	}
 	checkSettled(t, dir, ups, true)
+}
+
+// A sync killed while its independent swaps hold their locks (written,
+// not renamed) leaves locks only its journal can prove ours: the next Open
+// settles every one, each ref ends at its old or its new value, and
+// nothing is left in the way of the next write.
+func TestApplyEachKilledMidway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	var ups []refstore.Update
+	for i := 0; i < 12; i++ {
+		ups = append(ups, refstore.Update{Ref: fmt.Sprintf("refs/ao/sessions/s%02d", i), New: gittestHashObject(t, dir, fmt.Sprintf(`{"n":%d}`, i))})
+	}
+	if !runTxnChild(t, dir, ups, "REFSTORE_TXN_EACH=1", "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=5") {
+		t.Fatal("the writer was not killed: no fault injection")
+	}
+	if len(leftovers(t, dir)) == 0 {
+		t.Fatal("the kill left no lock: not the crash under test")
+	}
+	st := open(t, dir, refstore.Options{})
+	if len(st.Recovered()) == 0 {
+		t.Error("Open settled nothing")
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Fatalf("left behind after the next Open: %v (it said %q)", l, st.Recovered())
+	}
+	for i, id := range refState(t, dir, ups) {
+		if id != "" && id != ups[i].New {
+			t.Fatalf("%s = %s, neither absent nor its new value", ups[i].Ref, id)
+		}
+	}
+	gittest.Run(t, dir, "fsck", "--no-dangling")
+	ctx := context.Background()
+	cur, _ := st.ResolveID(ctx, ups[0].Ref)
+	if err := st.ApplyEach(ctx, "next", refstore.Update{Ref: ups[0].Ref, Old: cur, New: gittestHashObject(t, dir, `{"next":1}`)}); err != nil {
+		t.Fatalf("the next write: %v", err)
+	}
 }
