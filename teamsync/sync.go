@@ -190,6 +190,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		cutoff = opts.Now.Add(-opts.MaxAge)
 	}
 	var lastErr error
+	fetchRetried := false
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
 		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings = nil, nil, nil, nil, nil
@@ -198,7 +199,16 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		// swap below and is decided again.
 		locals := make(chan localRecords, 1)
 		go func() { locals <- readLocal(ctx, st) }()
-		if err := st.Fetch(ctx, opts.Remote, true, specs...); err != nil {
+		err := st.Fetch(ctx, opts.Remote, true, specs...)
+		if err != nil && ctx.Err() == nil && !fetchRetried {
+			// A gc repacking this clone meanwhile makes git fetch fail to
+			// write its objects ("unable to create temporary file"): one
+			// more try, which an unreachable remote fails the same way.
+			fetchRetried = true
+			backoff(attempt)
+			err = st.Fetch(ctx, opts.Remote, true, specs...)
+		}
+		if err != nil {
 			<-locals
 			return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
 		}
