@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -182,72 +181,4 @@ func recordClaim(ctx context.Context, st *refstore.Store, w *wonClaim, me string
 	}
 	dropPending(w.note)
 	return ClaimResult{Handoff: w.baton}, nil
-}
-
-// noticeSet keeps notices in order, each once: a workflow that decides
-// again says what it found once.
-type noticeSet struct {
-	list []string
-	seen map[string]bool
-}
-
-func (n *noticeSet) add(s string) {
-	if n.seen == nil {
-		n.seen = map[string]bool{}
-	}
-	if !n.seen[s] {
-		n.seen[s] = true
-		n.list = append(n.list, s)
-	}
-}
-
-// BriefResult is a brief rendered without claiming anything.
-type BriefResult struct {
-	Handoff   *baton.Stored
-	Objective *baton.Objective
-	Brief     string
-	Fits      bool
-	Notices   []string
-}
-
-// BriefOptions are what `git handoff brief` was asked.
-type BriefOptions struct {
-	Session  string
-	Owner    string
-	Branch   string
-	MaxBytes int
-	// PRFacts renders the facts of the pull request a session owns, with
-	// notices; nil leaves them out (no GitHub access).
-	PRFacts func(context.Context, *session.PRPointer) (string, []string)
-}
-
-// Brief renders the brief for owner on branch as start would, but claims
-// nothing. A bound session that replaced another gets its handoff package
-// at the top; one that owns a pull request gets its facts.
-func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clock) (BriefResult, error) {
-	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
-	if err != nil {
-		return BriefResult{}, err
-	}
-	g, err := gather(ctx, st, who, clock())
-	if err != nil {
-		return BriefResult{}, err
-	}
-	if id, err := SessionID(st, opts.Session); err == nil && id != "" {
-		if s, err := session.Read(ctx, st, id); err == nil {
-			g.input.Package = s.HandoffPackage
-			if s.PR != nil && opts.PRFacts != nil {
-				var notes []string
-				g.input.PR, notes = opts.PRFacts(ctx, s.PR)
-				g.notices = append(g.notices, notes...)
-			}
-		}
-	}
-	max := maxBytes(opts.MaxBytes)
-	text, fits := brief.Render(g.input, max)
-	res := BriefResult{Handoff: g.handoff, Objective: g.input.Objective, Brief: text, Fits: fits, Notices: g.notices}
-	if g.handoff != nil && !fits {
-		res.Notices = append(res.Notices, fmt.Sprintf("baton %s does not fit in %d bytes: read it with `git handoff show`", g.handoff.ID, max))
-	}
-	return res, nil
 }
