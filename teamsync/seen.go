@@ -82,7 +82,7 @@ func writeSeen(st *refstore.Store, remote, url string, seen map[string]string) e
 	for _, ref := range refs {
 		b.WriteString(ref + " " + seen[ref] + "\n")
 	}
-	return replaceNote(p, b.Bytes())
+	return replaceNote(st, p, b.Bytes())
 }
 
 // withhold marks the decisions whose record the remote dropped since it
