@@ -18,14 +18,8 @@ type Stored struct {
 	OID string `json:"-"`
 }
 
-// Warning is a record that could not be read. It is reported, never fatal,
-// and the record is left exactly as it was.
-type Warning struct {
-	Ref string
-	Err error
-}
-
-func (w Warning) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
+// Warning is a baton record that could not be read (refstore.Skipped).
+type Warning = refstore.Skipped
 
 // ClaimedError says a baton had already been claimed, and by whom.
 type ClaimedError struct {

@@ -147,27 +147,12 @@ func Decode(e refstore.Entry) (Stored, error) {
 	return Stored{Record: r, Ref: e.Ref, OID: e.OID}, nil
 }
 
-// Warning is a record that could not be read: reported, skipped, left as is.
-type Warning struct {
-	Ref string
-	Err error
-}
-
-func (w Warning) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
+// Warning is an ownership record that could not be read (refstore.Skipped).
+type Warning = refstore.Skipped
 
 // List reads every ownership record through one git process, in ref order.
 func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) {
-	var out []Stored
-	var warns []Warning
-	err := st.Each(ctx, refstore.PRPrefix, func(e refstore.Entry) error {
-		r, err := Decode(e)
-		if err != nil {
-			warns = append(warns, Warning{Ref: e.Ref, Err: err})
-			return nil
-		}
-		out = append(out, r)
-		return nil
-	})
+	out, warns, err := refstore.ListDecoded(ctx, st, refstore.PRPrefix, Decode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing pull request owners: %w", err)
 	}

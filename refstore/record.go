@@ -2,6 +2,7 @@ package refstore
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,4 +59,32 @@ func Decode(e Entry, schema string, v any) error {
 		return fmt.Errorf("%w: %s: %v", ErrInvalidRecord, e.Ref, err)
 	}
 	return nil
+}
+
+// Skipped is a record that could not be read. It is reported, never fatal,
+// and the record is left exactly as it was. Every record kind reports its
+// unreadable records this one way.
+type Skipped struct {
+	Ref string
+	Err error
+}
+
+func (w Skipped) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
+
+// ListDecoded reads every record under prefix through one git process, in
+// ref order, decoding each with decode; unreadable ones come back as
+// Skipped.
+func ListDecoded[T any](ctx context.Context, st *Store, prefix string, decode func(Entry) (T, error)) ([]T, []Skipped, error) {
+	var out []T
+	var skipped []Skipped
+	err := st.Each(ctx, prefix, func(e Entry) error {
+		v, err := decode(e)
+		if err != nil {
+			skipped = append(skipped, Skipped{Ref: e.Ref, Err: err})
+			return nil
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, skipped, err
 }

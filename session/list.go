@@ -10,29 +10,13 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// Warning is a session record that could not be read. It is reported and
-// skipped, never fatal, and the record is left as it was.
-type Warning struct {
-	Ref string
-	Err error
-}
-
-func (w Warning) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
+// Warning is a session record that could not be read (refstore.Skipped).
+type Warning = refstore.Skipped
 
 // List reads every session record through one git process, in ref
 // order. Unreadable records come back as warnings.
 func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) {
-	var out []Stored
-	var warns []Warning
-	err := st.Each(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
-		s, err := Decode(e)
-		if err != nil {
-			warns = append(warns, Warning{Ref: e.Ref, Err: err})
-			return nil
-		}
-		out = append(out, s)
-		return nil
-	})
+	out, warns, err := refstore.ListDecoded(ctx, st, refstore.SessionPrefix, Decode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing sessions: %w", err)
 	}
