@@ -47,11 +47,20 @@ type Seen struct {
 	Claimed   bool   `json:"claimed"`
 	ClaimedBy string `json:"claimedBy,omitempty"`
 	Deleted   bool   `json:"deleted"`
+	// ConflictDropped: a clone's reflog shows a join replacing this
+	// version as the loser of two concurrent versions, with a conflict
+	// reported.
+	ConflictDropped bool `json:"conflictDropped,omitempty"`
 }
 
 // Figures are what a run found; every one of them should be zero.
 type Figures struct {
-	Lost      int
+	Lost int
+	// Conflicts: batons that would count as lost, but that a join
+	// dropped as the loser of two concurrent versions, said so, and kept
+	// reachable (the design's answer for writes that never saw each
+	// other). Reported, not judged.
+	Conflicts int
 	Twice     int
 	FalseLost int
 	Unclear   int
@@ -68,6 +77,9 @@ type Figures struct {
 //   - waiting: m is unclaimed and not deleted at the tip of its ref in clone
 //     a, clone b or the remote after the final sync (anyone can still
 //     claim it);
+//   - dropped in a reported conflict (counted apart, as Conflicts): a
+//     clone's reflog shows a join replacing it as the loser of two
+//     concurrent versions;
 //   - superseded: another end of the same owner and branch that did not
 //     finish before this one started (so it may have been written after
 //     it) has a baton that is itself delivered, cancelled or waiting, or was
@@ -117,10 +129,15 @@ func Account(ops []Op, seen []Seen) Figures {
 		}
 	}
 	waiting := map[string]bool{}
+	conflictDropped := map[string]bool{}
 	claimedBy := map[string]map[string]bool{} // marker -> claimer sessions on record
 	claimers := map[string]string{}           // session -> a marker it is recorded as claiming
 	for _, s := range seen {
 		if s.Marker == "" {
+			continue
+		}
+		if s.ConflictDropped {
+			conflictDropped[s.Marker] = true
 			continue
 		}
 		if s.Tip && !s.Claimed && !s.Deleted {
@@ -175,6 +192,11 @@ func Account(ops []Op, seen []Seen) Figures {
 			if kept == nil || o.Start > kept.Start {
 				kept = &o
 			}
+		}
+		if !superseded && conflictDropped[m] {
+			f.Conflicts++
+			f.detail("conflict: %s (end #%d on %s, %s/%s) lost a join to a concurrent baton, which was reported; it stays reachable in the reflog", m, op.Seq, op.Clone, op.Owner, op.Branch)
+			continue
 		}
 		if !superseded {
 			f.Lost++

@@ -57,6 +57,8 @@ func TestAccount(t *testing.T) {
 			ops: []Op{end(1, "m1", 0, 10), end(2, "m2", 20, 30)}, seen: []Seen{waiting("m2")}},
 		{name: "a later end losing the join to an older one is lost",
 			ops: []Op{end(1, "m1", 0, 10), end(2, "m2", 20, 30)}, seen: []Seen{waiting("m1")}, lost: 1},
+		{name: "a later end dropped by a reported conflict is not lost, and is counted apart",
+			ops: []Op{end(1, "m1", 0, 10), end(2, "m2", 20, 30)}, seen: []Seen{waiting("m1"), {Where: "b-conflict", Marker: "m2", ConflictDropped: true}}},
 		{name: "overlapping ends: either may be the last",
 			ops: []Op{end(1, "m1", 0, 20), end(2, "m2", 10, 30)}, seen: []Seen{waiting("m1")}},
 		{name: "an end on another branch supersedes nothing",

@@ -328,6 +328,11 @@ func (h *harness) git(ctx context.Context, dir string, args ...string) result {
 	return h.exec(ctx, dir, 0, false, "git", args...)
 }
 
+// conflictReflog starts the reflog message of a local write that settled a
+// conflict (refstore.ConflictReflog; spelled out here so the harness reads
+// what git shows, not the code under test).
+const conflictReflog = "handoff: sync conflict"
+
 // observe reads every baton at the tips of refs/ao/handoffs/ in both
 // clones and the remote, and every version the remote's reflog of those
 // refs ever held — with git itself, not through the code under test.
@@ -347,6 +352,30 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 			if id, ref, ok := strings.Cut(l, " "); ok {
 				ids, refs = append(ids, id), append(refs, ref)
+			}
+		}
+		// A clone's reflog names the versions a join dropped as the
+		// loser of two concurrent ones: reported (a conflict line, a log
+		// event) and still reachable, which is what the design promises
+		// for them.
+		var dropped []string
+		if p.name != "remote" {
+			logs := filepath.Join(p.gitdir, "logs", "refs", "ao", "handoffs")
+			filepath.WalkDir(logs, func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return nil
+				}
+				b, _ := os.ReadFile(path)
+				for _, l := range strings.Split(string(b), "\n") {
+					head, msg, _ := strings.Cut(l, "\t")
+					if f := strings.Fields(head); len(f) >= 2 && strings.HasPrefix(msg, conflictReflog) && strings.Trim(f[0], "0") != "" {
+						dropped = append(dropped, f[0])
+					}
+				}
+				return nil
+			})
+			for _, id := range dropped {
+				ids, refs = append(ids, id), append(refs, "conflict:"+p.name)
 			}
 		}
 		if p.name == "remote" {
@@ -383,7 +412,11 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 			s := Seen{Where: p.name, Tip: !strings.HasPrefix(refs[i], "reflog:"), Ref: refs[i],
 				Claimed: rec.Claimed, ClaimedBy: rec.ClaimedBySession,
 				Deleted: len(rec.Deleted) > 0 && string(rec.Deleted) != "null"}
-			if !s.Tip {
+			switch {
+			case strings.HasPrefix(refs[i], "conflict:"):
+				s.Tip, s.Where, s.ConflictDropped = false, p.name+"-conflict", true
+				s.Claimed, s.ClaimedBy, s.Deleted = false, "", false
+			case !s.Tip:
 				s.Where = "remote-reflog"
 			}
 			if ms := markerRE.FindAllString(strings.Join(rec.NextSteps, "\n"), -1); len(ms) > 0 {

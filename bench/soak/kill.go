@@ -92,8 +92,8 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 		}
 	}
 	fmt.Fprintf(w, "kill-ops: %s commands=%d stalled-over-1s=%d\n", strings.Join(kl, " "), len(ops), stalled)
-	fmt.Fprintf(w, "kill: trials=%d interrupted=%d fsck-failures=%d next-command-failures=%d locks-left=%d lost=%d twice=%d false-lost-claims=%d unclear=%d\n",
-		c.kills, interrupted, len(fsckFail), len(nextFail), len(lockLeft), f.Lost, f.Twice, f.FalseLost, f.Unclear)
+	fmt.Fprintf(w, "kill: trials=%d interrupted=%d fsck-failures=%d next-command-failures=%d locks-left=%d lost=%d twice=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n",
+		c.kills, interrupted, len(fsckFail), len(nextFail), len(lockLeft), f.Lost, f.Twice, f.FalseLost, f.Unclear, f.Conflicts)
 	printDetails(w, c.details, fsckFail, nextFail, lockLeft, f.Details)
 	bad := len(fsckFail)+len(nextFail)+len(lockLeft)+f.Lost+f.Twice+f.FalseLost+f.Unclear > 0
 	finish(w, h, c.keep || bad)

@@ -189,7 +189,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	}
 	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d pack-refs=%d maint-failures=%d final-syncs=%s\n",
 		strings.Join(kl, " "), won, maint["gc"], maint["pack-refs"], len(maintFail), finalSyncs)
-	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d false-lost-claims=%d unclear=%d\n", len(ops), f.Lost, f.Twice, f.FalseLost, f.Unclear)
+	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n", len(ops), f.Lost, f.Twice, f.FalseLost, f.Unclear, f.Conflicts)
 	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d\n", len(fsckFail), len(locks))
 	printDetails(w, c.details, f.Details, fsckFail, locks, maintFail)
 	bad := f.Lost+f.Twice+f.FalseLost+f.Unclear+len(fsckFail)+len(locks) > 0
