@@ -220,8 +220,18 @@ func (a Arbiter) Held(ctx context.Context, st *refstore.Store, ref string) (stri
 	if err != nil {
 		return "", err
 	}
-	if err := st.Fetch(ctx, remote, true, specs...); err != nil {
-		return "", &UnreachableError{Remote: remote, Err: err}
+	// Another fetch in this clone holding the tracking refs' locks, or a gc
+	// repacking, fails a fetch for a moment: a few tries before calling
+	// the arbiter unreachable.
+	for try := 1; ; try++ {
+		err := st.Fetch(ctx, remote, true, specs...)
+		if err == nil {
+			break
+		}
+		if try == 3 || ctx.Err() != nil {
+			return "", &UnreachableError{Remote: remote, Err: err}
+		}
+		backoff(try)
 	}
 	oid, err := st.ResolveID(ctx, tracking)
 	if errors.Is(err, refstore.ErrNotFound) {
