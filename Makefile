@@ -36,7 +36,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1; }
 
 race:
-	$(GO) test -count=1 -race ./refstore/... ./baton/... ./handoff/... ./teamsync/... ./hooks/... ./cmd/...
+	$(GO) test -count=1 -race ./...
 
 # Coverage-guided fuzzing beyond the seeds; FUZZTIME per target.
 FUZZTIME ?= 30s

@@ -36,6 +36,13 @@ func TestMain(m *testing.M) {
 // script runs twice, once per read path of the store: go-git in process,
 // and the git CLI (GIT_HANDOFF_READER=cli), which must answer the same.
 func TestScripts(t *testing.T) {
+	if raceBuild {
+		// Each script step is a single-goroutine process; the race
+		// detector makes the suite take ten times as long and finds
+		// nothing the concurrent tests (claim, sync, session, pr races)
+		// would not. `make test` runs the scripts; `make race` the rest.
+		t.Skip("scripts run without -race in make test")
+	}
 	for _, reader := range []string{"gogit", "cli"} {
 		t.Run(reader, func(t *testing.T) {
 			testscript.Run(t, testscript.Params{
