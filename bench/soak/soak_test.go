@@ -125,9 +125,9 @@ func TestSoakSmoke(t *testing.T) {
 	}
 	text := out.String()
 	for _, re := range []string{
-		`(?m)^soak: ops=(\d+) lost=\d+ twice=\d+ false-lost-claims=\d+ unclear=\d+$`,
+		`(?m)^soak: ops=(\d+) lost=\d+ twice=\d+ false-lost-claims=\d+ unclear=\d+( \(reported-conflicts=\d+\))?$`,
 		`(?m)^soak-state: fsck-failures=\d+ locks-left=\d+$`,
-		`(?m)^kill: trials=(5) interrupted=\d+ fsck-failures=\d+ next-command-failures=\d+ locks-left=\d+ lost=\d+ twice=\d+ false-lost-claims=\d+ unclear=\d+$`,
+		`(?m)^kill: trials=(5) interrupted=\d+ fsck-failures=\d+ next-command-failures=\d+ locks-left=\d+ lost=\d+ twice=\d+ false-lost-claims=\d+ unclear=\d+( \(reported-conflicts=\d+\))?$`,
 	} {
 		m := regexp.MustCompile(re).FindStringSubmatch(text)
 		if m == nil {
