@@ -1,10 +1,16 @@
 package refstore
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -30,9 +36,42 @@ const ArbiterKey = "handoff.arbiter"
 // "supersedes", which a session record already uses for its lineage
 // link), and every writer fills it through WriteVersion, so all kinds
 // count the same way.
+//
+// Seen is a version vector: for every clone that wrote a version this one
+// descends from, how many of its writes it descends from. Rev orders (a
+// total order, the same on every clone); Seen tells, from the two records
+// alone, whether one version was written after seeing the other or the two
+// were written without seeing each other, which the join then reports as a
+// conflict. A prev chain could only tell that with every intermediate blob
+// at hand, and fetches bring only tips.
 type Cause struct {
-	Rev  uint64 `json:"rev,omitempty"`
-	Prev string `json:"prev,omitempty"`
+	Rev  uint64            `json:"rev,omitempty"`
+	Prev string            `json:"prev,omitempty"`
+	Seen map[string]uint64 `json:"seen,omitempty"`
+}
+
+// Descends reports whether a version with cause c was written after seeing
+// (directly or through others) the version with cause o: c's vector covers
+// o's. ok is false when either has no vector (a record older than vectors),
+// and then the vectors say nothing.
+func (c Cause) Descends(o Cause) (descends, ok bool) {
+	if len(c.Seen) == 0 || len(o.Seen) == 0 {
+		return false, false
+	}
+	for w, n := range o.Seen {
+		if c.Seen[w] < n {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+func mergeSeen(into map[string]uint64, from map[string]uint64) {
+	for w, n := range from {
+		if n > into[w] {
+			into[w] = n
+		}
+	}
 }
 
 // RevOf reads the cause of a record blob without knowing its kind. A blob
@@ -50,14 +89,21 @@ func RevOf(data []byte) Cause {
 // seen, in the version replaced and in the copies fetched from the remotes
 // (the arbiter named by handoff.arbiter when set, else every remote). Only
 // in-process reads of single refs: no listing.
+//
+// Seen is the union of those versions' vectors with this clone's own count
+// one higher: the new version descends from everything this clone has seen
+// of the key.
 func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
 	var top uint64
+	seen := map[string]uint64{}
 	if old != "" {
 		e, err := s.ReadObject(ctx, old)
 		if err != nil {
 			return Cause{}, fmt.Errorf("reading the version of %s being replaced: %w", ref, err)
 		}
-		top = RevOf(e.Data).Rev
+		c := RevOf(e.Data)
+		top = c.Rev
+		mergeSeen(seen, c.Seen)
 	}
 	remotes, err := s.causeRemotes(ctx)
 	if err != nil {
@@ -75,11 +121,64 @@ func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
 		if err != nil {
 			return Cause{}, fmt.Errorf("reading %s: %w", tr, err)
 		}
-		if rev := RevOf(e.Data).Rev; rev > top {
-			top = rev
+		c := RevOf(e.Data)
+		if c.Rev > top {
+			top = c.Rev
 		}
+		mergeSeen(seen, c.Seen)
 	}
-	return Cause{Rev: top + 1, Prev: old}, nil
+	me, err := s.writerID(ctx)
+	if err != nil {
+		return Cause{}, err
+	}
+	seen[me]++
+	return Cause{Rev: top + 1, Prev: old, Seen: seen}, nil
+}
+
+// writerID names this clone in version vectors: a random id kept in the
+// common git dir (so every worktree of the clone is one writer, which is
+// safe because their writes of one key are serialised by its ref's swap).
+func (s *Store) writerID(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	id := s.writer
+	s.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	p := filepath.Join(s.commonDir, "handoff", "writer")
+	if b, err := os.ReadFile(p); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		id = string(bytes.TrimSpace(b))
+	} else {
+		var buf [6]byte
+		if _, err := rand.Read(buf[:]); err != nil {
+			return "", err
+		}
+		fresh := hex.EncodeToString(buf[:])
+		if err := s.MkdirAll(ctx, filepath.Dir(p)); err != nil {
+			return "", fmt.Errorf("naming this clone: %w", err)
+		}
+		tmp := fmt.Sprintf("%s.%s.tmp", p, fresh)
+		if err := os.WriteFile(tmp, []byte(fresh+"\n"), 0o644); err != nil {
+			return "", fmt.Errorf("naming this clone: %w", err)
+		}
+		s.Share(ctx, tmp)
+		// Link, not rename: of two processes naming the clone at once,
+		// the first wins and both read its name.
+		if err := os.Link(tmp, p); err != nil && !errors.Is(err, fs.ErrExist) {
+			os.Remove(tmp)
+			return "", fmt.Errorf("naming this clone: %w", err)
+		}
+		os.Remove(tmp)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("naming this clone: %w", err)
+		}
+		id = string(bytes.TrimSpace(b))
+	}
+	s.mu.Lock()
+	s.writer = id
+	s.mu.Unlock()
+	return id, nil
 }
 
 // WriteVersion stores v as the new version of the record at ref that

@@ -3,6 +3,10 @@ package refstore_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
@@ -20,7 +24,7 @@ func TestRevOf(t *testing.T) {
 		{`{"schema":"session/v1","supersedes":"s-0","rev":4,"prev":"def"}`, refstore.Cause{Rev: 4, Prev: "def"}},
 		{`not json`, refstore.Cause{}},
 	} {
-		if got := refstore.RevOf([]byte(tc.data)); got != tc.want {
+		if got := refstore.RevOf([]byte(tc.data)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("RevOf(%s) = %+v, want %+v", tc.data, got, tc.want)
 		}
 	}
@@ -42,11 +46,11 @@ func TestNextCause(t *testing.T) {
 			rec := func(rev int) string { return fmt.Sprintf(`{"schema":"handoff/v1","rev":%d}`, rev) }
 
 			c, err := st.NextCause(ctx, ref, "")
-			if err != nil || c != (refstore.Cause{Rev: 1}) {
+			if err != nil || c.Rev != 1 || c.Prev != "" || len(c.Seen) != 1 {
 				t.Fatalf("first version: %+v %v, want rev 1", c, err)
 			}
 			local := put(t, st, ref, "", rec(2))
-			if c, err = st.NextCause(ctx, ref, local); err != nil || c != (refstore.Cause{Rev: 3, Prev: local}) {
+			if c, err = st.NextCause(ctx, ref, local); err != nil || c.Rev != 3 || c.Prev != local {
 				t.Fatalf("after the local rev 2: %+v %v", c, err)
 			}
 			origin, _ := refstore.RemoteRef("origin", ref)
@@ -70,7 +74,7 @@ func TestNextCause(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s"}`, local); string(data) != want {
+			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s","seen":{"%s":1}}`, local, me(t, dir)); string(data) != want {
 				t.Fatalf("WriteVersion wrote %s, want %s", data, want)
 			}
 			if e, err := st.ReadObject(ctx, oid); err != nil || string(e.Data) != string(data) {
@@ -106,5 +110,44 @@ func BenchmarkNextCause(b *testing.B) {
 		if _, err := st.NextCause(ctx, ref, oid); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// me is the clone's writer id, as NextCause names it.
+func me(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "handoff", "writer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// The vector says who saw whom: a version written over another descends
+// from it, two written from one base by two clones do not descend from
+// each other, and a version that merged both descends from both.
+func TestSeenVectors(t *testing.T) {
+	a := refstore.Cause{Rev: 2, Seen: map[string]uint64{"x": 2}}
+	b := refstore.Cause{Rev: 2, Seen: map[string]uint64{"x": 1, "y": 1}}
+	base := refstore.Cause{Rev: 1, Seen: map[string]uint64{"x": 1}}
+	both := refstore.Cause{Rev: 3, Seen: map[string]uint64{"x": 2, "y": 2}}
+	for _, tc := range []struct {
+		name     string
+		c, o     refstore.Cause
+		descends bool
+	}{
+		{"a over its base", a, base, true},
+		{"b over its base", b, base, true},
+		{"a and b: concurrent", a, b, false},
+		{"b and a: concurrent", b, a, false},
+		{"a merge of both", both, a, true},
+		{"the base is not after a", base, a, false},
+	} {
+		if d, ok := tc.c.Descends(tc.o); !ok || d != tc.descends {
+			t.Errorf("%s: Descends = %v, %v; want %v", tc.name, d, ok, tc.descends)
+		}
+	}
+	if _, ok := (refstore.Cause{Rev: 4}).Descends(a); ok {
+		t.Error("a record without a vector says something")
 	}
 }

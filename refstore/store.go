@@ -69,6 +69,7 @@ type Store struct {
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
 
 	recovered  []string // what Open found of killed transactions and did
+	writer     string   // this clone's id in version vectors (cause.go)
 	causeDone  bool     // causeNames was read (cause.go)
 	causeNames []string // remotes whose copies the causal clock reads
 }

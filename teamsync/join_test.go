@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -146,7 +147,7 @@ func TestJoinObjective(t *testing.T) {
 				if swap {
 					a, b = b, a
 				}
-				if got := JoinObjective(a, b); got != tc.want {
+				if got := JoinObjective(a, b); !reflect.DeepEqual(got, tc.want) {
 					t.Errorf("JoinObjective = %+v, want %+v", got, tc.want)
 				}
 				if o := orderedObjective(a, b); o != tc.ordered {

@@ -230,6 +230,11 @@ func concurrent(k *kind, w, l *version, look lookup) bool {
 	if wc.Rev <= lc.Rev {
 		return true // one rev: concurrent; l's higher: a final state overruled it
 	}
+	if d, ok := wc.Descends(lc); ok {
+		// The vectors tell exactly: w was written after seeing l, or
+		// without seeing it.
+		return !d
+	}
 	switch relate(wc, l, lc, look) {
 	case follows:
 		return false
@@ -247,6 +252,9 @@ func extends(c, theirs *version, look lookup) bool {
 	cb, tb := c.rec.(baton.Baton), theirs.rec.(baton.Baton)
 	if cb.ID == tb.ID {
 		return tb.Live()
+	}
+	if d, ok := cb.Cause.Descends(tb.Cause); ok {
+		return d
 	}
 	switch relate(cb.Cause, theirs, tb.Cause, look) {
 	case follows:

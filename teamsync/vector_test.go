@@ -1,0 +1,47 @@
+package teamsync
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Two clones write batons for one owner and branch from one base without
+// seeing each other's; clone a writes more of them, so its newest has the
+// higher rev and wins everywhere. Clone b, whose baton loses, must be told
+// (a conflict in its sync, a conflict entry in its reflog) although it has
+// none of a's intermediate versions: only the version vectors can say the
+// two were concurrent there. The prev chain alone could not.
+func TestLoserOfConcurrentWritesIsTold(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 1, "base")
+	syncAt(t, a, 2)
+	syncAt(t, b, 3)
+	for i, step := range []string{"a one", "a two", "a three"} {
+		end(t, a, 4+i, step)
+	}
+	lost := end(t, b, 5, "b's own")
+	syncAt(t, a, 10)
+	res := syncAt(t, b, 11)
+	if got := readBaton(t, b, mainRef); len(got.NextSteps) != 1 || got.NextSteps[0] != "a three" {
+		t.Fatalf("b holds %v, want a's newest (its rev is higher)", got.NextSteps)
+	}
+	found := false
+	for _, c := range res.Conflicts {
+		if c.Ref == mainRef && c.Dropped == lost.OID {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("b's sync reported no conflict dropping its baton %s: %+v", lost.OID, res.Conflicts)
+	}
+	logs, err := os.ReadFile(filepath.Join(b.CommonDir(), "logs", filepath.FromSlash(mainRef)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(logs), lost.OID+" ") || !strings.Contains(string(logs), "handoff: sync conflict") {
+		t.Fatalf("b's reflog does not record the conflict:\n%s", logs)
+	}
+}
