@@ -15,7 +15,9 @@ func tool[In, Out any](name, description string, readOnly bool, h mcp.ToolHandle
 		if fix != nil {
 			fix(in)
 		}
-		t := &mcp.Tool{Name: name, Description: description, InputSchema: in, OutputSchema: portableFor[Out]()}
+		out := portableFor[Out]()
+		loosen(out)
+		t := &mcp.Tool{Name: name, Description: description, InputSchema: in, OutputSchema: out}
 		if readOnly {
 			t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 		}
@@ -70,4 +72,18 @@ func requireNext(s *jsonschema.Schema) {
 func requireSession(s *jsonschema.Schema) {
 	one := 1
 	s.Properties["session"].MinLength = &one
+}
+
+// loosen drops "additionalProperties": false from an output schema: it
+// tells a client nothing it can act on, and every client pays for its
+// bytes. (Inputs keep it, so a misspelt argument is refused, not ignored.)
+func loosen(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.AdditionalProperties = nil
+	for _, p := range s.Properties {
+		loosen(p)
+	}
+	loosen(s.Items)
 }

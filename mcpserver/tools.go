@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,12 +12,22 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
 
 // tools holds the handlers; each opens the store for its one call, calls
 // the workflow its command calls and translates the result.
-type tools struct{ d Deps }
+type tools struct {
+	d Deps
+	// writing lets one writing workflow run at a time in this process.
+	// The workflows are written for one command per process: a claim noted
+	// before its push names its writer by process id, and a note of this
+	// very process is taken for one a crash left behind, so two starts in
+	// one process would both deliver the baton. Across processes (other
+	// servers, the CLI) the store's compare-and-swap decides as before.
+	writing sync.Mutex
+}
 
 func (t *tools) all() []func(*mcp.Server) {
 	return []func(*mcp.Server){
@@ -29,6 +40,27 @@ func (t *tools) all() []func(*mcp.Server) {
 		tool("session_replace", "Replace a stuck or crashed session with a new one that inherits its work.", false, t.replace, requireSession),
 		tool("pr_route", "Name the session that should receive CI and review work on a pull request now.", true, t.prRoute, nil),
 	}
+}
+
+// open opens the store for one call, as the matching command would; a
+// writing call holds t.writing until it closes the store.
+func (t *tools) open(ctx context.Context, readOnly bool) (*refstore.Store, []string, func(), error) {
+	if !readOnly {
+		t.writing.Lock()
+	}
+	st, notices, closeStore, err := t.d.Open(ctx, readOnly)
+	if err != nil {
+		if !readOnly {
+			t.writing.Unlock()
+		}
+		return nil, nil, nil, err
+	}
+	return st, notices, func() {
+		closeStore()
+		if !readOnly {
+			t.writing.Unlock()
+		}
+	}, nil
 }
 
 func (t *tools) refresh(ctx context.Context, dir string) {
@@ -57,17 +89,17 @@ type startIn struct {
 }
 
 type startOut struct {
-	Session string    `json:"session"`
-	Owner   string    `json:"owner"`
-	Branch  string    `json:"branch"`
-	Claimed bool      `json:"claimed"`
-	Baton   *batonOut `json:"baton,omitempty"`
-	Brief   string    `json:"brief"`
-	Notices []string  `json:"notices"`
+	Session string   `json:"session"`
+	Owner   string   `json:"owner"`
+	Branch  string   `json:"branch"`
+	Claimed bool     `json:"claimed"`
+	Baton   string   `json:"baton,omitempty"` // the id of the baton the brief is about (its text is in the brief)
+	Brief   string   `json:"brief"`
+	Notices []string `json:"notices"`
 }
 
 func (t *tools) start(ctx context.Context, _ *mcp.CallToolRequest, in startIn) (*mcp.CallToolResult, startOut, error) {
-	st, opened, closeStore, err := t.d.Open(ctx, false)
+	st, opened, closeStore, err := t.open(ctx, false)
 	if err != nil {
 		return nil, startOut{}, err
 	}
@@ -82,7 +114,7 @@ func (t *tools) start(ctx context.Context, _ *mcp.CallToolRequest, in startIn) (
 	t.refresh(ctx, st.Dir())
 	return nil, startOut{
 		Session: res.Session.ID, Owner: res.Session.Owner, Branch: res.Session.Branch,
-		Claimed: res.Claimed, Baton: toBaton(res.Handoff), Brief: res.Brief, Notices: notices(opened, res.Notices),
+		Claimed: res.Claimed, Baton: batonID(res.Handoff), Brief: res.Brief, Notices: notices(opened, res.Notices),
 	}, nil
 }
 
@@ -101,7 +133,7 @@ type endOut struct {
 }
 
 func (t *tools) end(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (*mcp.CallToolResult, endOut, error) {
-	st, opened, closeStore, err := t.d.Open(ctx, false)
+	st, opened, closeStore, err := t.open(ctx, false)
 	if err != nil {
 		return nil, endOut{}, err
 	}
@@ -131,7 +163,7 @@ type showOut struct {
 }
 
 func (t *tools) show(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, showOut, error) {
-	st, opened, closeStore, err := t.d.Open(ctx, true)
+	st, opened, closeStore, err := t.open(ctx, true)
 	if err != nil {
 		return nil, showOut{}, err
 	}
@@ -153,7 +185,7 @@ type listOut struct {
 }
 
 func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
-	st, opened, closeStore, err := t.d.Open(ctx, true)
+	st, opened, closeStore, err := t.open(ctx, true)
 	if err != nil {
 		return nil, listOut{}, err
 	}
@@ -170,13 +202,13 @@ func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*m
 }
 
 type cancelOut struct {
-	Cancelled bool      `json:"cancelled"`
-	Baton     *batonOut `json:"baton,omitempty"`
-	Notices   []string  `json:"notices"`
+	Cancelled bool     `json:"cancelled"`
+	Baton     string   `json:"baton,omitempty"` // the id of the baton taken back
+	Notices   []string `json:"notices"`
 }
 
 func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, cancelOut, error) {
-	st, opened, closeStore, err := t.d.Open(ctx, false)
+	st, opened, closeStore, err := t.open(ctx, false)
 	if err != nil {
 		return nil, cancelOut{}, err
 	}
@@ -185,7 +217,7 @@ func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) 
 	if err != nil {
 		return nil, cancelOut{}, withNotices(err, notices(opened, res.Notices))
 	}
-	out := cancelOut{Cancelled: res.Cancelled != nil, Baton: toBaton(res.Cancelled), Notices: notices(opened, res.Notices)}
+	out := cancelOut{Cancelled: res.Cancelled != nil, Baton: batonID(res.Cancelled), Notices: notices(opened, res.Notices)}
 	if res.Cancelled == nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("no baton of %s is waiting on %s", res.Who.Owner, res.Who.Branch))
 	}
@@ -198,14 +230,14 @@ type bootstrapIn struct {
 }
 
 type bootstrapOut struct {
-	Brief   string    `json:"brief"`
-	Fits    bool      `json:"fits"`
-	Baton   *batonOut `json:"baton,omitempty"`
-	Notices []string  `json:"notices"`
+	Brief   string   `json:"brief"`
+	Fits    bool     `json:"fits"`
+	Baton   string   `json:"baton,omitempty"` // the id of the baton the brief is about
+	Notices []string `json:"notices"`
 }
 
 func (t *tools) bootstrap(ctx context.Context, _ *mcp.CallToolRequest, in bootstrapIn) (*mcp.CallToolResult, bootstrapOut, error) {
-	st, opened, closeStore, err := t.d.Open(ctx, true)
+	st, opened, closeStore, err := t.open(ctx, true)
 	if err != nil {
 		return nil, bootstrapOut{}, err
 	}
@@ -220,7 +252,7 @@ func (t *tools) bootstrap(ctx context.Context, _ *mcp.CallToolRequest, in bootst
 	if err != nil {
 		return nil, bootstrapOut{}, fmt.Errorf("building the brief: %w", err)
 	}
-	return nil, bootstrapOut{Brief: res.Brief, Fits: res.Fits, Baton: toBaton(res.Handoff), Notices: notices(opened, res.Notices)}, nil
+	return nil, bootstrapOut{Brief: res.Brief, Fits: res.Fits, Baton: batonID(res.Handoff), Notices: notices(opened, res.Notices)}, nil
 }
 
 type replaceIn struct {
@@ -255,7 +287,7 @@ func (t *tools) replace(ctx context.Context, _ *mcp.CallToolRequest, in replaceI
 		}
 		ro.Harness = h.Name
 	}
-	st, opened, closeStore, err := t.d.Open(ctx, false)
+	st, opened, closeStore, err := t.open(ctx, false)
 	if err != nil {
 		return nil, replaceOut{}, err
 	}
@@ -302,7 +334,7 @@ type routeOut struct {
 }
 
 func (t *tools) prRoute(ctx context.Context, _ *mcp.CallToolRequest, in routeIn) (*mcp.CallToolResult, routeOut, error) {
-	st, opened, closeStore, err := t.d.Open(ctx, true)
+	st, opened, closeStore, err := t.open(ctx, true)
 	if err != nil {
 		return nil, routeOut{}, err
 	}
@@ -334,10 +366,17 @@ type batonOut struct {
 	NextSteps        []string `json:"nextSteps"`
 	FailedApproaches []string `json:"failedApproaches,omitempty"`
 	OpenQuestions    []string `json:"openQuestions,omitempty"`
-	Session          string   `json:"session,omitempty" jsonschema:"the session that left it"`
+	Session          string   `json:"session,omitempty"` // the session that left it
 	CreatedAt        string   `json:"createdAt"`
-	ClaimedBy        string   `json:"claimedBy,omitempty" jsonschema:"the session that claimed it"`
-	Deleted          string   `json:"deleted,omitempty" jsonschema:"cancelled or dismissed"`
+	ClaimedBy        string   `json:"claimedBy,omitempty"` // the session that claimed it
+	Deleted          string   `json:"deleted,omitempty"`   // cancelled or dismissed
+}
+
+func batonID(s *baton.Stored) string {
+	if s == nil {
+		return ""
+	}
+	return s.ID
 }
 
 func toBaton(s *baton.Stored) *batonOut {
@@ -348,9 +387,6 @@ func toBaton(s *baton.Stored) *batonOut {
 		ID: s.ID, Owner: s.Owner, Branch: s.Branch, Shared: s.Shared, NextSteps: notices(s.NextSteps),
 		FailedApproaches: s.FailedApproaches, OpenQuestions: s.OpenQuestions, Session: s.SessionID,
 		CreatedAt: s.CreatedAt.UTC().Format(time.RFC3339), ClaimedBy: s.ClaimedBySession,
-	}
-	if s.Claimed && out.ClaimedBy == "" {
-		out.ClaimedBy = "unknown"
 	}
 	if s.Deleted != nil {
 		out.Deleted = s.Deleted.Reason
