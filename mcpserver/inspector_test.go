@@ -117,7 +117,7 @@ func TestInspector(t *testing.T) {
 
 	// A round trip: one session leaves a baton, the next claims it.
 	type result struct {
-		IsError           bool            `json:"isError"`
+		IsError           bool `json:"isError"`
 		Content           []struct{ Text string }
 		StructuredContent json.RawMessage `json:"structuredContent"`
 	}

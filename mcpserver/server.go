@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,6 +59,8 @@ func New(d Deps, version string) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "git-handoff", Version: version}, &mcp.ServerOptions{
 		Instructions: Instructions,
+		// Only what goes wrong in the protocol: tool results carry the rest.
+		Logger: slog.New(slog.NewTextHandler(d.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	t := &tools{d: d}
 	for _, add := range t.all() {

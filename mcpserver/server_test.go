@@ -146,6 +146,16 @@ func TestInstructions(t *testing.T) {
 	}
 }
 
+func TestConfig(t *testing.T) {
+	raw, err := json.Marshal(Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"mcpServers":{"git-handoff":{"args":["handoff","mcp"],"command":"git"}}}`; string(raw) != want {
+		t.Errorf("Config() = %s, want %s", raw, want)
+	}
+}
+
 // TestSchemasPortable holds every tool's schemas to what every client
 // reads the same way, and prints their size.
 func TestSchemasPortable(t *testing.T) {
