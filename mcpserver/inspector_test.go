@@ -2,13 +2,17 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
 )
@@ -168,4 +172,31 @@ func firstJSON(out string) string {
 		return out
 	}
 	return string(v)
+}
+
+// TestClaimRaceProcesses: eight `git handoff mcp` processes, one per
+// agent, race session_start on one baton over real stdio. Exactly one
+// brief carries it; a loser told of the baton is told who won.
+func TestClaimRaceProcesses(t *testing.T) {
+	bin := buildBinary(t)
+	gittest.Isolate(t)
+	t.Setenv("GIT_HANDOFF_SESSION", "")
+	repo := gittest.Init(t)
+	ctx := context.Background()
+	const n = 8
+	clients := make([]*mcp.ClientSession, n)
+	for i := range clients {
+		cmd := exec.Command(filepath.Join(bin, "git-handoff"), "mcp")
+		cmd.Dir = repo
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-" + strconv.Itoa(i), Version: "1"}, nil).
+			Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		clients[i] = cs
+	}
+	e := ok[endOut](t, clients[0], "session_end", map[string]any{"next": []string{"the one step"}})
+	results, errs := startAll(clients)
+	checkOneWinner(t, e.Baton.ID, results, errs)
 }

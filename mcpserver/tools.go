@@ -18,16 +18,15 @@ import (
 
 // tools holds the handlers; each opens the store for its one call, calls
 // the workflow its command calls and translates the result.
-type tools struct {
-	d Deps
-	// writing lets one writing workflow run at a time in this process.
-	// The workflows are written for one command per process: a claim noted
-	// before its push names its writer by process id, and a note of this
-	// very process is taken for one a crash left behind, so two starts in
-	// one process would both deliver the baton. Across processes (other
-	// servers, the CLI) the store's compare-and-swap decides as before.
-	writing sync.Mutex
-}
+type tools struct{ d Deps }
+
+// writing lets one writing workflow run at a time in this process, however
+// many servers it runs. The workflows are written for one command per
+// process: a claim noted before its push names its writer by process id,
+// and a note of this very process is taken for one a crash left behind, so
+// two starts in one process would both deliver the baton. Across processes
+// (other servers, the CLI) the store's compare-and-swap decides as before.
+var writing sync.Mutex
 
 func (t *tools) all() []func(*mcp.Server) {
 	return []func(*mcp.Server){
@@ -43,22 +42,22 @@ func (t *tools) all() []func(*mcp.Server) {
 }
 
 // open opens the store for one call, as the matching command would; a
-// writing call holds t.writing until it closes the store.
+// writing call holds writing until it closes the store.
 func (t *tools) open(ctx context.Context, readOnly bool) (*refstore.Store, []string, func(), error) {
 	if !readOnly {
-		t.writing.Lock()
+		writing.Lock()
 	}
 	st, notices, closeStore, err := t.d.Open(ctx, readOnly)
 	if err != nil {
 		if !readOnly {
-			t.writing.Unlock()
+			writing.Unlock()
 		}
 		return nil, nil, nil, err
 	}
 	return st, notices, func() {
 		closeStore()
 		if !readOnly {
-			t.writing.Unlock()
+			writing.Unlock()
 		}
 	}, nil
 }
