@@ -100,6 +100,7 @@ func newApp(d *deps) *cli.App {
 			syncCommand(d),
 			hooksCommand(d),
 			hookCommand(d),
+			mcpCommand(d),
 			manCommand(d),
 		},
 	}

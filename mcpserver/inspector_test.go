@@ -1,0 +1,202 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+)
+
+// The end-to-end test: an MCP client we did not write, the MCP Inspector's
+// CLI, drives the built `git handoff mcp` over stdio. .ci/run installs it,
+// with the Node it needs, into GIT_HANDOFF_CI_TOOLS (default: the user's
+// cache directory, git-handoff/ci-tools) and sets CI_REQUIRE_TOOLS=1, so
+// in CI a missing inspector fails the test instead of skipping it.
+
+// inspector is how to run the inspector: the Node binary and its script.
+type inspector struct{ node, script string }
+
+func findInspector(t *testing.T) inspector {
+	t.Helper()
+	dir := os.Getenv("GIT_HANDOFF_CI_TOOLS")
+	if dir == "" {
+		if cache, err := os.UserCacheDir(); err == nil {
+			dir = filepath.Join(cache, "git-handoff", "ci-tools")
+		}
+	}
+	in := inspector{
+		node:   filepath.Join(dir, "node_modules", ".bin", "node"),
+		script: filepath.Join(dir, "node_modules", ".bin", "inspector"),
+	}
+	for _, p := range []string{in.node, in.script} {
+		if _, err := os.Stat(p); err != nil {
+			msg := "the MCP Inspector is not installed in " + dir + " (bash .ci/run installs it): " + err.Error()
+			if os.Getenv("CI_REQUIRE_TOOLS") != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	return in
+}
+
+// buildBinary builds git-handoff into a directory of its own, for PATH:
+// the inspector then starts the server as `git handoff mcp`, as an agent's
+// configuration does.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", filepath.Join(bin, "git-handoff"), "../cmd/git-handoff")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building git-handoff: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// run runs the inspector's CLI against `git handoff mcp` in repo and
+// returns its stdout, stderr and exit code.
+func (in inspector) run(t *testing.T, bin, repo string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	argv := append([]string{in.script, "--cli", "--cwd", repo, "git", "handoff", "mcp"}, args...)
+	cmd := exec.Command(in.node, argv...)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+filepath.Dir(in.node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("running the inspector: %v", err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestInspector(t *testing.T) {
+	in := findInspector(t)
+	bin := buildBinary(t)
+	home := gittest.Isolate(t)
+	t.Setenv("GIT_HANDOFF_SESSION", "")
+	t.Setenv("MCP_CATALOG_PATH", filepath.Join(home, "mcp.json")) // the inspector's own state stays in the test
+	repo := gittest.Init(t)
+
+	// tools/list under --strict: any portability warning fails.
+	out, errOut, code := in.run(t, bin, repo, "--method", "tools/list", "--strict")
+	if code != 0 || strings.TrimSpace(errOut) != "" {
+		t.Fatalf("tools/list --strict: exit %d, stderr:\n%s", code, errOut)
+	}
+	var list struct {
+		Tools []struct {
+			Name         string         `json:"name"`
+			InputSchema  map[string]any `json:"inputSchema"`
+			OutputSchema map[string]any `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("tools/list printed no JSON (anything but the protocol on stdout breaks it): %v\n%s", err, out)
+	}
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+		if tl.InputSchema["type"] != "object" || tl.OutputSchema["type"] != "object" {
+			t.Errorf("%s: schemas of type %v and %v, want object", tl.Name, tl.InputSchema["type"], tl.OutputSchema["type"])
+		}
+	}
+	if got, want := strings.Join(names, " "), "bootstrap cancel_handoff handoff_list handoff_show pr_route session_end session_replace session_start"; got != want {
+		t.Errorf("tools = %s, want %s", got, want)
+	}
+
+	// A round trip: one session leaves a baton, the next claims it.
+	type result struct {
+		IsError           bool `json:"isError"`
+		Content           []struct{ Text string }
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	callTool := func(name string, args ...string) (result, int) {
+		t.Helper()
+		argv := []string{"--method", "tools/call", "--tool-name", name}
+		if len(args) > 0 {
+			argv = append(append(argv, "--tool-arg"), args...)
+		}
+		out, errOut, code := in.run(t, bin, repo, argv...)
+		var r result
+		if err := json.Unmarshal([]byte(firstJSON(out)), &r); err != nil {
+			t.Fatalf("%s: exit %d, no result JSON: %v\nstdout:\n%s\nstderr:\n%s", name, code, err, out, errOut)
+		}
+		return r, code
+	}
+	r, code := callTool("session_end", `next=["write the parser"]`, `failed=["a regex"]`)
+	var end endOut
+	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &end) != nil || end.Baton.ID == "" {
+		t.Fatalf("session_end: exit %d, %+v", code, r)
+	}
+	r, code = callTool("session_start", "session=s-inspected", "objective=parse the config")
+	var start startOut
+	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &start) != nil {
+		t.Fatalf("session_start: exit %d, %+v", code, r)
+	}
+	if !start.Claimed || start.Baton != end.Baton.ID || start.Session != "s-inspected" || !strings.Contains(start.Brief, "write the parser") {
+		t.Errorf("session_start = %+v, want baton %s claimed with its step in the brief", start, end.Baton.ID)
+	}
+	// Written to the repository, as the CLI would have.
+	if got := gittest.Run(t, repo, "for-each-ref", "--format=%(refname)", "refs/ao/sessions/"); !strings.Contains(got, "s-inspected") {
+		t.Errorf("session refs after session_start: %q", got)
+	}
+
+	// A tool error reaches the client as one (isError), with the CLI's text.
+	r, code = callTool("session_start", "session=s-inspected")
+	if code == 0 || !r.IsError || len(r.Content) == 0 || !strings.Contains(r.Content[0].Text, "starting session: ") {
+		t.Errorf("session_start on a taken id: exit %d, %+v; want a tool error", code, r)
+	}
+}
+
+// firstJSON is the first JSON document in out (the inspector prints its
+// own error object after a tool error's result).
+func firstJSON(out string) string {
+	dec := json.NewDecoder(strings.NewReader(out))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return out
+	}
+	return string(v)
+}
+
+// TestClaimRaceProcesses: eight `git handoff mcp` processes, one per
+// agent, race session_start on one baton over real stdio. Exactly one
+// brief carries it; a loser told of the baton is told who won.
+func TestClaimRaceProcesses(t *testing.T) {
+	bin := buildBinary(t)
+	gittest.Isolate(t)
+	t.Setenv("GIT_HANDOFF_SESSION", "")
+	repo := gittest.Init(t)
+	ctx := context.Background()
+	const n = 8
+	clients := make([]*mcp.ClientSession, n)
+	for i := range clients {
+		cmd := exec.Command(filepath.Join(bin, "git-handoff"), "mcp")
+		cmd.Dir = repo
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-" + strconv.Itoa(i), Version: "1"}, nil).
+			Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		clients[i] = cs
+	}
+	e := ok[endOut](t, clients[0], "session_end", map[string]any{"next": []string{"the one step"}})
+	results, errs := startAll(clients)
+	checkOneWinner(t, e.Baton.ID, results, errs)
+}
