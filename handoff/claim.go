@@ -59,6 +59,7 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 		return ClaimResult{}, err
 	}
 	arb := arbiter(opts.Arbiter)
+	defer lockClaims(st)()
 	var notices noticeSet
 	fail := func(err error) (ClaimResult, error) { return ClaimResult{Notices: notices.list}, err }
 	for attempt := 0; ; attempt++ {

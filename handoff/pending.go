@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -166,7 +167,7 @@ func (p *pendingClaim) alive() bool {
 		return true
 	}
 	if p.PID <= 0 || p.PID == os.Getpid() {
-		return false
+		return false // ours: claims in this process run one at a time (lockClaims)
 	}
 	err := syscall.Kill(p.PID, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
@@ -380,4 +381,20 @@ func localUpdate(ctx context.Context, st *refstore.Store, w *wonClaim) (refstore
 		}
 	}
 	return refstore.Update{Ref: ref, New: w.baton.OID, Old: cur}, true, nil
+}
+
+// claimsInProcess serialises the claims of one repository within this
+// process (key: its common git dir). Across processes the arbiter and the
+// notes' pids decide; within one long-lived process (the MCP server, the
+// web page's API) two goroutines share a pid, so a note of our own pid
+// could be another goroutine's claim in flight. One claim at a time per
+// repository makes a note of our pid always a finished call's, and so
+// safe to settle.
+var claimsInProcess sync.Map
+
+func lockClaims(st *refstore.Store) (unlock func()) {
+	mu, _ := claimsInProcess.LoadOrStore(st.CommonDir(), &sync.Mutex{})
+	m := mu.(*sync.Mutex)
+	m.Lock()
+	return m.Unlock
 }

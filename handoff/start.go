@@ -59,6 +59,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		return StartResult{}, fmt.Errorf("session id %q: %w", id, err)
 	}
 	arb := arbiter(opts.Arbiter)
+	defer lockClaims(st)()
 	var notices noticeSet
 	skipClaim := false // the arbiter could not be asked: deliver no baton
 	var lastErr error
