@@ -144,7 +144,9 @@ func TestChangesOnlyFromThePage(t *testing.T) {
 	if s := f.session(t, "s5"); s.Harness != "claude-code" || s.Status != "active" {
 		t.Fatalf("a refused change changed s5: %+v", s)
 	}
-	code, out := f.do(t, "GET", "/", "", func(r *http.Request) { r.Host = "evil.example:3124" })
+	code, out := f.do(t, "GET", "/api/sessions?project=repo", "", func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") })
+	wantStatus(t, "a read from another origin", code, http.StatusForbidden, out)
+	code, out = f.do(t, "GET", "/", "", func(r *http.Request) { r.Host = "evil.example:3124" })
 	wantStatus(t, "the page under a rebound host name", code, http.StatusForbidden, out)
 }
 
@@ -155,7 +157,10 @@ func TestTokenGuardsEveryRequest(t *testing.T) {
 	}
 	code, out := f.do(t, "GET", "/api/handoffs?project=repo", "", func(r *http.Request) { r.Header.Del("Authorization") })
 	wantStatus(t, "no token", code, http.StatusUnauthorized, out)
-	code, out = f.do(t, "GET", "/api/handoffs?project=repo", "", func(r *http.Request) { r.Host = "build.example:3124" })
+	code, out = f.do(t, "GET", "/api/handoffs?project=repo", "", func(r *http.Request) {
+		r.Host = "build.example:3124"
+		r.Header.Set("Origin", "http://build.example:3124")
+	})
 	wantStatus(t, "with the token from another host", code, http.StatusOK, out)
 	code, _ = f.do(t, "GET", "/?token=s3cret-token", "", func(r *http.Request) { r.Header.Del("Authorization") })
 	if code != http.StatusOK {

@@ -140,6 +140,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusForbidden, err, nil)
 			return
 		}
+	} else if o := r.Header.Get("Origin"); o != "" && o != ownOrigin(r) {
+		// A read that another site's script makes (a browser names the
+		// origin on those; navigations carry none): the browser would
+		// not show it the answer anyway, but the page holds the token.
+		writeError(w, http.StatusForbidden, fmt.Errorf("refused: a read from another origin (%q)", o), nil)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
 }
@@ -168,18 +174,22 @@ func (s *Server) sentToken(r *http.Request, allowQuery bool) bool {
 // page: the browser's Origin must name this very host, and the request
 // must carry the token only that page was given.
 func (s *Server) sameOrigin(r *http.Request) error {
-	origin := r.Header.Get("Origin")
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if origin == "" || origin != scheme+"://"+r.Host {
-		return fmt.Errorf("refused: a change must come from this server's own page (origin %q, expected %q)", origin, scheme+"://"+r.Host)
+	origin, own := r.Header.Get("Origin"), ownOrigin(r)
+	if origin == "" || origin != own {
+		return fmt.Errorf("refused: a change must come from this server's own page (origin %q, expected %q)", origin, own)
 	}
 	if !s.sentToken(r, false) {
 		return errors.New("refused: a change must carry the page's token")
 	}
 	return nil
+}
+
+// ownOrigin is the origin of the page this request reached.
+func ownOrigin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
 }
 
 // loopbackHost reports whether a Host header names this machine's

@@ -11,6 +11,8 @@ const SVG = "http://www.w3.org/2000/svg";
 let stream = null;
 let loading = null;
 let again = false;
+let shownRoot = null; // the ref state the page shows (lastSeenRoot)
+let latestRoot = null; // the newest the change stream announced
 
 // el builds an element; string children become text nodes.
 function el(tag, attrs, ...children) {
@@ -141,7 +143,7 @@ async function dismiss(id, btn) {
   } catch (e) {
     say(e.message, "error");
   }
-  refresh();
+  refresh(true);
 }
 
 let agents = [];
@@ -173,7 +175,7 @@ async function switchAgent(s, sel) {
   } catch (e) {
     say(e.message, "error");
   }
-  refresh();
+  refresh(true);
 }
 
 function renderSessions(data) {
@@ -223,7 +225,7 @@ function drawChain(view) {
   root.append(defs);
   view.chain.forEach((c, i) => {
     const x = pad + i * (w + gap), y = pad;
-    const g = svg("g", { class: "node" + (c.id === view.id ? " current" : "") + " status-" + c.status, "data-id": c.id });
+    const g = svg("g", { class: "node status-" + c.status, "data-id": c.id });
     g.append(svg("rect", { x: x, y: y, width: w, height: h, rx: 8 }));
     const t1 = svg("text", { x: x + 10, y: y + 22, class: "node-id" });
     t1.textContent = c.id.length > 24 ? c.id.slice(0, 23) + "…" : c.id;
@@ -284,8 +286,9 @@ function renderPRs(data) {
 
 // refresh reads everything the page shows; a change that arrives while
 // reading reads again afterwards.
-function refresh() {
-  if (loading) { again = true; return loading; }
+function refresh(force) {
+  // force: after our own change, whatever the stream has said so far.
+  if (loading) { again = force ? "force" : (again || true); return loading; }
   loading = (async () => {
     try {
       const [handoffs, sessions, prs, ag] = await Promise.all([
@@ -298,12 +301,15 @@ function refresh() {
       await renderLineage(sessions.items);
       const notices = [].concat(handoffs.notices, sessions.notices, prs.notices);
       lastRead.textContent = "Last read " + new Date().toLocaleTimeString() + (notices.length ? " · " + notices.join("; ") : "");
-      document.body.dataset.root = handoffs.lastSeenRoot;
+      shownRoot = handoffs.lastSeenRoot;
+      document.body.dataset.root = shownRoot;
     } catch (e) {
       say(e.message, "error");
     } finally {
       loading = null;
-      if (again) { again = false; refresh(); }
+      const next = again;
+      again = false;
+      if (next === "force" || (next && latestRoot !== shownRoot)) refresh(next === "force");
     }
   })();
   return loading;
@@ -312,10 +318,13 @@ function refresh() {
 function listen() {
   if (stream) stream.close();
   stream = new EventSource("/api/events?project=" + encodeURIComponent(project()) + "&token=" + encodeURIComponent(token));
-  stream.addEventListener("change", () => refresh());
+  stream.addEventListener("change", (ev) => {
+    try { latestRoot = JSON.parse(ev.data).root; } catch (e) { latestRoot = null; }
+    if (latestRoot === null || latestRoot !== shownRoot) refresh();
+  });
   stream.addEventListener("error", () => { lastRead.textContent = "Change stream lost; retrying…"; });
 }
 
-projectSelect.addEventListener("change", () => { say(""); refresh(); listen(); });
+projectSelect.addEventListener("change", () => { say(""); shownRoot = latestRoot = null; refresh(); listen(); });
 refresh();
 listen();
