@@ -332,8 +332,10 @@ func TestChangeStream(t *testing.T) {
 }
 
 // The API's error text is the command's: the same failure through both
-// surfaces reads the same.
-func TestErrorsReadAsTheCommandsDo(t *testing.T) {
+// surfaces reads the same. And `git handoff serve` itself serves the
+// repository it runs in, under its directory's name, on the pinned clock,
+// until interrupted.
+func TestCommand(t *testing.T) {
 	// Built before the fixture isolates HOME, so that go finds its own
 	// build and module caches.
 	bin := filepath.Join(t.TempDir(), "git-handoff")
@@ -364,5 +366,40 @@ func TestErrorsReadAsTheCommandsDo(t *testing.T) {
 		if want := "error: " + out["error"].(string); line != want {
 			t.Fatalf("%v:\ncommand: %s\nAPI:     %s", c.args, line, want)
 		}
+	}
+
+	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	serve.Dir = f.dir
+	serve.Env = append(os.Environ(), "GIT_HANDOFF_NOW=2030-01-02T03:04:05Z")
+	stdout, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	serve.Stderr = &stderr
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer serve.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed no address: %v; stderr: %s", err, stderr.String())
+	}
+	base := strings.TrimSpace(line)
+	resp, err := http.Get(base + "api/handoffs?project=repo&claimed=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list map[string]any
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || list["now"] != "2030-01-02T03:04:05Z" || len(list["items"].([]any)) != 2 {
+		t.Fatalf("GET %s: %d %v", base, resp.StatusCode, list)
+	}
+	if err := serve.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Wait(); err != nil {
+		t.Fatalf("serve after an interrupt: %v; stderr: %s", err, stderr.String())
 	}
 }
