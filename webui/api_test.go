@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/webui"
 )
 
@@ -200,6 +202,16 @@ func TestSessions(t *testing.T) {
 	}
 	code, out = f.do(t, "GET", "/api/sessions/nope?project=repo", "", nil)
 	wantStatus(t, "show unknown", code, http.StatusNotFound, out)
+	// Any id is one path segment, escaped: a slash, a space, a dot.
+	odd := "team/a b.lock"
+	if _, err := handoff.Start(context.Background(), f.store(t), handoff.StartOptions{Session: odd, Harness: "codex"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	code, out = f.do(t, "GET", "/api/sessions/"+url.PathEscape(odd)+"?project=repo", "", nil)
+	wantStatus(t, "show an odd id", code, http.StatusOK, out)
+	if id := out["session"].(map[string]any)["id"]; id != odd {
+		t.Fatalf("showed %q, want %q", id, odd)
+	}
 	code, out = f.do(t, "GET", "/api/sessions/s3/lineage?project=repo", "", nil)
 	wantStatus(t, "lineage", code, http.StatusOK, out)
 	chain := out["lineage"].(map[string]any)["chain"].([]any)
@@ -292,10 +304,10 @@ func TestAgentsInstalled(t *testing.T) {
 // The change stream says so when a record changes.
 func TestChangeStream(t *testing.T) {
 	f := newFixture(t, webui.Options{})
-	url := f.start(t)
+	base := f.start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/api/events?project=repo", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/events?project=repo", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
