@@ -170,7 +170,8 @@ async function switchAgent(s, sel) {
   try {
     const res = await api("/api/sessions/" + encodeURIComponent(s.id) + "/switch", { method: "POST", body: JSON.stringify({ harness: to }) });
     let text = "Session " + s.id + " switched from " + (res.from || "none") + " to " + res.session.harness + ".";
-    if (res.launch && res.launch.argv.length > 0) text += " Start it with: " + res.launch.argv.join(" ");
+    if (res.launch && res.launch.argv.length > 0) text += " Start it with: git handoff session launch " + s.id + " --exec";
+    if (res.launch && res.launch.note) text += " (" + res.launch.note + ")";
     say(text, "ok");
   } catch (e) {
     say(e.message, "error");
@@ -214,7 +215,8 @@ function drawChain(view) {
   const width = pad * 2 + n * w + (n - 1) * gap;
   const height = h + pad * 2 + 16;
   const label = view.chain.map((c) => c.id).join(" replaced by ");
-  const root = svg("svg", { class: "lineage", viewBox: "0 0 " + width + " " + height, width: width, height: height, role: "img" });
+  // A short line shrinks to fit a narrow window; a long one scrolls.
+  const root = svg("svg", { class: n <= 3 ? "lineage fit" : "lineage", viewBox: "0 0 " + width + " " + height, width: width, height: height, role: "img" });
   const title = svg("title", {});
   title.textContent = "Lineage: " + label;
   root.append(title);
