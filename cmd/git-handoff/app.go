@@ -98,6 +98,7 @@ func newApp(d *deps) *cli.App {
 			prCommand(d),
 			initCommand(d),
 			syncCommand(d),
+			serveCommand(d),
 			hooksCommand(d),
 			hookCommand(d),
 			mcpCommand(d),
