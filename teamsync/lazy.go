@@ -286,3 +286,26 @@ func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemo
 	// Every key was joined on its own, so each swaps on its own.
 	return applyLocal(ctx, st, "handoff: merged fetched records", ups, conflictMsgs)
 }
+
+// MergeFetched is what every surface does on opening a store for one
+// command or request: a command that writes first merges what a plain `git
+// fetch` brought (Lazy); one that only reads never writes, and says what
+// is not merged yet instead. It returns the notices for the user: the
+// conflicts the merge settled, records it skipped, or what waits unmerged.
+func MergeFetched(ctx context.Context, st *refstore.Store, writes bool) []string {
+	if !writes {
+		if remotes, err := Unmerged(ctx, st); err == nil && len(remotes) > 0 {
+			return []string{fmt.Sprintf("records fetched from %s are not merged yet, so not shown: the next writing command or `git handoff sync` merges them", strings.Join(remotes, ", "))}
+		}
+		return nil
+	}
+	res, err := Lazy(ctx, st)
+	if err != nil {
+		return []string{"records fetched from the remote were not merged: " + err.Error()}
+	}
+	var notices []string
+	for _, c := range res.Conflicts {
+		notices = append(notices, c.Summary)
+	}
+	return append(notices, res.Warnings...)
+}

@@ -234,20 +234,7 @@ func (s *Server) open(ctx context.Context, repo Repo, write bool) (*refstore.Sto
 		return nil, nil, fmt.Errorf("opening %s: %w", repo.Name, err)
 	}
 	notices := append([]string(nil), st.Recovered()...)
-	if !write {
-		if remotes, err := teamsync.Unmerged(ctx, st); err == nil && len(remotes) > 0 {
-			notices = append(notices, fmt.Sprintf("records fetched from %s are not merged yet, so not shown: the next writing command or `git handoff sync` merges them", strings.Join(remotes, ", ")))
-		}
-		return st, notices, nil
-	}
-	res, err := teamsync.Lazy(ctx, st)
-	if err != nil {
-		return st, append(notices, "records fetched from the remote were not merged: "+err.Error()), nil
-	}
-	for _, c := range res.Conflicts {
-		notices = append(notices, c.Summary)
-	}
-	return st, append(notices, res.Warnings...), nil
+	return st, append(notices, teamsync.MergeFetched(ctx, st, write)...), nil
 }
 
 // refreshCommitHook arms or disarms the commit hook of the worktree whose

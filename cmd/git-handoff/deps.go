@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -56,21 +55,8 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 	// So do commands that only read: `list` must not change a ref or race
 	// a writer for one; they say what is not merged yet instead, and the
 	// next writing command merges it.
-	switch {
-	case os.Getenv(hooks.GuardEnv) != "":
-	case d.readOnly:
-		if remotes, err := teamsync.Unmerged(ctx, st); err == nil && len(remotes) > 0 {
-			d.openNote([]string{fmt.Sprintf("records fetched from %s are not merged yet, so not shown: the next writing command or `git handoff sync` merges them", strings.Join(remotes, ", "))})
-		}
-	default:
-		if res, err := teamsync.Lazy(ctx, st); err != nil {
-			d.openNote([]string{"records fetched from the remote were not merged: " + err.Error()})
-		} else {
-			for _, c := range res.Conflicts {
-				d.openNote([]string{c.Summary})
-			}
-			d.openNote(res.Warnings)
-		}
+	if os.Getenv(hooks.GuardEnv) == "" {
+		d.openNote(teamsync.MergeFetched(ctx, st, !d.readOnly))
 	}
 	return st, nil
 }
