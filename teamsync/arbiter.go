@@ -122,7 +122,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 			return nil
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
-		if err := st.Fetch(ctx, remote, true, specs...); err != nil {
+		if err := fetchPatiently(ctx, st, remote, specs); err != nil {
 			return &UnreachableError{Remote: remote, Err: perr}
 		}
 		now, err := st.ResolveID(ctx, tracking)
@@ -130,6 +130,10 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 			return err
 		}
 		if now == oidOf(theirs) {
+			if racedAtRemote(perr) && attempt+1 < attempts {
+				backoff(attempt + 1) // the server could not lock the ref another push held
+				continue
+			}
 			return fmt.Errorf("pushing the claim to %s: %w", remote, perr) // not a lease: refused
 		}
 		if attempt+1 >= attempts {
@@ -220,18 +224,8 @@ func (a Arbiter) Held(ctx context.Context, st *refstore.Store, ref string) (stri
 	if err != nil {
 		return "", err
 	}
-	// Another fetch in this clone holding the tracking refs' locks, or a gc
-	// repacking, fails a fetch for a moment: a few tries before calling
-	// the arbiter unreachable.
-	for try := 1; ; try++ {
-		err := st.Fetch(ctx, remote, true, specs...)
-		if err == nil {
-			break
-		}
-		if try == 3 || ctx.Err() != nil {
-			return "", &UnreachableError{Remote: remote, Err: err}
-		}
-		backoff(try)
+	if err := fetchPatiently(ctx, st, remote, specs); err != nil {
+		return "", &UnreachableError{Remote: remote, Err: err}
 	}
 	oid, err := st.ResolveID(ctx, tracking)
 	if errors.Is(err, refstore.ErrNotFound) {
@@ -252,4 +246,18 @@ func fetchSpecs(remote string) ([]string, error) {
 		return nil, err
 	}
 	return []string{specs[0], as}, nil
+}
+
+// fetchPatiently fetches, trying again a couple of times: another fetch in
+// this clone holding the tracking refs' locks, or a gc repacking, fails a
+// fetch for a moment, and a claim decided at the remote must not be taken
+// for one that could not be asked.
+func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, specs []string) error {
+	for try := 1; ; try++ {
+		err := st.Fetch(ctx, remote, true, specs...)
+		if err == nil || try == 3 || ctx.Err() != nil {
+			return err
+		}
+		backoff(try)
+	}
 }
