@@ -16,6 +16,7 @@ import (
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // maxBody bounds a request body: the largest is a switch or a replacement
@@ -126,7 +127,7 @@ type errorJSON struct {
 }
 
 func writeError(w http.ResponseWriter, status int, err error, notices []string) {
-	writeJSON(w, status, errorJSON{Error: err.Error(), Status: status, Notices: nonNil(notices)})
+	writeJSON(w, status, errorJSON{Error: err.Error(), Status: status, Notices: view.NonNil(notices)})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -209,7 +210,7 @@ func (s *Server) listHandoffs(c *call) error {
 		return err
 	}
 	out := handoffListJSON{Items: []*handoffJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
-		Now: s.opts.Clock(), Notices: nonNil(append(c.notices, res.Notices...))}
+		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
 	for i := range res.Handoffs {
 		h := &res.Handoffs[i]
 		switch {
@@ -233,7 +234,7 @@ func (s *Server) dismiss(c *call) error {
 		return &failed{err: err, notices: res.Notices}
 	}
 	writeJSON(c.w, http.StatusOK, dismissJSON{Dismissed: true, Handoff: toHandoffJSON(&res.Dismissed),
-		Notices: nonNil(append(c.notices, res.Notices...))})
+		Notices: view.NonNil(append(c.notices, res.Notices...))})
 	return nil
 }
 
@@ -248,7 +249,7 @@ func (s *Server) listSessions(c *call) error {
 		return err
 	}
 	out := sessionListJSON{Items: []sessionJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
-		Now: s.opts.Clock(), Notices: nonNil(append(c.notices, res.Notices...))}
+		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
 	for _, l := range res.Sessions {
 		j := toSessionJSON(l.Record, false)
 		j.Lineage = l.Lineage
@@ -267,7 +268,7 @@ func (s *Server) showSession(c *call) error {
 	}
 	out := toSessionJSON(res.Session.Record, true)
 	out.Lineage = res.Lineage
-	writeJSON(c.w, http.StatusOK, sessionShowJSON{Session: out, Notices: nonNil(c.notices)})
+	writeJSON(c.w, http.StatusOK, sessionShowJSON{Session: out, Notices: view.NonNil(c.notices)})
 	return nil
 }
 
@@ -277,11 +278,11 @@ func (s *Server) sessionLineage(c *call) error {
 	if err != nil {
 		return &failed{err: fmt.Errorf("drawing the lineage: %w", err), notices: res.Notices}
 	}
-	var view lineage.ChainView
-	if err := json.Unmarshal([]byte(res.Drawing), &view); err != nil {
+	var chain lineage.ChainView
+	if err := json.Unmarshal([]byte(res.Drawing), &chain); err != nil {
 		return fmt.Errorf("drawing the lineage: %w", err)
 	}
-	writeJSON(c.w, http.StatusOK, lineageJSON{Lineage: view, Notices: nonNil(append(c.notices, res.Notices...))})
+	writeJSON(c.w, http.StatusOK, lineageJSON{Lineage: chain, Notices: view.NonNil(append(c.notices, res.Notices...))})
 	return nil
 }
 
@@ -392,7 +393,7 @@ func (s *Server) replaceSession(c *call) error {
 	notices := append(c.notices, res.Notices...)
 	notices = append(notices, refreshCommitHook(ctx, res.Bound)...)
 	out := replaceJSON{Old: toSessionJSON(res.Old.Record, false), New: toSessionJSON(res.New.Record, true),
-		Package: res.Package, Bound: res.Bound, Notices: nonNil(notices)}
+		Package: res.Package, Bound: res.Bound, Notices: view.NonNil(notices)}
 	if res.Carried != nil {
 		out.CarriedHandoff = toHandoffJSON(res.Carried)
 	}
@@ -407,9 +408,9 @@ func (s *Server) listPRs(c *call) error {
 		return err
 	}
 	out := prListJSON{Items: []prRecordJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
-		Now: s.opts.Clock(), Notices: nonNil(append(c.notices, res.Notices...))}
+		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
 	for _, p := range res.PRs {
-		out.Items = append(out.Items, toPRRecordJSON(p.Record))
+		out.Items = append(out.Items, toPRRecordJSON(p))
 	}
 	out.Total = len(out.Items)
 	writeJSON(c.w, http.StatusOK, out)

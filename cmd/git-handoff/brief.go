@@ -9,6 +9,7 @@ import (
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func briefCommand(d *deps) *cli.Command {
@@ -40,7 +41,7 @@ func briefCommand(d *deps) *cli.Command {
 				return fmt.Errorf("building the brief: %w", err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(briefJSON{Handoff: toJSON(res.Handoff), Objective: toObjectiveJSON(res.Objective), Brief: res.Brief, Fits: res.Fits, Notices: nonNil(res.Notices)})
+				return d.printJSON(briefJSON{Handoff: toJSON(res.Handoff), Objective: toObjectiveJSON(res.Objective), Brief: res.Brief, Fits: res.Fits, Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			_, err = fmt.Fprint(d.stdout, res.Brief)

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func cancelCommand(d *deps) *cli.Command {
@@ -27,7 +28,7 @@ func cancelCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(cancelJSON{Cancelled: res.Cancelled != nil, Handoff: toJSON(res.Cancelled), Notices: nonNil(res.Notices)})
+				return d.printJSON(cancelJSON{Cancelled: res.Cancelled != nil, Handoff: toJSON(res.Cancelled), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			if res.Cancelled == nil {

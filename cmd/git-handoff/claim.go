@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/teamsync"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func claimCommand(d *deps) *cli.Command {
@@ -37,7 +38,7 @@ func claimCommand(d *deps) *cli.Command {
 				return fmt.Errorf("claiming the baton: %w", err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(claimJSON{Handoff: toJSON(&res.Handoff), Claimed: true, Notices: nonNil(res.Notices)})
+				return d.printJSON(claimJSON{Handoff: toJSON(&res.Handoff), Claimed: true, Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "claimed baton %s for session %s\n", res.Handoff.ID, res.Handoff.ClaimedBySession)

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func dismissCommand(d *deps) *cli.Command {
@@ -29,7 +30,7 @@ func dismissCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(dismissJSON{Dismissed: true, Handoff: toJSON(&res.Dismissed), Notices: nonNil(res.Notices)})
+				return d.printJSON(dismissJSON{Dismissed: true, Handoff: toJSON(&res.Dismissed), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "dismissed baton %s\n", id)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func endCommand(d *deps) *cli.Command {
@@ -48,7 +49,7 @@ func endCommand(d *deps) *cli.Command {
 				d.refreshCommitHook(c.Context, st.Dir())
 			}
 			if c.Bool("json") {
-				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Notices: nonNil(res.Notices)})
+				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			h := res.Handoff

@@ -5,6 +5,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // The --json shapes of the commands. Each is made for output and kept
@@ -14,62 +15,14 @@ import (
 // text output has notices carries them in "notices" (an empty list, never
 // null).
 
-// handoffJSON is a baton as --json shows it.
-type handoffJSON struct {
-	ID               string        `json:"id"`
-	Ref              string        `json:"ref"`
-	Owner            string        `json:"owner"`
-	Branch           string        `json:"branch"`
-	Shared           bool          `json:"shared"`
-	NextSteps        []string      `json:"nextSteps"`
-	FailedApproaches []string      `json:"failedApproaches"`
-	OpenQuestions    []string      `json:"openQuestions"`
-	Harness          string        `json:"harness,omitempty"`
-	SessionID        string        `json:"sessionId,omitempty"`
-	CreatedAt        time.Time     `json:"createdAt"`
-	Head             string        `json:"head,omitempty"`
-	Claimed          bool          `json:"claimed"`
-	ClaimedAt        *time.Time    `json:"claimedAt,omitempty"`
-	ClaimedBySession string        `json:"claimedBySession,omitempty"`
-	Deleted          *deletionJSON `json:"deleted,omitempty"`
-}
+// The records' own shapes are package view's, the same on every surface.
+type (
+	handoffJSON   = view.Baton
+	objectiveJSON = view.Objective
+)
 
-type deletionJSON struct {
-	Reason string    `json:"reason"` // cancelled or dismissed
-	At     time.Time `json:"at"`
-}
-
-func toJSON(s *baton.Stored) *handoffJSON {
-	if s == nil {
-		return nil
-	}
-	out := &handoffJSON{
-		ID: s.ID, Ref: s.Ref, Owner: s.Owner, Branch: s.Branch, Shared: s.Shared,
-		NextSteps: nonNil(s.NextSteps), FailedApproaches: nonNil(s.FailedApproaches), OpenQuestions: nonNil(s.OpenQuestions),
-		Harness: s.Harness, SessionID: s.SessionID, CreatedAt: s.CreatedAt, Head: s.Head,
-		Claimed: s.Claimed, ClaimedAt: s.ClaimedAt, ClaimedBySession: s.ClaimedBySession,
-	}
-	if d := s.Deleted; d != nil {
-		out.Deleted = &deletionJSON{Reason: d.Reason, At: d.At}
-	}
-	return out
-}
-
-// objectiveJSON is an objective as --json shows it.
-type objectiveJSON struct {
-	Owner     string    `json:"owner"`
-	Branch    string    `json:"branch"`
-	Text      string    `json:"text"`
-	SessionID string    `json:"sessionId,omitempty"`
-	SetAt     time.Time `json:"setAt"`
-}
-
-func toObjectiveJSON(o *baton.Objective) *objectiveJSON {
-	if o == nil {
-		return nil
-	}
-	return &objectiveJSON{Owner: o.Owner, Branch: o.Branch, Text: o.Text, SessionID: o.SessionID, SetAt: o.SetAt}
-}
+func toJSON(s *baton.Stored) *handoffJSON               { return view.OfBaton(s) }
+func toObjectiveJSON(o *baton.Objective) *objectiveJSON { return view.OfObjective(o) }
 
 // endJSON is the result of `end --json`.
 type endJSON struct {
@@ -157,7 +110,7 @@ type hookResultJSON struct {
 }
 
 func toHookReportJSON(rep hooks.Report) *hookReportJSON {
-	out := &hookReportJSON{Dir: rep.Dir, Changed: rep.Changed(), Hooks: []hookResultJSON{}, Notices: nonNil(rep.Warnings)}
+	out := &hookReportJSON{Dir: rep.Dir, Changed: rep.Changed(), Hooks: []hookResultJSON{}, Notices: view.NonNil(rep.Warnings)}
 	for _, h := range rep.Hooks {
 		out.Hooks = append(out.Hooks, hookResultJSON{Name: h.Name, Path: h.Path, Action: string(h.Action), Detail: h.Detail})
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 
+	"github.com/git-handoff/git-handoff/view"
 	"github.com/urfave/cli/v2"
 )
 
@@ -77,7 +78,7 @@ func printJSONArray[T any](w io.Writer, key string, items []T, notices []string)
 	bw.WriteString("],\n  \"notices\": ")
 	buf.Reset()
 	enc.SetIndent("  ", "  ")
-	if err := enc.Encode(nonNil(notices)); err != nil {
+	if err := enc.Encode(view.NonNil(notices)); err != nil {
 		return err
 	}
 	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
@@ -90,13 +91,6 @@ func notify(w io.Writer, notices []string) {
 	for _, n := range condenseSkipped(notices) {
 		fmt.Fprintf(w, "notice: %s\n", n)
 	}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // ownerFlag and branchFlag let a command act for someone else or another

@@ -14,6 +14,7 @@ import (
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // prCommand groups the pull-request ownership commands.
@@ -156,35 +157,9 @@ func (e *notFound) Unwrap() []error { return []error{e.err, refstore.ErrNotFound
 
 // Output shapes, made for --json and kept stable.
 
-type prRecordJSON struct {
-	Repo         string           `json:"repo"`
-	Number       int              `json:"number"`
-	URL          string           `json:"url"`
-	Ref          string           `json:"ref"`
-	OwnerSession string           `json:"ownerSession"`
-	ClaimedAt    time.Time        `json:"claimedAt"`
-	MergedAt     *time.Time       `json:"mergedAt"`
-	History      []prTransferJSON `json:"history"`
-}
+type prRecordJSON = view.PRRecord
 
-type prTransferJSON struct {
-	Session string    `json:"session"`
-	From    string    `json:"from"`
-	At      time.Time `json:"at"`
-	Reason  string    `json:"reason"`
-	Harness string    `json:"harness"`
-}
-
-func toPRRecordJSON(s prown.Stored) prRecordJSON {
-	out := prRecordJSON{
-		Repo: s.Repo, Number: s.Number, URL: s.URL, Ref: s.Ref, OwnerSession: s.OwnerSession,
-		ClaimedAt: s.ClaimedAt, MergedAt: s.MergedAt, History: []prTransferJSON{},
-	}
-	for _, h := range s.History {
-		out.History = append(out.History, prTransferJSON{Session: h.Session, From: h.From, At: h.At, Reason: h.Reason, Harness: h.Harness})
-	}
-	return out
-}
+func toPRRecordJSON(s prown.Stored) prRecordJSON { return view.OfPRRecord(s) }
 
 func stampUTC(t time.Time) string {
 	if t.IsZero() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // prClaimOptions are the flags of `pr claim`.
@@ -113,7 +114,7 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 	if opts.JSON {
 		out := prClaimJSON{
 			Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, TookOver: res.TookOver,
-			Changed: res.Changed, GitHub: toPRGitHubJSON(res.GitHub), Notices: nonNil(res.Notices),
+			Changed: res.Changed, GitHub: toPRGitHubJSON(res.GitHub), Notices: view.NonNil(res.Notices),
 		}
 		if err := d.printJSON(out); err != nil {
 			return err

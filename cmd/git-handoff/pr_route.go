@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // prRouteJSON is the result of `pr route --json`.
@@ -45,7 +46,7 @@ func prRouteCommand(d *deps) *cli.Command {
 			if c.Bool("json") {
 				return d.printJSON(prRouteJSON{
 					Repo: r.Repo, Number: r.Number, URL: r.URL, Owner: r.Owner, Session: r.Session,
-					Status: r.Status, Chain: nonNil(r.Chain), Merged: r.Merged, Notices: nonNil(r.Notices),
+					Status: r.Status, Chain: view.NonNil(r.Chain), Merged: r.Merged, Notices: view.NonNil(r.Notices),
 				})
 			}
 			notify(d.stderr, r.Notices)

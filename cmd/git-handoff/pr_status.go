@@ -9,6 +9,7 @@ import (
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // prStatusJSON is the result of `pr status --json`: the facts the handoff
@@ -122,9 +123,9 @@ func prStatusCommand(d *deps) *cli.Command {
 						Passing: toChecksJSON(f.Checks.Passing), Skipping: toChecksJSON(f.Checks.Skipping),
 						NotHead: f.Checks.Stale,
 					},
-					ReviewDecision: f.ReviewDecision, ChangesRequestedBy: nonNil(f.ChangesRequestedBy), ApprovedBy: nonNil(f.ApprovedBy),
+					ReviewDecision: f.ReviewDecision, ChangesRequestedBy: view.NonNil(f.ChangesRequestedBy), ApprovedBy: view.NonNil(f.ApprovedBy),
 					Threads: []prThreadJSON{}, ThreadsResolutionKnown: f.ThreadsKnown,
-					Warnings: nonNil(f.Warnings), Notices: nonNil(notices),
+					Warnings: view.NonNil(f.Warnings), Notices: view.NonNil(notices),
 				}
 				for _, th := range f.Threads {
 					out.Threads = append(out.Threads, prThreadJSON{Path: th.Path, Line: th.Line, Author: th.Author, Excerpt: th.Excerpt, URL: th.URL, Outdated: th.Outdated, Resolved: th.Resolved})

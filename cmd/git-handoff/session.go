@@ -1,20 +1,18 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // sessionCommand groups the commands on session records and their lineage.
@@ -105,94 +103,11 @@ func guardHolder() string {
 	return fmt.Sprintf("%s on %s (pid %d)", who, host, os.Getpid())
 }
 
-// sessionJSON is a session as --json shows it.
-type sessionJSON struct {
-	ID                 string                  `json:"id"`
-	Ref                string                  `json:"ref"`
-	Owner              string                  `json:"owner"`
-	Branch             string                  `json:"branch"`
-	Worktree           string                  `json:"worktree"`
-	Host               string                  `json:"host"`
-	Harness            string                  `json:"harness"`
-	Model              string                  `json:"model"`
-	Status             string                  `json:"status"`
-	Prompt             string                  `json:"prompt"`
-	Summary            string                  `json:"summary"`
-	CreatedAt          time.Time               `json:"createdAt"`
-	UpdatedAt          time.Time               `json:"updatedAt"`
-	EndedAt            *time.Time              `json:"endedAt"`
-	Supersedes         string                  `json:"supersedes"`
-	ReplacedBy         string                  `json:"replacedBy"`
-	HandoffReason      string                  `json:"handoffReason"`
-	HandoffAt          *time.Time              `json:"handoffAt"`
-	HandoffContextMode string                  `json:"handoffContextMode"`
-	HandoffPackage     string                  `json:"handoffPackage,omitempty"`
-	Launched           map[string]launchedJSON `json:"launched"`
-	Switching          *switchingJSON          `json:"switching"`
-	ClaimedHandoff     *handoffJSON            `json:"claimedHandoff"` // the session's copy of the baton it claimed
-	PR                 *prJSON                 `json:"pr"`
-	Lineage            string                  `json:"lineage,omitempty"`
-}
+// sessionJSON is a session as --json shows it (package view's shape).
+type sessionJSON = view.Session
 
-type launchedJSON struct {
-	NativeID string    `json:"nativeId"`
-	First    time.Time `json:"first"`
-	Last     time.Time `json:"last"`
-}
-
-type switchingJSON struct {
-	By    string    `json:"by"`
-	Since time.Time `json:"since"`
-	Until time.Time `json:"until"`
-	To    string    `json:"to"`
-}
-
-type prJSON struct {
-	Repo   string `json:"repo"`
-	Number int    `json:"number"`
-	URL    string `json:"url"`
-}
-
-// toSessionJSON shapes a record for output; withPackage keeps the handoff
-// package, which listings leave out.
 func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
-	ref, _ := refstore.SessionRef(s.ID)
-	out := sessionJSON{
-		ID: s.ID, Ref: ref, Owner: s.Owner, Branch: s.Branch, Worktree: s.Worktree, Host: s.Host,
-		Harness: s.Harness, Model: s.Model, Status: s.Status, Prompt: s.Prompt, Summary: s.Summary,
-		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
-		Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, HandoffReason: s.HandoffReason,
-		HandoffAt: s.HandoffAt, HandoffContextMode: s.HandoffContextMode,
-		Launched: map[string]launchedJSON{}, ClaimedHandoff: claimedCopy(s.ClaimedHandoff),
-	}
-	if withPackage {
-		out.HandoffPackage = s.HandoffPackage
-	}
-	for h, l := range s.Launched {
-		out.Launched[h] = launchedJSON{NativeID: l.NativeID, First: l.First, Last: l.Last}
-	}
-	if g := s.Switching; g != nil {
-		out.Switching = &switchingJSON{By: g.By, Since: g.Since, Until: g.Until, To: g.To}
-	}
-	if p := s.PR; p != nil {
-		out.PR = &prJSON{Repo: p.Repo, Number: p.Number, URL: p.URL}
-	}
-	return out
-}
-
-// claimedCopy shapes the copy of a claimed baton a session record keeps
-// like any baton; a copy that does not decode is left out (it is only a
-// copy: the baton's own ref is the record).
-func claimedCopy(raw json.RawMessage) *handoffJSON {
-	if len(raw) == 0 {
-		return nil
-	}
-	var b baton.Baton
-	if err := json.Unmarshal(raw, &b); err != nil || b.ID == "" {
-		return nil
-	}
-	ref, _ := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
-	return toJSON(&baton.Stored{Baton: b, Ref: ref})
+	return view.OfSession(s, withPackage)
 }
 
 // launchJSON is a launch plan as --json shows it.
@@ -209,7 +124,7 @@ type launchJSON struct {
 
 func toLaunchJSON(p session.LaunchPlan) launchJSON {
 	return launchJSON{Session: p.Session, Harness: p.Harness, Mode: p.Mode, NativeID: p.NativeID,
-		Dir: p.Dir, Argv: nonNil(p.Argv), Env: nonNil(p.Env), Note: p.Note}
+		Dir: p.Dir, Argv: view.NonNil(p.Argv), Env: view.NonNil(p.Env), Note: p.Note}
 }
 
 // printPlan shows a launch plan to a person: the command on stdout, one

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // sessionListJSON is the result of `session ls --json`.
@@ -41,7 +42,7 @@ func sessionLsCommand(d *deps) *cli.Command {
 			}
 			shown := res.Sessions
 			if c.Bool("json") {
-				out := sessionListJSON{Sessions: make([]sessionJSON, len(shown)), Notices: nonNil(res.Notices)}
+				out := sessionListJSON{Sessions: make([]sessionJSON, len(shown)), Notices: view.NonNil(res.Notices)}
 				for i, s := range shown {
 					out.Sessions[i] = toSessionJSON(s.Record, false)
 					out.Sessions[i].Lineage = s.Lineage

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // maxTerminalRead bounds how much of a terminal log is read; only its end
@@ -96,7 +97,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	if opts.JSON {
 		out := replaceJSON{
 			Old: toSessionJSON(res.Old.Record, false), New: toSessionJSON(res.New.Record, true),
-			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Notices: nonNil(res.Notices),
+			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Notices: view.NonNil(res.Notices),
 		}
 		if res.Carried != nil {
 			out.CarriedHandoff = toJSON(res.Carried)

@@ -8,6 +8,7 @@ import (
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func sessionSwitchCommand(d *deps) *cli.Command {
@@ -87,7 +88,7 @@ func (d *deps) printRelaunch(c *cli.Context, res session.RelaunchResult) error {
 	s := res.Session.Record
 	if c.Bool("json") {
 		out := relaunchJSON{Session: toSessionJSON(s, false), From: res.From, Recreated: res.Recreated,
-			Bound: res.Bound, Changed: !res.NoOp, Notices: nonNil(res.Notices)}
+			Bound: res.Bound, Changed: !res.NoOp, Notices: view.NonNil(res.Notices)}
 		if !res.NoOp {
 			l := toLaunchJSON(res.Plan)
 			out.Launch = &l

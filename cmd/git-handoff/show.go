@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func showCommand(d *deps) *cli.Command {
@@ -30,7 +31,7 @@ func showCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(showJSON{Handoff: toJSON(&res.Handoff), Notices: nonNil(res.Notices)})
+				return d.printJSON(showJSON{Handoff: toJSON(&res.Handoff), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			writeBaton(d.stdout, &res.Handoff)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func startCommand(d *deps) *cli.Command {
@@ -53,7 +54,7 @@ func startCommand(d *deps) *cli.Command {
 					Claimed:   res.Claimed,
 					Objective: toObjectiveJSON(res.Objective),
 					Brief:     res.Brief,
-					Notices:   nonNil(res.Notices),
+					Notices:   view.NonNil(res.Notices),
 				})
 			}
 			notify(d.stderr, res.Notices)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/teamsync"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func syncCommand(d *deps) *cli.Command {
@@ -64,7 +65,7 @@ func syncCommand(d *deps) *cli.Command {
 					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts,
 					Local: syncChanges(res.Local), Pushed: syncChanges(res.Pushed),
 					Conflicts: syncConflicts(res.Conflicts), Withheld: syncChanges(res.Withheld),
-					Warnings: nonNil(res.Warnings),
+					Warnings: view.NonNil(res.Warnings),
 				})
 			}
 			notify(d.stderr, res.Warnings)

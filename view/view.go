@@ -1,0 +1,212 @@
+// Package view holds the shapes records are shown in, the same for every
+// surface: the CLI's --json, the status page's API and the MCP tools. They
+// are made for output (every list an empty list, never null; no storage
+// fields such as blob ids or causal clocks), so a record's storage can
+// change without changing what scripts and pages read.
+package view
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+)
+
+// Baton is a baton as it is shown.
+type Baton struct {
+	ID               string     `json:"id"`
+	Ref              string     `json:"ref"`
+	Owner            string     `json:"owner"`
+	Branch           string     `json:"branch"`
+	Shared           bool       `json:"shared"`
+	NextSteps        []string   `json:"nextSteps"`
+	FailedApproaches []string   `json:"failedApproaches"`
+	OpenQuestions    []string   `json:"openQuestions"`
+	Harness          string     `json:"harness,omitempty"`
+	SessionID        string     `json:"sessionId,omitempty"`
+	CreatedAt        time.Time  `json:"createdAt"`
+	Head             string     `json:"head,omitempty"`
+	Claimed          bool       `json:"claimed"`
+	ClaimedAt        *time.Time `json:"claimedAt,omitempty"`
+	ClaimedBySession string     `json:"claimedBySession,omitempty"`
+	Deleted          *Deletion  `json:"deleted,omitempty"`
+}
+
+// Deletion says why and when a baton went away.
+type Deletion struct {
+	Reason string    `json:"reason"` // cancelled or dismissed
+	At     time.Time `json:"at"`
+}
+
+// OfBaton shapes a stored baton; nil stays nil.
+func OfBaton(s *baton.Stored) *Baton {
+	if s == nil {
+		return nil
+	}
+	out := &Baton{
+		ID: s.ID, Ref: s.Ref, Owner: s.Owner, Branch: s.Branch, Shared: s.Shared,
+		NextSteps: NonNil(s.NextSteps), FailedApproaches: NonNil(s.FailedApproaches), OpenQuestions: NonNil(s.OpenQuestions),
+		Harness: s.Harness, SessionID: s.SessionID, CreatedAt: s.CreatedAt, Head: s.Head,
+		Claimed: s.Claimed, ClaimedAt: s.ClaimedAt, ClaimedBySession: s.ClaimedBySession,
+	}
+	if d := s.Deleted; d != nil {
+		out.Deleted = &Deletion{Reason: d.Reason, At: d.At}
+	}
+	return out
+}
+
+// Objective is an objective as it is shown.
+type Objective struct {
+	Owner     string    `json:"owner"`
+	Branch    string    `json:"branch"`
+	Text      string    `json:"text"`
+	SessionID string    `json:"sessionId,omitempty"`
+	SetAt     time.Time `json:"setAt"`
+}
+
+// OfObjective shapes an objective; nil stays nil.
+func OfObjective(o *baton.Objective) *Objective {
+	if o == nil {
+		return nil
+	}
+	return &Objective{Owner: o.Owner, Branch: o.Branch, Text: o.Text, SessionID: o.SessionID, SetAt: o.SetAt}
+}
+
+// Session is a session record as it is shown.
+type Session struct {
+	ID                 string              `json:"id"`
+	Ref                string              `json:"ref"`
+	Owner              string              `json:"owner"`
+	Branch             string              `json:"branch"`
+	Worktree           string              `json:"worktree"`
+	Host               string              `json:"host"`
+	Harness            string              `json:"harness"`
+	Model              string              `json:"model"`
+	Status             string              `json:"status"`
+	ReadOnly           bool                `json:"readOnly"` // merged: nothing changes it any more
+	Prompt             string              `json:"prompt"`
+	Summary            string              `json:"summary"`
+	CreatedAt          time.Time           `json:"createdAt"`
+	UpdatedAt          time.Time           `json:"updatedAt"`
+	EndedAt            *time.Time          `json:"endedAt"`
+	Supersedes         string              `json:"supersedes"`
+	ReplacedBy         string              `json:"replacedBy"`
+	HandoffReason      string              `json:"handoffReason"`
+	HandoffAt          *time.Time          `json:"handoffAt"`
+	HandoffContextMode string              `json:"handoffContextMode"`
+	HandoffPackage     string              `json:"handoffPackage,omitempty"`
+	Launched           map[string]Launched `json:"launched"`
+	Switching          *Switching          `json:"switching"`
+	ClaimedHandoff     *Baton              `json:"claimedHandoff"` // the session's copy of the baton it claimed
+	PR                 *PRPointer          `json:"pr"`
+	Lineage            string              `json:"lineage,omitempty"`
+}
+
+// Launched is what one agent did for a session.
+type Launched struct {
+	NativeID string    `json:"nativeId"`
+	First    time.Time `json:"first"`
+	Last     time.Time `json:"last"`
+}
+
+// Switching is an agent switch in flight.
+type Switching struct {
+	By    string    `json:"by"`
+	Since time.Time `json:"since"`
+	Until time.Time `json:"until"`
+	To    string    `json:"to"`
+}
+
+// PRPointer names the pull request a session owns.
+type PRPointer struct {
+	Repo   string `json:"repo"`
+	Number int    `json:"number"`
+	URL    string `json:"url"`
+}
+
+// OfSession shapes a session record; withPackage keeps the handoff
+// package, which listings leave out.
+func OfSession(s session.Record, withPackage bool) Session {
+	ref, _ := refstore.SessionRef(s.ID)
+	out := Session{
+		ID: s.ID, Ref: ref, Owner: s.Owner, Branch: s.Branch, Worktree: s.Worktree, Host: s.Host,
+		Harness: s.Harness, Model: s.Model, Status: s.Status, ReadOnly: s.Status == session.StatusMerged,
+		Prompt: s.Prompt, Summary: s.Summary,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
+		Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, HandoffReason: s.HandoffReason, HandoffAt: s.HandoffAt,
+		HandoffContextMode: s.HandoffContextMode,
+		Launched:           map[string]Launched{}, ClaimedHandoff: claimedCopy(s.ClaimedHandoff),
+	}
+	if withPackage {
+		out.HandoffPackage = s.HandoffPackage
+	}
+	for h, l := range s.Launched {
+		out.Launched[h] = Launched{NativeID: l.NativeID, First: l.First, Last: l.Last}
+	}
+	if g := s.Switching; g != nil {
+		out.Switching = &Switching{By: g.By, Since: g.Since, Until: g.Until, To: g.To}
+	}
+	if p := s.PR; p != nil {
+		out.PR = &PRPointer{Repo: p.Repo, Number: p.Number, URL: p.URL}
+	}
+	return out
+}
+
+// claimedCopy shapes the copy of a claimed baton a session record keeps
+// like any baton; a copy that does not decode is left out (it is only a
+// copy: the baton's own ref is the record).
+func claimedCopy(raw json.RawMessage) *Baton {
+	if len(raw) == 0 {
+		return nil
+	}
+	var b baton.Baton
+	if err := json.Unmarshal(raw, &b); err != nil || b.ID == "" {
+		return nil
+	}
+	ref, _ := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
+	return OfBaton(&baton.Stored{Baton: b, Ref: ref})
+}
+
+// PRRecord is a pull request's ownership record as it is shown.
+type PRRecord struct {
+	Repo         string       `json:"repo"`
+	Number       int          `json:"number"`
+	URL          string       `json:"url"`
+	Ref          string       `json:"ref"`
+	OwnerSession string       `json:"ownerSession"` // "" once released
+	ClaimedAt    time.Time    `json:"claimedAt"`
+	MergedAt     *time.Time   `json:"mergedAt"`
+	History      []PRTransfer `json:"history"`
+}
+
+// PRTransfer is one change of a pull request's owner.
+type PRTransfer struct {
+	Session string    `json:"session"`
+	From    string    `json:"from"`
+	At      time.Time `json:"at"`
+	Reason  string    `json:"reason"`
+	Harness string    `json:"harness"`
+}
+
+// OfPRRecord shapes a stored ownership record.
+func OfPRRecord(s prown.Stored) PRRecord {
+	out := PRRecord{
+		Repo: s.Repo, Number: s.Number, URL: s.URL, Ref: s.Ref, OwnerSession: s.OwnerSession,
+		ClaimedAt: s.ClaimedAt, MergedAt: s.MergedAt, History: []PRTransfer{},
+	}
+	for _, h := range s.History {
+		out.History = append(out.History, PRTransfer{Session: h.Session, From: h.From, At: h.At, Reason: h.Reason, Harness: h.Harness})
+	}
+	return out
+}
+
+// NonNil makes a nil list an empty one, so JSON shows [] and not null.
+func NonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
