@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -191,6 +194,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 	}
 	var lastErr error
 	fetchRetried := false
+	lockNote := "" // said in every attempt's warnings once it happened
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
 		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings = nil, nil, nil, nil, nil
@@ -206,6 +210,9 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			// more try, which an unreachable remote fails the same way.
 			fetchRetried = true
 			backoff(attempt)
+			if n := dropStaleTrackingLocks(st, tp); n > 0 {
+				lockNote = fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", n, opts.Remote)
+			}
 			err = st.Fetch(ctx, opts.Remote, true, specs...)
 		}
 		if err != nil {
@@ -218,6 +225,9 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		}
 		withhold(ds, seen)
 		res.Warnings = warns
+		if lockNote != "" {
+			res.Warnings = append(res.Warnings, lockNote)
+		}
 		res.Records = len(ds)
 		var localUps, remoteUps, trackUps []refstore.Update
 		conflictMsgs := map[string]string{} // local ref → reflog message of a conflict it settles
@@ -500,6 +510,32 @@ func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []s
 		}
 	}
 	return false, nil
+}
+
+// staleLockAge is how old a lock on a tracking ref must be before sync
+// calls its git fetch dead: git holds one for milliseconds.
+const staleLockAge = 10 * time.Second
+
+// dropStaleTrackingLocks removes the locks a killed `git fetch` left on
+// the tracking refs under tp (refs/ao/remotes/<remote>/), which otherwise
+// fail every later fetch. Unlike a lock on a record, such a lock holds no
+// news: the tracking ref only caches what the remote holds, and the next
+// fetch brings it again. It returns how many it removed.
+func dropStaleTrackingLocks(st *refstore.Store, tp string) int {
+	root := filepath.Join(st.CommonDir(), filepath.FromSlash(strings.TrimSuffix(tp, "/")))
+	n := 0
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".lock") {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && time.Since(fi.ModTime()) > staleLockAge {
+			if os.Remove(path) == nil {
+				n++
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // racedAtRemote reports a push refused only because others were pushing

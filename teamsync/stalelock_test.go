@@ -1,0 +1,43 @@
+package teamsync
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A git fetch killed while it held the lock of a tracking ref leaves
+// `<ref>.lock` behind, and every later fetch fails on it. The tracking ref
+// only caches the remote's copy, so sync removes such a lock once it is
+// old enough to be a dead fetch's, says so, and syncs.
+func TestSyncGetsPastAStaleTrackingLock(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 1, "from a")
+	syncAt(t, a, 2)
+	syncAt(t, b, 3)
+	end(t, a, 4, "a again")
+	syncAt(t, a, 5)
+	lock := filepath.Join(b.CommonDir(), "refs", "ao", "remotes", "origin", "handoffs", "private", "dev", "main.lock")
+	if err := os.WriteFile(lock, []byte("0123456789012345678901234567890123456789\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(lock, old, old)
+	res := syncAt(t, b, 6)
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("the stale lock is still there: %v", err)
+	}
+	if got := readBaton(t, b, mainRef); len(got.NextSteps) != 1 || got.NextSteps[0] != "a again" {
+		t.Fatalf("b holds %v after sync, want a's newest", got.NextSteps)
+	}
+	said := false
+	for _, w := range res.Warnings {
+		said = said || strings.Contains(w, "stale lock")
+	}
+	if !said {
+		t.Fatalf("sync did not say it removed a lock: %q", res.Warnings)
+	}
+}
