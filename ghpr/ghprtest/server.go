@@ -112,10 +112,14 @@ func Start(opts ...Option) (*Server, error) {
 	}
 	s.st = c.state
 	s.st.normalize()
-	s.hs = httptest.NewServer(s)
-	s.URL = s.hs.URL + s.prefix
-	s.GraphQLURL = s.hs.URL + s.graphqlPath
-	s.AdminURL = s.hs.URL + adminPrefix
+	// The URLs are set before the server serves: handlers read them, and a
+	// write after Start would race with the first request.
+	s.hs = httptest.NewUnstartedServer(s)
+	base := "http://" + s.hs.Listener.Addr().String()
+	s.URL = base + s.prefix
+	s.GraphQLURL = base + s.graphqlPath
+	s.AdminURL = base + adminPrefix
+	s.hs.Start()
 	return s, nil
 }
 
