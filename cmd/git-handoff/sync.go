@@ -65,7 +65,7 @@ func syncCommand(d *deps) *cli.Command {
 					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts,
 					Local: syncChanges(res.Local), Pushed: syncChanges(res.Pushed),
 					Conflicts: syncConflicts(res.Conflicts), Withheld: syncChanges(res.Withheld),
-					Warnings: view.NonNil(res.Warnings),
+					Notices: view.NonNil(res.Warnings),
 				})
 			}
 			notify(d.stderr, res.Warnings)
@@ -123,7 +123,7 @@ type syncJSON struct {
 	Pushed    []syncChangeJSON   `json:"pushed"`
 	Conflicts []syncConflictJSON `json:"conflicts"`
 	Withheld  []syncChangeJSON   `json:"withheld"`
-	Warnings  []string           `json:"warnings"`
+	Notices   []string           `json:"notices"` // what the text output says on stderr
 }
 
 // syncChangeJSON is one ref sync moved; old and new are blob ids, "" for
