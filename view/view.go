@@ -210,3 +210,22 @@ func NonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+// Launch is how a session's agent is started or resumed: the command, its
+// directory and environment, not run.
+type Launch struct {
+	Session  string   `json:"session"`
+	Harness  string   `json:"harness"`
+	Mode     string   `json:"mode"`
+	NativeID string   `json:"nativeId"`
+	Dir      string   `json:"dir"`
+	Argv     []string `json:"argv"`
+	Env      []string `json:"env"`
+	Note     string   `json:"note"`
+}
+
+// OfLaunch shapes a launch plan.
+func OfLaunch(p session.LaunchPlan) Launch {
+	return Launch{Session: p.Session, Harness: p.Harness, Mode: p.Mode, NativeID: p.NativeID,
+		Dir: p.Dir, Argv: NonNil(p.Argv), Env: NonNil(p.Env), Note: p.Note}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
@@ -209,7 +210,7 @@ func (s *Server) listHandoffs(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := handoffListJSON{Items: []*handoffJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
+	out := listJSON[*handoffJSON]{Items: []*handoffJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
 		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
 	for i := range res.Handoffs {
 		h := &res.Handoffs[i]
@@ -248,7 +249,7 @@ func (s *Server) listSessions(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := sessionListJSON{Items: []sessionJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
+	out := listJSON[sessionJSON]{Items: []sessionJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
 		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
 	for _, l := range res.Sessions {
 		j := toSessionJSON(l.Record, false)
@@ -320,24 +321,13 @@ func (s *Server) switchSession(c *call) error {
 // the command's --harness does.
 func canonicalHarness(name string) (string, error) {
 	if name == "" {
-		return "", badRequest("name the coding agent: {\"harness\": ...}, one of %s", joinNames())
+		return "", badRequest("name the coding agent: {\"harness\": ...}, one of %s", strings.Join(harness.Names(), ", "))
 	}
 	h, err := harness.Lookup(name)
 	if err != nil {
 		return "", err
 	}
 	return h.Name, nil
-}
-
-func joinNames() string {
-	out := ""
-	for i, n := range harness.Names() {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
 }
 
 // replaceRequest is the body of POST /api/sessions/{id}/replace; every
@@ -407,7 +397,7 @@ func (s *Server) listPRs(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := prListJSON{Items: []prRecordJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
+	out := listJSON[prRecordJSON]{Items: []prRecordJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
 		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
 	for _, p := range res.PRs {
 		out.Items = append(out.Items, toPRRecordJSON(p))

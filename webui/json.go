@@ -41,13 +41,16 @@ type handoffJSON = view.Baton
 
 func toHandoffJSON(s *baton.Stored) *handoffJSON { return view.OfBaton(s) }
 
-type handoffListJSON struct {
-	Items        []*handoffJSON `json:"items"`
-	Total        int            `json:"total"`
-	ProjectID    string         `json:"projectId"`
-	LastSeenRoot string         `json:"lastSeenRoot"`
-	Now          time.Time      `json:"now"`
-	Notices      []string       `json:"notices"`
+// listJSON is every listing's answer: the items, how many, which project,
+// the state of its refs when read (what the change stream announces), and
+// the server's clock.
+type listJSON[T any] struct {
+	Items        []T       `json:"items"`
+	Total        int       `json:"total"`
+	ProjectID    string    `json:"projectId"`
+	LastSeenRoot string    `json:"lastSeenRoot"`
+	Now          time.Time `json:"now"`
+	Notices      []string  `json:"notices"`
 }
 
 type dismissJSON struct {
@@ -62,15 +65,6 @@ func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
 	return view.OfSession(s, withPackage)
 }
 
-type sessionListJSON struct {
-	Items        []sessionJSON `json:"items"`
-	Total        int           `json:"total"`
-	ProjectID    string        `json:"projectId"`
-	LastSeenRoot string        `json:"lastSeenRoot"`
-	Now          time.Time     `json:"now"`
-	Notices      []string      `json:"notices"`
-}
-
 type sessionShowJSON struct {
 	Session sessionJSON `json:"session"`
 	Notices []string    `json:"notices"`
@@ -81,16 +75,7 @@ type lineageJSON struct {
 	Notices []string          `json:"notices"`
 }
 
-type launchJSON struct {
-	Session  string   `json:"session"`
-	Harness  string   `json:"harness"`
-	Mode     string   `json:"mode"`
-	NativeID string   `json:"nativeId"`
-	Dir      string   `json:"dir"`
-	Argv     []string `json:"argv"`
-	Env      []string `json:"env"`
-	Note     string   `json:"note"`
-}
+type launchJSON = view.Launch
 
 // relaunchJSON is the answer to a switch: the session, the agent it had,
 // and the command that starts the new one (the page shows it; nothing is
@@ -108,9 +93,8 @@ func toRelaunchJSON(res session.RelaunchResult, notices []string) relaunchJSON {
 	out := relaunchJSON{Session: toSessionJSON(res.Session.Record, false), From: res.From, Bound: res.Bound,
 		Changed: !res.NoOp, Notices: view.NonNil(notices)}
 	if !res.NoOp {
-		p := res.Plan
-		out.Launch = &launchJSON{Session: p.Session, Harness: p.Harness, Mode: p.Mode, NativeID: p.NativeID,
-			Dir: p.Dir, Argv: view.NonNil(p.Argv), Env: view.NonNil(p.Env), Note: p.Note}
+		l := view.OfLaunch(res.Plan)
+		out.Launch = &l
 	}
 	return out
 }
@@ -127,12 +111,3 @@ type replaceJSON struct {
 type prRecordJSON = view.PRRecord
 
 func toPRRecordJSON(s prown.Stored) prRecordJSON { return view.OfPRRecord(s) }
-
-type prListJSON struct {
-	Items        []prRecordJSON `json:"items"`
-	Total        int            `json:"total"`
-	ProjectID    string         `json:"projectId"`
-	LastSeenRoot string         `json:"lastSeenRoot"`
-	Now          time.Time      `json:"now"`
-	Notices      []string       `json:"notices"`
-}

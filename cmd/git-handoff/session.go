@@ -110,22 +110,10 @@ func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
 	return view.OfSession(s, withPackage)
 }
 
-// launchJSON is a launch plan as --json shows it.
-type launchJSON struct {
-	Session  string   `json:"session"`
-	Harness  string   `json:"harness"`
-	Mode     string   `json:"mode"`
-	NativeID string   `json:"nativeId"`
-	Dir      string   `json:"dir"`
-	Argv     []string `json:"argv"`
-	Env      []string `json:"env"`
-	Note     string   `json:"note"`
-}
+// launchJSON is a launch plan as --json shows it (package view's shape).
+type launchJSON = view.Launch
 
-func toLaunchJSON(p session.LaunchPlan) launchJSON {
-	return launchJSON{Session: p.Session, Harness: p.Harness, Mode: p.Mode, NativeID: p.NativeID,
-		Dir: p.Dir, Argv: view.NonNil(p.Argv), Env: view.NonNil(p.Env), Note: p.Note}
-}
+func toLaunchJSON(p session.LaunchPlan) launchJSON { return view.OfLaunch(p) }
 
 // printPlan shows a launch plan to a person: the command on stdout, one
 // shell-quoted line that can be pasted, and its notes on stderr.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,7 +18,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 		Usage:     "run the session with another coding agent in the same worktree",
 		UsageText: "git handoff session switch ID --harness H [--model M] [--prompt TEXT] [--json]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "harness", Usage: "the coding agent to switch to: " + joinNames()},
+			&cli.StringFlag{Name: "harness", Usage: "the coding agent to switch to: " + strings.Join(harness.Names(), ", ")},
 			&cli.StringFlag{Name: "model", Usage: "its model (default: the agent's own default)"},
 			&cli.StringFlag{Name: "prompt", Usage: "the task, saved on the session, for a fresh launch that has none"},
 			jsonFlag,
@@ -52,7 +53,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 // anything is read or changed, and stores its canonical name.
 func checkHarness(c *cli.Context, name string, canonical *string) error {
 	if name == "" {
-		return usageErrorf(c, "name the coding agent with --harness: %s", joinNames())
+		return usageErrorf(c, "name the coding agent with --harness: %s", strings.Join(harness.Names(), ", "))
 	}
 	h, err := harness.Lookup(name)
 	if err != nil {
@@ -60,17 +61,6 @@ func checkHarness(c *cli.Context, name string, canonical *string) error {
 	}
 	*canonical = h.Name
 	return nil
-}
-
-func joinNames() string {
-	out := ""
-	for i, n := range harness.Names() {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
 }
 
 // relaunchJSON is the result of `session switch` and `session restore`.
