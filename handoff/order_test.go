@@ -3,11 +3,9 @@ package handoff_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,17 +45,7 @@ func TestEndKilledAfterFirstRename(t *testing.T) {
 	}
 	st.Close()
 
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(self, "-test.run=^TestEndKilledAfterFirstRename$")
-	c.Env = append(os.Environ(), "HANDOFF_ORDER_CHILD="+dir, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=1")
-	out, err := c.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
-		t.Fatalf("end was not killed: %v\n%s", err, out)
-	}
+	gittest.RunKilled(t, "TestEndKilledAfterFirstRename", "HANDOFF_ORDER_CHILD="+dir, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=1")
 	// Read with git: Open would settle the transaction.
 	status := func() string {
 		var s struct{ Status string }

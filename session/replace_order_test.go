@@ -3,10 +3,8 @@ package session_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
-	"syscall"
 	"testing"
 	"time"
 
@@ -45,17 +43,7 @@ func TestReplaceKilledAfterFirstRename(t *testing.T) {
 	}
 	st.Close()
 
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(self, "-test.run=^TestReplaceKilledAfterFirstRename$")
-	c.Env = append(os.Environ(), "LINEAGE_ORDER_CHILD="+dir, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=1")
-	out, err := c.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
-		t.Fatalf("replace was not killed: %v\n%s", err, out)
-	}
+	gittest.RunKilled(t, "TestReplaceKilledAfterFirstRename", "LINEAGE_ORDER_CHILD="+dir, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=1")
 	// Read with git: Open would settle the transaction.
 	var old struct{ ReplacedBy string }
 	json.Unmarshal([]byte(gittest.Run(t, dir, "cat-file", "blob", "refs/ao/sessions/old")), &old)

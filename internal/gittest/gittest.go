@@ -2,10 +2,12 @@
 package gittest
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -72,4 +74,23 @@ func Run(t testing.TB, dir string, args ...string) string {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, msg)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// RunKilled runs the test binary again as a child that runs only test
+// (which, seeing env, does the work under test), and fails t unless the
+// child was killed by a signal: fault injection (GIT_HANDOFF_TEST_KILL_*)
+// kills it mid-write.
+func RunKilled(t testing.TB, test string, env ...string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(self, "-test.run=^"+test+"$")
+	c.Env = append(os.Environ(), env...)
+	out, err := c.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
+		t.Fatalf("%s was not killed: %v\n%s", test, err, out)
+	}
 }
