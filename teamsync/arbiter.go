@@ -122,7 +122,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 			return nil
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
-		if err := fetchPatiently(ctx, st, remote, specs); err != nil {
+		if _, err := fetchPatiently(ctx, st, remote, specs, 3); err != nil {
 			return &UnreachableError{Remote: remote, Err: perr}
 		}
 		now, err := st.ResolveID(ctx, tracking)
@@ -224,7 +224,7 @@ func (a Arbiter) Held(ctx context.Context, st *refstore.Store, ref string) (stri
 	if err != nil {
 		return "", err
 	}
-	if err := fetchPatiently(ctx, st, remote, specs); err != nil {
+	if _, err := fetchPatiently(ctx, st, remote, specs, 3); err != nil {
 		return "", &UnreachableError{Remote: remote, Err: err}
 	}
 	oid, err := st.ResolveID(ctx, tracking)
@@ -248,16 +248,22 @@ func fetchSpecs(remote string) ([]string, error) {
 	return []string{specs[0], as}, nil
 }
 
-// fetchPatiently fetches, trying again a couple of times: another fetch in
-// this clone holding the tracking refs' locks, or a gc repacking, fails a
-// fetch for a moment, and a claim decided at the remote must not be taken
-// for one that could not be asked.
-func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, specs []string) error {
+// fetchPatiently fetches from remote, up to tries times. A fetch fails for
+// a moment while another fetch in this clone holds the tracking refs'
+// locks or a gc repacks (git cannot write its objects), and for good when
+// a killed fetch left a lock on a tracking ref: between tries it waits a
+// little and removes such stale locks, and it returns how many it removed.
+// A claim decided at the remote must not be taken for one that could not
+// be asked, nor a sync fail on a dead fetch's leftovers.
+func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, specs []string, tries int) (dropped int, err error) {
 	for try := 1; ; try++ {
-		err := st.Fetch(ctx, remote, true, specs...)
-		if err == nil || try == 3 || ctx.Err() != nil {
-			return err
+		err = st.Fetch(ctx, remote, true, specs...)
+		if err == nil || try >= tries || ctx.Err() != nil {
+			return dropped, err
 		}
 		backoff(try)
+		if tp, terr := TrackingPrefix(remote); terr == nil {
+			dropped += dropStaleTrackingLocks(st, tp)
+		}
 	}
 }

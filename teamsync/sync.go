@@ -193,7 +193,6 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		cutoff = opts.Now.Add(-opts.MaxAge)
 	}
 	var lastErr error
-	fetchRetried := false
 	lockNote := "" // said in every attempt's warnings once it happened
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
@@ -203,17 +202,12 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		// swap below and is decided again.
 		locals := make(chan localRecords, 1)
 		go func() { locals <- readLocal(ctx, st) }()
-		err := st.Fetch(ctx, opts.Remote, true, specs...)
-		if err != nil && ctx.Err() == nil && !fetchRetried {
-			// A gc repacking this clone meanwhile makes git fetch fail to
-			// write its objects ("unable to create temporary file"): one
-			// more try, which an unreachable remote fails the same way.
-			fetchRetried = true
-			backoff(attempt)
-			if n := dropStaleTrackingLocks(st, tp); n > 0 {
-				lockNote = fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", n, opts.Remote)
-			}
-			err = st.Fetch(ctx, opts.Remote, true, specs...)
+		// One more try when it fails: a gc repacking this clone, or a
+		// killed fetch's lock (fetchPatiently); an unreachable remote
+		// fails the same way twice.
+		dropped, err := fetchPatiently(ctx, st, opts.Remote, specs, 2)
+		if dropped > 0 {
+			lockNote = fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", dropped, opts.Remote)
 		}
 		if err != nil {
 			<-locals
