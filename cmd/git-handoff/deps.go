@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/ghpr"
-	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/hooks"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/teamsync"
@@ -90,17 +89,6 @@ func (d *deps) GitHub(ctx context.Context) (*ghpr.Client, error) {
 	}
 	d.gh = c
 	return c, nil
-}
-
-// storeAndWho opens the store and resolves the owner and branch a command
-// acts for, from its --owner and --branch flags and their defaults.
-func (d *deps) storeAndWho(c *cli.Context) (*refstore.Store, handoff.Who, error) {
-	st, err := d.Store(c.Context)
-	if err != nil {
-		return nil, handoff.Who{}, err
-	}
-	who, err := handoff.Resolve(c.Context, st, c.String("owner"), c.String("branch"))
-	return st, who, err
 }
 
 // storeAndSession opens the store and names the session a session command
