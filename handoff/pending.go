@@ -77,38 +77,11 @@ func notePending(ctx context.Context, st *refstore.Store, p *pendingClaim) error
 	if err != nil {
 		return err
 	}
-	dir := pendingDir(st)
-	fileMode, dirMode := modes(ctx, st)
-	if err := os.MkdirAll(dir, dirMode); err != nil {
-		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
-	}
-	// MkdirAll's mode passes through the umask; a directory someone else
-	// made stays as it is.
-	_ = os.Chmod(filepath.Dir(dir), dirMode)
-	_ = os.Chmod(dir, dirMode)
-	p.path = filepath.Join(dir, name)
-	tmp := fmt.Sprintf("%s.%d.tmp", p.path, os.Getpid())
-	if err := os.WriteFile(tmp, data, fileMode); err != nil {
-		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
-	}
-	_ = os.Chmod(tmp, fileMode)
-	if err := os.Rename(tmp, p.path); err != nil {
-		os.Remove(tmp)
+	p.path = filepath.Join(pendingDir(st), name)
+	if err := st.WriteNote(ctx, p.path, data); err != nil {
 		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
 	}
 	return nil
-}
-
-// modes are the permissions of our notes: group-writable in a repository
-// shared with a group (core.sharedRepository), as git makes its own files
-// there, so that a teammate's process can settle them.
-func modes(ctx context.Context, st *refstore.Store) (file, dir os.FileMode) {
-	vals, _ := st.Config(ctx, "core.sharedRepository")
-	switch strings.ToLower(vals["core.sharedrepository"]) {
-	case "", "false", "umask", "0", "no", "off":
-		return 0o644, 0o755
-	}
-	return 0o664, 0o2775
 }
 
 // dropPending removes the note: its claim is recorded, lost or void.
@@ -196,11 +169,7 @@ func (p *pendingClaim) take(ctx context.Context, st *refstore.Store, me string) 
 	p.path, p.taker = to, me
 	// Our pid in the note, so no third process takes it from us while we
 	// deliver; losing this write only risks that.
-	fileMode, _ := modes(ctx, st)
-	tmp := fmt.Sprintf("%s.%d.tmp", to, os.Getpid())
-	if os.WriteFile(tmp, data, fileMode) == nil {
-		os.Rename(tmp, to)
-	}
+	_ = st.WriteNote(ctx, to, data)
 	return true
 }
 

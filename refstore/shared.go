@@ -3,6 +3,7 @@ package refstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -155,6 +156,31 @@ func mkdirSharedOnce(shared int, root, dir string) error {
 		if err := adjustShared(shared, missing[i]); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// WriteNote puts data at path, a note of git-handoff's own under the git
+// directory, whole: written beside it and renamed into place, so a reader
+// sees the old note or the new one, never half. Its directories and the
+// note get the permissions git gives its own files here (group-writable in
+// a core.sharedRepository repository), so a teammate's process can rewrite
+// or settle it.
+func (s *Store) WriteNote(ctx context.Context, path string, data []byte) error {
+	if err := s.MkdirAll(ctx, filepath.Dir(path)); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	if err := s.Share(ctx, tmp); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
 	}
 	return nil
 }

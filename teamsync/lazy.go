@@ -47,27 +47,7 @@ func readNote(st *refstore.Store) note {
 
 func writeNote(st *refstore.Store, n note) error {
 	b, _ := json.Marshal(n)
-	return replaceNote(st, notePath(st), b)
-}
-
-// replaceNote puts data at p (a note of ours in the git dir) in one
-// rename, so a concurrent reader sees the old note or the new one. In a
-// core.sharedRepository repository the note gets git's group permissions,
-// so a teammate's git-handoff can rewrite it.
-func replaceNote(st *refstore.Store, p string, data []byte) error {
-	ctx := context.Background()
-	if err := st.MkdirAll(ctx, filepath.Dir(p)); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	if err := st.Share(ctx, tmp); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, p)
+	return st.WriteNote(context.Background(), notePath(st), b)
 }
 
 // fetchStamp summarizes every FETCH_HEAD of the repository: this worktree's,

@@ -3,6 +3,7 @@ package teamsync
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func writeSeen(st *refstore.Store, remote, url string, seen map[string]string) e
 	for _, ref := range refs {
 		b.WriteString(ref + " " + seen[ref] + "\n")
 	}
-	return replaceNote(st, p, b.Bytes())
+	return st.WriteNote(context.Background(), p, b.Bytes())
 }
 
 // withhold marks the decisions whose record the remote dropped since it
