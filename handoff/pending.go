@@ -224,6 +224,17 @@ func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me st
 		}
 		b, ok := readClaim(ctx, st, n.Ref, held)
 		won := ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session
+		if !won && ok {
+			// The arbiter holds a later version (a newer baton written
+			// over our claim, synced there): if its writer had seen our
+			// claimed version, our claim landed and was won before it
+			// was replaced, and its notes are still ours to deliver.
+			if c, cok := readClaim(ctx, st, n.Ref, n.Claimed); cok {
+				if d, _ := b.Cause.Descends(c.Cause); d {
+					b, won = c, true
+				}
+			}
+		}
 		if !won && held != n.Old {
 			// Lost, cancelled or replaced: nothing of ours to deliver,
 			// and a push still in flight cannot land (its lease names
