@@ -52,7 +52,7 @@ type Cause struct {
 
 // Descends reports whether a version with cause c was written after seeing
 // (directly or through others) the version with cause o: c's vector covers
-// o's. ok is false when either has no vector (a record older than vectors),
+// o's and counts at least one write more. ok is false when either has no vector (a record older than vectors),
 // and then the vectors say nothing.
 func (c Cause) Descends(o Cause) (descends, ok bool) {
 	if len(c.Seen) == 0 || len(o.Seen) == 0 {
@@ -63,7 +63,15 @@ func (c Cause) Descends(o Cause) (descends, ok bool) {
 			return false, true
 		}
 	}
-	return true, true
+	// Covering is not enough: two versions one clone wrote from the same
+	// base (two processes racing, one of which loses its swap) have equal
+	// vectors, and neither saw the other. Descending takes one more write.
+	for w, n := range c.Seen {
+		if n > o.Seen[w] {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 func mergeSeen(into map[string]uint64, from map[string]uint64) {

@@ -142,6 +142,7 @@ func TestSeenVectors(t *testing.T) {
 		{"b and a: concurrent", b, a, false},
 		{"a merge of both", both, a, true},
 		{"the base is not after a", base, a, false},
+		{"two writes of one clone from one base", a, refstore.Cause{Rev: 2, Seen: map[string]uint64{"x": 2}}, false},
 	} {
 		if d, ok := tc.c.Descends(tc.o); !ok || d != tc.descends {
 			t.Errorf("%s: Descends = %v, %v; want %v", tc.name, d, ok, tc.descends)
