@@ -41,3 +41,23 @@ func TestSyncGetsPastAStaleTrackingLock(t *testing.T) {
 		t.Fatalf("sync did not say it removed a lock: %q", res.Warnings)
 	}
 }
+
+// The next sync right after the kill: the lock is young, so sync waits
+// until it has stood long enough to be a dead fetch's, then removes it.
+func TestSyncGetsPastAFreshDeadFetchLock(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 1, "from a")
+	syncAt(t, a, 2)
+	syncAt(t, b, 3)
+	end(t, a, 4, "a again")
+	syncAt(t, a, 5)
+	lock := filepath.Join(b.CommonDir(), "refs", "ao", "remotes", "origin", "handoffs", "private", "dev", "main.lock")
+	if err := os.WriteFile(lock, []byte("0123456789012345678901234567890123456789\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, b, 6)
+	if got := readBaton(t, b, mainRef); len(got.NextSteps) != 1 || got.NextSteps[0] != "a again" {
+		t.Fatalf("b holds %v after sync, want a's newest", got.NextSteps)
+	}
+}

@@ -506,15 +506,17 @@ func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []s
 	return false, nil
 }
 
-// staleLockAge is how old a lock on a tracking ref must be before sync
-// calls its git fetch dead: git holds one for milliseconds.
-const staleLockAge = 10 * time.Second
+// staleLockAge is how long a lock on a tracking ref must have stood
+// before sync calls its git fetch dead: git holds one for milliseconds.
+const staleLockAge = 2 * time.Second
 
 // dropStaleTrackingLocks removes the locks a killed `git fetch` left on
 // the tracking refs under tp (refs/ao/remotes/<remote>/), which otherwise
 // fail every later fetch. Unlike a lock on a record, such a lock holds no
 // news: the tracking ref only caches what the remote holds, and the next
-// fetch brings it again. It returns how many it removed.
+// fetch brings it again. A lock younger than staleLockAge is waited for
+// (only a fetch that just failed on it pays that), and removed if it is
+// still there, unchanged, by then. It returns how many it removed.
 func dropStaleTrackingLocks(st *refstore.Store, tp string) int {
 	root := filepath.Join(st.CommonDir(), filepath.FromSlash(strings.TrimSuffix(tp, "/")))
 	n := 0
@@ -522,10 +524,19 @@ func dropStaleTrackingLocks(st *refstore.Store, tp string) int {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".lock") {
 			return nil
 		}
-		if fi, err := d.Info(); err == nil && time.Since(fi.ModTime()) > staleLockAge {
-			if os.Remove(path) == nil {
-				n++
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if age := time.Since(fi.ModTime()); age < staleLockAge {
+			time.Sleep(staleLockAge - age)
+			now, err := os.Stat(path)
+			if err != nil || !now.ModTime().Equal(fi.ModTime()) {
+				return nil // gone, or rewritten: a live fetch's
 			}
+		}
+		if os.Remove(path) == nil {
+			n++
 		}
 		return nil
 	})
