@@ -14,16 +14,16 @@ var catalogue = []Harness{
 // Claude Code. Sources: Anthropic's CLI reference (`claude "query"` starts the
 // REPL with a first prompt; `claude -r <id> "query"`; `--model`;
 // `--session-id` must be a UUID and pins a new session's id), and
-// HARNESSES.md. Ids are UUIDs (`--session-id` demands one). Unverified: that
-// "--" ends options before the prompt (Claude Code parses with commander,
-// whose rule that is, but its docs do not show it).
+// HARNESSES.md. Ids are UUIDs (`--session-id` demands one). Checked with
+// the released CLI (2.1.197): fresh with --session-id, --resume, "--" before
+// the prompt.
 var claudeCode = Harness{
 	Name:      "claude-code",
 	Aliases:   []string{"claude", "claudecode", "claude_code"},
 	Binary:    "claude",
 	CanResume: true,
 	CanPinID:  true,
-	DetectEnv: []string{"CLAUDECODE"},
+	DetectEnv: []string{"CLAUDECODE"}, // and AI_AGENT=claude-code_<version>_agent (Detect)
 	IDFormat:  "a UUID",
 	validID:   validUUID,
 	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
@@ -48,14 +48,19 @@ var claudeCode = Harness{
 // `-m/--model` (npm @openai/codex session-management docs); `codex "prompt"`
 // starts the TUI with a first prompt; it parses with clap, whose own error
 // text advises "--" before values that look like flags (openai/codex users'
-// reports). Ids are UUIDs. Unverified: that no other id form (thread names
-// also resume) is ever stored by us.
+// reports). Ids are UUIDs. Checked with the released CLI (0.171.0): fresh,
+// `codex resume ID TEXT`; its shell tool runs with CODEX_THREAD_ID set to the
+// session's own id (DetectNative), its hooks without it. Codex runs project
+// hooks only once trusted and never from a linked worktree: a launch we make
+// passes --dangerously-bypass-hook-trust only for hooks git-handoff installed
+// itself (see agentconf), never by default.
 var codex = Harness{
 	Name:      "codex",
 	Aliases:   []string{"codex-cli", "openai-codex"},
 	Binary:    "codex",
 	CanResume: true,
-	DetectEnv: []string{"CODEX_SANDBOX", "CODEX_THREAD_ID"},
+	DetectEnv: []string{"CODEX_THREAD_ID", "CODEX_SESSION_ID", "CODEX_SANDBOX"},
+	NativeEnv: "CODEX_THREAD_ID",
 	IDFormat:  "a UUID",
 	validID:   validUUID,
 	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
@@ -76,8 +81,9 @@ var codex = Harness{
 // `--resume <uuid>`, also "latest" or an index; `-m/--model`; sessions by
 // "full session UUID"); `--session-id` was added by google-gemini/gemini-cli
 // PR #26060 (merged 2026-04) and conflicts with --resume. Parsed by yargs.
-// Unverified: --prompt-interactive together with --resume (the docs show a
-// positional query there instead); older releases lack --session-id.
+// Checked with the released CLI (0.61.0): --session-id on a fresh start,
+// --resume=UUID together with --prompt-interactive. Older releases lack
+// --session-id.
 var gemini = Harness{
 	Name:      "gemini",
 	Aliases:   []string{"gemini-cli"},
@@ -101,8 +107,10 @@ var gemini = Harness{
 // OpenCode. Sources: OpenCode CLI flag reference for the TUI (`--prompt`,
 // `-s/--session` "session ID to continue", `-m/--model` as provider/model,
 // `--continue`, `--fork`); ids are "ses_" prefixed (opencode's
-// Identifier.ascending("session")). Parsed by yargs. Unverified: the length
-// of the id's tail.
+// Identifier.ascending("session")), 26 characters after the prefix in
+// 1.18.33. Parsed by yargs. Checked with the released CLI (1.18.33):
+// `--session` shows the old conversation but did not deliver `--prompt`, so
+// a resume with a prompt says to paste it.
 var opencode = Harness{
 	Name:      "opencode",
 	Aliases:   []string{"open-code", "sst-opencode"},
@@ -115,8 +123,11 @@ var opencode = Harness{
 		return Launch{Argv: argv{h.Binary}.model(o.Model).flag("--prompt", text), Note: note}, nil
 	},
 	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
-		a := argv{h.Binary}.model(o.Model).flag("--session", id)
-		return Launch{Argv: a.flag("--prompt", o.Prompt)}, nil
+		l := Launch{Argv: argv{h.Binary}.model(o.Model).flag("--session", id)}
+		if o.Prompt != "" {
+			l.Note = "opencode does not deliver a prompt when resuming a session: paste it as the first message"
+		}
+		return l, nil
 	},
 }
 
@@ -157,19 +168,21 @@ var goose = Harness{
 // GitHub Copilot CLI. Sources: GitHub's Copilot CLI command reference
 // (`-i PROMPT, --interactive=PROMPT` starts interactive and runs it;
 // `--resume=SESSION-ID`; `--model=MODEL`; `--continue`); sessions are
-// identified by UUIDs (GitHub docs blog summaries, ~/.copilot/session-state).
-// Unverified: a `--session-id` that pins a new session's UUID appears in
-// summaries of newer releases only, so CanPinID stays false.
+// identified by UUIDs (~/.copilot/session-state/<id>/). Checked with the
+// released CLI (1.0.102): `--session-id UUID` pins a new session's id,
+// `--resume=ID --interactive=TEXT` resumes with a prompt.
 var copilot = Harness{
 	Name:      "copilot",
 	Aliases:   []string{"copilot-cli", "github-copilot", "gh-copilot"},
 	Binary:    "copilot",
 	CanResume: true,
+	CanPinID:  true,
 	IDFormat:  "a UUID",
 	validID:   validUUID,
 	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
 		text, note := promptText(o)
-		return Launch{Argv: argv{h.Binary}.model(o.Model).flag("--interactive", text), Note: note}, nil
+		a := argv{h.Binary}.model(o.Model).flag("--session-id", o.SessionID)
+		return Launch{Argv: a.flag("--interactive", text), Note: note}, nil
 	},
 	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
 		a := argv{h.Binary}.model(o.Model).flag("--resume", id)

@@ -18,6 +18,7 @@ type Harness struct {
 	CanResume bool     // resumes a conversation by its own session id
 	CanPinID  bool     // a fresh launch can be told which session id to use
 	DetectEnv []string // variables whose presence means this agent runs the command
+	NativeEnv string   // variable holding its own session id in its shell tool's environment, if any
 	IDFormat  string   // what its native ids look like, for messages; "" when it has none
 
 	validID func(string) error

@@ -122,6 +122,8 @@ func TestFresh(t *testing.T) {
 		// Copilot
 		{"copilot", LaunchOptions{Prompt: "fix the build", Model: "gpt-5"},
 			[]string{"copilot", "--model=gpt-5", "--interactive=fix the build"}, nil, ""},
+		{"copilot", LaunchOptions{Prompt: "fix the build", SessionID: copilotID},
+			[]string{"copilot", "--session-id=" + copilotID, "--interactive=fix the build"}, nil, ""},
 		// Aider
 		{"aider", LaunchOptions{PromptFile: ".handoff/brief.md", Model: "sonnet"},
 			[]string{"aider", "--model=sonnet", "--read=.handoff/brief.md"}, nil, "no session ids"},
@@ -163,8 +165,10 @@ func TestResume(t *testing.T) {
 			[]string{"gemini", "--resume=" + geminiID}, nil, ""},
 		{"gemini", geminiID, LaunchOptions{Prompt: "carry on"},
 			[]string{"gemini", "--resume=" + geminiID, "--prompt-interactive=carry on"}, nil, ""},
+		// The released opencode (1.18.33) showed the old conversation but
+		// never delivered --prompt with --session: the user is told instead.
 		{"opencode", opencodeID, LaunchOptions{Prompt: "carry on"},
-			[]string{"opencode", "--session=" + opencodeID, "--prompt=carry on"}, nil, ""},
+			[]string{"opencode", "--session=" + opencodeID}, nil, "does not deliver a prompt when resuming"},
 		{"goose", gooseID, LaunchOptions{},
 			[]string{"goose", "session", "--resume", "--session-id=" + gooseID}, nil, ""},
 		{"goose", gooseID, LaunchOptions{Prompt: "carry on", Model: "gpt-4o"},
