@@ -9,14 +9,19 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
 
 // StartOptions are what `git handoff start` was asked.
 type StartOptions struct {
-	Session   string // "" = make one
-	Harness   string
+	Session string // "" = make one
+	Harness string
+	// NativeID is the agent's own id for this session, recorded next to
+	// the harness so `session launch` can resume it; "" = the id the
+	// agent's environment gives, if any (harness.DetectNative).
+	NativeID  string
 	Model     string
 	Objective string
 	MaxBytes  int
@@ -57,6 +62,10 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 	}
 	if _, err := refstore.SessionRef(id); err != nil {
 		return StartResult{}, fmt.Errorf("session id %q: %w", id, err)
+	}
+	harnessName, nativeID, err := startHarness(opts)
+	if err != nil {
+		return StartResult{}, err
 	}
 	arb := arbiter(opts.Arbiter)
 	defer lockClaims(st)()
@@ -110,8 +119,11 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		text, fits := brief.Render(ctxBrief.input, maxBytes(opts.MaxBytes))
 		sess := session.Record{
 			ID: id, Owner: who.Owner, Branch: who.Branch, Worktree: worktree(st), Host: hostname(),
-			Harness: HarnessName(opts.Harness), Model: opts.Model, Status: session.StatusActive, Prompt: opts.Objective,
-			CreatedAt: now, UpdatedAt: now,
+			Harness: harnessName, Model: opts.Model, Status: session.StatusActive, Prompt: opts.Objective,
+			StartHead: who.Head, CreatedAt: now, UpdatedAt: now,
+		}
+		if nativeID != "" {
+			sess.Launched = map[string]session.Launched{harnessName: {NativeID: nativeID, First: now, Last: now}}
 		}
 		res := StartResult{Objective: ctxBrief.input.Objective, Brief: text}
 		var claimUp *refstore.Update
@@ -223,6 +235,28 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		lastErr = err
 	}
 	return StartResult{}, fmt.Errorf("starting session %s: gave up after %d attempts: %w", id, startAttempts+1, lastErr)
+}
+
+// startHarness names the agent of a starting session and its own id for it:
+// the options' (an id must have that agent's shape, so it can be handed back
+// to it on resume), else what the agent's environment says.
+func startHarness(opts StartOptions) (name, nativeID string, err error) {
+	if opts.Harness == "" && opts.NativeID == "" {
+		name, nativeID = harness.DetectNative(os.Getenv)
+		return name, nativeID, nil
+	}
+	name = HarnessName(opts.Harness)
+	if opts.NativeID == "" {
+		return name, "", nil
+	}
+	h, err := harness.Lookup(name)
+	if err != nil {
+		return "", "", fmt.Errorf("recording the agent's own session id: %w", err)
+	}
+	if err := h.ValidateNativeID(opts.NativeID); err != nil {
+		return "", "", err
+	}
+	return h.Name, opts.NativeID, nil
 }
 
 // ExistsError refuses to create a session whose id is taken.

@@ -28,16 +28,19 @@ const (
 
 // Record is the record at refs/ao/sessions/<id>.
 type Record struct {
-	Schema             string              `json:"schema"`
-	ID                 string              `json:"id"`
-	Owner              string              `json:"owner"`
-	Branch             string              `json:"branch"`
-	Worktree           string              `json:"worktree,omitempty"`
-	Host               string              `json:"host,omitempty"`
-	Harness            string              `json:"harness,omitempty"`
-	Model              string              `json:"model,omitempty"`
-	Status             string              `json:"status"`
-	Prompt             string              `json:"prompt,omitempty"`
+	Schema   string `json:"schema"`
+	ID       string `json:"id"`
+	Owner    string `json:"owner"`
+	Branch   string `json:"branch"`
+	Worktree string `json:"worktree,omitempty"`
+	Host     string `json:"host,omitempty"`
+	Harness  string `json:"harness,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Status   string `json:"status"`
+	Prompt   string `json:"prompt,omitempty"`
+	// StartHead is the commit HEAD was at when the session started: what
+	// the session did is measured from it (the agents' Stop hooks ask).
+	StartHead          string              `json:"startHead,omitempty"`
 	Summary            string              `json:"summary,omitempty"`
 	CreatedAt          time.Time           `json:"createdAt"`
 	UpdatedAt          time.Time           `json:"updatedAt"`

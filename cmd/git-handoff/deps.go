@@ -21,6 +21,9 @@ type deps struct {
 	stdin           io.Reader
 	stdout, stderr  io.Writer
 	notFoundCommand string
+	// dir is the directory whose repository Store opens; "" = the
+	// working directory (an agent's hook names its project's).
+	dir string
 
 	store *refstore.Store
 	gh    *ghpr.Client
@@ -42,7 +45,11 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 	if d.store != nil {
 		return d.store, nil
 	}
-	st, err := refstore.Open(ctx, ".", refstore.Options{ForceCLI: os.Getenv("GIT_HANDOFF_READER") == "cli"})
+	dir := d.dir
+	if dir == "" {
+		dir = "."
+	}
+	st, err := refstore.Open(ctx, dir, refstore.Options{ForceCLI: os.Getenv("GIT_HANDOFF_READER") == "cli"})
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/agenthook"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/teamsync"
 )
@@ -28,10 +30,58 @@ func hookCommand(d *deps) *cli.Command {
 			if c.NArg() < 1 {
 				return usageErrorf(c, "hook needs the hook's name")
 			}
+			if c.Args().First() == "agent" {
+				// A coding agent's own hook: agentconf installs these.
+				if c.NArg() != 3 {
+					return usageErrorf(c, "hook agent needs the agent and the event: hook agent HARNESS %s", strings.Join(agenthook.Events(), "|"))
+				}
+				agenthook.Run(c.Context, c.Args().Get(1), c.Args().Get(2), d.stdin, d.stdout, d.stderr, agentWorkflows{d})
+				return nil
+			}
 			hooks.Run(c.Context, c.Args().First(), c.Args().Tail(), d.stderr, hookDeps{d})
 			return nil
 		},
 	}
+}
+
+// agentWorkflows runs the agent hooks' workflows in the repository the
+// agent named.
+type agentWorkflows struct{ d *deps }
+
+func (a agentWorkflows) store(ctx context.Context, dir string) (*refstore.Store, error) {
+	if a.d.store == nil {
+		a.d.dir = dir
+	}
+	return a.d.Store(ctx)
+}
+
+func (a agentWorkflows) Start(ctx context.Context, dir string, opts handoff.AgentStartOptions) (handoff.AgentStartResult, error) {
+	st, err := a.store(ctx, dir)
+	if err != nil {
+		return handoff.AgentStartResult{}, err
+	}
+	opts.Arbiter = arbiterFor(false)
+	res, err := handoff.AgentStart(ctx, st, opts, a.d.Now)
+	if err == nil && !res.Continued {
+		a.d.refreshCommitHook(ctx, st.Dir())
+	}
+	return res, err
+}
+
+func (a agentWorkflows) Stop(ctx context.Context, dir string, opts handoff.AgentStopOptions) (handoff.AgentStopResult, error) {
+	st, err := a.store(ctx, dir)
+	if err != nil {
+		return handoff.AgentStopResult{}, err
+	}
+	return handoff.AgentStop(ctx, st, opts, a.d.Now)
+}
+
+func (a agentWorkflows) End(ctx context.Context, dir string, opts handoff.AgentEndOptions) (string, error) {
+	st, err := a.store(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return handoff.AgentEnd(ctx, st, opts, a.d.Now)
 }
 
 // hookDeps answers the hooks' questions from the store.

@@ -1,0 +1,215 @@
+// Package agenthook answers the coding agents' own hooks: `git handoff hook
+// agent <harness> <event>`. It reads the agent's JSON on standard input
+// (with a deadline), runs the workflow for the event (package handoff) and
+// answers in that agent's format. It fails open: whatever goes wrong, the
+// agent goes on, and it is told what went wrong where it can be.
+//
+// Events are git-handoff's names, whatever the agent calls them:
+// session-start, stop, session-end. Which agent event is installed under
+// which name is package agentconf's business.
+package agenthook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/harness"
+)
+
+// Events.
+const (
+	EventSessionStart = "session-start"
+	EventStop         = "stop"
+	EventSessionEnd   = "session-end"
+)
+
+// Events lists them, in the order an agent fires them.
+func Events() []string { return []string{EventSessionStart, EventStop, EventSessionEnd} }
+
+// SkipEnv, set to 1 in an agent's environment, keeps git-handoff out of that
+// agent session: no session is started, no brief given, no baton asked for.
+const SkipEnv = "GIT_HANDOFF_SKIP"
+
+// Workflows runs the events' workflows in the repository at dir (the
+// directory the agent gave, or the hook's own).
+type Workflows interface {
+	Start(ctx context.Context, dir string, opts handoff.AgentStartOptions) (handoff.AgentStartResult, error)
+	Stop(ctx context.Context, dir string, opts handoff.AgentStopOptions) (handoff.AgentStopResult, error)
+	End(ctx context.Context, dir string, opts handoff.AgentEndOptions) (string, error)
+}
+
+// Deadlines. An agent waits for its hooks (Claude Code kills a hook after
+// 60 s, and gives SessionEnd 1.5 s): a start that claims at the remote gets
+// the longest, the end the shortest.
+var (
+	stdinDeadline = 2 * time.Second
+	deadlines     = map[string]time.Duration{
+		EventSessionStart: 40 * time.Second,
+		EventStop:         15 * time.Second,
+		EventSessionEnd:   1200 * time.Millisecond,
+	}
+)
+
+// maxInput bounds what is read from the agent: its hook input is a few
+// hundred bytes, plus, for Stop, the last message (which we do not need).
+const maxInput = 4 << 20
+
+// Run answers one hook call. It never fails: errors are written to stderr
+// (where agents log them) and, for a start, into the context itself.
+func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout, stderr io.Writer, wf Workflows) {
+	h, err := harness.Lookup(harnessName)
+	if err != nil {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
+		return
+	}
+	p, ok := protocols[h.Name]
+	if !ok {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: %s has no hooks git-handoff answers\n", h.Name)
+		return
+	}
+	limit, ok := deadlines[event]
+	if !ok {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: unknown event %q (known: %s)\n", event, strings.Join(Events(), ", "))
+		return
+	}
+	if v := os.Getenv(SkipEnv); v != "" && v != "0" {
+		return
+	}
+	in, err := readInput(stdin, stdinDeadline)
+	if err != nil {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: %v (going on without it)\n", err)
+	}
+	if err := in.validate(h); err != nil {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
+		in.SessionID = ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	dir := in.dir()
+	var answer any
+	switch event {
+	case EventSessionStart:
+		if !p.injects {
+			return // the instruction file tells the agent to run `git handoff start`
+		}
+		res, err := wf.Start(ctx, dir, handoff.AgentStartOptions{
+			Harness: h.Name, NativeID: in.SessionID, Source: p.source(in.Source), MaxChars: p.maxChars,
+		})
+		text := res.Context
+		if err != nil {
+			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
+			text = fmt.Sprintf("git-handoff could not prepare this session's brief (%s). Run `git handoff start` in a shell to see what is waiting for you.\n", err)
+		}
+		answer = p.startAnswer(text)
+	case EventStop:
+		res, err := wf.Stop(ctx, dir, handoff.AgentStopOptions{Harness: h.Name, NativeID: in.SessionID, Active: in.active()})
+		if err != nil {
+			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
+			return
+		}
+		if !res.Block {
+			return
+		}
+		answer = p.stopAnswer(res.Reason)
+	case EventSessionEnd:
+		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID}); err != nil {
+			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
+		}
+		return
+	}
+	if answer == nil {
+		return
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false) // the reason holds a command line with <placeholders>
+	if err := enc.Encode(answer); err != nil {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: writing the answer: %v\n", err)
+	}
+}
+
+// input is the union of the fields the agents send that we use.
+type input struct {
+	SessionID      string   `json:"session_id"`
+	SessionIDCamel string   `json:"sessionId"`
+	Conversation   string   `json:"conversation_id"`
+	Source         string   `json:"source"`
+	Cwd            string   `json:"cwd"`
+	WorkspaceRoots []string `json:"workspace_roots"`
+	StopHookActive bool     `json:"stop_hook_active"`
+	LoopCount      int      `json:"loop_count"`
+}
+
+// readInput reads the agent's JSON until it closes standard input or the
+// deadline passes; an agent that never closes it must not hang the hook.
+func readInput(r io.Reader, deadline time.Duration) (input, error) {
+	if r == nil {
+		return input{}, nil
+	}
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+		done <- read{data, err}
+	}()
+	var got read
+	select {
+	case got = <-done:
+	case <-time.After(deadline):
+		return input{}, fmt.Errorf("the agent's input did not end within %s", deadline)
+	}
+	if got.err != nil {
+		return input{}, fmt.Errorf("reading the agent's input: %w", got.err)
+	}
+	if len(got.data) > maxInput {
+		return input{}, fmt.Errorf("the agent's input is over %d bytes", maxInput)
+	}
+	var in input
+	if len(strings.TrimSpace(string(got.data))) == 0 {
+		return in, nil
+	}
+	if err := json.Unmarshal(got.data, &in); err != nil {
+		return input{}, fmt.Errorf("the agent's input is not JSON: %w", err)
+	}
+	for _, id := range []string{in.SessionIDCamel, in.Conversation} {
+		if in.SessionID == "" {
+			in.SessionID = id
+		}
+	}
+	return in, nil
+}
+
+// validate drops an id that is not of the agent's shape: it would be
+// handed back to the agent on resume, and becomes a file name.
+func (in input) validate(h harness.Harness) error {
+	if in.SessionID == "" {
+		return nil
+	}
+	if err := h.ValidateNativeID(in.SessionID); err != nil {
+		return fmt.Errorf("ignoring the agent's session id: %w", err)
+	}
+	return nil
+}
+
+func (in input) dir() string {
+	d := in.Cwd
+	if d == "" && len(in.WorkspaceRoots) > 0 {
+		d = in.WorkspaceRoots[0]
+	}
+	if d != "" {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+	}
+	return "."
+}
+
+func (in input) active() bool { return in.StopHookActive || in.LoopCount > 0 }

@@ -1,0 +1,183 @@
+package agenthook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/handoff"
+)
+
+// recorder stands in for the workflows (tested in package handoff) so that
+// what reaches them from each agent's JSON, and what each agent is
+// answered, can be checked field by field.
+type recorder struct {
+	dir      string
+	start    handoff.AgentStartOptions
+	stop     handoff.AgentStopOptions
+	end      handoff.AgentEndOptions
+	calls    []string
+	startErr error
+	block    bool
+}
+
+func (r *recorder) Start(_ context.Context, dir string, o handoff.AgentStartOptions) (handoff.AgentStartResult, error) {
+	r.dir, r.start, r.calls = dir, o, append(r.calls, "start")
+	return handoff.AgentStartResult{Context: "THE BRIEF"}, r.startErr
+}
+
+func (r *recorder) Stop(_ context.Context, dir string, o handoff.AgentStopOptions) (handoff.AgentStopResult, error) {
+	r.dir, r.stop, r.calls = dir, o, append(r.calls, "stop")
+	return handoff.AgentStopResult{Block: r.block, Reason: "LEAVE A BATON"}, nil
+}
+
+func (r *recorder) End(_ context.Context, dir string, o handoff.AgentEndOptions) (string, error) {
+	r.dir, r.end, r.calls = dir, o, append(r.calls, "end")
+	return "", nil
+}
+
+const uuid = "0b9c5a3e-1111-4222-8333-444455556666"
+
+func run(t *testing.T, harnessName, event, in string, r *recorder) (stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	Run(context.Background(), harnessName, event, strings.NewReader(in), &out, &errb, r)
+	return out.String(), errb.String()
+}
+
+func TestStartAnswersInEachAgentsFormat(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		harness, in, want string
+	}{
+		{"claude", `{"session_id":"` + uuid + `","source":"compact","cwd":"` + dir + `"}`,
+			`{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"THE BRIEF"}}`},
+		{"codex", `{"session_id":"` + uuid + `","source":"startup","cwd":"` + dir + `","model":"m","permission_mode":"default"}`,
+			`{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"THE BRIEF"}}`},
+		{"gemini", `{"session_id":"` + uuid + `","source":"startup","cwd":"` + dir + `"}`,
+			`{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"THE BRIEF"}}`},
+		{"cursor", `{"conversation_id":"` + uuid + `","workspace_roots":["` + dir + `"]}`,
+			`{"additional_context":"THE BRIEF"}`},
+		{"opencode", `{"session_id":"ses_3eabc1234567890ABCDEFGHIJK","source":"startup","cwd":"` + dir + `"}`,
+			`{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"THE BRIEF"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.harness, func(t *testing.T) {
+			r := &recorder{}
+			out, _ := run(t, tt.harness, EventSessionStart, tt.in, r)
+			if strings.TrimSpace(out) != tt.want {
+				t.Fatalf("answer\n got %s\nwant %s", out, tt.want)
+			}
+			if r.dir != dir || r.start.NativeID == "" || r.start.MaxChars != handoff.DefaultAgentChars {
+				t.Fatalf("workflow got dir %q, options %+v", r.dir, r.start)
+			}
+		})
+	}
+}
+
+func TestStartOfAgentsThatCannotInjectDoesNothing(t *testing.T) {
+	for _, h := range []string{"copilot", "goose"} {
+		r := &recorder{}
+		out, _ := run(t, h, EventSessionStart, `{"sessionId":"`+uuid+`","source":"new"}`, r)
+		if out != "" || len(r.calls) != 0 {
+			t.Fatalf("%s: answered %q, calls %v: a baton claimed there would reach nobody", h, out, r.calls)
+		}
+	}
+}
+
+func TestStopAnswersInEachAgentsFormat(t *testing.T) {
+	tests := []struct {
+		harness, in, want string
+		active            bool
+	}{
+		{"claude-code", `{"session_id":"` + uuid + `","stop_hook_active":true}`, `{"decision":"block","reason":"LEAVE A BATON"}`, true},
+		{"codex", `{"session_id":"` + uuid + `","stop_hook_active":false}`, `{"decision":"block","reason":"LEAVE A BATON"}`, false},
+		{"gemini", `{"session_id":"` + uuid + `"}`, `{"decision":"deny","reason":"LEAVE A BATON"}`, false},
+		{"cursor", `{"conversation_id":"` + uuid + `","loop_count":1}`, `{"followup_message":"LEAVE A BATON"}`, true},
+		{"copilot", `{"sessionId":"` + uuid + `"}`, `{"decision":"block","reason":"LEAVE A BATON"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.harness, func(t *testing.T) {
+			r := &recorder{block: true}
+			out, _ := run(t, tt.harness, EventStop, tt.in, r)
+			if strings.TrimSpace(out) != tt.want {
+				t.Fatalf("answer\n got %s\nwant %s", out, tt.want)
+			}
+			if r.stop.Active != tt.active || r.stop.NativeID != uuid {
+				t.Fatalf("workflow got %+v", r.stop)
+			}
+			r = &recorder{}
+			if out, _ := run(t, tt.harness, EventStop, tt.in, r); out != "" {
+				t.Fatalf("answered %q when not blocking", out)
+			}
+		})
+	}
+}
+
+func TestFailsOpen(t *testing.T) {
+	t.Run("start error is told to the model", func(t *testing.T) {
+		r := &recorder{startErr: errors.New("not a git repository")}
+		out, errs := run(t, "claude", EventSessionStart, `{}`, r)
+		var got sessionStartContext
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("answer %q: %v", out, err)
+		}
+		if !strings.Contains(got.HookSpecificOutput.AdditionalContext, "not a git repository") || !strings.Contains(errs, "not a git repository") {
+			t.Fatalf("context %q, stderr %q", got.HookSpecificOutput.AdditionalContext, errs)
+		}
+	})
+	t.Run("input that is not JSON", func(t *testing.T) {
+		r := &recorder{}
+		out, errs := run(t, "claude", EventSessionStart, `{"session_id":`, r)
+		if !strings.Contains(errs, "not JSON") || len(r.calls) != 1 || r.start.NativeID != "" || out == "" {
+			t.Fatalf("out %q, stderr %q, calls %v", out, errs, r.calls)
+		}
+	})
+	t.Run("an id of the wrong shape is dropped", func(t *testing.T) {
+		r := &recorder{}
+		_, errs := run(t, "claude", EventSessionStart, `{"session_id":"../../etc/passwd"}`, r)
+		if r.start.NativeID != "" || !strings.Contains(errs, "ignoring the agent's session id") {
+			t.Fatalf("native id %q, stderr %q", r.start.NativeID, errs)
+		}
+	})
+	t.Run("unknown agent or event", func(t *testing.T) {
+		for _, args := range [][2]string{{"vim", EventStop}, {"shell", EventStop}, {"claude", "PreToolUse"}} {
+			r := &recorder{}
+			out, errs := run(t, args[0], args[1], `{}`, r)
+			if out != "" || errs == "" || len(r.calls) != 0 {
+				t.Fatalf("%v: out %q, stderr %q, calls %v", args, out, errs, r.calls)
+			}
+		}
+	})
+	t.Run("GIT_HANDOFF_SKIP", func(t *testing.T) {
+		t.Setenv(SkipEnv, "1")
+		r := &recorder{block: true}
+		for _, ev := range Events() {
+			if out, _ := run(t, "claude", ev, `{"session_id":"`+uuid+`"}`, r); out != "" {
+				t.Fatalf("%s answered %q", ev, out)
+			}
+		}
+		if len(r.calls) != 0 {
+			t.Fatalf("calls %v", r.calls)
+		}
+	})
+}
+
+func TestStdinThatNeverEndsDoesNotHang(t *testing.T) {
+	old := stdinDeadline
+	stdinDeadline = 50 * time.Millisecond
+	t.Cleanup(func() { stdinDeadline = old })
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	r := &recorder{}
+	var out, errb bytes.Buffer
+	Run(context.Background(), "claude", EventSessionStart, pr, &out, &errb, r)
+	if !strings.Contains(errb.String(), "did not end") || len(r.calls) != 1 {
+		t.Fatalf("stderr %q, calls %v", errb.String(), r.calls)
+	}
+}

@@ -1,0 +1,445 @@
+package handoff
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+)
+
+// The workflows a coding agent's own hooks run (package agenthook turns
+// each agent's JSON into these options and the results back into that
+// agent's answer). An agent session is found again by the agent's own id
+// for it, through a small index in the git directory, or else through the
+// worktree's binding; nothing here reads every record.
+
+// DefaultAgentChars is the most text given to an agent when its cap is not
+// known: Claude Code's, the smallest checked (over it, the model sees a
+// 2,000-character preview and a path it is not told to read).
+const DefaultAgentChars = 10000
+
+// agentBriefBytes is the budget the agent's brief is rendered in before it
+// is fitted to the agent's cap: large enough for the largest baton, so a
+// hook never leaves a baton unclaimed for want of room (what does not fit
+// the cap is written to a file the context points at).
+const agentBriefBytes = 4 * refstore.MaxRecord
+
+// Agent hook sources, as Claude Code names them; the others' are mapped
+// onto these by agenthook.
+const (
+	SourceStartup = "startup"
+	SourceResume  = "resume"
+	SourceClear   = "clear"
+	SourceCompact = "compact"
+)
+
+// AgentStartOptions are what an agent's session-start hook was told.
+type AgentStartOptions struct {
+	Harness  string // the agent, by catalogue name or alias
+	NativeID string // the agent's own id for its session; "" when it gave none
+	Source   string // startup, resume, clear or compact ("" = startup)
+	MaxChars int    // the most text the agent takes in; 0 = DefaultAgentChars
+	Arbiter  Arbiter
+}
+
+// AgentStartResult is what the agent is given.
+type AgentStartResult struct {
+	Session session.Record
+	// Continued is set when an existing session goes on (resume, compact,
+	// clear, or an agent launched for it): the baton it claimed before is
+	// given again and nothing new is claimed.
+	Continued bool
+	Claimed   bool          // a baton was claimed just now
+	Baton     *baton.Baton  // the baton in the context, claimed now or before; nil when none
+	Handoff   *baton.Stored // as claimed now (nil when Continued)
+	Context   string        // the text for the agent, at most MaxChars characters
+	// BriefFile holds the whole brief when Context had to be cut.
+	BriefFile string
+	Notices   []string
+}
+
+// AgentStart starts a session for an agent, or continues the one the agent
+// is already in, and returns the context to give it: the brief, baton
+// first, fitted to the agent's cap.
+func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions, clock Clock) (AgentStartResult, error) {
+	h, err := harness.Lookup(opts.Harness)
+	if err != nil {
+		return AgentStartResult{}, err
+	}
+	if opts.NativeID != "" {
+		if err := h.ValidateNativeID(opts.NativeID); err != nil {
+			return AgentStartResult{}, err
+		}
+	}
+	maxChars := opts.MaxChars
+	if maxChars <= 0 {
+		maxChars = DefaultAgentChars
+	}
+	if s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, opts.Source); err != nil {
+		return AgentStartResult{}, err
+	} else if ok {
+		return continueAgent(ctx, st, s, h.Name, opts, maxChars, clock)
+	}
+	res, err := Start(ctx, st, StartOptions{
+		Harness: h.Name, NativeID: opts.NativeID, MaxBytes: agentBriefBytes, Arbiter: opts.Arbiter,
+	}, clock)
+	if err != nil {
+		return AgentStartResult{}, err
+	}
+	out := AgentStartResult{Session: res.Session, Claimed: res.Claimed, Handoff: res.Handoff, Notices: res.Notices}
+	if res.Claimed && res.Handoff != nil {
+		out.Baton = &res.Handoff.Baton
+	}
+	if err := rememberAgent(ctx, st, res.Session.ID, h.Name, opts.NativeID, true); err != nil {
+		out.Notices = append(out.Notices, "the agent's session was not indexed here, so a resume may start another session: "+err.Error())
+	}
+	header := fmt.Sprintf("_git-handoff session %s started for this %s session._\n\n", res.Session.ID, h.Name)
+	out.Context, out.BriefFile, err = agentContext(ctx, st, res.Session.ID, header+res.Brief, out.Notices, maxChars)
+	return out, err
+}
+
+// continueAgent gives a session that goes on what it was given when it
+// started: its claimed baton, its handoff package and the objective, with
+// fresh commits. A baton waiting now is pointed at, never claimed: a
+// resumed conversation already holds the one it claimed.
+func continueAgent(ctx context.Context, st *refstore.Store, s session.Stored, harnessName string, opts AgentStartOptions, maxChars int, clock Clock) (AgentStartResult, error) {
+	now := clock()
+	out := AgentStartResult{Session: s.Record, Continued: true}
+	if opts.NativeID != "" && s.Launched[harnessName].NativeID != opts.NativeID {
+		// clear and compact may hand out a new id, and a launch for this
+		// session gives the agent's first: resume must find the latest.
+		if upd, err := session.RecordNative(ctx, st, s.ID, harnessName, opts.NativeID, now); err != nil {
+			out.Notices = append(out.Notices, "the agent's session id was not recorded: "+err.Error())
+		} else {
+			out.Session = upd.Record
+		}
+	}
+	if err := rememberAgent(ctx, st, s.ID, harnessName, opts.NativeID, false); err != nil {
+		out.Notices = append(out.Notices, "the agent's session was not indexed here: "+err.Error())
+	}
+	who, err := Resolve(ctx, st, s.Owner, s.Branch)
+	if err != nil {
+		return AgentStartResult{}, err
+	}
+	g, err := gather(ctx, st, who, now)
+	if err != nil {
+		return AgentStartResult{}, err
+	}
+	out.Notices = append(out.Notices, g.notices...)
+	waiting := g.handoff
+	g.handoff, g.input.Baton = nil, nil
+	g.input.Since, g.input.SinceTotal, g.input.SinceNote = nil, 0, ""
+	if len(s.ClaimedHandoff) > 0 {
+		var b baton.Baton
+		if err := json.Unmarshal(s.ClaimedHandoff, &b); err != nil {
+			out.Notices = append(out.Notices, fmt.Sprintf("the baton session %s claimed could not be read back: %v; `git handoff show` may still have it", s.ID, err))
+		} else {
+			out.Baton, g.input.Baton = &b, &b
+			g.input.Since, g.input.SinceTotal, g.input.SinceNote = since(ctx, st, b.Head, who.Head)
+		}
+	}
+	g.input.Package = s.HandoffPackage
+	if waiting != nil && (out.Baton == nil || waiting.ID != out.Baton.ID) {
+		out.Notices = append(out.Notices, fmt.Sprintf("baton %s is waiting on `%s` too; this session did not claim it again on %s: run `git handoff claim` to take it", waiting.ID, waiting.Branch, sourceName(opts.Source)))
+	}
+	text, _ := brief.Render(g.input, agentBriefBytes)
+	header := fmt.Sprintf("_You are continuing git-handoff session %s (%s)", s.ID, sourceName(opts.Source))
+	if out.Baton != nil {
+		header += fmt.Sprintf(": the baton it claimed (%s) is repeated below. It was claimed once; do not run `git handoff start` again", out.Baton.ID)
+	}
+	header += "._\n\n"
+	out.Context, out.BriefFile, err = agentContext(ctx, st, s.ID, header+text, out.Notices, maxChars)
+	return out, err
+}
+
+func sourceName(source string) string {
+	if source == "" {
+		return SourceStartup
+	}
+	return source
+}
+
+// agentSession finds the live session an agent's hook belongs to: the one
+// indexed under the agent's own id, else the worktree's session when it
+// runs the same agent and either has no id of that agent yet (a session
+// launched or switched to an agent that cannot be told its id) or the agent
+// says its conversation goes on (resume, clear, compact). A new
+// conversation of the agent in a worktree still bound to an older one of
+// its conversations gets a session of its own.
+func agentSession(ctx context.Context, st *refstore.Store, harnessName, nativeID, source string) (session.Stored, bool, error) {
+	if nativeID != "" {
+		if id, err := indexedSession(st, harnessName, nativeID); err == nil && id != "" {
+			s, err := session.Read(ctx, st, id)
+			switch {
+			case err == nil && s.Live():
+				return s, true, nil
+			case err != nil && !errors.Is(err, refstore.ErrNotFound):
+				return session.Stored{}, false, err
+			}
+		}
+	}
+	id, err := st.BoundSession()
+	if err != nil || id == "" {
+		return session.Stored{}, false, err
+	}
+	s, err := session.Read(ctx, st, id)
+	if errors.Is(err, refstore.ErrNotFound) {
+		return session.Stored{}, false, nil
+	}
+	if err != nil || !s.Live() || HarnessName(s.Harness) != harnessName {
+		return session.Stored{}, false, err
+	}
+	known := s.Launched[harnessName].NativeID
+	if known == "" || known == nativeID || sourceName(source) != SourceStartup {
+		return s, true, nil
+	}
+	return session.Stored{}, false, nil
+}
+
+// agentDir holds the hooks' local notes: per worktree, because what they
+// compare (HEAD, the working tree) is per worktree.
+func agentDir(st *refstore.Store) string { return filepath.Join(st.GitDir(), "handoff", "agent") }
+
+// indexPath is where the session of an agent's own id is noted. Ids are
+// validated against the agent's shape (UUIDs, "ses_…"), so they are safe
+// file names.
+func indexPath(st *refstore.Store, harnessName, nativeID string) string {
+	return filepath.Join(agentDir(st), "native", harnessName+"."+nativeID)
+}
+
+func statePath(st *refstore.Store, id string) string {
+	return filepath.Join(agentDir(st), "session", id+".json")
+}
+
+func indexedSession(st *refstore.Store, harnessName, nativeID string) (string, error) {
+	data, err := os.ReadFile(indexPath(st, harnessName, nativeID))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	return strings.TrimSpace(string(data)), err
+}
+
+// agentState is what the Stop hook compares against: the working tree as
+// the session found it, and whether it was already asked for a baton.
+type agentState struct {
+	StartTree string `json:"startTree"`
+	Nudged    bool   `json:"nudged,omitempty"`
+}
+
+func readAgentState(st *refstore.Store, id string) (agentState, bool, error) {
+	data, err := os.ReadFile(statePath(st, id))
+	if errors.Is(err, os.ErrNotExist) {
+		return agentState{}, false, nil
+	}
+	if err != nil {
+		return agentState{}, false, err
+	}
+	var s agentState
+	if err := json.Unmarshal(data, &s); err != nil {
+		return agentState{}, false, fmt.Errorf("reading %s: %w", statePath(st, id), err)
+	}
+	return s, true, nil
+}
+
+func writeAgentState(ctx context.Context, st *refstore.Store, id string, s agentState) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return st.WriteNote(ctx, statePath(st, id), data)
+}
+
+// rememberAgent indexes the session under the agent's id and, for a new
+// session (or one first seen by a hook), notes the working tree it starts
+// from.
+func rememberAgent(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, fresh bool) error {
+	var errs []error
+	if nativeID != "" {
+		errs = append(errs, st.WriteNote(ctx, indexPath(st, harnessName, nativeID), []byte(id+"\n")))
+	}
+	if _, ok, err := readAgentState(st, id); fresh || !ok || err != nil {
+		tree, err := st.WorktreeDigest(ctx)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			errs = append(errs, writeAgentState(ctx, st, id, agentState{StartTree: tree}))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// agentContext fits the brief and notices to the agent's cap; when cut,
+// the whole text is written where the context says.
+func agentContext(ctx context.Context, st *refstore.Store, id, text string, notices []string, maxChars int) (string, string, error) {
+	if len(notices) > 0 {
+		var b strings.Builder
+		b.WriteString(strings.TrimRight(text, "\n"))
+		b.WriteString("\n\n## Notes from git-handoff\n\n")
+		for _, n := range notices {
+			b.WriteString("- " + strings.ReplaceAll(n, "\n", " ") + "\n")
+		}
+		text = b.String()
+	}
+	file := filepath.Join(agentDir(st), "brief", id+".md")
+	out, cut := brief.Fit(text, maxChars, file)
+	if !cut {
+		return out, "", nil
+	}
+	if err := st.WriteNote(ctx, file, []byte(text)); err != nil {
+		// Say so in what the agent reads: the file it would be sent to
+		// does not exist.
+		out, _ = brief.Fit(text, maxChars, "`git handoff show` (the brief file could not be written: "+err.Error()+")")
+		return out, "", nil
+	}
+	return out, file, nil
+}
+
+// AgentStopOptions are what an agent's Stop hook was told.
+type AgentStopOptions struct {
+	Harness  string
+	NativeID string
+	// Active is set when the agent is already going on because of a
+	// stop hook (Claude's stop_hook_active, Cursor's loop_count > 0).
+	Active bool
+}
+
+// AgentStopResult says whether to keep the agent going, and why.
+type AgentStopResult struct {
+	Session string // "" when the agent is in no session
+	Block   bool
+	Reason  string // for the agent, when Block
+	Why     string // why it was not blocked, for logs
+}
+
+// AgentStop asks an agent that is stopping for a baton, once: only when its
+// session is live, has done work (HEAD moved, or the working tree changed,
+// since it started) and left no baton, and it was not asked before or is
+// not already answering a stop hook.
+func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, clock Clock) (AgentStopResult, error) {
+	h, err := harness.Lookup(opts.Harness)
+	if err != nil {
+		return AgentStopResult{}, err
+	}
+	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume)
+	if err != nil || !ok {
+		return AgentStopResult{Why: "no live session for this agent here"}, err
+	}
+	res := AgentStopResult{Session: s.ID}
+	if opts.Active {
+		res.Why = "the agent is already answering a stop hook"
+		return res, nil
+	}
+	state, noted, err := readAgentState(st, s.ID)
+	if err != nil {
+		return res, err
+	}
+	if state.Nudged {
+		res.Why = "the agent was asked for a baton once already"
+		return res, nil
+	}
+	worked, tree, err := didWork(ctx, st, s.Record, state, noted)
+	if err != nil {
+		return res, err
+	}
+	if !noted {
+		// A session no hook saw start (`git handoff start` run by the
+		// agent): its commits count from its record, its changes to the
+		// working tree from now on.
+		state.StartTree = tree
+		if err := writeAgentState(ctx, st, s.ID, state); err != nil {
+			return res, err
+		}
+	}
+	if !worked {
+		res.Why = "no commits and no changed files since the session started"
+		return res, nil
+	}
+	if left, err := leftBaton(ctx, st, s.Record); err != nil || left {
+		res.Why = "the session left a baton"
+		return res, err
+	}
+	// Noted before answering: if the note cannot be written, do not ask,
+	// or the agent could be asked at every stop.
+	state.Nudged = true
+	if err := writeAgentState(ctx, st, s.ID, state); err != nil {
+		return res, err
+	}
+	res.Block, res.Reason = true, stopReason(s.ID)
+	return res, nil
+}
+
+// didWork compares HEAD with the session's start, and the working tree with
+// the one noted at its start (when noted); tree is the working tree's
+// digest now, when it was read.
+func didWork(ctx context.Context, st *refstore.Store, s session.Record, state agentState, noted bool) (worked bool, tree string, err error) {
+	head, err := st.Head(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	moved := head.Commit != s.StartHead
+	if moved && noted {
+		return true, "", nil
+	}
+	if tree, err = st.WorktreeDigest(ctx); err != nil {
+		return false, "", err
+	}
+	return moved || noted && tree != state.StartTree, tree, nil
+}
+
+// leftBaton reports whether a baton of session s waits on its branch (an
+// `end` that found the session ended it too, so a live one rarely has).
+func leftBaton(ctx context.Context, st *refstore.Store, s session.Record) (bool, error) {
+	for _, shared := range []bool{false, true} {
+		ref, err := refstore.HandoffRef(shared, s.Owner, s.Branch)
+		if err != nil {
+			return false, err
+		}
+		b, err := baton.Read(ctx, st, ref)
+		if errors.Is(err, refstore.ErrNotFound) {
+			continue
+		}
+		if err == nil && b.SessionID == s.ID {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// stopReason tells the agent exactly how to leave a baton.
+func stopReason(id string) string {
+	return "Before you stop: this git-handoff session (" + id + ") changed the repository but left no baton for the next session. " +
+		"Leave one now, while you remember what you did, with one shell command:\n\n" +
+		"    git handoff end --next \"<next step>\" --failed \"<an approach that did not work, and why>\" --question \"<an open question>\"\n\n" +
+		"Repeat a flag for each item and leave out the ones that do not apply; give at least one --next. Then stop. " +
+		"You will not be asked again in this session."
+}
+
+// AgentEndOptions are what an agent's SessionEnd hook was told.
+type AgentEndOptions struct {
+	Harness  string
+	NativeID string
+}
+
+// AgentEnd is the bookkeeping when an agent's process ends: the time it
+// last ran is kept for `session ls`, and nothing else happens (the session
+// stays open for a resume; `end` leaves the baton).
+func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clock Clock) (string, error) {
+	h, err := harness.Lookup(opts.Harness)
+	if err != nil {
+		return "", err
+	}
+	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume)
+	if err != nil || !ok {
+		return "", err
+	}
+	return s.ID, session.MarkLaunched(ctx, st, s.ID, clock())
+}

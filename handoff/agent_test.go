@@ -1,0 +1,227 @@
+package handoff_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+)
+
+const (
+	claudeID  = "0b9c5a3e-1111-4222-8333-444455556666"
+	claudeID2 = "7d1e2f3a-5555-4666-8777-888899990000"
+)
+
+func leaveBaton(t *testing.T, st *refstore.Store, next ...string) handoff.EndResult {
+	t.Helper()
+	res, err := handoff.End(context.Background(), st, handoff.EndOptions{Session: "none", Next: next}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func agentStart(t *testing.T, st *refstore.Store, id, source string) handoff.AgentStartResult {
+	t.Helper()
+	res, err := handoff.AgentStart(context.Background(), st, handoff.AgentStartOptions{Harness: "claude", NativeID: id, Source: source}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestAgentStartClaimsOnceAndRedeliversOnResumeAndCompact(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	left := leaveBaton(t, st, "fix the flaky parser test")
+
+	first := agentStart(t, st, claudeID, "startup")
+	if !first.Claimed || first.Continued || first.Baton == nil || first.Baton.ID != left.Handoff.ID {
+		t.Fatalf("startup = %+v", first)
+	}
+	if !strings.Contains(first.Context, "fix the flaky parser test") {
+		t.Fatalf("the baton's next step is not in the context:\n%s", first.Context)
+	}
+	s, err := session.Read(ctx, st, first.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Harness != "claude-code" || s.Launched["claude-code"].NativeID != claudeID {
+		t.Fatalf("session = harness %q, launched %+v", s.Harness, s.Launched)
+	}
+	b, err := baton.Read(ctx, st, left.Handoff.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ClaimedBySession != first.Session.ID {
+		t.Fatalf("baton claimed by %q, want %q", b.ClaimedBySession, first.Session.ID)
+	}
+
+	// A second baton arrives; resume and compact give the claimed one
+	// again, point at the new one, and claim nothing.
+	second := leaveBaton(t, st, "a later baton")
+	for _, source := range []string{"resume", "compact"} {
+		again := agentStart(t, st, claudeID, source)
+		if !again.Continued || again.Claimed || again.Session.ID != first.Session.ID {
+			t.Fatalf("%s = %+v", source, again)
+		}
+		if !strings.Contains(again.Context, "fix the flaky parser test") || !strings.Contains(again.Context, "continuing git-handoff session "+first.Session.ID) {
+			t.Fatalf("%s context lacks the claimed baton:\n%s", source, again.Context)
+		}
+		if !strings.Contains(again.Context, second.Handoff.ID) || !strings.Contains(again.Context, "git handoff claim") {
+			t.Fatalf("%s context does not point at the waiting baton %s:\n%s", source, second.Handoff.ID, again.Context)
+		}
+		w, err := baton.Read(ctx, st, second.Handoff.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.ClaimedBySession != "" {
+			t.Fatalf("%s claimed the new baton: %+v", source, w.Baton)
+		}
+	}
+	sessions, _, err := session.List(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sessions) != 1 {
+		t.Fatalf("%d sessions, want 1", len(sessions))
+	}
+}
+
+func TestAgentClearWithANewIDContinuesTheBoundSession(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	leaveBaton(t, st, "step one")
+	first := agentStart(t, st, claudeID, "startup")
+	clear := agentStart(t, st, claudeID2, "clear")
+	if !clear.Continued || clear.Session.ID != first.Session.ID {
+		t.Fatalf("clear = %+v", clear)
+	}
+	s, err := session.Read(ctx, st, first.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Launched["claude-code"].NativeID; got != claudeID2 {
+		t.Fatalf("native id after clear = %q, want the new %q (resume must find the latest)", got, claudeID2)
+	}
+	// A brand-new conversation in the same worktree is a new session.
+	fresh := agentStart(t, st, "11111111-2222-4333-8444-555566667777", "startup")
+	if fresh.Continued || fresh.Session.ID == first.Session.ID {
+		t.Fatalf("new conversation = %+v", fresh)
+	}
+}
+
+func TestAgentStartFitsAFullBatonInTheCap(t *testing.T) {
+	st := open(t)
+	// A baton near the largest record: far over any agent's cap.
+	step := strings.Repeat("é step ", 900)
+	var next []string
+	for i := 0; i < 8; i++ {
+		next = append(next, step)
+	}
+	leaveBaton(t, st, next...)
+	res, err := handoff.AgentStart(context.Background(), st, handoff.AgentStartOptions{Harness: "claude-code", NativeID: claudeID, MaxChars: 10000}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Claimed {
+		t.Fatalf("a full baton was left unclaimed: %+v", res.Notices)
+	}
+	if n := utf8.RuneCountInString(res.Context); n > 10000 {
+		t.Fatalf("context is %d characters, over the cap", n)
+	}
+	if !strings.HasPrefix(strings.SplitN(res.Context, "\n\n", 2)[1], "## 🤝 Active Session Handoff") {
+		t.Fatalf("the baton does not come first:\n%.300s", res.Context)
+	}
+	if res.BriefFile == "" || !strings.Contains(res.Context, res.BriefFile) {
+		t.Fatalf("the context does not say where the rest is (file %q)", res.BriefFile)
+	}
+	whole, err := os.ReadFile(res.BriefFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(whole), strings.TrimSpace(step)) != 8 {
+		t.Fatalf("the brief file lacks some of the baton's steps")
+	}
+}
+
+func TestAgentStopAsksOnceForABatonAfterWork(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	res := agentStart(t, st, claudeID, "startup")
+	stop := func(active bool) handoff.AgentStopResult {
+		t.Helper()
+		r, err := handoff.AgentStop(ctx, st, handoff.AgentStopOptions{Harness: "claude-code", NativeID: claudeID, Active: active}, clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := stop(false); r.Block {
+		t.Fatalf("asked for a baton before any work: %+v", r)
+	}
+	if err := os.WriteFile(filepath.Join(st.Dir(), "parser.go"), []byte("package p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := stop(true); r.Block {
+		t.Fatalf("blocked while already answering a stop hook: %+v", r)
+	}
+	r := stop(false)
+	if !r.Block || r.Session != res.Session.ID || !strings.Contains(r.Reason, "git handoff end --next") {
+		t.Fatalf("after work, stop = %+v", r)
+	}
+	if r := stop(false); r.Block {
+		t.Fatalf("asked twice: %+v", r)
+	}
+}
+
+func TestAgentStopNeverAsksWhenABatonWasLeft(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	agentStart(t, st, claudeID, "startup")
+	commitFile(t, st.Dir(), "parser.go", "fix the parser")
+	if _, err := handoff.End(ctx, st, handoff.EndOptions{Next: []string{"ship it"}}, clock); err != nil {
+		t.Fatal(err)
+	}
+	r, err := handoff.AgentStop(ctx, st, handoff.AgentStopOptions{Harness: "claude-code", NativeID: claudeID}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Block {
+		t.Fatalf("asked for a baton after one was left: %+v", r)
+	}
+}
+
+func TestAgentStopCountsCommitsOfASessionNoHookStarted(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	// Copilot and Goose: the agent runs `git handoff start` itself.
+	if _, err := handoff.Start(ctx, st, handoff.StartOptions{Harness: "copilot"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	commitFile(t, st.Dir(), "a.go", "work")
+	r, err := handoff.AgentStop(ctx, st, handoff.AgentStopOptions{Harness: "copilot"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Block {
+		t.Fatalf("a commit since start did not ask for a baton: %+v", r)
+	}
+}
+
+func commitFile(t *testing.T, dir, name, msg string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("package p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, dir, "add", name)
+	gittest.Run(t, dir, "commit", "-q", "-m", msg)
+}
