@@ -169,7 +169,8 @@ func sourceName(source string) string {
 }
 
 // agentSession finds the live session an agent's hook belongs to: the one
-// indexed under the agent's own id, else the worktree's session when it
+// indexed under the agent's own id, else the session GIT_HANDOFF_SESSION or
+// the worktree's binding names when it
 // runs the same agent and either has no id of that agent yet (a session
 // launched or switched to an agent that cannot be told its id) or the agent
 // says its conversation goes on (resume, clear, compact). A new
@@ -187,7 +188,9 @@ func agentSession(ctx context.Context, st *refstore.Store, harnessName, nativeID
 			}
 		}
 	}
-	id, err := st.BoundSession()
+	// A session launched for this agent (`session launch`) names itself in
+	// the agent's environment; otherwise the worktree's binding does.
+	id, err := SessionID(st, "")
 	if err != nil || id == "" {
 		return session.Stored{}, false, err
 	}

@@ -225,3 +225,34 @@ func commitFile(t *testing.T, dir, name, msg string) {
 	gittest.Run(t, dir, "add", name)
 	gittest.Run(t, dir, "commit", "-q", "-m", msg)
 }
+
+func TestAgentLaunchedForASessionContinuesIt(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	leaveBaton(t, st, "carry on with the lexer")
+	// `session launch` runs the agent with GIT_HANDOFF_SESSION set; codex
+	// cannot be told its id, so the hook learns it.
+	res, err := handoff.Start(ctx, st, handoff.StartOptions{Session: "s-launched", Harness: "codex"}, clock)
+	if err != nil || !res.Claimed {
+		t.Fatalf("start = %+v, %v", res, err)
+	}
+	if err := st.Unbind(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_HANDOFF_SESSION", "s-launched")
+	const codexID = "5f0c2a9e-aaaa-4bbb-8ccc-ddddeeeeffff"
+	got, err := handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "codex", NativeID: codexID, Source: "startup"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Continued || got.Session.ID != "s-launched" || !strings.Contains(got.Context, "carry on with the lexer") {
+		t.Fatalf("launched agent's start = %+v", got)
+	}
+	s, err := session.Read(ctx, st, "s-launched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Launched["codex"].NativeID != codexID {
+		t.Fatalf("codex's id was not recorded: %+v", s.Launched)
+	}
+}
