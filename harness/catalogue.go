@@ -1,6 +1,9 @@
 package harness
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The catalogue. Each entry says where its facts come from; "unverified"
 // marks what no documentation read for this file confirmed. Where the flag
@@ -65,15 +68,48 @@ var codex = Harness{
 	validID:   validUUID,
 	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
 		text, note := promptText(o)
-		return Launch{Argv: argv{h.Binary}.model(o.Model).positional(text), Note: note}, nil
+		return Launch{Argv: codexHooks(argv{h.Binary}, o.Hooks).model(o.Model).positional(text), Note: note}, nil
 	},
 	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
-		a := argv{h.Binary, "resume"}.model(o.Model)
+		a := codexHooks(argv{h.Binary, "resume"}, o.Hooks).model(o.Model)
 		if o.Prompt != "" {
 			return Launch{Argv: a.positional(id, o.Prompt)}, nil
 		}
 		return Launch{Argv: a.positional(id)}, nil
 	},
+}
+
+// codexHooks passes hooks as configuration overrides (`-c
+// hooks.<Event>=[…]`, TOML), which Codex 0.171.0 ran only together with
+// --dangerously-bypass-hook-trust (checked: without it neither these nor an
+// untrusted project's hooks run).
+func codexHooks(a argv, hooks []Hook) argv {
+	if len(hooks) == 0 {
+		return a
+	}
+	for _, hk := range hooks {
+		a = append(a, "-c", fmt.Sprintf("hooks.%s=[{hooks=[{type=%q,command=%s}]}]", hk.Event, "command", tomlString(hk.Command)))
+	}
+	return append(a, "--dangerously-bypass-hook-trust")
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // Gemini CLI. Sources: geminicli.com CLI reference and session-management

@@ -32,6 +32,17 @@ type LaunchOptions struct {
 	PromptFile string // a file holding the brief, for agents that read one
 	Model      string // the agent's own model name; "" keeps its default
 	SessionID  string // native id to pin on a fresh launch (only where CanPinID)
+	// Hooks are hook commands to run for this launch only, for agents that
+	// take them on the command line (Codex): its project hooks are skipped
+	// until trusted, and a new linked worktree is a path never trusted.
+	// The caller vouches for them; the agent is told to run them untrusted.
+	Hooks []Hook
+}
+
+// Hook is one command for one of the agent's own hook events.
+type Hook struct {
+	Event   string // the agent's name for it, e.g. "SessionStart"
+	Command string // run by the agent's shell
 }
 
 // Launch is a command ready to run.

@@ -414,3 +414,30 @@ func TestValidateNativeIDMessages(t *testing.T) {
 		}
 	}
 }
+
+func TestCodexLaunchCarriesHooks(t *testing.T) {
+	hooks := []Hook{{Event: "SessionStart", Command: `git handoff hook agent codex session-start || true`}, {Event: "Stop", Command: `echo "a\b"`}}
+	l, err := must(t, "codex").Fresh(LaunchOptions{Prompt: "go", Hooks: hooks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"codex",
+		"-c", `hooks.SessionStart=[{hooks=[{type="command",command="git handoff hook agent codex session-start || true"}]}]`,
+		"-c", `hooks.Stop=[{hooks=[{type="command",command="echo \"a\\b\""}]}]`,
+		"--dangerously-bypass-hook-trust", "--", "go"}
+	if !slices.Equal(l.Argv, want) {
+		t.Fatalf("argv\n got %q\nwant %q", l.Argv, want)
+	}
+	l, err = must(t, "codex").Resume(codexID, LaunchOptions{Hooks: hooks[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Argv[1] != "resume" || l.Argv[2] != "-c" || l.Argv[len(l.Argv)-1] != codexID || !slices.Contains(l.Argv, "--dangerously-bypass-hook-trust") {
+		t.Fatalf("resume argv %q", l.Argv)
+	}
+	// Agents that take no hooks on the command line ignore them.
+	l, err = must(t, "claude").Fresh(LaunchOptions{Prompt: "go", Hooks: hooks})
+	if err != nil || slices.Contains(l.Argv, "-c") {
+		t.Fatalf("claude argv %q, %v", l.Argv, err)
+	}
+}
