@@ -16,6 +16,10 @@ type Stored struct {
 	Baton
 	Ref string `json:"ref"`
 	OID string `json:"-"`
+	// Signature is who signed the baton's notes and whether that signer
+	// may speak for its owner; nil until a workflow checks it
+	// (refstore.Store.Verify). Decoding never checks: that runs programs.
+	Signature *refstore.Verification `json:"-"`
 }
 
 // Warning is a baton record that could not be read (refstore.Skipped).
@@ -81,6 +85,16 @@ func Written(ctx context.Context, st *refstore.Store, b Baton) (Stored, refstore
 // the newest unclaimed shared baton of any owner and branch. Another owner's
 // or branch's private baton is never considered. nil means none.
 func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*Stored, []Warning, error) {
+	return EligibleWhere(ctx, st, owner, branch, nil)
+}
+
+// EligibleWhere is Eligible where accept, when not nil, may refuse a
+// candidate (one not verifiably its owner's, when delivery requires
+// signatures): a refused private baton leaves the shared ones eligible, and
+// a refused shared one the next newest. accept may set the candidate's
+// Signature; it is kept on the baton returned.
+func EligibleWhere(ctx context.Context, st *refstore.Store, owner, branch string, accept func(*Stored) bool) (*Stored, []Warning, error) {
+	ok := func(s *Stored) bool { return accept == nil || accept(s) }
 	var warns []Warning
 	ref, err := refstore.HandoffRef(false, owner, branch)
 	if err != nil {
@@ -88,7 +102,7 @@ func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*S
 	}
 	s, err := Read(ctx, st, ref)
 	switch {
-	case err == nil && s.Live():
+	case err == nil && s.Live() && ok(&s):
 		return &s, nil, nil
 	case err != nil && !errors.Is(err, refstore.ErrNotFound):
 		if !isBadRecord(err) {
@@ -96,14 +110,22 @@ func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*S
 		}
 		warns = append(warns, Warning{Ref: ref, Err: err})
 	}
-	var best *Stored
+	var live []Stored
 	err = Each(ctx, st, refstore.SharedPrefix, func(s Stored) {
-		if s.Live() && (best == nil || Newer(&s.Baton, &best.Baton)) {
-			c := s
-			best = &c
+		if s.Live() {
+			live = append(live, s)
 		}
 	}, &warns)
-	return best, warns, err
+	if err != nil {
+		return nil, warns, err
+	}
+	sort.SliceStable(live, func(i, j int) bool { return Newer(&live[i].Baton, &live[j].Baton) })
+	for i := range live {
+		if ok(&live[i]) {
+			return &live[i], warns, nil
+		}
+	}
+	return nil, warns, nil
 }
 
 func isBadRecord(err error) bool {

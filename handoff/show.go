@@ -27,11 +27,11 @@ func Show(ctx context.Context, st *refstore.Store, opts ShowOptions) (ShowResult
 	if err != nil {
 		return ShowResult{}, err
 	}
-	h, warns, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+	h, warns, refused, err := eligible(ctx, st, who)
 	if err != nil {
 		return ShowResult{}, fmt.Errorf("reading batons: %w", err)
 	}
-	res := ShowResult{Notices: warningLines(warns)}
+	res := ShowResult{Notices: append(warningLines(warns), refused...)}
 	if h == nil {
 		return res, fmt.Errorf("no baton is waiting for %s on %q: %w", who.Owner, who.Branch, refstore.ErrNotFound)
 	}
@@ -64,6 +64,9 @@ func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult
 	list, warns, err := baton.List(ctx, st, f)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("listing batons: %w", err)
+	}
+	for i := range list {
+		verifyBaton(ctx, st, &list[i])
 	}
 	return ListResult{Handoffs: list, Notices: warningLines(warns)}, nil
 }
