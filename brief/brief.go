@@ -117,7 +117,9 @@ func handoffSection(in Input) string {
 		scope = "shared, from branch `" + h.Branch + "`"
 	}
 	fmt.Fprintf(&b, "Left by %s, %s, %s (%s).\n\n", who, scope, h.CreatedAt.UTC().Format("2006-01-02 15:04 MST"), Age(in.Now, h.CreatedAt))
-	if s := in.Signature; s != nil {
+	// A note of one's own, unsigned where nobody signs, says nothing
+	// worth its bytes; any signature, or notes fenced, does.
+	if s := in.Signature; s != nil && (s.Format != "" || in.Fenced) {
 		fmt.Fprintf(&b, "Signature: %s.\n\n", s)
 	}
 	if in.Fenced {
