@@ -20,6 +20,10 @@ type Stored struct {
 	// may speak for its owner; nil until a workflow checks it
 	// (refstore.Store.Verify). Decoding never checks: that runs programs.
 	Signature *refstore.Verification `json:"-"`
+	// Fenced: show the notes as data to weigh, not instructions to
+	// follow (they are not verifiably their owner's, and may be someone
+	// else's words). Set with Signature.
+	Fenced bool `json:"-"`
 }
 
 // Warning is a baton record that could not be read (refstore.Skipped).

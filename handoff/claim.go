@@ -95,7 +95,7 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 			if err != nil {
 				return fail(err)
 			}
-			claimed.Signature = h.Signature // the notes' author, not the claim's
+			claimed.Signature, claimed.Fenced = h.Signature, h.Fenced // the notes' author, not the claim's
 			note := &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
 			if err := notePending(ctx, st, note); err != nil {
 				return fail(err)
@@ -121,7 +121,7 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 		}
 		res, err := recordClaim(ctx, st, w, id, clock())
 		if err == nil {
-			verifyBaton(ctx, st, &res.Handoff)
+			verifyBaton(ctx, st, &res.Handoff, who.Owner)
 			if x := w.crashed(id); x != "" {
 				notices.add(fmt.Sprintf("baton %s was won by session %s, which stopped before receiving it: delivered to session %s instead", w.baton.ID, x, id))
 			}

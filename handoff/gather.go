@@ -45,7 +45,7 @@ func gather(ctx context.Context, st *refstore.Store, who Who, now time.Time) (ga
 	if h != nil {
 		g.handoff = h
 		g.input.Baton = &h.Baton
-		g.input.Signature, g.input.Fenced = h.Signature, fence(ctx, st, h, who.Owner)
+		g.input.Signature, g.input.Fenced = h.Signature, h.Fenced
 		g.input.Since, g.input.SinceTotal, g.input.SinceNote = since(ctx, st, h.Head, who.Head)
 	}
 	if who.Head != "" {

@@ -54,11 +54,13 @@ type ListResult struct {
 // List lists the batons waiting for the owner, or with All every one.
 func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult, error) {
 	f := baton.Filter{All: opts.All}
+	// The owner is needed with All too: it decides whose notes are
+	// fenced as someone else's.
+	who, err := Resolve(ctx, st, opts.Owner, "")
+	if err != nil {
+		return ListResult{}, err
+	}
 	if !f.All {
-		who, err := Resolve(ctx, st, opts.Owner, "")
-		if err != nil {
-			return ListResult{}, err
-		}
 		f.Owner = who.Owner
 	}
 	list, warns, err := baton.List(ctx, st, f)
@@ -66,7 +68,7 @@ func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult
 		return ListResult{}, fmt.Errorf("listing batons: %w", err)
 	}
 	for i := range list {
-		verifyBaton(ctx, st, &list[i])
+		verifyBaton(ctx, st, &list[i], who.Owner)
 	}
 	return ListResult{Handoffs: list, Notices: warningLines(warns)}, nil
 }

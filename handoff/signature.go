@@ -14,10 +14,14 @@ import (
 // version it replaced, the waiting one its owner wrote: the claim itself is
 // signed by whoever claimed it, which says nothing about who wrote the
 // notes, and must not launder a forged baton into a verified one.
-func verifyBaton(ctx context.Context, st *refstore.Store, s *baton.Stored) {
+//
+// reader is who the baton is shown to, which decides whether its notes are
+// fenced (fence).
+func verifyBaton(ctx context.Context, st *refstore.Store, s *baton.Stored, reader string) {
 	if s == nil || s.Signature != nil {
 		return
 	}
+	defer func() { s.Fenced = fence(ctx, st, s, reader) }()
 	oid := s.OID
 	if s.Claimed {
 		oid = ""
@@ -47,13 +51,13 @@ func verifyBaton(ctx context.Context, st *refstore.Store, s *baton.Stored) {
 // its owner's is refused, with a notice saying why. A shared baton needs
 // its owner's own signature too: an allowed signer who is not the owner
 // would be speaking in another's name.
-func deliverable(ctx context.Context, st *refstore.Store, notices *[]string) (func(*baton.Stored) bool, error) {
+func deliverable(ctx context.Context, st *refstore.Store, reader string, notices *[]string) (func(*baton.Stored) bool, error) {
 	cfg, err := st.Signing(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return func(s *baton.Stored) bool {
-		verifyBaton(ctx, st, s)
+		verifyBaton(ctx, st, s, reader)
 		if !cfg.RequireSigned || s.Signature.Trusted() {
 			return true
 		}
@@ -85,7 +89,7 @@ func fence(ctx context.Context, st *refstore.Store, s *baton.Stored, reader stri
 // refused under handoff.requireSigned when not verifiably their owner's.
 func eligible(ctx context.Context, st *refstore.Store, who Who) (*baton.Stored, []baton.Warning, []string, error) {
 	var refused []string
-	accept, err := deliverable(ctx, st, &refused)
+	accept, err := deliverable(ctx, st, who.Owner, &refused)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -48,6 +48,9 @@ type Signature struct {
 	Format  string `json:"format,omitempty"`
 	Signer  string `json:"signer,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Fenced: show the notes as data to weigh, not instructions to
+	// follow (not verifiably the owner's, and maybe someone else's).
+	Fenced bool `json:"fenced"`
 }
 
 // OfSignature shapes a verification; nil stays nil.
@@ -78,7 +81,9 @@ func OfBaton(s *baton.Stored) *Baton {
 	if d := s.Deleted; d != nil {
 		out.Deleted = &Deletion{Reason: d.Reason, At: d.At}
 	}
-	out.Signature = OfSignature(s.Signature)
+	if out.Signature = OfSignature(s.Signature); out.Signature != nil {
+		out.Signature.Fenced = s.Fenced
+	}
 	return out
 }
 
