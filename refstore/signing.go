@@ -43,6 +43,22 @@ func (s *Store) Signing(ctx context.Context) (sign.Config, error) {
 	return cfg, err
 }
 
+// PreloadSigning sets the signing setup from config values a caller read
+// anyway (vals must hold the answer for every key of sign.Keys), saving
+// the git process Signing would run. A setup already read is kept.
+func (s *Store) PreloadSigning(vals map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sig.done {
+		return
+	}
+	cfg, err := sign.Load(vals, s.workDir)
+	if err != nil {
+		err = fmt.Errorf("reading the signing setup: %w", err)
+	}
+	s.sig.done, s.sig.cfg, s.sig.err = true, cfg, err
+}
+
 // seal signs an encoded record when signing is on (handoff.sign), and
 // returns the bytes to store.
 func (s *Store) seal(ctx context.Context, data []byte) ([]byte, error) {
