@@ -18,6 +18,7 @@ type gathered struct {
 	input   brief.Input
 	handoff *baton.Stored
 	notices []string
+	objOID  string // the stored objective's blob, for Brief to verify
 }
 
 const (
@@ -37,7 +38,8 @@ func gather(ctx context.Context, st *refstore.Store, who Who, now time.Time) (ga
 		g.notices = append(g.notices, w.String())
 	}
 	g.notices = append(g.notices, refused...)
-	obj, _, err := baton.ReadObjective(ctx, st, who.Owner, who.Branch)
+	obj, objOID, err := baton.ReadObjective(ctx, st, who.Owner, who.Branch)
+	g.objOID = objOID
 	if err != nil {
 		g.notices = append(g.notices, "skipping the objective: "+err.Error())
 	}

@@ -96,3 +96,22 @@ func eligible(ctx context.Context, st *refstore.Store, who Who) (*baton.Stored, 
 	h, warns, err := baton.EligibleWhere(ctx, st, who.Owner, who.Branch, accept)
 	return h, warns, refused, err
 }
+
+// checkObjective verifies a stored objective as its owner's. Under
+// handoff.requireSigned one that is not is left out, with a notice; else it
+// is fenced where a baton of one's own would be (signed but not
+// verified, or unverified in a repository that signs).
+func checkObjective(ctx context.Context, st *refstore.Store, o *baton.Objective, oid, owner string) (*baton.Objective, bool, string) {
+	cfg, err := st.Signing(ctx)
+	if err != nil {
+		return o, true, err.Error()
+	}
+	v := st.Verify(ctx, oid, o.Owner)
+	if v.Trusted() {
+		return o, false, ""
+	}
+	if cfg.RequireSigned {
+		return nil, false, fmt.Sprintf("the objective of %s on %s was left out: handoff.requireSigned is true and it is %s", o.Owner, o.Branch, v)
+	}
+	return o, v.Format != "" || cfg.Enabled || o.Owner != owner, ""
+}
