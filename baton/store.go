@@ -20,6 +20,9 @@ type Stored struct {
 	// may speak for its owner; nil until a workflow checks it
 	// (refstore.Store.Verify). Decoding never checks: that runs programs.
 	Signature *refstore.Verification `json:"-"`
+	// Sealed: the blob carries a signature (refstore.Signed), so an
+	// unsigned baton is known as such without reading it again.
+	Sealed bool `json:"-"`
 	// Fenced: show the notes as data to weigh, not instructions to
 	// follow (they are not verifiably their owner's, and may be someone
 	// else's words). Set with Signature.
@@ -58,7 +61,7 @@ func Decode(e refstore.Entry) (Stored, error) {
 	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != e.Ref {
 		return Stored{}, fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, b.Owner, b.Branch, b.Shared)
 	}
-	return Stored{Baton: b, Ref: e.Ref, OID: e.OID}, nil
+	return Stored{Baton: b, Ref: e.Ref, OID: e.OID, Sealed: refstore.Signed(e.Data)}, nil
 }
 
 // Read reads the baton at ref (ErrNotFound when there is none).
@@ -194,11 +197,11 @@ func Delete(ctx context.Context, st *refstore.Store, s Stored, reason string, no
 // prepare writes the blob of "to", as the version that follows from.OID,
 // and returns the swap from "from" to it.
 func prepare(ctx context.Context, st *refstore.Store, from Stored, to Baton) (Stored, refstore.Update, error) {
-	oid, _, err := st.WriteVersion(ctx, from.Ref, from.OID, &to.Cause, &to)
+	oid, data, err := st.WriteVersion(ctx, from.Ref, from.OID, &to.Cause, &to)
 	if err != nil {
 		return Stored{}, refstore.Update{}, err
 	}
-	return Stored{Baton: to, Ref: from.Ref, OID: oid}, refstore.Update{Ref: from.Ref, New: oid, Old: from.OID}, nil
+	return Stored{Baton: to, Ref: from.Ref, OID: oid, Sealed: refstore.Signed(data)}, refstore.Update{Ref: from.Ref, New: oid, Old: from.OID}, nil
 }
 
 // Filter selects batons for List.

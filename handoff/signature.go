@@ -42,6 +42,11 @@ func verifyBaton(ctx context.Context, st *refstore.Store, s *baton.Stored, reade
 		s.Signature = &refstore.Verification{State: sign.Unverified, Reason: "not stored yet"}
 		return
 	}
+	if oid == s.OID && !s.Sealed {
+		// Known unsigned from the read: no second read, no program.
+		s.Signature = &refstore.Verification{State: sign.Unverified, Reason: "not signed"}
+		return
+	}
 	v := st.Verify(ctx, oid, s.Owner)
 	s.Signature = &v
 }

@@ -126,11 +126,42 @@ func TestSignedBatonIsDeliveredVerified(t *testing.T) {
 	if !strings.Contains(res.Brief, "Signature: verified.") || strings.Contains(res.Brief, "Not verifiably") || !strings.Contains(res.Brief, "1. write the parser") {
 		t.Fatalf("brief:\n%s", res.Brief)
 	}
-	// Listed after the claim, the baton is still alice's words: the claim
-	// is checked as the waiting version it replaced.
+	// A claimed baton is delivered to nobody again: list leaves it
+	// unchecked rather than read the version before every claim.
 	list, err := handoff.List(ctx, r.st, handoff.ListOptions{All: true})
-	if err != nil || len(list.Handoffs) != 1 || !list.Handoffs[0].Claimed || list.Handoffs[0].Signature.State != sign.Verified {
+	if err != nil || len(list.Handoffs) != 1 || !list.Handoffs[0].Claimed || list.Handoffs[0].Signature != nil {
 		t.Fatalf("list: %v %+v", err, list.Handoffs)
+	}
+}
+
+// TestClaimDoesNotLaunder: claiming a forged baton writes the claimed
+// version with alice's own signature, yet the notes are reported as what
+// they were, bob's.
+func TestClaimDoesNotLaunder(t *testing.T) {
+	r := newSignedRepo(t)
+	ctx := context.Background()
+	ref, _ := r.forged(t, alice, false, true)
+	t.Setenv("GIT_HANDOFF_SESSION", "")
+	res, err := handoff.Claim(ctx, r.st, handoff.ClaimOptions{Session: "s1", Owner: alice, Branch: "main"}, fixed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Handoff.Claimed || res.Handoff.Signature.State != sign.Other || !res.Handoff.Fenced {
+		t.Fatalf("claim: %+v %+v", res.Handoff.Baton, res.Handoff.Signature)
+	}
+	claimed := gittest.Run(t, r.dir, "rev-parse", ref)
+	if v := openAt(t, r.dir).Verify(ctx, claimed, alice); v.State != sign.Verified {
+		t.Fatalf("the claimed blob itself is alice's (she wrote the claim): %+v", v)
+	}
+	// The version before the claim is what a claimed baton is judged by
+	// wherever it is shown again (a claim won earlier, delivered later).
+	var b baton.Stored
+	b, err = baton.Read(ctx, r.st, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev := openAt(t, r.dir).Verify(ctx, b.Prev, alice); prev.State != sign.Other {
+		t.Fatalf("the waiting version: %+v", prev)
 	}
 }
 
