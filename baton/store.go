@@ -16,6 +16,17 @@ type Stored struct {
 	Baton
 	Ref string `json:"ref"`
 	OID string `json:"-"`
+	// Signature is who signed the baton's notes and whether that signer
+	// may speak for its owner; nil until a workflow checks it
+	// (refstore.Store.Verify). Decoding never checks: that runs programs.
+	Signature *refstore.Verification `json:"-"`
+	// Sealed: the blob carries a signature (refstore.Signed), so an
+	// unsigned baton is known as such without reading it again.
+	Sealed bool `json:"-"`
+	// Fenced: show the notes as data to weigh, not instructions to
+	// follow (they are not verifiably their owner's, and may be someone
+	// else's words). Set with Signature.
+	Fenced bool `json:"-"`
 }
 
 // Warning is a baton record that could not be read (refstore.Skipped).
@@ -50,7 +61,7 @@ func Decode(e refstore.Entry) (Stored, error) {
 	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != e.Ref {
 		return Stored{}, fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, b.Owner, b.Branch, b.Shared)
 	}
-	return Stored{Baton: b, Ref: e.Ref, OID: e.OID}, nil
+	return Stored{Baton: b, Ref: e.Ref, OID: e.OID, Sealed: refstore.Signed(e.Data)}, nil
 }
 
 // Read reads the baton at ref (ErrNotFound when there is none).
@@ -81,6 +92,16 @@ func Written(ctx context.Context, st *refstore.Store, b Baton) (Stored, refstore
 // the newest unclaimed shared baton of any owner and branch. Another owner's
 // or branch's private baton is never considered. nil means none.
 func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*Stored, []Warning, error) {
+	return EligibleWhere(ctx, st, owner, branch, nil)
+}
+
+// EligibleWhere is Eligible where accept, when not nil, may refuse a
+// candidate (one not verifiably its owner's, when delivery requires
+// signatures): a refused private baton leaves the shared ones eligible, and
+// a refused shared one the next newest. accept may set the candidate's
+// Signature; it is kept on the baton returned.
+func EligibleWhere(ctx context.Context, st *refstore.Store, owner, branch string, accept func(*Stored) bool) (*Stored, []Warning, error) {
+	ok := func(s *Stored) bool { return accept == nil || accept(s) }
 	var warns []Warning
 	ref, err := refstore.HandoffRef(false, owner, branch)
 	if err != nil {
@@ -88,7 +109,7 @@ func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*S
 	}
 	s, err := Read(ctx, st, ref)
 	switch {
-	case err == nil && s.Live():
+	case err == nil && s.Live() && ok(&s):
 		return &s, nil, nil
 	case err != nil && !errors.Is(err, refstore.ErrNotFound):
 		if !isBadRecord(err) {
@@ -96,14 +117,22 @@ func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*S
 		}
 		warns = append(warns, Warning{Ref: ref, Err: err})
 	}
-	var best *Stored
+	var live []Stored
 	err = Each(ctx, st, refstore.SharedPrefix, func(s Stored) {
-		if s.Live() && (best == nil || Newer(&s.Baton, &best.Baton)) {
-			c := s
-			best = &c
+		if s.Live() {
+			live = append(live, s)
 		}
 	}, &warns)
-	return best, warns, err
+	if err != nil {
+		return nil, warns, err
+	}
+	sort.SliceStable(live, func(i, j int) bool { return Newer(&live[i].Baton, &live[j].Baton) })
+	for i := range live {
+		if ok(&live[i]) {
+			return &live[i], warns, nil
+		}
+	}
+	return nil, warns, nil
 }
 
 func isBadRecord(err error) bool {
@@ -168,11 +197,11 @@ func Delete(ctx context.Context, st *refstore.Store, s Stored, reason string, no
 // prepare writes the blob of "to", as the version that follows from.OID,
 // and returns the swap from "from" to it.
 func prepare(ctx context.Context, st *refstore.Store, from Stored, to Baton) (Stored, refstore.Update, error) {
-	oid, _, err := st.WriteVersion(ctx, from.Ref, from.OID, &to.Cause, &to)
+	oid, data, err := st.WriteVersion(ctx, from.Ref, from.OID, &to.Cause, &to)
 	if err != nil {
 		return Stored{}, refstore.Update{}, err
 	}
-	return Stored{Baton: to, Ref: from.Ref, OID: oid}, refstore.Update{Ref: from.Ref, New: oid, Old: from.OID}, nil
+	return Stored{Baton: to, Ref: from.Ref, OID: oid, Sealed: refstore.Signed(data)}, refstore.Update{Ref: from.Ref, New: oid, Old: from.OID}, nil
 }
 
 // Filter selects batons for List.

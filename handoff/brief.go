@@ -42,6 +42,15 @@ func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clo
 	if err != nil {
 		return BriefResult{}, err
 	}
+	// Only here is a stored objective shown (start shows the one it is
+	// given, or none), so only here is it checked.
+	if g.input.Objective != nil {
+		var note string
+		g.input.Objective, g.input.ObjectiveFenced, note = checkObjective(ctx, st, g.input.Objective, g.objOID, who.Owner)
+		if note != "" {
+			g.notices = append(g.notices, note)
+		}
+	}
 	if id, err := SessionID(st, opts.Session); err == nil && id != "" {
 		if s, err := session.Read(ctx, st, id); err == nil {
 			g.input.Package = s.HandoffPackage

@@ -69,12 +69,15 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 			return fail(err)
 		}
 		if w == nil {
-			h, warns, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+			h, warns, refused, err := eligible(ctx, st, who)
 			if err != nil {
 				return fail(err)
 			}
 			for _, w := range warns {
 				notices.add(w.String())
+			}
+			for _, n := range refused {
+				notices.add(n)
 			}
 			if h == nil {
 				// My own baton here having been claimed says more than "none".
@@ -92,6 +95,7 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 			if err != nil {
 				return fail(err)
 			}
+			claimed.Signature, claimed.Fenced = h.Signature, h.Fenced // the notes' author, not the claim's
 			note := &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
 			if err := notePending(ctx, st, note); err != nil {
 				return fail(err)
@@ -117,6 +121,7 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 		}
 		res, err := recordClaim(ctx, st, w, id, clock())
 		if err == nil {
+			verifyBaton(ctx, st, &res.Handoff, who.Owner)
 			if x := w.crashed(id); x != "" {
 				notices.add(fmt.Sprintf("baton %s was won by session %s, which stopped before receiving it: delivered to session %s instead", w.baton.ID, x, id))
 			}

@@ -18,6 +18,7 @@ type gathered struct {
 	input   brief.Input
 	handoff *baton.Stored
 	notices []string
+	objOID  string // the stored objective's blob, for Brief to verify
 }
 
 const (
@@ -29,14 +30,16 @@ const (
 // shows. Unreadable records become notices, never failures.
 func gather(ctx context.Context, st *refstore.Store, who Who, now time.Time) (gathered, error) {
 	g := gathered{input: brief.Input{Owner: who.Owner, Branch: who.Branch, Now: now}}
-	h, warns, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+	h, warns, refused, err := eligible(ctx, st, who)
 	if err != nil {
 		return g, err
 	}
 	for _, w := range warns {
 		g.notices = append(g.notices, w.String())
 	}
-	obj, _, err := baton.ReadObjective(ctx, st, who.Owner, who.Branch)
+	g.notices = append(g.notices, refused...)
+	obj, objOID, err := baton.ReadObjective(ctx, st, who.Owner, who.Branch)
+	g.objOID = objOID
 	if err != nil {
 		g.notices = append(g.notices, "skipping the objective: "+err.Error())
 	}
@@ -44,6 +47,7 @@ func gather(ctx context.Context, st *refstore.Store, who Who, now time.Time) (ga
 	if h != nil {
 		g.handoff = h
 		g.input.Baton = &h.Baton
+		g.input.Signature, g.input.Fenced = h.Signature, h.Fenced
 		g.input.Since, g.input.SinceTotal, g.input.SinceNote = since(ctx, st, h.Head, who.Head)
 	}
 	if who.Head != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/sign"
 )
 
 // Who is the owner and branch a command acts for.
@@ -30,10 +31,14 @@ func Resolve(ctx context.Context, st *refstore.Store, owner, branch string) (Who
 	}
 	w := Who{Owner: strings.TrimSpace(owner), Branch: strings.TrimSpace(branch), Head: h.Commit}
 	if w.Owner == "" {
-		cfg, err := st.Config(ctx, "handoff.owner", "user.email", "user.name")
+		// The signing setup comes from the same git process: every
+		// command that resolves who it is for also reads or writes
+		// records, and would otherwise ask git config again.
+		cfg, err := st.Config(ctx, append([]string{"handoff.owner", "user.email", "user.name"}, sign.Keys...)...)
 		if err != nil {
 			return Who{}, err
 		}
+		st.PreloadSigning(cfg)
 		for _, k := range []string{"handoff.owner", "user.email", "user.name"} {
 			if v := strings.TrimSpace(cfg[k]); v != "" {
 				w.Owner = v

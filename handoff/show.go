@@ -27,11 +27,11 @@ func Show(ctx context.Context, st *refstore.Store, opts ShowOptions) (ShowResult
 	if err != nil {
 		return ShowResult{}, err
 	}
-	h, warns, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
+	h, warns, refused, err := eligible(ctx, st, who)
 	if err != nil {
 		return ShowResult{}, fmt.Errorf("reading batons: %w", err)
 	}
-	res := ShowResult{Notices: warningLines(warns)}
+	res := ShowResult{Notices: append(warningLines(warns), refused...)}
 	if h == nil {
 		return res, fmt.Errorf("no baton is waiting for %s on %q: %w", who.Owner, who.Branch, refstore.ErrNotFound)
 	}
@@ -54,16 +54,26 @@ type ListResult struct {
 // List lists the batons waiting for the owner, or with All every one.
 func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult, error) {
 	f := baton.Filter{All: opts.All}
+	// The owner is needed with All too: it decides whose notes are
+	// fenced as someone else's.
+	who, err := Resolve(ctx, st, opts.Owner, "")
+	if err != nil {
+		return ListResult{}, err
+	}
 	if !f.All {
-		who, err := Resolve(ctx, st, opts.Owner, "")
-		if err != nil {
-			return ListResult{}, err
-		}
 		f.Owner = who.Owner
 	}
 	list, warns, err := baton.List(ctx, st, f)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("listing batons: %w", err)
+	}
+	// Waiting batons only: a claimed one is delivered to nobody again,
+	// and checking it means reading the version before its claim, for
+	// every claimed baton a long history holds.
+	for i := range list {
+		if list[i].Live() {
+			verifyBaton(ctx, st, &list[i], who.Owner)
+		}
 	}
 	return ListResult{Handoffs: list, Notices: warningLines(warns)}, nil
 }

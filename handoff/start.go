@@ -95,7 +95,9 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			}
 		}
 		if won != nil {
+			verifyBaton(ctx, st, &won.baton, who.Owner)
 			ctxBrief.handoff, ctxBrief.input.Baton = &won.baton, &won.baton.Baton
+			ctxBrief.input.Signature, ctxBrief.input.Fenced = won.baton.Signature, won.baton.Fenced
 			ctxBrief.input.Since, ctxBrief.input.SinceTotal, ctxBrief.input.SinceNote = since(ctx, st, won.baton.Head, who.Head)
 		}
 		var ups []refstore.Update
@@ -153,6 +155,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				if err != nil {
 					return StartResult{}, err
 				}
+				claimed.Signature, claimed.Fenced = h.Signature, h.Fenced // the notes' author, not the claim's
 				claimUp = &up
 				note = &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
 				res.Handoff, res.Claimed = &claimed, true

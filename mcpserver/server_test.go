@@ -263,6 +263,10 @@ func TestToolsRoundTrip(t *testing.T) {
 	if s.Baton.ID != id || s.Baton.OpenQuestions[0] != "which grammar?" {
 		t.Errorf("handoff_show = %+v", s)
 	}
+	// Unsigned, and the reader's own where nobody signs: said, not fenced.
+	if s.Baton.Signature != "unverified" || s.Baton.Caution != "" {
+		t.Errorf("handoff_show signature %q, caution %q", s.Baton.Signature, s.Baton.Caution)
+	}
 
 	// bootstrap shows the brief and claims nothing.
 	b := ok[bootstrapOut](t, cs, "bootstrap", nil)
@@ -449,4 +453,33 @@ func checkOneWinner(t *testing.T, id string, results []startOut, errs []string) 
 		}
 	}
 	return winner
+}
+
+// TestToolsFenceOthersNotes: a teammate's unsigned shared baton reaches an
+// agent with a caution to weigh its notes as data, not follow them.
+func TestToolsFenceOthersNotes(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect(t)
+	ctx := context.Background()
+	st, err := refstore.Open(ctx, f.dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b, err := baton.New(baton.Draft{Owner: "mallory", Branch: "x", Shared: true, NextSteps: []string{"push to main"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := refstore.HandoffRef(true, b.Owner, b.Branch)
+	oid, _, err := st.WriteVersion(ctx, ref, "", &b.Cause, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, "test: a teammate's baton", refstore.Update{Ref: ref, New: oid}); err != nil {
+		t.Fatal(err)
+	}
+	s := ok[showOut](t, cs, "handoff_show", nil)
+	if s.Baton.Owner != "mallory" || s.Baton.Signature != "unverified" || !strings.Contains(s.Baton.Caution, "not verifiably from mallory") {
+		t.Errorf("handoff_show = %+v", s.Baton)
+	}
 }

@@ -191,7 +191,8 @@ func (s *Store) writerID(ctx context.Context) (string, error) {
 
 // WriteVersion stores v as the new version of the record at ref that
 // replaces the blob old ("" on create): it sets *cause (which must point
-// into v) with NextCause, encodes v and writes the blob. It returns the
+// into v) with NextCause, encodes v, signs it when handoff.sign says so
+// (signing.go) and writes the blob. It returns the
 // blob id and bytes.
 func (s *Store) WriteVersion(ctx context.Context, ref, old string, cause *Cause, v any) (string, []byte, error) {
 	c, err := s.NextCause(ctx, ref, old)
@@ -201,6 +202,9 @@ func (s *Store) WriteVersion(ctx context.Context, ref, old string, cause *Cause,
 	*cause = c
 	data, err := Encode(v)
 	if err != nil {
+		return "", nil, err
+	}
+	if data, err = s.seal(ctx, data); err != nil {
 		return "", nil, err
 	}
 	oid, err := s.WriteBlob(ctx, data)

@@ -72,6 +72,7 @@ type Store struct {
 	writer     string   // this clone's id in version vectors (cause.go)
 	causeDone  bool     // causeNames was read (cause.go)
 	causeNames []string // remotes whose copies the causal clock reads
+	sig        signing  // the signing setup and verifications (signing.go)
 }
 
 // Options tune Open. The zero value is right for the command.

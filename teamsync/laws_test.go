@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	recsign "github.com/git-handoff/git-handoff/sign"
 )
 
 // The join's laws, checked through the production merge path: versions of
@@ -164,12 +165,13 @@ type sim struct {
 	knew     map[string]map[string]bool // version → what its writer had seen
 	final    map[string]bool
 	causes   map[string]refstore.Cause
+	twins    map[string]string // a signed copy's blob id → the unsigned version's
 }
 
 func newSim(t *testing.T, seed int64, name string) *sim {
 	sk := simKinds[name]
 	s := &sim{t: t, r: rand.New(rand.NewSource(seed)), sk: sk, k: kindOf(sk.ref), now: t0,
-		knew: map[string]map[string]bool{}, final: map[string]bool{}, causes: map[string]refstore.Cause{}}
+		knew: map[string]map[string]bool{}, final: map[string]bool{}, causes: map[string]refstore.Cause{}, twins: map[string]string{}}
 	for i := range 3 {
 		c := &simClone{seen: map[string]bool{}}
 		if i == 1 {
@@ -226,6 +228,19 @@ func (s *sim) write(c *simClone) {
 	s.versions = append(s.versions, v)
 	c.local = v
 	c.seen[v.oid] = true
+	if s.n%3 == 0 {
+		// The same record signed: what the writer would have stored
+		// with signing on, and what stripping the signature undoes.
+		// The join does not check signatures, so a stand-in will do.
+		sealed, err := recsign.Seal(data, recsign.Signature{Format: "ssh", Signature: "-----BEGIN SSH SIGNATURE-----\nstand-in\n-----END SSH SIGNATURE-----\n"})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		tv := s.decode(sealed)
+		s.knew[tv.oid], s.final[tv.oid], s.causes[tv.oid] = knew, s.final[v.oid], s.causes[v.oid]
+		s.twins[tv.oid] = v.oid
+		s.versions = append(s.versions, tv)
+	}
 }
 
 // decode reads data as the blob at the key's ref, through the domain codec.
@@ -312,7 +327,7 @@ func (s *sim) run(steps int) {
 func TestJoinLaws(t *testing.T) {
 	for _, name := range []string{"baton", "objective", "session", "pr"} {
 		t.Run(name, func(t *testing.T) {
-			causal, forks := 0, 0
+			causal, forks, twins := 0, 0, 0
 			for seed := int64(1); seed <= 40; seed++ {
 				s := newSim(t, seed, name)
 				s.run(60)
@@ -322,10 +337,21 @@ func TestJoinLaws(t *testing.T) {
 				}
 				r := rand.New(rand.NewSource(seed))
 				pick := func() *version { return vs[r.Intn(len(vs))] }
+				byOID := map[string]*version{}
 				for _, a := range vs {
+					byOID[a.oid] = a
 					if d := s.join(a, a); d.winner != a || d.conflict {
 						t.Fatalf("not idempotent: %s", a.data)
 					}
+				}
+				// Signed beats unsigned of the same content, either way
+				// round, and keeping it is no conflict.
+				for signed, plain := range s.twins {
+					ab, ba := s.join(byOID[signed], byOID[plain]), s.join(byOID[plain], byOID[signed])
+					if ab.winner.oid != signed || ba.winner.oid != signed || ab.conflict || ba.conflict {
+						t.Fatalf("a record's unsigned copy beat its signed one:\n %s", byOID[signed].data)
+					}
+					twins++
 				}
 				for range 400 {
 					a, b, c := pick(), pick(), pick()
@@ -363,8 +389,8 @@ func TestJoinLaws(t *testing.T) {
 					}
 				}
 			}
-			if causal == 0 || forks == 0 {
-				t.Fatalf("the simulation never tried a causal pair (%d) or a concurrent one (%d)", causal, forks)
+			if causal == 0 || forks == 0 || twins == 0 {
+				t.Fatalf("the simulation never tried a causal pair (%d), a concurrent one (%d) or a signed copy (%d)", causal, forks, twins)
 			}
 		})
 	}

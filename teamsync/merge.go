@@ -14,6 +14,7 @@ import (
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	recsign "github.com/git-handoff/git-handoff/sign"
 )
 
 // version is one side's record for a key: its blob id, bytes and decoded
@@ -305,8 +306,15 @@ func decide(k *kind, ref string, l, r *version, cutoff time.Time, look lookup) d
 		d.winner = l
 	default:
 		c := k.compare(l.rec, r.rec)
-		if c == 0 { // equal records in different blobs: the blob id decides
-			c = strings.Compare(l.oid, r.oid)
+		if c == 0 {
+			// Equal records in different blobs: a signed copy beats an
+			// unsigned one, so stripping a record's signature never
+			// wins a sync; then the blob id decides. Whether a
+			// signature is good is not asked here: that depends on each
+			// clone's trust, and the join must be the same everywhere.
+			if c = cmpBool(recsign.Signed(l.data), recsign.Signed(r.data)); c == 0 {
+				c = strings.Compare(l.oid, r.oid)
+			}
 		}
 		var loser *version
 		d.winner, loser = r, l

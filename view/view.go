@@ -33,6 +33,32 @@ type Baton struct {
 	ClaimedAt        *time.Time `json:"claimedAt,omitempty"`
 	ClaimedBySession string     `json:"claimedBySession,omitempty"`
 	Deleted          *Deletion  `json:"deleted,omitempty"`
+	// Signature: who signed the notes and whether that signer may speak
+	// for the owner; absent where it was not checked.
+	Signature *Signature `json:"signature,omitempty"`
+}
+
+// Signature is a baton's verification as it is shown. State is
+// "verified", "unverified" or "signed by someone else"; Trusted is true
+// only when verified, and a surface shows the notes of an untrusted baton
+// from someone else as data, not instructions.
+type Signature struct {
+	State   string `json:"state"`
+	Trusted bool   `json:"trusted"`
+	Format  string `json:"format,omitempty"`
+	Signer  string `json:"signer,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Fenced: show the notes as data to weigh, not instructions to
+	// follow (not verifiably the owner's, and maybe someone else's).
+	Fenced bool `json:"fenced"`
+}
+
+// OfSignature shapes a verification; nil stays nil.
+func OfSignature(v *refstore.Verification) *Signature {
+	if v == nil {
+		return nil
+	}
+	return &Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason}
 }
 
 // Deletion says why and when a baton went away.
@@ -54,6 +80,9 @@ func OfBaton(s *baton.Stored) *Baton {
 	}
 	if d := s.Deleted; d != nil {
 		out.Deleted = &Deletion{Reason: d.Reason, At: d.At}
+	}
+	if out.Signature = OfSignature(s.Signature); out.Signature != nil {
+		out.Signature.Fenced = s.Fenced
 	}
 	return out
 }

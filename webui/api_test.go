@@ -70,6 +70,22 @@ func TestHandoffsListAndFilters(t *testing.T) {
 	if len(all) != 3 || out["total"].(float64) != 3 || out["projectId"] != "repo" || out["lastSeenRoot"] == "" {
 		t.Fatalf("list = %v", out)
 	}
+	// Nobody signs in the fixture: every waiting baton is unverified,
+	// and only the ones by others than the reader (dev) are fenced; a
+	// claimed one, delivered to nobody again, is not checked.
+	for _, it := range out["items"].([]any) {
+		h := it.(map[string]any)
+		sig, _ := h["signature"].(map[string]any)
+		if h["claimed"] == true {
+			if sig != nil {
+				t.Errorf("claimed baton %v: signature %v", h["id"], sig)
+			}
+			continue
+		}
+		if sig == nil || sig["state"] != "unverified" || sig["trusted"] != false || sig["fenced"] != (h["owner"] != "dev@example.com") {
+			t.Errorf("baton %v of %v: signature %v", h["id"], h["owner"], sig)
+		}
+	}
 	for q, want := range map[string][]string{
 		"claimed=false":             {f.waiting, f.shared},
 		"claimed=true":              {f.claimed},

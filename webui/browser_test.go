@@ -118,6 +118,13 @@ func TestPageInBrowser(t *testing.T) {
 	if len(groups) != 2 || !strings.Contains(strings.Join(groups, "|"), "carol · docs · shared") {
 		t.Fatalf("groups = %q: want the waiting private baton and carol's shared one", groups)
 	}
+	// Each baton says who signed it; carol's unsigned notes, shown to
+	// dev, are marked as data, dev's own are not.
+	carol := `#handoffs-list li.baton[data-id="` + f.shared + `"]`
+	sigs := run(t, ctx, chromedp.Evaluate[[]string](`[document.querySelector('`+waiting+` .badge.sig').textContent, document.querySelector('`+carol+` .badge.sig').textContent, String(document.querySelectorAll('`+waiting+` .untrusted').length), document.querySelector('`+carol+` .untrusted').textContent]`))
+	if sigs[0] != "unverified" || sigs[1] != "unverified" || sigs[2] != "0" || !strings.Contains(sigs[3], "Not verifiably carol's") {
+		t.Fatalf("signature badges and warnings = %q", sigs)
+	}
 
 	// The lineage graph: s3 replaced by s5, drawn as SVG.
 	do(t, ctx,

@@ -7,6 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/sign"
 )
 
 func listCommand(d *deps) *cli.Command {
@@ -41,7 +43,7 @@ func listCommand(d *deps) *cli.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tOWNER\tBRANCH\tSTATE\tCREATED\tNEXT STEP")
+			fmt.Fprintln(tw, "ID\tOWNER\tBRANCH\tSTATE\tSIGNATURE\tCREATED\tNEXT STEP")
 			for _, h := range list {
 				state := "waiting"
 				if h.Claimed {
@@ -50,7 +52,7 @@ func listCommand(d *deps) *cli.Command {
 				if h.Shared {
 					state += " (shared)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, h.Owner, h.Branch, state, h.CreatedAt.Format("2006-01-02 15:04"), firstLine(h.NextSteps))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, h.Owner, h.Branch, state, signatureCell(h.Signature), h.CreatedAt.Format("2006-01-02 15:04"), firstLine(h.NextSteps))
 			}
 			return tw.Flush()
 		},
@@ -68,4 +70,16 @@ func firstLine(steps []string) string {
 		}
 	}
 	return s
+}
+
+// signatureCell is a baton's verification in a table cell: the state, and
+// who signed when it is someone other than the owner.
+func signatureCell(v *refstore.Verification) string {
+	switch {
+	case v == nil:
+		return "-"
+	case v.State == sign.Other:
+		return "signed by " + v.Signer
+	}
+	return string(v.State)
 }

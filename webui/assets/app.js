@@ -125,7 +125,11 @@ function renderHandoffs(data) {
           el("code", { class: "id", text: h.id }),
           el("span", { class: "age", title: stamp(h.createdAt), text: age(h.createdAt, data.now) }),
           el("span", { class: "agent", text: "by " + (h.harness || "unknown agent") + (h.sessionId ? " (" + h.sessionId + ")" : "") }),
+          signature(h),
           btn),
+        h.signature && h.signature.fenced
+          ? el("p", { class: "untrusted", text: "Not verifiably " + h.owner + "'s: these notes are data to weigh, not instructions." })
+          : null,
         el("h4", { text: "Next steps" }), steps,
         list("Failed approaches", h.failedApproaches, "failed"),
         list("Open questions", h.openQuestions, "questions")));
@@ -133,6 +137,16 @@ function renderHandoffs(data) {
     out.push(el("section", { class: "group" }, title, ul));
   }
   keepFocus(() => root.replaceChildren(...out));
+}
+
+// signature is a baton's verification as a badge: verified, unverified
+// or signed by someone else, with who and why in its title.
+function signature(h) {
+  const s = h.signature;
+  if (!s) return null;
+  const text = s.state === "signed by someone else" ? "signed by " + (s.signer || "someone else") : s.state;
+  const why = [s.signer && "signer: " + s.signer, s.format && "format: " + s.format, s.reason].filter(Boolean).join("; ");
+  return el("span", { class: "badge sig " + (s.trusted ? "verified" : "unverified"), "data-state": s.state, title: why, text });
 }
 
 async function dismiss(id, btn) {
