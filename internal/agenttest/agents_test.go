@@ -1,0 +1,208 @@
+package agenttest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/fakemodel"
+	"github.com/git-handoff/git-handoff/internal/gittest"
+)
+
+// The proofs that the machinery drives the real CLIs: each agent runs a
+// shell command the fake model asks for, a SessionStart hook's text
+// reaches the model, and a Stop hook that blocks makes the agent go on
+// with the hook's reason. The hooks are small shell scripts standing in
+// for `git handoff hook agent …`.
+
+var agents = []string{Claude, Codex, Gemini}
+
+func token(t *testing.T) string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return strings.ToUpper(hex.EncodeToString(b))
+}
+
+// mainTurn says whether r is a turn of the agent's main loop (it offers
+// the shell tool), not a side request such as a title.
+func mainTurn(r *fakemodel.Request) bool {
+	_, ok := r.Shell("true")
+	return ok
+}
+
+func TestShellCommandRuns(t *testing.T) {
+	for _, agent := range agents {
+		t.Run(agent, func(t *testing.T) {
+			gittest.Isolate(t)
+			repo := gittest.Init(t)
+			tok := token(t)
+			// The output names the token in a form the command line does
+			// not contain, so finding it in a tool result proves the
+			// command ran and its output was sent back.
+			cmd := "printf '%s\\n' " + tok + " > marker.txt && printf 'ran-%s\\n' " + tok
+			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+				if !mainTurn(r) {
+					return fakemodel.Say("a title")
+				}
+				if len(r.ToolResults) == 0 {
+					rep, _ := r.Shell(cmd)
+					return rep
+				}
+				return fakemodel.Say("done")
+			})
+			a := New(t, agent, fake)
+			res := a.Run(Run{Dir: repo, Prompt: "write the marker"})
+			if res.Code != 0 {
+				t.Fatalf("%s\nrequests:\n%s", res, fake.Dump())
+			}
+			b, err := os.ReadFile(filepath.Join(repo, "marker.txt"))
+			if err != nil || strings.TrimSpace(string(b)) != tok {
+				t.Errorf("marker file: %q, %v; want %q\n%s", b, err, tok, res)
+			}
+			if !fake.SawToolOutput("ran-" + tok) {
+				t.Errorf("the model never saw the command's output\nrequests:\n%s", fake.Dump())
+			}
+			if len(fake.Find("write the marker")) == 0 {
+				t.Errorf("the prompt reached no request\nrequests:\n%s", fake.Dump())
+			}
+			if res.SessionID == "" {
+				t.Errorf("no session id in the output\n%s", res)
+			}
+			t.Logf("session %s; %d requests", res.SessionID, len(fake.Requests()))
+		})
+	}
+}
+
+// hookScript writes an executable shell script into dir and returns its
+// path. It appends its stdin (the agent's hook input) to <name>.in,
+// each call's followed by a line callSep.
+const callSep = "--- end of hook input ---"
+
+func hookScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name+".sh")
+	script := "#!/bin/sh\n{ cat; echo; echo "+callSep+"; } >> '" + filepath.Join(dir, name+".in") + "'\n" + body + "\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeHooks writes the project-level hook configuration for agent in
+// repo: event name → command.
+func writeHooks(t *testing.T, a *Agent, repo string, hooks map[string]string) {
+	t.Helper()
+	conf := map[string]any{}
+	for event, cmd := range hooks {
+		conf[event] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}
+	}
+	var path string
+	var v any = map[string]any{"hooks": conf}
+	switch a.Name {
+	case Claude:
+		path = filepath.Join(repo, ".claude", "settings.json")
+	case Codex:
+		path = filepath.Join(repo, ".codex", "hooks.json")
+	case Gemini:
+		path = filepath.Join(repo, ".gemini", "settings.json")
+	}
+	if err := a.WriteJSON(path, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stopEvent is each agent's name for the end-of-turn hook, and the
+// decision that makes it go on.
+var stopEvent = map[string][2]string{
+	Claude: {"Stop", "block"},
+	Codex:  {"Stop", "block"},
+	Gemini: {"AfterAgent", "deny"},
+}
+
+func TestSessionStartHookReachesModel(t *testing.T) {
+	for _, agent := range agents {
+		t.Run(agent, func(t *testing.T) {
+			gittest.Isolate(t)
+			repo := gittest.Init(t)
+			hooksDir := t.TempDir()
+			tok := token(t)
+			marker := "START-CONTEXT-" + tok
+			hook := hookScript(t, hooksDir, "start",
+				`printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n' '`+marker+`'`)
+			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply { return fakemodel.Say("hello") })
+			a := New(t, agent, fake)
+			writeHooks(t, a, repo, map[string]string{"SessionStart": hook})
+			res := a.Run(Run{Dir: repo, Prompt: "say hello"})
+			if res.Code != 0 {
+				t.Fatalf("%s\nrequests:\n%s", res, fake.Dump())
+			}
+			in, _ := os.ReadFile(filepath.Join(hooksDir, "start.in"))
+			t.Logf("SessionStart input: %s", in)
+			if len(in) == 0 {
+				t.Fatalf("the SessionStart hook never ran\n%s", res)
+			}
+			var hit bool
+			for _, r := range fake.Find(marker) {
+				if mainTurn(r) {
+					hit = true
+				}
+			}
+			if !hit {
+				t.Errorf("the hook's context reached no main-loop request\nrequests:\n%s", fake.Dump())
+			}
+		})
+	}
+}
+
+func TestStopHookBlockContinues(t *testing.T) {
+	for _, agent := range agents {
+		t.Run(agent, func(t *testing.T) {
+			gittest.Isolate(t)
+			repo := gittest.Init(t)
+			hooksDir := t.TempDir()
+			tok := token(t)
+			reason := "STOP-REASON-" + tok
+			ev := stopEvent[agent]
+			// Blocks once: a second stop passes, whatever the agent says
+			// about stop_hook_active, so the run ends either way.
+			once := filepath.Join(hooksDir, "blocked")
+			hook := hookScript(t, hooksDir, "stop",
+				`[ -e '`+once+`' ] && exit 0
+: > '`+once+`'
+printf '{"decision":"`+ev[1]+`","reason":"%s"}\n' '`+reason+`'`)
+			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+				if strings.Contains(r.LastUser, reason) {
+					return fakemodel.Say("going on as the hook asked")
+				}
+				return fakemodel.Say("finished")
+			})
+			a := New(t, agent, fake)
+			writeHooks(t, a, repo, map[string]string{ev[0]: hook})
+			res := a.Run(Run{Dir: repo, Prompt: "do the thing"})
+			if res.Code != 0 {
+				t.Fatalf("%s\nrequests:\n%s", res, fake.Dump())
+			}
+			in, _ := os.ReadFile(filepath.Join(hooksDir, "stop.in"))
+			t.Logf("%s input: %s", ev[0], in)
+			var turns, withReason int
+			for _, r := range fake.Requests() {
+				if !mainTurn(r) {
+					continue
+				}
+				turns++
+				if strings.Contains(r.LastUser, reason) {
+					withReason++
+				}
+			}
+			if withReason != 1 {
+				t.Errorf("%d main-loop requests carry the stop reason in the last user message, want 1 (of %d turns)\nrequests:\n%s", withReason, turns, fake.Dump())
+			}
+			if n := strings.Count(string(in), callSep); n != 2 {
+				t.Errorf("the stop hook ran %d times, want 2 (block, then pass)\n%s", n, in)
+			}
+		})
+	}
+}
