@@ -84,7 +84,7 @@ const callSep = "--- end of hook input ---"
 func hookScript(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, name+".sh")
-	script := "#!/bin/sh\n{ cat; echo; echo "+callSep+"; } >> '" + filepath.Join(dir, name+".in") + "'\n" + body + "\n"
+	script := "#!/bin/sh\n{ cat; echo; echo " + callSep + "; } >> '" + filepath.Join(dir, name+".in") + "'\n" + body + "\n"
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
