@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/internal/fakemodel"
 	"github.com/git-handoff/git-handoff/internal/gittest"
@@ -77,14 +78,14 @@ func TestShellCommandRuns(t *testing.T) {
 }
 
 // hookScript writes an executable shell script into dir and returns its
-// path. It appends its stdin (the agent's hook input) to <name>.in,
-// each call's followed by a line callSep.
+// path. It appends its stdin (the agent's hook input, also in $input for
+// body) to <name>.in, each call's followed by a line callSep.
 const callSep = "--- end of hook input ---"
 
 func hookScript(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, name+".sh")
-	script := "#!/bin/sh\n{ cat; echo; echo " + callSep + "; } >> '" + filepath.Join(dir, name+".in") + "'\n" + body + "\n"
+	script := "#!/bin/sh\ninput=$(cat)\nprintf '%s\\n%s\\n' \"$input\" '" + callSep + "' >> '" + filepath.Join(dir, name+".in") + "'\n" + body + "\n"
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -205,4 +206,135 @@ printf '{"decision":"`+ev[1]+`","reason":"%s"}\n' '`+reason+`'`)
 			}
 		})
 	}
+}
+
+// startHookEchoingSource is a SessionStart hook whose context names the
+// source the agent gave it: CTX-<source>-<tok>.
+func startHookEchoingSource(t *testing.T, dir, tok string) string {
+	return hookScript(t, dir, "start",
+		`src=$(printf '%s' "$input" | sed -n 's/.*"source" *: *"\([a-z]*\)".*/\1/p')
+printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"CTX-%s-%s"}}\n' "$src" '`+tok+`'`)
+}
+
+// mainTurnsWith counts the main-loop requests whose conversation holds
+// every one of texts.
+func mainTurnsWith(fake *fakemodel.Server, texts ...string) int {
+	n := 0
+	for _, r := range fake.Requests() {
+		if !mainTurn(r) {
+			continue
+		}
+		all := true
+		for _, s := range texts {
+			all = all && r.Contains(s)
+		}
+		if all {
+			n++
+		}
+	}
+	return n
+}
+
+func TestResumeFiresSessionStart(t *testing.T) {
+	for _, agent := range agents {
+		t.Run(agent, func(t *testing.T) {
+			gittest.Isolate(t)
+			repo := gittest.Init(t)
+			hooksDir := t.TempDir()
+			tok := token(t)
+			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+				if strings.Contains(r.LastUser, "first prompt") {
+					return fakemodel.Say("first reply " + tok)
+				}
+				return fakemodel.Say("hello")
+			})
+			a := New(t, agent, fake)
+			writeHooks(t, a, repo, map[string]string{"SessionStart": startHookEchoingSource(t, hooksDir, tok)})
+			t0 := time.Now()
+			first := a.Run(Run{Dir: repo, Prompt: "first prompt " + tok})
+			if first.Code != 0 || first.SessionID == "" {
+				t.Fatalf("first run: %s", first)
+			}
+			t.Logf("first run: %v", time.Since(t0))
+			t0 = time.Now()
+			second := a.Run(Run{Dir: repo, Prompt: "second prompt " + tok, Resume: first.SessionID})
+			if second.Code != 0 {
+				t.Fatalf("resumed run: %s\nrequests:\n%s", second, fake.Dump())
+			}
+			t.Logf("resumed run: %v\n%s", time.Since(t0), fake.Dump())
+			in, _ := os.ReadFile(filepath.Join(hooksDir, "start.in"))
+			t.Logf("SessionStart inputs:\n%s", in)
+			if second.SessionID != first.SessionID {
+				t.Errorf("resumed session id %q, want %q", second.SessionID, first.SessionID)
+			}
+			// The resumed turn carries the old conversation and the hook's
+			// resume context.
+			if n := mainTurnsWith(fake, "first reply "+tok, "second prompt "+tok); n == 0 {
+				t.Errorf("no request of the resumed run holds the first run's answer\nrequests:\n%s", fake.Dump())
+			}
+			// Gemini CLI 0.61 puts a SessionStart hook's context in front of
+			// the -p prompt, and on resume drops every user message that
+			// starts with <hook_context>: the first prompt is gone from the
+			// resumed history (its answer stays).
+			wantFirst := agent != Gemini
+			if got := mainTurnsWith(fake, "first prompt "+tok, "second prompt "+tok) > 0; got != wantFirst {
+				t.Errorf("resumed history holds the first prompt: %v, want %v\nrequests:\n%s", got, wantFirst, fake.Dump())
+			}
+			if n := mainTurnsWith(fake, "second prompt "+tok, "CTX-resume-"+tok); n == 0 {
+				t.Errorf("the resume hook's context reached no request of the resumed run\nrequests:\n%s", fake.Dump())
+			}
+		})
+	}
+}
+
+// Claude Code's /compact works in -p mode on a resumed session: it asks
+// the model for a summary, fires SessionStart with source "compact", and
+// the next turn carries the hook's context.
+func TestClaudeCompact(t *testing.T) {
+	gittest.Isolate(t)
+	repo := gittest.Init(t)
+	hooksDir := t.TempDir()
+	tok := token(t)
+	fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+		if mainTurn(r) && strings.Contains(r.LastUser, "first prompt") && len(r.ToolResults) == 0 {
+			rep, _ := r.Shell("echo one")
+			return rep
+		}
+		return fakemodel.Say("summary or hello " + tok)
+	})
+	a := New(t, Claude, fake)
+	writeHooks(t, a, repo, map[string]string{"SessionStart": startHookEchoingSource(t, hooksDir, tok)})
+	first := a.Run(Run{Dir: repo, Prompt: "first prompt " + tok})
+	if first.Code != 0 || first.SessionID == "" {
+		t.Fatalf("first run: %s", first)
+	}
+	before := len(fake.Requests())
+	compact := a.Run(Run{Dir: repo, Prompt: "/compact", Resume: first.SessionID})
+	if compact.Code != 0 {
+		t.Fatalf("compact run: %s", compact)
+	}
+	in, _ := os.ReadFile(filepath.Join(hooksDir, "start.in"))
+	if !strings.Contains(string(in), `"source":"compact"`) {
+		t.Errorf("no SessionStart with source compact:\n%s", in)
+	}
+	compacted := fake.Requests()[before:]
+	if len(compacted) == 0 || !mainTurn(compacted[len(compacted)-1]) {
+		t.Errorf("/compact asked the model for no summary\n%s", fake.Dump())
+	}
+	before = len(fake.Requests())
+	after := a.Run(Run{Dir: repo, Prompt: "after compact " + tok, Resume: first.SessionID})
+	if after.Code != 0 {
+		t.Fatalf("run after compact: %s", after)
+	}
+	var hit bool
+	for _, r := range fake.Requests()[before:] {
+		hit = hit || (r.Contains("CTX-compact-"+tok) && r.Contains("after compact "+tok))
+	}
+	if !hit {
+		t.Errorf("the compact hook's context is in no request of the next turn\n%s", fake.Dump())
+	}
+	for _, r := range fake.Requests() {
+		t.Logf("%s compact-ctx=%v resume-ctx=%v last user=%.80q", r.Path, r.Contains("CTX-compact-"+tok), r.Contains("CTX-resume-"+tok), r.LastUser)
+	}
+	t.Logf("SessionStart inputs:\n%s", in)
 }

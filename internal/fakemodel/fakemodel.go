@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // API names the wire protocol a request came in on.
@@ -37,6 +38,7 @@ type Request struct {
 	Method string
 	Path   string // path and raw query, as sent
 	Body   []byte // raw body
+	At     time.Time
 	// Text is every string of the conversation the model is shown: the
 	// system prompt or instructions and all messages (tool results
 	// included), joined by newlines. Tool definitions are left out, so a
@@ -199,7 +201,7 @@ func (s *Server) SawToolOutput(text string) bool {
 func (s *Server) Dump() string {
 	var b strings.Builder
 	for i, r := range s.Requests() {
-		fmt.Fprintf(&b, "#%d %s %s %s tools=%d results=%d last user=%.200q\n", i, r.API, r.Method, r.Path, len(r.Tools), len(r.ToolResults), r.LastUser)
+		fmt.Fprintf(&b, "#%d %s %s %s %s tools=%d results=%d last user=%.200q\n", i, r.At.Format("15:04:05.000"), r.API, r.Method, r.Path, len(r.Tools), len(r.ToolResults), r.LastUser)
 	}
 	return b.String()
 }
@@ -219,7 +221,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	path := hr.URL.Path
-	r := &Request{Method: hr.Method, Path: hr.URL.RequestURI(), Body: body}
+	r := &Request{Method: hr.Method, Path: hr.URL.RequestURI(), Body: body, At: time.Now()}
 	switch {
 	case hr.Method == http.MethodHead && path == "/":
 		// Claude Code warms its connection with a HEAD of the base URL.

@@ -116,11 +116,35 @@ func fromSchema(s map[string]any) any {
 		}
 		return out
 	case "array":
-		return []any{}
+		n := 0
+		if m, ok := s["minItems"].(float64); ok {
+			n = int(m)
+		}
+		out := []any{}
+		for range n {
+			out = append(out, fromSchema(asMap(s["items"])))
+		}
+		return out
 	case "string":
-		return "fake"
+		v := "fake"
+		if m, ok := s["minLength"].(float64); ok && int(m) > len(v) {
+			v = strings.Repeat("x", int(m))
+		}
+		return v
 	case "number", "integer":
-		return 0
+		// The CLI checks bounds (its router wants a score of 1 to 100).
+		if m, ok := s["minimum"].(float64); ok {
+			return m
+		}
+		if m, ok := s["exclusiveMinimum"].(float64); ok {
+			return m + 1
+		}
+		if m, ok := s["maximum"].(float64); ok && m < 1 {
+			return m
+		}
+		// Unbounded in the schema but not in the CLI's own check: its
+		// router's complexity score must be 1 to 100.
+		return 1
 	case "boolean":
 		return false
 	}
