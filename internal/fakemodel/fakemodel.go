@@ -327,7 +327,14 @@ func (e *sse) event(name string, v any) {
 	}
 }
 
-// strings collects every string value under v, depth first.
+// structural keys hold a message's shape, not what the model reads.
+var structural = map[string]bool{
+	"type": true, "role": true, "id": true, "tool_use_id": true, "call_id": true,
+	"status": true, "cache_control": true, "signature": true, "media_type": true,
+}
+
+// collect gathers every string value under v, depth first, but those of
+// structural keys.
 func collect(v any, out *[]string) {
 	switch x := v.(type) {
 	case string:
@@ -340,7 +347,9 @@ func collect(v any, out *[]string) {
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
-			collect(x[k], out)
+			if !structural[k] {
+				collect(x[k], out)
+			}
 		}
 	}
 }
