@@ -28,13 +28,14 @@ import (
 
 // The agents this package drives, by their harness catalogue names.
 const (
-	Claude = "claude-code"
-	Codex  = "codex"
-	Gemini = "gemini"
+	Claude  = "claude-code"
+	Codex   = "codex"
+	Gemini  = "gemini"
+	Copilot = "copilot"
 )
 
 // binaries are the executables each agent's npm package puts in .bin.
-var binaries = map[string]string{Claude: "claude", Codex: "codex", Gemini: "gemini"}
+var binaries = map[string]string{Claude: "claude", Codex: "codex", Gemini: "gemini", Copilot: "copilot"}
 
 // APIKey is the key every agent is given; the fake accepts anything, and
 // Claude Code must have approved it (see writeClaudeState).
@@ -137,7 +138,7 @@ type Result struct {
 	TimedOut       bool // the timeout killed it
 	// SessionID is the agent's own session id, read from its JSON output
 	// (claude's session_id, codex's thread.started thread_id, gemini's
-	// session_id); empty when it printed none.
+	// session_id, copilot's result sessionId); empty when it printed none.
 	SessionID string
 }
 
@@ -191,6 +192,23 @@ func (a *Agent) Args(run Run) []string {
 		}
 		args = append(args, run.Args...)
 		args = append(args, "--prompt", run.Prompt)
+	case Copilot:
+		// --allow-all: tools, paths and URLs without asking (-p cannot
+		// ask); JSON lines carry the session id.
+		args = []string{"--allow-all", "--no-auto-update", "--output-format", "json", "--no-ask-user"}
+		if run.Resume != "" {
+			args = append(args, "--resume="+run.Resume)
+		} else {
+			// The repository's configuration (its .github/hooks) loads
+			// only in a trusted folder; this trusts it for one new
+			// prompt-mode session without saving anything.
+			args = append(args, "--trust-folder")
+		}
+		if run.Model != "" {
+			args = append(args, "--model", run.Model)
+		}
+		args = append(args, run.Args...)
+		args = append(args, "--prompt", run.Prompt)
 	}
 	return args
 }
@@ -228,6 +246,15 @@ func (a *Agent) Environ(extra ...string) []string {
 		)
 	case Codex:
 		env = append(env, "CODEX_HOME="+a.CodexHome(), "FAKE_OPENAI_KEY="+APIKey)
+	case Copilot:
+		// Its own-provider mode: no GitHub account, the fake speaking
+		// Anthropic's Messages API.
+		env = append(env,
+			"COPILOT_PROVIDER_BASE_URL="+a.Fake.URL,
+			"COPILOT_PROVIDER_TYPE=anthropic",
+			"COPILOT_PROVIDER_API_KEY="+APIKey,
+			"COPILOT_MODEL=claude-sonnet-4.5",
+		)
 	case Gemini:
 		env = append(env,
 			"GEMINI_API_KEY="+APIKey,
@@ -324,6 +351,16 @@ func sessionID(agent, stdout string) string {
 		for i := len(lines) - 1; i >= 0; i-- {
 			if json.Unmarshal([]byte(lines[i]), &v) == nil && v.SessionID != "" {
 				return v.SessionID
+			}
+		}
+	case Copilot:
+		for _, line := range strings.Split(stdout, "\n") {
+			var ev struct {
+				Type      string `json:"type"`
+				SessionID string `json:"sessionId"`
+			}
+			if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "result" && ev.SessionID != "" {
+				return ev.SessionID
 			}
 		}
 	case Codex:
