@@ -27,12 +27,7 @@ func token(t *testing.T) string {
 	return strings.ToUpper(hex.EncodeToString(b))
 }
 
-// mainTurn says whether r is a turn of the agent's main loop (it offers
-// the shell tool), not a side request such as a title.
-func mainTurn(r *fakemodel.Request) bool {
-	_, ok := r.Shell("true")
-	return ok
-}
+func mainTurn(r *fakemodel.Request) bool { return r.OffersShell() }
 
 func TestShellCommandRuns(t *testing.T) {
 	for _, agent := range agents {

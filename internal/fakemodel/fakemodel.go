@@ -117,6 +117,14 @@ func (r *Request) Shell(cmd string) (Reply, bool) {
 	return Reply{}, false
 }
 
+// OffersShell says whether the request offers a shell tool: it is a turn
+// of the agent's main loop, not a side request (a title, a summary check,
+// a router question) made without tools.
+func (r *Request) OffersShell() bool {
+	_, ok := r.Shell("true")
+	return ok
+}
+
 // Script decides the answer to one request. It runs on the server's
 // goroutines, one request at a time.
 type Script func(r *Request) Reply
