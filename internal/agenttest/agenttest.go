@@ -45,7 +45,11 @@ const APIKey = "sk-test-git-handoff"
 const DefaultTimeout = 90 * time.Second
 
 // ToolsDir is the directory holding the agents' executables.
-func ToolsDir() string {
+func ToolsDir() string { return toolsDir }
+
+// toolsDir is resolved when the test binary starts: tests point HOME (and
+// with it the user's cache directory) at temporary directories.
+var toolsDir = func() string {
 	if d := os.Getenv("GIT_HANDOFF_AGENT_BIN"); d != "" {
 		return d
 	}
@@ -56,7 +60,7 @@ func ToolsDir() string {
 		}
 	}
 	return filepath.Join(dir, "node_modules", ".bin")
-}
+}()
 
 // Find returns the path of an agent's executable, skipping the test (or,
 // with CI_REQUIRE_TOOLS=1, failing it) when it is not installed.
