@@ -14,7 +14,7 @@ mode=${1:-}
 dir=${GIT_HANDOFF_CI_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/git-handoff/ci-tools}
 # The versions the agent tests were checked against;
 # raise them together with a run of the agent tests.
-pins="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 @github/copilot@1.0.102"
+pins="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 @github/copilot@1.0.102 opencode-ai@1.18.33"
 
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
 	if [ "$mode" = --if-npm ]; then

@@ -19,7 +19,11 @@ import (
 // with the hook's reason. The hooks are small shell scripts standing in
 // for `git handoff hook agent …`.
 
-var agents = []string{Claude, Codex, Gemini, Copilot}
+var agents = []string{Claude, Codex, Gemini, Copilot, OpenCode}
+
+// hookAgents run shell commands as hooks; OpenCode has JavaScript plugins
+// instead, which the real hook's own tests exercise.
+var hookAgents = []string{Claude, Codex, Gemini, Copilot}
 
 func token(t *testing.T) string {
 	b := make([]byte, 6)
@@ -132,7 +136,7 @@ var stopEvent = map[string][2]string{
 var startEvent = map[string]string{Claude: "SessionStart", Codex: "SessionStart", Gemini: "SessionStart", Copilot: "sessionStart"}
 
 func TestSessionStartHookReachesModel(t *testing.T) {
-	for _, agent := range agents {
+	for _, agent := range hookAgents {
 		t.Run(agent, func(t *testing.T) {
 			gittest.Isolate(t)
 			repo := gittest.Init(t)
@@ -170,7 +174,7 @@ func TestSessionStartHookReachesModel(t *testing.T) {
 }
 
 func TestStopHookBlockContinues(t *testing.T) {
-	for _, agent := range agents {
+	for _, agent := range hookAgents {
 		t.Run(agent, func(t *testing.T) {
 			gittest.Isolate(t)
 			repo := gittest.Init(t)

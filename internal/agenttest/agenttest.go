@@ -28,14 +28,15 @@ import (
 
 // The agents this package drives, by their harness catalogue names.
 const (
-	Claude  = "claude-code"
-	Codex   = "codex"
-	Gemini  = "gemini"
-	Copilot = "copilot"
+	Claude   = "claude-code"
+	Codex    = "codex"
+	Gemini   = "gemini"
+	Copilot  = "copilot"
+	OpenCode = "opencode"
 )
 
 // binaries are the executables each agent's npm package puts in .bin.
-var binaries = map[string]string{Claude: "claude", Codex: "codex", Gemini: "gemini", Copilot: "copilot"}
+var binaries = map[string]string{Claude: "claude", Codex: "codex", Gemini: "gemini", Copilot: "copilot", OpenCode: "opencode"}
 
 // APIKey is the key every agent is given; the fake accepts anything, and
 // Claude Code must have approved it (see writeClaudeState).
@@ -142,7 +143,8 @@ type Result struct {
 	TimedOut       bool // the timeout killed it
 	// SessionID is the agent's own session id, read from its JSON output
 	// (claude's session_id, codex's thread.started thread_id, gemini's
-	// session_id, copilot's result sessionId); empty when it printed none.
+	// session_id, copilot's result sessionId, opencode's events' sessionID);
+	// empty when it printed none.
 	SessionID string
 }
 
@@ -196,6 +198,18 @@ func (a *Agent) Args(run Run) []string {
 		}
 		args = append(args, run.Args...)
 		args = append(args, "--prompt", run.Prompt)
+	case OpenCode:
+		args = []string{"run", "--format", "json", "--auto"}
+		if run.Resume != "" {
+			args = append(args, "--session", run.Resume)
+		}
+		model := run.Model
+		if model == "" {
+			model = "anthropic/claude-sonnet-4-5"
+		}
+		args = append(args, "--model", model)
+		args = append(args, run.Args...)
+		args = append(args, "--", run.Prompt)
 	case Copilot:
 		// --allow-all: tools, paths and URLs without asking (-p cannot
 		// ask); JSON lines carry the session id.
@@ -250,6 +264,15 @@ func (a *Agent) Environ(extra ...string) []string {
 		)
 	case Codex:
 		env = append(env, "CODEX_HOME="+a.CodexHome(), "FAKE_OPENAI_KEY="+APIKey)
+	case OpenCode:
+		// Its anthropic provider pointed at the fake; no model list from
+		// the network, no updates, no sharing.
+		env = append(env,
+			"ANTHROPIC_BASE_URL="+a.Fake.URL+"/v1",
+			"ANTHROPIC_API_KEY="+APIKey,
+			"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
+			"OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		)
 	case Copilot:
 		// Its own-provider mode: no GitHub account, the fake speaking
 		// Anthropic's Messages API.
@@ -278,7 +301,7 @@ func dropVar(k string) bool {
 			return true
 		}
 	}
-	return k == "PATH" || k == "NO_COLOR"
+	return k == "PATH" || k == "NO_COLOR" || k == "PWD"
 }
 
 // Run runs the agent once and returns what it left. A run that times out
@@ -308,7 +331,9 @@ func (a *Agent) Run(run Run) Result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, a.Bin, a.Args(run)...)
 	cmd.Dir = run.Dir
-	cmd.Env = a.Environ(run.Env...)
+	// PWD too: opencode takes its directory from PWD, not from getcwd,
+	// and would work in the test's own directory.
+	cmd.Env = a.Environ(append([]string{"PWD=" + run.Dir}, run.Env...)...)
 	// Its own process group, so a timeout kills the agent's children
 	// (shells, hooks, node helpers) too, and a stdin that is at its end.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -355,6 +380,15 @@ func sessionID(agent, stdout string) string {
 		for i := len(lines) - 1; i >= 0; i-- {
 			if json.Unmarshal([]byte(lines[i]), &v) == nil && v.SessionID != "" {
 				return v.SessionID
+			}
+		}
+	case OpenCode:
+		for _, line := range strings.Split(stdout, "\n") {
+			var ev struct {
+				SessionID string `json:"sessionID"`
+			}
+			if json.Unmarshal([]byte(line), &ev) == nil && ev.SessionID != "" {
+				return ev.SessionID
 			}
 		}
 	case Copilot:
