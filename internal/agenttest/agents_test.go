@@ -354,3 +354,48 @@ func TestClaudeCompact(t *testing.T) {
 	}
 	t.Logf("SessionStart inputs:\n%s", in)
 }
+
+// Codex compacts by token count: with a low model_auto_compact_token_limit
+// and an answer that reports a large prompt, `codex exec` compacts within
+// the turn (a summary request without tools), fires SessionStart with
+// source "compact", and the turn goes on with the hook's context.
+func TestCodexCompact(t *testing.T) {
+	gittest.Isolate(t)
+	repo := gittest.Init(t)
+	hooksDir := t.TempDir()
+	tok := token(t)
+	asked := false
+	fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+		if !r.OffersShell() {
+			return fakemodel.Say("summary " + tok)
+		}
+		if !asked {
+			asked = true
+			rep, _ := r.Shell("echo one")
+			rep.InputTokens = 200000
+			return rep
+		}
+		return fakemodel.Say("done")
+	})
+	a := New(t, Codex, fake)
+	writeHooks(t, a, repo, map[string]string{"SessionStart": startHookEchoingSource(t, hooksDir, tok)})
+	res := a.Run(Run{Dir: repo, Prompt: "first prompt " + tok, Args: []string{"-c", "model_auto_compact_token_limit=50000"}})
+	if res.Code != 0 {
+		t.Fatalf("%s\nrequests:\n%s", res, fake.Dump())
+	}
+	in, _ := os.ReadFile(filepath.Join(hooksDir, "start.in"))
+	if !strings.Contains(string(in), `"source":"compact"`) {
+		t.Errorf("no SessionStart with source compact:\n%s", in)
+	}
+	var summaries, after int
+	for _, r := range fake.Requests() {
+		if !r.OffersShell() {
+			summaries++
+		} else if r.Contains("CTX-compact-"+tok) && r.Contains("summary "+tok) {
+			after++
+		}
+	}
+	if summaries != 1 || after == 0 {
+		t.Errorf("%d summary requests (want 1), %d turns after it with the compact context (want some)\n%s", summaries, after, fake.Dump())
+	}
+}

@@ -68,7 +68,7 @@ func (s *Server) answerAnthropic(w http.ResponseWriter, r *Request, reply Reply,
 		stop = "tool_use"
 		blocks = append(blocks, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_fake%04d", id), "name": reply.Tool.Name, "input": reply.Tool.Input})
 	}
-	usage := map[string]any{"input_tokens": len(r.Body) / 4, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	usage := map[string]any{"input_tokens": reply.inputTokens(r), "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	if !r.Stream {
 		writeJSON(w, map[string]any{
 			"id": msgID, "type": "message", "role": "assistant", "model": model,
@@ -80,7 +80,7 @@ func (s *Server) answerAnthropic(w http.ResponseWriter, r *Request, reply Reply,
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": msgID, "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": len(r.Body) / 4, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+		"usage": map[string]any{"input_tokens": reply.inputTokens(r), "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
 	}})
 	for i, b := range blocks {
 		switch b["type"] {

@@ -81,6 +81,17 @@ func (r *Request) Contains(s string) bool { return strings.Contains(r.Text, s) }
 type Reply struct {
 	Text string
 	Tool *ToolCall
+	// InputTokens, if set, is the prompt size the answer reports (else an
+	// estimate from the request's size): a large figure makes an agent
+	// that compacts by token count compact now.
+	InputTokens int
+}
+
+func (rep Reply) inputTokens(r *Request) int {
+	if rep.InputTokens > 0 {
+		return rep.InputTokens
+	}
+	return len(r.Body) / 4
 }
 
 // ToolCall asks the client to run one of its tools.
@@ -138,9 +149,10 @@ type Server struct {
 	srv    *http.Server
 	ln     net.Listener
 
-	mu   sync.Mutex
-	reqs []*Request
-	seq  int
+	scriptMu sync.Mutex // one script call at a time
+	mu       sync.Mutex
+	reqs     []*Request
+	seq      int
 }
 
 // Start starts a server for the test's lifetime. Faults (unknown paths,
@@ -281,7 +293,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		s.answerGeminiJSON(w, r)
 		return
 	}
+	s.scriptMu.Lock()
 	reply := s.script(r)
+	s.scriptMu.Unlock()
 	if reply.Tool != nil && !r.HasTool(reply.Tool.Name) {
 		s.fault("script asked for tool %q, which %s does not offer (offered: %v)", reply.Tool.Name, r.Path, r.Tools)
 	}

@@ -72,9 +72,9 @@ func (s *Server) answerOpenAI(w http.ResponseWriter, r *Request, reply Reply, id
 		m := map[string]any{"id": respID, "object": "response", "model": model, "status": status, "output": output}
 		if status == "completed" {
 			m["usage"] = map[string]any{
-				"input_tokens": len(r.Body) / 4, "input_tokens_details": map[string]any{"cached_tokens": 0},
+				"input_tokens": reply.inputTokens(r), "input_tokens_details": map[string]any{"cached_tokens": 0},
 				"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
-				"total_tokens": len(r.Body)/4 + 10,
+				"total_tokens": reply.inputTokens(r) + 10,
 			}
 		}
 		return m
