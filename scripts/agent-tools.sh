@@ -1,0 +1,50 @@
+#!/bin/sh
+# Installs the pinned releases of the coding agents' CLIs from npm into
+# $GIT_HANDOFF_CI_TOOLS (default: the user's cache directory,
+# git-handoff/ci-tools), where internal/agenttest finds them. A package
+# already installed at its pinned version is not fetched again, so a second
+# run installs nothing.
+#
+#   scripts/agent-tools.sh            install, failing on any error (CI)
+#   scripts/agent-tools.sh --if-npm   do nothing without npm, and only warn
+#                                     when the install fails (make test: the
+#                                     agent tests then skip)
+set -eu
+mode=${1:-}
+dir=${GIT_HANDOFF_CI_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/git-handoff/ci-tools}
+# The versions the agent tests were checked against;
+# raise them together with a run of the agent tests.
+pins="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 @github/copilot@1.0.102 opencode-ai@1.18.33"
+
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+	if [ "$mode" = --if-npm ]; then
+		echo "agent CLIs: npm not found, the tests that run them will skip" >&2
+		exit 0
+	fi
+	echo "agent-tools: npm and node are needed to install the agent CLIs" >&2
+	exit 1
+fi
+
+missing=
+for p in $pins; do
+	name=${p%@*}
+	want=${p##*@}
+	have=$(node -e 'try { console.log(require(process.argv[1]).version) } catch (e) {}' \
+		"$dir/node_modules/$name/package.json" 2>/dev/null || true)
+	[ "$have" = "$want" ] || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "agent CLIs: $pins (installed)"
+	exit 0
+fi
+mkdir -p "$dir"
+[ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
+echo "agent CLIs: installing$missing into $dir" >&2
+# shellcheck disable=SC2086 # one word per package
+if ! npm install --prefix "$dir" --save-exact --no-audit --no-fund --loglevel=error $missing; then
+	if [ "$mode" = --if-npm ]; then
+		echo "agent CLIs: npm install failed, the tests that run them will skip" >&2
+		exit 0
+	fi
+	exit 1
+fi
