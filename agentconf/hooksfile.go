@@ -214,10 +214,17 @@ func (f hooksFile) remove(cur []byte) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	changed := false
-	for _, m := range hooks {
+	known := map[string]bool{}
+	for _, ev := range f.events {
+		known[ev.name] = true
+	}
+	for _, m := range append(object(nil), hooks...) {
 		arr, err := parseArray(m.Val)
+		if err != nil && known[m.Key] {
+			return nil, false, fmt.Errorf("hooks.%s is not an array: %w", m.Key, err)
+		}
 		if err != nil {
-			continue // not an event array we wrote
+			continue // someone else's event, in a shape we do not judge
 		}
 		if n, _ := f.scan(arr, nil); n == 0 {
 			continue

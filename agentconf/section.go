@@ -81,8 +81,11 @@ func (s section) remove(curB []byte) ([]byte, bool, error) {
 		return curB, false, err
 	}
 	before, after := cur[:b], cur[e:]
+	// Undo the blank line install put before the block.
+	if strings.HasSuffix(before, "\n\n") {
+		before = before[:len(before)-1]
+	}
 	if after == "" {
-		// Undo the blank line install put before the block.
 		before = strings.TrimRight(before, "\n")
 		if before != "" {
 			before += "\n"
