@@ -4,8 +4,7 @@ package agentconf
 // {"command":…}; its docs, per HARNESSES.md). sessionStart may return
 // additional_context, but some builds reject that event and -p mode fires
 // no stop hooks, so an always-applied rule asks the agent to run
-// `git handoff start` as well. A second start in a session that the hook
-// already started delivers the same baton again; it never claims twice.
+// `git handoff start` itself when no brief reached it.
 func cursor() agent {
 	const h = "cursor"
 	entry := func(ev string) []byte { return mustJSON(object{{"command", mustJSON(Command(h, ev))}}) }
@@ -25,7 +24,17 @@ func cursor() agent {
 			marker: "<!-- git-handoff:cursor-rule -->",
 			content: "---\ndescription: Pick up the baton a previous session left (git-handoff)\nalwaysApply: true\n---\n" +
 				"<!-- git-handoff:cursor-rule -->\n<!-- written by git handoff init --agent cursor; removed by --remove -->\n\n" +
-				startInstructions,
+				cursorInstructions,
 		},
 	}}
 }
+
+// cursorInstructions: the start hook may already have delivered the brief,
+// so the rule asks for `git handoff start` only when it did not.
+const cursorInstructions = `## git-handoff
+
+If this session did not begin with a git-handoff brief, run ` + "`git handoff start`" + ` before any other work
+and read what it prints: it claims the baton a previous session left for this branch and gives you its
+next steps, failures and open questions. When you stop with work left, leave a baton:
+` + "`git handoff end --next \"…\" --failed \"…\" --question \"…\"`" + `.
+`
