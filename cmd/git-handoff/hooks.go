@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/agentconf"
 	"github.com/git-handoff/git-handoff/hooks"
 )
 
@@ -55,7 +56,7 @@ func hooksCommand(d *deps) *cli.Command {
 			},
 			{
 				Name:  "check",
-				Usage: "report each hook: installed, idle (prepare-commit-msg while no session is bound), missing, stale, not executable or someone else's (exit 1 unless all are installed or idle)",
+				Usage: "report each hook: installed, idle (prepare-commit-msg while no session is bound), missing, stale, not executable or someone else's, and each coding agent's hook configuration init --agent wrote (exit 1 unless all are installed or idle, and no agent's hooks are partial, stale or kept from running)",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
 					st, err := d.Store(c.Context)
@@ -72,8 +73,15 @@ func hooksCommand(d *deps) *cli.Command {
 						ok = ok && s.OK()
 						out[i] = hookStatusJSON{Name: s.Name, Path: s.Path, State: string(s.State), Chained: s.Chained, ChainedExecutable: s.ChainedExecutable, Note: s.Note}
 					}
+					agents, err := checkAgents(st.Dir(), st.Bare())
+					if err != nil {
+						return fmt.Errorf("checking agents' hooks: %w", err)
+					}
+					for _, a := range agents {
+						ok = ok && (a.OK || a.State == string(agentconf.Missing))
+					}
 					if c.Bool("json") {
-						if err := d.printJSON(hooksCheckJSON{OK: ok, Hooks: out}); err != nil {
+						if err := d.printJSON(hooksCheckJSON{OK: ok, Hooks: out, Agents: agents}); err != nil {
 							return err
 						}
 					} else {
@@ -86,6 +94,7 @@ func hooksCommand(d *deps) *cli.Command {
 							fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.State, about)
 						}
 						tw.Flush()
+						printAgentStatus(d, agents)
 					}
 					if !ok {
 						return &silentCode{code: exitError}
@@ -127,5 +136,76 @@ func (d *deps) refreshCommitHook(ctx context.Context, dir string) {
 	}
 	if _, err := hooks.Refresh(ctx, dir); err != nil {
 		fmt.Fprintf(d.stderr, "warning: updating the %s hook: %v\n", hooks.PrepareCommitMsg, err)
+	}
+}
+
+// agentStatusJSON is one coding agent's hook configuration in
+// `hooks check --json`: every agent, "missing" where init --agent never ran.
+type agentStatusJSON struct {
+	Agent    string             `json:"agent"`
+	State    string             `json:"state"` // installed, missing, stale, partial, unreadable
+	OK       bool               `json:"ok"`    // installed and nothing known keeps the hooks from running
+	Files    []agentFileStatus  `json:"files"`
+	Problems []agentProblemJSON `json:"problems"`
+}
+
+type agentFileStatus struct {
+	Path   string `json:"path"`
+	State  string `json:"state"`
+	Detail string `json:"detail,omitempty"`
+}
+
+type agentProblemJSON struct {
+	Problem string `json:"problem"`
+	Remedy  string `json:"remedy"`
+}
+
+func checkAgents(dir string, bare bool) ([]agentStatusJSON, error) {
+	out := []agentStatusJSON{}
+	if bare || dir == "" {
+		return out, nil
+	}
+	sts, err := agentconf.Check(dir, agentconf.Names(), agentconf.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sts {
+		a := agentStatusJSON{Agent: s.Agent, State: string(s.State), OK: s.OK(), Files: []agentFileStatus{}, Problems: []agentProblemJSON{}}
+		for _, f := range s.Files {
+			a.Files = append(a.Files, agentFileStatus{Path: f.Path, State: string(f.State), Detail: f.Detail})
+		}
+		for _, p := range s.Problems {
+			a.Problems = append(a.Problems, agentProblemJSON{Problem: p.Problem, Remedy: p.Remedy})
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// printAgentStatus lists the agents init --agent configured (the others
+// are no concern of a check), each file that is not as init writes it,
+// and what keeps installed hooks from running.
+func printAgentStatus(d *deps, agents []agentStatusJSON) {
+	width := 0
+	for _, a := range agents {
+		width = max(width, len(a.Agent))
+	}
+	for _, a := range agents {
+		if a.State == string(agentconf.Missing) {
+			continue
+		}
+		fmt.Fprintf(d.stdout, "agent %-*s  %s\n", width, a.Agent, a.State)
+		for _, f := range a.Files {
+			if f.State != string(agentconf.Installed) {
+				line := "  " + f.Path + ": " + f.State
+				if f.Detail != "" {
+					line += " (" + f.Detail + ")"
+				}
+				fmt.Fprintln(d.stdout, line)
+			}
+		}
+		for _, p := range a.Problems {
+			fmt.Fprintf(d.stdout, "  problem: %s\n  remedy: %s\n", p.Problem, p.Remedy)
+		}
 	}
 }

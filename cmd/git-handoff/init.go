@@ -3,11 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/agentconf"
 	"github.com/git-handoff/git-handoff/hooks"
 	"github.com/git-handoff/git-handoff/teamsync"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func initCommand(d *deps) *cli.Command {
@@ -21,18 +24,36 @@ func initCommand(d *deps) *cli.Command {
 			"each with a lease. Running init again changes nothing.\n\n" +
 			"It then checks that the remote takes records: a probe ref under refs/ao/probe/ pointing at a blob is\n" +
 			"pushed, moved with a forced push under a lease, and deleted; a refusal says what the server refused\n" +
-			"and why servers do that. Without a remote, init installs the hooks and says how to add one.",
+			"and why servers do that. Without a remote, init installs the hooks and says how to add one.\n\n" +
+			"--agent NAME (repeatable, comma-separated, or all) also writes that coding agent's project-level hook\n" +
+			"configuration, merged into the files there, so that the agent runs `git handoff hook agent` when a\n" +
+			"session starts, stops and ends. --agent NAME --remove takes out only what init wrote, and nothing else.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote `NAME`"},
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"},
 			&cli.BoolFlag{Name: "no-check", Usage: "do not check that the remote takes records (a probe ref pushed, updated and deleted)"},
+			&cli.StringSliceFlag{Name: "agent", Usage: "also configure the hooks of coding agent `NAME` (" + strings.Join(agentconf.Names(), ", ") + ", or all); repeatable"},
+			&cli.BoolFlag{Name: "remove", Usage: "with --agent: remove those agents' hook configuration (and do nothing else)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "init takes no arguments, got %q", c.Args().First())
 			}
-			return runInit(c, d)
+			var agents []string
+			if c.IsSet("agent") {
+				var err error
+				if agents, err = agentconf.Resolve(c.StringSlice("agent")); err != nil {
+					return usageErrorf(c, "%v", err)
+				}
+			}
+			if c.Bool("remove") {
+				if agents == nil {
+					return usageErrorf(c, "--remove needs --agent NAME: it removes agents' hook configuration")
+				}
+				return runAgentRemove(c, d, agents)
+			}
+			return runInit(c, d, agents)
 		},
 	}
 }
@@ -41,7 +62,7 @@ func initCommand(d *deps) *cli.Command {
 // remote takes what records need. The hooks go in whatever the remote
 // does: a repository without a remote yet still gets them, and is told how
 // to add one.
-func runInit(c *cli.Context, d *deps) error {
+func runInit(c *cli.Context, d *deps, agents []string) error {
 	st, err := d.Store(c.Context)
 	if err != nil {
 		return err
@@ -73,6 +94,13 @@ func runInit(c *cli.Context, d *deps) error {
 		rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
 		hookErr = err
 		out.Hooks = toHookReportJSON(rep)
+		out.Changed = out.Changed || rep.Changed()
+	}
+	var agentErr error
+	if agents != nil {
+		var rep agentconf.Report
+		rep, agentErr = installAgents(st.Dir(), st.Bare(), agents)
+		out.Agents = toAgentsJSON(rep)
 		out.Changed = out.Changed || rep.Changed()
 	}
 	var checkErr error
@@ -112,6 +140,7 @@ func runInit(c *cli.Context, d *deps) error {
 				}
 			}
 		}
+		printAgents(d, out.Agents)
 		if out.Arbiter != "" {
 			fmt.Fprintf(d.stderr, "claims are decided at remote %s (git config %s)\n", out.Arbiter, teamsync.ArbiterKey)
 		}
@@ -127,8 +156,8 @@ func runInit(c *cli.Context, d *deps) error {
 	}
 	var re *teamsync.RefusedError
 	switch {
-	case hookErr != nil:
-		return errors.Join(fmt.Errorf("installing hooks: %w", hookErr), checkErr)
+	case hookErr != nil || agentErr != nil:
+		return errors.Join(wrapIf("installing hooks: %w", hookErr), wrapIf("configuring agents: %w", agentErr), checkErr)
 	case errors.As(checkErr, &re):
 		return withHint(checkErr, re.Why)
 	case checkErr != nil:
@@ -142,7 +171,8 @@ type initJSON struct {
 	Arbiter string          `json:"arbiter"` // the remote that decides claims ("" without a remote)
 	Changed bool            `json:"changed"`
 	Fetch   refspecsJSON    `json:"fetchRefspecs"`
-	Hooks   *hookReportJSON `json:"hooks"` // null with --no-hooks; the shape of hooks install
+	Hooks   *hookReportJSON `json:"hooks"`  // null with --no-hooks; the shape of hooks install
+	Agents  *agentsJSON     `json:"agents"` // null without --agent; the shape of init --agent --remove
 	// Check is the probe of the remote: null with --no-check or no remote.
 	Check   *checkJSON `json:"remoteCheck"`
 	Notices []string   `json:"notices"`
@@ -161,4 +191,100 @@ type checkJSON struct {
 type refspecsJSON struct {
 	Added   []string `json:"added"`
 	Present []string `json:"present"`
+}
+
+func wrapIf(format string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format, err)
+}
+
+func installAgents(dir string, bare bool, agents []string) (agentconf.Report, error) {
+	if bare || dir == "" {
+		return agentconf.Report{}, errors.New("a bare repository has no worktree to hold agents' configuration")
+	}
+	return agentconf.Install(dir, agents)
+}
+
+// runAgentRemove takes git-handoff's entries out of the agents'
+// configuration and touches nothing else: not the remote, not the git hooks.
+func runAgentRemove(c *cli.Context, d *deps, agents []string) error {
+	st, err := d.Store(c.Context)
+	if err != nil {
+		return err
+	}
+	if st.Bare() || st.Dir() == "" {
+		return errors.New("a bare repository has no worktree to hold agents' configuration")
+	}
+	rep, err := agentconf.Remove(st.Dir(), agents)
+	out := toAgentsJSON(rep)
+	if c.Bool("json") {
+		if perr := d.printJSON(*out); perr != nil {
+			return perr
+		}
+	} else {
+		printAgents(d, out)
+		if err == nil && !out.Changed {
+			fmt.Fprintln(d.stderr, "no agent configuration of git-handoff was there: nothing changed")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("removing agents' configuration: %w", err)
+	}
+	return nil
+}
+
+// printAgents says, on stderr like the rest of init, which files changed;
+// an agent whose files were all as they should be gets one line saying so.
+func printAgents(d *deps, out *agentsJSON) {
+	if out == nil {
+		return
+	}
+	for _, a := range out.Agents {
+		changed := false
+		for _, f := range a.Files {
+			if f.Action != string(agentconf.Unchanged) && f.Action != string(agentconf.Absent) {
+				fmt.Fprintf(d.stderr, "%s: %s %s\n", a.Agent, f.Path, f.Action)
+				changed = true
+			}
+		}
+		if !changed {
+			fmt.Fprintf(d.stderr, "%s: already configured, nothing changed\n", a.Agent)
+		}
+		notify(d.stderr, a.Notices)
+	}
+	notify(d.stderr, out.Notices)
+}
+
+// agentsJSON is what init --agent (under "agents") and init --agent
+// --remove report.
+type agentsJSON struct {
+	Changed bool              `json:"changed"`
+	Agents  []agentResultJSON `json:"agents"`
+	Notices []string          `json:"notices"`
+}
+
+type agentResultJSON struct {
+	Agent   string          `json:"agent"`
+	Changed bool            `json:"changed"`
+	Files   []agentFileJSON `json:"files"`
+	Notices []string        `json:"notices"` // what to do by hand
+}
+
+type agentFileJSON struct {
+	Path   string `json:"path"`   // relative to the worktree's top directory
+	Action string `json:"action"` // created, updated, unchanged, removed, absent
+}
+
+func toAgentsJSON(rep agentconf.Report) *agentsJSON {
+	out := &agentsJSON{Changed: rep.Changed(), Agents: []agentResultJSON{}, Notices: []string{}}
+	for _, a := range rep.Agents {
+		r := agentResultJSON{Agent: a.Agent, Changed: a.Changed(), Files: []agentFileJSON{}, Notices: view.NonNil(a.Notices)}
+		for _, f := range a.Files {
+			r.Files = append(r.Files, agentFileJSON{Path: f.Path, Action: string(f.Action)})
+		}
+		out.Agents = append(out.Agents, r)
+	}
+	return out
 }

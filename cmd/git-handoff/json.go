@@ -119,8 +119,9 @@ func toHookReportJSON(rep hooks.Report) *hookReportJSON {
 
 // hooksCheckJSON is the result of `hooks check --json`.
 type hooksCheckJSON struct {
-	OK    bool             `json:"ok"`
-	Hooks []hookStatusJSON `json:"hooks"`
+	OK     bool              `json:"ok"`
+	Hooks  []hookStatusJSON  `json:"hooks"`
+	Agents []agentStatusJSON `json:"agents"` // coding agents' hook configuration (hooks.go)
 }
 
 type hookStatusJSON struct {

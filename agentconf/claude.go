@@ -1,0 +1,39 @@
+package agentconf
+
+import "encoding/json"
+
+// Claude Code reads project hooks from .claude/settings.json (HARNESSES.md,
+// checked with claude 2.1.197): SessionStart's matcher is the session's
+// source, so one entry covers a fresh start, a resume, /clear and a
+// compaction; Stop can block once with a reason; SessionEnd is bookkeeping.
+func claudeCode() agent {
+	const h = "claude-code"
+	return agent{name: h, parts: []part{hooksFile{
+		path:    ".claude/settings.json",
+		grouped: true,
+		cmdKey:  "command",
+		events: []hookEvent{
+			{"SessionStart", groupEntry("startup|resume|clear|compact", h, EventStart, nil)},
+			{"Stop", groupEntry("", h, EventStop, nil)},
+			{"SessionEnd", groupEntry("", h, EventEnd, nil)},
+		},
+	}}}
+}
+
+// groupEntry is one grouped hook entry: an optional matcher and our one
+// command hook, with extra keys (a name, a timeout) where the agent takes
+// them.
+func groupEntry(matcher, harnessName, event string, extra map[string]any) []byte {
+	hook := object{{"type", mustJSON("command")}, {"command", mustJSON(Command(harnessName, event))}}
+	for _, k := range []string{"name", "timeout"} {
+		if v, ok := extra[k]; ok {
+			hook = append(hook, member{k, mustJSON(v)})
+		}
+	}
+	var g object
+	if matcher != "" {
+		g = append(g, member{"matcher", mustJSON(matcher)})
+	}
+	g = append(g, member{"hooks", rawArray([]json.RawMessage{mustJSON(hook)})})
+	return mustJSON(g)
+}

@@ -1,0 +1,129 @@
+package agentconf
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Codex reads project hooks from .codex/hooks.json, in Claude Code's shape
+// under a top-level "hooks" object (HARNESSES.md, checked with codex
+// 0.171.0). It has SessionStart and Stop; no SessionEnd.
+func codex() agent {
+	const h = "codex"
+	return agent{
+		name: h,
+		parts: []part{hooksFile{
+			path:    codexHooks,
+			grouped: true,
+			cmdKey:  "command",
+			events: []hookEvent{
+				{"SessionStart", groupEntry("", h, EventStart, nil)},
+				{"Stop", groupEntry("", h, EventStop, nil)},
+			},
+		}},
+		problems: codexProblems,
+	}
+}
+
+const codexHooks = ".codex/hooks.json"
+
+// bypassRemedy is how to run Codex so that project hooks run whatever their
+// trust: `session launch` starts Codex that way.
+const bypassRemedy = "start codex with `git handoff session launch codex` (it passes --dangerously-bypass-hook-trust), or run `codex --dangerously-bypass-hook-trust`"
+
+// codexProblems reports what keeps Codex from running the project hooks
+// even when they are installed: a linked worktree, and missing trust.
+func codexProblems(root string, o Options) []Problem {
+	var ps []Problem
+	if linkedWorktree(root) {
+		ps = append(ps, Problem{
+			Problem: "this is a linked git worktree: Codex ignores project hooks there (openai/codex issue 27133)",
+			Remedy:  "run codex in the main worktree, or install the hooks in $CODEX_HOME/hooks.json, or " + bypassRemedy,
+		})
+	}
+	home := o.CodexHome
+	if home == "" {
+		home = os.Getenv("CODEX_HOME")
+	}
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = filepath.Join(h, ".codex")
+		}
+	}
+	path, err := filepath.Abs(filepath.Join(root, filepath.FromSlash(codexHooks)))
+	if err != nil {
+		return ps
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	trusted := codexTrusted(filepath.Join(home, "config.toml"))
+	var untrusted []string
+	for _, ev := range []string{"session_start", "stop"} {
+		if !trusted[path+":"+ev] {
+			untrusted = append(untrusted, ev)
+		}
+	}
+	if len(untrusted) > 0 {
+		ps = append(ps, Problem{
+			Problem: "Codex runs project hooks only once trusted, and no trust is recorded for " + path + " (" + strings.Join(untrusted, ", ") + ") in " + filepath.Join(home, "config.toml") +
+				"; a hook whose definition changed is skipped until trusted again",
+			Remedy: "trust them in codex's /hooks screen, or " + bypassRemedy,
+		})
+	}
+	return ps
+}
+
+// codexTrusted reads the hook trust Codex keeps in config.toml, tables
+// named [hooks.state."<hooks.json path>:<event>:<group>:<hook>"] holding a
+// trusted_hash. It returns "<path>:<event>" for each table with a hash.
+// The hash itself (of the hook's definition) is not recomputed here, so a
+// recorded trust may still be outdated. A line scan is enough for the one
+// table form Codex writes; no TOML library is needed for it.
+func codexTrusted(configPath string) map[string]bool {
+	out := map[string]bool{}
+	b, err := os.ReadFile(configPath)
+	if err != nil {
+		return out
+	}
+	key := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			key = ""
+			const pre = `[hooks.state."`
+			if strings.HasPrefix(line, pre) && strings.HasSuffix(line, `"]`) {
+				key = strings.TrimSuffix(strings.TrimPrefix(line, pre), `"]`)
+			}
+			continue
+		}
+		if key != "" && strings.HasPrefix(line, "trusted_hash") {
+			// key is path:event:group:hook; the path may hold colons.
+			parts := strings.Split(key, ":")
+			if len(parts) >= 4 {
+				out[strings.Join(parts[:len(parts)-2], ":")] = true
+			}
+		}
+	}
+	return out
+}
+
+// linkedWorktree says whether root is a linked worktree (git worktree
+// add): its .git is a file pointing into the main repository's
+// .git/worktrees/. A submodule's .git file points into .git/modules/.
+func linkedWorktree(root string) bool {
+	b, err := os.ReadFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return false // a directory: the main worktree
+	}
+	line := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(line, "gitdir:") {
+		return false
+	}
+	dir := filepath.ToSlash(strings.TrimSpace(strings.TrimPrefix(line, "gitdir:")))
+	return strings.Contains(dir, "/worktrees/")
+}
