@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/agentconf"
+	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
 // findTool finds an agent CLI or node where .ci/run installs them
@@ -88,9 +89,11 @@ func TestOpenCodeLoadsPlugin(t *testing.T) {
 		t.Skip("starts opencode twice (about a minute each here)")
 	}
 	oc := findTool(t, "opencode")
+	gittest.Isolate(t) // t.Setenv: before the parallel subtests
 	for _, withHandoff := range []bool{true, false} {
 		t.Run("git-handoff="+strconv.FormatBool(withHandoff), func(t *testing.T) {
-			root := repo(t)
+			t.Parallel()
+			root := gittest.Init(t)
 			if _, err := agentconf.Install(root, []string{"opencode"}); err != nil {
 				t.Fatal(err)
 			}
