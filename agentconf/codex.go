@@ -32,7 +32,7 @@ const codexHooks = ".codex/hooks.json"
 
 // bypassRemedy is how to run Codex so that project hooks run whatever their
 // trust: `session launch` starts Codex that way.
-const bypassRemedy = "start codex with `git handoff session launch codex` (it passes --dangerously-bypass-hook-trust), or run `codex --dangerously-bypass-hook-trust`"
+const bypassRemedy = "start codex through `git handoff session launch ID` (it passes --dangerously-bypass-hook-trust when every project hook is git-handoff's), or run `codex --dangerously-bypass-hook-trust`"
 
 // codexProblems reports what keeps Codex from running the project hooks
 // even when they are installed: a linked worktree, and missing trust.
@@ -40,8 +40,12 @@ func codexProblems(root string, o Options) []Problem {
 	var ps []Problem
 	if linkedWorktree(root) {
 		ps = append(ps, Problem{
-			Problem: "this is a linked git worktree: Codex ignores project hooks there (openai/codex issue 27133)",
-			Remedy:  "run codex in the main worktree, or install the hooks in $CODEX_HOME/hooks.json, or " + bypassRemedy,
+			// Codex 0.171.0 ran a linked worktree's hooks once bypassed
+			// (checked), but keys their trust by path: trust given in the
+			// main worktree does not reach it. Older releases ignored them
+			// altogether (openai/codex issue 27133).
+			Problem: "this is a linked git worktree: Codex trusts hooks by the path of their hooks.json, so hooks trusted in the main worktree are untrusted here (and releases before 0.171 ignore them in a linked worktree: openai/codex issue 27133)",
+			Remedy:  "trust them again in codex's /hooks screen here, or " + bypassRemedy,
 		})
 	}
 	home := o.CodexHome

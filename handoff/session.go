@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/git-handoff/git-handoff/agentconf"
+	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -34,6 +36,13 @@ func SessionBriefer(ctx context.Context, st *refstore.Store, clock Clock) sessio
 			}
 			path := filepath.Join(dir, name+".md")
 			return path, os.WriteFile(path, []byte(text), 0o666)
+		},
+		Hooks: func(dir, harnessName string) ([]harness.Hook, bool, string) {
+			if dir == "" {
+				return nil, false, ""
+			}
+			l := agentconf.LaunchFor(dir, harnessName, agentconf.Options{})
+			return l.Hooks, l.BypassTrust, l.Note
 		},
 	}
 }

@@ -68,10 +68,10 @@ var codex = Harness{
 	validID:   validUUID,
 	fresh: func(h Harness, o LaunchOptions) (Launch, error) {
 		text, note := promptText(o)
-		return Launch{Argv: codexHooks(argv{h.Binary}, o.Hooks).model(o.Model).positional(text), Note: note}, nil
+		return Launch{Argv: codexHooks(argv{h.Binary}, o).model(o.Model).positional(text), Note: note}, nil
 	},
 	resume: func(h Harness, id string, o LaunchOptions) (Launch, error) {
-		a := codexHooks(argv{h.Binary, "resume"}, o.Hooks).model(o.Model)
+		a := codexHooks(argv{h.Binary, "resume"}, o).model(o.Model)
 		if o.Prompt != "" {
 			return Launch{Argv: a.positional(id, o.Prompt)}, nil
 		}
@@ -81,13 +81,13 @@ var codex = Harness{
 
 // codexHooks passes hooks as configuration overrides (`-c
 // hooks.<Event>=[…]`, TOML), which Codex 0.171.0 ran only together with
-// --dangerously-bypass-hook-trust (checked: without it neither these nor an
-// untrusted project's hooks run).
-func codexHooks(a argv, hooks []Hook) argv {
-	if len(hooks) == 0 {
+// --dangerously-bypass-hook-trust (checked: without it neither these nor
+// untrusted project hooks run), so either asks for that flag.
+func codexHooks(a argv, o LaunchOptions) argv {
+	if len(o.Hooks) == 0 && !o.BypassHookTrust {
 		return a
 	}
-	for _, hk := range hooks {
+	for _, hk := range o.Hooks {
 		a = append(a, "-c", fmt.Sprintf("hooks.%s=[{hooks=[{type=%q,command=%s}]}]", hk.Event, "command", tomlString(hk.Command)))
 	}
 	return append(a, "--dangerously-bypass-hook-trust")

@@ -35,8 +35,13 @@ type LaunchOptions struct {
 	// Hooks are hook commands to run for this launch only, for agents that
 	// take them on the command line (Codex): its project hooks are skipped
 	// until trusted, and a new linked worktree is a path never trusted.
-	// The caller vouches for them; the agent is told to run them untrusted.
+	// The caller vouches for them.
 	Hooks []Hook
+	// BypassHookTrust runs every hook the agent loads without the trust it
+	// keeps itself (Codex: --dangerously-bypass-hook-trust, without which
+	// it runs neither Hooks nor an untrusted path's project hooks). Set
+	// only when every hook loaded is one the caller vouches for.
+	BypassHookTrust bool
 }
 
 // Hook is one command for one of the agent's own hook events.

@@ -62,6 +62,10 @@ type LaunchPlan struct {
 type Briefer struct {
 	Brief func(Record) (string, error)
 	File  func(Record, string) (string, error)
+	// Hooks says what a launch of harnessName in dir must carry for the
+	// hooks installed there to run (Codex keeps them from untrusted
+	// paths); nil adds nothing.
+	Hooks func(dir, harnessName string) (hooks []harness.Hook, bypassTrust bool, note string)
 }
 
 // PlanLaunch builds the command for s's current harness. A harness that ran
@@ -81,8 +85,12 @@ func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 		p.Mode, p.Note = ModeNone, fmt.Sprintf("%s has no launcher: hand the brief over by hand (`git handoff brief --session %s`)", h.Name, s.ID)
 		return p, nil
 	}
+	base := harness.LaunchOptions{Model: s.Model}
+	if br.Hooks != nil {
+		base.Hooks, base.BypassHookTrust, p.Note = br.Hooks(s.Worktree, h.Name)
+	}
 	if l := s.Launched[h.Name]; l.NativeID != "" && h.CanResume {
-		launch, err := h.Resume(l.NativeID, harness.LaunchOptions{Model: s.Model})
+		launch, err := h.Resume(l.NativeID, base)
 		if err != nil {
 			return LaunchPlan{}, err
 		}
@@ -101,13 +109,16 @@ func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 	if err != nil {
 		return LaunchPlan{}, err
 	}
-	launch, err := h.Fresh(harness.LaunchOptions{Prompt: msg, Model: s.Model})
+	opts := base
+	opts.Prompt = msg
+	launch, err := h.Fresh(opts)
 	if (errors.Is(err, harness.ErrNoPrompt) || errors.Is(err, harness.ErrBadArg)) && br.File != nil {
 		file, ferr := br.File(s, msg)
 		if ferr != nil {
 			return LaunchPlan{}, fmt.Errorf("writing the brief for %s: %w", h.Name, ferr)
 		}
-		launch, err = h.Fresh(harness.LaunchOptions{PromptFile: file, Model: s.Model})
+		opts.Prompt, opts.PromptFile = "", file
+		launch, err = h.Fresh(opts)
 	}
 	if err != nil {
 		return LaunchPlan{}, err
@@ -116,8 +127,18 @@ func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 	return withLaunch(p, launch), nil
 }
 
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
 func withLaunch(p LaunchPlan, l harness.Launch) LaunchPlan {
-	p.Argv, p.Note = l.Argv, l.Note
+	p.Argv, p.Note = l.Argv, joinNotes(l.Note, p.Note)
 	p.Env = append(p.Env, l.Env...)
 	return p
 }

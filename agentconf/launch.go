@@ -1,0 +1,166 @@
+package agentconf
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-handoff/git-handoff/harness"
+)
+
+// Launch is what a launch of an agent in a worktree must add so that the
+// hooks `init --agent` installed there run.
+type Launch struct {
+	Hooks []harness.Hook // to pass on the agent's command line
+	// BypassTrust runs the hooks the agent loads without its own trust:
+	// set only when every project hook is ours.
+	BypassTrust bool
+	Note        string // what keeps them from running, for the user
+}
+
+// LaunchFor says how to launch the agent in root so that our hooks run. Only
+// Codex needs anything (checked with 0.171.0): it runs project hooks only
+// once each is trusted, by the path of its hooks.json, so a new linked
+// worktree never runs them; it loads a project's configuration at all only
+// when the project (or, for a linked worktree, its main worktree) is
+// trusted; and hooks passed on the command line run only with
+// --dangerously-bypass-hook-trust, which then bypasses the trust of every
+// hook loaded. So the launch carries our hooks on its command line only when
+// no project hooks load (an untrusted project), and never when the project's
+// hooks.json holds hooks git-handoff did not write. Nothing is added where
+// the user did not install our hooks for the agent.
+func LaunchFor(root, harnessName string, o Options) Launch {
+	if harnessName != "codex" {
+		return Launch{}
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(codexHooks)))
+	if err != nil {
+		return Launch{}
+	}
+	ours, foreign := hookCommands(data)
+	if ours == 0 {
+		return Launch{}
+	}
+	hooks := []harness.Hook{
+		{Event: "SessionStart", Command: Command("codex", EventStart)},
+		{Event: "Stop", Command: Command("codex", EventStop)},
+	}
+	trusted := codexProjectTrusted(filepath.Join(codexHome(o), "config.toml"), root)
+	switch {
+	case !trusted:
+		// Codex loads no project hooks here (until the user trusts the
+		// folder, when ours would run twice: harmless, the hook is
+		// idempotent).
+		return Launch{Hooks: hooks, BypassTrust: true}
+	case foreign:
+		return Launch{Note: "codex runs the project's hooks only once trusted, and " + codexHooks + " holds hooks git-handoff did not write, so they are not bypassed: trust them in codex's /hooks screen"}
+	default:
+		// The project's hooks are all ours: run them whatever their trust,
+		// without passing them twice.
+		return Launch{BypassTrust: true}
+	}
+}
+
+// hookCommands counts the hook commands in a Claude-shaped hooks file that
+// are ours, and says whether any is not.
+func hookCommands(data []byte) (ours int, foreign bool) {
+	var file struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return 0, true // unreadable: nothing can be vouched for
+	}
+	for _, groups := range file.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if strings.HasPrefix(strings.TrimSpace(h.Command), Marker) {
+					ours++
+				} else {
+					foreign = true
+				}
+			}
+		}
+	}
+	return ours, foreign
+}
+
+func codexHome(o Options) string {
+	if o.CodexHome != "" {
+		return o.CodexHome
+	}
+	if h := os.Getenv("CODEX_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".codex")
+	}
+	return ""
+}
+
+// codexProjectTrusted reads whether config.toml trusts root, or the main
+// worktree of a linked worktree root ([projects."<path>"] trust_level =
+// "trusted", the table Codex writes when the user trusts a folder).
+func codexProjectTrusted(configPath, root string) bool {
+	b, err := os.ReadFile(configPath)
+	if err != nil {
+		return false
+	}
+	want := map[string]bool{}
+	for _, p := range []string{root, mainWorktree(root)} {
+		if p == "" {
+			continue
+		}
+		want[filepath.Clean(p)] = true
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			want[real] = true
+		}
+	}
+	table := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			table = ""
+			const pre = `[projects."`
+			if strings.HasPrefix(line, pre) && strings.HasSuffix(line, `"]`) {
+				table = strings.TrimSuffix(strings.TrimPrefix(line, pre), `"]`)
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if table != "" && ok && strings.TrimSpace(k) == "trust_level" &&
+			strings.Trim(strings.TrimSpace(v), `"'`) == "trusted" && want[filepath.Clean(table)] {
+			return true
+		}
+	}
+	return false
+}
+
+// mainWorktree is the main worktree of a linked worktree root ("" for a
+// main worktree): its .git file points at <main>/.git/worktrees/<name>.
+func mainWorktree(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return ""
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	gitDir, _, ok := strings.Cut(filepath.ToSlash(dir), "/worktrees/")
+	if !ok {
+		return ""
+	}
+	return filepath.Dir(filepath.FromSlash(gitDir))
+}
