@@ -120,12 +120,12 @@ func TestOpenCodeLoadsPlugin(t *testing.T) {
 				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 				cmd.Wait()
 			})
-			client := &http.Client{Timeout: 20 * time.Second}
+			client := &http.Client{Timeout: 60 * time.Second}
 			url := "http://127.0.0.1:" + strconv.Itoa(port) + "/session?directory=" + root
 			id := ""
 			// A bound on how long a server that never comes up is waited
 			// for, not a timing claim.
-			for deadline := time.Now().Add(90 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			for deadline := time.Now().Add(180 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 				resp, err := client.Post(url, "application/json", strings.NewReader("{}"))
 				if err != nil {
 					continue
@@ -154,7 +154,7 @@ func TestOpenCodeLoadsPlugin(t *testing.T) {
 			}
 			want := "hook agent opencode session-start " + `{"session_id":"` + id + `","cwd":"` + root + `","source":"startup"}`
 			var got []byte
-			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 				if got, _ = os.ReadFile(log); bytes.Contains(got, []byte(want)) {
 					break
 				}
