@@ -1,7 +1,6 @@
 package refstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,27 +62,6 @@ func (s *Store) headCLI(ctx context.Context) (Head, error) {
 		h.Commit = strings.TrimSpace(string(out))
 	}
 	return h, nil
-}
-
-// Config returns the values git config has for keys (after includes and
-// environment overrides, which is why it asks git), missing keys omitted.
-func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, error) {
-	pat := make([]string, len(keys))
-	for i, k := range keys {
-		pat[i] = strings.ReplaceAll(k, ".", `\.`)
-	}
-	out, err := Git(ctx, s.workDir, false, nil, "config", "-z", "--get-regexp", "^("+strings.Join(pat, "|")+")$")
-	if err != nil && !noSuchKey(err) {
-		return nil, err
-	}
-	vals := map[string]string{}
-	for _, kv := range bytes.Split(out, []byte{0}) {
-		k, v, _ := bytes.Cut(kv, []byte{'\n'})
-		if len(k) > 0 {
-			vals[strings.ToLower(string(k))] = string(v)
-		}
-	}
-	return vals, nil
 }
 
 // Commit is one commit, as a brief lists it.
