@@ -637,7 +637,7 @@ func (r *configReader) pair(key, val string, noValue bool) error {
 	return r.add(configEntry{name: name, value: val, noValue: noValue}, "")
 }
 
-// sqDequote reads one single-quoted word as git's sq_dequote_step: '\''
+// sqDequote reads one single-quoted word as git's sq_dequote_step: '\”
 // and '\!' between quoted parts stand for the character.
 func sqDequote(s string) (word, rest string, ok bool) {
 	if s == "" || s[0] != '\'' {
