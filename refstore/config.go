@@ -637,8 +637,9 @@ func (r *configReader) pair(key, val string, noValue bool) error {
 	return r.add(configEntry{name: name, value: val, noValue: noValue}, "")
 }
 
-// sqDequote reads one single-quoted word as git's sq_dequote_step: '\”
-// and '\!' between quoted parts stand for the character.
+// sqDequote reads one single-quoted word as git's sq_dequote_step: a
+// backslash and a quote (or "!") between two quoted parts stand for
+// that character.
 func sqDequote(s string) (word, rest string, ok bool) {
 	if s == "" || s[0] != '\'' {
 		return "", "", false
