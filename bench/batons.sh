@@ -40,7 +40,7 @@ make_repo() {
 	local repo="$tmp/r-$1-$2"
 	git init -q -b main "$repo"
 	git -C "$repo" commit -q --allow-empty -m init
-	populate_batons "$repo" "$1"
+	populate_batons "$repo" "$1" "$2"
 	[ "$2" = packed ] && git -C "$repo" pack-refs --all
 	echo "$repo"
 }
@@ -86,7 +86,7 @@ for layout in loose packed; do
 	done
 	mo=$(printf '%s\n' "${o[@]}" | median)
 	mt=$(printf '%s\n' "${t[@]}" | median)
-	count=$(git handoff list --all --json | grep -c '"schema"')
+	count=$(git handoff list --all --json | grep -c '"ref": "refs/ao/handoffs/' || true)
 	printf 'list --all %6d batons %-6s  git-handoff %s  plumbing %s  ratio %s×  (goal ≤ 1.0×; %d listed)\n' "$large" "$layout" "$(secs "$mo")" "$(secs "$mt")" "$(ratio "$mo" "$mt")" "$count"
 	kb=$(peak_kb git handoff list --all --json)
 	printf 'list --all peak memory %6d batons %-6s  %s KiB  (goal < 102400 KiB)\n' "$large" "$layout" "$kb"
