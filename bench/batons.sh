@@ -45,7 +45,7 @@ make_repo() {
 	echo "$repo"
 }
 
-echo "# end + start --json (median of $runs) vs the six-process git floor; goal <= 1.0x"
+echo "# end + start --json vs the six-process git floor (wall: median of $runs; cpu: per run over $runs); goal <= 1.0x"
 declare -A start_ms
 for n in $sizes; do
 	for layout in loose packed; do
@@ -64,7 +64,12 @@ for n in $sizes; do
 		mo=$(printf '%s\n' "${o[@]}" | median)
 		mt=$(printf '%s\n' "${t[@]}" | median)
 		start_ms[$n-$layout]=$(printf '%s\n' "${s[@]}" | median)
-		printf 'end+start  %6d batons %-6s  git-handoff %s  floor %s  ratio %s×  (goal ≤ 1.0×; populated in %s)\n' "$n" "$layout" "$(ms "$mo")" "$(ms "$mt")" "$(ratio "$mo" "$mt")" "$(secs $((t1 - t0)))"
+		# Process time (user + system of every process) over all the runs.
+		c0=$(cpu_ms); for i in $(seq "$runs"); do ours "c$i"; done
+		c1=$(cpu_ms); for i in $(seq "$runs"); do floor "c$i"; done
+		c2=$(cpu_ms)
+		printf 'end+start  %6d batons %-6s  wall: git-handoff %s  floor %s  ratio %s×  cpu: %s vs %s  ratio %s×  (goal ≤ 1.0×; populated in %s)\n' "$n" "$layout" "$(ms "$mo")" "$(ms "$mt")" "$(ratio "$mo" "$mt")" \
+			"$(ms $(((c1 - c0) * 1000000 / runs)))" "$(ms $(((c2 - c1) * 1000000 / runs)))" "$(ratio $((c1 - c0)) $((c2 - c1)))" "$(secs $((t1 - t0)))"
 		cd "$tmp"
 	done
 done

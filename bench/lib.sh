@@ -94,3 +94,14 @@ peak_kb() {
 		echo n/a
 	fi
 }
+
+# cpu_ms: the CPU time (user + system, ms) that this script's finished
+# children and their descendants have used so far (cutime + cstime of
+# /proc/$$/stat, in clock ticks). The figure is process time, which
+# moves far less with other load on a shared machine than wall time does;
+# a tick is 10 ms, so compare totals over many runs, not single runs.
+cpu_ms() {
+	local tck
+	tck=$(getconf CLK_TCK)
+	awk -v tck="$tck" '{ sub(/^.*\) /, ""); print int(($14 + $15) * 1000 / tck) }' "/proc/$$/stat"
+}
