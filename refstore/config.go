@@ -191,8 +191,10 @@ func (s *configScanner) next() byte {
 	return c
 }
 
+// isSpace is git's isspace (sane_ctype): space, tab, newline and carriage
+// return only; a form feed is not white space to git.
 func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 func isAlpha(c byte) bool   { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isAlnum(c byte) bool   { return isAlpha(c) || c >= '0' && c <= '9' }
