@@ -49,6 +49,7 @@ fuzz:
 	$(GO) test ./refstore -run '^$$' -fuzz '^FuzzComponent$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./refstore -run '^$$' -fuzz '^FuzzDecodeComponent$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./baton -run '^$$' -fuzz '^FuzzDecodeBaton$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./refstore -run '^$$' -fuzz '^FuzzConfigParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/safetext -run '^$$' -fuzz '^FuzzWriter$$' -fuzztime $(FUZZTIME)
 
 demo: $(BIN)

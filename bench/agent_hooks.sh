@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The agents' SessionStart hook on 10,000 batons against `git handoff brief`
+# The agents' SessionStart hook on 100,000 batons against `git handoff brief`
 # run in the same loop (each loop first leaves a fresh baton, untimed, so
 # every hook call claims one); and the size of the context a full baton
 # (near the 64 KiB record cap) gives each agent, against the agent's cap.
-#   usage: bench/agent_hooks.sh path/to/git-handoff [runs]
+#   usage: bench/agent_hooks.sh path/to/git-handoff [runs] [batons]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=${1:?usage: agent_hooks.sh path/to/git-handoff [runs]}
@@ -20,7 +20,7 @@ hook_start() {
 		git handoff hook agent claude-code session-start
 }
 
-n=10000
+n=${3:-100000}
 repo="$tmp/r-$n"
 git init -q "$repo"
 git -C "$repo" commit -q --allow-empty -m init

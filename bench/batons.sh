@@ -1,72 +1,89 @@
 #!/usr/bin/env bash
-# end + start against a plumbing script doing the same work, on 10, 1,000
-# and 10,000 batons, loose and packed; list --all on 10,000 against
-# for-each-ref | cat-file --batch; peak memory of that list.
-#   usage: bench/batons.sh path/to/git-handoff [runs]
+# end + start --json against the six-process git floor on 10, 10,000 and
+# 100,000 batons, loose and packed (goal <= 1.0x); start at 100,000 against
+# start at 10 (goal <= 1.1x); list --all --json on 100,000 against
+# for-each-ref | cat-file --batch (goal <= 1.0x) and its peak memory (goal
+# < 100 MB). Each line: the figure, its goal, the ratio.
+#   usage: bench/batons.sh path/to/git-handoff [runs] [sizes]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-bin=${1:?usage: batons.sh path/to/git-handoff [runs]}
+bin=${1:?usage: batons.sh path/to/git-handoff [runs] [sizes]}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 runs=${2:-25}
+sizes=${3:-10 10000 100000}
 bench_tmp
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" && ln -sf "$bin" "$tmp/bin/git-handoff"
 export PATH="$tmp/bin:$PATH"
 
-# The same work with plumbing: read the old baton, write a new blob, swap;
-# then read it back, write the claimed blob, swap, and create the session.
-plumbing_end() {
-	local ref=refs/ao/handoffs/private/me@example.com/main old head new
+# The floor: the fewest git processes that do the same job, with no JSON
+# work. end: read the baton's id (the compare-and-swap's old value), write
+# the new blob, swap; start: read the blob, write the claimed blob, swap.
+# Six git processes.
+ref=refs/ao/handoffs/private/me@example.com/main
+floor() {
+	local old new claimed
 	old=$(git rev-parse -q --verify "$ref" || echo 0000000000000000000000000000000000000000)
-	head=$(git rev-parse HEAD)
-	new=$(printf '{"schema":"handoff/v1","id":"h-%s","owner":"me@example.com","branch":"main","nextSteps":["go on"],"head":"%s","claimed":false}' "$RANDOM$RANDOM" "$head" | git hash-object -w --stdin)
+	new=$(printf '{"schema":"handoff/v1","id":"h-%s","owner":"me@example.com","branch":"main","nextSteps":["go on"],"claimed":false}' "$1" | git hash-object -w --stdin)
 	git update-ref -m "handoff: end" "$ref" "$new" "$old"
-}
-plumbing_start() {
-	local ref=refs/ao/handoffs/private/me@example.com/main oid claimed sess
-	oid=$(git for-each-ref --format='%(objectname)' "$ref")
-	git cat-file blob "$oid" >/dev/null
-	claimed=$(git cat-file blob "$oid" | sed 's/"claimed":false/"claimed":true,"claimedBySession":"s"/' | git hash-object -w --stdin)
-	git update-ref -m "handoff: claimed" "$ref" "$claimed" "$oid"
-	sess=$(printf '{"schema":"session/v1","id":"s-%s","status":"active"}' "$1" | git hash-object -w --stdin)
-	git update-ref -m "handoff: start" "refs/ao/sessions/s-$1" "$sess" ""
+	claimed=$(git cat-file blob "$ref" | sed 's/"claimed":false/"claimed":true/' | git hash-object -w --stdin)
+	git update-ref -m "handoff: claimed" "$ref" "$claimed" "$new"
 }
 ours() {
 	git handoff end --owner me@example.com --next "go on" >/dev/null
 	git handoff start --owner me@example.com --session "b-$1" --json >/dev/null
 }
-theirs() {
-	plumbing_end
-	plumbing_start "$1"
+start_only() { git handoff start --owner me@example.com --session "s-$1" --json; }
+
+# make_repo N LAYOUT: a repository on main with N batons.
+make_repo() {
+	local repo="$tmp/r-$1-$2"
+	git init -q -b main "$repo"
+	git -C "$repo" commit -q --allow-empty -m init
+	populate_batons "$repo" "$1" "$2"
+	[ "$2" = packed ] && git -C "$repo" pack-refs --all
+	echo "$repo"
 }
 
-echo "# end + start (median of $runs): git-handoff vs plumbing script"
-for n in 10 1000 10000; do
+echo "# end + start --json vs the six-process git floor (wall: median of $runs; cpu: per run over $runs); goal <= 1.0x"
+declare -A start_ms
+for n in $sizes; do
 	for layout in loose packed; do
-		repo="$tmp/r-$n-$layout"
-		git init -q "$repo"
-		git -C "$repo" commit -q --allow-empty -m init
-		populate_batons "$repo" "$n"
-		[ "$layout" = packed ] && git -C "$repo" pack-refs --all
+		t0=$(now_ns)
+		repo=$(make_repo "$n" "$layout")
+		t1=$(now_ns)
 		cd "$repo"
-		ours warmup-o >/dev/null; theirs warmup-t >/dev/null
-		o=(); t=()
+		ours warmup-o; floor warmup-t
+		o=(); t=(); s=()
 		for i in $(seq "$runs"); do
 			o+=("$(time_ns ours "o$i")")
-			t+=("$(time_ns theirs "t$i")")
+			t+=("$(time_ns floor "t$i")")
+			git handoff end --owner me@example.com --next "go on" >/dev/null
+			s+=("$(time_ns start_only "$i")")
 		done
 		mo=$(printf '%s\n' "${o[@]}" | median)
 		mt=$(printf '%s\n' "${t[@]}" | median)
-		printf 'end+start  %6d batons %-6s  git-handoff %s  plumbing %s  ratio %s×\n' "$n" "$layout" "$(ms "$mo")" "$(ms "$mt")" "$(ratio "$mo" "$mt")"
+		start_ms[$n-$layout]=$(printf '%s\n' "${s[@]}" | median)
+		# Process time (user + system of every process) over all the runs.
+		c0=$(cpu_ms); for i in $(seq "$runs"); do ours "c$i"; done
+		c1=$(cpu_ms); for i in $(seq "$runs"); do floor "c$i"; done
+		c2=$(cpu_ms)
+		printf 'end+start  %6d batons %-6s  wall: git-handoff %s  floor %s  ratio %s×  cpu: %s vs %s  ratio %s×  (goal ≤ 1.0×; populated in %s)\n' "$n" "$layout" "$(ms "$mo")" "$(ms "$mt")" "$(ratio "$mo" "$mt")" \
+			"$(ms $(((c1 - c0) * 1000000 / runs)))" "$(ms $(((c2 - c1) * 1000000 / runs)))" "$(ratio $((c1 - c0)) $((c2 - c1)))" "$(secs $((t1 - t0)))"
 		cd "$tmp"
 	done
 done
 
-echo "# list --all --json on 10,000 batons (median of 7) vs for-each-ref | cat-file --batch"
+small=${sizes%% *}
+large=${sizes##* }
 for layout in loose packed; do
-	repo="$tmp/r-10000-$layout"
-	cd "$repo"
-	[ "$layout" = packed ] && git pack-refs --all
+	a=${start_ms[$large-$layout]} b=${start_ms[$small-$layout]}
+	printf 'start --json %d vs %d batons %-6s  %s vs %s  ratio %s×  (goal ≤ 1.1×)\n' "$large" "$small" "$layout" "$(ms "$a")" "$(ms "$b")" "$(ratio "$a" "$b")"
+done
+
+echo "# list --all --json on $large batons (median of 7) vs for-each-ref | cat-file --batch; goal <= 1.0x, peak < 100 MB"
+for layout in loose packed; do
+	cd "$tmp/r-$large-$layout"
 	o=(); t=()
 	for i in $(seq 7); do
 		o+=("$(time_ns git handoff list --all --json)")
@@ -74,10 +91,9 @@ for layout in loose packed; do
 	done
 	mo=$(printf '%s\n' "${o[@]}" | median)
 	mt=$(printf '%s\n' "${t[@]}" | median)
-	count=$(git handoff list --all --json | grep -c '"schema"')
-	printf 'list --all %6d batons %-6s  git-handoff %s  plumbing %s  ratio %s×  (%d listed)\n' 10000 "$layout" "$(secs "$mo")" "$(secs "$mt")" "$(ratio "$mo" "$mt")" "$count"
+	count=$(git handoff list --all --json | grep -c '"ref": "refs/ao/handoffs/' || true)
+	printf 'list --all %6d batons %-6s  git-handoff %s  plumbing %s  ratio %s×  (goal ≤ 1.0×; %d listed)\n' "$large" "$layout" "$(secs "$mo")" "$(secs "$mt")" "$(ratio "$mo" "$mt")" "$count"
 	kb=$(peak_kb git handoff list --all --json)
-	gkb=$(peak_kb git for-each-ref --format='%(objectname) %(raw)' refs/ao/handoffs/)
-	printf 'list --all peak memory (%s): git-handoff %s KiB, git for-each-ref %s KiB\n' "$layout" "$kb" "$gkb"
+	printf 'list --all peak memory %6d batons %-6s  %s KiB  (goal < 102400 KiB)\n' "$large" "$layout" "$kb"
 	cd "$tmp"
 done

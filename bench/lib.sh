@@ -37,27 +37,53 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.2f ms", n / 1e6 }'; }
 secs() { awk -v n="$1" 'BEGIN { printf "%.3f s", n / 1e9 }'; }
 
-# populate DIR KIND N: N records under refs/ao/<KIND>/... written through
-# one hash-object and one update-ref, as fast as git allows.
+# import_blobs DIR: one blob per line of stdin (the line without its
+# newline) written by one git fast-import into one pack; prints their ids
+# in order. A file per blob for hash-object would cost more than the
+# benchmarks themselves at 100,000 records.
+import_blobs() {
+	local dir=$1
+	awk '{ printf "blob\nmark :%d\ndata %d\n%s\n", NR, length($0), $0 }' |
+		git -C "$dir" fast-import --quiet --export-marks="$dir/.marks"
+	sort -t: -k2 -n "$dir/.marks" | awk '{ print $2 }'
+	rm -f "$dir/.marks"
+}
+
+# write_refs DIR LAYOUT: "refname id" lines on stdin become refs: loose
+# through one update-ref, packed straight into packed-refs (sorted, as
+# pack-refs writes it) so that 100,000 refs do not cost 100,000 files.
+write_refs() {
+	local dir=$1 layout=$2
+	if [ "$layout" = packed ]; then
+		local pr
+		pr=$(git -C "$dir" rev-parse --git-path packed-refs)
+		case "$pr" in /*) ;; *) pr="$dir/$pr" ;; esac
+		{
+			echo '# pack-refs with: peeled fully-peeled sorted '
+			{ [ -f "$pr" ] && grep -v '^[#^]' "$pr" | awk '{ print $2, $1 }'; cat; } | LC_ALL=C sort -u -k1,1 | awk '{ print $2, $1 }'
+		} > "$pr.new"
+		mv "$pr.new" "$pr"
+	else
+		awk '{ printf "create %s %s\n", $1, $2 }' | git -C "$dir" update-ref --stdin
+	fi
+}
+
+# populate_batons DIR N [LAYOUT]: N batons under refs/ao/handoffs/ (one in
+# ten shared), loose refs unless LAYOUT is "packed".
 populate_batons() {
-	local dir=$1 n=$2
-	mkdir -p "$dir/.blobs"
-	awk -v n="$n" -v d="$dir/.blobs" 'BEGIN {
+	local dir=$1 n=$2 layout=${3:-loose}
+	awk -v n="$n" 'BEGIN {
 		for (i = 0; i < n; i++) {
-			f = sprintf("%s/%d", d, i)
 			shared = (i % 10 == 0) ? "true" : "false"
-			printf "{\"schema\":\"handoff/v1\",\"id\":\"h-bench%06d\",\"owner\":\"owner%d@example.com\",\"branch\":\"branch-%d\",\"shared\":%s,\"nextSteps\":[\"step %d: carry on with the thing\"],\"failedApproaches\":[],\"openQuestions\":[],\"createdAt\":\"2026-11-01T12:00:00Z\",\"claimed\":%s}", i, i % 97, i, shared, i, (i % 3 == 0) ? "true" : "false" > f
-			close(f)
-			print f
+			printf "{\"schema\":\"handoff/v1\",\"id\":\"h-bench%06d\",\"owner\":\"owner%d@example.com\",\"branch\":\"branch-%d\",\"shared\":%s,\"nextSteps\":[\"step %d: carry on with the thing\"],\"failedApproaches\":[],\"openQuestions\":[],\"createdAt\":\"2026-11-01T12:00:00Z\",\"claimed\":%s}\n", i, i % 97, i, shared, i, (i % 3 == 0) ? "true" : "false"
 		}
-	}' > "$dir/.blobs.list"
-	git -C "$dir" hash-object -w --stdin-paths < "$dir/.blobs.list" > "$dir/.blobs.ids"
-	awk -v n="$n" '{
+	}' | import_blobs "$dir" > "$dir/.blobs.ids"
+	awk '{
 		i = NR - 1
 		kind = (i % 10 == 0) ? "shared" : "private"
-		printf "create refs/ao/handoffs/%s/owner%d@example.com/branch-%d %s\n", kind, i % 97, i, $1
-	}' "$dir/.blobs.ids" | git -C "$dir" update-ref --stdin
-	rm -rf "$dir/.blobs" "$dir/.blobs.list" "$dir/.blobs.ids"
+		printf "refs/ao/handoffs/%s/owner%d@example.com/branch-%d %s\n", kind, i % 97, i, $1
+	}' "$dir/.blobs.ids" | write_refs "$dir" "$layout"
+	rm -f "$dir/.blobs.ids"
 }
 
 # peak_kb CMD...: the peak resident memory of CMD in KiB, or "n/a".
@@ -67,4 +93,15 @@ peak_kb() {
 	else
 		echo n/a
 	fi
+}
+
+# cpu_ms: the CPU time (user + system, ms) that this script's finished
+# children and their descendants have used so far (cutime + cstime of
+# /proc/$$/stat, in clock ticks). The issue's figure is process time, which
+# moves far less with other load on a shared machine than wall time does;
+# a tick is 10 ms, so compare totals over many runs, not single runs.
+cpu_ms() {
+	local tck
+	tck=$(getconf CLK_TCK)
+	awk -v tck="$tck" '{ sub(/^.*\) /, ""); print int(($14 + $15) * 1000 / tck) }' "/proc/$$/stat"
 }

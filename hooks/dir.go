@@ -3,8 +3,6 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -20,32 +18,19 @@ type layout struct {
 	top    string // this worktree's top; "" in a bare repository or a git dir
 }
 
-// locate asks git, in one process, where repoDir's hooks and common git dir
-// are, and the top of its worktree.
+// locate finds where repoDir's hooks and common git dir are, and the top
+// of its worktree, in process as git would (refstore.Locate), asking git
+// only for setups it leaves to git.
 func locate(ctx context.Context, repoDir string) (layout, error) {
-	out, err := refstore.Git(ctx, repoDir, false, nil, "rev-parse", "--path-format=absolute",
-		"--git-path", "hooks", "--git-common-dir", "--is-inside-work-tree", "--show-cdup")
+	rl, err := refstore.Locate(ctx, repoDir)
 	if err != nil {
 		return layout{}, fmt.Errorf("finding the hooks directory: %w", err)
 	}
-	// hooks, common dir, true|false, then the way up to the top (an empty
-	// line at the top itself) only inside a work tree.
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) < 3 || lines[0] == "" || lines[1] == "" {
-		return layout{}, fmt.Errorf("finding the hooks directory: unexpected output from git rev-parse: %q", out)
+	hooks, err := refstore.HooksDir(ctx, repoDir, rl)
+	if err != nil {
+		return layout{}, fmt.Errorf("finding the hooks directory: %w", err)
 	}
-	l := layout{hooks: filepath.Clean(lines[0]), common: filepath.Clean(lines[1])}
-	if lines[2] == "true" && len(lines) == 4 {
-		// git's paths are real paths; so must this one be to compare.
-		dir, err := filepath.Abs(repoDir)
-		if err == nil {
-			if real, rerr := filepath.EvalSymlinks(dir); rerr == nil {
-				dir = real
-			}
-			l.top = filepath.Clean(filepath.Join(dir, lines[3]))
-		}
-	}
-	return l, nil
+	return layout{hooks: hooks, common: rl.CommonDir, top: rl.WorkTree}, nil
 }
 
 // ownHooks reports whether the hooks directory belongs to this repository

@@ -230,16 +230,14 @@ func (s *Store) lockWriter(ctx context.Context, msg string) (*lockWriter, error)
 	}
 	// git runs the reference-transaction hook for every ref it writes; the
 	// in-process writer cannot, so a repository that has one gets git.
-	if hasRefTxnHook(s.commonDir, s.workDir, cfg.Raw.Section("core").Option("hooksPath")) {
+	if s.hasRefTxnHook() {
 		return nil, nil
 	}
-	// git var applies the same rules update-ref does (GIT_COMMITTER_*,
-	// user.name, the fallback from the host), so the entries read the same.
-	out, err := Git(ctx, s.workDir, false, nil, "var", "GIT_COMMITTER_IDENT")
+	// The identity update-ref would log (committerIdent: git's rules).
+	ident, err := s.committerIdent(ctx)
 	if err != nil {
 		return nil, nil
 	}
-	ident := strings.TrimRight(string(out), "\n")
 	if ident == "" || strings.ContainsAny(ident, "\n\t") {
 		return nil, nil
 	}
@@ -365,18 +363,17 @@ func (w *lockWriter) log(ref, old, new string) error {
 	}
 }
 
-// hasRefTxnHook reports whether git would run a reference-transaction hook
-// here. A hooks path it cannot place counts as one: git decides then.
-func hasRefTxnHook(commonDir, workDir, hooksPath string) bool {
-	dir := filepath.Join(commonDir, "hooks")
-	if hooksPath != "" {
-		if strings.HasPrefix(hooksPath, "~") {
-			return true
-		}
-		dir = hooksPath
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(workDir, dir)
-		}
+// hasRefTxnHook reports an executable reference-transaction hook where git
+// looks for hooks (core.hooksPath from the whole configuration, as git
+// reads it); a setup it cannot tell counts as having one, so git writes.
+func (s *Store) hasRefTxnHook() bool {
+	l := Layout{GitDir: s.gitDir, CommonDir: s.commonDir, from: s.workDir}
+	if !s.bare {
+		l.WorkTree = s.workDir
+	}
+	dir, err := l.HooksDir()
+	if err != nil {
+		return true
 	}
 	fi, err := os.Stat(filepath.Join(dir, "reference-transaction"))
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0

@@ -274,25 +274,6 @@ func (s *Store) Remotes(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// ConfigValues returns every value of a multi-valued key in the
-// repository's own config file (not the user's), in order.
-func (s *Store) ConfigValues(ctx context.Context, key string) ([]string, error) {
-	out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "-z", "--get-all", key)
-	if err != nil {
-		if noSuchKey(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var vals []string
-	for _, v := range bytes.Split(out, []byte{0}) {
-		if len(v) > 0 {
-			vals = append(vals, string(v))
-		}
-	}
-	return vals, nil
-}
-
 // AddConfig appends value to a multi-valued key in the repository's config.
 func (s *Store) AddConfig(ctx context.Context, key, value string) error {
 	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", "--add", key, value)

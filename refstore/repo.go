@@ -1,7 +1,6 @@
 package refstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,27 +62,6 @@ func (s *Store) headCLI(ctx context.Context) (Head, error) {
 		h.Commit = strings.TrimSpace(string(out))
 	}
 	return h, nil
-}
-
-// Config returns the values git config has for keys (after includes and
-// environment overrides, which is why it asks git), missing keys omitted.
-func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, error) {
-	pat := make([]string, len(keys))
-	for i, k := range keys {
-		pat[i] = strings.ReplaceAll(k, ".", `\.`)
-	}
-	out, err := Git(ctx, s.workDir, false, nil, "config", "-z", "--get-regexp", "^("+strings.Join(pat, "|")+")$")
-	if err != nil && !noSuchKey(err) {
-		return nil, err
-	}
-	vals := map[string]string{}
-	for _, kv := range bytes.Split(out, []byte{0}) {
-		k, v, _ := bytes.Cut(kv, []byte{'\n'})
-		if len(k) > 0 {
-			vals[strings.ToLower(string(k))] = string(v)
-		}
-	}
-	return vals, nil
 }
 
 // Commit is one commit, as a brief lists it.
@@ -233,11 +211,35 @@ func (s *Store) Bind(sessionRef string) error {
 	return werr
 }
 
-// Unbind removes this worktree's binding; no binding is fine.
+// Unbind removes this worktree's binding; no binding is fine. Like Bind it
+// goes through git's lock protocol in process: take <ref>.lock, remove the
+// ref, drop the lock (a per-worktree ref is never packed, and Bind writes
+// no reflog for it).
 func (s *Store) Unbind(ctx context.Context) error {
-	if _, err := os.Stat(filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession))); errors.Is(err, os.ErrNotExist) {
+	path := filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession))
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	_, err := Git(ctx, s.workDir, false, nil, "symbolic-ref", "--delete", WorktreeSession)
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return &LockedError{Path: lock}
+		}
+		return err
+	}
+	f.Close()
+	err = os.Remove(path)
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil
+	}
+	// A reflog git may have kept for it goes with the ref, as
+	// symbolic-ref --delete removes it.
+	if rerr := os.Remove(filepath.Join(s.gitDir, "logs", filepath.FromSlash(WorktreeSession))); err == nil && rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		err = rerr
+	}
+	if lerr := os.Remove(lock); err == nil {
+		err = lerr
+	}
 	return err
 }

@@ -146,32 +146,24 @@ func (s *Store) useGoGit(repo *git.Repository) error {
 }
 
 func (s *Store) useCLI(ctx context.Context) error {
-	out, err := Git(ctx, s.workDir, false, nil, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository")
+	l, err := Locate(ctx, s.workDir)
 	if err != nil {
-		var ge *GitError
-		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
-			return fmt.Errorf("%w (or any of the parent directories): %s", ErrNotRepository, s.workDir)
-		}
 		return err
 	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 3 {
-		return fmt.Errorf("git rev-parse: unexpected output %q", out)
-	}
-	s.gitDir = lines[0]
-	s.commonDir = lines[1]
-	if !filepath.IsAbs(s.commonDir) {
-		s.commonDir = filepath.Join(s.workDir, s.commonDir)
-	}
-	s.bare = lines[2] == "true"
-	if s.bare {
-		s.workDir = s.gitDir
-	} else {
+	if l.WorkTree == "" && !l.Bare {
+		// Inside the git dir of a repository with a worktree: git says
+		// where the worktree is (or that there is none to run in).
 		top, err := Git(ctx, s.workDir, false, nil, "rev-parse", "--show-toplevel")
 		if err != nil {
 			return err
 		}
-		s.workDir = strings.TrimSpace(string(top))
+		l.WorkTree = strings.TrimSpace(string(top))
+	}
+	s.gitDir, s.commonDir, s.bare = l.GitDir, l.CommonDir, l.Bare
+	if s.bare {
+		s.workDir = s.gitDir
+	} else {
+		s.workDir = l.WorkTree
 	}
 	s.reader = &cliReader{store: s}
 	s.lister = &cliLister{dir: s.workDir}

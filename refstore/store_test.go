@@ -341,6 +341,16 @@ var conformance = []struct {
 		if id, _ := st.BoundSession(); id != "" {
 			t.Fatalf("still bound to %q", id)
 		}
+		// git sees no binding, and the lock is gone with it.
+		if got := gittest.Run(t, dir, "for-each-ref", "refs/worktree/"); got != "" {
+			t.Fatalf("git still lists %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(st.GitDir(), "refs", "worktree", "ao", "session.lock")); !os.IsNotExist(err) {
+			t.Fatalf("lock left behind: %v", err)
+		}
+		if err := st.Unbind(context.Background()); err != nil {
+			t.Fatalf("unbinding again: %v", err)
+		}
 	}},
 }
 

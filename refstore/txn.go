@@ -277,11 +277,11 @@ func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, er
 			// finish what the writer was doing, reflog entry first.
 			if w == nil {
 				if ident == "" {
-					out, err := Git(ctx, s.workDir, false, nil, "var", "GIT_COMMITTER_IDENT")
+					id, err := s.committerIdent(ctx)
 					if err != nil {
 						return "", false, err
 					}
-					ident = strings.TrimRight(string(out), "\n")
+					ident = id
 				}
 				w = &lockWriter{dir: s.commonDir, refs: s.refs, ident: ident, msg: rec.Msg, shared: s.sharedPerm(ctx)}
 			}

@@ -1,0 +1,118 @@
+package refstore
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+)
+
+// TestLocateAgainstGit compares the in-process search for the repository
+// and its hooks directory with git rev-parse's answers in each setup.
+func TestLocateAgainstGit(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	main := gittest.Init(t)
+	os.MkdirAll(filepath.Join(main, "sub", "deeper"), 0o755)
+	linked := filepath.Join(t.TempDir(), "linked")
+	gittest.Run(t, main, "worktree", "add", "-q", "-b", "other", linked)
+	os.MkdirAll(filepath.Join(linked, "in"), 0o755)
+	bare := gittest.Init(t, "--bare")
+	os.MkdirAll(filepath.Join(bare, "refs", "heads", "x"), 0o755)
+	// A .git file pointing elsewhere, as a submodule or --separate-git-dir has.
+	sep := filepath.Join(t.TempDir(), "sep")
+	sepGit := filepath.Join(t.TempDir(), "sep.git")
+	gittest.Run(t, "", "init", "-q", "--separate-git-dir", sepGit, sep)
+	other := t.TempDir()
+
+	type setup struct {
+		name string
+		dir  string
+		env  map[string]string
+	}
+	setups := []setup{
+		{"top", main, nil},
+		{"subdirectory", filepath.Join(main, "sub", "deeper"), nil},
+		{"linked worktree", filepath.Join(linked, "in"), nil},
+		{"bare", bare, nil},
+		{"inside a bare repository", filepath.Join(bare, "refs", "heads", "x"), nil},
+		{"separate git dir", sep, nil},
+		{"GIT_DIR", other, map[string]string{"GIT_DIR": filepath.Join(main, ".git")}},
+		{"GIT_DIR relative", main, map[string]string{"GIT_DIR": ".git"}},
+		{"GIT_DIR and GIT_WORK_TREE", filepath.Join(main, "sub"), map[string]string{"GIT_DIR": filepath.Join(main, ".git"), "GIT_WORK_TREE": main}},
+		{"GIT_DIR of a bare repository", other, map[string]string{"GIT_DIR": bare}},
+	}
+	hooksPaths := []struct {
+		name, global, local string
+	}{
+		{"default", "", ""},
+		{"relative", "", ".githooks"},
+		{"absolute", "", filepath.Join(other, "abs", "..", "hooks-abs") + "/"},
+		{"tilde", "", "~/my-hooks"},
+		{"global relative", "hooks-global", ""},
+	}
+	for _, hp := range hooksPaths {
+		for _, cfg := range []struct{ scope, val string }{{"--global", hp.global}, {"--local", hp.local}} {
+			for _, repo := range []string{main, bare} {
+				if cfg.val == "" {
+					cmdUnset(t, repo, cfg.scope)
+				} else {
+					gittest.Run(t, repo, "config", cfg.scope, "core.hooksPath", cfg.val)
+				}
+			}
+		}
+		for _, s := range setups {
+			t.Run(hp.name+"/"+s.name, func(t *testing.T) {
+				for k, v := range s.env {
+					t.Setenv(k, v)
+				}
+				want, err := locateCLI(ctx, s.dir)
+				if err != nil {
+					t.Fatalf("git rev-parse: %v", err)
+				}
+				got, err := discover(s.dir)
+				got.from = s.dir
+				if err != nil {
+					t.Fatalf("discover: %v (git says %+v)", err, want)
+				}
+				want.GitDir, want.CommonDir = realPath(want.GitDir), realPath(want.CommonDir)
+				if want.WorkTree != "" {
+					want.WorkTree = realPath(want.WorkTree)
+				}
+				if got != want {
+					t.Errorf("discover = %+v\ngit says  %+v", got, want)
+				}
+				h, err := got.HooksDir()
+				if err != nil {
+					t.Fatalf("HooksDir: %v", err)
+				}
+				wantHooks := gittest.Run(t, s.dir, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+				if h != filepath.Clean(wantHooks) {
+					t.Errorf("HooksDir = %s, git says %s", h, wantHooks)
+				}
+			})
+		}
+	}
+
+	// Inside a git dir that has a worktree, and outside any repository:
+	// the same answers, through git or by the same error.
+	l, err := Locate(ctx, filepath.Join(main, ".git", "refs"))
+	if err != nil || l.GitDir != realPath(filepath.Join(main, ".git")) || l.WorkTree != "" {
+		t.Errorf("Locate inside .git = %+v, %v", l, err)
+	}
+	if _, err := Locate(ctx, "/"); err == nil || !strings.Contains(err.Error(), "not a git repository") {
+		t.Errorf("Locate outside any repository = %v, want not a git repository", err)
+	}
+}
+
+// cmdUnset removes core.hooksPath at scope; absent is fine.
+func cmdUnset(t *testing.T, dir, scope string) {
+	t.Helper()
+	cmd := exec.Command("git", "config", scope, "--unset-all", "core.hooksPath")
+	cmd.Dir = dir
+	cmd.Run()
+}
