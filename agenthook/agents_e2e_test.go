@@ -1,0 +1,359 @@
+package agenthook_test
+
+// End-to-end proofs of the agent hooks with the agents' own released CLIs
+// (internal/agenttest) against a scripted fake model (internal/fakemodel):
+// `git handoff init --agent` installs the hooks in a temporary repository,
+// a baton is left with `git handoff end`, and the agent runs headless with
+// the git-handoff built from this tree first on its PATH. What reached the
+// model is read from the fake's requests; what happened to batons and
+// sessions from `git handoff … --json`.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/internal/agenttest"
+	"github.com/git-handoff/git-handoff/internal/fakemodel"
+	"github.com/git-handoff/git-handoff/internal/gittest"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+	buildOut  []byte
+)
+
+// builtBin builds git-handoff once per test binary into a directory for
+// PATH: the installed hooks run `git handoff …`, as a user's would.
+func builtBin(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "git-handoff-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binDir = dir
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "git-handoff"), "../cmd/git-handoff")
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("building git-handoff: %v\n%s", buildErr, buildOut)
+	}
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func tokenE2E() string {
+	b := make([]byte, 5)
+	rand.Read(b)
+	return strings.ToUpper(hex.EncodeToString(b))
+}
+
+// project is a repository with the agents' hooks installed.
+type project struct {
+	t    *testing.T
+	dir  string
+	bin  string
+	home string // HOME for the test's own git-handoff commands
+}
+
+// newProject makes a repository, configures its identity in the repository
+// itself (every agent runs with a HOME of its own, so the owner must not
+// come from a user-level file), commits, and runs init --agent.
+func newProject(t *testing.T, agents ...string) *project {
+	t.Helper()
+	home := gittest.Isolate(t)
+	p := &project{t: t, dir: gittest.Init(t), bin: builtBin(t), home: home}
+	gittest.Run(t, p.dir, "config", "user.name", "Test Dev")
+	gittest.Run(t, p.dir, "config", "user.email", "dev@example.com")
+	p.handoff("init", "--agent", strings.Join(agents, ","))
+	return p
+}
+
+// handoff runs the built git-handoff in dir (default: the project's) and
+// returns its stdout.
+func (p *project) handoffIn(dir string, args ...string) string {
+	p.t.Helper()
+	cmd := exec.Command(filepath.Join(p.bin, "git-handoff"), args...)
+	cmd.Dir = dir
+	var env []string
+	for _, kv := range gittest.Env(p.home) {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_HANDOFF_") || k == "PATH" || k == "CLAUDECODE" || k == "AI_AGENT" || strings.HasPrefix(k, "CODEX_") || strings.HasPrefix(k, "GEMINI_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	cmd.Env = append(env, "PATH="+p.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		p.t.Fatalf("git handoff %s: %v\n%s%s", strings.Join(args, " "), err, out, msg)
+	}
+	return string(out)
+}
+
+func (p *project) handoff(args ...string) string {
+	p.t.Helper()
+	return p.handoffIn(p.dir, args...)
+}
+
+type batonJSON struct {
+	ID               string   `json:"id"`
+	NextSteps        []string `json:"nextSteps"`
+	Harness          string   `json:"harness"`
+	SessionID        string   `json:"sessionId"`
+	Claimed          bool     `json:"claimed"`
+	ClaimedBySession string   `json:"claimedBySession"`
+}
+
+type sessionJSON struct {
+	ID       string `json:"id"`
+	Harness  string `json:"harness"`
+	Status   string `json:"status"`
+	// ClaimedHandoff is the baton the session claimed, as claimed.
+	ClaimedHandoff *batonJSON `json:"claimedHandoff"`
+	Launched map[string]struct {
+		NativeID string `json:"nativeId"`
+	} `json:"launched"`
+}
+
+// leave leaves a baton with one next step and returns its id.
+func (p *project) leave(next string) string {
+	p.t.Helper()
+	var out struct {
+		Handoff batonJSON `json:"handoff"`
+	}
+	p.decode(p.handoff("end", "--next", next, "--json"), &out)
+	return out.Handoff.ID
+}
+
+func (p *project) decode(s string, v any) {
+	p.t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		p.t.Fatalf("decoding %q: %v", s, err)
+	}
+}
+
+// batons are every baton of the repository, claimed ones too.
+func (p *project) batons() []batonJSON {
+	p.t.Helper()
+	var out struct {
+		Handoffs []batonJSON `json:"handoffs"`
+	}
+	p.decode(p.handoff("list", "--all", "--json"), &out)
+	return out.Handoffs
+}
+
+func (p *project) baton(id string) batonJSON {
+	p.t.Helper()
+	for _, b := range p.batons() {
+		if b.ID == id {
+			return b
+		}
+	}
+	p.t.Fatalf("no baton %s in `list --all`", id)
+	return batonJSON{}
+}
+
+// batonWith finds the one baton whose next steps hold text.
+func (p *project) batonWith(text string) (batonJSON, bool) {
+	p.t.Helper()
+	var found []batonJSON
+	for _, b := range p.batons() {
+		if strings.Contains(strings.Join(b.NextSteps, "\n"), text) {
+			found = append(found, b)
+		}
+	}
+	if len(found) > 1 {
+		p.t.Errorf("%d batons hold %q, want at most 1: %+v", len(found), text, found)
+	}
+	if len(found) == 0 {
+		return batonJSON{}, false
+	}
+	return found[0], true
+}
+
+// sessions are every session of the repository, ended ones too.
+func (p *project) sessions() []sessionJSON {
+	p.t.Helper()
+	var out struct {
+		Sessions []sessionJSON `json:"sessions"`
+	}
+	p.decode(p.handoff("session", "ls", "--all", "--json"), &out)
+	return out.Sessions
+}
+
+// sessionOf finds the one session the agent's own id names.
+func (p *project) sessionOf(harnessName, nativeID string) sessionJSON {
+	p.t.Helper()
+	var found []sessionJSON
+	for _, s := range p.sessions() {
+		if s.Launched[harnessName].NativeID == nativeID {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		p.t.Fatalf("%d sessions with %s native id %q, want 1: %+v", len(found), harnessName, nativeID, p.sessions())
+	}
+	return found[0]
+}
+
+// agentFor sets an agent up against fake with the built git-handoff first
+// on its PATH.
+func (p *project) agentFor(name string, fake *fakemodel.Server) *agenttest.Agent {
+	a := agenttest.New(p.t, name, fake)
+	a.Path = []string{p.bin}
+	// Codex runs shell commands in a login shell, whose /etc/profile
+	// sets PATH afresh (as root on Debian): the user's profile puts
+	// git-handoff back, as an installed one would be found.
+	profile := "PATH=" + p.bin + ":$PATH\nexport PATH\n"
+	if err := os.WriteFile(filepath.Join(a.Home, ".bash_profile"), []byte(profile), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	return a
+}
+
+func mustRun(t *testing.T, a *agenttest.Agent, fake *fakemodel.Server, run agenttest.Run) agenttest.Result {
+	t.Helper()
+	res := a.Run(run)
+	if res.Code != 0 || res.SessionID == "" {
+		t.Fatalf("%s run: %s\nrequests:\n%s", a.Name, res, fake.Dump())
+	}
+	return res
+}
+
+// stopMarker is in the Stop hook's reason and nowhere else the model sees.
+const stopMarker = "changed the repository but left no baton"
+
+// mainTurns are the requests of the agent's main loop from index from on.
+func mainTurns(fake *fakemodel.Server, from int) []*fakemodel.Request {
+	var out []*fakemodel.Request
+	for _, r := range fake.Requests()[from:] {
+		if r.OffersShell() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func anyContains(reqs []*fakemodel.Request, texts ...string) bool {
+	for _, r := range reqs {
+		all := true
+		for _, s := range texts {
+			all = all && r.Contains(s)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// nudges counts the requests whose last user message is the stop reason:
+// each is one Stop hook that blocked.
+func nudges(fake *fakemodel.Server) int {
+	n := 0
+	for _, r := range fake.Requests() {
+		if strings.Contains(r.LastUser, stopMarker) {
+			n++
+		}
+	}
+	return n
+}
+
+// The chain: Claude Code, then Codex, then Gemini CLI, then Claude Code
+// again, in one repository. Each agent is given the baton the one before it
+// left (behaviour 1), claims it once in a session of its own harness and
+// native id (2), changes a file and leaves the next baton through its shell
+// tool, attributed to its session (3), which the next agent receives (4);
+// having left one, it is never asked for one at Stop (6).
+func TestAgentsChainBatons(t *testing.T) {
+	chain := []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini, agenttest.Claude}
+	for _, a := range chain {
+		agenttest.Find(t, a)
+	}
+	p := newProject(t, agenttest.Claude, agenttest.Codex, agenttest.Gemini)
+	tok := tokenE2E()
+	step := func(i int) string { return "STEP-" + string(rune('A'+i)) + "-" + tok }
+	prev := p.leave("start with " + step(0))
+	for i, name := range chain {
+		t.Logf("%d: %s given %s", i, name, step(i))
+		want, next := step(i), step(i+1)
+		shell := "echo " + next + " > work-" + next + ".txt && git handoff end --next \"go on with " + next + "\""
+		fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+			if !r.OffersShell() {
+				return fakemodel.Say("a title")
+			}
+			if len(r.ToolResults) == 0 && r.Contains(want) {
+				rep, _ := r.Shell(shell)
+				return rep
+			}
+			return fakemodel.Say("done")
+		})
+		a := p.agentFor(name, fake)
+		t0 := time.Now()
+		res := mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "carry on"})
+		t.Logf("%s ran %v, %d requests", name, time.Since(t0).Round(time.Millisecond), len(fake.Requests()))
+
+		if !anyContains(mainTurns(fake, 0), want) {
+			t.Errorf("%s: the brief with %s reached no request\n%s", name, want, fake.Dump())
+		}
+		s := p.sessionOf(name, res.SessionID)
+		if s.Harness != name {
+			t.Errorf("%s: session %s has harness %q", name, s.ID, s.Harness)
+		}
+		if s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != prev {
+			t.Errorf("%s: session %s claimed %+v, want baton %s", name, s.ID, s.ClaimedHandoff, prev)
+		}
+		left, ok := p.batonWith(next)
+		if !ok {
+			t.Fatalf("%s: no baton with %s was left\n%s\nrequests:\n%s", name, next, res, fake.Dump())
+		}
+		if left.SessionID != s.ID || left.Harness != name {
+			t.Errorf("%s: the baton it left is of session %q, harness %q; want %s, %s", name, left.SessionID, left.Harness, s.ID, name)
+		}
+		if _, err := os.Stat(filepath.Join(p.dir, "work-"+next+".txt")); err != nil {
+			t.Errorf("%s: the shell command did not run: %v", name, err)
+		}
+		if n := nudges(fake); n != 0 {
+			t.Errorf("%s: asked for a baton at Stop %d times, though it left one\n%s", name, n, fake.Dump())
+		}
+		prev = left.ID
+	}
+	// One session per run, each of which claimed a different baton.
+	claimed := map[string]string{}
+	for _, s := range p.sessions() {
+		if s.ClaimedHandoff == nil {
+			t.Errorf("session %s (%s) claimed nothing", s.ID, s.Harness)
+			continue
+		}
+		if other, dup := claimed[s.ClaimedHandoff.ID]; dup {
+			t.Errorf("baton %s was claimed by %s and %s", s.ClaimedHandoff.ID, other, s.ID)
+		}
+		claimed[s.ClaimedHandoff.ID] = s.ID
+	}
+	if len(claimed) != len(chain) {
+		t.Errorf("%d batons claimed, want %d: %+v", len(claimed), len(chain), p.sessions())
+	}
+}
