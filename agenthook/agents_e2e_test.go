@@ -128,12 +128,12 @@ type batonJSON struct {
 }
 
 type sessionJSON struct {
-	ID       string `json:"id"`
-	Harness  string `json:"harness"`
-	Status   string `json:"status"`
+	ID      string `json:"id"`
+	Harness string `json:"harness"`
+	Status  string `json:"status"`
 	// ClaimedHandoff is the baton the session claimed, as claimed.
 	ClaimedHandoff *batonJSON `json:"claimedHandoff"`
-	Launched map[string]struct {
+	Launched       map[string]struct {
 		NativeID string `json:"nativeId"`
 	} `json:"launched"`
 }
