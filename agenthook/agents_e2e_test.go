@@ -25,6 +25,10 @@ import (
 	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
+// startEnv is the environment the test binary started with: tests point
+// HOME at temporary directories, and with it go's build cache.
+var startEnv = os.Environ()
+
 var (
 	buildOnce sync.Once
 	binDir    string
@@ -44,6 +48,7 @@ func builtBin(t *testing.T) string {
 		}
 		binDir = dir
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "git-handoff"), "../cmd/git-handoff")
+		cmd.Env = startEnv
 		buildOut, buildErr = cmd.CombinedOutput()
 	})
 	if buildErr != nil {
@@ -355,5 +360,152 @@ func TestAgentsChainBatons(t *testing.T) {
 	}
 	if len(claimed) != len(chain) {
 		t.Errorf("%d batons claimed, want %d: %+v", len(claimed), len(chain), p.sessions())
+	}
+}
+
+// continuing is the header of the context a session that goes on is given.
+func continuing(sessionID, source string) string {
+	return "continuing git-handoff session " + sessionID + " (" + source + ")"
+}
+
+// checkOneClaim fails unless the project has one session, s, which still
+// holds baton id as the one it claimed, and the baton is claimed by it.
+func (p *project) checkOneClaim(s sessionJSON, id, when string) {
+	p.t.Helper()
+	all := p.sessions()
+	if len(all) != 1 || all[0].ID != s.ID {
+		p.t.Errorf("%s: sessions %+v, want only %s", when, all, s.ID)
+	}
+	for _, got := range all {
+		if got.ClaimedHandoff == nil || got.ClaimedHandoff.ID != id {
+			p.t.Errorf("%s: session %s holds claimed baton %+v, want %s", when, got.ID, got.ClaimedHandoff, id)
+		}
+	}
+	if b := p.baton(id); !b.Claimed || b.ClaimedBySession != s.ID {
+		p.t.Errorf("%s: baton %s claimed %v by %q, want by %s", when, id, b.Claimed, b.ClaimedBySession, s.ID)
+	}
+}
+
+// Resume, and compaction where the agent compacts headless, give the
+// session the baton it claimed again, with nothing claimed a second time
+// (behaviour 5).
+func TestAgentsResumeAndCompactRedeliver(t *testing.T) {
+	for _, name := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini} {
+		t.Run(name, func(t *testing.T) {
+			p := newProject(t, name)
+			tok := tokenE2E()
+			next := "NEXT-R-" + tok
+			id := p.leave("look at " + next)
+			// compacting: the next main turn answers with a shell call
+			// reporting a prompt over Codex's compaction limit.
+			var compacting bool
+			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+				if !r.OffersShell() {
+					return fakemodel.Say("summary of the work " + tok)
+				}
+				if compacting {
+					compacting = false
+					rep, _ := r.Shell("echo one")
+					rep.InputTokens = 200000
+					return rep
+				}
+				return fakemodel.Say("hello " + tok)
+			})
+			a := p.agentFor(name, fake)
+			first := mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "first prompt"})
+			if !anyContains(mainTurns(fake, 0), next) {
+				t.Fatalf("the brief with %s reached no request\n%s", next, fake.Dump())
+			}
+			s := p.sessionOf(name, first.SessionID)
+			p.checkOneClaim(s, id, "after the first run")
+
+			before := len(fake.Requests())
+			resumed := mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "second prompt " + tok, Resume: first.SessionID})
+			if !anyContains(mainTurns(fake, before), continuing(s.ID, "resume"), next, "second prompt "+tok) {
+				t.Errorf("no request of the resumed run holds the claimed baton given again on resume\n%s", fake.Dump())
+			}
+			if resumed.SessionID != first.SessionID {
+				t.Errorf("resumed as %q, want %q", resumed.SessionID, first.SessionID)
+			}
+			p.checkOneClaim(s, id, "after resume")
+
+			switch name {
+			case agenttest.Claude:
+				// /compact in -p mode on the resumed conversation fires
+				// SessionStart source compact; its context is in the next
+				// turn.
+				mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "/compact", Resume: first.SessionID})
+				before = len(fake.Requests())
+				mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "after compact " + tok, Resume: first.SessionID})
+				if !anyContains(mainTurns(fake, before), continuing(s.ID, "compact"), next, "after compact "+tok) {
+					t.Errorf("no request after /compact holds the claimed baton given again\n%s", fake.Dump())
+				}
+			case agenttest.Codex:
+				// Codex compacts within a turn, by the token count.
+				compacting = true
+				before = len(fake.Requests())
+				mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "third prompt " + tok, Resume: first.SessionID,
+					Args: []string{"-c", "model_auto_compact_token_limit=50000"}})
+				reqs := fake.Requests()[before:]
+				summary := -1
+				for i, r := range reqs {
+					if !r.OffersShell() {
+						summary = i
+					}
+				}
+				if summary < 0 {
+					t.Fatalf("codex did not compact\n%s", fake.Dump())
+				}
+				if !anyContains(reqs[summary+1:], continuing(s.ID, "compact"), next, "summary of the work "+tok) {
+					t.Errorf("no request after the compaction holds the claimed baton given again\n%s", fake.Dump())
+				}
+			}
+			p.checkOneClaim(s, id, "at the end")
+		})
+	}
+}
+
+// The Stop hook asks a session that changed a file and left no baton for
+// one, once: the reason is the next request's last user message, and
+// neither the stop after it nor a later turn's is blocked (behaviour 6).
+func TestAgentsStopNudgesOnce(t *testing.T) {
+	for _, name := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini} {
+		t.Run(name, func(t *testing.T) {
+			p := newProject(t, name)
+			tok := tokenE2E()
+			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+				switch {
+				case !r.OffersShell():
+					return fakemodel.Say("a title")
+				case strings.Contains(r.LastUser, stopMarker):
+					return fakemodel.Say("not leaving one " + tok)
+				case strings.Contains(r.LastUser, "make work") && len(r.ToolResults) == 0:
+					rep, _ := r.Shell("echo " + tok + " > made.txt")
+					return rep
+				}
+				return fakemodel.Say("done " + tok)
+			})
+			a := p.agentFor(name, fake)
+			first := mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "make work"})
+			if _, err := os.Stat(filepath.Join(p.dir, "made.txt")); err != nil {
+				t.Fatalf("the shell command did not run: %v\n%s", err, fake.Dump())
+			}
+			s := p.sessionOf(name, first.SessionID)
+			if n := nudges(fake); n != 1 {
+				t.Fatalf("%d requests carry the stop reason, want 1\n%s", n, fake.Dump())
+			}
+			for _, r := range fake.Requests() {
+				if strings.Contains(r.LastUser, stopMarker) && !(strings.Contains(r.LastUser, "git handoff end --next") && strings.Contains(r.LastUser, s.ID)) {
+					t.Errorf("the stop reason does not say how to leave a baton for %s: %q", s.ID, r.LastUser)
+				}
+			}
+			mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "anything else " + tok, Resume: first.SessionID})
+			if n := nudges(fake); n != 1 {
+				t.Errorf("after a later turn %d requests carry the stop reason, want 1\n%s", n, fake.Dump())
+			}
+			if _, ok := p.batonWith(tok); ok {
+				t.Errorf("a baton was left, though the model never asked for one")
+			}
+		})
 	}
 }
