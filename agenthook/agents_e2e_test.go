@@ -509,3 +509,61 @@ func TestAgentsStopNudgesOnce(t *testing.T) {
 		})
 	}
 }
+
+// Copilot CLI ignores what its sessionStart hook prints, so init's section
+// in .github/copilot-instructions.md asks the agent to run `git handoff
+// start`: the instruction reaches the model, the brief comes back as the
+// shell tool's output, the session is Copilot's (its shell tool sets
+// COPILOT_CLI and COPILOT_AGENT_SESSION_ID), and agentStop asks for a baton
+// once after work.
+func TestCopilotStartsThroughInstructions(t *testing.T) {
+	p := newProject(t, agenttest.Copilot)
+	tok := tokenE2E()
+	next := "NEXT-C-" + tok
+	id := p.leave("look at " + next)
+	const instruction = "before any other work, run `git handoff start`"
+	fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+		switch {
+		case !r.OffersShell():
+			return fakemodel.Say("a title")
+		case strings.Contains(r.LastUser, stopMarker):
+			return fakemodel.Say("not leaving one " + tok)
+		case len(r.ToolResults) == 0 && r.Contains(instruction):
+			rep, _ := r.Shell("git handoff start")
+			return rep
+		case len(r.ToolResults) == 1:
+			rep, _ := r.Shell("echo " + tok + " > made.txt")
+			return rep
+		}
+		return fakemodel.Say("done " + tok)
+	})
+	a := p.agentFor(agenttest.Copilot, fake)
+	first := mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "carry on"})
+	if !anyContains(mainTurns(fake, 0), instruction) {
+		t.Fatalf("the instruction file reached no request\n%s", fake.Dump())
+	}
+	if !fake.SawToolOutput(next) {
+		t.Fatalf("the brief with %s came back in no tool output\n%s\n%s", next, first, fake.Dump())
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "made.txt")); err != nil {
+		t.Fatalf("the second shell command did not run: %v\n%s", err, fake.Dump())
+	}
+	all := p.sessions()
+	if len(all) != 1 {
+		t.Fatalf("sessions %+v, want one (the sessionStart hook starts none)", all)
+	}
+	s := all[0]
+	if s.Harness != agenttest.Copilot || s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != id {
+		t.Errorf("session %s: harness %q, claimed %+v; want copilot, baton %s", s.ID, s.Harness, s.ClaimedHandoff, id)
+	}
+	if got := s.Launched[agenttest.Copilot].NativeID; got != first.SessionID {
+		t.Errorf("session %s has copilot native id %q, want %q", s.ID, got, first.SessionID)
+	}
+	if n := nudges(fake); n != 1 {
+		t.Fatalf("%d requests carry the stop reason, want 1\n%s", n, fake.Dump())
+	}
+	mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "anything else " + tok, Resume: first.SessionID})
+	if n := nudges(fake); n != 1 {
+		t.Errorf("after a later turn %d requests carry the stop reason, want 1\n%s", n, fake.Dump())
+	}
+}
