@@ -567,3 +567,90 @@ func TestCopilotStartsThroughInstructions(t *testing.T) {
 		t.Errorf("after a later turn %d requests carry the stop reason, want 1\n%s", n, fake.Dump())
 	}
 }
+
+// `session launch` starts Codex so that the hooks init installed run, even
+// in a linked worktree of a project Codex was never told to trust, where
+// it loads no project hooks at all: the plan's hook overrides and trust
+// bypass, given to `codex exec`, make its SessionStart hook continue the
+// launched session (its native id recorded, its brief in the context).
+func TestCodexLaunchRunsHooksInAnUntrustedLinkedWorktree(t *testing.T) {
+	p := newProject(t, agenttest.Codex)
+	gittest.Run(t, p.dir, "add", "-A")
+	gittest.Run(t, p.dir, "commit", "-q", "-m", "codex hooks")
+	wt := filepath.Join(filepath.Dir(p.dir), "linked")
+	gittest.Run(t, p.dir, "worktree", "add", "-q", "-b", "feature", wt)
+	tok := tokenE2E()
+	next := "NEXT-L-" + tok
+	id := func() string {
+		var out struct {
+			Handoff batonJSON `json:"handoff"`
+		}
+		p.decode(p.handoffIn(wt, "end", "--next", "look at "+next, "--json"), &out)
+		return out.Handoff.ID
+	}()
+	var started struct {
+		Session sessionJSON `json:"session"`
+	}
+	// A session of another agent, switched to Codex with a task.
+	p.decode(p.handoffIn(wt, "start", "--harness", "claude-code", "--json"), &started)
+	sid := started.Session.ID
+	if sid == "" {
+		t.Fatalf("start gave no session")
+	}
+	p.handoffIn(wt, "session", "switch", sid, "--harness", "codex", "--prompt", "the task "+tok)
+
+	fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply { return fakemodel.Say("on it " + tok) })
+	a := p.agentFor(agenttest.Codex, fake)
+	var plan struct {
+		Argv []string `json:"argv"`
+		Dir  string   `json:"dir"`
+		Env  []string `json:"env"`
+	}
+	p.decode(p.handoffIn(wt, "session", "launch", sid, "--json"), &plan)
+	t.Logf("plan: %q in %s with %q", plan.Argv, plan.Dir, plan.Env)
+	// codex [-c hooks…]… --dangerously-bypass-hook-trust [--model M] PROMPT:
+	// the same options, given to codex exec.
+	if len(plan.Argv) < 2 || filepath.Base(plan.Argv[0]) != "codex" {
+		t.Fatalf("plan argv %q is not a codex command", plan.Argv)
+	}
+	var args []string
+	var bypass bool
+	for i := 1; i < len(plan.Argv)-1; i++ {
+		switch plan.Argv[i] {
+		case "-c":
+			args = append(args, "-c", plan.Argv[i+1])
+			i++
+		case "--dangerously-bypass-hook-trust":
+			bypass = true
+			args = append(args, plan.Argv[i])
+		}
+	}
+	if !bypass || len(args) < 3 {
+		t.Fatalf("the plan passes no hooks with the trust bypass: %q", plan.Argv)
+	}
+	prompt := plan.Argv[len(plan.Argv)-1]
+	res := mustRun(t, a, fake, agenttest.Run{Dir: plan.Dir, Prompt: prompt, Args: args, Env: plan.Env, Untrusted: true})
+	if !anyContains(mainTurns(fake, 0), "continuing git-handoff session "+sid, next) {
+		t.Errorf("the SessionStart hook's context for session %s reached no request\n%s", sid, fake.Dump())
+	}
+	var all []sessionJSON
+	for _, s := range p.sessions() {
+		all = append(all, s)
+	}
+	if len(all) != 1 || all[0].ID != sid {
+		t.Fatalf("sessions %+v, want only %s", all, sid)
+	}
+	if got := all[0].Launched[agenttest.Codex].NativeID; got != res.SessionID {
+		t.Errorf("session %s has codex native id %q, want %q (the hook did not see it)", sid, got, res.SessionID)
+	}
+	if all[0].ClaimedHandoff == nil || all[0].ClaimedHandoff.ID != id {
+		t.Errorf("session %s holds claimed baton %+v, want %s", sid, all[0].ClaimedHandoff, id)
+	}
+
+	// Without the plan's options, codex in that worktree runs no hook.
+	before := len(fake.Requests())
+	mustRun(t, a, fake, agenttest.Run{Dir: wt, Prompt: "plain run " + tok, Untrusted: true})
+	if anyContains(mainTurns(fake, before), "git-handoff session") {
+		t.Errorf("codex ran the project's hooks in an untrusted linked worktree: the test proves nothing\n%s", fake.Dump())
+	}
+}
