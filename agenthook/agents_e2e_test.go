@@ -9,14 +9,20 @@ package agenthook_test
 // sessions from `git handoff … --json`.
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -653,4 +659,184 @@ func TestCodexLaunchRunsHooksInAnUntrustedLinkedWorktree(t *testing.T) {
 	if anyContains(mainTurns(fake, before), "git-handoff session") {
 		t.Errorf("codex ran the project's hooks in an untrusted linked worktree: the test proves nothing\n%s", fake.Dump())
 	}
+}
+
+// OpenCode with init's plugin: the brief reaches the model in the system
+// prompt of a session `opencode run` makes, the session is opencode's with
+// its own id, and, in `opencode serve` (the TUI's server, where a session
+// outlives its turn), after work without a baton the idle session is asked
+// for one, once. `opencode run` exits at the first idle, before the
+// plugin's follow-up prompt could run.
+func TestOpenCodePluginBriefAndStop(t *testing.T) {
+	p := newProject(t, agenttest.OpenCode)
+	tok := tokenE2E()
+	next := "NEXT-O-" + tok
+	id := p.leave("look at " + next)
+	fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+		switch {
+		case !r.OffersShell():
+			return fakemodel.Say("a title")
+		case strings.Contains(r.LastUser, stopMarker):
+			return fakemodel.Say("not leaving one " + tok)
+		case strings.Contains(r.LastUser, "make work") && len(r.ToolResults) == 0:
+			rep, _ := r.Shell("echo " + tok + " > made.txt")
+			return rep
+		}
+		return fakemodel.Say("done " + tok)
+	})
+	a := p.agentFor(agenttest.OpenCode, fake)
+	res := mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "say hello", Timeout: 3 * agenttest.DefaultTimeout})
+	inSystem := func(from int, text string) bool {
+		for _, r := range mainTurns(fake, from) {
+			var body struct {
+				System any `json:"system"`
+			}
+			json.Unmarshal(r.Body, &body)
+			sys, _ := json.Marshal(body.System)
+			if strings.Contains(string(sys), text) {
+				return true
+			}
+		}
+		return false
+	}
+	if !inSystem(0, next) {
+		t.Errorf("the brief with %s is in no request's system prompt\n%s", next, fake.Dump())
+	}
+	s := p.sessionOf(agenttest.OpenCode, res.SessionID)
+	if s.Harness != agenttest.OpenCode || s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != id {
+		t.Errorf("session %s: harness %q, claimed %+v; want opencode, baton %s", s.ID, s.Harness, s.ClaimedHandoff, id)
+	}
+
+	// The stop, in a server: a new opencode session (a second git-handoff
+	// session, the baton already claimed) makes work in one turn.
+	before := len(fake.Requests())
+	t0 := time.Now()
+	srv := startOpenCodeServer(t, a, p.dir)
+	t.Logf("opencode serve up after %v", time.Since(t0))
+	sid := srv.post(t, "/session", `{}`, "id")
+	srv.post(t, "/session/"+sid+"/message", `{"parts":[{"type":"text","text":"make work"}],"model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}`, "")
+	if _, err := os.Stat(filepath.Join(p.dir, "made.txt")); err != nil {
+		t.Fatalf("the shell command did not run: %v\n%s", err, fake.Dump())
+	}
+	// The follow-up prompt is sent when the session goes idle, after the
+	// message call returned: wait for its answer (a bound, not a timing
+	// claim), then for anything a second stop would have sent.
+	for deadline := time.Now().Add(60 * time.Second); nudges(fake) == 0 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	}
+	t.Logf("served session %s:\n%s", sid, fake.Dump())
+	if n := nudges(fake); n != 1 {
+		t.Fatalf("%d requests carry the stop reason, want 1\n%s\n%s", n, fake.Dump(), srv.out.String())
+	}
+	srv.waitIdle(t, sid, fake)
+	if n := nudges(fake); n != 1 {
+		t.Errorf("%d requests carry the stop reason after the answer to it, want 1\n%s", n, fake.Dump())
+	}
+	srv.post(t, "/session/"+sid+"/message", `{"parts":[{"type":"text","text":"anything else"}],"model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}`, "")
+	srv.waitIdle(t, sid, fake)
+	if n := nudges(fake); n != 1 {
+		t.Errorf("%d requests carry the stop reason after a later turn, want 1\n%s", n, fake.Dump())
+	}
+	if !inSystem(before, "git-handoff session") {
+		t.Errorf("the served session was given no brief\n%s", fake.Dump())
+	}
+	if n := len(p.sessions()); n != 2 {
+		t.Errorf("%d git-handoff sessions, want 2 (one per opencode session): %+v", n, p.sessions())
+	}
+}
+
+type openCodeServer struct {
+	url string
+	out *bytes.Buffer
+}
+
+// startOpenCodeServer runs `opencode serve` in dir with the agent's
+// environment, until the test ends.
+func startOpenCodeServer(t *testing.T, a *agenttest.Agent, dir string) *openCodeServer {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(a.Bin, "serve", "--port", strconv.Itoa(port), "--hostname", "127.0.0.1")
+	cmd.Dir = dir
+	cmd.Env = a.Environ("PWD=" + dir)
+	srv := &openCodeServer{url: "http://127.0.0.1:" + strconv.Itoa(port), out: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = srv.out, srv.out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	// A bound on how long a server that never comes up is waited for.
+	client := &http.Client{Timeout: 10 * time.Second}
+	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		resp, err := client.Get(srv.url + "/session?directory=" + url.QueryEscape(dir))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return srv
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("opencode serve never answered: %v\n%s", err, srv.out.String())
+		}
+	}
+}
+
+// post sends body to path and returns the answer's field key ("" = none).
+func (s *openCodeServer) post(t *testing.T, path, body, key string) string {
+	t.Helper()
+	client := &http.Client{Timeout: 3 * agenttest.DefaultTimeout}
+	resp, err := client.Post(s.url+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST %s: %v\n%s", path, err, s.out.String())
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST %s: %s %s\n%s", path, resp.Status, b.String(), s.out.String())
+	}
+	if key == "" {
+		return ""
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b.Bytes(), &v); err != nil {
+		t.Fatalf("POST %s: %v: %s", path, err, b.String())
+	}
+	got, _ := v[key].(string)
+	return got
+}
+
+// waitIdle waits until the session's status says idle and the fake has
+// seen no new request for a moment: the plugin's idle handler ran and
+// whatever it sent was answered.
+func (s *openCodeServer) waitIdle(t *testing.T, sid string, fake *fakemodel.Server) {
+	t.Helper()
+	last, quiet := -1, 0
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		n := len(fake.Requests())
+		busy := true
+		if resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(s.url + "/session/status"); err == nil {
+			var b bytes.Buffer
+			b.ReadFrom(resp.Body)
+			resp.Body.Close()
+			busy = strings.Contains(b.String(), sid)
+		}
+		if n == last && !busy {
+			quiet++
+			if quiet >= 8 {
+				return
+			}
+		} else {
+			quiet = 0
+		}
+		last = n
+	}
+	t.Fatalf("session %s never went quiet\n%s", sid, fake.Dump())
 }
