@@ -87,7 +87,7 @@ type project struct {
 
 // newProject makes a repository, configures its identity in the repository
 // itself (every agent runs with a HOME of its own, so the owner must not
-// come from a user-level file), commits, and runs init --agent.
+// come from a user-level file), and runs init --agent with no remote.
 func newProject(t *testing.T, agents ...string) *project {
 	t.Helper()
 	home := gittest.Isolate(t)
@@ -98,8 +98,9 @@ func newProject(t *testing.T, agents ...string) *project {
 	return p
 }
 
-// handoff runs the built git-handoff in dir (default: the project's) and
-// returns its stdout.
+// handoffIn runs the built git-handoff in dir as the test's own user (no
+// agent's variables, so nothing is detected as an agent) and returns its
+// stdout.
 func (p *project) handoffIn(dir string, args ...string) string {
 	p.t.Helper()
 	cmd := exec.Command(filepath.Join(p.bin, "git-handoff"), args...)
@@ -107,7 +108,7 @@ func (p *project) handoffIn(dir string, args ...string) string {
 	var env []string
 	for _, kv := range gittest.Env(p.home) {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_HANDOFF_") || k == "PATH" || k == "CLAUDECODE" || k == "AI_AGENT" || strings.HasPrefix(k, "CODEX_") || strings.HasPrefix(k, "GEMINI_") {
+		if k == "PATH" || agentVar(k) {
 			continue
 		}
 		env = append(env, kv)
@@ -124,6 +125,18 @@ func (p *project) handoffIn(dir string, args ...string) string {
 	return string(out)
 }
 
+// agentVar says whether a variable would name an agent, or a session, to
+// git-handoff.
+func agentVar(k string) bool {
+	for _, prefix := range []string{"GIT_HANDOFF_", "CLAUDE", "AI_AGENT", "CODEX_", "GEMINI_", "COPILOT_", "OPENCODE", "CURSOR_", "GOOSE_"} {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// handoff runs the built git-handoff in the project's directory.
 func (p *project) handoff(args ...string) string {
 	p.t.Helper()
 	return p.handoffIn(p.dir, args...)
@@ -639,10 +652,7 @@ func TestCodexLaunchRunsHooksInAnUntrustedLinkedWorktree(t *testing.T) {
 	if !anyContains(mainTurns(fake, 0), "continuing git-handoff session "+sid, next) {
 		t.Errorf("the SessionStart hook's context for session %s reached no request\n%s", sid, fake.Dump())
 	}
-	var all []sessionJSON
-	for _, s := range p.sessions() {
-		all = append(all, s)
-	}
+	all := p.sessions()
 	if len(all) != 1 || all[0].ID != sid {
 		t.Fatalf("sessions %+v, want only %s", all, sid)
 	}
