@@ -731,7 +731,7 @@ func TestOpenCodePluginBriefAndStop(t *testing.T) {
 	// The follow-up prompt is sent when the session goes idle, after the
 	// message call returned: wait for its answer (a bound, not a timing
 	// claim), then for anything a second stop would have sent.
-	for deadline := time.Now().Add(60 * time.Second); nudges(fake) == 0 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(120 * time.Second); nudges(fake) == 0 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 	}
 	t.Logf("served session %s:\n%s", sid, fake.Dump())
 	if n := nudges(fake); n != 1 {
@@ -784,7 +784,9 @@ func startOpenCodeServer(t *testing.T, a *agenttest.Agent, dir string) *openCode
 	})
 	// A bound on how long a server that never comes up is waited for.
 	client := &http.Client{Timeout: 10 * time.Second}
-	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	// Generous: under load (go test ./... with the other opencode tests)
+	// it took over a minute.
+	for deadline := time.Now().Add(240 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		resp, err := client.Get(srv.url + "/session?directory=" + url.QueryEscape(dir))
 		if err == nil {
 			resp.Body.Close()
@@ -829,7 +831,7 @@ func (s *openCodeServer) post(t *testing.T, path, body, key string) string {
 func (s *openCodeServer) waitIdle(t *testing.T, sid string, fake *fakemodel.Server) {
 	t.Helper()
 	last, quiet := -1, 0
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		n := len(fake.Requests())
 		busy := true
 		if resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(s.url + "/session/status"); err == nil {
