@@ -99,9 +99,8 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 	if res.Claimed && res.Handoff != nil {
 		out.Baton = &res.Handoff.Baton
 	}
-	if err := rememberAgent(ctx, st, res.Session.ID, h.Name, opts.NativeID, true); err != nil {
-		out.Notices = append(out.Notices, "the agent's session was not indexed here, so a resume may start another session: "+err.Error())
-	}
+	// Start indexed the session under the agent's id and noted its working
+	// tree.
 	header := fmt.Sprintf("_git-handoff session %s started for this %s session._\n\n", res.Session.ID, h.Name)
 	out.Context, out.BriefFile, err = agentContext(ctx, st, res.Session.ID, header+res.Brief, out.Notices, maxChars)
 	return out, err

@@ -217,6 +217,27 @@ func TestAgentStopCountsCommitsOfASessionNoHookStarted(t *testing.T) {
 	}
 }
 
+// Found with the real Copilot CLI: the agent ran `git handoff start`,
+// wrote a file and stopped; its first stop noted the working tree as it
+// found it then, and the file went unseen.
+func TestAgentStopSeesFilesChangedBeforeTheFirstStopOfASessionNoHookStarted(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	if _, err := handoff.Start(ctx, st, handoff.StartOptions{Harness: "copilot"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(st.Dir(), "parser.go"), []byte("package p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := handoff.AgentStop(ctx, st, handoff.AgentStopOptions{Harness: "copilot"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Block {
+		t.Fatalf("a file changed since start did not ask for a baton: %+v", r)
+	}
+}
+
 func commitFile(t *testing.T, dir, name, msg string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte("package p\n"), 0o644); err != nil {

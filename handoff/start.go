@@ -216,6 +216,15 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			if err := st.Bind(sessUp.Ref); err != nil {
 				notices.add("this worktree was not bound to the session: " + err.Error())
 			}
+			if harnessName != "" {
+				// An agent's session, whether its start hook or the agent
+				// itself (told to by an instruction file) runs start: its
+				// Stop hook needs the working tree it started from, or work
+				// done before its first stop goes unseen.
+				if err := rememberAgent(ctx, st, id, harnessName, nativeID, true); err != nil {
+					notices.add("the agent's session was not indexed here, so a resume may start another session and its Stop hook may not see its work: " + err.Error())
+				}
+			}
 			sess.Schema = session.Schema
 			res.Session, res.Notices = sess, notices.list
 			return res, nil

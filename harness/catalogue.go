@@ -206,13 +206,16 @@ var goose = Harness{
 // `--resume=SESSION-ID`; `--model=MODEL`; `--continue`); sessions are
 // identified by UUIDs (~/.copilot/session-state/<id>/). Checked with the
 // released CLI (1.0.102): `--session-id UUID` pins a new session's id,
-// `--resume=ID --interactive=TEXT` resumes with a prompt.
+// `--resume=ID --interactive=TEXT` resumes with a prompt; its shell tool
+// runs with COPILOT_CLI=1 and COPILOT_AGENT_SESSION_ID, the session's id.
 var copilot = Harness{
 	Name:      "copilot",
 	Aliases:   []string{"copilot-cli", "github-copilot", "gh-copilot"},
 	Binary:    "copilot",
 	CanResume: true,
 	CanPinID:  true,
+	DetectEnv: []string{"COPILOT_CLI"},
+	NativeEnv: "COPILOT_AGENT_SESSION_ID",
 	IDFormat:  "a UUID",
 	validID:   validUUID,
 	fresh: func(h Harness, o LaunchOptions) (Launch, error) {

@@ -14,6 +14,7 @@ func TestDetect(t *testing.T) {
 		{"codex thread", map[string]string{"CODEX_THREAD_ID": codexID}, "codex"},
 		{"gemini", map[string]string{"GEMINI_CLI": "1"}, "gemini"},
 		{"cursor", map[string]string{"CURSOR_AGENT": "1"}, "cursor"},
+		{"copilot", map[string]string{"COPILOT_CLI": "1"}, "copilot"},
 		{"AI_AGENT by alias", map[string]string{"AI_AGENT": "Claude"}, "claude-code"},
 		// What Claude Code 2.1.197 sets in its shell tool's environment.
 		{"AI_AGENT as claude sets it", map[string]string{"AI_AGENT": "claude-code_2.1.197_agent"}, "claude-code"},
@@ -43,6 +44,8 @@ func TestDetectNative(t *testing.T) {
 		{"codex shell tool", map[string]string{"CODEX_THREAD_ID": codexID, "CODEX_CI": "1"}, "codex", codexID},
 		{"codex id of the wrong shape is not kept", map[string]string{"CODEX_THREAD_ID": "not-an-id"}, "codex", ""},
 		{"claude has no id in its shell", map[string]string{"CLAUDECODE": "1", "AI_AGENT": "claude-code_2.1.197_agent"}, "claude-code", ""},
+		// What Copilot CLI 1.0.102 sets in its shell tool's environment.
+		{"copilot shell tool", map[string]string{"COPILOT_CLI": "1", "COPILOT_AGENT_SESSION_ID": codexID, "COPILOT_CLI_BINARY_VERSION": "1.0.102"}, "copilot", codexID},
 		{"nothing", nil, "", ""},
 	}
 	for _, tt := range tests {

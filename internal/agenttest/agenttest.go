@@ -134,6 +134,10 @@ type Run struct {
 	Args    []string // extra options, before the prompt
 	Env     []string // extra environment for this run only
 	Timeout time.Duration
+	// Untrusted runs Codex as a user would in a folder it was never told
+	// to trust: the project is not marked trusted and hook trust is not
+	// bypassed (Args may pass what a launch adds).
+	Untrusted bool
 }
 
 // Result is what a run left.
@@ -176,8 +180,10 @@ func (a *Agent) Args(run Run) []string {
 		// Hook trust is bypassed for this invocation only: the tests'
 		// hooks are new each time, and trust persisted by hash would be
 		// a second thing to keep in step.
-		args = append(args, "--json", "--skip-git-repo-check",
-			"--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust")
+		args = append(args, "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox")
+		if !run.Untrusted {
+			args = append(args, "--dangerously-bypass-hook-trust")
+		}
 		if run.Model != "" {
 			args = append(args, "--model", run.Model)
 		}
@@ -318,7 +324,7 @@ func (a *Agent) Run(run Run) Result {
 			a.t.Fatalf("agenttest: trusting %s for claude: %v", run.Dir, err)
 		}
 	}
-	if a.Name == Codex {
+	if a.Name == Codex && !run.Untrusted {
 		if err := a.trustCodexProject(run.Dir); err != nil {
 			a.t.Fatalf("agenttest: trusting %s for codex: %v", run.Dir, err)
 		}
