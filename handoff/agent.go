@@ -133,21 +133,11 @@ func continueAgent(ctx context.Context, st *refstore.Store, s session.Stored, ha
 	if err != nil {
 		return AgentStartResult{}, err
 	}
+	waiting := withClaimed(ctx, st, s.Record, &g, who)
 	out.Notices = append(out.Notices, g.notices...)
-	waiting := g.handoff
-	g.handoff, g.input.Baton = nil, nil
-	g.input.Since, g.input.SinceTotal, g.input.SinceNote = nil, 0, ""
-	if len(s.ClaimedHandoff) > 0 {
-		var b baton.Baton
-		if err := json.Unmarshal(s.ClaimedHandoff, &b); err != nil {
-			out.Notices = append(out.Notices, fmt.Sprintf("the baton session %s claimed could not be read back: %v; `git handoff show` may still have it", s.ID, err))
-		} else {
-			out.Baton, g.input.Baton = &b, &b
-			g.input.Since, g.input.SinceTotal, g.input.SinceNote = since(ctx, st, b.Head, who.Head)
-		}
-	}
+	out.Baton = g.input.Baton
 	g.input.Package = s.HandoffPackage
-	if waiting != nil && (out.Baton == nil || waiting.ID != out.Baton.ID) {
+	if waiting != nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("baton %s is waiting on `%s` too; this session did not claim it again on %s: run `git handoff claim` to take it", waiting.ID, waiting.Branch, sourceName(opts.Source)))
 	}
 	text, _ := brief.Render(g.input, agentBriefBytes)
@@ -282,15 +272,7 @@ func rememberAgent(ctx context.Context, st *refstore.Store, id, harnessName, nat
 // agentContext fits the brief and notices to the agent's cap; when cut,
 // the whole text is written where the context says.
 func agentContext(ctx context.Context, st *refstore.Store, id, text string, notices []string, maxChars int) (string, string, error) {
-	if len(notices) > 0 {
-		var b strings.Builder
-		b.WriteString(strings.TrimRight(text, "\n"))
-		b.WriteString("\n\n## Notes from git-handoff\n\n")
-		for _, n := range notices {
-			b.WriteString("- " + strings.ReplaceAll(n, "\n", " ") + "\n")
-		}
-		text = b.String()
-	}
+	text = withNotes(text, notices)
 	file := filepath.Join(agentDir(st), "brief", id+".md")
 	out, cut := brief.Fit(text, maxChars, file)
 	if !cut {
@@ -303,6 +285,21 @@ func agentContext(ctx context.Context, st *refstore.Store, id, text string, noti
 		return out, "", nil
 	}
 	return out, file, nil
+}
+
+// withNotes ends a text for an agent with what git-handoff has to say about
+// it, where the agent reads it: it has no stderr to watch.
+func withNotes(text string, notices []string) string {
+	if len(notices) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(text, "\n"))
+	b.WriteString("\n\n## Notes from git-handoff\n\n")
+	for _, n := range notices {
+		b.WriteString("- " + strings.ReplaceAll(n, "\n", " ") + "\n")
+	}
+	return b.String()
 }
 
 // AgentStopOptions are what an agent's Stop hook was told.

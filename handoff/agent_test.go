@@ -277,3 +277,30 @@ func TestAgentLaunchedForASessionContinuesIt(t *testing.T) {
 		t.Fatalf("codex's id was not recorded: %+v", s.Launched)
 	}
 }
+
+// Found with the real agents: after `session switch`, the fresh launch's
+// first message said no baton was waiting, though the session held one.
+func TestRelaunchGivesTheClaimedBatonAgain(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	leaveBaton(t, st, "port the lexer to the new API")
+	res, err := handoff.Start(ctx, st, handoff.StartOptions{Session: "s-relaunch", Harness: "claude-code", Objective: "finish the lexer"}, clock)
+	if err != nil || !res.Claimed {
+		t.Fatalf("start = %+v, %v", res, err)
+	}
+	later := leaveBaton(t, st, "a baton for somebody else")
+	plan, err := handoff.SessionLaunch(ctx, st, handoff.SessionLaunchOptions{ID: "s-relaunch"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := plan.Plan.Argv[len(plan.Plan.Argv)-1]
+	if !strings.Contains(first, "port the lexer to the new API") {
+		t.Fatalf("the first message lacks the claimed baton:\n%s", first)
+	}
+	if strings.Contains(first, "a baton for somebody else") {
+		t.Fatalf("the first message shows a baton nobody claimed:\n%s", first)
+	}
+	if !strings.Contains(first, later.Handoff.ID) {
+		t.Fatalf("the first message does not point at the waiting baton %s:\n%s", later.Handoff.ID, first)
+	}
+}

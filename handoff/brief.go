@@ -25,6 +25,10 @@ type BriefOptions struct {
 	Owner    string
 	Branch   string
 	MaxBytes int
+	// Claimed shows the baton the session claimed in place of a waiting
+	// one (which is pointed at, never shown unclaimed): the first message
+	// of an agent launched for a session that claimed before.
+	Claimed bool
 	// PRFacts renders the facts of the pull request a session owns, with
 	// notices; nil leaves them out (no GitHub access).
 	PRFacts func(context.Context, *session.PRPointer) (string, []string)
@@ -54,6 +58,11 @@ func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clo
 	if id, err := SessionID(st, opts.Session); err == nil && id != "" {
 		if s, err := session.Read(ctx, st, id); err == nil {
 			g.input.Package = s.HandoffPackage
+			if opts.Claimed {
+				if w := withClaimed(ctx, st, s.Record, &g, who); w != nil {
+					g.notices = append(g.notices, fmt.Sprintf("baton %s is waiting on `%s`: run `git handoff claim` to take it", w.ID, w.Branch))
+				}
+			}
 			if s.PR != nil && opts.PRFacts != nil {
 				var notes []string
 				g.input.PR, notes = opts.PRFacts(ctx, s.PR)

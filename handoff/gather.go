@@ -2,12 +2,14 @@ package handoff
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // Clock tells the time; tests pin it.
@@ -77,4 +79,37 @@ func since(ctx context.Context, st *refstore.Store, base, head string) ([]refsto
 		return nil, 0, fmt.Sprintf("HEAD is behind or beside where the baton was written (%s): check `git log %s` before going on.", base[:10], base[:10])
 	}
 	return commits, total, ""
+}
+
+// withClaimed puts the baton session s claimed in g's brief instead of the
+// waiting one (a session that goes on, or is relaunched, is given again
+// what it claimed). Its notes come from the session's copy; their signature
+// is checked again on the baton's ref while it still holds that claim, and
+// they are fenced as any baton would be. It returns the waiting baton when
+// that is another one, for the caller to point at.
+func withClaimed(ctx context.Context, st *refstore.Store, s session.Record, g *gathered, who Who) (waiting *baton.Stored) {
+	waiting = g.handoff
+	g.handoff, g.input.Baton, g.input.Signature, g.input.Fenced = nil, nil, nil, false
+	g.input.Since, g.input.SinceTotal, g.input.SinceNote = nil, 0, ""
+	if len(s.ClaimedHandoff) > 0 {
+		var b baton.Baton
+		if err := json.Unmarshal(s.ClaimedHandoff, &b); err != nil {
+			g.notices = append(g.notices, fmt.Sprintf("the baton session %s claimed could not be read back: %v; `git handoff show` may still have it", s.ID, err))
+		} else {
+			claimed := baton.Stored{Baton: b}
+			if ref, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err == nil {
+				claimed.Ref = ref
+				if cur, err := baton.Read(ctx, st, ref); err == nil && cur.ID == b.ID && cur.ClaimedBySession == s.ID {
+					claimed = cur
+				}
+			}
+			verifyBaton(ctx, st, &claimed, who.Owner)
+			g.input.Baton, g.input.Signature, g.input.Fenced = &claimed.Baton, claimed.Signature, claimed.Fenced
+			g.input.Since, g.input.SinceTotal, g.input.SinceNote = since(ctx, st, b.Head, who.Head)
+		}
+	}
+	if waiting != nil && g.input.Baton != nil && waiting.ID == g.input.Baton.ID {
+		waiting = nil
+	}
+	return waiting
 }

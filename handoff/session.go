@@ -19,11 +19,11 @@ import (
 func SessionBriefer(ctx context.Context, st *refstore.Store, clock Clock) session.Briefer {
 	return session.Briefer{
 		Brief: func(s session.Record) (string, error) {
-			res, err := Brief(ctx, st, BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch}, clock)
+			res, err := Brief(ctx, st, BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch, Claimed: true}, clock)
 			if err != nil {
 				return "", err
 			}
-			return res.Brief, nil
+			return withNotes(res.Brief, res.Notices), nil
 		},
 		File: func(s session.Record, text string) (string, error) {
 			name, err := refstore.EncodeComponent(s.ID)

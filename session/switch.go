@@ -102,8 +102,8 @@ func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 		if !h.CanResume {
 			why = "cannot resume a conversation"
 		}
-		return LaunchPlan{}, fmt.Errorf("launching %s for session %q: %w: the session has no saved prompt and %s %s; give the task with --prompt",
-			h.Name, s.ID, ErrNoFirstMessage, h.Name, why)
+		return LaunchPlan{}, fmt.Errorf("launching %s for session %q: %w: the session has no saved prompt and %s %s; give the task with `git handoff session switch %s --harness %s --prompt …`",
+			h.Name, s.ID, ErrNoFirstMessage, h.Name, why, s.ID, h.Name)
 	}
 	msg, err := FirstMessage(s, br)
 	if err != nil {
