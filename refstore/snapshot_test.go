@@ -195,9 +195,12 @@ func TestSnapshotApplyRefusesConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, spoil := range map[string]func(b string){
-		"local edit":        func(b string) { write(t, b, "a.txt", []byte("mine\n")) },
-		"untracked in way":  func(b string) { write(t, b, "untracked.txt", []byte("mine\n")) },
-		"ignored in way":    func(b string) { write(t, b, ".git/info/exclude", []byte("new.txt\n")); write(t, b, "new.txt", []byte("mine\n")) },
+		"local edit":       func(b string) { write(t, b, "a.txt", []byte("mine\n")) },
+		"untracked in way": func(b string) { write(t, b, "untracked.txt", []byte("mine\n")) },
+		"ignored in way": func(b string) {
+			write(t, b, ".git/info/exclude", []byte("new.txt\n"))
+			write(t, b, "new.txt", []byte("mine\n"))
+		},
 		"staged other file": func(b string) { write(t, b, "gone.txt", []byte("mine\n")); gittest.Run(t, b, "add", "gone.txt") },
 	} {
 		t.Run(name, func(t *testing.T) {
