@@ -316,21 +316,9 @@ func (s *Store) ApplySnapshot(ctx context.Context, snap Snapshot) (Applied, erro
 		return res, nil
 	}
 	// Applied already (here, or this is where it was taken): nothing to do.
-	snapTree, err := s.revParse(ctx, snap.Commit+"^{tree}")
-	if err != nil {
+	if ok, err := s.SnapshotPresent(ctx, snap); err != nil {
 		return Applied{}, err
-	}
-	idxTree, err := s.revParse(ctx, snap.Index+"^{tree}")
-	if err != nil {
-		return Applied{}, err
-	}
-	baseTree := emptyTree
-	if head != "" {
-		if baseTree, err = s.revParse(ctx, head+"^{tree}"); err != nil {
-			return Applied{}, err
-		}
-	}
-	if it, wt, _, err := s.worktreeTrees(ctx, baseTree); err == nil && it == idxTree && wt == snapTree {
+	} else if ok {
 		res.Already = true
 		return res, nil
 	}
@@ -364,6 +352,70 @@ func (s *Store) ApplySnapshot(ctx context.Context, snap Snapshot) (Applied, erro
 	Git(ctx, s.workDir, false, nil, "update-index", "-q", "--refresh")
 	res.Staged = len(staged)
 	return res, nil
+}
+
+// SnapshotPresent reports whether this worktree holds the snapshot's work
+// already, exactly: on its HEAD, with the same files and the same staged
+// changes (where it was taken, or after it was applied).
+func (s *Store) SnapshotPresent(ctx context.Context, snap Snapshot) (bool, error) {
+	if s.bare {
+		return false, nil
+	}
+	head, err := s.revParse(ctx, "HEAD^{commit}")
+	if err != nil || head != snap.Head {
+		return false, err
+	}
+	snapTree, err := s.revParse(ctx, snap.Commit+"^{tree}")
+	if err != nil {
+		return false, err
+	}
+	idxTree, err := s.revParse(ctx, snap.Index+"^{tree}")
+	if err != nil {
+		return false, err
+	}
+	baseTree := emptyTree
+	if head != "" {
+		if baseTree, err = s.revParse(ctx, head+"^{tree}"); err != nil {
+			return false, err
+		}
+	}
+	it, wt, _, err := s.worktreeTrees(ctx, baseTree)
+	if err != nil {
+		return false, err
+	}
+	return it == idxTree && wt == snapTree, nil
+}
+
+// FindSnapshot reads the snapshot of session id: this clone's, else the
+// newest copy a plain `git fetch` brought from any remote (ErrNotFound
+// when there is none).
+func (s *Store) FindSnapshot(ctx context.Context, id string) (Snapshot, error) {
+	snap, err := s.ReadSnapshot(ctx, id)
+	if !errors.Is(err, ErrNotFound) {
+		return snap, err
+	}
+	enc, eerr := EncodeComponent(id)
+	if eerr != nil {
+		return Snapshot{}, eerr
+	}
+	copies, lerr := s.SnapshotRefs(ctx, RemotesPrefix+"*/"+strings.TrimPrefix(SnapshotPrefix, Root)+enc)
+	if lerr != nil {
+		return Snapshot{}, lerr
+	}
+	var best Snapshot
+	for ref, commit := range copies {
+		c, err := s.readSnapshotCommit(ctx, id, ref, commit)
+		if err != nil {
+			continue
+		}
+		if best.Commit == "" || c.When.After(best.When) || c.When.Equal(best.When) && c.Commit > best.Commit {
+			best = c
+		}
+	}
+	if best.Commit == "" {
+		return Snapshot{}, err
+	}
+	return best, nil
 }
 
 // diffPaths lists the paths that differ between two trees (no renames).
