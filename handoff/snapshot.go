@@ -156,7 +156,11 @@ func offerSnapshot(ctx context.Context, st, wt *refstore.Store, apply bool, ids 
 		off.Present = true
 		return off, nil, nil
 	}
-	return off, []string{fmt.Sprintf("session %s left uncommitted work: snapshot %s (on %s); bring it into this worktree with --apply-snapshot or `%s`", snap.Session, short(snap.Commit), headName(snap.Head), ApplyCommand(snap.Session))}, nil
+	where := ""
+	if h, err := wt.Head(ctx); err == nil && h.Commit != snap.Head {
+		where = fmt.Sprintf(", HEAD here is %s: check out %s first", headName(h.Commit), headName(snap.Head))
+	}
+	return off, []string{fmt.Sprintf("session %s left uncommitted work: snapshot %s (on %s%s); bring it into this worktree with --apply-snapshot or `%s`", snap.Session, short(snap.Commit), headName(snap.Head), where, ApplyCommand(snap.Session))}, nil
 }
 
 func plural(n int) string {
