@@ -150,7 +150,11 @@ func offerSnapshot(ctx context.Context, st, wt *refstore.Store, apply bool, ids 
 		if a.Already {
 			return off, []string{fmt.Sprintf("snapshot %s of session %s is in this worktree already", short(snap.Commit), snap.Session)}, nil
 		}
-		return off, []string{fmt.Sprintf("applied snapshot %s of session %s: %d path%s restored, staged changes staged again, untracked files untracked", short(snap.Commit), snap.Session, len(a.Paths), plural(len(a.Paths)))}, nil
+		how := ""
+		if a.Rebased {
+			how = " (merged onto this HEAD)"
+		}
+		return off, []string{fmt.Sprintf("applied snapshot %s of session %s%s: %d path%s restored, staged changes staged again, untracked files untracked", short(snap.Commit), snap.Session, how, len(a.Paths), plural(len(a.Paths)))}, nil
 	}
 	if present, err := wt.SnapshotPresent(ctx, *snap); err == nil && present {
 		off.Present = true
@@ -158,7 +162,11 @@ func offerSnapshot(ctx context.Context, st, wt *refstore.Store, apply bool, ids 
 	}
 	where := ""
 	if h, err := wt.Head(ctx); err == nil && h.Commit != snap.Head {
-		where = fmt.Sprintf(", HEAD here is %s: check out %s first", headName(h.Commit), headName(snap.Head))
+		if ok, _ := wt.IsAncestor(ctx, snap.Head, h.Commit); ok && snap.Head != "" {
+			where = fmt.Sprintf("; HEAD here, %s, has moved on: its changes are merged onto it unless they conflict", headName(h.Commit))
+		} else {
+			where = fmt.Sprintf("; HEAD here is %s: check out %s first", headName(h.Commit), headName(snap.Head))
+		}
 	}
 	return off, []string{fmt.Sprintf("session %s left uncommitted work: snapshot %s (on %s%s); bring it into this worktree with --apply-snapshot or `%s`", snap.Session, short(snap.Commit), headName(snap.Head), where, ApplyCommand(snap.Session))}, nil
 }
@@ -182,7 +190,7 @@ func SnapshotSection(off *SnapshotOffer) string {
 		return text + fmt.Sprintf("Session %s's uncommitted changes (snapshot %s) are in this worktree: `git status` shows them.\n", s.Session, short(s.Commit))
 	}
 	return text + fmt.Sprintf("Session %s left uncommitted changes in snapshot `%s` (%s, taken on %s). "+
-		"Apply them with `%s` (on the same HEAD, refused if local changes are in the way), "+
+		"Apply them with `%s` (on that HEAD, or merged onto a HEAD that moved on from it; refused, changing nothing, on a conflict or when local changes are in the way), "+
 		"or look first: `git diff %s %s`.\n", s.Session, s.Commit, s.Ref, headName(s.Head), ApplyCommand(s.Session), orEmptyTree(s.Head), s.Commit)
 }
 

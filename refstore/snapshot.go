@@ -278,6 +278,71 @@ type Applied struct {
 	Paths    []string // the paths the snapshot set, sorted
 	Staged   int      // of them, those whose staged version was restored in the index
 	Already  bool     // the worktree held it already: nothing changed
+	// Rebased: HEAD had moved on from the snapshot's, and its changes
+	// were merged onto HEAD (three-way, without conflicts).
+	Rebased bool
+}
+
+// MergeConflictError refuses a snapshot whose changes conflict with the
+// commits HEAD has moved on by. Nothing was changed.
+type MergeConflictError struct {
+	Snapshot, Head, Have string
+	Paths                []string
+}
+
+func (e *MergeConflictError) Error() string {
+	return fmt.Sprintf("snapshot %s was taken on %s; merged onto HEAD %s its changes conflict in %s (nothing was changed; check out %s to apply it there)",
+		short(e.Snapshot), short(e.Head), short(e.Have), strings.Join(e.Paths[:min(5, len(e.Paths))], ", "), short(e.Head))
+}
+
+func (e *MergeConflictError) Unwrap() error { return ErrConflict }
+
+// mergeOnto merges the changes of tree-ish side (the snapshot's worktree
+// or index, taken on snap.Head) onto head, which descends from snap.Head,
+// and returns the merged tree. A stand-in commit with snap.Head as its only
+// parent makes snap.Head the merge base (git 2.39's merge-tree has no
+// --merge-base); it is referenced by nothing.
+func (s *Store) mergeOnto(ctx context.Context, snap Snapshot, side, head string) (string, error) {
+	tree, err := s.revParse(ctx, side+"^{tree}")
+	if err != nil {
+		return "", err
+	}
+	c, err := s.commitTree(ctx, tree, []string{"-p", snap.Head}, "git-handoff: snapshot to merge\n")
+	if err != nil {
+		return "", err
+	}
+	out, err := Git(ctx, s.workDir, false, nil, "merge-tree", "--write-tree", "--no-messages", "--name-only", head, c)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.ExitCode() == 1 && len(lines) > 1 {
+			return "", &MergeConflictError{Snapshot: snap.Commit, Head: snap.Head, Have: head, Paths: lines[1:]}
+		}
+		return "", fmt.Errorf("merging snapshot %s onto %s: %w", short(snap.Commit), short(head), err)
+	}
+	return lines[0], nil
+}
+
+// holds reports whether the worktree and index hold exactly the target
+// and index trees (on base, HEAD's commit or the empty tree).
+func (s *Store) holds(ctx context.Context, base, target, index string) (bool, error) {
+	baseTree, err := s.revParse(ctx, base+"^{tree}")
+	if err != nil {
+		return false, err
+	}
+	tt, err := s.revParse(ctx, target+"^{tree}")
+	if err != nil {
+		return false, err
+	}
+	it, err := s.revParse(ctx, index+"^{tree}")
+	if err != nil {
+		return false, err
+	}
+	gotIndex, gotWT, _, err := s.worktreeTrees(ctx, baseTree)
+	if err != nil {
+		return false, err
+	}
+	return gotIndex == it && gotWT == tt, nil
 }
 
 // ApplySnapshot brings a snapshot's uncommitted work into this worktree,
@@ -295,28 +360,48 @@ func (s *Store) ApplySnapshot(ctx context.Context, snap Snapshot) (Applied, erro
 	if err != nil {
 		return Applied{}, err
 	}
-	if head != snap.Head {
-		return Applied{}, &HeadMismatchError{Snapshot: snap.Commit, Want: snap.Head, Have: head}
-	}
 	base := emptyTree
 	if head != "" {
 		base = head
 	}
-	changed, err := s.diffPaths(ctx, base, snap.Commit)
+	// What to move the worktree and the index to: the snapshot's own
+	// trees on its HEAD; on a HEAD that has moved on from it, the trees
+	// of a three-way merge of its changes onto HEAD, refused on any
+	// conflict before anything is written.
+	target, index := snap.Commit, snap.Index
+	rebased := false
+	if head != snap.Head {
+		if snap.Head == "" || head == "" {
+			return Applied{}, &HeadMismatchError{Snapshot: snap.Commit, Want: snap.Head, Have: head}
+		}
+		if ok, err := s.IsAncestor(ctx, snap.Head, head); err != nil {
+			return Applied{}, err
+		} else if !ok {
+			return Applied{}, &HeadMismatchError{Snapshot: snap.Commit, Want: snap.Head, Have: head}
+		}
+		if target, err = s.mergeOnto(ctx, snap, snap.Commit, head); err != nil {
+			return Applied{}, err
+		}
+		if index, err = s.mergeOnto(ctx, snap, snap.Index, head); err != nil {
+			return Applied{}, err
+		}
+		rebased = true
+	}
+	changed, err := s.diffPaths(ctx, base, target)
 	if err != nil {
 		return Applied{}, err
 	}
-	staged, err := s.diffPaths(ctx, base, snap.Index)
+	staged, err := s.diffPaths(ctx, base, index)
 	if err != nil {
 		return Applied{}, err
 	}
 	all := union(changed, staged)
-	res := Applied{Snapshot: snap, Paths: all}
+	res := Applied{Snapshot: snap, Paths: all, Rebased: rebased}
 	if len(all) == 0 {
 		return res, nil
 	}
 	// Applied already (here, or this is where it was taken): nothing to do.
-	if ok, err := s.SnapshotPresent(ctx, snap); err != nil {
+	if ok, err := s.holds(ctx, base, target, index); err != nil {
 		return Applied{}, err
 	} else if ok {
 		res.Already = true
@@ -329,7 +414,7 @@ func (s *Store) ApplySnapshot(ctx context.Context, snap Snapshot) (Applied, erro
 	}
 	// The move from HEAD's tree to the snapshot's, as a checkout makes it:
 	// refused as a whole when it would overwrite anything not committed.
-	if _, err := Git(ctx, s.workDir, false, nil, "read-tree", "-m", "-u", base, snap.Commit); err != nil {
+	if _, err := Git(ctx, s.workDir, false, nil, "read-tree", "-m", "-u", base, target); err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
 			return Applied{}, &WorktreeConflictError{Snapshot: snap.Commit, Detail: strings.TrimSpace(firstLines(ge.Stderr, 3))}
@@ -338,7 +423,7 @@ func (s *Store) ApplySnapshot(ctx context.Context, snap Snapshot) (Applied, erro
 	}
 	// Then the index of those paths as it was: staged changes staged,
 	// unstaged ones and untracked files not.
-	info, err := s.indexInfo(ctx, snap.Commit, snap.Index)
+	info, err := s.indexInfo(ctx, target, index)
 	if err != nil {
 		return res, fmt.Errorf("applying snapshot %s: the files are in place, the index holds them all as staged: %w", short(snap.Commit), err)
 	}

@@ -225,7 +225,8 @@ func TestSnapshotApplyRefusesConflicts(t *testing.T) {
 
 	t.Run("other HEAD", func(t *testing.T) {
 		b := cloneWithSnapshot(t, a)
-		gittest.Run(t, b, "commit", "-q", "--allow-empty", "-m", "moved on")
+		gittest.Run(t, b, "checkout", "-q", "--orphan", "elsewhere")
+		gittest.Run(t, b, "commit", "-q", "-m", "another line")
 		before := state(t, b)
 		st := open(t, b, refstore.Options{})
 		snap, _ := st.ReadSnapshot(ctx, "s-1")
@@ -238,6 +239,54 @@ func TestSnapshotApplyRefusesConflicts(t *testing.T) {
 			t.Fatalf("a refused apply changed things")
 		}
 	})
+
+	t.Run("HEAD moved on, conflicting", func(t *testing.T) {
+		b := cloneWithSnapshot(t, a)
+		write(t, b, "a.txt", []byte("committed elsewhere\n"))
+		gittest.Run(t, b, "commit", "-q", "-am", "moved on")
+		before := state(t, b)
+		st := open(t, b, refstore.Options{})
+		snap, _ := st.ReadSnapshot(ctx, "s-1")
+		_, err := st.ApplySnapshot(ctx, snap)
+		var me *refstore.MergeConflictError
+		if !errors.As(err, &me) || !errors.Is(err, refstore.ErrConflict) || !strings.Contains(err.Error(), "a.txt") {
+			t.Fatalf("got %v, want a merge conflict in a.txt", err)
+		}
+		if after := state(t, b); after != before {
+			t.Fatalf("a refused apply changed things:\n%s\n%s", before, after)
+		}
+	})
+}
+
+// TestSnapshotOntoLaterHead: HEAD moved on by a commit the snapshot's
+// changes do not touch: they are merged onto it, staged as they were.
+func TestSnapshotOntoLaterHead(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	a := dirtyRepo(t)
+	want := state(t, a)
+	if _, err := open(t, a, refstore.Options{}).TakeSnapshot(ctx, "s-1"); err != nil {
+		t.Fatal(err)
+	}
+	b := cloneWithSnapshot(t, a)
+	write(t, b, "other.txt", []byte("unrelated\n"))
+	gittest.Run(t, b, "add", "other.txt")
+	gittest.Run(t, b, "commit", "-q", "-m", "moved on")
+	st := open(t, b, refstore.Options{})
+	snap, _ := st.ReadSnapshot(ctx, "s-1")
+	applied, err := st.ApplySnapshot(ctx, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !applied.Rebased {
+		t.Fatalf("not marked as merged onto a later HEAD: %+v", applied)
+	}
+	if got := state(t, b); got != want {
+		t.Fatalf("merged apply:\nwant:\n%s\ngot:\n%s", want, got)
+	}
+	if again, err := st.ApplySnapshot(ctx, snap); err != nil || !again.Already {
+		t.Fatalf("second apply: %+v %v", again, err)
+	}
 }
 
 func TestSnapshotUnbornBranch(t *testing.T) {

@@ -43,6 +43,14 @@ type appliedJSON struct {
 	Paths   []string `json:"paths"`
 	Staged  int      `json:"staged"`
 	Already bool     `json:"already"`
+	Rebased bool     `json:"rebased"` // merged onto a HEAD that had moved on
+}
+
+func rebasedNote(rebased bool) string {
+	if rebased {
+		return " (merged onto this HEAD)"
+	}
+	return ""
 }
 
 func toOfferJSON(o *handoff.SnapshotOffer) *offerJSON {
@@ -57,7 +65,7 @@ func toOfferJSON(o *handoff.SnapshotOffer) *offerJSON {
 }
 
 func toAppliedJSON(a refstore.Applied) *appliedJSON {
-	return &appliedJSON{Paths: view.NonNil(a.Paths), Staged: a.Staged, Already: a.Already}
+	return &appliedJSON{Paths: view.NonNil(a.Paths), Staged: a.Staged, Already: a.Already, Rebased: a.Rebased}
 }
 
 // startSnapshotErr is a refused --apply-snapshot of start: the session
@@ -185,8 +193,8 @@ func snapshotCommand(d *deps) *cli.Command {
 						fmt.Fprintf(d.stderr, "snapshot %s of session %s is in this worktree already\n", res.Snapshot.Commit, id)
 						return nil
 					}
-					fmt.Fprintf(d.stderr, "applied snapshot %s of session %s: %d path%s; staged changes staged again, untracked files untracked\n",
-						res.Snapshot.Commit, id, len(res.Applied.Paths), plural(len(res.Applied.Paths)))
+					fmt.Fprintf(d.stderr, "applied snapshot %s of session %s%s: %d path%s; staged changes staged again, untracked files untracked\n",
+						res.Snapshot.Commit, id, rebasedNote(res.Applied.Rebased), len(res.Applied.Paths), plural(len(res.Applied.Paths)))
 					return nil
 				},
 			},
