@@ -323,3 +323,66 @@ func TestSnapshotUnbornBranch(t *testing.T) {
 		t.Fatalf("unborn apply:\nwant:\n%s\ngot:\n%s", want, s)
 	}
 }
+
+// TestSnapshotLinkedWorktrees: taken in one linked worktree (its own
+// index, the shared refs), applied in another; the main worktree and the
+// first one's index are left as they were.
+func TestSnapshotLinkedWorktrees(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	main := gittest.Init(t)
+	write(t, main, "a.txt", []byte("one\n"))
+	gittest.Run(t, main, "add", "a.txt")
+	gittest.Run(t, main, "commit", "-q", "-m", "a")
+	w1 := filepath.Join(t.TempDir(), "w1")
+	w2 := filepath.Join(t.TempDir(), "w2")
+	gittest.Run(t, main, "worktree", "add", "-q", "--detach", w1)
+	gittest.Run(t, main, "worktree", "add", "-q", "--detach", w2)
+	write(t, w1, "a.txt", []byte("one\nstaged\n"))
+	gittest.Run(t, w1, "add", "a.txt")
+	write(t, w1, "new.txt", []byte("untracked\n"))
+	mainBefore, w1Before := state(t, main), state(t, w1)
+	snap, err := open(t, w1, refstore.Options{}).TakeSnapshot(ctx, "s-w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state(t, main) != mainBefore || state(t, w1) != w1Before {
+		t.Fatal("taking a snapshot in a linked worktree changed a worktree")
+	}
+	st := open(t, w2, refstore.Options{})
+	got, err := st.ReadSnapshot(ctx, "s-w")
+	if err != nil || got.Commit != snap.Commit {
+		t.Fatalf("the other worktree reads %+v, %v", got, err)
+	}
+	if _, err := st.ApplySnapshot(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if s := state(t, w2); s != w1Before {
+		t.Fatalf("w2 after apply:\nwant:\n%s\ngot:\n%s", w1Before, s)
+	}
+	if state(t, main) != mainBefore {
+		t.Fatal("applying in w2 changed the main worktree")
+	}
+}
+
+// TestSnapshotInsideHook: a git hook's environment names the index with a
+// relative GIT_INDEX_FILE; the snapshot still leaves that index alone.
+func TestSnapshotInsideHook(t *testing.T) {
+	gittest.Isolate(t)
+	a := dirtyRepo(t)
+	before := state(t, a)
+	index := read(t, a, ".git/index")
+	wd, _ := os.Getwd()
+	if err := os.Chdir(a); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	t.Setenv("GIT_INDEX_FILE", ".git/index")
+	if _, err := open(t, a, refstore.Options{}).TakeSnapshot(context.Background(), "s-hook"); err != nil {
+		t.Fatal(err)
+	}
+	os.Unsetenv("GIT_INDEX_FILE")
+	if state(t, a) != before || !bytes.Equal(read(t, a, ".git/index"), index) {
+		t.Fatal("a snapshot taken with GIT_INDEX_FILE set changed the index or worktree")
+	}
+}
