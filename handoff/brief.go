@@ -72,6 +72,7 @@ func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clo
 	}
 	max := maxBytes(opts.MaxBytes)
 	text, fits := brief.Render(g.input, max)
+	text += briefSnapshot(ctx, st, opts.Session, g.handoff, &g.notices)
 	res := BriefResult{Handoff: g.handoff, Objective: g.input.Objective, Brief: text, Fits: fits, Notices: g.notices}
 	if g.handoff != nil && !fits {
 		res.Notices = append(res.Notices, fmt.Sprintf("baton %s does not fit in %d bytes: read it with `git handoff show`", g.handoff.ID, max))

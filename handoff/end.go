@@ -19,6 +19,9 @@ type EndOptions struct {
 	Next      []string
 	Failed    []string
 	Questions []string
+	// Snapshot records the worktree's uncommitted changes as the
+	// session's snapshot first (snapshot.go); failing, nothing is ended.
+	Snapshot bool
 }
 
 // EndResult is the baton left behind.
@@ -28,6 +31,7 @@ type EndResult struct {
 	Unbound bool            // this worktree was bound to the ended session and no longer is
 	// Superseded is the baton this one replaced while it was still waiting.
 	Superseded *baton.Stored
+	Snapshot   SnapshotTaken // with EndOptions.Snapshot
 	Notices    []string
 }
 
@@ -43,6 +47,13 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		return EndResult{}, err
 	}
 	var notices []string
+	taken, err := endSnapshot(ctx, st, id, opts.Snapshot)
+	if err != nil {
+		return EndResult{}, err
+	}
+	if n := taken.notice(id); n != "" {
+		notices = append(notices, n)
+	}
 	for attempt := 0; ; attempt++ {
 		now := clock()
 		var ups []refstore.Update
@@ -109,7 +120,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 					unbound = true
 				}
 			}
-			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Superseded: superseded, Notices: notices}, nil
+			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Notices: notices}, nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 3 {
 			return EndResult{}, err

@@ -55,15 +55,21 @@ type SessionRelaunchOptions struct {
 	Model   string
 	Prompt  string // saved as the session's prompt when given
 	By      string // who holds the switch guard: user, host, process
+	// NoSnapshot (switch) skips the snapshot of uncommitted work taken by
+	// default when the session's worktree is here and dirty.
+	NoSnapshot bool
 }
 
 // SessionSwitch hands a session to another coding agent in the same
 // worktree (session.Switch).
 func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
-	return session.Switch(ctx, st, session.RelaunchOptions{
+	_, notes := relaunchSnapshot(ctx, st, opts.ID, opts.NoSnapshot)
+	res, err := session.Switch(ctx, st, session.RelaunchOptions{
 		ID: opts.ID, Harness: opts.Harness, Model: opts.Model, Prompt: opts.Prompt,
 		By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
 	}, clock())
+	res.Notices = append(notes, res.Notices...)
+	return res, err
 }
 
 // SessionRestore revives a session under its own id (session.Restore).

@@ -21,6 +21,9 @@ type SessionReplaceOptions struct {
 	// Connect reaches GitHub for the pull request's facts (summary mode)
 	// and its comment (ClaimPR); only called when the old session owns one.
 	Connect Connect
+	// NoSnapshot skips the snapshot of the old session's uncommitted work
+	// taken by default when its worktree is here and dirty.
+	NoSnapshot bool
 }
 
 // SessionReplaceResult is what a replacement did.
@@ -29,6 +32,8 @@ type SessionReplaceResult struct {
 	// GitHub is what was done to the moved pull request's comment:
 	// Comment is skipped (nothing moved), updated or failed.
 	GitHub PRGitHub
+	// Snapshot is the old session's uncommitted work, kept (snapshot.go).
+	Snapshot SnapshotTaken
 }
 
 // SessionReplace replaces a session with a new one (session.Replace), with
@@ -50,6 +55,14 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 			notices = append(notices, fmt.Sprintf("%s#%d stays owned by %s; `git handoff pr route %d` leads to its successor (pass --claim-pr to move it)", prev.PR.Repo, prev.PR.Number, prev.ID, prev.PR.Number))
 		}
 	}
+	if ro.NewID == "" {
+		ro.NewID = session.NewID() // named in the package's snapshot section
+	}
+	taken, snapNotes := relaunchSnapshot(ctx, st, ro.OldID, opts.NoSnapshot)
+	notices = append(notices, snapNotes...)
+	if taken.Snapshot != nil && ro.Context != session.ContextNone {
+		ro.PackageExtra += replaceSnapshotSection(*taken.Snapshot, ro.NewID)
+	}
 	if opts.ClaimPR {
 		ro.Transfer = func(ctx context.Context, old session.Record, next, prev *session.Record) ([]refstore.Update, error) {
 			ups, rec, err := prown.TransferUpdates(ctx, st, old.ID, *next, next.HandoffReason, now)
@@ -61,7 +74,7 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 		}
 	}
 	rep, err := session.Replace(ctx, st, ro, now)
-	res := SessionReplaceResult{ReplaceResult: rep, GitHub: PRGitHub{Comment: CommentSkipped}}
+	res := SessionReplaceResult{ReplaceResult: rep, GitHub: PRGitHub{Comment: CommentSkipped}, Snapshot: taken}
 	res.Notices = append(notices, rep.Notices...)
 	if err != nil {
 		return res, err

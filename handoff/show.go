@@ -49,6 +49,9 @@ type ListOptions struct {
 type ListResult struct {
 	Handoffs []baton.Stored
 	Notices  []string
+	// Snapshots are the uncommitted work the batons' sessions left, by
+	// session id (snapshot.go).
+	Snapshots map[string]refstore.Snapshot
 }
 
 // List lists the batons waiting for the owner, or with All every one.
@@ -75,5 +78,5 @@ func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult
 			verifyBaton(ctx, st, &list[i], who.Owner)
 		}
 	}
-	return ListResult{Handoffs: list, Notices: warningLines(warns)}, nil
+	return ListResult{Handoffs: list, Notices: warningLines(warns), Snapshots: snapshotsOf(ctx, st, list)}, nil
 }

@@ -28,6 +28,9 @@ type StartOptions struct {
 	Owner     string
 	Branch    string
 	Arbiter   Arbiter // nil = Local
+	// ApplySnapshot applies the snapshot of the baton's session to this
+	// worktree once the session has started (snapshot.go).
+	ApplySnapshot bool
 }
 
 // StartResult is what a starting session is told.
@@ -38,6 +41,11 @@ type StartResult struct {
 	Objective *baton.Objective
 	Brief     string
 	Notices   []string
+	// Snapshot is the uncommitted work the baton's session left, when it
+	// left some; SnapshotErr says why --apply-snapshot refused it (the
+	// session has started, the worktree is unchanged).
+	Snapshot    *SnapshotOffer
+	SnapshotErr error
 }
 
 // startAttempts bounds how often start decides its claim again after
@@ -226,6 +234,14 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				}
 			}
 			sess.Schema = session.Schema
+			if res.Handoff != nil {
+				var notes []string
+				res.Snapshot, notes, res.SnapshotErr = offerSnapshot(ctx, st, wtOf(st), opts.ApplySnapshot, res.Handoff.SessionID)
+				for _, n := range notes {
+					notices.add(n)
+				}
+				res.Brief += SnapshotSection(res.Snapshot)
+			}
 			res.Session, res.Notices = sess, notices.list
 			return res, nil
 		case !errors.As(err, &ce):

@@ -166,8 +166,8 @@ func fetched(ctx context.Context, st *refstore.Store, n note) (byRemote map[stri
 			return nil
 		}
 		remote, err := refstore.DecodeComponent(enc)
-		if err != nil {
-			return nil
+		if err != nil || isSnapshotCopy(refstore.RemotesPrefix+enc+"/", e.Ref) {
+			return nil // snapshots are commits, not records to merge
 		}
 		byRemote[remote] = append(byRemote[remote], e)
 		return nil

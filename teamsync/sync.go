@@ -78,6 +78,9 @@ type Result struct {
 	Withheld []Change `json:"withheld"`
 	Warnings []string `json:"warnings"`
 	Attempts int      `json:"attempts"`
+	// Snapshots are the snapshot refs moved, here or at the remote
+	// (snapshots.go); Old and New are commit ids.
+	Snapshots []Change `json:"snapshots"`
 }
 
 // ErrUnknownRemote is returned for a remote that is not configured.
@@ -99,12 +102,13 @@ func Refspecs(remote string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(refstore.Kinds))
+	out := make([]string, len(refstore.Kinds), len(refstore.Kinds)+1)
 	for i, k := range refstore.Kinds {
 		rel := strings.TrimPrefix(k, refstore.Root)
 		out[i] = "+" + k + "*:" + tp + rel + "*"
 	}
-	return out, nil
+	// Snapshots last: commits, not records (snapshots.go).
+	return append(out, snapshotRefspec(tp)), nil
 }
 
 // localRef maps a tracking ref back to the local ref its record belongs at,
@@ -260,6 +264,9 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				}
 			}
 		}
+		var snapWarns []string
+		res.Snapshots, snapWarns = syncSnapshots(ctx, st, opts.Remote, tp, opts.DryRun)
+		res.Warnings = append(res.Warnings, snapWarns...)
 		if opts.DryRun {
 			return res, nil
 		}
@@ -430,6 +437,9 @@ func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, 
 		get(ref).bad = true
 	}
 	err := st.Each(ctx, tp, func(e refstore.Entry) error {
+		if isSnapshotCopy(tp, e.Ref) {
+			return nil // commits, joined by syncSnapshots
+		}
 		ref, ok := localRef(tp, e.Ref)
 		if !ok {
 			warns = append(warns, fmt.Sprintf("skipping %s: not a kind of record git-handoff keeps", e.Ref))

@@ -127,11 +127,11 @@ func TestInitIsIdempotentAndNeverAllOfRefsAo(t *testing.T) {
 	tm := newTeam(t, 1)
 	st := tm.clones[0]
 	res, err := Init(context.Background(), st, "origin")
-	if err != nil || res.Changed() || len(res.Present) != 5 { // our four kinds and the arbiter record
+	if err != nil || res.Changed() || len(res.Present) != 6 { // our four kinds, snapshots and the arbiter record
 		t.Fatalf("second init: %+v %v", res, err)
 	}
 	specs := git(t, st.Dir(), "config", "--get-all", "remote.origin.fetch")
-	for _, want := range []string{"+refs/ao/handoffs/*:refs/ao/remotes/origin/handoffs/*", "+refs/ao/objectives/*:refs/ao/remotes/origin/objectives/*", "+refs/ao/sessions/*:refs/ao/remotes/origin/sessions/*", "+refs/ao/prs/*:refs/ao/remotes/origin/prs/*"} {
+	for _, want := range []string{"+refs/ao/handoffs/*:refs/ao/remotes/origin/handoffs/*", "+refs/ao/objectives/*:refs/ao/remotes/origin/objectives/*", "+refs/ao/sessions/*:refs/ao/remotes/origin/sessions/*", "+refs/ao/prs/*:refs/ao/remotes/origin/prs/*", "+refs/ao/snapshots/*:refs/ao/remotes/origin/snapshots/*"} {
 		if !strings.Contains(specs, want) {
 			t.Errorf("fetch refspecs lack %s:\n%s", want, specs)
 		}

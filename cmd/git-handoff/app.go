@@ -95,6 +95,7 @@ func newApp(d *deps) *cli.App {
 			objectiveCommand(d),
 			logCommand(d),
 			sessionCommand(d),
+			snapshotCommand(d),
 			prCommand(d),
 			initCommand(d),
 			syncCommand(d),
@@ -119,7 +120,7 @@ var readOnlyCommands = map[string]bool{
 	"list": true, "show": true, "brief": true, "log": true,
 	"session ls": true, "session show": true, "session lineage": true,
 	"pr show": true, "pr status": true, "pr route": true,
-	"hooks check": true,
+	"hooks check": true, "snapshot show": true,
 }
 
 // markReadOnly makes each read-only command in c's tree tell deps so

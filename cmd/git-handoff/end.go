@@ -24,6 +24,7 @@ func endCommand(d *deps) *cli.Command {
 			&cli.BoolFlag{Name: "shared", Usage: "let any owner's next session on any branch claim it"},
 			ownerFlag(), branchFlag(),
 			&cli.StringFlag{Name: "harness", Usage: "the coding agent that wrote it"},
+			&cli.BoolFlag{Name: "snapshot", Usage: "keep the worktree's uncommitted changes as the session's snapshot (refs/ao/snapshots/ID), for another clone to apply"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -38,6 +39,7 @@ func endCommand(d *deps) *cli.Command {
 				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"),
 				Harness: c.String("harness"), Shared: c.Bool("shared"),
 				Next: c.StringSlice("next"), Failed: c.StringSlice("failed"), Questions: c.StringSlice("question"),
+				Snapshot: c.Bool("snapshot"),
 			}, d.Now)
 			if errors.Is(err, baton.ErrNoSteps) {
 				return usageErrorf(c, "%v", err)
@@ -49,7 +51,7 @@ func endCommand(d *deps) *cli.Command {
 				d.refreshCommitHook(c.Context, st.Dir())
 			}
 			if c.Bool("json") {
-				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			h := res.Handoff

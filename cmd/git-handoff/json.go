@@ -29,8 +29,9 @@ type endJSON struct {
 	Handoff *handoffJSON `json:"handoff"`
 	// Superseded is the waiting baton this one replaced, if any (still
 	// reachable from the ref's reflog).
-	Superseded *handoffJSON `json:"superseded"`
-	Notices    []string     `json:"notices"`
+	Superseded *handoffJSON  `json:"superseded"`
+	Snapshot   *snapshotJSON `json:"snapshot,omitempty"` // with --snapshot
+	Notices    []string      `json:"notices"`
 }
 
 // claimJSON is the result of `claim --json`.

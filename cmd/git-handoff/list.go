@@ -31,9 +31,12 @@ func listCommand(d *deps) *cli.Command {
 			}
 			list := res.Handoffs
 			if c.Bool("json") {
-				out := make([]*handoffJSON, len(list))
+				out := make([]listedJSON, len(list))
 				for i := range list {
-					out[i] = toJSON(&list[i])
+					out[i] = listedJSON{handoffJSON: toJSON(&list[i])}
+					if s, ok := res.Snapshots[list[i].SessionID]; ok {
+						out[i].Snapshot = toSnapshotJSON(&s, false)
+					}
 				}
 				return printJSONArray(d.stdout, "handoffs", out, d.withOpenNotices(res.Notices))
 			}
@@ -52,11 +55,21 @@ func listCommand(d *deps) *cli.Command {
 				if h.Shared {
 					state += " (shared)"
 				}
+				if s, ok := res.Snapshots[h.SessionID]; ok {
+					state += ", snapshot " + s.Commit[:min(12, len(s.Commit))]
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, h.Owner, h.Branch, state, signatureCell(h.Signature), h.CreatedAt.Format("2006-01-02 15:04"), firstLine(h.NextSteps))
 			}
 			return tw.Flush()
 		},
 	}
+}
+
+// listedJSON is a baton of `list --json`, with the snapshot of
+// uncommitted work its session left, when there is one.
+type listedJSON struct {
+	*handoffJSON
+	Snapshot *snapshotJSON `json:"snapshot,omitempty"`
 }
 
 func firstLine(steps []string) string {

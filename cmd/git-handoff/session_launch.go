@@ -21,6 +21,7 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "print", Usage: "print the command (the default)"},
 			&cli.BoolFlag{Name: "exec", Usage: "run it, in the foreground, and exit with its status"},
+			applySnapshotFlag,
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -32,6 +33,10 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			}
 			st, id, err := d.storeAndSession(c)
 			if err != nil {
+				return err
+			}
+			// Before the agent runs: a refused apply launches nothing.
+			if err := d.sessionSnapshot(c, st, id); err != nil {
 				return err
 			}
 			res, err := handoff.SessionLaunch(c.Context, st, handoff.SessionLaunchOptions{ID: id, Exec: c.Bool("exec")}, d.Now)

@@ -21,6 +21,7 @@ type sessionReplaceOptions struct {
 	session.ReplaceOptions
 	TerminalFile string
 	ClaimPR      bool
+	NoSnapshot   bool
 	JSON         bool
 }
 
@@ -37,6 +38,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "the new session's model"},
 			&cli.StringFlag{Name: "carry-context", Value: session.ContextSummary, Usage: "summary: build the handoff package; none: record the lineage only"},
 			&cli.StringFlag{Name: "terminal", Usage: "the old session's terminal output, from `FILE` or - for stdin (its end goes into the package)"},
+			&cli.BoolFlag{Name: "no-snapshot", Usage: "do not keep the old session's uncommitted changes as its snapshot (kept by default when its worktree is here and dirty)"},
 			&cli.BoolFlag{Name: "claim-pr", Usage: "move the old session's pull request to the new one (same transaction) and update its GitHub comment"},
 			jsonFlag,
 		},
@@ -51,6 +53,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 				},
 				TerminalFile: c.String("terminal"),
 				ClaimPR:      c.Bool("claim-pr"),
+				NoSnapshot:   c.Bool("no-snapshot"),
 				JSON:         c.Bool("json"),
 			}
 			if h := c.String("harness"); h != "" {
@@ -81,7 +84,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		return err
 	}
 	res, err := handoff.SessionReplace(c.Context, st, handoff.SessionReplaceOptions{
-		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost,
+		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost, NoSnapshot: opts.NoSnapshot,
 	}, d.Now)
 	if err != nil {
 		notify(d.stderr, res.Notices)
@@ -97,7 +100,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	if opts.JSON {
 		out := replaceJSON{
 			Old: toSessionJSON(res.Old.Record, false), New: toSessionJSON(res.New.Record, true),
-			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Notices: view.NonNil(res.Notices),
+			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Notices: view.NonNil(res.Notices),
 		}
 		if res.Carried != nil {
 			out.CarriedHandoff = toJSON(res.Carried)
@@ -152,11 +155,12 @@ func readTerminal(d *deps, name string) ([]byte, error) {
 
 // replaceJSON is the result of `session replace --json`.
 type replaceJSON struct {
-	Old            sessionJSON  `json:"old"`
-	New            sessionJSON  `json:"new"`
-	Package        string       `json:"package"`
-	CarriedHandoff *handoffJSON `json:"carriedHandoff"`
-	Bound          string       `json:"bound"`
-	GitHub         prGitHubJSON `json:"github"` // the moved pull request's comment (--claim-pr); comment "skipped" otherwise
-	Notices        []string     `json:"notices"`
+	Old            sessionJSON   `json:"old"`
+	New            sessionJSON   `json:"new"`
+	Package        string        `json:"package"`
+	CarriedHandoff *handoffJSON  `json:"carriedHandoff"`
+	Bound          string        `json:"bound"`
+	GitHub         prGitHubJSON  `json:"github"`             // the moved pull request's comment (--claim-pr); comment "skipped" otherwise
+	Snapshot       *snapshotJSON `json:"snapshot,omitempty"` // the old session's uncommitted work, kept
+	Notices        []string      `json:"notices"`
 }

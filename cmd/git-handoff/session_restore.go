@@ -17,6 +17,7 @@ func sessionRestoreCommand(d *deps) *cli.Command {
 			"can, and otherwise starts fresh with the brief. Restoring an active session does nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "prompt", Usage: "the task, saved on the session, for a fresh launch that has none"},
+			applySnapshotFlag,
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -36,7 +37,11 @@ func sessionRestoreCommand(d *deps) *cli.Command {
 				return sessionError(c, fmt.Sprintf("restoring session %q", id), id, err)
 			}
 			d.refreshCommitHook(c.Context, res.Bound)
-			return d.printRelaunch(c, res)
+			if err := d.printRelaunch(c, res); err != nil {
+				return err
+			}
+			// After the restore: the worktree may only now exist again.
+			return d.sessionSnapshot(c, st, id)
 		},
 	}
 }

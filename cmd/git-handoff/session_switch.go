@@ -21,6 +21,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "harness", Usage: "the coding agent to switch to: " + strings.Join(harness.Names(), ", ")},
 			&cli.StringFlag{Name: "model", Usage: "its model (default: the agent's own default)"},
 			&cli.StringFlag{Name: "prompt", Usage: "the task, saved on the session, for a fresh launch that has none"},
+			&cli.BoolFlag{Name: "no-snapshot", Usage: "do not keep the worktree's uncommitted changes as the session's snapshot (kept by default when dirty)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -38,6 +39,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 			id := c.Args().First()
 			res, err := handoff.SessionSwitch(c.Context, st, handoff.SessionRelaunchOptions{
 				ID: id, Harness: name, Model: c.String("model"), Prompt: c.String("prompt"), By: guardHolder(),
+				NoSnapshot: c.Bool("no-snapshot"),
 			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)

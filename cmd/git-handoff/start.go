@@ -23,6 +23,7 @@ func startCommand(d *deps) *cli.Command {
 			&cli.IntFlag{Name: "max-bytes", Value: brief.DefaultMaxBytes, Usage: "largest brief to print"},
 			ownerFlag(), branchFlag(),
 			&cli.BoolFlag{Name: "offline", Usage: "claim locally even when a remote knows the baton; the next sync settles it"},
+			&cli.BoolFlag{Name: "apply-snapshot", Usage: "apply the uncommitted work the baton's session left (its snapshot) to this worktree"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -37,7 +38,7 @@ func startCommand(d *deps) *cli.Command {
 				Session: c.String("session"), Harness: c.String("harness"), Model: c.String("model"),
 				Objective: c.String("objective"), MaxBytes: c.Int("max-bytes"),
 				Owner: c.String("owner"), Branch: c.String("branch"),
-				Arbiter: arbiterFor(c.Bool("offline")),
+				Arbiter: arbiterFor(c.Bool("offline")), ApplySnapshot: c.Bool("apply-snapshot"),
 			}, d.Now)
 			if err != nil {
 				var ee *handoff.ExistsError
@@ -48,14 +49,18 @@ func startCommand(d *deps) *cli.Command {
 			}
 			d.refreshCommitHook(c.Context, st.Dir())
 			if c.Bool("json") {
-				return d.printJSON(startJSON{
+				if err := d.printJSON(startJSON{
 					Session:   sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
 					Handoff:   toJSON(res.Handoff),
 					Claimed:   res.Claimed,
 					Objective: toObjectiveJSON(res.Objective),
 					Brief:     res.Brief,
+					Snapshot:  toOfferJSON(res.Snapshot),
 					Notices:   view.NonNil(res.Notices),
-				})
+				}); err != nil {
+					return err
+				}
+				return startSnapshotErr(res)
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stderr, "session %s started on %s", res.Session.ID, res.Session.Branch)
@@ -63,8 +68,10 @@ func startCommand(d *deps) *cli.Command {
 				fmt.Fprintf(d.stderr, "; claimed baton %s", res.Handoff.ID)
 			}
 			fmt.Fprintln(d.stderr)
-			_, err = fmt.Fprint(d.stdout, res.Brief)
-			return err
+			if _, err = fmt.Fprint(d.stdout, res.Brief); err != nil {
+				return err
+			}
+			return startSnapshotErr(res)
 		},
 	}
 }
@@ -82,5 +89,6 @@ type startJSON struct {
 	Claimed   bool           `json:"claimed"`
 	Objective *objectiveJSON `json:"objective"`
 	Brief     string         `json:"brief"`
+	Snapshot  *offerJSON     `json:"snapshot,omitempty"` // the baton's session left uncommitted work
 	Notices   []string       `json:"notices"`
 }

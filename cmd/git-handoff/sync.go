@@ -65,7 +65,8 @@ func syncCommand(d *deps) *cli.Command {
 					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts,
 					Local: syncChanges(res.Local), Pushed: syncChanges(res.Pushed),
 					Conflicts: syncConflicts(res.Conflicts), Withheld: syncChanges(res.Withheld),
-					Notices: view.NonNil(res.Warnings),
+					Snapshots: syncChanges(res.Snapshots),
+					Notices:   view.NonNil(res.Warnings),
 				})
 			}
 			notify(d.stderr, res.Warnings)
@@ -79,6 +80,13 @@ func syncCommand(d *deps) *cli.Command {
 			verb := ""
 			if res.DryRun {
 				verb = " (dry run: nothing changed)"
+			}
+			for _, sc := range res.Snapshots {
+				where := "here"
+				if sc.Reason == "pushed" {
+					where = "to " + res.Remote
+				}
+				fmt.Fprintf(d.stderr, "%s %s: %s\n", sc.What, where, syncShortID(sc.New))
 			}
 			fmt.Fprintf(d.stderr, "synced %d records with %s: %d updated here, %d pushed, %d conflicts%s\n",
 				res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), verb)
@@ -123,7 +131,8 @@ type syncJSON struct {
 	Pushed    []syncChangeJSON   `json:"pushed"`
 	Conflicts []syncConflictJSON `json:"conflicts"`
 	Withheld  []syncChangeJSON   `json:"withheld"`
-	Notices   []string           `json:"notices"` // what the text output says on stderr
+	Snapshots []syncChangeJSON   `json:"snapshots,omitempty"` // snapshot refs moved (commit ids), here ("merged") or at the remote ("pushed")
+	Notices   []string           `json:"notices"`             // what the text output says on stderr
 }
 
 // syncChangeJSON is one ref sync moved; old and new are blob ids, "" for
