@@ -16,29 +16,24 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/agentconf"
+	"github.com/git-handoff/git-handoff/internal/agenttest"
 	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
 // findTool finds an agent CLI or node where .ci/run installs them
-// ($GIT_HANDOFF_CI_TOOLS/node_modules/.bin, default the user's cache
-// directory's git-handoff/ci-tools), then on PATH. Missing, the test skips,
+// (agenttest.ToolsDir), then on PATH. Missing, the test skips,
 // unless CI_REQUIRE_TOOLS is set: then it fails.
 func findTool(t *testing.T, name string) string {
 	t.Helper()
-	dir := os.Getenv("GIT_HANDOFF_CI_TOOLS")
-	if dir == "" {
-		if cache, err := os.UserCacheDir(); err == nil {
-			dir = filepath.Join(cache, "git-handoff", "ci-tools")
-		}
-	}
-	p := filepath.Join(dir, "node_modules", ".bin", name)
+	agenttest.SkipUnderRace(t)
+	p := filepath.Join(agenttest.ToolsDir(), name)
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	msg := name + " is not installed in " + dir + " nor on PATH"
+	msg := name + " is not installed in " + agenttest.ToolsDir() + " nor on PATH"
 	if os.Getenv("CI_REQUIRE_TOOLS") != "" {
 		t.Fatal(msg)
 	}

@@ -63,10 +63,21 @@ var toolsDir = func() string {
 	return filepath.Join(dir, "node_modules", ".bin")
 }()
 
+// SkipUnderRace skips a test that drives an agent's CLI in a -race build:
+// the agents' runs dominate it and the race detector watches only our
+// process; `make test` runs these tests, `make race` everything else.
+func SkipUnderRace(t testing.TB) {
+	t.Helper()
+	if raceBuild {
+		t.Skip("drives an agent's CLI: run by make test, not under -race")
+	}
+}
+
 // Find returns the path of an agent's executable, skipping the test (or,
 // with CI_REQUIRE_TOOLS=1, failing it) when it is not installed.
 func Find(t testing.TB, agent string) string {
 	t.Helper()
+	SkipUnderRace(t)
 	name, ok := binaries[agent]
 	if !ok {
 		t.Fatalf("agenttest: unknown agent %q", agent)

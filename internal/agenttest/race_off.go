@@ -1,0 +1,5 @@
+//go:build !race
+
+package agenttest
+
+const raceBuild = false
