@@ -190,6 +190,8 @@ type Pane struct {
 	Dead       bool
 	ExitStatus int // when Dead and not killed by a signal
 	Signal     int // when Dead: the signal that killed it, 0 if none
+
+	statusKnown bool
 }
 
 // State is the pane's state.
@@ -209,9 +211,7 @@ func parsePanes(out string) map[string]Pane {
 		if len(f) != 6 {
 			continue
 		}
-		// tmux marks the pane dead when its terminal closes, and fills in
-		// the status once it has reaped the program: only then is it over.
-		p := Pane{Session: f[0], ID: f[1], Dead: f[3] == "1" && (f[4] != "" || f[5] != "")}
+		p := Pane{Session: f[0], ID: f[1], Dead: f[3] == "1", statusKnown: f[4] != "" || f[5] != ""}
 		p.PID, _ = strconv.Atoi(f[2])
 		p.ExitStatus, _ = strconv.Atoi(f[4])
 		p.Signal, _ = strconv.Atoi(f[5])
@@ -237,7 +237,22 @@ func (s Server) Panes(ctx context.Context) (map[string]Pane, error) {
 		}
 		return nil, fmt.Errorf("asking tmux for its panes: %w", err)
 	}
-	return parsePanes(out), nil
+	panes := parsePanes(out)
+	for _, p := range panes {
+		if p.Dead && !p.statusKnown {
+			// Measured with tmux 3.3a: now and then the server misses
+			// a pane program's SIGCHLD and leaves it a zombie, its pane
+			// dead without a status, until another child of the server
+			// exits. A job that does nothing is such a child.
+			if _, err := s.run(ctx, "run-shell", "true"); err == nil {
+				if out, err := s.run(ctx, "list-panes", "-a", "-F", paneFormat); err == nil {
+					panes = parsePanes(out)
+				}
+			}
+			break
+		}
+	}
+	return panes, nil
 }
 
 // running tells a server that is not there from one that failed to answer:

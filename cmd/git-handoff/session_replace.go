@@ -21,6 +21,7 @@ type sessionReplaceOptions struct {
 	session.ReplaceOptions
 	TerminalFile string
 	ClaimPR      bool
+	Stop         bool
 	JSON         bool
 }
 
@@ -29,7 +30,8 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 		Name:  "replace",
 		Usage: "replace a session with a new one, recording why (one ref transaction)",
 		UsageText: "git handoff session replace ID [--reason stuck|crashed|confused|manual|TEXT] [--new-id NEW]\n" +
-			"    [--harness H] [--model M] [--carry-context summary|none] [--terminal FILE|-] [--claim-pr] [--json]",
+			"    [--harness H] [--model M] [--carry-context summary|none] [--terminal FILE|-] [--claim-pr] [--stop] [--json]\n\n" +
+			"Without --terminal, an old session whose agent runs under tmux gives its pane's recent output.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reason", Value: "manual", Usage: "why: stuck, crashed, confused, manual or any text"},
 			&cli.StringFlag{Name: "new-id", Usage: "the new session's `ID` (default: a new short id)"},
@@ -37,6 +39,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "the new session's model"},
 			&cli.StringFlag{Name: "carry-context", Value: session.ContextSummary, Usage: "summary: build the handoff package; none: record the lineage only"},
 			&cli.StringFlag{Name: "terminal", Usage: "the old session's terminal output, from `FILE` or - for stdin (its end goes into the package)"},
+			&cli.BoolFlag{Name: "stop", Usage: "once the replacement exists, stop the old session's agent under tmux and close its tmux session"},
 			&cli.BoolFlag{Name: "claim-pr", Usage: "move the old session's pull request to the new one (same transaction) and update its GitHub comment"},
 			jsonFlag,
 		},
@@ -51,6 +54,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 				},
 				TerminalFile: c.String("terminal"),
 				ClaimPR:      c.Bool("claim-pr"),
+				Stop:         c.Bool("stop"),
 				JSON:         c.Bool("json"),
 			}
 			if h := c.String("harness"); h != "" {
@@ -81,7 +85,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		return err
 	}
 	res, err := handoff.SessionReplace(c.Context, st, handoff.SessionReplaceOptions{
-		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost,
+		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost, Stop: opts.Stop,
 	}, d.Now)
 	if err != nil {
 		notify(d.stderr, res.Notices)
@@ -98,6 +102,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		out := replaceJSON{
 			Old: toSessionJSON(res.Old.Record, false), New: toSessionJSON(res.New.Record, true),
 			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Notices: view.NonNil(res.Notices),
+			TerminalCaptured: res.Captured, Stopped: res.Stopped,
 		}
 		if res.Carried != nil {
 			out.CarriedHandoff = toJSON(res.Carried)
@@ -115,6 +120,12 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	}
 	if res.Bound != "" {
 		fmt.Fprintf(d.stderr, "; worktree %s now bound to %s", res.Bound, n.ID)
+	}
+	if res.Captured {
+		fmt.Fprintf(d.stderr, "; the terminal excerpt comes from its tmux pane")
+	}
+	if res.Stopped {
+		fmt.Fprintf(d.stderr, "; its agent was stopped")
 	}
 	fmt.Fprintln(d.stderr)
 	fmt.Fprintf(d.stderr, "start its agent with: git handoff session launch %s --exec\n", n.ID)
@@ -159,4 +170,8 @@ type replaceJSON struct {
 	Bound          string       `json:"bound"`
 	GitHub         prGitHubJSON `json:"github"` // the moved pull request's comment (--claim-pr); comment "skipped" otherwise
 	Notices        []string     `json:"notices"`
+	// TerminalCaptured: the excerpt came from the old agent's tmux pane;
+	// Stopped: --stop ended that agent.
+	TerminalCaptured bool `json:"terminalCaptured,omitempty"`
+	Stopped          bool `json:"stopped,omitempty"`
 }

@@ -105,6 +105,10 @@ func (d *deps) printRelaunch(c *cli.Context, res session.RelaunchResult) error {
 	} else {
 		fmt.Fprintf(d.stderr, "session %s switched from %s to %s, which %s\n", s.ID, orDash(res.From), s.Harness, how)
 	}
+	if rt := s.Runtime; rt != nil {
+		fmt.Fprintf(d.stderr, "it runs in tmux session %s: attach with `git handoff session attach %s`\n", rt.Name, s.ID)
+		return nil
+	}
 	d.printPlan(res.Plan)
 	return nil
 }

@@ -4,6 +4,7 @@ package tmuxrttest
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -35,7 +36,11 @@ func Require(t testing.TB) {
 func Socket(t *testing.T) string {
 	t.Helper()
 	Require(t)
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%d/%s", os.Getpid(), t.Name())))
+	// Unique per run too: -count=N runs a test again while the last
+	// run's server may still be going down.
+	var salt [8]byte
+	rand.Read(salt[:])
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d/%s/%x", os.Getpid(), t.Name(), salt)))
 	name := "gh-test-" + hex.EncodeToString(sum[:6])
 	t.Setenv(tmuxrt.SocketEnv, name)
 	t.Cleanup(func() {
