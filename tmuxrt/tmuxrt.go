@@ -255,19 +255,18 @@ func (s Server) Panes(ctx context.Context) (map[string]Pane, error) {
 	return panes, nil
 }
 
-// running tells a server that is not there from one that failed to answer:
-// its socket file is gone, or nothing listens on it.
+// running tells a server that failed to answer from one with nothing to
+// say: no server (its socket file gone, or nothing listening), or one with
+// no sessions left (it is going away: list-panes -a then fails with "no
+// current target").
 func (s Server) running(ctx context.Context) bool {
-	path := s.Path
-	if path == "" {
-		out, err := s.run(ctx, "display-message", "-p", "#{socket_path}")
-		return err == nil && strings.TrimSpace(out) != ""
+	if s.Path != "" {
+		if _, err := os.Stat(s.Path); err != nil {
+			return false
+		}
 	}
-	if _, err := os.Stat(path); err != nil {
-		return false
-	}
-	_, err := s.run(ctx, "list-sessions")
-	return err == nil
+	out, err := s.run(ctx, "list-sessions", "-F", "#{session_name}")
+	return err == nil && strings.TrimSpace(out) != ""
 }
 
 // Pane is the state of session name's pane; ok is false when that session

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,6 +23,7 @@ type sessionReplaceOptions struct {
 	TerminalFile string
 	ClaimPR      bool
 	Stop         bool
+	StopTimeout  time.Duration
 	JSON         bool
 }
 
@@ -39,6 +41,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "the new session's model"},
 			&cli.StringFlag{Name: "carry-context", Value: session.ContextSummary, Usage: "summary: build the handoff package; none: record the lineage only"},
 			&cli.StringFlag{Name: "terminal", Usage: "the old session's terminal output, from `FILE` or - for stdin (its end goes into the package)"},
+			stopTimeoutFlag,
 			&cli.BoolFlag{Name: "stop", Usage: "once the replacement exists, stop the old session's agent under tmux and close its tmux session"},
 			&cli.BoolFlag{Name: "claim-pr", Usage: "move the old session's pull request to the new one (same transaction) and update its GitHub comment"},
 			jsonFlag,
@@ -55,6 +58,7 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 				TerminalFile: c.String("terminal"),
 				ClaimPR:      c.Bool("claim-pr"),
 				Stop:         c.Bool("stop"),
+				StopTimeout:  c.Duration("stop-timeout"),
 				JSON:         c.Bool("json"),
 			}
 			if h := c.String("harness"); h != "" {
@@ -85,7 +89,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		return err
 	}
 	res, err := handoff.SessionReplace(c.Context, st, handoff.SessionReplaceOptions{
-		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost, Stop: opts.Stop,
+		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost, Stop: opts.Stop, Grace: opts.StopTimeout,
 	}, d.Now)
 	if err != nil {
 		notify(d.stderr, res.Notices)

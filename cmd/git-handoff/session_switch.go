@@ -14,13 +14,16 @@ import (
 
 func sessionSwitchCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:      "switch",
-		Usage:     "run the session with another coding agent in the same worktree",
-		UsageText: "git handoff session switch ID --harness H [--model M] [--prompt TEXT] [--json]",
+		Name:  "switch",
+		Usage: "run the session with another coding agent in the same worktree",
+		UsageText: "git handoff session switch ID --harness H [--model M] [--prompt TEXT] [--stop-timeout D] [--json]\n\n" +
+			"A session whose agent runs under tmux (session launch --tmux) is switched in place: the new\n" +
+			"launch is checked first, then the old agent stopped and the new one started in the same pane.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Usage: "the coding agent to switch to: " + strings.Join(harness.Names(), ", ")},
 			&cli.StringFlag{Name: "model", Usage: "its model (default: the agent's own default)"},
 			&cli.StringFlag{Name: "prompt", Usage: "the task, saved on the session, for a fresh launch that has none"},
+			stopTimeoutFlag,
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -38,6 +41,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 			id := c.Args().First()
 			res, err := handoff.SessionSwitch(c.Context, st, handoff.SessionRelaunchOptions{
 				ID: id, Harness: name, Model: c.String("model"), Prompt: c.String("prompt"), By: guardHolder(),
+				Grace: c.Duration("stop-timeout"),
 			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
@@ -48,6 +52,11 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 		},
 	}
 }
+
+// stopTimeoutFlag bounds how long an agent under tmux gets to exit on
+// SIGTERM before it is killed.
+var stopTimeoutFlag = &cli.DurationFlag{Name: "stop-timeout", Value: handoff.StopGrace,
+	Usage: "how long an agent running under tmux gets to exit on SIGTERM before it is killed"}
 
 // checkHarness refuses an unknown harness as a usage error, before
 // anything is read or changed, and stores its canonical name.

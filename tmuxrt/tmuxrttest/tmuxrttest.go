@@ -51,11 +51,19 @@ func Socket(t *testing.T) string {
 
 // standIn prints who it is, its pid and its arguments one a line, then
 // stays running as sleep (exec keeps the pid). With STANDIN_IGNORE_TERM
-// set it ignores SIGTERM, as an agent that will not stop would.
+// set it ignores SIGTERM, as an agent that will not stop would. With
+// STANDIN_HOLD=DIR set, SIGTERM makes it create DIR/<name>.termed and exit
+// only once DIR/release exists: a test can look at the world while an
+// agent is being stopped.
 const standIn = `#!/bin/sh
-echo "stand-in %s pid $$"
+echo "stand-in %[1]s pid $$"
 for a in "$@"; do printf 'arg: %%s\n' "$a"; done
 if [ -n "$STANDIN_IGNORE_TERM" ]; then trap '' TERM; fi
+if [ -n "$STANDIN_HOLD" ]; then
+	trap 'touch "$STANDIN_HOLD/%[1]s.termed"; while [ ! -e "$STANDIN_HOLD/release" ]; do sleep 0.05; done; exit 0' TERM
+	sleep 1000 &
+	while :; do wait; done
+fi
 exec sleep 1000
 `
 
@@ -97,10 +105,11 @@ func Wait(t *testing.T, srv tmuxrt.Server, name string, ok func(p tmuxrt.Pane, f
 		if ok(p, found, screen) {
 			return p, screen
 		}
-		sleep()
+		Pause()
 	}
 	t.Fatalf("tmux session %s never reached the state waited for; last pane %+v (found %v), screen:\n%s", name, p, found, screen)
 	return p, screen
 }
 
-func sleep() { time.Sleep(50 * time.Millisecond) }
+// Pause is the wait between two looks in a bounded poll.
+func Pause() { time.Sleep(50 * time.Millisecond) }
