@@ -321,6 +321,11 @@ func TestTmuxTerminatedIsRelaunched(t *testing.T) {
 	if s.Status != "terminated" || s.Runtime == nil || s.Runtime.State != "exited" || s.Runtime.Signal != int(syscall.SIGKILL) {
 		t.Fatalf("after the agent died: %+v (runtime %+v)", s, s.Runtime)
 	}
+	var shown lsSession
+	e.json(&shown, "session", "show", "s-dead")
+	if shown.Status != "terminated" || shown.Runtime == nil || shown.Runtime.State != "exited" {
+		t.Errorf("session show after the agent died: %+v (runtime %+v)", shown, shown.Runtime)
+	}
 	if _, stderr, code := e.run("git-handoff", "session", "attach", "s-dead"); code == 0 || !strings.Contains(stderr, "exited") || !strings.Contains(stderr, "lingers") {
 		t.Errorf("attach to an exited agent: exit %d: %s", code, stderr)
 	}
@@ -346,6 +351,37 @@ func TestTmuxTerminatedIsRelaunched(t *testing.T) {
 	s = e.ls()["s-dead"]
 	if s.Status != "active" || s.Harness != "codex" || s.Runtime.State != "live" {
 		t.Errorf("after the relaunch: %+v (runtime %+v)", s, s.Runtime)
+	}
+
+	// Restore of a live session changes nothing; once its agent exited
+	// (status 0 this time), restore relaunches the same agent.
+	var restored struct{ Changed bool }
+	e.json(&restored, "session", "restore", "s-dead")
+	if restored.Changed {
+		t.Error("restore of a live session relaunched it")
+	}
+	if err := os.WriteFile(filepath.Join(e.hold, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(-after.PID, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	tmuxrttest.Wait(t, srv, name, func(p tmuxrt.Pane, ok bool, s string) bool { return ok && p.Dead })
+	if s = e.ls()["s-dead"]; s.Status != "terminated" || s.Runtime.ExitStatus == nil || *s.Runtime.ExitStatus != 0 {
+		t.Fatalf("after codex exited: %+v (runtime %+v)", s, s.Runtime)
+	}
+	e.json(&restored, "session", "restore", "s-dead")
+	if !restored.Changed {
+		t.Error("restore of a terminated session changed nothing")
+	}
+	again, _ := tmuxrttest.Wait(t, srv, name, func(p tmuxrt.Pane, ok bool, s string) bool {
+		return ok && !p.Dead && strings.Contains(s, "stand-in codex pid")
+	})
+	if again.PID == after.PID {
+		t.Errorf("restore left pid %d", again.PID)
+	}
+	if s = e.ls()["s-dead"]; s.Status != "active" || s.Harness != "codex" || s.Runtime.State != "live" {
+		t.Errorf("after restore: %+v (runtime %+v)", s, s.Runtime)
 	}
 }
 
