@@ -59,6 +59,9 @@ type SessionRelaunchOptions struct {
 	// Grace is how long a live agent under tmux gets to exit on SIGTERM
 	// before it is killed (0: StopGrace).
 	Grace time.Duration
+	// Launcher runs a launch file in a tmux pane (tmuxrt.Spec.Launcher):
+	// `git-handoff session exec-launch`, from the CLI.
+	Launcher []string
 }
 
 // SessionSwitch hands a session to another coding agent in the same
@@ -74,7 +77,7 @@ func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunch
 		ID: opts.ID, Harness: opts.Harness, Model: opts.Model, Prompt: opts.Prompt,
 		By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
 	}
-	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, clock, &ro)
+	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, opts.Launcher, clock, &ro)
 	if err != nil {
 		return session.RelaunchResult{}, err
 	}
@@ -89,7 +92,7 @@ func SessionRestore(ctx context.Context, st *refstore.Store, opts SessionRelaunc
 	ro := session.RelaunchOptions{
 		ID: opts.ID, Prompt: opts.Prompt, By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
 	}
-	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, clock, &ro)
+	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, opts.Launcher, clock, &ro)
 	if err != nil {
 		return session.RelaunchResult{}, err
 	}
@@ -108,6 +111,8 @@ type SessionLaunchOptions struct {
 	// server) and record it as the session's runtime. A lingering tmux
 	// session whose agent exited is destroyed first; a live one refuses.
 	Tmux bool
+	// Launcher: see SessionRelaunchOptions.
+	Launcher []string
 }
 
 // SessionLaunchResult is the command that starts or resumes the agent.
@@ -143,7 +148,7 @@ func SessionLaunch(ctx context.Context, st *refstore.Store, opts SessionLaunchOp
 	}
 	res := SessionLaunchResult{Plan: plan}
 	if opts.Tmux {
-		res.Runtime, res.Notices, err = launchTmux(ctx, st, cur, plan, clock)
+		res.Runtime, res.Notices, err = launchTmux(ctx, st, cur, plan, opts.Launcher, clock)
 		return res, err
 	}
 	if !opts.Exec {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -178,7 +179,7 @@ func exitText(rs *RuntimeState) string {
 // variables set for it. The rest of the environment is the tmux server's:
 // passing all of this process's variables would put them on tmux's
 // command line, where other users can read them.
-func spec(plan session.LaunchPlan) (tmuxrt.Spec, error) {
+func spec(st *refstore.Store, plan session.LaunchPlan, launcher []string) (tmuxrt.Spec, error) {
 	if len(plan.Argv) == 0 {
 		return tmuxrt.Spec{}, &NoLaunchError{ID: plan.Session, Note: plan.Note}
 	}
@@ -193,7 +194,15 @@ func spec(plan session.LaunchPlan) (tmuxrt.Spec, error) {
 	}
 	argv := append([]string{prog}, plan.Argv[1:]...)
 	env := append([]string{"PATH=" + os.Getenv("PATH")}, plan.Env...)
-	return tmuxrt.Spec{Dir: plan.Dir, Env: env, Argv: argv}, nil
+	sp := tmuxrt.Spec{Dir: plan.Dir, Env: env, Argv: argv, Launcher: launcher}
+	if len(launcher) > 0 {
+		// Launch files live next to the briefs, in the common git dir.
+		sp.LaunchDir = filepath.Join(st.CommonDir(), "handoff", "launch")
+		if err := os.MkdirAll(sp.LaunchDir, 0o700); err != nil {
+			return tmuxrt.Spec{}, err
+		}
+	}
+	return sp, nil
 }
 
 // startFresh starts plan in a new tmux session for id, first destroying a
@@ -222,8 +231,8 @@ func startFresh(ctx context.Context, srv tmuxrt.Server, id string, sp tmuxrt.Spe
 }
 
 // launchTmux runs a session's planned launch in tmux and records where.
-func launchTmux(ctx context.Context, st *refstore.Store, cur session.Stored, plan session.LaunchPlan, clock Clock) (*session.Runtime, []string, error) {
-	sp, err := spec(plan)
+func launchTmux(ctx context.Context, st *refstore.Store, cur session.Stored, plan session.LaunchPlan, launcher []string, clock Clock) (*session.Runtime, []string, error) {
+	sp, err := spec(st, plan, launcher)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -265,9 +274,9 @@ func launchTmux(ctx context.Context, st *refstore.Store, cur session.Stored, pla
 // the new one started in the same pane. An agent that is gone is
 // relaunched in a new tmux session, a lingering one of the same name
 // destroyed first.
-func liveRun(grace time.Duration, notices *[]string) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
+func liveRun(st *refstore.Store, grace time.Duration, launcher []string, notices *[]string) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
 	return func(ctx context.Context, cur session.Record, plan session.LaunchPlan) (*session.Runtime, error) {
-		sp, err := spec(plan)
+		sp, err := spec(st, plan, launcher)
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +312,7 @@ func liveRun(grace time.Duration, notices *[]string) func(context.Context, sessi
 // relaunchLive fills opts.Run for a session that runs under tmux, and
 // records a session whose agent is gone as terminated first, so that a
 // restore relaunches it instead of finding it active.
-func relaunchLive(ctx context.Context, st *refstore.Store, id string, grace time.Duration, clock Clock, ro *session.RelaunchOptions) (*[]string, error) {
+func relaunchLive(ctx context.Context, st *refstore.Store, id string, grace time.Duration, launcher []string, clock Clock, ro *session.RelaunchOptions) (*[]string, error) {
 	notices := new([]string)
 	cur, err := session.Read(ctx, st, id)
 	if err != nil || cur.Runtime == nil {
@@ -318,7 +327,7 @@ func relaunchLive(ctx context.Context, st *refstore.Store, id string, grace time
 		}
 		*notices = append(*notices, fmt.Sprintf("its agent had gone (%s): marked terminated", rs.State))
 	}
-	ro.Run = liveRun(grace, notices)
+	ro.Run = liveRun(st, grace, launcher, notices)
 	return notices, nil
 }
 

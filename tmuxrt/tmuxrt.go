@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -139,34 +140,104 @@ type Spec struct {
 	Dir  string
 	Env  []string // KEY=value, set for this program only
 	Argv []string // program first
+	// Launcher is a command that runs a launch file (ExecLaunchFile) and
+	// becomes the program: tmux refuses a command longer than its message
+	// size (16 KiB measured with tmux 3.3a), and an agent's first message
+	// can be a whole brief. Such a command is written to a file only the
+	// user can read, and Launcher FILE runs instead.
+	Launcher []string
+	// LaunchDir is where launch files go ("" = the system's temporary
+	// directory).
+	LaunchDir string
 }
 
-// cmdArgs are tmux's -c/-e options and the command. A single argument is
-// run by tmux through sh -c, so the program is always reached through env
-// with its arguments as separate words: no shell reads them.
-func (sp Spec) cmdArgs() ([]string, error) {
+// maxDirect is the longest command passed to tmux as it is; a longer one
+// goes through a launch file.
+const maxDirect = 8 << 10
+
+// launchFile is what a launch file holds.
+type launchFile struct {
+	Env  []string `json:"env"`
+	Argv []string `json:"argv"`
+}
+
+// cmdArgs are tmux's -c/-e options and the command, and the launch file
+// used, if one was ("" otherwise: nothing to remove). A single argument
+// is run by tmux through sh -c, so the program is always reached through
+// env with its arguments as separate words: no shell reads them.
+func (sp Spec) cmdArgs() ([]string, string, error) {
 	if len(sp.Argv) == 0 || sp.Argv[0] == "" {
-		return nil, errors.New("no program to run")
+		return nil, "", errors.New("no program to run")
 	}
 	var a []string
 	if sp.Dir != "" {
 		a = append(a, "-c", sp.Dir)
 	}
+	size := 0
 	for _, kv := range sp.Env {
 		if !strings.Contains(kv, "=") {
-			return nil, fmt.Errorf("environment entry %q is not KEY=value", kv)
+			return nil, "", fmt.Errorf("environment entry %q is not KEY=value", kv)
 		}
-		a = append(a, "-e", kv)
+		size += len(kv) + 4
+	}
+	for _, arg := range sp.Argv {
+		size += len(arg) + 1
+	}
+	if size <= maxDirect {
+		for _, kv := range sp.Env {
+			a = append(a, "-e", kv)
+		}
+		a = append(a, "--", "env", "--")
+		return append(a, sp.Argv...), "", nil
+	}
+	if len(sp.Launcher) == 0 {
+		return nil, "", fmt.Errorf("the command is %d bytes, too long for tmux, and there is no launcher to pass it through a file", size)
+	}
+	f, err := os.CreateTemp(sp.LaunchDir, "handoff-launch-*.json") // mode 0600
+	if err != nil {
+		return nil, "", fmt.Errorf("writing the launch file: %w", err)
+	}
+	err = json.NewEncoder(f).Encode(launchFile{Env: sp.Env, Argv: sp.Argv})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, "", fmt.Errorf("writing the launch file: %w", err)
 	}
 	a = append(a, "--", "env", "--")
-	return append(a, sp.Argv...), nil
+	a = append(a, sp.Launcher...)
+	return append(a, f.Name()), f.Name(), nil
+}
+
+// ExecLaunchFile replaces this process with the command of a launch file,
+// which it removes first (its pid, and so tmux's pane pid and exit status,
+// become the program's).
+func ExecLaunchFile(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading the launch file: %w", err)
+	}
+	os.Remove(path)
+	var lf launchFile
+	if err := json.Unmarshal(raw, &lf); err != nil {
+		return fmt.Errorf("reading the launch file %s: %w", path, err)
+	}
+	if len(lf.Argv) == 0 {
+		return fmt.Errorf("the launch file %s names no program", path)
+	}
+	prog, err := exec.LookPath(lf.Argv[0])
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(prog, lf.Argv, append(os.Environ(), lf.Env...))
 }
 
 // Start creates the detached tmux session name running sp, keeping its
 // pane after the program exits. It returns the socket path the server
 // answers on, to find it again from any environment.
 func (s Server) Start(ctx context.Context, name string, sp Spec) (string, error) {
-	cmd, err := sp.cmdArgs()
+	cmd, file, err := sp.cmdArgs()
 	if err != nil {
 		return "", fmt.Errorf("starting tmux session %s: %w", name, err)
 	}
@@ -177,6 +248,9 @@ func (s Server) Start(ctx context.Context, name string, sp Spec) (string, error)
 		";", "display-message", "-p", "-t", "="+name+":", "#{socket_path}")
 	out, err := s.run(ctx, args...)
 	if err != nil {
+		if file != "" {
+			os.Remove(file)
+		}
 		return "", fmt.Errorf("starting tmux session %s: %w", name, err)
 	}
 	return strings.TrimSpace(out), nil
@@ -347,11 +421,14 @@ func (s Server) waitDead(ctx context.Context, name string, d time.Duration) bool
 // Respawn runs sp in session name's existing pane, killing what still runs
 // there: the pane, its window and whoever is attached stay.
 func (s Server) Respawn(ctx context.Context, name string, sp Spec) error {
-	cmd, err := sp.cmdArgs()
+	cmd, file, err := sp.cmdArgs()
 	if err != nil {
 		return fmt.Errorf("respawning tmux session %s: %w", name, err)
 	}
 	if _, err := s.run(ctx, append([]string{"respawn-pane", "-k", "-t", "=" + name + ":"}, cmd...)...); err != nil {
+		if file != "" {
+			os.Remove(file)
+		}
 		return fmt.Errorf("respawning tmux session %s: %w", name, err)
 	}
 	return nil

@@ -160,3 +160,54 @@ func TestNoServerAndTMUXTMPDIR(t *testing.T) {
 		t.Errorf("socket %s is not under TMUX_TMPDIR %s", path, tmp)
 	}
 }
+
+// TestMain lets the test binary be the launcher of launch files.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == "-tmuxrt-launch" {
+		err := tmuxrt.ExecLaunchFile(os.Args[2])
+		println(err.Error())
+		os.Exit(111)
+	}
+	os.Exit(m.Run())
+}
+
+// A command longer than tmux takes (a whole brief as first message) runs
+// through a launch file, which is gone once the program runs; without a
+// launcher it is refused.
+func TestLongCommandThroughLaunchFile(t *testing.T) {
+	srv := tmuxrt.Server{Name: tmuxrttest.Socket(t)}
+	ctx := context.Background()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("brief line, ", 4000) + "THE END"
+	dir := t.TempDir()
+	sp := tmuxrt.Spec{
+		Dir: t.TempDir(), Env: []string{"GIT_HANDOFF_SESSION=s-long"},
+		Argv: []string{"sh", "-c", `echo "len=${#1} env=$GIT_HANDOFF_SESSION"; echo "$1" | tail -c 8; exec sleep 1000`, "sh", long},
+	}
+	if _, err := srv.Start(ctx, "long", sp); err == nil || !strings.Contains(err.Error(), "too long for tmux") {
+		t.Fatalf("without a launcher: %v", err)
+	}
+	sp.Launcher, sp.LaunchDir = []string{self, "-tmuxrt-launch"}, dir
+	if _, err := srv.Start(ctx, "long", sp); err != nil {
+		t.Fatal(err)
+	}
+	p, screen := tmuxrttest.Wait(t, srv, "long", func(p tmuxrt.Pane, ok bool, s string) bool { return ok && strings.Contains(s, "THE END") })
+	if p.Dead || !strings.Contains(screen, "len=48007 env=s-long") {
+		t.Errorf("pane %+v:\n%s", p, screen)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("launch files left: %v", left)
+	}
+	// The same for a respawn.
+	sp.Argv[len(sp.Argv)-1] = long + " AGAIN"
+	if err := srv.Respawn(ctx, "long", sp); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := tmuxrttest.Wait(t, srv, "long", func(p tmuxrt.Pane, ok bool, s string) bool { return ok && strings.Contains(s, "D AGAIN") })
+	if after.ID != p.ID || after.PID == p.PID {
+		t.Errorf("respawned %+v, was %+v", after, p)
+	}
+}

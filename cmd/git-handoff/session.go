@@ -31,6 +31,7 @@ func sessionCommand(d *deps) *cli.Command {
 			sessionSwitchCommand(d),
 			sessionLaunchCommand(d),
 			sessionAttachCommand(d),
+			sessionExecLaunchCommand(),
 			sessionNativeCommand(d),
 			sessionRestoreCommand(d),
 			sessionTerminateCommand(d),

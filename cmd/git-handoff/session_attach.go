@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 )
 
 func sessionAttachCommand(d *deps) *cli.Command {
@@ -62,4 +63,32 @@ func sessionAttachCommand(d *deps) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// sessionExecLaunchCommand is what a tmux pane runs when the agent's
+// command is too long for tmux: it reads the launch file and becomes the
+// agent (tmuxrt.ExecLaunchFile). Internal: started by session launch --tmux
+// and switch.
+func sessionExecLaunchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "exec-launch",
+		Hidden:    true,
+		Usage:     "internal: run the launch file a tmux pane was given",
+		UsageText: "git handoff session exec-launch FILE",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "session exec-launch takes one launch file")
+			}
+			return tmuxrt.ExecLaunchFile(c.Args().First())
+		},
+	}
+}
+
+// launcher is how a tmux pane runs this program on a launch file.
+func launcher() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil // long commands are then refused with a reason
+	}
+	return []string{exe, "session", "exec-launch"}
 }

@@ -41,7 +41,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 			id := c.Args().First()
 			res, err := handoff.SessionSwitch(c.Context, st, handoff.SessionRelaunchOptions{
 				ID: id, Harness: name, Model: c.String("model"), Prompt: c.String("prompt"), By: guardHolder(),
-				Grace: c.Duration("stop-timeout"),
+				Grace: c.Duration("stop-timeout"), Launcher: launcher(),
 			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)

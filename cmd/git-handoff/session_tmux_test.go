@@ -417,3 +417,35 @@ func TestTmuxReplaceCapturesThePane(t *testing.T) {
 		t.Errorf("after replace: old %+v new %+v", s["s-old"], s["s-new"])
 	}
 }
+
+// A first message longer than tmux takes in one command (here a long
+// task) reaches the agent whole, through a launch file that git-handoff
+// itself runs in the pane; the file is gone once the agent runs.
+func TestTmuxLongFirstMessage(t *testing.T) {
+	e := newTmuxEnv(t)
+	task := strings.Repeat("a long task; ", 2000) + "LAST WORDS"
+	e.handoff("start", "--session", "s-long", "--harness", "codex", "--objective", task)
+	var res struct{ Runtime lsRuntime }
+	e.json(&res, "session", "launch", "s-long", "--tmux")
+	srv := tmuxrt.Server{Path: res.Runtime.Socket}
+	p, _ := tmuxrttest.Wait(t, srv, res.Runtime.Name, func(p tmuxrt.Pane, ok bool, s string) bool {
+		return ok && strings.Contains(s, "LAST WORDS")
+	})
+	if p.Dead {
+		t.Fatalf("pane %+v", p)
+	}
+	screen, err := srv.Capture(t.Context(), res.Runtime.Name, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(screen), "a long task;"); got != 2000 {
+		t.Errorf("the agent got the task %d times over, want 2000", got)
+	}
+	common := strings.TrimSpace(e.must("git", "rev-parse", "--git-common-dir"))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(e.repo, common)
+	}
+	if left, _ := os.ReadDir(filepath.Join(common, "handoff", "launch")); len(left) != 0 {
+		t.Errorf("launch files left: %v", left)
+	}
+}
