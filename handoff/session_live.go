@@ -18,6 +18,10 @@ import (
 // is killed.
 const StopGrace = 10 * time.Second
 
+// maxGrace keeps a live switch well inside its guard: a guard past its
+// expiry may be taken over by another switch.
+const maxGrace = session.GuardTTL / 2
+
 // captureLines bounds how much of a pane a replacement reads; the handoff
 // package keeps only its end anyway.
 const captureLines = 2000
@@ -321,6 +325,9 @@ func relaunchLive(ctx context.Context, st *refstore.Store, id string, grace time
 	if grace <= 0 {
 		grace = StopGrace
 	}
+	if grace > maxGrace {
+		return notices, fmt.Errorf("a stop timeout of %s is too long: the switch guard lasts %s, so stay at or under %s", grace, session.GuardTTL, maxGrace)
+	}
 	if rs := runtimeState(ctx, cur.Record); rs.Gone() && cur.Status == session.StatusActive && cur.Switching == nil {
 		if _, _, err := session.Terminate(ctx, st, id, "", clock()); err != nil {
 			return notices, err
@@ -365,10 +372,12 @@ func captureFor(ctx context.Context, s session.Record) ([]byte, error) {
 // stopReplaced ends a replaced session's agent and its tmux session.
 func stopReplaced(ctx context.Context, s session.Record, grace time.Duration) (bool, error) {
 	rs := runtimeState(ctx, s)
-	if rs == nil || rs.State == tmuxrt.StateGone || rs.State == tmuxrt.StateUnknown {
-		if rs != nil && rs.State == tmuxrt.StateUnknown {
-			return false, errors.New(rs.Why)
-		}
+	switch {
+	case rs == nil:
+		return false, fmt.Errorf("session %q runs in no tmux session git-handoff started", s.ID)
+	case rs.State == tmuxrt.StateUnknown:
+		return false, errors.New(rs.Why)
+	case rs.State == tmuxrt.StateGone:
 		return false, nil
 	}
 	if grace <= 0 {

@@ -236,7 +236,32 @@ func ExecLaunchFile(path string) error {
 // Start creates the detached tmux session name running sp, keeping its
 // pane after the program exits. It returns the socket path the server
 // answers on, to find it again from any environment.
+//
+// Measured with tmux 3.3a: right after the last session of a server is
+// killed, the server is still going away, and a client that reaches it
+// then fails with "server exited unexpectedly". Start tries again, a few
+// times, while no session of that name came to be.
 func (s Server) Start(ctx context.Context, name string, sp Spec) (string, error) {
+	for attempt := 0; ; attempt++ {
+		path, err := s.start(ctx, name, sp)
+		if err == nil {
+			return path, nil
+		}
+		if _, ok, perr := s.Pane(ctx, name); perr == nil && ok {
+			out, derr := s.run(ctx, "display-message", "-p", "-t", "="+name+":", "#{socket_path}")
+			if derr == nil {
+				return strings.TrimSpace(out), nil
+			}
+		}
+		var te *Error
+		if !errors.As(err, &te) || attempt == 4 || ctx.Err() != nil {
+			return "", err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s Server) start(ctx context.Context, name string, sp Spec) (string, error) {
 	cmd, file, err := sp.cmdArgs()
 	if err != nil {
 		return "", fmt.Errorf("starting tmux session %s: %w", name, err)
