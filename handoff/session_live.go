@@ -286,7 +286,7 @@ func liveRun(st *refstore.Store, grace time.Duration, launcher []string, notices
 		}
 		rt := cur.Runtime
 		srv := tmuxrt.FromEnv()
-		if rt.Host == "" || rt.Host == hostname() {
+		if rt != nil && rt.Kind == tmuxrt.Kind && (rt.Host == "" || rt.Host == hostname()) {
 			srv = server(rt)
 			p, ok, err := srv.Pane(ctx, rt.Name)
 			if err != nil {
