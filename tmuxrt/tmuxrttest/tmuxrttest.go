@@ -45,6 +45,13 @@ func Socket(t *testing.T) string {
 	t.Setenv(tmuxrt.SocketEnv, name)
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", name, "kill-server").Run()
+		// tmux leaves the socket file behind; it lives where tmux puts
+		// every -L socket: $TMUX_TMPDIR (else /tmp), tmux-UID, the name.
+		dir := os.Getenv("TMUX_TMPDIR")
+		if dir == "" {
+			dir = "/tmp"
+		}
+		os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), name))
 	})
 	return name
 }
