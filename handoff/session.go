@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/git-handoff/git-handoff/agentconf"
 	"github.com/git-handoff/git-handoff/harness"
@@ -58,25 +59,52 @@ type SessionRelaunchOptions struct {
 	// NoSnapshot (switch) skips the snapshot of uncommitted work taken by
 	// default when the session's worktree is here and dirty.
 	NoSnapshot bool
+	// Grace is how long a live agent under tmux gets to exit on SIGTERM
+	// before it is killed (0: StopGrace).
+	Grace time.Duration
+	// Launcher runs a launch file in a tmux pane (tmuxrt.Spec.Launcher):
+	// `git-handoff session exec-launch`, from the CLI.
+	Launcher []string
 }
 
 // SessionSwitch hands a session to another coding agent in the same
 // worktree (session.Switch).
+//
+// A session whose agent runs under tmux is switched live: the new launch is
+// checked first (harness, plan, program on PATH, worktree) and only then
+// the old agent stopped and the new one started in the same pane, all
+// under the switch guard. A refused switch leaves the running agent alone.
+// One whose agent is gone is relaunched in tmux with the new agent.
 func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
-	_, notes := relaunchSnapshot(ctx, st, opts.ID, opts.NoSnapshot)
-	res, err := session.Switch(ctx, st, session.RelaunchOptions{
+	ro := session.RelaunchOptions{
 		ID: opts.ID, Harness: opts.Harness, Model: opts.Model, Prompt: opts.Prompt,
 		By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
-	}, clock())
-	res.Notices = append(notes, res.Notices...)
+	}
+	// The snapshot first: a live switch stops the agent that made the
+	// changes, and a refused one has lost nothing by it.
+	_, notes := relaunchSnapshot(ctx, st, opts.ID, opts.NoSnapshot)
+	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, opts.Launcher, clock, &ro)
+	if err != nil {
+		return session.RelaunchResult{}, err
+	}
+	res, err := session.Switch(ctx, st, ro, clock())
+	res.Notices = append(append(notes, *notices...), res.Notices...)
 	return res, err
 }
 
 // SessionRestore revives a session under its own id (session.Restore).
+// A session that ran under tmux and whose agent is gone is relaunched there.
 func SessionRestore(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
-	return session.Restore(ctx, st, session.RelaunchOptions{
+	ro := session.RelaunchOptions{
 		ID: opts.ID, Prompt: opts.Prompt, By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
-	}, clock())
+	}
+	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, opts.Launcher, clock, &ro)
+	if err != nil {
+		return session.RelaunchResult{}, err
+	}
+	res, err := session.Restore(ctx, st, ro, clock())
+	res.Notices = append(*notices, res.Notices...)
+	return res, err
 }
 
 // SessionLaunchOptions are what `session launch` was asked.
@@ -85,11 +113,18 @@ type SessionLaunchOptions struct {
 	// Exec: the caller is about to run the plan. Then a plan nobody can
 	// run and a missing worktree are errors, and the launch is recorded.
 	Exec bool
+	// Tmux: run the plan in a tmux session of its own (tmuxrt.FromEnv's
+	// server) and record it as the session's runtime. A lingering tmux
+	// session whose agent exited is destroyed first; a live one refuses.
+	Tmux bool
+	// Launcher: see SessionRelaunchOptions.
+	Launcher []string
 }
 
 // SessionLaunchResult is the command that starts or resumes the agent.
 type SessionLaunchResult struct {
 	Plan    session.LaunchPlan
+	Runtime *session.Runtime // Tmux: where the agent now runs
 	Notices []string
 }
 
@@ -118,6 +153,10 @@ func SessionLaunch(ctx context.Context, st *refstore.Store, opts SessionLaunchOp
 		return SessionLaunchResult{}, err
 	}
 	res := SessionLaunchResult{Plan: plan}
+	if opts.Tmux {
+		res.Runtime, res.Notices, err = launchTmux(ctx, st, cur, plan, opts.Launcher, clock)
+		return res, err
+	}
 	if !opts.Exec {
 		return res, nil
 	}
@@ -161,6 +200,11 @@ func SessionSummary(ctx context.Context, st *refstore.Store, id, summary string,
 type SessionShowResult struct {
 	Session session.Stored
 	Lineage string // its line in one line: "a ← b ← [c]"; the id when the line cannot be read
+	// Runtime is what tmux says of its agent (nil: no runtime recorded);
+	// Status is the status to show: terminated when its agent is gone
+	// outside a switch, else the recorded one.
+	Runtime *RuntimeState
+	Status  string
 }
 
 // SessionShow reads one session record.
@@ -170,6 +214,9 @@ func SessionShow(ctx context.Context, st *refstore.Store, id string) (SessionSho
 		return SessionShowResult{}, err
 	}
 	res := SessionShowResult{Session: cur, Lineage: id}
+	states, recs := settleRuntimes(ctx, st, []session.Record{cur.Record})
+	res.Session.Record, res.Runtime = recs[0], states[id]
+	res.Status = effectiveStatus(recs[0], res.Runtime)
 	if g, err := session.LineGraph(ctx, st, id); err == nil {
 		res.Lineage = lineage.Summary(g, id)
 	}
@@ -185,6 +232,10 @@ type SessionListOptions struct {
 type SessionListed struct {
 	session.Record
 	Lineage string
+	// Runtime is what tmux says of its agent (nil: no runtime recorded).
+	// Status in the record is the status to show: terminated when its
+	// agent is gone outside a switch.
+	Runtime *RuntimeState
 }
 
 // SessionListResult is a listing of sessions.
@@ -208,9 +259,31 @@ func SessionList(ctx context.Context, st *refstore.Store, opts SessionListOption
 	for _, p := range g.Problems() {
 		res.Notices = append(res.Notices, fmt.Sprintf("lineage: %s", p))
 	}
+	var live []session.Record
+	for _, s := range sessions {
+		if s.Runtime != nil && (opts.All || s.Status == session.StatusActive) {
+			live = append(live, s)
+		}
+	}
+	var states map[string]*RuntimeState
+	if len(live) > 0 {
+		var fresh []session.Record
+		states, fresh = settleRuntimes(ctx, st, live)
+		byID := map[string]session.Record{}
+		for _, s := range fresh {
+			byID[s.ID] = s
+		}
+		for i, s := range sessions {
+			if f, ok := byID[s.ID]; ok {
+				sessions[i] = f
+			}
+		}
+	}
 	for _, s := range sessions {
 		if opts.All || s.Status == session.StatusActive {
-			res.Sessions = append(res.Sessions, SessionListed{Record: s, Lineage: lineage.Summary(g, s.ID)})
+			rs := states[s.ID]
+			s.Status = effectiveStatus(s, rs)
+			res.Sessions = append(res.Sessions, SessionListed{Record: s, Lineage: lineage.Summary(g, s.ID), Runtime: rs})
 		}
 	}
 	return res, nil

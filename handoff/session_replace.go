@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/prown"
@@ -24,6 +25,10 @@ type SessionReplaceOptions struct {
 	// NoSnapshot skips the snapshot of the old session's uncommitted work
 	// taken by default when its worktree is here and dirty.
 	NoSnapshot bool
+	// Stop ends the old session's agent under tmux (and its tmux session)
+	// once the replacement exists; Grace is its time to exit on SIGTERM.
+	Stop  bool
+	Grace time.Duration
 }
 
 // SessionReplaceResult is what a replacement did.
@@ -34,6 +39,9 @@ type SessionReplaceResult struct {
 	GitHub PRGitHub
 	// Snapshot is the old session's uncommitted work, kept (snapshot.go).
 	Snapshot SnapshotTaken
+	// Captured: the terminal excerpt was read from the old agent's tmux
+	// pane. Stopped: that agent was ended (Stop).
+	Captured, Stopped bool
 }
 
 // SessionReplace replaces a session with a new one (session.Replace), with
@@ -47,6 +55,17 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 	now := clock()
 	var notices []string
 	prev, err := session.Read(ctx, st, ro.OldID)
+	captured := false
+	if err == nil && len(ro.Terminal) == 0 && prev.Runtime != nil && ro.Context != session.ContextNone {
+		// Without a terminal log given, the pane of an agent under tmux
+		// is the log: its recent output, as tmux renders it.
+		raw, cerr := captureFor(ctx, prev.Record)
+		if cerr != nil {
+			notices = append(notices, "the old agent's terminal was not captured: "+cerr.Error())
+		} else if len(raw) > 0 {
+			ro.Terminal, captured = raw, true
+		}
+	}
 	if err == nil && prev.PR != nil {
 		if ro.Context == session.ContextSummary {
 			ro.PackageExtra, notices = PRFacts(ctx, opts.Connect, prev.PR)
@@ -74,10 +93,18 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 		}
 	}
 	rep, err := session.Replace(ctx, st, ro, now)
-	res := SessionReplaceResult{ReplaceResult: rep, GitHub: PRGitHub{Comment: CommentSkipped}, Snapshot: taken}
+	res := SessionReplaceResult{ReplaceResult: rep, GitHub: PRGitHub{Comment: CommentSkipped}, Snapshot: taken, Captured: captured}
 	res.Notices = append(notices, rep.Notices...)
 	if err != nil {
 		return res, err
+	}
+	if opts.Stop {
+		// Only now: a replacement that failed leaves the old agent running.
+		stopped, serr := stopReplaced(ctx, prev.Record, opts.Grace)
+		res.Stopped = stopped
+		if serr != nil {
+			res.Notices = append(res.Notices, "the old agent was not stopped: "+serr.Error())
+		}
 	}
 	if opts.ClaimPR && rep.New.PR != nil {
 		if err := tellOwner(ctx, st, opts.Connect, rep.New.PR); err != nil {

@@ -55,6 +55,9 @@ type Record struct {
 	Switching          *Switching          `json:"switching,omitempty"`
 	ClaimedHandoff     json.RawMessage     `json:"claimedHandoff,omitempty"`
 	PR                 *PRPointer          `json:"pr,omitempty"`
+	// Runtime is where the agent runs when git-handoff started it (a tmux
+	// session); nil when it runs wherever its user started it.
+	Runtime *Runtime `json:"runtime,omitempty"`
 	// rev and prev: the version's place among the versions of this
 	// record, which sync orders by (refstore.Cause). Not to be confused
 	// with Supersedes above, the session this one replaced.
@@ -75,6 +78,15 @@ type Switching struct {
 	Since time.Time `json:"since"`
 	Until time.Time `json:"until"`
 	To    string    `json:"to,omitempty"`
+}
+
+// Runtime names the terminal multiplexer session an agent was started in,
+// to find it again from any shell on the same host.
+type Runtime struct {
+	Kind   string `json:"kind"`   // "tmux"
+	Socket string `json:"socket"` // the server's socket path
+	Name   string `json:"name"`   // the tmux session
+	Host   string `json:"host,omitempty"`
 }
 
 // PRPointer names the pull request this session owns.
@@ -262,6 +274,18 @@ func Terminate(ctx context.Context, st *refstore.Store, id, summary string, now 
 		return cur, false, err
 	}
 	return s, changed, err
+}
+
+// SetRuntime records where the session's agent now runs (nil: nowhere
+// git-handoff knows of).
+func SetRuntime(ctx context.Context, st *refstore.Store, id string, rt *Runtime, now time.Time) (Stored, error) {
+	return Modify(ctx, st, id, "handoff: runtime of "+id, func(s *Record) error {
+		if err := writable(*s, "record the runtime of"); err != nil {
+			return err
+		}
+		s.Runtime, s.UpdatedAt = rt, now
+		return nil
+	})
 }
 
 // SetSummary records the latest summary the agent or orchestrator gave.

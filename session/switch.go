@@ -175,6 +175,13 @@ type RelaunchOptions struct {
 	By      string // who holds the guard: user, host, process
 	Restore bool
 	Briefer Briefer
+	// Run, when set, starts the planned agent while the switch guard is
+	// held: after the launch was planned and the worktree is in place, and
+	// before the switch is recorded. Its error leaves the record as it was
+	// (the guard released); the runtime it returns is recorded with the
+	// switch. A live agent is stopped and replaced inside it, so nothing
+	// reading the record meanwhile takes the gap for a crash.
+	Run func(ctx context.Context, cur Record, plan LaunchPlan) (*Runtime, error)
 
 	hold func() // tests: runs while the guard is held
 }
@@ -286,6 +293,18 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 	}
 	if opts.hold != nil {
 		opts.hold()
+	}
+	if opts.Run != nil {
+		rt, err := opts.Run(ctx, guarded.Record, plan)
+		if err != nil {
+			return fail(err)
+		}
+		inner := change
+		change = func(s *Record) {
+			inner(s)
+			s.Runtime = rt
+		}
+		change(&next)
 	}
 	msg := fmt.Sprintf("handoff: %s %s to %s", doing, opts.ID, h.Name)
 	for attempt := 0; ; attempt++ {

@@ -131,7 +131,23 @@ type Session struct {
 	Switching          *Switching          `json:"switching"`
 	ClaimedHandoff     *Baton              `json:"claimedHandoff"` // the session's copy of the baton it claimed
 	PR                 *PRPointer          `json:"pr"`
+	Runtime            *Runtime            `json:"runtime,omitempty"` // where git-handoff started its agent; absent: nowhere
 	Lineage            string              `json:"lineage,omitempty"`
+}
+
+// Runtime is where a session's agent runs, and what the runtime says of it
+// when it was asked (State "" when it was not).
+type Runtime struct {
+	Kind       string `json:"kind"`
+	Socket     string `json:"socket"`
+	Name       string `json:"name"`
+	Host       string `json:"host,omitempty"`
+	State      string `json:"state,omitempty"` // live, exited, gone, unknown
+	ExitStatus *int   `json:"exitStatus,omitempty"`
+	Signal     int    `json:"signal,omitempty"`
+	PID        int    `json:"pid,omitempty"`
+	Pane       string `json:"pane,omitempty"`
+	Why        string `json:"why,omitempty"`
 }
 
 // Launched is what one agent did for a session.
@@ -180,6 +196,9 @@ func OfSession(s session.Record, withPackage bool) Session {
 	}
 	if p := s.PR; p != nil {
 		out.PR = &PRPointer{Repo: p.Repo, Number: p.Number, URL: p.URL}
+	}
+	if r := s.Runtime; r != nil {
+		out.Runtime = &Runtime{Kind: r.Kind, Socket: r.Socket, Name: r.Name, Host: r.Host}
 	}
 	return out
 }

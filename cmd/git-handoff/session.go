@@ -30,6 +30,8 @@ func sessionCommand(d *deps) *cli.Command {
 			sessionReplaceCommand(d),
 			sessionSwitchCommand(d),
 			sessionLaunchCommand(d),
+			sessionAttachCommand(d),
+			sessionExecLaunchCommand(),
 			sessionNativeCommand(d),
 			sessionRestoreCommand(d),
 			sessionTerminateCommand(d),
@@ -66,6 +68,9 @@ func sessionError(c *cli.Context, doing, id string, err error) error {
 	var ro *session.ReadOnlyError
 	var sw *session.SwitchingError
 	var ex *session.ExistsError
+	var nf *handoff.ProgramNotFoundError
+	var live *handoff.LiveError
+	var notLive *handoff.NotLiveError
 	wrapped := fmt.Errorf("%s: %w", doing, err)
 	switch {
 	case errors.Is(err, harness.ErrUnknown):
@@ -87,6 +92,15 @@ func sessionError(c *cli.Context, doing, id string, err error) error {
 		return withHint(wrapped, "pick another --new-id, or leave it out for a generated one")
 	case errors.Is(err, refstore.ErrNotFound):
 		return withHint(wrapped, "list sessions with `git handoff session ls --all`")
+	case errors.As(err, &nf):
+		return withHint(wrapped, fmt.Sprintf("install %s or put it on PATH; nothing was stopped", nf.Program))
+	case errors.As(err, &live):
+		return withHint(wrapped, fmt.Sprintf("attach to it with `git handoff session attach %s`, or switch it with `git handoff session switch %s --harness H`", live.ID, live.ID))
+	case errors.As(err, &notLive):
+		if notLive.State == nil {
+			return withHint(wrapped, fmt.Sprintf("start it under tmux with `git handoff session launch %s --tmux`", notLive.ID))
+		}
+		return withHint(wrapped, fmt.Sprintf("relaunch it with `git handoff session restore %s` or `git handoff session switch %s --harness H`", notLive.ID, notLive.ID))
 	case errors.Is(err, session.ErrNoFirstMessage):
 		return withHint(wrapped, fmt.Sprintf("git handoff session %s %s --prompt 'what to do'", c.Command.Name, id))
 	}
@@ -108,6 +122,37 @@ type sessionJSON = view.Session
 
 func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
 	return view.OfSession(s, withPackage)
+}
+
+// withRuntime adds what tmux said of a session's agent to its JSON.
+func withRuntime(out *sessionJSON, rs *handoff.RuntimeState) {
+	if rs == nil {
+		return
+	}
+	if out.Runtime == nil {
+		out.Runtime = &view.Runtime{Kind: rs.Kind, Socket: rs.Socket, Name: rs.Name, Host: rs.Host}
+	}
+	out.Runtime.State, out.Runtime.Signal, out.Runtime.PID, out.Runtime.Pane, out.Runtime.Why = rs.State, rs.Signal, rs.PID, rs.Pane, rs.Why
+	if rs.State == "exited" && rs.Signal == 0 {
+		status := rs.ExitStatus
+		out.Runtime.ExitStatus = &status
+	}
+}
+
+// runtimeText is a runtime state in a few words: "tmux live",
+// "tmux exited (status 1)".
+func runtimeText(rs *handoff.RuntimeState) string {
+	if rs == nil {
+		return ""
+	}
+	t := rs.Kind + " " + rs.State
+	switch {
+	case rs.State == "exited" && rs.Signal != 0:
+		t += fmt.Sprintf(" (signal %d)", rs.Signal)
+	case rs.State == "exited":
+		t += fmt.Sprintf(" (status %d)", rs.ExitStatus)
+	}
+	return t
 }
 
 // launchJSON is a launch plan as --json shows it (package view's shape).

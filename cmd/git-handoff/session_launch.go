@@ -9,27 +9,37 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func sessionLaunchCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:  "launch",
 		Usage: "print (or run) the exact command that starts or resumes the session's agent",
-		UsageText: "git handoff session launch [ID] [--print|--exec] [--json]\n\n" +
+		UsageText: "git handoff session launch [ID] [--print|--exec|--tmux] [--json]\n\n" +
 			"The agent runs in the session's worktree with GIT_HANDOFF_SESSION set. A harness that ran\n" +
-			"this session before resumes its own conversation; otherwise it starts fresh with the brief.",
+			"this session before resumes its own conversation; otherwise it starts fresh with the brief.\n" +
+			"With --tmux it runs in a tmux session of its own, on the user's tmux server (or the one\n" +
+			"GIT_HANDOFF_TMUX_SOCKET names, as tmux -L does), and the command returns.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "print", Usage: "print the command (the default)"},
 			&cli.BoolFlag{Name: "exec", Usage: "run it, in the foreground, and exit with its status"},
 			applySnapshotFlag,
+			&cli.BoolFlag{Name: "tmux", Usage: "run it in a detached tmux session named after the session, and record it"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usageErrorf(c, "session launch takes one session id")
 			}
-			if c.Bool("print") && c.Bool("exec") {
-				return usageErrorf(c, "--print and --exec exclude each other")
+			modes := 0
+			for _, m := range []string{"print", "exec", "tmux"} {
+				if c.Bool(m) {
+					modes++
+				}
+			}
+			if modes > 1 {
+				return usageErrorf(c, "--print, --exec and --tmux exclude each other")
 			}
 			st, id, err := d.storeAndSession(c)
 			if err != nil {
@@ -39,7 +49,7 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			if err := d.sessionSnapshot(c, st, id); err != nil {
 				return err
 			}
-			res, err := handoff.SessionLaunch(c.Context, st, handoff.SessionLaunchOptions{ID: id, Exec: c.Bool("exec")}, d.Now)
+			res, err := handoff.SessionLaunch(c.Context, st, handoff.SessionLaunchOptions{ID: id, Exec: c.Bool("exec"), Tmux: c.Bool("tmux"), Launcher: launcher()}, d.Now)
 			var gone *handoff.WorktreeGoneError
 			var none *handoff.NoLaunchError
 			switch {
@@ -51,6 +61,9 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 				return sessionError(c, fmt.Sprintf("launching session %q", id), id, err)
 			}
 			plan := res.Plan
+			if c.Bool("tmux") {
+				return d.printTmuxLaunch(c, id, res)
+			}
 			if !c.Bool("exec") {
 				if c.Bool("json") {
 					return d.printJSON(toLaunchJSON(plan))
@@ -77,4 +90,29 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// tmuxLaunchJSON is the result of `session launch --tmux --json`.
+type tmuxLaunchJSON struct {
+	Session string        `json:"session"`
+	Runtime *view.Runtime `json:"runtime"`
+	Launch  launchJSON    `json:"launch"`
+	Notices []string      `json:"notices"`
+}
+
+func (d *deps) printTmuxLaunch(c *cli.Context, id string, res handoff.SessionLaunchResult) error {
+	rt := res.Runtime
+	if c.Bool("json") {
+		return d.printJSON(tmuxLaunchJSON{
+			Session: id, Runtime: &view.Runtime{Kind: rt.Kind, Socket: rt.Socket, Name: rt.Name, Host: rt.Host, State: "live"},
+			Launch: toLaunchJSON(res.Plan), Notices: view.NonNil(res.Notices),
+		})
+	}
+	if res.Plan.Note != "" {
+		fmt.Fprintf(d.stderr, "notice: %s\n", res.Plan.Note)
+	}
+	notify(d.stderr, res.Notices)
+	fmt.Fprintf(d.stderr, "session %s runs %s in tmux session %s: attach with `git handoff session attach %s`\n", id, res.Plan.Harness, rt.Name, id)
+	fmt.Fprintln(d.stdout, rt.Name)
+	return nil
 }

@@ -46,6 +46,7 @@ func sessionLsCommand(d *deps) *cli.Command {
 				for i, s := range shown {
 					out.Sessions[i] = toSessionJSON(s.Record, false)
 					out.Sessions[i].Lineage = s.Lineage
+					withRuntime(&out.Sessions[i], s.Runtime)
 				}
 				return d.printJSON(out)
 			}
@@ -64,6 +65,9 @@ func sessionLsCommand(d *deps) *cli.Command {
 				status := s.Status
 				if s.Switching != nil {
 					status += " (switching to " + s.Switching.To + ")"
+				}
+				if rt := runtimeText(s.Runtime); rt != "" {
+					status += ", " + rt
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Lineage, orDash(s.Harness), orDash(s.Branch), status, s.UpdatedAt.UTC().Format("2006-01-02 15:04"))
 			}

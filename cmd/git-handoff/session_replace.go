@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,6 +23,8 @@ type sessionReplaceOptions struct {
 	TerminalFile string
 	ClaimPR      bool
 	NoSnapshot   bool
+	Stop         bool
+	StopTimeout  time.Duration
 	JSON         bool
 }
 
@@ -30,7 +33,8 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 		Name:  "replace",
 		Usage: "replace a session with a new one, recording why (one ref transaction)",
 		UsageText: "git handoff session replace ID [--reason stuck|crashed|confused|manual|TEXT] [--new-id NEW]\n" +
-			"    [--harness H] [--model M] [--carry-context summary|none] [--terminal FILE|-] [--claim-pr] [--json]",
+			"    [--harness H] [--model M] [--carry-context summary|none] [--terminal FILE|-] [--claim-pr] [--stop] [--json]\n\n" +
+			"Without --terminal, an old session whose agent runs under tmux gives its pane's recent output.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reason", Value: "manual", Usage: "why: stuck, crashed, confused, manual or any text"},
 			&cli.StringFlag{Name: "new-id", Usage: "the new session's `ID` (default: a new short id)"},
@@ -39,6 +43,8 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "carry-context", Value: session.ContextSummary, Usage: "summary: build the handoff package; none: record the lineage only"},
 			&cli.StringFlag{Name: "terminal", Usage: "the old session's terminal output, from `FILE` or - for stdin (its end goes into the package)"},
 			&cli.BoolFlag{Name: "no-snapshot", Usage: "do not keep the old session's uncommitted changes as its snapshot (kept by default when its worktree is here and dirty)"},
+			stopTimeoutFlag,
+			&cli.BoolFlag{Name: "stop", Usage: "once the replacement exists, stop the old session's agent under tmux and close its tmux session"},
 			&cli.BoolFlag{Name: "claim-pr", Usage: "move the old session's pull request to the new one (same transaction) and update its GitHub comment"},
 			jsonFlag,
 		},
@@ -54,6 +60,8 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 				TerminalFile: c.String("terminal"),
 				ClaimPR:      c.Bool("claim-pr"),
 				NoSnapshot:   c.Bool("no-snapshot"),
+				Stop:         c.Bool("stop"),
+				StopTimeout:  c.Duration("stop-timeout"),
 				JSON:         c.Bool("json"),
 			}
 			if h := c.String("harness"); h != "" {
@@ -85,6 +93,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	}
 	res, err := handoff.SessionReplace(c.Context, st, handoff.SessionReplaceOptions{
 		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost, NoSnapshot: opts.NoSnapshot,
+		Stop: opts.Stop, Grace: opts.StopTimeout,
 	}, d.Now)
 	if err != nil {
 		notify(d.stderr, res.Notices)
@@ -101,6 +110,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		out := replaceJSON{
 			Old: toSessionJSON(res.Old.Record, false), New: toSessionJSON(res.New.Record, true),
 			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Notices: view.NonNil(res.Notices),
+			TerminalCaptured: res.Captured, Stopped: res.Stopped,
 		}
 		if res.Carried != nil {
 			out.CarriedHandoff = toJSON(res.Carried)
@@ -118,6 +128,12 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	}
 	if res.Bound != "" {
 		fmt.Fprintf(d.stderr, "; worktree %s now bound to %s", res.Bound, n.ID)
+	}
+	if res.Captured {
+		fmt.Fprintf(d.stderr, "; the terminal excerpt comes from its tmux pane")
+	}
+	if res.Stopped {
+		fmt.Fprintf(d.stderr, "; its agent was stopped")
 	}
 	fmt.Fprintln(d.stderr)
 	fmt.Fprintf(d.stderr, "start its agent with: git handoff session launch %s --exec\n", n.ID)
@@ -163,4 +179,8 @@ type replaceJSON struct {
 	GitHub         prGitHubJSON  `json:"github"`             // the moved pull request's comment (--claim-pr); comment "skipped" otherwise
 	Snapshot       *snapshotJSON `json:"snapshot,omitempty"` // the old session's uncommitted work, kept
 	Notices        []string      `json:"notices"`
+	// TerminalCaptured: the excerpt came from the old agent's tmux pane;
+	// Stopped: --stop ended that agent.
+	TerminalCaptured bool `json:"terminalCaptured,omitempty"`
+	Stopped          bool `json:"stopped,omitempty"`
 }

@@ -33,12 +33,17 @@ func sessionShowCommand(d *deps) *cli.Command {
 			if c.Bool("json") {
 				out := toSessionJSON(res.Session.Record, true)
 				out.Lineage = summary
+				out.Status = res.Status
+				withRuntime(&out, res.Runtime)
 				return d.printJSON(out)
 			}
 			s := res.Session.Record
 			w := d.stdout
 			fmt.Fprintf(w, "session   %s\n", summary)
-			fmt.Fprintf(w, "status    %s\n", s.Status)
+			fmt.Fprintf(w, "status    %s\n", res.Status)
+			if res.Runtime != nil {
+				fmt.Fprintf(w, "runtime   %s, tmux session %s on %s\n", runtimeText(res.Runtime), res.Runtime.Name, orDash(res.Runtime.Socket))
+			}
 			agent := orDash(s.Harness)
 			if s.Model != "" {
 				agent += " (" + orDash(s.Model) + ")"

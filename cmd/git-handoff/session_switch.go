@@ -14,14 +14,17 @@ import (
 
 func sessionSwitchCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:      "switch",
-		Usage:     "run the session with another coding agent in the same worktree",
-		UsageText: "git handoff session switch ID --harness H [--model M] [--prompt TEXT] [--json]",
+		Name:  "switch",
+		Usage: "run the session with another coding agent in the same worktree",
+		UsageText: "git handoff session switch ID --harness H [--model M] [--prompt TEXT] [--stop-timeout D] [--json]\n\n" +
+			"A session whose agent runs under tmux (session launch --tmux) is switched in place: the new\n" +
+			"launch is checked first, then the old agent stopped and the new one started in the same pane.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Usage: "the coding agent to switch to: " + strings.Join(harness.Names(), ", ")},
 			&cli.StringFlag{Name: "model", Usage: "its model (default: the agent's own default)"},
 			&cli.StringFlag{Name: "prompt", Usage: "the task, saved on the session, for a fresh launch that has none"},
 			&cli.BoolFlag{Name: "no-snapshot", Usage: "do not keep the worktree's uncommitted changes as the session's snapshot (kept by default when dirty)"},
+			stopTimeoutFlag,
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -40,6 +43,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 			res, err := handoff.SessionSwitch(c.Context, st, handoff.SessionRelaunchOptions{
 				ID: id, Harness: name, Model: c.String("model"), Prompt: c.String("prompt"), By: guardHolder(),
 				NoSnapshot: c.Bool("no-snapshot"),
+				Grace:      c.Duration("stop-timeout"), Launcher: launcher(),
 			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
@@ -50,6 +54,11 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 		},
 	}
 }
+
+// stopTimeoutFlag bounds how long an agent under tmux gets to exit on
+// SIGTERM before it is killed.
+var stopTimeoutFlag = &cli.DurationFlag{Name: "stop-timeout", Value: handoff.StopGrace,
+	Usage: "how long an agent running under tmux gets to exit on SIGTERM before it is killed"}
 
 // checkHarness refuses an unknown harness as a usage error, before
 // anything is read or changed, and stores its canonical name.
@@ -106,6 +115,10 @@ func (d *deps) printRelaunch(c *cli.Context, res session.RelaunchResult) error {
 		fmt.Fprintf(d.stderr, "session %s restored with %s, which %s\n", s.ID, s.Harness, how)
 	} else {
 		fmt.Fprintf(d.stderr, "session %s switched from %s to %s, which %s\n", s.ID, orDash(res.From), s.Harness, how)
+	}
+	if rt := s.Runtime; rt != nil {
+		fmt.Fprintf(d.stderr, "it runs in tmux session %s: attach with `git handoff session attach %s`\n", rt.Name, s.ID)
+		return nil
 	}
 	d.printPlan(res.Plan)
 	return nil
