@@ -117,22 +117,7 @@ func EligibleWhere(ctx context.Context, st *refstore.Store, owner, branch string
 		}
 		warns = append(warns, Warning{Ref: ref, Err: err})
 	}
-	var live []Stored
-	err = Each(ctx, st, refstore.SharedPrefix, func(s Stored) {
-		if s.Live() {
-			live = append(live, s)
-		}
-	}, &warns)
-	if err != nil {
-		return nil, warns, err
-	}
-	sort.SliceStable(live, func(i, j int) bool { return Newer(&live[i].Baton, &live[j].Baton) })
-	for i := range live {
-		if ok(&live[i]) {
-			return &live[i], warns, nil
-		}
-	}
-	return nil, warns, nil
+	return newestShared(ctx, st, ok, warns)
 }
 
 func isBadRecord(err error) bool {
