@@ -2,6 +2,7 @@ package baton
 
 import (
 	"bytes"
+	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -158,7 +159,7 @@ type candidate struct {
 }
 
 // sharedCandidates returns the shared batons that were waiting when their
-// refs were listed, newest first, and the warnings for unreadable ones (in
+// refs were listed, and the warnings for unreadable ones (in
 // ref order), decoding only blobs the note does not know.
 func sharedCandidates(ctx context.Context, st *refstore.Store) ([]candidate, []Warning, error) {
 	path := sharedNotePath(st)
@@ -234,8 +235,22 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) ([]candidate, []W
 	if added > 0 || len(known) > 2*len(seen)+64 {
 		writeSharedNote(ctx, st, path, seen)
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].newer(&cands[j]) })
 	return cands, warns, nil
+}
+
+// byNewest is a heap of candidates, the newest on top: a start usually
+// takes the first, so ordering thousands fully would be wasted.
+type byNewest []candidate
+
+func (h byNewest) Len() int           { return len(h) }
+func (h byNewest) Less(i, j int) bool { return h[i].newer(&h[j]) }
+func (h byNewest) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *byNewest) Push(x any)        { *h = append(*h, x.(candidate)) }
+func (h *byNewest) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
 }
 
 func (c *candidate) newer(o *candidate) bool {
@@ -255,10 +270,11 @@ func newestShared(ctx context.Context, st *refstore.Store, ok func(*Stored) bool
 	if err != nil {
 		return nil, warns, err
 	}
+	h := byNewest(cands)
+	heap.Init(&h)
 	moves := 0
-	for len(cands) > 0 {
-		c := cands[0]
-		cands = cands[1:]
+	for h.Len() > 0 {
+		c := heap.Pop(&h).(candidate)
 		s, err := Read(ctx, st, c.ref)
 		switch {
 		case errors.Is(err, refstore.ErrNotFound):
@@ -277,9 +293,7 @@ func newestShared(ctx context.Context, st *refstore.Store, ok func(*Stored) bool
 			if moves++; moves > 16 {
 				continue
 			}
-			n := candidate{ref: s.Ref, oid: s.OID, info: infoOf(&s)}
-			i := sort.Search(len(cands), func(i int) bool { return n.newer(&cands[i]) })
-			cands = append(cands[:i], append([]candidate{n}, cands[i:]...)...)
+			heap.Push(&h, candidate{ref: s.Ref, oid: s.OID, info: infoOf(&s)})
 			continue
 		}
 		if ok(&s) {

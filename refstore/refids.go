@@ -9,8 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"syscall"
 )
 
 // RefID is one ref and the object id it holds, without the object.
@@ -35,32 +36,64 @@ func (s *Store) RefIDs(ctx context.Context, prefix string) ([]RefID, error) {
 // writes packed-refs before it removes the loose files, so a ref moving
 // from one to the other while we read is seen in at least one of them.
 func (r *refFiles) list(prefix string) ([]RefID, error) {
-	loose := map[string]string{}
+	var out []RefID
 	root := filepath.Join(r.dir, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed while we walked (pack-refs prunes empty directories)
+	if err := walkLoose(root, prefix, &out); err != nil {
+		return nil, fmt.Errorf("listing %s: %w", prefix, err)
+	}
+	packed, err := r.packedUnder(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", prefix, err)
+	}
+	if len(packed) > 0 {
+		loose := make(map[string]bool, len(out))
+		for _, l := range out {
+			loose[l.Ref] = true
+		}
+		for _, p := range packed {
+			if !loose[p.Ref] {
+				out = append(out, p)
 			}
-			return err
 		}
+	}
+	slices.SortFunc(out, func(a, b RefID) int { return strings.Compare(a.Ref, b.Ref) })
+	return out, nil
+}
+
+// walkLoose appends the loose refs in dir (whose refs are named ref...)
+// and below. Each file is opened relative to its directory: resolving the
+// whole path again for each of ten thousand refs costs more than reading.
+func walkLoose(dir, ref string, out *[]RefID) error {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) || isNotDirErr(err) {
+		return nil // none, or removed while we walked (pack-refs prunes empty directories)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return err
+	}
+	for _, d := range ents {
 		name := d.Name()
-		if d.IsDir() || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".lock") {
-			// A lock is a write in progress, not a ref: git ignores it too.
-			return nil
+		if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".lock") {
+			// A lock is a write in progress, not a ref: git skips it too.
+			continue
 		}
-		rel, err := filepath.Rel(r.dir, path)
-		if err != nil {
-			return err
+		if d.IsDir() {
+			if err := walkLoose(filepath.Join(dir, name), ref+name+"/", out); err != nil {
+				return err
+			}
+			continue
 		}
-		ref := filepath.ToSlash(rel)
-		if !strings.HasPrefix(ref, prefix) {
-			return nil
-		}
-		b, err := os.ReadFile(path)
+		b, err := readSmallAt(f, dir, name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil // deleted or packed since the directory was read
+			continue // deleted or packed since the directory was read
+		case isDirErr(err) || isNotDirErr(err):
+			continue
 		case err != nil:
 			return err
 		}
@@ -68,28 +101,12 @@ func (r *refFiles) list(prefix string) ([]RefID, error) {
 		if !isHexID(line) {
 			line = "" // symbolic or damaged: the caller reads it through Get, which says which
 		}
-		loose[ref] = line
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("listing %s: %w", prefix, err)
+		*out = append(*out, RefID{Ref: ref + name, OID: line})
 	}
-	packed, err := r.packedUnder(prefix)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", prefix, err)
-	}
-	out := make([]RefID, 0, len(loose)+len(packed))
-	for _, p := range packed {
-		if _, ok := loose[p.Ref]; !ok {
-			out = append(out, p)
-		}
-	}
-	for ref, oid := range loose {
-		out = append(out, RefID{Ref: ref, OID: oid})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Ref < out[j].Ref })
-	return out, nil
+	return nil
 }
+
+func isNotDirErr(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
 // packedUnder returns the packed refs under prefix. In a sorted file it
 // binary-searches to the first one and reads only the range.
