@@ -71,13 +71,13 @@ type Skipped struct {
 
 func (w Skipped) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
 
-// ListDecoded reads every record under prefix through one git process, in
-// ref order, decoding each with decode; unreadable ones come back as
+// ListDecoded reads every record under prefix, in ref order, decoding each
+// with decode as it is read (EachStreamed); unreadable ones come back as
 // Skipped.
 func ListDecoded[T any](ctx context.Context, st *Store, prefix string, decode func(Entry) (T, error)) ([]T, []Skipped, error) {
 	var out []T
 	var skipped []Skipped
-	err := st.Each(ctx, prefix, func(e Entry) error {
+	err := st.EachStreamed(ctx, prefix, func(e Entry) error {
 		v, err := decode(e)
 		if err != nil {
 			skipped = append(skipped, Skipped{Ref: e.Ref, Err: err})
