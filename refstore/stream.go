@@ -22,8 +22,16 @@ func (s *Store) EachStreamed(ctx context.Context, prefix string, fn func(Entry) 
 		return s.Each(ctx, prefix, fn)
 	}
 	ids, err := s.RefIDs(ctx, prefix)
-	if err != nil || len(ids) == 0 {
+	if err != nil {
 		return err
+	}
+	return s.eachOfIDs(ctx, ids, fn)
+}
+
+// eachOfIDs streams the objects of ids, listed by RefIDs, to fn.
+func (s *Store) eachOfIDs(ctx context.Context, ids []RefID, fn func(Entry) error) error {
+	if len(ids) == 0 {
+		return nil
 	}
 	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
 	cmd.Dir = s.workDir

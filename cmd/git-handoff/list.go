@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"text/tabwriter"
 
@@ -117,26 +118,38 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(d.stdout, 64<<10)
-	bw.WriteString("{\n  \"handoffs\": [")
-	for i, sp := range spans {
+	return printJSONEach(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
+		return json.Indent(out, arena.bytes(spans[i]), "    ", "  ")
+	}, d.withOpenNotices(notices))
+}
+
+// printJSONEach prints what printJSONArray prints, byte for byte, for n
+// items that item writes (indented as printJSONArray indents them) one
+// at a time: none needs to exist before it is written.
+func printJSONEach(w io.Writer, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "{\n  %q: [", key)
+	var buf bytes.Buffer
+	for i := 0; i < n; i++ {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
 		bw.WriteString("\n    ")
 		buf.Reset()
-		if err := json.Indent(&buf, arena.bytes(sp), "    ", "  "); err != nil {
+		if err := item(i, &buf); err != nil {
 			return err
 		}
-		bw.Write(buf.Bytes())
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
-	if len(spans) > 0 {
+	if n > 0 {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("],\n  \"notices\": ")
 	buf.Reset()
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("  ", "  ")
-	if err := enc.Encode(view.NonNil(d.withOpenNotices(notices))); err != nil {
+	if err := enc.Encode(view.NonNil(notices)); err != nil {
 		return err
 	}
 	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
