@@ -2,9 +2,11 @@ package baton
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -52,8 +54,11 @@ func (e *ClaimedError) Unwrap() error { return refstore.ErrConflict }
 // another ref than e.Ref. It is the one decoder of batons: sync uses it too.
 func Decode(e refstore.Entry) (Stored, error) {
 	var b Baton
-	if err := refstore.Decode(e, Schema, &b); err != nil {
-		return Stored{}, err
+	if !decodeFast(e, &b) {
+		b = Baton{}
+		if err := refstore.Decode(e, Schema, &b); err != nil {
+			return Stored{}, err
+		}
 	}
 	b.normalize()
 	// A record is trusted only at its own place: a teammate's record that
@@ -62,6 +67,17 @@ func Decode(e refstore.Entry) (Stored, error) {
 		return Stored{}, fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, b.Owner, b.Branch, b.Shared)
 	}
 	return Stored{Baton: b, Ref: e.Ref, OID: e.OID, Sealed: refstore.Signed(e.Data)}, nil
+}
+
+// decodeFast decodes a well-formed baton record in one pass. It accepts
+// exactly what refstore.Decode would (a blob within the cap, one JSON
+// object whose schema is ours); anything else is left to refstore.Decode,
+// which parses twice but says what is wrong.
+func decodeFast(e refstore.Entry, b *Baton) bool {
+	if e.Size > refstore.MaxRecord || len(e.Data) > refstore.MaxRecord || (e.Type != "" && e.Type != "blob") {
+		return false
+	}
+	return json.Unmarshal(e.Data, b) == nil && b.Schema == Schema
 }
 
 // Read reads the baton at ref (ErrNotFound when there is none).
@@ -117,22 +133,7 @@ func EligibleWhere(ctx context.Context, st *refstore.Store, owner, branch string
 		}
 		warns = append(warns, Warning{Ref: ref, Err: err})
 	}
-	var live []Stored
-	err = Each(ctx, st, refstore.SharedPrefix, func(s Stored) {
-		if s.Live() {
-			live = append(live, s)
-		}
-	}, &warns)
-	if err != nil {
-		return nil, warns, err
-	}
-	sort.SliceStable(live, func(i, j int) bool { return Newer(&live[i].Baton, &live[j].Baton) })
-	for i := range live {
-		if ok(&live[i]) {
-			return &live[i], warns, nil
-		}
-	}
-	return nil, warns, nil
+	return newestShared(ctx, st, ok, warns)
 }
 
 func isBadRecord(err error) bool {
@@ -142,7 +143,11 @@ func isBadRecord(err error) bool {
 // Each decodes every baton under prefix, collecting unreadable ones as
 // warnings.
 func Each(ctx context.Context, st *refstore.Store, prefix string, fn func(Stored), warns *[]Warning) error {
-	return st.Each(ctx, prefix, func(e refstore.Entry) error {
+	return each(ctx, st.Each, prefix, fn, warns)
+}
+
+func each(ctx context.Context, list func(context.Context, string, func(refstore.Entry) error) error, prefix string, fn func(Stored), warns *[]Warning) error {
+	return list(ctx, prefix, func(e refstore.Entry) error {
 		s, err := Decode(e)
 		if err != nil {
 			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
@@ -213,22 +218,46 @@ type Filter struct {
 
 // List returns the batons f selects, newest first. Tombstones are never listed.
 func List(ctx context.Context, st *refstore.Store, f Filter) ([]Stored, []Warning, error) {
-	var out []Stored
+	return ListEach(ctx, st, f, func(s *Stored) Stored { return *s })
+}
+
+// ListEach is List for a caller that keeps less than a whole baton: conv
+// reduces each selected baton as it is read (to its output, say), and only
+// what it returns is kept, with the order's key, for the sort.
+func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
+	type keyed struct {
+		created time.Time // what Newer orders by
+		id      string
+		v       T
+	}
+	var out []keyed
 	var warns []Warning
-	err := Each(ctx, st, refstore.HandoffsPrefix, func(s Stored) {
+	err := each(ctx, st.EachStreamed, refstore.HandoffsPrefix, func(s Stored) {
 		switch {
 		case s.Deleted != nil:
+			return
 		case f.All:
-			out = append(out, s)
 		case !s.Live():
+			return
 		case s.Shared:
-			out = append(out, s)
 		case s.Owner == f.Owner && (f.Branch == "" || s.Branch == f.Branch):
-			out = append(out, s)
+		default:
+			return
 		}
+		out = append(out, keyed{created: s.CreatedAt, id: s.ID, v: conv(&s)})
 	}, &warns)
-	sort.SliceStable(out, func(i, j int) bool { return Newer(&out[i].Baton, &out[j].Baton) })
-	return out, warns, err
+	slices.SortStableFunc(out, func(a, b keyed) int {
+		// Newer, on the two fields it reads.
+		if c := b.created.Compare(a.created); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	vs := make([]T, len(out))
+	for i := range out {
+		vs[i] = out[i].v
+	}
+	return vs, warns, err
 }
 
 // FindLive finds an unclaimed baton by id (ErrNotFound when none has it).

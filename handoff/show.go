@@ -56,27 +56,39 @@ type ListResult struct {
 
 // List lists the batons waiting for the owner, or with All every one.
 func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult, error) {
+	list, notices, err := ListEach(ctx, st, opts, func(s *baton.Stored) baton.Stored { return *s })
+	if err != nil {
+		return ListResult{}, err
+	}
+	return ListResult{Handoffs: list, Notices: notices, Snapshots: snapshotsOf(ctx, st, list)}, nil
+}
+
+// ListEach is List for a surface that writes each baton out as it is read
+// (conv turns it into what the surface keeps, its output for one): a
+// hundred thousand batons are not held whole. The results are newest
+// first; the notices are List's.
+func ListEach[T any](ctx context.Context, st *refstore.Store, opts ListOptions, conv func(*baton.Stored) T) ([]T, []string, error) {
 	f := baton.Filter{All: opts.All}
 	// The owner is needed with All too: it decides whose notes are
 	// fenced as someone else's.
 	who, err := Resolve(ctx, st, opts.Owner, "")
 	if err != nil {
-		return ListResult{}, err
+		return nil, nil, err
 	}
 	if !f.All {
 		f.Owner = who.Owner
 	}
-	list, warns, err := baton.List(ctx, st, f)
-	if err != nil {
-		return ListResult{}, fmt.Errorf("listing batons: %w", err)
-	}
-	// Waiting batons only: a claimed one is delivered to nobody again,
-	// and checking it means reading the version before its claim, for
-	// every claimed baton a long history holds.
-	for i := range list {
-		if list[i].Live() {
-			verifyBaton(ctx, st, &list[i], who.Owner)
+	list, warns, err := baton.ListEach(ctx, st, f, func(s *baton.Stored) T {
+		// Waiting batons only: a claimed one is delivered to nobody
+		// again, and checking it means reading the version before its
+		// claim, for every claimed baton a long history holds.
+		if s.Live() {
+			verifyBaton(ctx, st, s, who.Owner)
 		}
+		return conv(s)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing batons: %w", err)
 	}
-	return ListResult{Handoffs: list, Notices: warningLines(warns), Snapshots: snapshotsOf(ctx, st, list)}, nil
+	return list, warningLines(warns), nil
 }

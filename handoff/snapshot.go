@@ -354,35 +354,55 @@ func TakeSnapshot(ctx context.Context, st *refstore.Store, id string) (SnapshotT
 	return endSnapshot(ctx, st, id, true)
 }
 
-// snapshotsOf reads the snapshots the batons' sessions left: this clone's
-// and those a plain `git fetch` brought, one git process each, then only
-// the commits of the sessions that have one.
+// SnapshotsOf looks up the snapshots sessions left: this clone's and
+// those a plain `git fetch` brought are listed once (one git process
+// each), then only the commits of sessions that have one are read, once
+// each. A listing calls it for every baton as it is written.
+func SnapshotsOf(ctx context.Context, st *refstore.Store) func(sessionID string) (refstore.Snapshot, bool) {
+	var have map[string]bool
+	found := map[string]*refstore.Snapshot{}
+	return func(id string) (refstore.Snapshot, bool) {
+		if have == nil {
+			have = map[string]bool{}
+			for _, pattern := range []string{refstore.SnapshotPrefix, refstore.RemotesPrefix + "*/snapshots/"} {
+				refs, err := st.SnapshotRefs(ctx, pattern)
+				if err != nil {
+					break
+				}
+				for ref := range refs {
+					i := strings.LastIndexByte(ref, '/')
+					if sid, err := refstore.DecodeComponent(ref[i+1:]); err == nil {
+						have[sid] = true
+					}
+				}
+			}
+		}
+		if id == "" || !have[id] {
+			return refstore.Snapshot{}, false
+		}
+		snap, done := found[id]
+		if !done {
+			if s, err := st.FindSnapshot(ctx, id); err == nil {
+				snap = &s
+			}
+			found[id] = snap
+		}
+		if snap == nil {
+			return refstore.Snapshot{}, false
+		}
+		return *snap, true
+	}
+}
+
+// snapshotsOf is SnapshotsOf for a whole list, by session id.
 func snapshotsOf(ctx context.Context, st *refstore.Store, list []baton.Stored) map[string]refstore.Snapshot {
 	out := map[string]refstore.Snapshot{}
 	if len(list) == 0 {
 		return out
 	}
-	have := map[string]bool{}
-	for _, pattern := range []string{refstore.SnapshotPrefix, refstore.RemotesPrefix + "*/snapshots/"} {
-		refs, err := st.SnapshotRefs(ctx, pattern)
-		if err != nil {
-			return out
-		}
-		for ref := range refs {
-			i := strings.LastIndexByte(ref, '/')
-			if id, err := refstore.DecodeComponent(ref[i+1:]); err == nil {
-				have[id] = true
-			}
-		}
-	}
+	lookup := SnapshotsOf(ctx, st)
 	for _, b := range list {
-		if b.SessionID == "" || !have[b.SessionID] {
-			continue
-		}
-		if _, done := out[b.SessionID]; done {
-			continue
-		}
-		if snap, err := st.FindSnapshot(ctx, b.SessionID); err == nil {
+		if snap, ok := lookup(b.SessionID); ok {
 			out[b.SessionID] = snap
 		}
 	}

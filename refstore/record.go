@@ -71,13 +71,25 @@ type Skipped struct {
 
 func (w Skipped) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, w.Err) }
 
-// ListDecoded reads every record under prefix through one git process, in
-// ref order, decoding each with decode; unreadable ones come back as
-// Skipped.
+// ListDecoded reads every record under prefix, in ref order, decoding each
+// with decode as it is read (as EachStreamed does); unreadable ones come
+// back as Skipped.
 func ListDecoded[T any](ctx context.Context, st *Store, prefix string, decode func(Entry) (T, error)) ([]T, []Skipped, error) {
 	var out []T
 	var skipped []Skipped
-	err := st.Each(ctx, prefix, func(e Entry) error {
+	each := func(fn func(Entry) error) error { return st.Each(ctx, prefix, fn) }
+	if st.refs != nil {
+		// Listed first, so the slice is made once at its size: growing
+		// it by doubling copies records of a kilobyte a hundred
+		// thousand times over and holds two copies at the end.
+		ids, err := st.RefIDs(ctx, prefix)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = make([]T, 0, len(ids))
+		each = func(fn func(Entry) error) error { return st.eachOfIDs(ctx, ids, fn) }
+	}
+	err := each(func(e Entry) error {
 		v, err := decode(e)
 		if err != nil {
 			skipped = append(skipped, Skipped{Ref: e.Ref, Err: err})

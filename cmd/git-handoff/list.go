@@ -1,14 +1,21 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"runtime/debug"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/sign"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func listCommand(d *deps) *cli.Command {
@@ -25,21 +32,15 @@ func listCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := handoff.List(c.Context, st, handoff.ListOptions{All: c.Bool("all"), Owner: c.String("owner")})
+			opts := handoff.ListOptions{All: c.Bool("all"), Owner: c.String("owner")}
+			if c.Bool("json") {
+				return listJSON(c, d, st, opts)
+			}
+			res, err := handoff.List(c.Context, st, opts)
 			if err != nil {
 				return err
 			}
 			list := res.Handoffs
-			if c.Bool("json") {
-				out := make([]listedJSON, len(list))
-				for i := range list {
-					out[i] = listedJSON{handoffJSON: toJSON(&list[i])}
-					if s, ok := res.Snapshots[list[i].SessionID]; ok {
-						out[i].Snapshot = toSnapshotJSON(&s, false)
-					}
-				}
-				return printJSONArray(d.stdout, "handoffs", out, d.withOpenNotices(res.Notices))
-			}
 			notify(d.stderr, res.Notices)
 			if len(list) == 0 {
 				fmt.Fprintln(d.stderr, "no batons")
@@ -95,4 +96,100 @@ func signatureCell(v *refstore.Verification) string {
 		return "signed by " + v.Signer
 	}
 	return string(v.State)
+}
+
+// listJSON prints what printJSONArray would of the batons, byte for byte,
+// but encodes each baton as it is read and keeps only its text (in large
+// shared chunks) until the sort has put them in order: a hundred thousand
+// decoded batons and their JSON shapes are never all held at once.
+func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOptions) error {
+	// What is kept is the arena, free of pointers, so a collection costs
+	// little however large it is; collecting often keeps the garbage of
+	// decoding from doubling the peak, as the default pacing would.
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(64 << 20))
+	var arena listArena
+	var encErr error
+	// Kept compact and indented as written, which is what the encoder's
+	// own indenting does: the same bytes, a quarter less to hold.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	snapshot := handoff.SnapshotsOf(c.Context, st)
+	spans, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) listSpan {
+		buf.Reset()
+		item := listedJSON{handoffJSON: toJSON(s)}
+		if snap, ok := snapshot(s.SessionID); ok {
+			item.Snapshot = toSnapshotJSON(&snap, false)
+		}
+		if err := enc.Encode(item); err != nil && encErr == nil {
+			encErr = err
+		}
+		return arena.add(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	})
+	if err == nil {
+		err = encErr
+	}
+	if err != nil {
+		return err
+	}
+	return printJSONEach(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
+		return json.Indent(out, arena.bytes(spans[i]), "    ", "  ")
+	}, d.withOpenNotices(notices))
+}
+
+// printJSONEach prints what printJSONArray prints, byte for byte, for n
+// items that item writes (indented as printJSONArray indents them) one
+// at a time: none needs to exist before it is written.
+func printJSONEach(w io.Writer, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "{\n  %q: [", key)
+	var buf bytes.Buffer
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		buf.Reset()
+		if err := item(i, &buf); err != nil {
+			return err
+		}
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("],\n  \"notices\": ")
+	buf.Reset()
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(view.NonNil(notices)); err != nil {
+		return err
+	}
+	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
+
+// listArena holds encoded entries back to back in chunks of a megabyte or
+// so: one allocation per chunk instead of one per entry, and no copying
+// of everything so far when it grows.
+type listArena struct{ chunks [][]byte }
+
+type listSpan struct{ chunk, off, n int32 }
+
+func (a *listArena) add(b []byte) listSpan {
+	last := len(a.chunks) - 1
+	if last < 0 || cap(a.chunks[last])-len(a.chunks[last]) < len(b) {
+		a.chunks = append(a.chunks, make([]byte, 0, max(1<<20, len(b))))
+		last++
+	}
+	off := len(a.chunks[last])
+	a.chunks[last] = append(a.chunks[last], b...)
+	return listSpan{chunk: int32(last), off: int32(off), n: int32(len(b))}
+}
+
+func (a *listArena) bytes(sp listSpan) []byte {
+	return a.chunks[sp.chunk][sp.off : sp.off+sp.n]
 }

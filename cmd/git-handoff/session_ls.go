@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -8,10 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/view"
 )
 
-// sessionListJSON is the result of `session ls --json`.
+// sessionListJSON is the result of `session ls --json`, as printJSONEach
+// writes it.
 type sessionListJSON struct {
 	Sessions []sessionJSON `json:"sessions"`
 	Notices  []string      `json:"notices"`
@@ -42,13 +44,21 @@ func sessionLsCommand(d *deps) *cli.Command {
 			}
 			shown := res.Sessions
 			if c.Bool("json") {
-				out := sessionListJSON{Sessions: make([]sessionJSON, len(shown)), Notices: view.NonNil(res.Notices)}
-				for i, s := range shown {
-					out.Sessions[i] = toSessionJSON(s.Record, false)
-					out.Sessions[i].Lineage = s.Lineage
-					withRuntime(&out.Sessions[i], s.Runtime)
-				}
-				return d.printJSON(out)
+				// sessionListJSON, written a session at a time: the
+				// whole document of 100,000 sessions is never held.
+				var ebuf bytes.Buffer
+				enc := json.NewEncoder(&ebuf)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("    ", "  ")
+				return printJSONEach(d.stdout, "sessions", len(shown), func(i int, out *bytes.Buffer) error {
+					j := toSessionJSON(shown[i].Record, false)
+					j.Lineage = shown[i].Lineage
+					withRuntime(&j, shown[i].Runtime)
+					ebuf.Reset()
+					err := enc.Encode(j)
+					out.Write(ebuf.Bytes())
+					return err
+				}, d.withOpenNotices(res.Notices))
 			}
 			notify(d.stderr, res.Notices)
 			if len(shown) == 0 {
