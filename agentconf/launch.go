@@ -52,8 +52,8 @@ func LaunchFor(root, harnessName string, o Options) Launch {
 	switch {
 	case !trusted:
 		// Codex loads no project hooks here (until the user trusts the
-		// folder, when ours would run twice: harmless, the hook is
-		// idempotent).
+		// folder, when ours run twice at once: the hook serializes on
+		// the agent's id, so one session starts and one stop asks).
 		return Launch{Hooks: hooks, BypassTrust: true}
 	case foreign:
 		return Launch{Note: "codex runs the project's hooks only once trusted, and " + codexHooks + " holds hooks git-handoff did not write, so they are not bypassed: trust them in codex's /hooks screen"}

@@ -84,6 +84,17 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 	if maxChars <= 0 {
 		maxChars = DefaultAgentChars
 	}
+	if opts.NativeID != "" {
+		// One agent session's start hooks, run twice at once (Codex runs
+		// a hook given on its command line and the same one in the
+		// project's file), must make one session: the second waits, then
+		// finds the first's.
+		unlock, err := st.LockNote(ctx, indexPath(st, h.Name, opts.NativeID)+".lock")
+		if err != nil {
+			return AgentStartResult{}, err
+		}
+		defer unlock()
+	}
 	if s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, opts.Source); err != nil {
 		return AgentStartResult{}, err
 	} else if ok {
@@ -327,6 +338,14 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 	h, err := harness.Lookup(opts.Harness)
 	if err != nil {
 		return AgentStopResult{}, err
+	}
+	if opts.NativeID != "" {
+		// As for the start: a stop hook run twice at once asks once.
+		unlock, err := st.LockNote(ctx, indexPath(st, h.Name, opts.NativeID)+".lock")
+		if err != nil {
+			return AgentStopResult{}, err
+		}
+		defer unlock()
 	}
 	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume)
 	if err != nil || !ok {

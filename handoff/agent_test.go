@@ -304,3 +304,41 @@ func TestRelaunchGivesTheClaimedBatonAgain(t *testing.T) {
 		t.Fatalf("the first message does not point at the waiting baton %s:\n%s", later.Handoff.ID, first)
 	}
 }
+
+// Codex runs the same hook twice at once when it is both on its command
+// line and in a trusted project's hooks.json: one session, one claim.
+func TestAgentStartTwiceAtOnceMakesOneSession(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	leaveBaton(t, st, "only once")
+	const codexID = "5f0c2a9e-aaaa-4bbb-8ccc-ddddeeeeffff"
+	results := make(chan handoff.AgentStartResult, 2)
+	errs := make(chan error, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			res, err := handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "codex", NativeID: codexID, Source: "startup"}, clock)
+			results <- res
+			errs <- err
+		}()
+	}
+	var claimed, continued int
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		r := <-results
+		if r.Claimed {
+			claimed++
+		}
+		if r.Continued {
+			continued++
+		}
+	}
+	sessions, _, err := session.List(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sessions) != 1 || claimed != 1 || continued != 1 {
+		t.Fatalf("%d sessions, %d claims, %d continued; want 1, 1, 1", len(sessions), claimed, continued)
+	}
+}
