@@ -139,14 +139,7 @@ func explicitGitDir(cwd, gitDir string) (Layout, error) {
 		l.Bare = false
 		return l, err
 	}
-	l, err := layoutOf(gitDir, top)
-	if err != nil {
-		return Layout{}, err
-	}
-	if l.Bare {
-		l.WorkTree = ""
-	}
-	return l, nil
+	return discovered(gitDir, top)
 }
 
 // discovered is a git dir found through dir/.git: dir is its worktree's

@@ -87,25 +87,30 @@ func (r *refFiles) packed(ref string) (string, error) {
 	return "", ErrNotFound
 }
 
-// search binary-searches the sorted file's bytes for ref: each probe
-// backs up to the start of its line (and past a "^" peeled line to the
-// record it belongs to), as git's packed backend does.
+// probe is the line a binary search between lo and hi lands on at its
+// middle: it backs up to the start of that line, and past a "^" peeled
+// line to the record it belongs to, as git's packed backend does. next is
+// the offset just after the line.
+func (r *refFiles) probe(lo, hi int) (line []byte, start, next int) {
+	mid := lo + (hi-lo)/2
+	start = bytes.LastIndexByte(r.data[lo:mid], '\n') + 1 + lo
+	if start > lo && r.data[start] == '^' {
+		// A peeled line: its record is the line before.
+		start = bytes.LastIndexByte(r.data[lo:start-1], '\n') + 1 + lo
+	}
+	end := bytes.IndexByte(r.data[start:], '\n')
+	if end < 0 {
+		end = len(r.data) - start
+	}
+	return r.data[start : start+end], start, start + end + 1
+}
+
+// search binary-searches the sorted file's bytes for ref (see probe).
 func (r *refFiles) search(ref string) (string, error) {
 	want := []byte(ref)
 	lo, hi := r.body, len(r.data)
 	for lo < hi {
-		mid := lo + (hi-lo)/2
-		start := bytes.LastIndexByte(r.data[lo:mid], '\n') + 1 + lo
-		if start > lo && r.data[start] == '^' {
-			// A peeled line: its record is the line before.
-			start = bytes.LastIndexByte(r.data[lo:start-1], '\n') + 1 + lo
-		}
-		end := bytes.IndexByte(r.data[start:], '\n')
-		if end < 0 {
-			end = len(r.data) - start
-		}
-		line := r.data[start : start+end]
-		next := start + end + 1
+		line, start, next := r.probe(lo, hi)
 		if len(line) == 0 || line[0] == '^' || line[0] == '#' {
 			// Nothing to compare on this line (a peeled line at lo):
 			// the record, if any, is further on.

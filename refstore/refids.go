@@ -166,17 +166,7 @@ func (r *refFiles) packedUnder(prefix string) ([]RefID, error) {
 func (r *refFiles) lowerBound(want []byte) int {
 	lo, hi := r.body, len(r.data)
 	for lo < hi {
-		mid := lo + (hi-lo)/2
-		start := bytes.LastIndexByte(r.data[lo:mid], '\n') + 1 + lo
-		if start > lo && r.data[start] == '^' {
-			start = bytes.LastIndexByte(r.data[lo:start-1], '\n') + 1 + lo
-		}
-		end := bytes.IndexByte(r.data[start:], '\n')
-		if end < 0 {
-			end = len(r.data) - start
-		}
-		line := r.data[start : start+end]
-		next := start + end + 1
+		line, start, next := r.probe(lo, hi)
 		sp := bytes.IndexByte(line, ' ')
 		if len(line) == 0 || line[0] == '^' || line[0] == '#' || sp < 0 {
 			lo = next

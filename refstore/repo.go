@@ -187,11 +187,8 @@ func (s *Store) Bind(sessionRef string) error {
 		return err
 	}
 	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	f, err := lockOnce(lock)
 	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return &LockedError{Path: lock}
-		}
 		return err
 	}
 	_, werr := f.WriteString("ref: " + sessionRef + "\n")
@@ -211,6 +208,16 @@ func (s *Store) Bind(sessionRef string) error {
 	return werr
 }
 
+// lockOnce takes lock if nobody holds it (a binding is per worktree, so a
+// held lock means another command is changing it right now: no waiting).
+func lockOnce(lock string) (*os.File, error) {
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, os.ErrExist) {
+		return nil, &LockedError{Path: lock}
+	}
+	return f, err
+}
+
 // Unbind removes this worktree's binding; no binding is fine. Like Bind it
 // goes through git's lock protocol in process: take <ref>.lock, remove the
 // ref, drop the lock (a per-worktree ref is never packed, and Bind writes
@@ -221,11 +228,8 @@ func (s *Store) Unbind(ctx context.Context) error {
 		return nil
 	}
 	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	f, err := lockOnce(lock)
 	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return &LockedError{Path: lock}
-		}
 		return err
 	}
 	f.Close()
