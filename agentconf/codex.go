@@ -48,15 +48,7 @@ func codexProblems(root string, o Options) []Problem {
 			Remedy:  "trust them again in codex's /hooks screen here, or " + bypassRemedy,
 		})
 	}
-	home := o.CodexHome
-	if home == "" {
-		home = os.Getenv("CODEX_HOME")
-	}
-	if home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			home = filepath.Join(h, ".codex")
-		}
-	}
+	home := codexHome(o)
 	path, err := filepath.Abs(filepath.Join(root, filepath.FromSlash(codexHooks)))
 	if err != nil {
 		return ps
@@ -89,45 +81,82 @@ func codexProblems(root string, o Options) []Problem {
 // table form Codex writes; no TOML library is needed for it.
 func codexTrusted(configPath string) map[string]bool {
 	out := map[string]bool{}
+	codexTables(configPath, `hooks.state`, func(name, key, _ string) {
+		if key != "trusted_hash" {
+			return
+		}
+		// name is path:event:group:hook; the path may hold colons.
+		parts := strings.Split(name, ":")
+		if len(parts) >= 4 {
+			out[strings.Join(parts[:len(parts)-2], ":")] = true
+		}
+	})
+	return out
+}
+
+// codexTables calls fn for each key = value line of config.toml inside a
+// table named [<kind>."<name>"], the form Codex writes for its per-path
+// state. A line scan is enough for that one form; no TOML library is
+// needed for it. A missing file has no tables.
+func codexTables(configPath, kind string, fn func(name, key, value string)) {
 	b, err := os.ReadFile(configPath)
 	if err != nil {
-		return out
+		return
 	}
-	key := ""
+	pre := "[" + kind + `."`
+	name := ""
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
-			key = ""
-			const pre = `[hooks.state."`
+			name = ""
 			if strings.HasPrefix(line, pre) && strings.HasSuffix(line, `"]`) {
-				key = strings.TrimSuffix(strings.TrimPrefix(line, pre), `"]`)
+				name = strings.TrimSuffix(strings.TrimPrefix(line, pre), `"]`)
 			}
 			continue
 		}
-		if key != "" && strings.HasPrefix(line, "trusted_hash") {
-			// key is path:event:group:hook; the path may hold colons.
-			parts := strings.Split(key, ":")
-			if len(parts) >= 4 {
-				out[strings.Join(parts[:len(parts)-2], ":")] = true
-			}
+		if k, v, ok := strings.Cut(line, "="); name != "" && ok {
+			fn(name, strings.TrimSpace(k), strings.Trim(strings.TrimSpace(v), `"'`))
 		}
 	}
-	return out
 }
 
 // linkedWorktree says whether root is a linked worktree (git worktree
 // add): its .git is a file pointing into the main repository's
 // .git/worktrees/. A submodule's .git file points into .git/modules/.
-func linkedWorktree(root string) bool {
+func linkedWorktree(root string) bool { return mainWorktree(root) != "" }
+
+func codexHome(o Options) string {
+	if o.CodexHome != "" {
+		return o.CodexHome
+	}
+	if h := os.Getenv("CODEX_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".codex")
+	}
+	return ""
+}
+
+// mainWorktree is the main worktree of a linked worktree root ("" for a
+// main worktree): its .git file points at <main>/.git/worktrees/<name>.
+func mainWorktree(root string) string {
 	b, err := os.ReadFile(filepath.Join(root, ".git"))
 	if err != nil {
-		return false // a directory: the main worktree
+		return ""
 	}
-	line := strings.TrimSpace(string(b))
-	if !strings.HasPrefix(line, "gitdir:") {
-		return false
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
 	}
-	dir := filepath.ToSlash(strings.TrimSpace(strings.TrimPrefix(line, "gitdir:")))
-	return strings.Contains(dir, "/worktrees/")
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	gitDir, _, ok := strings.Cut(filepath.ToSlash(dir), "/worktrees/")
+	if !ok {
+		return ""
+	}
+	return filepath.Dir(filepath.FromSlash(gitDir))
 }

@@ -1,8 +1,6 @@
 package agentconf
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -91,27 +89,10 @@ func hookCommands(data []byte) (ours int, foreign bool) {
 	return ours, foreign
 }
 
-func codexHome(o Options) string {
-	if o.CodexHome != "" {
-		return o.CodexHome
-	}
-	if h := os.Getenv("CODEX_HOME"); h != "" {
-		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".codex")
-	}
-	return ""
-}
-
 // codexProjectTrusted reads whether config.toml trusts root, or the main
 // worktree of a linked worktree root ([projects."<path>"] trust_level =
 // "trusted", the table Codex writes when the user trusts a folder).
 func codexProjectTrusted(configPath, root string) bool {
-	b, err := os.ReadFile(configPath)
-	if err != nil {
-		return false
-	}
 	want := map[string]bool{}
 	for _, p := range []string{root, mainWorktree(root)} {
 		if p == "" {
@@ -122,45 +103,11 @@ func codexProjectTrusted(configPath, root string) bool {
 			want[real] = true
 		}
 	}
-	table := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			table = ""
-			const pre = `[projects."`
-			if strings.HasPrefix(line, pre) && strings.HasSuffix(line, `"]`) {
-				table = strings.TrimSuffix(strings.TrimPrefix(line, pre), `"]`)
-			}
-			continue
+	trusted := false
+	codexTables(configPath, "projects", func(name, key, value string) {
+		if key == "trust_level" && value == "trusted" && want[filepath.Clean(name)] {
+			trusted = true
 		}
-		k, v, ok := strings.Cut(line, "=")
-		if table != "" && ok && strings.TrimSpace(k) == "trust_level" &&
-			strings.Trim(strings.TrimSpace(v), `"'`) == "trusted" && want[filepath.Clean(table)] {
-			return true
-		}
-	}
-	return false
-}
-
-// mainWorktree is the main worktree of a linked worktree root ("" for a
-// main worktree): its .git file points at <main>/.git/worktrees/<name>.
-func mainWorktree(root string) string {
-	b, err := os.ReadFile(filepath.Join(root, ".git"))
-	if err != nil {
-		return ""
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	if !ok {
-		return ""
-	}
-	dir = strings.TrimSpace(dir)
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(root, dir)
-	}
-	gitDir, _, ok := strings.Cut(filepath.ToSlash(dir), "/worktrees/")
-	if !ok {
-		return ""
-	}
-	return filepath.Dir(filepath.FromSlash(gitDir))
+	})
+	return trusted
 }
