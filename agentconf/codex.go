@@ -126,6 +126,8 @@ func codexTables(configPath, kind string, fn func(name, key, value string)) {
 // .git/worktrees/. A submodule's .git file points into .git/modules/.
 func linkedWorktree(root string) bool { return mainWorktree(root) != "" }
 
+// codexHome is where Codex keeps config.toml: the option, else
+// $CODEX_HOME, else ~/.codex.
 func codexHome(o Options) string {
 	if o.CodexHome != "" {
 		return o.CodexHome

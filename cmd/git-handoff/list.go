@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"text/tabwriter"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/sign"
-	"github.com/git-handoff/git-handoff/view"
 )
 
 func listCommand(d *deps) *cli.Command {
@@ -136,40 +133,6 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	return printJSONEach(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
 		return json.Indent(out, arena.bytes(spans[i]), "    ", "  ")
 	}, d.withOpenNotices(notices))
-}
-
-// printJSONEach prints what printJSONArray prints, byte for byte, for n
-// items that item writes (indented as printJSONArray indents them) one
-// at a time: none needs to exist before it is written.
-func printJSONEach(w io.Writer, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "{\n  %q: [", key)
-	var buf bytes.Buffer
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n    ")
-		buf.Reset()
-		if err := item(i, &buf); err != nil {
-			return err
-		}
-		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	}
-	if n > 0 {
-		bw.WriteString("\n  ")
-	}
-	bw.WriteString("],\n  \"notices\": ")
-	buf.Reset()
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("  ", "  ")
-	if err := enc.Encode(view.NonNil(notices)); err != nil {
-		return err
-	}
-	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	bw.WriteString("\n}\n")
-	return bw.Flush()
 }
 
 // listArena holds encoded entries back to back in chunks of a megabyte or

@@ -51,32 +51,31 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printJSONArray prints {"<key>": [items…], "notices": […]} one item at a
-// time, so a list of ten thousand records never sits in memory twice over
-// as JSON text.
-func printJSONArray[T any](w io.Writer, key string, items []T, notices []string) error {
+// printJSONEach prints what printJSONArray prints, byte for byte, for n
+// items that item writes (indented as printJSONArray indents them) one
+// at a time: none needs to exist before it is written.
+func printJSONEach(w io.Writer, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "{\n  %q: [", key)
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
-	for i, it := range items {
+	for i := 0; i < n; i++ {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
 		bw.WriteString("\n    ")
 		buf.Reset()
-		if err := enc.Encode(it); err != nil {
+		if err := item(i, &buf); err != nil {
 			return err
 		}
 		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
-	if len(items) > 0 {
+	if n > 0 {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("],\n  \"notices\": ")
 	buf.Reset()
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("  ", "  ")
 	if err := enc.Encode(view.NonNil(notices)); err != nil {
 		return err
@@ -84,6 +83,29 @@ func printJSONArray[T any](w io.Writer, key string, items []T, notices []string)
 	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	bw.WriteString("\n}\n")
 	return bw.Flush()
+}
+
+// printJSONArray prints {"<key>": [items…], "notices": […]} one item at a
+// time, so a list of ten thousand records never sits in memory twice over
+// as JSON text.
+func printJSONArray[T any](w io.Writer, key string, items []T, notices []string) error {
+	enc, buf := itemEncoder()
+	return printJSONEach(w, key, len(items), func(i int, out *bytes.Buffer) error {
+		buf.Reset()
+		err := enc.Encode(items[i])
+		out.Write(buf.Bytes())
+		return err
+	}, notices)
+}
+
+// itemEncoder encodes one item of printJSONEach's array, indented as it
+// sits there, into the buffer it returns.
+func itemEncoder() (*json.Encoder, *bytes.Buffer) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	return enc, &buf
 }
 
 // notify prints messages for the user on stderr.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -46,10 +45,7 @@ func sessionLsCommand(d *deps) *cli.Command {
 			if c.Bool("json") {
 				// sessionListJSON, written a session at a time: the
 				// whole document of 100,000 sessions is never held.
-				var ebuf bytes.Buffer
-				enc := json.NewEncoder(&ebuf)
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("    ", "  ")
+				enc, ebuf := itemEncoder()
 				return printJSONEach(d.stdout, "sessions", len(shown), func(i int, out *bytes.Buffer) error {
 					j := toSessionJSON(shown[i].Record, false)
 					j.Lineage = shown[i].Lineage
