@@ -492,18 +492,7 @@ func TestAgentsStopNudgesOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := newProject(t, name)
 			tok := tokenE2E()
-			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
-				switch {
-				case !r.OffersShell():
-					return fakemodel.Say("a title")
-				case strings.Contains(r.LastUser, stopMarker):
-					return fakemodel.Say("not leaving one " + tok)
-				case strings.Contains(r.LastUser, "make work") && len(r.ToolResults) == 0:
-					rep, _ := r.Shell("echo " + tok + " > made.txt")
-					return rep
-				}
-				return fakemodel.Say("done " + tok)
-			})
+			fake := fakemodel.Start(t, workWithoutBaton(tok))
 			a := p.agentFor(name, fake)
 			first := mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "make work"})
 			if _, err := os.Stat(filepath.Join(p.dir, "made.txt")); err != nil {
@@ -682,18 +671,7 @@ func TestOpenCodePluginBriefAndStop(t *testing.T) {
 	tok := tokenE2E()
 	next := "NEXT-O-" + tok
 	id := p.leave("look at " + next)
-	fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
-		switch {
-		case !r.OffersShell():
-			return fakemodel.Say("a title")
-		case strings.Contains(r.LastUser, stopMarker):
-			return fakemodel.Say("not leaving one " + tok)
-		case strings.Contains(r.LastUser, "make work") && len(r.ToolResults) == 0:
-			rep, _ := r.Shell("echo " + tok + " > made.txt")
-			return rep
-		}
-		return fakemodel.Say("done " + tok)
-	})
+	fake := fakemodel.Start(t, workWithoutBaton(tok))
 	a := p.agentFor(agenttest.OpenCode, fake)
 	res := mustRun(t, a, fake, agenttest.Run{Dir: p.dir, Prompt: "say hello", Timeout: 3 * agenttest.DefaultTimeout})
 	inSystem := func(from int, text string) bool {
@@ -851,4 +829,22 @@ func (s *openCodeServer) waitIdle(t *testing.T, sid string, fake *fakemodel.Serv
 		last = n
 	}
 	t.Fatalf("session %s never went quiet\n%s", sid, fake.Dump())
+}
+
+// workWithoutBaton is a model that, asked to "make work", writes a file
+// through the shell tool, answers the Stop nudge without leaving a baton,
+// and otherwise says it is done; tok marks its answers.
+func workWithoutBaton(tok string) fakemodel.Script {
+	return func(r *fakemodel.Request) fakemodel.Reply {
+		switch {
+		case !r.OffersShell():
+			return fakemodel.Say("a title")
+		case strings.Contains(r.LastUser, stopMarker):
+			return fakemodel.Say("not leaving one " + tok)
+		case strings.Contains(r.LastUser, "make work") && len(r.ToolResults) == 0:
+			rep, _ := r.Shell("echo " + tok + " > made.txt")
+			return rep
+		}
+		return fakemodel.Say("done " + tok)
+	}
 }
