@@ -84,17 +84,11 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 	if maxChars <= 0 {
 		maxChars = DefaultAgentChars
 	}
-	if opts.NativeID != "" {
-		// One agent session's start hooks, run twice at once (Codex runs
-		// a hook given on its command line and the same one in the
-		// project's file), must make one session: the second waits, then
-		// finds the first's.
-		unlock, err := st.LockNote(ctx, indexPath(st, h.Name, opts.NativeID)+".lock")
-		if err != nil {
-			return AgentStartResult{}, err
-		}
-		defer unlock()
+	unlock, err := lockAgent(ctx, st, h.Name, opts.NativeID)
+	if err != nil {
+		return AgentStartResult{}, err
 	}
+	defer unlock()
 	if s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, opts.Source); err != nil {
 		return AgentStartResult{}, err
 	} else if ok {
@@ -219,6 +213,17 @@ func indexPath(st *refstore.Store, harnessName, nativeID string) string {
 	return filepath.Join(agentDir(st), "native", harnessName+"."+nativeID)
 }
 
+// lockAgent serializes the hooks of one agent session: run twice at once
+// (Codex runs a hook given on its command line and the same one in the
+// project's file), its start makes one session and its stop asks once.
+// Without the agent's id there is nothing to key the lock on.
+func lockAgent(ctx context.Context, st *refstore.Store, harnessName, nativeID string) (func(), error) {
+	if nativeID == "" {
+		return func() {}, nil
+	}
+	return st.LockNote(ctx, indexPath(st, harnessName, nativeID)+".lock")
+}
+
 func statePath(st *refstore.Store, id string) string {
 	return filepath.Join(agentDir(st), "session", id+".json")
 }
@@ -339,14 +344,11 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 	if err != nil {
 		return AgentStopResult{}, err
 	}
-	if opts.NativeID != "" {
-		// As for the start: a stop hook run twice at once asks once.
-		unlock, err := st.LockNote(ctx, indexPath(st, h.Name, opts.NativeID)+".lock")
-		if err != nil {
-			return AgentStopResult{}, err
-		}
-		defer unlock()
+	unlock, err := lockAgent(ctx, st, h.Name, opts.NativeID)
+	if err != nil {
+		return AgentStopResult{}, err
 	}
+	defer unlock()
 	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume)
 	if err != nil || !ok {
 		return AgentStopResult{Why: "no live session for this agent here"}, err
