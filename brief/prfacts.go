@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 )
 
 // PRFacts renders a pull request's facts as Markdown for the handoff
@@ -16,7 +16,7 @@ import (
 // excerpt is fenced as quoted input, with a line saying it is data, not
 // instructions. When GitHub could only be asked through REST, the section
 // says that resolution is unknown. It ends with when the facts were fetched.
-func PRFacts(f ghpr.Facts) string {
+func PRFacts(f prdata.Facts) string {
 	var b strings.Builder
 	p := f.PR
 	fmt.Fprintf(&b, "## Pull request #%d: %s\n\n", p.Number, inline(p.Title, 200))
@@ -40,7 +40,7 @@ func PRFacts(f ghpr.Facts) string {
 	}
 	for _, group := range []struct {
 		name   string
-		checks []ghpr.Check
+		checks []prdata.Check
 	}{{"Failing", cs.Failing}, {"Pending", cs.Pending}} {
 		if len(group.checks) == 0 {
 			continue
@@ -112,7 +112,7 @@ func PRFacts(f ghpr.Facts) string {
 	return b.String()
 }
 
-func mergeable(p ghpr.PR) string {
+func mergeable(p prdata.PR) string {
 	state := p.MergeableState
 	if state == "" {
 		state = "unknown"
@@ -128,9 +128,9 @@ func mergeable(p ghpr.PR) string {
 }
 
 // staleOutside counts off-head checks in the buckets not listed one by one.
-func staleOutside(cs ghpr.Checks) int {
+func staleOutside(cs prdata.Checks) int {
 	n := 0
-	for _, c := range append(append([]ghpr.Check{}, cs.Passing...), cs.Skipping...) {
+	for _, c := range append(append([]prdata.Check{}, cs.Passing...), cs.Skipping...) {
 		if c.NotHead {
 			n++
 		}

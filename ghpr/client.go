@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/google/go-github/v60/github"
 )
 
@@ -109,7 +110,7 @@ func New(ctx context.Context, o Options) (*Client, error) {
 	}
 	base, err := url.Parse(ensureSlash(o.APIURL))
 	if err != nil || base.Scheme == "" || base.Host == "" {
-		return nil, fmt.Errorf("github API URL %q is not an absolute URL", redactURL(o.APIURL))
+		return nil, fmt.Errorf("github API URL %q is not an absolute URL", prdata.RedactURL(o.APIURL))
 	}
 	if o.GraphQLURL == "" {
 		if o.GraphQLURL, err = graphQLFor(base.String()); err != nil {

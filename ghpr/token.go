@@ -3,7 +3,6 @@ package ghpr
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,9 +28,6 @@ const (
 	SourceGHCLI         = "gh auth token"
 	SourceGitCredential = "git credential"
 )
-
-// ErrNoToken means no source had a token for the host.
-var ErrNoToken = errors.New("no token found: set GH_TOKEN or run gh auth login")
 
 // FindToken looks for a token for host in GitHub CLI's order: GH_TOKEN then
 // GITHUB_TOKEN for github.com and *.ghe.com, GH_ENTERPRISE_TOKEN then

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/brief"
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -19,13 +19,13 @@ import (
 // consumer, so that the workflows can be read (and served by the MCP server
 // and the web API) without go-github's shapes.
 type PRHost interface {
-	Repo() ghpr.Repo
+	Repo() prdata.Repo
 	HasToken() bool
-	PR(ctx context.Context, n int) (ghpr.PR, error)
-	// OpenPRForBranch returns ghpr.ErrNotOpen (with the closed or merged
-	// pull request) or ghpr.ErrNoPR when the branch has no open one.
-	OpenPRForBranch(ctx context.Context, headOwner, branch string) (ghpr.PR, error)
-	Facts(ctx context.Context, n int) (ghpr.Facts, error)
+	PR(ctx context.Context, n int) (prdata.PR, error)
+	// OpenPRForBranch returns prdata.ErrNotOpen (with the closed or merged
+	// pull request) or prdata.ErrNoPR when the branch has no open one.
+	OpenPRForBranch(ctx context.Context, headOwner, branch string) (prdata.PR, error)
+	Facts(ctx context.Context, n int) (prdata.Facts, error)
 	Login(ctx context.Context) (string, error)
 	UpsertOwnershipComment(ctx context.Context, n int, body string) (commentID int64, created bool, err error)
 	EditOwnershipComment(ctx context.Context, n int, body string) (commentID int64, err error)
@@ -68,6 +68,12 @@ func PRFacts(ctx context.Context, connect Connect, p *session.PRPointer) (string
 	if err == nil {
 		return md, nil
 	}
+	return PRFactsFailed(p, err)
+}
+
+// PRFactsFailed is the section, and the notice, that stand in for the
+// facts of p when they could not be fetched.
+func PRFactsFailed(p *session.PRPointer, err error) (string, []string) {
 	msg := fmt.Sprintf("the facts of %s#%d could not be fetched: %v", p.Repo, p.Number, err)
 	return fmt.Sprintf("### Pull request %s#%d\n\n%s\n\n%s\n", p.Repo, p.Number, p.URL, msg), []string{msg}
 }

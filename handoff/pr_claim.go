@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -53,13 +53,13 @@ const (
 )
 
 // PRClaim makes a session the owner of a pull request: it reads the pull
-// request from the host (a closed one is refused with ghpr.ErrNotOpen, a
+// request from the host (a closed one is refused with prdata.ErrNotOpen, a
 // merged one also marks its owner merged), swaps the ownership record in
 // git, and only then writes the ownership comment, the assignee and the
 // label. Failures on GitHub after the swap are in the result's
 // GitHub.Errors, not the error: the claim stands.
 //
-// Without a token it refuses before anything changes (*ghpr.AuthError with
+// Without a token it refuses before anything changes (*prdata.AuthError with
 // NoToken) unless it writes nothing to GitHub.
 func PRClaim(ctx context.Context, st *refstore.Store, gh PRHost, opts PRClaimOptions, clock Clock) (PRClaimResult, error) {
 	res := PRClaimResult{Number: opts.Number, GitHub: PRGitHub{Comment: CommentSkipped}}
@@ -72,12 +72,12 @@ func PRClaim(ctx context.Context, st *refstore.Store, gh PRHost, opts PRClaimOpt
 	}
 	writes := !opts.NoComment || opts.Assign || opts.Label != ""
 	if writes && !gh.HasToken() {
-		return res, &ghpr.AuthError{Op: "claiming a pull request (it writes to GitHub)", NoToken: true}
+		return res, &prdata.AuthError{Op: "claiming a pull request (it writes to GitHub)", NoToken: true}
 	}
 	repo := gh.Repo().FullName()
 
 	// 1. The pull request, as GitHub has it now.
-	var pr ghpr.PR
+	var pr prdata.PR
 	doing := "claiming the pull request of the current branch"
 	if opts.Number > 0 {
 		doing = fmt.Sprintf("claiming #%d", opts.Number)
@@ -93,14 +93,14 @@ func PRClaim(ctx context.Context, st *refstore.Store, gh PRHost, opts PRClaimOpt
 			doing = fmt.Sprintf("claiming #%d (branch %s)", pr.Number, head.Branch)
 		}
 	}
-	if err != nil && !errors.Is(err, ghpr.ErrNotOpen) {
+	if err != nil && !errors.Is(err, prdata.ErrNotOpen) {
 		return res, fmt.Errorf("%s: %w", doing, err)
 	}
 	if !pr.Open() {
 		if pr.Merged {
 			res.Notices = markMerged(ctx, st, repo, res.Number, clock())
 		}
-		return res, fmt.Errorf("%s: #%d is %s: %w", doing, res.Number, pr.State, ghpr.ErrNotOpen)
+		return res, fmt.Errorf("%s: #%d is %s: %w", doing, res.Number, pr.State, prdata.ErrNotOpen)
 	}
 
 	// 2. The swap in git: the source of truth.
@@ -117,7 +117,7 @@ func PRClaim(ctx context.Context, st *refstore.Store, gh PRHost, opts PRClaimOpt
 	// 3. GitHub, only now. Each step is idempotent; failures are collected.
 	n := res.Number
 	if !opts.NoComment {
-		body := ghpr.RenderOwnershipComment(prown.Comment(claim.Record.Record))
+		body := prdata.RenderOwnershipComment(prown.Comment(claim.Record.Record))
 		id, created, err := gh.UpsertOwnershipComment(ctx, n, body)
 		switch {
 		case err != nil:

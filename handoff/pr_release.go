@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -65,5 +65,5 @@ func editReleased(ctx context.Context, connect Connect, n int, rec prown.Record)
 		return 0, err
 	}
 	// Without a token this is an *AuthError before any request.
-	return gh.EditOwnershipComment(ctx, n, ghpr.RenderOwnershipComment(prown.Comment(rec)))
+	return gh.EditOwnershipComment(ctx, n, prdata.RenderOwnershipComment(prown.Comment(rec)))
 }

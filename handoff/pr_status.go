@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -22,7 +22,7 @@ type PRStatusOptions struct {
 type PRStatusResult struct {
 	Repo    string
 	Number  int
-	Facts   ghpr.Facts
+	Facts   prdata.Facts
 	Owner   string // the owning session; "" when nobody owns it here
 	Notices []string
 }
@@ -46,7 +46,7 @@ func PRStatus(ctx context.Context, st *refstore.Store, gh PRHost, opts PRStatusO
 			return res, err
 		}
 		pr, err := gh.OpenPRForBranch(ctx, "", head.Branch)
-		if err != nil && !errors.Is(err, ghpr.ErrNotOpen) {
+		if err != nil && !errors.Is(err, prdata.ErrNotOpen) {
 			return res, fmt.Errorf("finding the pull request: %w", err)
 		}
 		res.Number = pr.Number

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -130,6 +130,6 @@ func tellOwner(ctx context.Context, st *refstore.Store, connect Connect, p *sess
 	if err != nil {
 		return err
 	}
-	_, _, err = gh.UpsertOwnershipComment(ctx, p.Number, ghpr.RenderOwnershipComment(prown.Comment(rec.Record)))
+	_, _, err = gh.UpsertOwnershipComment(ctx, p.Number, prdata.RenderOwnershipComment(prown.Comment(rec.Record)))
 	return err
 }

@@ -3,7 +3,7 @@ package prown
 import (
 	"fmt"
 
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -41,7 +41,7 @@ func (e *OwnedError) Error() string {
 func (e *OwnedError) Unwrap() error { return refstore.ErrConflict }
 
 // MergedError: the record says the pull request was merged; its ownership is
-// history. It wraps ghpr.ErrNotOpen.
+// history. It wraps prdata.ErrNotOpen.
 type MergedError struct {
 	Repo   string
 	Number int
@@ -56,7 +56,7 @@ func (e *MergedError) Error() string {
 	return msg + ": its ownership is final"
 }
 
-func (e *MergedError) Unwrap() error { return ghpr.ErrNotOpen }
+func (e *MergedError) Unwrap() error { return prdata.ErrNotOpen }
 
 // BusyError: the claiming session already owns another pull request (a
 // session's record points at one). It wraps refstore.ErrConflict.

@@ -11,7 +11,7 @@
 //
 // prown never talks to GitHub. The command resolves the pull request there
 // first (refusing closed and merged ones), swaps here, and only after the
-// swap succeeded writes the ownership comment (ghpr.RenderOwnershipComment
+// swap succeeded writes the ownership comment (prdata.RenderOwnershipComment
 // with Comment(rec)).
 package prown
 
@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -77,10 +77,10 @@ func (r Record) Merged() bool { return r.MergedAt != nil }
 // Comment is what the ownership comment on GitHub says about r; for a
 // released record (no owner), that nobody owns it, released by whom and
 // when.
-func Comment(r Record) ghpr.OwnershipInfo {
-	in := ghpr.OwnershipInfo{Session: r.OwnerSession, ClaimedAt: r.ClaimedAt}
+func Comment(r Record) prdata.OwnershipInfo {
+	in := prdata.OwnershipInfo{Session: r.OwnerSession, ClaimedAt: r.ClaimedAt}
 	for _, t := range r.History {
-		in.History = append(in.History, ghpr.Transfer{At: t.At, From: t.From, To: t.Session, Harness: t.Harness, Reason: t.Reason})
+		in.History = append(in.History, prdata.Transfer{At: t.At, From: t.From, To: t.Session, Harness: t.Harness, Reason: t.Reason})
 	}
 	n := len(r.History)
 	if n > 0 && r.History[n-1].Session == r.OwnerSession {
