@@ -211,19 +211,16 @@ type lockWriter struct {
 // not be used: go-git could not open the repository, or its refs are not
 // stored as files.
 func (s *Store) lockWriter(ctx context.Context, msg string) (*lockWriter, error) {
-	if s.repo == nil {
+	if s.objects == nil {
 		return nil, nil
 	}
-	cfg, err := s.repo.Config()
-	if err != nil {
-		return nil, err
-	}
-	if v := cfg.Raw.Section("extensions").Option("refStorage"); v != "" && v != "files" {
+	cfg := s.localConfig()
+	if v := cfg.get("extensions.refstorage"); v != "" && v != "files" {
 		return nil, nil
 	}
 	// A shared repository wants group permissions on every file and
 	// directory git makes (adjust_shared_perm); git knows how.
-	switch strings.ToLower(cfg.Raw.Section("core").Option("sharedRepository")) {
+	switch strings.ToLower(cfg.get("core.sharedrepository")) {
 	case "", "false", "umask", "0", "no", "off":
 	default:
 		return nil, nil

@@ -235,17 +235,12 @@ func (s *Store) causeRemotes(ctx context.Context) ([]string, error) {
 }
 
 func (s *Store) readCauseRemotes(ctx context.Context) ([]string, error) {
-	if s.repo != nil {
-		if cfg, err := s.repo.Storer.Config(); err == nil && cfg.Raw != nil {
-			if a := cfg.Raw.Section("handoff").Option("arbiter"); a != "" {
-				return []string{a}, nil
-			}
-			var out []string
-			for _, sub := range cfg.Raw.Section("remote").Subsections {
-				out = append(out, sub.Name)
-			}
-			return out, nil
+	if s.objects != nil {
+		cfg := s.localConfig()
+		if a := cfg.get("handoff.arbiter"); a != "" {
+			return []string{a}, nil
 		}
+		return cfg.subsections("remote"), nil
 	}
 	vals, err := s.Config(ctx, ArbiterKey)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
 )
@@ -51,5 +52,32 @@ func TestLogFirstParentOnBothPaths(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got["gogit"], got["cli"]) {
 		t.Errorf("the read paths disagree:\ngo-git %q\ncli    %q", got["gogit"], got["cli"])
+	}
+}
+
+// The in-process commit reader gives what git log does: the id, the
+// author's name and the time in the zone it was written in.
+func TestLogAuthorAndZoneOnBothPaths(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	t.Setenv("GIT_AUTHOR_NAME", "Ada  de Lovelace")
+	t.Setenv("GIT_AUTHOR_DATE", "2026-03-04T05:06:07+0530")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "  zoned subject  \nsecond line\n\nbody line")
+	head := gittest.Run(t, dir, "rev-parse", "HEAD")
+	var seen []string
+	for name, opts := range readPaths {
+		commits, _, err := open(t, dir, opts).Log(context.Background(), head, "", 1)
+		if err != nil || len(commits) != 1 {
+			t.Fatalf("%s: %v %v", name, commits, err)
+		}
+		c := commits[0]
+		_, off := c.When.Zone()
+		if c.ID != head || c.Author != "Ada  de Lovelace" || c.Subject != "  zoned subject second line" || c.When.Unix() != 1772580967 || off != 5*3600+30*60 {
+			t.Errorf("%s: got %+v (offset %d)", name, c, off)
+		}
+		seen = append(seen, c.When.Format(time.RFC3339))
+	}
+	if seen[0] != seen[1] {
+		t.Errorf("the read paths disagree on the time: %q", seen)
 	}
 }

@@ -25,7 +25,7 @@ func (s *Store) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 	args = append(args, "--", remote)
 	args = append(args, refspecs...)
 	_, err := Git(ctx, s.workDir, false, nil, args...)
-	if s.repo != nil {
+	if s.objects != nil {
 		// The fetch may have written a pack go-git has not listed.
 		s.reindex()
 	}
@@ -297,14 +297,13 @@ type RemoteConfig struct {
 // order. It reads the file in process where go-git can: claims ask on every
 // start, and a git process would cost more than the rest of the command.
 func (s *Store) RemoteConfigs(ctx context.Context) ([]RemoteConfig, error) {
-	if s.repo != nil {
-		if cfg, err := s.repo.Storer.Config(); err == nil && cfg.Raw != nil {
-			var out []RemoteConfig
-			for _, sub := range cfg.Raw.Section("remote").Subsections {
-				out = append(out, RemoteConfig{Name: sub.Name, URL: sub.Options.Get("url"), Fetch: sub.Options.GetAll("fetch")})
-			}
-			return out, nil
+	if s.objects != nil {
+		cfg := s.localConfig()
+		var out []RemoteConfig
+		for _, name := range cfg.subsections("remote") {
+			out = append(out, RemoteConfig{Name: name, URL: cfg.get("remote." + name + ".url"), Fetch: cfg.values("remote." + name + ".fetch")})
 		}
+		return out, nil
 	}
 	out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "-z", "--get-regexp", `^remote\..*\.(url|fetch)$`)
 	if err != nil {

@@ -1,16 +1,18 @@
 package refstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Head is what HEAD says about this worktree.
@@ -84,7 +86,7 @@ func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits
 	if from == "" {
 		return nil, 0, nil
 	}
-	if s.repo != nil && since == "" {
+	if s.objects != nil && since == "" {
 		return s.firstParentLog(from, limit)
 	}
 	if since == from {
@@ -121,13 +123,13 @@ func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits
 // history of a branch without paying for a git process.
 func (s *Store) firstParentLog(from string, limit int) ([]Commit, int, error) {
 	var out []Commit
-	h := plumbing.NewHash(from)
+	id := from
 	for len(out) < limit {
-		c, err := s.repo.CommitObject(h)
+		c, err := s.commit(id)
 		if err != nil {
 			// The pack list may be stale (a fetch or gc since): look again.
 			s.reindex()
-			c, err = s.repo.CommitObject(h)
+			c, err = s.commit(id)
 		}
 		if err != nil {
 			if len(out) == 0 {
@@ -135,18 +137,113 @@ func (s *Store) firstParentLog(from string, limit int) ([]Commit, int, error) {
 			}
 			break
 		}
-		out = append(out, Commit{ID: c.Hash.String(), Subject: subject(c), Author: c.Author.Name, When: c.Author.When})
-		if c.NumParents() == 0 {
+		out = append(out, c.Commit)
+		if c.parent == "" {
 			return out, len(out), nil
 		}
-		h = c.ParentHashes[0]
+		id = c.parent
 	}
 	return out, -1, nil
 }
 
-func subject(c *object.Commit) string {
-	s, _, _ := strings.Cut(c.Message, "\n")
-	return strings.TrimSpace(s)
+// parsedCommit is what the log needs of a commit object.
+type parsedCommit struct {
+	Commit
+	parent string // the first parent; "" for a root commit
+}
+
+// commit reads and parses commit id through go-git's object storage.
+func (s *Store) commit(id string) (parsedCommit, error) {
+	obj, err := s.objects.EncodedObject(plumbing.CommitObject, plumbing.NewHash(id))
+	if err != nil {
+		return parsedCommit{}, err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return parsedCommit{}, err
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return parsedCommit{}, err
+	}
+	c, err := parseCommit(data)
+	c.ID = id
+	return c, err
+}
+
+// parseCommit reads a commit object's headers as git writes them: the
+// first "parent" and the "author" (name, then the time and zone after the
+// email); and the message's subject.
+func parseCommit(data []byte) (parsedCommit, error) {
+	var c parsedCommit
+	headers, msg, ok := bytes.Cut(data, []byte("\n\n"))
+	if !ok {
+		headers, msg = data, nil
+	}
+	for _, line := range bytes.Split(headers, []byte("\n")) {
+		key, val, _ := bytes.Cut(line, []byte(" "))
+		switch string(key) {
+		case "parent":
+			if c.parent == "" {
+				c.parent = string(val)
+			}
+		case "author":
+			c.Author, c.When = parseSignature(string(val))
+		}
+	}
+	c.Subject = subjectOf(msg)
+	return c, nil
+}
+
+// subjectOf is the message's subject as `git log --format=%s` gives it:
+// blank lines skipped, then the first paragraph's lines, trailing white
+// space cut, joined by spaces.
+func subjectOf(msg []byte) string {
+	var parts []string
+	for _, line := range strings.Split(string(msg), "\n") {
+		line = strings.TrimRight(line, " \t\r\v\f")
+		if line == "" {
+			if len(parts) == 0 {
+				continue
+			}
+			break
+		}
+		parts = append(parts, line)
+	}
+	return strings.Join(parts, " ")
+}
+
+// parseSignature reads "Name <email> 1700000000 +0100": the name, and the
+// time in the zone it was written in.
+func parseSignature(v string) (string, time.Time) {
+	lt := strings.LastIndexByte(v, '<')
+	gt := strings.LastIndexByte(v, '>')
+	if lt < 0 || gt < lt {
+		return strings.TrimSpace(v), time.Time{}
+	}
+	name := strings.TrimSpace(v[:lt])
+	f := strings.Fields(v[gt+1:])
+	if len(f) == 0 {
+		return name, time.Time{}
+	}
+	sec, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return name, time.Time{}
+	}
+	when := time.Unix(sec, 0)
+	if len(f) > 1 && len(f[1]) == 5 && (f[1][0] == '+' || f[1][0] == '-') {
+		hh, err1 := strconv.Atoi(f[1][1:3])
+		mm, err2 := strconv.Atoi(f[1][3:5])
+		if err1 == nil && err2 == nil {
+			off := (hh*60 + mm) * 60
+			if f[1][0] == '-' {
+				off = -off
+			}
+			when = when.In(time.FixedZone("", off))
+		}
+	}
+	return name, when
 }
 
 // BoundSession reads this worktree's binding (refs/worktree/ao/session) and

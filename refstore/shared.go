@@ -68,11 +68,9 @@ func sharedMode(shared int, mode uint32, dir bool) uint32 {
 // parseSharedPerm reads it, looked up once per Store.
 func (s *Store) sharedPerm(ctx context.Context) int {
 	s.sharedOnce.Do(func() {
-		if s.repo != nil {
-			if cfg, err := s.repo.Config(); err == nil && cfg.Raw != nil {
-				s.shared = parseSharedPerm(cfg.Raw.Section("core").Option("sharedRepository"))
-				return
-			}
+		if s.objects != nil {
+			s.shared = parseSharedPerm(s.localConfig().get("core.sharedrepository"))
+			return
 		}
 		out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "core.sharedRepository")
 		if err == nil {

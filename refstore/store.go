@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -57,10 +57,13 @@ type Store struct {
 	commonDir string // shared by all worktrees: refs, objects, logs
 	bare      bool
 
-	repo   *git.Repository // nil when go-git cannot open the repository
-	refs   *refFiles       // refs resolved from the files; nil when repo is
-	reader reader
-	lister *cliLister
+	// objects is go-git's object database over the common dir: reads and
+	// blob writes in process. nil where go-git cannot be trusted with the
+	// repository (an extension it does not know) or ForceCLI.
+	objects *filesystem.Storage
+	refs    *refFiles // refs resolved from the files; nil when objects is
+	reader  reader
+	lister  *cliLister
 
 	mu      sync.Mutex
 	batcher *catFile // for CLI reads of single objects, started on demand
@@ -99,53 +102,52 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{workDir: abs}
-	if !opts.ForceCLI {
-		repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-		if err == nil && s.useGoGit(repo) == nil {
-			return s, nil
-		}
-	}
-	// go-git could not open it (a bare repository found by walking up, an
-	// extension it does not know, …): ask git where it is.
-	if err := s.useCLI(ctx); err != nil {
+	if err := s.locate(ctx); err != nil {
 		return nil, err
 	}
-	if !opts.ForceCLI && s.bare {
-		if repo, err := git.PlainOpenWithOptions(s.gitDir, &git.PlainOpenOptions{EnableDotGitCommonDir: true}); err == nil {
-			s.useGoGit(repo)
-		}
+	if !opts.ForceCLI && s.objectsInProcess() {
+		// Only go-git's object storage, not its Repository: that package
+		// links every transport (HTTP, TLS, SSH), which each start of the
+		// binary would pay to initialise, and reads the layout and config
+		// again where refstore already has them.
+		s.objects = filesystem.NewStorage(osfs.New(s.commonDir), cache.NewObjectLRUDefault())
+		s.refs = &refFiles{dir: s.commonDir}
+		s.reader = &goGitReader{store: s, refs: s.refs}
 	}
 	return s, nil
 }
 
-func (s *Store) useGoGit(repo *git.Repository) error {
-	fs, ok := repo.Storer.(*filesystem.Storage)
-	if !ok {
-		return errors.New("unexpected storage")
-	}
-	s.gitDir = fs.Filesystem().Root()
-	s.commonDir = s.gitDir
-	if b, err := os.ReadFile(filepath.Join(s.gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(s.gitDir, c)
+// objectsInProcess reports whether go-git may read and write this
+// repository's objects: every repository format extension it sets is one
+// that does not change how objects are stored (git's own list of them, less
+// objectFormat, which go-git v5 reads only as SHA-1).
+func (s *Store) objectsInProcess() bool {
+	version := "0"
+	for _, e := range s.localConfig() {
+		switch {
+		case e.name == "core.repositoryformatversion":
+			version = e.value
+		case strings.HasPrefix(e.name, "extensions."):
+			switch e.name {
+			case "extensions.noop", "extensions.worktreeconfig", "extensions.preciousobjects", "extensions.partialclone":
+			case "extensions.refstorage":
+				// Refs are read from their files: only the files backend.
+				if !strings.EqualFold(e.value, "files") {
+					return false
+				}
+			default:
+				if version != "0" {
+					return false
+				}
+			}
 		}
-		s.commonDir = filepath.Clean(c)
 	}
-	if wt, err := repo.Worktree(); err == nil {
-		s.workDir = wt.Filesystem.Root()
-	} else {
-		s.bare = true
-		s.workDir = s.gitDir
-	}
-	s.repo = repo
-	s.refs = &refFiles{dir: s.commonDir}
-	s.reader = &goGitReader{store: s, refs: s.refs}
-	s.lister = &cliLister{dir: s.workDir}
-	return nil
+	return version == "0" || version == "1"
 }
 
-func (s *Store) useCLI(ctx context.Context) error {
+// locate finds the repository's git dirs and worktree (Locate), reading
+// through git until objectsInProcess says go-git may.
+func (s *Store) locate(ctx context.Context) error {
 	l, err := Locate(ctx, s.workDir)
 	if err != nil {
 		return err
@@ -231,58 +233,31 @@ func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 	if len(data) > MaxRecord {
 		return "", fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxRecord)
 	}
-	if s.repo != nil {
-		h, err := s.writeGoGitBlob(data)
+	if s.objects != nil {
+		id, err := writeLoose(filepath.Join(s.commonDir, "objects"), "blob", data)
 		if err != nil {
-			// git gc removes empty objects/xx directories, and go-git's
-			// rename into one that vanished fails: git's own writer
-			// makes it again.
+			// Whatever stopped us (a full disk, a directory we may not
+			// write), git's own writer says it in git's words.
 			return s.writeGitBlob(ctx, data)
 		}
 		if shared := s.sharedPerm(ctx); shared != 0 {
-			// go-git makes objects/xx 0755 whatever the repository says; a
-			// teammate's git could not add an object beside ours.
-			// Its object file is left 0600 where git makes it read-only
-			// for all: give it git's mode.
-			hex := h.String()
-			dir := filepath.Join(s.commonDir, "objects", hex[:2])
+			// Ours are made as the umask says; a shared repository wants
+			// objects/xx writable by the group, so that a teammate's git
+			// can add an object beside ours, and the object read-only for
+			// all: give them git's modes.
+			dir := filepath.Join(s.commonDir, "objects", id[:2])
 			// A teammate's directory or object (EPERM) is theirs to have
 			// made right.
 			if err := adjustShared(shared, dir); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
 				return "", fmt.Errorf("writing blob: %w", err)
 			}
-			if err := os.Chmod(filepath.Join(dir, hex[2:]), os.FileMode(sharedMode(shared, 0o444, false))); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+			if err := os.Chmod(filepath.Join(dir, id[2:]), os.FileMode(sharedMode(shared, 0o444, false))); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
 				return "", fmt.Errorf("writing blob: %w", err)
 			}
 		}
-		return h.String(), nil
+		return id, nil
 	}
 	return s.writeGitBlob(ctx, data)
-}
-
-// writeGoGitBlob writes data as a loose object in process, trying again
-// when gc removed the object's directory under the writer.
-func (s *Store) writeGoGitBlob(data []byte) (plumbing.Hash, error) {
-	var err error
-	for tries := 0; tries < 3; tries++ {
-		obj := s.repo.Storer.NewEncodedObject()
-		obj.SetType(plumbing.BlobObject)
-		w, werr := obj.Writer()
-		if werr != nil {
-			return plumbing.ZeroHash, werr
-		}
-		if _, werr := w.Write(data); werr != nil {
-			return plumbing.ZeroHash, werr
-		}
-		if werr := w.Close(); werr != nil {
-			return plumbing.ZeroHash, werr
-		}
-		var h plumbing.Hash
-		if h, err = s.repo.Storer.SetEncodedObject(obj); err == nil {
-			return h, nil
-		}
-	}
-	return plumbing.ZeroHash, fmt.Errorf("writing blob: %w", err)
 }
 
 func (s *Store) writeGitBlob(ctx context.Context, data []byte) (string, error) {
@@ -296,7 +271,7 @@ func (s *Store) writeGitBlob(ctx context.Context, data []byte) (string, error) {
 // ReadObject reads an object by id, for history: reflogs name ids whose refs
 // have since moved on.
 func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
-	if s.repo == nil {
+	if s.objects == nil {
 		b, err := s.catFile(ctx)
 		if err != nil {
 			return Entry{}, err

@@ -112,11 +112,9 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 // filesBackend reports whether refs are plain files under the common dir,
 // the only backend whose transactions can be torn.
 func (s *Store) filesBackend() bool {
-	if s.repo != nil {
-		if cfg, err := s.repo.Config(); err == nil && cfg.Raw != nil {
-			v := cfg.Raw.Section("extensions").Option("refStorage")
-			return v == "" || v == "files"
-		}
+	if s.objects != nil {
+		v := s.localConfig().get("extensions.refstorage")
+		return v == "" || v == "files"
 	}
 	if _, err := os.Stat(filepath.Join(s.commonDir, "reftable")); err == nil {
 		return false
