@@ -206,3 +206,83 @@ func (r *refFiles) id(i int) string {
 	l := r.line(i)
 	return string(l[:bytes.IndexByte(l, ' ')])
 }
+
+// children lists the distinct next components of the refs under prefix
+// (which ends in "/"), loose and packed: the remotes under
+// refs/ao/remotes/, say. A sorted packed-refs is not read through: after
+// each name found, the search jumps past every ref under it.
+func (r *refFiles) children(prefix string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(name string) {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(r.dir, filepath.FromSlash(prefix)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			add(e.Name())
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	under := func(name []byte) (string, bool) {
+		rest, ok := bytes.CutPrefix(name, []byte(prefix))
+		if !ok {
+			return "", false
+		}
+		child, _, nested := bytes.Cut(rest, []byte("/"))
+		return string(child), nested
+	}
+	if !r.sorted {
+		for i := range r.lines {
+			if c, ok := under([]byte(r.name(i))); ok {
+				add(c)
+			}
+		}
+		return out, nil
+	}
+	key := []byte(prefix)
+	for {
+		name, ok := r.nameAtOrAfter(key)
+		if !ok || !bytes.HasPrefix(name, []byte(prefix)) {
+			return out, nil
+		}
+		c, nested := under(name)
+		if nested {
+			add(c)
+		}
+		// Past every ref under prefix+c+"/": '0' sorts just after '/'.
+		key = []byte(prefix + c + "0")
+		if !nested {
+			key = append([]byte(prefix+c), 0)
+		}
+	}
+}
+
+// nameAtOrAfter is the name of the first record of the sorted file at or
+// after key (lowerBound, then past any peeled line).
+func (r *refFiles) nameAtOrAfter(key []byte) ([]byte, bool) {
+	for lo := r.lowerBound(key); lo < len(r.data); {
+		end := bytes.IndexByte(r.data[lo:], '\n')
+		if end < 0 {
+			end = len(r.data) - lo
+		}
+		line := r.data[lo : lo+end]
+		if len(line) > 0 && line[0] != '^' && line[0] != '#' {
+			if sp := bytes.IndexByte(line, ' '); sp >= 0 {
+				return line[sp+1:], true
+			}
+		}
+		lo += end + 1
+	}
+	return nil, false
+}

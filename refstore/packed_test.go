@@ -77,3 +77,49 @@ func gitCommand(dir string, args ...string) *exec.Cmd {
 	cmd.Dir = dir
 	return cmd
 }
+
+// remoteCopies finds the same refs as git's pattern refs/ao/remotes/*/TAIL
+// whether the remotes' refs are loose, packed or both, with remote names
+// that are prefixes of each other and refs nested deeper than the tail.
+func TestRemoteCopiesAgainstForEachRef(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	head := gittest.Run(t, dir, "rev-parse", "HEAD")
+	var stdin strings.Builder
+	for _, r := range []string{"a", "a-b", "ab", "a.b", "z", "team"} {
+		fmt.Fprintf(&stdin, "create refs/ao/remotes/%s/snapshots/s1 %s\n", r, head)
+		fmt.Fprintf(&stdin, "create refs/ao/remotes/%s/snapshots/s10 %s\n", r, head)
+		for i := 0; i < 50; i++ {
+			fmt.Fprintf(&stdin, "create refs/ao/remotes/%s/handoffs/private/o@x/b%d %s\n", r, i, head)
+		}
+	}
+	fmt.Fprintf(&stdin, "create refs/ao/remotes/team/sub/snapshots/s1 %s\n", head)
+	fmt.Fprintf(&stdin, "create refs/ao/remotes/only-other/snapshots/s2 %s\n", head)
+	cmdIn(t, dir, stdin.String(), "update-ref", "--stdin")
+	check := func(stage string) {
+		t.Helper()
+		st := &Store{workDir: dir, commonDir: filepath.Join(dir, ".git"), refs: &refFiles{dir: filepath.Join(dir, ".git")}}
+		defer st.refs.release()
+		for _, tail := range []string{"snapshots/s1", "snapshots/s2", "snapshots/none"} {
+			got, err := st.remoteCopies(t.Context(), tail)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{}
+			if out := gittest.Run(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/ao/remotes/*/"+tail); out != "" {
+				for _, l := range strings.Split(out, "\n") {
+					ref, id, _ := strings.Cut(l, " ")
+					want[ref] = id
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s, %s: in process %v\ngit        %v", stage, tail, got, want)
+			}
+		}
+	}
+	check("loose")
+	gittest.Run(t, dir, "pack-refs", "--all")
+	check("packed")
+	cmdIn(t, dir, fmt.Sprintf("update refs/ao/remotes/ab/snapshots/s1 %s\ncreate refs/ao/remotes/new/snapshots/s1 %s\ndelete refs/ao/remotes/z/snapshots/s1\n", head, head), "update-ref", "--stdin")
+	check("packed and loose")
+}

@@ -483,7 +483,7 @@ func (s *Store) FindSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	if eerr != nil {
 		return Snapshot{}, eerr
 	}
-	copies, lerr := s.SnapshotRefs(ctx, RemotesPrefix+"*/"+strings.TrimPrefix(SnapshotPrefix, Root)+enc)
+	copies, lerr := s.remoteCopies(ctx, strings.TrimPrefix(SnapshotPrefix, Root)+enc)
 	if lerr != nil {
 		return Snapshot{}, lerr
 	}
@@ -652,6 +652,31 @@ func (s *Store) SnapshotRefs(ctx context.Context, prefix string) (map[string]str
 		}
 	}
 	return refs, nil
+}
+
+// remoteCopies returns the refs refs/ao/remotes/<remote>/<tail> there
+// are, for every remote, as the for-each-ref pattern
+// refs/ao/remotes/*/<tail> would: in process where the refs are files, so
+// that looking for one session's snapshot at a start costs no git process.
+func (s *Store) remoteCopies(ctx context.Context, tail string) (map[string]string, error) {
+	if s.refs == nil {
+		return s.SnapshotRefs(ctx, RemotesPrefix+"*/"+tail)
+	}
+	remotes, err := s.refs.children(RemotesPrefix)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, r := range remotes {
+		ref := RemotesPrefix + r + "/" + tail
+		switch id, err := s.refs.resolve(ref); {
+		case err == nil:
+			out[ref] = id
+		case !errors.Is(err, ErrNotFound) && !errors.Is(err, errSymbolic):
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // IsAncestor reports whether commit a is b or an ancestor of b.
