@@ -3,6 +3,7 @@ package agentconf
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Aider has no hooks. Its `read:` setting loads files read-only into every
@@ -38,7 +39,8 @@ type aiderRead struct{}
 
 func (aiderRead) rel() string { return aiderConf }
 
-var readKey = regexp.MustCompile(`(?m)^read\s*:`)
+// readKey is compiled at first use, not by every git-handoff start.
+var readKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^read\s*:`) })
 
 func aiderBlock() string {
 	return yamlBegin + "\nread:\n  - " + aiderInstructions + "\n" + yamlEnd + "\n"
@@ -87,7 +89,7 @@ func (a aiderRead) install(curB []byte, exists bool) ([]byte, []string, error) {
 	if listsOurs(cur) {
 		return curB, nil, nil
 	}
-	if readKey.MatchString(cur) {
+	if readKey().MatchString(cur) {
 		return curB, []string{aiderConf + " already has a read: list, which git-handoff does not edit: add " + aiderInstructions + " to it"}, nil
 	}
 	switch {
@@ -121,7 +123,7 @@ func (a aiderRead) check(curB []byte, exists bool) (State, string) {
 		return Stale, "the git-handoff block differs from what init writes"
 	case listsOurs(cur):
 		return Installed, "listed in your own read: entry"
-	case readKey.MatchString(cur):
+	case readKey().MatchString(cur):
 		return Missing, "your read: list does not name " + aiderInstructions
 	}
 	return Missing, ""

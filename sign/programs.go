@@ -8,6 +8,7 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Sign signs canonical with the configured key.
@@ -79,7 +80,10 @@ func (c Config) Verify(ctx context.Context, blob []byte, owner string) Result {
 	return r
 }
 
-var fingerprint = regexp.MustCompile(`(?:RSA|DSA|ECDSA|ED25519|ECDSA-SK|ED25519-SK) key (SHA256:\S+)`)
+// fingerprint is compiled at first use: most starts verify nothing.
+var fingerprint = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:RSA|DSA|ECDSA|ED25519|ECDSA-SK|ED25519-SK) key (SHA256:\S+)`)
+})
 
 func (c Config) verifySSH(ctx context.Context, prog string, data []byte, armored, owner string) Result {
 	sigFile, done, err := tempFile("handoff-*.sig", []byte(armored))
@@ -127,7 +131,7 @@ func (c Config) untrustedSSH(ctx context.Context, prog string, data []byte, sigF
 		return Result{State: Unverified, Reason: "bad signature"}
 	}
 	r := Result{State: Unverified, Reason: why}
-	if m := fingerprint.FindSubmatch(out); m != nil {
+	if m := fingerprint().FindSubmatch(out); m != nil {
 		r.Signer = string(m[1])
 	}
 	return r
