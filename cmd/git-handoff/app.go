@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/safetext"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -45,6 +45,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}()
 	d := newDeps(stdin, stdout, stderr)
+	d.args = args
 	defer d.close()
 	app := newApp(d)
 	err := app.RunContext(ctx, interspersed(app, args))
@@ -119,7 +120,7 @@ func newApp(d *deps) *cli.App {
 var readOnlyCommands = map[string]bool{
 	"list": true, "show": true, "brief": true, "log": true,
 	"session ls": true, "session show": true, "session lineage": true,
-	"pr show": true, "pr status": true, "pr route": true,
+	"pr show": true, "pr status": true, "pr route": true, "pr facts": true,
 	"hooks check": true, "snapshot show": true,
 }
 
@@ -219,7 +220,7 @@ func withHint(err error, hint string) error {
 func exitCode(err error) int {
 	var ue *usageError
 	var ce *baton.ClaimedError
-	var ae *ghpr.AuthError
+	var ae *prdata.AuthError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage
@@ -261,8 +262,8 @@ func printError(w io.Writer, err error) {
 	case errors.Is(err, handoff.ErrNoSession):
 	case errors.Is(err, refstore.ErrNotRepository):
 		fmt.Fprintln(w, "hint: run git handoff inside a git repository")
-	case ghpr.ErrorHint(err) != "":
-		fmt.Fprintf(w, "hint: %s\n", ghpr.ErrorHint(err))
+	case prdata.ErrorHint(err) != "":
+		fmt.Fprintf(w, "hint: %s\n", prdata.ErrorHint(err))
 	}
 }
 

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -32,9 +30,7 @@ func briefCommand(d *deps) *cli.Command {
 				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"), MaxBytes: c.Int("max-bytes"),
 			}
 			if !c.Bool("no-pr") {
-				opts.PRFacts = func(ctx context.Context, p *session.PRPointer) (string, []string) {
-					return handoff.PRFacts(ctx, d.prHost, p)
-				}
+				opts.PRFacts = d.prFacts
 			}
 			res, err := handoff.Brief(c.Context, st, opts, d.Now)
 			if err != nil {

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/hooks"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/teamsync"
@@ -26,7 +24,10 @@ type deps struct {
 	dir string
 
 	store *refstore.Store
-	gh    *ghpr.Client
+	// args are the command line as run got it: the lean build hands them
+	// on whole to git-handoff-full (lean.go).
+	args  []string
+	forge // the GitHub connection (github.go; none in the lean build)
 	// readOnly is set for commands that only read (see readOnlyCommands):
 	// their Store does not run the lazy merge, which writes refs.
 	readOnly bool
@@ -75,27 +76,6 @@ func (d *deps) openNote(notices []string) {
 		return
 	}
 	notify(d.stderr, notices)
-}
-
-// GitHub connects to the GitHub repository of this checkout, once: GH_REPO
-// or the origin remote, a token from the environment, gh or git's
-// credential helper (none is fine for reads of public repositories), and
-// the endpoints for its host (GITHUB_API_URL and GITHUB_GRAPHQL_URL
-// override them). No request is made here.
-func (d *deps) GitHub(ctx context.Context) (*ghpr.Client, error) {
-	if d.gh != nil {
-		return d.gh, nil
-	}
-	dir := "."
-	if st, err := d.Store(ctx); err == nil {
-		dir = st.Dir()
-	}
-	c, _, err := ghpr.Connect(ctx, dir, "origin", os.Getenv)
-	if err != nil {
-		return nil, fmt.Errorf("connecting to GitHub: %w", err)
-	}
-	d.gh = c
-	return c, nil
 }
 
 // storeAndSession opens the store and names the session a session command

@@ -1,3 +1,5 @@
+//go:build !lean
+
 package main
 
 import (
@@ -32,6 +34,7 @@ func prCommand(d *deps) *cli.Command {
 			prStatusCommand(d),
 			prRouteCommand(d),
 			prReleaseCommand(d),
+			prFactsCommand(d),
 		},
 	}
 }
@@ -136,18 +139,6 @@ func prHint(number int, err error) error {
 	}
 	return err
 }
-
-// prHost is the GitHub connection as the workflows take it.
-func (d *deps) prHost(ctx context.Context) (handoff.PRHost, error) {
-	gh, err := d.GitHub(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return gh, nil
-}
-
-// The workflows' PR host is GitHub's client.
-var _ handoff.PRHost = (*ghpr.Client)(nil)
 
 // notFound makes a missing pull request exit 6 like any missing record.
 type notFound struct{ err error }
