@@ -1,25 +1,48 @@
 package refstore
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // localConfig is the repository's own config file, includes not followed:
 // what the store decides about the repository itself (its format, its
 // remotes, whether it is shared) is the repository's, never the user's.
-// It is read at each call, not kept: a command may change it meanwhile.
+// A command asks several times; the file is parsed again only when it
+// changed on disk (a command may change it meanwhile: init does).
 type localConfig []configEntry
 
+// localCache is the last parse of the file and the stat it was made from.
+type localCache struct {
+	mu      sync.Mutex
+	stat    fs.FileInfo
+	entries localConfig
+}
+
 func (s *Store) localConfig() localConfig {
+	path := filepath.Join(s.commonDir, "config")
+	c := &s.local
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, err := os.Stat(path)
+	if err == nil && c.stat != nil && os.SameFile(st, c.stat) && st.ModTime().Equal(c.stat.ModTime()) && st.Size() == c.stat.Size() {
+		return c.entries
+	}
 	r := &configReader{gitDir: s.gitDir, getenv: os.LookupEnv}
-	if err := r.file(filepath.Join(s.commonDir, "config")); err != nil {
+	if err := r.file(path); err != nil {
 		// A file git could not parse either: git's commands will say why;
 		// here it reads as empty, as a missing file does.
+		c.stat, c.entries = nil, nil
 		return nil
 	}
-	return r.entries
+	c.stat, c.entries = st, r.entries
+	if err != nil {
+		c.stat = nil
+	}
+	return c.entries
 }
 
 // get returns the last value of name (a canonical name: section and key
