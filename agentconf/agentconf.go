@@ -148,23 +148,38 @@ type agent struct {
 	problems func(root string, o Options) []Problem
 }
 
+// registry names each agent beside the function that builds its
+// configuration, which renders hook files: naming them (every start's help
+// text does) must not build them all.
+var registry = []struct {
+	name  string
+	build func() agent
+}{
+	{"claude-code", claudeCode}, {"codex", codex}, {"gemini", gemini}, {"copilot", copilot},
+	{"cursor", cursor}, {"goose", goose}, {"opencode", opencode}, {"aider", aider},
+}
+
 func agents() []agent {
-	return []agent{claudeCode(), codex(), gemini(), copilot(), cursor(), goose(), opencode(), aider()}
+	out := make([]agent, len(registry))
+	for i, r := range registry {
+		out[i] = r.build()
+	}
+	return out
 }
 
 // Names returns the agents this package configures, in a fixed order.
 func Names() []string {
-	var n []string
-	for _, a := range agents() {
-		n = append(n, a.name)
+	n := make([]string, len(registry))
+	for i, r := range registry {
+		n[i] = r.name
 	}
 	return n
 }
 
 func find(name string) (agent, bool) {
-	for _, a := range agents() {
-		if a.name == name {
-			return a, true
+	for _, r := range registry {
+		if r.name == name {
+			return r.build(), true
 		}
 	}
 	return agent{}, false

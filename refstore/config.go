@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The configuration is read in process: a `git config` process per command
@@ -44,16 +46,89 @@ type configReader struct {
 	depth     int
 	includes  bool
 	headCache *string
+	// read is every file whose contents (or absence) the entries depend
+	// on, stamped before it was read, for configCache to check.
+	read []fileStamp
 }
 
 // readConfig returns every configuration entry git would see in a
 // repository with these git dirs, in git's order (later wins).
 func readConfig(gitDir, commonDir string) ([]configEntry, error) {
+	entries, _, err := readConfigFiles(gitDir, commonDir)
+	return entries, err
+}
+
+// readConfigFiles is readConfig, and the files the entries came from.
+func readConfigFiles(gitDir, commonDir string) ([]configEntry, []fileStamp, error) {
 	r := &configReader{gitDir: gitDir, getenv: os.LookupEnv, includes: true}
 	if err := r.all(commonDir); err != nil {
+		return nil, nil, err
+	}
+	return r.entries, r.read, nil
+}
+
+// configCache keeps a Store's reading of the whole configuration: a
+// command asks for it several times (the identity, the signing keys, the
+// reflog's ident, the hooks directory), and each reading parses every
+// file. It is read again when any file it came from (or looked for and
+// did not find) changed on disk.
+type configCache struct {
+	mu      sync.Mutex
+	entries []configEntry
+	stamps  []fileStamp
+	ok      bool
+}
+
+// fileStamp is what a file was when it was read: absent, or its identity,
+// size and modification time.
+type fileStamp struct {
+	path string
+	info fs.FileInfo // nil: it was not there
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{path: path}
+	}
+	return fileStamp{path: path, info: fi}
+}
+
+func (f fileStamp) current() bool {
+	now := stampOf(f.path)
+	if f.info == nil || now.info == nil {
+		return f.info == nil && now.info == nil
+	}
+	return os.SameFile(f.info, now.info) && f.info.Size() == now.info.Size() && f.info.ModTime().Equal(now.info.ModTime())
+}
+
+// configEntries is readConfig through the Store's cache. The process's
+// environment (GIT_CONFIG_*, HOME) is taken to be what it was.
+func (s *Store) configEntries() ([]configEntry, error) {
+	c := &s.config
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ok {
+		fresh := true
+		for _, st := range c.stamps {
+			if !st.current() {
+				fresh = false
+				break
+			}
+		}
+		if fresh {
+			return c.entries, nil
+		}
+	}
+	// Each file is stamped before it is read: a change made while we read
+	// shows next time.
+	entries, stamps, err := readConfigFiles(s.gitDir, s.commonDir)
+	if err != nil {
+		c.ok = false
 		return nil, err
 	}
-	return r.entries, nil
+	c.entries, c.stamps, c.ok = entries, stamps, true
+	return entries, nil
 }
 
 func (r *configReader) all(commonDir string) error {
@@ -154,6 +229,7 @@ func (r *configReader) file(path string) error {
 	if path == "" {
 		return nil
 	}
+	r.read = append(r.read, stampOf(path))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || isNotDir(err) {
@@ -414,6 +490,7 @@ func (r *configReader) include(e configEntry, from string) error {
 		}
 		p = filepath.Join(filepath.Dir(from), p)
 	}
+	r.read = append(r.read, stampOf(p)) // a missing include may appear later
 	if _, err := os.Stat(p); err != nil {
 		if errors.Is(err, os.ErrNotExist) || isNotDir(err) {
 			return nil
@@ -513,6 +590,7 @@ func (r *configReader) byBranch(pat string) bool {
 	}
 	if r.headCache == nil {
 		head := ""
+		r.read = append(r.read, stampOf(filepath.Join(r.gitDir, "HEAD")))
 		if b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD")); err == nil {
 			if t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref:"); ok {
 				head = strings.TrimSpace(t)
@@ -737,7 +815,7 @@ func configLookup(entries []configEntry, keys []string) map[string]string {
 // reads it; a configuration the reader does not understand is asked of
 // git.
 func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, error) {
-	entries, err := readConfig(s.gitDir, s.commonDir)
+	entries, err := s.configEntries()
 	if err != nil {
 		return s.configCLI(ctx, keys...)
 	}

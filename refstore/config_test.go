@@ -346,3 +346,50 @@ func TestWildmatch(t *testing.T) {
 		}
 	}
 }
+
+// A Store reads the configuration once, and again when a file it came
+// from changes, appears or goes: git config writing the local file, an
+// include that did not exist yet, the global file removed.
+func TestConfigCacheFollowsTheFiles(t *testing.T) {
+	home := gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ctx := t.Context()
+	st, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	get := func(key string) string {
+		t.Helper()
+		v, err := st.Config(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v[key]
+	}
+	if got := get("user.email"); got != "dev@example.com" {
+		t.Fatalf("user.email = %q", got)
+	}
+	gittest.Run(t, dir, "config", "user.email", "b@example.com")
+	if got := get("user.email"); got != "b@example.com" {
+		t.Errorf("after git config: user.email = %q", got)
+	}
+	inc := filepath.Join(t.TempDir(), "later.inc")
+	gittest.Run(t, dir, "config", "include.path", inc)
+	if got := get("handoff.owner"); got != "" {
+		t.Errorf("handoff.owner = %q before the include exists", got)
+	}
+	if err := os.WriteFile(inc, []byte("[handoff]\n\towner = inc@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("handoff.owner"); got != "inc@example.com" {
+		t.Errorf("after the include appeared: handoff.owner = %q", got)
+	}
+	gittest.Run(t, dir, "config", "--unset", "user.email")
+	if err := os.Remove(filepath.Join(home, ".gitconfig")); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("user.email"); got != "" {
+		t.Errorf("after both files lost it: user.email = %q", got)
+	}
+}

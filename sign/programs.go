@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/mail"
 	"regexp"
 	"strings"
 	"sync"
@@ -195,11 +194,12 @@ func uidOr(uid, keyid string) string {
 	return keyid
 }
 
-// address is the email of a user id such as "Alice <alice@example.com>".
+// address is the email of a user id such as "Alice <alice@example.com>"
+// (GnuPG's form, the last angle brackets), or the whole id when it has
+// none. Anything else reads as itself, so it matches no owner: failing
+// closed, where a full RFC 5322 parser would link the network stack into
+// every start for this one line.
 func address(uid string) string {
-	if a, err := mail.ParseAddress(uid); err == nil {
-		return a.Address
-	}
 	if i, j := strings.LastIndex(uid, "<"), strings.LastIndex(uid, ">"); i >= 0 && j > i {
 		return uid[i+1 : j]
 	}
