@@ -3,7 +3,9 @@ package refstore_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -131,4 +133,39 @@ done`)
 		t.Errorf("%d of %d reads failed during gc; first: %s", len(failures), reads, failures[0])
 	}
 	t.Logf("%d reads across %d gc/repack rounds", reads, rounds)
+}
+
+// git gc says nothing about the records' reflogs (blobs, not commits) and
+// keeps their entries: the first write set gc.refs/ao/*.reflogExpireUnreachable.
+// A value the user chose is left alone.
+func TestGCQuietAboutRecordReflogs(t *testing.T) {
+	for name, opts := range readPaths {
+		t.Run(name, func(t *testing.T) {
+			gittest.Isolate(t)
+			dir := gittest.Init(t)
+			st := open(t, dir, opts)
+			old := put(t, st, "refs/ao/sessions/a", "", `{"schema":"session/v1","id":"a"}`)
+			put(t, st, "refs/ao/sessions/a", old, `{"schema":"session/v1","id":"a","rev":2}`)
+			gc := exec.Command("git", "gc", "--quiet")
+			gc.Dir = dir
+			out, err := gc.CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Fatalf("git gc: %v\n%s", err, out)
+			}
+			logged, err := os.ReadFile(filepath.Join(dir, ".git", "logs", "refs", "ao", "sessions", "a"))
+			if err != nil || strings.Count(string(logged), "\n") != 2 || !strings.Contains(string(logged), old) {
+				t.Errorf("the reflog after gc: %v\n%s", err, logged)
+			}
+			if got := gittest.Run(t, dir, "config", "--get", "gc.refs/ao/*.reflogExpireUnreachable"); got != "never" {
+				t.Errorf("gc setting = %q", got)
+			}
+		})
+	}
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	gittest.Run(t, dir, "config", "gc.refs/ao/*.reflogExpireUnreachable", "7.days")
+	put(t, open(t, dir, refstore.Options{}), "refs/ao/sessions/a", "", `{"schema":"session/v1","id":"a"}`)
+	if got := gittest.Run(t, dir, "config", "--get", "gc.refs/ao/*.reflogExpireUnreachable"); got != "7.days" {
+		t.Errorf("the user's setting became %q", got)
+	}
 }

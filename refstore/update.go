@@ -93,6 +93,7 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 		}
 		seen[u.Ref] = true
 	}
+	s.ensureGCConfig(ctx)
 	// Even one ref needs the journal: git killed while it holds the lock
 	// leaves `<ref>.lock` behind, and only the journal lets the next
 	// command prove the lock ours and drop it.
