@@ -5,14 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Head is what HEAD says about this worktree.
@@ -152,25 +149,23 @@ type parsedCommit struct {
 	parent string // the first parent; "" for a root commit
 }
 
-// commit reads and parses commit id through go-git's object storage.
+// commit reads and parses commit id.
 func (s *Store) commit(id string) (parsedCommit, error) {
-	obj, err := s.objects.EncodedObject(plumbing.CommitObject, plumbing.NewHash(id))
+	o, err := s.objects.read(id, maxCommit)
 	if err != nil {
 		return parsedCommit{}, err
 	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return parsedCommit{}, err
+	if o.typ != "commit" || o.data == nil {
+		return parsedCommit{}, fmt.Errorf("object %s is a %s of %d bytes, not a commit", short(id), o.typ, o.size)
 	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return parsedCommit{}, err
-	}
-	c, err := parseCommit(data)
+	c, err := parseCommit(o.data)
 	c.ID = id
 	return c, err
 }
+
+// maxCommit is the largest commit the log reads in process (its message
+// is most of it); a larger one ends the in-process walk.
+const maxCommit = 16 << 20
 
 // parseCommit reads a commit object's headers as git writes them: the
 // first "parent" and the "author" (name, then the time and zone after the

@@ -13,10 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 var (
@@ -57,10 +53,10 @@ type Store struct {
 	commonDir string // shared by all worktrees: refs, objects, logs
 	bare      bool
 
-	// objects is go-git's object database over the common dir: reads and
-	// blob writes in process. nil where go-git cannot be trusted with the
-	// repository (an extension it does not know) or ForceCLI.
-	objects *filesystem.Storage
+	// objects reads the common dir's objects in process (objects.go), and
+	// blobs are written there in process too (loose.go). nil where the
+	// repository's format is not one we know (an extension) or ForceCLI.
+	objects *objectDB
 	refs    *refFiles // refs resolved from the files; nil when objects is
 	reader  reader
 	lister  *cliLister
@@ -108,11 +104,11 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	if !opts.ForceCLI && s.objectsInProcess() {
-		// Only go-git's object storage, not its Repository: that package
-		// links every transport (HTTP, TLS, SSH), which each start of the
-		// binary would pay to initialise, and reads the layout and config
-		// again where refstore already has them.
-		s.objects = filesystem.NewStorage(osfs.New(s.commonDir), cache.NewObjectLRUDefault())
+		// Not go-git's Repository: that package links every transport
+		// (HTTP, TLS, SSH), which each start of the binary would pay to
+		// initialise, and reads the layout and config again where refstore
+		// has them already.
+		s.objects = &objectDB{dir: filepath.Join(s.commonDir, "objects")}
 		s.refs = &refFiles{dir: s.commonDir}
 		s.reader = &goGitReader{store: s, refs: s.refs}
 	}
@@ -187,6 +183,9 @@ func (s *Store) Close() error {
 		if e := s.reader.close(); err == nil {
 			err = e
 		}
+	}
+	if s.objects != nil {
+		s.objects.close()
 	}
 	return err
 }
