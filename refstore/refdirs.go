@@ -1,0 +1,297 @@
+package refstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A caller that must know every ref under a prefix on each run, but cannot
+// afford to list them all each time (the waiting shared batons), keeps
+// what it learnt per directory of loose refs together with that
+// directory's Stamp, and lists again only the directories whose stamp
+// moved. git changes a ref only by creating "<ref>.lock" beside it and
+// renaming it over the ref (or by unlinking it), and every one of those
+// changes the directory's mtime and ctime; a new or removed subdirectory
+// changes its parent's. packed-refs is always replaced by a rename, so its
+// own stamp moves when it changes. What the stamps cannot see: a ref file
+// rewritten in place by hand (git never does that), and a change that
+// lands in the same clock tick as the one the stamp shows, after the stamp
+// was taken. Settled guards the second: a stamp is trusted only when it
+// was taken well after that tick, so any later change gets a later time.
+
+// Stamp is what stat said of a directory of loose refs, or of packed-refs.
+// The zero value but At is a directory (or file) that did not exist.
+type Stamp struct {
+	Ino   uint64
+	Size  int64
+	Nlink uint64
+	Mtime int64 // ns since the epoch
+	Ctime int64
+	At    int64 // the wall clock just before the stat, ns
+}
+
+// Same reports whether two stamps show the same state (At aside).
+func (a Stamp) Same(b Stamp) bool {
+	return a.Ino == b.Ino && a.Size == b.Size && a.Nlink == b.Nlink && a.Mtime == b.Mtime && a.Ctime == b.Ctime
+}
+
+// Absent reports whether the stamp is of nothing.
+func (a Stamp) Absent() bool { return a.Ino == 0 && a.Mtime == 0 && a.Ctime == 0 }
+
+// racyWindow is how long after a directory's last change a stamp must be
+// taken to be trusted. File times come from the kernel's coarse clock,
+// which moves once a tick (1 to 10 ms); a change made at least a tick
+// after the last one gets a later time. coarseWindow is for a filesystem
+// that keeps whole seconds (times with no nanoseconds: ext4 with small
+// inodes keeps 1 s, FAT 2 s).
+const (
+	racyWindow   = 50 * time.Millisecond
+	coarseWindow = 3 * time.Second
+)
+
+// Settled reports whether any change made after the stamp was taken is
+// sure to give a different stamp: the last change it shows happened more
+// than a clock tick (or, on a filesystem of whole seconds, more than a
+// few seconds) before it was taken. An unsettled stamp must not be
+// trusted at the next run: list again.
+func (a Stamp) Settled() bool {
+	if a.Absent() {
+		return true
+	}
+	w := racyWindow
+	if a.Mtime%1e9 == 0 || a.Ctime%1e9 == 0 {
+		w = coarseWindow
+	}
+	last := max(a.Mtime, a.Ctime)
+	return a.At-last > int64(w)
+}
+
+// Watchable reports whether the loose and packed refs can be watched by
+// their stamps: the files ref backend, on a local filesystem whose times
+// behave as Settled expects (not a network one, whose attribute cache and
+// server clock do not). Elsewhere a caller lists every ref each time.
+func (s *Store) Watchable() bool {
+	return s.refs != nil && localTimes(filepath.Join(s.commonDir, "refs"))
+}
+
+// DirStamp stamps the directory of loose refs named dir (a ref prefix
+// ending in "/").
+func (s *Store) DirStamp(dir string) (Stamp, error) {
+	if s.refs == nil {
+		return Stamp{}, errors.New("refs are not files")
+	}
+	return stampPath(filepath.Join(s.refs.dir, filepath.FromSlash(strings.TrimSuffix(dir, "/"))))
+}
+
+func stampPath(path string) (Stamp, error) {
+	at := time.Now().UnixNano()
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || isNotDirErr(err):
+		return Stamp{At: at}, nil
+	case err != nil:
+		return Stamp{}, err
+	}
+	st := stampOf(fi)
+	st.At = at
+	return st, nil
+}
+
+// DirRefs is one directory's refs, as ListDir read them.
+type DirRefs struct {
+	Stamp Stamp    // of the loose directory, taken before it was read
+	Refs  []RefID  // the refs directly in it, loose over packed, in ref order
+	Dirs  []string // its subdirectories, loose or packed, each ending in "/"
+}
+
+// ListDir lists the refs directly in dir (a ref prefix ending in "/"):
+// the loose files first and packed-refs after, as RefIDs does, so a ref
+// that pack-refs moves while we read is seen in one of them. Packed refs
+// below subdirectories are stepped over, not read: a subdirectory costs a
+// binary search, not its refs. An unsorted packed-refs (not what git
+// writes) is an error: the caller lists everything instead.
+func (s *Store) ListDir(dir string) (DirRefs, error) {
+	var out DirRefs
+	if s.refs == nil {
+		return out, errors.New("refs are not files")
+	}
+	path := filepath.Join(s.refs.dir, filepath.FromSlash(strings.TrimSuffix(dir, "/")))
+	at := time.Now().UnixNano()
+	out.Stamp.At = at
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || isNotDirErr(err):
+	case err != nil:
+		return out, fmt.Errorf("listing %s: %w", dir, err)
+	default:
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return out, fmt.Errorf("listing %s: %w", dir, err)
+		}
+		if !fi.IsDir() {
+			break
+		}
+		out.Stamp = stampOf(fi)
+		out.Stamp.At = at
+		ents, err := f.ReadDir(-1)
+		if err != nil {
+			return out, fmt.Errorf("listing %s: %w", dir, err)
+		}
+		for _, d := range ents {
+			name := d.Name()
+			if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".lock") {
+				continue // a write in progress, not a ref: git skips it too
+			}
+			if d.IsDir() {
+				out.Dirs = append(out.Dirs, dir+name+"/")
+				continue
+			}
+			b, err := readSmallAt(f, path, name)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue // deleted or packed since the directory was read
+			case isDirErr(err):
+				out.Dirs = append(out.Dirs, dir+name+"/") // a file become a directory
+				continue
+			case isNotDirErr(err):
+				continue
+			case err != nil:
+				return out, fmt.Errorf("listing %s: %w", dir, err)
+			}
+			line := strings.TrimSpace(string(b))
+			if !isHexID(line) {
+				line = "" // symbolic or damaged: the caller reads it through Get, which says which
+			}
+			out.Refs = append(out.Refs, RefID{Ref: dir + name, OID: line})
+		}
+	}
+	refs, dirs, err := s.refs.packedIn(dir)
+	if err != nil {
+		return out, fmt.Errorf("listing %s: %w", dir, err)
+	}
+	if len(refs) > 0 {
+		loose := make(map[string]bool, len(out.Refs))
+		for _, l := range out.Refs {
+			loose[l.Ref] = true
+		}
+		for _, p := range refs {
+			if !loose[p.Ref] {
+				out.Refs = append(out.Refs, p)
+			}
+		}
+	}
+	out.Dirs = append(out.Dirs, dirs...)
+	slices.SortFunc(out.Refs, func(a, b RefID) int { return strings.Compare(a.Ref, b.Ref) })
+	slices.Sort(out.Dirs)
+	out.Dirs = slices.Compact(out.Dirs)
+	return out, nil
+}
+
+var errUnsorted = errors.New("packed-refs is not sorted")
+
+// packedIn returns the packed refs directly in dir and the names of the
+// subdirectories the others are in, skipping each subdirectory's refs by
+// searching for the first name past them.
+func (r *refFiles) packedIn(dir string) ([]RefID, []string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.load(); err != nil {
+		return nil, nil, err
+	}
+	if r.data == nil {
+		return nil, nil, nil
+	}
+	if !r.sorted {
+		return nil, nil, errUnsorted
+	}
+	var refs []RefID
+	var dirs []string
+	for off := r.lowerBound([]byte(dir)); off < len(r.data); {
+		end := bytes.IndexByte(r.data[off:], '\n')
+		if end < 0 {
+			end = len(r.data) - off
+		}
+		line := r.data[off : off+end]
+		off += end + 1
+		if len(line) == 0 || line[0] == '^' || line[0] == '#' {
+			continue
+		}
+		sp := bytes.IndexByte(line, ' ')
+		if sp < 0 {
+			return nil, nil, errors.New("malformed packed-refs line")
+		}
+		name := line[sp+1:]
+		if !bytes.HasPrefix(name, []byte(dir)) {
+			break
+		}
+		rest := name[len(dir):]
+		if slash := bytes.IndexByte(rest, '/'); slash >= 0 {
+			sub := dir + string(rest[:slash])
+			dirs = append(dirs, sub+"/")
+			// Every name in sub/ sorts before sub + "0" ('/' + 1).
+			off = r.lowerBound([]byte(sub + "0"))
+			continue
+		}
+		refs = append(refs, RefID{Ref: string(name), OID: string(line[:sp])})
+	}
+	return refs, dirs, nil
+}
+
+// PackedSum stamps packed-refs and sums the bytes of its records under
+// prefix: when the stamp moved (pack-refs, gc, a packed ref deleted, a
+// fetch pruning its tracking refs), an unchanged sum says the refs under
+// prefix did not. Finding the range is a binary search; the sum reads only
+// the range. ok is false for an unsorted file.
+func (s *Store) PackedSum(prefix string) (st Stamp, sum uint64, ok bool, err error) {
+	if s.refs == nil {
+		return Stamp{}, 0, false, errors.New("refs are not files")
+	}
+	st, err = stampPath(filepath.Join(s.refs.dir, "packed-refs"))
+	if err != nil {
+		return st, 0, false, err
+	}
+	r := s.refs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.load(); err != nil {
+		return st, 0, false, err
+	}
+	if r.data == nil {
+		return st, 0, true, nil
+	}
+	if !r.sorted {
+		return st, 0, false, nil
+	}
+	lo := r.lowerBound([]byte(prefix))
+	hi := r.lowerBound(prefixEnd(prefix))
+	if hi < lo {
+		hi = lo
+	}
+	// 64 bits, so that a changed range has the same sum by chance once
+	// in 2^64 rewrites, not once in four billion.
+	return st, crc64.Checksum(r.data[lo:hi], crcTable), true, nil
+}
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// prefixEnd is the least name greater than every name starting with
+// prefix.
+func prefixEnd(prefix string) []byte {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return b[:i+1]
+		}
+	}
+	return []byte{0xff}
+}

@@ -1,0 +1,44 @@
+package refstore
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+func stampOf(fi fs.FileInfo) Stamp {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return Stamp{Mtime: fi.ModTime().UnixNano(), Ctime: fi.ModTime().UnixNano(), Size: fi.Size()}
+	}
+	return Stamp{
+		Ino:   st.Ino,
+		Size:  st.Size,
+		Nlink: uint64(st.Nlink),
+		Mtime: st.Mtim.Nano(),
+		Ctime: st.Ctim.Nano(),
+	}
+}
+
+// localTimes reports whether path is on a filesystem known to be local,
+// whose directory times move on every entry created, renamed or removed,
+// from this machine's clock. Network filesystems (NFS, SMB, FUSE mounts of
+// anything) cache attributes and take times from a server, so a stat may
+// be stale: they are not on the list.
+func localTimes(path string) bool {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(path, &fs); err != nil {
+		return false
+	}
+	switch uint32(fs.Type) {
+	case 0xEF53, // ext2, ext3, ext4
+		0x58465342, // xfs
+		0x9123683E, // btrfs
+		0x01021994, // tmpfs
+		0x794C7630, // overlayfs
+		0x2FC12FC1, // zfs
+		0xF2F52010, // f2fs
+		0xCA451A4E: // bcachefs
+		return true
+	}
+	return false
+}

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package refstore
+
+import "io/fs"
+
+func stampOf(fi fs.FileInfo) Stamp {
+	t := fi.ModTime().UnixNano()
+	return Stamp{Mtime: t, Ctime: t, Size: fi.Size()}
+}
+
+// localTimes: only Linux filesystems are known here; elsewhere every
+// caller lists all refs.
+func localTimes(string) bool { return false }
