@@ -265,56 +265,79 @@ func writeHead(ctx context.Context, st *refstore.Store, path string, h *sharedHe
 	_ = st.WriteNote(ctx, path, e.sealed())
 }
 
-// known is what a directory's note says its blobs decoded to: by blob id,
-// for the ref the blob was read at (a record is valid only at its own ref).
-type known map[string]sharedInfo
-
-func knownKey(ref, oid string) string { return oid + " " + ref }
-
-// readDirNote reads the note of dir; anything unreadable is an empty one.
-func readDirNote(path, dir string) known {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return known{}
-	}
-	d := open(b, dirMagic)
-	if d.str() != dir {
-		return known{} // another directory's (the name is a hash) or damaged
-	}
-	n := d.count()
-	out := make(known, n)
-	for i := 0; i < n && !d.bad; i++ {
-		ref, oid := dir+d.str(), d.str()
-		live := d.uint() == 1
-		info := sharedInfo{}
-		if live {
-			info = d.info()
-		}
-		out[knownKey(ref, oid)] = info
-	}
-	if d.bad || len(d.b) != 0 {
-		return known{}
-	}
-	return out
+// dirNote is what a directory's note says: each ref with the blob id it
+// held, what stat said of its loose file, and what the blob decoded to;
+// at is when that directory was listed (refstore.ListDir trusts a file's
+// stamp only when it had settled by then).
+type dirNote struct {
+	at   int64
+	ents map[string]dirEntry // by ref
 }
 
 // dirEntry is one ref of a directory with what its blob decoded to.
 type dirEntry struct {
-	ref, oid string
-	info     sharedInfo
+	ref  refstore.DirRef
+	info sharedInfo
 }
 
-func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, ents []dirEntry) {
+// prev is the note as ListDir takes it.
+func (n *dirNote) prev() map[string]refstore.DirRef {
+	if n == nil || len(n.ents) == 0 {
+		return nil
+	}
+	m := make(map[string]refstore.DirRef, len(n.ents))
+	for ref, e := range n.ents {
+		m[ref] = e.ref
+	}
+	return m
+}
+
+// readDirNote reads the note of dir; anything unreadable is an empty one.
+func readDirNote(path, dir string) *dirNote {
+	empty := &dirNote{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return empty
+	}
+	d := open(b, dirMagic)
+	if d.str() != dir {
+		return empty // another directory's (the name is a hash) or damaged
+	}
+	at := d.int()
+	n := d.count()
+	out := &dirNote{at: at, ents: make(map[string]dirEntry, n)}
+	for i := 0; i < n && !d.bad; i++ {
+		r := refstore.DirRef{Ref: dir + d.str(), OID: d.str()}
+		r.File = refstore.FileStamp{Ino: d.uint(), Size: d.int(), Mtime: d.int(), Ctime: d.int()}
+		e := dirEntry{ref: r}
+		if d.uint() == 1 {
+			e.info = d.info()
+		}
+		out.ents[r.Ref] = e
+	}
+	if d.bad || len(d.b) != 0 {
+		return empty
+	}
+	return out
+}
+
+func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, at int64, ents []dirEntry) {
 	if len(ents) == 0 {
 		os.Remove(path)
 		return
 	}
-	e := &enc{b: append(make([]byte, 0, len(dirMagic)+len(dir)+len(ents)*96), dirMagic...)}
+	e := &enc{b: append(make([]byte, 0, len(dirMagic)+len(dir)+len(ents)*120), dirMagic...)}
 	e.str(dir)
+	e.int(at)
 	e.uint(uint64(len(ents)))
 	for _, en := range ents {
-		e.str(strings.TrimPrefix(en.ref, dir))
-		e.str(en.oid)
+		e.str(strings.TrimPrefix(en.ref.Ref, dir))
+		e.str(en.ref.OID)
+		f := en.ref.File
+		e.uint(f.Ino)
+		e.int(f.Size)
+		e.int(f.Mtime)
+		e.int(f.Ctime)
 		if en.info.live {
 			e.uint(1)
 			e.info(en.info)
@@ -361,6 +384,7 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 	}
 	var dirty []string
 	keep := map[string]*sharedDir{}
+	notes := map[string]*dirNote{}
 	if sc.watch {
 		listings = map[string]refstore.DirRefs{}
 		queue := []string{refstore.SharedPrefix}
@@ -393,11 +417,12 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 					continue
 				}
 			}
-			l, err := st.ListDir(dir)
+			note := readDirNote(dirNotePath(st, dir), dir)
+			l, err := st.ListDir(dir, note.prev(), note.at)
 			if err != nil {
 				return nil, nil, err
 			}
-			listings[dir] = l
+			listings[dir], notes[dir] = l, note
 			dirty = append(dirty, dir)
 			queue = append(queue, l.Dirs...)
 		}
@@ -413,14 +438,14 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 		for _, r := range ids {
 			dir := r.Ref[:strings.LastIndexByte(r.Ref, '/')+1]
 			l := listings[dir]
-			l.Refs = append(l.Refs, r)
+			l.Refs = append(l.Refs, refstore.DirRef{Ref: r.Ref, OID: r.OID})
 			listings[dir] = l
 		}
 		for dir := range listings {
 			dirty = append(dirty, dir)
 		}
 	}
-	built, err := sc.build(ctx, dirty, listings)
+	built, err := sc.build(ctx, dirty, listings, notes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -442,41 +467,46 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 // build makes the head's entries of the directories listed, decoding the
 // blobs their notes do not know (through one stream when there are many),
 // and writes the notes that learnt or forgot something. A directory with
-// nothing in it or under it that no longer exists is dropped.
-func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[string]refstore.DirRefs) ([]*sharedDir, error) {
+// nothing in it or under it that no longer exists is dropped. notes holds
+// the notes already read (for ListDir); the others are read here.
+func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[string]refstore.DirRefs, notes map[string]*dirNote) ([]*sharedDir, error) {
 	type pending struct {
-		dir    string
-		notes  known
-		ents   []dirEntry
-		reread []string
-		learnt bool
+		dir     string
+		note    *dirNote
+		ents    []dirEntry
+		reread  []string
+		changed bool
 	}
 	var ps []*pending
-	unknown := map[string]string{} // oid → ref, for the blobs to decode
+	unknown := map[string]string{} // oid and ref → ref, for the blobs to decode
 	for _, dir := range dirs {
 		l := listings[dir]
-		p := &pending{dir: dir}
-		if len(l.Refs) > 0 {
-			p.notes = readDirNote(dirNotePath(sc.st, dir), dir)
+		p := &pending{dir: dir, note: notes[dir], changed: l.Read > 0}
+		if p.note == nil {
+			p.note = &dirNote{}
+			if len(l.Refs) > 0 {
+				p.note = readDirNote(dirNotePath(sc.st, dir), dir)
+			}
 		}
 		for _, r := range l.Refs {
 			if r.OID == "" {
 				p.reread = append(p.reread, r.Ref)
 				continue
 			}
-			if info, ok := p.notes[knownKey(r.Ref, r.OID)]; ok {
-				p.ents = append(p.ents, dirEntry{ref: r.Ref, oid: r.OID, info: info})
+			if e, ok := p.note.ents[r.Ref]; ok && e.ref.OID == r.OID {
+				p.changed = p.changed || e.ref.File != r.File
+				p.ents = append(p.ents, dirEntry{ref: r, info: e.info})
 				continue
 			}
-			unknown[knownKey(r.Ref, r.OID)] = r.Ref
-			p.ents = append(p.ents, dirEntry{ref: r.Ref, oid: r.OID})
+			unknown[r.OID+" "+r.Ref] = r.Ref
+			p.ents = append(p.ents, dirEntry{ref: r})
 		}
 		ps = append(ps, p)
 	}
 	decoded := map[string]sharedInfo{}
 	bad := map[string]bool{}
 	take := func(e refstore.Entry) {
-		k := knownKey(e.Ref, e.OID)
+		k := e.OID + " " + e.Ref
 		if _, ok := unknown[k]; !ok {
 			return
 		}
@@ -517,21 +547,21 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 		u := &sharedDir{dir: p.dir, stamp: l.Stamp, listed: true, reread: p.reread}
 		var ents []dirEntry
 		for _, en := range p.ents {
-			k := knownKey(en.ref, en.oid)
+			k := en.ref.OID + " " + en.ref.Ref
 			if bad[k] {
-				u.reread = append(u.reread, en.ref)
+				u.reread = append(u.reread, en.ref.Ref)
 				continue
 			}
 			if info, ok := decoded[k]; ok {
-				en.info, p.learnt = info, true
+				en.info, p.changed = info, true
 			}
 			ents = append(ents, en)
 			if en.info.live {
-				u.all = append(u.all, candidate{ref: en.ref, oid: en.oid, info: en.info, dir: p.dir})
+				u.all = append(u.all, candidate{ref: en.ref.Ref, oid: en.ref.OID, info: en.info, dir: p.dir})
 			}
 		}
-		if p.learnt || len(ents) != len(p.notes) {
-			writeDirNote(ctx, sc.st, dirNotePath(sc.st, p.dir), p.dir, ents)
+		if p.changed || len(ents) != len(p.note.ents) {
+			writeDirNote(ctx, sc.st, dirNotePath(sc.st, p.dir), p.dir, l.Stamp.At, ents)
 		}
 		sort.Slice(u.all, func(i, j int) bool { return u.all[i].newer(&u.all[j]) })
 		u.live, u.top = len(u.all), u.all[:min(topN, len(u.all))]
@@ -578,14 +608,15 @@ func (sc *sharedScan) more(ctx context.Context, dir string) ([]candidate, error)
 	if u.live <= len(u.top) {
 		return nil, nil
 	}
-	var l refstore.DirRefs
-	if sc.watch {
-		var err error
-		if l, err = sc.st.ListDir(dir); err != nil {
-			return nil, err
-		}
+	if !sc.watch {
+		return nil, nil // every directory was listed
 	}
-	built, err := sc.build(ctx, []string{dir}, map[string]refstore.DirRefs{dir: l})
+	note := readDirNote(dirNotePath(sc.st, dir), dir)
+	l, err := sc.st.ListDir(dir, note.prev(), note.at)
+	if err != nil {
+		return nil, err
+	}
+	built, err := sc.build(ctx, []string{dir}, map[string]refstore.DirRefs{dir: l}, map[string]*dirNote{dir: note})
 	if err != nil || len(built) == 0 {
 		return nil, err
 	}

@@ -191,7 +191,7 @@ func TestEligibleSharedManyBatons(t *testing.T) {
 	notes := 0
 	for o := 0; o < 7; o++ {
 		d := fmt.Sprintf("%so%d/", refstore.SharedPrefix, o)
-		notes += len(readDirNote(dirNotePath(st, d), d))
+		notes += len(readDirNote(dirNotePath(st, d), d).ents)
 	}
 	if notes != len(all) {
 		t.Fatalf("the directory notes hold %d blobs, want %d", notes, len(all))
@@ -423,8 +423,8 @@ func TestEligibleSharedNoteThatLiesDeliversNoClaimedBaton(t *testing.T) {
 	// The directory's note says the claimed blob waits; the head is
 	// gone, so the directory is listed and its note believed.
 	os.Remove(path)
-	writeDirNote(context.Background(), st, dirNotePath(st, bob.dir), bob.dir, []dirEntry{{ref: claimed.Ref, oid: claimedOID, info: lie.info}})
-	if got := readDirNote(dirNotePath(st, bob.dir), bob.dir); !got[knownKey(claimed.Ref, claimedOID)].live {
+	writeDirNote(context.Background(), st, dirNotePath(st, bob.dir), bob.dir, 0, []dirEntry{{ref: refstore.DirRef{Ref: claimed.Ref, OID: claimedOID}, info: lie.info}})
+	if got := readDirNote(dirNotePath(st, bob.dir), bob.dir); !got.ents[claimed.Ref].info.live {
 		t.Fatal("the forged directory note did not read back")
 	}
 	if id, _ := eligibleID(t, st); id != waiting.ID {
@@ -487,7 +487,7 @@ func TestEligibleSharedCorruptNotes(t *testing.T) {
 		ok                func() bool
 	}{
 		{"head", sharedNotePath(st), headMagic, func() bool { _, ok := readHead(sharedNotePath(st)); return ok }},
-		{"directory", dirNotePath(st, bobDir), dirMagic, func() bool { return len(readDirNote(dirNotePath(st, bobDir), bobDir)) == 1 }},
+		{"directory", dirNotePath(st, bobDir), dirMagic, func() bool { return len(readDirNote(dirNotePath(st, bobDir), bobDir).ents) == 1 }},
 	} {
 		good, err := os.ReadFile(note.path)
 		if err != nil {

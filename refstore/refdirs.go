@@ -66,12 +66,17 @@ func (a Stamp) Settled() bool {
 	if a.Absent() {
 		return true
 	}
+	return settled(a.Mtime, a.Ctime, a.At)
+}
+
+// settled: times mtime and ctime, seen at at, are far enough behind it
+// that any later change gets later times.
+func settled(mtime, ctime, at int64) bool {
 	w := racyWindow
-	if a.Mtime%1e9 == 0 || a.Ctime%1e9 == 0 {
+	if mtime%1e9 == 0 || ctime%1e9 == 0 {
 		w = coarseWindow
 	}
-	last := max(a.Mtime, a.Ctime)
-	return a.At-last > int64(w)
+	return at-max(mtime, ctime) > int64(w)
 }
 
 // Watchable reports whether the loose and packed refs can be watched by
@@ -108,8 +113,27 @@ func stampPath(path string) (Stamp, error) {
 // DirRefs is one directory's refs, as ListDir read them.
 type DirRefs struct {
 	Stamp Stamp    // of the loose directory, taken before it was read
-	Refs  []RefID  // the refs directly in it, loose over packed, in ref order
+	Refs  []DirRef // the refs directly in it, loose over packed, in ref order
 	Dirs  []string // its subdirectories, loose or packed, each ending in "/"
+	Read  int      // how many loose files were read, not known from prev
+}
+
+// DirRef is one ref of a directory. File is what stat said of its loose
+// file before it was read (zero for a packed ref): git replaces a loose
+// ref by renaming a new file over it, so a file whose stamp has not moved,
+// and had settled when it was read, still holds what it held.
+type DirRef struct {
+	Ref  string
+	OID  string // "" for a ref the files do not resolve to an id (a symbolic one): Get reads it
+	File FileStamp
+}
+
+// FileStamp is what stat says of one loose ref file.
+type FileStamp struct {
+	Ino   uint64
+	Size  int64
+	Mtime int64
+	Ctime int64
 }
 
 // ListDir lists the refs directly in dir (a ref prefix ending in "/"):
@@ -118,7 +142,13 @@ type DirRefs struct {
 // below subdirectories are stepped over, not read: a subdirectory costs a
 // binary search, not its refs. An unsorted packed-refs (not what git
 // writes) is an error: the caller lists everything instead.
-func (s *Store) ListDir(dir string) (DirRefs, error) {
+//
+// prev is the directory's refs as an earlier ListDir returned them, at
+// prevAt (its Stamp.At): a loose file whose stamp is the same as then,
+// and had settled then, is not read again. Opening a file costs several
+// times what a stat of it does, so a directory of a thousand refs in
+// which one changed costs a thousand stats and one read.
+func (s *Store) ListDir(dir string, prev map[string]DirRef, prevAt int64) (DirRefs, error) {
 	var out DirRefs
 	if s.refs == nil {
 		return out, errors.New("refs are not files")
@@ -155,6 +185,15 @@ func (s *Store) ListDir(dir string) (DirRefs, error) {
 				out.Dirs = append(out.Dirs, dir+name+"/")
 				continue
 			}
+			ref := dir + name
+			fst, err := statAt(f, name)
+			if err == nil {
+				if p, ok := prev[ref]; ok && p.File == fst && fst.Ino != 0 && settled(fst.Mtime, fst.Ctime, prevAt) {
+					out.Refs = append(out.Refs, p)
+					continue
+				}
+			}
+			out.Read++
 			b, err := readSmallAt(f, path, name)
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
@@ -171,7 +210,7 @@ func (s *Store) ListDir(dir string) (DirRefs, error) {
 			if !isHexID(line) {
 				line = "" // symbolic or damaged: the caller reads it through Get, which says which
 			}
-			out.Refs = append(out.Refs, RefID{Ref: dir + name, OID: line})
+			out.Refs = append(out.Refs, DirRef{Ref: ref, OID: line, File: fst})
 		}
 	}
 	refs, dirs, err := s.refs.packedIn(dir)
@@ -185,12 +224,12 @@ func (s *Store) ListDir(dir string) (DirRefs, error) {
 		}
 		for _, p := range refs {
 			if !loose[p.Ref] {
-				out.Refs = append(out.Refs, p)
+				out.Refs = append(out.Refs, DirRef{Ref: p.Ref, OID: p.OID})
 			}
 		}
 	}
 	out.Dirs = append(out.Dirs, dirs...)
-	slices.SortFunc(out.Refs, func(a, b RefID) int { return strings.Compare(a.Ref, b.Ref) })
+	slices.SortFunc(out.Refs, func(a, b DirRef) int { return strings.Compare(a.Ref, b.Ref) })
 	slices.Sort(out.Dirs)
 	out.Dirs = slices.Compact(out.Dirs)
 	return out, nil

@@ -1,8 +1,12 @@
 package refstore
 
 import (
+	"errors"
 	"io/fs"
+	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 func stampOf(fi fs.FileInfo) Stamp {
@@ -41,4 +45,29 @@ func localTimes(path string) bool {
 		return true
 	}
 	return false
+}
+
+// statAt stats name in the open directory dir without following a
+// symbolic link, in one system call. A failure is a zero stamp: the
+// caller reads the file, which says what is wrong.
+func statAt(dir *os.File, name string) (FileStamp, error) {
+	raw, err := dir.SyscallConn()
+	if err != nil {
+		return FileStamp{}, err
+	}
+	var st unix.Stat_t
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		for {
+			if serr = unix.Fstatat(int(fd), name, &st, unix.AT_SYMLINK_NOFOLLOW); serr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return FileStamp{}, err
+	}
+	if serr != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return FileStamp{}, errors.New("not a regular file")
+	}
+	return FileStamp{Ino: st.Ino, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, nil
 }

@@ -63,7 +63,7 @@ func TestListDirAgainstGit(t *testing.T) {
 		return strings.Join(s, " ")
 	}
 	for _, d := range []string{SharedPrefix, SharedPrefix + "o1/", SharedPrefix + "o3/", SharedPrefix + "o1/deep/", SharedPrefix + "o9/"} {
-		l, err := st.ListDir(d)
+		l, err := st.ListDir(d, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestListDirAgainstGit(t *testing.T) {
 			t.Errorf("ListDir(%s):\n got %s\nwant %s", d, got, w)
 		}
 	}
-	l, _ := st.ListDir(SharedPrefix)
+	l, _ := st.ListDir(SharedPrefix, nil, 0)
 	var dirs []string
 	for i := 0; i < 5; i++ {
 		dirs = append(dirs, fmt.Sprintf("%so%d/", SharedPrefix, i))
@@ -80,10 +80,10 @@ func TestListDirAgainstGit(t *testing.T) {
 	if !slices.Equal(l.Dirs, dirs) {
 		t.Errorf("subdirectories %q, want %q", l.Dirs, dirs)
 	}
-	if l, _ := st.ListDir(SharedPrefix + "o1/"); !slices.Equal(l.Dirs, []string{SharedPrefix + "o1/deep/"}) {
+	if l, _ := st.ListDir(SharedPrefix+"o1/", nil, 0); !slices.Equal(l.Dirs, []string{SharedPrefix + "o1/deep/"}) {
 		t.Errorf("o1's subdirectories %q", l.Dirs)
 	}
-	if l, _ := st.ListDir(SharedPrefix + "nobody/"); len(l.Refs)+len(l.Dirs) != 0 || !l.Stamp.Absent() {
+	if l, _ := st.ListDir(SharedPrefix+"nobody/", nil, 0); len(l.Refs)+len(l.Dirs) != 0 || !l.Stamp.Absent() {
 		t.Errorf("a directory that does not exist lists %+v", l)
 	}
 }
@@ -168,5 +168,48 @@ func TestPrefixEnd(t *testing.T) {
 		if got := string(prefixEnd(in)); got != want {
 			t.Errorf("prefixEnd(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// ListDir believes an earlier listing of a file only when the file's
+// stamp has not moved and had settled by then; the forged ids below show
+// which files it read.
+func TestListDirTrustsOnlySettledUnmovedFiles(t *testing.T) {
+	st, dir := refdirsStore(t)
+	if !st.Watchable() {
+		t.Skip("the test directory's filesystem is not one stamps are trusted on")
+	}
+	head := gittest.Run(t, dir, "rev-parse", "HEAD")
+	blob := gittest.Run(t, dir, "hash-object", "-w", "--stdin")
+	d := SharedPrefix + "o/"
+	gittest.Run(t, dir, "update-ref", d+"a", head)
+	gittest.Run(t, dir, "update-ref", d+"b", head)
+	l0, err := st.ListDir(d, nil, 0)
+	if err != nil || l0.Read != 2 {
+		t.Fatalf("first listing read %d files: %v", l0.Read, err)
+	}
+	forged := map[string]DirRef{}
+	var latest int64
+	for _, r := range l0.Refs {
+		forged[r.Ref] = DirRef{Ref: r.Ref, OID: strings.Repeat("f", 40), File: r.File}
+		latest = max(latest, r.File.Mtime, r.File.Ctime)
+	}
+	ids := func(l DirRefs) string {
+		var s []string
+		for _, r := range l.Refs {
+			s = append(s, r.OID[:4])
+		}
+		return strings.Join(s, " ")
+	}
+	later := time.Now().Add(time.Hour).UnixNano()
+	if l, _ := st.ListDir(d, forged, later); l.Read != 0 || ids(l) != "ffff ffff" {
+		t.Errorf("settled and unmoved: read %d, ids %s; want 0 read, the earlier ids", l.Read, ids(l))
+	}
+	if l, _ := st.ListDir(d, forged, latest+int64(time.Millisecond)); l.Read != 2 || ids(l) != head[:4]+" "+head[:4] {
+		t.Errorf("not settled: read %d, ids %s; want both read", l.Read, ids(l))
+	}
+	gittest.Run(t, dir, "update-ref", d+"a", blob)
+	if l, _ := st.ListDir(d, forged, later); l.Read != 1 || ids(l) != blob[:4]+" ffff" {
+		t.Errorf("one moved by git: read %d, ids %s; want it alone read", l.Read, ids(l))
 	}
 }
