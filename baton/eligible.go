@@ -52,7 +52,7 @@ import (
 
 const (
 	headMagic = "git-handoff shared batons v2\n"
-	dirMagic  = "git-handoff shared baton dir v1\n"
+	dirMagic  = "git-handoff shared baton dir v2\n"
 )
 
 // topN: how many of a directory's waiting batons the head keeps. More are
@@ -369,17 +369,21 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 	all := !ok
 	var listings map[string]refstore.DirRefs
 	if sc.watch {
-		ps, sum, sorted, err := st.PackedSum(refstore.SharedPrefix)
+		ps, err := st.PackedStamp()
 		if err != nil {
 			return nil, nil, err
 		}
-		sc.watch = sorted
-		sc.head = sharedHead{watched: true, packed: ps, sum: sum}
-		if ok && (!ps.Same(old.packed) || !old.packed.Settled()) {
-			// packed-refs was rewritten: only a change in its shared
-			// range makes every directory suspect.
+		sc.head = sharedHead{watched: true, packed: ps, sum: old.sum}
+		if !ok || !ps.Same(old.packed) || !old.packed.Settled() {
+			// packed-refs was rewritten (or never seen): only a change
+			// in its shared range makes every directory suspect.
+			sum, sorted, err := st.PackedSum(refstore.SharedPrefix)
+			if err != nil {
+				return nil, nil, err
+			}
+			sc.watch = sorted
 			all = all || sum != old.sum
-			sc.dirty = true
+			sc.head.sum, sc.dirty = sum, true
 		}
 	}
 	var dirty []string
@@ -520,12 +524,26 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 	}
 	if len(unknown) > bulkDecode {
 		// Many new blobs (the first start, or after a large fetch): stream
-		// them all through one git process.
-		if err := sc.st.Each(ctx, refstore.SharedPrefix, func(e refstore.Entry) error {
-			take(e)
-			return nil
-		}); err != nil {
-			return nil, err
+		// them through one git process, that of their directory when they
+		// are in a few.
+		by := map[string]bool{}
+		for _, ref := range unknown {
+			by[ref[:strings.LastIndexByte(ref, '/')+1]] = true
+		}
+		prefixes := []string{refstore.SharedPrefix}
+		if len(by) <= 4 {
+			prefixes = prefixes[:0]
+			for dir := range by {
+				prefixes = append(prefixes, dir)
+			}
+		}
+		for _, prefix := range prefixes {
+			if err := sc.st.Each(ctx, prefix, func(e refstore.Entry) error {
+				take(e)
+				return nil
+			}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for k, ref := range unknown {

@@ -140,8 +140,7 @@ type FileStamp struct {
 // the loose files first and packed-refs after, as RefIDs does, so a ref
 // that pack-refs moves while we read is seen in one of them. Packed refs
 // below subdirectories are stepped over, not read: a subdirectory costs a
-// binary search, not its refs. An unsorted packed-refs (not what git
-// writes) is an error: the caller lists everything instead.
+// binary search, not its refs (in a sorted packed-refs, what git writes).
 //
 // prev is the directory's refs as an earlier ListDir returned them, at
 // prevAt (its Stamp.At): a loose file whose stamp is the same as then,
@@ -235,8 +234,6 @@ func (s *Store) ListDir(dir string, prev map[string]DirRef, prevAt int64) (DirRe
 	return out, nil
 }
 
-var errUnsorted = errors.New("packed-refs is not sorted")
-
 // packedIn returns the packed refs directly in dir and the names of the
 // subdirectories the others are in, skipping each subdirectory's refs by
 // searching for the first name past them.
@@ -249,11 +246,28 @@ func (r *refFiles) packedIn(dir string) ([]RefID, []string, error) {
 	if r.data == nil {
 		return nil, nil, nil
 	}
-	if !r.sorted {
-		return nil, nil, errUnsorted
-	}
 	var refs []RefID
 	var dirs []string
+	if !r.sorted {
+		// Not what git writes: read every line.
+		seen := map[string]bool{}
+		for i := range r.lines {
+			name := r.name(i)
+			rest, ok := strings.CutPrefix(name, dir)
+			if !ok {
+				continue
+			}
+			if slash := strings.IndexByte(rest, '/'); slash >= 0 {
+				if sub := dir + rest[:slash+1]; !seen[sub] {
+					seen[sub] = true
+					dirs = append(dirs, sub)
+				}
+				continue
+			}
+			refs = append(refs, RefID{Ref: name, OID: r.id(i)})
+		}
+		return refs, dirs, nil
+	}
 	for off := r.lowerBound([]byte(dir)); off < len(r.data); {
 		end := bytes.IndexByte(r.data[off:], '\n')
 		if end < 0 {
@@ -285,30 +299,35 @@ func (r *refFiles) packedIn(dir string) ([]RefID, []string, error) {
 	return refs, dirs, nil
 }
 
-// PackedSum stamps packed-refs and sums the bytes of its records under
-// prefix: when the stamp moved (pack-refs, gc, a packed ref deleted, a
-// fetch pruning its tracking refs), an unchanged sum says the refs under
-// prefix did not. Finding the range is a binary search; the sum reads only
-// the range. ok is false for an unsorted file.
-func (s *Store) PackedSum(prefix string) (st Stamp, sum uint64, ok bool, err error) {
+// PackedStamp stamps packed-refs.
+func (s *Store) PackedStamp() (Stamp, error) {
 	if s.refs == nil {
-		return Stamp{}, 0, false, errors.New("refs are not files")
+		return Stamp{}, errors.New("refs are not files")
 	}
-	st, err = stampPath(filepath.Join(s.refs.dir, "packed-refs"))
-	if err != nil {
-		return st, 0, false, err
+	return stampPath(filepath.Join(s.refs.dir, "packed-refs"))
+}
+
+// PackedSum sums the bytes of packed-refs' records under prefix: when
+// packed-refs' stamp moved (pack-refs, gc, a packed ref deleted, a fetch
+// pruning its tracking refs), an unchanged sum says the refs under prefix
+// did not. Take the stamp first: the sum is then of that file or a newer
+// one. Finding the range is a binary search; the sum reads only the range.
+// ok is false for an unsorted file.
+func (s *Store) PackedSum(prefix string) (sum uint64, ok bool, err error) {
+	if s.refs == nil {
+		return 0, false, errors.New("refs are not files")
 	}
 	r := s.refs
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.load(); err != nil {
-		return st, 0, false, err
+		return 0, false, err
 	}
 	if r.data == nil {
-		return st, 0, true, nil
+		return 0, true, nil
 	}
 	if !r.sorted {
-		return st, 0, false, nil
+		return 0, false, nil
 	}
 	lo := r.lowerBound([]byte(prefix))
 	hi := r.lowerBound(prefixEnd(prefix))
@@ -317,7 +336,7 @@ func (s *Store) PackedSum(prefix string) (st Stamp, sum uint64, ok bool, err err
 	}
 	// 64 bits, so that a changed range has the same sum by chance once
 	// in 2^64 rewrites, not once in four billion.
-	return st, crc64.Checksum(r.data[lo:hi], crcTable), true, nil
+	return crc64.Checksum(r.data[lo:hi], crcTable), true, nil
 }
 
 var crcTable = crc64.MakeTable(crc64.ECMA)

@@ -3,6 +3,8 @@ package refstore
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -86,6 +88,32 @@ func TestListDirAgainstGit(t *testing.T) {
 	if l, _ := st.ListDir(SharedPrefix+"nobody/", nil, 0); len(l.Refs)+len(l.Dirs) != 0 || !l.Stamp.Absent() {
 		t.Errorf("a directory that does not exist lists %+v", l)
 	}
+	// An unsorted packed-refs (an old git's), which git still reads.
+	path := filepath.Join(dir, ".git", "packed-refs")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")[1:]
+	slices.Reverse(lines)
+	if err := os.WriteFile(path, []byte("# pack-refs with: peeled\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{SharedPrefix, SharedPrefix + "o1/", SharedPrefix + "o3/"} {
+		l, err := st.ListDir(d, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, w := refsOf(l), want(d); got != w {
+			t.Errorf("unsorted, ListDir(%s):\n got %s\nwant %s", d, got, w)
+		}
+	}
+	if l, _ := st.ListDir(SharedPrefix, nil, 0); !slices.Equal(l.Dirs, dirs) {
+		t.Errorf("unsorted: subdirectories %q, want %q", l.Dirs, dirs)
+	}
+	if _, ok, _ := st.PackedSum(SharedPrefix); ok {
+		t.Error("an unsorted packed-refs was summed")
+	}
 }
 
 // Every way git changes a ref moves its directory's stamp; packed-refs'
@@ -125,19 +153,21 @@ func TestStampsMoveWithGit(t *testing.T) {
 			t.Errorf("%s: the stamp did not move: %+v", s.name, after)
 		}
 	}
-	p0, sum0, ok, err := st.PackedSum(SharedPrefix)
+	p0, _ := st.PackedStamp()
+	sum0, ok, err := st.PackedSum(SharedPrefix)
 	if err != nil || !ok {
 		t.Fatalf("PackedSum: %v, %v", ok, err)
 	}
 	gittest.Run(t, dir, "update-ref", "refs/tags/x", head)
 	gittest.Run(t, dir, "pack-refs", "--all")
-	p1, sum1, _, _ := st.PackedSum(SharedPrefix)
+	p1, _ := st.PackedStamp()
+	sum1, _, _ := st.PackedSum(SharedPrefix)
 	if p1.Same(p0) || sum1 != sum0 {
 		t.Errorf("packing a tag: stamp moved %v (want true), sum moved %v (want false)", !p1.Same(p0), sum1 != sum0)
 	}
 	gittest.Run(t, dir, "update-ref", ref, blob)
 	gittest.Run(t, dir, "pack-refs", "--all")
-	if _, sum2, _, _ := st.PackedSum(SharedPrefix); sum2 == sum1 {
+	if sum2, _, _ := st.PackedSum(SharedPrefix); sum2 == sum1 {
 		t.Error("a packed shared ref changed and the sum did not")
 	}
 }
