@@ -52,7 +52,7 @@ import (
 
 const (
 	headMagic = "git-handoff shared batons v2\n"
-	dirMagic  = "git-handoff shared baton dir v2\n"
+	dirMagic  = "git-handoff shared baton dir v3\n"
 )
 
 // topN: how many of a directory's waiting batons the head keeps. More are
@@ -266,12 +266,22 @@ func writeHead(ctx context.Context, st *refstore.Store, path string, h *sharedHe
 }
 
 // dirNote is what a directory's note says: each ref with the blob id it
-// held, what stat said of its loose file, and what the blob decoded to;
-// at is when that directory was listed (refstore.ListDir trusts a file's
-// stamp only when it had settled by then).
+// held, what stat said of its loose file and when (refstore.ListDir
+// trusts a file's stamp only when it had settled by then), and what the
+// blob decoded to.
+//
+// The note is a header and then records, each checksummed on its own:
+// the first holds every ref, each later one what a listing found changed
+// (a directory of a thousand refs in which one changed costs a record of
+// one ref, appended, not the whole note rewritten). A later record wins;
+// one that is torn or fails its checksum ends the note there (it and what
+// follows are decoded again). Appends race harmlessly: a ref's entry
+// names the file stamp it was read under, so an older entry landing last
+// only makes the next listing read that file again.
 type dirNote struct {
-	at   int64
-	ents map[string]dirEntry // by ref
+	ents    map[string]dirEntry // by ref
+	records int                 // entries in all records, to know when to rewrite
+	whole   bool                // read to its end without damage
 }
 
 // dirEntry is one ref of a directory with what its blob decoded to.
@@ -280,64 +290,93 @@ type dirEntry struct {
 	info sharedInfo
 }
 
+func (a dirEntry) same(b dirEntry) bool {
+	return a.ref == b.ref && a.info.live == b.info.live && a.info.id == b.info.id && a.info.created.Equal(b.info.created)
+}
+
 // prev is the note as ListDir takes it.
-func (n *dirNote) prev() map[string]refstore.DirRef {
-	if n == nil || len(n.ents) == 0 {
-		return nil
-	}
-	m := make(map[string]refstore.DirRef, len(n.ents))
-	for ref, e := range n.ents {
-		m[ref] = e.ref
-	}
-	return m
+func (n *dirNote) prev(ref string) (refstore.DirRef, bool) {
+	e, ok := n.ents[ref]
+	return e.ref, ok
 }
 
 // readDirNote reads the note of dir; anything unreadable is an empty one.
 func readDirNote(path, dir string) *dirNote {
-	empty := &dirNote{}
+	out := &dirNote{ents: map[string]dirEntry{}}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return empty
+		return out
 	}
-	d := open(b, dirMagic)
-	if d.str() != dir {
-		return empty // another directory's (the name is a hash) or damaged
+	hdr := &enc{b: []byte(dirMagic)}
+	hdr.str(dir)
+	if !bytes.HasPrefix(b, hdr.b) {
+		return out // another directory's (the name is a hash) or damaged
 	}
-	at := d.int()
-	n := d.count()
-	out := &dirNote{at: at, ents: make(map[string]dirEntry, n)}
-	for i := 0; i < n && !d.bad; i++ {
-		r := refstore.DirRef{Ref: dir + d.str(), OID: d.str()}
-		r.File = refstore.FileStamp{Ino: d.uint(), Size: d.int(), Mtime: d.int(), Ctime: d.int()}
-		e := dirEntry{ref: r}
-		if d.uint() == 1 {
-			e.info = d.info()
+	b = b[len(hdr.b):]
+	for len(b) > 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) || n < 4 {
+			return out
 		}
-		out.ents[r.Ref] = e
+		rec := b[k : k+int(n)]
+		b = b[k+int(n):]
+		body, sum := rec[:len(rec)-4], binary.BigEndian.Uint32(rec[len(rec)-4:])
+		if crc32.Checksum(body, castagnoli) != sum {
+			return out
+		}
+		d := &dec{b: body}
+		got := map[string]dirEntry{}
+		var gone []string
+		for c := d.count(); c > 0 && !d.bad; c-- {
+			ref := dir + d.str()
+			if d.uint() == 0 {
+				gone = append(gone, ref)
+				continue
+			}
+			r := refstore.DirRef{Ref: ref, OID: d.str()}
+			r.File = refstore.FileStamp{Ino: d.uint(), Size: d.int(), Mtime: d.int(), Ctime: d.int()}
+			r.At = d.int()
+			e := dirEntry{ref: r}
+			if d.uint() == 1 {
+				e.info = d.info()
+			}
+			got[ref] = e
+		}
+		if d.bad || len(d.b) != 0 {
+			return out
+		}
+		for _, ref := range gone {
+			delete(out.ents, ref)
+		}
+		for ref, e := range got {
+			out.ents[ref] = e
+		}
+		out.records += len(got) + len(gone)
 	}
-	if d.bad || len(d.b) != 0 {
-		return empty
-	}
+	out.whole = true
 	return out
 }
 
-func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, at int64, ents []dirEntry) {
-	if len(ents) == 0 {
-		os.Remove(path)
-		return
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// record encodes entries (and refs gone) as one checksummed record.
+func dirRecord(dir string, ents []dirEntry, gone []string) []byte {
+	e := &enc{b: make([]byte, 0, 16+len(ents)*120)}
+	e.uint(uint64(len(ents) + len(gone)))
+	for _, ref := range gone {
+		e.str(strings.TrimPrefix(ref, dir))
+		e.uint(0)
 	}
-	e := &enc{b: append(make([]byte, 0, len(dirMagic)+len(dir)+len(ents)*120), dirMagic...)}
-	e.str(dir)
-	e.int(at)
-	e.uint(uint64(len(ents)))
 	for _, en := range ents {
 		e.str(strings.TrimPrefix(en.ref.Ref, dir))
+		e.uint(1)
 		e.str(en.ref.OID)
 		f := en.ref.File
 		e.uint(f.Ino)
 		e.int(f.Size)
 		e.int(f.Mtime)
 		e.int(f.Ctime)
+		e.int(en.ref.At)
 		if en.info.live {
 			e.uint(1)
 			e.info(en.info)
@@ -345,7 +384,47 @@ func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, at 
 			e.uint(0)
 		}
 	}
-	_ = st.WriteNote(ctx, path, e.sealed())
+	body := binary.BigEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli))
+	return append(binary.AppendUvarint(nil, uint64(len(body))), body...)
+}
+
+// writeDirNote brings the note of dir (read as old) to ents: by one
+// appended record of what changed, or, when the note is damaged or has
+// grown well past what it holds, by writing it again whole. Failing is no
+// error: the next listing reads and decodes again.
+func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, old *dirNote, ents []dirEntry) {
+	if len(ents) == 0 {
+		os.Remove(path)
+		return
+	}
+	var changed []dirEntry
+	now := make(map[string]bool, len(ents))
+	for _, en := range ents {
+		now[en.ref.Ref] = true
+		if o, ok := old.ents[en.ref.Ref]; !ok || !o.same(en) {
+			changed = append(changed, en)
+		}
+	}
+	var gone []string
+	for ref := range old.ents {
+		if !now[ref] {
+			gone = append(gone, ref)
+		}
+	}
+	if len(changed)+len(gone) == 0 {
+		return
+	}
+	if old.whole && len(old.ents) > 0 && old.records+len(changed)+len(gone) <= 2*len(ents)+64 {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			_, err = f.Write(dirRecord(dir, changed, gone))
+			if cerr := f.Close(); err == nil && cerr == nil {
+				return
+			}
+		}
+	}
+	hdr := &enc{b: []byte(dirMagic)}
+	hdr.str(dir)
+	_ = st.WriteNote(ctx, path, append(hdr.b, dirRecord(dir, ents, nil)...))
 }
 
 // sharedScan is one start's look at the shared batons.
@@ -422,7 +501,7 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 				}
 			}
 			note := readDirNote(dirNotePath(st, dir), dir)
-			l, err := st.ListDir(dir, note.prev(), note.at)
+			l, err := st.ListDir(dir, note.prev)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -475,22 +554,18 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 // the notes already read (for ListDir); the others are read here.
 func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[string]refstore.DirRefs, notes map[string]*dirNote) ([]*sharedDir, error) {
 	type pending struct {
-		dir     string
-		note    *dirNote
-		ents    []dirEntry
-		reread  []string
-		changed bool
+		dir    string
+		note   *dirNote
+		ents   []dirEntry
+		reread []string
 	}
 	var ps []*pending
 	unknown := map[string]string{} // oid and ref → ref, for the blobs to decode
 	for _, dir := range dirs {
 		l := listings[dir]
-		p := &pending{dir: dir, note: notes[dir], changed: l.Read > 0}
+		p := &pending{dir: dir, note: notes[dir]}
 		if p.note == nil {
-			p.note = &dirNote{}
-			if len(l.Refs) > 0 {
-				p.note = readDirNote(dirNotePath(sc.st, dir), dir)
-			}
+			p.note = readDirNote(dirNotePath(sc.st, dir), dir)
 		}
 		for _, r := range l.Refs {
 			if r.OID == "" {
@@ -498,7 +573,6 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 				continue
 			}
 			if e, ok := p.note.ents[r.Ref]; ok && e.ref.OID == r.OID {
-				p.changed = p.changed || e.ref.File != r.File
 				p.ents = append(p.ents, dirEntry{ref: r, info: e.info})
 				continue
 			}
@@ -571,16 +645,14 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 				continue
 			}
 			if info, ok := decoded[k]; ok {
-				en.info, p.changed = info, true
+				en.info = info
 			}
 			ents = append(ents, en)
 			if en.info.live {
 				u.all = append(u.all, candidate{ref: en.ref.Ref, oid: en.ref.OID, info: en.info, dir: p.dir})
 			}
 		}
-		if p.changed || len(ents) != len(p.note.ents) {
-			writeDirNote(ctx, sc.st, dirNotePath(sc.st, p.dir), p.dir, l.Stamp.At, ents)
-		}
+		writeDirNote(ctx, sc.st, dirNotePath(sc.st, p.dir), p.dir, p.note, ents)
 		sort.Slice(u.all, func(i, j int) bool { return u.all[i].newer(&u.all[j]) })
 		u.live, u.top = len(u.all), u.all[:min(topN, len(u.all))]
 		sort.Strings(u.reread)
@@ -630,7 +702,7 @@ func (sc *sharedScan) more(ctx context.Context, dir string) ([]candidate, error)
 		return nil, nil // every directory was listed
 	}
 	note := readDirNote(dirNotePath(sc.st, dir), dir)
-	l, err := sc.st.ListDir(dir, note.prev(), note.at)
+	l, err := sc.st.ListDir(dir, note.prev)
 	if err != nil {
 		return nil, err
 	}

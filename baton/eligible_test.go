@@ -423,7 +423,7 @@ func TestEligibleSharedNoteThatLiesDeliversNoClaimedBaton(t *testing.T) {
 	// The directory's note says the claimed blob waits; the head is
 	// gone, so the directory is listed and its note believed.
 	os.Remove(path)
-	writeDirNote(context.Background(), st, dirNotePath(st, bob.dir), bob.dir, 0, []dirEntry{{ref: refstore.DirRef{Ref: claimed.Ref, OID: claimedOID}, info: lie.info}})
+	writeDirNote(context.Background(), st, dirNotePath(st, bob.dir), bob.dir, &dirNote{}, []dirEntry{{ref: refstore.DirRef{Ref: claimed.Ref, OID: claimedOID}, info: lie.info}})
 	if got := readDirNote(dirNotePath(st, bob.dir), bob.dir); !got.ents[claimed.Ref].info.live {
 		t.Fatal("the forged directory note did not read back")
 	}
@@ -487,7 +487,7 @@ func TestEligibleSharedCorruptNotes(t *testing.T) {
 		ok                func() bool
 	}{
 		{"head", sharedNotePath(st), headMagic, func() bool { _, ok := readHead(sharedNotePath(st)); return ok }},
-		{"directory", dirNotePath(st, bobDir), dirMagic, func() bool { return len(readDirNote(dirNotePath(st, bobDir), bobDir).ents) == 1 }},
+		{"directory", dirNotePath(st, bobDir), dirMagic, func() bool { n := readDirNote(dirNotePath(st, bobDir), bobDir); return n.whole && len(n.ents) == 1 }},
 	} {
 		good, err := os.ReadFile(note.path)
 		if err != nil {
@@ -528,5 +528,53 @@ func TestEligibleSharedCorruptNotes(t *testing.T) {
 		if id, _ := eligibleID(t, st); id != want.ID {
 			t.Errorf("no %s note: eligible = %q, want %s", note.name, id, want.ID)
 		}
+	}
+}
+
+// A directory's note grows by a record per listing that found something
+// changed, says what the last listing found, and is written again whole
+// once it holds far more records than refs.
+func TestEligibleSharedDirNoteAppends(t *testing.T) {
+	st, dir := testStore(t)
+	d := refstore.SharedPrefix + "alice/"
+	path := dirNotePath(st, d)
+	var last Stored
+	sizes := []int64{}
+	for i := 0; i < 40; i++ {
+		last = putShared(t, st, "alice", fmt.Sprintf("b%02d", i%3), i)
+		if id, _ := eligibleID(t, st); id != last.ID {
+			t.Fatalf("round %d: eligible = %q, want %s", i, id, last.ID)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, fi.Size())
+		n := readDirNote(path, d)
+		if !n.whole || len(n.ents) != min(i+1, 3) {
+			t.Fatalf("round %d: the note reads whole %v with %d refs", i, n.whole, len(n.ents))
+		}
+		if e := n.ents[last.Ref]; e.ref.OID != last.OID || !e.info.live || e.info.id != last.ID {
+			t.Fatalf("round %d: the note says %+v of %s, want %s", i, e, last.Ref, last.OID)
+		}
+		if n.records > 2*len(n.ents)+64+3 {
+			t.Fatalf("round %d: %d records for %d refs: never written again whole", i, n.records, len(n.ents))
+		}
+	}
+	grew, shrank := false, false
+	for i := 1; i < len(sizes); i++ {
+		grew = grew || sizes[i] > sizes[i-1]
+		shrank = shrank || sizes[i] < sizes[i-1]
+	}
+	if !grew || !shrank {
+		t.Errorf("note sizes %v: want appends, and a rewrite", sizes)
+	}
+	gittest.Run(t, dir, "update-ref", "-d", last.Ref)
+	if n := readDirNote(path, d); len(n.ents) != 3 {
+		t.Fatalf("before the next listing the note holds %d refs", len(n.ents))
+	}
+	eligibleID(t, st)
+	if n := readDirNote(path, d); len(n.ents) != 2 || !n.whole {
+		t.Fatalf("a deleted ref: the note holds %d refs (whole %v), want 2", len(n.ents), n.whole)
 	}
 }

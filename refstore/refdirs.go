@@ -126,6 +126,7 @@ type DirRef struct {
 	Ref  string
 	OID  string // "" for a ref the files do not resolve to an id (a symbolic one): Get reads it
 	File FileStamp
+	At   int64 // the wall clock before File was taken and the file read, ns
 }
 
 // FileStamp is what stat says of one loose ref file.
@@ -142,12 +143,12 @@ type FileStamp struct {
 // below subdirectories are stepped over, not read: a subdirectory costs a
 // binary search, not its refs (in a sorted packed-refs, what git writes).
 //
-// prev is the directory's refs as an earlier ListDir returned them, at
-// prevAt (its Stamp.At): a loose file whose stamp is the same as then,
-// and had settled then, is not read again. Opening a file costs several
-// times what a stat of it does, so a directory of a thousand refs in
-// which one changed costs a thousand stats and one read.
-func (s *Store) ListDir(dir string, prev map[string]DirRef, prevAt int64) (DirRefs, error) {
+// prev gives the directory's refs as an earlier ListDir returned them: a
+// loose file whose stamp is the same as then, and had settled by the time
+// it was read then (its At), is not read again. Opening a file costs
+// several times what a stat of it does, so a directory of a thousand refs
+// in which one changed costs a thousand stats and one read.
+func (s *Store) ListDir(dir string, prev func(ref string) (DirRef, bool)) (DirRefs, error) {
 	var out DirRefs
 	if s.refs == nil {
 		return out, errors.New("refs are not files")
@@ -187,7 +188,7 @@ func (s *Store) ListDir(dir string, prev map[string]DirRef, prevAt int64) (DirRe
 			ref := dir + name
 			fst, err := statAt(f, name)
 			if err == nil {
-				if p, ok := prev[ref]; ok && p.File == fst && fst.Ino != 0 && settled(fst.Mtime, fst.Ctime, prevAt) {
+				if p, ok := lookup(prev, ref); ok && p.File == fst && fst.Ino != 0 && settled(fst.Mtime, fst.Ctime, p.At) {
 					out.Refs = append(out.Refs, p)
 					continue
 				}
@@ -209,7 +210,7 @@ func (s *Store) ListDir(dir string, prev map[string]DirRef, prevAt int64) (DirRe
 			if !isHexID(line) {
 				line = "" // symbolic or damaged: the caller reads it through Get, which says which
 			}
-			out.Refs = append(out.Refs, DirRef{Ref: ref, OID: line, File: fst})
+			out.Refs = append(out.Refs, DirRef{Ref: ref, OID: line, File: fst, At: at})
 		}
 	}
 	refs, dirs, err := s.refs.packedIn(dir)
@@ -232,6 +233,13 @@ func (s *Store) ListDir(dir string, prev map[string]DirRef, prevAt int64) (DirRe
 	slices.Sort(out.Dirs)
 	out.Dirs = slices.Compact(out.Dirs)
 	return out, nil
+}
+
+func lookup(prev func(string) (DirRef, bool), ref string) (DirRef, bool) {
+	if prev == nil {
+		return DirRef{}, false
+	}
+	return prev(ref)
 }
 
 // packedIn returns the packed refs directly in dir and the names of the

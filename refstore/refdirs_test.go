@@ -65,7 +65,7 @@ func TestListDirAgainstGit(t *testing.T) {
 		return strings.Join(s, " ")
 	}
 	for _, d := range []string{SharedPrefix, SharedPrefix + "o1/", SharedPrefix + "o3/", SharedPrefix + "o1/deep/", SharedPrefix + "o9/"} {
-		l, err := st.ListDir(d, nil, 0)
+		l, err := st.ListDir(d, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestListDirAgainstGit(t *testing.T) {
 			t.Errorf("ListDir(%s):\n got %s\nwant %s", d, got, w)
 		}
 	}
-	l, _ := st.ListDir(SharedPrefix, nil, 0)
+	l, _ := st.ListDir(SharedPrefix, nil)
 	var dirs []string
 	for i := 0; i < 5; i++ {
 		dirs = append(dirs, fmt.Sprintf("%so%d/", SharedPrefix, i))
@@ -82,10 +82,10 @@ func TestListDirAgainstGit(t *testing.T) {
 	if !slices.Equal(l.Dirs, dirs) {
 		t.Errorf("subdirectories %q, want %q", l.Dirs, dirs)
 	}
-	if l, _ := st.ListDir(SharedPrefix+"o1/", nil, 0); !slices.Equal(l.Dirs, []string{SharedPrefix + "o1/deep/"}) {
+	if l, _ := st.ListDir(SharedPrefix+"o1/", nil); !slices.Equal(l.Dirs, []string{SharedPrefix + "o1/deep/"}) {
 		t.Errorf("o1's subdirectories %q", l.Dirs)
 	}
-	if l, _ := st.ListDir(SharedPrefix+"nobody/", nil, 0); len(l.Refs)+len(l.Dirs) != 0 || !l.Stamp.Absent() {
+	if l, _ := st.ListDir(SharedPrefix+"nobody/", nil); len(l.Refs)+len(l.Dirs) != 0 || !l.Stamp.Absent() {
 		t.Errorf("a directory that does not exist lists %+v", l)
 	}
 	// An unsorted packed-refs (an old git's), which git still reads.
@@ -100,7 +100,7 @@ func TestListDirAgainstGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []string{SharedPrefix, SharedPrefix + "o1/", SharedPrefix + "o3/"} {
-		l, err := st.ListDir(d, nil, 0)
+		l, err := st.ListDir(d, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestListDirAgainstGit(t *testing.T) {
 			t.Errorf("unsorted, ListDir(%s):\n got %s\nwant %s", d, got, w)
 		}
 	}
-	if l, _ := st.ListDir(SharedPrefix, nil, 0); !slices.Equal(l.Dirs, dirs) {
+	if l, _ := st.ListDir(SharedPrefix, nil); !slices.Equal(l.Dirs, dirs) {
 		t.Errorf("unsorted: subdirectories %q, want %q", l.Dirs, dirs)
 	}
 	if _, ok, _ := st.PackedSum(SharedPrefix); ok {
@@ -214,7 +214,7 @@ func TestListDirTrustsOnlySettledUnmovedFiles(t *testing.T) {
 	d := SharedPrefix + "o/"
 	gittest.Run(t, dir, "update-ref", d+"a", head)
 	gittest.Run(t, dir, "update-ref", d+"b", head)
-	l0, err := st.ListDir(d, nil, 0)
+	l0, err := st.ListDir(d, nil)
 	if err != nil || l0.Read != 2 {
 		t.Fatalf("first listing read %d files: %v", l0.Read, err)
 	}
@@ -231,15 +231,22 @@ func TestListDirTrustsOnlySettledUnmovedFiles(t *testing.T) {
 		}
 		return strings.Join(s, " ")
 	}
-	later := time.Now().Add(time.Hour).UnixNano()
-	if l, _ := st.ListDir(d, forged, later); l.Read != 0 || ids(l) != "ffff ffff" {
+	at := func(at int64) func(string) (DirRef, bool) {
+		return func(ref string) (DirRef, bool) {
+			r, ok := forged[ref]
+			r.At = at
+			return r, ok
+		}
+	}
+	later := at(time.Now().Add(time.Hour).UnixNano())
+	if l, _ := st.ListDir(d, later); l.Read != 0 || ids(l) != "ffff ffff" {
 		t.Errorf("settled and unmoved: read %d, ids %s; want 0 read, the earlier ids", l.Read, ids(l))
 	}
-	if l, _ := st.ListDir(d, forged, latest+int64(time.Millisecond)); l.Read != 2 || ids(l) != head[:4]+" "+head[:4] {
+	if l, _ := st.ListDir(d, at(latest+int64(time.Millisecond))); l.Read != 2 || ids(l) != head[:4]+" "+head[:4] {
 		t.Errorf("not settled: read %d, ids %s; want both read", l.Read, ids(l))
 	}
 	gittest.Run(t, dir, "update-ref", d+"a", blob)
-	if l, _ := st.ListDir(d, forged, later); l.Read != 1 || ids(l) != blob[:4]+" ffff" {
+	if l, _ := st.ListDir(d, later); l.Read != 1 || ids(l) != blob[:4]+" ffff" {
 		t.Errorf("one moved by git: read %d, ids %s; want it alone read", l.Read, ids(l))
 	}
 }
