@@ -411,7 +411,7 @@ func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, old
 			gone = append(gone, ref)
 		}
 	}
-	if len(changed)+len(gone) == 0 {
+	if len(changed)+len(gone) == 0 && old.whole {
 		return
 	}
 	if old.whole && len(old.ents) > 0 && old.records+len(changed)+len(gone) <= 2*len(ents)+64 {
@@ -653,8 +653,7 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 			}
 		}
 		writeDirNote(ctx, sc.st, dirNotePath(sc.st, p.dir), p.dir, p.note, ents)
-		sort.Slice(u.all, func(i, j int) bool { return u.all[i].newer(&u.all[j]) })
-		u.live, u.top = len(u.all), u.all[:min(topN, len(u.all))]
+		u.live, u.top = len(u.all), newest(u.all, topN)
 		sort.Strings(u.reread)
 		if len(ents) == 0 && len(u.reread) == 0 && len(l.Dirs) == 0 && l.Stamp.Absent() && p.dir != refstore.SharedPrefix {
 			continue // gone
@@ -662,6 +661,23 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// newest returns the n newest of cs, newest first, without ordering the
+// rest (a directory may hold a thousand).
+func newest(cs []candidate, n int) []candidate {
+	top := make([]candidate, 0, n+1)
+	for _, c := range cs {
+		if len(top) == n && !c.newer(&top[n-1]) {
+			continue
+		}
+		i := sort.Search(len(top), func(i int) bool { return c.newer(&top[i]) })
+		top = slices.Insert(top, i, c)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	return top
 }
 
 // reread reads the refs that must be read every time: the unreadable
