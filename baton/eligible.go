@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -180,7 +181,10 @@ func (d *dec) str() string {
 		d.bad, d.b = true, nil
 		return ""
 	}
-	s := string(d.b[:n])
+	// A view of the note's bytes, not a copy: they are read once and
+	// never written, and a thousand refs' ids and names would otherwise
+	// be as many allocations.
+	s := unsafe.String(unsafe.SliceData(d.b), int(n))
 	d.b = d.b[n:]
 	return s
 }
@@ -483,6 +487,16 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 				byDir[u.dir] = u
 			}
 		}
+		// Stamp every known directory in one go (relative to the shared
+		// directory, not each from the root).
+		stamps, err := st.DirStamps(refstore.SharedPrefix, queue)
+		if err != nil {
+			return nil, nil, err
+		}
+		now := make(map[string]refstore.Stamp, len(queue))
+		for i, dir := range queue {
+			now[dir] = stamps[i]
+		}
 		for len(queue) > 0 {
 			dir := queue[0]
 			queue = queue[1:]
@@ -491,11 +505,7 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 			}
 			seen[dir] = true
 			if u := byDir[dir]; u != nil {
-				s, err := st.DirStamp(dir)
-				if err != nil {
-					return nil, nil, err
-				}
-				if s.Same(u.stamp) && u.stamp.Settled() {
+				if s, ok := now[dir]; ok && s.Same(u.stamp) && u.stamp.Settled() {
 					keep[dir] = u
 					continue
 				}

@@ -71,3 +71,32 @@ func statAt(dir *os.File, name string) (FileStamp, error) {
 	}
 	return FileStamp{Ino: st.Ino, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, nil
 }
+
+// dirStampAt stamps the directory name (a relative path) under the open
+// directory dir; one that does not exist, or is no directory, is absent.
+func dirStampAt(dir *os.File, name string) (Stamp, error) {
+	raw, err := dir.SyscallConn()
+	if err != nil {
+		return Stamp{}, err
+	}
+	var st unix.Stat_t
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		for {
+			if serr = unix.Fstatat(int(fd), name, &st, unix.AT_SYMLINK_NOFOLLOW); serr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return Stamp{}, err
+	}
+	switch {
+	case serr == unix.ENOENT || serr == unix.ENOTDIR:
+		return Stamp{}, nil
+	case serr != nil:
+		return Stamp{}, &fs.PathError{Op: "stat", Path: name, Err: serr}
+	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
+		return Stamp{}, nil
+	}
+	return Stamp{Ino: st.Ino, Size: st.Size, Nlink: uint64(st.Nlink), Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, nil
+}

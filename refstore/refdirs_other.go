@@ -18,3 +18,5 @@ func stampOf(fi fs.FileInfo) Stamp {
 func localTimes(string) bool { return false }
 
 func statAt(*os.File, string) (FileStamp, error) { return FileStamp{}, errors.New("no stamps here") }
+
+func dirStampAt(*os.File, string) (Stamp, error) { return Stamp{}, errors.New("no stamps here") }

@@ -149,8 +149,19 @@ func TestStampsMoveWithGit(t *testing.T) {
 	for _, s := range steps {
 		before := stamp()
 		gittest.Run(t, dir, s.git...)
-		if after := stamp(); after.Same(before) {
+		after := stamp()
+		if after.Same(before) {
 			t.Errorf("%s: the stamp did not move: %+v", s.name, after)
+		}
+		// The batch, the single stat and a listing agree.
+		all, err := st.DirStamps(SharedPrefix, []string{SharedPrefix, d, SharedPrefix + "nobody/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := st.ListDir(d, nil)
+		root, _ := st.DirStamp(SharedPrefix)
+		if !all[1].Same(after) || !l.Stamp.Same(after) || !all[0].Same(root) || !all[2].Absent() {
+			t.Errorf("%s: DirStamps %+v, DirStamp %+v, ListDir %+v disagree", s.name, all, after, l.Stamp)
 		}
 	}
 	p0, _ := st.PackedStamp()
@@ -248,5 +259,38 @@ func TestListDirTrustsOnlySettledUnmovedFiles(t *testing.T) {
 	gittest.Run(t, dir, "update-ref", d+"a", blob)
 	if l, _ := st.ListDir(d, later); l.Read != 1 || ids(l) != blob[:4]+" ffff" {
 		t.Errorf("one moved by git: read %d, ids %s; want it alone read", l.Read, ids(l))
+	}
+}
+
+// A directory large enough to be stated by several goroutines lists the
+// same as git, and trusts what it may.
+func TestListDirLarge(t *testing.T) {
+	st, dir := refdirsStore(t)
+	head := gittest.Run(t, dir, "rev-parse", "HEAD")
+	d := SharedPrefix + "many/"
+	var in strings.Builder
+	for i := 0; i < 1100; i++ {
+		fmt.Fprintf(&in, "create %sb%04d %s\n", d, i, head)
+	}
+	cmdIn(t, dir, in.String(), "update-ref", "--stdin")
+	l, err := st.ListDir(d, nil)
+	if err != nil || len(l.Refs) != 1100 || l.Read != 1100 {
+		t.Fatalf("listed %d refs, read %d: %v", len(l.Refs), l.Read, err)
+	}
+	prev := map[string]DirRef{}
+	for i, r := range l.Refs {
+		if r.Ref != fmt.Sprintf("%sb%04d", d, i) || r.OID != head || r.File.Ino == 0 {
+			t.Fatalf("ref %d: %+v", i, r)
+		}
+		r.At = time.Now().Add(time.Hour).UnixNano()
+		prev[r.Ref] = r
+	}
+	if !st.Watchable() {
+		return
+	}
+	gittest.Run(t, dir, "update-ref", d+"b0500", gittest.Run(t, dir, "hash-object", "-w", "--stdin"))
+	l, err = st.ListDir(d, func(ref string) (DirRef, bool) { r, ok := prev[ref]; return r, ok })
+	if err != nil || len(l.Refs) != 1100 || l.Read != 1 || l.Refs[500].OID == head {
+		t.Fatalf("after one changed: %d refs, %d read, b0500 %s: %v", len(l.Refs), l.Read, l.Refs[500].OID, err)
 	}
 }
