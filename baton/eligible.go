@@ -283,7 +283,8 @@ func writeHead(ctx context.Context, st *refstore.Store, path string, h *sharedHe
 // names the file stamp it was read under, so an older entry landing last
 // only makes the next listing read that file again.
 type dirNote struct {
-	ents    map[string]dirEntry // by ref
+	dir     string
+	ents    map[string]dirEntry // by name in dir
 	records int                 // entries in all records, to know when to rewrite
 	whole   bool                // read to its end without damage
 }
@@ -294,70 +295,87 @@ type dirEntry struct {
 	info sharedInfo
 }
 
+// same compares two entries of one ref.
 func (a dirEntry) same(b dirEntry) bool {
-	return a.ref == b.ref && a.info.live == b.info.live && a.info.id == b.info.id && a.info.created.Equal(b.info.created)
+	return a.ref.OID == b.ref.OID && a.ref.File == b.ref.File && a.ref.At == b.ref.At &&
+		a.info.live == b.info.live && a.info.id == b.info.id && a.info.created.Equal(b.info.created)
+}
+
+// entry is the note's entry of ref, with its name filled in.
+func (n *dirNote) entry(ref string) (dirEntry, bool) {
+	name, ok := strings.CutPrefix(ref, n.dir)
+	if !ok {
+		return dirEntry{}, false
+	}
+	e, ok := n.ents[name]
+	e.ref.Ref = ref
+	return e, ok
 }
 
 // prev is the note as ListDir takes it.
 func (n *dirNote) prev(ref string) (refstore.DirRef, bool) {
-	e, ok := n.ents[ref]
+	e, ok := n.entry(ref)
 	return e.ref, ok
 }
 
 // readDirNote reads the note of dir; anything unreadable is an empty one.
 func readDirNote(path, dir string) *dirNote {
-	out := &dirNote{ents: map[string]dirEntry{}}
+	empty := &dirNote{dir: dir, ents: map[string]dirEntry{}}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return out
+		return empty
 	}
 	hdr := &enc{b: []byte(dirMagic)}
 	hdr.str(dir)
 	if !bytes.HasPrefix(b, hdr.b) {
-		return out // another directory's (the name is a hash) or damaged
+		return empty // another directory's (the name is a hash) or damaged
 	}
 	b = b[len(hdr.b):]
+	out := &dirNote{dir: dir}
 	for len(b) > 0 {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || n > uint64(len(b)-k) || n < 4 {
-			return out
+			break
 		}
 		rec := b[k : k+int(n)]
 		b = b[k+int(n):]
 		body, sum := rec[:len(rec)-4], binary.BigEndian.Uint32(rec[len(rec)-4:])
 		if crc32.Checksum(body, castagnoli) != sum {
-			return out
+			break
 		}
 		d := &dec{b: body}
-		got := map[string]dirEntry{}
-		var gone []string
-		for c := d.count(); c > 0 && !d.bad; c-- {
-			ref := dir + d.str()
+		c := d.count()
+		if out.ents == nil {
+			out.ents = make(map[string]dirEntry, c)
+		}
+		// Keyed by name, a view of the note's bytes: no allocation per
+		// ref. A record that passed its checksum and does not parse was
+		// written wrong: believe none of the note.
+		for ; c > 0 && !d.bad; c-- {
+			name := d.str()
 			if d.uint() == 0 {
-				gone = append(gone, ref)
+				delete(out.ents, name)
+				out.records++
 				continue
 			}
-			r := refstore.DirRef{Ref: ref, OID: d.str()}
+			r := refstore.DirRef{OID: d.str()}
 			r.File = refstore.FileStamp{Ino: d.uint(), Size: d.int(), Mtime: d.int(), Ctime: d.int()}
 			r.At = d.int()
 			e := dirEntry{ref: r}
 			if d.uint() == 1 {
 				e.info = d.info()
 			}
-			got[ref] = e
+			out.ents[name] = e
+			out.records++
 		}
 		if d.bad || len(d.b) != 0 {
-			return out
+			return empty
 		}
-		for _, ref := range gone {
-			delete(out.ents, ref)
-		}
-		for ref, e := range got {
-			out.ents[ref] = e
-		}
-		out.records += len(got) + len(gone)
 	}
-	out.whole = true
+	if out.ents == nil {
+		out.ents = map[string]dirEntry{}
+	}
+	out.whole = len(b) == 0
 	return out
 }
 
@@ -404,15 +422,16 @@ func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, old
 	var changed []dirEntry
 	now := make(map[string]bool, len(ents))
 	for _, en := range ents {
-		now[en.ref.Ref] = true
-		if o, ok := old.ents[en.ref.Ref]; !ok || !o.same(en) {
+		name := strings.TrimPrefix(en.ref.Ref, dir)
+		now[name] = true
+		if o, ok := old.ents[name]; !ok || !o.same(en) {
 			changed = append(changed, en)
 		}
 	}
 	var gone []string
-	for ref := range old.ents {
-		if !now[ref] {
-			gone = append(gone, ref)
+	for name := range old.ents {
+		if !now[name] {
+			gone = append(gone, dir+name)
 		}
 	}
 	if len(changed)+len(gone) == 0 && old.whole {
@@ -582,7 +601,7 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 				p.reread = append(p.reread, r.Ref)
 				continue
 			}
-			if e, ok := p.note.ents[r.Ref]; ok && e.ref.OID == r.OID {
+			if e, ok := p.note.entry(r.Ref); ok && e.ref.OID == r.OID {
 				p.ents = append(p.ents, dirEntry{ref: r, info: e.info})
 				continue
 			}

@@ -423,8 +423,8 @@ func TestEligibleSharedNoteThatLiesDeliversNoClaimedBaton(t *testing.T) {
 	// The directory's note says the claimed blob waits; the head is
 	// gone, so the directory is listed and its note believed.
 	os.Remove(path)
-	writeDirNote(context.Background(), st, dirNotePath(st, bob.dir), bob.dir, &dirNote{}, []dirEntry{{ref: refstore.DirRef{Ref: claimed.Ref, OID: claimedOID}, info: lie.info}})
-	if got := readDirNote(dirNotePath(st, bob.dir), bob.dir); !got.ents[claimed.Ref].info.live {
+	writeDirNote(context.Background(), st, dirNotePath(st, bob.dir), bob.dir, &dirNote{dir: bob.dir}, []dirEntry{{ref: refstore.DirRef{Ref: claimed.Ref, OID: claimedOID}, info: lie.info}})
+	if got := readDirNote(dirNotePath(st, bob.dir), bob.dir); !got.ents[strings.TrimPrefix(claimed.Ref, bob.dir)].info.live {
 		t.Fatal("the forged directory note did not read back")
 	}
 	if id, _ := eligibleID(t, st); id != waiting.ID {
@@ -554,7 +554,7 @@ func TestEligibleSharedDirNoteAppends(t *testing.T) {
 		if !n.whole || len(n.ents) != min(i+1, 3) {
 			t.Fatalf("round %d: the note reads whole %v with %d refs", i, n.whole, len(n.ents))
 		}
-		if e := n.ents[last.Ref]; e.ref.OID != last.OID || !e.info.live || e.info.id != last.ID {
+		if e, _ := n.entry(last.Ref); e.ref.OID != last.OID || !e.info.live || e.info.id != last.ID {
 			t.Fatalf("round %d: the note says %+v of %s, want %s", i, e, last.Ref, last.OID)
 		}
 		if n.records > 2*len(n.ents)+64+3 {
