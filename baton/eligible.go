@@ -32,9 +32,9 @@ import (
 //     every time (unreadable or symbolic ones, so their warnings repeat);
 //     plus packed-refs' stamp and a sum of its shared range.
 //   - shared-batons.d/<hash of the directory>: each directory's refs with
-//     what their blobs decoded to. A blob id names its content, so this is
-//     never stale, only incomplete; it spares decoding a directory's blobs
-//     again when the directory is listed again.
+//     their blob ids, what stat said of their loose files (and when), and
+//     what the blobs decoded to: listing a directory again stats its files
+//     and reads and decodes only those whose stat moved.
 //
 // A start reads the head, stats packed-refs and each directory, and lists
 // again only the directories whose stamp moved or was not yet settled
@@ -46,10 +46,12 @@ import (
 // and the directory notes still spare the decoding.
 //
 // The notes only order candidates: the one delivered is always re-read
-// from its ref and decoded, and its claim is a compare-and-swap, so a
-// wrong note can cost a delivery's order at worst, never hand out a
-// claimed baton. A note that is missing, torn or fails its checksum is
-// ignored and written again.
+// from its ref and decoded, and its claim is a compare-and-swap, so no
+// note, however wrong, hands out a claimed baton. A stale note cannot
+// hide one either: what changed since moved a stamp. (One forged to match
+// the stamps could; the checksums are against damage, not forgery.) A
+// note that is missing, torn or fails its checksum is ignored and written
+// again.
 
 const (
 	headMagic = "git-handoff shared batons v2\n"
