@@ -4,29 +4,64 @@ import (
 	"bytes"
 	"container/heap"
 	"context"
+	"crypto/sha1"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// What Eligible needs of a shared baton (waiting or not, its order, the ref
-// it belongs at) is kept per blob id in a note under the common git dir, so
-// a start decodes only the blobs it has not seen before instead of every
-// shared baton. A blob's id names its content, so an entry is never stale:
-// a claim or a sync that moves a ref gives it a new id, which the note does
-// not know yet and which is decoded. The note only orders the candidates:
-// the one delivered is always re-read from its ref and decoded, so even a
-// wrong note cannot hand out a claimed baton. A note that is missing, torn
-// or fails its checksum is ignored and written again.
+// Finding the newest waiting shared baton must cost the same at 100,000
+// shared batons as at ten: a start may neither decode nor list every one.
+// So what the choice needs is kept per directory of shared refs (one per
+// owner, refs/ao/handoffs/shared/<owner>/), in two kinds of note under
+// <common dir>/handoff/:
+//
+//   - shared-batons, the head: for each directory, the refstore.Stamp it
+//     had when it was last listed, its newest few waiting batons (ref, blob
+//     id, createdAt, id), how many wait in all, and the refs to read again
+//     every time (unreadable or symbolic ones, so their warnings repeat);
+//     plus packed-refs' stamp and a sum of its shared range.
+//   - shared-batons.d/<hash of the directory>: each directory's refs with
+//     their blob ids, what stat said of their loose files (and when), and
+//     what the blobs decoded to: listing a directory again stats its files
+//     and reads and decodes only those whose stat moved.
+//
+// A start reads the head, stats packed-refs and each directory, and lists
+// again only the directories whose stamp moved or was not yet settled
+// (refstore says why a stamp moves with every change git makes), decoding
+// only the blobs their notes do not know. A packed-refs whose shared range
+// changed (pack-refs, gc, a packed shared ref deleted) makes every
+// directory be listed again. Where stamps cannot be trusted (another ref
+// backend, a network filesystem) every directory is listed every time,
+// and the directory notes still spare the decoding.
+//
+// The notes only order candidates: the one delivered is always re-read
+// from its ref and decoded, and its claim is a compare-and-swap, so no
+// note, however wrong, hands out a claimed baton. A stale note cannot
+// hide one either: what changed since moved a stamp. (One forged to match
+// the stamps could; the checksums are against damage, not forgery.) A
+// note that is missing, torn or fails its checksum is ignored and written
+// again.
 
-const sharedNoteMagic = "git-handoff shared batons v1\n"
+const (
+	headMagic = "git-handoff shared batons v2\n"
+	dirMagic  = "git-handoff shared baton dir v3\n"
+)
+
+// topN: how many of a directory's waiting batons the head keeps. More are
+// needed only when accept refuses all of them (or they were claimed since
+// the stamp): then the directory is listed again.
+const topN = 4
 
 // bulkDecode: with more unknown blobs than this, one `git for-each-ref`
 // streaming every shared blob is cheaper than reading them one by one.
@@ -37,205 +72,694 @@ type sharedInfo struct {
 	live    bool
 	created time.Time
 	id      string
-	home    string // the ref it belongs at, less refstore.SharedPrefix
 }
 
 func infoOf(s *Stored) sharedInfo {
-	return sharedInfo{live: s.Live(), created: s.CreatedAt, id: s.ID, home: strings.TrimPrefix(s.Ref, refstore.SharedPrefix)}
+	return sharedInfo{live: s.Live(), created: s.CreatedAt, id: s.ID}
+}
+
+// candidate is a waiting shared baton as a note or a decode saw it.
+type candidate struct {
+	ref, oid string
+	info     sharedInfo
+	dir      string // the directory it was found in
+}
+
+// sharedDir is one directory of shared refs as the head keeps it.
+type sharedDir struct {
+	dir    string // a ref prefix ending in "/"
+	stamp  refstore.Stamp
+	live   int         // waiting batons in it
+	top    []candidate // the newest of them, newest first, at most topN
+	reread []string    // refs read again every time
+	all    []candidate // every waiting one, when listed by this run
+	listed bool
+}
+
+type sharedHead struct {
+	watched bool // the stamps were taken, and may be trusted
+	packed  refstore.Stamp
+	sum     uint64
+	dirs    []*sharedDir
 }
 
 func sharedNotePath(st *refstore.Store) string {
 	return filepath.Join(st.CommonDir(), "handoff", "shared-batons")
 }
 
-// readSharedNote reads the note; anything unreadable is an empty note.
-func readSharedNote(path string) map[string]sharedInfo {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) < len(sharedNoteMagic)+4 || !bytes.HasPrefix(b, []byte(sharedNoteMagic)) {
-		return map[string]sharedInfo{}
+func dirNotePath(st *refstore.Store, dir string) string {
+	h := sha1.Sum([]byte(dir))
+	return filepath.Join(st.CommonDir(), "handoff", "shared-batons.d", hex.EncodeToString(h[:8]))
+}
+
+// enc and dec write and read the notes' fields.
+type enc struct{ b []byte }
+
+func (e *enc) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) int(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) str(s string) {
+	e.uint(uint64(len(s)))
+	e.b = append(e.b, s...)
+}
+func (e *enc) stamp(s refstore.Stamp) {
+	e.uint(s.Ino)
+	e.int(s.Size)
+	e.uint(s.Nlink)
+	e.int(s.Mtime)
+	e.int(s.Ctime)
+	e.int(s.At)
+}
+func (e *enc) info(i sharedInfo) {
+	e.int(i.created.Unix())
+	e.uint(uint64(i.created.Nanosecond()))
+	e.str(i.id)
+}
+
+// sealed is the note's bytes with its checksum.
+func (e *enc) sealed() []byte {
+	return binary.BigEndian.AppendUint32(e.b, crc32.Checksum(e.b, crc32.MakeTable(crc32.Castagnoli)))
+}
+
+type dec struct {
+	b   []byte
+	bad bool
+}
+
+// open checks the magic and the checksum; a failed dec reads as zeros.
+func open(b []byte, magic string) *dec {
+	if len(b) < len(magic)+4 || !bytes.HasPrefix(b, []byte(magic)) {
+		return &dec{bad: true}
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
 	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
-		return map[string]sharedInfo{}
+		return &dec{bad: true}
 	}
-	r := body[len(sharedNoteMagic):]
-	n, r, ok := uvarint(r)
-	if !ok || n > uint64(len(r)) {
-		return map[string]sharedInfo{}
+	return &dec{b: body[len(magic):]}
+}
+
+func (d *dec) uint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
 	}
-	out := make(map[string]sharedInfo, n)
-	for len(r) > 0 {
-		var oid, id, home string
-		var sec int64
-		var nsec uint64
-		if oid, r, ok = str(r); !ok || len(r) == 0 {
-			return map[string]sharedInfo{}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) int() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) str() string {
+	n := d.uint()
+	if d.bad || n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return ""
+	}
+	// A view of the note's bytes, not a copy: they are read once and
+	// never written, and a thousand refs' ids and names would otherwise
+	// be as many allocations.
+	s := unsafe.String(unsafe.SliceData(d.b), int(n))
+	d.b = d.b[n:]
+	return s
+}
+
+// count reads a length that the rest of the note must be able to hold
+// (each item takes a byte at least), so a damaged one allocates nothing.
+func (d *dec) count() int {
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	return int(n)
+}
+
+func (d *dec) stamp() refstore.Stamp {
+	return refstore.Stamp{Ino: d.uint(), Size: d.int(), Nlink: d.uint(), Mtime: d.int(), Ctime: d.int(), At: d.int()}
+}
+
+func (d *dec) info() sharedInfo {
+	sec, nsec := d.int(), d.uint()
+	if nsec >= 1e9 {
+		d.bad = true
+	}
+	return sharedInfo{live: true, created: time.Unix(sec, int64(nsec)).UTC(), id: d.str()}
+}
+
+// readHead reads the head; ok is false for anything unreadable.
+func readHead(path string) (sharedHead, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return sharedHead{}, false
+	}
+	d := open(b, headMagic)
+	h := sharedHead{watched: d.uint() == 1, packed: d.stamp(), sum: d.uint()}
+	n := d.count()
+	for i := 0; i < n && !d.bad; i++ {
+		u := &sharedDir{dir: refstore.SharedPrefix + d.str(), stamp: d.stamp(), live: int(d.uint())}
+		for k := d.count(); k > 0 && !d.bad; k-- {
+			ref := u.dir + d.str()
+			oid := d.str()
+			u.top = append(u.top, candidate{ref: ref, oid: oid, info: d.info(), dir: u.dir})
 		}
-		live := r[0] == 1
-		r = r[1:]
-		if home, r, ok = str(r); !ok {
-			return map[string]sharedInfo{}
+		for k := d.count(); k > 0 && !d.bad; k-- {
+			u.reread = append(u.reread, u.dir+d.str())
 		}
-		info := sharedInfo{live: live, home: home}
-		if live {
-			if sec, r, ok = varint(r); !ok {
-				return map[string]sharedInfo{}
-			}
-			if nsec, r, ok = uvarint(r); !ok || nsec >= 1e9 {
-				return map[string]sharedInfo{}
-			}
-			if id, r, ok = str(r); !ok {
-				return map[string]sharedInfo{}
-			}
-			info.created, info.id = time.Unix(sec, int64(nsec)).UTC(), id
+		h.dirs = append(h.dirs, u)
+	}
+	if d.bad || len(d.b) != 0 {
+		return sharedHead{}, false
+	}
+	return h, true
+}
+
+// writeHead replaces the head, whole. Failing to is no error: the next
+// start lists again.
+func writeHead(ctx context.Context, st *refstore.Store, path string, h *sharedHead) {
+	e := &enc{b: append(make([]byte, 0, 64+len(h.dirs)*160), headMagic...)}
+	if h.watched {
+		e.uint(1)
+	} else {
+		e.uint(0)
+	}
+	e.stamp(h.packed)
+	e.uint(h.sum)
+	e.uint(uint64(len(h.dirs)))
+	for _, u := range h.dirs {
+		e.str(strings.TrimPrefix(u.dir, refstore.SharedPrefix))
+		e.stamp(u.stamp)
+		e.uint(uint64(u.live))
+		e.uint(uint64(len(u.top)))
+		for _, c := range u.top {
+			e.str(strings.TrimPrefix(c.ref, u.dir))
+			e.str(c.oid)
+			e.info(c.info)
 		}
-		out[oid] = info
+		e.uint(uint64(len(u.reread)))
+		for _, r := range u.reread {
+			e.str(strings.TrimPrefix(r, u.dir))
+		}
+	}
+	_ = st.WriteNote(ctx, path, e.sealed())
+}
+
+// dirNote is what a directory's note says: each ref with the blob id it
+// held, what stat said of its loose file and when (refstore.ListDir
+// trusts a file's stamp only when it had settled by then), and what the
+// blob decoded to.
+//
+// The note is a header and then records, each checksummed on its own:
+// the first holds every ref, each later one what a listing found changed
+// (a directory of a thousand refs in which one changed costs a record of
+// one ref, appended, not the whole note rewritten). A later record wins;
+// one that is torn or fails its checksum ends the note there (it and what
+// follows are decoded again). Appends race harmlessly: a ref's entry
+// names the file stamp it was read under, so an older entry landing last
+// only makes the next listing read that file again.
+type dirNote struct {
+	dir     string
+	ents    map[string]dirEntry // by name in dir
+	records int                 // entries in all records, to know when to rewrite
+	whole   bool                // read to its end without damage
+}
+
+// dirEntry is one ref of a directory with what its blob decoded to.
+type dirEntry struct {
+	ref  refstore.DirRef
+	info sharedInfo
+}
+
+// same compares two entries of one ref.
+func (a dirEntry) same(b dirEntry) bool {
+	return a.ref.OID == b.ref.OID && a.ref.File == b.ref.File && a.ref.At == b.ref.At &&
+		a.info.live == b.info.live && a.info.id == b.info.id && a.info.created.Equal(b.info.created)
+}
+
+// entry is the note's entry of ref, with its name filled in.
+func (n *dirNote) entry(ref string) (dirEntry, bool) {
+	name, ok := strings.CutPrefix(ref, n.dir)
+	if !ok {
+		return dirEntry{}, false
+	}
+	e, ok := n.ents[name]
+	e.ref.Ref = ref
+	return e, ok
+}
+
+// prev is the note as ListDir takes it.
+func (n *dirNote) prev(ref string) (refstore.DirRef, bool) {
+	e, ok := n.entry(ref)
+	return e.ref, ok
+}
+
+// readDirNote reads the note of dir; anything unreadable is an empty one.
+func readDirNote(path, dir string) *dirNote {
+	empty := &dirNote{dir: dir, ents: map[string]dirEntry{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return empty
+	}
+	hdr := &enc{b: []byte(dirMagic)}
+	hdr.str(dir)
+	if !bytes.HasPrefix(b, hdr.b) {
+		return empty // another directory's (the name is a hash) or damaged
+	}
+	b = b[len(hdr.b):]
+	out := &dirNote{dir: dir}
+	for len(b) > 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) || n < 4 {
+			break
+		}
+		rec := b[k : k+int(n)]
+		b = b[k+int(n):]
+		body, sum := rec[:len(rec)-4], binary.BigEndian.Uint32(rec[len(rec)-4:])
+		if crc32.Checksum(body, castagnoli) != sum {
+			break
+		}
+		d := &dec{b: body}
+		c := d.count()
+		if out.ents == nil {
+			out.ents = make(map[string]dirEntry, c)
+		}
+		// Keyed by name, a view of the note's bytes: no allocation per
+		// ref. A record that passed its checksum and does not parse was
+		// written wrong: believe none of the note.
+		for ; c > 0 && !d.bad; c-- {
+			name := d.str()
+			if d.uint() == 0 {
+				delete(out.ents, name)
+				out.records++
+				continue
+			}
+			r := refstore.DirRef{OID: d.str()}
+			r.File = refstore.FileStamp{Ino: d.uint(), Size: d.int(), Mtime: d.int(), Ctime: d.int()}
+			r.At = d.int()
+			e := dirEntry{ref: r}
+			if d.uint() == 1 {
+				e.info = d.info()
+			}
+			out.ents[name] = e
+			out.records++
+		}
+		if d.bad || len(d.b) != 0 {
+			return empty
+		}
+	}
+	if out.ents == nil {
+		out.ents = map[string]dirEntry{}
+	}
+	out.whole = len(b) == 0
+	return out
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// record encodes entries (and refs gone) as one checksummed record.
+func dirRecord(dir string, ents []dirEntry, gone []string) []byte {
+	e := &enc{b: make([]byte, 0, 16+len(ents)*120)}
+	e.uint(uint64(len(ents) + len(gone)))
+	for _, ref := range gone {
+		e.str(strings.TrimPrefix(ref, dir))
+		e.uint(0)
+	}
+	for _, en := range ents {
+		e.str(strings.TrimPrefix(en.ref.Ref, dir))
+		e.uint(1)
+		e.str(en.ref.OID)
+		f := en.ref.File
+		e.uint(f.Ino)
+		e.int(f.Size)
+		e.int(f.Mtime)
+		e.int(f.Ctime)
+		e.int(en.ref.At)
+		if en.info.live {
+			e.uint(1)
+			e.info(en.info)
+		} else {
+			e.uint(0)
+		}
+	}
+	body := binary.BigEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli))
+	return append(binary.AppendUvarint(nil, uint64(len(body))), body...)
+}
+
+// writeDirNote brings the note of dir (read as old) to ents: by one
+// appended record of what changed, or, when the note is damaged or has
+// grown well past what it holds, by writing it again whole. Failing is no
+// error: the next listing reads and decodes again.
+func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, old *dirNote, ents []dirEntry) {
+	if len(ents) == 0 {
+		os.Remove(path)
+		return
+	}
+	var changed []dirEntry
+	now := make(map[string]bool, len(ents))
+	for _, en := range ents {
+		name := strings.TrimPrefix(en.ref.Ref, dir)
+		now[name] = true
+		if o, ok := old.ents[name]; !ok || !o.same(en) {
+			changed = append(changed, en)
+		}
+	}
+	var gone []string
+	for name := range old.ents {
+		if !now[name] {
+			gone = append(gone, dir+name)
+		}
+	}
+	if len(changed)+len(gone) == 0 && old.whole {
+		return
+	}
+	if old.whole && len(old.ents) > 0 && old.records+len(changed)+len(gone) <= 2*len(ents)+64 {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			_, err = f.Write(dirRecord(dir, changed, gone))
+			if cerr := f.Close(); err == nil && cerr == nil {
+				return
+			}
+		}
+	}
+	hdr := &enc{b: []byte(dirMagic)}
+	hdr.str(dir)
+	_ = st.WriteNote(ctx, path, append(hdr.b, dirRecord(dir, ents, nil)...))
+}
+
+// sharedScan is one start's look at the shared batons.
+type sharedScan struct {
+	st    *refstore.Store
+	watch bool
+	head  sharedHead
+	dirty bool // the head must be written
+	warns []Warning
+}
+
+// sharedCandidates returns the newest few waiting shared batons of every
+// directory, and the warnings for unreadable ones (in ref order),
+// listing only directories that changed and decoding only blobs their
+// notes do not know.
+func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []candidate, error) {
+	sc := &sharedScan{st: st, watch: st.Watchable()}
+	path := sharedNotePath(st)
+	old, ok := readHead(path)
+	ok = ok && old.watched
+	all := !ok
+	var listings map[string]refstore.DirRefs
+	if sc.watch {
+		ps, err := st.PackedStamp()
+		if err != nil {
+			return nil, nil, err
+		}
+		sc.head = sharedHead{watched: true, packed: ps, sum: old.sum}
+		if !ok || !ps.Same(old.packed) || !old.packed.Settled() {
+			// packed-refs was rewritten (or never seen): only a change
+			// in its shared range makes every directory suspect.
+			sum, sorted, err := st.PackedSum(refstore.SharedPrefix)
+			if err != nil {
+				return nil, nil, err
+			}
+			sc.watch = sorted
+			all = all || sum != old.sum
+			sc.head.sum, sc.dirty = sum, true
+		}
+	}
+	var dirty []string
+	keep := map[string]*sharedDir{}
+	notes := map[string]*dirNote{}
+	if sc.watch {
+		listings = map[string]refstore.DirRefs{}
+		queue := []string{refstore.SharedPrefix}
+		if !all {
+			for _, u := range old.dirs {
+				queue = append(queue, u.dir)
+			}
+		}
+		seen := map[string]bool{}
+		byDir := map[string]*sharedDir{}
+		if !all {
+			for _, u := range old.dirs {
+				byDir[u.dir] = u
+			}
+		}
+		// Stamp every known directory in one go (relative to the shared
+		// directory, not each from the root).
+		stamps, err := st.DirStamps(refstore.SharedPrefix, queue)
+		if err != nil {
+			return nil, nil, err
+		}
+		now := make(map[string]refstore.Stamp, len(queue))
+		for i, dir := range queue {
+			now[dir] = stamps[i]
+		}
+		for len(queue) > 0 {
+			dir := queue[0]
+			queue = queue[1:]
+			if seen[dir] {
+				continue
+			}
+			seen[dir] = true
+			if u := byDir[dir]; u != nil {
+				if s, ok := now[dir]; ok && s.Same(u.stamp) && u.stamp.Settled() {
+					keep[dir] = u
+					continue
+				}
+			}
+			note := readDirNote(dirNotePath(st, dir), dir)
+			l, err := st.ListDir(dir, note.prev)
+			if err != nil {
+				return nil, nil, err
+			}
+			listings[dir], notes[dir] = l, note
+			dirty = append(dirty, dir)
+			queue = append(queue, l.Dirs...)
+		}
+		if len(dirty) > 0 || len(keep) != len(old.dirs) {
+			sc.dirty = true
+		}
+	} else {
+		ids, err := st.RefIDs(ctx, refstore.SharedPrefix)
+		if err != nil {
+			return nil, nil, err
+		}
+		listings = map[string]refstore.DirRefs{}
+		for _, r := range ids {
+			dir := r.Ref[:strings.LastIndexByte(r.Ref, '/')+1]
+			l := listings[dir]
+			l.Refs = append(l.Refs, refstore.DirRef{Ref: r.Ref, OID: r.OID})
+			listings[dir] = l
+		}
+		for dir := range listings {
+			dirty = append(dirty, dir)
+		}
+	}
+	built, err := sc.build(ctx, dirty, listings, notes)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, u := range built {
+		keep[u.dir] = u
+	}
+	for _, u := range keep {
+		sc.head.dirs = append(sc.head.dirs, u)
+	}
+	sort.Slice(sc.head.dirs, func(i, j int) bool { return sc.head.dirs[i].dir < sc.head.dirs[j].dir })
+	cands := sc.reread(ctx)
+	for _, u := range sc.head.dirs {
+		cands = append(cands, u.top...)
+	}
+	slices.SortStableFunc(sc.warns, func(a, b Warning) int { return strings.Compare(a.Ref, b.Ref) })
+	return sc, cands, nil
+}
+
+// build makes the head's entries of the directories listed, decoding the
+// blobs their notes do not know (through one stream when there are many),
+// and writes the notes that learnt or forgot something. A directory with
+// nothing in it or under it that no longer exists is dropped. notes holds
+// the notes already read (for ListDir); the others are read here.
+func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[string]refstore.DirRefs, notes map[string]*dirNote) ([]*sharedDir, error) {
+	type pending struct {
+		dir    string
+		note   *dirNote
+		ents   []dirEntry
+		reread []string
+	}
+	var ps []*pending
+	unknown := map[string]string{} // oid and ref → ref, for the blobs to decode
+	for _, dir := range dirs {
+		l := listings[dir]
+		p := &pending{dir: dir, note: notes[dir]}
+		if p.note == nil {
+			p.note = readDirNote(dirNotePath(sc.st, dir), dir)
+		}
+		for _, r := range l.Refs {
+			if r.OID == "" {
+				p.reread = append(p.reread, r.Ref)
+				continue
+			}
+			if e, ok := p.note.entry(r.Ref); ok && e.ref.OID == r.OID {
+				p.ents = append(p.ents, dirEntry{ref: r, info: e.info})
+				continue
+			}
+			unknown[r.OID+" "+r.Ref] = r.Ref
+			p.ents = append(p.ents, dirEntry{ref: r})
+		}
+		ps = append(ps, p)
+	}
+	decoded := map[string]sharedInfo{}
+	bad := map[string]bool{}
+	take := func(e refstore.Entry) {
+		k := e.OID + " " + e.Ref
+		if _, ok := unknown[k]; !ok {
+			return
+		}
+		delete(unknown, k)
+		s, err := Decode(e)
+		if err != nil {
+			bad[k] = true
+			return
+		}
+		decoded[k] = infoOf(&s)
+	}
+	if len(unknown) > bulkDecode {
+		// Many new blobs (the first start, or after a large fetch): stream
+		// them through one git process, that of their directory when they
+		// are in a few.
+		by := map[string]bool{}
+		for _, ref := range unknown {
+			by[ref[:strings.LastIndexByte(ref, '/')+1]] = true
+		}
+		prefixes := []string{refstore.SharedPrefix}
+		if len(by) <= 4 {
+			prefixes = prefixes[:0]
+			for dir := range by {
+				prefixes = append(prefixes, dir)
+			}
+		}
+		for _, prefix := range prefixes {
+			if err := sc.st.Each(ctx, prefix, func(e refstore.Entry) error {
+				take(e)
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for k, ref := range unknown {
+		oid, _, _ := strings.Cut(k, " ")
+		e, err := sc.st.ReadObject(ctx, oid)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			bad[k] = true // missing or unreadable: Get says which, every time
+			continue
+		}
+		e.Ref, e.OID = ref, oid
+		take(e)
+	}
+	var out []*sharedDir
+	for _, p := range ps {
+		l := listings[p.dir]
+		u := &sharedDir{dir: p.dir, stamp: l.Stamp, listed: true, reread: p.reread}
+		var ents []dirEntry
+		for _, en := range p.ents {
+			k := en.ref.OID + " " + en.ref.Ref
+			if bad[k] {
+				u.reread = append(u.reread, en.ref.Ref)
+				continue
+			}
+			if info, ok := decoded[k]; ok {
+				en.info = info
+			}
+			ents = append(ents, en)
+			if en.info.live {
+				u.all = append(u.all, candidate{ref: en.ref.Ref, oid: en.ref.OID, info: en.info, dir: p.dir})
+			}
+		}
+		writeDirNote(ctx, sc.st, dirNotePath(sc.st, p.dir), p.dir, p.note, ents)
+		u.live, u.top = len(u.all), newest(u.all, topN)
+		sort.Strings(u.reread)
+		if len(ents) == 0 && len(u.reread) == 0 && len(l.Dirs) == 0 && l.Stamp.Absent() && p.dir != refstore.SharedPrefix {
+			continue // gone
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// newest returns the n newest of cs, newest first, without ordering the
+// rest (a directory may hold a thousand).
+func newest(cs []candidate, n int) []candidate {
+	top := make([]candidate, 0, n+1)
+	for _, c := range cs {
+		if len(top) == n && !c.newer(&top[n-1]) {
+			continue
+		}
+		i := sort.Search(len(top), func(i int) bool { return c.newer(&top[i]) })
+		top = slices.Insert(top, i, c)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	return top
+}
+
+// reread reads the refs that must be read every time: the unreadable
+// ones warn again, a symbolic one that leads to a waiting baton is a
+// candidate.
+func (sc *sharedScan) reread(ctx context.Context) []candidate {
+	var out []candidate
+	for _, u := range sc.head.dirs {
+		for _, ref := range u.reread {
+			s, err := Read(ctx, sc.st, ref)
+			switch {
+			case errors.Is(err, refstore.ErrNotFound):
+			case err != nil:
+				sc.warns = append(sc.warns, Warning{Ref: ref, Err: err})
+			case s.Live():
+				out = append(out, candidate{ref: s.Ref, oid: s.OID, info: infoOf(&s)})
+			}
+		}
 	}
 	return out
 }
 
-func uvarint(b []byte) (uint64, []byte, bool) {
-	v, n := binary.Uvarint(b)
-	if n <= 0 {
-		return 0, b, false
+// more returns every waiting baton of dir, listing it again when this run
+// has not: for when the head's newest few were all refused or taken.
+func (sc *sharedScan) more(ctx context.Context, dir string) ([]candidate, error) {
+	i := sort.Search(len(sc.head.dirs), func(i int) bool { return sc.head.dirs[i].dir >= dir })
+	if i == len(sc.head.dirs) || sc.head.dirs[i].dir != dir {
+		return nil, nil
 	}
-	return v, b[n:], true
-}
-
-func varint(b []byte) (int64, []byte, bool) {
-	v, n := binary.Varint(b)
-	if n <= 0 {
-		return 0, b, false
+	u := sc.head.dirs[i]
+	if u.listed {
+		return u.all, nil
 	}
-	return v, b[n:], true
-}
-
-func str(b []byte) (string, []byte, bool) {
-	n, r, ok := uvarint(b)
-	if !ok || n > uint64(len(r)) {
-		return "", b, false
+	if u.live <= len(u.top) {
+		return nil, nil
 	}
-	return string(r[:n]), r[n:], true
-}
-
-// writeSharedNote replaces the note, whole. Failing to is no error: the
-// next start decodes again.
-func writeSharedNote(ctx context.Context, st *refstore.Store, path string, m map[string]sharedInfo) {
-	oids := make([]string, 0, len(m))
-	for oid := range m {
-		oids = append(oids, oid)
+	if !sc.watch {
+		return nil, nil // every directory was listed
 	}
-	sort.Strings(oids)
-	b := make([]byte, 0, len(sharedNoteMagic)+len(m)*96)
-	b = append(b, sharedNoteMagic...)
-	b = binary.AppendUvarint(b, uint64(len(m)))
-	putStr := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	for _, oid := range oids {
-		info := m[oid]
-		putStr(oid)
-		if info.live {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
-		}
-		putStr(info.home)
-		if info.live {
-			b = binary.AppendVarint(b, info.created.Unix())
-			b = binary.AppendUvarint(b, uint64(info.created.Nanosecond()))
-			putStr(info.id)
-		}
-	}
-	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
-	_ = st.WriteNote(ctx, path, b)
-}
-
-// candidate is a waiting shared baton as the note or a decode saw it.
-type candidate struct {
-	ref, oid string
-	info     sharedInfo
-}
-
-// sharedCandidates returns the shared batons that were waiting when their
-// refs were listed, and the warnings for unreadable ones (in
-// ref order), decoding only blobs the note does not know.
-func sharedCandidates(ctx context.Context, st *refstore.Store) ([]candidate, []Warning, error) {
-	path := sharedNotePath(st)
-	known := readSharedNote(path)
-	ids, err := st.RefIDs(ctx, refstore.SharedPrefix)
+	note := readDirNote(dirNotePath(sc.st, dir), dir)
+	l, err := sc.st.ListDir(dir, note.prev)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	unknown := 0
-	for _, r := range ids {
-		if info, ok := known[r.OID]; !ok || r.OID == "" || refstore.SharedPrefix+info.home != r.Ref {
-			unknown++
-		}
+	built, err := sc.build(ctx, []string{dir}, map[string]refstore.DirRefs{dir: l}, map[string]*dirNote{dir: note})
+	if err != nil || len(built) == 0 {
+		return nil, err
 	}
-	var cands []candidate
-	var warns []Warning
-	seen := make(map[string]sharedInfo, len(ids))
-	added := 0
-	take := func(ref, oid string, info sharedInfo) {
-		seen[oid] = info
-		if info.live {
-			cands = append(cands, candidate{ref: ref, oid: oid, info: info})
-		}
-	}
-	decoded := func(e refstore.Entry) error {
-		s, err := Decode(e)
-		if err != nil {
-			warns = append(warns, Warning{Ref: e.Ref, Err: err})
-			return nil
-		}
-		if _, ok := known[e.OID]; !ok {
-			added++
-		}
-		take(e.Ref, e.OID, infoOf(&s))
-		return nil
-	}
-	if unknown > bulkDecode {
-		// Many new blobs (the first start, or after a large fetch): stream
-		// them all through one git process, decoding only the unknown.
-		err = st.Each(ctx, refstore.SharedPrefix, func(e refstore.Entry) error {
-			if info, ok := known[e.OID]; ok && refstore.SharedPrefix+info.home == e.Ref {
-				take(e.Ref, e.OID, info)
-				return nil
-			}
-			return decoded(e)
-		})
-	} else {
-		for _, r := range ids {
-			if info, ok := known[r.OID]; ok && r.OID != "" && refstore.SharedPrefix+info.home == r.Ref {
-				take(r.Ref, r.OID, info)
-				continue
-			}
-			e, gerr := st.Get(ctx, r.Ref)
-			switch {
-			case errors.Is(gerr, refstore.ErrNotFound):
-				continue // gone since it was listed
-			case gerr != nil && !isBadRecord(gerr):
-				return nil, warns, gerr
-			case gerr != nil:
-				warns = append(warns, Warning{Ref: r.Ref, Err: gerr})
-				continue
-			}
-			if err := decoded(e); err != nil {
-				return nil, warns, err
-			}
-		}
-	}
-	if err != nil {
-		return nil, warns, err
-	}
-	// Rewrite the note when it learnt something, or when it holds many
-	// blobs no ref names any more; keep only what the refs name now.
-	if added > 0 || len(known) > 2*len(seen)+64 {
-		writeSharedNote(ctx, st, path, seen)
-	}
-	return cands, warns, nil
+	sc.head.dirs[i] = built[0]
+	sc.dirty = true
+	return built[0].all, nil
 }
 
 // byNewest is a heap of candidates, the newest on top: a start usually
@@ -263,42 +787,77 @@ func (c *candidate) newer(o *candidate) bool {
 // candidate is re-read from its ref and decoded before it is chosen, as the
 // claim's compare-and-swap would: one claimed or replaced since it was
 // listed is skipped, or put back in its new place when its new version
-// waits too.
+// waits too. When the last of a directory's newest few is passed over,
+// the rest of that directory joins the heap: all of them are older than
+// it, so the order stays right.
 func newestShared(ctx context.Context, st *refstore.Store, ok func(*Stored) bool, warns []Warning) (*Stored, []Warning, error) {
-	cands, w, err := sharedCandidates(ctx, st)
-	warns = append(warns, w...)
+	sc, cands, err := sharedCandidates(ctx, st)
 	if err != nil {
 		return nil, warns, err
 	}
+	warns = append(warns, sc.warns...)
 	h := byNewest(cands)
 	heap.Init(&h)
+	left := map[string]int{} // of each directory's newest few, those not yet popped
+	for _, c := range cands {
+		if c.dir != "" {
+			left[c.dir]++
+		}
+	}
+	popped := map[string]bool{}
+	passOver := func(c candidate) error {
+		if c.dir == "" {
+			return nil
+		}
+		if left[c.dir]--; left[c.dir] != 0 {
+			return nil
+		}
+		rest, err := sc.more(ctx, c.dir)
+		if err != nil {
+			return err
+		}
+		for _, m := range rest {
+			if !popped[m.ref+" "+m.oid] {
+				m.dir = "" // counted already
+				heap.Push(&h, m)
+			}
+		}
+		return nil
+	}
 	moves := 0
 	for h.Len() > 0 {
 		c := heap.Pop(&h).(candidate)
+		popped[c.ref+" "+c.oid] = true
 		s, err := Read(ctx, st, c.ref)
 		switch {
 		case errors.Is(err, refstore.ErrNotFound):
-			continue
 		case err != nil && isBadRecord(err):
 			warns = append(warns, Warning{Ref: c.ref, Err: err})
-			continue
 		case err != nil:
 			return nil, warns, err
 		case !s.Live():
-			continue
 		case s.OID != c.oid:
 			// A newer version that waits too: it takes its own place
 			// in the order. Bounded, so a ref rewritten without end
 			// cannot keep us here.
-			if moves++; moves > 16 {
-				continue
+			if moves++; moves <= 16 {
+				heap.Push(&h, candidate{ref: s.Ref, oid: s.OID, info: infoOf(&s)})
 			}
-			heap.Push(&h, candidate{ref: s.Ref, oid: s.OID, info: infoOf(&s)})
-			continue
-		}
-		if ok(&s) {
+		case ok(&s):
+			sc.finish(ctx)
 			return &s, warns, nil
 		}
+		if err := passOver(c); err != nil {
+			return nil, warns, err
+		}
 	}
+	sc.finish(ctx)
 	return nil, warns, nil
+}
+
+// finish writes the head when this run changed it.
+func (sc *sharedScan) finish(ctx context.Context) {
+	if sc.watch && sc.dirty {
+		writeHead(ctx, sc.st, sharedNotePath(sc.st), &sc.head)
+	}
 }

@@ -81,6 +81,48 @@ for layout in loose packed; do
 	printf 'start --json %d vs %d batons %-6s  %s vs %s  ratio %s×  (goal ≤ 1.1×)\n' "$large" "$small" "$layout" "$(ms "$a")" "$(ms "$b")" "$(ratio "$a" "$b")"
 done
 
+# start with no private baton waiting, at $large shared batons against
+# $small (goal <= 1.1x): before each run a teammate ends a shared baton
+# (owner0, one of 97 owners, whose directory holds a 97th of the shared
+# batons), which the start claims. The two repositories take turns, so a
+# busy machine slows both alike.
+populate_shared() {
+	local dir=$1 n=$2 layout=$3
+	awk -v n="$n" 'BEGIN {
+		for (i = 0; i < n; i++)
+			printf "{\"schema\":\"handoff/v1\",\"id\":\"h-shared%06d\",\"owner\":\"owner%d@example.com\",\"branch\":\"branch-%d\",\"shared\":true,\"nextSteps\":[\"step %d\"],\"failedApproaches\":[],\"openQuestions\":[],\"createdAt\":\"2026-11-01T12:00:00Z\",\"claimed\":%s}\n", i, i % 97, i, i, (i % 3 == 0) ? "true" : "false"
+	}' | import_blobs "$dir" > "$dir/.blobs.ids"
+	awk '{ i = NR - 1; printf "refs/ao/handoffs/shared/owner%d@example.com/branch-%d %s\n", i % 97, i, $1 }' "$dir/.blobs.ids" | write_refs "$dir" "$layout"
+	rm -f "$dir/.blobs.ids"
+}
+shared_start() {
+	git -C "$1" handoff end --owner owner0@example.com --branch "fresh-$2" --shared --next "go on" >/dev/null
+	c0=$(cpu_ms)
+	t=$(time_ns git -C "$1" handoff start --owner me@example.com --session "s-$2" --json)
+	c1=$(cpu_ms)
+}
+echo "# start --json, no private baton, a shared one just ended: $large vs $small shared batons (median of $runs, runs interleaved); goal <= 1.1x"
+for layout in loose packed; do
+	for n in "$small" "$large"; do
+		repo="$tmp/sh-$n-$layout"
+		git init -q -b main "$repo"
+		git -C "$repo" commit -q --allow-empty -m init
+		populate_shared "$repo" "$n" "$layout"
+		# The first start after populating decodes every shared baton once.
+		shared_start "$repo" warmup
+	done
+	a=(); b=(); ca=0; cb=0
+	for i in $(seq "$runs"); do
+		shared_start "$tmp/sh-$large-$layout" "$i"; a+=("$t"); ca=$((ca + c1 - c0))
+		shared_start "$tmp/sh-$small-$layout" "$i"; b+=("$t"); cb=$((cb + c1 - c0))
+	done
+	ma=$(printf '%s\n' "${a[@]}" | median)
+	mb=$(printf '%s\n' "${b[@]}" | median)
+	printf 'start, shared waiting  %d vs %d shared %-6s  wall: %s vs %s  ratio %s×  cpu: %s vs %s  ratio %s×  (goal ≤ 1.1×)\n' "$large" "$small" "$layout" "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")" \
+		"$(ms $((ca * 1000000 / runs)))" "$(ms $((cb * 1000000 / runs)))" "$(ratio "$ca" "$cb")"
+	rm -rf "$tmp/sh-$small-$layout" "$tmp/sh-$large-$layout"
+done
+
 echo "# list --all --json on $large batons (median of 7) vs for-each-ref | cat-file --batch; goal <= 1.0x, peak < 100 MB"
 for layout in loose packed; do
 	cd "$tmp/r-$large-$layout"
