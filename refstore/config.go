@@ -48,7 +48,7 @@ type configReader struct {
 	headCache *string
 	// read is every file whose contents (or absence) the entries depend
 	// on, stamped before it was read, for configCache to check.
-	read []fileStamp
+	read []configFileStat
 }
 
 // readConfig returns every configuration entry git would see in a
@@ -59,7 +59,7 @@ func readConfig(gitDir, commonDir string) ([]configEntry, error) {
 }
 
 // readConfigFiles is readConfig, and the files the entries came from.
-func readConfigFiles(gitDir, commonDir string) ([]configEntry, []fileStamp, error) {
+func readConfigFiles(gitDir, commonDir string) ([]configEntry, []configFileStat, error) {
 	r := &configReader{gitDir: gitDir, getenv: os.LookupEnv, includes: true}
 	if err := r.all(commonDir); err != nil {
 		return nil, nil, err
@@ -75,27 +75,27 @@ func readConfigFiles(gitDir, commonDir string) ([]configEntry, []fileStamp, erro
 type configCache struct {
 	mu      sync.Mutex
 	entries []configEntry
-	stamps  []fileStamp
+	stamps  []configFileStat
 	ok      bool
 }
 
-// fileStamp is what a file was when it was read: absent, or its identity,
+// configFileStat is what a file was when it was read: absent, or its identity,
 // size and modification time.
-type fileStamp struct {
+type configFileStat struct {
 	path string
 	info fs.FileInfo // nil: it was not there
 }
 
-func stampOf(path string) fileStamp {
+func statConfigFile(path string) configFileStat {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fileStamp{path: path}
+		return configFileStat{path: path}
 	}
-	return fileStamp{path: path, info: fi}
+	return configFileStat{path: path, info: fi}
 }
 
-func (f fileStamp) current() bool {
-	now := stampOf(f.path)
+func (f configFileStat) current() bool {
+	now := statConfigFile(f.path)
 	if f.info == nil || now.info == nil {
 		return f.info == nil && now.info == nil
 	}
@@ -229,7 +229,7 @@ func (r *configReader) file(path string) error {
 	if path == "" {
 		return nil
 	}
-	r.read = append(r.read, stampOf(path))
+	r.read = append(r.read, statConfigFile(path))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || isNotDir(err) {
@@ -490,7 +490,7 @@ func (r *configReader) include(e configEntry, from string) error {
 		}
 		p = filepath.Join(filepath.Dir(from), p)
 	}
-	r.read = append(r.read, stampOf(p)) // a missing include may appear later
+	r.read = append(r.read, statConfigFile(p)) // a missing include may appear later
 	if _, err := os.Stat(p); err != nil {
 		if errors.Is(err, os.ErrNotExist) || isNotDir(err) {
 			return nil
@@ -590,7 +590,7 @@ func (r *configReader) byBranch(pat string) bool {
 	}
 	if r.headCache == nil {
 		head := ""
-		r.read = append(r.read, stampOf(filepath.Join(r.gitDir, "HEAD")))
+		r.read = append(r.read, statConfigFile(filepath.Join(r.gitDir, "HEAD")))
 		if b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD")); err == nil {
 			if t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref:"); ok {
 				head = strings.TrimSpace(t)
