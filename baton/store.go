@@ -1,6 +1,7 @@
 package baton
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,11 +73,17 @@ func Decode(e refstore.Entry) (Stored, error) {
 // decodeFast decodes a well-formed baton record in one pass. It accepts
 // exactly what refstore.Decode would (a blob within the cap, one JSON
 // object whose schema is ours); anything else is left to refstore.Decode,
-// which parses twice but says what is wrong.
+// which parses twice but says what is wrong. UnmarshalFast reads the
+// records git-handoff writes without reflection; what it declines (a
+// null, say) json.Unmarshal reads in one pass still.
 func decodeFast(e refstore.Entry, b *Baton) bool {
 	if e.Size > refstore.MaxRecord || len(e.Data) > refstore.MaxRecord || (e.Type != "" && e.Type != "blob") {
 		return false
 	}
+	if UnmarshalFast(e.Data, b) && b.Schema == Schema {
+		return true
+	}
+	*b = Baton{}
 	return json.Unmarshal(e.Data, b) == nil && b.Schema == Schema
 }
 
@@ -228,6 +235,7 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 	type keyed struct {
 		created time.Time // what Newer orders by
 		id      string
+		n       int // the place in ref order, which breaks ties as a stable sort would
 		v       T
 	}
 	var out []keyed
@@ -244,14 +252,17 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		default:
 			return
 		}
-		out = append(out, keyed{created: s.CreatedAt, id: s.ID, v: conv(&s)})
+		out = append(out, keyed{created: s.CreatedAt, id: s.ID, n: len(out), v: conv(&s)})
 	}, &warns)
-	slices.SortStableFunc(out, func(a, b keyed) int {
+	slices.SortFunc(out, func(a, b keyed) int {
 		// Newer, on the two fields it reads.
 		if c := b.created.Compare(a.created); c != 0 {
 			return c
 		}
-		return strings.Compare(b.id, a.id)
+		if c := strings.Compare(b.id, a.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
 	})
 	vs := make([]T, len(out))
 	for i := range out {

@@ -88,7 +88,14 @@ func TestEachStreamedMatchesEach(t *testing.T) {
 	ctx := context.Background()
 	collect := func(list func(context.Context, string, func(Entry) error) error) []Entry {
 		var out []Entry
-		if err := list(ctx, SharedPrefix, func(e Entry) error { out = append(out, e); return nil }); err != nil {
+		// EachStreamed's e.Data lasts until the callback returns: kept, it is copied.
+		if err := list(ctx, SharedPrefix, func(e Entry) error {
+			if e.Data != nil {
+				e.Data = append([]byte(nil), e.Data...)
+			}
+			out = append(out, e)
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
 		return out
