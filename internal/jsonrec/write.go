@@ -1,6 +1,7 @@
 package jsonrec
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -119,19 +120,9 @@ func Indent(dst, src []byte, prefix, indent string) []byte {
 		switch c {
 		case '"':
 			// Copy the string whole: only a quote not escaped ends it.
-			j := i + 1
-			for j < len(src) {
-				if src[j] == '\\' {
-					j += 2
-					continue
-				}
-				if src[j] == '"' {
-					break
-				}
-				j++
-			}
-			dst = append(dst, src[i:min(j+1, len(src))]...)
-			i = j
+			j := stringEnd(src, i+1)
+			dst = append(dst, src[i:j]...)
+			i = j - 1
 		case '{', '[':
 			dst = append(dst, c)
 			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
@@ -155,4 +146,24 @@ func Indent(dst, src []byte, prefix, indent string) []byte {
 		}
 	}
 	return dst
+}
+
+// stringEnd returns the index just past the quote that closes the string
+// whose contents start at i (len(src) when none does). The searches are
+// the library's vectorised ones: most of a record's bytes are in strings.
+func stringEnd(src []byte, i int) int {
+	for {
+		q := bytes.IndexByte(src[i:], '"')
+		if q < 0 {
+			return len(src)
+		}
+		b := bytes.IndexByte(src[i:i+q], '\\')
+		if b < 0 {
+			return i + q + 1
+		}
+		i += b + 2 // past the escape and the byte it escapes
+		if i >= len(src) {
+			return len(src)
+		}
+	}
 }
