@@ -232,11 +232,14 @@ func List(ctx context.Context, st *refstore.Store, f Filter) ([]Stored, []Warnin
 // reduces each selected baton as it is read (to its output, say), and only
 // what it returns is kept, with the order's key, for the sort.
 func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
+	// What Newer orders by, kept small and, but for the id, free of
+	// pointers: a hundred thousand of these stay until the sort.
 	type keyed struct {
-		created time.Time // what Newer orders by
-		id      string
-		n       int // the place in ref order, which breaks ties as a stable sort would
-		v       T
+		sec  int64 // createdAt, as Unix seconds and nanoseconds
+		nsec int32
+		n    int32 // the place in ref order, which breaks ties as a stable sort would
+		id   string
+		v    T
 	}
 	var out []keyed
 	var warns []Warning
@@ -252,11 +255,15 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		default:
 			return
 		}
-		out = append(out, keyed{created: s.CreatedAt, id: s.ID, n: len(out), v: conv(&s)})
+		out = append(out, keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(len(out)), id: s.ID, v: conv(&s)})
 	}, &warns)
 	slices.SortFunc(out, func(a, b keyed) int {
-		// Newer, on the two fields it reads.
-		if c := b.created.Compare(a.created); c != 0 {
+		// Newer, on the two fields it reads (seconds then nanoseconds
+		// order instants as time.Compare does).
+		if c := cmp.Compare(b.sec, a.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.nsec, a.nsec); c != 0 {
 			return c
 		}
 		if c := strings.Compare(b.id, a.id); c != 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"sync/atomic"
 )
 
 // EachStreamed is Each for long listings: the refs are listed in process
@@ -94,10 +95,14 @@ func (b *batch) run(ids []RefID, fn func(Entry) error) error {
 		return nil
 	}
 	fed := make(chan struct{})
+	// asked counts the questions written: readBatch lets go of each ref's
+	// strings once answered, which the feeder has read before (the count
+	// says so to the memory model).
+	var asked atomic.Int64
 	go func() {
 		defer close(fed)
 		bw := bufio.NewWriterSize(b.in, 64<<10)
-		for _, id := range ids {
+		for i, id := range ids {
 			name := id.OID
 			if name == "" {
 				name = id.Ref // cat-file resolves it, as for-each-ref would
@@ -106,11 +111,12 @@ func (b *batch) run(ids []RefID, fn func(Entry) error) error {
 			if err := bw.WriteByte('\n'); err != nil {
 				break
 			}
+			asked.Store(int64(i + 1))
 		}
 		bw.Flush()
 		b.in.Close()
 	}()
-	perr := readBatch(bufio.NewReaderSize(b.out, 256<<10), ids, fn)
+	perr := readBatch(bufio.NewReaderSize(b.out, 256<<10), ids, fn, &asked)
 	if perr != nil {
 		b.cmd.Process.Kill()
 	}
@@ -130,9 +136,18 @@ func (b *batch) run(ids []RefID, fn func(Entry) error) error {
 // decoder accepts: it is skipped with the others that cannot be read.
 // The headers are parsed in place and every object read into one buffer:
 // nothing is allocated per object but what fn keeps.
-func readBatch(r *bufio.Reader, ids []RefID, fn func(Entry) error) error {
+//
+// Each entry of ids is cleared once fn has seen it (ids is consumed): the
+// refs' names and ids are most of what a long listing holds besides what
+// fn keeps.
+func readBatch(r *bufio.Reader, ids []RefID, fn func(Entry) error, asked *atomic.Int64) error {
 	data := make([]byte, 0, 4<<10) // never nil: an empty blob is empty, not absent
-	for _, id := range ids {
+	for i := range ids {
+		id := ids[i]
+		// Answered, so asked: the feeder is done with it.
+		if i > 0 && asked.Load() >= int64(i) {
+			ids[i-1] = RefID{}
+		}
 		line, err := r.ReadSlice('\n')
 		if err != nil {
 			if err == bufio.ErrBufferFull {

@@ -149,7 +149,7 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 }
 
 // listHeapLimit is the heap a listing may grow to before a collection.
-const listHeapLimit = 72 << 20
+const listHeapLimit = 60 << 20
 
 // appendListed appends item's compact JSON as the Encoder writes it; the
 // rare snapshot is the Encoder's own writing (enc writes into buf).
