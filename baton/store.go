@@ -243,6 +243,10 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 	}
 	var out []keyed
 	var warns []Warning
+	// One baton is handed to conv at a time: conv keeps what it needs,
+	// so the same variable serves every baton instead of one allocated
+	// for each.
+	var cur Stored
 	err := each(ctx, st.EachStreamed, refstore.HandoffsPrefix, func(s Stored) {
 		switch {
 		case s.Deleted != nil:
@@ -255,7 +259,8 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		default:
 			return
 		}
-		out = append(out, keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(len(out)), id: s.ID, v: conv(&s)})
+		cur = s
+		out = append(out, keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(len(out)), id: s.ID, v: conv(&cur)})
 	}, &warns)
 	slices.SortFunc(out, func(a, b keyed) int {
 		// Newer, on the two fields it reads (seconds then nanoseconds

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
 )
 
@@ -15,6 +16,16 @@ import (
 // TestAppendMatchesEncoder and FuzzAppendMatchesEncoder check. A shape
 // either does not write (a time outside years 0…9999) is an error; the
 // caller then encodes with encoding/json, which words it as before.
+
+// AppendStoredOpen is AppendBatonOpen of OfBaton(s), shaped in place:
+// a listing writes a hundred thousand without allocating a shape for each.
+func AppendStoredOpen(dst []byte, s *baton.Stored) ([]byte, error) {
+	var b Baton
+	var del Deletion
+	var sig Signature
+	shapeBaton(&b, s, &del, &sig)
+	return AppendBatonOpen(dst, &b)
+}
 
 // AppendBaton appends b's compact JSON.
 func AppendBaton(dst []byte, b *Baton) ([]byte, error) {

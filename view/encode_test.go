@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/sign"
 )
 
 // hostile is text a teammate's record may hold: quotes, escapes, controls,
@@ -151,5 +154,24 @@ func TestAppendRefusesWhatEncoderRefuses(t *testing.T) {
 	}
 	if err := json.NewEncoder(&bytes.Buffer{}).Encode(b); err == nil {
 		t.Fatal("encoding/json wrote it: the fast writer should too")
+	}
+}
+
+// AppendStoredOpen shapes in place what OfBaton shapes: the same bytes.
+func TestAppendStoredMatchesOfBaton(t *testing.T) {
+	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	for i, s := range hostile {
+		st := &baton.Stored{Baton: baton.Baton{ID: s, Owner: s, Branch: s, Shared: i%2 == 0, NextSteps: []string{s},
+			Harness: s, SessionID: s, CreatedAt: at, Head: s, ClaimedBySession: s}, Ref: s, Fenced: i%3 == 0}
+		if i%2 == 1 {
+			st.Claimed, st.ClaimedAt = true, &at
+			st.Deleted = &baton.Deletion{Reason: s, At: at}
+			st.Signature = &refstore.Verification{State: sign.Other, Format: s, Signer: s, Reason: s}
+		}
+		got, err := AppendStoredOpen(nil, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSame(t, append(got, '}'), encoded(t, OfBaton(st)))
 	}
 }

@@ -72,19 +72,28 @@ func OfBaton(s *baton.Stored) *Baton {
 	if s == nil {
 		return nil
 	}
-	out := &Baton{
+	out := &Baton{}
+	shapeBaton(out, s, new(Deletion), new(Signature))
+	return out
+}
+
+// shapeBaton is OfBaton into out, with its deletion and signature (when
+// it has them) in del and sig: AppendStored shapes into its own variables.
+func shapeBaton(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) {
+	*out = Baton{
 		ID: s.ID, Ref: s.Ref, Owner: s.Owner, Branch: s.Branch, Shared: s.Shared,
 		NextSteps: NonNil(s.NextSteps), FailedApproaches: NonNil(s.FailedApproaches), OpenQuestions: NonNil(s.OpenQuestions),
 		Harness: s.Harness, SessionID: s.SessionID, CreatedAt: s.CreatedAt, Head: s.Head,
 		Claimed: s.Claimed, ClaimedAt: s.ClaimedAt, ClaimedBySession: s.ClaimedBySession,
 	}
 	if d := s.Deleted; d != nil {
-		out.Deleted = &Deletion{Reason: d.Reason, At: d.At}
+		*del = Deletion{Reason: d.Reason, At: d.At}
+		out.Deleted = del
 	}
-	if out.Signature = OfSignature(s.Signature); out.Signature != nil {
-		out.Signature.Fenced = s.Fenced
+	if v := s.Signature; v != nil {
+		*sig = Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason, Fenced: s.Fenced}
+		out.Signature = sig
 	}
-	return out
 }
 
 // Objective is an objective as it is shown.

@@ -121,15 +121,16 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	var scratch []byte
 	snapshot := handoff.SnapshotsOf(c.Context, st)
 	spans, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) listSpan {
-		item := listedJSON{handoffJSON: toJSON(s)}
-		if snap, ok := snapshot(s.SessionID); ok {
-			item.Snapshot = toSnapshotJSON(&snap, false)
+		var snap *snapshotJSON
+		if sn, ok := snapshot(s.SessionID); ok {
+			snap = toSnapshotJSON(&sn, false)
 		}
-		out, err := appendListed(scratch[:0], &item, enc, &buf)
+		out, err := appendListed(scratch[:0], s, snap, enc, &buf)
 		if err == nil {
 			scratch = out
 			return arena.add(out)
 		}
+		item := listedJSON{handoffJSON: toJSON(s), Snapshot: snap}
 		buf.Reset()
 		if err := enc.Encode(item); err != nil && encErr == nil {
 			encErr = err
@@ -151,16 +152,16 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 // listHeapLimit is the heap a listing may grow to before a collection.
 const listHeapLimit = 60 << 20
 
-// appendListed appends item's compact JSON as the Encoder writes it; the
+// appendListed appends the compact JSON of listedJSON{toJSON(s), snap} as the Encoder writes it; the
 // rare snapshot is the Encoder's own writing (enc writes into buf).
-func appendListed(dst []byte, item *listedJSON, enc *json.Encoder, buf *bytes.Buffer) ([]byte, error) {
-	dst, err := view.AppendBatonOpen(dst, item.handoffJSON)
+func appendListed(dst []byte, s *baton.Stored, snap *snapshotJSON, enc *json.Encoder, buf *bytes.Buffer) ([]byte, error) {
+	dst, err := view.AppendStoredOpen(dst, s)
 	if err != nil {
 		return nil, err
 	}
-	if item.Snapshot != nil {
+	if snap != nil {
 		buf.Reset()
-		if err := enc.Encode(item.Snapshot); err != nil {
+		if err := enc.Encode(snap); err != nil {
 			return nil, err
 		}
 		dst = append(dst, `,"snapshot":`...)

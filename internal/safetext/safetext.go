@@ -16,6 +16,7 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Unsafe reports whether r must not reach a terminal as itself: C0 controls
@@ -133,7 +134,10 @@ func (sw *Writer) Write(p []byte) (int, error) {
 		buf = append(sw.held, p...)
 		sw.held = nil
 	}
-	if clean(string(buf)) { // the common case: nothing to escape, nothing split
+	// The common case: nothing to escape, nothing split. buf is only read
+	// while clean looks at it; string(buf) would copy every write (a
+	// listing's 50 MB) to look at it once.
+	if clean(unsafe.String(unsafe.SliceData(buf), len(buf))) {
 		if _, err := sw.w.Write(buf); err != nil {
 			return 0, err
 		}
