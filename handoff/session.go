@@ -293,8 +293,10 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 			return
 		}
 		if s.Runtime != nil {
-			live = append(live, s.Record)
-			out = append(out, kept{id: s.ID, live: &s.Record})
+			// s is reused for the next record: this one is copied.
+			rec := s.Record
+			live = append(live, rec)
+			out = append(out, kept{id: s.ID, live: &rec})
 			return
 		}
 		// No runtime: the status shown is the recorded one

@@ -26,14 +26,18 @@ func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) 
 // Each decodes every session record in ref order through one git
 // process, handing each to fn without keeping it (List keeps them all);
 // unreadable records come back as warnings.
+//
+// fn is handed the same variable each time: it keeps what it needs.
 func Each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
+	var cur Stored
 	err := st.EachStreamed(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
 		s, err := Decode(e)
 		if err != nil {
 			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
 			return nil
 		}
-		fn(&s)
+		cur = s
+		fn(&cur)
 		return nil
 	})
 	if err != nil {

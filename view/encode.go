@@ -7,6 +7,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // The listings write a hundred thousand records; encoding/json's
@@ -137,6 +138,29 @@ func appendEncoded(dst []byte, v any) ([]byte, error) {
 // lineage, which come last and are known only once every record has been
 // read: the caller appends those (AppendSessionTail) and the closing brace.
 func AppendSessionOpen(dst []byte, s *Session) ([]byte, error) {
+	return appendSessionOpen(dst, s, s.Launched, false)
+}
+
+// AppendRecordOpen is AppendSessionOpen of OfSession(*r, false), shaped in
+// place (a listing writes a hundred thousand), with the runtime to show
+// (OfSession's Runtime; nil when the record has none).
+func AppendRecordOpen(dst []byte, r *session.Record) ([]byte, *Runtime, error) {
+	var s Session
+	var g Switching
+	var p PRPointer
+	shapeSession(&s, r, false, &g, &p)
+	dst, err := appendSessionOpen(dst, &s, r.Launched, true)
+	var rt *Runtime
+	if x := r.Runtime; x != nil {
+		rt = &Runtime{Kind: x.Kind, Socket: x.Socket, Name: x.Name, Host: x.Host}
+	}
+	return dst, rt, err
+}
+
+// appendSessionOpen writes launched in s's place: OfSession's copy of
+// the record's map, or the record's own (nilEmpty: OfSession makes a nil
+// one empty).
+func appendSessionOpen[L Launched | session.Launched](dst []byte, s *Session, launched map[string]L, nilEmpty bool) ([]byte, error) {
 	var err error
 	dst = append(dst, `{"id":`...)
 	dst = jsonrec.AppendString(dst, s.ID)
@@ -195,7 +219,9 @@ func AppendSessionOpen(dst []byte, s *Session) ([]byte, error) {
 		dst = jsonrec.AppendString(dst, s.HandoffPackage)
 	}
 	dst = append(dst, `,"launched":`...)
-	if dst, err = appendLaunched(dst, s.Launched); err != nil {
+	if launched == nil && nilEmpty {
+		dst = append(dst, "{}"...)
+	} else if dst, err = appendLaunched(dst, launched); err != nil {
 		return nil, err
 	}
 	dst = append(dst, `,"switching":`...)
@@ -238,7 +264,7 @@ func AppendSessionTail(dst []byte, runtime *Runtime, lineage string) ([]byte, er
 
 // appendLaunched writes the map as encoding/json does: keys sorted, nil
 // as null.
-func appendLaunched(dst []byte, m map[string]Launched) ([]byte, error) {
+func appendLaunched[L Launched | session.Launched](dst []byte, m map[string]L) ([]byte, error) {
 	if m == nil {
 		return append(dst, "null"...), nil
 	}
@@ -256,7 +282,7 @@ func appendLaunched(dst []byte, m map[string]Launched) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		l := m[k]
+		l := Launched(m[k])
 		dst = jsonrec.AppendString(dst, k)
 		dst = append(dst, `:{"nativeId":`...)
 		dst = jsonrec.AppendString(dst, l.NativeID)

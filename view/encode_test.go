@@ -10,6 +10,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/sign"
 )
 
@@ -173,5 +174,39 @@ func TestAppendStoredMatchesOfBaton(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkSame(t, append(got, '}'), encoded(t, OfBaton(st)))
+	}
+}
+
+// AppendRecordOpen shapes in place what OfSession shapes: the same bytes.
+func TestAppendRecordMatchesOfSession(t *testing.T) {
+	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	for i, s := range hostile {
+		r := session.Record{Schema: session.Schema, ID: "app-" + s, Owner: s, Branch: s, Worktree: s, Host: s,
+			Harness: s, Model: s, Status: []string{"active", "merged", s}[i%3], Prompt: s, Summary: s, CreatedAt: at,
+			UpdatedAt: at, Supersedes: s, ReplacedBy: s, HandoffReason: s, HandoffContextMode: s, HandoffPackage: s}
+		switch i % 3 {
+		case 0:
+			r.EndedAt, r.HandoffAt = &at, &at
+			r.Launched = map[string]session.Launched{s: {NativeID: s, First: at}, "b": {Last: at}}
+			r.Runtime = &session.Runtime{Kind: "tmux", Socket: s, Name: s, Host: s}
+		case 1:
+			r.Switching = &session.Switching{By: s, Since: at, Until: at, To: s}
+			r.PR = &session.PRPointer{Repo: s, Number: i, URL: s}
+			r.ClaimedHandoff = []byte(`{"schema":"handoff/v1","id":"h-1","owner":"o","branch":"b","nextSteps":["x"]}`)
+			r.Launched = map[string]session.Launched{}
+		}
+		got, rt, err := AppendRecordOpen(nil, &r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := OfSession(r, false)
+		if (rt == nil) != (want.Runtime == nil) || rt != nil && *rt != *want.Runtime {
+			t.Fatalf("runtime %+v, OfSession's %+v", rt, want.Runtime)
+		}
+		got, err = AppendSessionTail(got, rt, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSame(t, got, encoded(t, want))
 	}
 }

@@ -95,14 +95,13 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 	var arena listArena
 	var scratch []byte
 	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) entry {
-		j := toSessionJSON(*r, false)
-		out, err := view.AppendSessionOpen(scratch[:0], &j)
+		out, rt, err := view.AppendRecordOpen(scratch[:0], r)
 		if err != nil {
 			rec := *r
 			return entry{rec: &rec}
 		}
 		scratch = out
-		return entry{span: arena.add(out), rt: j.Runtime}
+		return entry{span: arena.add(out), rt: rt}
 	})
 	if err != nil {
 		return err
