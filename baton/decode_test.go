@@ -97,3 +97,21 @@ func FuzzUnmarshalFast(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAtRef: the in-place comparison of a baton's ref says what building
+// it says, for the baton's own ref and for others.
+func FuzzAtRef(f *testing.F) {
+	for _, s := range [][2]string{{"me@example.com", "main"}, {"a.b", "c..d"}, {".x", "y."}, {"x.lock", "b"}, {"a/b", "c"}, {"a@{b", "c"}, {"", "b"}, {"o", "feature/x"}, {"x%41", "b"}} {
+		f.Add(s[0], s[1], false, "")
+	}
+	f.Fuzz(func(t *testing.T, owner, branch string, shared bool, other string) {
+		b := &Baton{Owner: owner, Branch: branch, Shared: shared}
+		own, err := refstore.HandoffRef(shared, owner, branch)
+		for _, ref := range []string{own, other, own + "x", refstore.PrivatePrefix + owner + "/" + branch, refstore.SharedPrefix + owner + "/" + branch} {
+			want := err == nil && ref == own
+			if got := atRef(ref, b); got != want {
+				t.Fatalf("atRef(%q, owner %q, branch %q, shared %v) = %v, want %v", ref, owner, branch, shared, got, want)
+			}
+		}
+	})
+}

@@ -64,10 +64,50 @@ func Decode(e refstore.Entry) (Stored, error) {
 	b.normalize()
 	// A record is trusted only at its own place: a teammate's record that
 	// claims another owner or branch than its ref says is skipped.
-	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != e.Ref {
+	if !atRef(e.Ref, &b) {
 		return Stored{}, fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, b.Owner, b.Branch, b.Shared)
 	}
 	return Stored{Baton: b, Ref: e.Ref, OID: e.OID, Sealed: refstore.Signed(e.Data)}, nil
+}
+
+// atRef reports whether ref is b's own, refstore.HandoffRef of its owner
+// and branch. Names made of bytes EncodeComponent keeps as they are (most
+// owners and branches) are compared in place; only others build the ref.
+func atRef(ref string, b *Baton) bool {
+	prefix := refstore.PrivatePrefix
+	if b.Shared {
+		prefix = refstore.SharedPrefix
+	}
+	if plainComponent(b.Owner) && plainComponent(b.Branch) {
+		rest, ok := strings.CutPrefix(ref, prefix)
+		return ok && len(rest) == len(b.Owner)+1+len(b.Branch) && rest[:len(b.Owner)] == b.Owner &&
+			rest[len(b.Owner)] == '/' && rest[len(b.Owner)+1:] == b.Branch
+	}
+	want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
+	return err == nil && want == ref
+}
+
+// plainComponent reports whether refstore.EncodeComponent would give s
+// back unchanged: letters, digits, '-', '_', '+', '@' (never followed by
+// '{', which is not among them) and dots that neither start nor end it,
+// follow another dot or begin ".lock" at its end; not empty and not long.
+// A name it refuses is merely not plain (FuzzAtRef checks the claim).
+func plainComponent(s string) bool {
+	if s == "" || len(s) > 200 || s[0] == '.' || s[len(s)-1] == '.' || strings.HasSuffix(s, ".lock") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '+', c == '@':
+		case c == '.':
+			if s[i-1] == '.' {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // decodeFast decodes a well-formed baton record in one pass. It accepts
