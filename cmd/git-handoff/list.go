@@ -106,13 +106,15 @@ func signatureCell(v *refstore.Verification) string {
 // Encoder, which says why as it always did.
 func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOptions) error {
 	// What is kept is the arena, free of pointers, and each baton's sort
-	// key; what decoding leaves behind is garbage at once. So the
-	// collector runs only when the heap nears the limit (a few times for
-	// 100,000 batons, each cheap: the arena needs no scanning), which
-	// keeps the process under 100 MB without paying for a collection
-	// every few megabytes.
+	// key; what decoding leaves behind is little and garbage at once. So
+	// the collector runs only when the heap nears a limit (a few times for
+	// 100,000 batons, each cheap: the arena needs no scanning), which keeps
+	// the process under 100 MB without a collection every few megabytes.
+	// The limit grows with the arena, so that a larger listing, which
+	// keeps more, is never collected without end.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(listHeapLimit))
+	chunks := 0
 	var arena listArena
 	var encErr error
 	var buf bytes.Buffer
@@ -128,7 +130,12 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 		out, err := appendListed(scratch[:0], s, snap, enc, &buf)
 		if err == nil {
 			scratch = out
-			return arena.add(out)
+			sp := arena.add(out)
+			if n := len(arena.chunks); n != chunks {
+				chunks = n
+				debug.SetMemoryLimit(max(listHeapLimit, int64(arena.size())*3/2))
+			}
+			return sp
 		}
 		item := listedJSON{handoffJSON: toJSON(s), Snapshot: snap}
 		buf.Reset()
@@ -149,7 +156,8 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	}, d.withOpenNotices(notices))
 }
 
-// listHeapLimit is the heap a listing may grow to before a collection.
+// listHeapLimit is the heap a listing may grow to before a collection,
+// or half as much again as its arena once that is larger.
 const listHeapLimit = 60 << 20
 
 // appendListed appends the compact JSON of listedJSON{toJSON(s), snap} as the Encoder writes it; the
@@ -186,6 +194,15 @@ func (a *listArena) add(b []byte) listSpan {
 	off := len(a.chunks[last])
 	a.chunks[last] = append(a.chunks[last], b...)
 	return listSpan{chunk: int32(last), off: int32(off), n: int32(len(b))}
+}
+
+// size is the memory the arena holds.
+func (a *listArena) size() int {
+	n := 0
+	for _, c := range a.chunks {
+		n += cap(c)
+	}
+	return n
 }
 
 func (a *listArena) bytes(sp listSpan) []byte {
