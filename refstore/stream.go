@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync/atomic"
+	"time"
 )
 
 // EachStreamed is Each for long listings: the refs are listed in process
@@ -54,13 +56,27 @@ func (s *Store) eachOfIDs(ctx context.Context, ids []RefID, fn func(Entry) error
 
 // batch is one `git cat-file --batch --buffer`: --buffer because every
 // question is asked before any answer is read, so git need not flush after
-// each object (100,000 writes, and as many wake-ups of the reader).
+// each object.
+//
+// git writes its answers into a spool, an unlinked temporary file, read
+// while it grows. Through a pipe, the answers cost more than git's reading
+// of them: cat-file streams each blob past its buffer, two writes an
+// object, and a reader quicker than git wakes for each, 200,000 wake-ups
+// of both processes for 100,000 batons. A write into a file wakes nobody;
+// the reader, once it has caught up, waits a moment (spoolPoll) for more.
 type batch struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  io.ReadCloser
-	errb bytes.Buffer
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     io.Reader
+	spool   *os.File      // nil when git writes into a pipe (no temporary file could be made)
+	exited  chan struct{} // closed when git has exited (spool only), with waitErr set
+	waitErr error
+	errb    bytes.Buffer
 }
+
+// spoolPoll is how long the reader of a spool that has caught up with git
+// waits before it looks again: git writes some 50 KB meanwhile.
+const spoolPoll = time.Millisecond
 
 func (s *Store) startBatch(ctx context.Context) (*batch, error) {
 	b := &batch{cmd: exec.CommandContext(ctx, "git", "cat-file", "--batch", "--buffer")}
@@ -70,20 +86,90 @@ func (s *Store) startBatch(ctx context.Context) (*batch, error) {
 	if b.in, err = b.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
-	if b.out, err = b.cmd.StdoutPipe(); err != nil {
+	if f, err := os.CreateTemp("", "git-handoff-batch-"); err == nil {
+		// Unlinked at once where the system allows it: nothing is left
+		// behind, whatever happens to this process.
+		if os.Remove(f.Name()) != nil {
+			defer func() {
+				if b.spool == nil {
+					os.Remove(f.Name())
+				}
+			}()
+		}
+		b.spool, b.cmd.Stdout = f, f
+	} else if b.out, err = b.cmd.StdoutPipe(); err != nil {
 		return nil, err
 	}
 	if err := b.cmd.Start(); err != nil {
+		if b.spool != nil {
+			b.closeSpool()
+		}
 		return nil, fmt.Errorf("starting git cat-file: %w", err)
 	}
+	if b.spool != nil {
+		b.exited = make(chan struct{})
+		go func() {
+			b.waitErr = b.cmd.Wait()
+			close(b.exited)
+		}()
+		b.out = &spoolReader{f: b.spool, exited: b.exited}
+	}
 	return b, nil
+}
+
+func (b *batch) closeSpool() {
+	name := b.spool.Name()
+	b.spool.Close()
+	os.Remove(name) // where it could not be unlinked while open
+	b.spool = nil
+}
+
+// wait waits for git to exit.
+func (b *batch) wait() error {
+	if b.spool == nil {
+		return b.cmd.Wait()
+	}
+	<-b.exited
+	b.closeSpool()
+	return b.waitErr
 }
 
 // abort ends a batch nothing was asked of.
 func (b *batch) abort() {
 	b.in.Close()
 	b.cmd.Process.Kill()
-	b.cmd.Wait()
+	b.wait()
+}
+
+// spoolReader reads what git has written into the spool so far, waiting
+// for more while git runs; the end of the spool after git exited is the
+// end.
+type spoolReader struct {
+	f      *os.File
+	off    int64
+	exited <-chan struct{}
+}
+
+func (s *spoolReader) Read(p []byte) (int, error) {
+	last := false
+	for {
+		n, err := s.f.ReadAt(p, s.off)
+		s.off += int64(n)
+		switch {
+		case n > 0:
+			return n, nil
+		case err != io.EOF:
+			return 0, err
+		case last:
+			return 0, io.EOF
+		}
+		select {
+		case <-s.exited:
+			last = true // all git wrote is there now: one more look
+		default:
+			time.Sleep(spoolPoll)
+		}
+	}
 }
 
 // run asks for the objects of ids (from a goroutine: git answers while it
@@ -91,7 +177,7 @@ func (b *batch) abort() {
 func (b *batch) run(ids []RefID, fn func(Entry) error) error {
 	if len(ids) == 0 {
 		b.in.Close()
-		b.cmd.Wait()
+		b.wait()
 		return nil
 	}
 	fed := make(chan struct{})
@@ -121,7 +207,7 @@ func (b *batch) run(ids []RefID, fn func(Entry) error) error {
 		b.cmd.Process.Kill()
 	}
 	<-fed
-	werr := b.cmd.Wait()
+	werr := b.wait()
 	if perr != nil {
 		return perr
 	}
