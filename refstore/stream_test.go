@@ -115,6 +115,12 @@ func TestEachStreamedMatchesEach(t *testing.T) {
 	if got := collect(cli.EachStreamed); !reflect.DeepEqual(got, want) {
 		t.Fatalf("EachStreamed through git differs from Each")
 	}
+	// Where no spool can be made, the answers come through a pipe.
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	if got := collect(st.EachStreamed); !reflect.DeepEqual(got, want) {
+		t.Fatalf("EachStreamed through a pipe differs from Each")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
 	// A caller that stops early stops it cleanly.
 	n := 0
 	stop := fmt.Errorf("enough")
@@ -125,5 +131,9 @@ func TestEachStreamedMatchesEach(t *testing.T) {
 		return nil
 	}); err != stop {
 		t.Fatalf("stopping early: %v", err)
+	}
+	// The spool is unlinked from the start: nothing is left behind.
+	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "*")); len(left) != 0 {
+		t.Fatalf("left behind: %v", left)
 	}
 }
