@@ -1,8 +1,11 @@
 package baton
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -32,6 +35,83 @@ func FuzzDecodeFastAgrees(f *testing.F) {
 		}
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("fast %+v, checked %+v", fast, slow)
+		}
+	})
+}
+
+// hostile is text a teammate's record may hold: quotes, escapes, controls,
+// invalid UTF-8, separators JavaScript chokes on, bidi overrides, emoji.
+var hostile = []string{
+	"", "plain", `quote " and \ backslash`, "tab\tnew\nline\r\b\f", "nul \x00 and \x1f and \x7f",
+	"</script><b>&amp;", "caf\u00e9 \u65e5\u672c \U0001f600", "\u2028 \u2029", "\u202e reversed \u2066",
+	"bad \xff\xfe utf-8", "\xed\xa0\x80 surrogate bytes", strings.Repeat("long ", 200),
+}
+
+// The records git-handoff writes (json.Marshal of a Baton) take the fast
+// path, and it reads them back exactly.
+func TestUnmarshalFastReadsWhatIsWritten(t *testing.T) {
+	at := t0.Add(time.Hour)
+	for i, s := range hostile {
+		b := Baton{Schema: Schema, ID: "h-" + s, Owner: s, Branch: "b" + s, Shared: i%2 == 0,
+			NextSteps: []string{s, "two"}, FailedApproaches: []string{}, OpenQuestions: []string{s},
+			Harness: s, SessionID: s, CreatedAt: t0.In(time.FixedZone("x", 3600)), Head: s}
+		switch i % 3 {
+		case 1:
+			b.Claimed, b.ClaimedAt, b.ClaimedBySession = true, &at, s
+			b.Cause = refstore.Cause{Rev: uint64(i), Prev: s, Seen: map[string]uint64{s: 1, "w": 18446744073709551615}}
+		case 2:
+			b.Deleted = &Deletion{Reason: s, At: at}
+		}
+		data, err := json.Marshal(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got Baton
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !UnmarshalFast(data, &got) {
+			t.Fatalf("%d: the fast path declined what git-handoff writes: %s", i, data)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d: fast %+v\njson %+v", i, got, want)
+		}
+	}
+}
+
+// FuzzUnmarshalFast: whatever UnmarshalFast accepts, json.Unmarshal
+// accepts too and decodes to the same baton. (What it declines goes to
+// json.Unmarshal itself.) Seeds: testdata/fuzz/FuzzUnmarshalFast.
+func FuzzUnmarshalFast(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast Baton
+		if !UnmarshalFast(data, &fast) {
+			return
+		}
+		var want Baton
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("fast path accepted what json.Unmarshal refuses (%v): %q", err, data)
+		}
+		if !reflect.DeepEqual(fast, want) {
+			t.Fatalf("input %q\nfast %+v\njson %+v", data, fast, want)
+		}
+	})
+}
+
+// FuzzAtRef: the in-place comparison of a baton's ref says what building
+// it says, for the baton's own ref and for others.
+func FuzzAtRef(f *testing.F) {
+	for _, s := range [][2]string{{"me@example.com", "main"}, {"a.b", "c..d"}, {".x", "y."}, {"x.lock", "b"}, {"a/b", "c"}, {"a@{b", "c"}, {"", "b"}, {"o", "feature/x"}, {"x%41", "b"}} {
+		f.Add(s[0], s[1], false, "")
+	}
+	f.Fuzz(func(t *testing.T, owner, branch string, shared bool, other string) {
+		b := &Baton{Owner: owner, Branch: branch, Shared: shared}
+		own, err := refstore.HandoffRef(shared, owner, branch)
+		for _, ref := range []string{own, other, own + "x", refstore.PrivatePrefix + owner + "/" + branch, refstore.SharedPrefix + owner + "/" + branch} {
+			want := err == nil && ref == own
+			if got := atRef(ref, b); got != want {
+				t.Fatalf("atRef(%q, owner %q, branch %q, shared %v) = %v, want %v", ref, owner, branch, shared, got, want)
+			}
 		}
 	})
 }

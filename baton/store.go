@@ -1,6 +1,7 @@
 package baton
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,20 +64,66 @@ func Decode(e refstore.Entry) (Stored, error) {
 	b.normalize()
 	// A record is trusted only at its own place: a teammate's record that
 	// claims another owner or branch than its ref says is skipped.
-	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != e.Ref {
+	if !atRef(e.Ref, &b) {
 		return Stored{}, fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, b.Owner, b.Branch, b.Shared)
 	}
 	return Stored{Baton: b, Ref: e.Ref, OID: e.OID, Sealed: refstore.Signed(e.Data)}, nil
 }
 
+// atRef reports whether ref is b's own, refstore.HandoffRef of its owner
+// and branch. Names made of bytes EncodeComponent keeps as they are (most
+// owners and branches) are compared in place; only others build the ref.
+func atRef(ref string, b *Baton) bool {
+	prefix := refstore.PrivatePrefix
+	if b.Shared {
+		prefix = refstore.SharedPrefix
+	}
+	if plainComponent(b.Owner) && plainComponent(b.Branch) {
+		rest, ok := strings.CutPrefix(ref, prefix)
+		return ok && len(rest) == len(b.Owner)+1+len(b.Branch) && rest[:len(b.Owner)] == b.Owner &&
+			rest[len(b.Owner)] == '/' && rest[len(b.Owner)+1:] == b.Branch
+	}
+	want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
+	return err == nil && want == ref
+}
+
+// plainComponent reports whether refstore.EncodeComponent would give s
+// back unchanged: letters, digits, '-', '_', '+', '@' (never followed by
+// '{', which is not among them) and dots that neither start nor end it,
+// follow another dot or begin ".lock" at its end; not empty and not long.
+// A name it refuses is merely not plain (FuzzAtRef checks the claim).
+func plainComponent(s string) bool {
+	if s == "" || len(s) > 200 || s[0] == '.' || s[len(s)-1] == '.' || strings.HasSuffix(s, ".lock") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '+', c == '@':
+		case c == '.':
+			if s[i-1] == '.' {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // decodeFast decodes a well-formed baton record in one pass. It accepts
 // exactly what refstore.Decode would (a blob within the cap, one JSON
 // object whose schema is ours); anything else is left to refstore.Decode,
-// which parses twice but says what is wrong.
+// which parses twice but says what is wrong. UnmarshalFast reads the
+// records git-handoff writes without reflection; what it declines (a
+// null, say) json.Unmarshal reads in one pass still.
 func decodeFast(e refstore.Entry, b *Baton) bool {
 	if e.Size > refstore.MaxRecord || len(e.Data) > refstore.MaxRecord || (e.Type != "" && e.Type != "blob") {
 		return false
 	}
+	if UnmarshalFast(e.Data, b) && b.Schema == Schema {
+		return true
+	}
+	*b = Baton{}
 	return json.Unmarshal(e.Data, b) == nil && b.Schema == Schema
 }
 
@@ -225,13 +272,21 @@ func List(ctx context.Context, st *refstore.Store, f Filter) ([]Stored, []Warnin
 // reduces each selected baton as it is read (to its output, say), and only
 // what it returns is kept, with the order's key, for the sort.
 func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
+	// What Newer orders by, kept small and, but for the id, free of
+	// pointers: a hundred thousand of these stay until the sort.
 	type keyed struct {
-		created time.Time // what Newer orders by
-		id      string
-		v       T
+		sec  int64 // createdAt, as Unix seconds and nanoseconds
+		nsec int32
+		n    int32 // the place in ref order, which breaks ties as a stable sort would
+		id   string
+		v    T
 	}
 	var out []keyed
 	var warns []Warning
+	// One baton is handed to conv at a time: conv keeps what it needs,
+	// so the same variable serves every baton instead of one allocated
+	// for each.
+	var cur Stored
 	err := each(ctx, st.EachStreamed, refstore.HandoffsPrefix, func(s Stored) {
 		switch {
 		case s.Deleted != nil:
@@ -244,14 +299,22 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		default:
 			return
 		}
-		out = append(out, keyed{created: s.CreatedAt, id: s.ID, v: conv(&s)})
+		cur = s
+		out = append(out, keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(len(out)), id: s.ID, v: conv(&cur)})
 	}, &warns)
-	slices.SortStableFunc(out, func(a, b keyed) int {
-		// Newer, on the two fields it reads.
-		if c := b.created.Compare(a.created); c != 0 {
+	slices.SortFunc(out, func(a, b keyed) int {
+		// Newer, on the two fields it reads (seconds then nanoseconds
+		// order instants as time.Compare does).
+		if c := cmp.Compare(b.sec, a.sec); c != 0 {
 			return c
 		}
-		return strings.Compare(b.id, a.id)
+		if c := cmp.Compare(b.nsec, a.nsec); c != 0 {
+			return c
+		}
+		if c := strings.Compare(b.id, a.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
 	})
 	vs := make([]T, len(out))
 	for i := range out {

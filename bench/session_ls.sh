@@ -50,7 +50,13 @@ for layout in loose packed; do
 	[ "$layout" = packed ] && git pack-refs --all
 	a=$(for _ in $(seq "$runs"); do time_ns ours; done | median)
 	b=$(for _ in $(seq "$runs"); do time_ns theirs; done | median)
+	# Process time of every process over all the runs (moves less than
+	# wall time with the load of a shared machine).
+	c0=$(cpu_ms); for _ in $(seq "$runs"); do ours; done
+	c1=$(cpu_ms); for _ in $(seq "$runs"); do theirs; done
+	c2=$(cpu_ms)
 	label="session ls --all ($n sessions)"
 	[ "$layout" = packed ] && label="session ls --all ($n sessions, packed refs)"
-	printf '%s: %s vs plumbing %s  ratio %s×  (goal ≤ 1.2×)\n' "$label" "$(secs "$a")" "$(secs "$b")" "$(ratio "$a" "$b")"
+	printf '%s: wall %s vs plumbing %s  ratio %s×  cpu: %s vs %s  ratio %s×  peak %s KiB  (goal ≤ 1.2×)\n' "$label" "$(secs "$a")" "$(secs "$b")" "$(ratio "$a" "$b")" \
+		"$(ms $(((c1 - c0) * 1000000 / runs)))" "$(ms $(((c2 - c1) * 1000000 / runs)))" "$(ratio $((c1 - c0)) $((c2 - c1)))" "$(peak_kb git handoff session ls --all --json)"
 done

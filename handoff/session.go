@@ -246,47 +246,102 @@ type SessionListResult struct {
 
 // SessionList lists the sessions, active ones unless All.
 func SessionList(ctx context.Context, st *refstore.Store, opts SessionListOptions) (SessionListResult, error) {
-	stored, warns, err := session.List(ctx, st)
+	items, notices, err := SessionListEach(ctx, st, opts, func(s *session.Record) session.Record { return *s })
 	if err != nil {
 		return SessionListResult{}, err
 	}
-	var res SessionListResult
-	for _, w := range warns {
-		res.Notices = append(res.Notices, w.String())
+	res := SessionListResult{Notices: notices}
+	if len(items) > 0 {
+		res.Sessions = make([]SessionListed, 0, len(items))
 	}
-	sessions := session.Records(stored)
-	g := lineage.NewGraph(session.Nodes(sessions))
-	for _, p := range g.Problems() {
-		res.Notices = append(res.Notices, fmt.Sprintf("lineage: %s", p))
-	}
-	var live []session.Record
-	for _, s := range sessions {
-		if s.Runtime != nil && (opts.All || s.Status == session.StatusActive) {
-			live = append(live, s)
-		}
-	}
-	var states map[string]*RuntimeState
-	if len(live) > 0 {
-		var fresh []session.Record
-		states, fresh = settleRuntimes(ctx, st, live)
-		byID := map[string]session.Record{}
-		for _, s := range fresh {
-			byID[s.ID] = s
-		}
-		for i, s := range sessions {
-			if f, ok := byID[s.ID]; ok {
-				sessions[i] = f
-			}
-		}
-	}
-	for _, s := range sessions {
-		if opts.All || s.Status == session.StatusActive {
-			rs := states[s.ID]
-			s.Status = effectiveStatus(s, rs)
-			res.Sessions = append(res.Sessions, SessionListed{Record: s, Lineage: lineage.Summary(g, s.ID), Runtime: rs})
-		}
+	for _, it := range items {
+		res.Sessions = append(res.Sessions, SessionListed{Record: it.V, Lineage: it.Lineage, Runtime: it.Runtime})
 	}
 	return res, nil
+}
+
+// SessionItem is one session of SessionListEach: what conv made of its
+// record, its lineage summary and what tmux says of its agent.
+type SessionItem[T any] struct {
+	V       T
+	Lineage string
+	Runtime *RuntimeState // nil: no runtime recorded
+}
+
+// SessionListEach is SessionList for a surface that writes each session
+// out (conv turns a record, its Status the one to show, into what the
+// surface keeps): the records are read one at a time and only what conv
+// returns is kept, with the lineage nodes, so a hundred thousand records
+// are never held whole, nor copied. Sessions whose agent runs in a
+// runtime git-handoff started are kept whole until tmux has been asked
+// about them (their status may change). In ref order, as SessionList.
+func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts SessionListOptions, conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
+	type kept struct {
+		id   string
+		v    T
+		live *session.Record // a runtime to settle: converted afterwards
+	}
+	var (
+		out   []kept
+		live  []session.Record
+		nodes session.NodeSet
+		warns []session.Warning
+	)
+	err := session.Each(ctx, st, func(s *session.Stored) {
+		nodes.Add(&s.Record)
+		if !opts.All && s.Status != session.StatusActive {
+			return
+		}
+		if s.Runtime != nil {
+			// s is reused for the next record: this one is copied.
+			rec := s.Record
+			live = append(live, rec)
+			out = append(out, kept{id: s.ID, live: &rec})
+			return
+		}
+		// No runtime: the status shown is the recorded one
+		// (effectiveStatus).
+		out = append(out, kept{id: s.ID, v: conv(&s.Record)})
+	}, &warns)
+	if err != nil {
+		return nil, nil, err
+	}
+	var notices []string
+	for _, w := range warns {
+		notices = append(notices, w.String())
+	}
+	g := lineage.NewGraph(nodes.Nodes())
+	for _, p := range g.Problems() {
+		notices = append(notices, fmt.Sprintf("lineage: %s", p))
+	}
+	var states map[string]*RuntimeState
+	fresh := map[string]session.Record{}
+	if len(live) > 0 {
+		var settled []session.Record
+		states, settled = settleRuntimes(ctx, st, live)
+		for _, s := range settled {
+			fresh[s.ID] = s
+		}
+	}
+	items := make([]SessionItem[T], 0, len(out))
+	for _, k := range out {
+		rs := states[k.id]
+		if k.live != nil {
+			s := *k.live
+			if f, ok := fresh[k.id]; ok {
+				s = f
+			}
+			// Selected again on the fresh record: one terminated
+			// meanwhile is not active any more.
+			if !opts.All && s.Status != session.StatusActive {
+				continue
+			}
+			s.Status = effectiveStatus(s, rs)
+			k.v = conv(&s)
+		}
+		items = append(items, SessionItem[T]{V: k.v, Lineage: lineage.Summary(g, k.id), Runtime: rs})
+	}
+	return items, notices, nil
 }
 
 // SessionLineageResult is a session's line drawn in one of lineage.Formats.

@@ -362,6 +362,9 @@ func SnapshotsOf(ctx context.Context, st *refstore.Store) func(sessionID string)
 	var have map[string]bool
 	found := map[string]*refstore.Snapshot{}
 	return func(id string) (refstore.Snapshot, bool) {
+		if id == "" {
+			return refstore.Snapshot{}, false // no session, no snapshot: nothing to list for it
+		}
 		if have == nil {
 			have = map[string]bool{}
 			for _, pattern := range []string{refstore.SnapshotPrefix, refstore.RemotesPrefix + "*/snapshots/"} {
@@ -377,7 +380,7 @@ func SnapshotsOf(ctx context.Context, st *refstore.Store) func(sessionID string)
 				}
 			}
 		}
-		if id == "" || !have[id] {
+		if !have[id] {
 			return refstore.Snapshot{}, false
 		}
 		snap, done := found[id]

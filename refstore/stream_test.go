@@ -88,7 +88,14 @@ func TestEachStreamedMatchesEach(t *testing.T) {
 	ctx := context.Background()
 	collect := func(list func(context.Context, string, func(Entry) error) error) []Entry {
 		var out []Entry
-		if err := list(ctx, SharedPrefix, func(e Entry) error { out = append(out, e); return nil }); err != nil {
+		// EachStreamed's e.Data lasts until the callback returns: kept, it is copied.
+		if err := list(ctx, SharedPrefix, func(e Entry) error {
+			if e.Data != nil {
+				e.Data = append([]byte(nil), e.Data...)
+			}
+			out = append(out, e)
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -108,6 +115,12 @@ func TestEachStreamedMatchesEach(t *testing.T) {
 	if got := collect(cli.EachStreamed); !reflect.DeepEqual(got, want) {
 		t.Fatalf("EachStreamed through git differs from Each")
 	}
+	// Where no spool can be made, the answers come through a pipe.
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	if got := collect(st.EachStreamed); !reflect.DeepEqual(got, want) {
+		t.Fatalf("EachStreamed through a pipe differs from Each")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
 	// A caller that stops early stops it cleanly.
 	n := 0
 	stop := fmt.Errorf("enough")
@@ -118,5 +131,9 @@ func TestEachStreamedMatchesEach(t *testing.T) {
 		return nil
 	}); err != stop {
 		t.Fatalf("stopping early: %v", err)
+	}
+	// The spool is unlinked from the start: nothing is left behind.
+	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "*")); len(left) != 0 {
+		t.Fatalf("left behind: %v", left)
 	}
 }

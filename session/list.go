@@ -23,24 +23,67 @@ func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) 
 	return out, warns, nil
 }
 
+// Each decodes every session record in ref order through one git
+// process, handing each to fn without keeping it (List keeps them all);
+// unreadable records come back as warnings.
+//
+// fn is handed the same variable each time: it keeps what it needs.
+func Each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
+	var cur Stored
+	err := st.EachStreamed(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
+		s, err := Decode(e)
+		if err != nil {
+			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
+			return nil
+		}
+		cur = s
+		fn(&cur)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("listing sessions: %w", err)
+	}
+	return nil
+}
+
 // Nodes turns session records into lineage nodes. The graph reads the
 // reason for a replacement on the replaced (older) node, while the record
 // keeps it on the successor (handoffReason), so it is moved across here.
 func Nodes(sessions []Record) []lineage.Node {
-	reason := make(map[string]string)
-	for _, s := range sessions {
-		if s.Supersedes != "" && s.HandoffReason != "" {
-			reason[s.Supersedes] = s.HandoffReason
-		}
+	var ns NodeSet
+	for i := range sessions {
+		ns.Add(&sessions[i])
 	}
-	nodes := make([]lineage.Node, len(sessions))
-	for i, s := range sessions {
-		nodes[i] = lineage.Node{
-			ID: s.ID, Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, Status: s.Status,
-			Reason: reason[s.ID], Harness: s.Harness, Branch: s.Branch, At: s.CreatedAt,
+	return ns.Nodes()
+}
+
+// NodeSet gathers lineage nodes one record at a time, for a listing that
+// keeps no records (Nodes is it over a slice).
+type NodeSet struct {
+	nodes  []lineage.Node
+	reason map[string]string
+}
+
+// Add adds s's node.
+func (ns *NodeSet) Add(s *Record) {
+	if s.Supersedes != "" && s.HandoffReason != "" {
+		if ns.reason == nil {
+			ns.reason = map[string]string{}
 		}
+		ns.reason[s.Supersedes] = s.HandoffReason
 	}
-	return nodes
+	ns.nodes = append(ns.nodes, lineage.Node{
+		ID: s.ID, Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, Status: s.Status,
+		Harness: s.Harness, Branch: s.Branch, At: s.CreatedAt,
+	})
+}
+
+// Nodes returns the nodes added, each with the reason its successor gave.
+func (ns *NodeSet) Nodes() []lineage.Node {
+	for i := range ns.nodes {
+		ns.nodes[i].Reason = ns.reason[ns.nodes[i].ID]
+	}
+	return ns.nodes
 }
 
 // maxChain bounds how far a chain is walked record by record.

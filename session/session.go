@@ -126,8 +126,11 @@ func Read(ctx context.Context, st *refstore.Store, id string) (Stored, error) {
 // that belongs at another ref than e.Ref. Sync decodes with it too.
 func Decode(e refstore.Entry) (Stored, error) {
 	var s Record
-	if err := refstore.Decode(e, Schema, &s); err != nil {
-		return Stored{}, err
+	if !decodeFast(e, &s) {
+		s = Record{}
+		if err := refstore.Decode(e, Schema, &s); err != nil {
+			return Stored{}, err
+		}
 	}
 	if want, err := refstore.SessionRef(s.ID); err != nil || want != e.Ref {
 		return Stored{}, fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, s.ID)

@@ -72,19 +72,28 @@ func OfBaton(s *baton.Stored) *Baton {
 	if s == nil {
 		return nil
 	}
-	out := &Baton{
+	out := &Baton{}
+	shapeBaton(out, s, new(Deletion), new(Signature))
+	return out
+}
+
+// shapeBaton is OfBaton into out, with its deletion and signature (when
+// it has them) in del and sig: AppendStored shapes into its own variables.
+func shapeBaton(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) {
+	*out = Baton{
 		ID: s.ID, Ref: s.Ref, Owner: s.Owner, Branch: s.Branch, Shared: s.Shared,
 		NextSteps: NonNil(s.NextSteps), FailedApproaches: NonNil(s.FailedApproaches), OpenQuestions: NonNil(s.OpenQuestions),
 		Harness: s.Harness, SessionID: s.SessionID, CreatedAt: s.CreatedAt, Head: s.Head,
 		Claimed: s.Claimed, ClaimedAt: s.ClaimedAt, ClaimedBySession: s.ClaimedBySession,
 	}
 	if d := s.Deleted; d != nil {
-		out.Deleted = &Deletion{Reason: d.Reason, At: d.At}
+		*del = Deletion{Reason: d.Reason, At: d.At}
+		out.Deleted = del
 	}
-	if out.Signature = OfSignature(s.Signature); out.Signature != nil {
-		out.Signature.Fenced = s.Fenced
+	if v := s.Signature; v != nil {
+		*sig = Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason, Fenced: s.Fenced}
+		out.Signature = sig
 	}
-	return out
 }
 
 // Objective is an objective as it is shown.
@@ -175,32 +184,43 @@ type PRPointer struct {
 // OfSession shapes a session record; withPackage keeps the handoff
 // package, which listings leave out.
 func OfSession(s session.Record, withPackage bool) Session {
+	var out Session
+	shapeSession(&out, &s, withPackage, new(Switching), new(PRPointer))
+	out.Launched = map[string]Launched{}
+	for h, l := range s.Launched {
+		out.Launched[h] = Launched{NativeID: l.NativeID, First: l.First, Last: l.Last}
+	}
+	if r := s.Runtime; r != nil {
+		out.Runtime = &Runtime{Kind: r.Kind, Socket: r.Socket, Name: r.Name, Host: r.Host}
+	}
+	return out
+}
+
+// shapeSession is OfSession into out but for Launched and Runtime, with
+// the switch and the pull request (when it has them) in g and p:
+// AppendRecordOpen shapes into its own variables.
+func shapeSession(out *Session, s *session.Record, withPackage bool, g *Switching, p *PRPointer) {
 	ref, _ := refstore.SessionRef(s.ID)
-	out := Session{
+	*out = Session{
 		ID: s.ID, Ref: ref, Owner: s.Owner, Branch: s.Branch, Worktree: s.Worktree, Host: s.Host,
 		Harness: s.Harness, Model: s.Model, Status: s.Status, ReadOnly: s.Status == session.StatusMerged,
 		Prompt: s.Prompt, Summary: s.Summary,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
 		Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, HandoffReason: s.HandoffReason, HandoffAt: s.HandoffAt,
 		HandoffContextMode: s.HandoffContextMode,
-		Launched:           map[string]Launched{}, ClaimedHandoff: claimedCopy(s.ClaimedHandoff),
+		ClaimedHandoff:     claimedCopy(s.ClaimedHandoff),
 	}
 	if withPackage {
 		out.HandoffPackage = s.HandoffPackage
 	}
-	for h, l := range s.Launched {
-		out.Launched[h] = Launched{NativeID: l.NativeID, First: l.First, Last: l.Last}
+	if sg := s.Switching; sg != nil {
+		*g = Switching{By: sg.By, Since: sg.Since, Until: sg.Until, To: sg.To}
+		out.Switching = g
 	}
-	if g := s.Switching; g != nil {
-		out.Switching = &Switching{By: g.By, Since: g.Since, Until: g.Until, To: g.To}
+	if sp := s.PR; sp != nil {
+		*p = PRPointer{Repo: sp.Repo, Number: sp.Number, URL: sp.URL}
+		out.PR = p
 	}
-	if p := s.PR; p != nil {
-		out.PR = &PRPointer{Repo: p.Repo, Number: p.Number, URL: p.URL}
-	}
-	if r := s.Runtime; r != nil {
-		out.Runtime = &Runtime{Kind: r.Kind, Socket: r.Socket, Name: r.Name, Host: r.Host}
-	}
-	return out
 }
 
 // claimedCopy shapes the copy of a claimed baton a session record keeps

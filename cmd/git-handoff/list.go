@@ -11,8 +11,10 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/sign"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func listCommand(d *deps) *cli.Command {
@@ -98,27 +100,45 @@ func signatureCell(v *refstore.Verification) string {
 // listJSON prints what printJSONArray would of the batons, byte for byte,
 // but encodes each baton as it is read and keeps only its text (in large
 // shared chunks) until the sort has put them in order: a hundred thousand
-// decoded batons and their JSON shapes are never all held at once.
+// decoded batons and their JSON shapes are never all held at once. The
+// text is written by view.AppendBaton, which writes what the Encoder
+// writes without its reflection; a baton it cannot write goes to the
+// Encoder, which says why as it always did.
 func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOptions) error {
-	// What is kept is the arena, free of pointers, so a collection costs
-	// little however large it is; collecting often keeps the garbage of
-	// decoding from doubling the peak, as the default pacing would.
-	defer debug.SetGCPercent(debug.SetGCPercent(20))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(64 << 20))
+	// What is kept is the arena, free of pointers, and each baton's sort
+	// key; what decoding leaves behind is little and garbage at once. So
+	// the collector runs only when the heap nears a limit (a few times for
+	// 100,000 batons, each cheap: the arena needs no scanning), which keeps
+	// the process under 100 MB without a collection every few megabytes.
+	// The limit grows with the arena, so that a larger listing, which
+	// keeps more, is never collected without end.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(listHeapLimit))
+	chunks := 0
 	var arena listArena
 	var encErr error
-	// Kept compact and indented as written, which is what the encoder's
-	// own indenting does: the same bytes, a quarter less to hold.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
+	var scratch []byte
 	snapshot := handoff.SnapshotsOf(c.Context, st)
 	spans, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) listSpan {
-		buf.Reset()
-		item := listedJSON{handoffJSON: toJSON(s)}
-		if snap, ok := snapshot(s.SessionID); ok {
-			item.Snapshot = toSnapshotJSON(&snap, false)
+		var snap *snapshotJSON
+		if sn, ok := snapshot(s.SessionID); ok {
+			snap = toSnapshotJSON(&sn, false)
 		}
+		out, err := appendListed(scratch[:0], s, snap, enc, &buf)
+		if err == nil {
+			scratch = out
+			sp := arena.add(out)
+			if n := len(arena.chunks); n != chunks {
+				chunks = n
+				debug.SetMemoryLimit(max(listHeapLimit, int64(arena.size())*3/2))
+			}
+			return sp
+		}
+		item := listedJSON{handoffJSON: toJSON(s), Snapshot: snap}
+		buf.Reset()
 		if err := enc.Encode(item); err != nil && encErr == nil {
 			encErr = err
 		}
@@ -131,8 +151,31 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 		return err
 	}
 	return printJSONEach(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
-		return json.Indent(out, arena.bytes(spans[i]), "    ", "  ")
+		out.Write(jsonrec.Indent(out.AvailableBuffer(), arena.bytes(spans[i]), "    ", "  "))
+		return nil
 	}, d.withOpenNotices(notices))
+}
+
+// listHeapLimit is the heap a listing may grow to before a collection,
+// or half as much again as its arena once that is larger.
+const listHeapLimit = 60 << 20
+
+// appendListed appends the compact JSON of listedJSON{toJSON(s), snap} as the Encoder writes it; the
+// rare snapshot is the Encoder's own writing (enc writes into buf).
+func appendListed(dst []byte, s *baton.Stored, snap *snapshotJSON, enc *json.Encoder, buf *bytes.Buffer) ([]byte, error) {
+	dst, err := view.AppendStoredOpen(dst, s)
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil {
+		buf.Reset()
+		if err := enc.Encode(snap); err != nil {
+			return nil, err
+		}
+		dst = append(dst, `,"snapshot":`...)
+		dst = append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+	}
+	return append(dst, '}'), nil
 }
 
 // listArena holds encoded entries back to back in chunks of a megabyte or
@@ -151,6 +194,15 @@ func (a *listArena) add(b []byte) listSpan {
 	off := len(a.chunks[last])
 	a.chunks[last] = append(a.chunks[last], b...)
 	return listSpan{chunk: int32(last), off: int32(off), n: int32(len(b))}
+}
+
+// size is the memory the arena holds.
+func (a *listArena) size() int {
+	n := 0
+	for _, c := range a.chunks {
+		n += cap(c)
+	}
+	return n
 }
 
 func (a *listArena) bytes(sp listSpan) []byte {

@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // sessionListJSON is the result of `session ls --json`, as printJSONEach
@@ -37,25 +42,14 @@ func sessionLsCommand(d *deps) *cli.Command {
 				return err
 			}
 			all := c.Bool("all")
+			if c.Bool("json") {
+				return sessionLsJSON(c, d, st, handoff.SessionListOptions{All: all})
+			}
 			res, err := handoff.SessionList(c.Context, st, handoff.SessionListOptions{All: all})
 			if err != nil {
 				return err
 			}
 			shown := res.Sessions
-			if c.Bool("json") {
-				// sessionListJSON, written a session at a time: the
-				// whole document of 100,000 sessions is never held.
-				enc, ebuf := itemEncoder()
-				return printJSONEach(d.stdout, "sessions", len(shown), func(i int, out *bytes.Buffer) error {
-					j := toSessionJSON(shown[i].Record, false)
-					j.Lineage = shown[i].Lineage
-					withRuntime(&j, shown[i].Runtime)
-					ebuf.Reset()
-					err := enc.Encode(j)
-					out.Write(ebuf.Bytes())
-					return err
-				}, d.withOpenNotices(res.Notices))
-			}
 			notify(d.stderr, res.Notices)
 			if len(shown) == 0 {
 				if all {
@@ -80,6 +74,61 @@ func sessionLsCommand(d *deps) *cli.Command {
 			return tw.Flush()
 		},
 	}
+}
+
+// sessionLsJSON prints sessionListJSON, byte for byte what the Encoder
+// wrote for it, without holding 100,000 records: each is written as it is
+// read (view.AppendSessionOpen, compact, into the listing's arena) up to
+// the runtime and lineage, which are appended when it is printed. A
+// session the fast writer cannot write keeps its record for the Encoder,
+// which says why as it always did.
+func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
+	// The arena needs no scanning; the lineage nodes and graph do, and
+	// are what is kept: collect as records are read only when the heap
+	// has grown well past them.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	type entry struct {
+		span listSpan
+		rec  *session.Record // set when the fast writer declined
+		rt   *view.Runtime   // the record's runtime, shown with what tmux said
+	}
+	var arena listArena
+	var scratch []byte
+	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) entry {
+		out, rt, err := view.AppendRecordOpen(scratch[:0], r)
+		if err != nil {
+			rec := *r
+			return entry{rec: &rec}
+		}
+		scratch = out
+		return entry{span: arena.add(out), rt: rt}
+	})
+	if err != nil {
+		return err
+	}
+	enc, ebuf := itemEncoder()
+	var tail []byte
+	return printJSONEach(d.stdout, "sessions", len(items), func(i int, out *bytes.Buffer) error {
+		it := items[i]
+		if it.V.rec != nil {
+			j := toSessionJSON(*it.V.rec, false)
+			j.Lineage = it.Lineage
+			withRuntime(&j, it.Runtime)
+			ebuf.Reset()
+			err := enc.Encode(j)
+			out.Write(ebuf.Bytes())
+			return err
+		}
+		j := sessionJSON{Runtime: it.V.rt}
+		withRuntime(&j, it.Runtime)
+		var err error
+		tail = append(tail[:0], arena.bytes(it.V.span)...)
+		if tail, err = view.AppendSessionTail(tail, j.Runtime, it.Lineage); err != nil {
+			return err
+		}
+		out.Write(jsonrec.Indent(out.AvailableBuffer(), tail, "    ", "  "))
+		return nil
+	}, d.withOpenNotices(notices))
 }
 
 func orDash(s string) string {

@@ -16,6 +16,7 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Unsafe reports whether r must not reach a terminal as itself: C0 controls
@@ -52,6 +53,19 @@ func String(s string) string {
 
 func clean(s string) bool {
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while they are all printable ASCII (a
+		// listing's output is megabytes of it): flagged is nonzero when
+		// one of them is below 0x20 or 0x7f and above, and then they are
+		// looked at one by one. It may flag more than that, never less.
+		if i+8 <= len(s) {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			const ones, highs = 0x0101010101010101, 0x8080808080808080
+			if flagged := ((w - 0x20*ones) &^ w) | (w + ones) | w; flagged&highs == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
@@ -120,7 +134,10 @@ func (sw *Writer) Write(p []byte) (int, error) {
 		buf = append(sw.held, p...)
 		sw.held = nil
 	}
-	if clean(string(buf)) { // the common case: nothing to escape, nothing split
+	// The common case: nothing to escape, nothing split. buf is only read
+	// while clean looks at it; string(buf) would copy every write (a
+	// listing's 50 MB) to look at it once.
+	if clean(unsafe.String(unsafe.SliceData(buf), len(buf))) {
 		if _, err := sw.w.Write(buf); err != nil {
 			return 0, err
 		}

@@ -111,3 +111,25 @@ func FuzzWriter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzClean: clean, which looks at eight bytes at a time where it can,
+// says what a byte-by-byte look says, wherever the bytes fall.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"", "plain printable ascii text", "0123456\x7f", "0123456\x1f", "01234567\n89", "\t\t\t\t\t\t\t\t", "~~~~~~~~\x80", "é✓ and more text", "1234567\xe2\x80\xae"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := true
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r < utf8.RuneSelf && (r < 0x20 && r != '\n' && r != '\t' || r == 0x7f) || r == utf8.RuneError && n == 1 || Unsafe(r) {
+				want = false
+				break
+			}
+			i += n
+		}
+		if got := clean(s); got != want {
+			t.Fatalf("clean(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

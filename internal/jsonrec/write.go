@@ -1,0 +1,169 @@
+package jsonrec
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as encoding/json's Encoder writes a string with
+// SetEscapeHTML(false): quote and backslash escaped, the controls it has
+// short forms for as those and the other C0 controls as \u00XX, invalid
+// UTF-8 as \ufffd, and U+2028 and U+2029 escaped (for JavaScript).
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendTime appends t as its MarshalJSON does; the error is its error
+// (a year outside 0…9999), for which the caller encodes with
+// encoding/json to report it as it always has.
+func AppendTime(dst []byte, t time.Time) ([]byte, error) {
+	dst = append(dst, '"')
+	dst, err := t.AppendText(dst)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '"'), nil
+}
+
+// AppendBool appends true or false.
+func AppendBool(dst []byte, b bool) []byte {
+	if b {
+		return append(dst, "true"...)
+	}
+	return append(dst, "false"...)
+}
+
+// AppendInt appends n in decimal.
+func AppendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+
+// AppendStrings appends a list of strings; nil is null, as encoding/json
+// writes it.
+func AppendStrings(dst []byte, list []string) []byte {
+	if list == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+// Indent appends src, compact JSON as this package or encoding/json writes
+// it (no space outside strings), indented as json.Indent(dst, src, prefix,
+// indent) would: each element on its own line, "key": value, and an empty
+// object or array kept as {} or [].
+func Indent(dst, src []byte, prefix, indent string) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		dst = append(dst, prefix...)
+		for range depth {
+			dst = append(dst, indent...)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '"':
+			// Copy the string whole: only a quote not escaped ends it.
+			j := stringEnd(src, i+1)
+			dst = append(dst, src[i:j]...)
+			i = j - 1
+		case '{', '[':
+			dst = append(dst, c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				dst = append(dst, src[i+1])
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// stringEnd returns the index just past the quote that closes the string
+// whose contents start at i (len(src) when none does). The searches are
+// the library's vectorised ones: most of a record's bytes are in strings.
+func stringEnd(src []byte, i int) int {
+	for {
+		q := bytes.IndexByte(src[i:], '"')
+		if q < 0 {
+			return len(src)
+		}
+		b := bytes.IndexByte(src[i:i+q], '\\')
+		if b < 0 {
+			return i + q + 1
+		}
+		i += b + 2 // past the escape and the byte it escapes
+		if i >= len(src) {
+			return len(src)
+		}
+	}
+}

@@ -1,0 +1,251 @@
+package session
+
+import (
+	"encoding/json"
+
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// The JSON names of Record's fields and of those of its parts (Cause's
+// promoted ones included), in lower case, for jsonrec.Reader.Unknown.
+var (
+	recordFields = []string{"schema", "id", "owner", "branch", "worktree", "host", "harness", "model", "status",
+		"prompt", "starthead", "summary", "createdat", "updatedat", "endedat", "supersedes", "replacedby",
+		"handoffreason", "handoffat", "handoffcontextmode", "handoffpackage", "launched", "switching",
+		"claimedhandoff", "pr", "runtime", "rev", "prev", "seen"}
+	launchedFields  = []string{"nativeid", "first", "last"}
+	switchingFields = []string{"by", "since", "until", "to"}
+	prFields        = []string{"repo", "number", "url"}
+	runtimeFields   = []string{"kind", "socket", "name", "host"}
+)
+
+// decodeFast decodes a well-formed session record in one pass, accepting
+// exactly what refstore.Decode would (a blob within the cap, one JSON
+// object whose schema is ours); anything else is left to refstore.Decode,
+// which parses twice but says what is wrong. UnmarshalFast reads the
+// records git-handoff writes without reflection; what it declines
+// json.Unmarshal reads in one pass still.
+func decodeFast(e refstore.Entry, s *Record) bool {
+	if e.Size > refstore.MaxRecord || len(e.Data) > refstore.MaxRecord || (e.Type != "" && e.Type != "blob") {
+		return false
+	}
+	if UnmarshalFast(e.Data, s) && s.Schema == Schema {
+		return true
+	}
+	*s = Record{}
+	return json.Unmarshal(e.Data, s) == nil && s.Schema == Schema
+}
+
+// UnmarshalFast decodes data into s in one pass, as json.Unmarshal would,
+// and reports whether it did: false leaves s unspecified and the caller
+// to encoding/json (jsonrec says what it declines). Fuzzed against
+// json.Unmarshal (FuzzUnmarshalFast).
+func UnmarshalFast(data []byte, s *Record) bool {
+	var r jsonrec.Reader
+	r.Reset(data)
+	readRecord(&r, s)
+	return r.End()
+}
+
+func readRecord(r *jsonrec.Reader, s *Record) {
+	var seen uint64
+	o := r.Object()
+	for key, ok := o.Next(); ok; key, ok = o.Next() {
+		switch string(key) {
+		case "schema":
+			r.Seen(&seen, 0)
+			s.Schema = r.String()
+		case "id":
+			r.Seen(&seen, 1)
+			s.ID = r.String()
+		case "owner":
+			r.Seen(&seen, 2)
+			s.Owner = r.String()
+		case "branch":
+			r.Seen(&seen, 3)
+			s.Branch = r.String()
+		case "worktree":
+			r.Seen(&seen, 4)
+			s.Worktree = r.String()
+		case "host":
+			r.Seen(&seen, 5)
+			s.Host = r.String()
+		case "harness":
+			r.Seen(&seen, 6)
+			s.Harness = r.String()
+		case "model":
+			r.Seen(&seen, 7)
+			s.Model = r.String()
+		case "status":
+			r.Seen(&seen, 8)
+			s.Status = r.String()
+		case "prompt":
+			r.Seen(&seen, 9)
+			s.Prompt = r.String()
+		case "startHead":
+			r.Seen(&seen, 10)
+			s.StartHead = r.String()
+		case "summary":
+			r.Seen(&seen, 11)
+			s.Summary = r.String()
+		case "createdAt":
+			r.Seen(&seen, 12)
+			s.CreatedAt = r.Time()
+		case "updatedAt":
+			r.Seen(&seen, 13)
+			s.UpdatedAt = r.Time()
+		case "endedAt":
+			r.Seen(&seen, 14)
+			t := r.Time()
+			s.EndedAt = &t
+		case "supersedes":
+			r.Seen(&seen, 15)
+			s.Supersedes = r.String()
+		case "replacedBy":
+			r.Seen(&seen, 16)
+			s.ReplacedBy = r.String()
+		case "handoffReason":
+			r.Seen(&seen, 17)
+			s.HandoffReason = r.String()
+		case "handoffAt":
+			r.Seen(&seen, 18)
+			t := r.Time()
+			s.HandoffAt = &t
+		case "handoffContextMode":
+			r.Seen(&seen, 19)
+			s.HandoffContextMode = r.String()
+		case "handoffPackage":
+			r.Seen(&seen, 20)
+			s.HandoffPackage = r.String()
+		case "launched":
+			r.Seen(&seen, 21)
+			s.Launched = readLaunched(r)
+		case "switching":
+			r.Seen(&seen, 22)
+			s.Switching = readSwitching(r)
+		case "claimedHandoff":
+			r.Seen(&seen, 23)
+			s.ClaimedHandoff = r.Raw()
+		case "pr":
+			r.Seen(&seen, 24)
+			s.PR = readPR(r)
+		case "runtime":
+			r.Seen(&seen, 25)
+			s.Runtime = readRuntime(r)
+		case "rev":
+			r.Seen(&seen, 26)
+			s.Rev = r.Uint64()
+		case "prev":
+			r.Seen(&seen, 27)
+			s.Prev = r.String()
+		case "seen":
+			r.Seen(&seen, 28)
+			s.Seen = r.Uint64Map()
+		default:
+			r.Unknown(key, recordFields)
+		}
+	}
+}
+
+// readLaunched reads the map as encoding/json does: {} an empty map, each
+// value decoded into a fresh Launched, a repeated key keeping its last.
+func readLaunched(r *jsonrec.Reader) map[string]Launched {
+	m := map[string]Launched{}
+	o := r.Object()
+	for key, ok := o.Next(); ok; key, ok = o.Next() {
+		k := string(key)
+		var l Launched
+		var seen uint64
+		lo := r.Object()
+		for key, ok := lo.Next(); ok; key, ok = lo.Next() {
+			switch string(key) {
+			case "nativeId":
+				r.Seen(&seen, 0)
+				l.NativeID = r.String()
+			case "first":
+				r.Seen(&seen, 1)
+				l.First = r.Time()
+			case "last":
+				r.Seen(&seen, 2)
+				l.Last = r.Time()
+			default:
+				r.Unknown(key, launchedFields)
+			}
+		}
+		m[k] = l
+	}
+	return m
+}
+
+func readSwitching(r *jsonrec.Reader) *Switching {
+	g := &Switching{}
+	var seen uint64
+	o := r.Object()
+	for key, ok := o.Next(); ok; key, ok = o.Next() {
+		switch string(key) {
+		case "by":
+			r.Seen(&seen, 0)
+			g.By = r.String()
+		case "since":
+			r.Seen(&seen, 1)
+			g.Since = r.Time()
+		case "until":
+			r.Seen(&seen, 2)
+			g.Until = r.Time()
+		case "to":
+			r.Seen(&seen, 3)
+			g.To = r.String()
+		default:
+			r.Unknown(key, switchingFields)
+		}
+	}
+	return g
+}
+
+func readPR(r *jsonrec.Reader) *PRPointer {
+	p := &PRPointer{}
+	var seen uint64
+	o := r.Object()
+	for key, ok := o.Next(); ok; key, ok = o.Next() {
+		switch string(key) {
+		case "repo":
+			r.Seen(&seen, 0)
+			p.Repo = r.String()
+		case "number":
+			r.Seen(&seen, 1)
+			p.Number = r.Int()
+		case "url":
+			r.Seen(&seen, 2)
+			p.URL = r.String()
+		default:
+			r.Unknown(key, prFields)
+		}
+	}
+	return p
+}
+
+func readRuntime(r *jsonrec.Reader) *Runtime {
+	rt := &Runtime{}
+	var seen uint64
+	o := r.Object()
+	for key, ok := o.Next(); ok; key, ok = o.Next() {
+		switch string(key) {
+		case "kind":
+			r.Seen(&seen, 0)
+			rt.Kind = r.String()
+		case "socket":
+			r.Seen(&seen, 1)
+			rt.Socket = r.String()
+		case "name":
+			r.Seen(&seen, 2)
+			rt.Name = r.String()
+		case "host":
+			r.Seen(&seen, 3)
+			rt.Host = r.String()
+		default:
+			r.Unknown(key, runtimeFields)
+		}
+	}
+	return rt
+}

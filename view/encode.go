@@ -1,0 +1,300 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
+	"github.com/git-handoff/git-handoff/session"
+)
+
+// The listings write a hundred thousand records; encoding/json's
+// reflection cost more than reading them from git. AppendBaton and
+// AppendSession write the same bytes an Encoder with SetEscapeHTML(false)
+// writes for *Baton and Session (compact: indent with jsonrec.Indent), as
+// TestAppendMatchesEncoder and FuzzAppendMatchesEncoder check. A shape
+// either does not write (a time outside years 0…9999) is an error; the
+// caller then encodes with encoding/json, which words it as before.
+
+// AppendStoredOpen is AppendBatonOpen of OfBaton(s), shaped in place:
+// a listing writes a hundred thousand without allocating a shape for each.
+func AppendStoredOpen(dst []byte, s *baton.Stored) ([]byte, error) {
+	var b Baton
+	var del Deletion
+	var sig Signature
+	shapeBaton(&b, s, &del, &sig)
+	return AppendBatonOpen(dst, &b)
+}
+
+// AppendBaton appends b's compact JSON.
+func AppendBaton(dst []byte, b *Baton) ([]byte, error) {
+	dst, err := AppendBatonOpen(dst, b)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
+}
+
+// AppendBatonOpen is AppendBaton without the closing brace, for a shape
+// that embeds a Baton and adds fields after its own.
+func AppendBatonOpen(dst []byte, b *Baton) ([]byte, error) {
+	if b == nil {
+		return append(dst, "null"...), nil // unreachable for an embedding caller: checked by its own
+	}
+	var err error
+	dst = append(dst, `{"id":`...)
+	dst = jsonrec.AppendString(dst, b.ID)
+	dst = append(dst, `,"ref":`...)
+	dst = jsonrec.AppendString(dst, b.Ref)
+	dst = append(dst, `,"owner":`...)
+	dst = jsonrec.AppendString(dst, b.Owner)
+	dst = append(dst, `,"branch":`...)
+	dst = jsonrec.AppendString(dst, b.Branch)
+	dst = append(dst, `,"shared":`...)
+	dst = jsonrec.AppendBool(dst, b.Shared)
+	dst = append(dst, `,"nextSteps":`...)
+	dst = jsonrec.AppendStrings(dst, b.NextSteps)
+	dst = append(dst, `,"failedApproaches":`...)
+	dst = jsonrec.AppendStrings(dst, b.FailedApproaches)
+	dst = append(dst, `,"openQuestions":`...)
+	dst = jsonrec.AppendStrings(dst, b.OpenQuestions)
+	if b.Harness != "" {
+		dst = append(dst, `,"harness":`...)
+		dst = jsonrec.AppendString(dst, b.Harness)
+	}
+	if b.SessionID != "" {
+		dst = append(dst, `,"sessionId":`...)
+		dst = jsonrec.AppendString(dst, b.SessionID)
+	}
+	dst = append(dst, `,"createdAt":`...)
+	if dst, err = jsonrec.AppendTime(dst, b.CreatedAt); err != nil {
+		return nil, err
+	}
+	if b.Head != "" {
+		dst = append(dst, `,"head":`...)
+		dst = jsonrec.AppendString(dst, b.Head)
+	}
+	dst = append(dst, `,"claimed":`...)
+	dst = jsonrec.AppendBool(dst, b.Claimed)
+	if b.ClaimedAt != nil {
+		dst = append(dst, `,"claimedAt":`...)
+		if dst, err = jsonrec.AppendTime(dst, *b.ClaimedAt); err != nil {
+			return nil, err
+		}
+	}
+	if b.ClaimedBySession != "" {
+		dst = append(dst, `,"claimedBySession":`...)
+		dst = jsonrec.AppendString(dst, b.ClaimedBySession)
+	}
+	if d := b.Deleted; d != nil {
+		dst = append(dst, `,"deleted":{"reason":`...)
+		dst = jsonrec.AppendString(dst, d.Reason)
+		dst = append(dst, `,"at":`...)
+		if dst, err = jsonrec.AppendTime(dst, d.At); err != nil {
+			return nil, err
+		}
+		dst = append(dst, '}')
+	}
+	if s := b.Signature; s != nil {
+		dst = append(dst, `,"signature":{"state":`...)
+		dst = jsonrec.AppendString(dst, s.State)
+		dst = append(dst, `,"trusted":`...)
+		dst = jsonrec.AppendBool(dst, s.Trusted)
+		if s.Format != "" {
+			dst = append(dst, `,"format":`...)
+			dst = jsonrec.AppendString(dst, s.Format)
+		}
+		if s.Signer != "" {
+			dst = append(dst, `,"signer":`...)
+			dst = jsonrec.AppendString(dst, s.Signer)
+		}
+		if s.Reason != "" {
+			dst = append(dst, `,"reason":`...)
+			dst = jsonrec.AppendString(dst, s.Reason)
+		}
+		dst = append(dst, `,"fenced":`...)
+		dst = jsonrec.AppendBool(dst, s.Fenced)
+		dst = append(dst, '}')
+	}
+	return dst, nil
+}
+
+// appendEncoded appends v as an Encoder with SetEscapeHTML(false) writes
+// it, without its newline: for the parts of a record that are rare
+// (a switch in flight, a pull request, a runtime).
+func appendEncoded(dst []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// AppendSessionOpen appends s's compact JSON up to its runtime and
+// lineage, which come last and are known only once every record has been
+// read: the caller appends those (AppendSessionTail) and the closing brace.
+func AppendSessionOpen(dst []byte, s *Session) ([]byte, error) {
+	return appendSessionOpen(dst, s, s.Launched, false)
+}
+
+// AppendRecordOpen is AppendSessionOpen of OfSession(*r, false), shaped in
+// place (a listing writes a hundred thousand), with the runtime to show
+// (OfSession's Runtime; nil when the record has none).
+func AppendRecordOpen(dst []byte, r *session.Record) ([]byte, *Runtime, error) {
+	var s Session
+	var g Switching
+	var p PRPointer
+	shapeSession(&s, r, false, &g, &p)
+	dst, err := appendSessionOpen(dst, &s, r.Launched, true)
+	var rt *Runtime
+	if x := r.Runtime; x != nil {
+		rt = &Runtime{Kind: x.Kind, Socket: x.Socket, Name: x.Name, Host: x.Host}
+	}
+	return dst, rt, err
+}
+
+// appendSessionOpen writes launched in s's place: OfSession's copy of
+// the record's map, or the record's own (nilEmpty: OfSession makes a nil
+// one empty).
+func appendSessionOpen[L Launched | session.Launched](dst []byte, s *Session, launched map[string]L, nilEmpty bool) ([]byte, error) {
+	var err error
+	dst = append(dst, `{"id":`...)
+	dst = jsonrec.AppendString(dst, s.ID)
+	dst = append(dst, `,"ref":`...)
+	dst = jsonrec.AppendString(dst, s.Ref)
+	dst = append(dst, `,"owner":`...)
+	dst = jsonrec.AppendString(dst, s.Owner)
+	dst = append(dst, `,"branch":`...)
+	dst = jsonrec.AppendString(dst, s.Branch)
+	dst = append(dst, `,"worktree":`...)
+	dst = jsonrec.AppendString(dst, s.Worktree)
+	dst = append(dst, `,"host":`...)
+	dst = jsonrec.AppendString(dst, s.Host)
+	dst = append(dst, `,"harness":`...)
+	dst = jsonrec.AppendString(dst, s.Harness)
+	dst = append(dst, `,"model":`...)
+	dst = jsonrec.AppendString(dst, s.Model)
+	dst = append(dst, `,"status":`...)
+	dst = jsonrec.AppendString(dst, s.Status)
+	dst = append(dst, `,"readOnly":`...)
+	dst = jsonrec.AppendBool(dst, s.ReadOnly)
+	dst = append(dst, `,"prompt":`...)
+	dst = jsonrec.AppendString(dst, s.Prompt)
+	dst = append(dst, `,"summary":`...)
+	dst = jsonrec.AppendString(dst, s.Summary)
+	dst = append(dst, `,"createdAt":`...)
+	if dst, err = jsonrec.AppendTime(dst, s.CreatedAt); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"updatedAt":`...)
+	if dst, err = jsonrec.AppendTime(dst, s.UpdatedAt); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"endedAt":`...)
+	if s.EndedAt == nil {
+		dst = append(dst, "null"...)
+	} else if dst, err = jsonrec.AppendTime(dst, *s.EndedAt); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"supersedes":`...)
+	dst = jsonrec.AppendString(dst, s.Supersedes)
+	dst = append(dst, `,"replacedBy":`...)
+	dst = jsonrec.AppendString(dst, s.ReplacedBy)
+	dst = append(dst, `,"handoffReason":`...)
+	dst = jsonrec.AppendString(dst, s.HandoffReason)
+	dst = append(dst, `,"handoffAt":`...)
+	if s.HandoffAt == nil {
+		dst = append(dst, "null"...)
+	} else if dst, err = jsonrec.AppendTime(dst, *s.HandoffAt); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"handoffContextMode":`...)
+	dst = jsonrec.AppendString(dst, s.HandoffContextMode)
+	if s.HandoffPackage != "" {
+		dst = append(dst, `,"handoffPackage":`...)
+		dst = jsonrec.AppendString(dst, s.HandoffPackage)
+	}
+	dst = append(dst, `,"launched":`...)
+	if launched == nil && nilEmpty {
+		dst = append(dst, "{}"...)
+	} else if dst, err = appendLaunched(dst, launched); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"switching":`...)
+	if s.Switching == nil {
+		dst = append(dst, "null"...)
+	} else if dst, err = appendEncoded(dst, s.Switching); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"claimedHandoff":`...)
+	if s.ClaimedHandoff == nil {
+		dst = append(dst, "null"...)
+	} else if dst, err = AppendBaton(dst, s.ClaimedHandoff); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"pr":`...)
+	if s.PR == nil {
+		dst = append(dst, "null"...)
+	} else if dst, err = appendEncoded(dst, s.PR); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// AppendSessionTail appends the fields AppendSessionOpen leaves out and
+// closes the object.
+func AppendSessionTail(dst []byte, runtime *Runtime, lineage string) ([]byte, error) {
+	var err error
+	if runtime != nil {
+		dst = append(dst, `,"runtime":`...)
+		if dst, err = appendEncoded(dst, runtime); err != nil {
+			return nil, err
+		}
+	}
+	if lineage != "" {
+		dst = append(dst, `,"lineage":`...)
+		dst = jsonrec.AppendString(dst, lineage)
+	}
+	return append(dst, '}'), nil
+}
+
+// appendLaunched writes the map as encoding/json does: keys sorted, nil
+// as null.
+func appendLaunched[L Launched | session.Launched](dst []byte, m map[string]L) ([]byte, error) {
+	if m == nil {
+		return append(dst, "null"...), nil
+	}
+	if len(m) == 0 {
+		return append(dst, "{}"...), nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		l := Launched(m[k])
+		dst = jsonrec.AppendString(dst, k)
+		dst = append(dst, `:{"nativeId":`...)
+		dst = jsonrec.AppendString(dst, l.NativeID)
+		dst = append(dst, `,"first":`...)
+		if dst, err = jsonrec.AppendTime(dst, l.First); err != nil {
+			return nil, err
+		}
+		dst = append(dst, `,"last":`...)
+		if dst, err = jsonrec.AppendTime(dst, l.Last); err != nil {
+			return nil, err
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}'), nil
+}
