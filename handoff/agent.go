@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
@@ -239,9 +240,24 @@ func indexedSession(st *refstore.Store, harnessName, nativeID string) (string, e
 // agentState is what the Stop hook compares against: the working tree as
 // the session found it, and whether it was already asked for a baton.
 type agentState struct {
-	StartTree string `json:"startTree"`
+	// Since is when the working tree was noted (ns since the epoch, one
+	// coarse clock tick early): a path git status lists at a stop that was
+	// changed after it is the session's work. Noting a time costs nothing;
+	// noting the tree itself cost a `git status` at every session start.
+	Since int64 `json:"since,omitempty"`
+	// StartTree is the working tree's digest, as states noted before Since
+	// existed hold it (and a stop with neither notes one).
+	StartTree string `json:"startTree,omitempty"`
 	Nudged    bool   `json:"nudged,omitempty"`
 }
+
+// clockSlack is how far a file's time may lag the clock that noted Since:
+// file times come from the kernel's coarse clock, one tick (1–10 ms)
+// behind at most. A change made that little before the start counts as the
+// session's: it may be asked for a baton it did not need, never missed.
+const clockSlack = 10 * time.Millisecond
+
+func noteSince() int64 { return time.Now().Add(-clockSlack).UnixNano() }
 
 func readAgentState(st *refstore.Store, id string) (agentState, bool, error) {
 	data, err := os.ReadFile(statePath(st, id))
@@ -275,12 +291,7 @@ func rememberAgent(ctx context.Context, st *refstore.Store, id, harnessName, nat
 		errs = append(errs, st.WriteNote(ctx, indexPath(st, harnessName, nativeID), []byte(id+"\n")))
 	}
 	if _, ok, err := readAgentState(st, id); fresh || !ok || err != nil {
-		tree, err := st.WorktreeDigest(ctx)
-		if err != nil {
-			errs = append(errs, err)
-		} else {
-			errs = append(errs, writeAgentState(ctx, st, id, agentState{StartTree: tree}))
-		}
+		errs = append(errs, writeAgentState(ctx, st, id, agentState{Since: noteSince()}))
 	}
 	return errors.Join(errs...)
 }
@@ -366,7 +377,7 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 		res.Why = "the agent was asked for a baton once already"
 		return res, nil
 	}
-	worked, tree, err := didWork(ctx, st, s.Record, state, noted)
+	worked, err := didWork(ctx, st, s.Record, state, noted)
 	if err != nil {
 		return res, err
 	}
@@ -374,7 +385,7 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 		// A session no hook saw start (`git handoff start` run by the
 		// agent): its commits count from its record, its changes to the
 		// working tree from now on.
-		state.StartTree = tree
+		state.Since = noteSince()
 		if err := writeAgentState(ctx, st, s.ID, state); err != nil {
 			return res, err
 		}
@@ -397,22 +408,27 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 	return res, nil
 }
 
-// didWork compares HEAD with the session's start, and the working tree with
-// the one noted at its start (when noted); tree is the working tree's
-// digest now, when it was read.
-func didWork(ctx context.Context, st *refstore.Store, s session.Record, state agentState, noted bool) (worked bool, tree string, err error) {
+// didWork compares HEAD with the session's start and, when the start was
+// noted, asks whether any path git status lists now changed after it (by
+// Since, or by the digest of states noted before Since existed).
+func didWork(ctx context.Context, st *refstore.Store, s session.Record, state agentState, noted bool) (bool, error) {
 	head, err := st.Head(ctx)
 	if err != nil {
-		return false, "", err
+		return false, err
 	}
-	moved := head.Commit != s.StartHead
-	if moved && noted {
-		return true, "", nil
+	if head.Commit != s.StartHead {
+		return true, nil
 	}
-	if tree, err = st.WorktreeDigest(ctx); err != nil {
-		return false, "", err
+	switch {
+	case !noted:
+		return false, nil
+	case state.Since != 0:
+		return st.WorktreeChangedSince(ctx, state.Since)
+	case state.StartTree != "":
+		tree, err := st.WorktreeDigest(ctx)
+		return tree != state.StartTree, err
 	}
-	return moved || noted && tree != state.StartTree, tree, nil
+	return false, nil
 }
 
 // leftBaton reports whether a baton of session s waits on its branch (an

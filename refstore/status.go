@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WorktreeDigest fingerprints the state of the working tree against HEAD:
@@ -19,9 +20,9 @@ func (s *Store) WorktreeDigest(ctx context.Context) (string, error) {
 	if s.bare {
 		return "", nil
 	}
-	out, err := Git(ctx, s.workDir, true, nil, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=dirty")
+	out, err := s.status(ctx)
 	if err != nil {
-		return "", fmt.Errorf("reading the working tree's status: %w", err)
+		return "", err
 	}
 	h := sha256.New()
 	for _, entry := range bytes.Split(out, []byte{0}) {
@@ -35,4 +36,72 @@ func (s *Store) WorktreeDigest(ctx context.Context) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// status is `git status` of the paths that differ from HEAD (changed,
+// staged, untracked), NUL-separated entries of "XY path".
+func (s *Store) status(ctx context.Context) ([]byte, error) {
+	out, err := Git(ctx, s.workDir, true, nil, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=dirty")
+	if err != nil {
+		return nil, fmt.Errorf("reading the working tree's status: %w", err)
+	}
+	return out, nil
+}
+
+// WorktreeChangedSince reports whether a path that differs from HEAD now
+// was changed after since (ns since the epoch): its modification or change
+// time is later, or, for a path that is gone, its directory's is. A path
+// changed before since and not touched again is not a change; nor is
+// staging, alone, an edit made before since.
+func (s *Store) WorktreeChangedSince(ctx context.Context, since int64) (bool, error) {
+	if s.bare {
+		return false, nil
+	}
+	out, err := s.status(ctx)
+	if err != nil {
+		return false, err
+	}
+	after := func(fi os.FileInfo) bool {
+		st := stampOf(fi) // refdirs_*.go: the change time where the system has one
+		return st.Mtime > since || st.Ctime > since
+	}
+	entries := bytes.Split(out, []byte{0})
+	for i := 0; i < len(entries); i++ {
+		entry := entries[i]
+		if len(entry) < 4 {
+			continue
+		}
+		paths := []string{string(entry[3:])}
+		if entry[0] == 'R' || entry[0] == 'C' {
+			// A rename's origin follows it: changed too when it is gone.
+			if i+1 < len(entries) {
+				paths = append(paths, string(entries[i+1]))
+				i++
+			}
+		}
+		for _, p := range paths {
+			full := filepath.Join(s.workDir, filepath.FromSlash(strings.TrimSuffix(p, "/")))
+			fi, err := os.Lstat(full)
+			if err == nil {
+				if after(fi) {
+					return true, nil
+				}
+				continue
+			}
+			// Gone: its removal changed the nearest directory that is
+			// still there.
+			for dir := filepath.Dir(full); ; dir = filepath.Dir(dir) {
+				if di, err := os.Lstat(dir); err == nil {
+					if after(di) {
+						return true, nil
+					}
+					break
+				}
+				if dir == s.workDir || dir == filepath.Dir(dir) {
+					break
+				}
+			}
+		}
+	}
+	return false, nil
 }
