@@ -47,23 +47,30 @@ func localTimes(path string) bool {
 	return false
 }
 
-// statAt stats name in the open directory dir without following a
-// symbolic link, in one system call. A failure is a zero stamp: the
-// caller reads the file, which says what is wrong.
-func statAt(dir *os.File, name string) (FileStamp, error) {
+// fstatat stats name in the open directory dir without following a
+// symbolic link, retried on EINTR: serr is the stat's own failure, err one
+// of reaching the descriptor.
+func fstatat(dir *os.File, name string) (st unix.Stat_t, serr, err error) {
 	raw, err := dir.SyscallConn()
 	if err != nil {
-		return FileStamp{}, err
+		return st, nil, err
 	}
-	var st unix.Stat_t
-	var serr error
-	if err := raw.Control(func(fd uintptr) {
+	err = raw.Control(func(fd uintptr) {
 		for {
 			if serr = unix.Fstatat(int(fd), name, &st, unix.AT_SYMLINK_NOFOLLOW); serr != unix.EINTR {
 				return
 			}
 		}
-	}); err != nil {
+	})
+	return st, serr, err
+}
+
+// statAt stats name in the open directory dir without following a
+// symbolic link, in one system call. A failure is a zero stamp: the
+// caller reads the file, which says what is wrong.
+func statAt(dir *os.File, name string) (FileStamp, error) {
+	st, serr, err := fstatat(dir, name)
+	if err != nil {
 		return FileStamp{}, err
 	}
 	if serr != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
@@ -75,19 +82,8 @@ func statAt(dir *os.File, name string) (FileStamp, error) {
 // dirStampAt stamps the directory name (a relative path) under the open
 // directory dir; one that does not exist, or is no directory, is absent.
 func dirStampAt(dir *os.File, name string) (Stamp, error) {
-	raw, err := dir.SyscallConn()
+	st, serr, err := fstatat(dir, name)
 	if err != nil {
-		return Stamp{}, err
-	}
-	var st unix.Stat_t
-	var serr error
-	if err := raw.Control(func(fd uintptr) {
-		for {
-			if serr = unix.Fstatat(int(fd), name, &st, unix.AT_SYMLINK_NOFOLLOW); serr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
 		return Stamp{}, err
 	}
 	switch {
