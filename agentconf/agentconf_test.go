@@ -21,13 +21,7 @@ func repo(t *testing.T) string {
 
 func write(t *testing.T, root, rel, content string) {
 	t.Helper()
-	p := filepath.Join(root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gittest.WriteFile(t, root, rel, []byte(content))
 }
 
 func read(t *testing.T, root, rel string) string {

@@ -15,17 +15,6 @@ import (
 
 var binary = []byte{0, 1, 2, 0xff, 0xfe, 0, 'x', '\n', 0x80}
 
-func write(t *testing.T, dir, name string, data []byte) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func read(t *testing.T, dir, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, name))
@@ -51,24 +40,24 @@ func state(t *testing.T, dir string) string {
 func dirtyRepo(t *testing.T) string {
 	t.Helper()
 	a := gittest.Init(t)
-	write(t, a, ".gitignore", []byte("*.log\n"))
-	write(t, a, "a.txt", []byte("one\n"))
-	write(t, a, "img.bin", binary)
-	write(t, a, "old.txt", []byte("to be renamed\n"))
-	write(t, a, "gone.txt", []byte("to be deleted\n"))
+	gittest.WriteFile(t, a, ".gitignore", []byte("*.log\n"))
+	gittest.WriteFile(t, a, "a.txt", []byte("one\n"))
+	gittest.WriteFile(t, a, "img.bin", binary)
+	gittest.WriteFile(t, a, "old.txt", []byte("to be renamed\n"))
+	gittest.WriteFile(t, a, "gone.txt", []byte("to be deleted\n"))
 	gittest.Run(t, a, "add", "-A")
 	gittest.Run(t, a, "commit", "-q", "-m", "files")
 
-	write(t, a, "a.txt", []byte("one\ntwo\n"))
+	gittest.WriteFile(t, a, "a.txt", []byte("one\ntwo\n"))
 	gittest.Run(t, a, "add", "a.txt")
-	write(t, a, "a.txt", []byte("one\ntwo\nthree (unstaged)\n"))
-	write(t, a, "img.bin", append(append([]byte{}, binary...), 0, 0, 7))
+	gittest.WriteFile(t, a, "a.txt", []byte("one\ntwo\nthree (unstaged)\n"))
+	gittest.WriteFile(t, a, "img.bin", append(append([]byte{}, binary...), 0, 0, 7))
 	gittest.Run(t, a, "mv", "old.txt", "new.txt")
 	os.Remove(filepath.Join(a, "gone.txt"))
-	write(t, a, "dir/staged.txt", []byte("new and staged\n"))
+	gittest.WriteFile(t, a, "dir/staged.txt", []byte("new and staged\n"))
 	gittest.Run(t, a, "add", "dir/staged.txt")
-	write(t, a, "untracked.txt", []byte("never added\n"))
-	write(t, a, "build.log", []byte("ignored\n"))
+	gittest.WriteFile(t, a, "untracked.txt", []byte("never added\n"))
+	gittest.WriteFile(t, a, "build.log", []byte("ignored\n"))
 	return a
 }
 
@@ -113,7 +102,7 @@ func TestSnapshotLeavesIndexAndWorktreeAlone(t *testing.T) {
 
 	// A second snapshot of the same session keeps the first as a parent,
 	// so the ref moves forward.
-	write(t, a, "untracked.txt", []byte("changed again\n"))
+	gittest.WriteFile(t, a, "untracked.txt", []byte("changed again\n"))
 	again, err := st.TakeSnapshot(ctx, "s-1")
 	if err != nil {
 		t.Fatal(err)
@@ -129,8 +118,8 @@ func TestSnapshotLeavesIndexAndWorktreeAlone(t *testing.T) {
 func TestSnapshotCleanWorktree(t *testing.T) {
 	gittest.Isolate(t)
 	a := gittest.Init(t)
-	write(t, a, "ignored.log", []byte("x"))
-	write(t, a, ".git/info/exclude", []byte("*.log\n"))
+	gittest.WriteFile(t, a, "ignored.log", []byte("x"))
+	gittest.WriteFile(t, a, ".git/info/exclude", []byte("*.log\n"))
 	st := open(t, a, refstore.Options{})
 	if _, err := st.TakeSnapshot(context.Background(), "s-clean"); !errors.Is(err, refstore.ErrClean) {
 		t.Fatalf("clean worktree: got %v, want ErrClean", err)
@@ -195,13 +184,16 @@ func TestSnapshotApplyRefusesConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, spoil := range map[string]func(b string){
-		"local edit":       func(b string) { write(t, b, "a.txt", []byte("mine\n")) },
-		"untracked in way": func(b string) { write(t, b, "untracked.txt", []byte("mine\n")) },
+		"local edit":       func(b string) { gittest.WriteFile(t, b, "a.txt", []byte("mine\n")) },
+		"untracked in way": func(b string) { gittest.WriteFile(t, b, "untracked.txt", []byte("mine\n")) },
 		"ignored in way": func(b string) {
-			write(t, b, ".git/info/exclude", []byte("new.txt\n"))
-			write(t, b, "new.txt", []byte("mine\n"))
+			gittest.WriteFile(t, b, ".git/info/exclude", []byte("new.txt\n"))
+			gittest.WriteFile(t, b, "new.txt", []byte("mine\n"))
 		},
-		"staged other file": func(b string) { write(t, b, "gone.txt", []byte("mine\n")); gittest.Run(t, b, "add", "gone.txt") },
+		"staged other file": func(b string) {
+			gittest.WriteFile(t, b, "gone.txt", []byte("mine\n"))
+			gittest.Run(t, b, "add", "gone.txt")
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := cloneWithSnapshot(t, a)
@@ -242,7 +234,7 @@ func TestSnapshotApplyRefusesConflicts(t *testing.T) {
 
 	t.Run("HEAD moved on, conflicting", func(t *testing.T) {
 		b := cloneWithSnapshot(t, a)
-		write(t, b, "a.txt", []byte("committed elsewhere\n"))
+		gittest.WriteFile(t, b, "a.txt", []byte("committed elsewhere\n"))
 		gittest.Run(t, b, "commit", "-q", "-am", "moved on")
 		before := state(t, b)
 		st := open(t, b, refstore.Options{})
@@ -269,7 +261,7 @@ func TestSnapshotOntoLaterHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := cloneWithSnapshot(t, a)
-	write(t, b, "other.txt", []byte("unrelated\n"))
+	gittest.WriteFile(t, b, "other.txt", []byte("unrelated\n"))
 	gittest.Run(t, b, "add", "other.txt")
 	gittest.Run(t, b, "commit", "-q", "-m", "moved on")
 	st := open(t, b, refstore.Options{})
@@ -294,9 +286,9 @@ func TestSnapshotUnbornBranch(t *testing.T) {
 	ctx := context.Background()
 	a := filepath.Join(t.TempDir(), "a")
 	gittest.Run(t, "", "init", "-q", "-b", "main", a)
-	write(t, a, "staged.txt", []byte("staged\n"))
+	gittest.WriteFile(t, a, "staged.txt", []byte("staged\n"))
 	gittest.Run(t, a, "add", "staged.txt")
-	write(t, a, "loose.bin", binary)
+	gittest.WriteFile(t, a, "loose.bin", binary)
 	want := state(t, a)
 	snap, err := open(t, a, refstore.Options{}).TakeSnapshot(ctx, "s-unborn")
 	if err != nil {
@@ -331,16 +323,16 @@ func TestSnapshotLinkedWorktrees(t *testing.T) {
 	gittest.Isolate(t)
 	ctx := context.Background()
 	main := gittest.Init(t)
-	write(t, main, "a.txt", []byte("one\n"))
+	gittest.WriteFile(t, main, "a.txt", []byte("one\n"))
 	gittest.Run(t, main, "add", "a.txt")
 	gittest.Run(t, main, "commit", "-q", "-m", "a")
 	w1 := filepath.Join(t.TempDir(), "w1")
 	w2 := filepath.Join(t.TempDir(), "w2")
 	gittest.Run(t, main, "worktree", "add", "-q", "--detach", w1)
 	gittest.Run(t, main, "worktree", "add", "-q", "--detach", w2)
-	write(t, w1, "a.txt", []byte("one\nstaged\n"))
+	gittest.WriteFile(t, w1, "a.txt", []byte("one\nstaged\n"))
 	gittest.Run(t, w1, "add", "a.txt")
-	write(t, w1, "new.txt", []byte("untracked\n"))
+	gittest.WriteFile(t, w1, "new.txt", []byte("untracked\n"))
 	mainBefore, w1Before := state(t, main), state(t, w1)
 	snap, err := open(t, w1, refstore.Options{}).TakeSnapshot(ctx, "s-w")
 	if err != nil {

@@ -10,21 +10,11 @@ import (
 	"testing"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
 var bin = []byte{0, 1, 2, 0xff, 0xfe, 0, 'x', '\n', 0x80}
-
-func put(t *testing.T, dir, name string, data []byte) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // worktreeState is what a user sees of uncommitted work.
 func worktreeState(t *testing.T, dir string) string {
@@ -41,11 +31,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	ad, bd := a.Dir(), b.Dir()
-	put(t, ad, ".gitignore", []byte("*.log\n"))
-	put(t, ad, "img.bin", bin)
-	put(t, ad, "old.txt", []byte("renamed\n"))
-	put(t, ad, "gone.txt", []byte("deleted\n"))
-	put(t, ad, "a.txt", []byte("one\n"))
+	gittest.WriteFile(t, ad, ".gitignore", []byte("*.log\n"))
+	gittest.WriteFile(t, ad, "img.bin", bin)
+	gittest.WriteFile(t, ad, "old.txt", []byte("renamed\n"))
+	gittest.WriteFile(t, ad, "gone.txt", []byte("deleted\n"))
+	gittest.WriteFile(t, ad, "a.txt", []byte("one\n"))
 	git(t, ad, "add", "-A")
 	git(t, ad, "commit", "-q", "-m", "files")
 	git(t, ad, "push", "-q", "origin", "main")
@@ -54,14 +44,14 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if _, err := handoff.Start(ctx, a, handoff.StartOptions{Session: "s-a", Owner: "dev", Branch: "main"}, clock(1)); err != nil {
 		t.Fatal(err)
 	}
-	put(t, ad, "a.txt", []byte("one\ntwo\n"))
+	gittest.WriteFile(t, ad, "a.txt", []byte("one\ntwo\n"))
 	git(t, ad, "add", "a.txt")
-	put(t, ad, "a.txt", []byte("one\ntwo\nthree\n"))
-	put(t, ad, "img.bin", append(append([]byte{}, bin...), 9, 9))
+	gittest.WriteFile(t, ad, "a.txt", []byte("one\ntwo\nthree\n"))
+	gittest.WriteFile(t, ad, "img.bin", append(append([]byte{}, bin...), 9, 9))
 	git(t, ad, "mv", "old.txt", "new.txt")
 	os.Remove(filepath.Join(ad, "gone.txt"))
-	put(t, ad, "untracked.txt", []byte("loose\n"))
-	put(t, ad, "debug.log", []byte("ignored\n"))
+	gittest.WriteFile(t, ad, "untracked.txt", []byte("loose\n"))
+	gittest.WriteFile(t, ad, "debug.log", []byte("ignored\n"))
 	want := worktreeState(t, ad)
 	cachedBefore := git(t, ad, "diff", "--cached")
 
@@ -129,12 +119,12 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	// Two snapshots of one session taken without seeing each other: the
 	// later wins everywhere, and reaching the remote takes a forced push
 	// (it is no fast-forward), under a lease.
-	put(t, ad, "untracked.txt", []byte("A again\n"))
+	gittest.WriteFile(t, ad, "untracked.txt", []byte("A again\n"))
 	if _, err := handoff.TakeSnapshot(ctx, a, "s-a"); err != nil {
 		t.Fatal(err)
 	}
 	syncAt(t, a, 7)
-	put(t, bd, "untracked.txt", []byte("B meanwhile\n"))
+	gittest.WriteFile(t, bd, "untracked.txt", []byte("B meanwhile\n"))
 	t.Setenv("GIT_COMMITTER_DATE", "2035-01-01T00:00:00Z")
 	tb, err := handoff.TakeSnapshot(ctx, b, "s-a")
 	if err != nil {
@@ -173,7 +163,7 @@ func TestSnapshotApplyRefusedLeavesAll(t *testing.T) {
 	if _, err := handoff.Start(ctx, a, handoff.StartOptions{Session: "s-a", Owner: "dev", Branch: "main"}, clock(1)); err != nil {
 		t.Fatal(err)
 	}
-	put(t, a.Dir(), "work.txt", []byte("A's\n"))
+	gittest.WriteFile(t, a.Dir(), "work.txt", []byte("A's\n"))
 	if _, err := handoff.End(ctx, a, handoff.EndOptions{Session: "s-a", Owner: "dev", Branch: "main", Next: []string{"go on"}, Snapshot: true}, clock(2)); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +174,7 @@ func TestSnapshotApplyRefusedLeavesAll(t *testing.T) {
 	if _, err := Lazy(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	put(t, b.Dir(), "work.txt", []byte("B's own\n"))
+	gittest.WriteFile(t, b.Dir(), "work.txt", []byte("B's own\n"))
 	before := worktreeState(t, b.Dir())
 	res, err := handoff.Start(ctx, b, handoff.StartOptions{Session: "s-b", Owner: "dev", Branch: "main", ApplySnapshot: true}, clock(4))
 	if err != nil {

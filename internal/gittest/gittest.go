@@ -94,3 +94,15 @@ func RunKilled(t testing.TB, test string, env ...string) {
 		t.Fatalf("%s was not killed: %v\n%s", test, err, out)
 	}
 }
+
+// WriteFile writes data to rel under dir, making the directories it needs.
+func WriteFile(t testing.TB, dir, rel string, data []byte) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
