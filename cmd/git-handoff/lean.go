@@ -112,10 +112,7 @@ func (d *deps) prFacts(ctx context.Context, p *session.PRPointer) (string, []str
 		}
 		return handoff.PRFactsFailed(p, err)
 	}
-	var res struct {
-		Markdown string   `json:"markdown"`
-		Notices  []string `json:"notices"`
-	}
+	var res prFactsJSON
 	if err := json.Unmarshal(out, &res); err != nil {
 		return handoff.PRFactsFailed(p, fmt.Errorf("reading %s's answer: %w", fullName, err))
 	}

@@ -8,13 +8,6 @@ import (
 	"github.com/git-handoff/git-handoff/session"
 )
 
-// prFactsJSON is what `pr facts` prints: a brief's pull-request section
-// and what fetching it had to say.
-type prFactsJSON struct {
-	Markdown string   `json:"markdown"`
-	Notices  []string `json:"notices"`
-}
-
 // prFactsCommand is how the lean build's brief gets a pull request's facts
 // (lean.go): it has no HTTP stack, so it asks this build, once per brief,
 // and only for a session that owns a pull request.
