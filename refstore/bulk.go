@@ -208,8 +208,8 @@ type lockWriter struct {
 }
 
 // lockWriter returns nil (and no error) where the in-process writer must
-// not be used: go-git could not open the repository, or its refs are not
-// stored as files.
+// not be used: the repository's objects are not read in process, or its
+// refs are not stored as files.
 func (s *Store) lockWriter(ctx context.Context, msg string) (*lockWriter, error) {
 	if s.objects == nil {
 		return nil, nil

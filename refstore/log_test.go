@@ -50,8 +50,8 @@ func TestLogFirstParentOnBothPaths(t *testing.T) {
 			got[name][since] = s
 		}
 	}
-	if !reflect.DeepEqual(got["gogit"], got["cli"]) {
-		t.Errorf("the read paths disagree:\ngo-git %q\ncli    %q", got["gogit"], got["cli"])
+	if !reflect.DeepEqual(got["inprocess"], got["cli"]) {
+		t.Errorf("the read paths disagree:\nin process %q\ncli        %q", got["inprocess"], got["cli"])
 	}
 }
 

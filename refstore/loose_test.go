@@ -20,7 +20,7 @@ import (
 func TestWriteBlobIsGitsLooseObject(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	st := open(t, dir, readPaths["gogit"])
+	st := open(t, dir, readPaths["inprocess"])
 	ctx := context.Background()
 	data := []byte(`{"schema":"handoff/v1","note":"ünïcode, \u0000 and a long tail ` + strings.Repeat("x", 5000) + `"}`)
 
@@ -51,7 +51,7 @@ func TestWriteBlobIsGitsLooseObject(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := open(t, dir, readPaths["gogit"])
+			s := open(t, dir, readPaths["inprocess"])
 			if got, err := s.WriteBlob(ctx, data); err != nil || got != id {
 				errs <- err
 			}

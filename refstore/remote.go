@@ -26,7 +26,7 @@ func (s *Store) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 	args = append(args, refspecs...)
 	_, err := Git(ctx, s.workDir, false, nil, args...)
 	if s.objects != nil {
-		// The fetch may have written a pack go-git has not listed.
+		// The fetch may have written a pack the reader has not listed.
 		s.reindex()
 	}
 	return err
@@ -294,7 +294,7 @@ type RemoteConfig struct {
 }
 
 // RemoteConfigs lists the remotes of the repository's config file, in file
-// order. It reads the file in process where go-git can: claims ask on every
+// order. It reads the file in process where it can: claims ask on every
 // start, and a git process would cost more than the rest of the command.
 func (s *Store) RemoteConfigs(ctx context.Context) ([]RemoteConfig, error) {
 	if s.objects != nil {

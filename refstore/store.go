@@ -1,7 +1,7 @@
 // Package refstore is the only code that touches refs and objects. Records
 // are JSON blobs, each pointed at directly by one ref under refs/ao/; reads
-// happen in process through go-git (or through git itself where go-git cannot
-// open the repository), bulk reads and every write go through git so that
+// happen in process (or through git itself for a repository format the
+// store does not know), bulk reads and every write go through git so that
 // git's own lock protocol arbitrates compare-and-swap.
 package refstore
 
@@ -45,8 +45,7 @@ type reader interface {
 }
 
 // Store is a repository seen as a record store. A Store is for one
-// goroutine at a time (go-git's object writer is not safe for concurrent
-// use); open one per goroutine.
+// goroutine at a time; open one per goroutine.
 type Store struct {
 	workDir   string // where git commands run
 	gitDir    string // this worktree's git dir
@@ -78,8 +77,9 @@ type Store struct {
 
 // Options tune Open. The zero value is right for the command.
 type Options struct {
-	// ForceCLI reads through git instead of go-git, as for a repository
-	// go-git cannot open. Tests use it to run the conformance suite on both.
+	// ForceCLI reads through git instead of in process, as for a
+	// repository whose format is not known. Tests use it to run the
+	// conformance suite on both.
 	ForceCLI bool
 }
 
@@ -110,15 +110,15 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		// has them already.
 		s.objects = &objectDB{dir: filepath.Join(s.commonDir, "objects")}
 		s.refs = &refFiles{dir: s.commonDir}
-		s.reader = &goGitReader{store: s, refs: s.refs}
+		s.reader = &fileReader{store: s, refs: s.refs}
 	}
 	return s, nil
 }
 
-// objectsInProcess reports whether go-git may read and write this
+// objectsInProcess reports whether we may read and write this
 // repository's objects: every repository format extension it sets is one
 // that does not change how objects are stored (git's own list of them, less
-// objectFormat, which go-git v5 reads only as SHA-1).
+// objectFormat: the reader knows SHA-1 ids only).
 func (s *Store) objectsInProcess() bool {
 	version := "0"
 	for _, e := range s.localConfig() {
@@ -144,7 +144,7 @@ func (s *Store) objectsInProcess() bool {
 }
 
 // locate finds the repository's git dirs and worktree (Locate), reading
-// through git until objectsInProcess says go-git may.
+// through git until objectsInProcess says we may.
 func (s *Store) locate(ctx context.Context) error {
 	l, err := Locate(ctx, s.workDir)
 	if err != nil {

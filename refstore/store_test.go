@@ -15,7 +15,7 @@ import (
 // readPaths are the two ways the store reads: every conformance test runs
 // against both, so the fallback cannot drift from the main path.
 var readPaths = map[string]refstore.Options{
-	"gogit": {},
+	"inprocess": {},
 	"cli":   {ForceCLI: true},
 }
 
