@@ -16,7 +16,7 @@ import (
 // against both, so the fallback cannot drift from the main path.
 var readPaths = map[string]refstore.Options{
 	"inprocess": {},
-	"cli":   {ForceCLI: true},
+	"cli":       {ForceCLI: true},
 }
 
 func open(t *testing.T, dir string, opts refstore.Options) *refstore.Store {

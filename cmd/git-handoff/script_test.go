@@ -43,7 +43,7 @@ func TestScripts(t *testing.T) {
 		// would not. `make test` runs the scripts; `make race` the rest.
 		t.Skip("scripts run without -race in make test")
 	}
-	for _, reader := range []string{"gogit", "cli"} {
+	for _, reader := range []string{"inprocess", "cli"} {
 		t.Run(reader, func(t *testing.T) {
 			testscript.Run(t, testscript.Params{
 				Dir: "testdata/script",
@@ -130,7 +130,7 @@ func cmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // updateGolden rewrites the golden file in the script's archive
-// (CMPJSON_UPDATE=1 go test -run TestScripts/gogit): for writing a new
+// (CMPJSON_UPDATE=1 go test -run TestScripts/inprocess): for writing a new
 // golden file, to be read before it is committed.
 func updateGolden(ts *testscript.TestScript, name, text string) {
 	script := strings.TrimPrefix(filepath.Base(ts.Getenv("WORK")), "script-")
