@@ -61,7 +61,7 @@ type Options struct {
 	// Poll is how often the change stream looks at the ref files.
 	// Default one second.
 	Poll time.Duration
-	// ForceCLI reads through git instead of go-git (GIT_HANDOFF_READER=cli).
+	// ForceCLI reads through git instead of in process (GIT_HANDOFF_READER=cli).
 	ForceCLI bool
 }
 
