@@ -1,7 +1,6 @@
 package refstore
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,30 +17,26 @@ type localConfig []configEntry
 // localCache is the last parse of the file and the stat it was made from.
 type localCache struct {
 	mu      sync.Mutex
-	stat    fs.FileInfo
+	ok      bool
+	stat    configFileStat // config.go: taken before the file was read
 	entries localConfig
 }
 
 func (s *Store) localConfig() localConfig {
-	path := filepath.Join(s.commonDir, "config")
 	c := &s.local
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st, err := os.Stat(path)
-	if err == nil && c.stat != nil && os.SameFile(st, c.stat) && st.ModTime().Equal(c.stat.ModTime()) && st.Size() == c.stat.Size() {
+	if c.ok && c.stat.current() {
 		return c.entries
 	}
 	r := &configReader{gitDir: s.gitDir, getenv: os.LookupEnv}
-	if err := r.file(path); err != nil {
+	if err := r.file(filepath.Join(s.commonDir, "config")); err != nil {
 		// A file git could not parse either: git's commands will say why;
 		// here it reads as empty, as a missing file does.
-		c.stat, c.entries = nil, nil
+		c.ok, c.entries = false, nil
 		return nil
 	}
-	c.stat, c.entries = st, r.entries
-	if err != nil {
-		c.stat = nil
-	}
+	c.ok, c.stat, c.entries = true, r.read[0], r.entries
 	return c.entries
 }
 
