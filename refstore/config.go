@@ -47,36 +47,74 @@ type configReader struct {
 	includes  bool
 	headCache *string
 	// read is every file whose contents (or absence) the entries depend
-	// on, stamped before it was read, for configCache to check.
+	// on, stamped before it was read, and env every variable looked up,
+	// for configCache to check.
 	read []configFileStat
+	env  []envLookup
 }
 
 // readConfig returns every configuration entry git would see in a
-// repository with these git dirs, in git's order (later wins).
+// repository with these git dirs, in git's order (later wins). A process
+// asks for it several times (the identity, the signing keys, the reflog's
+// ident, the hooks directory), and a reading parses every file: the last
+// reading for these git dirs is kept, and read again only when a file it
+// came from (or looked for and did not find) changed on disk, or a
+// variable of the environment it looked at changed.
 func readConfig(gitDir, commonDir string) ([]configEntry, error) {
-	entries, _, err := readConfigFiles(gitDir, commonDir)
-	return entries, err
-}
-
-// readConfigFiles is readConfig, and the files the entries came from.
-func readConfigFiles(gitDir, commonDir string) ([]configEntry, []configFileStat, error) {
-	r := &configReader{gitDir: gitDir, getenv: os.LookupEnv, includes: true}
-	if err := r.all(commonDir); err != nil {
-		return nil, nil, err
+	v, _ := configCaches.LoadOrStore([2]string{gitDir, commonDir}, &configCache{})
+	c := v.(*configCache)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ok && c.current() {
+		return c.entries, nil
 	}
-	return r.entries, r.read, nil
+	// Each file is stamped before it is read, and each variable as it is
+	// looked up: a change made while we read shows next time.
+	r := &configReader{gitDir: gitDir, includes: true}
+	r.getenv = func(k string) (string, bool) {
+		v, ok := os.LookupEnv(k)
+		r.env = append(r.env, envLookup{k, v, ok})
+		return v, ok
+	}
+	if err := r.all(commonDir); err != nil {
+		c.ok = false
+		return nil, err
+	}
+	c.entries, c.stamps, c.env, c.ok = r.entries, r.read, r.env, true
+	return c.entries, nil
 }
 
-// configCache keeps a Store's reading of the whole configuration: a
-// command asks for it several times (the identity, the signing keys, the
-// reflog's ident, the hooks directory), and each reading parses every
-// file. It is read again when any file it came from (or looked for and
-// did not find) changed on disk.
+// configCaches holds a configCache per pair of git dirs.
+var configCaches sync.Map
+
+// configCache is the last reading of a repository's configuration and
+// what it depended on.
 type configCache struct {
 	mu      sync.Mutex
+	ok      bool
 	entries []configEntry
 	stamps  []configFileStat
-	ok      bool
+	env     []envLookup
+}
+
+// envLookup is one variable the reader looked up, and what it found.
+type envLookup struct {
+	name, value string
+	ok          bool
+}
+
+func (c *configCache) current() bool {
+	for _, e := range c.env {
+		if v, ok := os.LookupEnv(e.name); v != e.value || ok != e.ok {
+			return false
+		}
+	}
+	for _, st := range c.stamps {
+		if !st.current() {
+			return false
+		}
+	}
+	return true
 }
 
 // configFileStat is what a file was when it was read: absent, or its identity,
@@ -100,35 +138,6 @@ func (f configFileStat) current() bool {
 		return f.info == nil && now.info == nil
 	}
 	return os.SameFile(f.info, now.info) && f.info.Size() == now.info.Size() && f.info.ModTime().Equal(now.info.ModTime())
-}
-
-// configEntries is readConfig through the Store's cache. The process's
-// environment (GIT_CONFIG_*, HOME) is taken to be what it was.
-func (s *Store) configEntries() ([]configEntry, error) {
-	c := &s.config
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ok {
-		fresh := true
-		for _, st := range c.stamps {
-			if !st.current() {
-				fresh = false
-				break
-			}
-		}
-		if fresh {
-			return c.entries, nil
-		}
-	}
-	// Each file is stamped before it is read: a change made while we read
-	// shows next time.
-	entries, stamps, err := readConfigFiles(s.gitDir, s.commonDir)
-	if err != nil {
-		c.ok = false
-		return nil, err
-	}
-	c.entries, c.stamps, c.ok = entries, stamps, true
-	return entries, nil
 }
 
 func (r *configReader) all(commonDir string) error {
@@ -815,7 +824,7 @@ func configLookup(entries []configEntry, keys []string) map[string]string {
 // reads it; a configuration the reader does not understand is asked of
 // git.
 func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, error) {
-	entries, err := s.configEntries()
+	entries, err := readConfig(s.gitDir, s.commonDir)
 	if err != nil {
 		return s.configCLI(ctx, keys...)
 	}

@@ -347,9 +347,10 @@ func TestWildmatch(t *testing.T) {
 	}
 }
 
-// A Store reads the configuration once, and again when a file it came
-// from changes, appears or goes: git config writing the local file, an
-// include that did not exist yet, the global file removed.
+// The configuration is read once, and again when a file it came from
+// changes, appears or goes (git config writing the local file, an include
+// that did not exist yet, the global file removed) or a variable it looked
+// up changes.
 func TestConfigCacheFollowsTheFiles(t *testing.T) {
 	home := gittest.Isolate(t)
 	dir := gittest.Init(t)
@@ -391,5 +392,16 @@ func TestConfigCacheFollowsTheFiles(t *testing.T) {
 	}
 	if got := get("user.email"); got != "" {
 		t.Errorf("after both files lost it: user.email = %q", got)
+	}
+	// The environment it read counts as much as the files.
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "handoff.owner")
+	t.Setenv("GIT_CONFIG_VALUE_0", "env@example.com")
+	if got := get("handoff.owner"); got != "env@example.com" {
+		t.Errorf("after GIT_CONFIG_COUNT: handoff.owner = %q", got)
+	}
+	t.Setenv("GIT_CONFIG_VALUE_0", "other@example.com")
+	if got := get("handoff.owner"); got != "other@example.com" {
+		t.Errorf("after GIT_CONFIG_VALUE_0 changed: handoff.owner = %q", got)
 	}
 }

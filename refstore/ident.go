@@ -35,7 +35,7 @@ func (s *Store) identInProcess(now time.Time) (string, bool) {
 			return v, true
 		}
 		if cfg == nil {
-			entries, err := s.configEntries()
+			entries, err := readConfig(s.gitDir, s.commonDir)
 			if err != nil {
 				return "", false
 			}

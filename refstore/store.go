@@ -63,8 +63,7 @@ type Store struct {
 	mu      sync.Mutex
 	batcher *catFile // for CLI reads of single objects, started on demand
 
-	local      localCache  // the repository's own config file (localconfig.go)
-	config     configCache // the whole configuration (config.go)
+	local      localCache // the repository's own config file (localconfig.go)
 	sharedOnce sync.Once
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
 
