@@ -333,9 +333,7 @@ func (r *Reader) number() []byte {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && '1' <= d[i] && d[i] <= '9':
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
+		i = skipDigits(d, i)
 	default:
 		r.Fail()
 		return nil
@@ -343,9 +341,7 @@ func (r *Reader) number() []byte {
 	if i < len(d) && d[i] == '.' {
 		i++
 		n := i
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
+		i = skipDigits(d, i)
 		if i == n {
 			r.Fail()
 			return nil
@@ -357,9 +353,7 @@ func (r *Reader) number() []byte {
 			i++
 		}
 		n := i
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
+		i = skipDigits(d, i)
 		if i == n {
 			r.Fail()
 			return nil
@@ -570,4 +564,13 @@ func (r *Reader) skipString() {
 		}
 	}
 	r.Fail()
+}
+
+// skipDigits returns the index of the first byte at or after i in d that
+// is not a decimal digit.
+func skipDigits(d []byte, i int) int {
+	for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+		i++
+	}
+	return i
 }
