@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -79,4 +80,48 @@ func TestWriteBlobIsGitsLooseObject(t *testing.T) {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
 	}
+}
+
+// Records are stored in their zlib stream as they are, larger objects
+// deflated: either way git reads back what was written, with the id
+// `git hash-object` gives, and fsck accepts it, on both sides of the limit.
+func TestWriteBlobStoredAndDeflated(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	st := open(t, dir, readPaths["inprocess"])
+	ctx := context.Background()
+	const limit = 16 << 10 // refstore's storedMax, with the object header
+	for _, n := range []int{0, 1, 300, limit - 20, limit - 11, limit - 10, limit + 1, 60 << 10} {
+		data := []byte(strings.Repeat("handoff ", n/8+1)[:n])
+		hashed := exec.Command("git", "hash-object", "--stdin")
+		hashed.Dir, hashed.Stdin = dir, bytes.NewReader(data)
+		want, err := hashed.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := st.WriteBlob(ctx, data)
+		if err != nil || id != strings.TrimSpace(string(want)) {
+			t.Fatalf("%d bytes: WriteBlob = %q, %v; git hash-object says %s", n, id, err, want)
+		}
+		cat := exec.Command("git", "cat-file", "blob", id)
+		cat.Dir = dir
+		got, err := cat.Output()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%d bytes: git reads back %d bytes (%v)", n, len(got), err)
+		}
+		fi, err := os.Stat(filepath.Join(dir, ".git", "objects", id[:2], id[2:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// header "blob N\0", zlib's 2 + 4 bytes, the block's 5.
+		stored := int64(len("blob \x00") + len(strconv.Itoa(n)) + n + 11)
+		if whole := len("blob \x00") + len(strconv.Itoa(n)) + n; whole <= limit {
+			if fi.Size() != stored {
+				t.Errorf("%d bytes: object file is %d bytes, want %d (stored)", n, fi.Size(), stored)
+			}
+		} else if fi.Size() >= int64(n)/4 {
+			t.Errorf("%d bytes: object file is %d bytes: not deflated", n, fi.Size())
+		}
+	}
+	gittest.Run(t, dir, "fsck", "--strict", "--no-dangling")
 }

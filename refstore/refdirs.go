@@ -421,10 +421,11 @@ func (s *Store) PackedSum(prefix string) (sum uint64, ok bool, err error) {
 	}
 	// 64 bits, so that a changed range has the same sum by chance once
 	// in 2^64 rewrites, not once in four billion.
-	return crc64.Checksum(r.data[lo:hi], crcTable), true, nil
+	return crc64.Checksum(r.data[lo:hi], crcTable()), true, nil
 }
 
-var crcTable = crc64.MakeTable(crc64.ECMA)
+// crcTable is made at first use, not by every process at start.
+var crcTable = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(crc64.ECMA) })
 
 // prefixEnd is the least name greater than every name starting with
 // prefix.
