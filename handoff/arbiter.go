@@ -42,3 +42,25 @@ func (Local) Held(ctx context.Context, st *refstore.Store, ref string) (string, 
 	}
 	return oid, err
 }
+
+// A Pinner is an Arbiter that can choose, before a claim, where claims of
+// ref are decided: the Arbiter to push to, or local when no remote knows
+// the baton and the local transaction alone decides.
+type Pinner interface {
+	Pin(ctx context.Context, st *refstore.Store, ref string) (a Arbiter, local bool)
+}
+
+// pinned is where a claim of ref is decided, asked once before it is made.
+// A local claim needs no pending note (pending.go): nothing is decided
+// before the transaction that records it, so a process killed before then
+// leaves nothing that needs settling. An Arbiter that is no Pinner decides
+// wherever its Arbitrate says, so its claims are always noted.
+func pinned(ctx context.Context, st *refstore.Store, arb Arbiter, ref string) (Arbiter, bool) {
+	switch a := arb.(type) {
+	case Local:
+		return a, true
+	case Pinner:
+		return a.Pin(ctx, st, ref)
+	}
+	return arb, false
+}

@@ -97,25 +97,29 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 			}
 			claimed.Signature, claimed.Fenced = h.Signature, h.Fenced // the notes' author, not the claim's
 			note := &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
-			if err := notePending(ctx, st, note); err != nil {
-				return fail(err)
-			}
 			w = &wonClaim{note: note, baton: claimed}
-			if err := arb.Arbitrate(ctx, st, up); err != nil {
-				var ce *baton.ClaimedError
-				if errors.As(err, &ce) && ce.Baton.ID == h.ID && ce.Baton.ClaimedBySession == id {
-					// Held by this session at the arbiter already (an
-					// earlier run's push): that claim is the one to record.
-					if w, _ = settle(ctx, st, arb, who, id); w == nil {
+			// A claim no remote decides is decided by recordClaim's
+			// transaction, with nothing to note before it.
+			if decider, local := pinned(ctx, st, arb, up.Ref); !local {
+				if err := notePending(ctx, st, note); err != nil {
+					return fail(err)
+				}
+				if err := decider.Arbitrate(ctx, st, up); err != nil {
+					var ce *baton.ClaimedError
+					if errors.As(err, &ce) && ce.Baton.ID == h.ID && ce.Baton.ClaimedBySession == id {
+						// Held by this session at the arbiter already (an
+						// earlier run's push): that claim is the one to record.
+						if w, _ = settle(ctx, st, arb, who, id); w == nil {
+							return fail(err)
+						}
+					} else {
+						if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) {
+							dropPending(note) // someone else's, not a baton to claim, or never pushed
+						}
+						// Unreachable or refused: the push may have landed, so
+						// the note stays for the next claim to settle.
 						return fail(err)
 					}
-				} else {
-					if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) {
-						dropPending(note) // someone else's, not a baton to claim, or never pushed
-					}
-					// Unreachable or refused: the push may have landed, so
-					// the note stays for the next claim to settle.
-					return fail(err)
 				}
 			}
 		}

@@ -182,11 +182,18 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		// without its session would name a session that never existed and
 		// the notes would reach nobody.
 		ups = append(ups, sessUp)
+		var decider Arbiter
+		if note != nil {
+			var local bool
+			if decider, local = pinned(ctx, st, arb, claimUp.Ref); local {
+				note = nil // the transaction below decides: nothing to note
+			}
+		}
 		if note != nil {
 			if err := notePending(ctx, st, note); err != nil {
 				return StartResult{}, err
 			}
-			err = arb.Arbitrate(ctx, st, *claimUp)
+			err = decider.Arbitrate(ctx, st, *claimUp)
 			var ce *baton.ClaimedError
 			switch {
 			case err == nil:

@@ -164,6 +164,21 @@ func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.
 	return &RemoteNewerError{Remote: remote, Baton: t}
 }
 
+// Pin chooses once the remote that decides claims of ref (handoff.Pinner):
+// none when the clone has no remote or no remote knows the baton, and the
+// claim is local. A choice that fails is left to Arbitrate to report.
+func (a Arbiter) Pin(ctx context.Context, st *refstore.Store, ref string) (handoff.Arbiter, bool) {
+	remote, err := a.remoteFor(ctx, st, ref)
+	switch {
+	case err != nil:
+		return a, false
+	case remote == "":
+		return a, true
+	}
+	a.Remote = remote
+	return a, false
+}
+
 // remoteFor names the remote that arbitrates claims of ref: the pinned
 // one; else the one at the URL the remotes' arbiter records name, else the
 // one git config handoff.arbiter names; "" when the clone has no remote.

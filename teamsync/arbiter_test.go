@@ -60,3 +60,31 @@ func TestArbiterRecordsThatDisagreeStopClaims(t *testing.T) {
 		t.Fatalf("claim with two arbiters named: %v", err)
 	}
 }
+
+// Pin decides once where claims go: nowhere for a clone without a remote
+// (its claims are local, noted nowhere), the team's arbiter for a clone of
+// one, and a choice that fails is left for Arbitrate to report.
+func TestPinNamesTheRemoteThatDecides(t *testing.T) {
+	tm := newTeam(t, 1)
+	ctx := context.Background()
+	a := tm.clones[0]
+	if got, local := (Arbiter{}).Pin(ctx, a, mainRef); local || got.(Arbiter).Remote != "origin" {
+		t.Fatalf("a clone of the team: Pin = %+v, local %v; want origin", got, local)
+	}
+	alone := filepath.Join(tm.dir, "alone")
+	git(t, tm.dir, "init", "-q", alone)
+	if got, local := (Arbiter{}).Pin(ctx, open(t, alone), mainRef); !local || got.(Arbiter).Remote != "" {
+		t.Fatalf("a repository without a remote: Pin = %+v, local %v; want local", got, local)
+	}
+	other := filepath.Join(tm.dir, "other.git")
+	git(t, tm.dir, "init", "-q", "--bare", other)
+	tm.clone(t, "lone", other)
+	git(t, a.Dir(), "remote", "add", "other", other)
+	Init(ctx, a, "other") // refused: other's records name another arbiter
+	if _, err := (Arbiter{}).remoteFor(ctx, a, mainRef); !errors.Is(err, ErrNoArbiter) {
+		t.Fatalf("two arbiters named: remoteFor = %v, want ErrNoArbiter", err)
+	}
+	if got, local := (Arbiter{}).Pin(ctx, a, mainRef); local || got.(Arbiter).Remote != "" {
+		t.Fatalf("a choice that fails: Pin = %+v, local %v; want it unpinned, not local", got, local)
+	}
+}
