@@ -219,17 +219,48 @@ func worktreeConfigOn(path string) bool {
 // fileValues returns the entries for name in one file, includes not
 // followed (as `git config --file` and the repository-format check read).
 func fileValues(path, name string) ([]configEntry, error) {
-	r := &configReader{getenv: os.LookupEnv}
-	if err := r.file(path); err != nil {
+	_, entries, err := readPlainFile(path)
+	if err != nil {
 		return nil, err
 	}
 	var out []configEntry
-	for _, e := range r.entries {
+	for _, e := range entries {
 		if e.name == name {
 			out = append(out, e)
 		}
 	}
 	return out, nil
+}
+
+// plainFiles holds, by path, each configuration file read without its
+// includes, parsed once for the process and again only when the file's
+// stamp moves: finding the layout, the Store's own settings and the hooks
+// directory all look into .git/config, and each read it whole, seven
+// times in one start.
+var plainFiles sync.Map
+
+type plainFile struct {
+	mu      sync.Mutex
+	ok      bool
+	stamp   configFileStat
+	entries []configEntry // shared: never changed once read
+	err     error
+}
+
+// readPlainFile returns the file at path, includes not followed, and the
+// stamp it was read at. What it returns is shared: callers do not change it.
+func readPlainFile(path string) (configFileStat, []configEntry, error) {
+	v, _ := plainFiles.LoadOrStore(path, &plainFile{})
+	p := v.(*plainFile)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ok && p.stamp.current() {
+		return p.stamp, p.entries, p.err
+	}
+	r := &configReader{getenv: os.LookupEnv}
+	err := r.file(path)
+	p.ok, p.stamp, p.entries, p.err = true, r.read[0], r.entries, err
+	return p.stamp, p.entries, err
 }
 
 // file reads one configuration file; one that does not exist (or is not

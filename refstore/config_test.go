@@ -405,3 +405,36 @@ func TestConfigCacheFollowsTheFiles(t *testing.T) {
 		t.Errorf("after GIT_CONFIG_VALUE_0 changed: handoff.owner = %q", got)
 	}
 }
+
+// The repository's own file, read without includes for the layout and the
+// store's own settings, is cached for the process too, and read again when
+// git changes it: a remote added after the first look is seen.
+func TestPlainConfigCacheFollowsTheFile(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ctx := t.Context()
+	st, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	config := filepath.Join(dir, ".git", "config")
+	for i, want := range []string{"", "one", "two"} {
+		if want != "" {
+			gittest.Run(t, dir, "config", "handoff.probe", want)
+		}
+		vals, err := fileValues(config, "handoff.probe")
+		got := ""
+		if len(vals) > 0 {
+			got = vals[len(vals)-1].value
+		}
+		if err != nil || got != want {
+			t.Errorf("step %d: handoff.probe = %q, %v; want %q", i, got, err, want)
+		}
+		rcs, err := st.RemoteConfigs(ctx)
+		if err != nil || len(rcs) != i {
+			t.Errorf("step %d: %d remotes (%v), want %d", i, len(rcs), err, i)
+		}
+		gittest.Run(t, dir, "remote", "add", "r"+want, "/nowhere/"+want)
+	}
+}

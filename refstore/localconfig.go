@@ -1,43 +1,26 @@
 package refstore
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 )
 
 // localConfig is the repository's own config file, includes not followed:
 // what the store decides about the repository itself (its format, its
 // remotes, whether it is shared) is the repository's, never the user's.
 // A command asks several times; the file is parsed again only when it
-// changed on disk (a command may change it meanwhile: init does).
+// changed on disk (a command may change it meanwhile: init does), through
+// the process's cache of plain files (config.go).
 type localConfig []configEntry
 
-// localCache is the last parse of the file and the stat it was made from.
-type localCache struct {
-	mu      sync.Mutex
-	ok      bool
-	stat    configFileStat // config.go: taken before the file was read
-	entries localConfig
-}
-
 func (s *Store) localConfig() localConfig {
-	c := &s.local
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ok && c.stat.current() {
-		return c.entries
-	}
-	r := &configReader{gitDir: s.gitDir, getenv: os.LookupEnv}
-	if err := r.file(filepath.Join(s.commonDir, "config")); err != nil {
+	_, entries, err := readPlainFile(filepath.Join(s.commonDir, "config"))
+	if err != nil {
 		// A file git could not parse either: git's commands will say why;
 		// here it reads as empty, as a missing file does.
-		c.ok, c.entries = false, nil
 		return nil
 	}
-	c.ok, c.stat, c.entries = true, r.read[0], r.entries
-	return c.entries
+	return entries
 }
 
 // get returns the last value of name (a canonical name: section and key

@@ -63,7 +63,6 @@ type Store struct {
 	mu      sync.Mutex
 	batcher *catFile // for CLI reads of single objects, started on demand
 
-	local      localCache // the repository's own config file (localconfig.go)
 	sharedOnce sync.Once
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
 
