@@ -29,7 +29,9 @@ func mcpCommand(d *deps) *cli.Command {
 			// This deps only connects to GitHub (it needs the checkout's
 			// directory): reading, it never merges.
 			d.readOnly = true
-			return mcpserver.Run(c.Context, mcpserver.Deps{
+			ctx, stop := untilInterrupted(c.Context)
+			defer stop()
+			return mcpserver.Run(ctx, mcpserver.Deps{
 				Open: func(ctx context.Context, readOnly bool) (*refstore.Store, []string, func(), error) {
 					call := newDeps(d.stdin, io.Discard, d.stderr)
 					call.readOnly, call.json = readOnly, true

@@ -59,7 +59,8 @@ func serveCommand(d *deps) *cli.Command {
 }
 
 func runServe(c *cli.Context, d *deps, repoArgs []string) error {
-	ctx := c.Context
+	ctx, stop := untilInterrupted(c.Context)
+	defer stop()
 	token := c.String("token")
 	if f := c.String("token-file"); f != "" {
 		if token != "" {
