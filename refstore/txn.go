@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,9 +60,23 @@ type journal struct {
 
 func (s *Store) txnDir() string { return filepath.Join(s.commonDir, "handoff", "txn") }
 
-// beginJournal writes the journal under a temporary name, takes its flock
-// and only then gives it its real name, so no reader ever sees a journal
-// that is half written or not locked by a live writer.
+// Journals live in slots: files named slot-<n>.json that stay once made,
+// empty while no transaction uses them. A writer takes the first slot
+// whose flock it gets and that is empty, writes its journal into it, and
+// empties it again when the transaction is settled; a slot with a journal
+// and no flock is a dead writer's. Making, renaming and removing a file
+// for each transaction cost more than the transaction's own ref writes:
+// on ext4 a new file searches past every inode freed in the last half
+// minute, and each ref write frees one.
+const slotPrefix, slotSuffix = "slot-", ".json"
+
+// maxSlots bounds the search for a free slot: more writers than this at
+// once in one repository wait for one to free.
+const maxSlots = 64
+
+// beginJournal writes the journal into a free slot, under the slot's
+// flock, so no reader ever sees a journal that is half written or not
+// locked by a live writer.
 func (s *Store) beginJournal(ctx context.Context, msg, ident string, updates []Update) (*journal, error) {
 	rec := journalRecord{Schema: txnSchema, Msg: msg, Ident: ident}
 	for _, u := range updates {
@@ -75,62 +88,100 @@ func (s *Store) beginJournal(ctx context.Context, msg, ident string, updates []U
 	}
 	dir := s.txnDir()
 	shared := s.sharedPerm(ctx)
-	for tries := 0; ; tries++ {
-		if err := mkdirShared(shared, s.commonDir, dir); err != nil {
-			return nil, fmt.Errorf("writing the transaction journal: %w", err)
-		}
-		var id [8]byte
-		rand.Read(id[:])
-		name := hex.EncodeToString(id[:])
-		tmp := filepath.Join(dir, name+".tmp")
-		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if err != nil {
-			if tries < 3 && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) {
-				continue
+	deadline := time.Now().Add(lockWait)
+	for {
+		for n := 0; n < maxSlots; n++ {
+			path := filepath.Join(dir, slotPrefix+strconv.Itoa(n)+slotSuffix)
+			f, err := s.openSlot(dir, path, shared)
+			if err != nil {
+				return nil, fmt.Errorf("writing the transaction journal: %w", err)
 			}
-			return nil, fmt.Errorf("writing the transaction journal: %w", err)
-		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-			f.Close()
-			os.Remove(tmp)
-			return nil, fmt.Errorf("locking the transaction journal: %w", err)
-		}
-		// A recoverer may have taken the fresh file for a dead writer's
-		// leftover before we locked it, and removed it: start again.
-		if !samePath(f, tmp) {
-			f.Close()
-			if tries < 3 {
-				continue
+			if f == nil {
+				continue // in use, or a dead writer's journal waiting to be settled
 			}
-			return nil, errors.New("writing the transaction journal: it was removed under us")
+			if _, err := f.WriteAt(data, 0); err != nil {
+				f.Truncate(0)
+				f.Close()
+				return nil, fmt.Errorf("writing the transaction journal: %w", err)
+			}
+			return &journal{path: path, f: f, rec: rec}, nil
 		}
-		path := filepath.Join(dir, name+".json")
-		_, werr := f.Write(data)
-		if werr == nil && shared != 0 {
-			werr = adjustShared(shared, tmp)
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("writing the transaction journal: all %d slots of %s are in use", maxSlots, dir)
 		}
-		if werr == nil {
-			werr = os.Rename(tmp, path)
-		}
-		if werr != nil {
-			os.Remove(tmp)
-			f.Close()
-			return nil, fmt.Errorf("writing the transaction journal: %w", werr)
-		}
-		return &journal{path: path, f: f, rec: rec}, nil
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// finish removes the journal: the transaction is settled one way or the
-// other. It is removed before the flock is dropped, so nobody settles it
-// again.
+// openSlot opens the slot at path, making it the first time, and returns
+// it flocked if it is free: nil when another writer holds it or it holds
+// a journal (a dead writer's, for recoverTxns to settle).
+func (s *Store) openSlot(dir, path string, shared int) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	for tries := 0; errors.Is(err, fs.ErrNotExist) && tries < 3; tries++ {
+		if err = mkdirShared(shared, s.commonDir, dir); err != nil {
+			return nil, err
+		}
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil && shared != 0 {
+			if err = adjustShared(shared, path); err != nil {
+				f.Close()
+				return nil, err
+			}
+		}
+		if errors.Is(err, fs.ErrExist) {
+			f, err = os.OpenFile(path, os.O_RDWR, 0)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return nil, nil
+	}
+	// Free only if still the slot's file (nobody removed the directory
+	// under us) and empty.
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != 0 || !samePath(f, path) {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
+}
+
+// finish empties the journal's slot: the transaction is settled one way or
+// the other. It is emptied before the flock is dropped, so nobody settles
+// it again. A journal not in a slot (an older git-handoff's) is removed.
 func (j *journal) finish() {
-	os.Remove(j.path)
+	if isSlot(filepath.Base(j.path)) {
+		j.f.Truncate(0)
+	} else {
+		os.Remove(j.path)
+	}
 	j.f.Close()
 }
 
 // abandon leaves the journal for the next command to settle.
 func (j *journal) abandon() { j.f.Close() }
+
+// isSlot reports whether name is a journal slot's.
+func isSlot(name string) bool {
+	n, ok := strings.CutPrefix(name, slotPrefix)
+	if !ok {
+		return false
+	}
+	n, ok = strings.CutSuffix(n, slotSuffix)
+	if !ok || n == "" {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // samePath reports whether path still names the file f has open.
 func samePath(f *os.File, path string) bool {
@@ -183,11 +234,20 @@ func (s *Store) recoverTxns(ctx context.Context) {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		tmp := strings.HasSuffix(name, ".tmp")
-		if !tmp && !strings.HasSuffix(name, ".json") {
+		slot := isSlot(name)
+		// Journals of an older git-handoff had a name of their own,
+		// first with .tmp until written.
+		tmp := !slot && strings.HasSuffix(name, ".tmp")
+		if !slot && !tmp && !strings.HasSuffix(name, ".json") {
 			continue
 		}
 		path := filepath.Join(dir, name)
+		if slot {
+			// An empty slot is free: one stat, no open.
+			if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+				continue
+			}
+		}
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
 			continue
@@ -200,6 +260,10 @@ func (s *Store) recoverTxns(ctx context.Context) {
 			// Killed before the journal had its name: no ref was touched.
 			os.Remove(path)
 			f.Close()
+			continue
+		}
+		if fi, err := f.Stat(); slot && (err != nil || fi.Size() == 0) {
+			f.Close() // its writer finished meanwhile
 			continue
 		}
 		j := &journal{path: path, f: f}

@@ -153,13 +153,19 @@ func refState(t *testing.T, dir string, ups []refstore.Update) []string {
 	return out
 }
 
-// leftovers lists lock files under refs/ and journals under handoff/txn.
+// leftovers lists lock files under refs/ and journals under handoff/txn
+// (an empty slot is a free one, not a journal).
 func leftovers(t *testing.T, dir string) []string {
 	t.Helper()
 	var found []string
 	for _, root := range []string{"refs", "handoff/txn"} {
 		filepath.WalkDir(filepath.Join(dir, ".git", root), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".lock") || strings.Contains(p, "handoff/txn")) {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if strings.HasSuffix(p, ".lock") {
+				found = append(found, p)
+			} else if fi, err := d.Info(); strings.Contains(p, "handoff/txn") && (err != nil || fi.Size() > 0) {
 				found = append(found, p)
 			}
 			return nil
@@ -539,5 +545,91 @@ func TestApplyEachKilledMidway(t *testing.T) {
 	cur, _ := st.ResolveID(ctx, ups[0].Ref)
 	if err := st.ApplyEach(ctx, "next", refstore.Update{Ref: ups[0].Ref, Old: cur, New: gittestHashObject(t, dir, `{"next":1}`)}); err != nil {
 		t.Fatalf("the next write: %v", err)
+	}
+}
+
+// Journals live in slots that stay: a hundred transactions leave one empty
+// slot-0.json and nothing else. A slot another writer holds is passed over
+// for the next; a slot holding a dead writer's journal is passed over by
+// writers and settled, then emptied, by the next Open; a slot whose
+// journal cannot be read is left as it is, said so, and never reused.
+func TestTxnJournalSlots(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ctx := context.Background()
+	jdir := filepath.Join(dir, ".git", "handoff", "txn")
+	slot := func(n int) string { return filepath.Join(jdir, fmt.Sprintf("slot-%d.json", n)) }
+	files := func() map[string]int64 {
+		out := map[string]int64{}
+		ents, _ := os.ReadDir(jdir)
+		for _, e := range ents {
+			fi, _ := e.Info()
+			out[e.Name()] = fi.Size()
+		}
+		return out
+	}
+	st := open(t, dir, refstore.Options{})
+	body := `{"schema":"session/v1","id":"s","n":%d}`
+	old := ""
+	for i := 0; i < 100; i++ {
+		old = put(t, st, "refs/ao/sessions/s", old, fmt.Sprintf(body, i))
+	}
+	if got := files(); len(got) != 1 || got["slot-0.json"] != 0 {
+		t.Fatalf("after 100 transactions the journals are %v; want one empty slot-0.json", got)
+	}
+
+	// Another writer holds slot 0: the transaction uses slot 1.
+	held, err := os.OpenFile(slot(0), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	old = put(t, st, "refs/ao/sessions/s", old, fmt.Sprintf(body, 100))
+	held.Close()
+	if got := files(); len(got) != 2 || got["slot-0.json"] != 0 || got["slot-1.json"] != 0 {
+		t.Fatalf("with slot 0 held the journals are %v; want slots 0 and 1, both empty", got)
+	}
+
+	// A dead writer's journal in slot 0 (its lock still holds its id):
+	// writers pass it by, the next Open settles it and empties it.
+	ups := setUpShape(t, dir, txnShapes[1])
+	lock := filepath.Join(dir, ".git", filepath.FromSlash(ups[0].Ref)+".lock")
+	os.WriteFile(lock, []byte(ups[0].New+"\n"), 0o666)
+	rec, _ := json.Marshal(map[string]any{"schema": "txn/v1", "msg": "dead", "updates": []map[string]string{
+		{"ref": ups[0].Ref, "old": ups[0].Old, "new": ups[0].New},
+	}})
+	if err := os.WriteFile(slot(0), rec, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	old = put(t, st, "refs/ao/sessions/s", old, fmt.Sprintf(body, 101))
+	if got := files(); got["slot-0.json"] != int64(len(rec)) || got["slot-1.json"] != 0 {
+		t.Fatalf("a writer touched a dead writer's slot: %v", got)
+	}
+	st2 := open(t, dir, refstore.Options{})
+	if got := files(); got["slot-0.json"] != 0 {
+		t.Fatalf("the next Open left the dead writer's slot as %v (%v)", got, st2.Recovered())
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) || len(st2.Recovered()) != 1 {
+		t.Fatalf("the dead writer's lock: %v; recovered %q", err, st2.Recovered())
+	}
+
+	// A journal that cannot be read stays, said so, and is not reused.
+	if err := os.WriteFile(slot(1), []byte("{torn"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	st3 := open(t, dir, refstore.Options{})
+	if r := st3.Recovered(); len(r) != 1 || !strings.Contains(r[0], "slot-1.json alone") {
+		t.Fatalf("an unreadable slot: recovered %q", r)
+	}
+	for i := 0; i < 3; i++ {
+		old = put(t, st3, "refs/ao/sessions/s", old, fmt.Sprintf(body, 102+i))
+	}
+	if got := files(); got["slot-1.json"] != 5 || got["slot-0.json"] != 0 {
+		t.Fatalf("after writes beside an unreadable slot: %v", got)
+	}
+	if err := st3.Apply(ctx, "x", refstore.Update{Ref: "refs/ao/sessions/t", New: ups[0].New}); err != nil {
+		t.Fatal(err)
 	}
 }
