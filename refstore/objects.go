@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/adler32"
 	"io"
 	"io/fs"
 	"os"
@@ -105,7 +106,18 @@ func (db *objectDB) loose(id string, limit int64) (rawObject, error) {
 		return rawObject{}, err
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(bufio.NewReaderSize(f, 4096))
+	var in io.Reader = f
+	if fi, err := f.Stat(); err == nil && fi.Size() <= storedFileMax {
+		b := make([]byte, fi.Size())
+		if _, err := io.ReadFull(f, b); err != nil {
+			return rawObject{}, fmt.Errorf("loose object %s: %w", id, err)
+		}
+		if body, ok := zlibStoredBody(b); ok {
+			return looseBody(id, body, limit)
+		}
+		in = bytes.NewReader(b)
+	}
+	zr, err := zlib.NewReader(bufio.NewReaderSize(in, 4096))
 	if err != nil {
 		return rawObject{}, fmt.Errorf("loose object %s: %w", id, err)
 	}
@@ -127,6 +139,58 @@ func (db *objectDB) loose(id string, limit int64) (rawObject, error) {
 	o.data = make([]byte, size)
 	if _, err := io.ReadFull(br, o.data); err != nil {
 		return rawObject{}, fmt.Errorf("loose object %s: %w", id, err)
+	}
+	// Read to the stream's end, where zlib checks its Adler-32: damaged
+	// contents are an error, not other bytes.
+	var one [1]byte
+	if n, err := br.Read(one[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = errors.New("more data than its header says")
+		}
+		return rawObject{}, fmt.Errorf("loose object %s: %w", id, err)
+	}
+	return o, nil
+}
+
+// storedFileMax is the largest loose object file writeLoose stores
+// without deflating: its stream's 11 bytes of framing and storedMax.
+const storedFileMax = 2 + 5 + storedMax + 4
+
+// zlibStoredBody returns what a zlib stream of one final stored block
+// holds (as writeLoose writes records, see zlibStored), its Adler-32
+// checked, without an inflater: setting one up costs more than the rest of
+// reading a record. Any other stream is not ok, for zlib to read.
+func zlibStoredBody(b []byte) ([]byte, bool) {
+	if len(b) < 11 || b[0] != 0x78 || (uint(b[0])<<8|uint(b[1]))%31 != 0 || b[1]&0x20 != 0 || b[2] != 0x01 {
+		return nil, false
+	}
+	n := int(b[3]) | int(b[4])<<8
+	if n != ^(int(b[5])|int(b[6])<<8)&0xffff || len(b) != 7+n+4 {
+		return nil, false
+	}
+	body := b[7 : 7+n]
+	if adler32.Checksum(body) != binary.BigEndian.Uint32(b[7+n:]) {
+		return nil, false
+	}
+	return body, true
+}
+
+// looseBody parses a loose object's inflated bytes: "type size\0" and
+// exactly size bytes of contents.
+func looseBody(id string, body []byte, limit int64) (rawObject, error) {
+	nul := bytes.IndexByte(body, 0)
+	if nul < 0 {
+		return rawObject{}, fmt.Errorf("loose object %s: no header", id)
+	}
+	hdr := string(body[:nul])
+	typ, sz, ok := strings.Cut(hdr, " ")
+	size, perr := strconv.ParseInt(sz, 10, 64)
+	if !ok || perr != nil || size < 0 || objectType(typ) == 0 || size != int64(len(body)-nul-1) {
+		return rawObject{}, fmt.Errorf("loose object %s: bad header %q", id, hdr)
+	}
+	o := rawObject{typ: typ, size: size}
+	if size <= limit {
+		o.data = body[nul+1:]
 	}
 	return o, nil
 }

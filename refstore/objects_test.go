@@ -205,3 +205,50 @@ func TestObjectDBDamagedPack(t *testing.T) {
 		return b
 	})
 }
+
+// Records writeLoose stored without deflating are read without an
+// inflater, the same bytes as git's cat-file; a stored object whose bytes
+// or header were damaged is an error, never other bytes; git's deflated
+// objects still read through zlib.
+func TestLooseStoredObjects(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	objects := filepath.Join(dir, ".git", "objects")
+	db := &objectDB{dir: objects}
+	defer db.close()
+	var ids []string
+	for _, n := range []int{0, 1, 300, storedMax - 20} {
+		id, err := writeLoose(objects, "blob", []byte(strings.Repeat("r", n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	ids = append(ids, gittest.Run(t, dir, "hash-object", "-w", "--stdin"))
+	want := catFileAll(t, dir)
+	for _, id := range ids {
+		got, err := db.read(id, 1<<20)
+		if err != nil || got.typ != "blob" || !bytes.Equal(got.data, want[id].data) {
+			t.Fatalf("%s: %q, %d bytes, %v; cat-file has %d bytes", id, got.typ, len(got.data), err, len(want[id].data))
+		}
+	}
+	path := func(id string) string { return filepath.Join(objects, id[:2], id[2:]) }
+	rewrite := func(id string, b []byte) {
+		os.Chmod(path(id), 0o644)
+		if err := os.WriteFile(path(id), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A flipped byte of the contents: the checksum says so, and zlib too.
+	b, _ := os.ReadFile(path(ids[2]))
+	b[20] ^= 1
+	rewrite(ids[2], b)
+	if got, err := db.read(ids[2], 1<<20); err == nil {
+		t.Fatalf("a damaged stored object read as %q", got.data)
+	}
+	// A header whose size is not the contents'.
+	rewrite(ids[1], zlibStored("blob 5\x00", []byte("r")))
+	if got, err := db.read(ids[1], 1<<20); err == nil {
+		t.Fatalf("a stored object with a wrong size read as %q", got.data)
+	}
+}
