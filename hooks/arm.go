@@ -61,6 +61,20 @@ func Refresh(ctx context.Context, repoDir string) (HookResult, error) {
 	if err != nil {
 		return skipped(HookResult{Name: PrepareCommitMsg}, err)
 	}
+	return refresh(ctx, repoDir, l)
+}
+
+// RefreshIn is Refresh for the repository of an open Store, found already
+// (st.Layout()): a command that bound a worktree need not find it twice.
+func RefreshIn(ctx context.Context, repoDir string, rl refstore.Layout) (HookResult, error) {
+	l, err := locateIn(ctx, repoDir, rl)
+	if err != nil {
+		return skipped(HookResult{Name: PrepareCommitMsg}, err)
+	}
+	return refresh(ctx, repoDir, l)
+}
+
+func refresh(ctx context.Context, repoDir string, l layout) (HookResult, error) {
 	res := HookResult{Name: PrepareCommitMsg, Path: filepath.Join(l.hooks, PrepareCommitMsg), Action: Skipped,
 		Detail: "git-handoff's hooks are not installed"}
 	if _, ok := installedCommand(l.hooks); !ok {

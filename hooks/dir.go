@@ -26,6 +26,11 @@ func locate(ctx context.Context, repoDir string) (layout, error) {
 	if err != nil {
 		return layout{}, fmt.Errorf("finding the hooks directory: %w", err)
 	}
+	return locateIn(ctx, repoDir, rl)
+}
+
+// locateIn is locate for a repository already found (rl).
+func locateIn(ctx context.Context, repoDir string, rl refstore.Layout) (layout, error) {
 	hooks, err := refstore.HooksDir(ctx, repoDir, rl)
 	if err != nil {
 		return layout{}, fmt.Errorf("finding the hooks directory: %w", err)

@@ -49,6 +49,7 @@ type reader interface {
 type Store struct {
 	workDir   string // where git commands run
 	gitDir    string // this worktree's git dir
+	layout    Layout // as found from workDir (Layout)
 	commonDir string // shared by all worktrees: refs, objects, logs
 	bare      bool
 
@@ -163,6 +164,9 @@ func (s *Store) locate(ctx context.Context) error {
 	} else {
 		s.workDir = l.WorkTree
 	}
+	// As Locate(s.workDir) finds it: where git commands for it run.
+	s.layout = l
+	s.layout.from = s.workDir
 	s.reader = &cliReader{store: s}
 	s.lister = &cliLister{dir: s.workDir}
 	return nil
@@ -190,6 +194,9 @@ func (s *Store) Close() error {
 
 // Dir is where git commands for this repository run.
 func (s *Store) Dir() string { return s.workDir }
+
+// Layout is the repository's layout as Locate finds it from Dir.
+func (s *Store) Layout() Layout { return s.layout }
 
 // GitDir is this worktree's git directory.
 func (s *Store) GitDir() string { return s.gitDir }

@@ -48,7 +48,7 @@ func endCommand(d *deps) *cli.Command {
 				return fmt.Errorf("leaving a baton: %w", err)
 			}
 			if res.Unbound {
-				d.refreshCommitHook(c.Context, st.Dir())
+				d.refreshStoreCommitHook(c.Context, st)
 			}
 			if c.Bool("json") {
 				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Notices: view.NonNil(res.Notices)})

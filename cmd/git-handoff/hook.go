@@ -63,7 +63,7 @@ func (a agentWorkflows) Start(ctx context.Context, dir string, opts handoff.Agen
 	opts.Arbiter = arbiterFor(false)
 	res, err := handoff.AgentStart(ctx, st, opts, a.d.Now)
 	if err == nil && !res.Continued {
-		a.d.refreshCommitHook(ctx, st.Dir())
+		a.d.refreshStoreCommitHook(ctx, st)
 	}
 	return res, err
 }

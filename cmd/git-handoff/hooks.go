@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/agentconf"
 	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 func hooksCommand(d *deps) *cli.Command {
@@ -134,7 +135,19 @@ func (d *deps) refreshCommitHook(ctx context.Context, dir string) {
 	if dir == "" {
 		return
 	}
-	if _, err := hooks.Refresh(ctx, dir); err != nil {
+	_, err := hooks.Refresh(ctx, dir)
+	d.warnCommitHook(err)
+}
+
+// refreshStoreCommitHook is refreshCommitHook for the worktree st works
+// in, whose layout st found already.
+func (d *deps) refreshStoreCommitHook(ctx context.Context, st *refstore.Store) {
+	_, err := hooks.RefreshIn(ctx, st.Dir(), st.Layout())
+	d.warnCommitHook(err)
+}
+
+func (d *deps) warnCommitHook(err error) {
+	if err != nil {
 		fmt.Fprintf(d.stderr, "warning: updating the %s hook: %v\n", hooks.PrepareCommitMsg, err)
 	}
 }

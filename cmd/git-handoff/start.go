@@ -47,7 +47,7 @@ func startCommand(d *deps) *cli.Command {
 				}
 				return fmt.Errorf("starting session: %w", err)
 			}
-			d.refreshCommitHook(c.Context, st.Dir())
+			d.refreshStoreCommitHook(c.Context, st)
 			if c.Bool("json") {
 				if err := d.printJSON(startJSON{
 					Session:   sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
