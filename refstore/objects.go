@@ -35,6 +35,8 @@ type objectDB struct {
 	mu     sync.Mutex
 	listed bool
 	packs  []*pack
+
+	recent recentObjects
 }
 
 // errObjectMissing: neither a loose object nor in any pack listed so far.
@@ -64,12 +66,55 @@ func (db *objectDB) read(id string, limit int64) (rawObject, error) {
 	if len(id) != 40 || !isHexID(id) {
 		return rawObject{}, fmt.Errorf("object %q: not an object id", id)
 	}
-	if o, err := db.loose(id, limit); !errors.Is(err, fs.ErrNotExist) {
-		return o, err
+	if o, ok := db.recent.get(id, limit); ok {
+		return o, nil
 	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	return db.packed(id, limit, 0)
+	o, err := db.loose(id, limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		db.mu.Lock()
+		o, err = db.packed(id, limit, 0)
+		db.mu.Unlock()
+	}
+	if err == nil {
+		db.recent.put(id, o)
+	}
+	return o, err
+}
+
+// recentObjects keeps the last few objects read whole, by id: a command
+// reads the record it replaces two or three times (to decide, to order
+// its version, to report), and an object's id names its bytes for good.
+// Each read hands out a copy, so no caller sees another's changes.
+type recentObjects struct {
+	mu   sync.Mutex
+	objs map[string]rawObject
+}
+
+// recentMax bounds the cache: a few records, far below a listing's size.
+const recentMax = 16
+
+func (r *recentObjects) get(id string, limit int64) (rawObject, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, ok := r.objs[id]
+	if !ok || o.size > limit {
+		return rawObject{}, false
+	}
+	o.data = bytes.Clone(o.data)
+	return o, true
+}
+
+func (r *recentObjects) put(id string, o rawObject) {
+	if o.data == nil || o.size > MaxRecord {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.objs == nil || len(r.objs) >= recentMax {
+		r.objs = make(map[string]rawObject, recentMax)
+	}
+	o.data = bytes.Clone(o.data)
+	r.objs[id] = o
 }
 
 // reindex makes the next read list the packs again: after a fetch wrote

@@ -239,6 +239,17 @@ func TestLooseStoredObjects(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A second read comes from the reader's recent objects, as a copy: a
+	// caller changing what it got changes nobody else's.
+	first, _ := db.read(ids[2], 1<<20)
+	first.data[0] ^= 1
+	if again, err := db.read(ids[2], 1<<20); err != nil || !bytes.Equal(again.data, want[ids[2]].data) {
+		t.Fatalf("a second read after the first was changed: %q, %v", again.data, err)
+	}
+	// The same reader would answer from its recent objects: a damaged file
+	// is read by a fresh one, as by the next command.
+	db = &objectDB{dir: objects}
+	defer db.close()
 	// A flipped byte of the contents: the checksum says so, and zlib too.
 	b, _ := os.ReadFile(path(ids[2]))
 	b[20] ^= 1
