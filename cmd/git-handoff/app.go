@@ -44,6 +44,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = exitError
 		}
 	}()
+	if len(args) == 2 && args[1] == "--version" {
+		fmt.Fprintf(stdout, "git handoff version %s\n", buildVersion())
+		return exitOK
+	}
 	d := newDeps(stdin, stdout, stderr)
 	d.args = args
 	defer d.close()
@@ -69,7 +73,7 @@ func newApp(d *deps) *cli.App {
 		Name:      "git-handoff",
 		HelpName:  "git handoff",
 		Usage:     "hand work from one coding-agent session to the next",
-		UsageText: "git handoff <command> [options]",
+		UsageText: "git handoff <command> [options]\ngit handoff --version",
 		Description: "Batons (single-use notes a session leaves for the next), session lineage and pull-request ownership,\n" +
 			"kept as JSON records under refs/ao/ in the repository itself.",
 		Reader:                 d.stdin,
@@ -323,4 +327,27 @@ func interspersed(app *cli.App, args []string) []string {
 	out := append([]string{}, args[:i]...)
 	out = append(out, flags...)
 	return append(out, pos...)
+}
+
+// buildVersion is the module version the binary was built at, from the
+// build's own record: a tag or pseudo-version, else "dev" and the commit
+// it was built from (with "-dirty" for uncommitted changes).
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", ""
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = "-" + s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	return "dev" + rev + dirty
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -75,5 +76,20 @@ func TestReadOnlyCommandsExist(t *testing.T) {
 		if !have[path] {
 			t.Errorf("readOnlyCommands names %q, which is not a command", path)
 		}
+	}
+}
+
+// `git handoff --version` says which build runs, as `git --version` does,
+// and is listed in the help.
+func TestVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"git-handoff", "--version"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK || !strings.HasPrefix(stdout.String(), "git handoff version ") || stderr.Len() != 0 {
+		t.Fatalf("--version: exit %d, %q, %q", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	run(context.Background(), []string{"git-handoff", "--help"}, strings.NewReader(""), &stdout, &stderr)
+	if !strings.Contains(stdout.String(), "git handoff --version") {
+		t.Errorf("--help does not list --version:\n%s", stdout.String())
 	}
 }

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"io"
-	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -57,11 +56,4 @@ func mcpCommand(d *deps) *cli.Command {
 			}, buildVersion())
 		},
 	}
-}
-
-func buildVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "dev"
 }
