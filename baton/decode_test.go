@@ -115,3 +115,26 @@ func FuzzAtRef(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeVersion: DecodeVersion gives what refstore.Decode gives, and
+// fails where it fails.
+func FuzzDecodeVersion(f *testing.F) {
+	for _, s := range []string{
+		`{"schema":"handoff/v1","id":"h-1","owner":"o","branch":"b","shared":false,"nextSteps":["s"],"createdAt":"2026-11-02T09:00:00Z"}`,
+		`{"schema":"handoff/v1","id":"h-1","nextSteps":null}`, `{"schema":"handoff/v2"}`, `{"Schema":"handoff/v1"}`, `[]`, ``,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		e := entry("", data)
+		got, gerr := DecodeVersion(e)
+		var want Baton
+		werr := refstore.Decode(e, Schema, &want)
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("DecodeVersion error %v, refstore.Decode error %v", gerr, werr)
+		}
+		if werr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("DecodeVersion %+v, refstore.Decode %+v", got, want)
+		}
+	})
+}
