@@ -110,3 +110,49 @@ func readDeletion(r *jsonrec.Reader) *Deletion {
 	}
 	return d
 }
+
+var objectiveFields = []string{"schema", "owner", "branch", "text", "sessionid", "setat", "rev", "prev", "seen"}
+
+// UnmarshalObjectiveFast decodes data into o in one pass, as json.Unmarshal
+// would, and reports whether it did (as UnmarshalFast; fuzzed against
+// json.Unmarshal by FuzzUnmarshalObjectiveFast).
+func UnmarshalObjectiveFast(data []byte, o *Objective) bool {
+	var r jsonrec.Reader
+	r.Reset(data)
+	var seen uint64
+	obj := r.Object()
+	for key, ok := obj.Next(); ok; key, ok = obj.Next() {
+		switch string(key) {
+		case "schema":
+			r.Seen(&seen, 0)
+			o.Schema = r.String()
+		case "owner":
+			r.Seen(&seen, 1)
+			o.Owner = r.String()
+		case "branch":
+			r.Seen(&seen, 2)
+			o.Branch = r.String()
+		case "text":
+			r.Seen(&seen, 3)
+			o.Text = r.String()
+		case "sessionId":
+			r.Seen(&seen, 4)
+			o.SessionID = r.String()
+		case "setAt":
+			r.Seen(&seen, 5)
+			o.SetAt = r.Time()
+		case "rev":
+			r.Seen(&seen, 6)
+			o.Rev = r.Uint64()
+		case "prev":
+			r.Seen(&seen, 7)
+			o.Prev = r.String()
+		case "seen":
+			r.Seen(&seen, 8)
+			o.Seen = r.Uint64Map()
+		default:
+			r.Unknown(key, objectiveFields)
+		}
+	}
+	return r.End()
+}

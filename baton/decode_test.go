@@ -115,3 +115,64 @@ func FuzzAtRef(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeVersion: DecodeVersion gives what refstore.Decode gives, and
+// fails where it fails.
+func FuzzDecodeVersion(f *testing.F) {
+	for _, s := range []string{
+		`{"schema":"handoff/v1","id":"h-1","owner":"o","branch":"b","shared":false,"nextSteps":["s"],"createdAt":"2026-11-02T09:00:00Z"}`,
+		`{"schema":"handoff/v1","id":"h-1","nextSteps":null}`, `{"schema":"handoff/v2"}`, `{"Schema":"handoff/v1"}`, `[]`, ``,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		e := entry("", data)
+		got, gerr := DecodeVersion(e)
+		var want Baton
+		werr := refstore.Decode(e, Schema, &want)
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("DecodeVersion error %v, refstore.Decode error %v", gerr, werr)
+		}
+		if werr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("DecodeVersion %+v, refstore.Decode %+v", got, want)
+		}
+	})
+}
+
+// FuzzUnmarshalObjectiveFast: whatever UnmarshalObjectiveFast accepts,
+// json.Unmarshal accepts too and decodes to the same objective; and
+// DecodeObjective gives what refstore.Decode gives.
+func FuzzUnmarshalObjectiveFast(f *testing.F) {
+	for _, s := range []string{
+		`{"schema":"objective/v1","owner":"o","branch":"b","text":"do <it> \u00e9","sessionId":"s1","setAt":"2026-11-02T09:00:00.5Z","rev":2,"prev":"abc","seen":{"w":2}}`,
+		`{"schema":"objective/v1","owner":"o","branch":"b","text":""}`, `{"schema":"objective/v1","Text":"x"}`,
+		`{"schema":"objective/v1","setAt":null}`, `{"schema":"objective/v2"}`, `{"text":"a","text":"b"}`, `[]`, ``,
+	} {
+		f.Add(s)
+	}
+	ref, _ := refstore.ObjectiveRef("o", "b")
+	f.Fuzz(func(t *testing.T, data string) {
+		var fast Objective
+		if UnmarshalObjectiveFast([]byte(data), &fast) {
+			var want Objective
+			if err := json.Unmarshal([]byte(data), &want); err != nil {
+				t.Fatalf("fast path accepted what json.Unmarshal refuses (%v): %q", err, data)
+			}
+			if !reflect.DeepEqual(fast, want) {
+				t.Fatalf("input %q\nfast %+v\njson %+v", data, fast, want)
+			}
+		}
+		e := entry(ref, data)
+		got, gerr := DecodeObjective(e)
+		var want Objective
+		werr := refstore.Decode(e, ObjectiveSchema, &want)
+		if werr == nil {
+			if wr, err := refstore.ObjectiveRef(want.Owner, want.Branch); err != nil || wr != ref {
+				werr = refstore.ErrInvalidRecord
+			}
+		}
+		if (gerr == nil) != (werr == nil) || (werr == nil && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("input %q: DecodeObjective %+v, %v; refstore.Decode %+v, %v", data, got, gerr, want, werr)
+		}
+	})
+}

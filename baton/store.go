@@ -127,6 +127,21 @@ func decodeFast(e refstore.Entry, b *Baton) bool {
 	return json.Unmarshal(e.Data, b) == nil && b.Schema == Schema
 }
 
+// DecodeVersion reads a blob as a baton record as refstore.Decode does
+// (no ref to check it against: a version out of a reflog or a swap's old
+// side), in one pass when the record is one git-handoff writes.
+func DecodeVersion(e refstore.Entry) (Baton, error) {
+	var b Baton
+	if decodeFast(e, &b) {
+		return b, nil
+	}
+	b = Baton{}
+	if err := refstore.Decode(e, Schema, &b); err != nil {
+		return Baton{}, err
+	}
+	return b, nil
+}
+
 // Read reads the baton at ref (ErrNotFound when there is none).
 func Read(ctx context.Context, st *refstore.Store, ref string) (Stored, error) {
 	e, err := st.Get(ctx, ref)

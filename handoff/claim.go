@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -176,7 +175,7 @@ func recordClaim(ctx context.Context, st *refstore.Store, w *wonClaim, me string
 	switch {
 	case err == nil:
 		s := cur.Record
-		s.ClaimedHandoff, _ = json.Marshal(w.baton.Baton)
+		s.ClaimedHandoff, _ = baton.Marshal(&w.baton.Baton)
 		s.UpdatedAt = now
 		sup, err := session.Written(ctx, st, s, cur)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -48,6 +49,30 @@ type pendingClaim struct {
 	taker string // the session delivering it in place of Session, from the name
 }
 
+// marshal is json.Marshal(p), written by hand: a start that claims
+// writes a note, and encoding/json would build its reflection caches for
+// the type to write it (FuzzPendingMarshal holds it to Marshal).
+func (p *pendingClaim) marshal() []byte {
+	dst := make([]byte, 0, 256)
+	dst = append(dst, `{"schema":`...)
+	dst = jsonrec.AppendHTMLString(dst, p.Schema)
+	dst = append(dst, `,"baton":`...)
+	dst = jsonrec.AppendHTMLString(dst, p.Baton)
+	dst = append(dst, `,"ref":`...)
+	dst = jsonrec.AppendHTMLString(dst, p.Ref)
+	dst = append(dst, `,"old":`...)
+	dst = jsonrec.AppendHTMLString(dst, p.Old)
+	dst = append(dst, `,"claimed":`...)
+	dst = jsonrec.AppendHTMLString(dst, p.Claimed)
+	dst = append(dst, `,"session":`...)
+	dst = jsonrec.AppendHTMLString(dst, p.Session)
+	dst = append(dst, `,"host":`...)
+	dst = jsonrec.AppendHTMLString(dst, p.Host)
+	dst = append(dst, `,"pid":`...)
+	dst = jsonrec.AppendInt(dst, p.PID)
+	return append(dst, '}')
+}
+
 func pendingDir(st *refstore.Store) string {
 	return filepath.Join(st.CommonDir(), "handoff", "pending")
 }
@@ -73,10 +98,7 @@ func notePending(ctx context.Context, st *refstore.Store, p *pendingClaim) error
 		return err
 	}
 	p.Schema, p.Host, p.PID = pendingSchema, hostname(), os.Getpid()
-	data, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
+	data := p.marshal()
 	p.path = filepath.Join(pendingDir(st), name)
 	if err := st.WriteNote(ctx, p.path, data); err != nil {
 		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
@@ -158,7 +180,7 @@ func (p *pendingClaim) take(ctx context.Context, st *refstore.Store, me string) 
 		return false
 	}
 	p.PID, p.Host = os.Getpid(), hostname()
-	data, _ := json.Marshal(p)
+	data := p.marshal()
 	to := filepath.Join(pendingDir(st), name+"~"+t)
 	if to == p.path {
 		return true

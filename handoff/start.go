@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -145,7 +144,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				// Won already: deliver it even when it does not fit, or
 				// nobody ever will.
 				res.Claimed = true
-				sess.ClaimedHandoff, _ = json.Marshal(won.baton.Baton)
+				sess.ClaimedHandoff, _ = baton.Marshal(&won.baton.Baton)
 				up, ok, err := localUpdate(ctx, st, won)
 				if err != nil {
 					return StartResult{}, fmt.Errorf("recording baton %s, claimed by session %s at the arbiter: %w", won.baton.ID, won.note.Session, err)
@@ -167,7 +166,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				claimUp = &up
 				note = &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
 				res.Handoff, res.Claimed = &claimed, true
-				sess.ClaimedHandoff, _ = json.Marshal(claimed.Baton)
+				sess.ClaimedHandoff, _ = baton.Marshal(&claimed.Baton)
 			}
 		}
 		sessUp, err := session.Written(ctx, st, sess, session.Stored{})

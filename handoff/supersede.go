@@ -23,8 +23,8 @@ func supersededWaiting(ctx context.Context, st *refstore.Store, up refstore.Upda
 	if err != nil {
 		return nil, nil
 	}
-	var b baton.Baton
-	if err := refstore.Decode(e, baton.Schema, &b); err != nil || !b.Live() {
+	b, err := baton.DecodeVersion(e)
+	if err != nil || !b.Live() {
 		return nil, nil
 	}
 	old := &baton.Stored{Baton: b, Ref: up.Ref, OID: up.Old}

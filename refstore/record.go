@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
 )
 
 // MaxRecord caps every record blob. Records are notes, not payloads: a larger
@@ -20,9 +22,29 @@ var (
 	ErrInvalidRecord = errors.New("invalid record")
 )
 
+// Appender is a record that writes its own JSON: AppendJSON appends
+// exactly what json.Marshal writes for it, or fails having written
+// nothing, and then encoding/json encodes it (and reports any error in
+// its own words). A short process writes a record or two: encoding/json
+// would spend longer building its reflection caches for the type than
+// encoding.
+//
+// A type embedding an Appender inherits its method; one with fields of
+// its own must define AppendJSON again (refusing, at least).
+type Appender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
 // Encode marshals a record, refusing one over MaxRecord.
 func Encode(v any) ([]byte, error) {
-	data, err := json.Marshal(v)
+	var data []byte
+	err := errNoAppender
+	if a, ok := v.(Appender); ok {
+		data, err = a.AppendJSON(nil)
+	}
+	if err != nil {
+		data, err = json.Marshal(v)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encoding record: %w", err)
 	}
@@ -30,6 +52,27 @@ func Encode(v any) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d (%d KiB)", ErrTooLarge, len(data), MaxRecord, MaxRecord>>10)
 	}
 	return data, nil
+}
+
+var errNoAppender = errors.New("no appender")
+
+// AppendCauseFields appends c's fields as json.Marshal writes them in a
+// record that embeds it after fields of its own: each after a comma, and
+// each left out when empty (they are omitempty).
+func AppendCauseFields(dst []byte, c *Cause) []byte {
+	if c.Rev != 0 {
+		dst = append(dst, `,"rev":`...)
+		dst = jsonrec.AppendUint64(dst, c.Rev)
+	}
+	if c.Prev != "" {
+		dst = append(dst, `,"prev":`...)
+		dst = jsonrec.AppendHTMLString(dst, c.Prev)
+	}
+	if len(c.Seen) > 0 {
+		dst = append(dst, `,"seen":`...)
+		dst = jsonrec.AppendHTMLUint64Map(dst, c.Seen)
+	}
+	return dst
 }
 
 // Decode unmarshals the record in e into v after checking its size and that

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -134,7 +133,7 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 				ups = append(ups, up)
 				res.Carried = &claimed
 				in.Baton = &carried.Baton
-				next.ClaimedHandoff, _ = json.Marshal(claimed.Baton)
+				next.ClaimedHandoff, _ = baton.Marshal(&claimed.Baton)
 			}
 			in.Commits, in.Total, err = sessionCommits(ctx, st, old.Record)
 			if err != nil {

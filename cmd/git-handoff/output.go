@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/view"
 	"github.com/urfave/cli/v2"
 )
@@ -45,6 +46,13 @@ func (d *deps) withOpenNotices(notices []string) []string {
 }
 
 func printJSON(w io.Writer, v any) error {
+	if a, ok := v.(jsonAppender); ok {
+		if compact, err := a.appendJSON(nil); err == nil {
+			out := jsonrec.Indent(make([]byte, 0, len(compact)+len(compact)/4+64), compact, "", "  ")
+			_, err = w.Write(append(out, '\n'))
+			return err
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -13,7 +13,8 @@
 // promise.
 //
 // The writer (write.go) writes what encoding/json's Encoder writes with
-// SetEscapeHTML(false), byte for byte.
+// SetEscapeHTML(false), byte for byte, for the views; marshal.go writes
+// what json.Marshal writes (HTML escaped), for the records stored in git.
 package jsonrec
 
 import (
