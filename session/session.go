@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -132,10 +133,18 @@ func Decode(e refstore.Entry) (Stored, error) {
 			return Stored{}, err
 		}
 	}
-	if want, err := refstore.SessionRef(s.ID); err != nil || want != e.Ref {
+	if !namesRef(s.ID, e.Ref) {
 		return Stored{}, fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, s.ID)
 	}
 	return Stored{Record: s, Ref: e.Ref, OID: e.OID}, nil
+}
+
+// namesRef reports whether ref is refstore.SessionRef(id), without
+// building it (a listing checks every record).
+func namesRef(id, ref string) bool {
+	enc, err := refstore.EncodeComponent(id)
+	rest, ok := strings.CutPrefix(ref, refstore.SessionPrefix)
+	return err == nil && ok && rest == enc
 }
 
 // Written builds the swap that stores s in place of what was read (old
