@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
@@ -152,7 +153,8 @@ func AppendRecordOpen(dst []byte, r *session.Record) ([]byte, *Runtime, error) {
 	dst, err := appendSessionOpen(dst, &s, r.Launched, true)
 	var rt *Runtime
 	if x := r.Runtime; x != nil {
-		rt = &Runtime{Kind: x.Kind, Socket: x.Socket, Name: x.Name, Host: x.Host}
+		// Kept by the caller, while r may be borrowed (session.Borrower).
+		rt = &Runtime{Kind: strings.Clone(x.Kind), Socket: strings.Clone(x.Socket), Name: strings.Clone(x.Name), Host: strings.Clone(x.Host)}
 	}
 	return dst, rt, err
 }

@@ -97,7 +97,7 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) entry {
 		out, rt, err := view.AppendRecordOpen(scratch[:0], r)
 		if err != nil {
-			rec := *r
+			rec := r.Clone() // r is borrowed
 			return entry{rec: &rec}
 		}
 		scratch = out
