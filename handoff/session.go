@@ -246,7 +246,7 @@ type SessionListResult struct {
 
 // SessionList lists the sessions, active ones unless All.
 func SessionList(ctx context.Context, st *refstore.Store, opts SessionListOptions) (SessionListResult, error) {
-	items, notices, err := SessionListEach(ctx, st, opts, func(s *session.Record) session.Record { return *s })
+	items, notices, err := SessionListEach(ctx, st, opts, func(s *session.Record) session.Record { return s.Clone() })
 	if err != nil {
 		return SessionListResult{}, err
 	}
@@ -272,9 +272,11 @@ type SessionItem[T any] struct {
 // out (conv turns a record, its Status the one to show, into what the
 // surface keeps): the records are read one at a time and only what conv
 // returns is kept, with the lineage nodes, so a hundred thousand records
-// are never held whole, nor copied. Sessions whose agent runs in a
-// runtime git-handoff started are kept whole until tmux has been asked
-// about them (their status may change). In ref order, as SessionList.
+// are never held whole, nor copied. The record conv is handed may be
+// borrowed (session.Borrower): conv copies what it keeps of it
+// (Record.Clone). Sessions whose agent runs in a runtime git-handoff
+// started are kept whole until tmux has been asked about them (their
+// status may change). In ref order, as SessionList.
 func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts SessionListOptions, conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
 	type kept struct {
 		id   string
@@ -287,21 +289,22 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 		nodes session.NodeSet
 		warns []session.Warning
 	)
-	err := session.Each(ctx, st, func(s *session.Stored) {
-		nodes.Add(&s.Record)
+	err := session.EachBorrowed(ctx, st, func(s *session.Stored) {
+		id := nodes.Add(&s.Record)
 		if !opts.All && s.Status != session.StatusActive {
 			return
 		}
 		if s.Runtime != nil {
-			// s is reused for the next record: this one is copied.
-			rec := s.Record
+			// s is borrowed, and reused for the next record: this
+			// one is copied.
+			rec := s.Record.Clone()
 			live = append(live, rec)
-			out = append(out, kept{id: s.ID, live: &rec})
+			out = append(out, kept{id: id, live: &rec})
 			return
 		}
 		// No runtime: the status shown is the recorded one
 		// (effectiveStatus).
-		out = append(out, kept{id: s.ID, v: conv(&s.Record)})
+		out = append(out, kept{id: id, v: conv(&s.Record)})
 	}, &warns)
 	if err != nil {
 		return nil, nil, err

@@ -5,6 +5,7 @@
 package lineage
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -51,223 +52,416 @@ func (e *LinkError) Unwrap() error { return e.Kind }
 // only one of the two records up to date, so a link is derived from whichever
 // side has it, and disagreements are kept as problems for Validate rather than
 // silently resolved.
+//
+// A listing builds one over a hundred thousand sessions, so the nodes are
+// held by position (sorted by id) and every relation is a slice of
+// positions: one map from id to position instead of one per relation.
 type Graph struct {
-	nodes    map[string]Node
-	ids      []string            // sorted, for deterministic iteration
-	next     map[string]string   // chosen successor of each node (existing nodes only)
-	prev     map[string]string   // chosen predecessor of each node (existing nodes only)
-	problems []*LinkError        // found while building, sorted
-	succs    map[string][]string // every successor claimed by either side
-	preds    map[string][]string // every predecessor claimed by either side
+	nodes    []Node           // sorted by id, the first of each id only
+	index    map[string]int32 // position of each id in nodes
+	next     []int32          // chosen successor of each node, none: -1
+	prev     []int32          // chosen predecessor of each node, none: -1
+	problems []*LinkError     // found while building, sorted
 }
 
 // NewGraph builds a graph from nodes. It never fails: problems are recorded
 // and reported by Validate, and the query methods stay total and terminate
 // even on broken input. When an id repeats, the first node wins.
 func NewGraph(nodes []Node) *Graph {
-	g := &Graph{
-		nodes: make(map[string]Node, len(nodes)),
-		next:  map[string]string{},
-		prev:  map[string]string{},
-		succs: map[string][]string{},
-		preds: map[string][]string{},
+	g := &Graph{}
+	g.addNodes(nodes)
+	var l links
+	l.init(g)
+	l.collect()
+	l.choose()
+	l.findCycles()
+	slices.SortFunc(g.problems, func(a, b *LinkError) int { return strings.Compare(a.Msg, b.Msg) })
+	return g
+}
+
+// addNodes keeps the first node of each id, sorted by id. Records listed
+// in ref order usually arrive sorted already, and then are not sorted again.
+func (g *Graph) addNodes(in []Node) {
+	var order []int32
+	for i := 1; i < len(in); i++ {
+		if in[i].ID < in[i-1].ID {
+			order = make([]int32, len(in))
+			for j := range order {
+				order[j] = int32(j)
+			}
+			// Ties in input order: the first of an id is kept.
+			slices.SortFunc(order, func(a, b int32) int {
+				if c := strings.Compare(in[a].ID, in[b].ID); c != 0 {
+					return c
+				}
+				return cmp.Compare(a, b)
+			})
+			break
+		}
 	}
-	for _, n := range nodes {
-		if _, dup := g.nodes[n.ID]; dup {
+	g.nodes = make([]Node, 0, len(in))
+	for k := range in {
+		n := &in[k]
+		if order != nil {
+			n = &in[order[k]]
+		}
+		if last := len(g.nodes) - 1; last >= 0 && g.nodes[last].ID == n.ID {
 			g.problem(ErrDuplicate, []string{n.ID}, "session %q appears more than once", n.ID)
 			continue
 		}
-		g.nodes[n.ID] = n
-		g.ids = append(g.ids, n.ID)
+		g.nodes = append(g.nodes, *n)
 	}
-	slices.Sort(g.ids)
-	g.collectLinks()
-	g.chooseLinks()
-	g.findCycles()
-	slices.SortFunc(g.problems, func(a, b *LinkError) int { return strings.Compare(a.Msg, b.Msg) })
-	return g
+	g.index = make(map[string]int32, len(g.nodes))
+	for i := range g.nodes {
+		g.index[g.nodes[i].ID] = int32(i)
+	}
 }
 
 func (g *Graph) problem(kind error, ids []string, format string, args ...any) {
 	g.problems = append(g.problems, &LinkError{Kind: kind, IDs: ids, Msg: fmt.Sprintf(format, args...)})
 }
 
-// collectLinks gathers every link claimed by either side and records the
-// dangling and disagreeing ones.
-func (g *Graph) collectLinks() {
-	add := func(m map[string][]string, k, v string) {
-		if !slices.Contains(m[k], v) {
-			m[k] = append(m[k], v)
+// links is the working state of NewGraph: every link claimed by either
+// side, between names. A name is a node's position, or a number past the
+// nodes for an id that links name but no node has (dangling).
+type links struct {
+	g       *Graph
+	missing map[string]int32 // the names of ids no node has
+	names   []string         // those ids, by name minus len(g.nodes)
+	succ    claims           // successors claimed for each name
+	pred    claims           // predecessors claimed for each name
+}
+
+// claims holds a set of names for each name: the first claimed, and any
+// further ones (a fork, which is rare) in more.
+type claims struct {
+	first []int32 // none: -1
+	more  map[int32][]int32
+}
+
+func (c *claims) add(k, v int32) {
+	switch f := c.first[k]; {
+	case f == -1:
+		c.first[k] = v
+	case f == v || slices.Contains(c.more[k], v):
+	default:
+		if c.more == nil {
+			c.more = map[int32][]int32{}
 		}
+		c.more[k] = append(c.more[k], v)
 	}
-	for _, id := range g.ids {
-		n := g.nodes[id]
+}
+
+// all returns k's claims (a new slice).
+func (c *claims) all(k int32) []int32 {
+	if c.first[k] == -1 {
+		return nil
+	}
+	return append([]int32{c.first[k]}, c.more[k]...)
+}
+
+func (l *links) init(g *Graph) {
+	n := len(g.nodes)
+	l.g = g
+	l.succ.first = make([]int32, n)
+	l.pred.first = make([]int32, n)
+	g.next = make([]int32, n)
+	g.prev = make([]int32, n)
+	for i := range n {
+		l.succ.first[i], l.pred.first[i], g.next[i], g.prev[i] = -1, -1, -1, -1
+	}
+}
+
+// name returns id's name and whether a node has it.
+func (l *links) name(id string) (int32, bool) {
+	if i, ok := l.g.index[id]; ok {
+		return i, true
+	}
+	if i, ok := l.missing[id]; ok {
+		return i, false
+	}
+	if l.missing == nil {
+		l.missing = map[string]int32{}
+	}
+	i := int32(len(l.g.nodes) + len(l.names))
+	l.missing[id] = i
+	l.names = append(l.names, id)
+	l.succ.first = append(l.succ.first, -1)
+	l.pred.first = append(l.pred.first, -1)
+	return i, false
+}
+
+func (l *links) id(k int32) string {
+	if n := int32(len(l.g.nodes)); k >= n {
+		return l.names[k-n]
+	}
+	return l.g.nodes[k].ID
+}
+
+func (l *links) ids(ks []int32) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = l.id(k)
+	}
+	return out
+}
+
+// collect gathers every link claimed by either side and records the
+// dangling and disagreeing ones and the forks. A node's own link to an
+// existing node is its chosen one (choose fills in the rest).
+func (l *links) collect() {
+	g := l.g
+	for i := range g.nodes {
+		n := &g.nodes[i]
+		id := int32(i)
 		if s := n.ReplacedBy; s != "" {
-			add(g.succs, id, s)
-			add(g.preds, s, id)
-			if other, ok := g.nodes[s]; !ok {
-				g.problem(ErrDangling, []string{id, s}, "session %q is replaced by %q, which does not exist", id, s)
-			} else if other.Supersedes != "" && other.Supersedes != id {
-				g.problem(ErrMismatch, []string{id, s, other.Supersedes},
-					"session %q says it is replaced by %q, but %q says it supersedes %q", id, s, s, other.Supersedes)
+			k, ok := l.name(s)
+			l.succ.add(id, k)
+			l.pred.add(k, id)
+			if !ok {
+				g.problem(ErrDangling, []string{n.ID, s}, "session %q is replaced by %q, which does not exist", n.ID, s)
+			} else {
+				g.next[i] = k
+				if other := g.nodes[k].Supersedes; other != "" && other != n.ID {
+					g.problem(ErrMismatch, []string{n.ID, s, other},
+						"session %q says it is replaced by %q, but %q says it supersedes %q", n.ID, s, s, other)
+				}
 			}
 		}
 		if p := n.Supersedes; p != "" {
-			add(g.succs, p, id)
-			add(g.preds, id, p)
-			if other, ok := g.nodes[p]; !ok {
-				g.problem(ErrDangling, []string{id, p}, "session %q supersedes %q, which does not exist", id, p)
-			} else if other.ReplacedBy != "" && other.ReplacedBy != id {
-				g.problem(ErrMismatch, []string{id, p, other.ReplacedBy},
-					"session %q says it supersedes %q, but %q says it is replaced by %q", id, p, p, other.ReplacedBy)
+			k, ok := l.name(p)
+			l.succ.add(k, id)
+			l.pred.add(id, k)
+			if !ok {
+				g.problem(ErrDangling, []string{n.ID, p}, "session %q supersedes %q, which does not exist", n.ID, p)
+			} else {
+				g.prev[i] = k
+				if other := g.nodes[k].ReplacedBy; other != "" && other != n.ID {
+					g.problem(ErrMismatch, []string{n.ID, p, other},
+						"session %q says it supersedes %q, but %q says it is replaced by %q", n.ID, p, p, other)
+				}
 			}
 		}
 	}
-	for _, id := range sortedKeys(g.succs) {
-		if s := g.succs[id]; len(s) > 1 {
-			slices.Sort(s)
-			g.problem(ErrFork, append([]string{id}, s...), "session %q has %d successors: %s", id, len(s), quoteAll(s))
-		}
+	l.forks(&l.succ, "successors")
+	l.forks(&l.pred, "predecessors")
+}
+
+func (l *links) forks(c *claims, what string) {
+	for k := range c.more {
+		s := l.ids(c.all(k))
+		slices.Sort(s)
+		id := l.id(k)
+		l.g.problem(ErrFork, append([]string{id}, s...), "session %q has %d %s: %s", id, len(s), what, quoteAll(s))
 	}
-	for _, id := range sortedKeys(g.preds) {
-		if p := g.preds[id]; len(p) > 1 {
-			slices.Sort(p)
-			g.problem(ErrFork, append([]string{id}, p...), "session %q has %d predecessors: %s", id, len(p), quoteAll(p))
+}
+
+// choose picks one successor and one predecessor per node so queries give
+// a stable answer even when the graph is invalid: the node's own field
+// wins (collect chose it), otherwise the smallest id among the other
+// side's claims. Links to missing nodes are never chosen.
+func (l *links) choose() {
+	g := l.g
+	// A node whose id is "" is the one an empty field names: the maps
+	// this replaced found it so, and listings never hold one (a record's
+	// id names its ref).
+	empty, hasEmpty := g.index[""]
+	for i := range g.nodes {
+		n := &g.nodes[i]
+		if g.next[i] == -1 {
+			if n.ReplacedBy == "" && hasEmpty {
+				g.next[i] = empty
+			} else {
+				g.next[i] = l.smallest(&l.succ, int32(i))
+			}
+		}
+		if g.prev[i] == -1 {
+			if n.Supersedes == "" && hasEmpty {
+				g.prev[i] = empty
+			} else {
+				g.prev[i] = l.smallest(&l.pred, int32(i))
+			}
 		}
 	}
 }
 
-// chooseLinks picks one successor and one predecessor per node so queries
-// give a stable answer even when the graph is invalid: the node's own field
-// wins, otherwise the smallest id among the other side's claims. Links to
-// missing nodes are never chosen.
-func (g *Graph) chooseLinks() {
-	for _, id := range g.ids {
-		n := g.nodes[id]
-		if _, ok := g.nodes[n.ReplacedBy]; ok {
-			g.next[id] = n.ReplacedBy
-		} else if s := g.existing(g.succs[id]); s != "" {
-			g.next[id] = s
-		}
-		if _, ok := g.nodes[n.Supersedes]; ok {
-			g.prev[id] = n.Supersedes
-		} else if p := g.existing(g.preds[id]); p != "" {
-			g.prev[id] = p
-		}
+// smallest returns the claim of k that names a node with the smallest id
+// (positions are in id order), or -1. The node whose id is "" (position 0
+// when there is one) is never chosen so, as the maps never chose it.
+func (l *links) smallest(c *claims, k int32) int32 {
+	n := int32(len(l.g.nodes))
+	low := int32(0)
+	if n > 0 && l.g.nodes[0].ID == "" {
+		low = 1
 	}
-}
-
-// existing returns the smallest id in ids that names a node, or "".
-func (g *Graph) existing(ids []string) string {
-	best := ""
-	for _, id := range ids {
-		if _, ok := g.nodes[id]; ok && (best == "" || id < best) {
-			best = id
+	best := int32(-1)
+	if f := c.first[k]; f >= low && f < n {
+		best = f
+	}
+	for _, v := range c.more[k] {
+		if v >= low && v < n && (best == -1 || v < best) {
+			best = v
 		}
 	}
 	return best
 }
 
-// findCycles reports each cycle once, named from its smallest id, by walking
-// every successor claim (not only the chosen ones) between existing nodes.
-func (g *Graph) findCycles() {
+// findCycles reports each cycle once, named from its smallest id, by a
+// depth-first walk of every successor claim (not only the chosen ones)
+// between existing nodes, from each node in id order and to successors in
+// id order.
+func (l *links) findCycles() {
 	const (
 		unseen = iota
 		onPath
 		done
 	)
-	state := map[string]int{}
-	seen := map[string]bool{}
-	var path []string
-	var visit func(id string)
-	visit = func(id string) {
-		state[id] = onPath
-		path = append(path, id)
-		succ := slices.Clone(g.succs[id])
-		slices.Sort(succ)
-		for _, s := range succ {
-			if _, ok := g.nodes[s]; !ok {
-				continue
+	g := l.g
+	n := int32(len(g.nodes))
+	state := make([]uint8, n)
+	// succs are k's successors among the nodes, in id order.
+	succs := func(k int32) []int32 {
+		f := l.succ.first[k]
+		if len(l.succ.more[k]) == 0 {
+			if f == -1 || f >= n {
+				return nil
 			}
-			switch state[s] {
-			case unseen:
-				visit(s)
-			case onPath:
-				cycle := slices.Clone(path[slices.Index(path, s):])
-				g.reportCycle(cycle, seen)
+			return []int32{f}
+		}
+		var out []int32
+		for _, v := range l.succ.all(k) {
+			if v < n {
+				out = append(out, v)
 			}
 		}
-		path = path[:len(path)-1]
-		state[id] = done
+		slices.Sort(out)
+		return out
 	}
-	for _, id := range g.ids {
-		if state[id] == unseen {
-			visit(id)
+	type frame struct {
+		node  int32
+		succs []int32
+	}
+	var (
+		path  []int32
+		stack []frame
+		seen  map[string]bool
+	)
+	for root := range n {
+		if state[root] != unseen {
+			continue
+		}
+		state[root] = onPath
+		path = append(path[:0], root)
+		stack = append(stack[:0], frame{root, succs(root)})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if len(top.succs) == 0 {
+				state[top.node] = done
+				stack = stack[:len(stack)-1]
+				path = path[:len(path)-1]
+				continue
+			}
+			s := top.succs[0]
+			top.succs = top.succs[1:]
+			switch state[s] {
+			case unseen:
+				state[s] = onPath
+				path = append(path, s)
+				stack = append(stack, frame{s, succs(s)})
+			case onPath:
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				l.reportCycle(slices.Clone(path[slices.Index(path, s):]), seen)
+			}
 		}
 	}
 }
 
-func (g *Graph) reportCycle(cycle []string, seen map[string]bool) {
+func (l *links) reportCycle(cycle []int32, seen map[string]bool) {
 	// Rotate so the smallest id leads: the same cycle found from any start
 	// reads the same way and is reported once.
 	low := 0
-	for i, id := range cycle {
-		if id < cycle[low] {
+	for i, k := range cycle {
+		if k < cycle[low] {
 			low = i
 		}
 	}
-	cycle = append(cycle[low:], cycle[:low]...)
-	key := strings.Join(cycle, "\x00")
+	ids := l.ids(append(cycle[low:], cycle[:low]...))
+	key := strings.Join(ids, "\x00")
 	if seen[key] {
 		return
 	}
 	seen[key] = true
-	if len(cycle) == 1 {
-		g.problem(ErrCycle, cycle, "session %q replaces itself", cycle[0])
+	if len(ids) == 1 {
+		l.g.problem(ErrCycle, ids, "session %q replaces itself", ids[0])
 		return
 	}
-	g.problem(ErrCycle, cycle, "sessions form a cycle: %s → %q", strings.Join(quoteEach(cycle), " → "), cycle[0])
+	l.g.problem(ErrCycle, ids, "sessions form a cycle: %s → %q", strings.Join(quoteEach(ids), " → "), ids[0])
 }
 
 // Node returns the node with id.
 func (g *Graph) Node(id string) (Node, bool) {
-	n, ok := g.nodes[id]
-	return n, ok
+	if i, ok := g.index[id]; ok {
+		return g.nodes[i], true
+	}
+	return Node{}, false
 }
 
 // IDs returns every node id, sorted.
-func (g *Graph) IDs() []string { return slices.Clone(g.ids) }
+func (g *Graph) IDs() []string {
+	ids := make([]string, len(g.nodes))
+	for i := range g.nodes {
+		ids[i] = g.nodes[i].ID
+	}
+	return ids
+}
 
 // Successor returns the session that replaced id, if it is in the graph.
 func (g *Graph) Successor(id string) (string, bool) {
-	s, ok := g.next[id]
-	return s, ok
+	return g.link(g.next, id)
 }
 
 // Predecessor returns the session id replaced, if it is in the graph.
 func (g *Graph) Predecessor(id string) (string, bool) {
-	p, ok := g.prev[id]
-	return p, ok
+	return g.link(g.prev, id)
+}
+
+func (g *Graph) link(rel []int32, id string) (string, bool) {
+	if i, ok := g.index[id]; ok && rel[i] != -1 {
+		return g.nodes[rel[i]].ID, true
+	}
+	return "", false
+}
+
+// predecessor returns the node id replaced, if it is in the graph: one
+// lookup for a listing's Summary of every session.
+func (g *Graph) predecessor(id string) (Node, bool) {
+	if i, ok := g.index[id]; ok && g.prev[i] != -1 {
+		return g.nodes[g.prev[i]], true
+	}
+	return Node{}, false
 }
 
 // Chain returns the whole line id belongs to, oldest first: its predecessors,
 // id itself, then its successors. It stops at a repeated node, so a cycle
 // yields each of its members once. An unknown id yields nil.
 func (g *Graph) Chain(id string) []string {
-	if _, ok := g.nodes[id]; !ok {
+	i, ok := g.index[id]
+	if !ok {
 		return nil
 	}
-	seen := map[string]bool{id: true}
+	seen := map[int32]bool{i: true}
 	var back []string
-	for p, ok := g.prev[id]; ok && !seen[p]; p, ok = g.prev[p] {
+	for p := g.prev[i]; p != -1 && !seen[p]; p = g.prev[p] {
 		seen[p] = true
-		back = append(back, p)
+		back = append(back, g.nodes[p].ID)
 	}
 	slices.Reverse(back)
 	chain := append(back, id)
-	for s, ok := g.next[id]; ok && !seen[s]; s, ok = g.next[s] {
+	for s := g.next[i]; s != -1 && !seen[s]; s = g.next[s] {
 		seen[s] = true
-		chain = append(chain, s)
+		chain = append(chain, g.nodes[s].ID)
 	}
 	return chain
 }
@@ -277,30 +471,41 @@ func (g *Graph) Chain(id string) []string {
 // no successor in the graph (including when id is unknown), and stops before
 // going round a cycle.
 func (g *Graph) Live(id string) string {
-	seen := map[string]bool{id: true}
+	i, ok := g.index[id]
+	if !ok {
+		return id
+	}
+	seen := map[int32]bool{i: true}
 	for {
-		s, ok := g.next[id]
-		if !ok || seen[s] {
-			return id
+		s := g.next[i]
+		if s == -1 || seen[s] {
+			return g.nodes[i].ID
 		}
 		seen[s] = true
-		id = s
+		i = s
 	}
 }
 
 // Roots returns the first session of every line, oldest first (by At, then
 // id). Sessions that only sit on a cycle have no root; Validate reports them.
 func (g *Graph) Roots() []string {
-	var roots []string
-	for _, id := range g.ids {
-		if _, ok := g.prev[id]; !ok {
-			roots = append(roots, id)
+	var roots []int32
+	for i := range g.nodes {
+		if g.prev[i] == -1 {
+			roots = append(roots, int32(i))
 		}
 	}
-	slices.SortStableFunc(roots, func(a, b string) int {
+	slices.SortStableFunc(roots, func(a, b int32) int {
 		return g.nodes[a].At.Compare(g.nodes[b].At)
 	})
-	return roots
+	if roots == nil {
+		return nil
+	}
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = g.nodes[r].ID
+	}
+	return out
 }
 
 // Problems returns every problem found, in a stable order.
@@ -332,7 +537,7 @@ func (g *Graph) CheckReplace(oldID, newID string) error {
 	if oldID == newID {
 		return refuse([]string{oldID}, "session %q cannot replace itself", oldID)
 	}
-	old, ok := g.nodes[oldID]
+	old, ok := g.Node(oldID)
 	if !ok {
 		return refuse([]string{oldID}, "session %q does not exist", oldID)
 	}
@@ -354,7 +559,7 @@ func (g *Graph) CheckReplace(oldID, newID string) error {
 	if p, ok := g.Predecessor(newID); ok {
 		return refuse([]string{newID, p}, "session %q already supersedes %q", newID, p)
 	}
-	if n, ok := g.nodes[newID]; ok && n.Supersedes != "" {
+	if n, ok := g.Node(newID); ok && n.Supersedes != "" {
 		return refuse([]string{newID, n.Supersedes}, "session %q already supersedes %q", newID, n.Supersedes)
 	}
 	// A cycle would need newID to be an ancestor of oldID.
@@ -367,15 +572,6 @@ func (g *Graph) CheckReplace(oldID, newID string) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string][]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func quoteEach(ids []string) []string {

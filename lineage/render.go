@@ -85,13 +85,13 @@ func View(g *Graph, id string) (ChainView, error) {
 // is just its id; an unknown id is returned as is.
 func Summary(g *Graph, id string) string {
 	s := printable(id)
-	p, ok := g.Predecessor(id)
+	p, ok := g.predecessor(id)
 	if !ok {
 		return s
 	}
-	s += " ← " + printable(p)
-	if n, _ := g.Node(p); n.Reason != "" {
-		s += " (" + printableText(n.Reason) + ")"
+	s += " ← " + printable(p.ID)
+	if p.Reason != "" {
+		s += " (" + printableText(p.Reason) + ")"
 	}
 	return s
 }

@@ -42,8 +42,46 @@ func EncodeComponent(s string) (string, error) {
 	if s == "" {
 		return "", fmt.Errorf("%w: empty name", ErrBadName)
 	}
+	out := s
+	if i := plainPrefix(s); i < len(s) {
+		out = encodeFrom(s, i)
+	}
+	if len(out) > maxComponent {
+		return "", fmt.Errorf("%w: %q is too long (%d bytes encoded, at most %d)", ErrBadName, truncate(s, 40), len(out), maxComponent)
+	}
+	return out, nil
+}
+
+// plainPrefix is the length of the start of s that encodes as itself: all
+// of an ordinary id, which then costs no copy (a listing encodes every
+// record's id to check it names its ref).
+func plainPrefix(s string) int {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i
+			}
+			i += size
+			continue
+		}
+		if mustEscape(s, i) {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// encodeFrom is EncodeComponent's encoding of s, whose first i bytes
+// encode as themselves.
+func encodeFrom(s string, i int) string {
 	var b strings.Builder
-	for i := 0; i < len(s); {
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -63,11 +101,7 @@ func EncodeComponent(s string) (string, error) {
 		}
 		i++
 	}
-	out := b.String()
-	if len(out) > maxComponent {
-		return "", fmt.Errorf("%w: %q is too long (%d bytes encoded, at most %d)", ErrBadName, truncate(s, 40), len(out), maxComponent)
-	}
-	return out, nil
+	return b.String()
 }
 
 func mustEscape(s string, i int) bool {
@@ -138,6 +172,13 @@ func truncate(s string, n int) string {
 
 // join builds prefix + encoded parts separated by '/'.
 func join(prefix string, parts ...string) (string, error) {
+	if len(parts) == 1 {
+		enc, err := EncodeComponent(parts[0])
+		if err != nil {
+			return "", err
+		}
+		return prefix + enc, nil
+	}
 	var b strings.Builder
 	b.WriteString(prefix)
 	for i, p := range parts {

@@ -26,11 +26,20 @@ var (
 // which parses twice but says what is wrong. UnmarshalFast reads the
 // records git-handoff writes without reflection; what it declines
 // json.Unmarshal reads in one pass still.
-func decodeFast(e refstore.Entry, s *Record) bool {
+//
+// With a borrower b, the record's strings share e.Data where they can and
+// its launched map is b's, reused: see Borrower.
+func decodeFast(e refstore.Entry, s *Record, b *Borrower) bool {
 	if e.Size > refstore.MaxRecord || len(e.Data) > refstore.MaxRecord || (e.Type != "" && e.Type != "blob") {
 		return false
 	}
-	if UnmarshalFast(e.Data, s) && s.Schema == Schema {
+	var ok bool
+	if b != nil {
+		ok = b.unmarshal(e.Data, s)
+	} else {
+		ok = UnmarshalFast(e.Data, s)
+	}
+	if ok && s.Schema == Schema {
 		return true
 	}
 	*s = Record{}
@@ -44,11 +53,36 @@ func decodeFast(e refstore.Entry, s *Record) bool {
 func UnmarshalFast(data []byte, s *Record) bool {
 	var r jsonrec.Reader
 	r.Reset(data)
-	readRecord(&r, s)
+	readRecord(&r, s, nil)
 	return r.End()
 }
 
-func readRecord(r *jsonrec.Reader, s *Record) {
+// A Borrower decodes records for a listing that writes each out as it is
+// read and keeps little of it: a record it decodes shares the memory of
+// the blob it was read from (its strings) and of the record before it
+// (its launched map), so it is valid only until the next record is read
+// and the blob's buffer reused. What is kept is copied (Record.Clone).
+// Without it every record cost a dozen strings and a map, a hundred
+// thousand times over.
+type Borrower struct {
+	r        jsonrec.Reader
+	launched map[string]Launched
+}
+
+// Decode is session.Decode, borrowing.
+func (b *Borrower) Decode(e refstore.Entry) (Stored, error) {
+	return decode(e, b)
+}
+
+func (b *Borrower) unmarshal(data []byte, s *Record) bool {
+	b.r.Borrow()
+	b.r.Reset(data)
+	readRecord(&b.r, s, b)
+	return b.r.End()
+}
+
+// readRecord reads a record into s; with b, its launched map is b's.
+func readRecord(r *jsonrec.Reader, s *Record, b *Borrower) {
 	var seen uint64
 	o := r.Object()
 	for key, ok := o.Next(); ok; key, ok = o.Next() {
@@ -120,7 +154,15 @@ func readRecord(r *jsonrec.Reader, s *Record) {
 			s.HandoffPackage = r.String()
 		case "launched":
 			r.Seen(&seen, 21)
-			s.Launched = readLaunched(r)
+			var m map[string]Launched
+			if b != nil {
+				if b.launched == nil {
+					b.launched = map[string]Launched{}
+				}
+				m = b.launched
+				clear(m)
+			}
+			s.Launched = readLaunched(r, m)
 		case "switching":
 			r.Seen(&seen, 22)
 			s.Switching = readSwitching(r)
@@ -150,8 +192,11 @@ func readRecord(r *jsonrec.Reader, s *Record) {
 
 // readLaunched reads the map as encoding/json does: {} an empty map, each
 // value decoded into a fresh Launched, a repeated key keeping its last.
-func readLaunched(r *jsonrec.Reader) map[string]Launched {
-	m := map[string]Launched{}
+// It fills m, empty, when it is not nil.
+func readLaunched(r *jsonrec.Reader, m map[string]Launched) map[string]Launched {
+	if m == nil {
+		m = map[string]Launched{}
+	}
 	o := r.Object()
 	for key, ok := o.Next(); ok; key, ok = o.Next() {
 		k := string(key)

@@ -74,3 +74,17 @@ func FuzzUnmarshalFast(f *testing.F) {
 		}
 	})
 }
+
+// namesRef, which Decode checks every record with, agrees with the ref
+// SessionRef builds, for ids that encode as themselves and ids that do not.
+func TestNamesRefIsSessionRef(t *testing.T) {
+	ids := append([]string{"app-1", "a.lock", ".x", "x.", "a..b", "@{u}", "%", "with space", "a/b"}, hostile...)
+	for _, id := range ids {
+		want, err := refstore.SessionRef(id)
+		for _, ref := range []string{want, refstore.SessionPrefix + id, refstore.HandoffsPrefix + id, want + "x", "x" + want} {
+			if got := namesRef(id, ref); got != (err == nil && ref == want) {
+				t.Errorf("namesRef(%q, %q) = %v; SessionRef gives %q, %v", id, ref, got, want, err)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -46,6 +47,30 @@ func Each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Wa
 	return nil
 }
 
+// EachBorrowed is Each for a listing that writes each record out as it
+// is read: fn's record is a Borrower's, valid only until fn returns, and
+// fn copies what it keeps (Record.Clone, NodeSet.Add).
+func EachBorrowed(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
+	var (
+		b   Borrower
+		cur Stored
+	)
+	err := st.EachStreamed(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
+		s, err := b.Decode(e)
+		if err != nil {
+			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
+			return nil
+		}
+		cur = s
+		fn(&cur)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("listing sessions: %w", err)
+	}
+	return nil
+}
+
 // Nodes turns session records into lineage nodes. The graph reads the
 // reason for a replacement on the replaced (older) node, while the record
 // keeps it on the successor (handoffReason), so it is moved across here.
@@ -62,20 +87,46 @@ func Nodes(sessions []Record) []lineage.Node {
 type NodeSet struct {
 	nodes  []lineage.Node
 	reason map[string]string
+	words  map[string]string // statuses, harnesses and reasons, kept once each
 }
 
-// Add adds s's node.
-func (ns *NodeSet) Add(s *Record) {
-	if s.Supersedes != "" && s.HandoffReason != "" {
+// Add adds s's node and returns its id. It keeps none of s's memory (s
+// may be borrowed, see Borrower): what the node holds is copied, the few
+// words that repeat (status, harness, reason) once each.
+func (ns *NodeSet) Add(s *Record) string {
+	n := lineage.Node{
+		ID: strings.Clone(s.ID), Supersedes: strings.Clone(s.Supersedes), ReplacedBy: strings.Clone(s.ReplacedBy),
+		Status: ns.word(s.Status), Harness: ns.word(s.Harness), Branch: strings.Clone(s.Branch), At: s.CreatedAt,
+	}
+	if n.Supersedes != "" && s.HandoffReason != "" {
 		if ns.reason == nil {
 			ns.reason = map[string]string{}
 		}
-		ns.reason[s.Supersedes] = s.HandoffReason
+		ns.reason[n.Supersedes] = ns.word(s.HandoffReason)
 	}
-	ns.nodes = append(ns.nodes, lineage.Node{
-		ID: s.ID, Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, Status: s.Status,
-		Harness: s.Harness, Branch: s.Branch, At: s.CreatedAt,
-	})
+	ns.nodes = append(ns.nodes, n)
+	return n.ID
+}
+
+// maxWords bounds the words NodeSet keeps once each: past it (records of
+// a hundred thousand harness names) each is copied.
+const maxWords = 256
+
+func (ns *NodeSet) word(w string) string {
+	if w == "" {
+		return ""
+	}
+	if k, ok := ns.words[w]; ok {
+		return k
+	}
+	k := strings.Clone(w)
+	if len(ns.words) < maxWords {
+		if ns.words == nil {
+			ns.words = map[string]string{}
+		}
+		ns.words[k] = k
+	}
+	return k
 }
 
 // Nodes returns the nodes added, each with the reason its successor gave.

@@ -5,10 +5,12 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -103,6 +105,49 @@ type Stored struct {
 	OID string `json:"-"`
 }
 
+// Clone returns a copy of s that shares no memory with it: a record a
+// Borrower decoded, made safe to keep.
+func (s *Record) Clone() Record {
+	c := *s
+	for _, p := range []*string{&c.Schema, &c.ID, &c.Owner, &c.Branch, &c.Worktree, &c.Host, &c.Harness, &c.Model,
+		&c.Status, &c.Prompt, &c.StartHead, &c.Summary, &c.Supersedes, &c.ReplacedBy, &c.HandoffReason,
+		&c.HandoffContextMode, &c.HandoffPackage, &c.Prev} {
+		*p = strings.Clone(*p)
+	}
+	if t := s.EndedAt; t != nil {
+		c.EndedAt = new(*t)
+	}
+	if t := s.HandoffAt; t != nil {
+		c.HandoffAt = new(*t)
+	}
+	if s.Launched != nil {
+		c.Launched = make(map[string]Launched, len(s.Launched))
+		for h, l := range s.Launched {
+			l.NativeID = strings.Clone(l.NativeID)
+			c.Launched[strings.Clone(h)] = l
+		}
+	}
+	if g := s.Switching; g != nil {
+		c.Switching = &Switching{By: strings.Clone(g.By), Since: g.Since, Until: g.Until, To: strings.Clone(g.To)}
+	}
+	if s.ClaimedHandoff != nil {
+		c.ClaimedHandoff = bytes.Clone(s.ClaimedHandoff)
+	}
+	if p := s.PR; p != nil {
+		c.PR = &PRPointer{Repo: strings.Clone(p.Repo), Number: p.Number, URL: strings.Clone(p.URL)}
+	}
+	if r := s.Runtime; r != nil {
+		c.Runtime = &Runtime{Kind: strings.Clone(r.Kind), Socket: strings.Clone(r.Socket), Name: strings.Clone(r.Name), Host: strings.Clone(r.Host)}
+	}
+	if s.Seen != nil {
+		c.Seen = make(map[string]uint64, len(s.Seen))
+		for k, v := range s.Seen {
+			c.Seen[strings.Clone(k)] = v
+		}
+	}
+	return c
+}
+
 // Live reports whether the session may still do work.
 func (s *Record) Live() bool { return s.Status == StatusActive }
 
@@ -125,17 +170,29 @@ func Read(ctx context.Context, st *refstore.Store, id string) (Stored, error) {
 // Decode reads one entry as a session record, refusing a record
 // that belongs at another ref than e.Ref. Sync decodes with it too.
 func Decode(e refstore.Entry) (Stored, error) {
+	return decode(e, nil)
+}
+
+func decode(e refstore.Entry, b *Borrower) (Stored, error) {
 	var s Record
-	if !decodeFast(e, &s) {
+	if !decodeFast(e, &s, b) {
 		s = Record{}
 		if err := refstore.Decode(e, Schema, &s); err != nil {
 			return Stored{}, err
 		}
 	}
-	if want, err := refstore.SessionRef(s.ID); err != nil || want != e.Ref {
+	if !namesRef(s.ID, e.Ref) {
 		return Stored{}, fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, s.ID)
 	}
 	return Stored{Record: s, Ref: e.Ref, OID: e.OID}, nil
+}
+
+// namesRef reports whether ref is refstore.SessionRef(id), without
+// building it (a listing checks every record).
+func namesRef(id, ref string) bool {
+	enc, err := refstore.EncodeComponent(id)
+	rest, ok := strings.CutPrefix(ref, refstore.SessionPrefix)
+	return err == nil && ok && rest == enc
 }
 
 // Written builds the swap that stores s in place of what was read (old

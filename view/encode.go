@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
@@ -138,140 +139,256 @@ func appendEncoded(dst []byte, v any) ([]byte, error) {
 // lineage, which come last and are known only once every record has been
 // read: the caller appends those (AppendSessionTail) and the closing brace.
 func AppendSessionOpen(dst []byte, s *Session) ([]byte, error) {
-	return appendSessionOpen(dst, s, s.Launched, false)
+	return appendSessionOpen(dst, &compact, s, s.Launched, false)
 }
 
 // AppendRecordOpen is AppendSessionOpen of OfSession(*r, false), shaped in
 // place (a listing writes a hundred thousand), with the runtime to show
 // (OfSession's Runtime; nil when the record has none).
 func AppendRecordOpen(dst []byte, r *session.Record) ([]byte, *Runtime, error) {
+	return appendRecordOpen(dst, &compact, r)
+}
+
+// AppendRecordOpenIndented is AppendRecordOpen indented as a listing's
+// item is, at once: what jsonrec.Indent(dst, open, "    ", "  ") makes of
+// AppendRecordOpen's bytes (AppendSessionTailIndented closes it). Indenting
+// afterwards read every byte written a second time.
+func AppendRecordOpenIndented(dst []byte, r *session.Record) ([]byte, *Runtime, error) {
+	return appendRecordOpen(dst, &item, r)
+}
+
+func appendRecordOpen(dst []byte, l *layout, r *session.Record) ([]byte, *Runtime, error) {
 	var s Session
 	var g Switching
 	var p PRPointer
 	shapeSession(&s, r, false, &g, &p)
-	dst, err := appendSessionOpen(dst, &s, r.Launched, true)
+	dst, err := appendSessionOpen(dst, l, &s, r.Launched, true)
 	var rt *Runtime
 	if x := r.Runtime; x != nil {
-		rt = &Runtime{Kind: x.Kind, Socket: x.Socket, Name: x.Name, Host: x.Host}
+		// Kept by the caller, while r may be borrowed (session.Borrower).
+		rt = &Runtime{Kind: strings.Clone(x.Kind), Socket: strings.Clone(x.Socket), Name: strings.Clone(x.Name), Host: strings.Clone(x.Host)}
 	}
 	return dst, rt, err
+}
+
+// A layout is what separates the parts of a session the fast writer
+// writes: nothing (compact, as the Encoder writes), or the newlines and
+// indentation of an item of a listing's array (prefix "    ", indent "  ").
+type layout struct {
+	keys   [numSessionKeys]string // each key of the session object, with what leads it
+	nl     [4]string              // a newline and the indentation of depth 0…3 (0: the object's own braces)
+	colon  string
+	nested string // the jsonrec.Indent prefix of a value at depth 1, "" when compact
+}
+
+// The session object's keys, in the Encoder's (Session's) order.
+const (
+	kID = iota
+	kRef
+	kOwner
+	kBranch
+	kWorktree
+	kHost
+	kHarness
+	kModel
+	kStatus
+	kReadOnly
+	kPrompt
+	kSummary
+	kCreatedAt
+	kUpdatedAt
+	kEndedAt
+	kSupersedes
+	kReplacedBy
+	kHandoffReason
+	kHandoffAt
+	kHandoffContextMode
+	kHandoffPackage
+	kLaunched
+	kSwitching
+	kClaimedHandoff
+	kPR
+	kRuntime
+	kLineage
+	numSessionKeys
+)
+
+var sessionKeys = [numSessionKeys]string{"id", "ref", "owner", "branch", "worktree", "host", "harness", "model",
+	"status", "readOnly", "prompt", "summary", "createdAt", "updatedAt", "endedAt", "supersedes", "replacedBy",
+	"handoffReason", "handoffAt", "handoffContextMode", "handoffPackage", "launched", "switching",
+	"claimedHandoff", "pr", "runtime", "lineage"}
+
+var (
+	compact = newLayout(false)
+	item    = newLayout(true)
+)
+
+func newLayout(indented bool) layout {
+	l := layout{colon: ":"}
+	if indented {
+		l.colon, l.nested = ": ", "      "
+		for d := range l.nl {
+			l.nl[d] = "\n    " + strings.Repeat("  ", d)
+		}
+	}
+	for i, k := range sessionKeys {
+		lead := ","
+		if i == kID {
+			lead = "{"
+		}
+		l.keys[i] = lead + l.nl[1] + `"` + k + `"` + l.colon
+	}
+	return l
 }
 
 // appendSessionOpen writes launched in s's place: OfSession's copy of
 // the record's map, or the record's own (nilEmpty: OfSession makes a nil
 // one empty).
-func appendSessionOpen[L Launched | session.Launched](dst []byte, s *Session, launched map[string]L, nilEmpty bool) ([]byte, error) {
+func appendSessionOpen[L Launched | session.Launched](dst []byte, l *layout, s *Session, launched map[string]L, nilEmpty bool) ([]byte, error) {
 	var err error
-	dst = append(dst, `{"id":`...)
+	k := &l.keys
+	dst = append(dst, k[kID]...)
 	dst = jsonrec.AppendString(dst, s.ID)
-	dst = append(dst, `,"ref":`...)
+	dst = append(dst, k[kRef]...)
 	dst = jsonrec.AppendString(dst, s.Ref)
-	dst = append(dst, `,"owner":`...)
+	dst = append(dst, k[kOwner]...)
 	dst = jsonrec.AppendString(dst, s.Owner)
-	dst = append(dst, `,"branch":`...)
+	dst = append(dst, k[kBranch]...)
 	dst = jsonrec.AppendString(dst, s.Branch)
-	dst = append(dst, `,"worktree":`...)
+	dst = append(dst, k[kWorktree]...)
 	dst = jsonrec.AppendString(dst, s.Worktree)
-	dst = append(dst, `,"host":`...)
+	dst = append(dst, k[kHost]...)
 	dst = jsonrec.AppendString(dst, s.Host)
-	dst = append(dst, `,"harness":`...)
+	dst = append(dst, k[kHarness]...)
 	dst = jsonrec.AppendString(dst, s.Harness)
-	dst = append(dst, `,"model":`...)
+	dst = append(dst, k[kModel]...)
 	dst = jsonrec.AppendString(dst, s.Model)
-	dst = append(dst, `,"status":`...)
+	dst = append(dst, k[kStatus]...)
 	dst = jsonrec.AppendString(dst, s.Status)
-	dst = append(dst, `,"readOnly":`...)
+	dst = append(dst, k[kReadOnly]...)
 	dst = jsonrec.AppendBool(dst, s.ReadOnly)
-	dst = append(dst, `,"prompt":`...)
+	dst = append(dst, k[kPrompt]...)
 	dst = jsonrec.AppendString(dst, s.Prompt)
-	dst = append(dst, `,"summary":`...)
+	dst = append(dst, k[kSummary]...)
 	dst = jsonrec.AppendString(dst, s.Summary)
-	dst = append(dst, `,"createdAt":`...)
+	dst = append(dst, k[kCreatedAt]...)
 	if dst, err = jsonrec.AppendTime(dst, s.CreatedAt); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"updatedAt":`...)
+	dst = append(dst, k[kUpdatedAt]...)
 	if dst, err = jsonrec.AppendTime(dst, s.UpdatedAt); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"endedAt":`...)
+	dst = append(dst, k[kEndedAt]...)
 	if s.EndedAt == nil {
 		dst = append(dst, "null"...)
 	} else if dst, err = jsonrec.AppendTime(dst, *s.EndedAt); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"supersedes":`...)
+	dst = append(dst, k[kSupersedes]...)
 	dst = jsonrec.AppendString(dst, s.Supersedes)
-	dst = append(dst, `,"replacedBy":`...)
+	dst = append(dst, k[kReplacedBy]...)
 	dst = jsonrec.AppendString(dst, s.ReplacedBy)
-	dst = append(dst, `,"handoffReason":`...)
+	dst = append(dst, k[kHandoffReason]...)
 	dst = jsonrec.AppendString(dst, s.HandoffReason)
-	dst = append(dst, `,"handoffAt":`...)
+	dst = append(dst, k[kHandoffAt]...)
 	if s.HandoffAt == nil {
 		dst = append(dst, "null"...)
 	} else if dst, err = jsonrec.AppendTime(dst, *s.HandoffAt); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"handoffContextMode":`...)
+	dst = append(dst, k[kHandoffContextMode]...)
 	dst = jsonrec.AppendString(dst, s.HandoffContextMode)
 	if s.HandoffPackage != "" {
-		dst = append(dst, `,"handoffPackage":`...)
+		dst = append(dst, k[kHandoffPackage]...)
 		dst = jsonrec.AppendString(dst, s.HandoffPackage)
 	}
-	dst = append(dst, `,"launched":`...)
+	dst = append(dst, k[kLaunched]...)
 	if launched == nil && nilEmpty {
 		dst = append(dst, "{}"...)
-	} else if dst, err = appendLaunched(dst, launched); err != nil {
+	} else if dst, err = appendLaunched(dst, l, launched); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"switching":`...)
+	dst = append(dst, k[kSwitching]...)
 	if s.Switching == nil {
 		dst = append(dst, "null"...)
-	} else if dst, err = appendEncoded(dst, s.Switching); err != nil {
+	} else if dst, err = l.appendNested(dst, s.Switching); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"claimedHandoff":`...)
+	dst = append(dst, k[kClaimedHandoff]...)
 	if s.ClaimedHandoff == nil {
 		dst = append(dst, "null"...)
-	} else if dst, err = AppendBaton(dst, s.ClaimedHandoff); err != nil {
+	} else if dst, err = l.appendNested(dst, s.ClaimedHandoff); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"pr":`...)
+	dst = append(dst, k[kPR]...)
 	if s.PR == nil {
 		dst = append(dst, "null"...)
-	} else if dst, err = appendEncoded(dst, s.PR); err != nil {
+	} else if dst, err = l.appendNested(dst, s.PR); err != nil {
 		return nil, err
 	}
 	return dst, nil
 }
 
+// appendNested appends a rare part of a session (a switch in flight, a
+// claimed baton, a pull request, a runtime) at depth 1, as the Encoder
+// writes it, indented in l.
+func (l *layout) appendNested(dst []byte, v any) ([]byte, error) {
+	var out []byte
+	var err error
+	if b, ok := v.(*Baton); ok {
+		out, err = AppendBaton(nil, b)
+	} else {
+		out, err = appendEncoded(nil, v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if l.nested == "" {
+		return append(dst, out...), nil
+	}
+	return jsonrec.Indent(dst, out, l.nested, "  "), nil
+}
+
 // AppendSessionTail appends the fields AppendSessionOpen leaves out and
 // closes the object.
 func AppendSessionTail(dst []byte, runtime *Runtime, lineage string) ([]byte, error) {
+	return appendSessionTail(dst, &compact, runtime, lineage)
+}
+
+// AppendSessionTailIndented is AppendSessionTail for
+// AppendRecordOpenIndented.
+func AppendSessionTailIndented(dst []byte, runtime *Runtime, lineage string) ([]byte, error) {
+	return appendSessionTail(dst, &item, runtime, lineage)
+}
+
+func appendSessionTail(dst []byte, l *layout, runtime *Runtime, lineage string) ([]byte, error) {
 	var err error
 	if runtime != nil {
-		dst = append(dst, `,"runtime":`...)
-		if dst, err = appendEncoded(dst, runtime); err != nil {
+		dst = append(dst, l.keys[kRuntime]...)
+		if dst, err = l.appendNested(dst, runtime); err != nil {
 			return nil, err
 		}
 	}
 	if lineage != "" {
-		dst = append(dst, `,"lineage":`...)
+		dst = append(dst, l.keys[kLineage]...)
 		dst = jsonrec.AppendString(dst, lineage)
 	}
+	dst = append(dst, l.nl[0]...)
 	return append(dst, '}'), nil
 }
 
 // appendLaunched writes the map as encoding/json does: keys sorted, nil
-// as null.
-func appendLaunched[L Launched | session.Launched](dst []byte, m map[string]L) ([]byte, error) {
+// as null, at depth 1 of l.
+func appendLaunched[L Launched | session.Launched](dst []byte, l *layout, m map[string]L) ([]byte, error) {
 	if m == nil {
 		return append(dst, "null"...), nil
 	}
 	if len(m) == 0 {
 		return append(dst, "{}"...), nil
 	}
-	keys := make([]string, 0, len(m))
+	var one [1]string
+	keys := one[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -282,19 +399,32 @@ func appendLaunched[L Launched | session.Launched](dst []byte, m map[string]L) (
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		l := Launched(m[k])
+		v := Launched(m[k])
+		dst = append(dst, l.nl[2]...)
 		dst = jsonrec.AppendString(dst, k)
-		dst = append(dst, `:{"nativeId":`...)
-		dst = jsonrec.AppendString(dst, l.NativeID)
-		dst = append(dst, `,"first":`...)
-		if dst, err = jsonrec.AppendTime(dst, l.First); err != nil {
+		dst = append(dst, l.colon...)
+		dst = append(dst, '{')
+		dst = append(dst, l.nl[3]...)
+		dst = append(dst, `"nativeId"`...)
+		dst = append(dst, l.colon...)
+		dst = jsonrec.AppendString(dst, v.NativeID)
+		dst = append(dst, ',')
+		dst = append(dst, l.nl[3]...)
+		dst = append(dst, `"first"`...)
+		dst = append(dst, l.colon...)
+		if dst, err = jsonrec.AppendTime(dst, v.First); err != nil {
 			return nil, err
 		}
-		dst = append(dst, `,"last":`...)
-		if dst, err = jsonrec.AppendTime(dst, l.Last); err != nil {
+		dst = append(dst, ',')
+		dst = append(dst, l.nl[3]...)
+		dst = append(dst, `"last"`...)
+		dst = append(dst, l.colon...)
+		if dst, err = jsonrec.AppendTime(dst, v.Last); err != nil {
 			return nil, err
 		}
+		dst = append(dst, l.nl[2]...)
 		dst = append(dst, '}')
 	}
+	dst = append(dst, l.nl[1]...)
 	return append(dst, '}'), nil
 }

@@ -208,5 +208,82 @@ func TestAppendRecordMatchesOfSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkSame(t, got, encoded(t, want))
+		for _, lineage := range []string{"", "app-1 ← " + s} {
+			checkIndented(t, &r, lineage)
+		}
 	}
+}
+
+// checkIndented: AppendRecordOpenIndented and AppendSessionTailIndented
+// write what jsonrec.Indent makes of the compact writers' bytes (checked
+// against json.Indent by checkSame), with the same runtime.
+func checkIndented(t *testing.T, r *session.Record, lineage string) {
+	t.Helper()
+	open, rt, err := AppendRecordOpen(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := AppendSessionTail(open, rt, lineage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, irt, err := AppendRecordOpenIndented([]byte("before"), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (rt == nil) != (irt == nil) || rt != nil && *rt != *irt {
+		t.Fatalf("runtime %+v, compact's %+v", irt, rt)
+	}
+	if got, err = AppendSessionTailIndented(got, irt, lineage); err != nil {
+		t.Fatal(err)
+	}
+	if want := jsonrec.Indent([]byte("before"), compact, "    ", "  "); !bytes.Equal(got, want) {
+		t.Fatalf("indented writer:\n%s\njsonrec.Indent:\n%s", got, want)
+	}
+}
+
+// recordOf is a record of every shape, with s in every field.
+func recordOf(s string, i int) session.Record {
+	at := time.Date(2026, 11, 2, 9, 0, 0, 1000*(i%3), time.UTC)
+	r := session.Record{Schema: session.Schema, ID: "app-" + s, Owner: s, Branch: s, Worktree: s, Host: s,
+		Harness: s, Model: s, Status: []string{"active", "merged", s}[i%3], Prompt: s, Summary: s, CreatedAt: at,
+		UpdatedAt: at.Add(time.Hour), Supersedes: s, ReplacedBy: s, HandoffReason: s, HandoffContextMode: s, HandoffPackage: s}
+	if i%2 == 0 {
+		r.EndedAt, r.HandoffAt = &at, &at
+	}
+	switch i % 4 {
+	case 0:
+		r.Launched = map[string]session.Launched{s: {NativeID: s, First: at}, "b": {Last: at}, "a" + s: {NativeID: "x"}}
+		r.Runtime = &session.Runtime{Kind: "tmux", Socket: s, Name: s, Host: s}
+	case 1:
+		r.Switching = &session.Switching{By: s, Since: at, Until: at, To: s}
+		r.PR = &session.PRPointer{Repo: s, Number: i, URL: s}
+		r.ClaimedHandoff = []byte(`{"schema":"handoff/v1","id":"h-1","owner":"o","branch":"b","nextSteps":["x", "y"],"failedApproaches":[]}`)
+		r.Launched = map[string]session.Launched{}
+	case 2:
+		r.Launched = map[string]session.Launched{s: {NativeID: s, First: at, Last: at}}
+	}
+	return r
+}
+
+// The indented writers over records of every shape with hostile text.
+func TestAppendIndentedMatchesIndent(t *testing.T) {
+	for i, s := range hostile {
+		for j := range 8 {
+			r := recordOf(s, i+j)
+			checkIndented(t, &r, "")
+			checkIndented(t, &r, s+" ← "+s)
+		}
+	}
+}
+
+// FuzzAppendIndentedMatchesIndent: the same over any text.
+func FuzzAppendIndentedMatchesIndent(f *testing.F) {
+	for i, s := range hostile {
+		f.Add(s, i)
+	}
+	f.Fuzz(func(t *testing.T, s string, i int) {
+		r := recordOf(s, i&0xffff)
+		checkIndented(t, &r, s)
+	})
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/view"
@@ -78,10 +77,10 @@ func sessionLsCommand(d *deps) *cli.Command {
 
 // sessionLsJSON prints sessionListJSON, byte for byte what the Encoder
 // wrote for it, without holding 100,000 records: each is written as it is
-// read (view.AppendSessionOpen, compact, into the listing's arena) up to
-// the runtime and lineage, which are appended when it is printed. A
-// session the fast writer cannot write keeps its record for the Encoder,
-// which says why as it always did.
+// read (view.AppendRecordOpenIndented, indented as printJSONEach's items
+// are, into the listing's arena) up to the runtime and lineage, which are
+// appended when it is printed. A session the fast writer cannot write
+// keeps its record for the Encoder, which says why as it always did.
 func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
 	// The arena needs no scanning; the lineage nodes and graph do, and
 	// are what is kept: collect as records are read only when the heap
@@ -95,9 +94,9 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 	var arena listArena
 	var scratch []byte
 	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) entry {
-		out, rt, err := view.AppendRecordOpen(scratch[:0], r)
+		out, rt, err := view.AppendRecordOpenIndented(scratch[:0], r)
 		if err != nil {
-			rec := *r
+			rec := r.Clone() // r is borrowed
 			return entry{rec: &rec}
 		}
 		scratch = out
@@ -122,11 +121,11 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 		j := sessionJSON{Runtime: it.V.rt}
 		withRuntime(&j, it.Runtime)
 		var err error
-		tail = append(tail[:0], arena.bytes(it.V.span)...)
-		if tail, err = view.AppendSessionTail(tail, j.Runtime, it.Lineage); err != nil {
+		if tail, err = view.AppendSessionTailIndented(tail[:0], j.Runtime, it.Lineage); err != nil {
 			return err
 		}
-		out.Write(jsonrec.Indent(out.AvailableBuffer(), tail, "    ", "  "))
+		out.Write(arena.bytes(it.V.span))
+		out.Write(tail)
 		return nil
 	}, d.withOpenNotices(notices))
 }

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth bounds the nesting Skip follows. Records nest a few levels;
@@ -35,7 +36,15 @@ type Reader struct {
 	bad     bool
 	depth   int
 	scratch []byte // unescaped strings, valid until the next string read
+	borrow  bool   // String may share data's memory (Borrow)
+	escaped bool   // the last string read was unescaped into scratch
 }
+
+// Borrow makes String return, for a string without escapes, one that
+// shares the input's memory instead of a copy: valid only as long as the
+// input is. A listing reads a hundred thousand records from a buffer
+// reused for each, and copies only what it keeps.
+func (r *Reader) Borrow() { r.borrow = true }
 
 // Reset points r at data, keeping its scratch space.
 func (r *Reader) Reset(data []byte) {
@@ -184,6 +193,9 @@ func (r *Reader) String() string {
 	if r.bad || len(b) == 0 {
 		return ""
 	}
+	if r.borrow && !r.escaped {
+		return unsafe.String(&b[0], len(b))
+	}
 	return string(b)
 }
 
@@ -194,6 +206,7 @@ func (r *Reader) str() []byte {
 	d := r.data
 	start := r.pos + 1
 	ascii := true
+	r.escaped = false
 	for i := start; i < len(d); i++ {
 		c := d[i]
 		switch {
@@ -220,6 +233,7 @@ func (r *Reader) str() []byte {
 // strEscaped finishes str from the first backslash at i.
 func (r *Reader) strEscaped(start, i int) []byte {
 	d := r.data
+	r.escaped = true
 	out := append(r.scratch[:0], d[start:i]...)
 	defer func() { r.scratch = out[:0] }()
 	for i < len(d) {

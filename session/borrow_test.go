@@ -1,0 +1,257 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// borrowedRecords are records as a listing meets them: what git-handoff
+// writes (hostile text in every field, each optional part), what only
+// encoding/json reads (the fallback), and what does not decode.
+func borrowedRecords(t *testing.T) [][]byte {
+	t.Helper()
+	t0 := time.Date(2026, 11, 2, 9, 0, 0, 1234, time.UTC)
+	var out [][]byte
+	for i, s := range hostile {
+		at := t0.Add(time.Duration(i) * time.Hour)
+		r := Record{Schema: Schema, ID: fmt.Sprintf("app-%d", i), Owner: s, Branch: s, Worktree: s, Host: s, Harness: s,
+			Model: s, Status: s, Prompt: s, StartHead: s, Summary: s, CreatedAt: t0, UpdatedAt: at, Supersedes: s,
+			ReplacedBy: s, HandoffReason: s, HandoffContextMode: s, HandoffPackage: s, EndedAt: &at, HandoffAt: &t0,
+			Launched:  map[string]Launched{s: {NativeID: s, First: t0, Last: at}, "codex": {First: at}},
+			Switching: &Switching{By: s, Since: t0, Until: at, To: s}, PR: &PRPointer{Repo: s, Number: i, URL: s},
+			ClaimedHandoff: json.RawMessage(`{"schema":"handoff/v1","id":"h-1","nextSteps":["x"]}`),
+			Runtime:        &Runtime{Kind: "tmux", Socket: s, Name: s, Host: s},
+			Cause:          refstore.Cause{Rev: uint64(i), Prev: s, Seen: map[string]uint64{s: 1}},
+		}
+		data, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, data)
+		if i%2 == 0 {
+			r.Launched, r.Switching, r.PR, r.ClaimedHandoff, r.Runtime, r.EndedAt, r.HandoffAt = nil, nil, nil, nil, nil, nil, nil
+			data, _ = json.Marshal(&r)
+			out = append(out, data)
+		}
+	}
+	return append(out,
+		[]byte(`{"schema":"session/v1","id":"app-20","owner":"o","branch":"b","status":"active","launched":{},"createdAt":"2026-11-01T12:00:00Z","updatedAt":"2026-11-01T12:00:00Z"}`),
+		// null for a string: the fast path declines it, encoding/json reads it.
+		[]byte(`{"schema":"session/v1","id":"app-21","owner":null,"branch":"b","status":"active","createdAt":"2026-11-01T12:00:00Z","updatedAt":"2026-11-01T12:00:00Z"}`),
+		[]byte(`{"schema":"session/v1","id":"elsewhere","owner":"o","branch":"b","status":"active","createdAt":"2026-11-01T12:00:00Z","updatedAt":"2026-11-01T12:00:00Z"}`),
+		[]byte(`{"schema":"session/v2","id":"app-23"}`),
+		[]byte(`{"schema":"session/v1","id":"app-24",`),
+		[]byte(`not json`),
+	)
+}
+
+// sameDecoding fails t unless a Borrower decodes data as Decode does, and
+// a Clone of what it decoded survives the buffer being overwritten and
+// the next record being decoded into the same Borrower.
+func sameDecoding(t *testing.T, b *Borrower, buf []byte, data []byte, ref string) {
+	t.Helper()
+	e := refstore.Entry{Ref: ref, OID: "1234", Type: "blob", Size: int64(len(data)), Data: append(buf[:0], data...)}
+	want, werr := Decode(refstore.Entry{Ref: ref, OID: "1234", Type: "blob", Size: int64(len(data)), Data: data})
+	got, gerr := b.Decode(e)
+	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+		t.Fatalf("Borrower.Decode error %v, Decode %v; record %q", gerr, werr, data)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Borrower.Decode %+v\nDecode %+v; record %q", got, want, data)
+	}
+	kept := got.Record.Clone()
+	for i := range e.Data {
+		e.Data[i] = 'X'
+	}
+	next := []byte(`{"schema":"session/v1","id":"other","owner":"p","branch":"q","status":"ended","launched":{"zz":{"nativeId":"n","first":"2026-11-01T12:00:00Z","last":"2026-11-01T12:00:00Z"}},"createdAt":"2026-11-01T12:00:00Z","updatedAt":"2026-11-01T12:00:00Z"}`)
+	if _, err := b.Decode(refstore.Entry{Ref: refstore.SessionPrefix + "other", Type: "blob", Size: int64(len(next)), Data: append(e.Data[:0], next...)}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(kept, want.Record) {
+		t.Fatalf("a clone changed with the buffer it was decoded from:\n got %+v\nwant %+v", kept, want.Record)
+	}
+}
+
+func TestBorrowerDecodesAsDecode(t *testing.T) {
+	var b Borrower
+	buf := make([]byte, 0, 1<<16)
+	decoded := 0
+	for _, data := range borrowedRecords(t) {
+		var id struct{ ID string }
+		_ = json.Unmarshal(data, &id)
+		sameDecoding(t, &b, buf, data, refstore.SessionPrefix+id.ID)
+		if _, err := Decode(refstore.Entry{Ref: refstore.SessionPrefix + id.ID, Type: "blob", Size: int64(len(data)), Data: data}); err == nil {
+			decoded++
+		}
+	}
+	if decoded < len(hostile) {
+		t.Fatalf("only %d records decoded: the comparison compared errors", decoded)
+	}
+	// A record that names another ref, and one past the size cap.
+	data := borrowedRecords(t)[0]
+	sameDecoding(t, &b, buf, data, refstore.SessionPrefix+"app-99")
+	var err error
+	if _, err = b.Decode(refstore.Entry{Ref: refstore.SessionPrefix + "app-0", Type: "blob", Size: refstore.MaxRecord + 1}); err == nil {
+		t.Fatal("Borrower.Decode accepted a record past the size cap")
+	}
+	if _, derr := Decode(refstore.Entry{Ref: refstore.SessionPrefix + "app-0", Type: "blob", Size: refstore.MaxRecord + 1}); derr.Error() != err.Error() {
+		t.Fatalf("past the cap: Borrower.Decode %v, Decode %v", err, derr)
+	}
+}
+
+// FuzzBorrowerMatchesDecode: a Borrower decodes any blob as Decode does,
+// and what it decoded, cloned, outlives the buffer. Seeds:
+// testdata/fuzz/FuzzUnmarshalFast's records, under this name.
+func FuzzBorrowerMatchesDecode(f *testing.F) {
+	f.Add([]byte(`{"schema":"session/v1","id":"app-1","owner":"o","branch":"b","status":"active","launched":{"x":{"nativeId":"n\u00e9","first":"2026-11-01T12:00:00Z","last":"2026-11-01T12:00:00Z"}},"createdAt":"2026-11-01T12:00:00Z","updatedAt":"2026-11-01T12:00:00Z"}`))
+	f.Add([]byte(`{"schema":"session/v1","id":"app-1","owner":"a\"b","prev":"\\","seen":{"k":1},"runtime":{"kind":"tmux","socket":"s","name":"n"}}`))
+	var b Borrower
+	buf := make([]byte, 0, 1<<16)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameDecoding(t, &b, buf, data, refstore.SessionPrefix+"app-1")
+	})
+}
+
+// Clone copies every part of a record: filled field by field by
+// reflection (so a field added later is filled too), its clone is equal
+// and shares no string, map, slice or pointer with it.
+func TestCloneSharesNothing(t *testing.T) {
+	var r Record
+	fill(reflect.ValueOf(&r).Elem(), 0)
+	c := r.Clone()
+	if !reflect.DeepEqual(c, r) {
+		t.Fatalf("Clone() = %+v, want %+v", c, r)
+	}
+	if path, ok := shared(reflect.ValueOf(r), reflect.ValueOf(c), "Record"); ok {
+		t.Fatalf("Clone shares %s with the record", path)
+	}
+}
+
+// fill sets every field of v to something not zero.
+func fill(v reflect.Value, depth int) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", depth))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(depth + 1))
+	case reflect.Uint64, reflect.Uint8:
+		v.SetUint(uint64(depth + 1))
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			v.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, depth, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			fill(v.Field(i), depth+i+1)
+		}
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), depth+1)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fill(k, depth+1)
+		fill(e, depth+2)
+		m.SetMapIndex(k, e)
+		v.Set(m)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		for i := range 2 {
+			fill(s.Index(i), depth+i+1)
+		}
+		v.Set(s)
+	default:
+		panic(fmt.Sprintf("fill: %v", v.Type()))
+	}
+}
+
+// shared finds memory a and b both point at.
+func shared(a, b reflect.Value, path string) (string, bool) {
+	switch a.Kind() {
+	case reflect.String:
+		if a.Len() > 0 && unsafe.StringData(a.String()) == unsafe.StringData(b.String()) {
+			return path, true
+		}
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if p, ok := shared(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); ok {
+				return p, true
+			}
+		}
+	case reflect.Pointer:
+		if a.IsNil() {
+			return "", false
+		}
+		if a.Pointer() == b.Pointer() {
+			return path, true
+		}
+		return shared(a.Elem(), b.Elem(), path)
+	case reflect.Map:
+		if a.IsNil() {
+			return "", false
+		}
+		if a.Pointer() == b.Pointer() {
+			return path, true
+		}
+		for _, k := range a.MapKeys() {
+			var bk reflect.Value
+			for _, k2 := range b.MapKeys() {
+				if k2.Interface() == k.Interface() {
+					bk = k2
+				}
+			}
+			if p, ok := shared(k, bk, path+"[key]"); ok {
+				return p, true
+			}
+			if p, ok := shared(a.MapIndex(k), b.MapIndex(bk), path+"[value]"); ok {
+				return p, true
+			}
+		}
+	case reflect.Slice:
+		if a.Len() > 0 && a.Pointer() == b.Pointer() {
+			return path, true
+		}
+	}
+	return "", false
+}
+
+// A NodeSet keeps nothing of a borrowed record: its nodes read the same
+// after the blob's buffer is overwritten.
+func TestNodeSetKeepsNoBorrowedMemory(t *testing.T) {
+	var (
+		b    Borrower
+		ns   NodeSet
+		want []Record
+	)
+	buf := make([]byte, 0, 1<<16)
+	for _, data := range borrowedRecords(t)[:6] {
+		var id struct{ ID string }
+		if err := json.Unmarshal(data, &id); err != nil {
+			t.Fatal(err)
+		}
+		ref := refstore.SessionPrefix + id.ID
+		blob := append(buf[:0], data...)
+		s, err := b.Decode(refstore.Entry{Ref: ref, Type: "blob", Size: int64(len(data)), Data: blob})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, s.Record.Clone())
+		if id := ns.Add(&s.Record); id != s.ID {
+			t.Fatalf("Add returned %q, want %q", id, s.ID)
+		}
+		for j := range blob {
+			blob[j] = 'X'
+		}
+	}
+	if got, w := ns.Nodes(), Nodes(want); !reflect.DeepEqual(got, w) {
+		t.Fatalf("nodes of borrowed records:\n got %+v\nwant %+v", got, w)
+	}
+}
