@@ -9,8 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -61,9 +64,78 @@ func (r *refFiles) list(prefix string) ([]RefID, error) {
 }
 
 // walkLoose appends the loose refs in dir (whose refs are named ref...)
-// and below. Each file is opened relative to its directory: resolving the
-// whole path again for each of ten thousand refs costs more than reading.
+// and below. The directories are listed first, one after the other; their
+// files, nearly all of the work at three system calls each, are then read
+// by a worker per processor once there are enough of them to pay for the
+// workers (a listing of a hundred thousand loose refs; a start reads a
+// handful). The order is the caller's to make: list sorts.
 func walkLoose(dir, ref string, out *[]RefID) error {
+	var jobs []looseJob
+	if err := listLoose(dir, ref, &jobs); err != nil {
+		return err
+	}
+	total := 0
+	for _, j := range jobs {
+		total += len(j.names)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if total < looseParallelMin || workers < 2 {
+		for _, j := range jobs {
+			if err := j.read(out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Chunks of one directory at most looseChunk files each, so that one
+	// directory of a hundred thousand is shared out too.
+	var chunks []looseJob
+	for _, j := range jobs {
+		for len(j.names) > looseChunk {
+			chunks = append(chunks, looseJob{dir: j.dir, ref: j.ref, names: j.names[:looseChunk]})
+			j.names = j.names[looseChunk:]
+		}
+		chunks = append(chunks, j)
+	}
+	results := make([][]RefID, len(chunks))
+	errs := make([]error, len(chunks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(chunks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(chunks) {
+					return
+				}
+				errs[i] = chunks[i].read(&results[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range chunks {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		*out = append(*out, results[i]...)
+	}
+	return nil
+}
+
+// looseParallelMin is the fewest loose refs read by more than one worker;
+// looseChunk is how many one worker takes at a time.
+const looseParallelMin, looseChunk = 2048, 1024
+
+// looseJob is files of one directory to read: ref files named ref+name.
+type looseJob struct {
+	dir, ref string
+	names    []string
+}
+
+// listLoose appends a job for the files of dir and of each directory below.
+func listLoose(dir, ref string, jobs *[]looseJob) error {
 	f, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) || isNotDirErr(err) {
 		return nil // none, or removed while we walked (pack-refs prunes empty directories)
@@ -71,11 +143,12 @@ func walkLoose(dir, ref string, out *[]RefID) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	ents, err := f.ReadDir(-1)
+	f.Close()
 	if err != nil {
 		return err
 	}
+	job := looseJob{dir: dir, ref: ref}
 	for _, d := range ents {
 		name := d.Name()
 		if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".lock") {
@@ -83,12 +156,33 @@ func walkLoose(dir, ref string, out *[]RefID) error {
 			continue
 		}
 		if d.IsDir() {
-			if err := walkLoose(filepath.Join(dir, name), ref+name+"/", out); err != nil {
+			if err := listLoose(filepath.Join(dir, name), ref+name+"/", jobs); err != nil {
 				return err
 			}
 			continue
 		}
-		b, err := readSmallAt(f, dir, name)
+		job.names = append(job.names, name)
+	}
+	if len(job.names) > 0 {
+		*jobs = append(*jobs, job)
+	}
+	return nil
+}
+
+// read appends the job's refs. Each file is opened relative to its
+// directory: resolving the whole path again for each of ten thousand refs
+// costs more than reading.
+func (j looseJob) read(out *[]RefID) error {
+	f, err := os.Open(j.dir)
+	if errors.Is(err, fs.ErrNotExist) || isNotDirErr(err) {
+		return nil // removed since it was listed
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, name := range j.names {
+		b, err := readSmallAt(f, j.dir, name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue // deleted or packed since the directory was read
@@ -101,7 +195,7 @@ func walkLoose(dir, ref string, out *[]RefID) error {
 		if !isHexID(line) {
 			line = "" // symbolic or damaged: the caller reads it through Get, which says which
 		}
-		*out = append(*out, RefID{Ref: ref + name, OID: line})
+		*out = append(*out, RefID{Ref: j.ref + name, OID: line})
 	}
 	return nil
 }
