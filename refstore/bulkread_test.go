@@ -19,7 +19,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
-// bulkRepo makes a repository of 400 records alike enough to be stored as
+// bulkRecords is how many records bulkRepo makes: enough for a listing
+// read beside the caller (bulkPipelineMin).
+const bulkRecords = 700
+
+// bulkRepo makes a repository of bulkRecords records alike enough to be stored as
 // deltas of each other, through one fast-import (its pack's chains run
 // from each blob to the one before), each under refs/ao/t/, with a few
 // commits beside them.
@@ -28,7 +32,7 @@ func bulkRepo(t *testing.T) string {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
 	var stdin strings.Builder
-	for i := 0; i < 400; i++ {
+	for i := 0; i < bulkRecords; i++ {
 		body := fmt.Sprintf(`{"schema":"handoff/v1","id":"h-%04d","owner":"o%d@example.com","nextSteps":["%s"],"n":%d}`, i, i%7, strings.Repeat("carry on with the parser ", 20+i%5), i)
 		if i%50 == 7 {
 			body = "" // an empty blob, once
@@ -167,7 +171,7 @@ func TestBulkReaderAgainstCatFile(t *testing.T) {
 	if idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx")); len(idxs) < 2 {
 		t.Fatalf("packs: %v", idxs)
 	}
-	if n := checkBulk(t, dir, "two packs and loose"); n < 425 {
+	if n := checkBulk(t, dir, "two packs and loose"); n < bulkRecords {
 		t.Fatalf("read %d objects", n)
 	}
 }
@@ -261,7 +265,7 @@ func TestBulkListingsMatchGit(t *testing.T) {
 	// data.
 	big := hashObject(t, dir, strings.Repeat("x", MaxRecord+1))
 	gittest.Run(t, dir, "update-ref", "refs/ao/t/050/big", big)
-	if got := checkListings(t, st, "refs/ao/t/", "fast-import pack"); len(got) != 401 {
+	if got := checkListings(t, st, "refs/ao/t/", "fast-import pack"); len(got) != bulkRecords+1 {
 		t.Fatalf("listed %d", len(got))
 	}
 	gittest.Run(t, dir, "repack", "-adf", "--depth=50", "--window=250", "-q")
@@ -287,6 +291,27 @@ func TestBulkListingsMatchGit(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("%d missing in git's listing", n)
 	}
+
+	// A caller that stops early stops the reading goroutine too.
+	stop := errors.New("enough")
+	for _, unordered := range []bool{false, true} {
+		k := 0
+		each := func(e Entry) error {
+			if k++; k == bulkRecords-50 {
+				return stop
+			}
+			return nil
+		}
+		var err error
+		if unordered {
+			err = st.EachStreamedUnordered(ctx, "refs/ao/t/", func(_ int, e Entry) error { return each(e) })
+		} else {
+			err = st.EachStreamed(ctx, "refs/ao/t/", each)
+		}
+		if err != stop || k != bulkRecords-50 {
+			t.Fatalf("stopping early (unordered %v): %v after %d", unordered, err, k)
+		}
+	}
 }
 
 // A repository whose objects are partly elsewhere (alternates) is read by
@@ -307,7 +332,7 @@ func TestBulkListingFallsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		if got := checkListings(t, st, "refs/ao/t/", "alternates"); len(got) != 400 {
+		if got := checkListings(t, st, "refs/ao/t/", "alternates"); len(got) != bulkRecords {
 			t.Fatalf("listed %d", len(got))
 		}
 	})

@@ -3,15 +3,12 @@ package refstore
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -46,11 +43,14 @@ func (s *Store) eachOfIDs(ctx context.Context, ids []RefID, fn func(Entry) error
 	if len(ids) == 0 {
 		return nil
 	}
-	done, err := s.bulkEach(ctx, ids, fn)
+	delivered, err := s.bulkList(ctx, ids, false, func(_ int, e Entry) error { return fn(e) })
 	if !errors.Is(err, errBulk) {
 		return err
 	}
-	return s.catFileEach(ctx, ids[done:], fn)
+	// In ref order the entries given are the first ones: git reads on
+	// from the first it did not give.
+	rest, _ := undelivered(ids, delivered)
+	return s.catFileEach(ctx, rest, fn)
 }
 
 // EachStreamedUnordered is EachStreamed for a caller that puts the
@@ -72,95 +72,17 @@ func (s *Store) EachStreamedUnordered(ctx context.Context, prefix string, fn fun
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	delivered, err := s.bulkEachUnordered(ctx, ids, fn)
+	delivered, err := s.bulkList(ctx, ids, true, fn)
 	if !errors.Is(err, errBulk) {
 		return err
 	}
 	// The rest through git, in ref order, each with its place.
-	var rest []RefID
-	var places []int
-	for i := range ids {
-		if delivered == nil || delivered[i/64]&(1<<(i%64)) == 0 {
-			rest = append(rest, ids[i])
-			places = append(places, i)
-		}
-	}
+	rest, places := undelivered(ids, delivered)
 	k := 0
 	return s.catFileEach(ctx, rest, func(e Entry) error {
 		k++
 		return fn(places[k-1], e)
 	})
-}
-
-// bulkEachUnordered is bulkEach in pack order (EachStreamedUnordered);
-// delivered marks the entries fn was given. Each is cleared in ids once
-// fn has seen it.
-func (s *Store) bulkEachUnordered(ctx context.Context, ids []RefID, fn func(int, Entry) error) (delivered []uint64, err error) {
-	if s.objects == nil {
-		return nil, bulkErr("objects not read in process")
-	}
-	r, err := openBulk(s.objects.dir)
-	if err != nil {
-		return nil, err
-	}
-	defer r.close()
-	// The cache need hold little more than the last few objects: in
-	// pack order a base comes before its deltas, most often just before.
-	r.cache.init(bulkCacheOrdered)
-	type wanted struct {
-		no  int32 // the pack's place in r.packs; len(r.packs) for loose
-		n   int32 // the place in ref order
-		off int64
-		id  [20]byte
-	}
-	ws := make([]wanted, len(ids))
-	for i, id := range ids {
-		w := &ws[i]
-		if len(id.OID) != 40 {
-			return nil, bulkErr("%s: no object id", id.Ref) // symbolic: git resolves it
-		}
-		if _, err := hex.Decode(w.id[:], []byte(id.OID)); err != nil {
-			return nil, bulkErr("%s: %v", id.Ref, err)
-		}
-		w.n, w.no = int32(i), int32(len(r.packs))
-		if loc := r.locate(&w.id); loc.p != nil {
-			w.no, w.off = int32(r.packNo(loc.p)), loc.off
-		}
-	}
-	slices.SortFunc(ws, func(a, b wanted) int {
-		if c := cmp.Compare(a.no, b.no); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.off, b.off)
-	})
-	delivered = make([]uint64, (len(ids)+63)/64)
-	for k := range ws {
-		w := &ws[k]
-		if k&1023 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return delivered, err
-			}
-		}
-		loc := location{off: w.off}
-		if int(w.no) < len(r.packs) {
-			loc.p = r.packs[w.no]
-		}
-		typ, size, data, err := r.readGuarded(&w.id, loc, MaxRecord)
-		if err != nil {
-			return delivered, err
-		}
-		if data == nil && size <= MaxRecord {
-			data = []byte{}
-		}
-		i := int(w.n)
-		e := Entry{Ref: ids[i].Ref, OID: ids[i].OID, Type: typ, Size: size, Data: data}
-		delivered[i/64] |= 1 << (i % 64)
-		ids[i] = RefID{}
-		if err := fn(i, e); err != nil {
-			return delivered, err
-		}
-	}
-	return delivered, nil
 }
 
 // catFileEach streams the objects of ids through git (eachOfIDs's way
@@ -174,49 +96,6 @@ func (s *Store) catFileEach(ctx context.Context, ids []RefID, fn func(Entry) err
 		return err
 	}
 	return b.run(ids, fn)
-}
-
-// bulkEach hands fn the entries of ids in order, their objects read by
-// a bulkReader, and returns how many fn was given. An error wrapping
-// errBulk is the reader's: fn has not seen ids[done:], which are for git;
-// any other is fn's or ctx's. Each entry fn has seen is cleared, as
-// readBatch does.
-func (s *Store) bulkEach(ctx context.Context, ids []RefID, fn func(Entry) error) (done int, err error) {
-	if s.objects == nil {
-		return 0, bulkErr("objects not read in process")
-	}
-	r, err := openBulk(s.objects.dir)
-	if err != nil {
-		return 0, err
-	}
-	defer r.close()
-	for i := range ids {
-		if i&1023 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return i, err
-			}
-		}
-		id := ids[i]
-		var want [20]byte
-		if len(id.OID) != 40 {
-			return i, bulkErr("%s: no object id", id.Ref) // symbolic: git resolves it
-		}
-		if _, err := hex.Decode(want[:], []byte(id.OID)); err != nil {
-			return i, bulkErr("%s: %v", id.Ref, err)
-		}
-		typ, size, data, err := r.readGuarded(&want, r.locate(&want), MaxRecord)
-		if err != nil {
-			return i, err
-		}
-		if data == nil && size <= MaxRecord {
-			data = []byte{} // empty, not over the limit
-		}
-		if err := fn(Entry{Ref: id.Ref, OID: id.OID, Type: typ, Size: size, Data: data}); err != nil {
-			return i + 1, err
-		}
-		ids[i] = RefID{}
-	}
-	return len(ids), nil
 }
 
 // batch is one `git cat-file --batch --buffer`: --buffer because every
