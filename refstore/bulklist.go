@@ -92,7 +92,7 @@ func (r *bulkReader) packOrder(ids []RefID) ([]bulkWanted, error) {
 	}
 	// In pack order a chain passes by once, its base just before it
 	// most often: little need be kept.
-	r.cache.init(bulkCacheOrdered)
+	r.cache.init(bulkCachePackOrder)
 	return ws, nil
 }
 
@@ -140,6 +140,9 @@ func (r *bulkReader) produce(ctx context.Context, ids []RefID, order []bulkWante
 		if k&1023 == 1023 {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if order == nil {
+				r.adapt(1024)
 			}
 		}
 		n := k

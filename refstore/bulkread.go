@@ -43,6 +43,7 @@ type bulkReader struct {
 	loose []byte // a loose object's file
 	chain []chainLink
 	cache objectCache
+	links int // the deltas applied since the cache's budget was last looked at
 	sum   hash.Hash
 	idSum []byte
 }
@@ -80,14 +81,18 @@ var typeNames = [...]string{objCommit: "commit", objTree: "tree", objBlob: "blob
 // left to git.
 const bulkMaxObject = 16 << 20
 
-// bulkCacheBytes is the budget for objects kept for the chains that pass
-// through them when they are read in ref order, which in a pack may be
-// any order: a twelfth of what git's delta base cache may hold. Read in
-// pack order, a chain passes by once and little need be kept
-// (bulkCacheOrdered).
+// The budget for the objects kept for the chains that pass through them.
+// Read in pack order, a chain passes by once and little need be kept
+// (bulkCachePackOrder). Read in ref order, which in a pack may be any
+// order, a listing starts with bulkCacheStart and doubles it, up to
+// bulkCacheMax (a sixth of what git's delta base cache may hold), while
+// its objects' chains mostly miss: a ref order that follows the pack's,
+// as gc writes it, needs little, and every megabyte kept is a megabyte
+// more for the caller's collector to keep its heap above.
 const (
-	bulkCacheBytes   = 8 << 20
-	bulkCacheOrdered = 1 << 20
+	bulkCachePackOrder = 1 << 20
+	bulkCacheStart     = 1 << 20
+	bulkCacheMax       = 16 << 20
 )
 
 // errBulk marks what the in-process reader could not do; the caller then
@@ -105,7 +110,7 @@ func openBulk(dir string) (*bulkReader, error) {
 		return nil, bulkErr("alternates")
 	}
 	r := &bulkReader{dir: dir, sum: sha1.New()}
-	r.cache.init(bulkCacheBytes)
+	r.cache.init(bulkCacheStart)
 	entries, err := os.ReadDir(filepath.Join(dir, "pack"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -442,6 +447,7 @@ func (r *bulkReader) resolve(p *bulkPack, off int64) (int, []byte, error) {
 		r.cache.put(l.key, t, out)
 		data = out
 	}
+	r.links += len(r.chain)
 	return t, data, nil
 }
 
@@ -598,6 +604,16 @@ func (c *objectCache) pushFront(i int32) {
 	if c.tail < 0 {
 		c.tail = i
 	}
+}
+
+// adapt doubles the cache's budget, up to bulkCacheMax, when the last
+// objects read (n of them) needed more than two deltas applied each on
+// average: their chains were not kept.
+func (r *bulkReader) adapt(n int) {
+	if r.links > 2*n && r.cache.limit < bulkCacheMax {
+		r.cache.limit *= 2
+	}
+	r.links = 0
 }
 
 // alloc returns a buffer of n bytes, making room for it by letting the
