@@ -219,6 +219,11 @@ func (r *bulkReader) pipeline(ctx context.Context, ids []RefID, order []bulkWant
 				return true
 			}
 			select {
+			case <-stop: // the caller has stopped: fill no more batches
+				return false
+			default:
+			}
+			select {
 			case full <- b:
 			case <-stop:
 				return false

@@ -46,6 +46,8 @@ type bulkReader struct {
 	links int // the deltas applied since the cache's budget was last looked at
 	sum   hash.Hash
 	idSum []byte
+	hdr   []byte  // an object's header, for its hash
+	one   [1]byte // for the read that must find a stream's end
 }
 
 // bulkPack is one pack and its index, both mapped for the listing.
@@ -106,8 +108,16 @@ func bulkErr(format string, args ...any) error {
 // openBulk maps every pack of the objects directory dir. A repository
 // whose objects may be elsewhere (alternates) is not for it.
 func openBulk(dir string) (*bulkReader, error) {
+	// Not a matter of correctness (every object read is checked against
+	// its id, and one not found sends the rest of the listing to git),
+	// but of not starting what would end with git anyway.
 	if _, err := os.Stat(filepath.Join(dir, "info", "alternates")); err == nil {
 		return nil, bulkErr("alternates")
+	}
+	for _, v := range []string{"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH"} {
+		if os.Getenv(v) != "" {
+			return nil, bulkErr("%s set", v)
+		}
 	}
 	r := &bulkReader{dir: dir, sum: sha1.New()}
 	r.cache.init(bulkCacheStart)
@@ -203,9 +213,8 @@ func (r *bulkReader) read(id *[20]byte, loc location, limit int64) (typ string, 
 	// The id is the proof: whatever the pack's state, bytes that hash
 	// to what was asked for are the object.
 	r.sum.Reset()
-	var hdr [32]byte
-	r.sum.Write(strconv.AppendInt(append(append(hdr[:0], typeNames[t]...), ' '), int64(len(data)), 10))
-	r.sum.Write([]byte{0})
+	r.hdr = append(strconv.AppendInt(append(append(r.hdr[:0], typeNames[t]...), ' '), int64(len(data)), 10), 0)
+	r.sum.Write(r.hdr)
 	r.sum.Write(data)
 	r.idSum = r.sum.Sum(r.idSum[:0])
 	if !bytes.Equal(r.idSum, id[:]) {
@@ -259,7 +268,7 @@ func (r *bulkReader) readLoose(id *[20]byte) (int, []byte, error) {
 		return 0, nil, bulkErr("loose object %x: bad header", id[:])
 	}
 	data := r.cache.alloc(int(size))
-	if err := inflateAll(zr, data); err != nil {
+	if err := inflateAll(zr, data, r.one[:]); err != nil {
 		return 0, nil, bulkErr("loose object %x: %v", id[:], err)
 	}
 	// Kept like a packed object, so that its buffer is used again.
@@ -290,13 +299,12 @@ func (r *bulkReader) inflater(b []byte) (io.Reader, error) {
 
 // inflateAll fills dst from zr, which must then be at the end of its
 // stream (where zlib checks the stream's checksum).
-func inflateAll(zr io.Reader, dst []byte) error {
+func inflateAll(zr io.Reader, dst, one []byte) error {
 	if _, err := io.ReadFull(zr, dst); err != nil {
 		return fmt.Errorf("inflating: %w", err)
 	}
-	var one [1]byte
 	for range 4 {
-		n, err := zr.Read(one[:])
+		n, err := zr.Read(one)
 		switch {
 		case n > 0:
 			return errors.New("inflating: more than the size its header gives")
@@ -410,7 +418,7 @@ func (r *bulkReader) resolve(p *bulkPack, off int64) (int, []byte, error) {
 				return 0, nil, bulkErr("%s.pack at %d: %v", p.name, off, err)
 			}
 			data = r.cache.alloc(int(size))
-			if err := inflateAll(zr, data); err != nil {
+			if err := inflateAll(zr, data, r.one[:]); err != nil {
 				return 0, nil, bulkErr("%s.pack at %d: %v", p.name, off, err)
 			}
 			t = et
@@ -433,7 +441,7 @@ func (r *bulkReader) resolve(p *bulkPack, off int64) (int, []byte, error) {
 			return 0, nil, bulkErr("%s.pack: a delta: %v", l.p.name, err)
 		}
 		r.delta = slices.Grow(r.delta[:0], int(l.size))[:l.size]
-		if err := inflateAll(zr, r.delta); err != nil {
+		if err := inflateAll(zr, r.delta, r.one[:]); err != nil {
 			return 0, nil, bulkErr("%s.pack: a delta: %v", l.p.name, err)
 		}
 		n, err := deltaResultSize(r.delta, len(data))
