@@ -85,14 +85,26 @@ func (r *bulkReader) packOrder(ids []RefID) ([]bulkWanted, error) {
 		}
 	}
 	slices.SortFunc(ws, func(a, b bulkWanted) int { return cmp.Compare(a.key, b.key) })
+	// In pack order a chain passes by once, a base before its deltas:
+	// what is kept is what deltas still to come are applied onto.
+	r.cache.init(bulkCachePackOrder)
+	if err := r.countUses(func(yield func(uint64) bool) {
+		for _, w := range ws {
+			if int(w.key>>48) < len(r.packs) && !yield(w.key) {
+				return
+			}
+		}
+	}); err != nil {
+		return nil, err
+	}
 	for _, p := range r.packs {
 		if p.mapped {
 			dropPages(p.idx)
 		}
+		if p.dataMapped {
+			dropPages(p.data) // read again in order, and let go of as it goes
+		}
 	}
-	// In pack order a chain passes by once, its base just before it
-	// most often: little need be kept.
-	r.cache.init(bulkCachePackOrder)
 	return ws, nil
 }
 
@@ -111,17 +123,21 @@ func decodeID(want *[20]byte, id RefID) error {
 	return nil
 }
 
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
+func unhex(c byte) byte { return unhexTable[c] }
+
+// unhexTable is each byte's value as a hex digit, 255 for none.
+var unhexTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 255
 	}
-	return 255
-}
+	for i := byte(0); i < 10; i++ {
+		t['0'+i] = i
+	}
+	for i := byte(0); i < 6; i++ {
+		t['a'+i], t['A'+i] = 10+i, 10+i
+	}
+	return t
+}()
 
 // produce reads the objects of ids, in order's order or else in ref
 // order, and hands each to emit until emit says stop. In pack order the

@@ -44,6 +44,11 @@ type bulkReader struct {
 	chain []chainLink
 	cache objectCache
 	links int // the deltas applied since the cache's budget was last looked at
+	// uses counts, by place, the deltas still to be applied onto each
+	// object (usesWalked marks the entries whose headers were read), for
+	// a listing read in pack order (countUses): an object is kept while
+	// it has some, and let go of at its last. nil in ref order.
+	uses  map[uint64]int32
 	sum   hash.Hash
 	idSum []byte
 	hdr   []byte  // an object's header, for its hash
@@ -218,7 +223,7 @@ func (r *bulkReader) read(id *[20]byte, loc location, limit int64) (typ string, 
 	r.sum.Write(data)
 	r.idSum = r.sum.Sum(r.idSum[:0])
 	if !bytes.Equal(r.idSum, id[:]) {
-		return "", 0, nil, bulkErr("object %x: contents do not hash to its id", id[:])
+		return "", 0, nil, bulkErr("object %x: contents do not hash to its id", *id)
 	}
 	size = int64(len(data))
 	if size > limit {
@@ -247,14 +252,14 @@ func (r *bulkReader) readLoose(id *[20]byte) (int, []byte, error) {
 	r.loose = buf.Bytes()
 	zr, err := r.inflater(r.loose)
 	if err != nil {
-		return 0, nil, bulkErr("loose object %x: %v", id[:], err)
+		return 0, nil, bulkErr("loose object %x: %v", *id, err)
 	}
 	// The header is at most "commit " and 20 digits and a NUL.
 	var hdr [32]byte
 	n := 0
 	for n < len(hdr) {
 		if _, err := io.ReadFull(zr, hdr[n:n+1]); err != nil {
-			return 0, nil, bulkErr("loose object %x: header: %v", id[:], err)
+			return 0, nil, bulkErr("loose object %x: header: %v", *id, err)
 		}
 		if hdr[n] == 0 {
 			break
@@ -265,14 +270,14 @@ func (r *bulkReader) readLoose(id *[20]byte) (int, []byte, error) {
 	size, perr := strconv.ParseInt(sz, 10, 64)
 	t := slices.Index(typeNames[:], tname)
 	if n == len(hdr) || !ok || perr != nil || size < 0 || size > bulkMaxObject || t <= 0 {
-		return 0, nil, bulkErr("loose object %x: bad header", id[:])
+		return 0, nil, bulkErr("loose object %x: bad header", *id)
 	}
 	data := r.cache.alloc(int(size))
 	if err := inflateAll(zr, data, r.one[:]); err != nil {
-		return 0, nil, bulkErr("loose object %x: %v", id[:], err)
+		return 0, nil, bulkErr("loose object %x: %v", *id, err)
 	}
 	// Kept like a packed object, so that its buffer is used again.
-	r.cache.put(looseKey, t, data)
+	r.cache.put(looseKey, t, data, false)
 	return t, data, nil
 }
 
@@ -402,8 +407,10 @@ func (r *bulkReader) resolve(p *bulkPack, off int64) (int, []byte, error) {
 	no := r.packNo(p)
 	var t int
 	var data []byte
+	var baseKey uint64 // the place of data
 	for {
 		key := cacheKey(no, off)
+		baseKey = key
 		if ct, cd, ok := r.cache.get(key); ok {
 			t, data = ct, cd
 			break
@@ -422,7 +429,7 @@ func (r *bulkReader) resolve(p *bulkPack, off int64) (int, []byte, error) {
 				return 0, nil, bulkErr("%s.pack at %d: %v", p.name, off, err)
 			}
 			t = et
-			r.cache.put(key, t, data)
+			r.cache.put(key, t, data, r.pinned(key))
 			break
 		}
 		if len(r.chain) >= maxDeltaChain {
@@ -452,11 +459,73 @@ func (r *bulkReader) resolve(p *bulkPack, off int64) (int, []byte, error) {
 		if err := applyDelta(out, data, r.delta); err != nil {
 			return 0, nil, bulkErr("%s.pack: %v", l.p.name, err)
 		}
-		r.cache.put(l.key, t, out)
-		data = out
+		r.used(baseKey)
+		r.cache.put(l.key, t, out, r.pinned(l.key))
+		data, baseKey = out, l.key
 	}
 	r.links += len(r.chain)
 	return t, data, nil
+}
+
+const (
+	usesWalked = 1 << 30
+	usesCount  = usesWalked - 1
+)
+
+// countUses reads the headers of the entries at keys (cacheKey) and of
+// the chains below them, and counts the deltas to be applied onto each
+// object: read in pack order, a base is applied to long after it was
+// read as often as not (gc writes a delta family together, a base first,
+// then each delta's own family), and kept by use rather than by recency
+// the objects kept at once are few.
+func (r *bulkReader) countUses(keys func(yield func(uint64) bool)) error {
+	r.uses = make(map[uint64]int32)
+	for key := range keys {
+		for range maxDeltaChain {
+			v := r.uses[key]
+			if v&usesWalked != 0 {
+				break
+			}
+			r.uses[key] = v | usesWalked
+			no := int(key >> 48)
+			t, _, _, base, err := r.entryHeader(r.packs[no], int64(key&(1<<48-1)))
+			if err != nil {
+				return err
+			}
+			if t < objOfsDelta {
+				break
+			}
+			key = cacheKey(r.packNo(base.p), base.off)
+			if r.uses[key]&usesCount == usesCount {
+				return bulkErr("a base of too many deltas")
+			}
+			r.uses[key]++
+		}
+	}
+	return nil
+}
+
+// pinned reports whether deltas are still to be applied onto the object
+// at key.
+func (r *bulkReader) pinned(key uint64) bool {
+	return r.uses != nil && r.uses[key]&usesCount > 0
+}
+
+// used counts one delta applied onto the object at key, which the cache
+// lets go of after the last.
+func (r *bulkReader) used(key uint64) {
+	if r.uses == nil {
+		return
+	}
+	v := r.uses[key]
+	if v&usesCount == 0 {
+		return // applied again after its base was let go of: not counted
+	}
+	v--
+	r.uses[key] = v
+	if v&usesCount == 0 {
+		r.cache.drop(key)
+	}
 }
 
 // deltaVarint reads one of a delta's two leading sizes: seven bits a
@@ -552,29 +621,36 @@ func applyDelta(out, base, delta []byte) error {
 	return nil
 }
 
-// objectCache keeps inflated objects by their place in a pack, most
-// recently used first, within a byte budget, and lends the buffers of
+// objectCache keeps inflated objects by their place in a pack: the
+// pinned ones (which deltas are still to be applied onto, countUses)
+// until they are dropped, up to pinLimit bytes of them, the others most
+// recently used first within a byte budget; and it lends the buffers of
 // the objects it lets go to the next ones.
 type objectCache struct {
 	index      map[uint64]int32
 	ents       []cacheEntry
-	head, tail int32 // most and least recently used; -1 when empty
+	head, tail int32 // the unpinned, most and least recently used; -1 when none
 	free       []int32
-	bytes      int
+	bytes      int // of the unpinned
 	limit      int
+	pinBytes   int
 	spare      [][]byte
 }
+
+// pinLimit bounds the pinned objects: past it a pack's objects are kept
+// by recency alone.
+const pinLimit = bulkCacheMax
 
 type cacheEntry struct {
 	key        uint64
 	typ        int
 	data       []byte
 	prev, next int32
+	pinned     bool
 }
 
 func (c *objectCache) init(limit int) {
-	c.index = make(map[uint64]int32, 1024)
-	c.head, c.tail, c.limit = -1, -1, limit
+	*c = objectCache{index: make(map[uint64]int32, 1024), head: -1, tail: -1, limit: limit}
 }
 
 func (c *objectCache) get(key uint64) (int, []byte, bool) {
@@ -582,8 +658,10 @@ func (c *objectCache) get(key uint64) (int, []byte, bool) {
 	if !ok {
 		return 0, nil, false
 	}
-	c.unlink(i)
-	c.pushFront(i)
+	if !c.ents[i].pinned {
+		c.unlink(i)
+		c.pushFront(i)
+	}
 	return c.ents[i].typ, c.ents[i].data, true
 }
 
@@ -625,8 +703,8 @@ func (r *bulkReader) adapt(n int) {
 }
 
 // alloc returns a buffer of n bytes, making room for it by letting the
-// least recently used objects go; never the most recent, which is the
-// base being applied.
+// least recently used unpinned objects go; never the most recent, which
+// may be the base being applied (a pinned base is not let go of here).
 func (c *objectCache) alloc(n int) []byte {
 	for c.bytes+n > c.limit && c.tail >= 0 && c.tail != c.head {
 		c.evict(c.tail)
@@ -641,11 +719,16 @@ func (c *objectCache) alloc(n int) []byte {
 	return make([]byte, n, n+n/8)
 }
 
+// evict lets entry i go, its buffer kept for the next alloc.
 func (c *objectCache) evict(i int32) {
-	c.unlink(i)
 	e := &c.ents[i]
+	if e.pinned {
+		c.pinBytes -= cap(e.data)
+	} else {
+		c.unlink(i)
+		c.bytes -= cap(e.data)
+	}
 	delete(c.index, e.key)
-	c.bytes -= cap(e.data)
 	if len(c.spare) < 64 {
 		c.spare = append(c.spare, e.data)
 	}
@@ -653,8 +736,16 @@ func (c *objectCache) evict(i int32) {
 	c.free = append(c.free, i)
 }
 
-// put keeps data, from alloc, as the object at key.
-func (c *objectCache) put(key uint64, typ int, data []byte) {
+// drop lets the object at key go, if it is kept.
+func (c *objectCache) drop(key uint64) {
+	if i, ok := c.index[key]; ok {
+		c.evict(i)
+	}
+}
+
+// put keeps data, from alloc, as the object at key: pinned if pin and
+// there is room for it.
+func (c *objectCache) put(key uint64, typ int, data []byte, pin bool) {
 	if i, ok := c.index[key]; ok {
 		c.evict(i)
 	}
@@ -666,8 +757,13 @@ func (c *objectCache) put(key uint64, typ int, data []byte) {
 		c.ents = append(c.ents, cacheEntry{})
 		i = int32(len(c.ents) - 1)
 	}
-	c.ents[i] = cacheEntry{key: key, typ: typ, data: data, prev: -1, next: -1}
+	pin = pin && c.pinBytes+cap(data) <= pinLimit
+	c.ents[i] = cacheEntry{key: key, typ: typ, data: data, prev: -1, next: -1, pinned: pin}
 	c.index[key] = i
+	if pin {
+		c.pinBytes += cap(data)
+		return
+	}
 	c.bytes += cap(data)
 	c.pushFront(i)
 }
@@ -679,7 +775,7 @@ func (r *bulkReader) readGuarded(id *[20]byte, loc location, limit int64) (typ s
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if v := recover(); v != nil {
-			typ, size, data, err = "", 0, nil, bulkErr("object %x: %v", id[:], v)
+			typ, size, data, err = "", 0, nil, bulkErr("object %x: %v", *id, v)
 		}
 	}()
 	return r.read(id, loc, limit)
