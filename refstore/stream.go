@@ -56,10 +56,13 @@ func (s *Store) eachOfIDs(ctx context.Context, ids []RefID, fn func(Entry) error
 // EachStreamedUnordered is EachStreamed for a caller that puts the
 // entries in an order of its own afterwards: fn is handed each entry with
 // n, its place in ref order, but in the order the objects lie in their
-// packs, where a delta's base is read just before the delta. Read in
-// ref order, a chain would be resolved again for each of its objects
-// unless everything it passed were kept (git's own cat-file keeps up to
-// 96 MB for that).
+// packs (loose ones last), where every base comes before its deltas and
+// is kept only until its last delta is applied. Read in ref order, which
+// may be any order in the pack, a chain is resolved again for each of its
+// objects unless most of what it passed is kept (git's own cat-file keeps
+// up to 96 MB for that). Each entry is handed once, whichever way it was
+// read (the ones the in-process reader could not read come from git
+// afterwards, in ref order).
 func (s *Store) EachStreamedUnordered(ctx context.Context, prefix string, fn func(n int, e Entry) error) error {
 	if s.refs == nil {
 		n := 0
