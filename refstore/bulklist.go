@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"runtime"
+	"runtime/debug"
 	"slices"
 )
 
@@ -72,8 +73,15 @@ type bulkWanted struct {
 // packOrder locates every object of ids and sorts them by pack and
 // offset; then the packs' indexes are let go of (dropPages), their part
 // done.
-func (r *bulkReader) packOrder(ids []RefID) ([]bulkWanted, error) {
-	ws := make([]bulkWanted, len(ids))
+func (r *bulkReader) packOrder(ids []RefID) (ws []bulkWanted, err error) {
+	// The indexes and packs are read here too: a fault is an error.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			ws, err = nil, bulkErr("%v", v)
+		}
+	}()
+	ws = make([]bulkWanted, len(ids))
 	for i, id := range ids {
 		var want [20]byte
 		if err := decodeID(&want, id); err != nil {
@@ -144,12 +152,10 @@ var unhexTable = func() (t [256]byte) {
 // pages of each pack the reading has passed are let go of as it goes: a
 // base is rarely far behind its delta, and one that is is read again from
 // the page cache.
-func (r *bulkReader) produce(ctx context.Context, ids []RefID, order []bulkWanted, emit func(n int, typ string, size int64, data []byte) bool) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = bulkErr("%v", v)
-		}
-	}()
+//
+// Reads of the mappings happen in readGuarded, where a fault is an error;
+// a panic of emit's (the caller's fn, when not pipelined) is the caller's.
+func (r *bulkReader) produce(ctx context.Context, ids []RefID, order []bulkWanted, emit func(n int, typ string, size int64, data []byte) bool) error {
 	const dropEvery, dropBehind = 1 << 20, 256 << 10
 	dropped, droppedPack := int64(0), -1
 	for k := range ids {
@@ -181,10 +187,7 @@ func (r *bulkReader) produce(ctx context.Context, ids []RefID, order []bulkWante
 		if err := decodeID(&want, ids[n]); err != nil {
 			return err
 		}
-		if order == nil {
-			loc = r.locate(&want)
-		}
-		typ, size, data, err := r.readGuarded(&want, loc, MaxRecord)
+		typ, size, data, err := r.readGuarded(&want, loc, order == nil, MaxRecord)
 		if err != nil {
 			return err
 		}
@@ -224,7 +227,19 @@ func (r *bulkReader) pipeline(ctx context.Context, ids []RefID, order []bulkWant
 	go func() {
 		defer close(full)
 		b := <-free
-		err := r.produce(ctx, ids, order, func(n int, typ string, size int64, data []byte) bool {
+		var err error
+		defer func() {
+			// A bug of the reader's, here where nothing would catch it:
+			// the rest of the listing is git's.
+			if v := recover(); v != nil && b != nil {
+				b.err = bulkErr("%v", v)
+				select {
+				case full <- b:
+				case <-stop:
+				}
+			}
+		}()
+		err = r.produce(ctx, ids, order, func(n int, typ string, size int64, data []byte) bool {
 			it := bulkItem{n: int32(n), typ: typ, size: size, lo: int32(len(b.buf)), hi: -1}
 			if data != nil {
 				b.buf = append(b.buf, data...)
@@ -241,6 +256,7 @@ func (r *bulkReader) pipeline(ctx context.Context, ids []RefID, order []bulkWant
 			}
 			select {
 			case full <- b:
+				b = nil // the caller's now
 			case <-stop:
 				return false
 			}
@@ -252,6 +268,9 @@ func (r *bulkReader) pipeline(ctx context.Context, ids []RefID, order []bulkWant
 			b.items, b.buf = b.items[:0], b.buf[:0]
 			return true
 		})
+		if b == nil {
+			return // stopped by the caller between batches
+		}
 		b.err = err
 		select {
 		case full <- b:

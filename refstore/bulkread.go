@@ -768,15 +768,18 @@ func (c *objectCache) put(key uint64, typ int, data []byte, pin bool) {
 	c.pushFront(i)
 }
 
-// readGuarded is read, with a fault reading a mapping (a pack truncated
-// under the reader) or a panic of the reader's (a bug meeting a damaged
-// pack) made an error.
-func (r *bulkReader) readGuarded(id *[20]byte, loc location, limit int64) (typ string, size int64, data []byte, err error) {
+// readGuarded is read, the object located first unless located, with a
+// fault reading a mapping (a pack or index truncated under the reader) or
+// a panic of the reader's (a bug meeting a damaged pack) made an error.
+func (r *bulkReader) readGuarded(id *[20]byte, loc location, locate bool, limit int64) (typ string, size int64, data []byte, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if v := recover(); v != nil {
 			typ, size, data, err = "", 0, nil, bulkErr("object %x: %v", *id, v)
 		}
 	}()
+	if locate {
+		loc = r.locate(id)
+	}
 	return r.read(id, loc, limit)
 }

@@ -436,7 +436,7 @@ func TestBulkReaderDamaged(t *testing.T) {
 		for id, want := range objs {
 			var raw [20]byte
 			hex.Decode(raw[:], []byte(id))
-			typ, _, data, err := r.readGuarded(&raw, r.locate(&raw), 1<<20)
+			typ, _, data, err := r.readGuarded(&raw, location{}, true, 1<<20)
 			switch {
 			case err != nil:
 				if !errors.Is(err, errBulk) {
@@ -513,7 +513,7 @@ func TestBulkReaderDamaged(t *testing.T) {
 		for id, want := range objs {
 			var raw [20]byte
 			hex.Decode(raw[:], []byte(id))
-			typ, _, data, err := r.readGuarded(&raw, r.locate(&raw), 1<<20)
+			typ, _, data, err := r.readGuarded(&raw, location{}, true, 1<<20)
 			if err != nil {
 				failed++
 			} else if typ != want.typ || !bytes.Equal(data, want.data) {
