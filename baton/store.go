@@ -297,26 +297,44 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		v    T
 	}
 	var out []keyed
-	var warns []Warning
+	// The batons come in the order their blobs lie in the packs (the sort
+	// below orders them), each with its place in ref order, which the
+	// warnings are put back in.
+	type placed struct {
+		n int
+		w Warning
+	}
+	var warned []placed
 	// One baton is handed to conv at a time: conv keeps what it needs,
 	// so the same variable serves every baton instead of one allocated
 	// for each.
 	var cur Stored
-	err := each(ctx, st.EachStreamed, refstore.HandoffsPrefix, func(s Stored) {
+	err := st.EachStreamedUnordered(ctx, refstore.HandoffsPrefix, func(n int, e refstore.Entry) error {
+		s, err := Decode(e)
+		if err != nil {
+			warned = append(warned, placed{n, Warning{Ref: e.Ref, Err: err}})
+			return nil
+		}
 		switch {
 		case s.Deleted != nil:
-			return
+			return nil
 		case f.All:
 		case !s.Live():
-			return
+			return nil
 		case s.Shared:
 		case s.Owner == f.Owner && (f.Branch == "" || s.Branch == f.Branch):
 		default:
-			return
+			return nil
 		}
 		cur = s
-		out = append(out, keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(len(out)), id: s.ID, v: conv(&cur)})
-	}, &warns)
+		out = append(out, keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(n), id: s.ID, v: conv(&cur)})
+		return nil
+	})
+	slices.SortFunc(warned, func(a, b placed) int { return cmp.Compare(a.n, b.n) })
+	var warns []Warning
+	for _, w := range warned {
+		warns = append(warns, w.w)
+	}
 	slices.SortFunc(out, func(a, b keyed) int {
 		// Newer, on the two fields it reads (seconds then nanoseconds
 		// order instants as time.Compare does).
