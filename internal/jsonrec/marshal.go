@@ -25,71 +25,11 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 
 // AppendHTMLString appends s as json.Marshal writes a string: as
 // AppendString does, and <, > and & as \u003c, \u003e and \u0026.
-func AppendHTMLString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if htmlSafe[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default: // the other controls, and < > &
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+func AppendHTMLString(dst []byte, s string) []byte { return appendString(dst, s, &htmlSafe) }
 
 // AppendHTMLStrings appends a list of strings as json.Marshal writes a
 // []string: nil is null, an empty list [].
-func AppendHTMLStrings(dst []byte, list []string) []byte {
-	if list == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i, s := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = AppendHTMLString(dst, s)
-	}
-	return append(dst, ']')
-}
+func AppendHTMLStrings(dst []byte, list []string) []byte { return appendStrings(dst, list, &htmlSafe) }
 
 // AppendUint64 appends n in decimal.
 func AppendUint64(dst []byte, n uint64) []byte { return strconv.AppendUint(dst, n, 10) }

@@ -13,13 +13,27 @@ const hexDigits = "0123456789abcdef"
 // SetEscapeHTML(false): quote and backslash escaped, the controls it has
 // short forms for as those and the other C0 controls as \u00XX, invalid
 // UTF-8 as \ufffd, and U+2028 and U+2029 escaped (for JavaScript).
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, &plainSafe) }
+
+// plainSafe[c] is true for the ASCII bytes the Encoder without HTML
+// escaping copies as they are inside a string.
+var plainSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendString is AppendString and AppendHTMLString: safe says which
+// ASCII bytes go as they are; every other one below 0x80 is escaped,
+// with a short form where JSON has one.
+func appendString(dst []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if safe[c] {
 				i++
 				continue
 			}
@@ -37,7 +51,7 @@ func AppendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
-			default:
+			default: // the other controls, and < > & when HTML is escaped
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
@@ -88,7 +102,11 @@ func AppendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n
 
 // AppendStrings appends a list of strings; nil is null, as encoding/json
 // writes it.
-func AppendStrings(dst []byte, list []string) []byte {
+func AppendStrings(dst []byte, list []string) []byte { return appendStrings(dst, list, &plainSafe) }
+
+// appendStrings is AppendStrings and AppendHTMLStrings: nil is null, an
+// empty list [].
+func appendStrings(dst []byte, list []string, safe *[utf8.RuneSelf]bool) []byte {
 	if list == nil {
 		return append(dst, "null"...)
 	}
@@ -97,7 +115,7 @@ func AppendStrings(dst []byte, list []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = AppendString(dst, s)
+		dst = appendString(dst, s, safe)
 	}
 	return append(dst, ']')
 }
