@@ -30,33 +30,22 @@ func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) 
 //
 // fn is handed the same variable each time: it keeps what it needs.
 func Each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
-	var cur Stored
-	err := st.EachStreamed(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
-		s, err := Decode(e)
-		if err != nil {
-			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
-			return nil
-		}
-		cur = s
-		fn(&cur)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("listing sessions: %w", err)
-	}
-	return nil
+	return each(ctx, st, Decode, fn, warns)
 }
 
 // EachBorrowed is Each for a listing that writes each record out as it
 // is read: fn's record is a Borrower's, valid only until fn returns, and
 // fn copies what it keeps (Record.Clone, NodeSet.Add).
 func EachBorrowed(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
-	var (
-		b   Borrower
-		cur Stored
-	)
+	var b Borrower
+	return each(ctx, st, b.Decode, fn, warns)
+}
+
+// each streams the session records through decode to fn.
+func each(ctx context.Context, st *refstore.Store, decode func(refstore.Entry) (Stored, error), fn func(*Stored), warns *[]Warning) error {
+	var cur Stored
 	err := st.EachStreamed(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
-		s, err := b.Decode(e)
+		s, err := decode(e)
 		if err != nil {
 			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
 			return nil
