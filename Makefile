@@ -65,6 +65,9 @@ fuzz:
 	$(GO) test ./baton -run '^$$' -fuzz '^FuzzDecodeBaton$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./refstore -run '^$$' -fuzz '^FuzzConfigParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/safetext -run '^$$' -fuzz '^FuzzWriter$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./refstore -run '^$$' -fuzz '^FuzzApplyDelta$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./baton -run '^$$' -fuzz '^FuzzAppendJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./session -run '^$$' -fuzz '^FuzzAppendJSON$$' -fuzztime $(FUZZTIME)
 
 demo: $(BIN) $(FULL)
 	./scripts/demo.sh $(CURDIR)/$(BIN)
