@@ -161,7 +161,7 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 // what decoding may leave behind between two collections: besides the
 // arena, the sort keys and the reader's bases are live too, and with the
 // limit at half as much again as the arena, 100,000 batons ended in a
-// collection every megabyte or two (25 in all, a tenth of the CPU, for
+// collection every megabyte or two (25 in all, 7% of the CPU, for
 // 13 now and 3 MB more at the peak).
 const (
 	listHeapLimit    = 60 << 20
