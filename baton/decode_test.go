@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-handoff/git-handoff/internal/jsonrec/jsontest"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -66,15 +67,8 @@ func TestUnmarshalFastReadsWhatIsWritten(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want, got Baton
-		if err := json.Unmarshal(data, &want); err != nil {
-			t.Fatal(err)
-		}
-		if !UnmarshalFast(data, &got) {
+		if !jsontest.CheckDecode(t, data, UnmarshalFast) {
 			t.Fatalf("%d: the fast path declined what git-handoff writes: %s", i, data)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%d: fast %+v\njson %+v", i, got, want)
 		}
 	}
 }
@@ -84,17 +78,7 @@ func TestUnmarshalFastReadsWhatIsWritten(t *testing.T) {
 // json.Unmarshal itself.) Seeds: testdata/fuzz/FuzzUnmarshalFast.
 func FuzzUnmarshalFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast Baton
-		if !UnmarshalFast(data, &fast) {
-			return
-		}
-		var want Baton
-		if err := json.Unmarshal(data, &want); err != nil {
-			t.Fatalf("fast path accepted what json.Unmarshal refuses (%v): %q", err, data)
-		}
-		if !reflect.DeepEqual(fast, want) {
-			t.Fatalf("input %q\nfast %+v\njson %+v", data, fast, want)
-		}
+		jsontest.CheckDecode(t, data, UnmarshalFast)
 	})
 }
 
@@ -152,16 +136,7 @@ func FuzzUnmarshalObjectiveFast(f *testing.F) {
 	}
 	ref, _ := refstore.ObjectiveRef("o", "b")
 	f.Fuzz(func(t *testing.T, data string) {
-		var fast Objective
-		if UnmarshalObjectiveFast([]byte(data), &fast) {
-			var want Objective
-			if err := json.Unmarshal([]byte(data), &want); err != nil {
-				t.Fatalf("fast path accepted what json.Unmarshal refuses (%v): %q", err, data)
-			}
-			if !reflect.DeepEqual(fast, want) {
-				t.Fatalf("input %q\nfast %+v\njson %+v", data, fast, want)
-			}
-		}
+		jsontest.CheckDecode(t, []byte(data), UnmarshalObjectiveFast)
 		e := entry(ref, data)
 		got, gerr := DecodeObjective(e)
 		var want Objective

@@ -2,7 +2,6 @@ package refstore
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 
 	"github.com/git-handoff/git-handoff/internal/jsonrec/jsontest"
@@ -20,17 +19,11 @@ func FuzzRevOfFast(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		fast, ok := revOfFast([]byte(data))
-		if !ok {
-			return
-		}
-		var slow Cause
-		if err := json.Unmarshal([]byte(data), &slow); err != nil {
-			t.Fatalf("the fast read accepted what json.Unmarshal refuses: %v", err)
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("fast %+v, json.Unmarshal %+v", fast, slow)
-		}
+		jsontest.CheckDecode(t, []byte(data), func(b []byte, c *Cause) bool {
+			var ok bool
+			*c, ok = revOfFast(b)
+			return ok
+		})
 	})
 }
 

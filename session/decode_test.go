@@ -2,11 +2,11 @@ package session
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/git-handoff/git-handoff/internal/jsonrec/jsontest"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -43,15 +43,8 @@ func TestUnmarshalFastReadsWhatIsWritten(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want, got Record
-		if err := json.Unmarshal(data, &want); err != nil {
-			t.Fatal(err)
-		}
-		if !UnmarshalFast(data, &got) {
+		if !jsontest.CheckDecode(t, data, UnmarshalFast) {
 			t.Fatalf("%d: the fast path declined what git-handoff writes: %s", i, data)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%d: fast %+v\njson %+v", i, got, want)
 		}
 	}
 }
@@ -61,17 +54,7 @@ func TestUnmarshalFastReadsWhatIsWritten(t *testing.T) {
 // json.Unmarshal itself.) Seeds: testdata/fuzz/FuzzUnmarshalFast.
 func FuzzUnmarshalFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast Record
-		if !UnmarshalFast(data, &fast) {
-			return
-		}
-		var want Record
-		if err := json.Unmarshal(data, &want); err != nil {
-			t.Fatalf("fast path accepted what json.Unmarshal refuses (%v): %q", err, data)
-		}
-		if !reflect.DeepEqual(fast, want) {
-			t.Fatalf("input %q\nfast %+v\njson %+v", data, fast, want)
-		}
+		jsontest.CheckDecode(t, data, UnmarshalFast)
 	})
 }
 

@@ -179,3 +179,23 @@ func Check(t testing.TB, v any, enc func() ([]byte, error)) {
 }
 
 func describe(v any) string { return fmt.Sprintf("%+v", v) }
+
+// CheckDecode holds a one-pass decoder to json.Unmarshal: where fast
+// accepts data, json.Unmarshal accepts it too and decodes the same value.
+// It reports whether fast accepted (what it declines goes to
+// json.Unmarshal itself, so declining is never wrong, only slow).
+func CheckDecode[T any](t testing.TB, data []byte, fast func([]byte, *T) bool) bool {
+	t.Helper()
+	var got T
+	if !fast(data, &got) {
+		return false
+	}
+	var want T
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatalf("fast path accepted what json.Unmarshal refuses (%v): %q", err, data)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("input %q\nfast %+v\njson %+v", data, got, want)
+	}
+	return true
+}
