@@ -31,37 +31,22 @@ func bulkRepo(t *testing.T) string {
 	t.Helper()
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	var stdin strings.Builder
+	var bodies []string
 	for i := 0; i < bulkRecords; i++ {
 		body := fmt.Sprintf(`{"schema":"handoff/v1","id":"h-%04d","owner":"o%d@example.com","nextSteps":["%s"],"n":%d}`, i, i%7, strings.Repeat("carry on with the parser ", 20+i%5), i)
 		if i%50 == 7 {
 			body = "" // an empty blob, once
 		}
-		fmt.Fprintf(&stdin, "blob\nmark :%d\ndata %d\n%s\n", i+1, len(body), body)
-	}
-	marks := filepath.Join(t.TempDir(), "marks")
-	fast := exec.Command("git", "fast-import", "--quiet", "--export-marks="+marks)
-	fast.Dir, fast.Stdin = dir, strings.NewReader(stdin.String())
-	if out, err := fast.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v\n%s", err, out)
-	}
-	exported, err := os.ReadFile(marks)
-	if err != nil {
-		t.Fatal(err)
+		bodies = append(bodies, body)
 	}
 	var refs strings.Builder
-	for _, l := range strings.Split(strings.TrimSpace(string(exported)), "\n") {
-		mark, id, _ := strings.Cut(l, " ")
-		n, _ := strconv.Atoi(strings.TrimPrefix(mark, ":"))
+	for i, id := range importBlobs(t, dir, bodies) {
+		n := i + 1
 		// Ref order is not pack order: a listing in ref order jumps
 		// about the pack, as the benchmarks' refs do.
 		fmt.Fprintf(&refs, "create refs/ao/t/%03d/%d %s\n", (n*37)%101, n, id)
 	}
-	update := exec.Command("git", "update-ref", "--stdin")
-	update.Dir, update.Stdin = dir, strings.NewReader(refs.String())
-	if out, err := update.CombinedOutput(); err != nil {
-		t.Fatalf("update-ref: %v\n%s", err, out)
-	}
+	updateRefs(t, dir, refs.String())
 	for i := 0; i < 5; i++ {
 		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("commit %d", i))
 	}

@@ -25,31 +25,16 @@ func TestObjectDBAgainstCatFile(t *testing.T) {
 	dir := gittest.Init(t)
 	// Records alike enough to be stored as deltas of each other.
 	// Each under a ref, as records are, so that repacks keep them.
-	var stdin strings.Builder
+	var bodies []string
 	for i := 0; i < 400; i++ {
-		body := fmt.Sprintf(`{"schema":"handoff/v1","id":"h-%04d","owner":"o%d@example.com","nextSteps":["%s"],"n":%d}`, i, i%7, strings.Repeat("carry on with the parser ", 20+i%5), i)
-		fmt.Fprintf(&stdin, "blob\nmark :%d\ndata %d\n%s\n", i+1, len(body), body)
+		bodies = append(bodies, fmt.Sprintf(`{"schema":"handoff/v1","id":"h-%04d","owner":"o%d@example.com","nextSteps":["%s"],"n":%d}`, i, i%7, strings.Repeat("carry on with the parser ", 20+i%5), i))
 	}
-	marks := filepath.Join(t.TempDir(), "marks")
-	fast := exec.Command("git", "fast-import", "--quiet", "--export-marks="+marks)
-	fast.Dir, fast.Stdin = dir, strings.NewReader(stdin.String())
-	if out, err := fast.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v\n%s", err, out)
-	}
-	exported, err := os.ReadFile(marks)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids := importBlobs(t, dir, bodies)
 	var refs strings.Builder
-	for _, l := range strings.Split(strings.TrimSpace(string(exported)), "\n") {
-		mark, id, _ := strings.Cut(l, " ")
-		fmt.Fprintf(&refs, "create refs/ao/t/%s %s\n", strings.TrimPrefix(mark, ":"), id)
+	for i, id := range ids {
+		fmt.Fprintf(&refs, "create refs/ao/t/%d %s\n", i+1, id)
 	}
-	update := exec.Command("git", "update-ref", "--stdin")
-	update.Dir, update.Stdin = dir, strings.NewReader(refs.String())
-	if out, err := update.CombinedOutput(); err != nil {
-		t.Fatalf("update-ref: %v\n%s", err, out)
-	}
+	updateRefs(t, dir, refs.String())
 	for i := 0; i < 5; i++ {
 		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("commit %d", i))
 	}
@@ -261,5 +246,46 @@ func TestLooseStoredObjects(t *testing.T) {
 	rewrite(ids[1], zlibStored("blob 5\x00", []byte("r")))
 	if got, err := db.read(ids[1], 1<<20); err == nil {
 		t.Fatalf("a stored object with a wrong size read as %q", got.data)
+	}
+}
+
+// importBlobs writes bodies as blobs through one git fast-import, into one
+// pack whose delta chains run from each blob to the one before, and
+// returns their ids in order.
+func importBlobs(t *testing.T, dir string, bodies []string) []string {
+	t.Helper()
+	var stdin strings.Builder
+	for i, body := range bodies {
+		fmt.Fprintf(&stdin, "blob\nmark :%d\ndata %d\n%s\n", i+1, len(body), body)
+	}
+	marks := filepath.Join(t.TempDir(), "marks")
+	fast := exec.Command("git", "fast-import", "--quiet", "--export-marks="+marks)
+	fast.Dir, fast.Stdin = dir, strings.NewReader(stdin.String())
+	if out, err := fast.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	exported, err := os.ReadFile(marks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(bodies))
+	for _, l := range strings.Split(strings.TrimSpace(string(exported)), "\n") {
+		mark, id, _ := strings.Cut(l, " ")
+		n, err := strconv.Atoi(strings.TrimPrefix(mark, ":"))
+		if err != nil || n < 1 || n > len(ids) {
+			t.Fatalf("fast-import mark %q", l)
+		}
+		ids[n-1] = id
+	}
+	return ids
+}
+
+// updateRefs runs `git update-ref --stdin` on stdin.
+func updateRefs(t *testing.T, dir, stdin string) {
+	t.Helper()
+	update := exec.Command("git", "update-ref", "--stdin")
+	update.Dir, update.Stdin = dir, strings.NewReader(stdin)
+	if out, err := update.CombinedOutput(); err != nil {
+		t.Fatalf("update-ref: %v\n%s", err, out)
 	}
 }
