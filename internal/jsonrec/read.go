@@ -378,15 +378,22 @@ func (r *Reader) number() []byte {
 	return d[start:i]
 }
 
+// numberLit reads a number's literal for Uint64 and Int; a value that is
+// not a number fails the reader.
+func (r *Reader) numberLit() ([]byte, bool) {
+	if c := r.peek(); c != '-' && (c < '0' || c > '9') {
+		r.Fail()
+		return nil, false
+	}
+	lit := r.number()
+	return lit, !r.bad
+}
+
 // Uint64 reads a number into a uint64 as encoding/json does
 // (strconv.ParseUint: no sign, fraction or exponent).
 func (r *Reader) Uint64() uint64 {
-	if c := r.peek(); c != '-' && (c < '0' || c > '9') {
-		r.Fail()
-		return 0
-	}
-	lit := r.number()
-	if r.bad {
+	lit, ok := r.numberLit()
+	if !ok {
 		return 0
 	}
 	v, err := strconv.ParseUint(string(lit), 10, 64)
@@ -398,12 +405,8 @@ func (r *Reader) Uint64() uint64 {
 
 // Int reads a number into an int as encoding/json does (strconv.ParseInt).
 func (r *Reader) Int() int {
-	if c := r.peek(); c != '-' && (c < '0' || c > '9') {
-		r.Fail()
-		return 0
-	}
-	lit := r.number()
-	if r.bad {
+	lit, ok := r.numberLit()
+	if !ok {
 		return 0
 	}
 	v, err := strconv.ParseInt(string(lit), 10, strconv.IntSize)
