@@ -25,14 +25,9 @@ func TestWriteBlobIsGitsLooseObject(t *testing.T) {
 	ctx := context.Background()
 	data := []byte(`{"schema":"handoff/v1","note":"ünïcode, \u0000 and a long tail ` + strings.Repeat("x", 5000) + `"}`)
 
-	hashed := exec.Command("git", "hash-object", "--stdin")
-	hashed.Dir, hashed.Stdin = dir, bytes.NewReader(data)
-	want, err := hashed.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := hashObject(t, dir, data)
 	id, err := st.WriteBlob(ctx, data)
-	if err != nil || id != strings.TrimSpace(string(want)) {
+	if err != nil || id != want {
 		t.Fatalf("WriteBlob = %q, %v; git hash-object says %s", id, err, want)
 	}
 	if got := gittest.Run(t, dir, "cat-file", "blob", id); got != strings.TrimSpace(string(data)) {
@@ -93,14 +88,9 @@ func TestWriteBlobStoredAndDeflated(t *testing.T) {
 	const limit = 16 << 10 // refstore's storedMax, with the object header
 	for _, n := range []int{0, 1, 300, limit - 20, limit - 11, limit - 10, limit + 1, 60 << 10} {
 		data := []byte(strings.Repeat("handoff ", n/8+1)[:n])
-		hashed := exec.Command("git", "hash-object", "--stdin")
-		hashed.Dir, hashed.Stdin = dir, bytes.NewReader(data)
-		want, err := hashed.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := hashObject(t, dir, data)
 		id, err := st.WriteBlob(ctx, data)
-		if err != nil || id != strings.TrimSpace(string(want)) {
+		if err != nil || id != want {
 			t.Fatalf("%d bytes: WriteBlob = %q, %v; git hash-object says %s", n, id, err, want)
 		}
 		cat := exec.Command("git", "cat-file", "blob", id)
@@ -124,4 +114,16 @@ func TestWriteBlobStoredAndDeflated(t *testing.T) {
 		}
 	}
 	gittest.Run(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+// hashObject is the id `git hash-object` gives data, without writing it.
+func hashObject(t *testing.T, dir string, data []byte) string {
+	t.Helper()
+	hashed := exec.Command("git", "hash-object", "--stdin")
+	hashed.Dir, hashed.Stdin = dir, bytes.NewReader(data)
+	out, err := hashed.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }
