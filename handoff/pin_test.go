@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -47,13 +46,9 @@ func (p *pinnedArbiter) Held(ctx context.Context, st *refstore.Store, ref string
 // remote decides is still noted before it is pushed.
 func TestLocalClaimsNoteNothing(t *testing.T) {
 	for _, local := range []bool{true, false} {
-		gittest.Isolate(t)
-		dir := gittest.Init(t)
+		st := open(t)
+		dir := st.Dir()
 		ctx := context.Background()
-		st, err := refstore.Open(ctx, dir, refstore.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		arb := &pinnedArbiter{t: t, local: local, dir: filepath.Join(dir, ".git")}
 		pending := filepath.Join(dir, ".git", "handoff", "pending")
 
@@ -78,6 +73,5 @@ func TestLocalClaimsNoteNothing(t *testing.T) {
 		case !local && (err != nil || len(notes) != 0 || arb.pushed != 2):
 			t.Errorf("remote claims: %d pushes, %d notes left (%v); want 2 pushes, none left", arb.pushed, len(notes), err)
 		}
-		st.Close()
 	}
 }
