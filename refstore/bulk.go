@@ -364,11 +364,7 @@ func (w *lockWriter) log(ref, old, new string) error {
 // looks for hooks (core.hooksPath from the whole configuration, as git
 // reads it); a setup it cannot tell counts as having one, so git writes.
 func (s *Store) hasRefTxnHook() bool {
-	l := Layout{GitDir: s.gitDir, CommonDir: s.commonDir, from: s.workDir}
-	if !s.bare {
-		l.WorkTree = s.workDir
-	}
-	dir, err := l.HooksDir()
+	dir, err := s.layout.HooksDir()
 	if err != nil {
 		return true
 	}
