@@ -184,7 +184,11 @@ func (s *Store) openSlot(dir, path string, shared int) (*os.File, error) {
 	// Free only if still the slot's file (nobody removed the directory
 	// under us) and empty.
 	fi, err := f.Stat()
-	if err != nil || fi.Size() != 0 || !samePath(f, path) {
+	if err != nil || fi.Size() != 0 {
+		f.Close()
+		return nil, nil
+	}
+	if now, err := os.Stat(path); err != nil || !os.SameFile(fi, now) {
 		f.Close()
 		return nil, nil
 	}
