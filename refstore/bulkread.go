@@ -266,10 +266,9 @@ func (r *bulkReader) readLoose(id *[20]byte) (int, []byte, error) {
 		}
 		n++
 	}
-	tname, sz, ok := strings.Cut(string(hdr[:n]), " ")
-	size, perr := strconv.ParseInt(sz, 10, 64)
+	tname, size, ok := looseHeader(string(hdr[:n]))
 	t := slices.Index(typeNames[:], tname)
-	if n == len(hdr) || !ok || perr != nil || size < 0 || size > bulkMaxObject || t <= 0 {
+	if n == len(hdr) || !ok || size > bulkMaxObject || t <= 0 {
 		return 0, nil, bulkErr("loose object %x: bad header", *id)
 	}
 	data := r.cache.alloc(int(size))

@@ -172,9 +172,8 @@ func (db *objectDB) loose(id string, limit int64) (rawObject, error) {
 	if err != nil {
 		return rawObject{}, fmt.Errorf("loose object %s: no header: %w", id, err)
 	}
-	typ, sz, ok := strings.Cut(strings.TrimSuffix(hdr, "\x00"), " ")
-	size, perr := strconv.ParseInt(sz, 10, 64)
-	if !ok || perr != nil || size < 0 || objectType(typ) == 0 {
+	typ, size, ok := looseHeader(strings.TrimSuffix(hdr, "\x00"))
+	if !ok {
 		return rawObject{}, fmt.Errorf("loose object %s: bad header %q", id, hdr)
 	}
 	o := rawObject{typ: typ, size: size}
@@ -220,6 +219,16 @@ func zlibStoredBody(b []byte) ([]byte, bool) {
 	return body, true
 }
 
+// looseHeader parses a loose object's header, "type size" without its NUL.
+func looseHeader(h string) (typ string, size int64, ok bool) {
+	typ, sz, ok := strings.Cut(h, " ")
+	size, err := strconv.ParseInt(sz, 10, 64)
+	if !ok || err != nil || size < 0 || objectType(typ) == 0 {
+		return "", 0, false
+	}
+	return typ, size, true
+}
+
 // looseBody parses a loose object's inflated bytes: "type size\0" and
 // exactly size bytes of contents.
 func looseBody(id string, body []byte, limit int64) (rawObject, error) {
@@ -228,9 +237,8 @@ func looseBody(id string, body []byte, limit int64) (rawObject, error) {
 		return rawObject{}, fmt.Errorf("loose object %s: no header", id)
 	}
 	hdr := string(body[:nul])
-	typ, sz, ok := strings.Cut(hdr, " ")
-	size, perr := strconv.ParseInt(sz, 10, 64)
-	if !ok || perr != nil || size < 0 || objectType(typ) == 0 || size != int64(len(body)-nul-1) {
+	typ, size, ok := looseHeader(hdr)
+	if !ok || size != int64(len(body)-nul-1) {
 		return rawObject{}, fmt.Errorf("loose object %s: bad header %q", id, hdr)
 	}
 	o := rawObject{typ: typ, size: size}
