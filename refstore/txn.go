@@ -101,15 +101,19 @@ type journal struct {
 
 func (s *Store) txnDir() string { return filepath.Join(s.commonDir, "handoff", "txn") }
 
-// Journals live in slots: files named slot-<n>.json that stay once made,
+// Journals live in slots: files named slot-<n>.journal that stay once made,
 // empty while no transaction uses them. A writer takes the first slot
 // whose flock it gets and that is empty, writes its journal into it, and
 // empties it again when the transaction is settled; a slot with a journal
 // and no flock is a dead writer's. Making, renaming and removing a file
 // for each transaction cost more than the transaction's own ref writes:
-// on ext4 a new file searches past every inode freed in the last half
-// minute, and each ref write frees one.
-const slotPrefix, slotSuffix = "slot-", ".json"
+// on ext4 a new file searches past the inodes freed recently, and each
+// ref write frees one.
+//
+// Not .json: a git-handoff from before slots settles every .json and .tmp
+// file in the directory, and an empty one would be a notice at each of its
+// commands.
+const slotPrefix, slotSuffix = "slot-", ".journal"
 
 // maxSlots bounds the search for a free slot: more writers than this at
 // once in one repository wait for one to free.

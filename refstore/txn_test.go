@@ -549,7 +549,7 @@ func TestApplyEachKilledMidway(t *testing.T) {
 }
 
 // Journals live in slots that stay: a hundred transactions leave one empty
-// slot-0.json and nothing else. A slot another writer holds is passed over
+// slot-0.journal and nothing else. A slot another writer holds is passed over
 // for the next; a slot holding a dead writer's journal is passed over by
 // writers and settled, then emptied, by the next Open; a slot whose
 // journal cannot be read is left as it is, said so, and never reused.
@@ -558,7 +558,7 @@ func TestTxnJournalSlots(t *testing.T) {
 	dir := gittest.Init(t)
 	ctx := context.Background()
 	jdir := filepath.Join(dir, ".git", "handoff", "txn")
-	slot := func(n int) string { return filepath.Join(jdir, fmt.Sprintf("slot-%d.json", n)) }
+	slot := func(n int) string { return filepath.Join(jdir, fmt.Sprintf("slot-%d.journal", n)) }
 	files := func() map[string]int64 {
 		out := map[string]int64{}
 		ents, _ := os.ReadDir(jdir)
@@ -574,8 +574,16 @@ func TestTxnJournalSlots(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		old = put(t, st, "refs/ao/sessions/s", old, fmt.Sprintf(body, i))
 	}
-	if got := files(); len(got) != 1 || got["slot-0.json"] != 0 {
-		t.Fatalf("after 100 transactions the journals are %v; want one empty slot-0.json", got)
+	if got := files(); len(got) != 1 || got["slot-0.journal"] != 0 {
+		t.Fatalf("after 100 transactions the journals are %v; want one empty slot-0.journal", got)
+	}
+	// A git-handoff from before slots settles the .json and .tmp files of
+	// the directory: a slot must be neither, or each of its commands would
+	// report an empty one.
+	for name := range files() {
+		if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".tmp") {
+			t.Errorf("slot %s has a name an older git-handoff reads as its own journal", name)
+		}
 	}
 
 	// Another writer holds slot 0: the transaction uses slot 1.
@@ -588,7 +596,7 @@ func TestTxnJournalSlots(t *testing.T) {
 	}
 	old = put(t, st, "refs/ao/sessions/s", old, fmt.Sprintf(body, 100))
 	held.Close()
-	if got := files(); len(got) != 2 || got["slot-0.json"] != 0 || got["slot-1.json"] != 0 {
+	if got := files(); len(got) != 2 || got["slot-0.journal"] != 0 || got["slot-1.journal"] != 0 {
 		t.Fatalf("with slot 0 held the journals are %v; want slots 0 and 1, both empty", got)
 	}
 
@@ -604,11 +612,11 @@ func TestTxnJournalSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	old = put(t, st, "refs/ao/sessions/s", old, fmt.Sprintf(body, 101))
-	if got := files(); got["slot-0.json"] != int64(len(rec)) || got["slot-1.json"] != 0 {
+	if got := files(); got["slot-0.journal"] != int64(len(rec)) || got["slot-1.journal"] != 0 {
 		t.Fatalf("a writer touched a dead writer's slot: %v", got)
 	}
 	st2 := open(t, dir, refstore.Options{})
-	if got := files(); got["slot-0.json"] != 0 {
+	if got := files(); got["slot-0.journal"] != 0 {
 		t.Fatalf("the next Open left the dead writer's slot as %v (%v)", got, st2.Recovered())
 	}
 	if _, err := os.Stat(lock); !os.IsNotExist(err) || len(st2.Recovered()) != 1 {
@@ -620,13 +628,13 @@ func TestTxnJournalSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	st3 := open(t, dir, refstore.Options{})
-	if r := st3.Recovered(); len(r) != 1 || !strings.Contains(r[0], "slot-1.json alone") {
+	if r := st3.Recovered(); len(r) != 1 || !strings.Contains(r[0], "slot-1.journal alone") {
 		t.Fatalf("an unreadable slot: recovered %q", r)
 	}
 	for i := 0; i < 3; i++ {
 		old = put(t, st3, "refs/ao/sessions/s", old, fmt.Sprintf(body, 102+i))
 	}
-	if got := files(); got["slot-1.json"] != 5 || got["slot-0.json"] != 0 {
+	if got := files(); got["slot-1.journal"] != 5 || got["slot-0.journal"] != 0 {
 		t.Fatalf("after writes beside an unreadable slot: %v", got)
 	}
 	if err := st3.Apply(ctx, "x", refstore.Update{Ref: "refs/ao/sessions/t", New: ups[0].New}); err != nil {
