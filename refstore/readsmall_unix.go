@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // readSmallAt reads the loose ref file name in the open directory dir in
@@ -25,7 +27,7 @@ func readSmallAt(dir *os.File, dirPath, name string) ([]byte, error) {
 	var oerr error
 	if err := raw.Control(func(dfd uintptr) {
 		for {
-			fd, oerr = syscall.Openat(int(dfd), name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+			fd, oerr = unix.Openat(int(dfd), name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 			if oerr != syscall.EINTR {
 				return
 			}

@@ -110,7 +110,7 @@ func adjustShared(shared int, path string) error {
 	if err := syscall.Lstat(path, &st); err != nil {
 		return &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}
-	old := st.Mode
+	old := uint32(st.Mode) // uint16 on some systems
 	want := sharedMode(shared, old&0o7777, old&syscall.S_IFMT == syscall.S_IFDIR)
 	if want == old&0o7777 {
 		return nil
