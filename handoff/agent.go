@@ -85,7 +85,7 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 	if maxChars <= 0 {
 		maxChars = DefaultAgentChars
 	}
-	unlock, err := lockAgent(ctx, st, h.Name, opts.NativeID)
+	unlock, err := lockAgent(ctx, st, opts.NativeID)
 	if err != nil {
 		return AgentStartResult{}, err
 	}
@@ -218,11 +218,17 @@ func indexPath(st *refstore.Store, harnessName, nativeID string) string {
 // (Codex runs a hook given on its command line and the same one in the
 // project's file), its start makes one session and its stop asks once.
 // Without the agent's id there is nothing to key the lock on.
-func lockAgent(ctx context.Context, st *refstore.Store, harnessName, nativeID string) (func(), error) {
+//
+// The lock is one per worktree, held by every agent's hooks there, not one
+// per conversation: a hook holds it for milliseconds, agents rarely share a
+// worktree, and a file made for each conversation stayed behind forever and
+// cost each new one a file creation, the dearest step of a hook on a busy
+// filesystem.
+func lockAgent(ctx context.Context, st *refstore.Store, nativeID string) (func(), error) {
 	if nativeID == "" {
 		return func() {}, nil
 	}
-	return st.LockNote(ctx, indexPath(st, harnessName, nativeID)+".lock")
+	return st.LockNote(ctx, filepath.Join(agentDir(st), "hooks.lock"))
 }
 
 func statePath(st *refstore.Store, id string) string {
@@ -355,7 +361,7 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 	if err != nil {
 		return AgentStopResult{}, err
 	}
-	unlock, err := lockAgent(ctx, st, h.Name, opts.NativeID)
+	unlock, err := lockAgent(ctx, st, opts.NativeID)
 	if err != nil {
 		return AgentStopResult{}, err
 	}

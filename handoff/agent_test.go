@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -340,5 +341,35 @@ func TestAgentStartTwiceAtOnceMakesOneSession(t *testing.T) {
 	}
 	if len(sessions) != 1 || claimed != 1 || continued != 1 {
 		t.Fatalf("%d sessions, %d claims, %d continued; want 1, 1, 1", len(sessions), claimed, continued)
+	}
+}
+
+// Every conversation of an agent used to leave a lock file of its own
+// beside its index note, forever; the hooks now share one lock per
+// worktree, and a conversation adds its index note alone.
+func TestAgentConversationsLeaveOnlyTheirIndexNotes(t *testing.T) {
+	st := open(t)
+	ids := []string{
+		"0b9c5a3e-1111-4222-8333-000000000001",
+		"0b9c5a3e-1111-4222-8333-000000000002",
+		"0b9c5a3e-1111-4222-8333-000000000003",
+	}
+	for _, id := range ids {
+		agentStart(t, st, id, "startup")
+		if _, err := handoff.AgentStop(context.Background(), st, handoff.AgentStopOptions{Harness: "claude", NativeID: id}, clock); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := os.ReadDir(filepath.Join(st.GitDir(), "handoff", "agent", "native"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	want := []string{"claude-code." + ids[0], "claude-code." + ids[1], "claude-code." + ids[2]}
+	if !slices.Equal(names, want) {
+		t.Fatalf("the native index directory holds %q, want %q", names, want)
 	}
 }
