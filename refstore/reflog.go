@@ -71,17 +71,18 @@ func readReflog(path, ref string) ([]ReflogEntry, error) {
 // parseReflogLine reads "<old> <new> <name> <<email>> <unix> <tz>\t<msg>".
 func parseReflogLine(ref, line string) (ReflogEntry, bool) {
 	head, msg, _ := strings.Cut(line, "\t")
-	if len(head) < 83 || head[40] != ' ' || head[81] != ' ' {
+	n := strings.IndexByte(head, ' ') // 40 hex digits, 64 in a SHA-256 repository
+	if n != 40 && n != 64 || len(head) < 2*n+3 || head[2*n+1] != ' ' {
 		return ReflogEntry{}, false
 	}
-	e := ReflogEntry{Ref: ref, Old: head[:40], New: head[41:81], Message: msg}
-	if e.Old == ZeroID {
+	e := ReflogEntry{Ref: ref, Old: head[:n], New: head[n+1 : 2*n+1], Message: msg}
+	if isZeroID(e.Old) {
 		e.Old = ""
 	}
-	if e.New == ZeroID {
+	if isZeroID(e.New) {
 		e.New = ""
 	}
-	ident := head[82:]
+	ident := head[2*n+2:]
 	gt := strings.LastIndexByte(ident, '>')
 	if gt < 0 {
 		return ReflogEntry{}, false

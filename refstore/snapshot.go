@@ -562,6 +562,7 @@ func (s *Store) indexInfo(ctx context.Context, wt, idx string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
+	zero := s.zeroID()
 	f := strings.Split(string(out), "\x00")
 	for i := 0; i+1 < len(f); i += 2 {
 		// ":<old mode> <new mode> <old id> <new id> <status>" then the path
@@ -571,7 +572,7 @@ func (s *Store) indexInfo(ctx context.Context, wt, idx string) ([]byte, error) {
 		}
 		path := f[i+1]
 		if meta[4] == "D" {
-			fmt.Fprintf(&b, "0 %s\t%s\x00", ZeroID, path)
+			fmt.Fprintf(&b, "0 %s\t%s\x00", zero, path)
 		} else {
 			fmt.Fprintf(&b, "%s %s\t%s\x00", meta[1], meta[3], path)
 		}

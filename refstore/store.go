@@ -25,8 +25,26 @@ var (
 	ErrNotRepository = errors.New("not a git repository")
 )
 
-// ZeroID is git's id for "no object".
+// ZeroID is git's id for "no object" in a SHA-1 repository; zeroID gives
+// the one of the repository at hand.
 const ZeroID = "0000000000000000000000000000000000000000"
+
+// zeroSHA256 is the id for "no object" in a SHA-256 repository.
+const zeroSHA256 = ZeroID + "000000000000000000000000"
+
+// zeroID is "no object" in this repository's object format: git refuses
+// a SHA-1 length id in a SHA-256 repository (found running end there).
+func (s *Store) zeroID() string {
+	if strings.EqualFold(s.localConfig().get("extensions.objectformat"), "sha256") {
+		return zeroSHA256
+	}
+	return ZeroID
+}
+
+// isZeroID reports whether id is "no object" in either format.
+func isZeroID(id string) bool {
+	return id == ZeroID || id == zeroSHA256
+}
 
 // Entry is one ref and the blob it points at.
 type Entry struct {

@@ -130,10 +130,11 @@ func (s *Store) filesBackend() bool {
 func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *journal, recover bool) (err error) {
 	var in bytes.Buffer
 	in.WriteString("start\n")
+	zero := s.zeroID()
 	for _, u := range updates {
 		old := u.Old
 		if old == "" {
-			old = ZeroID
+			old = zero
 		}
 		if u.New == "" {
 			fmt.Fprintf(&in, "delete %s %s\n", u.Ref, old)
