@@ -38,14 +38,23 @@ type configEntry struct {
 	noValue bool
 }
 
+// configDirs are the git dirs a configuration is read for: this
+// worktree's (includeIf "gitdir:" and "onbranch:", config.worktree), also
+// as git's setup gave it when that is not its real path (Layout), and the
+// common one.
+type configDirs struct {
+	gitDir, givenGitDir, commonDir string
+}
+
 // configReader collects the entries of every file git would read.
 type configReader struct {
-	gitDir    string // this worktree's git dir: includeIf gitdir: and onbranch:
-	getenv    func(string) (string, bool)
-	entries   []configEntry
-	depth     int
-	includes  bool
-	headCache *string
+	gitDir      string // this worktree's git dir: includeIf gitdir: and onbranch:
+	givenGitDir string // the same before its real path, when it differs
+	getenv      func(string) (string, bool)
+	entries     []configEntry
+	depth       int
+	includes    bool
+	headCache   *string
 	// read is every file whose contents (or absence) the entries depend
 	// on, stamped before it was read, and env every variable looked up,
 	// for configCache to check.
@@ -60,8 +69,8 @@ type configReader struct {
 // reading for these git dirs is kept, and read again only when a file it
 // came from (or looked for and did not find) changed on disk, or a
 // variable of the environment it looked at changed.
-func readConfig(gitDir, commonDir string) ([]configEntry, error) {
-	v, _ := configCaches.LoadOrStore([2]string{gitDir, commonDir}, &configCache{})
+func readConfig(dirs configDirs) ([]configEntry, error) {
+	v, _ := configCaches.LoadOrStore(dirs, &configCache{})
 	c := v.(*configCache)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -70,13 +79,13 @@ func readConfig(gitDir, commonDir string) ([]configEntry, error) {
 	}
 	// Each file is stamped before it is read, and each variable as it is
 	// looked up: a change made while we read shows next time.
-	r := &configReader{gitDir: gitDir, includes: true}
+	r := &configReader{gitDir: dirs.gitDir, givenGitDir: dirs.givenGitDir, includes: true}
 	r.getenv = func(k string) (string, bool) {
 		v, ok := os.LookupEnv(k)
 		r.env = append(r.env, envLookup{k, v, ok})
 		return v, ok
 	}
-	if err := r.all(commonDir); err != nil {
+	if err := r.all(dirs.commonDir); err != nil {
 		c.ok = false
 		return nil, err
 	}
@@ -84,7 +93,7 @@ func readConfig(gitDir, commonDir string) ([]configEntry, error) {
 	return c.entries, nil
 }
 
-// configCaches holds a configCache per pair of git dirs.
+// configCaches holds a configCache per configDirs.
 var configCaches sync.Map
 
 // configCache is the last reading of a repository's configuration and
@@ -566,7 +575,7 @@ func (r *configReader) condition(cond, from string) (bool, error) {
 // byGitDir matches the git dir against pat as include_by_gitdir does: ~
 // expanded, "./" the including file's directory, a relative pattern
 // anywhere ("**/" before it), a trailing "/" everything below; tried on
-// the real path, then on the path as given.
+// the real path, then on the path as git's setup gave it.
 func (r *configReader) byGitDir(pat, from string, fold bool) (bool, error) {
 	if r.gitDir == "" {
 		return false, nil
@@ -619,8 +628,7 @@ func (r *configReader) byGitDir(pat, from string, fold bool) (bool, error) {
 	if try(real) {
 		return true, nil
 	}
-	abs, _ := filepath.Abs(r.gitDir)
-	return try(abs), nil
+	return r.givenGitDir != "" && try(r.givenGitDir), nil
 }
 
 // byBranch matches the branch HEAD names (unborn or not) against pat.
@@ -855,7 +863,7 @@ func configLookup(entries []configEntry, keys []string) map[string]string {
 // reads it; a configuration the reader does not understand is asked of
 // git.
 func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, error) {
-	entries, err := readConfig(s.gitDir, s.commonDir)
+	entries, err := readConfig(s.layout.configDirs())
 	if err != nil {
 		return s.configCLI(ctx, keys...)
 	}
@@ -871,7 +879,7 @@ func (s *Store) configCLI(ctx context.Context, keys ...string) (map[string]strin
 		}
 		pat[i] = regexpQuote(k)
 	}
-	out, err := Git(ctx, s.workDir, false, nil, "config", "-z", "--get-regexp", "^("+strings.Join(pat, "|")+")$")
+	out, err := Git(ctx, s.startDir, false, nil, "config", "-z", "--get-regexp", "^("+strings.Join(pat, "|")+")$")
 	if err != nil && !noSuchKey(err) {
 		return nil, err
 	}

@@ -135,7 +135,7 @@ func TestConfigAgainstGit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("git config -l: %v", err)
 	}
-	entries, err := readConfig(gitDir, gitDir)
+	entries, err := readConfig(configDirs{gitDir: gitDir, commonDir: gitDir})
 	if err != nil {
 		t.Fatalf("readConfig: %v", err)
 	}
@@ -176,7 +176,7 @@ func TestConfigAgainstGit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("git config -l in the worktree: %v", err)
 	}
-	entries, err = readConfig(wtGitDir, gitDir)
+	entries, err = readConfig(configDirs{gitDir: wtGitDir, commonDir: gitDir})
 	if err != nil {
 		t.Fatalf("readConfig in the worktree: %v", err)
 	}
@@ -217,7 +217,7 @@ func TestConfigGlobalOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := readConfig(filepath.Join(dir, ".git"), filepath.Join(dir, ".git"))
+		entries, err := readConfig(configDirs{gitDir: filepath.Join(dir, ".git"), commonDir: filepath.Join(dir, ".git")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +225,7 @@ func TestConfigGlobalOrder(t *testing.T) {
 	}
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "true")
 	want, _ := gitList(t, dir)
-	entries, _ := readConfig(filepath.Join(dir, ".git"), filepath.Join(dir, ".git"))
+	entries, _ := readConfig(configDirs{gitDir: filepath.Join(dir, ".git"), commonDir: filepath.Join(dir, ".git")})
 	sameLines(t, "no system", entryLines(entries), want)
 }
 
@@ -238,7 +238,7 @@ func TestConfigFallsBackToGit(t *testing.T) {
 	gittest.Run(t, dir, "remote", "add", "origin", "https://example.com/r.git")
 	write(t, filepath.Join(home, "hc.inc"), "[handoff]\n\towner = via hasconfig\n")
 	gittest.Run(t, dir, "config", "--global", "includeIf.hasconfig:remote.*.url:https://example.com/**.path", filepath.Join(home, "hc.inc"))
-	if _, err := readConfig(gitDir, gitDir); !errors.Is(err, errConfigUnknown) {
+	if _, err := readConfig(configDirs{gitDir: gitDir, commonDir: gitDir}); !errors.Is(err, errConfigUnknown) {
 		t.Fatalf("readConfig with hasconfig: = %v, want errConfigUnknown", err)
 	}
 	st, err := Open(context.Background(), dir, Options{})
@@ -436,5 +436,75 @@ func TestPlainConfigCacheFollowsTheFile(t *testing.T) {
 			t.Errorf("step %d: %d remotes (%v), want %d", i, len(rcs), err, i)
 		}
 		gittest.Run(t, dir, "remote", "add", "r"+want, "/nowhere/"+want)
+	}
+}
+
+// Found leaving a baton from a repository reached through a symlink: git
+// matched an includeIf "gitdir:" written through the symlink (it makes the
+// ".git" it found at the top absolute from $PWD), the in-process reader
+// only the real path, so the baton went to the wrong owner. Below the top,
+// git too matches only the real path.
+func TestConfigIncludeIfGitDirThroughASymlink(t *testing.T) {
+	home := gittest.Isolate(t)
+	real := gittest.Init(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	global := "[user]\n\tname = Test Dev\n\temail = home@example.com\n" +
+		"[includeIf \"gitdir:" + link + "/\"]\n\tpath = work.inc\n"
+	write(t, filepath.Join(home, "work.inc"), "[user]\n\temail = work@example.com\n")
+	for _, c := range []struct {
+		dir, want string
+	}{
+		{link, "work@example.com"},
+		{filepath.Join(link, "sub"), "home@example.com"},
+		{real, "home@example.com"},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			write(t, filepath.Join(home, ".gitconfig"), global)
+			cmd := exec.Command("git", "config", "user.email")
+			cmd.Dir = c.dir // and PWD, which os/exec sets to Dir
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(out)); got != c.want {
+				t.Fatalf("git says %q, want %q: the test's premise is wrong", got, c.want)
+			}
+			t.Chdir(c.dir)
+			t.Setenv("PWD", c.dir)
+			l, err := Locate(context.Background(), ".")
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, err := readConfig(l.configDirs())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := configLookup(entries, []string{"user.email"})["user.email"]; got != c.want {
+				t.Fatalf("read in process: user.email = %q, want %q as git says", got, c.want)
+			}
+			// The store's answer, read in process and, with a condition
+			// it leaves to git (hasconfig:), through git.
+			for _, extra := range []string{"", "[includeIf \"hasconfig:remote.*.url:nowhere\"]\n\tpath = never.inc\n"} {
+				write(t, filepath.Join(home, ".gitconfig"), global+extra)
+				st, err := Open(context.Background(), ".", Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				vals, err := st.Config(context.Background(), "user.email")
+				st.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := vals["user.email"]; got != c.want {
+					t.Fatalf("Store.Config (%q added): user.email = %q, want %q as git says", extra, got, c.want)
+				}
+			}
+		})
 	}
 }

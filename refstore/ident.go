@@ -18,7 +18,7 @@ func (s *Store) committerIdent(ctx context.Context) (string, error) {
 	if id, ok := s.identInProcess(time.Now()); ok {
 		return id, nil
 	}
-	out, err := Git(ctx, s.workDir, false, nil, "var", "GIT_COMMITTER_IDENT")
+	out, err := Git(ctx, s.startDir, false, nil, "var", "GIT_COMMITTER_IDENT")
 	if err != nil {
 		return "", err
 	}
@@ -35,7 +35,7 @@ func (s *Store) identInProcess(now time.Time) (string, bool) {
 			return v, true
 		}
 		if cfg == nil {
-			entries, err := readConfig(s.gitDir, s.commonDir)
+			entries, err := readConfig(s.layout.configDirs())
 			if err != nil {
 				return "", false
 			}

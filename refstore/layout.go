@@ -23,6 +23,17 @@ type Layout struct {
 	// from is where the search started: git takes a relative
 	// core.hooksPath from there when there is no worktree.
 	from string
+	// givenGitDir is the git dir as git's setup leaves it, before its real
+	// path: started at the top of a worktree whose .git is a directory,
+	// git keeps ".git" and makes it absolute from $PWD, so an includeIf
+	// "gitdir:" written through a symlink matches there ("" when it is
+	// GitDir itself).
+	givenGitDir string
+}
+
+// configDirs is what the configuration reader needs of a layout.
+func (l Layout) configDirs() configDirs {
+	return configDirs{gitDir: l.GitDir, givenGitDir: l.givenGitDir, commonDir: l.CommonDir}
 }
 
 // errLayoutUnknown is a setup the in-process search leaves to git:
@@ -88,7 +99,13 @@ func discover(dir string) (Layout, error) {
 	for d := dir; ; {
 		dotGit := filepath.Join(d, ".git")
 		if gd, ok := gitFileOrDir(dotGit); ok {
-			return discovered(gd, d)
+			l, err := discovered(gd, d)
+			if err == nil && d == dir && gd == dotGit && dotGit != l.GitDir {
+				// dir is as filepath.Abs made it, from $PWD when that is
+				// the current directory: git's own absolute path.
+				l.givenGitDir = dotGit
+			}
+			return l, err
 		}
 		if isGitDir(d) {
 			// dir is inside a git dir: git runs there with no worktree,
@@ -297,7 +314,7 @@ func within(path, dir string) bool {
 // the worktree's top (the git dir where there is none); else the common
 // dir's hooks.
 func (l Layout) HooksDir() (string, error) {
-	entries, err := readConfig(l.GitDir, l.CommonDir)
+	entries, err := readConfig(l.configDirs())
 	if err != nil {
 		return "", err
 	}

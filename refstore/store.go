@@ -70,6 +70,11 @@ type Store struct {
 	layout    Layout // as found from workDir (Layout)
 	commonDir string // shared by all worktrees: refs, objects, logs
 	bare      bool
+	// startDir is the directory Open was given, absolute as $PWD names it:
+	// git asked for configuration runs there, as the user's own git does,
+	// which can see a different includeIf "gitdir:" than the top's real
+	// path (Layout.givenGitDir).
+	startDir string
 
 	// objects reads the common dir's objects in process (objects.go), and
 	// blobs are written there in process too (loose.go). nil where the
@@ -116,7 +121,7 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{workDir: abs}
+	s := &Store{workDir: abs, startDir: abs}
 	if err := s.locate(ctx); err != nil {
 		return nil, err
 	}
