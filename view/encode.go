@@ -22,12 +22,35 @@ import (
 // AppendStoredOpen is AppendBatonOpen of OfBaton(s), shaped in place:
 // a listing writes a hundred thousand without allocating a shape for each.
 func AppendStoredOpen(dst []byte, s *baton.Stored) ([]byte, error) {
+	return appendStoredOpen(dst, s, &plainStrings)
+}
+
+// AppendStoredOpenSafe is AppendStoredOpen with every string written by
+// jsonrec.AppendSafeString: what a safetext.Writer would make of
+// AppendStoredOpen's bytes, ready for its WriteEscaped.
+func AppendStoredOpenSafe(dst []byte, s *baton.Stored) ([]byte, error) {
+	return appendStoredOpen(dst, s, &safeStrings)
+}
+
+func appendStoredOpen(dst []byte, s *baton.Stored, q *quoter) ([]byte, error) {
 	var b Baton
 	var del Deletion
 	var sig Signature
 	shapeBaton(&b, s, &del, &sig)
-	return AppendBatonOpen(dst, &b)
+	return appendBatonOpen(dst, &b, q)
 }
+
+// A quoter is how a writer writes strings: as the Encoder does, or as a
+// terminal may see them (jsonrec.AppendSafeString).
+type quoter struct {
+	one  func([]byte, string) []byte
+	list func([]byte, []string) []byte
+}
+
+var (
+	plainStrings = quoter{jsonrec.AppendString, jsonrec.AppendStrings}
+	safeStrings  = quoter{jsonrec.AppendSafeString, jsonrec.AppendSafeStrings}
+)
 
 // AppendBaton appends b's compact JSON.
 func AppendBaton(dst []byte, b *Baton) ([]byte, error) {
@@ -41,33 +64,37 @@ func AppendBaton(dst []byte, b *Baton) ([]byte, error) {
 // AppendBatonOpen is AppendBaton without the closing brace, for a shape
 // that embeds a Baton and adds fields after its own.
 func AppendBatonOpen(dst []byte, b *Baton) ([]byte, error) {
+	return appendBatonOpen(dst, b, &plainStrings)
+}
+
+func appendBatonOpen(dst []byte, b *Baton, q *quoter) ([]byte, error) {
 	if b == nil {
 		return append(dst, "null"...), nil // unreachable for an embedding caller: checked by its own
 	}
 	var err error
 	dst = append(dst, `{"id":`...)
-	dst = jsonrec.AppendString(dst, b.ID)
+	dst = q.one(dst, b.ID)
 	dst = append(dst, `,"ref":`...)
-	dst = jsonrec.AppendString(dst, b.Ref)
+	dst = q.one(dst, b.Ref)
 	dst = append(dst, `,"owner":`...)
-	dst = jsonrec.AppendString(dst, b.Owner)
+	dst = q.one(dst, b.Owner)
 	dst = append(dst, `,"branch":`...)
-	dst = jsonrec.AppendString(dst, b.Branch)
+	dst = q.one(dst, b.Branch)
 	dst = append(dst, `,"shared":`...)
 	dst = jsonrec.AppendBool(dst, b.Shared)
 	dst = append(dst, `,"nextSteps":`...)
-	dst = jsonrec.AppendStrings(dst, b.NextSteps)
+	dst = q.list(dst, b.NextSteps)
 	dst = append(dst, `,"failedApproaches":`...)
-	dst = jsonrec.AppendStrings(dst, b.FailedApproaches)
+	dst = q.list(dst, b.FailedApproaches)
 	dst = append(dst, `,"openQuestions":`...)
-	dst = jsonrec.AppendStrings(dst, b.OpenQuestions)
+	dst = q.list(dst, b.OpenQuestions)
 	if b.Harness != "" {
 		dst = append(dst, `,"harness":`...)
-		dst = jsonrec.AppendString(dst, b.Harness)
+		dst = q.one(dst, b.Harness)
 	}
 	if b.SessionID != "" {
 		dst = append(dst, `,"sessionId":`...)
-		dst = jsonrec.AppendString(dst, b.SessionID)
+		dst = q.one(dst, b.SessionID)
 	}
 	dst = append(dst, `,"createdAt":`...)
 	if dst, err = jsonrec.AppendTime(dst, b.CreatedAt); err != nil {
@@ -75,7 +102,7 @@ func AppendBatonOpen(dst []byte, b *Baton) ([]byte, error) {
 	}
 	if b.Head != "" {
 		dst = append(dst, `,"head":`...)
-		dst = jsonrec.AppendString(dst, b.Head)
+		dst = q.one(dst, b.Head)
 	}
 	dst = append(dst, `,"claimed":`...)
 	dst = jsonrec.AppendBool(dst, b.Claimed)
@@ -87,11 +114,11 @@ func AppendBatonOpen(dst []byte, b *Baton) ([]byte, error) {
 	}
 	if b.ClaimedBySession != "" {
 		dst = append(dst, `,"claimedBySession":`...)
-		dst = jsonrec.AppendString(dst, b.ClaimedBySession)
+		dst = q.one(dst, b.ClaimedBySession)
 	}
 	if d := b.Deleted; d != nil {
 		dst = append(dst, `,"deleted":{"reason":`...)
-		dst = jsonrec.AppendString(dst, d.Reason)
+		dst = q.one(dst, d.Reason)
 		dst = append(dst, `,"at":`...)
 		if dst, err = jsonrec.AppendTime(dst, d.At); err != nil {
 			return nil, err
@@ -100,20 +127,20 @@ func AppendBatonOpen(dst []byte, b *Baton) ([]byte, error) {
 	}
 	if s := b.Signature; s != nil {
 		dst = append(dst, `,"signature":{"state":`...)
-		dst = jsonrec.AppendString(dst, s.State)
+		dst = q.one(dst, s.State)
 		dst = append(dst, `,"trusted":`...)
 		dst = jsonrec.AppendBool(dst, s.Trusted)
 		if s.Format != "" {
 			dst = append(dst, `,"format":`...)
-			dst = jsonrec.AppendString(dst, s.Format)
+			dst = q.one(dst, s.Format)
 		}
 		if s.Signer != "" {
 			dst = append(dst, `,"signer":`...)
-			dst = jsonrec.AppendString(dst, s.Signer)
+			dst = q.one(dst, s.Signer)
 		}
 		if s.Reason != "" {
 			dst = append(dst, `,"reason":`...)
-			dst = jsonrec.AppendString(dst, s.Reason)
+			dst = q.one(dst, s.Reason)
 		}
 		dst = append(dst, `,"fenced":`...)
 		dst = jsonrec.AppendBool(dst, s.Fenced)

@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
+	"github.com/git-handoff/git-handoff/internal/safetext"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/sign"
 	"github.com/git-handoff/git-handoff/view"
@@ -142,7 +143,8 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 		if err := enc.Encode(item); err != nil && encErr == nil {
 			encErr = err
 		}
-		return arena.add(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		scratch = safetext.Append(scratch[:0], bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return arena.add(scratch)
 	})
 	if err == nil {
 		err = encErr
@@ -150,7 +152,9 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	if err != nil {
 		return err
 	}
-	return printJSONEach(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
+	// Every item was made safe for a terminal as it was written: the
+	// output is not scanned again on its way out.
+	return printJSONEachEscaped(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
 		out.Write(jsonrec.Indent(out.AvailableBuffer(), arena.bytes(spans[i]), "    ", "  "))
 		return nil
 	}, d.withOpenNotices(notices))
@@ -168,10 +172,11 @@ const (
 	listHeapHeadroom = 32 << 20
 )
 
-// appendListed appends the compact JSON of listedJSON{toJSON(s), snap} as the Encoder writes it; the
-// rare snapshot is the Encoder's own writing (enc writes into buf).
+// appendListed appends the compact JSON of listedJSON{toJSON(s), snap} as the Encoder writes it and a
+// safetext.Writer filters it; the rare snapshot is the Encoder's own writing (enc writes into buf),
+// filtered here.
 func appendListed(dst []byte, s *baton.Stored, snap *snapshotJSON, enc *json.Encoder, buf *bytes.Buffer) ([]byte, error) {
-	dst, err := view.AppendStoredOpen(dst, s)
+	dst, err := view.AppendStoredOpenSafe(dst, s)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +186,7 @@ func appendListed(dst []byte, s *baton.Stored, snap *snapshotJSON, enc *json.Enc
 			return nil, err
 		}
 		dst = append(dst, `,"snapshot":`...)
-		dst = append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		dst = safetext.Append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
 	return append(dst, '}'), nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/safetext"
 )
 
 // FuzzIndent: over any valid JSON, compacted as encoding/json writes it,
@@ -39,6 +41,36 @@ func FuzzAppendString(f *testing.F) {
 		}
 		if got, want := AppendString(nil, s), bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(got, want) {
 			t.Fatalf("%q: AppendString %s, encoding/json %s", s, got, want)
+		}
+	})
+}
+
+// FuzzAppendSafeString: AppendSafeString writes what the Encoder writes
+// for any string once a safetext.Writer has filtered it, so that its
+// output can skip the filter; and what it writes is clean to that filter.
+func FuzzAppendSafeString(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\"b\\c", "\x00\x1b[31m\x1f\x7f\b\f\n\r\t", "<>&", "\u2028\u2029",
+		"\xff\xed\xa0\x80", "\U0001f600", "\xe2\x80", "c1 \u0080\u0085\u009b\u009f \xc2\x9b", "\u061c \u200e\u200f",
+		"\u202a\u202b\u202c\u202d\u202e", "\u2066\u2067\u2068\u2069", "\u2065\u206a\u2029\u202f\u200d", "ok \u00a0é✓"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		var filtered bytes.Buffer
+		w := safetext.NewWriter(&filtered)
+		w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		w.Flush()
+		got := AppendSafeString(nil, s)
+		if !bytes.Equal(got, filtered.Bytes()) {
+			t.Fatalf("%q: AppendSafeString %s, encoding/json through safetext %s", s, got, filtered.Bytes())
+		}
+		if again := safetext.String(string(got)); again != string(got) {
+			t.Fatalf("%q: AppendSafeString %s, which safetext changes to %s", s, got, again)
 		}
 	})
 }
