@@ -96,13 +96,13 @@ func (r *bulkReader) packOrder(ids []RefID) (ws []bulkWanted, err error) {
 	// In pack order a chain passes by once, a base before its deltas:
 	// what is kept is what deltas still to come are applied onto.
 	r.cache.init(bulkCachePackOrder)
-	if err := r.countUses(func(yield func(uint64) bool) {
-		for _, w := range ws {
-			if int(w.key>>48) < len(r.packs) && !yield(w.key) {
-				return
-			}
+	places := make([]uint64, 0, len(ws))
+	for _, w := range ws {
+		if int(w.key>>48) < len(r.packs) { // the loose ones come last
+			places = append(places, w.key)
 		}
-	}); err != nil {
+	}
+	if err := r.plan(slices.Compact(places)); err != nil {
 		return nil, err
 	}
 	for _, p := range r.packs {
