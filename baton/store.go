@@ -56,10 +56,13 @@ func (e *ClaimedError) Unwrap() error { return refstore.ErrConflict }
 func Decode(e refstore.Entry) (Stored, error) {
 	var b Baton
 	if !decodeFast(e, &b) {
-		b = Baton{}
-		if err := refstore.Decode(e, Schema, &b); err != nil {
+		// Its own variable: given to encoding/json, b itself would be
+		// moved to the heap for every record, the fast ones too.
+		slow := new(Baton)
+		if err := refstore.Decode(e, Schema, slow); err != nil {
 			return Stored{}, err
 		}
+		b = *slow
 	}
 	b.normalize()
 	// A record is trusted only at its own place: a teammate's record that
@@ -123,8 +126,10 @@ func decodeFast(e refstore.Entry, b *Baton) bool {
 	if UnmarshalFast(e.Data, b) && b.Schema == Schema {
 		return true
 	}
-	*b = Baton{}
-	return json.Unmarshal(e.Data, b) == nil && b.Schema == Schema
+	slow := new(Baton) // not b: see Decode
+	ok := json.Unmarshal(e.Data, slow) == nil && slow.Schema == Schema
+	*b = *slow
+	return ok
 }
 
 // DecodeVersion reads a blob as a baton record as refstore.Decode does

@@ -36,21 +36,34 @@ func appendStoredOpen(dst []byte, s *baton.Stored, q *quoter) ([]byte, error) {
 	var b Baton
 	var del Deletion
 	var sig Signature
-	shapeBaton(&b, s, &del, &sig)
-	return appendBatonOpen(dst, &b, q)
+	shapeBatonParts(&b, s, &del, &sig)
+	return appendBatonParts(dst, &b, deletionOf(s, &del), signatureOf(s, &sig), q)
 }
 
 // A quoter is how a writer writes strings: as the Encoder does, or as a
-// terminal may see them (jsonrec.AppendSafeString).
-type quoter struct {
-	one  func([]byte, string) []byte
-	list func([]byte, []string) []byte
-}
+// terminal may see them (jsonrec.AppendSafeString). The calls are direct:
+// through function values, escape analysis would move what a shape
+// points to onto the heap, two allocations for each baton of a listing.
+type quoter struct{ safe bool }
 
 var (
-	plainStrings = quoter{jsonrec.AppendString, jsonrec.AppendStrings}
-	safeStrings  = quoter{jsonrec.AppendSafeString, jsonrec.AppendSafeStrings}
+	plainStrings = quoter{}
+	safeStrings  = quoter{safe: true}
 )
+
+func (q *quoter) one(dst []byte, s string) []byte {
+	if q.safe {
+		return jsonrec.AppendSafeString(dst, s)
+	}
+	return jsonrec.AppendString(dst, s)
+}
+
+func (q *quoter) list(dst []byte, list []string) []byte {
+	if q.safe {
+		return jsonrec.AppendSafeStrings(dst, list)
+	}
+	return jsonrec.AppendStrings(dst, list)
+}
 
 // AppendBaton appends b's compact JSON.
 func AppendBaton(dst []byte, b *Baton) ([]byte, error) {
@@ -71,6 +84,12 @@ func appendBatonOpen(dst []byte, b *Baton, q *quoter) ([]byte, error) {
 	if b == nil {
 		return append(dst, "null"...), nil // unreachable for an embedding caller: checked by its own
 	}
+	return appendBatonParts(dst, b, b.Deleted, b.Signature, q)
+}
+
+// appendBatonParts is appendBatonOpen with b's deletion and signature
+// given apart (b's own are not read).
+func appendBatonParts(dst []byte, b *Baton, del *Deletion, sig *Signature, q *quoter) ([]byte, error) {
 	var err error
 	dst = append(dst, `{"id":`...)
 	dst = q.one(dst, b.ID)
@@ -116,7 +135,7 @@ func appendBatonOpen(dst []byte, b *Baton, q *quoter) ([]byte, error) {
 		dst = append(dst, `,"claimedBySession":`...)
 		dst = q.one(dst, b.ClaimedBySession)
 	}
-	if d := b.Deleted; d != nil {
+	if d := del; d != nil {
 		dst = append(dst, `,"deleted":{"reason":`...)
 		dst = q.one(dst, d.Reason)
 		dst = append(dst, `,"at":`...)
@@ -125,7 +144,7 @@ func appendBatonOpen(dst []byte, b *Baton, q *quoter) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	if s := b.Signature; s != nil {
+	if s := sig; s != nil {
 		dst = append(dst, `,"signature":{"state":`...)
 		dst = q.one(dst, s.State)
 		dst = append(dst, `,"trusted":`...)

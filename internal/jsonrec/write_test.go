@@ -74,3 +74,14 @@ func FuzzAppendSafeString(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkIndent indents a listing's item, a baton as the listings write
+// it, as list --json does for each of a hundred thousand.
+func BenchmarkIndent(b *testing.B) {
+	item := []byte(`{"id":"h-bench099999","ref":"refs/ao/handoffs/private/owner89@example.com/branch-99999","owner":"owner89@example.com","branch":"branch-99999","shared":false,"nextSteps":["step 99999: carry on with the thing"],"failedApproaches":[],"openQuestions":[],"createdAt":"2026-11-01T12:00:00Z","claimed":true,"signature":{"state":"unsigned","trusted":false,"fenced":false}}`)
+	var dst []byte
+	b.SetBytes(int64(len(item)))
+	for b.Loop() {
+		dst = Indent(dst[:0], item, "    ", "  ")
+	}
+}
