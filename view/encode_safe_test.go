@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/internal/safetext"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/sign"
@@ -20,10 +21,11 @@ var terminalHostile = []string{
 	"\x1b[31mred\x1b[0m \r\x07", "mixed \u202e\xff\x7f\u0085\u2028<>&",
 }
 
-// AppendStoredOpenSafe writes what a safetext.Writer makes of
-// AppendStoredOpen's bytes (which are the Encoder's): the listing that
-// writes it past the filter prints what it printed through the filter.
-func TestAppendStoredOpenSafeIsFiltered(t *testing.T) {
+// AppendStoredItemOpen writes what a safetext.Writer makes of
+// AppendStoredOpen's bytes (which are the Encoder's), indented with tabs:
+// the listing that writes it past the filter, reindented, prints what it
+// printed through the filter.
+func TestAppendStoredItemOpenIsFiltered(t *testing.T) {
 	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	for i, s := range append(append([]string{}, hostile...), terminalHostile...) {
 		st := &baton.Stored{Baton: baton.Baton{ID: s, Owner: s, Branch: s, Shared: i%2 == 0, NextSteps: []string{s, "x" + s},
@@ -38,8 +40,8 @@ func TestAppendStoredOpenSafeIsFiltered(t *testing.T) {
 	}
 }
 
-// FuzzAppendStoredOpenSafe: the same over any text.
-func FuzzAppendStoredOpenSafe(f *testing.F) {
+// FuzzAppendStoredItemOpen: the same over any text.
+func FuzzAppendStoredItemOpen(f *testing.F) {
 	for i, s := range terminalHostile {
 		f.Add(s, i)
 	}
@@ -63,16 +65,18 @@ func checkSafe(t *testing.T, st *baton.Stored) {
 	checkSame(t, append(plain, '}'), encoded(t, OfBaton(st)))
 	var filtered bytes.Buffer
 	w := safetext.NewWriter(&filtered)
-	w.Write(plain)
+	w.Write(append(plain, '}'))
 	w.Flush()
-	got, err := AppendStoredOpenSafe(nil, st)
+	want := jsonrec.Indent(nil, filtered.Bytes(), "", "\t")
+	got, err := AppendStoredItemOpen(nil, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, filtered.Bytes()) {
-		t.Fatalf("AppendStoredOpenSafe:\n%s\nAppendStoredOpen through safetext:\n%s", got, filtered.Bytes())
+	got = append(got, "\n}"...)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("AppendStoredItemOpen:\n%s\nAppendStoredOpen through safetext, indented with tabs:\n%s", got, want)
 	}
 	if again := safetext.String(string(got)); again != string(got) {
-		t.Fatalf("AppendStoredOpenSafe wrote what safetext would change:\n%s", got)
+		t.Fatalf("AppendStoredItemOpen wrote what safetext would change:\n%s", got)
 	}
 }

@@ -102,9 +102,12 @@ func signatureCell(v *refstore.Verification) string {
 // but encodes each baton as it is read and keeps only its text (in large
 // shared chunks) until the sort has put them in order: a hundred thousand
 // decoded batons and their JSON shapes are never all held at once. The
-// text is written by view.AppendBaton, which writes what the Encoder
-// writes without its reflection; a baton it cannot write goes to the
-// Encoder, which says why as it always did.
+// text is written by view.AppendStoredItemOpen, which writes what the
+// Encoder writes without its reflection, already as a safetext.Writer
+// would pass it and indented with tabs, which printing turns into the
+// listing's indentation (jsonrec.Reindent) and nothing scans again; a
+// baton it cannot write goes to the Encoder, which says why as it always
+// did.
 func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOptions) error {
 	// What is kept is the arena, free of pointers, and each baton's sort
 	// key; what decoding leaves behind is little and garbage at once. So
@@ -121,9 +124,11 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	var scratch []byte
+	var scratch, ind []byte
 	snapshot := handoff.SnapshotsOf(c.Context, st)
-	spans, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) listSpan {
+	// conv copies what it keeps of each baton (its text, into the arena):
+	// the batons are borrowed.
+	spans, notices, err := handoff.ListEachBorrowed(c.Context, st, opts, func(s *baton.Stored) listSpan {
 		var snap *snapshotJSON
 		if sn, ok := snapshot(s.SessionID); ok {
 			snap = toSnapshotJSON(&sn, false)
@@ -144,7 +149,8 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 			encErr = err
 		}
 		scratch = safetext.Append(scratch[:0], bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-		return arena.add(scratch)
+		ind = jsonrec.Indent(ind[:0], scratch, "", "\t")
+		return arena.add(ind)
 	})
 	if err == nil {
 		err = encErr
@@ -155,7 +161,7 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	// Every item was made safe for a terminal as it was written: the
 	// output is not scanned again on its way out.
 	return printJSONEachEscaped(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
-		out.Write(jsonrec.Indent(out.AvailableBuffer(), arena.bytes(spans[i]), "    ", "  "))
+		out.Write(jsonrec.Reindent(out.AvailableBuffer(), arena.bytes(spans[i]), "    ", "  "))
 		return nil
 	}, d.withOpenNotices(notices))
 }
@@ -172,11 +178,11 @@ const (
 	listHeapHeadroom = 32 << 20
 )
 
-// appendListed appends the compact JSON of listedJSON{toJSON(s), snap} as the Encoder writes it and a
-// safetext.Writer filters it; the rare snapshot is the Encoder's own writing (enc writes into buf),
-// filtered here.
+// appendListed appends listedJSON{toJSON(s), snap} as the arena keeps it: the Encoder's JSON as a
+// safetext.Writer filters it, indented with tabs (view.AppendStoredItemOpen); the rare snapshot is the
+// Encoder's own writing (enc writes into buf), filtered and indented here.
 func appendListed(dst []byte, s *baton.Stored, snap *snapshotJSON, enc *json.Encoder, buf *bytes.Buffer) ([]byte, error) {
-	dst, err := view.AppendStoredOpenSafe(dst, s)
+	dst, err := view.AppendStoredItemOpen(dst, s)
 	if err != nil {
 		return nil, err
 	}
@@ -185,10 +191,10 @@ func appendListed(dst []byte, s *baton.Stored, snap *snapshotJSON, enc *json.Enc
 		if err := enc.Encode(snap); err != nil {
 			return nil, err
 		}
-		dst = append(dst, `,"snapshot":`...)
-		dst = safetext.Append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		dst = append(dst, ",\n\t\"snapshot\": "...)
+		dst = jsonrec.Indent(dst, safetext.Append(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), "\t", "\t")
 	}
-	return append(dst, '}'), nil
+	return append(dst, "\n}"...), nil
 }
 
 // listArena holds encoded entries back to back in chunks of a megabyte or

@@ -221,3 +221,42 @@ func stringEnd(src []byte, i int) int {
 		}
 	}
 }
+
+// Reindent appends src, JSON indented with tabs as Indent(dst, compact,
+// "", "\t") writes it, indented as Indent(dst, compact, prefix, indent)
+// would. No string holds a raw newline or tab (JSON escapes both), so
+// every newline is a line break and the tabs after it its depth: what is
+// between them is copied as it is, with no looking into strings. A
+// listing keeps its items tab-indented, a little larger than compact and
+// much cheaper to print than compact is to indent.
+func Reindent(dst, src []byte, prefix, indent string) []byte {
+	// The indentation of the first depths, in one piece.
+	var padBuf [64]byte
+	pad := append(padBuf[:0], prefix...)
+	shallow := 0
+	for len(pad)+len(indent) <= len(padBuf) {
+		pad = append(pad, indent...)
+		shallow++
+	}
+	for {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return append(dst, src...)
+		}
+		dst = append(dst, src[:i+1]...)
+		src = src[i+1:]
+		depth := 0
+		for depth < len(src) && src[depth] == '\t' {
+			depth++
+		}
+		src = src[depth:]
+		if depth <= shallow {
+			dst = append(dst, pad[:len(prefix)+depth*len(indent)]...)
+			continue
+		}
+		dst = append(dst, prefix...)
+		for range depth {
+			dst = append(dst, indent...)
+		}
+	}
+}

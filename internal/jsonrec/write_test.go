@@ -78,10 +78,45 @@ func FuzzAppendSafeString(f *testing.F) {
 // BenchmarkIndent indents a listing's item, a baton as the listings write
 // it, as list --json does for each of a hundred thousand.
 func BenchmarkIndent(b *testing.B) {
-	item := []byte(`{"id":"h-bench099999","ref":"refs/ao/handoffs/private/owner89@example.com/branch-99999","owner":"owner89@example.com","branch":"branch-99999","shared":false,"nextSteps":["step 99999: carry on with the thing"],"failedApproaches":[],"openQuestions":[],"createdAt":"2026-11-01T12:00:00Z","claimed":true,"signature":{"state":"unsigned","trusted":false,"fenced":false}}`)
 	var dst []byte
-	b.SetBytes(int64(len(item)))
+	b.SetBytes(int64(len(benchItem)))
 	for b.Loop() {
-		dst = Indent(dst[:0], item, "    ", "  ")
+		dst = Indent(dst[:0], benchItem, "    ", "  ")
+	}
+}
+
+// benchItem is a baton as list --json writes it.
+var benchItem = []byte(`{"id":"h-bench099999","ref":"refs/ao/handoffs/private/owner89@example.com/branch-99999","owner":"owner89@example.com","branch":"branch-99999","shared":false,"nextSteps":["step 99999: carry on with the thing"],"failedApproaches":[],"openQuestions":[],"createdAt":"2026-11-01T12:00:00Z","claimed":true,"signature":{"state":"unsigned","trusted":false,"fenced":false}}`)
+
+// FuzzReindent: over any valid JSON, compacted as encoding/json writes it,
+// Reindent of its tab indentation writes what json.Indent writes. Seeds:
+// FuzzIndent's.
+func FuzzReindent(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,{"b":[]},"x\ty\n"],"c":{"d":{}}}`, `[[[]],[{}]]`, `"\t"`, `3`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, data); err != nil {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact.Bytes(), "    ", "  "); err != nil {
+			t.Fatal(err)
+		}
+		tabbed := Indent(nil, compact.Bytes(), "", "\t")
+		if got := Reindent(nil, tabbed, "    ", "  "); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("input %q\nReindent:\n%s\njson.Indent:\n%s", compact.Bytes(), got, want.Bytes())
+		}
+	})
+}
+
+// BenchmarkReindent reindents BenchmarkIndent's item from tabs.
+func BenchmarkReindent(b *testing.B) {
+	tabbed := Indent(nil, benchItem, "", "\t")
+	var dst []byte
+	b.SetBytes(int64(len(tabbed)))
+	for b.Loop() {
+		dst = Reindent(dst[:0], tabbed, "    ", "  ")
 	}
 }
