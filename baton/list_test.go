@@ -67,3 +67,42 @@ func TestListSelectsAndOrders(t *testing.T) {
 		}
 	}
 }
+
+// ListEachBorrowed hands conv batons whose strings share the records'
+// memory, a buffer the reader fills again for the next ones: what conv
+// copies out is what List gives, for a listing long enough to be read
+// beside the decoding (refstore's pipeline, its batches reused) and from
+// a pack, with escaped strings (never borrowed) among plain ones.
+func TestListEachBorrowedMatchesList(t *testing.T) {
+	st, dir := testStore(t)
+	ctx := context.Background()
+	const n = 700
+	for i := 0; i < n; i++ {
+		putBaton(t, st, i%3 == 0, []string{"me", "you", "them"}[i%3], fmt.Sprintf("b%03d-\"q\"-%d", i, i*7919%1000), i%50)
+	}
+	gittest.Run(t, dir, "repack", "-adq")
+	gittest.Run(t, dir, "pack-refs", "--all")
+	copied := func(s *Stored) string { return fmt.Sprintf("%s %s %+v", s.Ref, s.OID, s.Baton) }
+	for _, f := range []Filter{{All: true}, {Owner: "me"}} {
+		all, _, err := List(ctx, st, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for i := range all {
+			want = append(want, copied(&all[i]))
+		}
+		got, warns, err := ListEachBorrowed(ctx, st, f, copied)
+		if err != nil || len(warns) != 0 {
+			t.Fatalf("%+v: %v %v", f, warns, err)
+		}
+		if f.All && len(got) != n {
+			t.Fatalf("listed %d of %d", len(got), n)
+		}
+		for i := range want {
+			if i >= len(got) || got[i] != want[i] {
+				t.Fatalf("%+v: at %d borrowed\n%v\nList\n%s", f, i, got[min(i, len(got)-1)], want[i])
+			}
+		}
+	}
+}

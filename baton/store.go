@@ -1,15 +1,18 @@
 package baton
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -53,13 +56,21 @@ func (e *ClaimedError) Unwrap() error { return refstore.ErrConflict }
 
 // Decode reads one entry as a baton, refusing a record that belongs at
 // another ref than e.Ref. It is the one decoder of batons: sync uses it too.
-func Decode(e refstore.Entry) (Stored, error) {
+func Decode(e refstore.Entry) (Stored, error) { return decode(e, nil) }
+
+// decode is Decode, with the strings of a record without escapes sharing
+// e.Data's memory when br is not nil (a borrowing jsonrec.Reader, kept
+// for the next record).
+func decode(e refstore.Entry, br *jsonrec.Reader) (Stored, error) {
 	var b Baton
-	if !decodeFast(e, &b) {
-		b = Baton{}
-		if err := refstore.Decode(e, Schema, &b); err != nil {
+	if !decodeFast(e, &b, br) {
+		// Its own variable: given to encoding/json, b itself would be
+		// moved to the heap for every record, the fast ones too.
+		slow := new(Baton)
+		if err := refstore.Decode(e, Schema, slow); err != nil {
 			return Stored{}, err
 		}
+		b = *slow
 	}
 	b.normalize()
 	// A record is trusted only at its own place: a teammate's record that
@@ -116,15 +127,25 @@ func plainComponent(s string) bool {
 // which parses twice but says what is wrong. UnmarshalFast reads the
 // records git-handoff writes without reflection; what it declines (a
 // null, say) json.Unmarshal reads in one pass still.
-func decodeFast(e refstore.Entry, b *Baton) bool {
+func decodeFast(e refstore.Entry, b *Baton, br *jsonrec.Reader) bool {
 	if e.Size > refstore.MaxRecord || len(e.Data) > refstore.MaxRecord || (e.Type != "" && e.Type != "blob") {
 		return false
 	}
-	if UnmarshalFast(e.Data, b) && b.Schema == Schema {
+	fast := false
+	if br != nil {
+		br.Reset(e.Data)
+		readBaton(br, b)
+		fast = br.End()
+	} else {
+		fast = UnmarshalFast(e.Data, b)
+	}
+	if fast && b.Schema == Schema {
 		return true
 	}
-	*b = Baton{}
-	return json.Unmarshal(e.Data, b) == nil && b.Schema == Schema
+	slow := new(Baton) // not b: see Decode
+	ok := json.Unmarshal(e.Data, slow) == nil && slow.Schema == Schema
+	*b = *slow
+	return ok
 }
 
 // DecodeVersion reads a blob as a baton record as refstore.Decode does
@@ -132,7 +153,7 @@ func decodeFast(e refstore.Entry, b *Baton) bool {
 // side), in one pass when the record is one git-handoff writes.
 func DecodeVersion(e refstore.Entry) (Baton, error) {
 	var b Baton
-	if decodeFast(e, &b) {
+	if decodeFast(e, &b, nil) {
 		return b, nil
 	}
 	b = Baton{}
@@ -287,16 +308,32 @@ func List(ctx context.Context, st *refstore.Store, f Filter) ([]Stored, []Warnin
 // reduces each selected baton as it is read (to its output, say), and only
 // what it returns is kept, with the order's key, for the sort.
 func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
-	// What Newer orders by, kept small and, but for the id, free of
-	// pointers: a hundred thousand of these stay until the sort.
+	return listEach(ctx, st, f, conv, false)
+}
+
+// ListEachBorrowed is ListEach for a conv that keeps nothing of its
+// baton's text (it writes it out, say): the baton's strings share the
+// memory of the record read where they can (jsonrec.Reader.Borrow), valid
+// only until conv returns. What a hundred thousand batons would allocate
+// for strings only to drop them is never allocated.
+func ListEachBorrowed[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
+	return listEach(ctx, st, f, conv, true)
+}
+
+func listEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T, borrow bool) ([]T, []Warning, error) {
+	// What Newer orders by, kept small and free of pointers (the id is
+	// kept in ids, one buffer for all): a hundred thousand of these stay
+	// until the sort, and a collection meanwhile need not look at them.
 	type keyed struct {
-		sec  int64 // createdAt, as Unix seconds and nanoseconds
-		nsec int32
-		n    int32 // the place in ref order, which breaks ties as a stable sort would
-		id   string
-		v    T
+		sec   int64 // createdAt, as Unix seconds and nanoseconds
+		nsec  int32
+		n     int32 // the place in ref order, which breaks ties as a stable sort would
+		idOff int32 // the id: ids[idOff : idOff+idLen]
+		idLen int32
+		v     T
 	}
 	var out []keyed
+	var ids []byte
 	// The batons come in the order their blobs lie in the packs (the sort
 	// below orders them), each with its place in ref order, which the
 	// warnings are put back in.
@@ -305,12 +342,17 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		w Warning
 	}
 	var warned []placed
+	var br *jsonrec.Reader
+	if borrow {
+		br = new(jsonrec.Reader)
+		br.Borrow()
+	}
 	// One baton is handed to conv at a time: conv keeps what it needs,
 	// so the same variable serves every baton instead of one allocated
 	// for each.
 	var cur Stored
 	err := st.EachStreamedUnordered(ctx, refstore.HandoffsPrefix, func(n int, e refstore.Entry) error {
-		s, err := Decode(e)
+		s, err := decode(e, br)
 		if err != nil {
 			warned = append(warned, placed{n, Warning{Ref: e.Ref, Err: err}})
 			return nil
@@ -326,8 +368,14 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		default:
 			return nil
 		}
+		if len(ids)+len(s.ID) > math.MaxInt32 {
+			return fmt.Errorf("listing batons: more ids than a listing holds")
+		}
+		k := keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(n), idOff: int32(len(ids)), idLen: int32(len(s.ID))}
+		ids = append(ids, s.ID...)
 		cur = s
-		out = append(out, keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(n), id: s.ID, v: conv(&cur)})
+		k.v = conv(&cur)
+		out = append(out, k)
 		return nil
 	})
 	slices.SortFunc(warned, func(a, b placed) int { return cmp.Compare(a.n, b.n) })
@@ -335,6 +383,7 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 	for _, w := range warned {
 		warns = append(warns, w.w)
 	}
+	id := func(k *keyed) []byte { return ids[k.idOff : k.idOff+k.idLen] }
 	slices.SortFunc(out, func(a, b keyed) int {
 		// Newer, on the two fields it reads (seconds then nanoseconds
 		// order instants as time.Compare does).
@@ -344,7 +393,7 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		if c := cmp.Compare(b.nsec, a.nsec); c != 0 {
 			return c
 		}
-		if c := strings.Compare(b.id, a.id); c != 0 {
+		if c := bytes.Compare(id(&b), id(&a)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.n, b.n)

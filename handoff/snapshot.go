@@ -388,7 +388,7 @@ func SnapshotsOf(ctx context.Context, st *refstore.Store) func(sessionID string)
 			if s, err := st.FindSnapshot(ctx, id); err == nil {
 				snap = &s
 			}
-			found[id] = snap
+			found[strings.Clone(id)] = snap // id may be a borrowed baton's (ListEach)
 		}
 		if snap == nil {
 			return refstore.Snapshot{}, false

@@ -63,11 +63,13 @@ func (s *Store) bulkList(ctx context.Context, ids []RefID, packOrder bool, fn fu
 const bulkPipelineMin = 512
 
 // bulkWanted is one object of a listing read in pack order: its pack
-// (its place in r.packs, or len(r.packs) for loose) and offset, and its
-// place in ref order.
+// (its place in r.packs, or len(r.packs) for loose) and offset, its place
+// in ref order, and its id, decoded once (read in pack order, the ids'
+// text would be gone to again in an order of no use to the caches).
 type bulkWanted struct {
 	key uint64 // pack<<48 | offset, which sorts by both
 	n   int32
+	id  [20]byte
 }
 
 // packOrder locates every object of ids and sorts them by pack and
@@ -83,26 +85,26 @@ func (r *bulkReader) packOrder(ids []RefID) (ws []bulkWanted, err error) {
 	}()
 	ws = make([]bulkWanted, len(ids))
 	for i, id := range ids {
-		var want [20]byte
-		if err := decodeID(&want, id); err != nil {
+		w := &ws[i]
+		if err := decodeID(&w.id, id); err != nil {
 			return nil, err
 		}
-		ws[i] = bulkWanted{key: uint64(len(r.packs)) << 48, n: int32(i)}
-		if loc := r.locate(&want); loc.p != nil {
-			ws[i].key = cacheKey(r.packNo(loc.p), loc.off)
+		w.key, w.n = uint64(len(r.packs))<<48, int32(i)
+		if loc := r.locate(&w.id); loc.p != nil {
+			w.key = cacheKey(r.packNo(loc.p), loc.off)
 		}
 	}
 	slices.SortFunc(ws, func(a, b bulkWanted) int { return cmp.Compare(a.key, b.key) })
 	// In pack order a chain passes by once, a base before its deltas:
 	// what is kept is what deltas still to come are applied onto.
 	r.cache.init(bulkCachePackOrder)
-	if err := r.countUses(func(yield func(uint64) bool) {
-		for _, w := range ws {
-			if int(w.key>>48) < len(r.packs) && !yield(w.key) {
-				return
-			}
+	places := make([]uint64, 0, len(ws))
+	for _, w := range ws {
+		if int(w.key>>48) < len(r.packs) { // the loose ones come last
+			places = append(places, w.key)
 		}
-	}); err != nil {
+	}
+	if err := r.plan(slices.Compact(places)); err != nil {
 		return nil, err
 	}
 	for _, p := range r.packs {
@@ -171,8 +173,8 @@ func (r *bulkReader) produce(ctx context.Context, ids []RefID, order []bulkWante
 		var want [20]byte
 		var loc location
 		if order != nil {
-			w := order[k]
-			n = int(w.n)
+			w := &order[k]
+			n, want = int(w.n), w.id
 			if no := int(w.key >> 48); no < len(r.packs) {
 				loc = location{p: r.packs[no], off: int64(w.key & (1<<48 - 1))}
 				if no != droppedPack {
@@ -184,8 +186,10 @@ func (r *bulkReader) produce(ctx context.Context, ids []RefID, order []bulkWante
 				}
 			}
 		}
-		if err := decodeID(&want, ids[n]); err != nil {
-			return err
+		if order == nil {
+			if err := decodeID(&want, ids[n]); err != nil {
+				return err
+			}
 		}
 		typ, size, data, err := r.readGuarded(&want, loc, order == nil, MaxRecord)
 		if err != nil {
@@ -217,7 +221,11 @@ type bulkItem struct {
 // caller's for each object read. The goroutine has ended when pipeline
 // returns: the reader's mappings may then go.
 func (r *bulkReader) pipeline(ctx context.Context, ids []RefID, order []bulkWanted, give func(n int, typ string, size int64, data []byte) error) error {
-	const batches, batchItems, batchBytes = 3, 128, 32 << 10
+	// Batches of a thousand records: with 128, a listing of 100,000
+	// handed over 780 batches, each a wake-up of the other goroutine's
+	// thread (the scheduler's futexes and spinning, 1–2% of the CPU);
+	// three of 256 KB are little memory.
+	const batches, batchItems, batchBytes = 3, 1024, 256 << 10
 	full := make(chan *bulkBatch, batches)
 	free := make(chan *bulkBatch, batches)
 	stop := make(chan struct{})

@@ -2,6 +2,7 @@ package refstore
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
@@ -11,6 +12,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -44,11 +46,15 @@ type bulkReader struct {
 	chain []chainLink
 	cache objectCache
 	links int // the deltas applied since the cache's budget was last looked at
-	// uses counts, by place, the deltas still to be applied onto each
-	// object (usesWalked marks the entries whose headers were read), for
-	// a listing read in pack order (countUses): an object is kept while
-	// it has some, and let go of at its last. nil in ref order.
-	uses  map[uint64]int32
+	// nodes are the places (cacheKey), sorted, of the entries a listing
+	// read in pack order passes (plan), and uses counts, by node, the
+	// deltas still to be applied onto each: an object is kept while it
+	// has some, and let go of at its last. In pack order the cache is
+	// keyed by node, found near the last one (near) with no hashing; nil
+	// in ref order, where it is keyed by place.
+	nodes []uint64
+	uses  []int32
+	near  int
 	sum   hash.Hash
 	idSum []byte
 	hdr   []byte  // an object's header, for its hash
@@ -406,9 +412,12 @@ func (r *bulkReader) resolve(p *bulkPack, off int64) (int, []byte, error) {
 	no := r.packNo(p)
 	var t int
 	var data []byte
-	var baseKey uint64 // the place of data
-	for {
-		key := cacheKey(no, off)
+	var baseKey uint64 // the key of data
+	for k := 0; ; k++ {
+		key, err := r.key(no, off, k == 0)
+		if err != nil {
+			return 0, nil, err
+		}
 		baseKey = key
 		if ct, cd, ok := r.cache.get(key); ok {
 			t, data = ct, cd
@@ -466,63 +475,131 @@ func (r *bulkReader) resolve(p *bulkPack, off int64) (int, []byte, error) {
 	return t, data, nil
 }
 
-const (
-	usesWalked = 1 << 30
-	usesCount  = usesWalked - 1
-)
+// key is the cache's key of the entry at off in the pack numbered no: its
+// place (cacheKey) in ref order, its node in pack order, looked for from
+// the last one found (the wanted objects come in order, and a base is
+// most often just before its delta). first says it is a wanted object,
+// not a base: the next one is looked for from it.
+func (r *bulkReader) key(no int, off int64, first bool) (uint64, error) {
+	place := cacheKey(no, off)
+	if r.nodes == nil {
+		return place, nil
+	}
+	i, ok := seek(r.nodes, r.near, place)
+	if !ok {
+		return 0, bulkErr("%s.pack at %d: an entry the plan did not see", r.packs[no].name, off)
+	}
+	if first {
+		r.near = i
+	}
+	return uint64(i), nil
+}
 
-// countUses reads the headers of the entries at keys (cacheKey) and of
-// the chains below them, and counts the deltas to be applied onto each
-// object: read in pack order, a base is applied to long after it was
-// read as often as not (gc writes a delta family together, a base first,
-// then each delta's own family), and kept by use rather than by recency
-// the objects kept at once are few.
-func (r *bulkReader) countUses(keys func(yield func(uint64) bool)) error {
-	r.uses = make(map[uint64]int32)
-	for key := range keys {
-		for range maxDeltaChain {
-			v := r.uses[key]
-			if v&usesWalked != 0 {
+// seek finds key in the sorted keys, galloping from near in its
+// direction: steps of 1, 2, 4… to a range that holds it, then a binary
+// search. A key next to near costs a comparison or two.
+func seek(keys []uint64, near int, key uint64) (int, bool) {
+	if len(keys) == 0 {
+		return 0, false
+	}
+	near = min(max(near, 0), len(keys)-1)
+	lo, hi := 0, len(keys) // keys[lo:hi] holds key if any does
+	if keys[near] < key {
+		lo = near + 1
+		for step := 1; lo+step-1 < len(keys); step *= 2 {
+			if keys[lo+step-1] >= key {
+				hi = lo + step
 				break
 			}
-			r.uses[key] = v | usesWalked
+			lo += step
+		}
+	} else {
+		hi = near + 1
+		for step := 1; hi-step >= 0; step *= 2 {
+			if keys[hi-step] <= key {
+				lo = hi - step
+				break
+			}
+			hi -= step
+		}
+	}
+	i, ok := slices.BinarySearch(keys[lo:hi], key)
+	return lo + i, ok
+}
+
+// plan reads the headers of the entries at places (cacheKey, sorted) and
+// of the chains below them, and makes them the reader's nodes, with the
+// deltas to be applied onto each counted: read in pack order, a base is
+// applied to long after it was read as often as not (gc writes a delta
+// family together, a base first, then each delta's own family), and kept
+// by use rather than by recency the objects kept at once are few.
+func (r *bulkReader) plan(places []uint64) error {
+	// Each entry passed and its base (none for a whole object), in the
+	// order met; a chain is followed down to a whole object or to a
+	// wanted one, which is followed from itself.
+	type link struct{ key, base uint64 }
+	const none = ^uint64(0)
+	links := make([]link, 0, len(places)+len(places)/8)
+	for i, key := range places {
+		for range maxDeltaChain {
 			no := int(key >> 48)
 			t, _, _, base, err := r.entryHeader(r.packs[no], int64(key&(1<<48-1)))
 			if err != nil {
 				return err
 			}
 			if t < objOfsDelta {
+				links = append(links, link{key, none})
 				break
 			}
-			key = cacheKey(r.packNo(base.p), base.off)
-			if r.uses[key]&usesCount == usesCount {
-				return bulkErr("a base of too many deltas")
+			bk := cacheKey(r.packNo(base.p), base.off)
+			links = append(links, link{key, bk})
+			if _, wanted := seek(places, i, bk); wanted {
+				break
 			}
-			r.uses[key]++
+			key = bk
 		}
 	}
+	slices.SortFunc(links, func(a, b link) int { return cmp.Compare(a.key, b.key) })
+	links = slices.CompactFunc(links, func(a, b link) bool { return a.key == b.key })
+	r.nodes = make([]uint64, len(links))
+	for i, l := range links {
+		r.nodes[i] = l.key
+	}
+	r.uses = make([]int32, len(links))
+	for i, l := range links {
+		if l.base == none {
+			continue
+		}
+		j, ok := seek(r.nodes, i, l.base)
+		if !ok {
+			// Followed past maxDeltaChain: resolve refuses the chain,
+			// and the rest is git's.
+			continue
+		}
+		if r.uses[j] == math.MaxInt32 {
+			return bulkErr("a base of too many deltas")
+		}
+		r.uses[j]++
+	}
+	r.near = 0
+	r.cache.dense = make([]int32, len(r.nodes)+1) // and the last loose object
 	return nil
 }
 
 // pinned reports whether deltas are still to be applied onto the object
 // at key.
 func (r *bulkReader) pinned(key uint64) bool {
-	return r.uses != nil && r.uses[key]&usesCount > 0
+	return r.uses != nil && r.uses[key] > 0
 }
 
 // used counts one delta applied onto the object at key, which the cache
 // lets go of after the last.
 func (r *bulkReader) used(key uint64) {
-	if r.uses == nil {
-		return
-	}
-	v := r.uses[key]
-	if v&usesCount == 0 {
+	if r.uses == nil || r.uses[key] == 0 {
 		return // applied again after its base was let go of: not counted
 	}
-	v--
-	r.uses[key] = v
-	if v&usesCount == 0 {
+	r.uses[key]--
+	if r.uses[key] == 0 {
 		r.cache.drop(key)
 	}
 }
@@ -621,12 +698,13 @@ func applyDelta(out, base, delta []byte) error {
 }
 
 // objectCache keeps inflated objects by their place in a pack: the
-// pinned ones (which deltas are still to be applied onto, countUses)
+// pinned ones (which deltas are still to be applied onto, plan)
 // until they are dropped, up to pinLimit bytes of them, the others most
 // recently used first within a byte budget; and it lends the buffers of
 // the objects it lets go to the next ones.
 type objectCache struct {
-	index      map[uint64]int32
+	index      map[uint64]int32 // by place, in ref order
+	dense      []int32          // by node (looseKey the last), in pack order: 1 + the entry, 0 for none
 	ents       []cacheEntry
 	head, tail int32 // the unpinned, most and least recently used; -1 when none
 	free       []int32
@@ -652,8 +730,36 @@ func (c *objectCache) init(limit int) {
 	*c = objectCache{index: make(map[uint64]int32, 1024), head: -1, tail: -1, limit: limit}
 }
 
+// lookup finds the entry kept for key.
+func (c *objectCache) lookup(key uint64) (int32, bool) {
+	if c.dense == nil {
+		i, ok := c.index[key]
+		return i, ok
+	}
+	if key == looseKey {
+		key = uint64(len(c.dense) - 1)
+	}
+	i := c.dense[key]
+	return i - 1, i > 0
+}
+
+// setIndex records entry i as key's, or none when i is -1.
+func (c *objectCache) setIndex(key uint64, i int32) {
+	switch {
+	case c.dense == nil && i < 0:
+		delete(c.index, key)
+	case c.dense == nil:
+		c.index[key] = i
+	default:
+		if key == looseKey {
+			key = uint64(len(c.dense) - 1)
+		}
+		c.dense[key] = i + 1
+	}
+}
+
 func (c *objectCache) get(key uint64) (int, []byte, bool) {
-	i, ok := c.index[key]
+	i, ok := c.lookup(key)
 	if !ok {
 		return 0, nil, false
 	}
@@ -727,7 +833,7 @@ func (c *objectCache) evict(i int32) {
 		c.unlink(i)
 		c.bytes -= cap(e.data)
 	}
-	delete(c.index, e.key)
+	c.setIndex(e.key, -1)
 	if len(c.spare) < 64 {
 		c.spare = append(c.spare, e.data)
 	}
@@ -737,7 +843,7 @@ func (c *objectCache) evict(i int32) {
 
 // drop lets the object at key go, if it is kept.
 func (c *objectCache) drop(key uint64) {
-	if i, ok := c.index[key]; ok {
+	if i, ok := c.lookup(key); ok {
 		c.evict(i)
 	}
 }
@@ -745,7 +851,7 @@ func (c *objectCache) drop(key uint64) {
 // put keeps data, from alloc, as the object at key: pinned if pin and
 // there is room for it.
 func (c *objectCache) put(key uint64, typ int, data []byte, pin bool) {
-	if i, ok := c.index[key]; ok {
+	if i, ok := c.lookup(key); ok {
 		c.evict(i)
 	}
 	var i int32
@@ -758,7 +864,7 @@ func (c *objectCache) put(key uint64, typ int, data []byte, pin bool) {
 	}
 	pin = pin && c.pinBytes+cap(data) <= pinLimit
 	c.ents[i] = cacheEntry{key: key, typ: typ, data: data, prev: -1, next: -1, pinned: pin}
-	c.index[key] = i
+	c.setIndex(key, i)
 	if pin {
 		c.pinBytes += cap(data)
 		return

@@ -129,18 +129,21 @@ func TestBulkReaderAgainstCatFile(t *testing.T) {
 		t.Fatalf("fast-import made %d offset deltas", n)
 	}
 	checkBulk(t, dir, "loose commits and one fast-import pack")
+	checkPackOrder(t, dir, "loose commits and one fast-import pack")
 
 	gittest.Run(t, dir, "repack", "-adf", "--depth=50", "--window=250", "-q")
 	if n := entryTypes(t, dir)[objOfsDelta]; n < 300 {
 		t.Fatalf("the repack made %d offset deltas; the test needs chains", n)
 	}
 	checkBulk(t, dir, "offset deltas")
+	checkPackOrder(t, dir, "offset deltas")
 
 	gittest.Run(t, dir, "-c", "repack.useDeltaBaseOffset=false", "repack", "-adf", "--depth=50", "--window=250", "-q")
 	if types := entryTypes(t, dir); types[objRefDelta] < 300 || types[objOfsDelta] != 0 {
 		t.Fatalf("the repack without offset deltas made %v", types)
 	}
 	checkBulk(t, dir, "ref deltas")
+	checkPackOrder(t, dir, "ref deltas")
 
 	// More blobs, loose, then a second pack of some of them beside the
 	// first, and loose ones again.
@@ -149,6 +152,7 @@ func TestBulkReaderAgainstCatFile(t *testing.T) {
 		gittest.Run(t, dir, "update-ref", fmt.Sprintf("refs/ao/late/%d", i), id) // kept by the next repack
 	}
 	checkBulk(t, dir, "loose and packed")
+	checkPackOrder(t, dir, "loose and packed")
 	gittest.Run(t, dir, "repack", "-d", "-q") // the loose ones into a pack of their own
 	for i := 0; i < 5; i++ {
 		hashObject(t, dir, fmt.Sprintf("later still %d", i))
@@ -159,6 +163,7 @@ func TestBulkReaderAgainstCatFile(t *testing.T) {
 	if n := checkBulk(t, dir, "two packs and loose"); n < bulkRecords {
 		t.Fatalf("read %d objects", n)
 	}
+	checkPackOrder(t, dir, "two packs and loose")
 }
 
 func hashObject(t *testing.T, dir, body string) string {

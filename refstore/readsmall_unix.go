@@ -51,3 +51,58 @@ func readSmallAt(dir *os.File, dirPath, name string) ([]byte, error) {
 	}
 	return append([]byte(nil), buf[:n]...), nil
 }
+
+// readSmallEach is readSmallAt for every file of names in dir, handing fn
+// each one's bytes (valid only until fn returns) or its error; fn's error
+// ends it. The directory's descriptor is taken once for all of them and
+// one buffer serves every file: a listing of a hundred thousand loose refs
+// allocates nothing here for each.
+func readSmallEach(dir *os.File, dirPath string, names []string, fn func(name string, b []byte, err error) error) error {
+	raw, err := dir.SyscallConn()
+	if err != nil {
+		for _, name := range names {
+			b, err := os.ReadFile(filepath.Join(dirPath, name))
+			if err := fn(name, b, err); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var ferr error
+	var buf [256]byte
+	if err := raw.Control(func(dfd uintptr) {
+		for _, name := range names {
+			b, err := readOneAt(int(dfd), dirPath, name, &buf)
+			if ferr = fn(name, b, err); ferr != nil {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// readOneAt is readSmallAt's reading, into buf, of name in the directory
+// open as dfd.
+func readOneAt(dfd int, dirPath, name string, buf *[256]byte) ([]byte, error) {
+	fd, err := syscall.Openat(dfd, name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	for err == syscall.EINTR {
+		fd, err = syscall.Openat(dfd, name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: filepath.Join(dirPath, name), Err: err}
+	}
+	n, err := syscall.Read(fd, buf[:])
+	for err == syscall.EINTR {
+		n, err = syscall.Read(fd, buf[:])
+	}
+	syscall.Close(fd)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: filepath.Join(dirPath, name), Err: err}
+	}
+	if n == len(buf) {
+		return os.ReadFile(filepath.Join(dirPath, name))
+	}
+	return buf[:n], nil
+}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 // RefID is one ref and the object id it holds, without the object.
@@ -181,23 +182,22 @@ func (j looseJob) read(out *[]RefID) error {
 		return err
 	}
 	defer f.Close()
-	for _, name := range j.names {
-		b, err := readSmallAt(f, j.dir, name)
+	return readSmallEach(f, j.dir, j.names, func(name string, b []byte, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			continue // deleted or packed since the directory was read
+			return nil // deleted or packed since the directory was read
 		case isDirErr(err) || isNotDirErr(err):
-			continue
+			return nil
 		case err != nil:
 			return err
 		}
-		line := strings.TrimSpace(string(b))
-		if !isHexID(line) {
-			line = "" // symbolic or damaged: the caller reads it through Get, which says which
-		}
+		line := ""
+		if b = bytes.TrimSpace(b); isHexID(unsafe.String(unsafe.SliceData(b), len(b))) {
+			line = string(b)
+		} // else symbolic or damaged: the caller reads it through Get, which says which
 		*out = append(*out, RefID{Ref: j.ref + name, OID: line})
-	}
-	return nil
+		return nil
+	})
 }
 
 func isNotDirErr(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

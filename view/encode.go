@@ -22,11 +22,128 @@ import (
 // AppendStoredOpen is AppendBatonOpen of OfBaton(s), shaped in place:
 // a listing writes a hundred thousand without allocating a shape for each.
 func AppendStoredOpen(dst []byte, s *baton.Stored) ([]byte, error) {
+	return appendStoredOpen(dst, s, &plainStyle)
+}
+
+// AppendStoredItemOpen is AppendStoredOpen as a listing keeps its item
+// until it prints it: indented with tabs (what jsonrec.Indent(dst, open,
+// "", "\t") makes of AppendStoredOpen's bytes), which jsonrec.Reindent
+// turns into the listing's indentation at little more cost than a copy,
+// and with every string written by jsonrec.AppendSafeString (what a
+// safetext.Writer makes of the Encoder's), ready for its WriteEscaped.
+// The caller closes the object with "\n}".
+func AppendStoredItemOpen(dst []byte, s *baton.Stored) ([]byte, error) {
+	return appendStoredOpen(dst, s, &itemStyle)
+}
+
+func appendStoredOpen(dst []byte, s *baton.Stored, st *batonStyle) ([]byte, error) {
 	var b Baton
 	var del Deletion
 	var sig Signature
-	shapeBaton(&b, s, &del, &sig)
-	return AppendBatonOpen(dst, &b)
+	shapeBatonParts(&b, s, &del, &sig)
+	return appendBatonParts(dst, &b, deletionOf(s, &del), signatureOf(s, &sig), st)
+}
+
+// A batonStyle is how a baton is written: compact with the Encoder's
+// strings, or as a listing's item (tab-indented, terminal-safe strings).
+// The string writers are called directly: through function values,
+// escape analysis would move what a shape points to onto the heap, two
+// allocations for each baton of a listing.
+type batonStyle struct {
+	safe   bool
+	keys   [numBatonKeys]string // each key with what leads it and the colon after it
+	nl     [3]string            // a newline and the indentation of depth 0…2 ("" when compact)
+	closed string               // what closes a nested object: nl[1] and the brace
+}
+
+// The keys of a baton, in the Encoder's (Baton's) order, and of its
+// deletion and signature; the first of each object is led by its brace.
+const (
+	bkID = iota
+	bkRef
+	bkOwner
+	bkBranch
+	bkShared
+	bkNextSteps
+	bkFailedApproaches
+	bkOpenQuestions
+	bkHarness
+	bkSessionID
+	bkCreatedAt
+	bkHead
+	bkClaimed
+	bkClaimedAt
+	bkClaimedBySession
+	bkDeleted
+	bkSignature
+	bkDelReason // the deletion's
+	bkDelAt
+	bkSigState // the signature's
+	bkSigTrusted
+	bkSigFormat
+	bkSigSigner
+	bkSigReason
+	bkSigFenced
+	numBatonKeys
+)
+
+var batonKeys = [numBatonKeys]string{"id", "ref", "owner", "branch", "shared", "nextSteps", "failedApproaches",
+	"openQuestions", "harness", "sessionId", "createdAt", "head", "claimed", "claimedAt", "claimedBySession",
+	"deleted", "signature", "reason", "at", "state", "trusted", "format", "signer", "reason", "fenced"}
+
+var (
+	plainStyle = newBatonStyle(false, false)
+	itemStyle  = newBatonStyle(true, true)
+)
+
+func newBatonStyle(safe, tabbed bool) batonStyle {
+	st := batonStyle{safe: safe}
+	colon := ":"
+	if tabbed {
+		colon = ": "
+		for d := range st.nl {
+			st.nl[d] = "\n" + strings.Repeat("\t", d)
+		}
+	}
+	st.closed = st.nl[1] + "}"
+	for i, k := range batonKeys {
+		lead, depth := ",", 1
+		if i >= bkDelReason {
+			depth = 2
+		}
+		if i == bkID || i == bkDelReason || i == bkSigState {
+			lead = "{"
+		}
+		st.keys[i] = lead + st.nl[depth] + `"` + k + `"` + colon
+	}
+	return st
+}
+
+func (st *batonStyle) one(dst []byte, s string) []byte {
+	if st.safe {
+		return jsonrec.AppendSafeString(dst, s)
+	}
+	return jsonrec.AppendString(dst, s)
+}
+
+// list writes a list at depth 1: nil is null, an empty one [].
+func (st *batonStyle) list(dst []byte, list []string) []byte {
+	if st.nl[0] == "" || len(list) == 0 {
+		if st.safe {
+			return jsonrec.AppendSafeStrings(dst, list)
+		}
+		return jsonrec.AppendStrings(dst, list)
+	}
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, st.nl[2]...)
+		dst = st.one(dst, s)
+	}
+	dst = append(dst, st.nl[1]...)
+	return append(dst, ']')
 }
 
 // AppendBaton appends b's compact JSON.
@@ -44,80 +161,88 @@ func AppendBatonOpen(dst []byte, b *Baton) ([]byte, error) {
 	if b == nil {
 		return append(dst, "null"...), nil // unreachable for an embedding caller: checked by its own
 	}
+	return appendBatonParts(dst, b, b.Deleted, b.Signature, &plainStyle)
+}
+
+// appendBatonParts is appendBatonOpen with b's deletion and signature
+// given apart (b's own are not read).
+func appendBatonParts(dst []byte, b *Baton, del *Deletion, sig *Signature, st *batonStyle) ([]byte, error) {
 	var err error
-	dst = append(dst, `{"id":`...)
-	dst = jsonrec.AppendString(dst, b.ID)
-	dst = append(dst, `,"ref":`...)
-	dst = jsonrec.AppendString(dst, b.Ref)
-	dst = append(dst, `,"owner":`...)
-	dst = jsonrec.AppendString(dst, b.Owner)
-	dst = append(dst, `,"branch":`...)
-	dst = jsonrec.AppendString(dst, b.Branch)
-	dst = append(dst, `,"shared":`...)
+	dst = append(dst, st.keys[bkID]...)
+	dst = st.one(dst, b.ID)
+	dst = append(dst, st.keys[bkRef]...)
+	dst = st.one(dst, b.Ref)
+	dst = append(dst, st.keys[bkOwner]...)
+	dst = st.one(dst, b.Owner)
+	dst = append(dst, st.keys[bkBranch]...)
+	dst = st.one(dst, b.Branch)
+	dst = append(dst, st.keys[bkShared]...)
 	dst = jsonrec.AppendBool(dst, b.Shared)
-	dst = append(dst, `,"nextSteps":`...)
-	dst = jsonrec.AppendStrings(dst, b.NextSteps)
-	dst = append(dst, `,"failedApproaches":`...)
-	dst = jsonrec.AppendStrings(dst, b.FailedApproaches)
-	dst = append(dst, `,"openQuestions":`...)
-	dst = jsonrec.AppendStrings(dst, b.OpenQuestions)
+	dst = append(dst, st.keys[bkNextSteps]...)
+	dst = st.list(dst, b.NextSteps)
+	dst = append(dst, st.keys[bkFailedApproaches]...)
+	dst = st.list(dst, b.FailedApproaches)
+	dst = append(dst, st.keys[bkOpenQuestions]...)
+	dst = st.list(dst, b.OpenQuestions)
 	if b.Harness != "" {
-		dst = append(dst, `,"harness":`...)
-		dst = jsonrec.AppendString(dst, b.Harness)
+		dst = append(dst, st.keys[bkHarness]...)
+		dst = st.one(dst, b.Harness)
 	}
 	if b.SessionID != "" {
-		dst = append(dst, `,"sessionId":`...)
-		dst = jsonrec.AppendString(dst, b.SessionID)
+		dst = append(dst, st.keys[bkSessionID]...)
+		dst = st.one(dst, b.SessionID)
 	}
-	dst = append(dst, `,"createdAt":`...)
+	dst = append(dst, st.keys[bkCreatedAt]...)
 	if dst, err = jsonrec.AppendTime(dst, b.CreatedAt); err != nil {
 		return nil, err
 	}
 	if b.Head != "" {
-		dst = append(dst, `,"head":`...)
-		dst = jsonrec.AppendString(dst, b.Head)
+		dst = append(dst, st.keys[bkHead]...)
+		dst = st.one(dst, b.Head)
 	}
-	dst = append(dst, `,"claimed":`...)
+	dst = append(dst, st.keys[bkClaimed]...)
 	dst = jsonrec.AppendBool(dst, b.Claimed)
 	if b.ClaimedAt != nil {
-		dst = append(dst, `,"claimedAt":`...)
+		dst = append(dst, st.keys[bkClaimedAt]...)
 		if dst, err = jsonrec.AppendTime(dst, *b.ClaimedAt); err != nil {
 			return nil, err
 		}
 	}
 	if b.ClaimedBySession != "" {
-		dst = append(dst, `,"claimedBySession":`...)
-		dst = jsonrec.AppendString(dst, b.ClaimedBySession)
+		dst = append(dst, st.keys[bkClaimedBySession]...)
+		dst = st.one(dst, b.ClaimedBySession)
 	}
-	if d := b.Deleted; d != nil {
-		dst = append(dst, `,"deleted":{"reason":`...)
-		dst = jsonrec.AppendString(dst, d.Reason)
-		dst = append(dst, `,"at":`...)
+	if d := del; d != nil {
+		dst = append(dst, st.keys[bkDeleted]...)
+		dst = append(dst, st.keys[bkDelReason]...)
+		dst = st.one(dst, d.Reason)
+		dst = append(dst, st.keys[bkDelAt]...)
 		if dst, err = jsonrec.AppendTime(dst, d.At); err != nil {
 			return nil, err
 		}
-		dst = append(dst, '}')
+		dst = append(dst, st.closed...)
 	}
-	if s := b.Signature; s != nil {
-		dst = append(dst, `,"signature":{"state":`...)
-		dst = jsonrec.AppendString(dst, s.State)
-		dst = append(dst, `,"trusted":`...)
+	if s := sig; s != nil {
+		dst = append(dst, st.keys[bkSignature]...)
+		dst = append(dst, st.keys[bkSigState]...)
+		dst = st.one(dst, s.State)
+		dst = append(dst, st.keys[bkSigTrusted]...)
 		dst = jsonrec.AppendBool(dst, s.Trusted)
 		if s.Format != "" {
-			dst = append(dst, `,"format":`...)
-			dst = jsonrec.AppendString(dst, s.Format)
+			dst = append(dst, st.keys[bkSigFormat]...)
+			dst = st.one(dst, s.Format)
 		}
 		if s.Signer != "" {
-			dst = append(dst, `,"signer":`...)
-			dst = jsonrec.AppendString(dst, s.Signer)
+			dst = append(dst, st.keys[bkSigSigner]...)
+			dst = st.one(dst, s.Signer)
 		}
 		if s.Reason != "" {
-			dst = append(dst, `,"reason":`...)
-			dst = jsonrec.AppendString(dst, s.Reason)
+			dst = append(dst, st.keys[bkSigReason]...)
+			dst = st.one(dst, s.Reason)
 		}
-		dst = append(dst, `,"fenced":`...)
+		dst = append(dst, st.keys[bkSigFenced]...)
 		dst = jsonrec.AppendBool(dst, s.Fenced)
-		dst = append(dst, '}')
+		dst = append(dst, st.closed...)
 	}
 	return dst, nil
 }

@@ -80,6 +80,16 @@ func OfBaton(s *baton.Stored) *Baton {
 // shapeBaton is OfBaton into out, with its deletion and signature (when
 // it has them) in del and sig: AppendStored shapes into its own variables.
 func shapeBaton(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) {
+	if shapeBatonParts(out, s, del, sig) {
+		out.Deleted, out.Signature = deletionOf(s, del), signatureOf(s, sig)
+	}
+}
+
+// shapeBatonParts is shapeBaton without out's pointers to del and sig,
+// which it fills: a caller that keeps all three on its stack writes them
+// with appendBatonParts (stored through out, escape analysis would move
+// del and sig to the heap). It reports whether s has either.
+func shapeBatonParts(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) bool {
 	*out = Baton{
 		ID: s.ID, Ref: s.Ref, Owner: s.Owner, Branch: s.Branch, Shared: s.Shared,
 		NextSteps: NonNil(s.NextSteps), FailedApproaches: NonNil(s.FailedApproaches), OpenQuestions: NonNil(s.OpenQuestions),
@@ -88,12 +98,28 @@ func shapeBaton(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) {
 	}
 	if d := s.Deleted; d != nil {
 		*del = Deletion{Reason: d.Reason, At: d.At}
-		out.Deleted = del
 	}
 	if v := s.Signature; v != nil {
 		*sig = Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason, Fenced: s.Fenced}
-		out.Signature = sig
 	}
+	return s.Deleted != nil || s.Signature != nil
+}
+
+// deletionOf is del when s is deleted (shapeBatonParts filled it), else nil.
+func deletionOf(s *baton.Stored, del *Deletion) *Deletion {
+	if s.Deleted == nil {
+		return nil
+	}
+	return del
+}
+
+// signatureOf is sig when s has a signature (shapeBatonParts filled it),
+// else nil.
+func signatureOf(s *baton.Stored, sig *Signature) *Signature {
+	if s.Signature == nil {
+		return nil
+	}
+	return sig
 }
 
 // Objective is an objective as it is shown.

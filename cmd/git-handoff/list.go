@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
+	"github.com/git-handoff/git-handoff/internal/safetext"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/sign"
 	"github.com/git-handoff/git-handoff/view"
@@ -101,9 +102,12 @@ func signatureCell(v *refstore.Verification) string {
 // but encodes each baton as it is read and keeps only its text (in large
 // shared chunks) until the sort has put them in order: a hundred thousand
 // decoded batons and their JSON shapes are never all held at once. The
-// text is written by view.AppendBaton, which writes what the Encoder
-// writes without its reflection; a baton it cannot write goes to the
-// Encoder, which says why as it always did.
+// text is written by view.AppendStoredItemOpen, which writes what the
+// Encoder writes without its reflection, already as a safetext.Writer
+// would pass it and indented with tabs, which printing turns into the
+// listing's indentation (jsonrec.Reindent) and nothing scans again; a
+// baton it cannot write goes to the Encoder, which says why as it always
+// did.
 func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOptions) error {
 	// What is kept is the arena, free of pointers, and each baton's sort
 	// key; what decoding leaves behind is little and garbage at once. So
@@ -120,9 +124,11 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	var scratch []byte
+	var scratch, ind []byte
 	snapshot := handoff.SnapshotsOf(c.Context, st)
-	spans, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) listSpan {
+	// conv copies what it keeps of each baton (its text, into the arena):
+	// the batons are borrowed.
+	spans, notices, err := handoff.ListEachBorrowed(c.Context, st, opts, func(s *baton.Stored) listSpan {
 		var snap *snapshotJSON
 		if sn, ok := snapshot(s.SessionID); ok {
 			snap = toSnapshotJSON(&sn, false)
@@ -142,7 +148,9 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 		if err := enc.Encode(item); err != nil && encErr == nil {
 			encErr = err
 		}
-		return arena.add(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		scratch = safetext.Append(scratch[:0], bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		ind = jsonrec.Indent(ind[:0], scratch, "", "\t")
+		return arena.add(ind)
 	})
 	if err == nil {
 		err = encErr
@@ -150,8 +158,10 @@ func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOpti
 	if err != nil {
 		return err
 	}
-	return printJSONEach(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
-		out.Write(jsonrec.Indent(out.AvailableBuffer(), arena.bytes(spans[i]), "    ", "  "))
+	// Every item was made safe for a terminal as it was written: the
+	// output is not scanned again on its way out.
+	return printJSONEachEscaped(d.stdout, "handoffs", len(spans), func(i int, out *bytes.Buffer) error {
+		out.Write(jsonrec.Reindent(out.AvailableBuffer(), arena.bytes(spans[i]), "    ", "  "))
 		return nil
 	}, d.withOpenNotices(notices))
 }
@@ -168,10 +178,11 @@ const (
 	listHeapHeadroom = 32 << 20
 )
 
-// appendListed appends the compact JSON of listedJSON{toJSON(s), snap} as the Encoder writes it; the
-// rare snapshot is the Encoder's own writing (enc writes into buf).
+// appendListed appends listedJSON{toJSON(s), snap} as the arena keeps it: the Encoder's JSON as a
+// safetext.Writer filters it, indented with tabs (view.AppendStoredItemOpen); the rare snapshot is the
+// Encoder's own writing (enc writes into buf), filtered and indented here.
 func appendListed(dst []byte, s *baton.Stored, snap *snapshotJSON, enc *json.Encoder, buf *bytes.Buffer) ([]byte, error) {
-	dst, err := view.AppendStoredOpen(dst, s)
+	dst, err := view.AppendStoredItemOpen(dst, s)
 	if err != nil {
 		return nil, err
 	}
@@ -180,10 +191,10 @@ func appendListed(dst []byte, s *baton.Stored, snap *snapshotJSON, enc *json.Enc
 		if err := enc.Encode(snap); err != nil {
 			return nil, err
 		}
-		dst = append(dst, `,"snapshot":`...)
-		dst = append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		dst = append(dst, ",\n\t\"snapshot\": "...)
+		dst = jsonrec.Indent(dst, safetext.Append(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), "\t", "\t")
 	}
-	return append(dst, '}'), nil
+	return append(dst, "\n}"...), nil
 }
 
 // listArena holds encoded entries back to back in chunks of a megabyte or

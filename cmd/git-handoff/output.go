@@ -9,6 +9,7 @@ import (
 	"reflect"
 
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
+	"github.com/git-handoff/git-handoff/internal/safetext"
 	"github.com/git-handoff/git-handoff/view"
 	"github.com/urfave/cli/v2"
 )
@@ -63,6 +64,21 @@ func printJSON(w io.Writer, v any) error {
 // items that item writes (indented as printJSONArray indents them) one
 // at a time: none needs to exist before it is written.
 func printJSONEach(w io.Writer, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
+	return printJSONItems(w, false, key, n, item, notices)
+}
+
+// printJSONEachEscaped is printJSONEach for items that item has made safe
+// for a terminal already (as safetext.Writer would, with
+// jsonrec.AppendSafeString's strings): they go to w unscanned
+// (safetext.Escaped), and only the notices through the filter.
+func printJSONEachEscaped(w io.Writer, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
+	return printJSONItems(w, true, key, n, item, notices)
+}
+
+func printJSONItems(w io.Writer, escaped bool, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
+	if escaped {
+		w = safetext.Escaped(w)
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "{\n  %q: [", key)
 	var buf bytes.Buffer
@@ -88,7 +104,11 @@ func printJSONEach(w io.Writer, key string, n int, item func(i int, out *bytes.B
 	if err := enc.Encode(view.NonNil(notices)); err != nil {
 		return err
 	}
-	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	list := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if escaped {
+		list = safetext.Append(nil, list)
+	}
+	bw.Write(list)
 	bw.WriteString("\n}\n")
 	return bw.Flush()
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 )
 
 // The appenders below write what json.Marshal writes, for the records
@@ -14,22 +13,19 @@ import (
 // record would otherwise spend a good part of its time building
 // encoding/json's reflection caches for the record's type.
 
-// htmlSafe[c] is true for the ASCII bytes json.Marshal copies as they
-// are inside a string.
-var htmlSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
+// htmlQuoting copies as they are inside a string the ASCII bytes
+// json.Marshal copies.
+var htmlQuoting = quoting{plain: asciiAsIs("<>&")}
 
 // AppendHTMLString appends s as json.Marshal writes a string: as
 // AppendString does, and <, > and & as \u003c, \u003e and \u0026.
-func AppendHTMLString(dst []byte, s string) []byte { return appendString(dst, s, &htmlSafe) }
+func AppendHTMLString(dst []byte, s string) []byte { return appendString(dst, s, &htmlQuoting) }
 
 // AppendHTMLStrings appends a list of strings as json.Marshal writes a
 // []string: nil is null, an empty list [].
-func AppendHTMLStrings(dst []byte, list []string) []byte { return appendStrings(dst, list, &htmlSafe) }
+func AppendHTMLStrings(dst []byte, list []string) []byte {
+	return appendStrings(dst, list, &htmlQuoting)
+}
 
 // AppendUint64 appends n in decimal.
 func AppendUint64(dst []byte, n uint64) []byte { return strconv.AppendUint(dst, n, 10) }

@@ -3,8 +3,11 @@ package jsonrec
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/git-handoff/git-handoff/internal/safetext"
 )
 
 const hexDigits = "0123456789abcdef"
@@ -13,27 +16,50 @@ const hexDigits = "0123456789abcdef"
 // SetEscapeHTML(false): quote and backslash escaped, the controls it has
 // short forms for as those and the other C0 controls as \u00XX, invalid
 // UTF-8 as \ufffd, and U+2028 and U+2029 escaped (for JavaScript).
-func AppendString(dst []byte, s string) []byte { return appendString(dst, s, &plainSafe) }
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, &plainQuoting) }
 
-// plainSafe[c] is true for the ASCII bytes the Encoder without HTML
-// escaping copies as they are inside a string.
-var plainSafe = func() (t [utf8.RuneSelf]bool) {
+// AppendSafeString appends s as AppendString does and then
+// safetext.Writer would filter it: what safetext.Unsafe reports and JSON
+// does not escape (DEL, the C1 controls, the bidi marks and overrides) is
+// written as safetext.AppendEscape writes it, which but for DEL is also
+// JSON's own escape of the rune. Output made of such strings can go to a
+// safetext.Writer's WriteEscaped unscanned, and comes out as the
+// AppendString text would through its Write.
+func AppendSafeString(dst []byte, s string) []byte { return appendString(dst, s, &safeQuoting) }
+
+// A quoting is one way of writing strings: which ASCII bytes go as they
+// are (every other one below 0x80 is escaped, with a short form where
+// JSON has one), and whether the runes a terminal must not see are
+// escaped as safetext escapes them.
+type quoting struct {
+	plain [utf8.RuneSelf]bool
+	term  bool
+}
+
+// plainQuoting is the Encoder's without HTML escaping, safeQuoting the
+// same for a terminal, htmlQuoting json.Marshal's.
+var (
+	plainQuoting = quoting{plain: asciiAsIs("")}
+	safeQuoting  = quoting{plain: asciiAsIs("\x7f"), term: true}
+)
+
+// asciiAsIs is the table of the ASCII bytes from space up (DEL too) but
+// quote, backslash and those of except.
+func asciiAsIs(except string) (t [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
+		t[c] = c != '"' && c != '\\' && !strings.ContainsRune(except, rune(c))
 	}
 	return t
-}()
+}
 
-// appendString is AppendString and AppendHTMLString: safe says which
-// ASCII bytes go as they are; every other one below 0x80 is escaped,
-// with a short form where JSON has one.
-func appendString(dst []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
+// appendString is AppendString, AppendSafeString and AppendHTMLString.
+func appendString(dst []byte, s string, q *quoting) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if safe[c] {
+			if q.plain[c] {
 				i++
 				continue
 			}
@@ -51,6 +77,8 @@ func appendString(dst []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
+			case 0x7f: // only when q.term: the Encoder copies DEL
+				dst = safetext.AppendEscape(dst, rune(c))
 			default: // the other controls, and < > & when HTML is escaped
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
@@ -66,6 +94,9 @@ func appendString(dst []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		case q.term && safetext.Unsafe(r):
+			dst = append(dst, s[start:i]...)
+			dst = safetext.AppendEscape(dst, r)
 		default:
 			i += size
 			continue
@@ -102,11 +133,16 @@ func AppendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n
 
 // AppendStrings appends a list of strings; nil is null, as encoding/json
 // writes it.
-func AppendStrings(dst []byte, list []string) []byte { return appendStrings(dst, list, &plainSafe) }
+func AppendStrings(dst []byte, list []string) []byte { return appendStrings(dst, list, &plainQuoting) }
 
-// appendStrings is AppendStrings and AppendHTMLStrings: nil is null, an
-// empty list [].
-func appendStrings(dst []byte, list []string, safe *[utf8.RuneSelf]bool) []byte {
+// AppendSafeStrings is AppendStrings with AppendSafeString's strings.
+func AppendSafeStrings(dst []byte, list []string) []byte {
+	return appendStrings(dst, list, &safeQuoting)
+}
+
+// appendStrings is AppendStrings, AppendSafeStrings and
+// AppendHTMLStrings: nil is null, an empty list [].
+func appendStrings(dst []byte, list []string, q *quoting) []byte {
 	if list == nil {
 		return append(dst, "null"...)
 	}
@@ -115,7 +151,7 @@ func appendStrings(dst []byte, list []string, safe *[utf8.RuneSelf]bool) []byte 
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s, safe)
+		dst = appendString(dst, s, q)
 	}
 	return append(dst, ']')
 }
@@ -182,6 +218,45 @@ func stringEnd(src []byte, i int) int {
 		i += b + 2 // past the escape and the byte it escapes
 		if i >= len(src) {
 			return len(src)
+		}
+	}
+}
+
+// Reindent appends src, JSON indented with tabs as Indent(dst, compact,
+// "", "\t") writes it, indented as Indent(dst, compact, prefix, indent)
+// would. No string holds a raw newline or tab (JSON escapes both), so
+// every newline is a line break and the tabs after it its depth: what is
+// between them is copied as it is, with no looking into strings. A
+// listing keeps its items tab-indented, a little larger than compact and
+// much cheaper to print than compact is to indent.
+func Reindent(dst, src []byte, prefix, indent string) []byte {
+	// The indentation of the first depths, in one piece.
+	var padBuf [64]byte
+	pad := append(padBuf[:0], prefix...)
+	shallow := 0
+	for len(pad)+len(indent) <= len(padBuf) {
+		pad = append(pad, indent...)
+		shallow++
+	}
+	for {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return append(dst, src...)
+		}
+		dst = append(dst, src[:i+1]...)
+		src = src[i+1:]
+		depth := 0
+		for depth < len(src) && src[depth] == '\t' {
+			depth++
+		}
+		src = src[depth:]
+		if depth <= shallow {
+			dst = append(dst, pad[:len(prefix)+depth*len(indent)]...)
+			continue
+		}
+		dst = append(dst, prefix...)
+		for range depth {
+			dst = append(dst, indent...)
 		}
 	}
 }

@@ -12,7 +12,6 @@
 package safetext
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -87,33 +86,64 @@ func clean(s string) bool {
 // before a trailing incomplete UTF-8 sequence and returns how many bytes it
 // consumed, so a caller can carry the rest into its next write.
 func appendSafe(b *strings.Builder, p []byte, final bool) int {
+	out, used := appendEscaped(nil, p, final)
+	b.Write(out)
+	return used
+}
+
+// Append appends p to dst as String writes it: for text made by a writer
+// that does not escape what Writer does (encoding/json, say) on its way to
+// one that passes bytes through (Writer.WriteEscaped).
+func Append(dst, p []byte) []byte {
+	out, _ := appendEscaped(dst, p, true)
+	return out
+}
+
+func appendEscaped(dst, p []byte, final bool) ([]byte, int) {
 	i := 0
 	for i < len(p) {
 		c := p[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
-				fmt.Fprintf(b, `\x%02x`, c)
+				dst = appendByte(dst, c)
 			} else {
-				b.WriteByte(c)
+				dst = append(dst, c)
 			}
 			i++
 			continue
 		}
 		if !final && !utf8.FullRune(p[i:]) {
-			return i
+			return dst, i
 		}
 		r, n := utf8.DecodeRune(p[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(b, `\x%02x`, c)
+			dst = appendByte(dst, c)
 		case Unsafe(r):
-			fmt.Fprintf(b, `\u%04x`, r)
+			dst = AppendEscape(dst, r)
 		default:
-			b.Write(p[i : i+n])
+			dst = append(dst, p[i:i+n]...)
 		}
 		i += n
 	}
-	return i
+	return dst, i
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendEscape appends the visible escape Writer writes for a rune r that
+// Unsafe reports: \xNN below 0x80, \uNNNN above. An encoder that writes
+// these itself makes text Writer would pass unchanged (WriteEscaped).
+func AppendEscape(dst []byte, r rune) []byte {
+	if r < utf8.RuneSelf {
+		return appendByte(dst, byte(r))
+	}
+	return append(dst, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+}
+
+// appendByte is the escape of a control byte, or of one that is not UTF-8.
+func appendByte(dst []byte, c byte) []byte {
+	return append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 }
 
 // Writer filters everything written through it as String does. A rune split
@@ -163,3 +193,28 @@ func (sw *Writer) Flush() error {
 	_, err := io.WriteString(sw.w, b.String())
 	return err
 }
+
+// WriteEscaped writes p as it is, after anything held: p is text an
+// encoder has already made safe as Write would (every rune Unsafe reports
+// and every byte that is not UTF-8 written as AppendEscape writes it), for
+// which Write's scan would find nothing to change. A listing's megabytes
+// of JSON are not looked at twice.
+func (sw *Writer) WriteEscaped(p []byte) (int, error) {
+	if err := sw.Flush(); err != nil {
+		return 0, err
+	}
+	return sw.w.Write(p)
+}
+
+// Escaped returns a writer whose writes go to w as they are, through
+// WriteEscaped when w is a Writer: for text made safe by its encoder.
+func Escaped(w io.Writer) io.Writer {
+	if sw, ok := w.(*Writer); ok {
+		return escapedWriter{sw}
+	}
+	return w
+}
+
+type escapedWriter struct{ sw *Writer }
+
+func (e escapedWriter) Write(p []byte) (int, error) { return e.sw.WriteEscaped(p) }

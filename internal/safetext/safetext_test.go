@@ -133,3 +133,41 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// WriteEscaped passes its bytes through as they are, after what a split
+// rune left held; Escaped gives that to writers that are not a Writer's
+// as they are.
+func TestWriteEscaped(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	w.Write([]byte("a \xe2\x80"))
+	if _, err := Escaped(w).Write([]byte(`\u202e raw`)); err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("\x1b"))
+	if got, want := out.String(), `a \xe2\x80\u202e raw\x1b`; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	var plain bytes.Buffer
+	if Escaped(&plain) != &plain {
+		t.Fatal("Escaped wrapped a writer that filters nothing")
+	}
+}
+
+// Append writes what String does, after what dst holds; AppendEscape is
+// the escape String writes for each unsafe rune.
+func TestAppend(t *testing.T) {
+	for _, s := range []string{"plain", "\x1b[1m \x7f \u0085 \u202e \xff \xe2\x80", ""} {
+		if got, want := string(Append([]byte("x"), []byte(s))), "x"+String(s); got != want {
+			t.Errorf("Append(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for r := rune(0); r < 0x3000; r++ {
+		if !Unsafe(r) {
+			continue
+		}
+		if got, want := string(AppendEscape(nil, r)), String(string(r)); got != want {
+			t.Errorf("AppendEscape(%U) = %q, String writes %q", r, got, want)
+		}
+	}
+}
