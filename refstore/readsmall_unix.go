@@ -17,39 +17,21 @@ import (
 // the cost of listing ten thousand loose refs. A file larger than the
 // buffer is read again whole.
 func readSmallAt(dir *os.File, dirPath, name string) ([]byte, error) {
-	var buf [256]byte
-	path := filepath.Join(dirPath, name)
 	raw, err := dir.SyscallConn()
 	if err != nil {
-		return os.ReadFile(path)
+		return os.ReadFile(filepath.Join(dirPath, name))
 	}
-	var fd int
-	var oerr error
-	if err := raw.Control(func(dfd uintptr) {
-		for {
-			fd, oerr = unix.Openat(int(dfd), name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-			if oerr != syscall.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return os.ReadFile(path)
+	var b []byte
+	var buf [256]byte
+	if cerr := raw.Control(func(dfd uintptr) {
+		b, err = readOneAt(int(dfd), dirPath, name, &buf)
+	}); cerr != nil {
+		return os.ReadFile(filepath.Join(dirPath, name))
 	}
-	if oerr != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: oerr}
+	if err != nil || len(b) == 0 || &b[0] != &buf[0] {
+		return b, err // an error, nothing, or read again whole: b is its own
 	}
-	n, err := syscall.Read(fd, buf[:])
-	for err == syscall.EINTR {
-		n, err = syscall.Read(fd, buf[:])
-	}
-	syscall.Close(fd)
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
-	}
-	if n == len(buf) {
-		return os.ReadFile(path)
-	}
-	return append([]byte(nil), buf[:n]...), nil
+	return append([]byte(nil), b...), nil
 }
 
 // readSmallEach is readSmallAt for every file of names in dir, handing fn
@@ -86,9 +68,9 @@ func readSmallEach(dir *os.File, dirPath string, names []string, fn func(name st
 // readOneAt is readSmallAt's reading, into buf, of name in the directory
 // open as dfd.
 func readOneAt(dfd int, dirPath, name string, buf *[256]byte) ([]byte, error) {
-	fd, err := syscall.Openat(dfd, name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	for err == syscall.EINTR {
-		fd, err = syscall.Openat(dfd, name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err = unix.Openat(dfd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: filepath.Join(dirPath, name), Err: err}
