@@ -16,7 +16,18 @@ import (
 // a node has or a link names, and for ids nobody has.
 func sameAsReference(t *testing.T, nodes []Node) {
 	t.Helper()
-	g, ref := NewGraph(nodes), newRefGraph(nodes)
+	in := slices.Clone(nodes)
+	compareToReference(t, NewGraph(nodes), nodes)
+	if !slices.Equal(nodes, in) {
+		t.Fatalf("NewGraph changed its nodes: %#v, were %#v", nodes, in)
+	}
+	// FromNodes may keep and reorder its slice: a copy of its own.
+	compareToReference(t, FromNodes(slices.Clone(nodes)), nodes)
+}
+
+func compareToReference(t *testing.T, g *Graph, nodes []Node) {
+	t.Helper()
+	ref := newRefGraph(nodes)
 	where := func() string { return fmt.Sprintf("nodes %#v", nodes) }
 	if got, want := g.IDs(), ref.IDs(); !slices.Equal(got, want) {
 		t.Fatalf("IDs() = %q, reference %q; %s", got, want, where())
@@ -179,7 +190,7 @@ func TestGraphMatchesReferenceOnLongLines(t *testing.T) {
 	slices.SortFunc(listing, func(a, b Node) int { return strings.Compare(a.ID, b.ID) })
 	for name, nodes := range map[string][]Node{"line": line, "cycle": cycle, "listing": listing} {
 		t.Run(name, func(t *testing.T) {
-			g, ref := NewGraph(nodes), newRefGraph(nodes)
+			g, ref := FromNodes(slices.Clone(nodes)), newRefGraph(nodes)
 			if got, want := errText(g.Validate()), errText(ref.Validate()); got != want {
 				t.Fatalf("Validate() = %.200q, reference %.200q", got, want)
 			}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -253,5 +255,91 @@ func TestNodeSetKeepsNoBorrowedMemory(t *testing.T) {
 	}
 	if got, w := ns.Nodes(), Nodes(want); !reflect.DeepEqual(got, w) {
 		t.Fatalf("nodes of borrowed records:\n got %+v\nwant %+v", got, w)
+	}
+}
+
+// A listing decodes every record into the same variable: each reads as
+// Decode reads it on its own, nothing left of the record before it
+// (records with every part follow ones with none, and the other way
+// round), borrowing or not.
+func TestDecodeIntoReusedVariable(t *testing.T) {
+	records := borrowedRecords(t)
+	for _, b := range []*Borrower{nil, new(Borrower)} {
+		var cur Stored
+		for i := range 3 * len(records) {
+			// Every record after every other, near enough: forwards,
+			// backwards, then in strides.
+			j := i % len(records)
+			switch i / len(records) {
+			case 1:
+				j = len(records) - 1 - j
+			case 2:
+				j = j * 7 % len(records)
+			}
+			data := records[j]
+			var id struct{ ID string }
+			_ = json.Unmarshal(data, &id)
+			e := refstore.Entry{Ref: refstore.SessionPrefix + id.ID, OID: fmt.Sprint(i), Type: "blob", Size: int64(len(data)), Data: data}
+			want, werr := Decode(e)
+			err := decodeInto(e, b, &cur)
+			if fmt.Sprint(err) != fmt.Sprint(werr) {
+				t.Fatalf("decodeInto error %v, Decode %v; record %q", err, werr, data)
+			}
+			if err == nil && !reflect.DeepEqual(cur, want) {
+				t.Fatalf("decodeInto after another record:\n got %+v\nwant %+v; record %q", cur, want, data)
+			}
+		}
+	}
+}
+
+// A NodeSet of a listing's size (past a chunk of nodes and a block of
+// text, with a string too long for a block) gives the nodes Nodes gives.
+func TestNodeSetOfManyRecords(t *testing.T) {
+	var (
+		ns   NodeSet
+		recs []Record
+	)
+	long := strings.Repeat("long branch name ", textBlock/8)
+	t0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	for i := range 3*nodeChunk + 17 {
+		r := Record{ID: fmt.Sprintf("app-%06d", i), Status: StatusActive, Harness: fmt.Sprintf("h%d", i%300),
+			Branch: fmt.Sprintf("feature-%d", i), CreatedAt: t0.Add(time.Duration(i) * time.Second)}
+		switch {
+		case i%3 == 0:
+			r.ReplacedBy, r.Status = fmt.Sprintf("app-%06d", i+1), StatusReplaced
+		case i%3 == 1:
+			r.Supersedes, r.HandoffReason = fmt.Sprintf("app-%06d", i-1), []string{"stuck", "crashed", "free text"}[i%3]
+		}
+		if i%1000 == 5 {
+			r.Branch = long
+		}
+		recs = append(recs, r)
+		// Added from a buffer that is overwritten next: nothing is kept of it.
+		b := r.Clone()
+		if id := ns.Add(&b); id != r.ID {
+			t.Fatalf("Add returned %q, want %q", id, r.ID)
+		}
+		b.ID, b.Branch, b.Supersedes = "overwritten", "overwritten", "overwritten"
+	}
+	// What each node must hold, from the records themselves: the reason
+	// moves to the replaced node.
+	want := make([]lineage.Node, len(recs))
+	reason := map[string]string{}
+	for _, r := range recs {
+		if r.Supersedes != "" {
+			reason[r.Supersedes] = r.HandoffReason
+		}
+	}
+	for i, r := range recs {
+		want[i] = lineage.Node{ID: r.ID, Supersedes: r.Supersedes, ReplacedBy: r.ReplacedBy, Status: r.Status,
+			Reason: reason[r.ID], Harness: r.Harness, Branch: r.Branch, At: r.CreatedAt}
+	}
+	if got := ns.Nodes(); !reflect.DeepEqual(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("node %d = %+v, want %+v", i, got[i], want[i])
+			}
+		}
+		t.Fatalf("%d nodes, want %d", len(got), len(want))
 	}
 }

@@ -42,8 +42,10 @@ func decodeFast(e refstore.Entry, s *Record, b *Borrower) bool {
 	if ok && s.Schema == Schema {
 		return true
 	}
-	*s = Record{}
-	return json.Unmarshal(e.Data, s) == nil && s.Schema == Schema
+	var t Record // on the heap only when encoding/json reads it
+	ok = json.Unmarshal(e.Data, &t) == nil && t.Schema == Schema
+	*s = t
+	return ok
 }
 
 // UnmarshalFast decodes data into s in one pass, as json.Unmarshal would,
@@ -67,6 +69,27 @@ func UnmarshalFast(data []byte, s *Record) bool {
 type Borrower struct {
 	r        jsonrec.Reader
 	launched map[string]Launched
+	harness  map[string]string // the launched map's keys, kept once each
+}
+
+// maxHarnesses bounds the launched keys a Borrower keeps once each: past
+// it (records naming a hundred thousand harnesses) each is copied.
+const maxHarnesses = 64
+
+// harnessKey returns key as a string: the one kept for it when there is
+// one. A key of the reused launched map was one string per record.
+func (b *Borrower) harnessKey(key []byte) string {
+	if k, ok := b.harness[string(key)]; ok {
+		return k
+	}
+	k := string(key)
+	if len(b.harness) < maxHarnesses {
+		if b.harness == nil {
+			b.harness = map[string]string{}
+		}
+		b.harness[k] = k
+	}
+	return k
 }
 
 // Decode is session.Decode, borrowing.
@@ -162,7 +185,7 @@ func readRecord(r *jsonrec.Reader, s *Record, b *Borrower) {
 				m = b.launched
 				clear(m)
 			}
-			s.Launched = readLaunched(r, m)
+			s.Launched = readLaunched(r, m, b)
 		case "switching":
 			r.Seen(&seen, 22)
 			s.Switching = readSwitching(r)
@@ -192,14 +215,20 @@ func readRecord(r *jsonrec.Reader, s *Record, b *Borrower) {
 
 // readLaunched reads the map as encoding/json does: {} an empty map, each
 // value decoded into a fresh Launched, a repeated key keeping its last.
-// It fills m, empty, when it is not nil.
-func readLaunched(r *jsonrec.Reader, m map[string]Launched) map[string]Launched {
+// It fills m, empty, when it is not nil; its keys are b's when b is not
+// nil.
+func readLaunched(r *jsonrec.Reader, m map[string]Launched, b *Borrower) map[string]Launched {
 	if m == nil {
 		m = map[string]Launched{}
 	}
 	o := r.Object()
 	for key, ok := o.Next(); ok; key, ok = o.Next() {
-		k := string(key)
+		var k string
+		if b != nil {
+			k = b.harnessKey(key)
+		} else {
+			k = string(key)
+		}
 		var l Launched
 		var seen uint64
 		lo := r.Object()
