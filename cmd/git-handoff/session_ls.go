@@ -76,24 +76,32 @@ func sessionLsCommand(d *deps) *cli.Command {
 }
 
 // sessionLsJSON prints sessionListJSON, byte for byte what the Encoder
-// wrote for it, without holding 100,000 records: each is written as it is
-// read (view.AppendRecordOpenIndented, indented as printJSONEach's items
-// are, into the listing's arena) up to the runtime and lineage, which are
-// appended when it is printed. A session the fast writer cannot write
-// keeps its record for the Encoder, which says why as it always did.
+// wrote for it, without holding 100,000 records: each is packed as it is
+// read (view.PackRecord: its strings and times, nothing of the JSON) and
+// written out when it is printed (view.PackedWriter, indented as
+// printJSONEach's items are), its runtime and lineage after it. A record
+// with a part the packed form does not hold is kept as its indented JSON
+// up to those (view.AppendRecordOpenIndented); one the fast writers
+// cannot write keeps its record for the Encoder, which says why as it
+// always did.
 func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
 	// The arena needs no scanning; the lineage nodes and graph do, and
 	// are what is kept: collect as records are read only when the heap
 	// has grown well past them.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	type entry struct {
-		span listSpan
-		rec  *session.Record // set when the fast writer declined
-		rt   *view.Runtime   // the record's runtime, shown with what tmux said
+		span   listSpan
+		packed bool            // span is view.PackRecord's, else indented JSON
+		rec    *session.Record // set when the fast writer declined
+		rt     *view.Runtime   // the record's runtime, shown with what tmux said
 	}
 	var arena listArena
 	var scratch []byte
 	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) entry {
+		if p, ok := view.PackRecord(scratch[:0], r); ok {
+			scratch = p
+			return entry{span: arena.add(p), packed: true}
+		}
 		out, rt, err := view.AppendRecordOpenIndented(scratch[:0], r)
 		if err != nil {
 			rec := r.Clone() // r is borrowed
@@ -106,11 +114,25 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 		return err
 	}
 	enc, ebuf := itemEncoder()
-	var tail []byte
+	var (
+		packed view.PackedWriter
+		buf    []byte
+	)
 	return printJSONEach(d.stdout, "sessions", len(items), func(i int, out *bytes.Buffer) error {
 		it := items[i]
-		if it.V.rec != nil {
-			j := toSessionJSON(*it.V.rec, false)
+		rec := it.V.rec
+		if it.V.packed {
+			var err error
+			if buf, err = packed.AppendIndented(buf[:0], arena.bytes(it.V.span)); err != nil {
+				// For the Encoder to say why.
+				r := packed.Record(arena.bytes(it.V.span))
+				rec = &r
+			}
+		} else if rec == nil {
+			buf = append(buf[:0], arena.bytes(it.V.span)...)
+		}
+		if rec != nil {
+			j := toSessionJSON(*rec, false)
 			j.Lineage = it.Lineage
 			withRuntime(&j, it.Runtime)
 			ebuf.Reset()
@@ -121,11 +143,10 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 		j := sessionJSON{Runtime: it.V.rt}
 		withRuntime(&j, it.Runtime)
 		var err error
-		if tail, err = view.AppendSessionTailIndented(tail[:0], j.Runtime, it.Lineage); err != nil {
+		if buf, err = view.AppendSessionTailIndented(buf, j.Runtime, it.Lineage); err != nil {
 			return err
 		}
-		out.Write(arena.bytes(it.V.span))
-		out.Write(tail)
+		out.Write(buf)
 		return nil
 	}, d.withOpenNotices(notices))
 }
