@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
+	"unsafe"
 
 	"github.com/urfave/cli/v2"
 
@@ -44,35 +44,73 @@ func sessionLsCommand(d *deps) *cli.Command {
 			if c.Bool("json") {
 				return sessionLsJSON(c, d, st, handoff.SessionListOptions{All: all})
 			}
-			res, err := handoff.SessionList(c.Context, st, handoff.SessionListOptions{All: all})
-			if err != nil {
-				return err
-			}
-			shown := res.Sessions
-			notify(d.stderr, res.Notices)
-			if len(shown) == 0 {
-				if all {
-					fmt.Fprintln(d.stderr, "no sessions")
-				} else {
-					fmt.Fprintln(d.stderr, "no active sessions (--all shows the others)")
-				}
-				return nil
-			}
-			tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SESSION\tAGENT\tBRANCH\tSTATUS\tUPDATED")
-			for _, s := range shown {
-				status := s.Status
-				if s.Switching != nil {
-					status += " (switching to " + s.Switching.To + ")"
-				}
-				if rt := runtimeText(s.Runtime); rt != "" {
-					status += ", " + rt
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Lineage, orDash(s.Harness), orDash(s.Branch), status, s.UpdatedAt.UTC().Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
+			return sessionLsText(c, d, st, all)
 		},
 	}
+}
+
+// sessionRow is what the table shows of a session but its lineage and
+// what tmux said of it, in memory of its own.
+type sessionRow struct{ harness, branch, status, updated string }
+
+// sessionLsText prints the table of sessions, each kept as the text of
+// its row, not as its record, until the lineage of every one is known.
+func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all bool) error {
+	var text textBlocks
+	var tbuf []byte
+	items, notices, err := handoff.SessionListEach(c.Context, st, handoff.SessionListOptions{All: all}, func(r *session.Record) sessionRow {
+		status := r.Status
+		if r.Switching != nil {
+			status += " (switching to " + r.Switching.To + ")"
+		}
+		tbuf = r.UpdatedAt.UTC().AppendFormat(tbuf[:0], "2006-01-02 15:04")
+		return sessionRow{harness: text.copy(orDash(r.Harness)), branch: text.copy(orDash(r.Branch)),
+			status: text.copy(status), updated: text.copy(unsafe.String(unsafe.SliceData(tbuf), len(tbuf)))}
+	})
+	if err != nil {
+		return err
+	}
+	notify(d.stderr, notices)
+	if len(items) == 0 {
+		if all {
+			fmt.Fprintln(d.stderr, "no sessions")
+		} else {
+			fmt.Fprintln(d.stderr, "no active sessions (--all shows the others)")
+		}
+		return nil
+	}
+	return writeTable(d.stdout, len(items)+1, func(i int) [tableCells]string {
+		if i == 0 {
+			return [tableCells]string{"SESSION", "AGENT", "BRANCH", "STATUS", "UPDATED"}
+		}
+		it := &items[i-1]
+		status := it.V.status
+		if rt := runtimeText(it.Runtime); rt != "" {
+			status += ", " + rt
+		}
+		return [tableCells]string{it.Lineage, it.V.harness, it.V.branch, status, it.V.updated}
+	})
+}
+
+// textBlocks holds copies of many short strings in shared blocks: one
+// allocation per block, which the collector need not scan, instead of
+// one per string. A block is only ever appended to, so the bytes a
+// string was given never change.
+type textBlocks struct{ b []byte }
+
+func (t *textBlocks) copy(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > 4<<10 {
+		return strings.Clone(s)
+	}
+	if cap(t.b)-len(t.b) < len(s) {
+		t.b = make([]byte, 0, 64<<10)
+	}
+	off := len(t.b)
+	t.b = append(t.b, s...)
+	return unsafe.String(&t.b[off], len(s))
 }
 
 // sessionLsJSON prints sessionListJSON, byte for byte what the Encoder
