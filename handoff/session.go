@@ -286,7 +286,7 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 	var (
 		out   blocks[kept]
 		live  []session.Record
-		nodes session.NodeSet
+		nodes = session.NodeSet{LinksOnly: true} // for Summary and Problems
 		warns []session.Warning
 	)
 	err := session.EachBorrowed(ctx, st, func(s *session.Stored) {
@@ -348,8 +348,9 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 }
 
 // blocks is a list appended to a hundred thousand times, kept in blocks
-// of a fixed size: a slice grown by append is allocated about five times
-// over by the time it holds them all, and each growth copies it whole.
+// that double up to a fixed size: a slice grown by append is allocated
+// about five times over by the time it holds them all, and each growth
+// copies it whole.
 type blocks[T any] struct {
 	b [][]T
 	n int
@@ -360,7 +361,12 @@ const blockLen = 4096
 func (l *blocks[T]) add(v T) {
 	last := len(l.b) - 1
 	if last < 0 || len(l.b[last]) == cap(l.b[last]) {
-		l.b = append(l.b, make([]T, 0, blockLen))
+		// Small first, for a listing of a few.
+		size := 16
+		if last >= 0 {
+			size = min(2*cap(l.b[last]), blockLen)
+		}
+		l.b = append(l.b, make([]T, 0, size))
 		last++
 	}
 	l.b[last] = append(l.b[last], v)

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -295,8 +296,14 @@ func TestDecodeIntoReusedVariable(t *testing.T) {
 // A NodeSet of a listing's size (past a chunk of nodes and a block of
 // text, with a string too long for a block) gives the nodes Nodes gives.
 func TestNodeSetOfManyRecords(t *testing.T) {
+	for _, linksOnly := range []bool{false, true} {
+		checkNodeSetOfManyRecords(t, linksOnly)
+	}
+}
+
+func checkNodeSetOfManyRecords(t *testing.T, linksOnly bool) {
 	var (
-		ns   NodeSet
+		ns   = NodeSet{LinksOnly: linksOnly}
 		recs []Record
 	)
 	long := strings.Repeat("long branch name ", textBlock/8)
@@ -333,6 +340,9 @@ func TestNodeSetOfManyRecords(t *testing.T) {
 	for i, r := range recs {
 		want[i] = lineage.Node{ID: r.ID, Supersedes: r.Supersedes, ReplacedBy: r.ReplacedBy, Status: r.Status,
 			Reason: reason[r.ID], Harness: r.Harness, Branch: r.Branch, At: r.CreatedAt}
+		if linksOnly {
+			want[i].Status, want[i].Harness, want[i].Branch, want[i].At = "", "", "", time.Time{}
+		}
 	}
 	if got := ns.Nodes(); !reflect.DeepEqual(got, want) {
 		for i := range min(len(got), len(want)) {
@@ -341,5 +351,41 @@ func TestNodeSetOfManyRecords(t *testing.T) {
 			}
 		}
 		t.Fatalf("%d nodes, want %d", len(got), len(want))
+	}
+}
+
+// A listing's lineage (its summaries and problems) reads the same from
+// the nodes of LinksOnly as from whole ones, over lineages of every
+// shape: forks, cycles, duplicates, dangling links, empty ids.
+func TestLinksOnlyNodesReadTheSameLineage(t *testing.T) {
+	names := []string{"a", "b", "c", "d", "", "ghost"}
+	r := rand.New(rand.NewPCG(7, 15))
+	pick := func() string {
+		if r.IntN(2) == 0 {
+			return ""
+		}
+		return names[r.IntN(len(names))]
+	}
+	for range 3000 {
+		var recs []Record
+		for range r.IntN(8) {
+			recs = append(recs, Record{ID: names[r.IntN(len(names)-1)], Supersedes: pick(), ReplacedBy: pick(),
+				HandoffReason: []string{"", "stuck", "free text"}[r.IntN(3)], Status: []string{"active", "replaced", "merged"}[r.IntN(3)],
+				Harness: pick(), Branch: pick(), CreatedAt: time.Unix(int64(r.IntN(3)), 0)})
+		}
+		whole, links := NodeSet{}, NodeSet{LinksOnly: true}
+		for i := range recs {
+			whole.Add(&recs[i])
+			links.Add(&recs[i])
+		}
+		gw, gl := lineage.NewGraph(whole.Nodes()), lineage.FromNodes(links.Nodes())
+		if a, b := fmt.Sprint(gw.Problems()), fmt.Sprint(gl.Problems()); a != b {
+			t.Fatalf("problems %s, from whole nodes %s; records %+v", b, a, recs)
+		}
+		for _, id := range names {
+			if a, b := lineage.Summary(gw, id), lineage.Summary(gl, id); a != b {
+				t.Fatalf("Summary(%q) = %q, from whole nodes %q; records %+v", id, b, a, recs)
+			}
+		}
 	}
 }

@@ -73,12 +73,17 @@ func Nodes(sessions []Record) []lineage.Node {
 // NodeSet gathers lineage nodes one record at a time, for a listing that
 // keeps no records (Nodes is it over a slice).
 //
-// A listing adds a hundred thousand: the nodes are kept in chunks of a
-// fixed size (a slice grown by append had been allocated five times over
-// by the end), and the strings they hold are copied into shared blocks
-// of text (one allocation per block, which the collector need not scan,
-// instead of four per node).
+// A listing adds a hundred thousand: the nodes are kept in chunks that
+// double up to a fixed size (a slice grown by append had been allocated
+// five times over by the end), and the strings they hold are copied into
+// shared blocks of text, growing alike (one allocation per block, which
+// the collector need not scan, instead of four per node).
 type NodeSet struct {
+	// LinksOnly leaves out of the nodes what a listing's lineage does
+	// not read (lineage.Summary, Graph.Problems): their status, harness,
+	// branch and start. Each was a lookup or a copy per record.
+	LinksOnly bool
+
 	chunks [][]lineage.Node
 	n      int
 	text   []byte // the block the next strings are copied into
@@ -95,9 +100,9 @@ const (
 // may be borrowed, see Borrower): what the node holds is copied, the few
 // words that repeat (status, harness, reason) once each.
 func (ns *NodeSet) Add(s *Record) string {
-	n := lineage.Node{
-		ID: ns.copy(s.ID), Supersedes: ns.copy(s.Supersedes), ReplacedBy: ns.copy(s.ReplacedBy),
-		Status: ns.word(s.Status), Harness: ns.word(s.Harness), Branch: ns.copy(s.Branch), At: s.CreatedAt,
+	n := lineage.Node{ID: ns.copy(s.ID), Supersedes: ns.copy(s.Supersedes), ReplacedBy: ns.copy(s.ReplacedBy)}
+	if !ns.LinksOnly {
+		n.Status, n.Harness, n.Branch, n.At = ns.word(s.Status), ns.word(s.Harness), ns.copy(s.Branch), s.CreatedAt
 	}
 	if n.Supersedes != "" && s.HandoffReason != "" {
 		if ns.reason == nil {
@@ -107,7 +112,12 @@ func (ns *NodeSet) Add(s *Record) string {
 	}
 	last := len(ns.chunks) - 1
 	if last < 0 || len(ns.chunks[last]) == cap(ns.chunks[last]) {
-		ns.chunks = append(ns.chunks, make([]lineage.Node, 0, nodeChunk))
+		// Small first, for the few nodes of one line.
+		size := 8
+		if last >= 0 {
+			size = min(2*cap(ns.chunks[last]), nodeChunk)
+		}
+		ns.chunks = append(ns.chunks, make([]lineage.Node, 0, size))
 		last++
 	}
 	ns.chunks[last] = append(ns.chunks[last], n)
@@ -125,7 +135,7 @@ func (ns *NodeSet) copy(w string) string {
 		return strings.Clone(w)
 	}
 	if cap(ns.text)-len(ns.text) < len(w) {
-		ns.text = make([]byte, 0, textBlock)
+		ns.text = make([]byte, 0, max(len(w), min(2*cap(ns.text), textBlock), 256))
 	}
 	off := len(ns.text)
 	ns.text = append(ns.text, w...)
