@@ -327,6 +327,7 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 		}
 	}
 	items := make([]SessionItem[T], 0, out.n)
+	lines := g.Summarizer() // the items are in ref order
 	out.each(func(k *kept) {
 		rs := states[k.id]
 		if k.live != nil {
@@ -342,7 +343,7 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 			s.Status = effectiveStatus(s, rs)
 			k.v = conv(&s)
 		}
-		items = append(items, SessionItem[T]{V: k.v, Lineage: lineage.Summary(g, k.id), Runtime: rs})
+		items = append(items, SessionItem[T]{V: k.v, Lineage: lines.Summary(k.id), Runtime: rs})
 	})
 	return items, notices, nil
 }

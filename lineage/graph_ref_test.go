@@ -82,6 +82,21 @@ func compareToReference(t *testing.T, g *Graph, nodes []Node) {
 			}
 		}
 	}
+	// A Summarizer answers as Summary whatever order it is asked in:
+	// sorted (a listing), as given, backwards, and each id twice.
+	sorted := slices.Clone(ask)
+	slices.Sort(sorted)
+	backwards := slices.Clone(ask)
+	slices.Reverse(backwards)
+	twice := slices.Concat(sorted, sorted)
+	for _, order := range [][]string{sorted, ask, backwards, twice} {
+		z := g.Summarizer()
+		for _, id := range order {
+			if got, want := z.Summary(id), refSummary(ref, id); got != want {
+				t.Fatalf("Summarizer.Summary(%q) = %q, reference %q; order %q; %s", id, got, want, order, where())
+			}
+		}
+	}
 }
 
 // refSummary is Summary as it read the map-based graph.
@@ -197,9 +212,14 @@ func TestGraphMatchesReferenceOnLongLines(t *testing.T) {
 			if got, want := g.Roots(), ref.Roots(); !slices.Equal(got, want) {
 				t.Fatalf("Roots() = %.200q, reference %.200q", got, want)
 			}
+			z := g.Summarizer()
 			for _, nd := range nodes {
-				if got, want := Summary(g, nd.ID), refSummary(ref, nd.ID); got != want {
+				want := refSummary(ref, nd.ID)
+				if got := Summary(g, nd.ID); got != want {
 					t.Fatalf("Summary(%q) = %q, reference %q", nd.ID, got, want)
+				}
+				if got := z.Summary(nd.ID); got != want {
+					t.Fatalf("Summarizer.Summary(%q) = %q, reference %q", nd.ID, got, want)
 				}
 			}
 			for _, i := range []int{0, 1, n / 2, n - 1} {
