@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -385,6 +386,38 @@ func TestLinksOnlyNodesReadTheSameLineage(t *testing.T) {
 		for _, id := range names {
 			if a, b := lineage.Summary(gw, id), lineage.Summary(gl, id); a != b {
 				t.Fatalf("Summary(%q) = %q, from whole nodes %q; records %+v", id, b, a, recs)
+			}
+		}
+	}
+}
+
+// Each node gets the reason of the last record that supersedes it, in
+// ref order or not, with ids repeated or not.
+func TestNodesCarryTheLastReason(t *testing.T) {
+	names := []string{"a", "b", "c", "d", ""}
+	r := rand.New(rand.NewPCG(12, 1))
+	for n := range 3000 {
+		var recs []Record
+		for range r.IntN(10) {
+			recs = append(recs, Record{ID: names[r.IntN(len(names))], Supersedes: names[r.IntN(len(names))],
+				HandoffReason: []string{"", "stuck", "crashed", "free text"}[r.IntN(4)]})
+		}
+		if n%2 == 0 {
+			slices.SortStableFunc(recs, func(a, b Record) int { return strings.Compare(a.ID, b.ID) })
+		}
+		reason := map[string]string{}
+		for _, rec := range recs {
+			if rec.Supersedes != "" && rec.HandoffReason != "" {
+				reason[rec.Supersedes] = rec.HandoffReason
+			}
+		}
+		got := Nodes(recs)
+		if len(got) != len(recs) {
+			t.Fatalf("%d nodes of %d records", len(got), len(recs))
+		}
+		for i, nd := range got {
+			if nd.ID != recs[i].ID || nd.Reason != reason[nd.ID] {
+				t.Fatalf("node %d = %+v, want id %q reason %q; records %+v", i, nd, recs[i].ID, reason[recs[i].ID], recs)
 			}
 		}
 	}

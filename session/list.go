@@ -87,9 +87,15 @@ type NodeSet struct {
 	chunks [][]lineage.Node
 	n      int
 	text   []byte // the block the next strings are copied into
-	reason map[string]string
-	words  map[string]string // statuses, harnesses and reasons, kept once each
+	// reasons: each successor's reason for the node it supersedes, in
+	// the order added (the last for a node is its reason). Matched to
+	// the nodes once they are all in; a map filled as they came was a
+	// few percent of a listing.
+	reasons []reasonOf
+	words   map[string]string // statuses, harnesses and reasons, kept once each
 }
+
+type reasonOf struct{ id, reason string }
 
 const (
 	nodeChunk = 4096
@@ -105,10 +111,7 @@ func (ns *NodeSet) Add(s *Record) string {
 		n.Status, n.Harness, n.Branch, n.At = ns.word(s.Status), ns.word(s.Harness), ns.copy(s.Branch), s.CreatedAt
 	}
 	if n.Supersedes != "" && s.HandoffReason != "" {
-		if ns.reason == nil {
-			ns.reason = map[string]string{}
-		}
-		ns.reason[n.Supersedes] = ns.word(s.HandoffReason)
+		ns.reasons = append(ns.reasons, reasonOf{n.Supersedes, ns.word(s.HandoffReason)})
 	}
 	last := len(ns.chunks) - 1
 	if last < 0 || len(ns.chunks[last]) == cap(ns.chunks[last]) {
@@ -170,9 +173,26 @@ func (ns *NodeSet) Nodes() []lineage.Node {
 	for _, c := range ns.chunks {
 		out = append(out, c...)
 	}
-	if len(ns.reason) > 0 {
+	if len(ns.reasons) == 0 {
+		return out
+	}
+	if !slices.IsSortedFunc(out, func(a, b lineage.Node) int { return strings.Compare(a.ID, b.ID) }) {
+		reason := make(map[string]string, len(ns.reasons))
+		for _, r := range ns.reasons {
+			reason[r.id] = r.reason
+		}
 		for i := range out {
-			out[i].Reason = ns.reason[out[i].ID]
+			out[i].Reason = reason[out[i].ID]
+		}
+		return out
+	}
+	// In ref order, as a listing adds them: each reason's nodes (one, or
+	// more with that id) found by binary search, later reasons over
+	// earlier ones.
+	for _, r := range ns.reasons {
+		i, _ := slices.BinarySearchFunc(out, r.id, func(n lineage.Node, id string) int { return strings.Compare(n.ID, id) })
+		for ; i < len(out) && out[i].ID == r.id; i++ {
+			out[i].Reason = r.reason
 		}
 	}
 	return out
