@@ -422,3 +422,117 @@ func TestNodesCarryTheLastReason(t *testing.T) {
 		}
 	}
 }
+
+// times are time strings of every kind a record may hold: what
+// git-handoff writes on a UTC clock and elsewhere, and what time's
+// parser reads or refuses at the edges of utcTime's form.
+var times = []string{
+	"2026-11-01T12:00:00Z", "2026-11-01T12:00:00.5Z", "2026-11-01T12:00:00.123456789Z", "2026-11-01T12:00:00.1234567891Z",
+	"2026-11-01T12:00:00.Z", "2026-11-01T12:00:00,5Z", "2026-11-01T12:00:00.000000000Z", "2026-11-01T12:00:00+01:00",
+	"2026-11-01T12:00:00-00:00", "2026-11-01T12:00:00.5+05:30", "2026-11-01T12:00:00z", "2026-11-01t12:00:00Z",
+	"0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "0000-02-29T00:00:00Z", "1900-02-29T00:00:00Z",
+	"2000-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2024-02-29T23:59:59Z", "2026-04-31T00:00:00Z", "2026-12-32T00:00:00Z",
+	"2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-11-00T00:00:00Z", "2026-11-01T24:00:00Z", "2026-11-01T23:60:00Z",
+	"2026-11-01T23:59:60Z", "2026-11-01T1:00:00Z", "2026-11-01T01:00:0Z", "+026-11-01T12:00:00Z", "2026-11-01 12:00:00Z",
+	"2026-11-01T12:00:00", "2026-11-01", "", "Z", "never", "２026-11-01T12:00:00Z", "2026-11-01T12:00:00Z ",
+}
+
+// A Borrower reads every time as Decode reads it: each of times as it
+// is, escaped, and where no string is.
+func TestBorrowerReadsTimesAsDecode(t *testing.T) {
+	var b Borrower
+	buf := make([]byte, 0, 1<<16)
+	for _, tm := range times {
+		q, _ := json.Marshal(tm)
+		escaped := strings.Replace(string(q), "T", `\u0054`, 1)
+		for _, v := range []string{string(q), escaped, "null", "20261101", `["` + tm + `"]`} {
+			for _, field := range []string{`"createdAt":%s`, `"updatedAt":%s`, `"endedAt":%s`, `"handoffAt":%s`,
+				`"launched":{"codex":{"first":%s,"last":"2026-11-01T12:00:00Z"}}`, `"launched":{"codex":{"last":%s}}`} {
+				data := fmt.Sprintf(`{"schema":"session/v1","id":"app-1","owner":"o","branch":"b","status":"active",`+field+`}`, v)
+				sameDecoding(t, &b, buf, []byte(data), refstore.SessionPrefix+"app-1")
+			}
+		}
+	}
+}
+
+// utcTime reads what time.Time.UnmarshalJSON reads, whenever it reads
+// anything.
+func FuzzUTCTime(f *testing.F) {
+	for _, tm := range times {
+		f.Add(tm)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := utcTime(s)
+		if !ok {
+			return
+		}
+		q, _ := json.Marshal(s)
+		var want time.Time
+		if err := want.UnmarshalJSON(q); err != nil || !reflect.DeepEqual(got, want) || got != want {
+			t.Fatalf("utcTime(%q) = %v; UnmarshalJSON %v, %v", s, got, want, err)
+		}
+	})
+}
+
+// utcTime reads the last second of days of years 0…9999 as time does:
+// every day of the years around leap-year rules and the ends, every
+// 37th of the others.
+func TestUTCTimeEveryDay(t *testing.T) {
+	every := map[int]bool{0: true, 1: true, 4: true, 100: true, 1899: true, 1900: true, 1970: true, 2000: true, 2024: true, 2025: true, 9999: true}
+	for at := time.Date(0, 1, 1, 23, 59, 59, 0, time.UTC); at.Year() < 10000; at = at.AddDate(0, 0, 1) {
+		if !every[at.Year()] && at.YearDay()%37 != 0 {
+			continue
+		}
+		for _, s := range []string{at.Format(time.RFC3339), at.Add(123 * time.Millisecond).Format(time.RFC3339Nano)} {
+			got, ok := utcTime(s)
+			q, _ := json.Marshal(s)
+			var want time.Time
+			if err := want.UnmarshalJSON(q); err != nil || !ok || got != want {
+				t.Fatalf("utcTime(%q) = %v, %v; UnmarshalJSON %v, %v", s, got, ok, want, err)
+			}
+		}
+	}
+}
+
+// benchRecords are n records as bench/session_ls.sh writes them.
+func benchRecords(n int) [][]byte {
+	harness := []string{"claude-code", "codex", "gemini"}
+	var out [][]byte
+	for i := range n {
+		status, extra := "active", ""
+		switch {
+		case i%3 == 0 && i+1 < n:
+			status = "replaced"
+			extra = fmt.Sprintf(`,"replacedBy":"app-%d","handoffAt":"2026-11-02T09:00:00Z","endedAt":"2026-11-02T09:00:00Z"`, i+1)
+		case i%3 == 1:
+			extra = fmt.Sprintf(`,"supersedes":"app-%d","handoffReason":"stuck","handoffAt":"2026-11-02T09:00:00Z","handoffContextMode":"summary"`, i-1)
+		case i%7 == 0:
+			status, extra = "ended", `,"endedAt":"2026-11-02T10:00:00Z"`
+		}
+		h := harness[i%3]
+		out = append(out, fmt.Appendf(nil, `{"schema":"session/v1","id":"app-%d","owner":"owner%d@example.com","branch":"feature-%d","worktree":"/tmp/wt-%d","host":"bench","harness":"%s","model":"model-x","status":"%s","prompt":"implement feature %d and its tests","summary":"did the first half of feature %d; tests pass","createdAt":"2026-11-01T12:00:00Z","updatedAt":"2026-11-02T09:00:00Z","launched":{"%s":{"nativeId":"11111111-1111-4111-8111-%012d","first":"2026-11-01T12:00:00Z","last":"2026-11-02T09:00:00Z"}}%s}`,
+			i, i%97, i, i, h, status, i, i, h, i, extra))
+	}
+	return out
+}
+
+// BenchmarkBorrowerDecode: what a listing pays per record to decode it.
+func BenchmarkBorrowerDecode(b *testing.B) {
+	recs := benchRecords(1000)
+	es := make([]refstore.Entry, len(recs))
+	for i, data := range recs {
+		es[i] = refstore.Entry{Ref: fmt.Sprintf("%sapp-%d", refstore.SessionPrefix, i), Type: "blob", Size: int64(len(data)), Data: data}
+	}
+	var (
+		br  Borrower
+		cur Stored
+	)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range es {
+			if err := decodeInto(es[i], &br, &cur); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
