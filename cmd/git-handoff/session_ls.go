@@ -59,6 +59,10 @@ type sessionRow struct{ harness, branch, status, updated string }
 // sessionLsText prints the table of sessions, each kept as the text of
 // its row, not as its record, until the lineage of every one is known.
 func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all bool) error {
+	// What is kept is the lineage nodes and the rows: collected as
+	// records are read, they were scanned over and over (see
+	// sessionLsJSON).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	var text textBlocks
 	var tbuf []byte
 	items, notices, err := handoff.SessionListEach(c.Context, st, handoff.SessionListOptions{All: all}, func(r *session.Record) sessionRow {
