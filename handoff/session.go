@@ -279,14 +279,14 @@ type SessionItem[T any] struct {
 // status may change). In ref order, as SessionList.
 func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts SessionListOptions, conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
 	type kept struct {
-		id   string
+		id   string // the node's copy
 		v    T
 		live *session.Record // a runtime to settle: converted afterwards
 	}
 	var (
-		out   []kept
+		out   blocks[kept]
 		live  []session.Record
-		nodes session.NodeSet
+		nodes = session.NodeSet{LinksOnly: true} // for Summary and Problems
 		warns []session.Warning
 	)
 	err := session.EachBorrowed(ctx, st, func(s *session.Stored) {
@@ -299,12 +299,12 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 			// one is copied.
 			rec := s.Record.Clone()
 			live = append(live, rec)
-			out = append(out, kept{id: id, live: &rec})
+			out.add(kept{id: id, live: &rec})
 			return
 		}
 		// No runtime: the status shown is the recorded one
 		// (effectiveStatus).
-		out = append(out, kept{id: id, v: conv(&s.Record)})
+		out.add(kept{id: id, v: conv(&s.Record)})
 	}, &warns)
 	if err != nil {
 		return nil, nil, err
@@ -313,7 +313,7 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 	for _, w := range warns {
 		notices = append(notices, w.String())
 	}
-	g := lineage.NewGraph(nodes.Nodes())
+	g := lineage.FromNodes(nodes.Nodes())
 	for _, p := range g.Problems() {
 		notices = append(notices, fmt.Sprintf("lineage: %s", p))
 	}
@@ -326,8 +326,9 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 			fresh[s.ID] = s
 		}
 	}
-	items := make([]SessionItem[T], 0, len(out))
-	for _, k := range out {
+	items := make([]SessionItem[T], 0, out.n)
+	lines := g.Summarizer() // the items are in ref order
+	out.each(func(k *kept) {
 		rs := states[k.id]
 		if k.live != nil {
 			s := *k.live
@@ -337,14 +338,49 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 			// Selected again on the fresh record: one terminated
 			// meanwhile is not active any more.
 			if !opts.All && s.Status != session.StatusActive {
-				continue
+				return
 			}
 			s.Status = effectiveStatus(s, rs)
 			k.v = conv(&s)
 		}
-		items = append(items, SessionItem[T]{V: k.v, Lineage: lineage.Summary(g, k.id), Runtime: rs})
-	}
+		items = append(items, SessionItem[T]{V: k.v, Lineage: lines.Summary(k.id), Runtime: rs})
+	})
 	return items, notices, nil
+}
+
+// blocks is a list appended to a hundred thousand times, kept in blocks
+// that double up to a fixed size: a slice grown by append is allocated
+// about five times over by the time it holds them all, and each growth
+// copies it whole.
+type blocks[T any] struct {
+	b [][]T
+	n int
+}
+
+const blockLen = 4096
+
+func (l *blocks[T]) add(v T) {
+	last := len(l.b) - 1
+	if last < 0 || len(l.b[last]) == cap(l.b[last]) {
+		// Small first, for a listing of a few.
+		size := 16
+		if last >= 0 {
+			size = min(2*cap(l.b[last]), blockLen)
+		}
+		l.b = append(l.b, make([]T, 0, size))
+		last++
+	}
+	l.b[last] = append(l.b[last], v)
+	l.n++
+}
+
+// each calls fn with each element in the order added.
+func (l *blocks[T]) each(fn func(*T)) {
+	for _, b := range l.b {
+		for i := range b {
+			fn(&b[i])
+		}
+	}
 }
 
 // SessionLineageResult is a session's line drawn in one of lineage.Formats.

@@ -68,8 +68,19 @@ type Graph struct {
 // and reported by Validate, and the query methods stay total and terminate
 // even on broken input. When an id repeats, the first node wins.
 func NewGraph(nodes []Node) *Graph {
+	return newGraph(nodes, false)
+}
+
+// FromNodes is NewGraph for a caller that has no further use for nodes:
+// the graph may keep the slice and reorder it, instead of copying a
+// listing's hundred thousand nodes.
+func FromNodes(nodes []Node) *Graph {
+	return newGraph(nodes, true)
+}
+
+func newGraph(nodes []Node, own bool) *Graph {
 	g := &Graph{}
-	g.addNodes(nodes)
+	g.addNodes(nodes, own)
 	var l links
 	l.init(g)
 	l.collect()
@@ -80,8 +91,9 @@ func NewGraph(nodes []Node) *Graph {
 }
 
 // addNodes keeps the first node of each id, sorted by id. Records listed
-// in ref order usually arrive sorted already, and then are not sorted again.
-func (g *Graph) addNodes(in []Node) {
+// in ref order usually arrive sorted already, and then are not sorted
+// again; with own, those are kept in in's own memory.
+func (g *Graph) addNodes(in []Node, own bool) {
 	var order []int32
 	for i := 1; i < len(in); i++ {
 		if in[i].ID < in[i-1].ID {
@@ -99,7 +111,12 @@ func (g *Graph) addNodes(in []Node) {
 			break
 		}
 	}
-	g.nodes = make([]Node, 0, len(in))
+	if own && order == nil {
+		// In place: a node is written at or before where it was read.
+		g.nodes = in[:0]
+	} else {
+		g.nodes = make([]Node, 0, len(in))
+	}
 	for k := range in {
 		n := &in[k]
 		if order != nil {

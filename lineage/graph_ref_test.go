@@ -16,7 +16,18 @@ import (
 // a node has or a link names, and for ids nobody has.
 func sameAsReference(t *testing.T, nodes []Node) {
 	t.Helper()
-	g, ref := NewGraph(nodes), newRefGraph(nodes)
+	in := slices.Clone(nodes)
+	compareToReference(t, NewGraph(nodes), nodes)
+	if !slices.Equal(nodes, in) {
+		t.Fatalf("NewGraph changed its nodes: %#v, were %#v", nodes, in)
+	}
+	// FromNodes may keep and reorder its slice: a copy of its own.
+	compareToReference(t, FromNodes(slices.Clone(nodes)), nodes)
+}
+
+func compareToReference(t *testing.T, g *Graph, nodes []Node) {
+	t.Helper()
+	ref := newRefGraph(nodes)
 	where := func() string { return fmt.Sprintf("nodes %#v", nodes) }
 	if got, want := g.IDs(), ref.IDs(); !slices.Equal(got, want) {
 		t.Fatalf("IDs() = %q, reference %q; %s", got, want, where())
@@ -68,6 +79,21 @@ func sameAsReference(t *testing.T, nodes []Node) {
 		for _, other := range ask[:min(len(ask), 8)] {
 			if got, want := errText(g.CheckReplace(id, other)), errText(ref.CheckReplace(id, other)); got != want {
 				t.Fatalf("CheckReplace(%q, %q) = %q, reference %q; %s", id, other, got, want, where())
+			}
+		}
+	}
+	// A Summarizer answers as Summary whatever order it is asked in:
+	// sorted (a listing), as given, backwards, and each id twice.
+	sorted := slices.Clone(ask)
+	slices.Sort(sorted)
+	backwards := slices.Clone(ask)
+	slices.Reverse(backwards)
+	twice := slices.Concat(sorted, sorted)
+	for _, order := range [][]string{sorted, ask, backwards, twice} {
+		z := g.Summarizer()
+		for _, id := range order {
+			if got, want := z.Summary(id), refSummary(ref, id); got != want {
+				t.Fatalf("Summarizer.Summary(%q) = %q, reference %q; order %q; %s", id, got, want, order, where())
 			}
 		}
 	}
@@ -179,16 +205,21 @@ func TestGraphMatchesReferenceOnLongLines(t *testing.T) {
 	slices.SortFunc(listing, func(a, b Node) int { return strings.Compare(a.ID, b.ID) })
 	for name, nodes := range map[string][]Node{"line": line, "cycle": cycle, "listing": listing} {
 		t.Run(name, func(t *testing.T) {
-			g, ref := NewGraph(nodes), newRefGraph(nodes)
+			g, ref := FromNodes(slices.Clone(nodes)), newRefGraph(nodes)
 			if got, want := errText(g.Validate()), errText(ref.Validate()); got != want {
 				t.Fatalf("Validate() = %.200q, reference %.200q", got, want)
 			}
 			if got, want := g.Roots(), ref.Roots(); !slices.Equal(got, want) {
 				t.Fatalf("Roots() = %.200q, reference %.200q", got, want)
 			}
+			z := g.Summarizer()
 			for _, nd := range nodes {
-				if got, want := Summary(g, nd.ID), refSummary(ref, nd.ID); got != want {
+				want := refSummary(ref, nd.ID)
+				if got := Summary(g, nd.ID); got != want {
 					t.Fatalf("Summary(%q) = %q, reference %q", nd.ID, got, want)
+				}
+				if got := z.Summary(nd.ID); got != want {
+					t.Fatalf("Summarizer.Summary(%q) = %q, reference %q", nd.ID, got, want)
 				}
 			}
 			for _, i := range []int{0, 1, n / 2, n - 1} {

@@ -84,8 +84,12 @@ func View(g *Graph, id string) (ChainView, error) {
 // the session, the one it replaced and why. A session that replaced nothing
 // is just its id; an unknown id is returned as is.
 func Summary(g *Graph, id string) string {
-	s := printable(id)
 	p, ok := g.predecessor(id)
+	return summary(id, p, ok)
+}
+
+func summary(id string, p Node, ok bool) string {
+	s := printable(id)
 	if !ok {
 		return s
 	}
@@ -94,6 +98,35 @@ func Summary(g *Graph, id string) string {
 		s += " (" + printableText(p.Reason) + ")"
 	}
 	return s
+}
+
+// A Summarizer gives Summary for the ids of a listing, which come in id
+// order (ref order, that is) or nearly: it walks the graph's nodes, kept
+// in id order, alongside them, instead of looking each up. An id it has
+// walked past is looked up.
+type Summarizer struct {
+	g    *Graph
+	next int // the node the walk is at
+}
+
+// Summarizer returns a Summarizer of g.
+func (g *Graph) Summarizer() *Summarizer { return &Summarizer{g: g} }
+
+// Summary is Summary(g, id).
+func (z *Summarizer) Summary(id string) string {
+	nodes := z.g.nodes
+	for z.next < len(nodes) && nodes[z.next].ID < id {
+		z.next++
+	}
+	if z.next == len(nodes) || nodes[z.next].ID != id {
+		return Summary(z.g, id)
+	}
+	i := z.next
+	z.next++
+	if p := z.g.prev[i]; p != -1 {
+		return summary(id, nodes[p], true)
+	}
+	return summary(id, Node{}, false)
 }
 
 func renderJSON(g *Graph, id string, _ []string) (string, error) {
@@ -153,7 +186,16 @@ func describe(g *Graph, id, sep string) string {
 // control or other invisible characters (bidi overrides included), so a
 // hostile id can neither break a line nor blur the columns of the tree.
 func printable(s string) string {
-	for _, r := range s {
+	// Printable ASCII but the space reads as itself, byte by byte: a
+	// listing's hundred thousand ids, without decoding a rune of them.
+	i := 0
+	for i < len(s) && s[i] > ' ' && s[i] < 0x7f {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	for _, r := range s[i:] {
 		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
 			return strconv.Quote(s)
 		}

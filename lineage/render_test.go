@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // The goldens live inline: this package keeps no testdata of its own.
@@ -312,5 +314,29 @@ func TestDOTParsesWithGraphviz(t *testing.T) {
 	edges := strings.Count(string(plain), "\nedge ")
 	if nodes != 5 || edges != 4 {
 		t.Errorf("graphviz saw %d nodes and %d edges, want 5 and 4:\n%s", nodes, edges, plain)
+	}
+}
+
+// printable quotes exactly what is not all printable runes but spaces,
+// as it did rune by rune before it looked at ASCII bytes first.
+func TestPrintableAsRuneByRune(t *testing.T) {
+	slow := func(s string) string {
+		for _, r := range s {
+			if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+				return strconv.Quote(s)
+			}
+		}
+		return s
+	}
+	texts := []string{"", "app-1", "a b", "tab\t", "é", "日本", "\u00a0", "\u2028", "bad \xff", "\x7f", "~", "!", "app-\u202e"}
+	for c := range 256 {
+		texts = append(texts, string(rune(c)), string([]byte{byte(c)}), "app-"+string([]byte{byte(c)})+"-x")
+	}
+	for _, a := range texts {
+		for _, b := range []string{"", "app-12", "é"} {
+			if got, want := printable(a+b), slow(a+b); got != want {
+				t.Fatalf("printable(%q) = %q, want %q", a+b, got, want)
+			}
+		}
 	}
 }

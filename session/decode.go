@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/json"
+	"time"
+	"unsafe"
 
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -42,8 +44,10 @@ func decodeFast(e refstore.Entry, s *Record, b *Borrower) bool {
 	if ok && s.Schema == Schema {
 		return true
 	}
-	*s = Record{}
-	return json.Unmarshal(e.Data, s) == nil && s.Schema == Schema
+	var t Record // on the heap only when encoding/json reads it
+	ok = json.Unmarshal(e.Data, &t) == nil && t.Schema == Schema
+	*s = t
+	return ok
 }
 
 // UnmarshalFast decodes data into s in one pass, as json.Unmarshal would,
@@ -66,7 +70,137 @@ func UnmarshalFast(data []byte, s *Record) bool {
 // thousand times over.
 type Borrower struct {
 	r        jsonrec.Reader
+	data     []byte // the record being read
 	launched map[string]Launched
+	// The launched map's keys met last, kept to be met again: a key of
+	// the reused map was one string per record. A few harnesses exist.
+	harness [8]string
+	nextKey int // the slot the next new key takes
+	// What the record's endedAt and handoffAt point at: borrowed too.
+	endedAt, handoffAt time.Time
+}
+
+// harnessKey returns key as a string: the one kept for it when there is
+// one.
+func (b *Borrower) harnessKey(key []byte) string {
+	for _, k := range b.harness {
+		if k == string(key) && k != "" {
+			return k
+		}
+	}
+	k := string(key)
+	b.harness[b.nextKey%len(b.harness)] = k
+	b.nextKey++
+	return k
+}
+
+// time reads a time as jsonrec.Reader.Time does, but the time
+// git-handoff writes on a UTC clock (2006-01-02T15:04:05.999999999Z), a
+// few per record, is read without time's general parser (utcTime).
+func (b *Borrower) time() time.Time {
+	r := &b.r
+	s := r.String()
+	if r.Failed() {
+		return time.Time{}
+	}
+	raw, ok := b.token(s)
+	if !ok {
+		// Empty, or escaped: time.Time.UnmarshalJSON, which reads the
+		// token as it is, accepts no backslash, and no empty time.
+		r.Fail()
+		return time.Time{}
+	}
+	if t, ok := utcTime(s); ok {
+		return t
+	}
+	var t time.Time
+	if err := t.UnmarshalJSON(raw); err != nil {
+		r.Fail()
+	}
+	return t
+}
+
+// token returns the JSON string s was read from, quotes and all, when s
+// is borrowed (jsonrec.Reader.Borrow: the string had no escapes, and s is
+// the data between its quotes); else false.
+func (b *Borrower) token(s string) ([]byte, bool) {
+	if s == "" {
+		return nil, false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(b.data)))
+	if p <= base || p+uintptr(len(s)) >= base+uintptr(len(b.data)) {
+		return nil, false
+	}
+	off := int(p - base)
+	return b.data[off-1 : off+len(s)+1], true
+}
+
+// utcTime reads s as time.Time.UnmarshalJSON reads the quoted s, for the
+// form 2006-01-02T15:04:05Z with up to nine digits of a second's
+// fraction, and reports false for anything else, which the caller leaves
+// to time (FuzzUTCTime).
+func utcTime(s string) (time.Time, bool) {
+	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, month, day := digits(s[0:4]), digits(s[5:7]), digits(s[8:10])
+	hour, minute, sec := digits(s[11:13]), digits(s[14:16]), digits(s[17:19])
+	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := s[19 : len(s)-1]; frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return time.Time{}, false
+		}
+		if nsec = digits(frac[1:]); nsec < 0 {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	// time.Date's own arithmetic, without its normalising of out-of-range
+	// fields (there are none): days since 1970 of the proleptic
+	// Gregorian calendar, counted from March so leap days come last.
+	y := year
+	if month <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = -1
+	}
+	yoe := y - era*400
+	doy := (153*((month+9)%12)+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	days := int64(era)*146097 + int64(doe) - 719468
+	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC(), true
+}
+
+// digits is s in decimal, -1 unless s is all digits.
+func digits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return -1
+		}
+		n = n*10 + int(c)
+	}
+	return n
+}
+
+func daysIn(month, year int) int {
+	if month == 2 {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + (month+month/8)%2
 }
 
 // Decode is session.Decode, borrowing.
@@ -77,8 +211,18 @@ func (b *Borrower) Decode(e refstore.Entry) (Stored, error) {
 func (b *Borrower) unmarshal(data []byte, s *Record) bool {
 	b.r.Borrow()
 	b.r.Reset(data)
+	b.data = data
 	readRecord(&b.r, s, b)
+	b.data = nil
 	return b.r.End()
+}
+
+// readTime reads a time, with b's reader when b is not nil.
+func readTime(r *jsonrec.Reader, b *Borrower) time.Time {
+	if b != nil {
+		return b.time()
+	}
+	return r.Time()
 }
 
 // readRecord reads a record into s; with b, its launched map is b's.
@@ -125,14 +269,19 @@ func readRecord(r *jsonrec.Reader, s *Record, b *Borrower) {
 			s.Summary = r.String()
 		case "createdAt":
 			r.Seen(&seen, 12)
-			s.CreatedAt = r.Time()
+			s.CreatedAt = readTime(r, b)
 		case "updatedAt":
 			r.Seen(&seen, 13)
-			s.UpdatedAt = r.Time()
+			s.UpdatedAt = readTime(r, b)
 		case "endedAt":
 			r.Seen(&seen, 14)
-			t := r.Time()
-			s.EndedAt = &t
+			if b != nil {
+				b.endedAt = b.time()
+				s.EndedAt = &b.endedAt
+			} else {
+				t := r.Time()
+				s.EndedAt = &t
+			}
 		case "supersedes":
 			r.Seen(&seen, 15)
 			s.Supersedes = r.String()
@@ -144,8 +293,13 @@ func readRecord(r *jsonrec.Reader, s *Record, b *Borrower) {
 			s.HandoffReason = r.String()
 		case "handoffAt":
 			r.Seen(&seen, 18)
-			t := r.Time()
-			s.HandoffAt = &t
+			if b != nil {
+				b.handoffAt = b.time()
+				s.HandoffAt = &b.handoffAt
+			} else {
+				t := r.Time()
+				s.HandoffAt = &t
+			}
 		case "handoffContextMode":
 			r.Seen(&seen, 19)
 			s.HandoffContextMode = r.String()
@@ -162,7 +316,7 @@ func readRecord(r *jsonrec.Reader, s *Record, b *Borrower) {
 				m = b.launched
 				clear(m)
 			}
-			s.Launched = readLaunched(r, m)
+			s.Launched = readLaunched(r, m, b)
 		case "switching":
 			r.Seen(&seen, 22)
 			s.Switching = readSwitching(r)
@@ -192,14 +346,20 @@ func readRecord(r *jsonrec.Reader, s *Record, b *Borrower) {
 
 // readLaunched reads the map as encoding/json does: {} an empty map, each
 // value decoded into a fresh Launched, a repeated key keeping its last.
-// It fills m, empty, when it is not nil.
-func readLaunched(r *jsonrec.Reader, m map[string]Launched) map[string]Launched {
+// It fills m, empty, when it is not nil; its keys are b's when b is not
+// nil.
+func readLaunched(r *jsonrec.Reader, m map[string]Launched, b *Borrower) map[string]Launched {
 	if m == nil {
 		m = map[string]Launched{}
 	}
 	o := r.Object()
 	for key, ok := o.Next(); ok; key, ok = o.Next() {
-		k := string(key)
+		var k string
+		if b != nil {
+			k = b.harnessKey(key)
+		} else {
+			k = string(key)
+		}
 		var l Launched
 		var seen uint64
 		lo := r.Object()
@@ -210,10 +370,10 @@ func readLaunched(r *jsonrec.Reader, m map[string]Launched) map[string]Launched 
 				l.NativeID = r.String()
 			case "first":
 				r.Seen(&seen, 1)
-				l.First = r.Time()
+				l.First = readTime(r, b)
 			case "last":
 				r.Seen(&seen, 2)
-				l.Last = r.Time()
+				l.Last = readTime(r, b)
 			default:
 				r.Unknown(key, launchedFields)
 			}

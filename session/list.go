@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -30,27 +31,25 @@ func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) 
 //
 // fn is handed the same variable each time: it keeps what it needs.
 func Each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
-	return each(ctx, st, Decode, fn, warns)
+	return each(ctx, st, nil, fn, warns)
 }
 
 // EachBorrowed is Each for a listing that writes each record out as it
 // is read: fn's record is a Borrower's, valid only until fn returns, and
 // fn copies what it keeps (Record.Clone, NodeSet.Add).
 func EachBorrowed(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
-	var b Borrower
-	return each(ctx, st, b.Decode, fn, warns)
+	return each(ctx, st, new(Borrower), fn, warns)
 }
 
-// each streams the session records through decode to fn.
-func each(ctx context.Context, st *refstore.Store, decode func(refstore.Entry) (Stored, error), fn func(*Stored), warns *[]Warning) error {
+// each streams the session records to fn, decoded into one variable
+// (borrowing with b when it is not nil).
+func each(ctx context.Context, st *refstore.Store, b *Borrower, fn func(*Stored), warns *[]Warning) error {
 	var cur Stored
 	err := st.EachStreamed(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
-		s, err := decode(e)
-		if err != nil {
+		if err := decodeInto(e, b, &cur); err != nil {
 			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
 			return nil
 		}
-		cur = s
 		fn(&cur)
 		return nil
 	})
@@ -73,28 +72,77 @@ func Nodes(sessions []Record) []lineage.Node {
 
 // NodeSet gathers lineage nodes one record at a time, for a listing that
 // keeps no records (Nodes is it over a slice).
+//
+// A listing adds a hundred thousand: the nodes are kept in chunks that
+// double up to a fixed size (a slice grown by append had been allocated
+// five times over by the end), and the strings they hold are copied into
+// shared blocks of text, growing alike (one allocation per block, which
+// the collector need not scan, instead of four per node).
 type NodeSet struct {
-	nodes  []lineage.Node
-	reason map[string]string
-	words  map[string]string // statuses, harnesses and reasons, kept once each
+	// LinksOnly leaves out of the nodes what a listing's lineage does
+	// not read (lineage.Summary, Graph.Problems): their status, harness,
+	// branch and start. Each was a lookup or a copy per record.
+	LinksOnly bool
+
+	chunks [][]lineage.Node
+	n      int
+	text   []byte // the block the next strings are copied into
+	// reasons: each successor's reason for the node it supersedes, in
+	// the order added (the last for a node is its reason). Matched to
+	// the nodes once they are all in; a map filled as they came was a
+	// few percent of a listing.
+	reasons []reasonOf
+	words   map[string]string // statuses, harnesses and reasons, kept once each
 }
+
+type reasonOf struct{ id, reason string }
+
+const (
+	nodeChunk = 4096
+	textBlock = 64 << 10
+)
 
 // Add adds s's node and returns its id. It keeps none of s's memory (s
 // may be borrowed, see Borrower): what the node holds is copied, the few
 // words that repeat (status, harness, reason) once each.
 func (ns *NodeSet) Add(s *Record) string {
-	n := lineage.Node{
-		ID: strings.Clone(s.ID), Supersedes: strings.Clone(s.Supersedes), ReplacedBy: strings.Clone(s.ReplacedBy),
-		Status: ns.word(s.Status), Harness: ns.word(s.Harness), Branch: strings.Clone(s.Branch), At: s.CreatedAt,
+	n := lineage.Node{ID: ns.copy(s.ID), Supersedes: ns.copy(s.Supersedes), ReplacedBy: ns.copy(s.ReplacedBy)}
+	if !ns.LinksOnly {
+		n.Status, n.Harness, n.Branch, n.At = ns.word(s.Status), ns.word(s.Harness), ns.copy(s.Branch), s.CreatedAt
 	}
 	if n.Supersedes != "" && s.HandoffReason != "" {
-		if ns.reason == nil {
-			ns.reason = map[string]string{}
-		}
-		ns.reason[n.Supersedes] = ns.word(s.HandoffReason)
+		ns.reasons = append(ns.reasons, reasonOf{n.Supersedes, ns.word(s.HandoffReason)})
 	}
-	ns.nodes = append(ns.nodes, n)
+	last := len(ns.chunks) - 1
+	if last < 0 || len(ns.chunks[last]) == cap(ns.chunks[last]) {
+		// Small first, for the few nodes of one line.
+		size := 8
+		if last >= 0 {
+			size = min(2*cap(ns.chunks[last]), nodeChunk)
+		}
+		ns.chunks = append(ns.chunks, make([]lineage.Node, 0, size))
+		last++
+	}
+	ns.chunks[last] = append(ns.chunks[last], n)
+	ns.n++
 	return n.ID
+}
+
+// copy returns a copy of w that shares the current text block. A block
+// is only ever appended to, so the bytes a string was given never change.
+func (ns *NodeSet) copy(w string) string {
+	if w == "" {
+		return ""
+	}
+	if len(w) > textBlock/4 {
+		return strings.Clone(w)
+	}
+	if cap(ns.text)-len(ns.text) < len(w) {
+		ns.text = make([]byte, 0, max(len(w), min(2*cap(ns.text), textBlock), 256))
+	}
+	off := len(ns.text)
+	ns.text = append(ns.text, w...)
+	return unsafe.String(&ns.text[off], len(w))
 }
 
 // maxWords bounds the words NodeSet keeps once each: past it (records of
@@ -108,7 +156,7 @@ func (ns *NodeSet) word(w string) string {
 	if k, ok := ns.words[w]; ok {
 		return k
 	}
-	k := strings.Clone(w)
+	k := ns.copy(w)
 	if len(ns.words) < maxWords {
 		if ns.words == nil {
 			ns.words = map[string]string{}
@@ -118,12 +166,36 @@ func (ns *NodeSet) word(w string) string {
 	return k
 }
 
-// Nodes returns the nodes added, each with the reason its successor gave.
+// Nodes returns the nodes added, each with the reason its successor gave,
+// in one slice of their own (lineage.FromNodes may keep it).
 func (ns *NodeSet) Nodes() []lineage.Node {
-	for i := range ns.nodes {
-		ns.nodes[i].Reason = ns.reason[ns.nodes[i].ID]
+	out := make([]lineage.Node, 0, ns.n)
+	for _, c := range ns.chunks {
+		out = append(out, c...)
 	}
-	return ns.nodes
+	if len(ns.reasons) == 0 {
+		return out
+	}
+	if !slices.IsSortedFunc(out, func(a, b lineage.Node) int { return strings.Compare(a.ID, b.ID) }) {
+		reason := make(map[string]string, len(ns.reasons))
+		for _, r := range ns.reasons {
+			reason[r.id] = r.reason
+		}
+		for i := range out {
+			out[i].Reason = reason[out[i].ID]
+		}
+		return out
+	}
+	// In ref order, as a listing adds them: each reason's nodes (one, or
+	// more with that id) found by binary search, later reasons over
+	// earlier ones.
+	for _, r := range ns.reasons {
+		i, _ := slices.BinarySearchFunc(out, r.id, func(n lineage.Node, id string) int { return strings.Compare(n.ID, id) })
+		for ; i < len(out) && out[i].ID == r.id; i++ {
+			out[i].Reason = r.reason
+		}
+	}
+	return out
 }
 
 // maxChain bounds how far a chain is walked record by record.

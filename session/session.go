@@ -174,17 +174,31 @@ func Decode(e refstore.Entry) (Stored, error) {
 }
 
 func decode(e refstore.Entry, b *Borrower) (Stored, error) {
-	var s Record
-	if !decodeFast(e, &s, b) {
-		s = Record{}
+	var s Stored
+	if err := decodeInto(e, b, &s); err != nil {
+		return Stored{}, err
+	}
+	return s, nil
+}
+
+// decodeInto is decode into out, which a listing reuses for every record:
+// a record decoded into a variable of its own was one allocation of the
+// whole record per record (its address reaches encoding/json). On an
+// error out is left unspecified.
+func decodeInto(e refstore.Entry, b *Borrower, out *Stored) error {
+	out.Record = Record{}
+	if !decodeFast(e, &out.Record, b) {
+		var s Record // only here does a record's address reach encoding/json
 		if err := refstore.Decode(e, Schema, &s); err != nil {
-			return Stored{}, err
+			return err
 		}
+		out.Record = s
 	}
-	if !namesRef(s.ID, e.Ref) {
-		return Stored{}, fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, s.ID)
+	if !namesRef(out.ID, e.Ref) {
+		return fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, out.ID)
 	}
-	return Stored{Record: s, Ref: e.Ref, OID: e.OID}, nil
+	out.Ref, out.OID = e.Ref, e.OID
+	return nil
 }
 
 // namesRef reports whether ref is refstore.SessionRef(id), without

@@ -284,9 +284,17 @@ func AppendRecordOpenIndented(dst []byte, r *session.Record) ([]byte, *Runtime, 
 
 func appendRecordOpen(dst []byte, l *layout, r *session.Record) ([]byte, *Runtime, error) {
 	var s Session
-	var g Switching
-	var p PRPointer
-	shapeSession(&s, r, false, &g, &p)
+	// Allocated only for a record that has them (their address reaches
+	// encoding/json).
+	var g *Switching
+	var p *PRPointer
+	if r.Switching != nil {
+		g = new(Switching)
+	}
+	if r.PR != nil {
+		p = new(PRPointer)
+	}
+	shapeSession(&s, r, false, g, p)
 	dst, err := appendSessionOpen(dst, l, &s, r.Launched, true)
 	var rt *Runtime
 	if x := r.Runtime; x != nil {
@@ -370,6 +378,20 @@ func newLayout(indented bool) layout {
 // the record's map, or the record's own (nilEmpty: OfSession makes a nil
 // one empty).
 func appendSessionOpen[L Launched | session.Launched](dst []byte, l *layout, s *Session, launched map[string]L, nilEmpty bool) ([]byte, error) {
+	dst, err := appendSessionHead(dst, l, s)
+	if err != nil {
+		return nil, err
+	}
+	if launched == nil && nilEmpty {
+		dst = append(dst, "{}"...)
+	} else if dst, err = appendLaunched(dst, l, launched); err != nil {
+		return nil, err
+	}
+	return appendSessionRest(dst, l, s)
+}
+
+// appendSessionHead writes s up to its launched map, key included.
+func appendSessionHead(dst []byte, l *layout, s *Session) ([]byte, error) {
 	var err error
 	k := &l.keys
 	dst = append(dst, k[kID]...)
@@ -428,12 +450,14 @@ func appendSessionOpen[L Launched | session.Launched](dst []byte, l *layout, s *
 		dst = append(dst, k[kHandoffPackage]...)
 		dst = jsonrec.AppendString(dst, s.HandoffPackage)
 	}
-	dst = append(dst, k[kLaunched]...)
-	if launched == nil && nilEmpty {
-		dst = append(dst, "{}"...)
-	} else if dst, err = appendLaunched(dst, l, launched); err != nil {
-		return nil, err
-	}
+	return append(dst, k[kLaunched]...), nil
+}
+
+// appendSessionRest writes what follows s's launched map, up to its
+// runtime.
+func appendSessionRest(dst []byte, l *layout, s *Session) ([]byte, error) {
+	var err error
+	k := &l.keys
 	dst = append(dst, k[kSwitching]...)
 	if s.Switching == nil {
 		dst = append(dst, "null"...)
@@ -518,38 +542,52 @@ func appendLaunched[L Launched | session.Launched](dst []byte, l *layout, m map[
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	dst = append(dst, '{')
 	var err error
 	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		v := Launched(m[k])
-		dst = append(dst, l.nl[2]...)
-		dst = jsonrec.AppendString(dst, k)
-		dst = append(dst, l.colon...)
-		dst = append(dst, '{')
-		dst = append(dst, l.nl[3]...)
-		dst = append(dst, `"nativeId"`...)
-		dst = append(dst, l.colon...)
-		dst = jsonrec.AppendString(dst, v.NativeID)
-		dst = append(dst, ',')
-		dst = append(dst, l.nl[3]...)
-		dst = append(dst, `"first"`...)
-		dst = append(dst, l.colon...)
-		if dst, err = jsonrec.AppendTime(dst, v.First); err != nil {
+		if dst, err = appendLaunchedItem(dst, l, i == 0, k, Launched(m[k])); err != nil {
 			return nil, err
 		}
-		dst = append(dst, ',')
-		dst = append(dst, l.nl[3]...)
-		dst = append(dst, `"last"`...)
-		dst = append(dst, l.colon...)
-		if dst, err = jsonrec.AppendTime(dst, v.Last); err != nil {
-			return nil, err
-		}
-		dst = append(dst, l.nl[2]...)
-		dst = append(dst, '}')
 	}
-	dst = append(dst, l.nl[1]...)
+	return appendLaunchedEnd(dst, l), nil
+}
+
+// appendLaunchedItem writes one harness's entry of a launched map that is
+// not empty, opening the map at the first.
+func appendLaunchedItem(dst []byte, l *layout, first bool, k string, v Launched) ([]byte, error) {
+	if first {
+		dst = append(dst, '{')
+	} else {
+		dst = append(dst, ',')
+	}
+	var err error
+	dst = append(dst, l.nl[2]...)
+	dst = jsonrec.AppendString(dst, k)
+	dst = append(dst, l.colon...)
+	dst = append(dst, '{')
+	dst = append(dst, l.nl[3]...)
+	dst = append(dst, `"nativeId"`...)
+	dst = append(dst, l.colon...)
+	dst = jsonrec.AppendString(dst, v.NativeID)
+	dst = append(dst, ',')
+	dst = append(dst, l.nl[3]...)
+	dst = append(dst, `"first"`...)
+	dst = append(dst, l.colon...)
+	if dst, err = jsonrec.AppendTime(dst, v.First); err != nil {
+		return nil, err
+	}
+	dst = append(dst, ',')
+	dst = append(dst, l.nl[3]...)
+	dst = append(dst, `"last"`...)
+	dst = append(dst, l.colon...)
+	if dst, err = jsonrec.AppendTime(dst, v.Last); err != nil {
+		return nil, err
+	}
+	dst = append(dst, l.nl[2]...)
 	return append(dst, '}'), nil
+}
+
+// appendLaunchedEnd closes a launched map that is not empty.
+func appendLaunchedEnd(dst []byte, l *layout) []byte {
+	dst = append(dst, l.nl[1]...)
+	return append(dst, '}')
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
+	"unsafe"
 
 	"github.com/urfave/cli/v2"
 
@@ -44,56 +47,106 @@ func sessionLsCommand(d *deps) *cli.Command {
 			if c.Bool("json") {
 				return sessionLsJSON(c, d, st, handoff.SessionListOptions{All: all})
 			}
-			res, err := handoff.SessionList(c.Context, st, handoff.SessionListOptions{All: all})
-			if err != nil {
-				return err
-			}
-			shown := res.Sessions
-			notify(d.stderr, res.Notices)
-			if len(shown) == 0 {
-				if all {
-					fmt.Fprintln(d.stderr, "no sessions")
-				} else {
-					fmt.Fprintln(d.stderr, "no active sessions (--all shows the others)")
-				}
-				return nil
-			}
-			tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SESSION\tAGENT\tBRANCH\tSTATUS\tUPDATED")
-			for _, s := range shown {
-				status := s.Status
-				if s.Switching != nil {
-					status += " (switching to " + s.Switching.To + ")"
-				}
-				if rt := runtimeText(s.Runtime); rt != "" {
-					status += ", " + rt
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Lineage, orDash(s.Harness), orDash(s.Branch), status, s.UpdatedAt.UTC().Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
+			return sessionLsText(c, d, st, all)
 		},
 	}
 }
 
+// sessionRow is what the table shows of a session but its lineage and
+// what tmux said of it, in memory of its own.
+type sessionRow struct{ harness, branch, status, updated string }
+
+// sessionLsText prints the table of sessions, each kept as the text of
+// its row, not as its record, until the lineage of every one is known.
+func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all bool) error {
+	// What is kept is the lineage nodes and the rows: collected as
+	// records are read, they were scanned over and over (see
+	// sessionLsJSON).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	var text textBlocks
+	var tbuf []byte
+	items, notices, err := handoff.SessionListEach(c.Context, st, handoff.SessionListOptions{All: all}, func(r *session.Record) sessionRow {
+		status := r.Status
+		if r.Switching != nil {
+			status += " (switching to " + r.Switching.To + ")"
+		}
+		tbuf = r.UpdatedAt.UTC().AppendFormat(tbuf[:0], "2006-01-02 15:04")
+		return sessionRow{harness: text.copy(orDash(r.Harness)), branch: text.copy(orDash(r.Branch)),
+			status: text.copy(status), updated: text.copy(unsafe.String(unsafe.SliceData(tbuf), len(tbuf)))}
+	})
+	if err != nil {
+		return err
+	}
+	notify(d.stderr, notices)
+	if len(items) == 0 {
+		if all {
+			fmt.Fprintln(d.stderr, "no sessions")
+		} else {
+			fmt.Fprintln(d.stderr, "no active sessions (--all shows the others)")
+		}
+		return nil
+	}
+	return writeTable(d.stdout, len(items)+1, func(i int) [tableCells]string {
+		if i == 0 {
+			return [tableCells]string{"SESSION", "AGENT", "BRANCH", "STATUS", "UPDATED"}
+		}
+		it := &items[i-1]
+		status := it.V.status
+		if rt := runtimeText(it.Runtime); rt != "" {
+			status += ", " + rt
+		}
+		return [tableCells]string{it.Lineage, it.V.harness, it.V.branch, status, it.V.updated}
+	})
+}
+
+// textBlocks holds copies of many short strings in shared blocks: one
+// allocation per block, which the collector need not scan, instead of
+// one per string. A block is only ever appended to, so the bytes a
+// string was given never change.
+type textBlocks struct{ b []byte }
+
+func (t *textBlocks) copy(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > 4<<10 {
+		return strings.Clone(s)
+	}
+	if cap(t.b)-len(t.b) < len(s) {
+		t.b = make([]byte, 0, 64<<10)
+	}
+	off := len(t.b)
+	t.b = append(t.b, s...)
+	return unsafe.String(&t.b[off], len(s))
+}
+
 // sessionLsJSON prints sessionListJSON, byte for byte what the Encoder
-// wrote for it, without holding 100,000 records: each is written as it is
-// read (view.AppendRecordOpenIndented, indented as printJSONEach's items
-// are, into the listing's arena) up to the runtime and lineage, which are
-// appended when it is printed. A session the fast writer cannot write
-// keeps its record for the Encoder, which says why as it always did.
+// wrote for it, without holding 100,000 records: each is packed as it is
+// read (view.PackRecord: its strings and times, nothing of the JSON) and
+// written out when it is printed (view.PackedWriter, indented as
+// printJSONEach's items are), its runtime and lineage after it. A record
+// with a part the packed form does not hold is kept as its indented JSON
+// up to those (view.AppendRecordOpenIndented); one the fast writers
+// cannot write keeps its record for the Encoder, which says why as it
+// always did.
 func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
 	// The arena needs no scanning; the lineage nodes and graph do, and
 	// are what is kept: collect as records are read only when the heap
 	// has grown well past them.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	type entry struct {
-		span listSpan
-		rec  *session.Record // set when the fast writer declined
-		rt   *view.Runtime   // the record's runtime, shown with what tmux said
+		span   listSpan
+		packed bool            // span is view.PackRecord's, else indented JSON
+		rec    *session.Record // set when the fast writer declined
+		rt     *view.Runtime   // the record's runtime, shown with what tmux said
 	}
 	var arena listArena
 	var scratch []byte
 	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) entry {
+		if p, ok := view.PackRecord(scratch[:0], r); ok {
+			scratch = p
+			return entry{span: arena.add(p), packed: true}
+		}
 		out, rt, err := view.AppendRecordOpenIndented(scratch[:0], r)
 		if err != nil {
 			rec := r.Clone() // r is borrowed
@@ -106,28 +159,67 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 		return err
 	}
 	enc, ebuf := itemEncoder()
-	var tail []byte
-	return printJSONEach(d.stdout, "sessions", len(items), func(i int, out *bytes.Buffer) error {
+	var packed view.PackedWriter
+	return printJSONAppend(d.stdout, "sessions", len(items), func(i int, dst []byte) ([]byte, error) {
 		it := items[i]
-		if it.V.rec != nil {
-			j := toSessionJSON(*it.V.rec, false)
+		rec := it.V.rec
+		out := dst
+		if it.V.packed {
+			var err error
+			if out, err = packed.AppendIndented(dst, arena.bytes(it.V.span)); err != nil {
+				// For the Encoder to say why.
+				r := packed.Record(arena.bytes(it.V.span))
+				rec = &r
+			}
+		} else if rec == nil {
+			out = append(dst, arena.bytes(it.V.span)...)
+		}
+		if rec != nil {
+			j := toSessionJSON(*rec, false)
 			j.Lineage = it.Lineage
 			withRuntime(&j, it.Runtime)
 			ebuf.Reset()
 			err := enc.Encode(j)
-			out.Write(ebuf.Bytes())
-			return err
+			return append(dst, ebuf.Bytes()...), err
 		}
 		j := sessionJSON{Runtime: it.V.rt}
 		withRuntime(&j, it.Runtime)
+		return view.AppendSessionTailIndented(out, j.Runtime, it.Lineage)
+	}, d.withOpenNotices(notices))
+}
+
+// printJSONAppend is printJSONEach, byte for byte and write for write,
+// for items that append themselves to a buffer: a listing of 100 MB is
+// not copied through a bytes.Buffer on its way to the bufio.Writer.
+func printJSONAppend(w io.Writer, key string, n int, item func(i int, dst []byte) ([]byte, error), notices []string) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "{\n  %q: [", key)
+	var buf []byte
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
 		var err error
-		if tail, err = view.AppendSessionTailIndented(tail[:0], j.Runtime, it.Lineage); err != nil {
+		if buf, err = item(i, buf[:0]); err != nil {
 			return err
 		}
-		out.Write(arena.bytes(it.V.span))
-		out.Write(tail)
-		return nil
-	}, d.withOpenNotices(notices))
+		bw.Write(bytes.TrimSuffix(buf, []byte("\n")))
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("],\n  \"notices\": ")
+	var nb bytes.Buffer
+	enc := json.NewEncoder(&nb)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(view.NonNil(notices)); err != nil {
+		return err
+	}
+	bw.Write(bytes.TrimSuffix(nb.Bytes(), []byte("\n")))
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 func orDash(s string) string {
