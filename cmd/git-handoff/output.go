@@ -64,7 +64,7 @@ func printJSON(w io.Writer, v any) error {
 // items that item writes (indented as printJSONArray indents them) one
 // at a time: none needs to exist before it is written.
 func printJSONEach(w io.Writer, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
-	return printJSONItems(w, false, key, n, item, notices)
+	return printJSONItems(w, false, key, n, bufferedItem(item), notices)
 }
 
 // printJSONEachEscaped is printJSONEach for items that item has made safe
@@ -72,39 +72,55 @@ func printJSONEach(w io.Writer, key string, n int, item func(i int, out *bytes.B
 // jsonrec.AppendSafeString's strings): they go to w unscanned
 // (safetext.Escaped), and only the notices through the filter.
 func printJSONEachEscaped(w io.Writer, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
-	return printJSONItems(w, true, key, n, item, notices)
+	return printJSONItems(w, true, key, n, bufferedItem(item), notices)
 }
 
-func printJSONItems(w io.Writer, escaped bool, key string, n int, item func(i int, out *bytes.Buffer) error, notices []string) error {
+// bufferedItem adapts an item written into a bytes.Buffer to
+// printJSONItems, which is handed the buffer's bytes.
+func bufferedItem(item func(i int, out *bytes.Buffer) error) func(int, []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	return func(i int, _ []byte) ([]byte, error) {
+		buf.Reset()
+		err := item(i, &buf)
+		return buf.Bytes(), err
+	}
+}
+
+// printJSONItems writes {"<key>": [items…], "notices": […]}, the items as
+// item returns them (appended to dst, the last item's bytes, or in a
+// buffer of its own), so a listing of 100 MB is never held or copied
+// whole on its way to the bufio.Writer. With escaped, the items are
+// terminal-safe already (printJSONEachEscaped).
+func printJSONItems(w io.Writer, escaped bool, key string, n int, item func(i int, dst []byte) ([]byte, error), notices []string) error {
 	if escaped {
 		w = safetext.Escaped(w)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "{\n  %q: [", key)
-	var buf bytes.Buffer
+	var buf []byte
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
 		bw.WriteString("\n    ")
-		buf.Reset()
-		if err := item(i, &buf); err != nil {
+		var err error
+		if buf, err = item(i, buf[:0]); err != nil {
 			return err
 		}
-		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		bw.Write(bytes.TrimSuffix(buf, []byte("\n")))
 	}
 	if n > 0 {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("],\n  \"notices\": ")
-	buf.Reset()
-	enc := json.NewEncoder(&buf)
+	var nb bytes.Buffer
+	enc := json.NewEncoder(&nb)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("  ", "  ")
 	if err := enc.Encode(view.NonNil(notices)); err != nil {
 		return err
 	}
-	list := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	list := bytes.TrimSuffix(nb.Bytes(), []byte("\n"))
 	if escaped {
 		list = safetext.Append(nil, list)
 	}

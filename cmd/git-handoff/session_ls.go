@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"strings"
 	"unsafe"
@@ -160,7 +156,7 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 	}
 	enc, ebuf := itemEncoder()
 	var packed view.PackedWriter
-	return printJSONAppend(d.stdout, "sessions", len(items), func(i int, dst []byte) ([]byte, error) {
+	return printJSONItems(d.stdout, false, "sessions", len(items), func(i int, dst []byte) ([]byte, error) {
 		it := items[i]
 		rec := it.V.rec
 		out := dst
@@ -186,40 +182,6 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 		withRuntime(&j, it.Runtime)
 		return view.AppendSessionTailIndented(out, j.Runtime, it.Lineage)
 	}, d.withOpenNotices(notices))
-}
-
-// printJSONAppend is printJSONEach, byte for byte and write for write,
-// for items that append themselves to a buffer: a listing of 100 MB is
-// not copied through a bytes.Buffer on its way to the bufio.Writer.
-func printJSONAppend(w io.Writer, key string, n int, item func(i int, dst []byte) ([]byte, error), notices []string) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "{\n  %q: [", key)
-	var buf []byte
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n    ")
-		var err error
-		if buf, err = item(i, buf[:0]); err != nil {
-			return err
-		}
-		bw.Write(bytes.TrimSuffix(buf, []byte("\n")))
-	}
-	if n > 0 {
-		bw.WriteString("\n  ")
-	}
-	bw.WriteString("],\n  \"notices\": ")
-	var nb bytes.Buffer
-	enc := json.NewEncoder(&nb)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("  ", "  ")
-	if err := enc.Encode(view.NonNil(notices)); err != nil {
-		return err
-	}
-	bw.Write(bytes.TrimSuffix(nb.Bytes(), []byte("\n")))
-	bw.WriteString("\n}\n")
-	return bw.Flush()
 }
 
 func orDash(s string) string {
