@@ -19,7 +19,7 @@ var updateListing = flag.Bool("update-listing", false, "rewrite testdata/listing
 
 // The listings' JSON is written without encoding/json (view.AppendBaton,
 // jsonrec): these goldens were written by the encoding/json listings
-// before that change, and every listing must still print them byte for
+// before that change (and the session table's by tabwriter), and every listing must still print them byte for
 // byte, loose refs and packed, through go-git and through git alone.
 // The records are written as raw blobs, so they hold what git-handoff
 // would never write itself: hostile text, escapes of every kind, nulls,
@@ -43,6 +43,10 @@ func TestListingsMatchGoldens(t *testing.T) {
 		{"list_mine.json", []string{"list", "--json"}},
 		{"session_ls_all.json", []string{"session", "ls", "--all", "--json"}},
 		{"session_ls.json", []string{"session", "ls", "--json"}},
+		// The session table is written without tabwriter (writeTable):
+		// these were written by the tabwriter table before that change.
+		{"session_ls_all.txt", []string{"session", "ls", "--all"}},
+		{"session_ls.txt", []string{"session", "ls"}},
 	} {
 		for _, layout := range []string{"loose", "packed"} {
 			if layout == "packed" {
