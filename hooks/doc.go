@@ -80,7 +80,11 @@
 //     a [trailer section in the repository's, the user's and the system's
 //     config files and in `git -c` (not in files pulled in by include), and
 //     git-handoff then asks git and leaves the message to
-//     git interpret-trailers.
+//     git interpret-trailers. A plain answer is kept in
+//     <git dir>/handoff-hook-plain while it is newer than every one of those
+//     files and the variables that chose them are the same: sh reads a byte
+//     per system call, so a ~/.gitconfig of a few kilobytes had cost every
+//     bound commit milliseconds.
 //   - post-checkout: a branch checkout ($3 = 1) in a repository with batons,
 //     as a refs/ao/handoffs directory or, once packed, a packed-refs line
 //     (one grep, only on branch changes).

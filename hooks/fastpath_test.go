@@ -145,14 +145,26 @@ func TestShimTrailersMatchGitHandoff(t *testing.T) {
 // trailer settings only: with trailer.separators in the repository's or the
 // user's config, or given with `git -c`, the message is exactly what git
 // interpret-trailers makes of it.
+//
+// Each case first commits with no trailer setting anywhere, so that the
+// shim keeps its plain answer, which the setting made after must undo.
 func TestTrailerConfigIsLeftToGit(t *testing.T) {
 	const msg = "subject\n\nbody\n\nKey=value"
-	for _, where := range []string{"repository", "global", "command line"} {
+	for _, where := range []string{"repository", "global", "command line", "another global file"} {
 		t.Run(where, func(t *testing.T) {
 			e := newEnv(t).with(harnessEnv + "=claude-code")
 			dir := e.newRepo()
 			e.install(dir)
 			e.bindRecord(dir, "s1", `{"schema":"session/v1","id":"s1","harness":"claude-code","status":"active"}`)
+			// Written before the plain answer is kept, so older than it.
+			other := filepath.Join(t.TempDir(), "other.gitconfig")
+			if err := os.WriteFile(other, []byte("[user]\n\tname = Other\n\temail = other@example.com\n[trailer]\n\tseparators = :=\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e.git(dir, "commit", "-q", "--allow-empty", "-m", "plain first")
+			if _, err := os.Stat(filepath.Join(dir, ".git", "handoff-hook-plain")); err != nil {
+				t.Fatalf("the shim kept no plain answer: %v", err)
+			}
 			var cfg []string
 			switch where {
 			case "repository":
@@ -161,6 +173,8 @@ func TestTrailerConfigIsLeftToGit(t *testing.T) {
 				e.git(dir, "config", "--global", "trailer.separators", ":=")
 			case "command line":
 				cfg = []string{"-c", "trailer.separators=:="}
+			case "another global file":
+				e = e.with("GIT_CONFIG_GLOBAL=" + other)
 			}
 			e.git(dir, append(cfg, "commit", "-q", "--allow-empty", "-m", msg)...)
 			want := e.gitIn(dir, msg+"\n", append(cfg, "interpret-trailers", "--where", "end",

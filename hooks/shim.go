@@ -8,7 +8,7 @@ import (
 
 // ShimVersion changes whenever the text of any shim changes, so Check can
 // tell a current shim from a stale one left by an older git-handoff.
-const ShimVersion = 4
+const ShimVersion = 5
 
 // shimMarker starts the second line of every shim; it is how Install, Check
 // and Uninstall recognise a hook as ours whatever its version.
@@ -67,18 +67,36 @@ if [ -x "$h" ]; then "$h" "$@" || exit; fi
 # system's config, or on the command line, gives status 1: the commit goes
 # to git-handoff, which runs git interpret-trailers. Files pulled in by
 # include are not followed.
+# sh reads a file a byte per system call, and a user's ~/.gitconfig of a
+# few kilobytes made each commit milliseconds dearer: a plain answer is
+# kept in GITDIR/handoff-hook-plain under what chose the files (the
+# variables below), and holds while it is newer than each of them (a
+# change made in the same clock tick as it, or while the files were being
+# read, counts from the next change on).
 plain() {
 	case ${GIT_CONFIG_PARAMETERS-} in *[Tt][Rr][Aa][Ii][Ll][Ee][Rr].*) return 1 ;; esac
 	case ${GIT_CONFIG_COUNT:-0} in 0) ;; *) return 1 ;; esac
+	pc=$1/handoff-hook-plain
+	key="${GIT_CONFIG_GLOBAL-}:${HOME-}:${XDG_CONFIG_HOME-}:${GIT_CONFIG_NOSYSTEM-}:${GIT_CONFIG_SYSTEM-}"
 	set -- "$2/config" "$1/config.worktree" "${GIT_CONFIG_GLOBAL:-${HOME-}/.gitconfig}"
 	[ -n "${GIT_CONFIG_GLOBAL-}" ] || set -- "$@" "${XDG_CONFIG_HOME:-${HOME-}/.config}/git/config"
-	[ -n "${GIT_CONFIG_NOSYSTEM-}" ] || set -- "$@" /etc/gitconfig
+	[ -n "${GIT_CONFIG_NOSYSTEM-}" ] || set -- "$@" "${GIT_CONFIG_SYSTEM:-/etc/gitconfig}"
+	k=
+	[ -f "$pc" ] && IFS= read -r k <"$pc"
+	if [ "$k" = "$key" ]; then
+		k=kept
+		for f; do
+			[ ! -e "$f" ] || [ "$pc" -nt "$f" ] || k=
+		done
+		[ -z "$k" ] || return 0
+	fi
 	for f; do
 		[ -f "$f" ] || continue
 		while IFS= read -r l; do
 			case $l in *'['*[Tt][Rr][Aa][Ii][Ll][Ee][Rr]*) return 1 ;; esac
 		done <"$f"
 	done
+	printf '%s\n' "$key" 2>/dev/null >"$pc"
 }
 # fast FILE REF finishes a bound ` + "`git commit -m`" + ` here, without git-handoff;
 # status 1 leaves the commit to git-handoff.
