@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -55,6 +56,11 @@ func TestListingsMatchGoldens(t *testing.T) {
 			for _, reader := range []string{"", "cli"} {
 				t.Setenv("GIT_HANDOFF_READER", reader)
 				got := runListing(t, dir, c.args...)
+				if strings.HasSuffix(c.golden, ".json") && !json.Valid(got) {
+					// \x7f for DEL was once written into every --json
+					// output holding one.
+					t.Errorf("%s (%s refs, reader %q) is not JSON", strings.Join(c.args, " "), layout, reader)
+				}
 				path := filepath.Join(goldens, c.golden)
 				if *updateListing && layout == "loose" && reader == "" {
 					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

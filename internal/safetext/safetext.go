@@ -142,7 +142,13 @@ func AppendEscape(dst []byte, r rune) []byte {
 }
 
 // appendByte is the escape of a control byte, or of one that is not UTF-8.
+// DEL is the one control a JSON encoder leaves as it is, so its escape is
+// JSON's own (\u007f): \x7f made every --json output holding one invalid
+// JSON. The others never reach here from JSON, which escapes them itself.
 func appendByte(dst []byte, c byte) []byte {
+	if c == 0x7f {
+		return append(dst, `\u007f`...)
+	}
 	return append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 }
 

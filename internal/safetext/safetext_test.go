@@ -15,7 +15,7 @@ func TestString(t *testing.T) {
 		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`},
 		{"\x1b]0;title\x07", `\x1b]0;title\x07`},
 		{"over\rwrite", `over\x0dwrite`},
-		{"del\x7f", `del\x7f`},
+		{"del\x7f", `del\u007f`}, // JSON's own escape: --json output stays JSON
 		{"c1 \u009b2J", `c1 \u009b2J`},
 		{"raw 8-bit csi \x9b2J", `raw 8-bit csi \x9b2J`},
 		{"abc\u202edcba", `abc\u202edcba`},
