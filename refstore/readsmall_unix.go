@@ -3,6 +3,7 @@
 package refstore
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,22 +17,14 @@ import (
 // whole path, stats the file and offers it to the poller, which doubles
 // the cost of listing ten thousand loose refs. A file larger than the
 // buffer is read again whole.
-func readSmallAt(dir *os.File, dirPath, name string) ([]byte, error) {
-	raw, err := dir.SyscallConn()
-	if err != nil {
-		return os.ReadFile(filepath.Join(dirPath, name))
+func readSmallAt(dir *os.File, dirPath, name string) (b []byte, err error) {
+	if eerr := readSmallEach(dir, dirPath, []string{name}, func(_ string, got []byte, rerr error) error {
+		b, err = bytes.Clone(got), rerr // got is the shared buffer's
+		return nil
+	}); eerr != nil {
+		return nil, eerr
 	}
-	var b []byte
-	var buf [256]byte
-	if cerr := raw.Control(func(dfd uintptr) {
-		b, err = readOneAt(int(dfd), dirPath, name, &buf)
-	}); cerr != nil {
-		return os.ReadFile(filepath.Join(dirPath, name))
-	}
-	if err != nil || len(b) == 0 || &b[0] != &buf[0] {
-		return b, err // an error, nothing, or read again whole: b is its own
-	}
-	return append([]byte(nil), b...), nil
+	return b, err
 }
 
 // readSmallEach is readSmallAt for every file of names in dir, handing fn
