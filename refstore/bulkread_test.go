@@ -103,17 +103,8 @@ func entryTypes(t *testing.T, dir string) map[int]int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, _ := os.Open(idx)
-		cmd := exec.Command("git", "show-index")
-		cmd.Stdin = in
-		out, err := cmd.Output()
-		in.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			off, _ := strconv.Atoi(strings.Fields(l)[0])
-			counts[int(pack[off]>>4)&7]++
+		for _, e := range showIndex(t, idx) {
+			counts[int(pack[e.off]>>4)&7]++
 		}
 	}
 	return counts
@@ -355,27 +346,50 @@ func TestBulkListingFallsBack(t *testing.T) {
 	})
 }
 
+// indexEntry is one line of `git show-index`: an object's offset in its
+// pack, and its id.
+type indexEntry struct {
+	off int
+	id  string
+}
+
+// showIndex is what `git show-index` says of the pack index idx.
+func showIndex(t *testing.T, idx string) []indexEntry {
+	t.Helper()
+	in, err := os.Open(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	cmd := exec.Command("git", "show-index")
+	cmd.Stdin = in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ents []indexEntry
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		off, err := strconv.Atoi(f[0])
+		if err != nil || len(f) < 2 {
+			t.Fatalf("git show-index: %q", l)
+		}
+		ents = append(ents, indexEntry{off: off, id: f[1]})
+	}
+	return ents
+}
+
 // damageEntry flips a byte in the middle of id's pack entry.
 func damageEntry(t *testing.T, dir, id string) {
 	t.Helper()
 	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
 	for _, idx := range idxs {
-		in, _ := os.Open(idx)
-		cmd := exec.Command("git", "show-index")
-		cmd.Stdin = in
-		out, err := cmd.Output()
-		in.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
 		var offs []int
 		at := -1
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			f := strings.Fields(l)
-			off, _ := strconv.Atoi(f[0])
-			offs = append(offs, off)
-			if f[1] == id {
-				at = off
+		for _, e := range showIndex(t, idx) {
+			offs = append(offs, e.off)
+			if e.id == id {
+				at = e.off
 			}
 		}
 		if at < 0 {
