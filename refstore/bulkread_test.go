@@ -470,24 +470,9 @@ func TestBulkReaderDamaged(t *testing.T) {
 	if read, failed := readAll(t); failed != 0 || read != len(objs) {
 		t.Fatalf("undamaged: %d read, %d failed", read, failed)
 	}
-	damage("truncated index", idx[0], origIdx, func(b []byte) []byte { return b[:len(b)/2] })
-	damage("fan-out out of order", idx[0], origIdx, func(b []byte) []byte { b[8+10*4] = 0xff; return b })
-	damage("offsets past the end", idx[0], origIdx, func(b []byte) []byte {
-		n := len(objs)
-		for i := 0; i < n; i++ {
-			off := 8 + 256*4 + n*24 + i*4
-			b[off], b[off+1] = 0x7f, 0xff
-		}
-		return b
-	})
-	damage("offsets shifted", idx[0], origIdx, func(b []byte) []byte {
-		n := len(objs)
-		for i := 0; i < n; i++ {
-			off := 8 + 256*4 + n*24 + i*4 + 3
-			b[off]++
-		}
-		return b
-	})
+	for _, d := range indexDamages(len(objs)) {
+		damage(d.name, idx[0], origIdx, d.edit)
+	}
 	damage("truncated pack", packPath, origPack, func(b []byte) []byte { return b[:len(b)*2/3] })
 	damage("pack bytes flipped", packPath, origPack, func(b []byte) []byte {
 		for i := 12; i < len(b)-20; i += 97 {

@@ -140,6 +140,35 @@ func deltas(t *testing.T, dir string) int {
 	return n
 }
 
+// indexDamages are the ways both pack readers' tests damage a version 2
+// pack index of n objects (a header, the fan-out, n ids and CRCs, then
+// the offsets).
+func indexDamages(n int) []struct {
+	name string
+	edit func([]byte) []byte
+} {
+	offsets := 8 + 256*4 + n*24
+	return []struct {
+		name string
+		edit func([]byte) []byte
+	}{
+		{"truncated index", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"fan-out out of order", func(b []byte) []byte { b[8+10*4] = 0xff; return b }},
+		{"offsets past the end", func(b []byte) []byte {
+			for i := 0; i < n; i++ {
+				b[offsets+i*4], b[offsets+i*4+1] = 0x7f, 0xff
+			}
+			return b
+		}},
+		{"offsets shifted", func(b []byte) []byte {
+			for i := 0; i < n; i++ {
+				b[offsets+i*4+3]++
+			}
+			return b
+		}},
+	}
+}
+
 // A damaged pack or index is an error, never a panic or wrong bytes: the
 // store then asks git, whose message says what is wrong.
 func TestObjectDBDamagedPack(t *testing.T) {
@@ -173,16 +202,9 @@ func TestObjectDBDamagedPack(t *testing.T) {
 			}
 		})
 	}
-	damage("truncated index", idx[0], origIdx, func(b []byte) []byte { return b[:len(b)/2] })
-	damage("fan-out out of order", idx[0], origIdx, func(b []byte) []byte { b[8+10*4] = 0xff; return b })
-	damage("offsets past the end", idx[0], origIdx, func(b []byte) []byte {
-		n := len(objs)
-		for i := 0; i < n; i++ {
-			off := 8 + 256*4 + n*24 + i*4
-			b[off], b[off+1] = 0x7f, 0xff
-		}
-		return b
-	})
+	for _, d := range indexDamages(len(objs)) {
+		damage(d.name, idx[0], origIdx, d.edit)
+	}
 	damage("pack bytes flipped", packPath, origPack, func(b []byte) []byte {
 		for i := 12; i < len(b)-20; i += 7 {
 			b[i] ^= 0x5a
