@@ -14,7 +14,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -55,8 +54,8 @@ import (
 // again.
 
 const (
-	headMagic = "git-handoff shared batons v2\n"
-	dirMagic  = "git-handoff shared baton dir v3\n"
+	headMagic = "git-handoff shared batons v3\n"
+	dirMagic  = "git-handoff shared baton dir v4\n"
 )
 
 // topN: how many of a directory's waiting batons the head keeps. More are
@@ -93,8 +92,12 @@ type sharedDir struct {
 	live   int         // waiting batons in it
 	top    []candidate // the newest of them, newest first, at most topN
 	reread []string    // refs read again every time
-	all    []candidate // every waiting one, when listed by this run
+	all    []candidate // when listed by this run: every waiting one loose, and packed ones newest first
 	listed bool
+	// Listed by this run: whether all holds every waiting one, and how far
+	// the packed note was walked (for the rest, when they are wanted).
+	complete bool
+	walk     *packedWalk
 }
 
 type sharedHead struct {
@@ -138,7 +141,7 @@ func (e *enc) info(i sharedInfo) {
 
 // sealed is the note's bytes with its checksum.
 func (e *enc) sealed() []byte {
-	return binary.BigEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli()))
+	return binary.BigEndian.AppendUint32(e.b, noteSum(e.b))
 }
 
 type dec struct {
@@ -152,7 +155,7 @@ func open(b []byte, magic string) *dec {
 		return &dec{bad: true}
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli()) != sum {
+	if noteSum(body) != sum {
 		return &dec{bad: true}
 	}
 	return &dec{b: body[len(magic):]}
@@ -343,7 +346,7 @@ func readDirNote(path, dir string) *dirNote {
 		rec := b[k : k+int(n)]
 		b = b[k+int(n):]
 		body, sum := rec[:len(rec)-4], binary.BigEndian.Uint32(rec[len(rec)-4:])
-		if crc32.Checksum(body, castagnoli()) != sum {
+		if noteSum(body) != sum {
 			break
 		}
 		d := &dec{b: body}
@@ -382,10 +385,10 @@ func readDirNote(path, dir string) *dirNote {
 	return out
 }
 
-// castagnoli is made at the first note read or written: building its
-// table costs a tenth of a millisecond, paid by every process that made it
-// at start, `end` and the commit hooks too, which read no note.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+// noteSum is the notes' checksum: CRC-32 (IEEE), whose tables cost a
+// start 20 µs to build, where Castagnoli's, as fast to sum with, cost
+// 200 µs (measured on amd64): every start that reads a note pays it.
+func noteSum(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 
 // record encodes entries (and refs gone) as one checksummed record.
 func dirRecord(dir string, ents []dirEntry, gone []string) []byte {
@@ -412,7 +415,7 @@ func dirRecord(dir string, ents []dirEntry, gone []string) []byte {
 			e.uint(0)
 		}
 	}
-	body := binary.BigEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli()))
+	body := binary.BigEndian.AppendUint32(e.b, noteSum(e.b))
 	return append(binary.AppendUvarint(nil, uint64(len(body))), body...)
 }
 
@@ -463,12 +466,13 @@ type sharedScan struct {
 	head  sharedHead
 	dirty bool // the head must be written
 	warns []Warning
+	open  []*packedNote // packed notes read part way, closed by close
 }
 
 // sharedCandidates returns the newest few waiting shared batons of every
 // directory, and the warnings for unreadable ones (in ref order),
 // listing only directories that changed and decoding only blobs their
-// notes do not know.
+// notes do not know. The caller closes the scan.
 func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []candidate, error) {
 	sc := &sharedScan{st: st, watch: st.Watchable()}
 	path := sharedNotePath(st)
@@ -536,7 +540,7 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 				}
 			}
 			note := readDirNote(dirNotePath(st, dir), dir)
-			l, err := st.ListDir(dir, note.prev)
+			l, err := st.ListLoose(dir, note.prev)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -563,8 +567,9 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 			dirty = append(dirty, dir)
 		}
 	}
-	built, err := sc.build(ctx, dirty, listings, notes)
+	built, err := sc.build(ctx, dirty, listings, notes, false)
 	if err != nil {
+		sc.close()
 		return nil, nil, err
 	}
 	for _, u := range built {
@@ -582,20 +587,58 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 	return sc, cands, nil
 }
 
+// close closes the packed notes still open.
+func (sc *sharedScan) close() {
+	for _, n := range sc.open {
+		n.closeFile()
+	}
+	sc.open = nil
+}
+
+// packedStable reports whether packed-refs is still the file whose shared
+// sum the head holds. Asked after the loose files were listed: a ref that
+// pack-refs moved out of them since the sum was taken is then read from
+// the packed-refs it moved into.
+func (sc *sharedScan) packedStable() bool {
+	ps, err := sc.st.PackedStamp()
+	return err == nil && ps.Same(sc.head.packed)
+}
+
 // build makes the head's entries of the directories listed, decoding the
 // blobs their notes do not know (through one stream when there are many),
 // and writes the notes that learnt or forgot something. A directory with
 // nothing in it or under it that no longer exists is dropped. notes holds
-// the notes already read (for ListDir); the others are read here.
-func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[string]refstore.DirRefs, notes map[string]*dirNote) ([]*sharedDir, error) {
+// the notes already read (for ListLoose); the others are read here.
+//
+// Watched, the listings hold loose refs only, and each directory's packed
+// refs come from its packed note when that was made under the sum the
+// head holds, else from packed-refs (decoding what neither note knows).
+// full asks for every waiting baton of each directory, not only enough
+// for its newest few.
+func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[string]refstore.DirRefs, notes map[string]*dirNote, full bool) ([]*sharedDir, error) {
 	type pending struct {
 		dir    string
 		note   *dirNote
 		ents   []dirEntry
 		reread []string
+		pn     *packedNote // watched: its packed refs, when the note holds them
+		fresh  []dirEntry  // watched, else: its packed refs as packed-refs has them
+		sum    uint64      // the sum fresh was read under
+		save   bool        // fresh is to be written as its packed note
 	}
 	var ps []*pending
 	unknown := map[string]string{} // oid and ref → ref, for the blobs to decode
+	known := func(p *pending, old map[string]dirEntry, r refstore.DirRef) (dirEntry, bool) {
+		if e, ok := old[r.Ref]; ok && e.ref.OID == r.OID {
+			return dirEntry{ref: r, info: e.info}, true
+		}
+		if e, ok := p.note.entry(r.Ref); ok && e.ref.OID == r.OID {
+			return dirEntry{ref: r, info: e.info}, true
+		}
+		unknown[r.OID+" "+r.Ref] = r.Ref
+		return dirEntry{ref: r}, false
+	}
+	stable := sc.watch && sc.packedStable()
 	for _, dir := range dirs {
 		l := listings[dir]
 		p := &pending{dir: dir, note: notes[dir]}
@@ -607,14 +650,39 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 				p.reread = append(p.reread, r.Ref)
 				continue
 			}
-			if e, ok := p.note.entry(r.Ref); ok && e.ref.OID == r.OID {
-				p.ents = append(p.ents, dirEntry{ref: r, info: e.info})
-				continue
-			}
-			unknown[r.OID+" "+r.Ref] = r.Ref
-			p.ents = append(p.ents, dirEntry{ref: r})
+			e, _ := known(p, nil, r)
+			p.ents = append(p.ents, e)
 		}
 		ps = append(ps, p)
+		if !sc.watch {
+			continue
+		}
+		path := packedNotePath(sc.st, dir)
+		pn := readPackedNote(path, dir)
+		if pn != nil && stable && pn.sum == sc.head.sum {
+			p.pn = pn
+			sc.open = append(sc.open, pn)
+			continue
+		}
+		refs, sum, ok, err := sc.st.PackedDir(dir, refstore.SharedPrefix)
+		if err != nil {
+			if pn != nil {
+				pn.closeFile()
+			}
+			return nil, err
+		}
+		old := map[string]dirEntry{}
+		if pn != nil {
+			ents, _ := pn.all() // of another sum: what it knew of each blob still holds
+			for _, e := range ents {
+				old[e.ref.Ref] = e
+			}
+		}
+		p.sum, p.save = sum, ok
+		for _, r := range refs {
+			e, _ := known(p, old, refstore.DirRef{Ref: r.Ref, OID: r.OID})
+			p.fresh = append(p.fresh, e)
+		}
 	}
 	decoded := map[string]sharedInfo{}
 	bad := map[string]bool{}
@@ -668,34 +736,120 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 		e.Ref, e.OID = ref, oid
 		take(e)
 	}
-	var out []*sharedDir
-	for _, p := range ps {
-		l := listings[p.dir]
-		u := &sharedDir{dir: p.dir, stamp: l.Stamp, listed: true, reread: p.reread}
-		var ents []dirEntry
-		for _, en := range p.ents {
+	// settle gives each entry what its blob decoded to; those that did not
+	// decode are read again every time instead.
+	settle := func(in []dirEntry, reread []string) ([]dirEntry, []string) {
+		var out []dirEntry
+		for _, en := range in {
 			k := en.ref.OID + " " + en.ref.Ref
 			if bad[k] {
-				u.reread = append(u.reread, en.ref.Ref)
+				reread = append(reread, en.ref.Ref)
 				continue
 			}
 			if info, ok := decoded[k]; ok {
 				en.info = info
 			}
-			ents = append(ents, en)
+			out = append(out, en)
+		}
+		return out, reread
+	}
+	var out []*sharedDir
+	for _, p := range ps {
+		l := listings[p.dir]
+		u := &sharedDir{dir: p.dir, stamp: l.Stamp, listed: true}
+		var ents []dirEntry
+		ents, u.reread = settle(p.ents, p.reread)
+		writeDirNote(ctx, sc.st, dirNotePath(sc.st, p.dir), p.dir, p.note, ents)
+		for _, en := range ents {
 			if en.info.live {
 				u.all = append(u.all, candidate{ref: en.ref.Ref, oid: en.ref.OID, info: en.info, dir: p.dir})
 			}
 		}
-		writeDirNote(ctx, sc.st, dirNotePath(sc.st, p.dir), p.dir, p.note, ents)
-		u.live, u.top = len(u.all), newest(u.all, topN)
+		u.live, u.complete = len(u.all), true
+		packed := 0
+		if sc.watch {
+			if p.pn == nil {
+				fresh, reread := settle(p.fresh, nil)
+				p.pn = packedNoteOf(p.dir, p.sum, fresh, reread)
+				if p.save {
+					writePackedNote(ctx, sc.st, packedNotePath(sc.st, p.dir), p.pn)
+				}
+			}
+			u.complete = false
+			u.walk = &packedWalk{note: p.pn, listing: l}
+			for _, r := range p.pn.reread {
+				if !u.walk.hidden(r) {
+					u.reread = append(u.reread, r)
+				}
+			}
+			if err := sc.walk(ctx, u, full); err != nil {
+				return nil, err
+			}
+			packed = p.pn.total + len(p.pn.reread)
+		}
+		u.top = newest(u.all, topN)
 		sort.Strings(u.reread)
-		if len(ents) == 0 && len(u.reread) == 0 && len(l.Dirs) == 0 && l.Stamp.Absent() && p.dir != refstore.SharedPrefix {
+		if len(ents) == 0 && len(u.reread) == 0 && packed == 0 && len(l.Dirs) == 0 && l.Stamp.Absent() && p.dir != refstore.SharedPrefix {
 			continue // gone
 		}
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// packedWalk is how far a directory's packed note has been walked.
+type packedWalk struct {
+	note       *packedNote
+	listing    refstore.DirRefs // the directory's loose refs (in ref order) and subdirectories
+	taken      int              // waiting packed batons added to all
+	hiddenLive int              // waiting packed batons passed over as hidden
+}
+
+// hidden reports whether a loose ref of the same name hides packed ref.
+func (w *packedWalk) hidden(ref string) bool {
+	_, ok := slices.BinarySearchFunc(w.listing.Refs, ref, func(r refstore.DirRef, ref string) int { return strings.Compare(r.Ref, ref) })
+	return ok
+}
+
+// walk adds u's waiting packed batons to u.all, newest first, until it
+// holds topN of them (every one when full) or they end, and counts u.live:
+// exactly once the walk has ended, and until then at most as many as
+// wait. A damaged note is read again from packed-refs, as if missing.
+func (sc *sharedScan) walk(ctx context.Context, u *sharedDir, full bool) error {
+	w := u.walk
+	for taken := 0; full || taken < topN; {
+		e, ok := w.note.walk()
+		if !ok || !e.info.live {
+			u.complete = !w.note.damaged
+			break
+		}
+		if w.hidden(e.ref.Ref) {
+			w.hiddenLive++
+			continue
+		}
+		u.all = append(u.all, candidate{ref: e.ref.Ref, oid: e.ref.OID, info: e.info, dir: u.dir})
+		taken++
+		w.taken++
+	}
+	if w.note.damaged {
+		// Only a note read from disk can be damaged: list the directory
+		// as if it had none.
+		os.Remove(packedNotePath(sc.st, u.dir))
+		built, err := sc.build(ctx, []string{u.dir}, map[string]refstore.DirRefs{u.dir: w.listing}, map[string]*dirNote{}, full)
+		if err != nil {
+			return err
+		}
+		if len(built) == 1 {
+			*u = *built[0]
+		}
+		return nil
+	}
+	if u.complete {
+		u.live = len(u.all)
+	} else {
+		u.live = len(u.all) - w.taken + w.note.live - w.hiddenLive
+	}
+	return nil
 }
 
 // newest returns the n newest of cs, newest first, without ordering the
@@ -736,7 +890,8 @@ func (sc *sharedScan) reread(ctx context.Context) []candidate {
 }
 
 // more returns every waiting baton of dir, listing it again when this run
-// has not: for when the head's newest few were all refused or taken.
+// has not, or walking the rest of its packed note: for when the head's
+// newest few were all refused or taken.
 func (sc *sharedScan) more(ctx context.Context, dir string) ([]candidate, error) {
 	i := sort.Search(len(sc.head.dirs), func(i int) bool { return sc.head.dirs[i].dir >= dir })
 	if i == len(sc.head.dirs) || sc.head.dirs[i].dir != dir {
@@ -744,6 +899,11 @@ func (sc *sharedScan) more(ctx context.Context, dir string) ([]candidate, error)
 	}
 	u := sc.head.dirs[i]
 	if u.listed {
+		if !u.complete {
+			if err := sc.walk(ctx, u, true); err != nil {
+				return nil, err
+			}
+		}
 		return u.all, nil
 	}
 	if u.live <= len(u.top) {
@@ -753,11 +913,11 @@ func (sc *sharedScan) more(ctx context.Context, dir string) ([]candidate, error)
 		return nil, nil // every directory was listed
 	}
 	note := readDirNote(dirNotePath(sc.st, dir), dir)
-	l, err := sc.st.ListDir(dir, note.prev)
+	l, err := sc.st.ListLoose(dir, note.prev)
 	if err != nil {
 		return nil, err
 	}
-	built, err := sc.build(ctx, []string{dir}, map[string]refstore.DirRefs{dir: l}, map[string]*dirNote{dir: note})
+	built, err := sc.build(ctx, []string{dir}, map[string]refstore.DirRefs{dir: l}, map[string]*dirNote{dir: note}, true)
 	if err != nil || len(built) == 0 {
 		return nil, err
 	}
@@ -799,6 +959,7 @@ func newestShared(ctx context.Context, st *refstore.Store, ok func(*Stored) bool
 	if err != nil {
 		return nil, warns, err
 	}
+	defer sc.close()
 	warns = append(warns, sc.warns...)
 	h := byNewest(cands)
 	heap.Init(&h)

@@ -194,6 +194,18 @@ type FileStamp struct {
 // several times what a stat of it does, so a directory of a thousand refs
 // in which one changed costs a thousand stats and one read.
 func (s *Store) ListDir(dir string, prev func(ref string) (DirRef, bool)) (DirRefs, error) {
+	return s.listDir(dir, prev, true)
+}
+
+// ListLoose is ListDir without the packed refs directly in dir (the
+// subdirectories that only packed refs are in are still named): for a
+// caller that keeps what it learnt of the packed ones under the sum of
+// packed-refs (PackedDir) and so needs only what changed loose.
+func (s *Store) ListLoose(dir string, prev func(ref string) (DirRef, bool)) (DirRefs, error) {
+	return s.listDir(dir, prev, false)
+}
+
+func (s *Store) listDir(dir string, prev func(ref string) (DirRef, bool), packed bool) (DirRefs, error) {
 	var out DirRefs
 	if s.refs == nil {
 		return out, errors.New("refs are not files")
@@ -264,7 +276,7 @@ func (s *Store) ListDir(dir string, prev func(ref string) (DirRef, bool)) (DirRe
 			out.Refs = append(out.Refs, DirRef{Ref: ref, OID: line, File: fst, At: at})
 		}
 	}
-	refs, dirs, err := s.refs.packedIn(dir)
+	refs, dirs, err := s.refs.packedIn(dir, packed)
 	if err != nil {
 		return out, fmt.Errorf("listing %s: %w", dir, err)
 	}
@@ -319,15 +331,20 @@ func lookup(prev func(string) (DirRef, bool), ref string) (DirRef, bool) {
 	return prev(ref)
 }
 
-// packedIn returns the packed refs directly in dir and the names of the
-// subdirectories the others are in, skipping each subdirectory's refs by
-// searching for the first name past them.
-func (r *refFiles) packedIn(dir string) ([]RefID, []string, error) {
+// packedIn returns the packed refs directly in dir (when refsToo) and the
+// names of the subdirectories the others are in, skipping each
+// subdirectory's refs by searching for the first name past them.
+func (r *refFiles) packedIn(dir string, refsToo bool) ([]RefID, []string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.load(); err != nil {
 		return nil, nil, err
 	}
+	return r.packedInLoaded(dir, refsToo)
+}
+
+// packedInLoaded is packedIn of what is loaded; r.mu is held.
+func (r *refFiles) packedInLoaded(dir string, refsToo bool) ([]RefID, []string, error) {
 	if r.data == nil {
 		return nil, nil, nil
 	}
@@ -349,7 +366,9 @@ func (r *refFiles) packedIn(dir string) ([]RefID, []string, error) {
 				}
 				continue
 			}
-			refs = append(refs, RefID{Ref: name, OID: r.id(i)})
+			if refsToo {
+				refs = append(refs, RefID{Ref: name, OID: r.id(i)})
+			}
 		}
 		return refs, dirs, nil
 	}
@@ -379,9 +398,35 @@ func (r *refFiles) packedIn(dir string) ([]RefID, []string, error) {
 			off = r.lowerBound([]byte(sub + "0"))
 			continue
 		}
-		refs = append(refs, RefID{Ref: string(name), OID: string(line[:sp])})
+		if refsToo {
+			refs = append(refs, RefID{Ref: string(name), OID: string(line[:sp])})
+		}
 	}
 	return refs, dirs, nil
+}
+
+// PackedDir returns the packed refs directly in dir and the sum PackedSum
+// gives of prefix (which holds dir), both of one reading of packed-refs:
+// what a caller keeps of those refs under that sum is then of that file.
+// ok is false for an unsorted file, which has no sum.
+func (s *Store) PackedDir(dir, prefix string) (refs []RefID, sum uint64, ok bool, err error) {
+	if s.refs == nil {
+		return nil, 0, false, errors.New("refs are not files")
+	}
+	if !strings.HasPrefix(dir, prefix) {
+		return nil, 0, false, fmt.Errorf("%s is not under %s", dir, prefix)
+	}
+	r := s.refs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.load(); err != nil {
+		return nil, 0, false, err
+	}
+	if refs, _, err = r.packedInLoaded(dir, true); err != nil {
+		return nil, 0, false, err
+	}
+	sum, ok = r.sumLoaded(prefix)
+	return refs, sum, ok, nil
 }
 
 // PackedStamp stamps packed-refs.
@@ -408,11 +453,17 @@ func (s *Store) PackedSum(prefix string) (sum uint64, ok bool, err error) {
 	if err := r.load(); err != nil {
 		return 0, false, err
 	}
+	sum, ok = r.sumLoaded(prefix)
+	return sum, ok, nil
+}
+
+// sumLoaded is PackedSum of what is loaded; r.mu is held.
+func (r *refFiles) sumLoaded(prefix string) (uint64, bool) {
 	if r.data == nil {
-		return 0, true, nil
+		return 0, true
 	}
 	if !r.sorted {
-		return 0, false, nil
+		return 0, false
 	}
 	lo := r.lowerBound([]byte(prefix))
 	hi := r.lowerBound(prefixEnd(prefix))
@@ -421,7 +472,7 @@ func (s *Store) PackedSum(prefix string) (sum uint64, ok bool, err error) {
 	}
 	// 64 bits, so that a changed range has the same sum by chance once
 	// in 2^64 rewrites, not once in four billion.
-	return crc64.Checksum(r.data[lo:hi], crcTable()), true, nil
+	return crc64.Checksum(r.data[lo:hi], crcTable()), true
 }
 
 // crcTable is made at first use, not by every process at start.

@@ -73,6 +73,56 @@ func TestListDirAgainstGit(t *testing.T) {
 			t.Errorf("ListDir(%s):\n got %s\nwant %s", d, got, w)
 		}
 	}
+	// ListLoose is the loose files alone, and PackedDir the packed-refs
+	// lines alone, with the sum PackedSum gives.
+	wantSum, _, err := st.PackedSum(SharedPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{SharedPrefix, SharedPrefix + "o1/", SharedPrefix + "o3/", SharedPrefix + "o9/"} {
+		l, err := st.ListLoose(d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, _ := st.ListDir(d, nil)
+		if !slices.Equal(l.Dirs, all.Dirs) {
+			t.Errorf("ListLoose(%s) subdirectories %q, ListDir's %q", d, l.Dirs, all.Dirs)
+		}
+		var loose []string
+		for _, r := range l.Refs {
+			if r.File.Ino == 0 {
+				t.Errorf("ListLoose(%s) gave %s with no file", d, r.Ref)
+			}
+			loose = append(loose, r.Ref+"="+r.OID)
+		}
+		packed, sum, ok, err := st.PackedDir(d, SharedPrefix)
+		if err != nil || !ok || sum != wantSum {
+			t.Fatalf("PackedDir(%s): sum %x ok %v err %v, want sum %x", d, sum, ok, err, wantSum)
+		}
+		var pl []string
+		for _, r := range packed {
+			pl = append(pl, r.Ref+"="+r.OID)
+		}
+		var wantLoose, wantPacked []string
+		for _, r := range all.Refs {
+			if r.File.Ino != 0 {
+				wantLoose = append(wantLoose, r.Ref+"="+r.OID)
+			}
+		}
+		lines, _ := os.ReadFile(filepath.Join(dir, ".git", "packed-refs"))
+		for _, line := range strings.Split(string(lines), "\n") {
+			id, ref, _ := strings.Cut(line, " ")
+			if rest, ok := strings.CutPrefix(ref, d); ok && !strings.Contains(rest, "/") {
+				wantPacked = append(wantPacked, ref+"="+id)
+			}
+		}
+		if !slices.Equal(loose, wantLoose) || !slices.Equal(pl, wantPacked) {
+			t.Errorf("%s: loose %q packed %q, want %q and %q", d, loose, pl, wantLoose, wantPacked)
+		}
+	}
+	if _, _, _, err := st.PackedDir("refs/heads/", SharedPrefix); err == nil {
+		t.Error("PackedDir of a directory outside the prefix summed")
+	}
 	l, _ := st.ListDir(SharedPrefix, nil)
 	var dirs []string
 	for i := 0; i < 5; i++ {

@@ -1,0 +1,191 @@
+package baton
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// packedShared writes n waiting shared batons of owner (created one
+// minute apart, the last newest) and packs every ref, as gc would.
+func packedShared(t *testing.T, st *refstore.Store, dir, owner string, n int) []Stored {
+	t.Helper()
+	ctx := context.Background()
+	var all []Stored
+	var ups []refstore.Update
+	for i := 0; i < n; i++ {
+		b, err := New(Draft{Owner: owner, Branch: fmt.Sprintf("b%03d", i), Shared: true, NextSteps: []string{"x"}}, t0.Add(time.Duration(i)*time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, up, err := Written(ctx, st, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, ups = append(all, s), append(ups, up)
+	}
+	if err := st.ApplyEach(ctx, "test: many", ups...); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, dir, "pack-refs", "--all")
+	return all
+}
+
+// A directory of packed shared batons is listed, once packed-refs' sum is
+// known, by its loose files alone: its packed note says what the packed
+// ones are. The newest waiting one comes out however many of the newest
+// packed ones a loose claim hides, and a refusal of all but the oldest
+// walks the note to its end.
+func TestEligibleSharedPackedNote(t *testing.T) {
+	st, dir := testStore(t)
+	if !st.Watchable() {
+		t.Skip("stamps are not trusted on this filesystem: no packed notes")
+	}
+	alice := refstore.SharedPrefix + "alice/"
+	all := packedShared(t, st, dir, "alice", 3*packedChunk+5)
+	newestID := all[len(all)-1].ID
+	if id, _ := eligibleID(t, st); id != newestID {
+		t.Fatalf("packed: eligible = %q, want %s", id, newestID)
+	}
+	settle(t, st)
+	pn := readPackedNote(packedNotePath(st, alice), alice)
+	if pn == nil {
+		t.Fatal("no packed note after a start")
+	}
+	ents, ok := pn.all()
+	if !ok || pn.total != len(all) || pn.live != len(all) || len(ents) != len(all) {
+		t.Fatalf("packed note: ok %v, %d refs, %d waiting, %d read; want %d of each", ok, pn.total, pn.live, len(ents), len(all))
+	}
+	for i, e := range ents {
+		if want := all[len(all)-1-i]; e.ref.Ref != want.Ref || e.ref.OID != want.OID || e.info.id != want.ID {
+			t.Fatalf("packed note entry %d is %s %s, want %s %s (newest first)", i, e.ref.Ref, e.info.id, want.Ref, want.ID)
+		}
+	}
+
+	// Claimed elsewhere, loose, one after another: more of the newest
+	// packed batons are hidden than the head keeps of a directory.
+	for k := 1; k <= topN+3; k++ {
+		claimByGit(t, dir, all[len(all)-k])
+		want := all[len(all)-1-k].ID
+		if id, _ := eligibleID(t, st); id != want {
+			t.Fatalf("%d newest claimed loose: eligible = %q, want %s", k, id, want)
+		}
+		settle(t, st)
+	}
+	if _, err := os.Stat(packedNotePath(st, alice)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Every candidate but the oldest refused: the walk reads every chunk.
+	oldest := all[0].ID
+	onlyOldest := func(s *Stored) bool { return s.ID == oldest }
+	b, _, err := EligibleWhere(context.Background(), st, "reader", "main", onlyOldest)
+	if err != nil || b == nil || b.ID != oldest {
+		t.Fatalf("refusing all but the oldest: got %v, %v; want %s", b, err, oldest)
+	}
+
+	// The note is what is read: forged with the same sum to leave out
+	// the newest waiting one, a start after a loose change passes it by.
+	// (A note that lies can hide a baton; one that lies and matches the
+	// sum is not damage, which is all the checksums are against.)
+	newest := all[len(all)-1-(topN+3)]
+	pn = readPackedNote(packedNotePath(st, alice), alice)
+	ents, _ = pn.all()
+	var forged []dirEntry
+	for _, e := range ents {
+		if e.ref.Ref != newest.Ref {
+			forged = append(forged, e)
+		}
+	}
+	writePackedNote(context.Background(), st, packedNotePath(st, alice), packedNoteOf(alice, pn.sum, forged, nil))
+	putShared(t, st, "alice", "old-loose", -10)
+	if id, _ := eligibleID(t, st); id == newest.ID {
+		t.Fatalf("forged packed note: eligible = %s; the note was not what was read", id)
+	}
+	// A change to packed-refs' shared range makes it be read again.
+	gittest.Run(t, dir, "pack-refs", "--all")
+	if id, _ := eligibleID(t, st); id != newest.ID {
+		t.Fatalf("after pack-refs: eligible = %q, want %s", id, newest.ID)
+	}
+}
+
+// A damaged packed note, in its header or in a chunk past the first read,
+// is no note: the answer is the same, and it is written again.
+func TestEligibleSharedPackedNoteDamaged(t *testing.T) {
+	st, dir := testStore(t)
+	if !st.Watchable() {
+		t.Skip("stamps are not trusted on this filesystem: no packed notes")
+	}
+	alice := refstore.SharedPrefix + "alice/"
+	// Long branch names, so that the note is longer than its first read.
+	ctx := context.Background()
+	var all []Stored
+	var ups []refstore.Update
+	for i := 0; i < 4*packedChunk; i++ {
+		b, err := New(Draft{Owner: "alice", Branch: fmt.Sprintf("%0200d", i), Shared: true, NextSteps: []string{"x"}}, t0.Add(time.Duration(i)*time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, up, err := Written(ctx, st, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, ups = append(all, s), append(ups, up)
+	}
+	if err := st.ApplyEach(ctx, "test: long", ups...); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, dir, "pack-refs", "--all")
+	eligibleID(t, st)
+	settle(t, st)
+	path := packedNotePath(st, alice)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(good) <= packedFirstRead+100 {
+		t.Fatalf("the note is %d bytes: no chunk past the first read", len(good))
+	}
+	oldest := all[0].ID
+	onlyOldest := func(s *Stored) bool { return s.ID == oldest }
+	for name, at := range map[string]int{"header": len(packedMagic) + 3, "late chunk": len(good) - 10} {
+		for _, cut := range []bool{false, true} {
+			bad := slices.Clone(good)
+			if cut {
+				bad = bad[:at]
+			} else {
+				bad[at] ^= 0x40
+			}
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// A loose change, so that the directory is listed and its
+			// packed note read.
+			s := putShared(t, st, "alice", fmt.Sprintf("loose-%s-%v", name[:1], cut), -100)
+			b, _, err := EligibleWhere(ctx, st, "reader", "main", onlyOldest)
+			if err != nil || b == nil || b.ID != oldest {
+				t.Fatalf("%s damaged (cut %v): got %v, %v; want %s", name, cut, b, err, oldest)
+			}
+			if now, _ := os.ReadFile(path); bytes.Equal(now, bad) {
+				t.Fatalf("%s damaged (cut %v): the note was left as it was", name, cut)
+			}
+			pn := readPackedNote(path, alice)
+			if pn == nil {
+				t.Fatalf("%s damaged (cut %v): the note was not written again", name, cut)
+			}
+			if ents, ok := pn.all(); !ok || len(ents) != len(all) {
+				t.Fatalf("%s damaged (cut %v): written again with %d entries (ok %v), want %d", name, cut, len(ents), ok, len(all))
+			}
+			gittest.Run(t, dir, "update-ref", "-d", s.Ref)
+			eligibleID(t, st)
+			settle(t, st)
+		}
+	}
+}
