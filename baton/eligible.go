@@ -31,19 +31,28 @@ import (
 //     id, createdAt, id), how many wait in all, and the refs to read again
 //     every time (unreadable or symbolic ones, so their warnings repeat);
 //     plus packed-refs' stamp and a sum of its shared range.
-//   - shared-batons.d/<hash of the directory>: each directory's refs with
-//     their blob ids, what stat said of their loose files (and when), and
+//   - shared-batons.d/<hash of the directory>: each directory's loose refs
+//     with their blob ids, what stat said of their files (and when), and
 //     what the blobs decoded to: listing a directory again stats its files
 //     and reads and decodes only those whose stat moved.
+//   - shared-batons.d/<hash>.packed: what its packed refs decoded to, under
+//     the sum of packed-refs' shared range (eligible_packed.go).
 //
 // A start reads the head, stats packed-refs and each directory, and lists
 // again only the directories whose stamp moved or was not yet settled
-// (refstore says why a stamp moves with every change git makes), decoding
-// only the blobs their notes do not know. A packed-refs whose shared range
-// changed (pack-refs, gc, a packed shared ref deleted) makes every
-// directory be listed again. Where stamps cannot be trusted (another ref
-// backend, a network filesystem) every directory is listed every time,
-// and the directory notes still spare the decoding.
+// (refstore says why a stamp moves with every change git makes), by their
+// loose files, decoding only the blobs their notes do not know. A
+// packed-refs whose shared range changed (pack-refs, gc, a packed shared
+// ref deleted) makes every directory be listed again, its packed refs read
+// from packed-refs. Where stamps cannot be trusted (another ref backend, a
+// network filesystem) every directory is listed every time, and the
+// directory notes still spare the decoding.
+//
+// What this costs grows with the loose files of the directory that
+// changed: a thousand loose shared batons of one owner are a thousand
+// stats per change (git's writers leave no trace finer than a directory's
+// stamp). gc and pack-refs make them packed, and then a change costs the
+// loose few.
 //
 // The notes only order candidates: the one delivered is always re-read
 // from its ref and decoded, and its claim is a compare-and-swap, so no
@@ -526,6 +535,9 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 		for i, dir := range queue {
 			now[dir] = stamps[i]
 		}
+		if testHookStamped != nil {
+			testHookStamped()
+		}
 		for len(queue) > 0 {
 			dir := queue[0]
 			queue = queue[1:]
@@ -587,6 +599,11 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 	return sc, cands, nil
 }
 
+// testHookStamped, when set by a test, runs once the directories are
+// stamped and before they are listed: where another process's pack-refs
+// can land.
+var testHookStamped func()
+
 // close closes the packed notes still open.
 func (sc *sharedScan) close() {
 	for _, n := range sc.open {
@@ -639,6 +656,12 @@ func (sc *sharedScan) build(ctx context.Context, dirs []string, listings map[str
 		return dirEntry{ref: r}, false
 	}
 	stable := sc.watch && sc.packedStable()
+	if sc.watch && !stable {
+		// What this run lists is of a newer packed-refs than the sum the
+		// head keeps: the head it leaves is not trusted, so that the next
+		// start lists every directory once.
+		sc.head.watched, sc.dirty = false, true
+	}
 	for _, dir := range dirs {
 		l := listings[dir]
 		p := &pending{dir: dir, note: notes[dir]}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -188,4 +189,107 @@ func TestEligibleSharedPackedNoteDamaged(t *testing.T) {
 			settle(t, st)
 		}
 	}
+}
+
+// pack-refs landing after a start took packed-refs' sum and before it
+// listed the loose files moves a new baton out of the files it lists into
+// a packed-refs whose sum it does not hold: the start reads that
+// packed-refs for the directory, finds the baton, and leaves a head that
+// the next start does not trust.
+func TestEligibleSharedPackRefsDuringStart(t *testing.T) {
+	st, dir := testStore(t)
+	if !st.Watchable() {
+		t.Skip("stamps are not trusted on this filesystem: no packed notes")
+	}
+	packedShared(t, st, dir, "alice", 10)
+	eligibleID(t, st)
+	settle(t, st)
+	arrived := draft(t, "alice", "arrived", 60)
+	gittest.Run(t, dir, "update-ref", sharedRef("alice", "arrived"), blobOf(t, dir, arrived))
+	testHookStamped = func() {
+		testHookStamped = nil
+		gittest.Run(t, dir, "pack-refs", "--all")
+	}
+	defer func() { testHookStamped = nil }()
+	if id, _ := eligibleID(t, st); id != arrived.ID {
+		t.Fatalf("pack-refs during the start: eligible = %q, want %s", id, arrived.ID)
+	}
+	if h, ok := readHead(sharedNotePath(st)); !ok || h.watched {
+		t.Fatalf("the head after packed-refs moved under the start: read %v, trusted %v", ok, h.watched)
+	}
+	if id, _ := eligibleID(t, st); id != arrived.ID {
+		t.Fatalf("the start after: eligible = %q, want %s", id, arrived.ID)
+	}
+}
+
+// Whatever bytes a note holds (a teammate's disk, a torn write, another
+// version), reading it neither panics nor believes a note whose entries
+// are not the ones its header counts; the notes this writes read back as
+// written.
+func FuzzSharedNotes(f *testing.F) {
+	gittest.Isolate(f)
+	repo := gittest.Init(f)
+	st, err := refstore.Open(context.Background(), repo, refstore.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	dir := refstore.SharedPrefix + "alice/"
+	var ents []dirEntry
+	for i := 0; i < packedChunk+3; i++ {
+		e := dirEntry{ref: refstore.DirRef{Ref: fmt.Sprintf("%sb%02d", dir, i), OID: fmt.Sprintf("%040x", i)}}
+		if i%3 != 0 {
+			e.info = sharedInfo{live: true, created: t0.Add(time.Duration(i%7) * time.Minute), id: fmt.Sprintf("h-%02d", i)}
+		}
+		ents = append(ents, e)
+	}
+	written := packedNoteOf(dir, 42, ents, []string{dir + "unreadable"})
+	path := f.TempDir() + "/note"
+	writePackedNote(ctx, st, path, written)
+	packed, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	back := readPackedNote(path, dir)
+	if back == nil {
+		f.Fatal("a written packed note does not read")
+	}
+	got, ok := back.all()
+	if !ok || back.sum != 42 || !slices.EqualFunc(got, written.ents, dirEntry.same) || !slices.Equal(back.reread, written.reread) {
+		f.Fatalf("the packed note read back as %+v, want %+v", got, written.ents)
+	}
+	writeDirNote(ctx, st, path, dir, &dirNote{dir: dir}, ents)
+	loose, _ := os.ReadFile(path)
+	writeHead(ctx, st, path, &sharedHead{watched: true, dirs: []*sharedDir{{dir: dir, live: 1, top: []candidate{{ref: dir + "b01", oid: ents[1].ref.OID, info: ents[1].info, dir: dir}}}}})
+	head, _ := os.ReadFile(path)
+	for _, seed := range [][]byte{packed, loose, head, packed[:len(packed)/2], nil} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "note")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readHead(p)
+		readDirNote(p, dir)
+		n := readPackedNote(p, dir)
+		if n == nil {
+			return
+		}
+		defer n.closeFile()
+		got, ok := n.all()
+		if !ok {
+			return
+		}
+		live := 0
+		for _, e := range got {
+			if e.info.live {
+				live++
+			}
+		}
+		if len(got) != n.total || live != n.live {
+			t.Fatalf("a note read whole holds %d entries, %d waiting, where its header says %d and %d", len(got), live, n.total, n.live)
+		}
+	})
 }
