@@ -118,16 +118,18 @@ func (n *packedNote) chunk() ([]byte, bool) {
 			}
 			return body, true
 		}
-		if n.f == nil {
+		if n.f == nil || !n.readRest() {
 			return nil, false
 		}
-		rest, err := io.ReadAll(n.f)
-		n.closeFile()
-		if err != nil {
-			return nil, false
-		}
-		n.buf = append(n.buf, rest...)
 	}
+}
+
+// readRest reads what is left of the file after the first read.
+func (n *packedNote) readRest() bool {
+	rest, err := io.ReadAll(n.f)
+	n.closeFile()
+	n.buf = append(n.buf, rest...)
+	return err == nil
 }
 
 // walk returns the next entry of the note (waiting ones first, newest
@@ -137,7 +139,11 @@ func (n *packedNote) walk() (dirEntry, bool) {
 		if n.ended || n.damaged {
 			return dirEntry{}, false
 		}
-		if len(n.buf) == 0 && n.f == nil {
+		if len(n.buf) == 0 && n.f != nil && !n.readRest() {
+			n.fail()
+			return dirEntry{}, false
+		}
+		if len(n.buf) == 0 {
 			n.ended = true
 			n.check()
 			return dirEntry{}, false

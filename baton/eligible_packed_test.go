@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -292,4 +293,48 @@ func FuzzSharedNotes(f *testing.F) {
 			t.Fatalf("a note read whole holds %d entries, %d waiting, where its header says %d and %d", len(got), live, n.total, n.live)
 		}
 	})
+}
+
+// A packed note reads back whole at every length around its first read,
+// the length that ends exactly there included.
+func TestPackedNoteReadsAtEveryLength(t *testing.T) {
+	st, _ := testStore(t)
+	ctx := context.Background()
+	dir := refstore.SharedPrefix + "alice/"
+	path := filepath.Join(t.TempDir(), "note")
+	hit := false
+	for pad := 0; pad < 400; pad++ {
+		var ents []dirEntry
+		for i := 0; i < 148; i++ {
+			name := fmt.Sprintf("b%03d", i)
+			if i == 0 {
+				name += strings.Repeat("x", pad)
+			}
+			ents = append(ents, dirEntry{
+				ref:  refstore.DirRef{Ref: dir + name, OID: fmt.Sprintf("%040x", i)},
+				info: sharedInfo{live: i%2 == 0, created: t0.Add(time.Duration(i) * time.Second), id: fmt.Sprintf("h-%03d", i)},
+			})
+			if !ents[i].info.live {
+				ents[i].info = sharedInfo{}
+			}
+		}
+		want := packedNoteOf(dir, 7, ents, nil)
+		writePackedNote(ctx, st, path, want)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hit = hit || fi.Size() == packedFirstRead
+		n := readPackedNote(path, dir)
+		if n == nil {
+			t.Fatalf("%d bytes: does not read", fi.Size())
+		}
+		got, ok := n.all()
+		if !ok || !slices.EqualFunc(got, want.ents, dirEntry.same) {
+			t.Fatalf("%d bytes: read back ok %v with %d entries, want %d", fi.Size(), ok, len(got), len(want.ents))
+		}
+	}
+	if !hit {
+		t.Fatal("no note was exactly as long as the first read")
+	}
 }
