@@ -29,6 +29,9 @@ import (
 // through Apply. Each New must name an object already in the repository
 // (sync's winners were all just read); update-ref would look it up again.
 func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) error {
+	if len(updates) > 0 {
+		s.ensureGCConfig(ctx) // a clone whose records all come by sync writes them here
+	}
 	inProcess := false
 	for _, u := range updates {
 		inProcess = inProcess || inProcessOK(u)

@@ -136,30 +136,44 @@ done`)
 }
 
 // git gc says nothing about the records' reflogs (blobs, not commits) and
-// keeps their entries: the first write set gc.refs/ao/*.reflogExpireUnreachable.
-// A value the user chose is left alone.
+// keeps their entries: the first write set gc.refs/ao/*.reflogExpireUnreachable,
+// whichever way it was written (a clone whose records all came by sync
+// writes them through ApplyEach). A value the user chose is left alone.
 func TestGCQuietAboutRecordReflogs(t *testing.T) {
 	for name, opts := range readPaths {
-		t.Run(name, func(t *testing.T) {
-			gittest.Isolate(t)
-			dir := gittest.Init(t)
-			st := open(t, dir, opts)
-			old := put(t, st, "refs/ao/sessions/a", "", `{"schema":"session/v1","id":"a"}`)
-			put(t, st, "refs/ao/sessions/a", old, `{"schema":"session/v1","id":"a","rev":2}`)
-			gc := exec.Command("git", "gc", "--quiet")
-			gc.Dir = dir
-			out, err := gc.CombinedOutput()
-			if err != nil || len(out) > 0 {
-				t.Fatalf("git gc: %v\n%s", err, out)
-			}
-			logged, err := os.ReadFile(filepath.Join(dir, ".git", "logs", "refs", "ao", "sessions", "a"))
-			if err != nil || strings.Count(string(logged), "\n") != 2 || !strings.Contains(string(logged), old) {
-				t.Errorf("the reflog after gc: %v\n%s", err, logged)
-			}
-			if got := gittest.Run(t, dir, "config", "--get", "gc.refs/ao/*.reflogExpireUnreachable"); got != "never" {
-				t.Errorf("gc setting = %q", got)
-			}
-		})
+		for _, each := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/each=%v", name, each), func(t *testing.T) {
+				gittest.Isolate(t)
+				dir := gittest.Init(t)
+				st := open(t, dir, opts)
+				var old string
+				if each {
+					ctx := context.Background()
+					var ids []string
+					for _, body := range []string{`{"schema":"session/v1","id":"a"}`, `{"schema":"session/v1","id":"a","rev":2}`} {
+						oid, err := st.WriteBlob(ctx, []byte(body))
+						if err != nil {
+							t.Fatal(err)
+						}
+						ids = append(ids, oid)
+					}
+					for i, oid := range ids {
+						prev := ""
+						if i > 0 {
+							prev = ids[i-1]
+						}
+						if err := st.ApplyEach(ctx, "test: each", refstore.Update{Ref: "refs/ao/sessions/a", New: oid, Old: prev}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					old = ids[0]
+				} else {
+					old = put(t, st, "refs/ao/sessions/a", "", `{"schema":"session/v1","id":"a"}`)
+					put(t, st, "refs/ao/sessions/a", old, `{"schema":"session/v1","id":"a","rev":2}`)
+				}
+				gcQuiet(t, dir, old)
+			})
+		}
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
@@ -167,5 +181,24 @@ func TestGCQuietAboutRecordReflogs(t *testing.T) {
 	put(t, open(t, dir, refstore.Options{}), "refs/ao/sessions/a", "", `{"schema":"session/v1","id":"a"}`)
 	if got := gittest.Run(t, dir, "config", "--get", "gc.refs/ao/*.reflogExpireUnreachable"); got != "7.days" {
 		t.Errorf("the user's setting became %q", got)
+	}
+}
+
+// gcQuiet runs git gc in dir, which must print nothing and keep both
+// entries of refs/ao/sessions/a's reflog (old, the first, among them).
+func gcQuiet(t *testing.T, dir, old string) {
+	t.Helper()
+	gc := exec.Command("git", "gc", "--quiet")
+	gc.Dir = dir
+	out, err := gc.CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Fatalf("git gc: %v\n%s", err, out)
+	}
+	logged, err := os.ReadFile(filepath.Join(dir, ".git", "logs", "refs", "ao", "sessions", "a"))
+	if err != nil || strings.Count(string(logged), "\n") != 2 || !strings.Contains(string(logged), old) {
+		t.Errorf("the reflog after gc: %v\n%s", err, logged)
+	}
+	if got := gittest.Run(t, dir, "config", "--get", "gc.refs/ao/*.reflogExpireUnreachable"); got != "never" {
+		t.Errorf("gc setting = %q", got)
 	}
 }
