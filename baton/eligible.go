@@ -281,7 +281,7 @@ func writeHead(ctx context.Context, st *refstore.Store, path string, h *sharedHe
 			e.str(strings.TrimPrefix(r, u.dir))
 		}
 	}
-	_ = st.WriteNote(ctx, path, e.sealed())
+	_ = st.WriteCheckedNote(ctx, path, e.sealed())
 }
 
 // dirNote is what a directory's note says: each ref with the blob id it
@@ -465,7 +465,7 @@ func writeDirNote(ctx context.Context, st *refstore.Store, path, dir string, old
 	}
 	hdr := &enc{b: []byte(dirMagic)}
 	hdr.str(dir)
-	_ = st.WriteNote(ctx, path, append(hdr.b, dirRecord(dir, ents, nil)...))
+	_ = st.WriteCheckedNote(ctx, path, append(hdr.b, dirRecord(dir, ents, nil)...))
 }
 
 // sharedScan is one start's look at the shared batons.

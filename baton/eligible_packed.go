@@ -268,7 +268,7 @@ func writePackedNote(ctx context.Context, st *refstore.Store, path string, n *pa
 		}
 		out.b = appendChunk(out.b, c.b)
 	}
-	_ = st.WriteNote(ctx, path, out.b)
+	_ = st.WriteCheckedNote(ctx, path, out.b)
 }
 
 // appendChunk appends body as a chunk: its length, it, its checksum.

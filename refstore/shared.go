@@ -165,10 +165,23 @@ func mkdirSharedOnce(shared int, root, dir string) error {
 // a core.sharedRepository repository), so a teammate's process can rewrite
 // or settle it.
 func (s *Store) WriteNote(ctx context.Context, path string, data []byte) error {
+	return s.writeNote(ctx, path, fmt.Sprintf("%s.%d.tmp", path, os.Getpid()), data)
+}
+
+// WriteCheckedNote is WriteNote for a note whose readers check it (a
+// checksum) and take a damaged one for none: it is written beside itself
+// under one name, path + ".tmp", so a writer killed before its rename
+// leaves one file behind per note, which the next write takes over,
+// instead of one per kill. Two writers at once may publish a torn note
+// this way, which its readers then ignore.
+func (s *Store) WriteCheckedNote(ctx context.Context, path string, data []byte) error {
+	return s.writeNote(ctx, path, path+".tmp", data)
+}
+
+func (s *Store) writeNote(ctx context.Context, path, tmp string, data []byte) error {
 	if err := s.MkdirAll(ctx, filepath.Dir(path)); err != nil {
 		return err
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return err
 	}
