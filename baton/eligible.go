@@ -63,7 +63,7 @@ import (
 // again.
 
 const (
-	headMagic = "git-handoff shared batons v3\n"
+	headMagic = "git-handoff shared batons v4\n"
 	dirMagic  = "git-handoff shared baton dir v4\n"
 )
 
@@ -114,6 +114,8 @@ type sharedHead struct {
 	packed  refstore.Stamp
 	sum     uint64
 	dirs    []*sharedDir
+	records int  // directory entries in all its records, to know when to rewrite it
+	whole   bool // read to its end without damage
 }
 
 func sharedNotePath(st *refstore.Store) string {
@@ -225,63 +227,6 @@ func (d *dec) info() sharedInfo {
 		d.bad = true
 	}
 	return sharedInfo{live: true, created: time.Unix(sec, int64(nsec)).UTC(), id: d.str()}
-}
-
-// readHead reads the head; ok is false for anything unreadable.
-func readHead(path string) (sharedHead, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return sharedHead{}, false
-	}
-	d := open(b, headMagic)
-	h := sharedHead{watched: d.uint() == 1, packed: d.stamp(), sum: d.uint()}
-	n := d.count()
-	for i := 0; i < n && !d.bad; i++ {
-		u := &sharedDir{dir: refstore.SharedPrefix + d.str(), stamp: d.stamp(), live: int(d.uint())}
-		for k := d.count(); k > 0 && !d.bad; k-- {
-			ref := u.dir + d.str()
-			oid := d.str()
-			u.top = append(u.top, candidate{ref: ref, oid: oid, info: d.info(), dir: u.dir})
-		}
-		for k := d.count(); k > 0 && !d.bad; k-- {
-			u.reread = append(u.reread, u.dir+d.str())
-		}
-		h.dirs = append(h.dirs, u)
-	}
-	if d.bad || len(d.b) != 0 {
-		return sharedHead{}, false
-	}
-	return h, true
-}
-
-// writeHead replaces the head, whole. Failing to is no error: the next
-// start lists again.
-func writeHead(ctx context.Context, st *refstore.Store, path string, h *sharedHead) {
-	e := &enc{b: append(make([]byte, 0, 64+len(h.dirs)*160), headMagic...)}
-	if h.watched {
-		e.uint(1)
-	} else {
-		e.uint(0)
-	}
-	e.stamp(h.packed)
-	e.uint(h.sum)
-	e.uint(uint64(len(h.dirs)))
-	for _, u := range h.dirs {
-		e.str(strings.TrimPrefix(u.dir, refstore.SharedPrefix))
-		e.stamp(u.stamp)
-		e.uint(uint64(u.live))
-		e.uint(uint64(len(u.top)))
-		for _, c := range u.top {
-			e.str(strings.TrimPrefix(c.ref, u.dir))
-			e.str(c.oid)
-			e.info(c.info)
-		}
-		e.uint(uint64(len(u.reread)))
-		for _, r := range u.reread {
-			e.str(strings.TrimPrefix(r, u.dir))
-		}
-	}
-	_ = st.WriteCheckedNote(ctx, path, e.sealed())
 }
 
 // dirNote is what a directory's note says: each ref with the blob id it
@@ -473,7 +418,8 @@ type sharedScan struct {
 	st    *refstore.Store
 	watch bool
 	head  sharedHead
-	dirty bool // the head must be written
+	dirty bool        // the head must be written
+	old   *sharedHead // the head as read, when it was readable
 	warns []Warning
 	open  []*packedNote // packed notes read part way, closed by close
 }
@@ -486,6 +432,9 @@ func sharedCandidates(ctx context.Context, st *refstore.Store) (*sharedScan, []c
 	sc := &sharedScan{st: st, watch: st.Watchable()}
 	path := sharedNotePath(st)
 	old, ok := readHead(path)
+	if ok {
+		sc.old = &old
+	}
 	ok = ok && old.watched
 	all := !ok
 	var listings map[string]refstore.DirRefs
@@ -1043,9 +992,10 @@ func newestShared(ctx context.Context, st *refstore.Store, ok func(*Stored) bool
 	return nil, warns, nil
 }
 
-// finish writes the head when this run changed it.
+// finish writes the head when this run changed it: a record of what it
+// listed appended, or the head whole.
 func (sc *sharedScan) finish(ctx context.Context) {
 	if sc.watch && sc.dirty {
-		writeHead(ctx, sc.st, sharedNotePath(sc.st), &sc.head)
+		updateHead(ctx, sc.st, sharedNotePath(sc.st), sc.old, &sc.head)
 	}
 }

@@ -501,7 +501,7 @@ func TestEligibleSharedCorruptNotes(t *testing.T) {
 		name, path, magic string
 		ok                func() bool
 	}{
-		{"head", sharedNotePath(st), headMagic, func() bool { _, ok := readHead(sharedNotePath(st)); return ok }},
+		{"head", sharedNotePath(st), headMagic, func() bool { h, ok := readHead(sharedNotePath(st)); return ok && h.whole }},
 		{"directory", dirNotePath(st, bobDir), dirMagic, func() bool { n := readDirNote(dirNotePath(st, bobDir), bobDir); return n.whole && len(n.ents) == 1 }},
 	} {
 		good, err := os.ReadFile(note.path)
