@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -42,6 +43,7 @@ func readHead(path string) (sharedHead, bool) {
 	}
 	b = b[len(headMagic):]
 	var h sharedHead
+	var names joiner
 	byDir := map[string]*sharedDir{}
 	sumOf := map[string]uint64{}
 	read := 0
@@ -63,11 +65,11 @@ func readHead(path string) (sharedHead, bool) {
 		g := sharedHead{watched: d.uint() == 1, packed: d.stamp(), sum: d.uint()}
 		var dirs []*sharedDir
 		for i := d.count(); i > 0 && !d.bad; i-- {
-			dirs = append(dirs, readHeadDir(d))
+			dirs = append(dirs, readHeadDir(d, &names))
 		}
 		var gone []string
 		for i := d.count(); i > 0 && !d.bad; i-- {
-			gone = append(gone, refstore.SharedPrefix+d.str())
+			gone = append(gone, names.join(refstore.SharedPrefix, d.str()))
 		}
 		if d.bad || len(d.b) != 0 {
 			// Checksummed and still wrong: written wrong. Believe none
@@ -98,17 +100,35 @@ func readHead(path string) (sharedHead, bool) {
 	return h, true
 }
 
-func readHeadDir(d *dec) *sharedDir {
-	u := &sharedDir{dir: refstore.SharedPrefix + d.str(), stamp: d.stamp(), live: int(d.uint())}
-	for k := d.count(); k > 0 && !d.bad; k-- {
-		ref := u.dir + d.str()
-		oid := d.str()
-		u.top = append(u.top, candidate{ref: ref, oid: oid, info: d.info(), dir: u.dir})
+func readHeadDir(d *dec, t *joiner) *sharedDir {
+	u := &sharedDir{dir: t.join(refstore.SharedPrefix, d.str()), stamp: d.stamp(), live: int(d.uint())}
+	if k := d.count(); k > 0 {
+		u.top = make([]candidate, 0, k)
+		for ; k > 0 && !d.bad; k-- {
+			ref := t.join(u.dir, d.str())
+			oid := d.str()
+			u.top = append(u.top, candidate{ref: ref, oid: oid, info: d.info(), dir: u.dir})
+		}
 	}
 	for k := d.count(); k > 0 && !d.bad; k-- {
-		u.reread = append(u.reread, u.dir+d.str())
+		u.reread = append(u.reread, t.join(u.dir, d.str()))
 	}
 	return u
+}
+
+// joiner makes the head's ref names, a directory and a name each, in
+// shared blocks: a head of a hundred directories holds four hundred.
+type joiner struct{ buf []byte }
+
+func (j *joiner) join(a, b string) string {
+	n := len(a) + len(b)
+	if cap(j.buf)-len(j.buf) < n {
+		j.buf = make([]byte, 0, max(16<<10, n))
+	}
+	start := len(j.buf)
+	j.buf = append(append(j.buf, a...), b...)
+	// Only ever appended to past this: the bytes stay as they are.
+	return unsafe.String(&j.buf[start], n)
 }
 
 // headRecord encodes one record: h's packed-refs fields, dirs, and the
@@ -176,7 +196,9 @@ func updateHead(ctx context.Context, st *refstore.Store, path string, old, h *sh
 			gone = append(gone, u.dir)
 		}
 	}
-	if old.records+len(listed)+len(gone) > 2*len(h.dirs)+64 {
+	// Every record read costs each start: half again the directories
+	// at most, then whole (at a hundred directories, one start in sixty).
+	if old.records+len(listed)+len(gone) > len(h.dirs)+len(h.dirs)/2+16 {
 		writeHead(ctx, st, path, h)
 		return
 	}

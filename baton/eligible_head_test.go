@@ -41,7 +41,7 @@ func TestEligibleSharedHeadAppends(t *testing.T) {
 		if len(u.top) == 0 || u.top[0].ref != last.Ref || u.top[0].oid != last.OID {
 			t.Fatalf("round %d: the head's newest of %s is %+v, want %s", i, u.dir, u.top, last.Ref)
 		}
-		if h.records > 2*len(h.dirs)+64+6 {
+		if h.records > len(h.dirs)+len(h.dirs)/2+16+1 {
 			t.Fatalf("round %d: %d records for %d directories: never written again whole", i, h.records, len(h.dirs))
 		}
 	}
