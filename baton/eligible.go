@@ -150,6 +150,57 @@ func (e *enc) info(i sharedInfo) {
 	e.str(i.id)
 }
 
+// maybeInfo writes whether the baton waits, and then what it decoded to
+// if it does.
+func (e *enc) maybeInfo(i sharedInfo) {
+	if !i.live {
+		e.uint(0)
+		return
+	}
+	e.uint(1)
+	e.info(i)
+}
+
+// After its header, a note is a run of records, each its length, its body
+// and the body's checksum: one torn or damaged ends the note there, and
+// those before it stand.
+
+// appendRecord appends body to b as a record.
+func appendRecord(b, body []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(body)+4))
+	b = append(b, body...)
+	return binary.BigEndian.AppendUint32(b, noteSum(body))
+}
+
+// splitRecord takes the first record off b; ok is false when b does not
+// hold one whole.
+func splitRecord(b []byte) (rec, rest []byte, ok bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n < 4 || n > uint64(len(b)-k) {
+		return nil, b, false
+	}
+	return b[k : k+int(n)], b[k+int(n):], true
+}
+
+// recordBody checks a record's checksum and returns its body.
+func recordBody(rec []byte) ([]byte, bool) {
+	body, sum := rec[:len(rec)-4], binary.BigEndian.Uint32(rec[len(rec)-4:])
+	return body, noteSum(body) == sum
+}
+
+// nextRecord is the body of b's first record and what follows it; ok is
+// false (and rest is b) for a record torn or damaged.
+func nextRecord(b []byte) (body, rest []byte, ok bool) {
+	rec, rest, ok := splitRecord(b)
+	if !ok {
+		return nil, b, false
+	}
+	if body, ok = recordBody(rec); !ok {
+		return nil, b, false
+	}
+	return body, rest, true
+}
+
 // sealed is the note's bytes with its checksum.
 func (e *enc) sealed() []byte {
 	return binary.BigEndian.AppendUint32(e.b, noteSum(e.b))
@@ -229,6 +280,15 @@ func (d *dec) info() sharedInfo {
 	return sharedInfo{live: true, created: time.Unix(sec, int64(nsec)).UTC(), id: d.str()}
 }
 
+// maybeInfo reads what enc.maybeInfo wrote: the zero info for a baton
+// that does not wait.
+func (d *dec) maybeInfo() sharedInfo {
+	if d.uint() == 1 {
+		return d.info()
+	}
+	return sharedInfo{}
+}
+
 // dirNote is what a directory's note says: each ref with the blob id it
 // held, what stat said of its loose file and when (refstore.ListDir
 // trusts a file's stamp only when it had settled by then), and what the
@@ -293,16 +353,11 @@ func readDirNote(path, dir string) *dirNote {
 	b = b[len(hdr.b):]
 	out := &dirNote{dir: dir}
 	for len(b) > 0 {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > uint64(len(b)-k) || n < 4 {
+		body, rest, ok := nextRecord(b)
+		if !ok {
 			break
 		}
-		rec := b[k : k+int(n)]
-		b = b[k+int(n):]
-		body, sum := rec[:len(rec)-4], binary.BigEndian.Uint32(rec[len(rec)-4:])
-		if noteSum(body) != sum {
-			break
-		}
+		b = rest
 		d := &dec{b: body}
 		c := d.count()
 		if out.ents == nil {
@@ -321,11 +376,7 @@ func readDirNote(path, dir string) *dirNote {
 			r := refstore.DirRef{OID: d.str()}
 			r.File = refstore.FileStamp{Ino: d.uint(), Size: d.int(), Mtime: d.int(), Ctime: d.int()}
 			r.At = d.int()
-			e := dirEntry{ref: r}
-			if d.uint() == 1 {
-				e.info = d.info()
-			}
-			out.ents[name] = e
+			out.ents[name] = dirEntry{ref: r, info: d.maybeInfo()}
 			out.records++
 		}
 		if d.bad || len(d.b) != 0 {
@@ -362,15 +413,9 @@ func dirRecord(dir string, ents []dirEntry, gone []string) []byte {
 		e.int(f.Mtime)
 		e.int(f.Ctime)
 		e.int(en.ref.At)
-		if en.info.live {
-			e.uint(1)
-			e.info(en.info)
-		} else {
-			e.uint(0)
-		}
+		e.maybeInfo(en.info)
 	}
-	body := binary.BigEndian.AppendUint32(e.b, noteSum(e.b))
-	return append(binary.AppendUvarint(nil, uint64(len(body))), body...)
+	return appendRecord(nil, e.b)
 }
 
 // writeDirNote brings the note of dir (read as old) to ents: by one

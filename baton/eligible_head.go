@@ -3,7 +3,6 @@ package baton
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"os"
 	"slices"
 	"strings"
@@ -48,16 +47,11 @@ func readHead(path string) (sharedHead, bool) {
 	sumOf := map[string]uint64{}
 	read := 0
 	for first := true; len(b) > 0; first = false {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > uint64(len(b)-k) || n < 4 {
+		body, rest, ok := nextRecord(b)
+		if !ok {
 			break
 		}
-		rec := b[k : k+int(n)]
-		b = b[k+int(n):]
-		body, sum := rec[:len(rec)-4], binary.BigEndian.Uint32(rec[len(rec)-4:])
-		if noteSum(body) != sum {
-			break
-		}
+		b = rest
 		d := &dec{b: body}
 		if kind := d.uint(); first != (kind == headWhole) || kind > headUpdate {
 			break
@@ -163,7 +157,7 @@ func headRecord(kind uint64, h *sharedHead, dirs []*sharedDir, gone []string) []
 	for _, dir := range gone {
 		e.str(strings.TrimPrefix(dir, refstore.SharedPrefix))
 	}
-	return appendChunk(nil, e.b)
+	return appendRecord(nil, e.b)
 }
 
 // writeHead replaces the head, whole. Failing to is no error: the next

@@ -3,7 +3,6 @@ package baton
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"io"
 	"os"
 	"slices"
@@ -108,15 +107,9 @@ func (n *packedNote) closeFile() {
 // the file first when buf does not hold it whole.
 func (n *packedNote) chunk() ([]byte, bool) {
 	for {
-		size, k := binary.Uvarint(n.buf)
-		if k > 0 && size >= 4 && size <= uint64(len(n.buf)-k) {
-			rec := n.buf[k : k+int(size)]
-			n.buf = n.buf[k+int(size):]
-			body, sum := rec[:len(rec)-4], binary.BigEndian.Uint32(rec[len(rec)-4:])
-			if noteSum(body) != sum {
-				return nil, false
-			}
-			return body, true
+		if rec, rest, ok := splitRecord(n.buf); ok {
+			n.buf = rest
+			return recordBody(rec)
 		}
 		if n.f == nil || !n.readRest() {
 			return nil, false
@@ -155,11 +148,8 @@ func (n *packedNote) walk() (dirEntry, bool) {
 		}
 		d := &dec{b: body}
 		for c := d.count(); c > 0 && !d.bad; c-- {
-			e := dirEntry{ref: refstore.DirRef{Ref: n.dir + d.str(), OID: d.str()}}
-			if d.uint() == 1 {
-				e.info = d.info()
-			}
-			n.ents = append(n.ents, e)
+			ref := refstore.DirRef{Ref: n.dir + d.str(), OID: d.str()}
+			n.ents = append(n.ents, dirEntry{ref: ref, info: d.maybeInfo()})
 		}
 		if d.bad || len(d.b) != 0 {
 			n.fail()
@@ -251,7 +241,7 @@ func writePackedNote(ctx context.Context, st *refstore.Store, path string, n *pa
 	for _, r := range n.reread {
 		h.str(strings.TrimPrefix(r, dir))
 	}
-	out.b = appendChunk(out.b, h.b)
+	out.b = appendRecord(out.b, h.b)
 	for lo := 0; lo < len(n.ents); lo += packedChunk {
 		c := &enc{}
 		part := n.ents[lo:min(lo+packedChunk, len(n.ents))]
@@ -259,21 +249,9 @@ func writePackedNote(ctx context.Context, st *refstore.Store, path string, n *pa
 		for _, e := range part {
 			c.str(strings.TrimPrefix(e.ref.Ref, dir))
 			c.str(e.ref.OID)
-			if e.info.live {
-				c.uint(1)
-				c.info(e.info)
-			} else {
-				c.uint(0)
-			}
+			c.maybeInfo(e.info)
 		}
-		out.b = appendChunk(out.b, c.b)
+		out.b = appendRecord(out.b, c.b)
 	}
 	_ = st.WriteCheckedNote(ctx, path, out.b)
-}
-
-// appendChunk appends body as a chunk: its length, it, its checksum.
-func appendChunk(b, body []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(body)+4))
-	b = append(b, body...)
-	return binary.BigEndian.AppendUint32(b, noteSum(body))
 }

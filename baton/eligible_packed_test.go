@@ -15,15 +15,17 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// packedShared writes n waiting shared batons of owner (created one
-// minute apart, the last newest) and packs every ref, as gc would.
-func packedShared(t *testing.T, st *refstore.Store, dir, owner string, n int) []Stored {
+// writeShared writes n waiting shared batons in one ApplyEach, the i-th
+// of draft(i), created at t0 plus the minutes it gives.
+func writeShared(t *testing.T, st *refstore.Store, n int, draft func(i int) (Draft, int)) []Stored {
 	t.Helper()
 	ctx := context.Background()
 	var all []Stored
 	var ups []refstore.Update
 	for i := 0; i < n; i++ {
-		b, err := New(Draft{Owner: owner, Branch: fmt.Sprintf("b%03d", i), Shared: true, NextSteps: []string{"x"}}, t0.Add(time.Duration(i)*time.Minute))
+		d, min := draft(i)
+		d.Shared, d.NextSteps = true, []string{"x"}
+		b, err := New(d, t0.Add(time.Duration(min)*time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,6 +38,14 @@ func packedShared(t *testing.T, st *refstore.Store, dir, owner string, n int) []
 	if err := st.ApplyEach(ctx, "test: many", ups...); err != nil {
 		t.Fatal(err)
 	}
+	return all
+}
+
+// packedShared writes n waiting shared batons of owner, a minute apart
+// (the last newest), and packs every ref, as gc would.
+func packedShared(t *testing.T, st *refstore.Store, dir, owner string, n int) []Stored {
+	t.Helper()
+	all := writeShared(t, st, n, func(i int) (Draft, int) { return Draft{Owner: owner, Branch: fmt.Sprintf("b%03d", i)}, i })
 	gittest.Run(t, dir, "pack-refs", "--all")
 	return all
 }
@@ -128,22 +138,7 @@ func TestEligibleSharedPackedNoteDamaged(t *testing.T) {
 	alice := refstore.SharedPrefix + "alice/"
 	// Long branch names, so that the note is longer than its first read.
 	ctx := context.Background()
-	var all []Stored
-	var ups []refstore.Update
-	for i := 0; i < 4*packedChunk; i++ {
-		b, err := New(Draft{Owner: "alice", Branch: fmt.Sprintf("%0200d", i), Shared: true, NextSteps: []string{"x"}}, t0.Add(time.Duration(i)*time.Minute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, up, err := Written(ctx, st, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all, ups = append(all, s), append(ups, up)
-	}
-	if err := st.ApplyEach(ctx, "test: long", ups...); err != nil {
-		t.Fatal(err)
-	}
+	all := writeShared(t, st, 4*packedChunk, func(i int) (Draft, int) { return Draft{Owner: "alice", Branch: fmt.Sprintf("%0200d", i)}, i })
 	gittest.Run(t, dir, "pack-refs", "--all")
 	eligibleID(t, st)
 	settle(t, st)

@@ -146,23 +146,9 @@ func TestEligibleSharedWarnsEveryTime(t *testing.T) {
 // pack-refs the note still serves (ids did not change).
 func TestEligibleSharedManyBatons(t *testing.T) {
 	st, dir := testStore(t)
-	ctx := context.Background()
-	var all []Stored
-	var ups []refstore.Update
-	for i := 0; i < bulkDecode+40; i++ {
-		b, err := New(Draft{Owner: fmt.Sprintf("o%d", i%7), Branch: fmt.Sprintf("b%03d", i), Shared: true, NextSteps: []string{"x"}}, t0.Add(time.Duration(i%50)*time.Minute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, up, err := Written(ctx, st, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all, ups = append(all, s), append(ups, up)
-	}
-	if err := st.ApplyEach(ctx, "test: many", ups...); err != nil {
-		t.Fatal(err)
-	}
+	all := writeShared(t, st, bulkDecode+40, func(i int) (Draft, int) {
+		return Draft{Owner: fmt.Sprintf("o%d", i%7), Branch: fmt.Sprintf("b%03d", i)}, i % 50
+	})
 	newest := func(skip map[string]bool) string {
 		var best *Stored
 		for i := range all {
@@ -576,14 +562,7 @@ func TestEligibleSharedDirNoteAppends(t *testing.T) {
 			t.Fatalf("round %d: %d records for %d refs: never written again whole", i, n.records, len(n.ents))
 		}
 	}
-	grew, shrank := false, false
-	for i := 1; i < len(sizes); i++ {
-		grew = grew || sizes[i] > sizes[i-1]
-		shrank = shrank || sizes[i] < sizes[i-1]
-	}
-	if !grew || !shrank {
-		t.Errorf("note sizes %v: want appends, and a rewrite", sizes)
-	}
+	grewAndShrank(t, "note", sizes)
 	gittest.Run(t, dir, "update-ref", "-d", last.Ref)
 	if n := readDirNote(path, d); len(n.ents) != 3 {
 		t.Fatalf("before the next listing the note holds %d refs", len(n.ents))
@@ -591,5 +570,19 @@ func TestEligibleSharedDirNoteAppends(t *testing.T) {
 	eligibleID(t, st)
 	if n := readDirNote(path, d); len(n.ents) != 2 || !n.whole {
 		t.Fatalf("a deleted ref: the note holds %d refs (whole %v), want 2", len(n.ents), n.whole)
+	}
+}
+
+// grewAndShrank fails unless a note of these sizes, one after each start,
+// was appended to and written again whole.
+func grewAndShrank(t *testing.T, what string, sizes []int64) {
+	t.Helper()
+	grew, shrank := false, false
+	for i := 1; i < len(sizes); i++ {
+		grew = grew || sizes[i] > sizes[i-1]
+		shrank = shrank || sizes[i] < sizes[i-1]
+	}
+	if !grew || !shrank {
+		t.Errorf("%s sizes %v: want appends, and a rewrite", what, sizes)
 	}
 }
