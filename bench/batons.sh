@@ -103,7 +103,9 @@ printf 'start --json after gc %d vs %d batons  %s vs %s  ratio %s×  (goal ≤ 1
 # $small (goal <= 1.1x): before each run a teammate ends a shared baton
 # (owner0, one of 97 owners, whose directory holds a 97th of the shared
 # batons), which the start claims. The two repositories take turns, so a
-# busy machine slows both alike.
+# busy machine slows both alike. Loose, the teammate's baton lands among
+# a thousand loose files, which the start stats (no finer trace of git's
+# writers exists); packed (what gc makes of them), among a few.
 populate_shared() {
 	local dir=$1 n=$2 layout=$3
 	awk -v n="$n" 'BEGIN {
