@@ -68,9 +68,13 @@ const (
 )
 
 // topN: how many of a directory's waiting batons the head keeps. More are
-// needed only when accept refuses all of them (or they were claimed since
-// the stamp): then the directory is listed again.
-const topN = 4
+// needed only when accept refuses all of them, or another process claims
+// them between this start's stamps and its reads (a claim moves the
+// directory's stamp, so the next start lists it anyway): then the
+// directory is listed again. Every start reads every directory's few, so
+// the fewer the better: at a hundred owners, four made the head the
+// dearest part of a start after the stamps.
+const topN = 2
 
 // bulkDecode: with more unknown blobs than this, one `git for-each-ref`
 // streaming every shared blob is cheaper than reading them one by one.
