@@ -152,7 +152,9 @@ for layout in loose packed; do
 	mb=$(printf '%s\n' "${b[@]}" | median)
 	printf 'start, shared waiting  %d vs %d shared %-6s  wall: %s vs %s  ratio %s×  cpu: %s vs %s  ratio %s×  (goal ≤ 1.1×)\n' "$large" "$small" "$layout" "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")" \
 		"$(ms $((ca * 1000000 / runs)))" "$(ms $((cb * 1000000 / runs)))" "$(ratio "$ca" "$cb")"
-	rm -rf "$tmp/sh-$small-$layout" "$tmp/sh-$large-$layout"
+	# Not removed here: ext4 makes each new file dearer for minutes after
+	# a hundred thousand are freed, which would land on the packed row's
+	# every write. The trap removes everything at the end.
 done
 
 echo "# list --all --json on $large batons (wall: median of 7; cpu: over 7) vs for-each-ref | cat-file --batch; goal <= 1.0x, peak < 100 MB"
