@@ -57,9 +57,17 @@ func readHead(path string) (sharedHead, bool) {
 			break
 		}
 		g := sharedHead{watched: d.uint() == 1, packed: d.stamp(), sum: d.uint()}
-		var dirs []*sharedDir
-		for i := d.count(); i > 0 && !d.bad; i-- {
-			dirs = append(dirs, readHeadDir(d, &names))
+		// One allocation for the record's directories and one (mostly)
+		// for their candidates, not one each.
+		slab := make([]sharedDir, d.count())
+		dirs := make([]*sharedDir, 0, len(slab))
+		cands := make([]candidate, 0, len(slab)*topN)
+		for i := range slab {
+			if d.bad {
+				break
+			}
+			cands = readHeadDir(d, &names, &slab[i], cands)
+			dirs = append(dirs, &slab[i])
 		}
 		var gone []string
 		for i := d.count(); i > 0 && !d.bad; i-- {
@@ -94,20 +102,23 @@ func readHead(path string) (sharedHead, bool) {
 	return h, true
 }
 
-func readHeadDir(d *dec, t *joiner) *sharedDir {
-	u := &sharedDir{dir: t.join(refstore.SharedPrefix, d.str()), stamp: d.stamp(), live: int(d.uint())}
-	if k := d.count(); k > 0 {
-		u.top = make([]candidate, 0, k)
-		for ; k > 0 && !d.bad; k-- {
-			ref := t.join(u.dir, d.str())
-			oid := d.str()
-			u.top = append(u.top, candidate{ref: ref, oid: oid, info: d.info(), dir: u.dir})
-		}
+// readHeadDir reads one directory's entry into u, its candidates appended
+// to cands (u.top is their part of it), and returns cands.
+func readHeadDir(d *dec, t *joiner, u *sharedDir, cands []candidate) []candidate {
+	*u = sharedDir{dir: t.join(refstore.SharedPrefix, d.str()), stamp: d.stamp(), live: int(d.uint())}
+	start := len(cands)
+	for k := d.count(); k > 0 && !d.bad; k-- {
+		ref := t.join(u.dir, d.str())
+		oid := d.str()
+		cands = append(cands, candidate{ref: ref, oid: oid, info: d.info(), dir: u.dir})
+	}
+	if len(cands) > start {
+		u.top = cands[start:len(cands):len(cands)]
 	}
 	for k := d.count(); k > 0 && !d.bad; k-- {
 		u.reread = append(u.reread, t.join(u.dir, d.str()))
 	}
-	return u
+	return cands
 }
 
 // joiner makes the head's ref names, a directory and a name each, in
