@@ -75,20 +75,28 @@ done
 # filesystem) does meanwhile slows both alike.
 small=${sizes%% *}
 large=${sizes##* }
-echo "# start --json with a baton waiting: $large vs $small batons (median of $runs, runs interleaved); goal <= 1.1x"
-for layout in loose packed; do
-	a=(); b=()
+# take_turns LAYOUT TAG [CMD...]: $runs rounds, each ending a baton in
+# the $large and then the $small repository of LAYOUT, running CMD there
+# (if any) and timing one start; sets ma and mb to the two medians.
+take_turns() {
+	local layout=$1 tag=$2 i n t a=() b=()
+	shift 2
 	for i in $(seq "$runs"); do
 		for n in "$large" "$small"; do
 			cd "$tmp/r-$n-$layout"
 			git handoff end --owner me@example.com --next "go on" >/dev/null
-			t=$(time_ns start_only "i$i")
+			[ $# -eq 0 ] || "$@"
+			t=$(time_ns start_only "$tag$i")
 			if [ "$n" = "$large" ]; then a+=("$t"); else b+=("$t"); fi
 		done
 	done
 	cd "$tmp"
 	ma=$(printf '%s\n' "${a[@]}" | median)
 	mb=$(printf '%s\n' "${b[@]}" | median)
+}
+echo "# start --json with a baton waiting: $large vs $small batons (median of $runs, runs interleaved); goal <= 1.1x"
+for layout in loose packed; do
+	take_turns "$layout" i
 	printf 'start --json %d vs %d batons %-6s  %s vs %s  ratio %s×  (goal ≤ 1.1×)\n' "$large" "$small" "$layout" "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")"
 done
 
@@ -96,19 +104,7 @@ done
 # every record packed, the baton that start claims too, so the read goes
 # through the pack's index.
 echo "# start --json after git gc packed every record, the waiting baton too: $large vs $small batons (median of $runs, runs interleaved); goal <= 1.1x"
-a=(); b=()
-for i in $(seq "$runs"); do
-	for n in "$large" "$small"; do
-		cd "$tmp/r-$n-packed"
-		git handoff end --owner me@example.com --next "go on" >/dev/null
-		git gc -q
-		t=$(time_ns start_only "gc$i")
-		if [ "$n" = "$large" ]; then a+=("$t"); else b+=("$t"); fi
-	done
-done
-cd "$tmp"
-ma=$(printf '%s\n' "${a[@]}" | median)
-mb=$(printf '%s\n' "${b[@]}" | median)
+take_turns packed gc git gc -q
 printf 'start --json after gc %d vs %d batons  %s vs %s  ratio %s×  (goal ≤ 1.1×)\n' "$large" "$small" "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")"
 
 # start with no private baton waiting, at $large shared batons against
