@@ -43,8 +43,12 @@ func readHead(path string) (sharedHead, bool) {
 	b = b[len(headMagic):]
 	var h sharedHead
 	var names joiner
-	byDir := map[string]*sharedDir{}
-	sumOf := map[string]uint64{}
+	// Each directory's latest entry, and the sum it was stated under.
+	type stated struct {
+		u   *sharedDir
+		sum uint64
+	}
+	byDir := map[string]stated{}
 	read := 0
 	for first := true; len(b) > 0; first = false {
 		body, rest, ok := nextRecord(b)
@@ -81,7 +85,7 @@ func readHead(path string) (sharedHead, bool) {
 		read++
 		h.watched, h.packed, h.sum = g.watched, g.packed, g.sum
 		for _, u := range dirs {
-			byDir[u.dir], sumOf[u.dir] = u, g.sum
+			byDir[u.dir] = stated{u, g.sum}
 			h.records++
 		}
 		for _, dir := range gone {
@@ -93,9 +97,9 @@ func readHead(path string) (sharedHead, bool) {
 		return sharedHead{}, false
 	}
 	h.whole = len(b) == 0
-	for dir, u := range byDir {
-		if sumOf[dir] == h.sum {
-			h.dirs = append(h.dirs, u)
+	for _, e := range byDir {
+		if e.sum == h.sum {
+			h.dirs = append(h.dirs, e.u)
 		}
 	}
 	slices.SortFunc(h.dirs, func(a, b *sharedDir) int { return strings.Compare(a.dir, b.dir) })
