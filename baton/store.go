@@ -54,6 +54,38 @@ func (e *ClaimedError) Error() string {
 
 func (e *ClaimedError) Unwrap() error { return refstore.ErrConflict }
 
+// DeletedError says the baton was cancelled or dismissed (somewhere: Where
+// names the remote that decided it, "" for this clone) before the claim or
+// deletion that meets it: that one was not made.
+type DeletedError struct {
+	Baton Baton
+	Where string
+}
+
+func (e *DeletedError) Error() string {
+	b := e.Baton
+	reason, when := "deleted", ""
+	if d := b.Deleted; d != nil {
+		reason, when = d.Reason, " at "+d.At.Format(time.RFC3339)
+	}
+	if e.Where != "" {
+		return fmt.Sprintf("baton %s was already %s on %s%s", b.ID, reason, e.Where, when)
+	}
+	return fmt.Sprintf("baton %s was already %s%s", b.ID, reason, when)
+}
+
+func (e *DeletedError) Unwrap() error { return refstore.ErrConflict }
+
+// NotLive is the error for acting on a baton that is no longer waiting:
+// *ClaimedError when it was claimed, *DeletedError when it was cancelled
+// or dismissed.
+func NotLive(b Baton, where string) error {
+	if b.Deleted != nil && !b.Claimed {
+		return &DeletedError{Baton: b, Where: where}
+	}
+	return &ClaimedError{Baton: b}
+}
+
 // Decode reads one entry as a baton, refusing a record that belongs at
 // another ref than e.Ref. It is the one decoder of batons: sync uses it too.
 func Decode(e refstore.Entry) (Stored, error) { return decode(e, nil) }
@@ -245,7 +277,7 @@ func each(ctx context.Context, list func(context.Context, string, func(refstore.
 // caller that commits it in a transaction of its own.
 func Claimed(ctx context.Context, st *refstore.Store, s Stored, session string, now time.Time) (Stored, refstore.Update, error) {
 	if !s.Live() {
-		return Stored{}, refstore.Update{}, &ClaimedError{Baton: s.Baton}
+		return Stored{}, refstore.Update{}, NotLive(s.Baton, "")
 	}
 	c := s.Baton
 	at := now.UTC()
@@ -253,30 +285,37 @@ func Claimed(ctx context.Context, st *refstore.Store, s Stored, session string, 
 	return prepare(ctx, st, s, c)
 }
 
-// LostClaim turns a failed claim of s into *ClaimedError when someone else
-// claimed it; other errors pass through.
+// LostClaim turns a failed claim or deletion of s into *ClaimedError or
+// *DeletedError when the same baton is no longer waiting here; other
+// errors pass through.
 func LostClaim(ctx context.Context, st *refstore.Store, s Stored, err error) error {
 	if errors.Is(err, refstore.ErrConflict) {
-		if cur, rerr := Read(ctx, st, s.Ref); rerr == nil && cur.ID == s.ID && cur.Claimed {
-			return &ClaimedError{Baton: cur.Baton}
+		if cur, rerr := Read(ctx, st, s.Ref); rerr == nil && cur.ID == s.ID && !cur.Live() {
+			return NotLive(cur.Baton, "")
 		}
 	}
 	return err
 }
 
-// Delete turns s into a tombstone, for cancel ("cancelled") and dismiss
-// ("dismissed").
-func Delete(ctx context.Context, st *refstore.Store, s Stored, reason string, now time.Time) (Stored, error) {
+// Tombstone writes the tombstone of s, for cancel ("cancelled") and dismiss
+// ("dismissed"), and returns it with the swap that puts it in place.
+func Tombstone(ctx context.Context, st *refstore.Store, s Stored, reason string, now time.Time) (Stored, refstore.Update, error) {
 	if !s.Live() {
-		return Stored{}, &ClaimedError{Baton: s.Baton}
+		return Stored{}, refstore.Update{}, NotLive(s.Baton, "")
 	}
 	d := s.Baton
 	d.Deleted = &Deletion{Reason: reason, At: now.UTC()}
-	out, up, err := prepare(ctx, st, s, d)
+	return prepare(ctx, st, s, d)
+}
+
+// Delete tombstones s in this clone alone: the local swap decides, as
+// where no remote arbitrates the baton.
+func Delete(ctx context.Context, st *refstore.Store, s Stored, reason string, now time.Time) (Stored, error) {
+	out, up, err := Tombstone(ctx, st, s, reason, now)
 	if err != nil {
 		return Stored{}, err
 	}
-	if err := st.Apply(ctx, "handoff: "+reason+" "+d.ID, up); err != nil {
+	if err := st.Apply(ctx, "handoff: "+reason+" "+s.ID, up); err != nil {
 		return Stored{}, LostClaim(ctx, st, s, err)
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -11,8 +12,9 @@ import (
 
 // CancelOptions are what `git handoff cancel` was asked.
 type CancelOptions struct {
-	Owner  string
-	Branch string
+	Owner   string
+	Branch  string
+	Arbiter Arbiter // nil = Local
 }
 
 // CancelResult is what a cancel did.
@@ -20,6 +22,7 @@ type CancelResult struct {
 	Who       Who
 	Cancelled *baton.Stored // the tombstone written; nil when nothing was waiting
 	Notices   []string
+	Conflicts []Conflict
 }
 
 // Cancel takes back the owner's unclaimed private baton on the branch,
@@ -43,11 +46,52 @@ func Cancel(ctx context.Context, st *refstore.Store, opts CancelOptions, clock C
 	case h.Claimed:
 		res.Notices = append(res.Notices, fmt.Sprintf("baton %s was already claimed by session %s: nothing to cancel", h.ID, h.ClaimedBySession))
 	case h.Live():
-		out, err := baton.Delete(ctx, st, h, "cancelled", clock())
+		out, conflict, err := deleteDecided(ctx, st, arbiter(opts.Arbiter), h, "cancelled", clock())
+		if conflict != nil {
+			res.Conflicts = append(res.Conflicts, *conflict)
+		}
 		if err != nil {
 			return res, fmt.Errorf("cancelling baton %s: %w", h.ID, err)
 		}
 		res.Cancelled = &out
 	}
 	return res, nil
+}
+
+// deleteDecided tombstones h where its claims are decided, so that of a
+// claim and a deletion of one baton exactly one wins and the other is told
+// it lost: at the arbiter when a remote knows the baton (the tombstone is
+// pushed with a lease, as a claim is), else by the local swap. It fails
+// with *baton.ClaimedError or *baton.DeletedError when the baton was
+// claimed or deleted first, and *SupersededError (with the conflict, when
+// the join reported one) when another baton replaced it.
+func deleteDecided(ctx context.Context, st *refstore.Store, arb Arbiter, h baton.Stored, reason string, now time.Time) (baton.Stored, *Conflict, error) {
+	defer lockClaims(st)()
+	out, up, err := baton.Tombstone(ctx, st, h, reason, now)
+	if err != nil {
+		return baton.Stored{}, nil, err
+	}
+	var pass held
+	if decider, local := pinned(ctx, st, arb, up.Ref); !local {
+		if pass, err = hold(ctx, st, reason, up.New); err != nil {
+			return baton.Stored{}, nil, err
+		}
+		if err := decider.Arbitrate(ctx, st, up); err != nil {
+			pass.release(ctx, st)
+			var se *SupersededError
+			if errors.As(err, &se) {
+				return baton.Stored{}, se.Conflict, err
+			}
+			return baton.Stored{}, nil, err
+		}
+	}
+	err = st.Apply(ctx, "handoff: "+reason+" "+h.ID, append([]refstore.Update{up}, pass.releases()...)...)
+	if err == nil {
+		return out, nil, nil
+	}
+	pass.release(ctx, st)
+	if cur, rerr := st.ResolveID(ctx, up.Ref); rerr == nil && cur == up.New {
+		return out, nil, nil // a fetch brought the arbiter's copy of our tombstone first
+	}
+	return baton.Stored{}, nil, baton.LostClaim(ctx, st, h, err)
 }

@@ -27,6 +27,9 @@ type ClaimOptions struct {
 type ClaimResult struct {
 	Handoff baton.Stored
 	Notices []string
+	// Conflicts are the versions the arbiter's answer replaced here that
+	// were written without seeing the version kept (as sync reports them).
+	Conflicts []Conflict
 }
 
 // claimAttempts bounds how often a claim is decided again after the local
@@ -60,7 +63,10 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 	arb := arbiter(opts.Arbiter)
 	defer lockClaims(st)()
 	var notices noticeSet
-	fail := func(err error) (ClaimResult, error) { return ClaimResult{Notices: notices.list}, err }
+	var conflicts []Conflict
+	fail := func(err error) (ClaimResult, error) {
+		return ClaimResult{Notices: notices.list, Conflicts: conflicts}, err
+	}
 	for attempt := 0; ; attempt++ {
 		last := attempt+1 >= claimAttempts
 		w, err := settle(ctx, st, arb, who, id)
@@ -100,7 +106,13 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 			// A claim no remote decides is decided by recordClaim's
 			// transaction, with nothing to note before it.
 			if decider, local := pinned(ctx, st, arb, up.Ref); !local {
+				pass, err := hold(ctx, st, "claim", up.New)
+				if err != nil {
+					return fail(err)
+				}
+				note.Held = pass.group
 				if err := notePending(ctx, st, note); err != nil {
+					pass.release(ctx, st)
 					return fail(err)
 				}
 				if err := decider.Arbitrate(ctx, st, up); err != nil {
@@ -113,7 +125,11 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 						}
 					} else {
 						if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) {
-							dropPending(note) // someone else's, not a baton to claim, or never pushed
+							dropPending(ctx, st, note) // someone else's, not a baton to claim, or never pushed
+						}
+						var se *SupersededError
+						if errors.As(err, &se) && se.Conflict != nil {
+							conflicts = append(conflicts, *se.Conflict)
 						}
 						// Unreachable or refused: the push may have landed, so
 						// the note stays for the next claim to settle.
@@ -188,6 +204,6 @@ func recordClaim(ctx context.Context, st *refstore.Store, w *wonClaim, me string
 	if err := st.Apply(ctx, "handoff: claimed "+w.baton.ID+" by "+me, ups...); err != nil {
 		return ClaimResult{}, err
 	}
-	dropPending(w.note)
+	dropPending(ctx, st, w.note)
 	return ClaimResult{Handoff: w.baton}, nil
 }

@@ -12,20 +12,30 @@ import (
 type DismissResult struct {
 	Dismissed baton.Stored
 	Notices   []string
+	Conflicts []Conflict
+}
+
+// DismissOptions are what `git handoff dismiss` was asked.
+type DismissOptions struct {
+	ID      string  // the baton's id
+	Arbiter Arbiter // nil = Local
 }
 
 // Dismiss deletes an unclaimed baton by its id, whoever's it is, leaving a
-// tombstone. Unreadable records met on the way are notices, also when the
-// baton is not found.
-func Dismiss(ctx context.Context, st *refstore.Store, id string, clock Clock) (DismissResult, error) {
-	h, warns, err := baton.FindLive(ctx, st, id)
+// tombstone, decided where its claims are (deleteDecided). Unreadable
+// records met on the way are notices, also when the baton is not found.
+func Dismiss(ctx context.Context, st *refstore.Store, opts DismissOptions, clock Clock) (DismissResult, error) {
+	h, warns, err := baton.FindLive(ctx, st, opts.ID)
 	res := DismissResult{Notices: warningLines(warns)}
 	if err != nil {
 		return res, fmt.Errorf("dismissing baton: %w", err)
 	}
-	out, err := baton.Delete(ctx, st, h, "dismissed", clock())
+	out, conflict, err := deleteDecided(ctx, st, arbiter(opts.Arbiter), h, "dismissed", clock())
+	if conflict != nil {
+		res.Conflicts = append(res.Conflicts, *conflict)
+	}
 	if err != nil {
-		return res, fmt.Errorf("dismissing baton %s: %w", id, err)
+		return res, fmt.Errorf("dismissing baton %s: %w", opts.ID, err)
 	}
 	res.Dismissed = out
 	return res, nil

@@ -44,6 +44,9 @@ type pendingClaim struct {
 	Session string `json:"session"` // who claimed it
 	Host    string `json:"host"`
 	PID     int    `json:"pid"`
+	// Held is the group of refs keeping the claim's objects from git gc
+	// while it is decided (hold.go); it goes with the note.
+	Held string `json:"held,omitempty"`
 
 	path  string // where the note is
 	taker string // the session delivering it in place of Session, from the name
@@ -70,6 +73,10 @@ func (p *pendingClaim) marshal() []byte {
 	dst = jsonrec.AppendHTMLString(dst, p.Host)
 	dst = append(dst, `,"pid":`...)
 	dst = jsonrec.AppendInt(dst, p.PID)
+	if p.Held != "" {
+		dst = append(dst, `,"held":`...)
+		dst = jsonrec.AppendHTMLString(dst, p.Held)
+	}
 	return append(dst, '}')
 }
 
@@ -106,10 +113,15 @@ func notePending(ctx context.Context, st *refstore.Store, p *pendingClaim) error
 	return nil
 }
 
-// dropPending removes the note: its claim is recorded, lost or void.
-func dropPending(p *pendingClaim) {
+// dropPending removes the note, and the hold on its objects unless a
+// transaction released it already: its claim is recorded, lost or void.
+func dropPending(ctx context.Context, st *refstore.Store, p *pendingClaim) {
 	if p.path != "" {
 		os.Remove(p.path)
+	}
+	if p.Held != "" {
+		releaseGroup(ctx, st, p.Held)
+		p.Held = ""
 	}
 }
 
@@ -224,6 +236,7 @@ func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me st
 	if len(notes) == 0 {
 		return nil, nil
 	}
+	sweepHolds(ctx, st, notes)
 	private, err := refstore.HandoffRef(false, who.Owner, who.Branch)
 	if err != nil {
 		return nil, err
@@ -237,7 +250,7 @@ func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me st
 			continue // its process is still deciding it
 		}
 		if received(ctx, st, n) {
-			dropPending(n)
+			dropPending(ctx, st, n)
 			continue
 		}
 		held, err := arb.Held(ctx, st, n.Ref)
@@ -246,22 +259,24 @@ func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me st
 		}
 		b, ok := readClaim(ctx, st, n.Ref, held)
 		won := ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session
-		if !won && ok {
+		if !won && ok && namesAsPrev(ctx, st, held, n.Claimed) {
 			// The arbiter holds a later version (a newer baton written
-			// over our claim, synced there): if its writer had seen our
-			// claimed version, our claim landed and was won before it
-			// was replaced, and its notes are still ours to deliver.
+			// over our claim, synced there) whose chain of prev names
+			// the exact blob our claim pushed: that blob was the
+			// arbiter's, so the claim landed and was won before it was
+			// replaced, and its notes are still ours to deliver. A
+			// version vector that merely covers the claim's proves
+			// nothing: its counters are per clone and key, so a later
+			// version can cover a claim the arbiter refused.
 			if c, cok := readClaim(ctx, st, n.Ref, n.Claimed); cok {
-				if d, _ := b.Cause.Descends(c.Cause); d {
-					b, won = c, true
-				}
+				b, won = c, true
 			}
 		}
 		if !won && held != n.Old {
 			// Lost, cancelled or replaced: nothing of ours to deliver,
 			// and a push still in flight cannot land (its lease names
 			// n.Old).
-			dropPending(n)
+			dropPending(ctx, st, n)
 			continue
 		}
 		if !mine && !n.take(ctx, st, me) {
@@ -277,13 +292,40 @@ func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me st
 				return nil, err
 			}
 			if !won {
-				dropPending(n)
+				dropPending(ctx, st, n)
 				continue
 			}
 		}
 		return &wonClaim{note: n, baton: b, decided: true}, nil
 	}
 	return nil, nil
+}
+
+// maxPrevWalk bounds the walk down a prev chain from what the arbiter
+// holds to a claim: a ref rewritten more often than this between a claim
+// and the next start here is not searched further.
+const maxPrevWalk = 64
+
+// namesAsPrev reports whether the version tip, or one it descends from
+// through the prev links of the blobs this clone has, names want as the
+// version it replaced. A blob missing here ends the walk unproven.
+func namesAsPrev(ctx context.Context, st *refstore.Store, tip, want string) bool {
+	cur := tip
+	for range maxPrevWalk {
+		if cur == "" {
+			return false
+		}
+		e, err := st.ReadObject(ctx, cur)
+		if err != nil || e.Data == nil {
+			return false
+		}
+		prev := refstore.RevOf(e.Data).Prev
+		if prev == want {
+			return true
+		}
+		cur = prev
+	}
+	return false
 }
 
 // finish pushes the noted claim to the arbiter again and reports whether

@@ -45,6 +45,9 @@ type StartResult struct {
 	// session has started, the worktree is unchanged).
 	Snapshot    *SnapshotOffer
 	SnapshotErr error
+	// Conflicts are the versions the arbiter's answer replaced here that
+	// were written without seeing the version kept (as sync reports them).
+	Conflicts []Conflict
 }
 
 // startAttempts bounds how often start decides its claim again after
@@ -77,6 +80,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 	arb := arbiter(opts.Arbiter)
 	defer lockClaims(st)()
 	var notices noticeSet
+	var conflicts []Conflict // joins the arbiter's answers made here
 	skipClaim := false // the arbiter could not be asked: deliver no baton
 	var lastErr error
 	for attempt := 0; attempt <= startAttempts; attempt++ {
@@ -188,8 +192,18 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				note = nil // the transaction below decides: nothing to note
 			}
 		}
+		var pass held // this pass's new objects, kept from gc while the arbiter decides
 		if note != nil {
+			news := []string{claimUp.New}
+			for _, u := range ups {
+				news = append(news, u.New)
+			}
+			if pass, err = hold(ctx, st, "start", news...); err != nil {
+				return StartResult{}, err
+			}
+			note.Held = pass.group
 			if err := notePending(ctx, st, note); err != nil {
+				pass.release(ctx, st)
 				return StartResult{}, err
 			}
 			err = decider.Arbitrate(ctx, st, *claimUp)
@@ -199,12 +213,16 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			case errors.As(err, &ce) && ce.Baton.ID == note.Baton && ce.Baton.ClaimedBySession == id:
 				continue // this session's claim from an earlier run: the next pass settles it
 			case errors.Is(err, refstore.ErrConflict):
-				dropPending(note)
-				notices.add(fmt.Sprintf("another clone claimed baton %s first: %v", res.Handoff.ID, err))
+				dropPending(ctx, st, note)
+				n, c := lostNotice(err, res.Handoff.ID)
+				notices.add(n)
+				if c != nil {
+					conflicts = append(conflicts, *c)
+				}
 				continue
 			default:
 				if errors.Is(err, ErrNoArbiter) {
-					dropPending(note) // refused before any push
+					dropPending(ctx, st, note) // refused before any push
 				}
 				// The session still starts; the baton waits for a claim
 				// that can reach the remote (or an --offline one). The
@@ -217,15 +235,20 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		if claimUp != nil {
 			ups = append(ups, *claimUp)
 		}
+		// The hold goes last: a kill before it leaves it for sweepHolds.
+		ups = append(ups, pass.releases()...)
 		err = st.Apply(ctx, "handoff: start "+id, ups...)
+		if err == nil && note != nil {
+			note.Held = "" // released by the transaction
+		}
 		var ce *refstore.ConflictError
 		switch {
 		case err == nil:
 			if note != nil {
-				dropPending(note)
+				dropPending(ctx, st, note)
 			}
 			if won != nil {
-				dropPending(won.note)
+				dropPending(ctx, st, won.note)
 			}
 			if err := st.Bind(sessUp.Ref); err != nil {
 				notices.add("this worktree was not bound to the session: " + err.Error())
@@ -248,7 +271,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				}
 				res.Brief += SnapshotSection(res.Snapshot)
 			}
-			res.Session, res.Notices = sess, notices.list
+			res.Session, res.Notices, res.Conflicts = sess, notices.list, conflicts
 			return res, nil
 		case !errors.As(err, &ce):
 			if res.Claimed {

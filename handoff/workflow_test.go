@@ -232,11 +232,11 @@ func TestCancelDismissObjective(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dis, err := handoff.Dismiss(ctx, st, end.Handoff.ID, clock)
+	dis, err := handoff.Dismiss(ctx, st, handoff.DismissOptions{ID: end.Handoff.ID}, clock)
 	if err != nil || dis.Dismissed.ID != end.Handoff.ID || dis.Dismissed.Deleted == nil {
 		t.Fatalf("dismiss = %+v, %v", dis, err)
 	}
-	if _, err := handoff.Dismiss(ctx, st, end.Handoff.ID, clock); !errors.Is(err, refstore.ErrNotFound) {
+	if _, err := handoff.Dismiss(ctx, st, handoff.DismissOptions{ID: end.Handoff.ID}, clock); !errors.Is(err, refstore.ErrNotFound) {
 		t.Fatalf("second dismiss: %v, want not found", err)
 	}
 

@@ -212,7 +212,7 @@ func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) 
 		return nil, cancelOut{}, err
 	}
 	defer closeStore()
-	res, err := handoff.Cancel(ctx, st, handoff.CancelOptions{}, t.clock)
+	res, err := handoff.Cancel(ctx, st, handoff.CancelOptions{Arbiter: t.d.Arbiter}, t.clock)
 	if err != nil {
 		return nil, cancelOut{}, withNotices(err, notices(opened, res.Notices))
 	}

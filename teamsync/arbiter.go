@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
@@ -36,30 +37,17 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// RemoteNewerError says the remote holds another baton at the ref than the
-// one being claimed, or holds it cancelled: the claim was not made, and the
-// local ref now has the remote's version.
-type RemoteNewerError struct {
-	Remote string
-	Baton  baton.Baton // what the remote holds
-}
-
-func (e *RemoteNewerError) Error() string {
-	b := e.Baton
-	if b.Deleted != nil {
-		return fmt.Sprintf("baton %s was %s on %s", b.ID, b.Deleted.Reason, e.Remote)
-	}
-	return fmt.Sprintf("%s holds a newer baton %s here", e.Remote, b.ID)
-}
-
-func (e *RemoteNewerError) Unwrap() error { return refstore.ErrConflict }
-
-// Arbitrate pushes up.New (the claimed blob) to the remote that knows the
-// baton, with a lease on the remote's version as last fetched. It returns
-// nil when the remote took it, or when no remote knows the baton (a local
-// claim); *baton.ClaimedError naming the winner when another clone claimed
-// it first; *RemoteNewerError when the remote holds a newer or cancelled
-// baton; *UnreachableError when the remote cannot be reached.
+// Arbitrate pushes up.New (the claimed blob, or the tombstone of a cancel
+// or dismissal) to the remote that knows the baton, with a lease on the
+// remote's version as last fetched, so that of a claim and a deletion of
+// one baton exactly one lands. It returns nil when the remote took it, or
+// when no remote knows the baton (the local swap decides);
+// *baton.ClaimedError naming the winner when the baton was claimed first;
+// *baton.DeletedError when it was cancelled or dismissed first;
+// *handoff.SupersededError when the join keeps another baton the remote
+// holds; *UnreachableError when the remote cannot be reached. Whenever the
+// remote's version wins, the local ref takes it through the join sync
+// uses, conflict report included.
 func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.Update) error {
 	remote, err := a.remoteFor(ctx, st, up.Ref)
 	if err != nil || remote == "" {
@@ -79,7 +67,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 		return err
 	}
 	mine.Ref = up.Ref
-	claim, err := read(k, up.Ref, mine)
+	ours, err := read(k, up.Ref, mine)
 	if err != nil {
 		return err
 	}
@@ -106,8 +94,10 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 			if theirs.oid == up.New {
 				return nil
 			}
-			if lost := lostTo(ctx, st, remote, up, claim, theirs); lost != nil {
-				return lost
+			if theirs.oid != up.Old {
+				if lost := lostTo(ctx, st, remote, up, ours, theirs); lost != nil {
+					return lost
+				}
 			}
 		}
 		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
@@ -118,7 +108,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 			// The remote took it: that is the decision. A tracking ref we
 			// cannot move (a stale lock, a fetch that moved it) is only a
 			// stale copy, which the next fetch mends.
-			_ = st.Apply(ctx, "handoff: claim pushed to "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
+			_ = st.Apply(ctx, "handoff: decided at "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
 			return nil
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
@@ -143,25 +133,103 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 }
 
 // lostTo decides whether the remote's version of the baton ref beats the
-// claim: claimed by someone else, cancelled, or replaced by a newer baton.
-// When it does, the local ref takes the remote's version (by swap, from the
-// unclaimed blob the claim started from) so that the caller re-deciding
-// sees what the remote decided.
-func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.Update, claim, theirs *version) error {
-	c, t := claim.rec.(baton.Baton), theirs.rec.(baton.Baton)
-	if extends(claim, theirs, storeLookup(ctx, st)) {
-		return nil // ours extends theirs: a waiting baton, or an older one
-	}
-	// Theirs wins: bring the local ref to it if it beats what is there.
-	if old, err := st.Get(ctx, up.Ref); err == nil && old.OID == up.Old {
-		if lv, err := read(kindOf(up.Ref), up.Ref, old); err == nil && CompareBaton(t, lv.rec.(baton.Baton)) > 0 {
-			_ = st.Apply(ctx, "handoff: claim decided at "+remote, refstore.Update{Ref: up.Ref, New: theirs.oid, Old: up.Old})
+// version up would write there (a claim or a tombstone): the same baton
+// claimed or deleted, or another baton the join keeps over the one up
+// started from. When it does, the local ref takes the remote's version
+// through that join (adopt), and the error says what happened.
+func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.Update, mine, theirs *version) error {
+	k := kindOf(up.Ref)
+	look := storeLookup(ctx, st)
+	m, t := mine.rec.(baton.Baton), theirs.rec.(baton.Baton)
+	base := versionOf(ctx, st, k, up.Ref, up.Old)
+	if m.ID == t.ID {
+		if t.Live() {
+			return nil // the same waiting baton: ours follows it
 		}
+	} else if base != nil {
+		// Another baton: it goes only if the join of the version we
+		// started from and theirs keeps ours, as sync would.
+		if d := decide(k, up.Ref, base, theirs, time.Time{}, look); d.winner == base {
+			return nil
+		}
+	} else if extends(mine, theirs, look) {
+		return nil
 	}
-	if t.ID == c.ID && t.Claimed {
-		return &baton.ClaimedError{Baton: t}
+	conflict := adopt(ctx, st, remote, up.Ref, theirs, look)
+	if m.ID == t.ID {
+		return baton.NotLive(t, remote)
 	}
-	return &RemoteNewerError{Remote: remote, Baton: t}
+	se := &handoff.SupersededError{Remote: remote, Ref: up.Ref, Mine: m, MineOID: up.Old, Kept: t, KeptOID: theirs.oid, Conflict: conflict}
+	if base != nil {
+		se.Mine = base.rec.(baton.Baton)
+	}
+	return se
+}
+
+// versionOf reads the blob oid as the record at ref; nil when it cannot.
+func versionOf(ctx context.Context, st *refstore.Store, k *kind, ref, oid string) *version {
+	if oid == "" {
+		return nil
+	}
+	e, err := st.ReadObject(ctx, oid)
+	if err != nil {
+		return nil
+	}
+	v, err := read(k, ref, e)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// adopt brings the local ref to the remote's version theirs when the join
+// of what the ref holds now and theirs keeps theirs: the write sync would
+// make, with its reflog message, so `git handoff log` shows a conflict and
+// the dropped version stays in the reflog. It returns the conflict when the
+// two were written without seeing each other.
+func adopt(ctx context.Context, st *refstore.Store, remote, ref string, theirs *version, look lookup) *Conflict {
+	k := kindOf(ref)
+	for range 3 {
+		var cur *version
+		e, err := st.Get(ctx, ref)
+		switch {
+		case err == nil:
+			if cur, err = read(k, ref, e); err != nil {
+				cur = nil // unreadable here: the remote's version replaces it
+			}
+			if cur == nil {
+				cur = &version{oid: e.OID}
+			}
+		case !errors.Is(err, refstore.ErrNotFound):
+			return nil
+		}
+		if oidOf(cur) == theirs.oid {
+			return nil
+		}
+		var d decision
+		if cur != nil && cur.rec != nil {
+			d = decide(k, ref, cur, theirs, time.Time{}, look)
+			if d.winner != theirs {
+				return nil // what is here now beats it: the next sync pushes it
+			}
+		} else {
+			d = decision{ref: ref, local: cur, remote: theirs, winner: theirs}
+		}
+		msg := "handoff: decided at " + remote
+		if d.conflict {
+			msg = conflictMsg(&d, remote)
+		}
+		err = st.Apply(ctx, msg, refstore.Update{Ref: ref, New: theirs.oid, Old: oidOf(cur)})
+		if errors.Is(err, refstore.ErrConflict) {
+			continue // moved meanwhile: join again with what it holds now
+		}
+		if err != nil || !d.conflict {
+			return nil
+		}
+		c := conflictOf(&d)
+		return &c
+	}
+	return nil
 }
 
 // Pin chooses once the remote that decides claims of ref (handoff.Pinner):

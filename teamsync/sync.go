@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -53,16 +54,9 @@ type Change struct {
 }
 
 // Conflict is a key where two versions could not be ordered and a tie-break
-// chose. The loser stays reachable from the reflog of the ref it was at
-// (the local ref when the local version lost, the tracking ref otherwise).
-type Conflict struct {
-	Ref      string `json:"ref"`
-	Kept     string `json:"kept"`     // blob id
-	Dropped  string `json:"dropped"`  // blob id
-	KeptFrom string `json:"keptFrom"` // "local" or "remote"
-	Summary  string `json:"summary"`
-	Diff     string `json:"diff"` // "-" dropped, "+" kept
-}
+// chose (one definition, in handoff: the arbiter's decisions report the
+// same).
+type Conflict = handoff.Conflict
 
 // Result is what a sync did (or, with DryRun, would do).
 type Result struct {

@@ -230,7 +230,7 @@ func (s *Server) listHandoffs(c *call) error {
 
 func (s *Server) dismiss(c *call) error {
 	id := c.r.PathValue("id")
-	res, err := handoff.Dismiss(c.r.Context(), c.st, id, s.opts.Clock)
+	res, err := handoff.Dismiss(c.r.Context(), c.st, handoff.DismissOptions{ID: id, Arbiter: s.opts.Arbiter}, s.opts.Clock)
 	if err != nil {
 		return &failed{err: err, notices: res.Notices}
 	}

@@ -58,6 +58,9 @@ type Options struct {
 	Connect func(dir string) handoff.Connect
 	// By names who holds a switch guard taken through the page.
 	By string
+	// Arbiter decides a dismissal where the baton's claims are decided
+	// (the CLI's default: the remote that knows the baton); nil: locally.
+	Arbiter handoff.Arbiter
 	// Poll is how often the change stream looks at the ref files.
 	// Default one second.
 	Poll time.Duration

@@ -15,6 +15,7 @@ func cancelCommand(d *deps) *cli.Command {
 		Usage: "take back my unclaimed private baton for this branch",
 		Flags: []cli.Flag{
 			ownerFlag(), branchFlag(),
+			&cli.BoolFlag{Name: "offline", Usage: "cancel locally even when a remote knows the baton; the next sync settles it (a claim made meanwhile elsewhere wins)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -22,7 +23,7 @@ func cancelCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := handoff.Cancel(c.Context, st, handoff.CancelOptions{Owner: c.String("owner"), Branch: c.String("branch")}, d.Now)
+			res, err := handoff.Cancel(c.Context, st, handoff.CancelOptions{Owner: c.String("owner"), Branch: c.String("branch"), Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
 				return err

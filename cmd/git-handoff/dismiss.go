@@ -14,7 +14,10 @@ func dismissCommand(d *deps) *cli.Command {
 		Name:      "dismiss",
 		Usage:     "delete an unclaimed baton by its id",
 		ArgsUsage: "ID",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "offline", Usage: "dismiss locally even when a remote knows the baton; the next sync settles it (a claim made meanwhile elsewhere wins)"},
+			jsonFlag,
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErrorf(c, "dismiss takes one baton id")
@@ -24,7 +27,7 @@ func dismissCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := handoff.Dismiss(c.Context, st, id, d.Now)
+			res, err := handoff.Dismiss(c.Context, st, handoff.DismissOptions{ID: id, Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
 				return err

@@ -90,7 +90,7 @@ func runServe(c *cli.Context, d *deps, repoArgs []string) error {
 		return err
 	}
 	srv, err := webui.New(webui.Options{
-		Repos: repos, Token: token, Clock: d.Now, By: guardHolder(),
+		Repos: repos, Token: token, Clock: d.Now, By: guardHolder(), Arbiter: arbiterFor(false),
 		ForceCLI: os.Getenv("GIT_HANDOFF_READER") == "cli",
 		Connect: func(dir string) handoff.Connect {
 			return func(ctx context.Context) (handoff.PRHost, error) {
