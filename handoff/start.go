@@ -81,7 +81,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 	defer lockClaims(st)()
 	var notices noticeSet
 	var conflicts []Conflict // joins the arbiter's answers made here
-	skipClaim := false // the arbiter could not be asked: deliver no baton
+	skipClaim := false       // the arbiter could not be asked: deliver no baton
 	var lastErr error
 	for attempt := 0; attempt <= startAttempts; attempt++ {
 		final := attempt == startAttempts // the last pass makes no new claim: it cannot lose one
