@@ -20,7 +20,15 @@ var (
 	// ErrInvalidRecord is returned for a blob that is not a record we can
 	// read: not JSON, not an object, no schema, or an unknown schema.
 	ErrInvalidRecord = errors.New("invalid record")
+	// ErrMissingObject is returned for a ref that names an object this
+	// repository does not have (a git gc --prune=now beside a write that
+	// an older git-handoff left in flight).
+	ErrMissingObject = errors.New("missing object")
 )
+
+// TypeMissing is the Type of an Entry whose ref names an object the
+// repository does not have, as git cat-file --batch says it.
+const TypeMissing = "missing"
 
 // Appender is a record that writes its own JSON: AppendJSON appends
 // exactly what json.Marshal writes for it, or fails having written
@@ -81,6 +89,9 @@ func AppendCauseFields(dst []byte, c *Cause) []byte {
 func Decode(e Entry, schema string, v any) error {
 	if e.Size > MaxRecord || len(e.Data) > MaxRecord {
 		return fmt.Errorf("%w: %s is %d bytes, at most %d", ErrTooLarge, e.Ref, e.Size, MaxRecord)
+	}
+	if e.Type == TypeMissing {
+		return fmt.Errorf("%w: %s points at %s, which this repository does not have (pruned by a git gc while the record was being written); remove the ref with: git update-ref -d %s %s", ErrMissingObject, e.Ref, e.OID, e.Ref, e.OID)
 	}
 	if e.Type != "" && e.Type != "blob" {
 		return fmt.Errorf("%w: %s points at a %s, not a blob", ErrInvalidRecord, e.Ref, e.Type)

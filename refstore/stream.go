@@ -290,7 +290,7 @@ func readBatch(r *bufio.Reader, ids []RefID, fn func(Entry) error, asked *atomic
 		}
 		header := line[:len(line)-1]
 		if bytes.HasSuffix(header, []byte(" missing")) || bytes.HasSuffix(header, []byte(" ambiguous")) {
-			if err := fn(Entry{Ref: id.Ref, OID: id.OID, Type: "missing"}); err != nil {
+			if err := fn(Entry{Ref: id.Ref, OID: id.OID, Type: TypeMissing}); err != nil {
 				return err
 			}
 			continue

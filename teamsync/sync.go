@@ -191,7 +191,8 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		cutoff = opts.Now.Add(-opts.MaxAge)
 	}
 	var lastErr error
-	lockNote := "" // said in every attempt's warnings once it happened
+	lockNote := ""         // said in every attempt's warnings once it happened
+	var healNotes []string // dangling refs removed so that git fetch could run
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
 		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings = nil, nil, nil, nil, nil
@@ -209,6 +210,12 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		}
 		if err != nil {
 			<-locals
+			if healed := dropDangling(ctx, st); len(healed) > 0 && attempt < attempts {
+				// git fetch walks every ref and fails on one that names a
+				// missing object: with those gone it can fetch.
+				healNotes = append(healNotes, healed...)
+				continue
+			}
 			return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
 		}
 		ds, warns, err := plan(ctx, st, tp, cutoff, opts.Progress, <-locals)
@@ -216,7 +223,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			return res, err
 		}
 		withhold(ds, seen)
-		res.Warnings = warns
+		res.Warnings = append(warns, healNotes...)
 		if lockNote != "" {
 			res.Warnings = append(res.Warnings, lockNote)
 		}
@@ -374,7 +381,7 @@ func sortResult(res *Result) {
 // ref in bad could not be read and is left alone.
 type localRecords struct {
 	versions map[string]*version
-	bad      map[string]bool
+	bad      map[string]string // ref → the blob id it holds, unreadable
 	warns    []string
 	err      error
 }
@@ -382,7 +389,7 @@ type localRecords struct {
 // readLocal reads every local record through one git process. It touches
 // nothing of st but EachOf, so it may run while st fetches.
 func readLocal(ctx context.Context, st *refstore.Store) localRecords {
-	l := localRecords{versions: map[string]*version{}, bad: map[string]bool{}}
+	l := localRecords{versions: map[string]*version{}, bad: map[string]string{}}
 	err := st.EachOf(ctx, refstore.Kinds, func(e refstore.Entry) error {
 		k := kindOf(e.Ref)
 		if k == nil {
@@ -390,7 +397,7 @@ func readLocal(ctx context.Context, st *refstore.Store) localRecords {
 		}
 		v, err := read(k, e.Ref, e)
 		if err != nil {
-			l.bad[e.Ref] = true
+			l.bad[e.Ref] = e.OID
 			l.warns = append(l.warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
 			return nil
 		}
@@ -401,6 +408,34 @@ func readLocal(ctx context.Context, st *refstore.Store) localRecords {
 		l.err = fmt.Errorf("reading local records: %w", err)
 	}
 	return l
+}
+
+// dropDangling deletes the local record refs that name objects this clone
+// does not have, and says so: such a record cannot be read or carried, and
+// git fetch refuses to run while a ref names a missing object. The id
+// stays in the notice (and the ref's reflog), in case the object turns up.
+// It reads every record ref's object, so it runs only once a fetch failed.
+func dropDangling(ctx context.Context, st *refstore.Store) []string {
+	var out []string
+	for _, prefix := range refstore.Kinds {
+		ids, err := st.RefIDs(ctx, prefix)
+		if err != nil {
+			continue
+		}
+		for _, id := range ids {
+			if id.OID == "" {
+				continue
+			}
+			if _, err := st.ReadObject(ctx, id.OID); !errors.Is(err, refstore.ErrNotFound) {
+				continue
+			}
+			if err := st.Apply(ctx, "handoff: removed a ref naming a missing object", refstore.Update{Ref: id.Ref, Old: id.OID}); err != nil {
+				continue
+			}
+			out = append(out, fmt.Sprintf("removed %s: it named object %s, which this clone does not have (a git gc pruned it while a record was written), so git fetch could not run", id.Ref, id.OID))
+		}
+	}
+	return out
 }
 
 // plan joins every key of the local records with the tracking refs under
@@ -443,7 +478,11 @@ func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, 
 		v, err := read(kindOf(ref), ref, e)
 		if err != nil {
 			p.bad = true
-			warns = append(warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
+			if oid, ok := local.bad[ref]; !ok || oid != e.OID {
+				// The same blob here and in the copy is one record to skip,
+				// said once.
+				warns = append(warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
+			}
 			return nil
 		}
 		p.remote = v

@@ -25,6 +25,9 @@ func cancelCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Cancel(c.Context, st, handoff.CancelOptions{Owner: c.String("owner"), Branch: c.String("branch"), Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
+				if c.Bool("json") && len(res.Conflicts) > 0 {
+					_ = d.printJSON(cancelJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
+				}
 				notify(d.stderr, res.Notices)
 				return err
 			}

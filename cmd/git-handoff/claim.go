@@ -31,6 +31,10 @@ func claimCommand(d *deps) *cli.Command {
 				Arbiter: arbiterFor(c.Bool("offline")),
 			}, d.Now)
 			if err != nil {
+				if c.Bool("json") && len(res.Conflicts) > 0 {
+					// What the join replaced here is data, like sync's.
+					_ = d.printJSON(claimJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
+				}
 				notify(d.stderr, res.Notices)
 				if errors.Is(err, handoff.ErrNoArbiter) {
 					return withHint(fmt.Errorf("claiming the baton: %w", err), "claims go to one remote per team (git config "+teamsync.ArbiterKey+"), set by `git handoff init --remote <name>`")
@@ -38,7 +42,7 @@ func claimCommand(d *deps) *cli.Command {
 				return fmt.Errorf("claiming the baton: %w", err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(claimJSON{Handoff: toJSON(&res.Handoff), Claimed: true, Notices: view.NonNil(res.Notices)})
+				return d.printJSON(claimJSON{Handoff: toJSON(&res.Handoff), Claimed: true, Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "claimed baton %s for session %s\n", res.Handoff.ID, res.Handoff.ClaimedBySession)

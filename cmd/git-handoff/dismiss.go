@@ -29,6 +29,9 @@ func dismissCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Dismiss(c.Context, st, handoff.DismissOptions{ID: id, Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
+				if c.Bool("json") && len(res.Conflicts) > 0 {
+					_ = d.printJSON(dismissJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
+				}
 				notify(d.stderr, res.Notices)
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/hooks"
 	"github.com/git-handoff/git-handoff/view"
 )
@@ -36,9 +37,10 @@ type endJSON struct {
 
 // claimJSON is the result of `claim --json`.
 type claimJSON struct {
-	Handoff *handoffJSON `json:"handoff"`
-	Claimed bool         `json:"claimed"`
-	Notices []string     `json:"notices"`
+	Handoff   *handoffJSON       `json:"handoff"`
+	Claimed   bool               `json:"claimed"`
+	Notices   []string           `json:"notices"`
+	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
 }
 
 // showJSON is the result of `show --json`.
@@ -49,16 +51,18 @@ type showJSON struct {
 
 // cancelJSON is the result of `cancel --json`.
 type cancelJSON struct {
-	Cancelled bool         `json:"cancelled"`
-	Handoff   *handoffJSON `json:"handoff"` // the tombstone; null when nothing was cancelled
-	Notices   []string     `json:"notices"`
+	Cancelled bool               `json:"cancelled"`
+	Handoff   *handoffJSON       `json:"handoff"` // the tombstone; null when nothing was cancelled
+	Notices   []string           `json:"notices"`
+	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
 }
 
 // dismissJSON is the result of `dismiss --json`.
 type dismissJSON struct {
-	Dismissed bool         `json:"dismissed"`
-	Handoff   *handoffJSON `json:"handoff"`
-	Notices   []string     `json:"notices"`
+	Dismissed bool               `json:"dismissed"`
+	Handoff   *handoffJSON       `json:"handoff"`
+	Notices   []string           `json:"notices"`
+	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
 }
 
 // objectiveResultJSON is the result of `objective --json`.

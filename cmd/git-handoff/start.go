@@ -57,6 +57,7 @@ func startCommand(d *deps) *cli.Command {
 					Brief:     res.Brief,
 					Snapshot:  toOfferJSON(res.Snapshot),
 					Notices:   view.NonNil(res.Notices),
+					Conflicts: res.Conflicts,
 				}); err != nil {
 					return err
 				}
@@ -91,4 +92,7 @@ type startJSON struct {
 	Brief     string         `json:"brief"`
 	Snapshot  *offerJSON     `json:"snapshot,omitempty"` // the baton's session left uncommitted work
 	Notices   []string       `json:"notices"`
+	// Conflicts: versions the arbiter's answer replaced here that were
+	// written without seeing the one kept, as sync reports them.
+	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
 }

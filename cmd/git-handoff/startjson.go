@@ -22,7 +22,7 @@ var errByEncoder = errors.New("written by encoding/json")
 // appendJSON writes start's output; one with a snapshot offer (rare) is
 // left to encoding/json. TestStartJSONEncoder holds it to the Encoder.
 func (s startJSON) appendJSON(dst []byte) ([]byte, error) {
-	if s.Snapshot != nil {
+	if s.Snapshot != nil || len(s.Conflicts) > 0 {
 		return nil, errByEncoder
 	}
 	var err error
