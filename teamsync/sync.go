@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -245,6 +246,9 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				res.Withheld = append(res.Withheld, Change{Ref: d.ref, Old: d.local.oid, New: d.local.oid, Reason: "withheld", What: what})
 			}
 			if d.localChange() {
+				if n := undoneDeletion(d); n != "" {
+					res.Warnings = append(res.Warnings, n)
+				}
 				localUps = append(localUps, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.local)})
 				if d.conflict && d.local != nil {
 					conflictMsgs[d.ref] = conflictMsg(d, opts.Remote)
@@ -408,6 +412,22 @@ func readLocal(ctx context.Context, st *refstore.Store) localRecords {
 		l.err = fmt.Errorf("reading local records: %w", err)
 	}
 	return l
+}
+
+// undoneDeletion says when the join replaces a cancel or dismissal made
+// here (offline, or before the remote knew the baton) with another clone's
+// claim of the same baton: the deletion was reported done, and the baton
+// was delivered all the same.
+func undoneDeletion(d *decision) string {
+	if d.local == nil || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
+		return ""
+	}
+	l, ok1 := d.local.rec.(baton.Baton)
+	w, ok2 := d.winner.rec.(baton.Baton)
+	if !ok1 || !ok2 || l.ID != w.ID || l.Deleted == nil || l.Claimed || !w.Claimed {
+		return ""
+	}
+	return fmt.Sprintf("baton %s, %s here, was claimed by session %s on another clone first: the claim stands and the baton was delivered", l.ID, l.Deleted.Reason, w.ClaimedBySession)
 }
 
 // dropDangling deletes the local record refs that name objects this clone
