@@ -29,6 +29,9 @@ func cancelCommand(d *deps) *cli.Command {
 					_ = d.printJSON(cancelJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				}
 				notify(d.stderr, res.Notices)
+				if !c.Bool("json") {
+					printConflicts(d.stderr, res.Conflicts)
+				}
 				return err
 			}
 			if c.Bool("json") {

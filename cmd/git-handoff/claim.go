@@ -36,6 +36,9 @@ func claimCommand(d *deps) *cli.Command {
 					_ = d.printJSON(claimJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				}
 				notify(d.stderr, res.Notices)
+				if !c.Bool("json") {
+					printConflicts(d.stderr, res.Conflicts)
+				}
 				if errors.Is(err, handoff.ErrNoArbiter) {
 					return withHint(fmt.Errorf("claiming the baton: %w", err), "claims go to one remote per team (git config "+teamsync.ArbiterKey+"), set by `git handoff init --remote <name>`")
 				}

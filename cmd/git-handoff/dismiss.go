@@ -33,6 +33,9 @@ func dismissCommand(d *deps) *cli.Command {
 					_ = d.printJSON(dismissJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				}
 				notify(d.stderr, res.Notices)
+				if !c.Bool("json") {
+					printConflicts(d.stderr, res.Conflicts)
+				}
 				return err
 			}
 			if c.Bool("json") {

@@ -64,6 +64,7 @@ func startCommand(d *deps) *cli.Command {
 				return startSnapshotErr(res)
 			}
 			notify(d.stderr, res.Notices)
+			printConflicts(d.stderr, res.Conflicts)
 			fmt.Fprintf(d.stderr, "session %s started on %s", res.Session.ID, res.Session.Branch)
 			if res.Claimed {
 				fmt.Fprintf(d.stderr, "; claimed baton %s", res.Handoff.ID)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -64,16 +65,13 @@ func syncCommand(d *deps) *cli.Command {
 				return d.printJSON(syncJSON{
 					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts,
 					Local: syncChanges(res.Local), Pushed: syncChanges(res.Pushed),
-					Conflicts: syncConflicts(res.Conflicts), Withheld: syncChanges(res.Withheld),
+					Conflicts: view.NonNil(res.Conflicts), Withheld: syncChanges(res.Withheld),
 					Snapshots: syncChanges(res.Snapshots),
 					Notices:   view.NonNil(res.Warnings),
 				})
 			}
 			notify(d.stderr, res.Warnings)
-			for _, cf := range res.Conflicts {
-				fmt.Fprintf(d.stdout, "conflict: %s\n", cf.Summary)
-				fmt.Fprintf(d.stdout, "--- dropped %s\n+++ kept %s\n%s", syncShortID(cf.Dropped), syncShortID(cf.Kept), cf.Diff)
-			}
+			printConflicts(d.stdout, res.Conflicts)
 			if w := withheldNotice(res); w != "" {
 				fmt.Fprintf(d.stderr, "warning: %s\n", w)
 			}
@@ -129,7 +127,7 @@ type syncJSON struct {
 	Attempts  int                `json:"attempts"`
 	Local     []syncChangeJSON   `json:"local"`
 	Pushed    []syncChangeJSON   `json:"pushed"`
-	Conflicts []syncConflictJSON `json:"conflicts"`
+	Conflicts []handoff.Conflict `json:"conflicts"`
 	Withheld  []syncChangeJSON   `json:"withheld"`
 	Snapshots []syncChangeJSON   `json:"snapshots,omitempty"` // snapshot refs moved (commit ids), here ("merged") or at the remote ("pushed")
 	Notices   []string           `json:"notices"`             // what the text output says on stderr
@@ -145,15 +143,6 @@ type syncChangeJSON struct {
 	What   string `json:"what"`
 }
 
-type syncConflictJSON struct {
-	Ref      string `json:"ref"`
-	Kept     string `json:"kept"`
-	Dropped  string `json:"dropped"`
-	KeptFrom string `json:"keptFrom"`
-	Summary  string `json:"summary"`
-	Diff     string `json:"diff"`
-}
-
 func syncChanges(cs []teamsync.Change) []syncChangeJSON {
 	out := make([]syncChangeJSON, len(cs))
 	for i, c := range cs {
@@ -162,12 +151,13 @@ func syncChanges(cs []teamsync.Change) []syncChangeJSON {
 	return out
 }
 
-func syncConflicts(cs []teamsync.Conflict) []syncConflictJSON {
-	out := make([]syncConflictJSON, len(cs))
-	for i, c := range cs {
-		out[i] = syncConflictJSON{Ref: c.Ref, Kept: c.Kept, Dropped: c.Dropped, KeptFrom: c.KeptFrom, Summary: c.Summary, Diff: c.Diff}
+// printConflicts writes each conflict a join settled as sync shows it: a
+// line, then the line diff of the dropped and the kept record.
+func printConflicts(w io.Writer, cs []handoff.Conflict) {
+	for _, cf := range cs {
+		fmt.Fprintf(w, "conflict: %s\n", cf.Summary)
+		fmt.Fprintf(w, "--- dropped %s\n+++ kept %s\n%s", syncShortID(cf.Dropped), syncShortID(cf.Kept), cf.Diff)
 	}
-	return out
 }
 
 // arbiterFor is who decides a claim: the remote that knows the baton, or
