@@ -35,6 +35,7 @@ type deps struct {
 	// has to say waits in openNotices for the command's JSON.
 	json        bool
 	openNotices []string
+	openSaid    map[string]bool // what opening the store printed, without --json
 }
 
 func newDeps(stdin io.Reader, stdout, stderr io.Writer) *deps {
@@ -76,6 +77,25 @@ func (d *deps) openNote(notices []string) {
 		return
 	}
 	notify(d.stderr, notices)
+	if d.openSaid == nil {
+		d.openSaid = map[string]bool{}
+	}
+	for _, n := range notices {
+		d.openSaid[n] = true
+	}
+}
+
+// notYetSaid drops the notices opening the store printed already: a
+// command that reads the same records again (sync reads the fetched
+// copies the merge at open skipped) says each once.
+func (d *deps) notYetSaid(notices []string) []string {
+	var out []string
+	for _, n := range notices {
+		if !d.openSaid[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // storeAndSession opens the store and names the session a session command

@@ -41,9 +41,21 @@ func (d *deps) withOpenNotices(notices []string) []string {
 	if len(d.openNotices) == 0 {
 		return notices
 	}
-	out := append(d.openNotices, notices...)
+	// The merge at open and the command itself can meet the same record
+	// (sync reads the fetched copies the merge skipped): say it once.
+	said := make(map[string]bool, len(notices))
+	for _, n := range notices {
+		said[n] = true
+	}
+	var out []string
+	for _, n := range d.openNotices {
+		if !said[n] {
+			said[n] = true
+			out = append(out, n)
+		}
+	}
 	d.openNotices = nil
-	return out
+	return append(out, notices...)
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -70,7 +70,7 @@ func syncCommand(d *deps) *cli.Command {
 					Notices:   view.NonNil(res.Warnings),
 				})
 			}
-			notify(d.stderr, res.Warnings)
+			notify(d.stderr, d.notYetSaid(res.Warnings))
 			printConflicts(d.stdout, res.Conflicts)
 			if w := withheldNotice(res); w != "" {
 				fmt.Fprintf(d.stderr, "warning: %s\n", w)
