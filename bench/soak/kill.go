@@ -23,20 +23,20 @@ var killKinds = []string{"end", "claim", "start", "replace", "sync"}
 // then checks that no lock file is left under refs/ao/. Batons lost and
 // delivered twice are counted over all trials as in the soak.
 func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
-	h, err := newHarness(ctx, c.bin, "kill")
+	h, err := newHarness(ctx, c.bin, "kill", c.clones)
 	if err != nil {
 		return true, err
 	}
 	defer h.close()
 	rng := rand.New(rand.NewPCG(c.seed, 0x6b696c6c))
-	var fsckFail, nextFail, lockLeft, landed []string
+	var fsckFail, nextFail, lockLeft, landed, dangling []string
 	interrupted := 0
 	perKind := map[string]int{}
 	for i := 0; i < c.kills && ctx.Err() == nil; i++ {
 		kind := killKinds[rng.IntN(len(killKinds))]
 		perKind[kind]++
 		t := &trial{h: h, rng: rng, n: i + 1, kind: kind}
-		t.clone = []string{"a", "b"}[rng.IntN(2)]
+		t.clone = h.names[rng.IntN(len(h.names))]
 		k := keys[rng.IntN(len(keys))]
 		t.owner, t.branch = k[0], k[1]
 		victim := t.setup(ctx)
@@ -59,6 +59,9 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 		if f := t.next(ctx, op); f != "" {
 			nextFail = append(nextFail, fmt.Sprintf("next-command: trial %d (%s killed=%v after %v, %s): %s", t.n, kind, op.Killed, delay.Round(100*time.Microsecond), how, f))
 		}
+		for _, d := range h.dangling(ctx) {
+			dangling = append(dangling, fmt.Sprintf("dangling: trial %d (%s killed=%v after %v, %s): in %s, %s", t.n, kind, op.Killed, delay.Round(100*time.Microsecond), how, d.Where, d.Ref))
+		}
 		if ls := h.locks(); len(ls) > 0 {
 			lockLeft = append(lockLeft, fmt.Sprintf("locks-left: trial %d (%s killed=%v after %v, %s): %s", t.n, kind, op.Killed, delay.Round(100*time.Microsecond), how, strings.Join(ls, " ")))
 			// Removed as the hint says, so that one stale lock is counted
@@ -77,7 +80,7 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 		return true, err
 	}
 	ops := h.snapshot()
-	f := Account(ops, seen)
+	f := Account(ops, seen) // dangling refs are counted after each trial, above
 	var kl []string
 	for _, k := range killKinds {
 		kl = append(kl, fmt.Sprintf("%s=%d", k, perKind[k]))
@@ -92,10 +95,10 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 		}
 	}
 	fmt.Fprintf(w, "kill-ops: %s commands=%d stalled-over-1s=%d\n", strings.Join(kl, " "), len(ops), stalled)
-	fmt.Fprintf(w, "kill: trials=%d interrupted=%d fsck-failures=%d next-command-failures=%d locks-left=%d lost=%d twice=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n",
-		c.kills, interrupted, len(fsckFail), len(nextFail), len(lockLeft), f.Lost, f.Twice, f.FalseLost, f.Unclear, f.Conflicts)
-	printDetails(w, c.details, fsckFail, nextFail, lockLeft, f.Details)
-	bad := len(fsckFail)+len(nextFail)+len(lockLeft)+f.Lost+f.Twice+f.FalseLost+f.Unclear > 0
+	fmt.Fprintf(w, "kill: trials=%d interrupted=%d fsck-failures=%d next-command-failures=%d locks-left=%d dangling-refs=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n",
+		c.kills, interrupted, len(fsckFail), len(nextFail), len(lockLeft), len(dangling), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts)
+	printDetails(w, c.details, fsckFail, nextFail, lockLeft, dangling, f.Details)
+	bad := len(fsckFail)+len(nextFail)+len(lockLeft)+len(dangling)+f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.FalseLost+f.Unclear > 0
 	finish(w, h, c.keep || bad)
 	return bad, nil
 }
@@ -112,11 +115,15 @@ type trial struct {
 
 func (t *trial) who() []string { return []string{"--owner", t.owner, "--branch", t.branch} }
 
+// other is another clone than the trial's (the next one, round).
 func (t *trial) other() string {
-	if t.clone == "a" {
-		return "b"
+	names := t.h.names
+	for i, n := range names {
+		if n == t.clone {
+			return names[(i+1)%len(names)]
+		}
 	}
-	return "a"
+	return names[0]
 }
 
 func (t *trial) id(prefix string) string {
