@@ -133,6 +133,12 @@ type Figures struct {
 // end names it as the claimer.
 //
 // Unclear: every op whose Unclear reason is set (see classify).
+//
+// Dismissed-and-delivered: a marker a dismiss or cancel of any surface
+// (Cancelled of an op that exited 0) reported taking back, and that a
+// claim or start was told it won.
+//
+// False notices: see falseNotices. Dangling: every Seen marked Missing.
 func Account(ops []Op, seen []Seen) Figures {
 	var f Figures
 	ops = withMarkers(ops, seen)

@@ -1,12 +1,15 @@
 // Command soak is the "Figures" benchmark of git-handoff's promise that a
 // baton is never lost and never delivered twice: real `git handoff`
-// processes on two clones of one bare remote, contending on the same
-// batons while `git gc` and `git pack-refs --all` run alongside, and then
+// processes on four clones of one bare remote (whose pre-receive hook
+// stalls and refuses pushes at random), with the status page and the MCP
+// server as writers too, contending on the same batons while `git gc`,
+// `git gc --prune=now` and `git pack-refs --all` run alongside, and then
 // random `kill -9` trials. It prints one line of figures for each part,
 // every figure with goal 0:
 //
-//	soak: ops=1234 lost=0 twice=0 false-lost-claims=0 unclear=0
-//	kill: trials=200 interrupted=150 fsck-failures=0 next-command-failures=0 locks-left=0 lost=0 twice=0 false-lost-claims=0 unclear=0
+//	soak: ops=1234 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unclear=0
+//	soak-state: fsck-failures=0 locks-left=0 dangling-refs=0
+//	kill: trials=200 interrupted=150 fsck-failures=0 next-command-failures=0 locks-left=0 dangling-refs=0 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unclear=0
 //
 // What each figure counts is defined on Account (account.go). With
 // -strict it exits 1 when any figure is not zero.
