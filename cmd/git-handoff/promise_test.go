@@ -476,13 +476,28 @@ case $code in 2*) exit 0 ;; 409) echo "already claimed (409)" >&2; exit 5 ;; *) 
 	}
 	flag, rc := filepath.Join(tm.dir, "took-back"), filepath.Join(tm.dir, "took-back.rc")
 	out, errf := filepath.Join(tm.dir, "took-back.out"), filepath.Join(tm.dir, "took-back.err")
-	script := fmt.Sprintf("#!/bin/sh\ncat >/dev/null\n[ -e %q ] && exit 0\n: > %q\n%scd %q || exit 0\n( %s ) >%q 2>%q\necho $? > %q\nexit 0\n",
-		flag, flag, scrubGitEnv, a, takeBack, out, errf, rc)
+	// The taking back runs beside the hook, which waits for it up to 10 s
+	// and then lets the push go on: should it wait for the claim in
+	// flight in the same clone, neither waits for the other forever.
+	script := fmt.Sprintf(`#!/bin/sh
+cat >/dev/null
+[ -e %[1]q ] && exit 0
+: > %[1]q
+%[2]s
+( cd %[3]q && ( %[4]s ) >%[5]q 2>%[6]q; echo $? > %[7]q.tmp; mv %[7]q.tmp %[7]q ) </dev/null >/dev/null 2>&1 &
+i=0
+while [ ! -e %[7]q ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+exit 0
+`, flag, scrubGitEnv, a, takeBack, out, errf, rc)
 	tm.preReceive(script)
 	p := c.spawn(a, nil, "start", "--json", "--session", "s1")
 	p.wait(t)
 	tm.preReceive("")
 	st := parseStarted(t, p.out.String(), p.err.String(), p.code)
+	if _, err := os.Stat(flag); err != nil {
+		t.Fatalf("trial %d: the remote's hook never ran (start exit %d: %s)", trial, p.code, p.err.String())
+	}
+	waitFile(t, rc, nil)
 	rcText, err := os.ReadFile(rc)
 	if err != nil {
 		t.Fatalf("trial %d: the hook did not run %s (start exit %d: %s)", trial, how, p.code, p.err.String())
