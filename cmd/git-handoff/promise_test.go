@@ -437,6 +437,9 @@ func inReflog(c *procs, dir, ref, oid string) bool {
 // "already claimed by", or 409), or the taking back done (exit 0, 200)
 // and X not delivered, start saying it was dismissed or cancelled.
 func TestPromiseTakenBackWhileClaimed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("12 trials of real processes, each holding a push for the taking back")
+	}
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Log("no curl: the status page's DELETE is not tried")
 	}
