@@ -144,7 +144,9 @@ type result struct {
 // group is set (a crash: git's children die too), else to the process
 // alone, and then waits until its orphaned children have finished too, so
 // the next command sees what a user would see a moment after the crash.
-func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration, group bool, name string, args ...string) result {
+// killOn, when set, kills the same way as soon as that file exists (a
+// hook says it began) instead of after a delay.
+func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration, killOn string, group bool, name string, args ...string) result {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cmd := exec.Command(name, args...)
@@ -163,6 +165,25 @@ func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration,
 	var timer <-chan time.Time
 	if killAfter > 0 {
 		timer = time.After(killAfter)
+	}
+	if killOn != "" {
+		fired := make(chan time.Time, 1)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for {
+				if _, err := os.Stat(killOn); err == nil {
+					fired <- time.Now()
+					return
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		}()
+		timer, killAfter = fired, time.Nanosecond
 	}
 	var err error
 	select {
@@ -217,7 +238,12 @@ func waitGroupGone(pgid int, timeout time.Duration) {
 // op carries the kind and what the harness knows before it runs (owner,
 // branch, marker, session); the outcome is filled in from the output.
 func (h *harness) handoff(ctx context.Context, op Op, killAfter time.Duration, group bool) Op {
-	r := h.exec(ctx, h.clones[op.Clone], killAfter, group, h.bin, op.Args...)
+	return h.handoffKill(ctx, op, killAfter, "", group)
+}
+
+// handoffKill is handoff, killing on a delay or on a file's appearance.
+func (h *harness) handoffKill(ctx context.Context, op Op, killAfter time.Duration, killOn string, group bool) Op {
+	r := h.exec(ctx, h.clones[op.Clone], killAfter, killOn, group, h.bin, op.Args...)
 	op.Start, op.Finish, op.Exit, op.Killed = r.start, r.finish, r.exit, r.killed
 	if !op.Killed {
 		op.Unclear = classify(r)
@@ -380,7 +406,7 @@ func markersIn(v any) []string {
 
 // git runs plain git in dir (no ledger).
 func (h *harness) git(ctx context.Context, dir string, args ...string) result {
-	return h.exec(ctx, dir, 0, false, "git", args...)
+	return h.exec(ctx, dir, 0, "", false, "git", args...)
 }
 
 // conflictReflog starts the reflog message of a local write that settled a

@@ -14,7 +14,10 @@ import (
 	"time"
 )
 
-var killKinds = []string{"end", "claim", "start", "replace", "sync"}
+// held is a start killed while the remote's pre-receive hook holds the
+// push of its claim (1–1.5 s), which the hook then accepts or refuses
+// (even odds): the dead claim of issue 27.
+var killKinds = []string{"end", "claim", "start", "replace", "sync", "held"}
 
 // killTrials runs c.kills trials one after another on a fresh pair of
 // clones. Each trial sets up what its command needs, starts the command,
@@ -42,7 +45,14 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 		victim := t.setup(ctx)
 		delay := t.delay(c.maxDelay)
 		group := rng.IntN(2) == 0
-		op := h.handoff(ctx, victim, delay, group)
+		var op Op
+		if kind == "held" {
+			delay = 0
+			op = h.handoffKill(ctx, victim, 0, h.hookBegan(), group)
+			h.unhook()
+		} else {
+			op = h.handoff(ctx, victim, delay, group)
+		}
 		how := "process"
 		if group {
 			how = "group"
@@ -177,6 +187,14 @@ func (t *trial) setup(ctx context.Context) Op {
 			return v
 		}
 		return t.startOp(t.clone, t.session, "")
+	case "held":
+		h.handoff(ctx, t.end(t.clone, t.id("e")), 0, false)
+		t.sync(ctx, t.clone)
+		t.sync(ctx, t.other())
+		t.session = t.id("h")
+		h.hookRange(time.Second, 1500*time.Millisecond, 50)
+		os.Remove(h.hookBegan())
+		return t.startOp(t.clone, t.session, "")
 	case "replace":
 		t.session, t.newID = t.id("s"), t.id("r")
 		h.handoff(ctx, t.startOp(t.clone, t.session, "be replaced"), 0, false)
@@ -274,6 +292,21 @@ func (t *trial) next(ctx context.Context, killed Op) string {
 		sy := t.op("sync", t.clone, "sync", "--json")
 		sy.Owner, sy.Branch = "", ""
 		expect(sy, 0, 5) // 5: a conflict, reported as one
+	case "held":
+		// Issue 27's sequence: another clone's session starts (and gets
+		// the baton if the remote refused the dead claim); here, a sync,
+		// a new baton, a sync, and a new session, which must not get
+		// the first baton again nor be told the dead session won it.
+		expect(t.startOp(t.other(), t.id("s"), ""), 0)
+		sync := func() {
+			sy := t.op("sync", t.clone, "sync", "--json")
+			sy.Owner, sy.Branch = "", ""
+			expect(sy, 0, 5)
+		}
+		sync()
+		expect(t.end(t.clone, t.id("e")), 0)
+		sync()
+		expect(t.startOp(t.clone, t.id("s"), ""), 0)
 	}
 	return strings.Join(fails, "; ")
 }

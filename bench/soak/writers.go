@@ -23,9 +23,11 @@ import (
 const stallHook = `#!/bin/sh
 cat >/dev/null
 d=$(dirname "$0")
+: > "$d/soak-began"
+min=$(cat "$d/soak-min" 2>/dev/null || echo 0)
 stall=$(cat "$d/soak-stall" 2>/dev/null || echo 0)
 refuse=$(cat "$d/soak-refuse" 2>/dev/null || echo 0)
-set -- $(awk -v s="$$$(date +%N)" -v st="$stall" -v rf="$refuse" 'BEGIN { srand(s % 2147483647); printf "%.3f %d\n", rand() * st, (rand() * 100 < rf) }')
+set -- $(awk -v s="$$$(date +%N)" -v mn="$min" -v st="$stall" -v rf="$refuse" 'BEGIN { srand(s % 2147483647); printf "%.3f %d\n", mn + rand() * (st - mn), (rand() * 100 < rf) }')
 [ "$1" = 0.000 ] || sleep "$1"
 if [ "$2" = 1 ]; then
 	echo "soak: refused at random" >&2
@@ -40,9 +42,17 @@ const refusedMark = "soak: refused at random"
 
 // hook installs the remote's pre-receive hook with a stall of up to stall
 // and refuse percent of pushes refused; hook(0, 0) makes it accept every
-// push at once.
+// push at once. The hook touches hooks/soak-began when it begins.
 func (h *harness) hook(stall time.Duration, refuse int) error {
+	return h.hookRange(0, stall, refuse)
+}
+
+// hookRange is hook with a stall of at least min.
+func (h *harness) hookRange(min, stall time.Duration, refuse int) error {
 	dir := filepath.Join(h.remote, "hooks")
+	if err := os.WriteFile(filepath.Join(dir, "soak-min"), []byte(fmt.Sprintf("%.3f\n", min.Seconds())), 0o644); err != nil {
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(dir, "soak-stall"), []byte(fmt.Sprintf("%.3f\n", stall.Seconds())), 0o644); err != nil {
 		return err
 	}
@@ -51,6 +61,12 @@ func (h *harness) hook(stall time.Duration, refuse int) error {
 	}
 	return os.WriteFile(filepath.Join(dir, "pre-receive"), []byte(stallHook), 0o755)
 }
+
+// unhook removes the remote's pre-receive hook.
+func (h *harness) unhook() { os.Remove(filepath.Join(h.remote, "hooks", "pre-receive")) }
+
+// hookBegan is the file the hook touches when it begins.
+func (h *harness) hookBegan() string { return filepath.Join(h.remote, "hooks", "soak-began") }
 
 // dirs are the clones' directories.
 func (h *harness) dirs() []string {
