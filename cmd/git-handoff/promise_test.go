@@ -242,7 +242,8 @@ const scrubGitEnv = `for v in $(env | sed -n 's/^\(GIT_[A-Za-z0-9_]*\)=.*/\1/p')
 done
 `
 
-// remoteBatonAt reads the baton the remote holds at ref.
+// remoteClaimedBy reads the baton the remote holds at ref: its id, who
+// claimed it, whether it is claimed.
 func remoteClaimedBy(c *procs, remote, ref string) (id, session string, claimed bool) {
 	c.t.Helper()
 	var b struct {
