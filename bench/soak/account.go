@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"time"
 )
@@ -11,7 +12,7 @@ import (
 // whatever a command wrote, it wrote between the two.
 type Op struct {
 	Seq     int           `json:"seq"`
-	Kind    string        `json:"kind"` // end, claim, start, cancel, list, sync, replace, show, gc, pack-refs
+	Kind    string        `json:"kind"` // end, claim, start, cancel, dismiss, list, sync, replace, show, web-dismiss, mcp-start, mcp-cancel
 	Clone   string        `json:"clone"`
 	Args    []string      `json:"args"`
 	Owner   string        `json:"owner,omitempty"`
@@ -32,8 +33,17 @@ type Op struct {
 	// Won was told it did not get a baton.
 	Won       bool     `json:"won,omitempty"`
 	Delivered []string `json:"delivered,omitempty"`
-	// Cancelled holds the markers a successful cancel took back.
+	// Cancelled holds the markers a successful cancel or dismiss (by the
+	// CLI, the status page or the MCP server) took back.
 	Cancelled []string `json:"cancelled,omitempty"`
+	// BatonID is the id of the baton an end wrote, or of the one an MCP
+	// session_start was handed (Won) or cancel_handoff took back: the MCP
+	// tools name batons by id only, and Account finds their markers.
+	BatonID string `json:"batonId,omitempty"`
+	// Notices are the lines of what the command said (its notices, its
+	// error) that name a claim: "claimed", "won by". Account checks each
+	// against the repositories.
+	Notices []string `json:"notices,omitempty"`
 }
 
 // Seen is one baton record found at the end of a run: at a ref's tip in a
@@ -51,6 +61,15 @@ type Seen struct {
 	// version as the loser of two concurrent versions, with a conflict
 	// reported.
 	ConflictDropped bool `json:"conflictDropped,omitempty"`
+	// ID is the baton's id.
+	ID string `json:"id,omitempty"`
+	// History: a version from a clone's own reflog of a baton ref (any
+	// claim ever recorded there, even one overwritten before a sync).
+	// Used only to check notices; every other figure ignores it.
+	History bool `json:"history,omitempty"`
+	// Missing: a ref under refs/ao/, or the worktree's binding, in clone
+	// Where names an object the clone does not have (Ref says which).
+	Missing bool `json:"missing,omitempty"`
 }
 
 // Figures are what a run found; every one of them should be zero.
@@ -64,7 +83,19 @@ type Figures struct {
 	Twice     int
 	FalseLost int
 	Unclear   int
-	Details   []string
+	// DismissedDelivered: batons that a dismiss or cancel (CLI, status
+	// page, MCP) reported taking back and that a claim or start was told
+	// it won.
+	DismissedDelivered int
+	// FalseNotices: notices that name a claim the repositories do not
+	// hold: "another clone claimed baton B first" or "already claimed by
+	// session S" for a baton nobody (or not S) claimed, "won by session
+	// S" for a session whose claim the remote never accepted.
+	FalseNotices int
+	// Dangling: refs under refs/ao/, or a worktree binding, naming
+	// objects that are missing.
+	Dangling int
+	Details  []string
 }
 
 // Account computes the figures from a ledger and what was seen at the end.
@@ -102,8 +133,15 @@ type Figures struct {
 // end names it as the claimer.
 //
 // Unclear: every op whose Unclear reason is set (see classify).
+//
+// Dismissed-and-delivered: a marker a dismiss or cancel of any surface
+// (Cancelled of an op that exited 0) reported taking back, and that a
+// claim or start was told it won.
+//
+// False notices: see falseNotices. Dangling: every Seen marked Missing.
 func Account(ops []Op, seen []Seen) Figures {
 	var f Figures
+	ops = withMarkers(ops, seen)
 	delivered := map[string]map[string]bool{} // marker -> sessions told they won it
 	cancelled := map[string]bool{}
 	for _, op := range ops {
@@ -122,7 +160,7 @@ func Account(ops []Op, seen []Seen) Figures {
 				delivered[m][op.Session] = true
 			}
 		}
-		if op.Kind == "cancel" && op.Exit == 0 {
+		if op.Exit == 0 {
 			for _, m := range op.Cancelled {
 				cancelled[m] = true
 			}
@@ -133,7 +171,12 @@ func Account(ops []Op, seen []Seen) Figures {
 	claimedBy := map[string]map[string]bool{} // marker -> claimer sessions on record
 	claimers := map[string]string{}           // session -> a marker it is recorded as claiming
 	for _, s := range seen {
-		if s.Marker == "" {
+		if s.Missing {
+			f.Dangling++
+			f.detail("dangling: in %s, %s", s.Where, s.Ref)
+			continue
+		}
+		if s.Marker == "" || s.History {
 			continue
 		}
 		if s.ConflictDropped {
@@ -220,6 +263,14 @@ func Account(ops []Op, seen []Seen) Figures {
 		}
 	}
 
+	for _, m := range markers {
+		if len(delivered[m]) > 0 && cancelled[m] {
+			f.DismissedDelivered++
+			f.detail("dismissed-and-delivered: %s was reported taken back (dismissed or cancelled) and delivered to %s", m, setList(delivered[m]))
+		}
+	}
+	falseNotices(&f, ops, seen)
+
 	// A session's answer is the last one it was given.
 	last := map[string]Op{}
 	for _, op := range ops {
@@ -237,12 +288,89 @@ func Account(ops []Op, seen []Seen) Figures {
 	for _, s := range sessions {
 		op := last[s]
 		m, recorded := claimers[s]
-		if recorded && !op.Won {
+		if recorded && !op.Won && !op.Killed {
 			f.FalseLost++
 			f.detail("false-lost-claim: session %s was told exit %d, no baton (%s #%d on %s), but is recorded as the claimer of %s", s, op.Exit, op.Kind, op.Seq, op.Clone, m)
 		}
 	}
 	return f
+}
+
+// withMarkers gives the MCP tools' ops, which name batons by id, the
+// markers of those batons (from the ends' ids and the records seen).
+func withMarkers(ops []Op, seen []Seen) []Op {
+	markerOf := map[string]string{}
+	for _, op := range ops {
+		if op.Kind == "end" && op.BatonID != "" && op.Marker != "" {
+			markerOf[op.BatonID] = op.Marker
+		}
+	}
+	for _, s := range seen {
+		if s.ID != "" && s.Marker != "" {
+			markerOf[s.ID] = s.Marker
+		}
+	}
+	out := make([]Op, len(ops))
+	for i, op := range ops {
+		if op.Kind != "end" && op.BatonID != "" && markerOf[op.BatonID] != "" {
+			m := markerOf[op.BatonID]
+			if op.Won && len(op.Delivered) == 0 {
+				op.Delivered = []string{m}
+			}
+			if op.Kind == "mcp-cancel" && op.Exit == 0 && len(op.Cancelled) == 0 {
+				op.Cancelled = []string{m}
+			}
+		}
+		out[i] = op
+	}
+	return out
+}
+
+// The notices that name claims (handoff/claim.go, start.go, baton/store.go).
+var (
+	anotherClaimedRE = regexp.MustCompile(`another clone claimed baton (\S+) first`)
+	claimedByRE      = regexp.MustCompile(`baton (\S+) was already claimed by session (\S+?)[,:;.]?(\s|$)`)
+	wonByRE          = regexp.MustCompile(`baton (\S+) was won by session (\S+?),? which`)
+)
+
+// falseNotices counts the notices that name a claim nobody holds: "another
+// clone claimed baton B first" when no version of B anywhere (a tip, the
+// remote's reflog, a clone's reflog) is claimed; "already claimed by
+// session S" when none is claimed by S; "won by session S" when the
+// remote (tip or reflog) never held B claimed by S.
+func falseNotices(f *Figures, ops []Op, seen []Seen) {
+	claimedAny := map[string]bool{}
+	claimedBy := map[[2]string]bool{}
+	remoteBy := map[[2]string]bool{}
+	for _, s := range seen {
+		if s.ID == "" || !s.Claimed || s.ConflictDropped {
+			continue
+		}
+		claimedAny[s.ID] = true
+		claimedBy[[2]string{s.ID, s.ClaimedBy}] = true
+		if s.Where == "remote" || s.Where == "remote-reflog" {
+			remoteBy[[2]string{s.ID, s.ClaimedBy}] = true
+		}
+	}
+	for _, op := range ops {
+		if op.Killed {
+			continue
+		}
+		for _, n := range op.Notices {
+			var why string
+			if m := anotherClaimedRE.FindStringSubmatch(n); m != nil && !claimedAny[m[1]] {
+				why = "nobody claimed " + m[1]
+			} else if m := claimedByRE.FindStringSubmatch(n); m != nil && !claimedBy[[2]string{m[1], m[2]}] {
+				why = fmt.Sprintf("%s was never claimed by %s", m[1], m[2])
+			} else if m := wonByRE.FindStringSubmatch(n); m != nil && !remoteBy[[2]string{m[1], m[2]}] {
+				why = fmt.Sprintf("the remote never accepted a claim of %s by %s", m[1], m[2])
+			}
+			if why != "" {
+				f.FalseNotices++
+				f.detail("false-notice: #%d %s on %s said %q: %s", op.Seq, op.Kind, op.Clone, n, why)
+			}
+		}
+	}
 }
 
 func (f *Figures) detail(format string, args ...any) {

@@ -106,11 +106,100 @@ func TestAccount(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := Account(tc.ops, tc.seen)
+			if f.DismissedDelivered+f.FalseNotices+f.Dangling != 0 {
+				t.Errorf("new figures: dismissed-and-delivered=%d false-notices=%d dangling=%d, want 0\n%s", f.DismissedDelivered, f.FalseNotices, f.Dangling, strings.Join(f.Details, "\n"))
+			}
 			if f.Lost != tc.lost || f.Twice != tc.twice || f.FalseLost != tc.falseLost || f.Unclear != tc.uncl {
 				t.Errorf("lost=%d twice=%d false-lost=%d unclear=%d, want %d %d %d %d\n%s",
 					f.Lost, f.Twice, f.FalseLost, f.Unclear, tc.lost, tc.twice, tc.falseLost, tc.uncl, strings.Join(f.Details, "\n"))
 			}
 		})
+	}
+}
+
+// TestAccountNewFigures: dismissed-and-delivered, false notices and
+// dangling refs, on synthetic ledgers.
+func TestAccountNewFigures(t *testing.T) {
+	dismiss := func(seq int, kind string, exit int, markers ...string) Op {
+		return Op{Seq: seq, Kind: kind, Clone: "a", Exit: exit, Cancelled: markers, Start: ms(seq * 100), Finish: ms(seq*100 + 10)}
+	}
+	withNotice := func(op Op, n string) Op { op.Notices = []string{n}; return op }
+	idSeen := func(where, id, marker, by string, claimed bool) Seen {
+		return Seen{Where: where, Tip: where != "remote-reflog" && where != "a-reflog", History: where == "a-reflog",
+			ID: id, Marker: marker, Claimed: claimed, ClaimedBy: by}
+	}
+	mcpStart := Op{Seq: 3, Kind: "mcp-start", Clone: "d", Session: "m1", Won: true, BatonID: "h-1", Start: ms(300), Finish: ms(310)}
+	mcpCancel := Op{Seq: 2, Kind: "mcp-cancel", Clone: "d", BatonID: "h-1", Start: ms(200), Finish: ms(210)}
+	endWithID := end(1, "m1", 0, 10)
+	endWithID.BatonID = "h-1"
+
+	tests := []struct {
+		name                            string
+		ops                             []Op
+		seen                            []Seen
+		dismissedDelivered, falseN, dng int
+	}{
+		{name: "dismissed, then delivered",
+			ops:  []Op{end(1, "m1", 0, 10), dismiss(2, "dismiss", 0, "m1"), claim(3, "c1", 0, "m1")},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}, dismissedDelivered: 1},
+		{name: "cancelled through the status page, then delivered",
+			ops:  []Op{end(1, "m1", 0, 10), dismiss(2, "web-dismiss", 0, "m1"), claim(3, "c1", 0, "m1")},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}, dismissedDelivered: 1},
+		{name: "a refused dismiss and a delivery: fine",
+			ops:  []Op{end(1, "m1", 0, 10), dismiss(2, "dismiss", 5), claim(3, "c1", 0, "m1")},
+			seen: []Seen{claimedAt("remote", "m1", "c1")}},
+		{name: "MCP cancel and MCP start name batons by id",
+			ops:  []Op{endWithID, mcpCancel, mcpStart},
+			seen: []Seen{idSeen("remote", "h-1", "m1", "m1", true)}, dismissedDelivered: 1},
+		{name: "an MCP start alone delivers by id",
+			ops:  []Op{endWithID, mcpStart},
+			seen: []Seen{idSeen("remote", "h-1", "m1", "m1", true)}},
+		{name: "another clone claimed a baton nobody claimed",
+			ops:  []Op{end(1, "m1", 0, 10), withNotice(claim(2, "c1", 0), "another clone claimed baton h-1 first: origin holds a newer baton h-2 here")},
+			seen: []Seen{idSeen("remote", "h-1", "m1", "", false)}, falseN: 1},
+		{name: "another clone claimed a baton someone did claim",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c2", 0, "m1"), withNotice(claim(3, "c1", 5), "another clone claimed baton h-1 first: baton h-1 was already claimed by session c2")},
+			seen: []Seen{idSeen("remote", "h-1", "m1", "c2", true)}},
+		{name: "already claimed by a session that never claimed it",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c2", 0, "m1"), withNotice(claim(3, "c1", 5), "claiming the baton: baton h-1 was already claimed by session c9")},
+			seen: []Seen{idSeen("remote", "h-1", "m1", "c2", true)}, falseN: 1},
+		{name: "already claimed by a local claim, seen in a clone's reflog only",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c2", 0, "m1"), withNotice(claim(3, "c1", 5), "baton h-1 was already claimed by session c2")},
+			seen: []Seen{idSeen("a-reflog", "h-1", "m1", "c2", true), waiting("m3")}},
+		{name: "won by a session the remote never accepted",
+			ops:  []Op{end(1, "m1", 0, 10), withNotice(claim(2, "s6", 0, "m1"), "baton h-1 was won by session s1, which stopped before receiving it: delivered to session s6 instead")},
+			seen: []Seen{idSeen("remote", "h-1", "m1", "s2", true), idSeen("a", "h-1", "m1", "s1", true)}, falseN: 1},
+		{name: "won by a session the remote did accept",
+			ops:  []Op{end(1, "m1", 0, 10), withNotice(claim(2, "s6", 0, "m1"), "baton h-1 was won by session s1, which stopped before receiving it: delivered to session s6 instead")},
+			seen: []Seen{idSeen("remote-reflog", "h-1", "m1", "s1", true)}},
+		{name: "a killed command's notices are not judged",
+			ops: []Op{end(1, "m1", 0, 10), func() Op {
+				op := withNotice(claim(2, "c1", -1), "another clone claimed baton h-1 first")
+				op.Killed, op.Won = true, false
+				return op
+			}()},
+			seen: []Seen{waiting("m1")}},
+		{name: "dangling refs are counted one by one",
+			ops:  []Op{end(1, "m1", 0, 10)},
+			seen: []Seen{waiting("m1"), {Where: "a", Ref: "refs/ao/sessions/s1 -> 1234", Missing: true}, {Where: "b", Ref: "refs/worktree/ao/session -> refs/ao/sessions/s2 -> 5678", Missing: true}}, dng: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Account(tc.ops, tc.seen)
+			if f.DismissedDelivered != tc.dismissedDelivered || f.FalseNotices != tc.falseN || f.Dangling != tc.dng {
+				t.Errorf("dismissed-and-delivered=%d false-notices=%d dangling=%d, want %d %d %d\n%s",
+					f.DismissedDelivered, f.FalseNotices, f.Dangling, tc.dismissedDelivered, tc.falseN, tc.dng, strings.Join(f.Details, "\n"))
+			}
+		})
+	}
+}
+
+func TestClaimNotices(t *testing.T) {
+	v := map[string]any{"notices": []any{"another clone claimed baton h-1 first: x", "synced 3 records"}}
+	got := claimNotices(v, "notice: another clone claimed baton h-1 first: x\nerror: claiming the baton: baton h-2 was already claimed by session c1\n")
+	want := []string{"another clone claimed baton h-1 first: x", "claiming the baton: baton h-2 was already claimed by session c1"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("claimNotices = %q, want %q", got, want)
 	}
 }
 
@@ -128,6 +217,8 @@ func TestClassify(t *testing.T) {
 		{"empty error line", result{exit: 6, stderr: "error: \n"}, true},
 		{"error exit", result{exit: 1, stderr: "error: reading refs/ao/x: object not found\n"}, true},
 		{"usage exit", result{exit: 2, stderr: "error: bad flag\n"}, true},
+		{"refused by the remote's hook", result{exit: 1, stderr: "error: syncing with origin: push rejected (pre-receive hook declined); the remote said: " + refusedMark + "\n"}, false},
+		{"refused without an error line", result{exit: 1, stderr: "remote: " + refusedMark + "\n"}, true},
 		{"panic", result{exit: 5, stderr: "error: x\npanic: runtime error: invalid memory address\n\ngoroutine 1 [running]:\n"}, true},
 	}
 	for _, tc := range tests {

@@ -19,13 +19,14 @@ import (
 	"time"
 )
 
-// harness owns one scratch world: a bare remote, two clones of it, the
-// environment every process runs in, and the ledger of what was run.
+// harness owns one scratch world: a bare remote, clones of it (a, b, c…),
+// the environment every process runs in, and the ledger of what was run.
 type harness struct {
 	bin    string // absolute path of the git-handoff binary under test
 	dir    string // scratch directory
 	remote string // bare repository
 	clones map[string]string
+	names  []string // the clones' names, in order
 	env    []string
 	run    string // marker prefix, unique to this run
 	t0     time.Time
@@ -36,9 +37,21 @@ type harness struct {
 	ledger *os.File
 }
 
-// newHarness sets up the remote and both clones with real git and
-// `git handoff init`, under a fresh directory in TMPDIR.
-func newHarness(ctx context.Context, bin, name string) (*harness, error) {
+// cloneNames are the names of n clones: a, b, c…
+func cloneNames(n int) []string {
+	if n < 2 {
+		n = 2
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = string(rune('a' + i))
+	}
+	return out
+}
+
+// newHarness sets up the remote and n clones (at least two) with real git
+// and `git handoff init`, under a fresh directory in TMPDIR.
+func newHarness(ctx context.Context, bin, name string, n int) (*harness, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return nil, err
@@ -51,8 +64,11 @@ func newHarness(ctx context.Context, bin, name string) (*harness, error) {
 		return nil, err
 	}
 	h := &harness{bin: bin, dir: dir, remote: filepath.Join(dir, "remote.git"),
-		clones: map[string]string{"a": filepath.Join(dir, "a"), "b": filepath.Join(dir, "b")},
-		run:    fmt.Sprintf("soak.%06x", time.Now().UnixNano()&0xffffff), t0: time.Now()}
+		clones: map[string]string{}, names: cloneNames(n),
+		run: fmt.Sprintf("soak.%06x", time.Now().UnixNano()&0xffffff), t0: time.Now()}
+	for _, c := range h.names {
+		h.clones[c] = filepath.Join(dir, c)
+	}
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, err
@@ -87,9 +103,10 @@ func newHarness(ctx context.Context, bin, name string) (*harness, error) {
 		{a, "git", "commit", "-q", "--allow-empty", "-m", "soak: first commit"},
 		{a, "git", "remote", "add", "origin", h.remote},
 		{a, "git", "push", "-q", "origin", "main"},
-		{dir, "git", "clone", "-q", h.remote, h.clones["b"]},
 		{a, h.bin, "init"},
-		{h.clones["b"], h.bin, "init"},
+	}
+	for _, c := range h.names[1:] {
+		steps = append(steps, []string{dir, "git", "clone", "-q", h.remote, h.clones[c]}, []string{h.clones[c], h.bin, "init"})
 	}
 	for _, s := range steps {
 		cmd := exec.CommandContext(ctx, s[1], s[2:]...)
@@ -127,7 +144,9 @@ type result struct {
 // group is set (a crash: git's children die too), else to the process
 // alone, and then waits until its orphaned children have finished too, so
 // the next command sees what a user would see a moment after the crash.
-func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration, group bool, name string, args ...string) result {
+// killOn, when set, kills the same way as soon as that file exists (a
+// hook says it began) instead of after a delay.
+func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration, killOn string, group bool, name string, args ...string) result {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cmd := exec.Command(name, args...)
@@ -146,6 +165,25 @@ func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration,
 	var timer <-chan time.Time
 	if killAfter > 0 {
 		timer = time.After(killAfter)
+	}
+	if killOn != "" {
+		fired := make(chan time.Time, 1)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for {
+				if _, err := os.Stat(killOn); err == nil {
+					fired <- time.Now()
+					return
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		}()
+		timer, killAfter = fired, time.Nanosecond
 	}
 	var err error
 	select {
@@ -200,7 +238,12 @@ func waitGroupGone(pgid int, timeout time.Duration) {
 // op carries the kind and what the harness knows before it runs (owner,
 // branch, marker, session); the outcome is filled in from the output.
 func (h *harness) handoff(ctx context.Context, op Op, killAfter time.Duration, group bool) Op {
-	r := h.exec(ctx, h.clones[op.Clone], killAfter, group, h.bin, op.Args...)
+	return h.handoffKill(ctx, op, killAfter, "", group)
+}
+
+// handoffKill is handoff, killing on a delay or on a file's appearance.
+func (h *harness) handoffKill(ctx context.Context, op Op, killAfter time.Duration, killOn string, group bool) Op {
+	r := h.exec(ctx, h.clones[op.Clone], killAfter, killOn, group, h.bin, op.Args...)
 	op.Start, op.Finish, op.Exit, op.Killed = r.start, r.finish, r.exit, r.killed
 	if !op.Killed {
 		op.Unclear = classify(r)
@@ -238,6 +281,13 @@ func classify(r result) string {
 			return "exit 0 without valid JSON on stdout"
 		}
 		return ""
+	case 1:
+		// The remote's hook refused a push (writers.go): a fair failure
+		// when the command says so.
+		if hasErrorLine(r.stderr) && strings.Contains(r.stderr, refusedMark) {
+			return ""
+		}
+		return fmt.Sprintf("exit %d: %s", r.exit, firstLines(r.stderr, 3))
 	case 5, 6:
 	default:
 		return fmt.Sprintf("exit %d: %s", r.exit, firstLines(r.stderr, 3))
@@ -270,14 +320,21 @@ func firstLines(s string, n int) string {
 // and the notices (which may show a baton without handing it over), so
 // the harness does not depend on the exact shape of the JSON.
 func interpret(op *Op, r result) {
-	if r.exit != 0 {
-		return
-	}
 	var v map[string]any
-	if json.Unmarshal([]byte(r.stdout), &v) != nil {
+	json.Unmarshal([]byte(r.stdout), &v)
+	op.Notices = claimNotices(v, r.stderr)
+	if r.exit != 0 || v == nil {
 		return
 	}
 	switch op.Kind {
+	case "end":
+		if h, ok := v["handoff"].(map[string]any); ok {
+			op.BatonID, _ = h["id"].(string)
+		}
+	case "dismiss":
+		if c, _ := v["dismissed"].(bool); c {
+			op.Cancelled = markersIn(v)
+		}
 	case "claim":
 		op.Won, op.Delivered = true, markersIn(v)
 	case "start":
@@ -289,6 +346,30 @@ func interpret(op *Op, r result) {
 			op.Cancelled = markersIn(v)
 		}
 	}
+}
+
+// claimNotices are the lines of a command's notices (in its JSON) and its
+// stderr that speak of a claim, each once.
+func claimNotices(v map[string]any, stderr string) []string {
+	var lines []string
+	if ns, ok := v["notices"].([]any); ok {
+		for _, n := range ns {
+			if s, ok := n.(string); ok {
+				lines = append(lines, s)
+			}
+		}
+	}
+	lines = append(lines, strings.Split(stderr, "\n")...)
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		l = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(l), "notice: "), "error: ")
+		if (strings.Contains(l, "claimed") || strings.Contains(l, "won by")) && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func markersIn(v any) []string {
@@ -325,7 +406,7 @@ func markersIn(v any) []string {
 
 // git runs plain git in dir (no ledger).
 func (h *harness) git(ctx context.Context, dir string, args ...string) result {
-	return h.exec(ctx, dir, 0, false, "git", args...)
+	return h.exec(ctx, dir, 0, "", false, "git", args...)
 }
 
 // conflictReflog starts the reflog message of a local write that settled a
@@ -338,11 +419,12 @@ const conflictReflog = "handoff: sync conflict"
 // refs ever held — with git itself, not through the code under test.
 func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 	var seen []Seen
-	places := []struct{ name, dir, gitdir string }{
-		{"a", h.clones["a"], filepath.Join(h.clones["a"], ".git")},
-		{"b", h.clones["b"], filepath.Join(h.clones["b"], ".git")},
-		{"remote", h.remote, h.remote},
+	type place struct{ name, dir, gitdir string }
+	var places []place
+	for _, c := range h.names {
+		places = append(places, place{c, h.clones[c], filepath.Join(h.clones[c], ".git")})
 	}
+	places = append(places, place{"remote", h.remote, h.remote})
 	for _, p := range places {
 		r := h.git(ctx, p.dir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/ao/handoffs/")
 		if r.exit != 0 {
@@ -358,7 +440,7 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 		// loser of two concurrent ones: reported (a conflict line, a log
 		// event) and still reachable, which is what the design promises
 		// for them.
-		var dropped []string
+		var dropped, history []string
 		if p.name != "remote" {
 			logs := filepath.Join(p.gitdir, "logs", "refs", "ao", "handoffs")
 			filepath.WalkDir(logs, func(path string, d os.DirEntry, err error) error {
@@ -368,14 +450,21 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 				b, _ := os.ReadFile(path)
 				for _, l := range strings.Split(string(b), "\n") {
 					head, msg, _ := strings.Cut(l, "\t")
-					if f := strings.Fields(head); len(f) >= 2 && strings.HasPrefix(msg, conflictReflog) && strings.Trim(f[0], "0") != "" {
+					f := strings.Fields(head)
+					if len(f) >= 2 && strings.HasPrefix(msg, conflictReflog) && strings.Trim(f[0], "0") != "" {
 						dropped = append(dropped, f[0])
+					}
+					if len(f) >= 2 && strings.Trim(f[1], "0") != "" {
+						history = append(history, f[1])
 					}
 				}
 				return nil
 			})
 			for _, id := range dropped {
 				ids, refs = append(ids, id), append(refs, "conflict:"+p.name)
+			}
+			for _, id := range history {
+				ids, refs = append(ids, id), append(refs, "history:"+p.name)
 			}
 		}
 		if p.name == "remote" {
@@ -400,6 +489,7 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 		}
 		for i, id := range ids {
 			var rec struct {
+				ID               string          `json:"id"`
 				NextSteps        []string        `json:"nextSteps"`
 				Claimed          bool            `json:"claimed"`
 				ClaimedBySession string          `json:"claimedBySession"`
@@ -409,10 +499,12 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 			if !ok || json.Unmarshal(b, &rec) != nil {
 				continue
 			}
-			s := Seen{Where: p.name, Tip: !strings.HasPrefix(refs[i], "reflog:"), Ref: refs[i],
+			s := Seen{Where: p.name, Tip: !strings.HasPrefix(refs[i], "reflog:"), Ref: refs[i], ID: rec.ID,
 				Claimed: rec.Claimed, ClaimedBy: rec.ClaimedBySession,
 				Deleted: len(rec.Deleted) > 0 && string(rec.Deleted) != "null"}
 			switch {
+			case strings.HasPrefix(refs[i], "history:"):
+				s.Tip, s.Where, s.History = false, p.name+"-reflog", true
 			case strings.HasPrefix(refs[i], "conflict:"):
 				s.Tip, s.Where, s.ConflictDropped = false, p.name+"-conflict", true
 				s.Claimed, s.ClaimedBy, s.Deleted = false, "", false
@@ -476,7 +568,11 @@ func (h *harness) fsck(ctx context.Context, dir string) string {
 // and a packed-refs.lock (which blocks every deletion of a packed ref).
 func (h *harness) locks() []string {
 	var out []string
-	for _, gd := range []string{filepath.Join(h.clones["a"], ".git"), filepath.Join(h.clones["b"], ".git"), h.remote} {
+	var gds []string
+	for _, c := range h.names {
+		gds = append(gds, filepath.Join(h.clones[c], ".git"))
+	}
+	for _, gd := range append(gds, h.remote) {
 		if _, err := os.Stat(filepath.Join(gd, "packed-refs.lock")); err == nil {
 			rel, _ := filepath.Rel(h.dir, filepath.Join(gd, "packed-refs.lock"))
 			out = append(out, rel)
@@ -488,6 +584,54 @@ func (h *harness) locks() []string {
 			}
 			return nil
 		})
+	}
+	return out
+}
+
+// dangling lists, per clone, each ref under refs/ao/ and the worktree's
+// binding (refs/worktree/ao/session, a symbolic ref) that names an object
+// the clone does not have — asked of git: for-each-ref, cat-file
+// --batch-check, symbolic-ref.
+func (h *harness) dangling(ctx context.Context) []Seen {
+	var out []Seen
+	for _, c := range h.names {
+		dir := h.clones[c]
+		r := h.git(ctx, dir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/ao/")
+		var ids, refs []string
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			if id, ref, ok := strings.Cut(l, " "); ok {
+				ids, refs = append(ids, id), append(refs, ref)
+			}
+		}
+		for _, l := range strings.Split(r.stderr, "\n") {
+			if _, ref, ok := strings.Cut(l, "ignoring broken ref "); ok {
+				out = append(out, Seen{Where: c, Ref: strings.TrimSpace(ref) + " (broken)", Missing: true})
+			}
+		}
+		if b := h.git(ctx, dir, "symbolic-ref", "-q", "refs/worktree/ao/session"); b.exit == 0 {
+			target := strings.TrimSpace(b.stdout)
+			if v := h.git(ctx, dir, "rev-parse", "-q", "--verify", target); v.exit != 0 {
+				out = append(out, Seen{Where: c, Ref: "refs/worktree/ao/session -> " + target + " (no such ref)", Missing: true})
+			} else {
+				ids, refs = append(ids, strings.TrimSpace(v.stdout)), append(refs, "refs/worktree/ao/session -> "+target)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch-check")
+		cmd.Dir, cmd.Env = dir, h.env
+		cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+		b, err := cmd.Output()
+		if err != nil {
+			out = append(out, Seen{Where: c, Ref: "(git cat-file --batch-check failed: " + err.Error() + ")", Missing: true})
+			continue
+		}
+		for i, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if i < len(refs) && strings.HasSuffix(l, " missing") {
+				out = append(out, Seen{Where: c, Ref: refs[i] + " -> " + ids[i], Missing: true})
+			}
+		}
 	}
 	return out
 }

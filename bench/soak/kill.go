@@ -14,7 +14,10 @@ import (
 	"time"
 )
 
-var killKinds = []string{"end", "claim", "start", "replace", "sync"}
+// held is a start killed while the remote's pre-receive hook holds the
+// push of its claim (1–1.5 s), which the hook then accepts or refuses
+// (even odds): the dead claim of issue 27.
+var killKinds = []string{"end", "claim", "start", "replace", "sync", "held"}
 
 // killTrials runs c.kills trials one after another on a fresh pair of
 // clones. Each trial sets up what its command needs, starts the command,
@@ -23,26 +26,33 @@ var killKinds = []string{"end", "claim", "start", "replace", "sync"}
 // then checks that no lock file is left under refs/ao/. Batons lost and
 // delivered twice are counted over all trials as in the soak.
 func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
-	h, err := newHarness(ctx, c.bin, "kill")
+	h, err := newHarness(ctx, c.bin, "kill", c.clones)
 	if err != nil {
 		return true, err
 	}
 	defer h.close()
 	rng := rand.New(rand.NewPCG(c.seed, 0x6b696c6c))
-	var fsckFail, nextFail, lockLeft, landed []string
+	var fsckFail, nextFail, lockLeft, landed, dangling []string
 	interrupted := 0
 	perKind := map[string]int{}
 	for i := 0; i < c.kills && ctx.Err() == nil; i++ {
 		kind := killKinds[rng.IntN(len(killKinds))]
 		perKind[kind]++
 		t := &trial{h: h, rng: rng, n: i + 1, kind: kind}
-		t.clone = []string{"a", "b"}[rng.IntN(2)]
+		t.clone = h.names[rng.IntN(len(h.names))]
 		k := keys[rng.IntN(len(keys))]
 		t.owner, t.branch = k[0], k[1]
 		victim := t.setup(ctx)
 		delay := t.delay(c.maxDelay)
 		group := rng.IntN(2) == 0
-		op := h.handoff(ctx, victim, delay, group)
+		var op Op
+		if kind == "held" {
+			delay = 0
+			op = h.handoffKill(ctx, victim, 0, h.hookBegan(), group)
+			h.unhook()
+		} else {
+			op = h.handoff(ctx, victim, delay, group)
+		}
 		how := "process"
 		if group {
 			how = "group"
@@ -58,6 +68,9 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 		}
 		if f := t.next(ctx, op); f != "" {
 			nextFail = append(nextFail, fmt.Sprintf("next-command: trial %d (%s killed=%v after %v, %s): %s", t.n, kind, op.Killed, delay.Round(100*time.Microsecond), how, f))
+		}
+		for _, d := range h.dangling(ctx) {
+			dangling = append(dangling, fmt.Sprintf("dangling: trial %d (%s killed=%v after %v, %s): in %s, %s", t.n, kind, op.Killed, delay.Round(100*time.Microsecond), how, d.Where, d.Ref))
 		}
 		if ls := h.locks(); len(ls) > 0 {
 			lockLeft = append(lockLeft, fmt.Sprintf("locks-left: trial %d (%s killed=%v after %v, %s): %s", t.n, kind, op.Killed, delay.Round(100*time.Microsecond), how, strings.Join(ls, " ")))
@@ -77,7 +90,7 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 		return true, err
 	}
 	ops := h.snapshot()
-	f := Account(ops, seen)
+	f := Account(ops, seen) // dangling refs are counted after each trial, above
 	var kl []string
 	for _, k := range killKinds {
 		kl = append(kl, fmt.Sprintf("%s=%d", k, perKind[k]))
@@ -92,10 +105,10 @@ func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
 		}
 	}
 	fmt.Fprintf(w, "kill-ops: %s commands=%d stalled-over-1s=%d\n", strings.Join(kl, " "), len(ops), stalled)
-	fmt.Fprintf(w, "kill: trials=%d interrupted=%d fsck-failures=%d next-command-failures=%d locks-left=%d lost=%d twice=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n",
-		c.kills, interrupted, len(fsckFail), len(nextFail), len(lockLeft), f.Lost, f.Twice, f.FalseLost, f.Unclear, f.Conflicts)
-	printDetails(w, c.details, fsckFail, nextFail, lockLeft, f.Details)
-	bad := len(fsckFail)+len(nextFail)+len(lockLeft)+f.Lost+f.Twice+f.FalseLost+f.Unclear > 0
+	fmt.Fprintf(w, "kill: trials=%d interrupted=%d fsck-failures=%d next-command-failures=%d locks-left=%d dangling-refs=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n",
+		c.kills, interrupted, len(fsckFail), len(nextFail), len(lockLeft), len(dangling), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts)
+	printDetails(w, c.details, fsckFail, nextFail, lockLeft, dangling, f.Details)
+	bad := len(fsckFail)+len(nextFail)+len(lockLeft)+len(dangling)+f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.FalseLost+f.Unclear > 0
 	finish(w, h, c.keep || bad)
 	return bad, nil
 }
@@ -112,11 +125,15 @@ type trial struct {
 
 func (t *trial) who() []string { return []string{"--owner", t.owner, "--branch", t.branch} }
 
+// other is another clone than the trial's (the next one, round).
 func (t *trial) other() string {
-	if t.clone == "a" {
-		return "b"
+	names := t.h.names
+	for i, n := range names {
+		if n == t.clone {
+			return names[(i+1)%len(names)]
+		}
 	}
-	return "a"
+	return names[0]
 }
 
 func (t *trial) id(prefix string) string {
@@ -169,6 +186,14 @@ func (t *trial) setup(ctx context.Context) Op {
 			v.Session = t.session
 			return v
 		}
+		return t.startOp(t.clone, t.session, "")
+	case "held":
+		h.handoff(ctx, t.end(t.clone, t.id("e")), 0, false)
+		t.sync(ctx, t.clone)
+		t.sync(ctx, t.other())
+		t.session = t.id("h")
+		h.hookRange(time.Second, 1500*time.Millisecond, 50)
+		os.Remove(h.hookBegan())
 		return t.startOp(t.clone, t.session, "")
 	case "replace":
 		t.session, t.newID = t.id("s"), t.id("r")
@@ -267,6 +292,21 @@ func (t *trial) next(ctx context.Context, killed Op) string {
 		sy := t.op("sync", t.clone, "sync", "--json")
 		sy.Owner, sy.Branch = "", ""
 		expect(sy, 0, 5) // 5: a conflict, reported as one
+	case "held":
+		// Issue 27's sequence: another clone's session starts (and gets
+		// the baton if the remote refused the dead claim); here, a sync,
+		// a new baton, a sync, and a new session, which must not get
+		// the first baton again nor be told the dead session won it.
+		expect(t.startOp(t.other(), t.id("s"), ""), 0)
+		sync := func() {
+			sy := t.op("sync", t.clone, "sync", "--json")
+			sy.Owner, sy.Branch = "", ""
+			expect(sy, 0, 5)
+		}
+		sync()
+		expect(t.end(t.clone, t.id("e")), 0)
+		sync()
+		expect(t.startOp(t.clone, t.id("s"), ""), 0)
 	}
 	return strings.Join(fails, "; ")
 }

@@ -1,12 +1,15 @@
 // Command soak is the "Figures" benchmark of git-handoff's promise that a
 // baton is never lost and never delivered twice: real `git handoff`
-// processes on two clones of one bare remote, contending on the same
-// batons while `git gc` and `git pack-refs --all` run alongside, and then
+// processes on four clones of one bare remote (whose pre-receive hook
+// stalls and refuses pushes at random), with the status page and the MCP
+// server as writers too, contending on the same batons while `git gc`,
+// `git gc --prune=now` and `git pack-refs --all` run alongside, and then
 // random `kill -9` trials. It prints one line of figures for each part,
 // every figure with goal 0:
 //
-//	soak: ops=1234 lost=0 twice=0 false-lost-claims=0 unclear=0
-//	kill: trials=200 interrupted=150 fsck-failures=0 next-command-failures=0 locks-left=0 lost=0 twice=0 false-lost-claims=0 unclear=0
+//	soak: ops=1234 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unclear=0
+//	soak-state: fsck-failures=0 locks-left=0 dangling-refs=0
+//	kill: trials=200 interrupted=150 fsck-failures=0 next-command-failures=0 locks-left=0 dangling-refs=0 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unclear=0
 //
 // What each figure counts is defined on Account (account.go). With
 // -strict it exits 1 when any figure is not zero.
@@ -39,6 +42,12 @@ type config struct {
 	details  int
 	keep     bool
 	noMaint  bool
+	clones   int           // clones of the remote (at least 2)
+	stall    time.Duration // the remote's pre-receive hook sleeps up to this (0: no hook)
+	refuse   int           // and refuses this percentage of pushes
+	web      bool          // a status page (git handoff serve) dismissing batons
+	mcp      bool          // an MCP server (git handoff mcp) starting sessions and cancelling
+	prune    bool          // git gc --prune=now among the maintenance
 }
 
 func main() {
@@ -51,6 +60,12 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 0, "random seed (0: from the clock); timing is never reproducible, the choices are")
 	flag.IntVar(&c.details, "details", 10, "detail lines printed per figure")
 	flag.BoolVar(&c.noMaint, "no-gc", false, "run the soak without git gc and pack-refs alongside")
+	flag.IntVar(&c.clones, "clones", 4, "clones of the one remote (at least 2)")
+	flag.DurationVar(&c.stall, "stall", 2*time.Second, "the remote's pre-receive hook holds each push a random time up to this (0: no hook)")
+	flag.IntVar(&c.refuse, "refuse", 10, "percentage of pushes the remote's pre-receive hook refuses (exit 1)")
+	flag.BoolVar(&c.web, "web", true, "run the status page (git handoff serve) as a writer: DELETE /api/handoffs/{id}")
+	flag.BoolVar(&c.mcp, "mcp", true, "run an MCP server (git handoff mcp) as a writer: session_start, cancel_handoff")
+	flag.BoolVar(&c.prune, "prune", true, "git gc --prune=now alongside (with -no-gc: none)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the scratch repositories and ledgers (always kept when a figure is not zero)")
 	strict := flag.Bool("strict", false, "exit 1 when any figure is not zero")
 	again := flag.String("account", "", "only account again for a kept scratch `DIR`: its ledger and repositories, every detail")
@@ -80,7 +95,11 @@ func main() {
 // run runs the soak, then the kill trials, printing the figures; bad
 // reports whether any figure is not zero.
 func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
-	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d kill trials, seed %d\n", c.bin, c.duration, c.procs, c.kills, c.seed)
+	if c.clones < 2 {
+		c.clones = 2
+	}
+	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v, seed %d\n",
+		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.seed)
 	if c.duration > 0 {
 		b, err := soak(ctx, c, w)
 		if err != nil {
@@ -100,21 +119,28 @@ func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
 
 // keys are the owner+branch pairs every worker picks from: few enough
 // that workers keep meeting on the same batons.
-var keys = [][2]string{{"alice", "main"}, {"alice", "topic"}, {"bob", "main"}, {"bob", "topic"}}
+// The clones' own identity on main is among them: the MCP server and a
+// session started without --owner act for it.
+var keys = [][2]string{{"alice", "main"}, {"alice", "topic"}, {"bob", "main"}, {"bob", "topic"}, {"soak@example.com", "main"}}
 
 func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
-	h, err := newHarness(ctx, c.bin, "soak")
+	h, err := newHarness(ctx, c.bin, "soak", c.clones)
 	if err != nil {
 		return true, err
 	}
 	defer h.close()
+	if c.stall > 0 || c.refuse > 0 {
+		if err := h.hook(c.stall, c.refuse); err != nil {
+			return true, err
+		}
+	}
 	deadline := time.Now().Add(c.duration)
 	stopMaint := make(chan struct{})
 	var maintWG, workWG sync.WaitGroup
 	var maintMu sync.Mutex
 	maint := map[string]int{}
 	var maintFail []string
-	for _, name := range []string{"a", "b"} {
+	for _, name := range h.names {
 		if c.noMaint {
 			break
 		}
@@ -130,12 +156,16 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 				case <-time.After(100 * time.Millisecond):
 				}
 				args := []string{"pack-refs", "--all"}
-				if i%2 == 1 {
-					args = []string{"gc", "--quiet"}
+				kind := "pack-refs"
+				switch {
+				case c.prune && i%4 == 3:
+					args, kind = []string{"gc", "--quiet", "--prune=now"}, "gc-prune-now"
+				case i%2 == 1:
+					args, kind = []string{"gc", "--quiet"}, "gc"
 				}
 				r := h.git(ctx, dir, args...)
 				maintMu.Lock()
-				maint[args[0]]++
+				maint[kind]++
 				if r.exit != 0 {
 					maintFail = append(maintFail, fmt.Sprintf("git %s in %s: exit %d: %s", args[0], dir, r.exit, firstLines(r.stderr, 2)))
 				}
@@ -150,6 +180,29 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 			worker(ctx, h, rand.New(rand.NewPCG(c.seed, uint64(wk))), wk, deadline)
 		}(i)
 	}
+	var writerFail []string
+	var writerMu sync.Mutex
+	writerErr := func(err error) {
+		if err != nil {
+			writerMu.Lock()
+			writerFail = append(writerFail, "writer: "+err.Error())
+			writerMu.Unlock()
+		}
+	}
+	if c.web {
+		workWG.Add(1)
+		go func() {
+			defer workWG.Done()
+			writerErr(webWriter(ctx, h, rand.New(rand.NewPCG(c.seed, 0x776562)), h.names[2%len(h.names)], deadline))
+		}()
+	}
+	if c.mcp {
+		workWG.Add(1)
+		go func() {
+			defer workWG.Done()
+			writerErr(mcpWriter(ctx, h, rand.New(rand.NewPCG(c.seed, 0x6d6370)), h.names[len(h.names)-1], deadline))
+		}()
+	}
 	workWG.Wait()
 	close(stopMaint)
 	maintWG.Wait()
@@ -157,9 +210,12 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 		return true, ctx.Err()
 	}
 
+	// The remote stops stalling and refusing: the final syncs must join
+	// everything.
+	h.hook(0, 0)
 	finalSyncs := settle(ctx, h)
 	var fsckFail []string
-	for _, d := range []string{h.clones["a"], h.clones["b"], h.remote} {
+	for _, d := range append(h.dirs(), h.remote) {
 		if f := h.fsck(ctx, d); f != "" {
 			fsckFail = append(fsckFail, f)
 		}
@@ -169,6 +225,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	if err != nil {
 		return true, err
 	}
+	seen = append(seen, h.dangling(ctx)...)
 	ops := h.snapshot()
 	f := Account(ops, seen)
 
@@ -177,7 +234,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 		kinds[op.Kind]++
 	}
 	var kl []string
-	for _, k := range []string{"end", "claim", "start", "cancel", "list", "sync"} {
+	for _, k := range []string{"end", "claim", "start", "cancel", "dismiss", "list", "sync", "web-dismiss", "mcp-start", "mcp-cancel"} {
 		kl = append(kl, fmt.Sprintf("%s=%d", k, kinds[k]))
 	}
 	won, delivered := 0, 0
@@ -187,12 +244,19 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 			delivered += len(op.Delivered)
 		}
 	}
-	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d pack-refs=%d maint-failures=%d final-syncs=%s\n",
-		strings.Join(kl, " "), won, maint["gc"], maint["pack-refs"], len(maintFail), finalSyncs)
-	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n", len(ops), f.Lost, f.Twice, f.FalseLost, f.Unclear, f.Conflicts)
-	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d\n", len(fsckFail), len(locks))
-	printDetails(w, c.details, f.Details, fsckFail, locks, maintFail)
-	bad := f.Lost+f.Twice+f.FalseLost+f.Unclear+len(fsckFail)+len(locks) > 0
+	refused := 0
+	for _, op := range ops {
+		if strings.Contains(op.Stderr, refusedMark) || strings.Contains(op.Stderr, "pre-receive hook declined") {
+			refused++
+		}
+	}
+	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d gc-prune-now=%d pack-refs=%d maint-failures=%d writer-failures=%d told-refused=%d final-syncs=%s\n",
+		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], len(maintFail), len(writerFail), refused, finalSyncs)
+	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n",
+		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts)
+	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d dangling-refs=%d\n", len(fsckFail), len(locks), f.Dangling)
+	printDetails(w, c.details, f.Details, fsckFail, locks, maintFail, writerFail)
+	bad := f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.Dangling+f.FalseLost+f.Unclear+len(fsckFail)+len(locks) > 0
 	finish(w, h, c.keep || bad)
 	return bad, nil
 }
@@ -202,7 +266,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline time.Time) {
 	started := map[[2]string]string{} // a session this worker started, by key, for its end
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		clone := []string{"a", "b"}[rng.IntN(2)]
+		clone := h.names[rng.IntN(len(h.names))]
 		k := keys[rng.IntN(len(keys))]
 		who := []string{"--owner", k[0], "--branch", k[1]}
 		op := Op{Clone: clone, Owner: k[0], Branch: k[1]}
@@ -221,10 +285,17 @@ func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline ti
 		case p < 65:
 			op.Kind, op.Session = "start", "s-"+strings.TrimPrefix(h.marker(), "soak.")
 			op.Args = append(append([]string{"start", "--session", op.Session}, who...), "--json")
-		case p < 75:
+		case p < 72:
 			op.Kind = "cancel"
 			op.Args = append(append([]string{"cancel"}, who...), "--json")
-		case p < 85:
+		case p < 78:
+			id := h.recentBaton(rng)
+			if id == "" {
+				continue
+			}
+			op.Kind, op.Owner, op.Branch, op.BatonID = "dismiss", "", "", id
+			op.Args = []string{"dismiss", id, "--json"}
+		case p < 86:
 			op.Kind, op.Owner, op.Branch = "list", "", ""
 			op.Args = []string{"list", "--all", "--json"}
 		default:
@@ -238,11 +309,13 @@ func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline ti
 	}
 }
 
-// settle syncs a, b and a again, so that both clones and the remote hold
-// the join of everything; it returns the exit codes.
+// settle syncs every clone, then every one but the last again, so that
+// all clones and the remote hold the join of everything; it returns the
+// exit codes.
 func settle(ctx context.Context, h *harness) string {
 	var codes []string
-	for _, clone := range []string{"a", "b", "a"} {
+	order := append(append([]string(nil), h.names...), h.names[:len(h.names)-1]...)
+	for _, clone := range order {
 		op := h.handoff(ctx, Op{Kind: "sync", Clone: clone, Args: []string{"sync", "--json"}}, 0, false)
 		codes = append(codes, fmt.Sprint(op.Exit))
 	}
@@ -283,8 +356,13 @@ func finish(w io.Writer, h *harness, keep bool) {
 // reaccount reads a kept run's ledger and repositories and prints its
 // figures with every detail.
 func reaccount(ctx context.Context, dir string, w io.Writer) error {
-	h := &harness{dir: dir, remote: filepath.Join(dir, "remote.git"),
-		clones: map[string]string{"a": filepath.Join(dir, "a"), "b": filepath.Join(dir, "b")}}
+	h := &harness{dir: dir, remote: filepath.Join(dir, "remote.git"), clones: map[string]string{}}
+	for _, c := range cloneNames(26) {
+		if _, err := os.Stat(filepath.Join(dir, c, ".git")); err == nil {
+			h.names = append(h.names, c)
+			h.clones[c] = filepath.Join(dir, c)
+		}
+	}
 	h.env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+filepath.Join(dir, "gitconfig"), "GIT_CONFIG_NOSYSTEM=1")
 	b, err := os.ReadFile(filepath.Join(dir, "ledger.jsonl"))
 	if err != nil {
@@ -302,8 +380,10 @@ func reaccount(ctx context.Context, dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	seen = append(seen, h.dangling(ctx)...)
 	f := Account(ops, seen)
-	fmt.Fprintf(w, "account: ops=%d lost=%d twice=%d false-lost-claims=%d unclear=%d\n", len(ops), f.Lost, f.Twice, f.FalseLost, f.Unclear)
+	fmt.Fprintf(w, "account: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d dangling-refs=%d false-lost-claims=%d unclear=%d\n",
+		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.Dangling, f.FalseLost, f.Unclear)
 	for _, d := range f.Details {
 		fmt.Fprintf(w, "  %s\n", d)
 	}

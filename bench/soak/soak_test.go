@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 // session told it lost is a false-lost claim.
 func TestObserveRealRepositories(t *testing.T) {
 	ctx := context.Background()
-	h, err := newHarness(ctx, binary(t), "test")
+	h, err := newHarness(ctx, binary(t), "test", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,15 +119,17 @@ func TestSoakSmoke(t *testing.T) {
 	bin := binary(t)
 	var out bytes.Buffer
 	_, err := run(context.Background(), config{bin: bin, duration: 5 * time.Second, procs: 4, kills: 5,
-		maxDelay: 30 * time.Millisecond, seed: 1, details: 3}, &out)
+		maxDelay: 30 * time.Millisecond, seed: 1, details: 3, clones: 4, stall: 500 * time.Millisecond, refuse: 10,
+		web: true, mcp: true, prune: true}, &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	text := out.String()
 	for _, re := range []string{
-		`(?m)^soak: ops=(\d+) lost=\d+ twice=\d+ false-lost-claims=\d+ unclear=\d+( \(reported-conflicts=\d+\))?$`,
-		`(?m)^soak-state: fsck-failures=\d+ locks-left=\d+$`,
-		`(?m)^kill: trials=(5) interrupted=\d+ fsck-failures=\d+ next-command-failures=\d+ locks-left=\d+ lost=\d+ twice=\d+ false-lost-claims=\d+ unclear=\d+( \(reported-conflicts=\d+\))?$`,
+		`(?m)^soak: ops=(\d+) lost=\d+ twice=\d+ dismissed-and-delivered=\d+ false-notices=\d+ false-lost-claims=\d+ unclear=\d+( \(reported-conflicts=\d+\))?$`,
+		`(?m)^soak-state: fsck-failures=\d+ locks-left=\d+ dangling-refs=\d+$`,
+		`(?m)^kill: trials=(5) interrupted=\d+ fsck-failures=\d+ next-command-failures=\d+ locks-left=\d+ dangling-refs=\d+ lost=\d+ twice=\d+ dismissed-and-delivered=\d+ false-notices=\d+ false-lost-claims=\d+ unclear=\d+( \(reported-conflicts=\d+\))?$`,
+		`(?m)^soak-ops: .*web-dismiss=\d+ mcp-start=(\d+) mcp-cancel=\d+ `,
 	} {
 		m := regexp.MustCompile(re).FindStringSubmatch(text)
 		if m == nil {
