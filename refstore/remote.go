@@ -18,7 +18,13 @@ import (
 // not fetched; with prune, tracking refs under the refspecs' destinations
 // whose source is gone are deleted, so tracking refs mirror the remote.
 func (s *Store) Fetch(ctx context.Context, remote string, prune bool, refspecs ...string) error {
-	args := []string{"fetch", "--quiet", "--no-tags", "--no-recurse-submodules"}
+	// fetch.unpackLimit=1: git keeps what it fetched as a pack with a
+	// .keep file until the tracking refs name it, which a concurrent
+	// repack honours. Below the default limit (100 objects) it unpacks
+	// loose objects instead, and a git gc --prune=now in that window
+	// prunes them and leaves the tracking refs on missing objects (found
+	// by the soak, beside gc --prune=now).
+	args := []string{"-c", "fetch.unpackLimit=1", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules"}
 	if prune {
 		args = append(args, "--prune")
 	}
