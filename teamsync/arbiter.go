@@ -113,7 +113,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
 		if _, err := fetchPatiently(ctx, st, remote, specs, 3); err != nil {
-			return &UnreachableError{Remote: remote, Err: perr}
+			return &UnreachableError{Remote: remote, Err: fmt.Errorf("%v; then fetching to see why: %w", perr, err)}
 		}
 		now, err := st.ResolveID(ctx, tracking)
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) {
