@@ -46,9 +46,9 @@ func holdLock(t *testing.T, lock string) *exec.Cmd {
 // the file it left behind blocks nobody (issue 9: every later start waited
 // 2 s and never armed the commit hook).
 func TestRefreshAfterTheLockHolderIsKilled(t *testing.T) {
-	saved := *hooks.LockWait
-	*hooks.LockWait = 200 * time.Millisecond
-	defer func() { *hooks.LockWait = saved }()
+	saved, savedArm := *hooks.LockWait, *hooks.ArmWait
+	*hooks.LockWait, *hooks.ArmWait = 200*time.Millisecond, 200*time.Millisecond
+	defer func() { *hooks.LockWait, *hooks.ArmWait = saved, savedArm }()
 	e := newEnv(t)
 	dir := e.newRepo()
 	e.install(dir)

@@ -243,7 +243,17 @@ func refreshCommitHook(ctx context.Context, dir string) []string {
 	if dir == "" {
 		return nil
 	}
-	if _, err := hooks.Refresh(ctx, dir); err != nil {
+	_, err := hooks.Refresh(ctx, dir)
+	if errors.Is(err, hooks.ErrNotArmed) {
+		// Its commits would not name the session: undo the binding.
+		if st, oerr := refstore.Open(ctx, dir, refstore.Options{}); oerr == nil {
+			if uerr := st.Unbind(ctx); uerr == nil {
+				err = fmt.Errorf("%w; the worktree was unbound, so its commits will not name the session", err)
+			}
+			st.Close()
+		}
+	}
+	if err != nil {
 		return []string{fmt.Sprintf("updating the %s hook: %v", hooks.PrepareCommitMsg, err)}
 	}
 	return nil
