@@ -4,6 +4,7 @@ package hooks_test
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,5 +71,67 @@ func TestRefreshAfterTheLockHolderIsKilled(t *testing.T) {
 	wantArmed(t, filepath.Join(dir, ".git", "hooks"), true)
 	if _, err := os.Lstat(lock); err == nil {
 		t.Errorf("lock file left behind by a clean release")
+	}
+}
+
+// A Refresh for a bound worktree does not give up where other changes do
+// (issue 27: a busy machine held the lock past the 2 s wait, start warned,
+// and the bound worktree's commits ran no hook): it waits for the holder,
+// then arms. A Refresh after an unbind that cannot take the lock in time
+// leaves the shim in place, which costs time and never a trailer.
+func TestBoundRefreshWaitsOutTheLock(t *testing.T) {
+	saved, savedArm := *hooks.LockWait, *hooks.ArmWait
+	*hooks.LockWait, *hooks.ArmWait = 200*time.Millisecond, time.Minute
+	defer func() { *hooks.LockWait, *hooks.ArmWait = saved, savedArm }()
+	e := newEnv(t)
+	dir := e.newRepo()
+	hookDir := filepath.Join(dir, ".git", "hooks")
+	e.install(dir)
+	lock := filepath.Join(dir, ".git", "handoff-hooks.lock")
+
+	holder := holdLock(t, lock)
+	const held = time.Second
+	released := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(held)
+		holder.Process.Kill()
+		holder.Wait()
+		released <- time.Now()
+	}()
+	blob := strings.TrimSpace(e.gitIn(dir, `{"id":"s1"}`, "hash-object", "-w", "--stdin"))
+	e.git(dir, "update-ref", "refs/ao/sessions/s1", blob)
+	e.git(dir, "symbolic-ref", "refs/worktree/ao/session", "refs/ao/sessions/s1")
+	res, err := hooks.Refresh(e.ctx(), dir)
+	done := time.Now()
+	if err != nil || res.Action != hooks.Installed {
+		t.Fatalf("refresh of a bound worktree under a held lock: %s, %v; want installed", res.Action, err)
+	}
+	if r := <-released; done.Before(r) {
+		t.Errorf("armed %v before the holder released the lock", r.Sub(done))
+	}
+	wantArmed(t, hookDir, true)
+
+	// Unbound, with the lock held: the shim stays.
+	e.git(dir, "symbolic-ref", "--delete", "refs/worktree/ao/session")
+	holdLock(t, lock)
+	if _, err := hooks.Refresh(e.ctx(), dir); err == nil || errors.Is(err, hooks.ErrNotArmed) {
+		t.Errorf("refresh after unbinding under a held lock: %v, want a plain lock error", err)
+	}
+	wantArmed(t, hookDir, true)
+}
+
+// A bound worktree's Refresh that cannot take the lock even in ArmWait says
+// so with ErrNotArmed, for the caller to undo the binding.
+func TestBoundRefreshNotArmed(t *testing.T) {
+	saved := *hooks.ArmWait
+	*hooks.ArmWait = 200 * time.Millisecond
+	defer func() { *hooks.ArmWait = saved }()
+	e := newEnv(t)
+	dir := e.newRepo()
+	e.install(dir)
+	holdLock(t, filepath.Join(dir, ".git", "handoff-hooks.lock"))
+	e.git(dir, "symbolic-ref", "refs/worktree/ao/session", "refs/ao/sessions/s1")
+	if _, err := hooks.Refresh(e.ctx(), dir); !errors.Is(err, hooks.ErrNotArmed) {
+		t.Errorf("refresh: %v, want ErrNotArmed", err)
 	}
 }
