@@ -20,7 +20,9 @@ import (
 // the repository is bound to a session, while handoff.commitHook is
 // "always", or when the hooks directory lies outside the repository (a
 // core.hooksPath such as ~/.githooks), where other repositories may run the
-// same shim and this one cannot see their bindings.
+// same shim and this one cannot see their bindings. How arming and
+// disarming keep a bound worktree from ever committing without the shim:
+// see Refresh.
 
 // CommitHookKey is the git config key that says when the prepare-commit-msg
 // shim is installed: CommitHookBound (the default) or CommitHookAlways.

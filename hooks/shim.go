@@ -48,8 +48,12 @@ fi
 
 var shimBodies = map[string]string{
 	// Bound means GIT_HANDOFF_SESSION is set or the per-worktree symbolic ref
-	// file exists; per-worktree refs are never packed, so a file test is
-	// exact. A bound-but-ended session is left for git-handoff to judge.
+	// file exists; per-worktree refs are never packed, so in a files
+	// repository a file test is exact. A reftable repository (the common
+	// dir has a reftable directory) keeps no ref in a file: there the shim
+	// asks `git symbolic-ref`, one git process per commit in any worktree
+	// while the shim is armed. A bound-but-ended session is left for
+	// git-handoff to judge.
 	//
 	// The common bound commit, an agent's `git commit -m`, is finished here
 	// without starting git-handoff: one git process reads the session record
