@@ -91,7 +91,8 @@ var ErrNotArmed = errors.New("the commit hook could not be armed")
 //
 // Bindings are asked of git (`git symbolic-ref`, `git cat-file
 // --batch-check` on main-worktree/ and worktrees/<id>/ names), so the
-// decision holds on reftable as well as files repositories.
+// decision holds on reftable as well as files repositories; a binding file
+// counts as well, whatever git says, since the shim finds it first.
 func Refresh(ctx context.Context, repoDir string) (HookResult, error) {
 	l, err := locate(ctx, repoDir)
 	if err != nil {
@@ -257,10 +258,14 @@ func commitHookWanted(ctx context.Context, repoDir string, l layout) (bool, stri
 
 // worktreeBound reports whether the worktree at repoDir is bound: whether
 // git resolves its symbolic ref refs/worktree/ao/session. git, not a file
-// test, because on reftable the ref is no file.
+// test, because on reftable the ref is no file; but a binding file counts
+// too, whatever git says, as the shim's own test finds it first.
 func worktreeBound(ctx context.Context, repoDir string, l layout) (bool, error) {
 	if l.top == "" {
 		return false, nil // a bare repository or a git dir: nothing to bind
+	}
+	if exists(filepath.Join(l.gitDir, filepath.FromSlash(refstore.WorktreeSession))) {
+		return true, nil
 	}
 	_, err := refstore.Git(ctx, repoDir, false, nil, "symbolic-ref", "--quiet", refstore.WorktreeSession)
 	var ge *refstore.GitError
@@ -279,8 +284,13 @@ func worktreeBound(ctx context.Context, repoDir string, l layout) (bool, error) 
 // worktree's binding by git's names for other worktrees' refs
 // (main-worktree/<ref>, worktrees/<id>/<ref>), on reftable as on files. A
 // binding whose session ref is gone resolves to nothing and counts as
-// unbound: no trailer names a session without its record.
+// unbound: no trailer names a session without its record. A binding file
+// counts whatever git says, as in worktreeBound.
 func boundWorktree(ctx context.Context, repoDir string, l layout) (string, error) {
+	binding := filepath.FromSlash(refstore.WorktreeSession)
+	if exists(filepath.Join(l.common, binding)) {
+		return "the main worktree", nil
+	}
 	names := []string{"main-worktree/" + refstore.WorktreeSession}
 	labels := []string{"the main worktree"}
 	entries, err := os.ReadDir(filepath.Join(l.common, "worktrees"))
@@ -290,6 +300,9 @@ func boundWorktree(ctx context.Context, repoDir string, l layout) (string, error
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
+		}
+		if exists(filepath.Join(l.common, "worktrees", e.Name(), binding)) {
+			return "worktree " + e.Name(), nil
 		}
 		if strings.ContainsAny(e.Name(), "\n\r") {
 			return "worktree " + strconv.Quote(e.Name()), nil // cannot ask: count it bound

@@ -60,7 +60,8 @@
 //
 // Bindings are read through git (`git symbolic-ref`, and `git cat-file
 // --batch-check` over main-worktree/ and worktrees/<id>/ names for every
-// worktree at once), so the decision holds on reftable too.
+// worktree at once), so the decision holds on reftable too; a binding
+// file counts whatever git says (refstore still writes one there).
 //
 // # Shims
 //
