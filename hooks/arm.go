@@ -118,7 +118,7 @@ func refresh(ctx context.Context, repoDir string, l layout) (HookResult, error) 
 	bound, berr := worktreeBound(ctx, repoDir, l)
 	if bound || berr != nil {
 		// A binding that cannot be read counts as one: arming is safe.
-		res, err := arm(ctx, l, armWait, "this worktree is bound to a session")
+		res, err := arm(ctx, l, armWait, "this worktree is bound to a session", nil)
 		if err != nil {
 			err = fmt.Errorf("%w: %w", ErrNotArmed, err)
 		}
@@ -126,7 +126,7 @@ func refresh(ctx context.Context, repoDir string, l layout) (HookResult, error) 
 	}
 	want, why, werr := commitHookWanted(ctx, repoDir, l)
 	if want {
-		res, err := arm(ctx, l, lockWait, why)
+		res, err := arm(ctx, l, lockWait, why, nil)
 		return res, errors.Join(werr, err)
 	}
 	res, err := settle(ctx, repoDir, l)
@@ -140,40 +140,80 @@ func notInstalled(l layout) HookResult {
 }
 
 // arm makes sure our current shim is at prepare-commit-msg, waiting up to
-// wait for the lock. The common case, a shim already armed, takes the lock
-// shared only, so refreshes of bound worktrees do not queue behind each
-// other; arming takes it exclusively.
-func arm(ctx context.Context, l layout, wait time.Duration, why string) (HookResult, error) {
+// wait for the lock, then runs during (if not nil) while still holding it.
+// The common case, a shim already armed, takes the lock shared only, so
+// bound worktrees do not queue behind each other; arming takes it
+// exclusively.
+func arm(ctx context.Context, l layout, wait time.Duration, why string, during func() error) (HookResult, error) {
 	res := notInstalled(l)
 	unlock, err := lockHooks(ctx, l.common, true, wait)
 	if err != nil {
 		return skipped(res, err)
 	}
 	command, ok := installedCommand(l.hooks)
-	armed := ok && isArmed(l.hooks, command)
+	if !ok || isArmed(l.hooks, command) {
+		defer unlock()
+		if ok {
+			res.Action, res.Detail = Unchanged, ""
+			if exists(res.Path + chainedSuffix) {
+				res.Detail = "runs " + res.Path + chainedSuffix
+			}
+		} // else uninstalled meanwhile
+		return res, runDuring(during)
+	}
 	unlock()
-	if !ok {
-		return res, nil // uninstalled meanwhile
-	}
-	if armed {
-		res.Action, res.Detail = Unchanged, ""
-		if exists(res.Path + chainedSuffix) {
-			res.Detail = "runs " + res.Path + chainedSuffix
-		}
-		return res, nil
-	}
 	if unlock, err = lockHooks(ctx, l.common, false, wait); err != nil {
 		return skipped(res, err)
 	}
 	defer unlock()
-	if command, ok = installedCommand(l.hooks); !ok {
-		return res, nil
+	if command, ok = installedCommand(l.hooks); ok {
+		res, err = installOne(l.hooks, PrepareCommitMsg, command)
+		if res.Detail == "" && res.Action != Unchanged {
+			res.Detail = why
+		}
+		if err != nil {
+			return res, err
+		}
 	}
-	res, err = installOne(l.hooks, PrepareCommitMsg, command)
-	if res.Detail == "" && res.Action != Unchanged {
-		res.Detail = why
+	return res, runDuring(during)
+}
+
+func runDuring(during func() error) error {
+	if during == nil {
+		return nil
 	}
-	return res, err
+	return during()
+}
+
+// BindGuard returns the refstore.BindGuard of the worktree at repoDir
+// (found as rl): a binding is written while the hooks lock is held, after
+// prepare-commit-msg is made sure to be armed, so no disarm can come
+// between them and a process killed at any point leaves the worktree
+// unbound, or bound and armed. Where git-handoff's hooks are not installed
+// the binding is written as it is. When the hook cannot be armed (the lock
+// not taken within a minute, a hook in the way) the binding is not written
+// and the error wraps ErrNotArmed: an unbound worktree's commits name no
+// session, a bound one's always do. Refresh afterwards still applies.
+func BindGuard(repoDir string, rl refstore.Layout) refstore.BindGuard {
+	return func(bind func() error) error {
+		ctx := context.Background()
+		l, err := locateIn(ctx, repoDir, rl)
+		if err != nil {
+			return bind() // and Refresh, which cannot find the hooks either, says so
+		}
+		if _, ok := installedCommand(l.hooks); !ok {
+			return bind()
+		}
+		bound := false
+		_, err = arm(ctx, l, armWait, "this worktree is being bound to a session", func() error {
+			bound = true
+			return bind()
+		})
+		if err != nil && !bound {
+			return fmt.Errorf("%w: %w", ErrNotArmed, err)
+		}
+		return err
+	}
 }
 
 // isArmed reports whether our current shim with command is at

@@ -11,7 +11,8 @@
 //     idle, missing, stale, not-executable or foreign, and what it chains
 //     to; Uninstall removes the shims and puts the user's hooks back.
 //   - Refresh arms or disarms the prepare-commit-msg shim; the CLI calls it
-//     after every command that binds or unbinds a worktree.
+//     after every command that binds or unbinds a worktree. BindGuard arms
+//     it before a binding is written, under the same lock.
 //   - Shim returns a shim's text.
 //   - Run is the hook body. The CLI supplies a Deps (the bound session, a
 //     waiting baton, pushing records) and exits 0 afterwards.
@@ -56,7 +57,12 @@
 //     returns ErrNotArmed and the command undoes the binding: a worktree
 //     that is bound has its shim;
 //   - a Refresh after an unbind disarms only when no binding is left, and
-//     when it cannot take the lock in time the shim simply stays.
+//     when it cannot take the lock in time the shim simply stays;
+//   - stores the commands open write bindings through BindGuard
+//     (refstore.Store.GuardBindings), which arms first and writes the
+//     binding under the same lock: a command killed at any point leaves
+//     its worktree unbound, or bound and armed, and one that cannot arm
+//     does not bind (ErrNotArmed).
 //
 // Bindings are read through git (`git symbolic-ref`, and `git cat-file
 // --batch-check` over main-worktree/ and worktrees/<id>/ names for every

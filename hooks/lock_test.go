@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // holdLock starts a process holding the hooks lock with flock(1) (-o: only
@@ -134,4 +135,55 @@ func TestBoundRefreshNotArmed(t *testing.T) {
 	if _, err := hooks.Refresh(e.ctx(), dir); !errors.Is(err, hooks.ErrNotArmed) {
 		t.Errorf("refresh: %v, want ErrNotArmed", err)
 	}
+}
+
+// BindGuard writes a binding only with the commit hook armed and the hooks
+// lock held, so a command killed at any point leaves the worktree unbound,
+// or bound and armed; when the lock cannot be had, nothing is bound.
+func TestBindGuard(t *testing.T) {
+	saved := *hooks.ArmWait
+	*hooks.ArmWait = 300 * time.Millisecond
+	defer func() { *hooks.ArmWait = saved }()
+	e := newEnv(t)
+	dir := e.newRepo()
+	hookDir := filepath.Join(dir, ".git", "hooks")
+	e.install(dir)
+	wt := filepath.Join(t.TempDir(), "wt")
+	e.git(dir, "worktree", "add", "-q", "-b", "wt-branch", wt)
+	st, err := refstore.Open(e.ctx(), wt, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.GuardBindings(hooks.BindGuard(st.Dir(), st.Layout()))
+
+	holder := holdLock(t, filepath.Join(dir, ".git", "handoff-hooks.lock"))
+	if err := st.Bind("refs/ao/sessions/s1"); !errors.Is(err, hooks.ErrNotArmed) {
+		t.Fatalf("bind under a held lock: %v, want ErrNotArmed", err)
+	}
+	if id, _ := st.BoundSession(); id != "" {
+		t.Fatalf("bound to %q without the commit hook", id)
+	}
+	wantArmed(t, hookDir, false)
+
+	*hooks.ArmWait = time.Minute
+	go func() { time.Sleep(500 * time.Millisecond); holder.Process.Kill() }()
+	var armedFirst bool
+	st.GuardBindings(func(bind func() error) error {
+		return hooks.BindGuard(st.Dir(), st.Layout())(func() error {
+			_, err := os.Stat(pcmPath(dir))
+			armedFirst = err == nil
+			return bind()
+		})
+	})
+	if err := st.Bind("refs/ao/sessions/s1"); err != nil {
+		t.Fatalf("bind once the holder is gone: %v", err)
+	}
+	if !armedFirst {
+		t.Errorf("the binding was written before the commit hook was armed")
+	}
+	if id, _ := st.BoundSession(); id != "s1" {
+		t.Errorf("bound to %q, want s1", id)
+	}
+	wantArmed(t, hookDir, true)
 }

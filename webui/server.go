@@ -233,6 +233,7 @@ func (s *Server) open(ctx context.Context, repo Repo, write bool) (*refstore.Sto
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening %s: %w", repo.Name, err)
 	}
+	st.GuardBindings(hooks.BindGuard(st.Dir(), st.Layout())) // bound only with the commit hook armed
 	notices := append([]string(nil), st.Recovered()...)
 	return st, append(notices, teamsync.MergeFetched(ctx, st, write)...), nil
 }
