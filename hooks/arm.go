@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 // the repository is bound to a session, while handoff.commitHook is
 // "always", or when the hooks directory lies outside the repository (a
 // core.hooksPath such as ~/.githooks), where other repositories may run the
-// same shim and this one cannot see their bindings.
+// same shim and this one cannot see their bindings. How arming and
+// disarming keep a bound worktree from ever committing without the shim:
+// see Refresh.
 
 // CommitHookKey is the git config key that says when the prepare-commit-msg
 // shim is installed: CommitHookBound (the default) or CommitHookAlways.
@@ -36,9 +39,26 @@ const idleDetail = "installed while a worktree is bound to a session"
 // change to the hooks directory (Install, Uninstall, Refresh).
 const lockName = "handoff-hooks.lock"
 
-// lockWait is how long a change waits for a running git-handoff to release
-// the lock. A holder that died releases it at once (see lockHooks).
+// lockWait is how long a change that is not a binding's (Install,
+// Uninstall, a Refresh after an unbind) waits for a running git-handoff to
+// release the lock. Giving up there is harmless: the hook stays as it was,
+// and an armed hook with nothing to do costs time, not trailers. A holder
+// that died releases it at once (see lockHooks).
 var lockWait = 2 * time.Second
+
+// armWait is how long a Refresh for a bound worktree waits for the lock.
+// It must not give up the way lockWait does: until it holds the lock, a
+// disarm that read the bindings before this one was written may still be
+// under way. On a busy machine a queue of refreshes can hold the lock past
+// lockWait; only a holder that stopped altogether should outlast armWait.
+var armWait = time.Minute
+
+// ErrNotArmed is returned by Refresh when the worktree it was called for is
+// bound to a session but the prepare-commit-msg shim cannot be made sure to
+// stay in place: its commits would carry no trailer. The caller should undo
+// the binding (a worktree left unbound commits as it would without us) and
+// say so.
+var ErrNotArmed = errors.New("the commit hook could not be armed")
 
 // Refresh arms or disarms the prepare-commit-msg shim in repoDir's hooks
 // directory to match the bindings of every worktree of the repository (see
@@ -51,11 +71,28 @@ var lockWait = 2 * time.Second
 // the chained hook back over our shim (content, mode and symlinks kept) or
 // removes the shim, and never touches a hook that is not ours.
 //
-// Call Refresh after changing a binding, never before. It decides under a
-// lock file in the common git dir, reading every binding afresh, so when a
-// bind races an unbind the Refresh that runs last sees both changes: a
-// bound worktree is never left without the shim. It starts one git process,
-// two when nothing is bound (to read handoff.commitHook).
+// Call Refresh after changing a binding, never before, and do not commit in
+// a newly bound worktree before it returns. The protocol that keeps a bound
+// worktree's commits from ever missing the shim, whatever other worktrees
+// bind and unbind meanwhile:
+//
+//   - Only a disarm removes the shim, and it reads every binding and
+//     removes the shim while holding the hooks lock exclusively.
+//   - A Refresh for a bound worktree (repoDir's own binding, asked of git)
+//     takes the lock, shared, after the binding was written, and sees the
+//     shim in place, or arms it under the exclusive lock. Any disarm that
+//     started before has then finished, and any that starts later reads
+//     this binding; so the shim stays while the binding does. It waits for
+//     the lock up to armWait, not lockWait, and returns ErrNotArmed when it
+//     cannot make sure.
+//   - Any other Refresh disarms only when no binding is left and nothing
+//     else wants the shim; when it cannot take the lock in time the shim
+//     stays, which is always safe.
+//
+// Bindings are asked of git (`git symbolic-ref`, `git cat-file
+// --batch-check` on main-worktree/ and worktrees/<id>/ names), so the
+// decision holds on reftable as well as files repositories; a binding file
+// counts as well, whatever git says, since the shim finds it first.
 func Refresh(ctx context.Context, repoDir string) (HookResult, error) {
 	l, err := locate(ctx, repoDir)
 	if err != nil {
@@ -75,25 +112,155 @@ func RefreshIn(ctx context.Context, repoDir string, rl refstore.Layout) (HookRes
 }
 
 func refresh(ctx context.Context, repoDir string, l layout) (HookResult, error) {
-	res := HookResult{Name: PrepareCommitMsg, Path: filepath.Join(l.hooks, PrepareCommitMsg), Action: Skipped,
-		Detail: "git-handoff's hooks are not installed"}
 	if _, ok := installedCommand(l.hooks); !ok {
-		return res, nil
+		return notInstalled(l), nil
 	}
-	unlock, err := lockHooks(ctx, l.common)
+	bound, berr := worktreeBound(ctx, repoDir, l)
+	if bound || berr != nil {
+		// A binding that cannot be read counts as one: arming is safe.
+		res, err := arm(ctx, l, armWait, "this worktree is bound to a session", nil)
+		if err != nil {
+			err = fmt.Errorf("%w: %w", ErrNotArmed, err)
+		}
+		return res, errors.Join(berr, err)
+	}
+	want, why, werr := commitHookWanted(ctx, repoDir, l)
+	if want {
+		res, err := arm(ctx, l, lockWait, why, nil)
+		return res, errors.Join(werr, err)
+	}
+	res, err := settle(ctx, repoDir, l)
+	return res, errors.Join(werr, err)
+}
+
+// notInstalled is Refresh's result where git-handoff's hooks are not.
+func notInstalled(l layout) HookResult {
+	return HookResult{Name: PrepareCommitMsg, Path: filepath.Join(l.hooks, PrepareCommitMsg), Action: Skipped,
+		Detail: "git-handoff's hooks are not installed"}
+}
+
+// arm makes sure our current shim is at prepare-commit-msg, waiting up to
+// wait for the lock, then runs during (if not nil) while still holding it.
+// The common case, a shim already armed, takes the lock shared only, so
+// bound worktrees do not queue behind each other; arming takes it
+// exclusively.
+func arm(ctx context.Context, l layout, wait time.Duration, why string, during func() error) (HookResult, error) {
+	res := notInstalled(l)
+	unlock, err := lockHooks(ctx, l.common, true, wait)
+	if err != nil {
+		return skipped(res, err)
+	}
+	command, ok := installedCommand(l.hooks)
+	if !ok || isArmed(l.hooks, command) {
+		defer unlock()
+		if ok {
+			res.Action, res.Detail = Unchanged, ""
+			if exists(res.Path + chainedSuffix) {
+				res.Detail = "runs " + res.Path + chainedSuffix
+			}
+		} // else uninstalled meanwhile
+		return res, runDuring(during)
+	}
+	unlock()
+	if unlock, err = lockHooks(ctx, l.common, false, wait); err != nil {
+		return skipped(res, err)
+	}
+	defer unlock()
+	if command, ok = installedCommand(l.hooks); ok {
+		res, err = installOne(l.hooks, PrepareCommitMsg, command)
+		if res.Detail == "" && res.Action != Unchanged {
+			res.Detail = why
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, runDuring(during)
+}
+
+func runDuring(during func() error) error {
+	if during == nil {
+		return nil
+	}
+	return during()
+}
+
+// BindGuard returns the refstore.BindGuard of the worktree at repoDir
+// (found as rl): a binding is written while the hooks lock is held, after
+// prepare-commit-msg is made sure to be armed, so no disarm can come
+// between them and a process killed at any point leaves the worktree
+// unbound, or bound and armed. Where git-handoff's hooks are not installed
+// the binding is written as it is. When the hook cannot be armed (the lock
+// not taken within a minute, a hook in the way) the binding is not written
+// and the error wraps ErrNotArmed: an unbound worktree's commits name no
+// session, a bound one's always do. Refresh afterwards still applies.
+func BindGuard(repoDir string, rl refstore.Layout) refstore.BindGuard {
+	return func(bind func() error) error {
+		ctx := context.Background()
+		l, err := locateIn(ctx, repoDir, rl)
+		if err != nil {
+			return bind() // and Refresh, which cannot find the hooks either, says so
+		}
+		if _, ok := installedCommand(l.hooks); !ok {
+			return bind()
+		}
+		bound := false
+		_, err = arm(ctx, l, armWait, "this worktree is being bound to a session", func() error {
+			bound = true
+			return bind()
+		})
+		if err != nil && !bound {
+			return fmt.Errorf("%w: %w", ErrNotArmed, err)
+		}
+		return err
+	}
+}
+
+// isArmed reports whether our current shim with command is at
+// prepare-commit-msg in dir, executable.
+func isArmed(dir, command string) bool {
+	path := filepath.Join(dir, PrepareCommitMsg)
+	content, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	shim, err := Shim(PrepareCommitMsg, command)
+	if err != nil || string(content) != shim {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode()&0o111 != 0
+}
+
+// settle disarms prepare-commit-msg if, under the exclusive lock, no
+// worktree is bound: the only way our shim leaves the hooks directory
+// while git-handoff's hooks are installed. The caller found nothing that
+// wants it armed.
+func settle(ctx context.Context, repoDir string, l layout) (HookResult, error) {
+	res := notInstalled(l)
+	unlock, err := lockHooks(ctx, l.common, false, lockWait)
 	if err != nil {
 		return skipped(res, err)
 	}
 	defer unlock()
-	// Again under the lock: an Uninstall may have finished meanwhile.
-	command, ok := installedCommand(l.hooks)
-	if !ok {
+	if _, ok := installedCommand(l.hooks); !ok {
 		return res, nil
 	}
-	return commitHook(ctx, repoDir, l, command)
+	// Again under the lock: a binding written since the caller looked has
+	// a Refresh waiting for this lock, which arms if need be; the shim
+	// must stay for it.
+	if wt, err := boundWorktree(ctx, repoDir, l); wt != "" || err != nil {
+		if err != nil {
+			return skipped(res, err)
+		}
+		res.Action, res.Detail = Unchanged, wt+" is bound to a session"
+		return res, nil
+	}
+	return disarm(l.hooks)
 }
 
-// commitHook arms or disarms prepare-commit-msg. The caller holds the lock.
+// commitHook arms or disarms prepare-commit-msg. The caller holds the lock
+// exclusively.
 func commitHook(ctx context.Context, repoDir string, l layout, command string) (HookResult, error) {
 	want, why, werr := commitHookWanted(ctx, repoDir, l)
 	var res HookResult
@@ -110,12 +277,13 @@ func commitHook(ctx context.Context, repoDir string, l layout, command string) (
 }
 
 // commitHookWanted reports whether prepare-commit-msg must be installed,
-// and why. An unreadable setting still gives an answer, with the error.
+// and why. An unreadable setting or binding still gives an answer, with the
+// error.
 func commitHookWanted(ctx context.Context, repoDir string, l layout) (bool, string, error) {
 	if !l.ownHooks() {
 		return true, "hooks directory " + l.hooks + " is outside the repository, where others may share it", nil
 	}
-	if wt, err := boundWorktree(l.common); wt != "" || err != nil {
+	if wt, err := boundWorktree(ctx, repoDir, l); wt != "" || err != nil {
 		if err != nil {
 			return true, "cannot tell which worktrees are bound", err
 		}
@@ -128,24 +296,72 @@ func commitHookWanted(ctx context.Context, repoDir string, l layout) (bool, stri
 	return false, "", err
 }
 
-// boundWorktree names a worktree of the repository whose git dir has a
-// binding, or returns "" when none has. It reads the files directly, so its
-// cost does not grow with a git process per worktree.
-func boundWorktree(common string) (string, error) {
+// worktreeBound reports whether the worktree at repoDir is bound: whether
+// git resolves its symbolic ref refs/worktree/ao/session. git, not a file
+// test, because on reftable the ref is no file; but a binding file counts
+// too, whatever git says, as the shim's own test finds it first.
+func worktreeBound(ctx context.Context, repoDir string, l layout) (bool, error) {
+	if l.top == "" {
+		return false, nil // a bare repository or a git dir: nothing to bind
+	}
+	if exists(filepath.Join(l.gitDir, filepath.FromSlash(refstore.WorktreeSession))) {
+		return true, nil
+	}
+	_, err := refstore.Git(ctx, repoDir, false, nil, "symbolic-ref", "--quiet", refstore.WorktreeSession)
+	var ge *refstore.GitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &ge) && ge.ExitCode() == 1:
+		return false, nil
+	default:
+		return false, fmt.Errorf("reading this worktree's binding: %w", err)
+	}
+}
+
+// boundWorktree names a worktree of the repository that is bound to a
+// session, or returns "" when none is. One git process resolves every
+// worktree's binding by git's names for other worktrees' refs
+// (main-worktree/<ref>, worktrees/<id>/<ref>), on reftable as on files. A
+// binding whose session ref is gone resolves to nothing and counts as
+// unbound: no trailer names a session without its record. A binding file
+// counts whatever git says, as in worktreeBound.
+func boundWorktree(ctx context.Context, repoDir string, l layout) (string, error) {
 	binding := filepath.FromSlash(refstore.WorktreeSession)
-	if _, err := os.Lstat(filepath.Join(common, binding)); err == nil {
+	if exists(filepath.Join(l.common, binding)) {
 		return "the main worktree", nil
 	}
-	entries, err := os.ReadDir(filepath.Join(common, "worktrees"))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil
-		}
+	names := []string{"main-worktree/" + refstore.WorktreeSession}
+	labels := []string{"the main worktree"}
+	entries, err := os.ReadDir(filepath.Join(l.common, "worktrees"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	for _, e := range entries {
-		if _, err := os.Lstat(filepath.Join(common, "worktrees", e.Name(), binding)); err == nil {
+		if !e.IsDir() {
+			continue
+		}
+		if exists(filepath.Join(l.common, "worktrees", e.Name(), binding)) {
 			return "worktree " + e.Name(), nil
+		}
+		if strings.ContainsAny(e.Name(), "\n\r") {
+			return "worktree " + strconv.Quote(e.Name()), nil // cannot ask: count it bound
+		}
+		names = append(names, "worktrees/"+e.Name()+"/"+refstore.WorktreeSession)
+		labels = append(labels, "worktree "+e.Name())
+	}
+	out, err := refstore.Git(ctx, repoDir, false, []byte(strings.Join(names, "\n")+"\n"),
+		"cat-file", "--batch-check")
+	if err != nil {
+		return "", fmt.Errorf("reading the worktrees' bindings: %w", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(names) {
+		return "", fmt.Errorf("reading the worktrees' bindings: git cat-file --batch-check answered %d lines for %d names", len(lines), len(names))
+	}
+	for i, line := range lines {
+		if !strings.HasSuffix(line, " missing") {
+			return labels[i], nil
 		}
 	}
 	return "", nil

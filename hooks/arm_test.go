@@ -352,6 +352,9 @@ func TestConcurrentBindings(t *testing.T) {
 		e.git(dir, "worktree", "add", "-q", "--detach", wt)
 		gitDirs = append(gitDirs, strings.TrimSpace(e.git(wt, "rev-parse", "--absolute-git-dir")))
 	}
+	// Bindings name a session that exists: one whose ref is gone binds
+	// nothing (no trailer can name it).
+	e.git(dir, "update-ref", "refs/ao/sessions/s", strings.TrimSpace(e.gitIn(dir, `{"id":"s"}`, "hash-object", "-w", "--stdin")))
 	binding := func(gitDir string) string {
 		return filepath.Join(gitDir, "refs", "worktree", "ao", "session")
 	}

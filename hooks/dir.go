@@ -14,6 +14,7 @@ import (
 // repositories.
 type layout struct {
 	hooks  string // the hooks directory, absolute
+	gitDir string // this worktree's git dir
 	common string // the common git dir
 	top    string // this worktree's top; "" in a bare repository or a git dir
 }
@@ -35,7 +36,7 @@ func locateIn(ctx context.Context, repoDir string, rl refstore.Layout) (layout, 
 	if err != nil {
 		return layout{}, fmt.Errorf("finding the hooks directory: %w", err)
 	}
-	return layout{hooks: hooks, common: rl.CommonDir, top: rl.WorkTree}, nil
+	return layout{hooks: hooks, gitDir: rl.GitDir, common: rl.CommonDir, top: rl.WorkTree}, nil
 }
 
 // ownHooks reports whether the hooks directory belongs to this repository

@@ -11,7 +11,8 @@
 //     idle, missing, stale, not-executable or foreign, and what it chains
 //     to; Uninstall removes the shims and puts the user's hooks back.
 //   - Refresh arms or disarms the prepare-commit-msg shim; the CLI calls it
-//     after every command that binds or unbinds a worktree.
+//     after every command that binds or unbinds a worktree. BindGuard arms
+//     it before a binding is written, under the same lock.
 //   - Shim returns a shim's text.
 //   - Run is the hook body. The CLI supplies a Deps (the bound session, a
 //     waiting baton, pushing records) and exits 0 afterwards.
@@ -22,13 +23,13 @@
 // commit on a small machine, and most commits belong to no session. So the
 // prepare-commit-msg shim is in the hooks directory only while it is
 // "armed": while some worktree of the repository is bound to a session
-// (a file refs/worktree/ao/session in the main git dir or in one of
-// <common>/worktrees/*/), or while git config handoff.commitHook is
-// "always" (for orchestrators that name the session in GIT_HANDOFF_SESSION
-// without binding a worktree; "bound" is the default), or when the hooks
-// directory lies outside the repository, where other repositories may share
-// it. Disarmed, the user's own prepare-commit-msg, if any, is back at its
-// name, unchained, so an unbound commit runs nothing of ours.
+// (its per-worktree symbolic ref refs/worktree/ao/session resolves), or
+// while git config handoff.commitHook is "always" (for orchestrators that
+// name the session in GIT_HANDOFF_SESSION without binding a worktree;
+// "bound" is the default), or when the hooks directory lies outside the
+// repository, where other repositories may share it. Disarmed, the user's
+// own prepare-commit-msg, if any, is back at its name, unchained, so an
+// unbound commit runs nothing of ours.
 //
 // Install leaves prepare-commit-msg to that decision (Action Idle when it
 // installs none) and Check reports it as StateIdle, which is healthy. Refresh
@@ -36,12 +37,37 @@
 // (it does nothing otherwise, so `init --no-hooks` and `hooks uninstall`
 // hold), it arms exactly as Install chains, and disarms by renaming the
 // chained hook back over the shim, or removing the shim, never touching a
-// hook that is not ours. Install, Uninstall and Refresh each hold a kernel lock (flock) on
-// <common git dir>/handoff-hooks.lock while they change the directory (a killed holder blocks nobody),
-// and Refresh reads every binding under it: as callers refresh after
-// changing a binding, the last Refresh of a race sees the final bindings,
-// and a bound worktree is never left without the shim. post-checkout and
-// pre-push are not on the commit path and stay installed.
+// hook that is not ours. post-checkout and pre-push are not on the commit
+// path and stay installed.
+//
+// The hooks directory is shared by every worktree, so arming is a state of
+// the repository that bindings come and go under, and a bound worktree must
+// never commit while it is disarmed (issue 27: a commit made while bound
+// carried no trailer). Install, Uninstall and Refresh change the directory
+// under a kernel lock (flock) on <common git dir>/handoff-hooks.lock (a
+// killed holder blocks nobody), and:
+//
+//   - only a disarm removes the shim, deciding on every binding and
+//     removing it with the lock held exclusively;
+//   - a Refresh for a bound worktree runs after its binding was written and
+//     takes the lock, shared, before it returns: any disarm that read the
+//     bindings before has finished by then (and the Refresh arms if it
+//     did), and any later one sees the binding. It waits for the lock up to
+//     a minute, not the 2 s other changes wait, and when even that fails it
+//     returns ErrNotArmed and the command undoes the binding: a worktree
+//     that is bound has its shim;
+//   - a Refresh after an unbind disarms only when no binding is left, and
+//     when it cannot take the lock in time the shim simply stays;
+//   - stores the commands open write bindings through BindGuard
+//     (refstore.Store.GuardBindings), which arms first and writes the
+//     binding under the same lock: a command killed at any point leaves
+//     its worktree unbound, or bound and armed, and one that cannot arm
+//     does not bind (ErrNotArmed).
+//
+// Bindings are read through git (`git symbolic-ref`, and `git cat-file
+// --batch-check` over main-worktree/ and worktrees/<id>/ names for every
+// worktree at once), so the decision holds on reftable too; a binding
+// file counts whatever git says (refstore still writes one there).
 //
 // # Shims
 //
@@ -63,7 +89,9 @@
 //
 //   - prepare-commit-msg (while armed): GIT_HANDOFF_SESSION is set, or the
 //     per-worktree symbolic ref file <git dir>/refs/worktree/ao/session exists
-//     (per-worktree refs are never packed, so the file test is exact).
+//     (per-worktree refs are never packed, so the file test is exact), or,
+//     in a reftable repository (a reftable directory in the common dir),
+//     `git symbolic-ref -q refs/worktree/ao/session` names one.
 //     The common bound case, `git commit -m` in a worktree bound to a
 //     session whose id needs no encoding, is finished by the shim itself,
 //     without starting git-handoff: the record's answer (active? which

@@ -89,7 +89,7 @@ func Install(ctx context.Context, repoDir string, opts Options) (Report, error) 
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf(
 			"hooks directory %s is inside the work tree: the shims and any renamed hooks will show in git status", dir))
 	}
-	unlock, err := lockHooks(ctx, l.common)
+	unlock, err := lockHooks(ctx, l.common, false, lockWait)
 	if err != nil {
 		return rep, err
 	}

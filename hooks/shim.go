@@ -8,7 +8,7 @@ import (
 
 // ShimVersion changes whenever the text of any shim changes, so Check can
 // tell a current shim from a stale one left by an older git-handoff.
-const ShimVersion = 5
+const ShimVersion = 6
 
 // shimMarker starts the second line of every shim; it is how Install, Check
 // and Uninstall recognise a hook as ours whatever its version.
@@ -48,8 +48,12 @@ fi
 
 var shimBodies = map[string]string{
 	// Bound means GIT_HANDOFF_SESSION is set or the per-worktree symbolic ref
-	// file exists; per-worktree refs are never packed, so a file test is
-	// exact. A bound-but-ended session is left for git-handoff to judge.
+	// file exists; per-worktree refs are never packed, so in a files
+	// repository a file test is exact. A reftable repository (the common
+	// dir has a reftable directory) keeps no ref in a file: there the shim
+	// asks `git symbolic-ref`, one git process per commit in any worktree
+	// while the shim is armed. A bound-but-ended session is left for
+	// git-handoff to judge.
 	//
 	// The common bound commit, an agent's `git commit -m`, is finished here
 	// without starting git-handoff: one git process reads the session record
@@ -172,14 +176,24 @@ fast() {
 	esac
 }
 if [ -z "$` + SessionEnv + `" ]; then
-` + indent(gitDirLines) + `	[ -f "$d/refs/worktree/ao/session" ] || exit 0
-	if [ "$2" = message ] && read -r r <"$d/refs/worktree/ao/session"; then
-		r=${r#ref: }
-		case $r in
-		refs/ao/sessions/*[!A-Za-z0-9._@+-]* | refs/ao/sessions/) ;;
-		refs/ao/sessions/*) fast "$1" "$r" && exit 0 ;;
-		esac
+` + indent(gitDirLines) + `	r=
+	if [ -f "$d/refs/worktree/ao/session" ]; then
+		[ "$2" = message ] && read -r r <"$d/refs/worktree/ao/session"
+	else
+		# No file: unbound, unless refs are kept in a reftable, where no
+		# ref is a file and git must say.
+		c=$d
+		if [ -f "$d/commondir" ]; then
+			read -r c <"$d/commondir"
+			case $c in /*) ;; *) c=$d/$c ;; esac
+		fi
+		[ -d "$c/reftable" ] || exit 0
+		r=$(git symbolic-ref -q refs/worktree/ao/session 2>/dev/null) || exit 0
 	fi
+	case ${2-}:${r#ref: } in
+	message:refs/ao/sessions/*[!A-Za-z0-9._@+-]* | message:refs/ao/sessions/) ;;
+	message:refs/ao/sessions/*) fast "$1" "${r#ref: }" && exit 0 ;;
+	esac
 fi
 %INVOKE% </dev/null || :
 exit 0

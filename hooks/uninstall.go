@@ -21,7 +21,7 @@ func Uninstall(ctx context.Context, repoDir string) (Report, error) {
 	}
 	dir := l.hooks
 	rep := Report{Dir: dir}
-	unlock, err := lockHooks(ctx, l.common)
+	unlock, err := lockHooks(ctx, l.common, false, lockWait)
 	if err != nil {
 		return rep, err
 	}

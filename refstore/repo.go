@@ -263,14 +263,31 @@ func (s *Store) BoundSession() (string, error) {
 	return parts[0], nil
 }
 
-// Bind points this worktree's binding at a session ref. The binding is a
-// per-worktree symbolic ref no other clone or process contends for, so it is
-// written with git's lockfile protocol directly (create <ref>.lock
-// exclusively, write, rename) rather than by starting a git process.
+// BindGuard runs the write of a binding (bind) under whatever must hold
+// while a worktree becomes bound: git-handoff's hooks arm the commit hook
+// and write the binding under their lock (hooks.BindGuard), so that no
+// disarm can come between the two. An error it returns stops the binding.
+type BindGuard func(bind func() error) error
+
+// GuardBindings makes every later Bind of s go through g.
+func (s *Store) GuardBindings(g BindGuard) { s.bindGuard = g }
+
+// Bind points this worktree's binding at a session ref, through the
+// store's BindGuard if it has one. The binding is a per-worktree symbolic
+// ref no other clone or process contends for, so it is written with git's
+// lockfile protocol directly (create <ref>.lock exclusively, write, rename)
+// rather than by starting a git process.
 func (s *Store) Bind(sessionRef string) error {
 	if s.bare {
 		return nil // no worktree to bind
 	}
+	if s.bindGuard != nil {
+		return s.bindGuard(func() error { return s.writeBinding(sessionRef) })
+	}
+	return s.writeBinding(sessionRef)
+}
+
+func (s *Store) writeBinding(sessionRef string) error {
 	path := filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession))
 	// In a shared repository the directories and the file get the
 	// group's permissions, as git would give them.

@@ -95,6 +95,8 @@ type Store struct {
 	causeDone  bool     // causeNames was read (cause.go)
 	causeNames []string // remotes whose copies the causal clock reads
 	sig        signing  // the signing setup and verifications (signing.go)
+
+	bindGuard BindGuard // runs every Bind when set (GuardBindings)
 }
 
 // Options tune Open. The zero value is right for the command.

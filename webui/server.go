@@ -236,6 +236,7 @@ func (s *Server) open(ctx context.Context, repo Repo, write bool) (*refstore.Sto
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening %s: %w", repo.Name, err)
 	}
+	st.GuardBindings(hooks.BindGuard(st.Dir(), st.Layout())) // bound only with the commit hook armed
 	notices := append([]string(nil), st.Recovered()...)
 	return st, append(notices, teamsync.MergeFetched(ctx, st, write)...), nil
 }
@@ -246,7 +247,17 @@ func refreshCommitHook(ctx context.Context, dir string) []string {
 	if dir == "" {
 		return nil
 	}
-	if _, err := hooks.Refresh(ctx, dir); err != nil {
+	_, err := hooks.Refresh(ctx, dir)
+	if errors.Is(err, hooks.ErrNotArmed) {
+		// Its commits would not name the session: undo the binding.
+		if st, oerr := refstore.Open(ctx, dir, refstore.Options{}); oerr == nil {
+			if uerr := st.Unbind(ctx); uerr == nil {
+				err = fmt.Errorf("%w; the worktree was unbound, so its commits will not name the session", err)
+			}
+			st.Close()
+		}
+	}
+	if err != nil {
 		return []string{fmt.Sprintf("updating the %s hook: %v", hooks.PrepareCommitMsg, err)}
 	}
 	return nil

@@ -56,6 +56,9 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 		return nil, err
 	}
 	d.store = st
+	// A binding is written with the commit hook armed, under the hooks'
+	// lock: no commit made while bound runs without it.
+	st.GuardBindings(hooks.BindGuard(st.Dir(), st.Layout()))
 	d.openNote(st.Recovered())
 	// Teammates who only ever `git fetch` still see the team's records:
 	// merge what a fetch brought since last time (a few file stats when

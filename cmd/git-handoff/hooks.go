@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -130,12 +131,21 @@ func printHookReport(d *deps, asJSON bool, rep hooks.Report) error {
 // a worktree (hooks.Refresh; it must run after the change). dir is the
 // worktree whose binding changed: worktrees share one hooks directory, but
 // a relative core.hooksPath gives each its own. "" does nothing. A failure
-// is a warning: the command itself succeeded.
+// is a warning: the command itself succeeded. A bound worktree whose hook
+// cannot be armed is unbound again (hooks.ErrNotArmed): its commits would
+// not name the session.
 func (d *deps) refreshCommitHook(ctx context.Context, dir string) {
 	if dir == "" {
 		return
 	}
 	_, err := hooks.Refresh(ctx, dir)
+	if errors.Is(err, hooks.ErrNotArmed) {
+		st, oerr := refstore.Open(ctx, dir, refstore.Options{})
+		if oerr == nil {
+			err = unbindUnarmed(ctx, st, err)
+			st.Close()
+		}
+	}
 	d.warnCommitHook(err)
 }
 
@@ -143,7 +153,19 @@ func (d *deps) refreshCommitHook(ctx context.Context, dir string) {
 // in, whose layout st found already.
 func (d *deps) refreshStoreCommitHook(ctx context.Context, st *refstore.Store) {
 	_, err := hooks.RefreshIn(ctx, st.Dir(), st.Layout())
+	if errors.Is(err, hooks.ErrNotArmed) {
+		err = unbindUnarmed(ctx, st, err)
+	}
 	d.warnCommitHook(err)
+}
+
+// unbindUnarmed undoes st's worktree's binding after Refresh could not arm
+// the commit hook for it (err), and says so.
+func unbindUnarmed(ctx context.Context, st *refstore.Store, err error) error {
+	if uerr := st.Unbind(ctx); uerr != nil {
+		return fmt.Errorf("%w; this worktree stays bound, and its commits may not name the session: %v", err, uerr)
+	}
+	return fmt.Errorf("%w; this worktree was unbound, so its commits will not name the session (GIT_HANDOFF_SESSION names it, or start again)", err)
 }
 
 func (d *deps) warnCommitHook(err error) {
