@@ -11,8 +11,8 @@ import (
 	"github.com/git-handoff/git-handoff/session"
 )
 
-// sessionListJSON is the result of `session ls --json`, as printJSONEach
-// writes it.
+// sessionListJSON is the result of `session ls --json`, as
+// printJSONArray writes it.
 type sessionListJSON struct {
 	Sessions []sessionJSON `json:"sessions"`
 	Notices  []string      `json:"notices"`
