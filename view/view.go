@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -322,4 +323,75 @@ type Launch struct {
 func OfLaunch(p session.LaunchPlan) Launch {
 	return Launch{Session: p.Session, Harness: p.Harness, Mode: p.Mode, NativeID: p.NativeID,
 		Dir: p.Dir, Argv: NonNil(p.Argv), Env: NonNil(p.Env), Note: p.Note}
+}
+
+// Snapshot is the uncommitted work a session left (a commit under
+// refs/ao/snapshots/), as it is shown.
+type Snapshot struct {
+	Session  string    `json:"session"`
+	Ref      string    `json:"ref"`
+	Commit   string    `json:"commit"`
+	Head     string    `json:"head"` // "" on an unborn branch
+	Index    string    `json:"index"`
+	Previous string    `json:"previous,omitempty"`
+	At       time.Time `json:"at"`
+	Present  bool      `json:"present"` // this worktree holds it
+	Apply    string    `json:"apply"`   // the command that applies it here
+}
+
+// OfSnapshot shapes a snapshot; nil stays nil.
+func OfSnapshot(s *refstore.Snapshot, present bool) *Snapshot {
+	if s == nil {
+		return nil
+	}
+	return &Snapshot{Session: s.Session, Ref: s.Ref, Commit: s.Commit, Head: s.Head, Index: s.Index,
+		Previous: s.Previous, At: s.When, Present: present, Apply: handoff.ApplyCommand(s.Session)}
+}
+
+// PRGitHub says what was done on GitHub after a pull request moved.
+type PRGitHub struct {
+	Comment   string   `json:"comment"`   // created, updated (edited, or already up to date), skipped, failed
+	CommentID int64    `json:"commentId"` // 0 when none was written or found
+	Assigned  string   `json:"assigned"`  // the login assigned, else ""
+	Labeled   string   `json:"labeled"`   // the label added, else ""
+	Errors    []string `json:"errors"`
+}
+
+// OfPRGitHub shapes what was done on GitHub.
+func OfPRGitHub(g handoff.PRGitHub) PRGitHub {
+	out := PRGitHub{Comment: g.Comment, CommentID: g.CommentID, Assigned: g.Assigned, Labeled: g.Labeled, Errors: []string{}}
+	for _, e := range g.Errors {
+		out.Errors = append(out.Errors, e.Error())
+	}
+	return out
+}
+
+// Replace is the result of replacing a session: the old record, the new
+// one with its handoff package, the baton carried over, the worktree
+// bound to the new session, the pull request's comment (comment
+// "skipped" when none moved) and the old session's uncommitted work.
+type Replace struct {
+	Old            Session   `json:"old"`
+	New            Session   `json:"new"`
+	Package        string    `json:"package"`
+	CarriedHandoff *Baton    `json:"carriedHandoff"`
+	Bound          string    `json:"bound"`
+	GitHub         PRGitHub  `json:"github"`
+	Snapshot       *Snapshot `json:"snapshot,omitempty"`
+	Notices        []string  `json:"notices"`
+	// TerminalCaptured: the excerpt came from the old agent's tmux pane;
+	// Stopped: its agent was ended.
+	TerminalCaptured bool `json:"terminalCaptured,omitempty"`
+	Stopped          bool `json:"stopped,omitempty"`
+}
+
+// OfReplace shapes a replacement, with notices in place of the
+// workflow's own (a surface adds what it has to say).
+func OfReplace(res handoff.SessionReplaceResult, notices []string) Replace {
+	return Replace{
+		Old: OfSession(res.Old.Record, false), New: OfSession(res.New.Record, true),
+		Package: res.Package, CarriedHandoff: OfBaton(res.Carried), Bound: res.Bound,
+		GitHub: OfPRGitHub(res.GitHub), Snapshot: OfSnapshot(res.Snapshot.Snapshot, false), Notices: NonNil(notices),
+		TerminalCaptured: res.Captured, Stopped: res.Stopped,
+	}
 }
