@@ -73,54 +73,19 @@ func OfBaton(s *baton.Stored) *Baton {
 	if s == nil {
 		return nil
 	}
-	out := &Baton{}
-	shapeBaton(out, s, new(Deletion), new(Signature))
-	return out
-}
-
-// shapeBaton is OfBaton into out, with its deletion and signature (when
-// it has them) in del and sig: AppendStored shapes into its own variables.
-func shapeBaton(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) {
-	if shapeBatonParts(out, s, del, sig) {
-		out.Deleted, out.Signature = deletionOf(s, del), signatureOf(s, sig)
-	}
-}
-
-// shapeBatonParts is shapeBaton without out's pointers to del and sig,
-// which it fills: a caller that keeps all three on its stack writes them
-// with appendBatonParts (stored through out, escape analysis would move
-// del and sig to the heap). It reports whether s has either.
-func shapeBatonParts(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) bool {
-	*out = Baton{
+	out := &Baton{
 		ID: s.ID, Ref: s.Ref, Owner: s.Owner, Branch: s.Branch, Shared: s.Shared,
 		NextSteps: NonNil(s.NextSteps), FailedApproaches: NonNil(s.FailedApproaches), OpenQuestions: NonNil(s.OpenQuestions),
 		Harness: s.Harness, SessionID: s.SessionID, CreatedAt: s.CreatedAt, Head: s.Head,
 		Claimed: s.Claimed, ClaimedAt: s.ClaimedAt, ClaimedBySession: s.ClaimedBySession,
 	}
 	if d := s.Deleted; d != nil {
-		*del = Deletion{Reason: d.Reason, At: d.At}
+		out.Deleted = &Deletion{Reason: d.Reason, At: d.At}
 	}
 	if v := s.Signature; v != nil {
-		*sig = Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason, Fenced: s.Fenced}
+		out.Signature = &Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason, Fenced: s.Fenced}
 	}
-	return s.Deleted != nil || s.Signature != nil
-}
-
-// deletionOf is del when s is deleted (shapeBatonParts filled it), else nil.
-func deletionOf(s *baton.Stored, del *Deletion) *Deletion {
-	if s.Deleted == nil {
-		return nil
-	}
-	return del
-}
-
-// signatureOf is sig when s has a signature (shapeBatonParts filled it),
-// else nil.
-func signatureOf(s *baton.Stored, sig *Signature) *Signature {
-	if s.Signature == nil {
-		return nil
-	}
-	return sig
+	return out
 }
 
 // Objective is an objective as it is shown.
@@ -211,43 +176,33 @@ type PRPointer struct {
 // OfSession shapes a session record; withPackage keeps the handoff
 // package, which listings leave out.
 func OfSession(s session.Record, withPackage bool) Session {
-	var out Session
-	shapeSession(&out, &s, withPackage, new(Switching), new(PRPointer))
-	out.Launched = map[string]Launched{}
-	for h, l := range s.Launched {
-		out.Launched[h] = Launched{NativeID: l.NativeID, First: l.First, Last: l.Last}
-	}
-	if r := s.Runtime; r != nil {
-		out.Runtime = &Runtime{Kind: r.Kind, Socket: r.Socket, Name: r.Name, Host: r.Host}
-	}
-	return out
-}
-
-// shapeSession is OfSession into out but for Launched and Runtime, with
-// the switch and the pull request (when it has them) in g and p:
-// AppendRecordOpen shapes into its own variables.
-func shapeSession(out *Session, s *session.Record, withPackage bool, g *Switching, p *PRPointer) {
 	ref, _ := refstore.SessionRef(s.ID)
-	*out = Session{
+	out := Session{
 		ID: s.ID, Ref: ref, Owner: s.Owner, Branch: s.Branch, Worktree: s.Worktree, Host: s.Host,
 		Harness: s.Harness, Model: s.Model, Status: s.Status, ReadOnly: s.Status == session.StatusMerged,
 		Prompt: s.Prompt, Summary: s.Summary,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
 		Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, HandoffReason: s.HandoffReason, HandoffAt: s.HandoffAt,
 		HandoffContextMode: s.HandoffContextMode,
+		Launched:           map[string]Launched{},
 		ClaimedHandoff:     claimedCopy(s.ClaimedHandoff),
 	}
 	if withPackage {
 		out.HandoffPackage = s.HandoffPackage
 	}
-	if sg := s.Switching; sg != nil {
-		*g = Switching{By: sg.By, Since: sg.Since, Until: sg.Until, To: sg.To}
-		out.Switching = g
+	for h, l := range s.Launched {
+		out.Launched[h] = Launched{NativeID: l.NativeID, First: l.First, Last: l.Last}
 	}
-	if sp := s.PR; sp != nil {
-		*p = PRPointer{Repo: sp.Repo, Number: sp.Number, URL: sp.URL}
-		out.PR = p
+	if g := s.Switching; g != nil {
+		out.Switching = &Switching{By: g.By, Since: g.Since, Until: g.Until, To: g.To}
 	}
+	if p := s.PR; p != nil {
+		out.PR = &PRPointer{Repo: p.Repo, Number: p.Number, URL: p.URL}
+	}
+	if r := s.Runtime; r != nil {
+		out.Runtime = &Runtime{Kind: r.Kind, Socket: r.Socket, Name: r.Name, Host: r.Host}
+	}
+	return out
 }
 
 // claimedCopy shapes the copy of a claimed baton a session record keeps
