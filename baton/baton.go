@@ -6,6 +6,7 @@ package baton
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,6 +48,10 @@ type Deletion struct {
 	Reason string    `json:"reason"` // "cancelled" or "dismissed"
 	At     time.Time `json:"at"`
 }
+
+// Marshal returns the record as it is stored (a session keeps the baton it
+// claimed in this form).
+func Marshal(b *Baton) ([]byte, error) { return json.Marshal(b) }
 
 // Live reports whether the baton is still waiting to be claimed.
 func (b *Baton) Live() bool { return !b.Claimed && b.Deleted == nil }

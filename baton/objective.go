@@ -36,15 +36,8 @@ func NewObjective(owner, branch, text, session string, now time.Time) Objective 
 // decodes with it too.
 func DecodeObjective(e refstore.Entry) (Objective, error) {
 	var o Objective
-	// In one pass when the record is within the cap, a blob, and one
-	// git-handoff writes with our schema: what refstore.Decode accepts.
-	fast := e.Size <= refstore.MaxRecord && len(e.Data) <= refstore.MaxRecord && (e.Type == "" || e.Type == "blob") &&
-		UnmarshalObjectiveFast(e.Data, &o) && o.Schema == ObjectiveSchema
-	if !fast {
-		o = Objective{}
-		if err := refstore.Decode(e, ObjectiveSchema, &o); err != nil {
-			return Objective{}, err
-		}
+	if err := refstore.Decode(e, ObjectiveSchema, &o); err != nil {
+		return Objective{}, err
 	}
 	if want, err := refstore.ObjectiveRef(o.Owner, o.Branch); err != nil || want != e.Ref {
 		return Objective{}, fmt.Errorf("%w: %s holds the objective of owner %q on branch %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, o.Owner, o.Branch)

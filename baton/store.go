@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -88,107 +85,25 @@ func NotLive(b Baton, where string) error {
 
 // Decode reads one entry as a baton, refusing a record that belongs at
 // another ref than e.Ref. It is the one decoder of batons: sync uses it too.
-func Decode(e refstore.Entry) (Stored, error) { return decode(e, nil) }
-
-// decode is Decode, with the strings of a record without escapes sharing
-// e.Data's memory when br is not nil (a borrowing jsonrec.Reader, kept
-// for the next record).
-func decode(e refstore.Entry, br *jsonrec.Reader) (Stored, error) {
-	var b Baton
-	if !decodeFast(e, &b, br) {
-		// Its own variable: given to encoding/json, b itself would be
-		// moved to the heap for every record, the fast ones too.
-		slow := new(Baton)
-		if err := refstore.Decode(e, Schema, slow); err != nil {
-			return Stored{}, err
-		}
-		b = *slow
+func Decode(e refstore.Entry) (Stored, error) {
+	b, err := DecodeVersion(e)
+	if err != nil {
+		return Stored{}, err
 	}
 	b.normalize()
 	// A record is trusted only at its own place: a teammate's record that
 	// claims another owner or branch than its ref says is skipped.
-	if !atRef(e.Ref, &b) {
+	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != e.Ref {
 		return Stored{}, fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, b.Owner, b.Branch, b.Shared)
 	}
 	return Stored{Baton: b, Ref: e.Ref, OID: e.OID, Sealed: refstore.Signed(e.Data)}, nil
 }
 
-// atRef reports whether ref is b's own, refstore.HandoffRef of its owner
-// and branch. Names made of bytes EncodeComponent keeps as they are (most
-// owners and branches) are compared in place; only others build the ref.
-func atRef(ref string, b *Baton) bool {
-	prefix := refstore.PrivatePrefix
-	if b.Shared {
-		prefix = refstore.SharedPrefix
-	}
-	if plainComponent(b.Owner) && plainComponent(b.Branch) {
-		rest, ok := strings.CutPrefix(ref, prefix)
-		return ok && len(rest) == len(b.Owner)+1+len(b.Branch) && rest[:len(b.Owner)] == b.Owner &&
-			rest[len(b.Owner)] == '/' && rest[len(b.Owner)+1:] == b.Branch
-	}
-	want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
-	return err == nil && want == ref
-}
-
-// plainComponent reports whether refstore.EncodeComponent would give s
-// back unchanged: letters, digits, '-', '_', '+', '@' (never followed by
-// '{', which is not among them) and dots that neither start nor end it,
-// follow another dot or begin ".lock" at its end; not empty and not long.
-// A name it refuses is merely not plain (FuzzAtRef checks the claim).
-func plainComponent(s string) bool {
-	if s == "" || len(s) > 200 || s[0] == '.' || s[len(s)-1] == '.' || strings.HasSuffix(s, ".lock") {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '+', c == '@':
-		case c == '.':
-			if s[i-1] == '.' {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// decodeFast decodes a well-formed baton record in one pass. It accepts
-// exactly what refstore.Decode would (a blob within the cap, one JSON
-// object whose schema is ours); anything else is left to refstore.Decode,
-// which parses twice but says what is wrong. UnmarshalFast reads the
-// records git-handoff writes without reflection; what it declines (a
-// null, say) json.Unmarshal reads in one pass still.
-func decodeFast(e refstore.Entry, b *Baton, br *jsonrec.Reader) bool {
-	if e.Size > refstore.MaxRecord || len(e.Data) > refstore.MaxRecord || (e.Type != "" && e.Type != "blob") {
-		return false
-	}
-	fast := false
-	if br != nil {
-		br.Reset(e.Data)
-		readBaton(br, b)
-		fast = br.End()
-	} else {
-		fast = UnmarshalFast(e.Data, b)
-	}
-	if fast && b.Schema == Schema {
-		return true
-	}
-	slow := new(Baton) // not b: see Decode
-	ok := json.Unmarshal(e.Data, slow) == nil && slow.Schema == Schema
-	*b = *slow
-	return ok
-}
-
 // DecodeVersion reads a blob as a baton record as refstore.Decode does
 // (no ref to check it against: a version out of a reflog or a swap's old
-// side), in one pass when the record is one git-handoff writes.
+// side).
 func DecodeVersion(e refstore.Entry) (Baton, error) {
 	var b Baton
-	if decodeFast(e, &b, nil) {
-		return b, nil
-	}
-	b = Baton{}
 	if err := refstore.Decode(e, Schema, &b); err != nil {
 		return Baton{}, err
 	}
@@ -347,19 +262,6 @@ func List(ctx context.Context, st *refstore.Store, f Filter) ([]Stored, []Warnin
 // reduces each selected baton as it is read (to its output, say), and only
 // what it returns is kept, with the order's key, for the sort.
 func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
-	return listEach(ctx, st, f, conv, false)
-}
-
-// ListEachBorrowed is ListEach for a conv that keeps nothing of its
-// baton's text (it writes it out, say): the baton's strings share the
-// memory of the record read where they can (jsonrec.Reader.Borrow), valid
-// only until conv returns. What a hundred thousand batons would allocate
-// for strings only to drop them is never allocated.
-func ListEachBorrowed[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
-	return listEach(ctx, st, f, conv, true)
-}
-
-func listEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T, borrow bool) ([]T, []Warning, error) {
 	// What Newer orders by, kept small and free of pointers (the id is
 	// kept in ids, one buffer for all): a hundred thousand of these stay
 	// until the sort, and a collection meanwhile need not look at them.
@@ -381,17 +283,12 @@ func listEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 		w Warning
 	}
 	var warned []placed
-	var br *jsonrec.Reader
-	if borrow {
-		br = new(jsonrec.Reader)
-		br.Borrow()
-	}
 	// One baton is handed to conv at a time: conv keeps what it needs,
 	// so the same variable serves every baton instead of one allocated
 	// for each.
 	var cur Stored
 	err := st.EachStreamedUnordered(ctx, refstore.HandoffsPrefix, func(n int, e refstore.Entry) error {
-		s, err := decode(e, br)
+		s, err := Decode(e)
 		if err != nil {
 			warned = append(warned, placed{n, Warning{Ref: e.Ref, Err: err}})
 			return nil

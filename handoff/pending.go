@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/internal/jsonrec"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -52,32 +51,13 @@ type pendingClaim struct {
 	taker string // the session delivering it in place of Session, from the name
 }
 
-// marshal is json.Marshal(p), written by hand: a start that claims
-// writes a note, and encoding/json would build its reflection caches for
-// the type to write it (FuzzPendingMarshal holds it to Marshal).
+// marshal is the note's JSON.
 func (p *pendingClaim) marshal() []byte {
-	dst := make([]byte, 0, 256)
-	dst = append(dst, `{"schema":`...)
-	dst = jsonrec.AppendHTMLString(dst, p.Schema)
-	dst = append(dst, `,"baton":`...)
-	dst = jsonrec.AppendHTMLString(dst, p.Baton)
-	dst = append(dst, `,"ref":`...)
-	dst = jsonrec.AppendHTMLString(dst, p.Ref)
-	dst = append(dst, `,"old":`...)
-	dst = jsonrec.AppendHTMLString(dst, p.Old)
-	dst = append(dst, `,"claimed":`...)
-	dst = jsonrec.AppendHTMLString(dst, p.Claimed)
-	dst = append(dst, `,"session":`...)
-	dst = jsonrec.AppendHTMLString(dst, p.Session)
-	dst = append(dst, `,"host":`...)
-	dst = jsonrec.AppendHTMLString(dst, p.Host)
-	dst = append(dst, `,"pid":`...)
-	dst = jsonrec.AppendInt(dst, p.PID)
-	if p.Held != "" {
-		dst = append(dst, `,"held":`...)
-		dst = jsonrec.AppendHTMLString(dst, p.Held)
+	data, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // strings and an int always encode
 	}
-	return append(dst, '}')
+	return data
 }
 
 func pendingDir(st *refstore.Store) string {

@@ -272,9 +272,9 @@ type SessionItem[T any] struct {
 // out (conv turns a record, its Status the one to show, into what the
 // surface keeps): the records are read one at a time and only what conv
 // returns is kept, with the lineage nodes, so a hundred thousand records
-// are never held whole, nor copied. The record conv is handed may be
-// borrowed (session.Borrower): conv copies what it keeps of it
-// (Record.Clone). Sessions whose agent runs in a runtime git-handoff
+// are never held whole. conv is handed the same variable for every
+// record: it copies what it keeps of it that it does not own (a pointer
+// to it). Sessions whose agent runs in a runtime git-handoff
 // started are kept whole until tmux has been asked about them (their
 // status may change). In ref order, as SessionList.
 func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts SessionListOptions, conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
@@ -289,14 +289,14 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 		nodes = session.NodeSet{LinksOnly: true} // for Summary and Problems
 		warns []session.Warning
 	)
-	err := session.EachBorrowed(ctx, st, func(s *session.Stored) {
+	err := session.Each(ctx, st, func(s *session.Stored) {
 		id := nodes.Add(&s.Record)
 		if !opts.All && s.Status != session.StatusActive {
 			return
 		}
 		if s.Runtime != nil {
-			// s is borrowed, and reused for the next record: this
-			// one is copied.
+			// s is reused for the next record: this one is
+			// copied.
 			rec := s.Record.Clone()
 			live = append(live, rec)
 			out.add(kept{id: id, live: &rec})

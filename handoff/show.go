@@ -68,18 +68,6 @@ func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult
 // hundred thousand batons are not held whole. The results are newest
 // first; the notices are List's.
 func ListEach[T any](ctx context.Context, st *refstore.Store, opts ListOptions, conv func(*baton.Stored) T) ([]T, []string, error) {
-	return listEach(ctx, st, opts, conv, baton.ListEach[T])
-}
-
-// ListEachBorrowed is ListEach for a conv that copies what it keeps of
-// its baton's text: the baton is borrowed (baton.ListEachBorrowed), its
-// strings valid only until conv returns.
-func ListEachBorrowed[T any](ctx context.Context, st *refstore.Store, opts ListOptions, conv func(*baton.Stored) T) ([]T, []string, error) {
-	return listEach(ctx, st, opts, conv, baton.ListEachBorrowed[T])
-}
-
-func listEach[T any](ctx context.Context, st *refstore.Store, opts ListOptions, conv func(*baton.Stored) T,
-	lister func(context.Context, *refstore.Store, baton.Filter, func(*baton.Stored) T) ([]T, []baton.Warning, error)) ([]T, []string, error) {
 	f := baton.Filter{All: opts.All}
 	// The owner is needed with All too: it decides whose notes are
 	// fenced as someone else's.
@@ -90,7 +78,7 @@ func listEach[T any](ctx context.Context, st *refstore.Store, opts ListOptions, 
 	if !f.All {
 		f.Owner = who.Owner
 	}
-	list, warns, err := lister(ctx, st, f, func(s *baton.Stored) T {
+	list, warns, err := baton.ListEach(ctx, st, f, func(s *baton.Stored) T {
 		// Waiting batons only: a claimed one is delivered to nobody
 		// again, and checking it means reading the version before its
 		// claim, for every claimed baton a long history holds.

@@ -200,8 +200,11 @@ func TestSchemasPortable(t *testing.T) {
 	t.Logf("%d tools, schemas and descriptions %d bytes of JSON", len(res.Tools), total)
 	fmt.Printf("mcp tools/list: %d tools, %d bytes\n", len(res.Tools), total)
 	// Every client pays for this in every conversation: keep it small.
-	if total > 7500 {
-		t.Errorf("tools/list is %d bytes; keep the tools and their schemas under 7500", total)
+	// (The batons of session_end, handoff_show and handoff_list are
+	// view.Baton, the shape every surface shows, which is about 450
+	// bytes of schema more than the tools' own reduced shape was.)
+	if total > 9000 {
+		t.Errorf("tools/list is %d bytes; keep the tools and their schemas under 9000", total)
 	}
 }
 
@@ -256,7 +259,7 @@ func TestToolsRoundTrip(t *testing.T) {
 	id := e.Baton.ID
 
 	l := ok[listOut](t, cs, "handoff_list", nil)
-	if len(l.Batons) != 1 || l.Batons[0].ID != id || l.Batons[0].ClaimedBy != "" {
+	if len(l.Batons) != 1 || l.Batons[0].ID != id || l.Batons[0].ClaimedBySession != "" {
 		t.Errorf("handoff_list = %+v, want the one waiting baton", l)
 	}
 	s := ok[showOut](t, cs, "handoff_show", nil)
@@ -264,8 +267,8 @@ func TestToolsRoundTrip(t *testing.T) {
 		t.Errorf("handoff_show = %+v", s)
 	}
 	// Unsigned, and the reader's own where nobody signs: said, not fenced.
-	if s.Baton.Signature != "unverified" || s.Baton.Caution != "" {
-		t.Errorf("handoff_show signature %q, caution %q", s.Baton.Signature, s.Baton.Caution)
+	if s.Baton.Signature == nil || s.Baton.Signature.State != "unverified" || s.Baton.Signature.Fenced || s.Caution != "" {
+		t.Errorf("handoff_show signature %+v, caution %q", s.Baton.Signature, s.Caution)
 	}
 
 	// bootstrap shows the brief and claims nothing.
@@ -288,14 +291,14 @@ func TestToolsRoundTrip(t *testing.T) {
 		t.Errorf("session_start bound the worktree but the commit hook was not armed: %v", err)
 	}
 	contains(t, "handoff_show after the claim", failed(t, cs, "handoff_show", nil), "no baton is waiting")
-	if all := ok[listOut](t, cs, "handoff_list", map[string]any{"all": true}); len(all.Batons) != 1 || all.Batons[0].ClaimedBy != "s-one" {
+	if all := ok[listOut](t, cs, "handoff_list", map[string]any{"all": true}); len(all.Batons) != 1 || all.Batons[0].ClaimedBySession != "s-one" {
 		t.Errorf("handoff_list all = %+v, want the claimed baton", all)
 	}
 
 	// The worktree's session ends; the next baton names it.
 	e2 := ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"review the parser"}})
-	if e2.Baton.Session != "s-one" {
-		t.Errorf("session_end acted for %q, want the bound session s-one", e2.Baton.Session)
+	if e2.Baton.SessionID != "s-one" {
+		t.Errorf("session_end acted for %q, want the bound session s-one", e2.Baton.SessionID)
 	}
 	if _, err := os.Stat(commitHook); !os.IsNotExist(err) {
 		t.Errorf("session_end unbound the worktree but the commit hook is still armed (stat: %v)", err)
@@ -381,7 +384,7 @@ func TestClaimRace(t *testing.T) {
 	results, errs := startAll(clients)
 	winner := checkOneWinner(t, e.Baton.ID, results, errs)
 	l := ok[listOut](t, clients[0], "handoff_list", map[string]any{"all": true})
-	if len(l.Batons) != 1 || l.Batons[0].ClaimedBy != winner {
+	if len(l.Batons) != 1 || l.Batons[0].ClaimedBySession != winner {
 		t.Errorf("the baton is claimed by %+v, want %s", l.Batons, winner)
 	}
 }
@@ -479,7 +482,7 @@ func TestToolsFenceOthersNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := ok[showOut](t, cs, "handoff_show", nil)
-	if s.Baton.Owner != "mallory" || s.Baton.Signature != "unverified" || !strings.Contains(s.Baton.Caution, "not verifiably from mallory") {
+	if s.Baton.Owner != "mallory" || s.Baton.Signature == nil || s.Baton.Signature.State != "unverified" || !s.Baton.Signature.Fenced || !strings.Contains(s.Caution, "not verifiably from mallory") {
 		t.Errorf("handoff_show = %+v", s.Baton)
 	}
 }

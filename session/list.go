@@ -31,22 +31,14 @@ func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) 
 //
 // fn is handed the same variable each time: it keeps what it needs.
 func Each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
-	return each(ctx, st, nil, fn, warns)
+	return each(ctx, st, fn, warns)
 }
 
-// EachBorrowed is Each for a listing that writes each record out as it
-// is read: fn's record is a Borrower's, valid only until fn returns, and
-// fn copies what it keeps (Record.Clone, NodeSet.Add).
-func EachBorrowed(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
-	return each(ctx, st, new(Borrower), fn, warns)
-}
-
-// each streams the session records to fn, decoded into one variable
-// (borrowing with b when it is not nil).
-func each(ctx context.Context, st *refstore.Store, b *Borrower, fn func(*Stored), warns *[]Warning) error {
+// each streams the session records to fn, decoded into one variable.
+func each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
 	var cur Stored
 	err := st.EachStreamed(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
-		if err := decodeInto(e, b, &cur); err != nil {
+		if err := decodeInto(e, &cur); err != nil {
 			*warns = append(*warns, Warning{Ref: e.Ref, Err: err})
 			return nil
 		}
@@ -103,7 +95,7 @@ const (
 )
 
 // Add adds s's node and returns its id. It keeps none of s's memory (s
-// may be borrowed, see Borrower): what the node holds is copied, the few
+// may be reused for the next record): what the node holds is copied, the few
 // words that repeat (status, harness, reason) once each.
 func (ns *NodeSet) Add(s *Record) string {
 	n := lineage.Node{ID: ns.copy(s.ID), Supersedes: ns.copy(s.Supersedes), ReplacedBy: ns.copy(s.ReplacedBy)}

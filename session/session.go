@@ -105,8 +105,7 @@ type Stored struct {
 	OID string `json:"-"`
 }
 
-// Clone returns a copy of s that shares no memory with it: a record a
-// Borrower decoded, made safe to keep.
+// Clone returns a copy of s that shares no memory with it.
 func (s *Record) Clone() Record {
 	c := *s
 	for _, p := range []*string{&c.Schema, &c.ID, &c.Owner, &c.Branch, &c.Worktree, &c.Host, &c.Harness, &c.Model,
@@ -170,29 +169,19 @@ func Read(ctx context.Context, st *refstore.Store, id string) (Stored, error) {
 // Decode reads one entry as a session record, refusing a record
 // that belongs at another ref than e.Ref. Sync decodes with it too.
 func Decode(e refstore.Entry) (Stored, error) {
-	return decode(e, nil)
-}
-
-func decode(e refstore.Entry, b *Borrower) (Stored, error) {
 	var s Stored
-	if err := decodeInto(e, b, &s); err != nil {
+	if err := decodeInto(e, &s); err != nil {
 		return Stored{}, err
 	}
 	return s, nil
 }
 
-// decodeInto is decode into out, which a listing reuses for every record:
-// a record decoded into a variable of its own was one allocation of the
-// whole record per record (its address reaches encoding/json). On an
-// error out is left unspecified.
-func decodeInto(e refstore.Entry, b *Borrower, out *Stored) error {
+// decodeInto is Decode into out, which a listing reuses for every
+// record. On an error out is left unspecified.
+func decodeInto(e refstore.Entry, out *Stored) error {
 	out.Record = Record{}
-	if !decodeFast(e, &out.Record, b) {
-		var s Record // only here does a record's address reach encoding/json
-		if err := refstore.Decode(e, Schema, &s); err != nil {
-			return err
-		}
-		out.Record = s
+	if err := refstore.Decode(e, Schema, &out.Record); err != nil {
+		return err
 	}
 	if !namesRef(out.ID, e.Ref) {
 		return fmt.Errorf("%w: %s holds session %q, which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, out.ID)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -72,54 +73,19 @@ func OfBaton(s *baton.Stored) *Baton {
 	if s == nil {
 		return nil
 	}
-	out := &Baton{}
-	shapeBaton(out, s, new(Deletion), new(Signature))
-	return out
-}
-
-// shapeBaton is OfBaton into out, with its deletion and signature (when
-// it has them) in del and sig: AppendStored shapes into its own variables.
-func shapeBaton(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) {
-	if shapeBatonParts(out, s, del, sig) {
-		out.Deleted, out.Signature = deletionOf(s, del), signatureOf(s, sig)
-	}
-}
-
-// shapeBatonParts is shapeBaton without out's pointers to del and sig,
-// which it fills: a caller that keeps all three on its stack writes them
-// with appendBatonParts (stored through out, escape analysis would move
-// del and sig to the heap). It reports whether s has either.
-func shapeBatonParts(out *Baton, s *baton.Stored, del *Deletion, sig *Signature) bool {
-	*out = Baton{
+	out := &Baton{
 		ID: s.ID, Ref: s.Ref, Owner: s.Owner, Branch: s.Branch, Shared: s.Shared,
 		NextSteps: NonNil(s.NextSteps), FailedApproaches: NonNil(s.FailedApproaches), OpenQuestions: NonNil(s.OpenQuestions),
 		Harness: s.Harness, SessionID: s.SessionID, CreatedAt: s.CreatedAt, Head: s.Head,
 		Claimed: s.Claimed, ClaimedAt: s.ClaimedAt, ClaimedBySession: s.ClaimedBySession,
 	}
 	if d := s.Deleted; d != nil {
-		*del = Deletion{Reason: d.Reason, At: d.At}
+		out.Deleted = &Deletion{Reason: d.Reason, At: d.At}
 	}
 	if v := s.Signature; v != nil {
-		*sig = Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason, Fenced: s.Fenced}
+		out.Signature = &Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason, Fenced: s.Fenced}
 	}
-	return s.Deleted != nil || s.Signature != nil
-}
-
-// deletionOf is del when s is deleted (shapeBatonParts filled it), else nil.
-func deletionOf(s *baton.Stored, del *Deletion) *Deletion {
-	if s.Deleted == nil {
-		return nil
-	}
-	return del
-}
-
-// signatureOf is sig when s has a signature (shapeBatonParts filled it),
-// else nil.
-func signatureOf(s *baton.Stored, sig *Signature) *Signature {
-	if s.Signature == nil {
-		return nil
-	}
-	return sig
+	return out
 }
 
 // Objective is an objective as it is shown.
@@ -210,43 +176,33 @@ type PRPointer struct {
 // OfSession shapes a session record; withPackage keeps the handoff
 // package, which listings leave out.
 func OfSession(s session.Record, withPackage bool) Session {
-	var out Session
-	shapeSession(&out, &s, withPackage, new(Switching), new(PRPointer))
-	out.Launched = map[string]Launched{}
-	for h, l := range s.Launched {
-		out.Launched[h] = Launched{NativeID: l.NativeID, First: l.First, Last: l.Last}
-	}
-	if r := s.Runtime; r != nil {
-		out.Runtime = &Runtime{Kind: r.Kind, Socket: r.Socket, Name: r.Name, Host: r.Host}
-	}
-	return out
-}
-
-// shapeSession is OfSession into out but for Launched and Runtime, with
-// the switch and the pull request (when it has them) in g and p:
-// AppendRecordOpen shapes into its own variables.
-func shapeSession(out *Session, s *session.Record, withPackage bool, g *Switching, p *PRPointer) {
 	ref, _ := refstore.SessionRef(s.ID)
-	*out = Session{
+	out := Session{
 		ID: s.ID, Ref: ref, Owner: s.Owner, Branch: s.Branch, Worktree: s.Worktree, Host: s.Host,
 		Harness: s.Harness, Model: s.Model, Status: s.Status, ReadOnly: s.Status == session.StatusMerged,
 		Prompt: s.Prompt, Summary: s.Summary,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
 		Supersedes: s.Supersedes, ReplacedBy: s.ReplacedBy, HandoffReason: s.HandoffReason, HandoffAt: s.HandoffAt,
 		HandoffContextMode: s.HandoffContextMode,
+		Launched:           map[string]Launched{},
 		ClaimedHandoff:     claimedCopy(s.ClaimedHandoff),
 	}
 	if withPackage {
 		out.HandoffPackage = s.HandoffPackage
 	}
-	if sg := s.Switching; sg != nil {
-		*g = Switching{By: sg.By, Since: sg.Since, Until: sg.Until, To: sg.To}
-		out.Switching = g
+	for h, l := range s.Launched {
+		out.Launched[h] = Launched{NativeID: l.NativeID, First: l.First, Last: l.Last}
 	}
-	if sp := s.PR; sp != nil {
-		*p = PRPointer{Repo: sp.Repo, Number: sp.Number, URL: sp.URL}
-		out.PR = p
+	if g := s.Switching; g != nil {
+		out.Switching = &Switching{By: g.By, Since: g.Since, Until: g.Until, To: g.To}
 	}
+	if p := s.PR; p != nil {
+		out.PR = &PRPointer{Repo: p.Repo, Number: p.Number, URL: p.URL}
+	}
+	if r := s.Runtime; r != nil {
+		out.Runtime = &Runtime{Kind: r.Kind, Socket: r.Socket, Name: r.Name, Host: r.Host}
+	}
+	return out
 }
 
 // claimedCopy shapes the copy of a claimed baton a session record keeps
@@ -322,4 +278,75 @@ type Launch struct {
 func OfLaunch(p session.LaunchPlan) Launch {
 	return Launch{Session: p.Session, Harness: p.Harness, Mode: p.Mode, NativeID: p.NativeID,
 		Dir: p.Dir, Argv: NonNil(p.Argv), Env: NonNil(p.Env), Note: p.Note}
+}
+
+// Snapshot is the uncommitted work a session left (a commit under
+// refs/ao/snapshots/), as it is shown.
+type Snapshot struct {
+	Session  string    `json:"session"`
+	Ref      string    `json:"ref"`
+	Commit   string    `json:"commit"`
+	Head     string    `json:"head"` // "" on an unborn branch
+	Index    string    `json:"index"`
+	Previous string    `json:"previous,omitempty"`
+	At       time.Time `json:"at"`
+	Present  bool      `json:"present"` // this worktree holds it
+	Apply    string    `json:"apply"`   // the command that applies it here
+}
+
+// OfSnapshot shapes a snapshot; nil stays nil.
+func OfSnapshot(s *refstore.Snapshot, present bool) *Snapshot {
+	if s == nil {
+		return nil
+	}
+	return &Snapshot{Session: s.Session, Ref: s.Ref, Commit: s.Commit, Head: s.Head, Index: s.Index,
+		Previous: s.Previous, At: s.When, Present: present, Apply: handoff.ApplyCommand(s.Session)}
+}
+
+// PRGitHub says what was done on GitHub after a pull request moved.
+type PRGitHub struct {
+	Comment   string   `json:"comment"`   // created, updated (edited, or already up to date), skipped, failed
+	CommentID int64    `json:"commentId"` // 0 when none was written or found
+	Assigned  string   `json:"assigned"`  // the login assigned, else ""
+	Labeled   string   `json:"labeled"`   // the label added, else ""
+	Errors    []string `json:"errors"`
+}
+
+// OfPRGitHub shapes what was done on GitHub.
+func OfPRGitHub(g handoff.PRGitHub) PRGitHub {
+	out := PRGitHub{Comment: g.Comment, CommentID: g.CommentID, Assigned: g.Assigned, Labeled: g.Labeled, Errors: []string{}}
+	for _, e := range g.Errors {
+		out.Errors = append(out.Errors, e.Error())
+	}
+	return out
+}
+
+// Replace is the result of replacing a session: the old record, the new
+// one with its handoff package, the baton carried over, the worktree
+// bound to the new session, the pull request's comment (comment
+// "skipped" when none moved) and the old session's uncommitted work.
+type Replace struct {
+	Old            Session   `json:"old"`
+	New            Session   `json:"new"`
+	Package        string    `json:"package"`
+	CarriedHandoff *Baton    `json:"carriedHandoff"`
+	Bound          string    `json:"bound"`
+	GitHub         PRGitHub  `json:"github"`
+	Snapshot       *Snapshot `json:"snapshot,omitempty"`
+	Notices        []string  `json:"notices"`
+	// TerminalCaptured: the excerpt came from the old agent's tmux pane;
+	// Stopped: its agent was ended.
+	TerminalCaptured bool `json:"terminalCaptured,omitempty"`
+	Stopped          bool `json:"stopped,omitempty"`
+}
+
+// OfReplace shapes a replacement, with notices in place of the
+// workflow's own (a surface adds what it has to say).
+func OfReplace(res handoff.SessionReplaceResult, notices []string) Replace {
+	return Replace{
+		Old: OfSession(res.Old.Record, false), New: OfSession(res.New.Record, true),
+		Package: res.Package, CarriedHandoff: OfBaton(res.Carried), Bound: res.Bound,
+		GitHub: OfPRGitHub(res.GitHub), Snapshot: OfSnapshot(res.Snapshot.Snapshot, false), Notices: NonNil(notices),
+		TerminalCaptured: res.Captured, Stopped: res.Stopped,
+	}
 }

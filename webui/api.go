@@ -382,11 +382,7 @@ func (s *Server) replaceSession(c *call) error {
 	}
 	notices := append(c.notices, res.Notices...)
 	notices = append(notices, refreshCommitHook(ctx, res.Bound)...)
-	out := replaceJSON{Old: toSessionJSON(res.Old.Record, false), New: toSessionJSON(res.New.Record, true),
-		Package: res.Package, Bound: res.Bound, Notices: view.NonNil(notices)}
-	if res.Carried != nil {
-		out.CarriedHandoff = toHandoffJSON(res.Carried)
-	}
+	out := view.OfReplace(res, notices)
 	writeJSON(c.w, http.StatusOK, out)
 	return nil
 }

@@ -282,6 +282,10 @@ func TestReplace(t *testing.T) {
 	if out["new"].(map[string]any)["id"] != "s8" || out["old"].(map[string]any)["status"] != "replaced" {
 		t.Fatalf("replace = %v", out)
 	}
+	// The CLI's shape (view.Replace): what was done on GitHub too.
+	if gh, ok := out["github"].(map[string]any); !ok || gh["comment"] != "skipped" {
+		t.Fatalf("replace github = %v", out["github"])
+	}
 	if s := f.session(t, "s5"); s.ReplacedBy != "s8" {
 		t.Fatalf("s5 after the replacement: %+v", s)
 	}

@@ -99,15 +99,6 @@ func toRelaunchJSON(res session.RelaunchResult, notices []string) relaunchJSON {
 	return out
 }
 
-type replaceJSON struct {
-	Old            sessionJSON  `json:"old"`
-	New            sessionJSON  `json:"new"`
-	Package        string       `json:"package"`
-	CarriedHandoff *handoffJSON `json:"carriedHandoff"`
-	Bound          string       `json:"bound"`
-	Notices        []string     `json:"notices"`
-}
-
 type prRecordJSON = view.PRRecord
 
 func toPRRecordJSON(s prown.Stored) prRecordJSON { return view.OfPRRecord(s) }

@@ -67,13 +67,7 @@ type prClaimJSON struct {
 }
 
 // prGitHubJSON says what was done on GitHub after the swap.
-type prGitHubJSON struct {
-	Comment   string   `json:"comment"`   // created, updated (edited, or already up to date), skipped, failed
-	CommentID int64    `json:"commentId"` // 0 when none was written or found
-	Assigned  string   `json:"assigned"`  // the login assigned (--assign), else ""
-	Labeled   string   `json:"labeled"`   // the label added (--label), else ""
-	Errors    []string `json:"errors"`
-}
+type prGitHubJSON = view.PRGitHub
 
 func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 	ctx := c.Context
@@ -153,13 +147,7 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 		res.Record.OwnerSession, res.Number, res.Number, ghErrs[0])
 }
 
-func toPRGitHubJSON(g handoff.PRGitHub) prGitHubJSON {
-	out := prGitHubJSON{Comment: g.Comment, CommentID: g.CommentID, Assigned: g.Assigned, Labeled: g.Labeled, Errors: []string{}}
-	for _, e := range g.Errors {
-		out.Errors = append(out.Errors, e.Error())
-	}
-	return out
-}
+func toPRGitHubJSON(g handoff.PRGitHub) prGitHubJSON { return view.OfPRGitHub(g) }
 
 func orUnknown(s string) string {
 	if s == "" {

@@ -2,20 +2,17 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 	"strings"
-	"unsafe"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
-	"github.com/git-handoff/git-handoff/view"
 )
 
-// sessionListJSON is the result of `session ls --json`, as printJSONEach
-// writes it.
+// sessionListJSON is the result of `session ls --json`, as
+// printJSONArray writes it.
 type sessionListJSON struct {
 	Sessions []sessionJSON `json:"sessions"`
 	Notices  []string      `json:"notices"`
@@ -49,26 +46,19 @@ func sessionLsCommand(d *deps) *cli.Command {
 }
 
 // sessionRow is what the table shows of a session but its lineage and
-// what tmux said of it, in memory of its own.
+// what tmux said of it.
 type sessionRow struct{ harness, branch, status, updated string }
 
 // sessionLsText prints the table of sessions, each kept as the text of
 // its row, not as its record, until the lineage of every one is known.
 func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all bool) error {
-	// What is kept is the lineage nodes and the rows: collected as
-	// records are read, they were scanned over and over (see
-	// sessionLsJSON).
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	var text textBlocks
-	var tbuf []byte
 	items, notices, err := handoff.SessionListEach(c.Context, st, handoff.SessionListOptions{All: all}, func(r *session.Record) sessionRow {
 		status := r.Status
 		if r.Switching != nil {
 			status += " (switching to " + r.Switching.To + ")"
 		}
-		tbuf = r.UpdatedAt.UTC().AppendFormat(tbuf[:0], "2006-01-02 15:04")
-		return sessionRow{harness: text.copy(orDash(r.Harness)), branch: text.copy(orDash(r.Branch)),
-			status: text.copy(status), updated: text.copy(unsafe.String(unsafe.SliceData(tbuf), len(tbuf)))}
+		return sessionRow{harness: orDash(r.Harness), branch: orDash(r.Branch), status: status,
+			updated: r.UpdatedAt.UTC().Format("2006-01-02 15:04")}
 	})
 	if err != nil {
 		return err
@@ -95,93 +85,22 @@ func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all bool) error 
 	})
 }
 
-// textBlocks holds copies of many short strings in shared blocks: one
-// allocation per block, which the collector need not scan, instead of
-// one per string. A block is only ever appended to, so the bytes a
-// string was given never change.
-type textBlocks struct{ b []byte }
-
-func (t *textBlocks) copy(s string) string {
-	if s == "" {
-		return ""
-	}
-	if len(s) > 4<<10 {
-		return strings.Clone(s)
-	}
-	if cap(t.b)-len(t.b) < len(s) {
-		t.b = make([]byte, 0, 64<<10)
-	}
-	off := len(t.b)
-	t.b = append(t.b, s...)
-	return unsafe.String(&t.b[off], len(s))
-}
-
-// sessionLsJSON prints sessionListJSON, byte for byte what the Encoder
-// wrote for it, without holding 100,000 records: each is packed as it is
-// read (view.PackRecord: its strings and times, nothing of the JSON) and
-// written out when it is printed (view.PackedWriter, indented as
-// printJSONEach's items are), its runtime and lineage after it. A record
-// with a part the packed form does not hold is kept as its indented JSON
-// up to those (view.AppendRecordOpenIndented); one the fast writers
-// cannot write keeps its record for the Encoder, which says why as it
-// always did.
+// sessionLsJSON prints sessionListJSON, each session kept as its output
+// shape as it is read, its lineage and runtime added once all are.
 func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
-	// The arena needs no scanning; the lineage nodes and graph do, and
-	// are what is kept: collect as records are read only when the heap
-	// has grown well past them.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	type entry struct {
-		span   listSpan
-		packed bool            // span is view.PackRecord's, else indented JSON
-		rec    *session.Record // set when the fast writer declined
-		rt     *view.Runtime   // the record's runtime, shown with what tmux said
-	}
-	var arena listArena
-	var scratch []byte
-	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) entry {
-		if p, ok := view.PackRecord(scratch[:0], r); ok {
-			scratch = p
-			return entry{span: arena.add(p), packed: true}
-		}
-		out, rt, err := view.AppendRecordOpenIndented(scratch[:0], r)
-		if err != nil {
-			rec := r.Clone() // r is borrowed
-			return entry{rec: &rec}
-		}
-		scratch = out
-		return entry{span: arena.add(out), rt: rt}
+	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) sessionJSON {
+		return toSessionJSON(*r, false)
 	})
 	if err != nil {
 		return err
 	}
-	enc, ebuf := itemEncoder()
-	var packed view.PackedWriter
-	return printJSONItems(d.stdout, false, "sessions", len(items), func(i int, dst []byte) ([]byte, error) {
-		it := items[i]
-		rec := it.V.rec
-		out := dst
-		if it.V.packed {
-			var err error
-			if out, err = packed.AppendIndented(dst, arena.bytes(it.V.span)); err != nil {
-				// For the Encoder to say why.
-				r := packed.Record(arena.bytes(it.V.span))
-				rec = &r
-			}
-		} else if rec == nil {
-			out = append(dst, arena.bytes(it.V.span)...)
-		}
-		if rec != nil {
-			j := toSessionJSON(*rec, false)
-			j.Lineage = it.Lineage
-			withRuntime(&j, it.Runtime)
-			ebuf.Reset()
-			err := enc.Encode(j)
-			return append(dst, ebuf.Bytes()...), err
-		}
-		j := sessionJSON{Runtime: it.V.rt}
-		withRuntime(&j, it.Runtime)
-		return view.AppendSessionTailIndented(out, j.Runtime, it.Lineage)
-	}, d.withOpenNotices(notices))
+	out := make([]sessionJSON, len(items))
+	for i := range items {
+		out[i] = items[i].V
+		out[i].Lineage = items[i].Lineage
+		withRuntime(&out[i], items[i].Runtime)
+	}
+	return printJSONArray(d.stdout, "sessions", out, d.withOpenNotices(notices))
 }
 
 func orDash(s string) string {

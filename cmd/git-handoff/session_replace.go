@@ -109,14 +109,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 			p.Repo, p.Number, p.Number, res.New.ID, res.GitHub.Errors[0])
 	}
 	if opts.JSON {
-		out := replaceJSON{
-			Old: toSessionJSON(res.Old.Record, false), New: toSessionJSON(res.New.Record, true),
-			Package: res.Package, Bound: res.Bound, GitHub: toPRGitHubJSON(res.GitHub), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Notices: view.NonNil(res.Notices),
-			TerminalCaptured: res.Captured, Stopped: res.Stopped,
-		}
-		if res.Carried != nil {
-			out.CarriedHandoff = toJSON(res.Carried)
-		}
+		out := view.OfReplace(res, res.Notices)
 		if err := d.printJSON(out); err != nil {
 			return err
 		}
@@ -169,20 +162,4 @@ func readTerminal(d *deps, name string) ([]byte, error) {
 		buf = buf[len(buf)-maxTerminalRead:]
 	}
 	return buf, err
-}
-
-// replaceJSON is the result of `session replace --json`.
-type replaceJSON struct {
-	Old            sessionJSON   `json:"old"`
-	New            sessionJSON   `json:"new"`
-	Package        string        `json:"package"`
-	CarriedHandoff *handoffJSON  `json:"carriedHandoff"`
-	Bound          string        `json:"bound"`
-	GitHub         prGitHubJSON  `json:"github"`             // the moved pull request's comment (--claim-pr); comment "skipped" otherwise
-	Snapshot       *snapshotJSON `json:"snapshot,omitempty"` // the old session's uncommitted work, kept
-	Notices        []string      `json:"notices"`
-	// TerminalCaptured: the excerpt came from the old agent's tmux pane;
-	// Stopped: --stop ended that agent.
-	TerminalCaptured bool `json:"terminalCaptured,omitempty"`
-	Stopped          bool `json:"stopped,omitempty"`
 }

@@ -13,24 +13,10 @@ import (
 )
 
 // snapshotJSON is a snapshot of uncommitted work in --json output.
-type snapshotJSON struct {
-	Session  string    `json:"session"`
-	Ref      string    `json:"ref"`
-	Commit   string    `json:"commit"`
-	Head     string    `json:"head"` // "" on an unborn branch
-	Index    string    `json:"index"`
-	Previous string    `json:"previous,omitempty"`
-	At       time.Time `json:"at"`
-	Present  bool      `json:"present"` // this worktree holds it
-	Apply    string    `json:"apply"`   // the command that applies it here
-}
+type snapshotJSON = view.Snapshot
 
 func toSnapshotJSON(s *refstore.Snapshot, present bool) *snapshotJSON {
-	if s == nil {
-		return nil
-	}
-	return &snapshotJSON{Session: s.Session, Ref: s.Ref, Commit: s.Commit, Head: s.Head, Index: s.Index,
-		Previous: s.Previous, At: s.When, Present: present, Apply: handoff.ApplyCommand(s.Session)}
+	return view.OfSnapshot(s, present)
 }
 
 // offerJSON is a snapshot offered to a starting or relaunched session.

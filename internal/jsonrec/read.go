@@ -1,7 +1,7 @@
-// Package jsonrec reads and writes the JSON of records in one pass, for
-// listings of a hundred thousand of them, where encoding/json's reflection
-// (and refstore.Decode's second parse) cost more than git's own reading of
-// the blobs.
+// Package jsonrec reads and writes JSON in one pass without reflection.
+// Records are encoding/json's (package refstore's Encode and Decode); what
+// is left here is refstore's own: reading a record's cause without knowing
+// its kind (RevOf), writing a cause's fields, and the transaction journal.
 //
 // The Reader accepts only input that encoding/json would decode without an
 // error, and must give the same values (the decoders built on it are fuzzed
@@ -12,16 +12,12 @@
 // which also says what is wrong. Failing is always safe; accepting is the
 // promise.
 //
-// The writer (write.go) writes what encoding/json's Encoder writes with
-// SetEscapeHTML(false), byte for byte, for the views; marshal.go writes
-// what json.Marshal writes (HTML escaped), for the records stored in git.
+// marshal.go writes what json.Marshal writes (HTML escaped).
 package jsonrec
 
 import (
 	"strconv"
-	"time"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // maxDepth bounds the nesting Skip follows. Records nest a few levels;
@@ -36,15 +32,7 @@ type Reader struct {
 	bad     bool
 	depth   int
 	scratch []byte // unescaped strings, valid until the next string read
-	borrow  bool   // String may share data's memory (Borrow)
-	escaped bool   // the last string read was unescaped into scratch
 }
-
-// Borrow makes String return, for a string without escapes, one that
-// shares the input's memory instead of a copy: valid only as long as the
-// input is. A listing reads a hundred thousand records from a buffer
-// reused for each, and copies only what it keeps.
-func (r *Reader) Borrow() { r.borrow = true }
 
 // Reset points r at data, keeping its scratch space.
 func (r *Reader) Reset(data []byte) {
@@ -193,9 +181,6 @@ func (r *Reader) String() string {
 	if r.bad || len(b) == 0 {
 		return ""
 	}
-	if r.borrow && !r.escaped {
-		return unsafe.String(&b[0], len(b))
-	}
 	return string(b)
 }
 
@@ -206,7 +191,6 @@ func (r *Reader) str() []byte {
 	d := r.data
 	start := r.pos + 1
 	ascii := true
-	r.escaped = false
 	for i := start; i < len(d); i++ {
 		c := d[i]
 		switch {
@@ -233,7 +217,6 @@ func (r *Reader) str() []byte {
 // strEscaped finishes str from the first backslash at i.
 func (r *Reader) strEscaped(start, i int) []byte {
 	d := r.data
-	r.escaped = true
 	out := append(r.scratch[:0], d[start:i]...)
 	defer func() { r.scratch = out[:0] }()
 	for i < len(d) {
@@ -312,21 +295,6 @@ func hex4(b []byte) (int, bool) {
 	return v, true
 }
 
-// Bool reads true or false.
-func (r *Reader) Bool() bool {
-	switch r.peek() {
-	case 't':
-		if r.literal("true") {
-			return true
-		}
-	case 'f':
-		r.literal("false")
-	default:
-		r.Fail()
-	}
-	return false
-}
-
 func (r *Reader) literal(lit string) bool {
 	if len(r.data)-r.pos < len(lit) || string(r.data[r.pos:r.pos+len(lit)]) != lit {
 		r.Fail()
@@ -403,66 +371,6 @@ func (r *Reader) Uint64() uint64 {
 	return v
 }
 
-// Int reads a number into an int as encoding/json does (strconv.ParseInt).
-func (r *Reader) Int() int {
-	lit, ok := r.numberLit()
-	if !ok {
-		return 0
-	}
-	v, err := strconv.ParseInt(string(lit), 10, strconv.IntSize)
-	if err != nil {
-		r.Fail()
-	}
-	return int(v)
-}
-
-// Time reads a time as encoding/json does: the raw string literal, quotes
-// and escapes and all, handed to time.Time's UnmarshalJSON.
-func (r *Reader) Time() time.Time {
-	var t time.Time
-	if r.peek() != '"' {
-		r.Fail()
-		return t
-	}
-	start := r.pos
-	r.skipString()
-	if r.bad {
-		return t
-	}
-	if err := t.UnmarshalJSON(r.data[start:r.pos]); err != nil {
-		r.Fail()
-	}
-	return t
-}
-
-// Strings reads an array of strings; [] is an empty list, not nil, as
-// encoding/json makes it.
-func (r *Reader) Strings() []string {
-	if r.peek() != '[' {
-		r.Fail()
-		return nil
-	}
-	r.pos++
-	out := []string{}
-	if r.peek() == ']' {
-		r.pos++
-		return out
-	}
-	for !r.bad {
-		out = append(out, r.String())
-		switch r.peek() {
-		case ',':
-			r.pos++
-		case ']':
-			r.pos++
-			return out
-		default:
-			r.Fail()
-		}
-	}
-	return nil
-}
-
 // Uint64Map reads an object of numbers into a map[string]uint64 (a
 // record's version vector): {} is an empty map, not nil, and a repeated
 // key keeps its last value, as encoding/json does.
@@ -477,22 +385,6 @@ func (r *Reader) Uint64Map() map[string]uint64 {
 		return nil
 	}
 	return m
-}
-
-// Raw reads any value and returns a copy of its text, as json.RawMessage
-// keeps it (null is not accepted: a RawMessage keeps "null" where a
-// pointer would be nil, which is left to encoding/json).
-func (r *Reader) Raw() []byte {
-	if r.peek() == 'n' {
-		r.Fail()
-		return nil
-	}
-	start := r.pos
-	r.Skip()
-	if r.bad {
-		return nil
-	}
-	return append([]byte(nil), r.data[start:r.pos]...)
 }
 
 // Skip reads any value, checking it is valid JSON.
