@@ -657,27 +657,21 @@ func (s *Store) SnapshotRefs(ctx context.Context, prefix string) (map[string]str
 
 // remoteCopies returns the refs refs/ao/remotes/<remote>/<tail> there
 // are, for every remote, as the for-each-ref pattern
-// refs/ao/remotes/*/<tail> would: in process where the refs are files, so
-// that looking for one session's snapshot at a start costs no git process.
+// refs/ao/remotes/*/<tail> lists them.
 func (s *Store) remoteCopies(ctx context.Context, tail string) (map[string]string, error) {
-	if s.refs == nil {
-		return s.SnapshotRefs(ctx, RemotesPrefix+"*/"+tail)
+	return s.SnapshotRefs(ctx, RemotesPrefix+"*/"+tail)
+}
+
+func isHexID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
 	}
-	remotes, err := s.refs.children(RemotesPrefix)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, r := range remotes {
-		ref := RemotesPrefix + r + "/" + tail
-		switch id, err := s.refs.resolve(ref); {
-		case err == nil:
-			out[ref] = id
-		case !errors.Is(err, ErrNotFound) && !errors.Is(err, errSymbolic):
-			return nil, err
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
 		}
 	}
-	return out, nil
+	return true
 }
 
 // IsAncestor reports whether commit a is b or an ancestor of b.

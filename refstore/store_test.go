@@ -12,11 +12,10 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// readPaths are the two ways the store reads: every conformance test runs
-// against both, so the fallback cannot drift from the main path.
+// readPaths are the ways the store reads; every read goes through git now,
+// so there is one.
 var readPaths = map[string]refstore.Options{
-	"inprocess": {},
-	"cli":       {ForceCLI: true},
+	"git": {},
 }
 
 func open(t *testing.T, dir string, opts refstore.Options) *refstore.Store {

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package refstore
+
+import "io/fs"
+
+// changedAt is a file's modification time, ns since the epoch.
+func changedAt(fi fs.FileInfo) int64 { return fi.ModTime().UnixNano() }
