@@ -113,18 +113,22 @@ func (c configList) local() configList {
 // Store changes it.
 func (s *Store) config(ctx context.Context) (configList, error) {
 	s.mu.Lock()
-	c, ok := s.cfg, s.cfgRead
+	c, ok, pending := s.cfg, s.cfgRead, s.cfgPending
+	s.cfgPending = nil
 	s.mu.Unlock()
 	if ok {
 		return c, nil
 	}
-	// Run where the Store was opened, as the user's own git runs: an
-	// includeIf "gitdir:" is matched against the git dir as git's setup
-	// found it from there.
-	out, err := Git(ctx, s.startDir, false, nil, "config", "--list", "-z", "--show-scope")
-	if err != nil {
-		return nil, err
+	var r configResult
+	if pending != nil {
+		r = <-pending
+	} else {
+		r = listConfig(ctx, s.startDir)
 	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := r.out
 	c = parseConfigList(out)
 	s.mu.Lock()
 	s.cfg, s.cfgRead = c, true
@@ -132,10 +136,34 @@ func (s *Store) config(ctx context.Context) (configList, error) {
 	return c, nil
 }
 
+// configResult is a listing of the configuration, or why there is none.
+type configResult struct {
+	out []byte
+	err error
+}
+
+// listConfig runs git config where the Store was opened, as the user's own
+// git runs: an includeIf "gitdir:" is matched against the git dir as git's
+// setup found it from there.
+func listConfig(ctx context.Context, dir string) configResult {
+	out, err := Git(ctx, dir, false, nil, "config", "--list", "-z", "--show-scope")
+	return configResult{out, err}
+}
+
+// prefetchConfig starts the listing while Open asks rev-parse: every
+// command reads the configuration, and two git processes at once cost the
+// wall time of one on two cores.
+func (s *Store) prefetchConfig() {
+	ch := make(chan configResult, 1)
+	dir := s.startDir
+	go func() { ch <- listConfig(context.Background(), dir) }()
+	s.cfgPending = ch
+}
+
 // configChanged drops the listing after the Store wrote the configuration.
 func (s *Store) configChanged() {
 	s.mu.Lock()
-	s.cfg, s.cfgRead = nil, false
+	s.cfg, s.cfgRead, s.cfgPending = nil, false, nil
 	s.mu.Unlock()
 }
 

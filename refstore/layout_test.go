@@ -22,7 +22,7 @@ func TestLocateAgainstGit(t *testing.T) {
 	gittest.Run(t, main, "worktree", "add", "-q", "-b", "other", linked)
 	os.MkdirAll(filepath.Join(linked, "in"), 0o755)
 	bare := gittest.Init(t, "--bare")
-	os.MkdirAll(filepath.Join(bare, "refs", "heads", "x"), 0o755)
+	os.MkdirAll(filepath.Join(bare, "objects", "x"), 0o755)
 	// A .git file pointing elsewhere, as a submodule or --separate-git-dir has.
 	sep := filepath.Join(t.TempDir(), "sep")
 	sepGit := filepath.Join(t.TempDir(), "sep.git")
@@ -39,7 +39,7 @@ func TestLocateAgainstGit(t *testing.T) {
 		{"subdirectory", filepath.Join(main, "sub", "deeper"), nil},
 		{"linked worktree", filepath.Join(linked, "in"), nil},
 		{"bare", bare, nil},
-		{"inside a bare repository", filepath.Join(bare, "refs", "heads", "x"), nil},
+		{"inside a bare repository", filepath.Join(bare, "objects", "x"), nil},
 		{"separate git dir", sep, nil},
 		{"GIT_DIR", other, map[string]string{"GIT_DIR": filepath.Join(main, ".git")}},
 		{"GIT_DIR relative", main, map[string]string{"GIT_DIR": ".git"}},

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -102,10 +104,6 @@ func (w *refWriter) transact(ctx context.Context, zero string, updates []Update)
 			return w.end()
 		}
 	}
-	if n := killAfter(); n == 0 {
-		// Tests: die holding git's locks, as a crash would.
-		killSelf()
-	}
 	if _, err := io.WriteString(w.in, "commit\n"); err != nil {
 		return w.end()
 	}
@@ -139,6 +137,9 @@ func (w *refWriter) close() error {
 // runUpdateRef runs one transaction of updates through the Store's
 // update-ref for msg, starting one when there is none for msg.
 func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) (string, error) {
+	if n := killAfter(); n >= 0 {
+		s.tornForTest(msg, updates, n)
+	}
 	s.mu.Lock()
 	w := s.refw
 	if w != nil && w.msg != msg {
@@ -162,4 +163,32 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 	}
 	s.mu.Unlock()
 	return strings.TrimSpace(stderr), err
+}
+
+// tornForTest leaves what a git update-ref killed after n of its renames
+// leaves in the files backend — the first n updates made (reflog entries
+// and all), a lock holding its new id for each of the others — and kills
+// this process, as a crash would, with the transaction's journal left
+// behind. Only tests set killAfterEnv: it is how they check that the order
+// a workflow gives its updates leaves every prefix harmless.
+func (s *Store) tornForTest(msg string, updates []Update, n int) {
+	zero := s.zeroID()
+	for i, u := range updates {
+		if i < n {
+			old := u.Old
+			if old == "" {
+				old = zero
+			}
+			args := []string{"update-ref", "--create-reflog", "-m", msg, u.Ref, u.New, old}
+			if u.New == "" {
+				args = []string{"update-ref", "-m", msg, "-d", u.Ref, old}
+			}
+			Git(context.Background(), s.workDir, false, nil, args...)
+			continue
+		}
+		lock := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
+		os.MkdirAll(filepath.Dir(lock), 0o777)
+		os.WriteFile(lock, []byte(u.New+"\n"), 0o666)
+	}
+	killSelf()
 }

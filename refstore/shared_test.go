@@ -20,6 +20,7 @@ func TestSharedRepositoryGroupWritable(t *testing.T) {
 	old := syscall.Umask(0o022)
 	t.Cleanup(func() { syscall.Umask(old) })
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	gittest.Run(t, dir, "config", "core.sharedRepository", "group")
 	ctx := context.Background()
 	st := open(t, dir, refstore.Options{})

@@ -30,8 +30,14 @@ func SnapshotRef(id string) (string, error) { return join(SnapshotPrefix, id) }
 // ErrClean is returned by TakeSnapshot when there is nothing uncommitted.
 var ErrClean = errors.New("nothing uncommitted")
 
-// emptyTree is git's id of the tree with nothing in it (sha1).
-const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+// emptyTree is git's id of the tree with nothing in it, in the
+// repository's object format.
+func (s *Store) emptyTree() string {
+	if s.layout.objectFormat == "sha256" {
+		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+	}
+	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+}
 
 // Trailers of a snapshot commit's message: what each parent is.
 const (
@@ -116,7 +122,7 @@ func (s *Store) TakeSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	headTree := emptyTree
+	headTree := s.emptyTree()
 	if head != "" {
 		if headTree, err = s.revParse(ctx, head+"^{tree}"); err != nil {
 			return Snapshot{}, err
@@ -360,7 +366,7 @@ func (s *Store) ApplySnapshot(ctx context.Context, snap Snapshot) (Applied, erro
 	if err != nil {
 		return Applied{}, err
 	}
-	base := emptyTree
+	base := s.emptyTree()
 	if head != "" {
 		base = head
 	}
@@ -458,7 +464,7 @@ func (s *Store) SnapshotPresent(ctx context.Context, snap Snapshot) (bool, error
 	if err != nil {
 		return false, err
 	}
-	baseTree := emptyTree
+	baseTree := s.emptyTree()
 	if head != "" {
 		if baseTree, err = s.revParse(ctx, head+"^{tree}"); err != nil {
 			return false, err

@@ -57,7 +57,9 @@ type Entry struct {
 }
 
 // Store is a repository seen as a record store. A Store is for one
-// goroutine at a time; open one per goroutine.
+// goroutine at a time; open one per goroutine. It is made for one command
+// (or one request of a server): it sees the configuration and HEAD as they
+// were when it was opened, with its own changes to them.
 type Store struct {
 	workDir   string // where git commands run
 	gitDir    string // this worktree's git dir
@@ -73,8 +75,9 @@ type Store struct {
 	lister *cliLister
 
 	mu      sync.Mutex
-	batcher *catFile   // for CLI reads of single objects, started on demand
-	refw    *refWriter // every ref write (refwriter.go), started on demand
+	batcher *catFile    // for CLI reads of single objects, started on demand
+	refw    *refWriter  // every ref write (refwriter.go), started on demand
+	blobw   *blobWriter // every blob write (blobwriter.go), started on demand
 
 	sharedOnce sync.Once
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
@@ -85,8 +88,12 @@ type Store struct {
 	causeNames []string // remotes whose copies the causal clock reads
 	sig        signing  // the signing setup and verifications (signing.go)
 
-	cfg     configList // the configuration as git lists it (gitconfig.go)
-	cfgRead bool
+	cfg        configList // the configuration as git lists it (gitconfig.go)
+	cfgRead    bool
+	cfgPending chan configResult // the listing Open started, until taken
+
+	bound     string // the session this worktree is bound to (BoundSession)
+	boundRead bool
 }
 
 // Options tune Open. The zero value is right for the command.
@@ -113,9 +120,12 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{workDir: abs, startDir: abs}
+	s.prefetchConfig()
 	if err := s.locate(ctx); err != nil {
 		return nil, err
 	}
+	// Started now, it is ready by the first read.
+	s.catFile(ctx)
 	return s, nil
 }
 
@@ -141,6 +151,9 @@ func (s *Store) locate(ctx context.Context) error {
 		s.workDir = l.WorkTree
 	}
 	s.layout = l
+	if l.bound != "" {
+		s.bound, s.boundRead = l.bound, true
+	}
 	if s.workDir != s.startDir {
 		// git takes a relative core.hooksPath from where it runs: ask
 		// again from the directory the Store's git commands run in.
@@ -164,6 +177,12 @@ func (s *Store) Close() error {
 			err = e
 		}
 		s.refw = nil
+	}
+	if s.blobw != nil {
+		if e := s.blobw.close(); err == nil {
+			err = e
+		}
+		s.blobw = nil
 	}
 	return err
 }
@@ -220,6 +239,9 @@ func (s *Store) EachOf(ctx context.Context, prefixes []string, fn func(Entry) er
 func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 	if len(data) > MaxRecord {
 		return "", fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxRecord)
+	}
+	if id, ok, err := s.writeBlobBatched(ctx, data); ok || err != nil {
+		return id, err
 	}
 	return s.writeGitBlob(ctx, data)
 }

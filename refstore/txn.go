@@ -417,8 +417,9 @@ func (s *Store) oursLeft(rec journalRecord) bool {
 	return false
 }
 
-// killAfterEnv set to 0 makes a transaction kill its own process once git
-// has prepared it (every lock taken, no ref moved). Only tests set it.
+// killAfterEnv set to n makes the next transaction leave the state of a git
+// killed after n renames and kill its own process (tornForTest). Only tests
+// set it.
 const killAfterEnv = "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES"
 
 func killAfter() int {

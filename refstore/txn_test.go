@@ -192,7 +192,7 @@ func checkSettled(t *testing.T, dir string, ups []refstore.Update, rolled bool) 
 			log, _ := os.ReadFile(filepath.Join(dir, ".git", "logs", filepath.FromSlash(u.Ref)))
 			old := u.Old
 			if old == "" {
-				old = refstore.ZeroID
+				old = strings.Repeat("0", len(u.New))
 			}
 			if n := strings.Count(string(log), old+" "+u.New+" "); n != 1 {
 				t.Errorf("reflog of %s has %d entries for the move, want 1:\n%s", u.Ref, n, log)
@@ -261,7 +261,7 @@ func tear(t *testing.T, dir string, ups []refstore.Update, kill int) {
 		if i < kill {
 			old := u.Old
 			if old == "" {
-				old = refstore.ZeroID
+				old = strings.Repeat("0", len(u.New))
 			}
 			gittest.Run(t, dir, "update-ref", "--create-reflog", "-m", "handoff: txn test", u.Ref, u.New, old)
 			continue
@@ -287,6 +287,7 @@ func TestTxnKilledBetweenRenames(t *testing.T) {
 		for kill := 0; kill <= len(sh.after); kill++ {
 			t.Run(fmt.Sprintf("%s/after-%d", sh.name, kill), func(t *testing.T) {
 				dir := gittest.Init(t)
+				filesOnly(t, dir)
 				ups := setUpShape(t, dir, sh)
 				// A store opened before the crash: its Open settled
 				// nothing, so it meets the leftovers in its way.
@@ -368,6 +369,7 @@ func TestTxnKilledAtPrepared(t *testing.T) {
 		for path, opts := range readPaths {
 			t.Run(sh.name+"/"+path, func(t *testing.T) {
 				dir := gittest.Init(t)
+				filesOnly(t, dir)
 				ups := setUpShape(t, dir, sh)
 				hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
 				os.MkdirAll(filepath.Dir(hook), 0o777)
@@ -404,6 +406,7 @@ kill -9 "$caller" "$PPID"
 func TestTxnLiveJournalLeftAlone(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	ups := setUpShape(t, dir, txnShapes[0])
 	jdir := filepath.Join(dir, ".git", "handoff", "txn")
 	os.MkdirAll(jdir, 0o777)
@@ -530,6 +533,7 @@ func TestTxnKilledApplyEachStale(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	ups := setUpShape(t, dir, txnShapes[0])
 	stale := open(t, dir, refstore.Options{})
 	tear(t, dir, ups, 1)
@@ -554,6 +558,7 @@ func TestApplyEachKilledMidway(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	var ups []refstore.Update
 	for i := 0; i < 12; i++ {
 		ups = append(ups, refstore.Update{Ref: fmt.Sprintf("refs/ao/sessions/s%02d", i), New: gittestHashObject(t, dir, fmt.Sprintf(`{"n":%d}`, i))})
@@ -590,6 +595,7 @@ func TestApplyEachKilledMidway(t *testing.T) {
 func TestTxnJournalSlots(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	ctx := context.Background()
 	jdir := filepath.Join(dir, ".git", "handoff", "txn")
 	slot := func(n int) string { return filepath.Join(jdir, fmt.Sprintf("slot-%d.journal", n)) }

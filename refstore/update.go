@@ -128,11 +128,10 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
 		if j != nil && (killed(err) || s.oursLeft(j.rec)) {
-			_, applied, serr := s.settle(ctx, j.rec)
+			// Settled even when ctx ended (it may be what killed git):
+			// the journal is dropped when Apply returns.
+			_, applied, serr := s.settle(context.WithoutCancel(ctx), j.rec)
 			if serr != nil {
 				j.abandon()
 				j.f = nil
@@ -141,6 +140,9 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 			if applied {
 				return nil
 			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if cerr := s.conflict(ctx, updates); cerr != nil {
 			return cerr
