@@ -15,3 +15,11 @@ func changedAt(fi fs.FileInfo) int64 {
 	}
 	return t
 }
+
+// inodeOf is a file's inode number, 0 where the system has none.
+func inodeOf(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Ino)
+	}
+	return 0
+}

@@ -3,6 +3,8 @@ package refstore
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -113,11 +115,18 @@ func (c configList) local() configList {
 // Store changes it.
 func (s *Store) config(ctx context.Context) (configList, error) {
 	s.mu.Lock()
-	c, ok, pending := s.cfg, s.cfgRead, s.cfgPending
+	c, ok, pending, seen := s.cfg, s.cfgRead, s.cfgPending, s.cfgStamp
 	s.cfgPending = nil
 	s.mu.Unlock()
-	if ok {
+	// The repository's own config file changed under a Store that lives
+	// on (a server's, a test's): list again. Only a change of that file
+	// is noticed; git reads the rest.
+	stamp := s.configStamp()
+	if ok && stamp == seen {
 		return c, nil
+	}
+	if pending != nil && stamp != s.openStamp {
+		pending = nil
 	}
 	var r configResult
 	if pending != nil {
@@ -131,7 +140,7 @@ func (s *Store) config(ctx context.Context) (configList, error) {
 	out := r.out
 	c = parseConfigList(out)
 	s.mu.Lock()
-	s.cfg, s.cfgRead = c, true
+	s.cfg, s.cfgRead, s.cfgStamp = c, true, stamp
 	s.mu.Unlock()
 	return c, nil
 }
@@ -158,6 +167,23 @@ func (s *Store) prefetchConfig() {
 	dir := s.startDir
 	go func() { ch <- listConfig(context.Background(), dir) }()
 	s.cfgPending = ch
+}
+
+// fileStamp is what stat says of a file: enough to notice that git
+// rewrote it (git writes a config file whole and renames it into place).
+type fileStamp struct {
+	ino, size, mtime int64
+}
+
+// configStamp stats the repository's config file and this worktree's.
+func (s *Store) configStamp() [2]fileStamp {
+	var st [2]fileStamp
+	for i, p := range []string{filepath.Join(s.commonDir, "config"), filepath.Join(s.gitDir, "config.worktree")} {
+		if fi, err := os.Stat(p); err == nil {
+			st[i] = fileStamp{ino: inodeOf(fi), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		}
+	}
+	return st
 }
 
 // configChanged drops the listing after the Store wrote the configuration.

@@ -91,6 +91,8 @@ type Store struct {
 	cfg        configList // the configuration as git lists it (gitconfig.go)
 	cfgRead    bool
 	cfgPending chan configResult // the listing Open started, until taken
+	cfgStamp   [2]fileStamp      // the config files when cfg was listed
+	openStamp  [2]fileStamp      // the config files when Open started cfgPending
 
 	bound     string // the session this worktree is bound to (BoundSession)
 	boundRead bool
@@ -124,6 +126,8 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err := s.locate(ctx); err != nil {
 		return nil, err
 	}
+	// The config files as the prefetched listing (about) saw them.
+	s.openStamp = s.configStamp()
 	// Started now, it is ready by the first read.
 	s.catFile(ctx)
 	return s, nil
