@@ -20,15 +20,6 @@ type Layout struct {
 
 	hooks        string // where git looks for hooks (rev-parse --git-path hooks)
 	objectFormat string // "sha1" or "sha256"
-	// head is HEAD as the same rev-parse resolved it: the commit and the
-	// ref it names fully resolved ("HEAD" when detached); headCommit is
-	// "" when rev-parse could not say (an unborn branch, a file named
-	// HEAD), and Head asks git again.
-	headCommit, headRef string
-	// bound is the session the worktree's binding names, when the same
-	// rev-parse could resolve it ("" when it could not: unbound, or
-	// bound to a session ref that is gone; BoundSession asks git then).
-	bound string
 }
 
 // Locate finds the repository containing dir through one git rev-parse:
@@ -39,13 +30,11 @@ func Locate(ctx context.Context, dir string) (Layout, error) {
 	if err != nil {
 		return Layout{}, err
 	}
-	// HEAD last: on an unborn branch git prints everything before it,
-	// then fails on it.
 	out, err := Git(ctx, abs, false, nil, "rev-parse", "--path-format=absolute",
 		"--git-dir", "--git-common-dir", "--is-bare-repository", "--show-object-format",
-		"--git-path", "hooks", "--is-inside-work-tree", "--show-cdup", "HEAD", "--symbolic-full-name", "HEAD", WorktreeSession)
+		"--git-path", "hooks", "--is-inside-work-tree", "--show-cdup")
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if err != nil && len(lines) < 6 {
+	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
 			return Layout{}, fmt.Errorf("%w (or any of the parent directories): %s", ErrNotRepository, dir)
@@ -64,21 +53,12 @@ func Locate(ctx context.Context, dir string) (Layout, error) {
 	}
 	// The way up to the top (an empty line at the top itself), only
 	// inside a worktree; git's paths are real paths, so is this one.
-	rest := lines[6:]
 	if lines[5] == "true" {
 		up := ""
-		if len(rest) > 0 {
-			up, rest = rest[0], rest[1:]
+		if len(lines) > 6 {
+			up = lines[6]
 		}
 		l.WorkTree = filepath.Join(realPath(abs), up)
-	}
-	if len(rest) >= 2 && isHexID(rest[0]) && (rest[1] == "HEAD" || strings.HasPrefix(rest[1], "refs/")) {
-		l.headCommit, l.headRef = rest[0], rest[1]
-		if len(rest) == 3 && err == nil {
-			if parts, perr := SplitRef(rest[2], SessionPrefix, 1); perr == nil {
-				l.bound = parts[0]
-			}
-		}
 	}
 	return l, nil
 }

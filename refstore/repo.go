@@ -14,18 +14,10 @@ type Head struct {
 	Commit string // "" on an unborn branch
 }
 
-// Head reads HEAD of this worktree as git resolves it, on any ref backend:
-// as Open's rev-parse found it, or else the branch it names (git
-// symbolic-ref) and the commit through the Store's cat-file.
+// Head reads HEAD of this worktree as git resolves it now, on any ref
+// backend: the branch it names (git symbolic-ref) and the commit through
+// the Store's cat-file.
 func (s *Store) Head(ctx context.Context) (Head, error) {
-	if l := s.layout; l.headCommit != "" {
-		// As Open's rev-parse resolved it.
-		h := Head{Commit: l.headCommit}
-		if l.headRef != "HEAD" {
-			h.Branch = strings.TrimPrefix(l.headRef, "refs/heads/")
-		}
-		return h, nil
-	}
 	var h Head
 	out, err := Git(ctx, s.workDir, false, nil, "symbolic-ref", "-q", "HEAD")
 	switch {
@@ -112,14 +104,10 @@ func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits
 // returns the session id it names, or "" when the worktree is not bound.
 // git reads it: a per-worktree ref lives where the ref backend keeps it
 // (a file in the files backend, the worktree's own tables in reftable).
-// The Store asks once and remembers what its own Bind and Unbind change.
+// It is asked every time: another command may bind or unbind the worktree
+// while a Store lives.
 func (s *Store) BoundSession() (string, error) {
-	s.mu.Lock()
-	id, known := s.bound, s.boundRead
-	s.mu.Unlock()
-	if known {
-		return id, nil
-	}
+	id := ""
 	out, err := Git(context.Background(), s.workDir, false, nil, "symbolic-ref", "-q", WorktreeSession)
 	if err == nil {
 		parts, perr := SplitRef(strings.TrimSpace(string(out)), SessionPrefix, 1)
@@ -130,14 +118,7 @@ func (s *Store) BoundSession() (string, error) {
 	} else if !noSuchKey(err) {
 		return "", err
 	} // else absent, or not a symbolic ref
-	s.setBound(id)
 	return id, nil
-}
-
-func (s *Store) setBound(id string) {
-	s.mu.Lock()
-	s.bound, s.boundRead = id, true
-	s.mu.Unlock()
 }
 
 // Bind points this worktree's binding at a session ref, through git
@@ -147,26 +128,11 @@ func (s *Store) Bind(sessionRef string) error {
 		return nil // no worktree to bind
 	}
 	_, err := Git(context.Background(), s.workDir, false, nil, "symbolic-ref", WorktreeSession, sessionRef)
-	parts, perr := SplitRef(sessionRef, SessionPrefix, 1)
-	if err == nil && perr == nil {
-		s.setBound(parts[0])
-	} else {
-		s.mu.Lock()
-		s.boundRead = false // read again: whatever git made of it
-		s.mu.Unlock()
-	}
 	return err
 }
 
 // Unbind removes this worktree's binding; no binding is fine.
 func (s *Store) Unbind(ctx context.Context) error {
 	_, err := Git(ctx, s.workDir, false, nil, "update-ref", "--no-deref", "-d", WorktreeSession)
-	if err == nil {
-		s.setBound("")
-	} else {
-		s.mu.Lock()
-		s.boundRead = false
-		s.mu.Unlock()
-	}
 	return err
 }

@@ -58,8 +58,7 @@ type Entry struct {
 
 // Store is a repository seen as a record store. A Store is for one
 // goroutine at a time; open one per goroutine. It is made for one command
-// (or one request of a server): it sees the configuration and HEAD as they
-// were when it was opened, with its own changes to them.
+// (or one request of a server).
 type Store struct {
 	workDir   string // where git commands run
 	gitDir    string // this worktree's git dir
@@ -94,8 +93,6 @@ type Store struct {
 	cfgStamp   [2]fileStamp      // the config files when cfg was listed
 	openStamp  [2]fileStamp      // the config files when Open started cfgPending
 
-	bound     string // the session this worktree is bound to (BoundSession)
-	boundRead bool
 }
 
 // Options tune Open. The zero value is right for the command.
@@ -155,9 +152,6 @@ func (s *Store) locate(ctx context.Context) error {
 		s.workDir = l.WorkTree
 	}
 	s.layout = l
-	if l.bound != "" {
-		s.bound, s.boundRead = l.bound, true
-	}
 	if s.workDir != s.startDir {
 		// git takes a relative core.hooksPath from where it runs: ask
 		// again from the directory the Store's git commands run in.
