@@ -55,58 +55,6 @@ func swapHelper(spec string) int {
 	}
 }
 
-// ApplyEach writes what one update-ref transaction would have: the same
-// ref values and the same reflog entries.
-func TestApplyEachWritesWhatUpdateRefWrites(t *testing.T) {
-	gittest.Isolate(t)
-	t.Setenv("GIT_COMMITTER_DATE", "1700000000 +0100")
-	dir := gittest.Init(t)
-	ctx := context.Background()
-	st := open(t, dir, refstore.Options{})
-	a := gittestHashObject(t, dir, `{"schema":"session/v1","id":"a"}`)
-	b := gittestHashObject(t, dir, `{"schema":"session/v1","id":"b"}`)
-
-	for _, pass := range []struct {
-		ref   string
-		apply func(...refstore.Update) error
-	}{
-		{"refs/ao/sessions/by-git", func(u ...refstore.Update) error { return st.Apply(ctx, "  handoff:\tsync  from origin ", u...) }},
-		{"refs/ao/sessions/in-process", func(u ...refstore.Update) error { return st.ApplyEach(ctx, "  handoff:\tsync  from origin ", u...) }},
-		// A multi-ref Apply is written in process too: its second ref
-		// makes it a transaction.
-		{"refs/ao/sessions/in-txn", func(u ...refstore.Update) error {
-			other := refstore.Update{Ref: "refs/ao/objectives/o/b", New: u[0].New, Old: u[0].Old}
-			return st.Apply(ctx, "  handoff:\tsync  from origin ", u[0], other)
-		}},
-	} {
-		if err := pass.apply(refstore.Update{Ref: pass.ref, New: a}); err != nil {
-			t.Fatalf("%s: create: %v", pass.ref, err)
-		}
-		if err := pass.apply(refstore.Update{Ref: pass.ref, New: b, Old: a}); err != nil {
-			t.Fatalf("%s: update: %v", pass.ref, err)
-		}
-	}
-	for _, what := range []string{"", "logs/"} {
-		want, err := os.ReadFile(filepath.Join(dir, ".git", what+"refs/ao/sessions/by-git"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ref := range []string{"refs/ao/sessions/in-process", "refs/ao/sessions/in-txn", "refs/ao/objectives/o/b"} {
-			got, err := os.ReadFile(filepath.Join(dir, ".git", what+ref))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s%s:\n%s\nupdate-ref wrote:\n%s", what, ref, got, want)
-			}
-		}
-	}
-	if got := gittest.Run(t, dir, "rev-parse", "refs/ao/sessions/in-process@{1}"); got != a {
-		t.Errorf("@{1} = %s, want %s", got, a)
-	}
-	gittest.Run(t, dir, "fsck", "--no-progress")
-}
-
 // Each update stands alone: a lost swap leaves the others applied, packed
 // refs are swapped from their packed value, and deletes and foreign refs
 // still reach git.
@@ -162,6 +110,7 @@ func TestApplyEachIndependentSwaps(t *testing.T) {
 func TestApplyEachStaleLock(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	ctx := context.Background()
 	st := open(t, dir, refstore.Options{})
 	id := gittestHashObject(t, dir, `{"n":1}`)
@@ -193,6 +142,7 @@ func TestApplyEachRace(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +170,7 @@ func TestApplyEachRace(t *testing.T) {
 			for i := ours; i < ours+gits; i++ {
 				o := old
 				if o == "" {
-					o = refstore.ZeroID
+					o = strings.Repeat("0", len(ids[i]))
 				}
 				c := exec.Command("sh", "-c", `read x; printf 'update %s %s %s\n' "$1" "$2" "$3" | git update-ref --create-reflog -m race --stdin 2>/dev/null || exit 5`, "sh", ref, ids[i], o)
 				cmds = append(cmds, c)
@@ -290,6 +240,7 @@ func TestApplyEachRace(t *testing.T) {
 func TestApplyEachSharedRepositoryGoesThroughGit(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	gittest.Run(t, dir, "config", "core.sharedRepository", "group")
 	ctx := context.Background()
 	st := open(t, dir, refstore.Options{})

@@ -131,7 +131,7 @@ func revOfFast(data []byte) (Cause, bool) {
 // ("" on create): rev one more than the highest rev of ref this clone has
 // seen, in the version replaced and in the copies fetched from the remotes
 // (the arbiter named by handoff.arbiter when set, else every remote). Only
-// in-process reads of single refs: no listing.
+// single reads through the Store's cat-file: no listing.
 //
 // Seen is the union of those versions' vectors with this clone's own count
 // one higher: the new version descends from everything this clone has seen
@@ -270,19 +270,12 @@ func (s *Store) causeRemotes(ctx context.Context) ([]string, error) {
 }
 
 func (s *Store) readCauseRemotes(ctx context.Context) ([]string, error) {
-	if s.objects != nil {
-		cfg := s.localConfig()
-		if a := cfg.get("handoff.arbiter"); a != "" {
-			return []string{a}, nil
-		}
-		return cfg.subsections("remote"), nil
-	}
-	vals, err := s.Config(ctx, ArbiterKey)
+	c, err := s.config(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if a := strings.TrimSpace(vals[ArbiterKey]); a != "" {
+	if a := strings.TrimSpace(c.get(canonicalKey(ArbiterKey))); a != "" {
 		return []string{a}, nil
 	}
-	return s.Remotes(ctx)
+	return c.local().subsections("remote"), nil
 }

@@ -145,6 +145,7 @@ func TestGCQuietAboutRecordReflogs(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/each=%v", name, each), func(t *testing.T) {
 				gittest.Isolate(t)
 				dir := gittest.Init(t)
+				filesOnly(t, dir)
 				st := open(t, dir, opts)
 				var old string
 				if each {

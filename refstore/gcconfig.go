@@ -27,14 +27,10 @@ func (s *Store) ensureGCConfig(ctx context.Context) {
 	if _, done := gcOnce.LoadOrStore(s.commonDir, struct{}{}); done {
 		return
 	}
-	if s.objects != nil && s.localConfig().get(gcKeyParsed) != "" {
+	if s.localConfig().get(gcKeyParsed) != "" {
 		return
-	}
-	if s.objects == nil {
-		if _, err := Git(ctx, s.workDir, false, nil, "config", "--local", "--get", gcKey); err == nil {
-			return
-		}
 	}
 	// Best effort: a read-only config only means gc's noise stays.
 	Git(ctx, s.workDir, false, nil, "config", "--local", gcKey, "never")
+	s.configChanged()
 }

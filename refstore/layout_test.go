@@ -11,8 +11,8 @@ import (
 	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
-// TestLocateAgainstGit compares the in-process search for the repository
-// and its hooks directory with git rev-parse's answers in each setup.
+// TestLocateAgainstGit holds Locate's one rev-parse to git's separate
+// answers for the common dir and the hooks directory in each setup.
 func TestLocateAgainstGit(t *testing.T) {
 	gittest.Isolate(t)
 	ctx := context.Background()
@@ -22,7 +22,7 @@ func TestLocateAgainstGit(t *testing.T) {
 	gittest.Run(t, main, "worktree", "add", "-q", "-b", "other", linked)
 	os.MkdirAll(filepath.Join(linked, "in"), 0o755)
 	bare := gittest.Init(t, "--bare")
-	os.MkdirAll(filepath.Join(bare, "refs", "heads", "x"), 0o755)
+	os.MkdirAll(filepath.Join(bare, "objects", "x"), 0o755)
 	// A .git file pointing elsewhere, as a submodule or --separate-git-dir has.
 	sep := filepath.Join(t.TempDir(), "sep")
 	sepGit := filepath.Join(t.TempDir(), "sep.git")
@@ -39,7 +39,7 @@ func TestLocateAgainstGit(t *testing.T) {
 		{"subdirectory", filepath.Join(main, "sub", "deeper"), nil},
 		{"linked worktree", filepath.Join(linked, "in"), nil},
 		{"bare", bare, nil},
-		{"inside a bare repository", filepath.Join(bare, "refs", "heads", "x"), nil},
+		{"inside a bare repository", filepath.Join(bare, "objects", "x"), nil},
 		{"separate git dir", sep, nil},
 		{"GIT_DIR", other, map[string]string{"GIT_DIR": filepath.Join(main, ".git")}},
 		{"GIT_DIR relative", main, map[string]string{"GIT_DIR": ".git"}},
@@ -70,23 +70,14 @@ func TestLocateAgainstGit(t *testing.T) {
 				for k, v := range s.env {
 					t.Setenv(k, v)
 				}
-				want, err := locateCLI(ctx, s.dir)
+				got, err := Locate(ctx, s.dir)
 				if err != nil {
-					t.Fatalf("git rev-parse: %v", err)
+					t.Fatalf("Locate: %v", err)
 				}
-				got, err := discover(s.dir)
-				got.from = s.dir
-				if err != nil {
-					t.Fatalf("discover: %v (git says %+v)", err, want)
+				if want := gittest.Run(t, s.dir, "rev-parse", "--path-format=absolute", "--git-common-dir"); got.CommonDir != filepath.Clean(want) {
+					t.Errorf("CommonDir = %s, git says %s", got.CommonDir, want)
 				}
-				want.GitDir, want.CommonDir = realPath(want.GitDir), realPath(want.CommonDir)
-				if want.WorkTree != "" {
-					want.WorkTree = realPath(want.WorkTree)
-				}
-				if got != want {
-					t.Errorf("discover = %+v\ngit says  %+v", got, want)
-				}
-				h, err := got.HooksDir()
+				h, err := HooksDir(ctx, s.dir, got)
 				if err != nil {
 					t.Fatalf("HooksDir: %v", err)
 				}

@@ -131,19 +131,15 @@ func (w Skipped) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, 
 func ListDecoded[T any](ctx context.Context, st *Store, prefix string, decode func(Entry) (T, error)) ([]T, []Skipped, error) {
 	var out []T
 	var skipped []Skipped
-	each := func(fn func(Entry) error) error { return st.Each(ctx, prefix, fn) }
-	if st.refs != nil {
-		// Listed first, so the slice is made once at its size: growing
-		// it by doubling copies records of a kilobyte a hundred
-		// thousand times over and holds two copies at the end.
-		ids, err := st.RefIDs(ctx, prefix)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = make([]T, 0, len(ids))
-		each = func(fn func(Entry) error) error { return st.eachOfIDs(ctx, ids, fn) }
+	// Listed first, so the slice is made once at its size: growing it by
+	// doubling copies records of a kilobyte a hundred thousand times over
+	// and holds two copies at the end.
+	ids, err := st.RefIDs(ctx, prefix)
+	if err != nil {
+		return nil, nil, err
 	}
-	err := each(func(e Entry) error {
+	out = make([]T, 0, len(ids))
+	err = st.catFileEach(ctx, ids, func(e Entry) error {
 		v, err := decode(e)
 		if err != nil {
 			skipped = append(skipped, Skipped{Ref: e.Ref, Err: err})

@@ -31,10 +31,6 @@ func (s *Store) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 	args = append(args, "--", remote)
 	args = append(args, refspecs...)
 	_, err := Git(ctx, s.workDir, false, nil, args...)
-	if s.objects != nil {
-		// The fetch may have written a pack the reader has not listed.
-		s.reindex()
-	}
 	return err
 }
 
@@ -283,12 +279,14 @@ func (s *Store) Remotes(ctx context.Context) ([]string, error) {
 // AddConfig appends value to a multi-valued key in the repository's config.
 func (s *Store) AddConfig(ctx context.Context, key, value string) error {
 	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", "--add", key, value)
+	s.configChanged()
 	return err
 }
 
 // SetConfig sets a single-valued key in the repository's config.
 func (s *Store) SetConfig(ctx context.Context, key, value string) error {
 	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", key, value)
+	s.configChanged()
 	return err
 }
 
@@ -300,48 +298,12 @@ type RemoteConfig struct {
 }
 
 // RemoteConfigs lists the remotes of the repository's config file, in file
-// order. It reads the file in process where it can: claims ask on every
-// start, and a git process would cost more than the rest of the command.
+// order, from the Store's one listing of the configuration.
 func (s *Store) RemoteConfigs(ctx context.Context) ([]RemoteConfig, error) {
-	if s.objects != nil {
-		cfg := s.localConfig()
-		var out []RemoteConfig
-		for _, name := range cfg.subsections("remote") {
-			out = append(out, RemoteConfig{Name: name, URL: cfg.get("remote." + name + ".url"), Fetch: cfg.values("remote." + name + ".fetch")})
-		}
-		return out, nil
+	cfg := s.localConfig()
+	var out []RemoteConfig
+	for _, name := range cfg.subsections("remote") {
+		out = append(out, RemoteConfig{Name: name, URL: cfg.get("remote." + name + ".url"), Fetch: cfg.values("remote." + name + ".fetch")})
 	}
-	out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "-z", "--get-regexp", `^remote\..*\.(url|fetch)$`)
-	if err != nil {
-		if noSuchKey(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var remotes []RemoteConfig
-	index := map[string]int{}
-	for _, kv := range bytes.Split(out, []byte{0}) {
-		k, v, ok := bytes.Cut(kv, []byte{'\n'})
-		if !ok {
-			continue
-		}
-		key := string(k)
-		dot := strings.LastIndexByte(key, '.')
-		name := strings.TrimPrefix(key[:dot], "remote.")
-		i, seen := index[name]
-		if !seen {
-			i = len(remotes)
-			index[name] = i
-			remotes = append(remotes, RemoteConfig{Name: name})
-		}
-		switch key[dot+1:] {
-		case "fetch":
-			remotes[i].Fetch = append(remotes[i].Fetch, string(v))
-		case "url":
-			if remotes[i].URL == "" {
-				remotes[i].URL = string(v)
-			}
-		}
-	}
-	return remotes, nil
+	return out, nil
 }

@@ -68,14 +68,7 @@ func sharedMode(shared int, mode uint32, dir bool) uint32 {
 // parseSharedPerm reads it, looked up once per Store.
 func (s *Store) sharedPerm(ctx context.Context) int {
 	s.sharedOnce.Do(func() {
-		if s.objects != nil {
-			s.shared = parseSharedPerm(s.localConfig().get("core.sharedrepository"))
-			return
-		}
-		out, err := Git(ctx, s.workDir, false, nil, "config", "--local", "core.sharedRepository")
-		if err == nil {
-			s.shared = parseSharedPerm(strings.TrimSpace(string(out)))
-		}
+		s.shared = parseSharedPerm(s.localConfig().get("core.sharedrepository"))
 	})
 	return s.shared
 }
@@ -166,16 +159,6 @@ func mkdirSharedOnce(shared int, root, dir string) error {
 // or settle it.
 func (s *Store) WriteNote(ctx context.Context, path string, data []byte) error {
 	return s.writeNote(ctx, path, fmt.Sprintf("%s.%d.tmp", path, os.Getpid()), data)
-}
-
-// WriteCheckedNote is WriteNote for a note whose readers check it (a
-// checksum) and take a damaged one for none: it is written beside itself
-// under one name, path + ".tmp", so a writer killed before its rename
-// leaves one file behind per note, which the next write takes over,
-// instead of one per kill. Two writers at once may publish a torn note
-// this way, which its readers then ignore.
-func (s *Store) WriteCheckedNote(ctx context.Context, path string, data []byte) error {
-	return s.writeNote(ctx, path, path+".tmp", data)
 }
 
 func (s *Store) writeNote(ctx context.Context, path, tmp string, data []byte) error {

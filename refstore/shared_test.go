@@ -20,6 +20,7 @@ func TestSharedRepositoryGroupWritable(t *testing.T) {
 	old := syscall.Umask(0o022)
 	t.Cleanup(func() { syscall.Umask(old) })
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	gittest.Run(t, dir, "config", "core.sharedRepository", "group")
 	ctx := context.Background()
 	st := open(t, dir, refstore.Options{})
@@ -58,39 +59,4 @@ func TestSharedRepositoryGroupWritable(t *testing.T) {
 		t.Errorf("object %s: %v, %v: not group-readable", oid, fi.Mode(), err)
 	}
 	gittest.Run(t, dir, "fsck", "--no-progress")
-}
-
-// A note writer killed between writing and renaming leaves its temporary
-// file; a checked note's next write takes it over, so kills do not pile
-// them up, and the note reads as written.
-func TestWriteCheckedNoteTakesOverALeftTemporary(t *testing.T) {
-	gittest.Isolate(t)
-	dir := gittest.Init(t)
-	st, err := refstore.Open(context.Background(), dir, refstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	path := filepath.Join(st.CommonDir(), "handoff", "note")
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path+".tmp", []byte("half of a note from a writer killed"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"first", "second, shorter? no, longer than the first"} {
-		if err := st.WriteCheckedNote(context.Background(), path, []byte(want)); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := os.ReadFile(path); err != nil || string(got) != want {
-			t.Fatalf("note = %q, %v; want %q", got, err, want)
-		}
-		ents, err := os.ReadDir(filepath.Dir(path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ents) != 1 {
-			t.Fatalf("beside the note: %v", ents)
-		}
-	}
 }

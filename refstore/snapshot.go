@@ -30,8 +30,14 @@ func SnapshotRef(id string) (string, error) { return join(SnapshotPrefix, id) }
 // ErrClean is returned by TakeSnapshot when there is nothing uncommitted.
 var ErrClean = errors.New("nothing uncommitted")
 
-// emptyTree is git's id of the tree with nothing in it (sha1).
-const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+// emptyTree is git's id of the tree with nothing in it, in the
+// repository's object format.
+func (s *Store) emptyTree() string {
+	if s.layout.objectFormat == "sha256" {
+		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+	}
+	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+}
 
 // Trailers of a snapshot commit's message: what each parent is.
 const (
@@ -116,7 +122,7 @@ func (s *Store) TakeSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	headTree := emptyTree
+	headTree := s.emptyTree()
 	if head != "" {
 		if headTree, err = s.revParse(ctx, head+"^{tree}"); err != nil {
 			return Snapshot{}, err
@@ -360,7 +366,7 @@ func (s *Store) ApplySnapshot(ctx context.Context, snap Snapshot) (Applied, erro
 	if err != nil {
 		return Applied{}, err
 	}
-	base := emptyTree
+	base := s.emptyTree()
 	if head != "" {
 		base = head
 	}
@@ -458,7 +464,7 @@ func (s *Store) SnapshotPresent(ctx context.Context, snap Snapshot) (bool, error
 	if err != nil {
 		return false, err
 	}
-	baseTree := emptyTree
+	baseTree := s.emptyTree()
 	if head != "" {
 		if baseTree, err = s.revParse(ctx, head+"^{tree}"); err != nil {
 			return false, err
@@ -657,27 +663,21 @@ func (s *Store) SnapshotRefs(ctx context.Context, prefix string) (map[string]str
 
 // remoteCopies returns the refs refs/ao/remotes/<remote>/<tail> there
 // are, for every remote, as the for-each-ref pattern
-// refs/ao/remotes/*/<tail> would: in process where the refs are files, so
-// that looking for one session's snapshot at a start costs no git process.
+// refs/ao/remotes/*/<tail> lists them.
 func (s *Store) remoteCopies(ctx context.Context, tail string) (map[string]string, error) {
-	if s.refs == nil {
-		return s.SnapshotRefs(ctx, RemotesPrefix+"*/"+tail)
+	return s.SnapshotRefs(ctx, RemotesPrefix+"*/"+tail)
+}
+
+func isHexID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
 	}
-	remotes, err := s.refs.children(RemotesPrefix)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, r := range remotes {
-		ref := RemotesPrefix + r + "/" + tail
-		switch id, err := s.refs.resolve(ref); {
-		case err == nil:
-			out[ref] = id
-		case !errors.Is(err, ErrNotFound) && !errors.Is(err, errSymbolic):
-			return nil, err
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
 		}
 	}
-	return out, nil
+	return true
 }
 
 // IsAncestor reports whether commit a is b or an ancestor of b.

@@ -62,8 +62,7 @@ func (s *Store) WorktreeChangedSince(ctx context.Context, since int64) (bool, er
 		return false, err
 	}
 	after := func(fi os.FileInfo) bool {
-		st := stampOf(fi) // refdirs_*.go: the change time where the system has one
-		return st.Mtime > since || st.Ctime > since
+		return changedAt(fi) > since
 	}
 	entries := bytes.Split(out, []byte{0})
 	for i := 0; i < len(entries); i++ {

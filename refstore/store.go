@@ -1,15 +1,16 @@
 // Package refstore is the only code that touches refs and objects. Records
-// are JSON blobs, each pointed at directly by one ref under refs/ao/; reads
-// happen in process (or through git itself for a repository format the
-// store does not know), bulk reads and every write go through git so that
-// git's own lock protocol arbitrates compare-and-swap.
+// are JSON blobs, each pointed at directly by one ref under refs/ao/. Every
+// read and write goes through git's own programs, batched (one rev-parse
+// and one config listing per Store, a long-lived cat-file for single reads,
+// for-each-ref for listings, a long-lived update-ref --stdin for every ref
+// write), so that git's locks, reflogs, ref backends (files, reftable) and
+// object formats (SHA-1, SHA-256) apply as git applies them.
 package refstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,7 +36,7 @@ const zeroSHA256 = ZeroID + "000000000000000000000000"
 // zeroID is "no object" in this repository's object format: git refuses
 // a SHA-1 length id in a SHA-256 repository (found running end there).
 func (s *Store) zeroID() string {
-	if strings.EqualFold(s.localConfig().get("extensions.objectformat"), "sha256") {
+	if s.layout.objectFormat == "sha256" {
 		return zeroSHA256
 	}
 	return ZeroID
@@ -55,15 +56,9 @@ type Entry struct {
 	Data []byte // nil when Size > MaxRecord
 }
 
-// reader is a way of reading refs and blobs. Both implementations pass the
-// same conformance suite.
-type reader interface {
-	get(ctx context.Context, ref string) (Entry, error)
-	close() error
-}
-
 // Store is a repository seen as a record store. A Store is for one
-// goroutine at a time; open one per goroutine.
+// goroutine at a time; open one per goroutine. It is made for one command
+// (or one request of a server).
 type Store struct {
 	workDir   string // where git commands run
 	gitDir    string // this worktree's git dir
@@ -76,16 +71,12 @@ type Store struct {
 	// path (Layout.givenGitDir).
 	startDir string
 
-	// objects reads the common dir's objects in process (objects.go), and
-	// blobs are written there in process too (loose.go). nil where the
-	// repository's format is not one we know (an extension) or ForceCLI.
-	objects *objectDB
-	refs    *refFiles // refs resolved from the files; nil when objects is
-	reader  reader
-	lister  *cliLister
+	lister *cliLister
 
 	mu      sync.Mutex
-	batcher *catFile // for CLI reads of single objects, started on demand
+	batcher *catFile    // for CLI reads of single objects, started on demand
+	refw    *refWriter  // every ref write (refwriter.go), started on demand
+	blobw   *blobWriter // every blob write (blobwriter.go), started on demand
 
 	sharedOnce sync.Once
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
@@ -97,13 +88,19 @@ type Store struct {
 	sig        signing  // the signing setup and verifications (signing.go)
 
 	bindGuard BindGuard // runs every Bind when set (GuardBindings)
+
+	cfg        configList // the configuration as git lists it (gitconfig.go)
+	cfgRead    bool
+	cfgPending chan configResult // the listing Open started, until taken
+	cfgStamp   [2]fileStamp      // the config files when cfg was listed
+	openStamp  [2]fileStamp      // the config files when Open started cfgPending
+
 }
 
 // Options tune Open. The zero value is right for the command.
 type Options struct {
-	// ForceCLI reads through git instead of in process, as for a
-	// repository whose format is not known. Tests use it to run the
-	// conformance suite on both.
+	// ForceCLI is kept for callers of an earlier Store that read in
+	// process: every read goes through git now, so it changes nothing.
 	ForceCLI bool
 }
 
@@ -124,51 +121,18 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{workDir: abs, startDir: abs}
+	s.prefetchConfig()
 	if err := s.locate(ctx); err != nil {
 		return nil, err
 	}
-	if !opts.ForceCLI && s.objectsInProcess() {
-		// Not go-git's Repository: that package links every transport
-		// (HTTP, TLS, SSH), which each start of the binary would pay to
-		// initialise, and reads the layout and config again where refstore
-		// has them already.
-		s.objects = &objectDB{dir: filepath.Join(s.commonDir, "objects")}
-		s.refs = &refFiles{dir: s.commonDir}
-		s.reader = &fileReader{store: s, refs: s.refs}
-	}
+	// The config files as the prefetched listing (about) saw them.
+	s.openStamp = s.configStamp()
+	// Started now, it is ready by the first read.
+	s.catFile(ctx)
 	return s, nil
 }
 
-// objectsInProcess reports whether we may read and write this
-// repository's objects: every repository format extension it sets is one
-// that does not change how objects are stored (git's own list of them, less
-// objectFormat: the reader knows SHA-1 ids only).
-func (s *Store) objectsInProcess() bool {
-	version := "0"
-	for _, e := range s.localConfig() {
-		switch {
-		case e.name == "core.repositoryformatversion":
-			version = e.value
-		case strings.HasPrefix(e.name, "extensions."):
-			switch e.name {
-			case "extensions.noop", "extensions.worktreeconfig", "extensions.preciousobjects", "extensions.partialclone":
-			case "extensions.refstorage":
-				// Refs are read from their files: only the files backend.
-				if !strings.EqualFold(e.value, "files") {
-					return false
-				}
-			default:
-				if version != "0" {
-					return false
-				}
-			}
-		}
-	}
-	return version == "0" || version == "1"
-}
-
-// locate finds the repository's git dirs and worktree (Locate), reading
-// through git until objectsInProcess says we may.
+// locate finds the repository's git dirs and worktree (Locate).
 func (s *Store) locate(ctx context.Context) error {
 	l, err := Locate(ctx, s.workDir)
 	if err != nil {
@@ -189,10 +153,12 @@ func (s *Store) locate(ctx context.Context) error {
 	} else {
 		s.workDir = l.WorkTree
 	}
-	// As Locate(s.workDir) finds it: where git commands for it run.
 	s.layout = l
-	s.layout.from = s.workDir
-	s.reader = &cliReader{store: s}
+	if s.workDir != s.startDir {
+		// git takes a relative core.hooksPath from where it runs: ask
+		// again from the directory the Store's git commands run in.
+		s.layout.hooks = ""
+	}
 	s.lister = &cliLister{dir: s.workDir}
 	return nil
 }
@@ -206,13 +172,17 @@ func (s *Store) Close() error {
 		err = s.batcher.close()
 		s.batcher = nil
 	}
-	if s.reader != nil {
-		if e := s.reader.close(); err == nil {
+	if s.refw != nil {
+		if e := s.refw.close(); err == nil {
 			err = e
 		}
+		s.refw = nil
 	}
-	if s.objects != nil {
-		s.objects.close()
+	if s.blobw != nil {
+		if e := s.blobw.close(); err == nil {
+			err = e
+		}
+		s.blobw = nil
 	}
 	return err
 }
@@ -234,7 +204,13 @@ func (s *Store) Bare() bool { return s.bare }
 
 // Get reads the record at ref. It returns ErrNotFound when ref does not exist.
 func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
-	return s.reader.get(ctx, ref)
+	b, err := s.catFile(ctx)
+	if err != nil {
+		return Entry{Ref: ref}, err
+	}
+	e, err := b.read(ref)
+	e.Ref = ref
+	return e, err
 }
 
 // List reads every ref under prefix with its blob, in ref order, through one
@@ -264,33 +240,15 @@ func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 	if len(data) > MaxRecord {
 		return "", fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxRecord)
 	}
-	if s.objects != nil {
-		id, err := writeLoose(filepath.Join(s.commonDir, "objects"), "blob", data)
-		if err != nil {
-			// Whatever stopped us (a full disk, a directory we may not
-			// write), git's own writer says it in git's words.
-			return s.writeGitBlob(ctx, data)
-		}
-		if shared := s.sharedPerm(ctx); shared != 0 {
-			// Ours are made as the umask says; a shared repository wants
-			// objects/xx writable by the group, so that a teammate's git
-			// can add an object beside ours, and the object read-only for
-			// all: give them git's modes.
-			dir := filepath.Join(s.commonDir, "objects", id[:2])
-			// A teammate's directory or object (EPERM) is theirs to have
-			// made right.
-			if err := adjustShared(shared, dir); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
-				return "", fmt.Errorf("writing blob: %w", err)
-			}
-			if err := os.Chmod(filepath.Join(dir, id[2:]), os.FileMode(sharedMode(shared, 0o444, false))); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
-				return "", fmt.Errorf("writing blob: %w", err)
-			}
-		}
-		return id, nil
+	if id, ok, err := s.writeBlobBatched(ctx, data); ok || err != nil {
+		return id, err
 	}
 	return s.writeGitBlob(ctx, data)
 }
 
+// writeGitBlob writes a blob through git hash-object, which makes the
+// object as git makes every object (its format, compression, permissions
+// in a shared repository, fsync settings).
 func (s *Store) writeGitBlob(ctx context.Context, data []byte) (string, error) {
 	out, err := Git(ctx, s.workDir, false, data, "hash-object", "-w", "--stdin")
 	if err != nil {
@@ -302,12 +260,11 @@ func (s *Store) writeGitBlob(ctx context.Context, data []byte) (string, error) {
 // ReadObject reads an object by id, for history: reflogs name ids whose refs
 // have since moved on.
 func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
-	if s.objects == nil {
-		b, err := s.catFile(ctx)
-		if err != nil {
-			return Entry{}, err
-		}
-		return b.read(oid)
+	b, err := s.catFile(ctx)
+	if err != nil {
+		return Entry{}, err
 	}
-	return s.object(ctx, oid)
+	e, err := b.read(oid)
+	e.OID = oid
+	return e, err
 }

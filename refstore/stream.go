@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,83 +12,36 @@ import (
 	"time"
 )
 
-// EachStreamed is Each for long listings: the refs are listed in process
-// (RefIDs) and their objects read in process straight from the packs
-// (bulkread.go), or, where that reader cannot go on, streamed through one
+// EachStreamed is Each for long listings: the refs are listed by one
+// `git for-each-ref` (RefIDs) and their objects streamed through one
 // `git cat-file --batch` fed from a goroutine, so that neither process
 // holds the listing: `git for-each-ref` with contents keeps every object
 // it read until it has printed all of them (150 MB for 100,000 batons). In
-// ref order, as Each. Where RefIDs would ask git anyway it is Each.
+// ref order, as Each.
 //
 // e.Data is valid only until fn returns: one buffer holds each object in
 // turn, so that a hundred thousand of them are not a hundred thousand
 // allocations. A caller that keeps the bytes copies them (every record
 // decoder copies what it keeps).
 func (s *Store) EachStreamed(ctx context.Context, prefix string, fn func(Entry) error) error {
-	if s.refs == nil {
-		return s.Each(ctx, prefix, fn)
-	}
 	ids, err := s.RefIDs(ctx, prefix)
 	if err != nil {
 		return err
 	}
-	return s.eachOfIDs(ctx, ids, fn)
+	return s.catFileEach(ctx, ids, fn)
 }
 
-// eachOfIDs streams the objects of ids, listed by RefIDs, to fn (e.Data
-// valid until fn returns, as for EachStreamed): read in process, and from
-// the first one that reader cannot read on, through git.
-func (s *Store) eachOfIDs(ctx context.Context, ids []RefID, fn func(Entry) error) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	delivered, err := s.bulkList(ctx, ids, false, func(_ int, e Entry) error { return fn(e) })
-	if !errors.Is(err, errBulk) {
-		return err
-	}
-	// In ref order the entries given are the first ones: git reads on
-	// from the first it did not give.
-	rest, _ := undelivered(ids, delivered)
-	return s.catFileEach(ctx, rest, fn)
-}
-
-// EachStreamedUnordered is EachStreamed for a caller that puts the
-// entries in an order of its own afterwards: fn is handed each entry with
-// n, its place in ref order, but in the order the objects lie in their
-// packs (loose ones last), where every base comes before its deltas and
-// is kept only until its last delta is applied. Read in ref order, which
-// may be any order in the pack, a chain is resolved again for each of its
-// objects unless most of what it passed is kept (git's own cat-file keeps
-// up to 96 MB for that). Each entry is handed once, whichever way it was
-// read (the ones the in-process reader could not read come from git
-// afterwards, in ref order).
+// EachStreamedUnordered is EachStreamed handing each entry with n, its
+// place in ref order, for a caller that orders the entries itself.
 func (s *Store) EachStreamedUnordered(ctx context.Context, prefix string, fn func(n int, e Entry) error) error {
-	if s.refs == nil {
-		n := 0
-		return s.Each(ctx, prefix, func(e Entry) error {
-			n++
-			return fn(n-1, e)
-		})
-	}
-	ids, err := s.RefIDs(ctx, prefix)
-	if err != nil || len(ids) == 0 {
-		return err
-	}
-	delivered, err := s.bulkList(ctx, ids, true, fn)
-	if !errors.Is(err, errBulk) {
-		return err
-	}
-	// The rest through git, in ref order, each with its place.
-	rest, places := undelivered(ids, delivered)
-	k := 0
-	return s.catFileEach(ctx, rest, func(e Entry) error {
-		k++
-		return fn(places[k-1], e)
+	n := 0
+	return s.EachStreamed(ctx, prefix, func(e Entry) error {
+		n++
+		return fn(n-1, e)
 	})
 }
 
-// catFileEach streams the objects of ids through git (eachOfIDs's way
-// when the objects are not read in process).
+// catFileEach streams the objects of ids through one git cat-file.
 func (s *Store) catFileEach(ctx context.Context, ids []RefID, fn func(Entry) error) error {
 	if len(ids) == 0 {
 		return nil

@@ -1,15 +1,12 @@
 package refstore
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -122,8 +119,8 @@ const maxSlots = 64
 // beginJournal writes the journal into a free slot, under the slot's
 // flock, so no reader ever sees a journal that is half written or not
 // locked by a live writer.
-func (s *Store) beginJournal(ctx context.Context, msg, ident string, updates []Update) (*journal, error) {
-	rec := journalRecord{Schema: txnSchema, Msg: msg, Ident: ident}
+func (s *Store) beginJournal(ctx context.Context, msg string, updates []Update) (*journal, error) {
+	rec := journalRecord{Schema: txnSchema, Msg: msg}
 	for _, u := range updates {
 		rec.Updates = append(rec.Updates, journalUpdate{Ref: u.Ref, Old: u.Old, New: u.New})
 	}
@@ -377,8 +374,6 @@ func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, er
 		}
 		return fmt.Sprintf("discarded a transaction killed before it moved any ref (%s): removed %d lock(s)", strings.Join(refs, ", "), n), false, nil
 	}
-	ident := rec.Ident
-	var w *lockWriter
 	moved := 0
 	for i, u := range rec.Updates {
 		x := st[i]
@@ -387,39 +382,12 @@ func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, er
 		}
 		if x.ours {
 			// Nobody else can have moved a ref we still hold the lock of:
-			// finish what the writer was doing, reflog entry first.
-			if w == nil {
-				if ident == "" {
-					id, err := s.committerIdent(ctx)
-					if err != nil {
-						return "", false, err
-					}
-					ident = id
-				}
-				w = &lockWriter{dir: s.commonDir, refs: s.refs, ident: ident, msg: rec.Msg, shared: s.sharedPerm(ctx)}
-			}
-			old := u.Old
-			if old == "" {
-				old = strings.Repeat("0", len(u.New))
-			}
-			if !w.logged(u.Ref, old, u.New) {
-				if err := w.log(u.Ref, old, u.New); err != nil {
-					return "", false, err
-				}
-			}
-			if fi, err := os.Stat(x.lock); err == nil && fi.Size() == 0 {
-				// Killed before it wrote the id: write it now.
-				if err := os.WriteFile(x.lock, []byte(u.New+"\n"), 0o666); err != nil {
-					return "", false, err
-				}
-			}
-			if err := os.Rename(x.lock, filepath.Join(s.commonDir, filepath.FromSlash(u.Ref))); err != nil {
+			// drop the dead writer's lock and let git finish its swap,
+			// reflog entry and all.
+			if err := os.Remove(x.lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return "", false, err
 			}
-			moved++
-			continue
-		}
-		if x.cur != u.Old {
+		} else if x.cur != u.Old {
 			// Moved by someone after the writer died: theirs is later.
 			continue
 		}
@@ -449,9 +417,9 @@ func (s *Store) oursLeft(rec journalRecord) bool {
 	return false
 }
 
-// killAfterEnv makes the in-process transaction kill its own process after
-// that many renames. Only tests set it: it is how they leave a transaction
-// torn exactly where a crash would.
+// killAfterEnv set to n makes the next transaction leave the state of a git
+// killed after n renames and kill its own process (tornForTest). Only tests
+// set it.
 const killAfterEnv = "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES"
 
 func killAfter() int {
@@ -469,178 +437,4 @@ func killAfter() int {
 func killSelf() {
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {}
-}
-
-// txnWriter returns the in-process writer for a transaction of updates, or
-// nil when git must do it (a delete, a ref outside our record kinds, a
-// repository whose refs git must write itself).
-func (s *Store) txnWriter(ctx context.Context, msg string, updates []Update) *lockWriter {
-	for _, u := range updates {
-		if !inProcessOK(u) {
-			return nil
-		}
-	}
-	w, err := s.lockWriter(ctx, msg)
-	if err != nil {
-		return nil
-	}
-	return w
-}
-
-// applyInProcess is one transaction in git's lock protocol: take every
-// lock, check every old value under the locks, write the new ids into the
-// locks, then log and rename each in the caller's order. Any prefix of the
-// renames is what a crash can leave, and the journal says how to finish it.
-func (s *Store) applyInProcess(ctx context.Context, w *lockWriter, updates []Update) error {
-	j, err := s.beginJournal(ctx, w.msg, w.ident, updates)
-	if err != nil {
-		return err
-	}
-	locks, err := s.lockAll(ctx, w, updates)
-	if err != nil {
-		j.finish()
-		return err
-	}
-	release := func(from int) {
-		for _, l := range locks[from:] {
-			if l.f != nil {
-				l.f.Close()
-			}
-			os.Remove(l.path)
-		}
-	}
-	for _, u := range updates {
-		cur, err := w.refs.resolve(u.Ref)
-		if errors.Is(err, ErrNotFound) {
-			cur, err = "", nil
-		}
-		if err == nil && cur != u.Old {
-			err = &ConflictError{Ref: u.Ref, Expected: u.Old, Actual: cur}
-		}
-		if err != nil {
-			release(0)
-			j.finish()
-			return err
-		}
-	}
-	for i, u := range updates {
-		_, err := locks[i].f.WriteString(u.New + "\n")
-		if cerr := locks[i].f.Close(); err == nil {
-			err = cerr
-		}
-		locks[i].f = nil
-		if err != nil {
-			release(0)
-			j.finish()
-			return err
-		}
-	}
-	kill := killAfter()
-	if kill == 0 {
-		killSelf()
-	}
-	for i, u := range updates {
-		old := u.Old
-		if old == "" {
-			old = strings.Repeat("0", len(u.New))
-		}
-		err := w.log(u.Ref, old, u.New)
-		if err == nil {
-			err = os.Rename(locks[i].path, filepath.Join(w.dir, filepath.FromSlash(u.Ref)))
-		}
-		if err != nil {
-			if i == 0 {
-				release(0)
-				j.finish()
-			} else {
-				// Some refs moved: the journal and our locks tell the next
-				// command how to finish.
-				j.abandon()
-			}
-			return fmt.Errorf("writing %s: %w", u.Ref, err)
-		}
-		if kill == i+1 {
-			killSelf()
-		}
-	}
-	j.finish()
-	return nil
-}
-
-type heldLock struct {
-	path string
-	f    *os.File
-}
-
-// lockAll takes the locks of updates, in order. A lock held by someone
-// else makes it give back the ones it has and try again a little later
-// (two transactions taking the same refs in different orders must not wait
-// for each other); before reporting a lock that stays, it settles the
-// journals of dead writers once, which may be what left it.
-func (s *Store) lockAll(ctx context.Context, w *lockWriter, updates []Update) ([]heldLock, error) {
-	deadline := time.Now().Add(lockWait)
-	recovered := false
-	for {
-		held, busy, err := w.tryLockAll(updates)
-		if err == nil && busy == "" {
-			return held, nil
-		}
-		for _, l := range held {
-			l.f.Close()
-			os.Remove(l.path)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !recovered {
-			recovered = true
-			s.recoverTxns(ctx)
-			continue
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, &LockedError{Path: busy}
-		}
-		n, _ := rand.Int(rand.Reader, big.NewInt(8))
-		time.Sleep(time.Duration(2+n.Int64()) * time.Millisecond)
-	}
-}
-
-// tryLockAll takes each lock once; it stops at the first lock that exists
-// and names it.
-func (w *lockWriter) tryLockAll(updates []Update) (held []heldLock, busy string, err error) {
-	for _, u := range updates {
-		lock := filepath.Join(w.dir, filepath.FromSlash(u.Ref)) + ".lock"
-		for tries := 0; ; tries++ {
-			f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-			if err == nil {
-				held = append(held, heldLock{path: lock, f: f})
-				break
-			}
-			if errors.Is(err, fs.ErrExist) {
-				return held, lock, nil
-			}
-			if errors.Is(err, fs.ErrNotExist) && tries < 8 {
-				if err := mkdirShared(w.shared, w.dir, filepath.Dir(lock)); err != nil {
-					return held, "", err
-				}
-				continue
-			}
-			return held, "", err
-		}
-	}
-	return held, "", nil
-}
-
-// logged reports whether the last entry of ref's reflog already records
-// old → new: a writer killed between its log and its rename wrote it.
-func (w *lockWriter) logged(ref, old, new string) bool {
-	b, err := os.ReadFile(filepath.Join(w.dir, "logs", filepath.FromSlash(ref)))
-	if err != nil {
-		return false
-	}
-	b = bytes.TrimRight(b, "\n")
-	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-		b = b[i+1:]
-	}
-	return bytes.HasPrefix(b, []byte(old+" "+new+" "))
 }

@@ -192,7 +192,7 @@ func checkSettled(t *testing.T, dir string, ups []refstore.Update, rolled bool) 
 			log, _ := os.ReadFile(filepath.Join(dir, ".git", "logs", filepath.FromSlash(u.Ref)))
 			old := u.Old
 			if old == "" {
-				old = refstore.ZeroID
+				old = strings.Repeat("0", len(u.New))
 			}
 			if n := strings.Count(string(log), old+" "+u.New+" "); n != 1 {
 				t.Errorf("reflog of %s has %d entries for the move, want 1:\n%s", u.Ref, n, log)
@@ -234,7 +234,47 @@ func followUp(t *testing.T, dir string, st *refstore.Store, ups []refstore.Updat
 	}
 }
 
-// A git-handoff killed between the renames of a transaction (end, start
+// tear leaves what a `git update-ref --stdin` killed between its renames
+// leaves of a journaled transaction: the journal in a slot no live writer
+// holds, the first kill refs moved (with their reflog entries), a lock
+// holding its new id for each of the others.
+func tear(t *testing.T, dir string, ups []refstore.Update, kill int) {
+	t.Helper()
+	var rec []map[string]string
+	for _, u := range ups {
+		m := map[string]string{"ref": u.Ref}
+		if u.Old != "" {
+			m["old"] = u.Old
+		}
+		if u.New != "" {
+			m["new"] = u.New
+		}
+		rec = append(rec, m)
+	}
+	data, _ := json.Marshal(map[string]any{"schema": "txn/v1", "msg": "handoff: txn test", "updates": rec})
+	jdir := filepath.Join(dir, ".git", "handoff", "txn")
+	os.MkdirAll(jdir, 0o777)
+	if err := os.WriteFile(filepath.Join(jdir, "slot-0.journal"), data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range ups {
+		if i < kill {
+			old := u.Old
+			if old == "" {
+				old = strings.Repeat("0", len(u.New))
+			}
+			gittest.Run(t, dir, "update-ref", "--create-reflog", "-m", "handoff: txn test", u.Ref, u.New, old)
+			continue
+		}
+		lock := filepath.Join(dir, ".git", filepath.FromSlash(u.Ref)+".lock")
+		os.MkdirAll(filepath.Dir(lock), 0o777)
+		if err := os.WriteFile(lock, []byte(u.New+"\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A git killed between the renames of a transaction (end, start
 // and replace shaped) leaves a prefix applied; the next Open rolls it
 // forward, or drops it when nothing had moved. Either way no ref is left
 // half-applied, no lock stays, fsck is clean and the next command works.
@@ -247,13 +287,12 @@ func TestTxnKilledBetweenRenames(t *testing.T) {
 		for kill := 0; kill <= len(sh.after); kill++ {
 			t.Run(fmt.Sprintf("%s/after-%d", sh.name, kill), func(t *testing.T) {
 				dir := gittest.Init(t)
+				filesOnly(t, dir)
 				ups := setUpShape(t, dir, sh)
 				// A store opened before the crash: its Open settled
 				// nothing, so it meets the leftovers in its way.
 				stale := open(t, dir, refstore.Options{})
-				if !runTxnChild(t, dir, ups, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES="+fmt.Sprint(kill)) {
-					t.Fatal("the writer was not killed: no fault injection")
-				}
+				tear(t, dir, ups, kill)
 				torn := refState(t, dir, ups)
 				for i, u := range ups {
 					want := u.Old
@@ -330,6 +369,7 @@ func TestTxnKilledAtPrepared(t *testing.T) {
 		for path, opts := range readPaths {
 			t.Run(sh.name+"/"+path, func(t *testing.T) {
 				dir := gittest.Init(t)
+				filesOnly(t, dir)
 				ups := setUpShape(t, dir, sh)
 				hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
 				os.MkdirAll(filepath.Dir(hook), 0o777)
@@ -366,6 +406,7 @@ kill -9 "$caller" "$PPID"
 func TestTxnLiveJournalLeftAlone(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	ups := setUpShape(t, dir, txnShapes[0])
 	jdir := filepath.Join(dir, ".git", "handoff", "txn")
 	os.MkdirAll(jdir, 0o777)
@@ -492,11 +533,10 @@ func TestTxnKilledApplyEachStale(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	ups := setUpShape(t, dir, txnShapes[0])
 	stale := open(t, dir, refstore.Options{})
-	if !runTxnChild(t, dir, ups, "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=1") {
-		t.Fatal("the writer was not killed")
-	}
+	tear(t, dir, ups, 1)
 	ctx := context.Background()
 	u := ups[1]
 	cur, _ := stale.ResolveID(ctx, u.Ref)
@@ -518,13 +558,12 @@ func TestApplyEachKilledMidway(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	var ups []refstore.Update
 	for i := 0; i < 12; i++ {
 		ups = append(ups, refstore.Update{Ref: fmt.Sprintf("refs/ao/sessions/s%02d", i), New: gittestHashObject(t, dir, fmt.Sprintf(`{"n":%d}`, i))})
 	}
-	if !runTxnChild(t, dir, ups, "REFSTORE_TXN_EACH=1", "GIT_HANDOFF_TEST_KILL_AFTER_RENAMES=5") {
-		t.Fatal("the writer was not killed: no fault injection")
-	}
+	tear(t, dir, ups, 5)
 	if len(leftovers(t, dir)) == 0 {
 		t.Fatal("the kill left no lock: not the crash under test")
 	}
@@ -556,6 +595,7 @@ func TestApplyEachKilledMidway(t *testing.T) {
 func TestTxnJournalSlots(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
+	filesOnly(t, dir)
 	ctx := context.Background()
 	jdir := filepath.Join(dir, ".git", "handoff", "txn")
 	slot := func(n int) string { return filepath.Join(jdir, fmt.Sprintf("slot-%d.journal", n)) }

@@ -1,7 +1,6 @@
 package refstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -61,24 +60,20 @@ func (e *LockedError) Error() string {
 // before calling it stale. git itself waits 100 ms per attempt.
 const lockWait = 2 * time.Second
 
-// Apply performs updates as one transaction through git's lock protocol,
-// each with a reflog entry carrying msg. Either all refs move or none does,
-// as far as other writers can tell. A lost swap returns a *ConflictError
-// (wrapping ErrConflict), decided by re-reading the refs rather than by
-// git's wording.
+// Apply performs updates as one transaction through `git update-ref
+// --stdin` (refWriter), each with a reflog entry carrying msg. Either all
+// refs move or none does, as far as other writers can tell. A lost swap
+// returns a *ConflictError (wrapping ErrConflict), decided by re-reading the
+// refs rather than by git's wording.
 //
-// The refs are renamed into place in the order the caller gives them, and a
-// process killed in the middle leaves a prefix of that order applied. So
-// order updates so that every prefix is harmless: create the new before
-// marking the old (the baton before the session that ended, the successor
-// before the session it replaces). The next Open then finishes the rest
-// from the journal the transaction left (see txn.go); the order is what
-// still holds where no journal could be read.
-//
-// Creates and updates of record refs are written in process (lockWriter);
-// deletes, other refs and repositories whose refs git must write itself go
-// through `git update-ref --stdin`, which renames in the same order
-// (measured with strace on git 2.39: input order, not ref order).
+// git renames the locks of the files backend in the order the caller gives
+// the updates (measured with strace on git 2.39: input order, not ref
+// order), and a git killed in the middle leaves a prefix of that order
+// applied. So order updates so that every prefix is harmless: create the
+// new before marking the old (the baton before the session that ended, the
+// successor before the session it replaces). The next Open then finishes
+// the rest from the journal the transaction left (see txn.go); the order is
+// what still holds where no journal could be read.
 func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error {
 	if len(updates) == 0 {
 		return nil
@@ -97,13 +92,10 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 	// Even one ref needs the journal: git killed while it holds the lock
 	// leaves `<ref>.lock` behind, and only the journal lets the next
 	// command prove the lock ours and drop it.
-	if w := s.txnWriter(ctx, msg, updates); w != nil {
-		return s.applyInProcess(ctx, w, updates)
-	}
 	var j *journal
 	if s.filesBackend() {
 		var err error
-		if j, err = s.beginJournal(ctx, reflogMsg(msg), "", updates); err != nil {
+		if j, err = s.beginJournal(ctx, reflogMsg(msg), updates); err != nil {
 			return err
 		}
 	}
@@ -113,14 +105,8 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 // filesBackend reports whether refs are plain files under the common dir,
 // the only backend whose transactions can be torn.
 func (s *Store) filesBackend() bool {
-	if s.objects != nil {
-		v := s.localConfig().get("extensions.refstorage")
-		return v == "" || v == "files"
-	}
-	if _, err := os.Stat(filepath.Join(s.commonDir, "reftable")); err == nil {
-		return false
-	}
-	return Exists(filepath.Join(s.commonDir, "refs"))
+	v := strings.ToLower(s.localConfig().get("extensions.refstorage"))
+	return v == "" || v == "files"
 }
 
 // applyGit runs the transaction through `git update-ref --stdin`. With a
@@ -128,21 +114,6 @@ func (s *Store) filesBackend() bool {
 // at once, from the journal, as the next command would. recover lets a
 // lock in the way send it to settle dead writers' journals first.
 func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *journal, recover bool) (err error) {
-	var in bytes.Buffer
-	in.WriteString("start\n")
-	zero := s.zeroID()
-	for _, u := range updates {
-		old := u.Old
-		if old == "" {
-			old = zero
-		}
-		if u.New == "" {
-			fmt.Fprintf(&in, "delete %s %s\n", u.Ref, old)
-		} else {
-			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, old)
-		}
-	}
-	in.WriteString("prepare\ncommit\n")
 	if j != nil {
 		defer func() {
 			if j.f != nil {
@@ -153,12 +124,14 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 	deadline := time.Now().Add(lockWait)
 	transient := 0
 	for {
-		stderr, err := s.runUpdateRef(ctx, msg, in.Bytes())
+		stderr, err := s.runUpdateRef(ctx, msg, updates)
 		if err == nil {
 			return nil
 		}
 		if j != nil && (killed(err) || s.oursLeft(j.rec)) {
-			_, applied, serr := s.settle(ctx, j.rec)
+			// Settled even when ctx ended (it may be what killed git):
+			// the journal is dropped when Apply returns.
+			_, applied, serr := s.settle(context.WithoutCancel(ctx), j.rec)
 			if serr != nil {
 				j.abandon()
 				j.f = nil
@@ -167,6 +140,9 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 			if applied {
 				return nil
 			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if cerr := s.conflict(ctx, updates); cerr != nil {
 			return cerr
@@ -177,7 +153,7 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 			// ref directories as git creates them, and git gives up
 			// ("unable to create directory") after three tries. The
 			// transaction changed nothing, so trying again is safe.
-			if transient < 3 && ctx.Err() == nil && !killed(err) {
+			if transient < 3 && !killed(err) {
 				transient++
 				time.Sleep(time.Duration(5*transient) * time.Millisecond)
 				continue
@@ -191,7 +167,7 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 			s.recoverTxns(ctx)
 			continue
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if time.Now().After(deadline) {
 			return &LockedError{Path: lock}
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -206,16 +182,6 @@ func killed(err error) bool {
 	}
 	ws, ok := ee.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled()
-}
-
-func (s *Store) runUpdateRef(ctx context.Context, msg string, stdin []byte) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", "update-ref", "--create-reflog", "-m", msg, "--stdin")
-	cmd.Dir = s.workDir
-	cmd.Stdin = bytes.NewReader(stdin)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	err := cmd.Run()
-	return errb.String(), err
 }
 
 // conflict re-reads each ref and reports the first that does not hold what
@@ -241,9 +207,11 @@ func (s *Store) lockInTheWay(updates []Update) string {
 			return p
 		}
 	}
-	p := filepath.Join(s.commonDir, "packed-refs.lock")
-	if _, err := os.Stat(p); err == nil {
-		return p
+	for _, p := range []string{"packed-refs.lock", "reftable/tables.list.lock"} {
+		p = filepath.Join(s.commonDir, filepath.FromSlash(p))
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
 	}
 	return ""
 }

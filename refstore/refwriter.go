@@ -1,0 +1,194 @@
+package refstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// refWriter is a long-lived `git update-ref --stdin` that runs one
+// transaction after another (start, the updates, prepare, commit), so
+// every ref write of a Store takes git's locks, reflogs, fsync and
+// reference-transaction hooks on whatever ref backend the repository has,
+// for one git process per reflog message rather than one per swap. A
+// transaction git refuses ends the process (git dies on a failed prepare);
+// the next transaction starts another.
+type refWriter struct {
+	msg    string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer that the process's stderr copier and the
+// reader of an error may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func startRefWriter(dir, msg string) (*refWriter, error) {
+	// Not CommandContext: the process outlives the context of the first
+	// transaction it runs. Each transaction watches its own context.
+	cmd := exec.Command("git", "update-ref", "--create-reflog", "-m", msg, "--stdin")
+	cmd.Dir = dir
+	w := &refWriter{msg: msg, cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = w.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting git update-ref: %w", err)
+	}
+	w.in, w.out = in, bufio.NewReader(out)
+	return w, nil
+}
+
+// errWriterGone is a transaction whose git process ended: the caller reads
+// why from the process's exit (refWriter.end).
+var errWriterGone = errors.New("git update-ref ended")
+
+// transact runs one transaction. It returns nil when git committed it;
+// otherwise the process is finished and its exit and stderr are returned.
+func (w *refWriter) transact(ctx context.Context, zero string, updates []Update) (stderr string, err error) {
+	var in bytes.Buffer
+	in.WriteString("start\n")
+	for _, u := range updates {
+		old := u.Old
+		if old == "" {
+			old = zero
+		}
+		if u.New == "" {
+			fmt.Fprintf(&in, "delete %s %s\n", u.Ref, old)
+		} else {
+			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, old)
+		}
+	}
+	in.WriteString("prepare\n")
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	stop := context.AfterFunc(ctx, func() { w.cmd.Process.Kill() })
+	defer stop()
+	if _, err := w.in.Write(in.Bytes()); err != nil {
+		return w.end()
+	}
+	for _, step := range []string{"start", "prepare"} {
+		if !w.answered(step) {
+			return w.end()
+		}
+	}
+	if _, err := io.WriteString(w.in, "commit\n"); err != nil {
+		return w.end()
+	}
+	if !w.answered("commit") {
+		return w.end()
+	}
+	return "", nil
+}
+
+// answered reads git's "<step>: ok".
+func (w *refWriter) answered(step string) bool {
+	line, err := w.out.ReadString('\n')
+	return err == nil && line == step+": ok\n"
+}
+
+// end closes the process and returns what it said and how it exited.
+func (w *refWriter) end() (string, error) {
+	w.in.Close()
+	err := w.cmd.Wait()
+	if err == nil {
+		err = errWriterGone
+	}
+	return w.stderr.String(), err
+}
+
+func (w *refWriter) close() error {
+	w.in.Close()
+	return w.cmd.Wait()
+}
+
+// runUpdateRef runs one transaction of updates through the Store's
+// update-ref for msg, starting one when there is none for msg.
+func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) (string, error) {
+	if n := killAfter(); n >= 0 {
+		s.tornForTest(msg, updates, n)
+	}
+	s.mu.Lock()
+	w := s.refw
+	if w != nil && w.msg != msg {
+		s.refw = nil
+		w.close()
+		w = nil
+	}
+	s.mu.Unlock()
+	if w == nil {
+		var err error
+		if w, err = startRefWriter(s.workDir, msg); err != nil {
+			return "", err
+		}
+	}
+	stderr, err := w.transact(ctx, s.zeroID(), updates)
+	s.mu.Lock()
+	if err == nil {
+		s.refw = w
+	} else if s.refw == w {
+		s.refw = nil
+	}
+	s.mu.Unlock()
+	return strings.TrimSpace(stderr), err
+}
+
+// tornForTest leaves what a git update-ref killed after n of its renames
+// leaves in the files backend — the first n updates made (reflog entries
+// and all), a lock holding its new id for each of the others — and kills
+// this process, as a crash would, with the transaction's journal left
+// behind. Only tests set killAfterEnv: it is how they check that the order
+// a workflow gives its updates leaves every prefix harmless.
+func (s *Store) tornForTest(msg string, updates []Update, n int) {
+	zero := s.zeroID()
+	for i, u := range updates {
+		if i < n {
+			old := u.Old
+			if old == "" {
+				old = zero
+			}
+			args := []string{"update-ref", "--create-reflog", "-m", msg, u.Ref, u.New, old}
+			if u.New == "" {
+				args = []string{"update-ref", "-m", msg, "-d", u.Ref, old}
+			}
+			Git(context.Background(), s.workDir, false, nil, args...)
+			continue
+		}
+		lock := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
+		os.MkdirAll(filepath.Dir(lock), 0o777)
+		os.WriteFile(lock, []byte(u.New+"\n"), 0o666)
+	}
+	killSelf()
+}
