@@ -141,3 +141,6 @@ func Newer(a, b *Baton) bool {
 	}
 	return a.ID > b.ID
 }
+
+// RecordSchema is the schema the record carried (refstore.Versioned).
+func (b Baton) RecordSchema() string { return b.Schema }

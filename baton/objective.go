@@ -112,3 +112,6 @@ func SetObjective(ctx context.Context, st *refstore.Store, owner, branch, text, 
 		}
 	}
 }
+
+// RecordSchema is the schema the record carried (refstore.Versioned).
+func (o Objective) RecordSchema() string { return o.Schema }

@@ -189,3 +189,6 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// RecordSchema is the schema the record carried (refstore.Versioned).
+func (r Record) RecordSchema() string { return r.Schema }

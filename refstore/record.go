@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/git-handoff/git-handoff/internal/jsonrec"
 )
 
 // MaxRecord caps every record blob. Records are notes, not payloads: a larger
@@ -30,29 +28,9 @@ var (
 // repository does not have, as git cat-file --batch says it.
 const TypeMissing = "missing"
 
-// Appender is a record that writes its own JSON: AppendJSON appends
-// exactly what json.Marshal writes for it, or fails having written
-// nothing, and then encoding/json encodes it (and reports any error in
-// its own words). A short process writes a record or two: encoding/json
-// would spend longer building its reflection caches for the type than
-// encoding.
-//
-// A type embedding an Appender inherits its method; one with fields of
-// its own must define AppendJSON again (refusing, at least).
-type Appender interface {
-	AppendJSON(dst []byte) ([]byte, error)
-}
-
-// Encode marshals a record, refusing one over MaxRecord.
+// Encode is the record's JSON, refused over MaxRecord.
 func Encode(v any) ([]byte, error) {
-	var data []byte
-	err := errNoAppender
-	if a, ok := v.(Appender); ok {
-		data, err = a.AppendJSON(nil)
-	}
-	if err != nil {
-		data, err = json.Marshal(v)
-	}
+	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encoding record: %w", err)
 	}
@@ -62,25 +40,10 @@ func Encode(v any) ([]byte, error) {
 	return data, nil
 }
 
-var errNoAppender = errors.New("no appender")
-
-// AppendCauseFields appends c's fields as json.Marshal writes them in a
-// record that embeds it after fields of its own: each after a comma, and
-// each left out when empty (they are omitempty).
-func AppendCauseFields(dst []byte, c *Cause) []byte {
-	if c.Rev != 0 {
-		dst = append(dst, `,"rev":`...)
-		dst = jsonrec.AppendUint64(dst, c.Rev)
-	}
-	if c.Prev != "" {
-		dst = append(dst, `,"prev":`...)
-		dst = jsonrec.AppendHTMLString(dst, c.Prev)
-	}
-	if len(c.Seen) > 0 {
-		dst = append(dst, `,"seen":`...)
-		dst = jsonrec.AppendHTMLUint64Map(dst, c.Seen)
-	}
-	return dst
+// Versioned is a record type that says which schema a decoded value
+// carried; Decode then reads its blob in one pass.
+type Versioned interface {
+	RecordSchema() string
 }
 
 // Decode unmarshals the record in e into v after checking its size and that
@@ -95,6 +58,9 @@ func Decode(e Entry, schema string, v any) error {
 	}
 	if e.Type != "" && e.Type != "blob" {
 		return fmt.Errorf("%w: %s points at a %s, not a blob", ErrInvalidRecord, e.Ref, e.Type)
+	}
+	if r, ok := v.(Versioned); ok && json.Unmarshal(e.Data, v) == nil && r.RecordSchema() == schema {
+		return nil // the common case: one pass. Anything else is looked at again, for its message.
 	}
 	var head struct {
 		Schema *string `json:"schema"`

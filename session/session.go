@@ -363,3 +363,6 @@ func SetSummary(ctx context.Context, st *refstore.Store, id, summary string, now
 }
 
 var errUnchanged = errors.New("unchanged")
+
+// RecordSchema is the schema the record carried (refstore.Versioned).
+func (r Record) RecordSchema() string { return r.Schema }
