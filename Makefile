@@ -8,7 +8,7 @@ MANDIR  ?= $(PREFIX)/share/man/man1
 # `go install ./cmd/git-handoff` makes.
 BIN     := bin/git-handoff
 
-.PHONY: build install test race fuzz demo bench soak vet clean agent-tools
+.PHONY: build install test test-git race fuzz demo bench soak vet clean agent-tools
 
 build: $(BIN) git-handoff.1
 
@@ -33,6 +33,31 @@ install: build
 # it those tests skip.
 test: vet agent-tools
 	$(GO) test -count=1 ./...
+
+# The git matrix (issue 23): the scenarios, the store's suite and teamsync
+# under the git in GIT (a bin directory; default: the one on PATH) in
+# FORMAT: files, reftable or sha256. Every `git init` and `git clone` the
+# tests run takes its formats from GIT_DEFAULT_REF_FORMAT and
+# GIT_DEFAULT_HASH (git >= 2.45 honours both, 2.39 only the hash), and
+# TestMatrix and TestScriptsMatrix fail unless the tests really run that
+# git in those formats. CI builds the newest git with
+# scripts/newest-git.sh, which prints its GIT.
+GIT    ?= $(dir $(shell command -v git))
+FORMAT ?= files
+test-git:
+	@case "$(FORMAT)" in \
+	files) refs=files hash=sha1 ;; \
+	reftable) refs=reftable hash=sha1 ;; \
+	sha256) refs=files hash=sha256 ;; \
+	*) echo "make test-git: FORMAT=files|reftable|sha256, not $(FORMAT)" >&2; exit 2 ;; \
+	esac; \
+	git="$(abspath $(GIT))"; \
+	echo "test-git: $$("$$git/git" --version) ($$git), $(FORMAT)"; \
+	export PATH="$$git:$$PATH" GIT_HANDOFF_TEST_GIT="$$git/git" GIT_HANDOFF_TEST_FORMAT=$(FORMAT) \
+		GIT_DEFAULT_REF_FORMAT=$$refs GIT_DEFAULT_HASH=$$hash; \
+	$(GO) test -count=1 ./internal/gittest ./refstore ./teamsync; a=$$?; \
+	$(GO) test -count=1 -run '^(TestScripts|TestScriptsMatrix)$$' ./cmd/git-handoff; b=$$?; \
+	[ $$a = 0 ] && [ $$b = 0 ]
 
 agent-tools:
 	./scripts/agent-tools.sh --if-npm
