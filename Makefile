@@ -41,7 +41,9 @@ test: vet agent-tools
 # GIT_DEFAULT_HASH (git >= 2.45 honours both, 2.39 only the hash), and
 # TestMatrix and TestScriptsMatrix fail unless the tests really run that
 # git in those formats. CI builds the newest git with
-# scripts/newest-git.sh, which prints its GIT.
+# scripts/newest-git.sh, which prints its GIT. -timeout: on a loaded
+# 2-core machine the scenarios alone took more than go test's default
+# 10 minutes, and testscript then fails whichever scripts are running.
 GIT    ?= $(dir $(shell command -v git))
 FORMAT ?= files
 test-git:
@@ -55,8 +57,8 @@ test-git:
 	echo "test-git: $$("$$git/git" --version) ($$git), $(FORMAT)"; \
 	export PATH="$$git:$$PATH" GIT_HANDOFF_TEST_GIT="$$git/git" GIT_HANDOFF_TEST_FORMAT=$(FORMAT) \
 		GIT_DEFAULT_REF_FORMAT=$$refs GIT_DEFAULT_HASH=$$hash; \
-	$(GO) test -count=1 ./internal/gittest ./refstore ./teamsync; a=$$?; \
-	$(GO) test -count=1 -run '^(TestScripts|TestScriptsMatrix)$$' ./cmd/git-handoff; b=$$?; \
+	$(GO) test -count=1 -timeout 30m ./internal/gittest ./refstore ./teamsync; a=$$?; \
+	$(GO) test -count=1 -timeout 30m -run '^(TestScripts|TestScriptsMatrix)$$' ./cmd/git-handoff; b=$$?; \
 	[ $$a = 0 ] && [ $$b = 0 ]
 
 agent-tools:
