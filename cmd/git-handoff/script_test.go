@@ -102,7 +102,10 @@ var volatile = []struct {
 	with string
 }{
 	{regexp.MustCompile(`\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b`), "<oid>"}, // blob and commit ids, SHA-1 or SHA-256
-	{regexp.MustCompile(`\bh-[a-km-np-z2-9]{10}\b`), "<baton-id>"},     // baton.NewID("h")
+	// a brief's recent commits, whose ids the pinned dates fix only
+	// within one object format
+	{regexp.MustCompile(`(?m)^- [0-9a-f]{10} `), "- <commit> "},
+	{regexp.MustCompile(`\bh-[a-km-np-z2-9]{10}\b`), "<baton-id>"}, // baton.NewID("h")
 	{regexp.MustCompile(`\bs-[a-km-np-z2-9]{10}\b`), "<session-id>"},
 	{regexp.MustCompile(`\(pid [0-9]+\)`), "(pid <pid>)"},
 	// ghpr stamps facts with the real clock, not GIT_HANDOFF_NOW
