@@ -33,7 +33,7 @@ func binary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "git-handoff")
-		out, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", builtBin, "../../cmd/git-handoff").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", builtBin, "../../cmd/git-handoff").CombinedOutput()
 		if err != nil {
 			buildErr = err
 			builtBin = string(out)

@@ -49,7 +49,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	d := newDeps(stdin, stdout, stderr)
-	d.args = args
 	defer d.close()
 	app := newApp(d)
 	err := app.RunContext(ctx, interspersed(app, args))
@@ -124,7 +123,7 @@ func newApp(d *deps) *cli.App {
 var readOnlyCommands = map[string]bool{
 	"list": true, "show": true, "brief": true, "log": true,
 	"session ls": true, "session show": true, "session lineage": true,
-	"pr show": true, "pr status": true, "pr route": true, "pr facts": true,
+	"pr show": true, "pr status": true, "pr route": true,
 	"hooks check": true, "snapshot show": true,
 }
 

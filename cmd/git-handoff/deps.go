@@ -24,10 +24,7 @@ type deps struct {
 	dir string
 
 	store *refstore.Store
-	// args are the command line as run got it: the lean build hands them
-	// on whole to git-handoff-full (lean.go).
-	args  []string
-	forge // the GitHub connection (github.go; none in the lean build)
+	forge // the GitHub connection (github.go)
 	// readOnly is set for commands that only read (see readOnlyCommands):
 	// their Store does not run the lazy merge, which writes refs.
 	readOnly bool

@@ -137,11 +137,3 @@ type hookStatusJSON struct {
 	ChainedExecutable bool   `json:"chainedExecutable,omitempty"`
 	Note              string `json:"note,omitempty"`
 }
-
-// prFactsJSON is what `pr facts` prints (pr_facts.go), and what the lean
-// build's brief reads from it (lean.go): a brief's pull-request section and
-// what fetching it had to say.
-type prFactsJSON struct {
-	Markdown string   `json:"markdown"`
-	Notices  []string `json:"notices"`
-}

@@ -1,5 +1,3 @@
-//go:build !urfave_cli_no_docs
-
 package main
 
 import (

@@ -1,5 +1,3 @@
-//go:build !lean
-
 package main
 
 import (
@@ -34,7 +32,6 @@ func prCommand(d *deps) *cli.Command {
 			prStatusCommand(d),
 			prRouteCommand(d),
 			prReleaseCommand(d),
-			prFactsCommand(d),
 		},
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/git-handoff/git-handoff/ghpr/ghprtest"
+	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
 // TestMain lets the test binary stand in for git-handoff: testscript puts it
@@ -84,6 +85,12 @@ func setupScript(env *testscript.Env) error {
 	} {
 		env.Setenv(k, v)
 	}
+	// testscript passes on little of this process's environment: the
+	// formats of make test-git's row must reach the scripts' git too.
+	for _, kv := range gittest.MatrixEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Setenv(k, v)
+	}
 	return startFakeGitHub(env)
 }
 
@@ -94,7 +101,10 @@ var volatile = []struct {
 	re   *regexp.Regexp
 	with string
 }{
-	{regexp.MustCompile(`\b[0-9a-f]{40}\b`), "<oid>"},              // blob and commit ids
+	{regexp.MustCompile(`\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b`), "<oid>"}, // blob and commit ids, SHA-1 or SHA-256
+	// a brief's recent commits, whose ids the pinned dates fix only
+	// within one object format
+	{regexp.MustCompile(`(?m)^- [0-9a-f]{10} `), "- <commit> "},
 	{regexp.MustCompile(`\bh-[a-km-np-z2-9]{10}\b`), "<baton-id>"}, // baton.NewID("h")
 	{regexp.MustCompile(`\bs-[a-km-np-z2-9]{10}\b`), "<session-id>"},
 	{regexp.MustCompile(`\(pid [0-9]+\)`), "(pid <pid>)"},

@@ -11,13 +11,41 @@ import (
 	"testing"
 )
 
+// MatrixVars are the variables that choose the format of every repository
+// a test's git makes with `git init` or `git clone` (git >= 2.45 honours
+// both): `make test-git` sets them for its rows, and every test's
+// environment must pass them on to the git it runs, or a row would run on
+// the default formats without knowing it (TestMatrix checks).
+var MatrixVars = []string{"GIT_DEFAULT_REF_FORMAT", "GIT_DEFAULT_HASH"}
+
+// MatrixEnv is MatrixVars as this process has them, as NAME=value pairs.
+func MatrixEnv() []string {
+	var env []string
+	for _, k := range MatrixVars {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+func isMatrixVar(k string) bool {
+	for _, m := range MatrixVars {
+		if k == m {
+			return true
+		}
+	}
+	return false
+}
+
 // Env is the environment every test git process gets: no system or user
-// configuration, a fixed identity, no prompts.
+// configuration, a fixed identity, no prompts, and the matrix's formats
+// (MatrixVars).
 func Env(home string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" {
+		if (strings.HasPrefix(k, "GIT_") && !isMatrixVar(k)) || k == "HOME" {
 			continue
 		}
 		env = append(env, kv)
