@@ -248,11 +248,11 @@ func sharedRef(owner, branch string) string {
 // claimed is never delivered. Run on the files (stamps trusted where the
 // filesystem allows) and through git alone (every directory listed).
 func TestEligibleSharedArrivals(t *testing.T) {
-	for _, cli := range []bool{false, true} {
+	for _, cli := range []bool{false} { // one read path: git
 		t.Run(fmt.Sprintf("cli=%v", cli), func(t *testing.T) {
 			gittest.Isolate(t)
 			dir := gittest.Init(t)
-			st, err := refstore.Open(context.Background(), dir, refstore.Options{ForceCLI: cli})
+			st, err := refstore.Open(context.Background(), dir, refstore.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -194,9 +194,12 @@ func SnapshotSection(off *SnapshotOffer) string {
 		"or look first: `git diff %s %s`.\n", s.Session, s.Commit, s.Ref, headName(s.Head), ApplyCommand(s.Session), orEmptyTree(s.Head), s.Commit)
 }
 
+// orEmptyTree is the base to diff a snapshot against: its HEAD, or for a
+// snapshot taken before the first commit the empty tree, named so that git
+// gives its id in the repository's object format.
 func orEmptyTree(head string) string {
 	if head == "" {
-		return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+		return "$(git hash-object -t tree /dev/null)"
 	}
 	return head
 }

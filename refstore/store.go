@@ -98,11 +98,7 @@ type Store struct {
 }
 
 // Options tune Open. The zero value is right for the command.
-type Options struct {
-	// ForceCLI is kept for callers of an earlier Store that read in
-	// process: every read goes through git now, so it changes nothing.
-	ForceCLI bool
-}
+type Options struct{}
 
 // Open finds the repository containing dir. It settles what a killed
 // git-handoff left of a multi-ref transaction (Recovered says what it did).

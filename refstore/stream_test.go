@@ -111,7 +111,7 @@ func TestEachStreamedMatchesEach(t *testing.T) {
 	if got := collect(st.EachStreamed); !reflect.DeepEqual(got, want) {
 		t.Fatalf("EachStreamed differs from Each:\n%+v\n%+v", got, want)
 	}
-	cli, err := Open(ctx, dir, Options{ForceCLI: true})
+	cli, err := Open(ctx, dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -316,7 +316,7 @@ func TestTxnKilledBetweenRenames(t *testing.T) {
 				}
 				// Otherwise the next Open settles it; odd kill points
 				// through the CLI read path.
-				st := open(t, dir, refstore.Options{ForceCLI: kill%2 == 1})
+				st := open(t, dir, refstore.Options{})
 				if len(st.Recovered()) == 0 {
 					t.Errorf("Open settled nothing")
 				}

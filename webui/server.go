@@ -64,8 +64,6 @@ type Options struct {
 	// Poll is how often the change stream looks at the ref files.
 	// Default one second.
 	Poll time.Duration
-	// ForceCLI reads through git instead of in process (GIT_HANDOFF_READER=cli).
-	ForceCLI bool
 }
 
 // Server serves the page, the API and the change stream.
@@ -232,7 +230,7 @@ func (s *Server) project(r *http.Request) (Repo, error) {
 // lazy merge every writing command runs); one that only reads never
 // writes, and says what is not merged yet instead.
 func (s *Server) open(ctx context.Context, repo Repo, write bool) (*refstore.Store, []string, error) {
-	st, err := refstore.Open(ctx, repo.Dir, refstore.Options{ForceCLI: s.opts.ForceCLI})
+	st, err := refstore.Open(ctx, repo.Dir, refstore.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening %s: %w", repo.Name, err)
 	}

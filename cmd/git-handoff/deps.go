@@ -48,7 +48,7 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 	if dir == "" {
 		dir = "."
 	}
-	st, err := refstore.Open(ctx, dir, refstore.Options{ForceCLI: os.Getenv("GIT_HANDOFF_READER") == "cli"})
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
 	if err != nil {
 		return nil, err
 	}

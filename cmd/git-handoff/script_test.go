@@ -33,9 +33,9 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar: each a scenario with real git in
-// a fresh repository, opening with a comment on what it covers. Every
-// script runs twice, once per read path of the store: go-git in process,
-// and the git CLI (GIT_HANDOFF_READER=cli), which must answer the same.
+// a fresh repository, opening with a comment on what it covers. (They ran
+// twice, once per read path of the store, while the store had a reader of
+// its own beside git's; it has only git's now.)
 func TestScripts(t *testing.T) {
 	if raceBuild {
 		// Each script step is a single-goroutine process; the race
@@ -44,21 +44,12 @@ func TestScripts(t *testing.T) {
 		// would not. `make test` runs the scripts; `make race` the rest.
 		t.Skip("scripts run without -race in make test")
 	}
-	for _, reader := range []string{"inprocess", "cli"} {
-		t.Run(reader, func(t *testing.T) {
-			testscript.Run(t, testscript.Params{
-				Dir: "testdata/script",
-				Setup: func(env *testscript.Env) error {
-					if reader == "cli" {
-						env.Setenv("GIT_HANDOFF_READER", "cli")
-					}
-					return setupScript(env)
-				},
-				Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpjson": cmpJSON},
-				RequireExplicitExec: false,
-			})
-		})
-	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		Setup:               setupScript,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpjson": cmpJSON},
+		RequireExplicitExec: false,
+	})
 }
 
 // setupScript gives every script its own HOME and git identity, a fixed
@@ -140,7 +131,7 @@ func cmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // updateGolden rewrites the golden file in the script's archive
-// (CMPJSON_UPDATE=1 go test -run TestScripts/inprocess): for writing a new
+// (CMPJSON_UPDATE=1 go test -run TestScripts): for writing a new
 // golden file, to be read before it is committed.
 func updateGolden(ts *testscript.TestScript, name, text string) {
 	script := strings.TrimPrefix(filepath.Base(ts.Getenv("WORK")), "script-")

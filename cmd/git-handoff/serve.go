@@ -89,7 +89,6 @@ func runServe(c *cli.Context, d *deps, repoArgs []string) error {
 	}
 	srv, err := webui.New(webui.Options{
 		Repos: repos, Token: token, Clock: d.Now, By: guardHolder(), Arbiter: arbiterFor(false),
-		ForceCLI: os.Getenv("GIT_HANDOFF_READER") == "cli",
 		Connect: func(dir string) handoff.Connect {
 			return func(ctx context.Context) (handoff.PRHost, error) {
 				gh, _, err := ghpr.Connect(ctx, dir, "origin", os.Getenv)
