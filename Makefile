@@ -104,7 +104,8 @@ bench: $(BIN)
 	./bench/run.sh $(CURDIR)/$(BIN)
 
 # The figures of "nothing lost, nothing delivered twice": real git-handoff
-# processes on two clones of one remote with gc alongside, then kill -9
+# processes on four clones of one remote that stalls and refuses at random,
+# the status page and MCP server writing too, gc --prune=now alongside, then kill -9
 # trials (bench/soak/README.md). Every figure's goal is 0; -strict fails
 # the target otherwise.
 SOAKFLAGS ?= -duration 60s -procs 8 -kill 200 -strict
