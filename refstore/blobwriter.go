@@ -25,21 +25,11 @@ type blobWriter struct {
 }
 
 func startBlobWriter(dir, tmp string) (*blobWriter, error) {
-	cmd := exec.Command("git", "hash-object", "-w", "--no-filters", "--stdin-paths")
-	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	cmd, in, out, err := startCoprocess(dir, os.Stderr, "hash-object", "-w", "--no-filters", "--stdin-paths")
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting git hash-object: %w", err)
-	}
-	return &blobWriter{cmd: cmd, in: in, out: bufio.NewReader(out), tmp: tmp}, nil
+	return &blobWriter{cmd: cmd, in: in, out: out, tmp: tmp}, nil
 }
 
 func (w *blobWriter) write(data []byte) (string, error) {

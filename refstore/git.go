@@ -1,10 +1,12 @@
 package refstore
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -107,4 +109,26 @@ func Git(ctx context.Context, dir string, clean bool, stdin []byte, args ...stri
 		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
 	}
 	return out.Bytes(), nil
+}
+
+// startCoprocess starts a long-lived git (cat-file --batch, update-ref
+// --stdin, hash-object --stdin-paths) in dir and returns its pipes. Not
+// CommandContext: the process outlives the context of the first request
+// it serves; each request watches its own.
+func startCoprocess(dir string, stderr io.Writer, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, fmt.Errorf("starting git %s: %w", args[0], err)
+	}
+	return cmd, in, bufio.NewReader(out), nil
 }

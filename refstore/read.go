@@ -32,21 +32,11 @@ type catFile struct {
 }
 
 func startCatFile(dir string) (*catFile, error) {
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	cmd, in, out, err := startCoprocess(dir, os.Stderr, "cat-file", "--batch")
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting git cat-file: %w", err)
-	}
-	return &catFile{cmd: cmd, in: in, out: bufio.NewReader(out)}, nil
+	return &catFile{cmd: cmd, in: in, out: out}, nil
 }
 
 // read asks for name (a ref or an id). cat-file resolves a ref name itself;

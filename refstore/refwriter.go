@@ -51,22 +51,11 @@ func (b *syncBuffer) String() string {
 func startRefWriter(dir, msg string) (*refWriter, error) {
 	// Not CommandContext: the process outlives the context of the first
 	// transaction it runs. Each transaction watches its own context.
-	cmd := exec.Command("git", "update-ref", "--create-reflog", "-m", msg, "--stdin")
-	cmd.Dir = dir
-	w := &refWriter{msg: msg, cmd: cmd, stderr: &syncBuffer{}}
-	cmd.Stderr = w.stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
+	w := &refWriter{msg: msg, stderr: &syncBuffer{}}
+	var err error
+	if w.cmd, w.in, w.out, err = startCoprocess(dir, w.stderr, "update-ref", "--create-reflog", "-m", msg, "--stdin"); err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting git update-ref: %w", err)
-	}
-	w.in, w.out = in, bufio.NewReader(out)
 	return w, nil
 }
 
