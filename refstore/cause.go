@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/git-handoff/git-handoff/internal/jsonrec"
@@ -174,8 +176,47 @@ func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
 	if err != nil {
 		return Cause{}, err
 	}
+	// This clone's count must never repeat for the key: a version of ours
+	// that lost a join is in no version we build on, so counting from
+	// those alone would give the next write the dropped one's count, and
+	// a teammate's version that descends from the dropped one would then
+	// seem to follow the new one, which the join would drop unreported
+	// (found by the soak). The high-water mark of what this clone issued
+	// for the key comes from a note beside the writer id.
+	hw := s.issued(ref)
+	if seen[me] < hw {
+		seen[me] = hw
+	}
 	seen[me]++
+	s.noteIssued(ctx, ref, seen[me])
 	return Cause{Rev: top + 1, Prev: old, Seen: seen}, nil
+}
+
+// issuedPath is where the highest count this clone issued for ref is kept.
+func (s *Store) issuedPath(ref string) string {
+	sum := sha256.Sum256([]byte(ref))
+	return filepath.Join(s.commonDir, "handoff", "issued", hex.EncodeToString(sum[:8]))
+}
+
+// issued is the highest count this clone issued for ref; 0 when unknown.
+func (s *Store) issued(ref string) uint64 {
+	b, err := os.ReadFile(s.issuedPath(ref))
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
+	return n
+}
+
+// noteIssued raises the high-water mark of ref to n. Two processes
+// writing the key at once may both write it: each wrote a count the other
+// reads as at least its own base, which is all the mark must give. A
+// failure only leaves the old mark.
+func (s *Store) noteIssued(ctx context.Context, ref string, n uint64) {
+	if n <= s.issued(ref) {
+		return
+	}
+	_ = s.WriteNote(ctx, s.issuedPath(ref), []byte(strconv.FormatUint(n, 10)+"\n"))
 }
 
 // writerID names this clone in version vectors: a random id kept in the

@@ -30,6 +30,38 @@ func TestRevOf(t *testing.T) {
 	}
 }
 
+// A count this clone issued is not issued again for the key, even from a
+// base that does not hold it (a version of ours that lost a join): a
+// teammate's version built on the lost one must not seem to follow the
+// next one.
+func TestNextCauseNeverReusesACount(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	dir := gittest.Init(t)
+	st := open(t, dir, refstore.Options{})
+	const ref = "refs/ao/handoffs/private/dev/main"
+	base := put(t, st, ref, "", `{"schema":"handoff/v1","rev":1}`)
+	lost, err := st.NextCause(ctx, ref, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := st.NextCause(ctx, ref, base) // the same base: the lost one is in it no more than before
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := me(t, dir)
+	if next.Seen[w] <= lost.Seen[w] {
+		t.Fatalf("count %d issued again after %d", next.Seen[w], lost.Seen[w])
+	}
+	if d, _ := (refstore.Cause{Rev: 3, Seen: lost.Seen}).Descends(next); d {
+		t.Fatalf("a version built on the lost count %v seems to follow the later write %v", lost.Seen, next.Seen)
+	}
+	reopened := open(t, dir, refstore.Options{}) // the mark outlives the process
+	if again, _ := reopened.NextCause(ctx, ref, base); again.Seen[w] <= next.Seen[w] {
+		t.Fatalf("a new process issued %d after %d", again.Seen[w], next.Seen[w])
+	}
+}
+
 // The clock counts what this clone has seen of the key: the version it
 // replaces and the fetched copies, of the arbiter alone once
 // handoff.arbiter names one.
@@ -74,7 +106,10 @@ func TestNextCause(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s","seen":{"%s":1}}`, local, me(t, dir)); string(data) != want {
+			// Every NextCause issues a count of this clone's own, never
+			// given again for the key: four asked above, so this is the
+			// fifth.
+			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s","seen":{"%s":5}}`, local, me(t, dir)); string(data) != want {
 				t.Fatalf("WriteVersion wrote %s, want %s", data, want)
 			}
 			if e, err := st.ReadObject(ctx, oid); err != nil || string(e.Data) != string(data) {
