@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -212,7 +213,12 @@ func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
 // List reads every ref under prefix with its blob, in ref order, through one
 // git process: much faster than object-at-a-time reads for thousands of refs.
 func (s *Store) List(ctx context.Context, prefix string) ([]Entry, error) {
-	return s.lister.list(ctx, []string{prefix}, nil)
+	var out []Entry
+	err := s.EachOf(ctx, []string{prefix}, func(e Entry) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
 }
 
 // Each streams the refs under prefix to fn without holding them all.
@@ -227,8 +233,37 @@ func (s *Store) EachOf(ctx context.Context, prefixes []string, fn func(Entry) er
 	if len(prefixes) == 0 {
 		return nil
 	}
-	_, err := s.lister.list(ctx, prefixes, fn)
-	return err
+	last := ""
+	_, err := s.lister.list(ctx, prefixes, func(e Entry) error {
+		last = e.Ref
+		return fn(e)
+	})
+	var ge *GitError
+	if err == nil || !errors.As(err, &ge) || ctx.Err() != nil {
+		return err
+	}
+	// git for-each-ref stops at a ref that names a missing object (a gc
+	// pruned it beside a write); cat-file names such an object missing
+	// instead, and the reader skips it with a notice. So the refs after
+	// the last one listed come that way, in the same ref order.
+	sorted := append([]string(nil), prefixes...)
+	sort.Strings(sorted)
+	for _, p := range sorted {
+		ids, ierr := s.RefIDs(ctx, p)
+		if ierr != nil {
+			return err
+		}
+		rest := ids[:0]
+		for _, id := range ids {
+			if id.Ref > last {
+				rest = append(rest, id)
+			}
+		}
+		if cerr := s.catFileEach(ctx, rest, fn); cerr != nil {
+			return cerr
+		}
+	}
+	return nil
 }
 
 // WriteBlob stores data as a blob and returns its id.
