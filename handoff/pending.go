@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
@@ -153,11 +152,10 @@ func (p *pendingClaim) alive() bool {
 	if p.Host != hostname() {
 		return true
 	}
-	if p.PID <= 0 || p.PID == os.Getpid() {
+	if p.PID == os.Getpid() {
 		return false // ours: claims in this process run one at a time (lockClaims)
 	}
-	err := syscall.Kill(p.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return processAlive(p.PID)
 }
 
 // take makes me the one delivering p, by renaming it: of two processes
