@@ -2,6 +2,7 @@ package refstore
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,4 +107,32 @@ func cmdUnset(t *testing.T, dir, scope string) {
 	cmd := exec.Command("git", "config", scope, "--unset-all", "core.hooksPath")
 	cmd.Dir = dir
 	cmd.Run()
+}
+
+// TestLocateWithHooksDisabled: Gemini CLI runs every shell command with
+// core.hooksPath set to the empty string through GIT_CONFIG_COUNT, which
+// makes git refuse `rev-parse --path-format=absolute --git-path hooks`.
+// Every other answer still stands, and HooksDir says git runs no hooks.
+func TestLocateWithHooksDisabled(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	main := gittest.Init(t)
+	os.MkdirAll(filepath.Join(main, "sub"), 0o755)
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "core.hooksPath")
+	t.Setenv("GIT_CONFIG_VALUE_0", "")
+	l, err := Locate(ctx, filepath.Join(main, "sub"))
+	if err != nil {
+		t.Fatalf("Locate: %v", err)
+	}
+	if l.WorkTree != realPath(main) || l.GitDir != realPath(filepath.Join(main, ".git")) {
+		t.Errorf("Locate = %+v, want the worktree %s", l, main)
+	}
+	if _, err := HooksDir(ctx, main, l); !errors.Is(err, ErrHooksDisabled) {
+		t.Errorf("HooksDir = %v, want ErrHooksDisabled", err)
+	}
+	// Asked afresh (a Layout found from another directory) it says the same.
+	if _, err := HooksDir(ctx, main, Layout{}); !errors.Is(err, ErrHooksDisabled) {
+		t.Errorf("HooksDir afresh = %v, want ErrHooksDisabled", err)
+	}
 }

@@ -222,6 +222,9 @@ func (s *Server) Dump() string {
 	var b strings.Builder
 	for i, r := range s.Requests() {
 		fmt.Fprintf(&b, "#%d %s %s %s %s tools=%d results=%d last user=%.200q\n", i, r.At.Format("15:04:05.000"), r.API, r.Method, r.Path, len(r.Tools), len(r.ToolResults), r.LastUser)
+		for _, tr := range r.ToolResults {
+			fmt.Fprintf(&b, "    tool result=%.600q\n", tr)
+		}
 	}
 	return b.String()
 }
