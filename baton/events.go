@@ -1,97 +1,193 @@
 package baton
 
 import (
+	"container/heap"
 	"context"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// Event is one thing that happened to a baton in this clone, read back from
-// the reflogs of the baton refs.
+// Event is one thing that happened to a baton, as the versions of its
+// record tell it.
 type Event struct {
 	At      time.Time `json:"at"`
-	Kind    string    `json:"kind"` // created, claimed, cancelled, dismissed, removed, conflict
+	Kind    string    `json:"kind"` // created, claimed, cancelled, dismissed, conflict
 	ID      string    `json:"id,omitempty"`
 	Owner   string    `json:"owner,omitempty"`
 	Branch  string    `json:"branch,omitempty"`
 	Shared  bool      `json:"shared"`
 	Session string    `json:"session,omitempty"` // who wrote or claimed it
 	Ref     string    `json:"ref"`
-	Who     string    `json:"who,omitempty"` // the git identity that made the change
 	// Dropped is, for a conflict, the blob id of this clone's version that
-	// a teammate's concurrent one replaced; it stays in the reflog
+	// a teammate's concurrent one replaced; the ref's reflog keeps it
 	// (git cat-file -p <id>).
 	Dropped string `json:"dropped,omitempty"`
 }
 
-// Events lists the newest events first, at most limit of them. The kind is
-// decided from the records on each side of the change, not from the reflog
-// message, so it stays right whatever wrote the entry — except a conflict:
-// sync and the lazy merge write the version that won a tie-break over this
-// clone's own with a message starting refstore.ConflictReflog, and only
-// the message tells that from a version that followed.
+// Events lists the newest events first, at most limit of them.
+//
+// Every version of a baton record names the version it replaced ("prev"),
+// so the history of each baton ref is walked through git cat-file as far
+// as this clone has the objects: a baton's creation, claim, cancellation
+// or dismissal are read from the newest version of it on that chain, with
+// the times the record itself carries. That holds on every ref backend
+// and git version; git prints no reflog of a ref that names a blob. The
+// one thing no version tells is a conflict — this clone's version
+// replaced by a teammate's that won the join, which is not on the
+// winner's chain — so those come from the notes the store keeps of such
+// writes (refstore.ConflictNotes).
+//
+// Refs are visited newest first, by the latest time their next version
+// carries, so a limited log reads the recent end of the recent refs only.
 func Events(ctx context.Context, st *refstore.Store, limit int) ([]Event, error) {
-	logs, err := st.Reflogs(refstore.HandoffsPrefix)
+	var out []Event
+	notes, err := st.ConflictNotes()
 	if err != nil {
 		return nil, err
 	}
-	// Reflog lines are oldest first; reversed, a stable sort keeps the
-	// later of two changes in the same second first.
-	for i, j := 0, len(logs)-1; i < j; i, j = i+1, j-1 {
-		logs[i], logs[j] = logs[j], logs[i]
-	}
-	sort.SliceStable(logs, func(i, j int) bool { return logs[i].When.After(logs[j].When) })
-	var out []Event
-	for _, l := range logs {
-		if len(out) == limit {
-			break
-		}
-		ev := Event{At: l.When, Ref: l.Ref, Who: l.Who}
-		newB, newOK := readAt(ctx, st, l.New)
-		oldB, oldOK := readAt(ctx, st, l.Old)
-		switch {
-		case strings.HasPrefix(l.Message, refstore.ConflictReflog) && newOK:
-			ev.Kind = "conflict"
-			fill(&ev, newB)
-			ev.Dropped = l.Old
-		case l.New == "":
-			ev.Kind = "removed"
-			if oldOK {
-				fill(&ev, oldB)
-			}
-		case !newOK:
-			continue // not a record we can read: nothing to say about it
-		case newB.Deleted != nil:
-			ev.Kind = newB.Deleted.Reason
-			fill(&ev, newB)
-		case newB.Claimed && (!oldOK || oldB.ID != newB.ID || !oldB.Claimed):
-			ev.Kind = "claimed"
-			fill(&ev, newB)
-			ev.Session = newB.ClaimedBySession
-		case !oldOK || oldB.ID != newB.ID:
-			ev.Kind = "created"
-			fill(&ev, newB)
-		default:
-			continue
+	dropped := map[string]bool{}
+	for i := len(notes) - 1; i >= 0; i-- {
+		n := notes[i]
+		ev := Event{At: n.At, Kind: "conflict", Ref: n.Ref, Dropped: n.Dropped}
+		if b, ok := readAt(ctx, st, n.Kept); ok {
+			fill(&ev, b)
 		}
 		out = append(out, ev)
+		// A dropped baton of its own id is on no chain: what it was is
+		// told here (a version of the kept baton is told by its chain).
+		if b, ok := readAt(ctx, st, n.Dropped); ok && b.ID != ev.ID && !dropped[b.ID] {
+			dropped[b.ID] = true
+			out = append(out, eventsOf(n.Ref, b)...)
+		}
+	}
+
+	tips, err := st.RefIDs(ctx, refstore.HandoffsPrefix)
+	if err != nil {
+		return nil, err
+	}
+	q := &versions{}
+	for _, t := range tips {
+		if v, ok := versionAt(ctx, st, t.Ref, t.OID); ok {
+			q.items = append(q.items, v)
+		}
+	}
+	heap.Init(q)
+	told := map[string]bool{} // baton ids whose newest version was read
+	for q.Len() > 0 {
+		v := heap.Pop(q).(version)
+		if limit > 0 && len(out) >= limit && !newest(out, limit, v.latest) {
+			break // every version left is older than the limit-th event
+		}
+		if !told[v.b.ID] {
+			told[v.b.ID] = true
+			out = append(out, eventsOf(v.ref, v.b)...)
+		}
+		if next, ok := versionAt(ctx, st, v.ref, v.prev); ok {
+			heap.Push(q, next)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
 	}
 	return out, nil
+}
+
+// eventsOf are the events the newest version of a baton tells.
+func eventsOf(ref string, b Baton) []Event {
+	ev := func(kind string, at time.Time) Event {
+		e := Event{At: at, Kind: kind, Ref: ref}
+		fill(&e, b)
+		return e
+	}
+	// Newest first, as Events lists them: the sort that follows is stable,
+	// so events of one instant keep this order.
+	var out []Event
+	if b.Deleted != nil {
+		out = append(out, ev(b.Deleted.Reason, b.Deleted.At))
+	}
+	if b.Claimed {
+		e := ev("claimed", b.CreatedAt)
+		if b.ClaimedAt != nil {
+			e.At = *b.ClaimedAt
+		}
+		e.Session = b.ClaimedBySession
+		out = append(out, e)
+	}
+	return append(out, ev("created", b.CreatedAt))
+}
+
+// newest reports whether at is later than the limit-th newest event in out.
+func newest(out []Event, limit int, at time.Time) bool {
+	older := 0
+	for _, e := range out {
+		if !e.At.Before(at) {
+			older++
+		}
+	}
+	return older < limit
 }
 
 func fill(ev *Event, b Baton) {
 	ev.ID, ev.Owner, ev.Branch, ev.Shared, ev.Session = b.ID, b.Owner, b.Branch, b.Shared, b.SessionID
 }
 
-func readAt(ctx context.Context, st *refstore.Store, oid string) (Baton, bool) {
+// version is one version of a baton ref on its chain.
+type version struct {
+	ref    string
+	b      Baton
+	prev   string    // the version it replaced
+	latest time.Time // the latest time it carries: no older version has a later one
+}
+
+func versionAt(ctx context.Context, st *refstore.Store, ref, oid string) (version, bool) {
+	e, ok := readEntry(ctx, st, oid)
+	if !ok {
+		return version{}, false
+	}
+	var b Baton
+	if refstore.Decode(e, Schema, &b) != nil {
+		return version{}, false
+	}
+	v := version{ref: ref, b: b, prev: refstore.RevOf(e.Data).Prev, latest: b.CreatedAt}
+	if b.ClaimedAt != nil && b.ClaimedAt.After(v.latest) {
+		v.latest = *b.ClaimedAt
+	}
+	if b.Deleted != nil && b.Deleted.At.After(v.latest) {
+		v.latest = b.Deleted.At
+	}
+	return v, true
+}
+
+// versions is a max-heap of versions by their latest time.
+type versions struct{ items []version }
+
+func (q *versions) Len() int           { return len(q.items) }
+func (q *versions) Less(i, j int) bool { return q.items[i].latest.After(q.items[j].latest) }
+func (q *versions) Swap(i, j int)      { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *versions) Push(x any)         { q.items = append(q.items, x.(version)) }
+func (q *versions) Pop() any {
+	v := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return v
+}
+
+func readEntry(ctx context.Context, st *refstore.Store, oid string) (refstore.Entry, bool) {
 	if oid == "" {
-		return Baton{}, false
+		return refstore.Entry{}, false
 	}
 	e, err := st.ReadObject(ctx, oid)
-	if err != nil {
+	if err != nil || e.Data == nil {
+		return refstore.Entry{}, false
+	}
+	return e, true
+}
+
+func readAt(ctx context.Context, st *refstore.Store, oid string) (Baton, bool) {
+	e, ok := readEntry(ctx, st, oid)
+	if !ok {
 		return Baton{}, false
 	}
 	var b Baton

@@ -288,22 +288,13 @@ const maxPrevWalk = 64
 // through the prev links of the blobs this clone has, names want as the
 // version it replaced. A blob missing here ends the walk unproven.
 func namesAsPrev(ctx context.Context, st *refstore.Store, tip, want string) bool {
-	cur := tip
-	for range maxPrevWalk {
-		if cur == "" {
-			return false
-		}
-		e, err := st.ReadObject(ctx, cur)
-		if err != nil || e.Data == nil {
-			return false
-		}
-		prev := refstore.RevOf(e.Data).Prev
-		if prev == want {
-			return true
-		}
-		cur = prev
-	}
-	return false
+	found, n := false, 0
+	st.History(ctx, tip, func(e refstore.Entry) bool {
+		n++
+		found = refstore.RevOf(e.Data).Prev == want
+		return !found && n < maxPrevWalk
+	})
+	return found
 }
 
 // finish pushes the noted claim to the arbiter again and reports whether

@@ -320,25 +320,6 @@ var conformance = []struct {
 			t.Fatalf("unborn Head = %+v", h3)
 		}
 	}},
-	{"reflog records every change", func(t *testing.T, dir string, st *refstore.Store) {
-		// Not done for reftable: git has no command that prints a reflog
-		// whose entries are blobs (git reflog and log -g walk commits),
-		// and Reflogs reads the files backend's logs/.
-		filesOnly(t, dir)
-		ctx := context.Background()
-		a := put(t, st, "refs/ao/handoffs/private/a/b", "", "a")
-		b := put(t, st, "refs/ao/handoffs/private/a/b", a, "b")
-		logs, err := st.Reflogs(refstore.HandoffsPrefix)
-		if err != nil || len(logs) != 2 {
-			t.Fatalf("Reflogs = %+v, %v", logs, err)
-		}
-		if logs[0].Old != "" || logs[0].New != a || logs[1].Old != a || logs[1].New != b || logs[1].Message != "test: put" {
-			t.Fatalf("Reflogs = %+v", logs)
-		}
-		if e, err := st.ReadObject(ctx, a); err != nil || string(e.Data) != "a" {
-			t.Fatalf("ReadObject = %+v, %v", e, err)
-		}
-	}},
 	{"bind the worktree", func(t *testing.T, dir string, st *refstore.Store) {
 		if id, err := st.BoundSession(); err != nil || id != "" {
 			t.Fatalf("unbound: %q, %v", id, err)

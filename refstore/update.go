@@ -126,6 +126,7 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 	for {
 		stderr, err := s.runUpdateRef(ctx, msg, updates)
 		if err == nil {
+			s.noteConflicts(msg, updates)
 			return nil
 		}
 		if j != nil && (killed(err) || s.oursLeft(j.rec)) {
@@ -138,6 +139,7 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 				return fmt.Errorf("git update-ref was killed mid-way and the transaction could not be settled: %w", serr)
 			}
 			if applied {
+				s.noteConflicts(msg, updates)
 				return nil
 			}
 		}

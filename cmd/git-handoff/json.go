@@ -1,7 +1,6 @@
 package main
 
 import (
-	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
@@ -72,30 +71,16 @@ type objectiveResultJSON struct {
 }
 
 // eventJSON is one baton event of `log --json`.
-type eventJSON struct {
-	At      time.Time `json:"at"`
-	Kind    string    `json:"kind"` // created, claimed, cancelled, dismissed, removed
-	ID      string    `json:"id,omitempty"`
-	Owner   string    `json:"owner,omitempty"`
-	Branch  string    `json:"branch,omitempty"`
-	Shared  bool      `json:"shared"`
-	Session string    `json:"session,omitempty"`
-	Ref     string    `json:"ref"`
-	Who     string    `json:"who,omitempty"`
-}
-
 // logJSON is the result of `log --json`.
 type logJSON struct {
-	Events []eventJSON `json:"events"`
+	Events []baton.Event `json:"events"`
 }
 
 func toLogJSON(events []baton.Event) logJSON {
-	out := logJSON{Events: []eventJSON{}}
-	for _, e := range events {
-		out.Events = append(out.Events, eventJSON{At: e.At, Kind: e.Kind, ID: e.ID, Owner: e.Owner, Branch: e.Branch,
-			Shared: e.Shared, Session: e.Session, Ref: e.Ref, Who: e.Who})
+	if events == nil {
+		events = []baton.Event{}
 	}
-	return out
+	return logJSON{Events: events}
 }
 
 // hookReportJSON is what `hooks install`, `hooks uninstall` and `init`

@@ -12,7 +12,7 @@ import (
 func logCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:  "log",
-		Usage: "recent baton events in this clone (created, claimed, cancelled, dismissed), from the reflogs",
+		Usage: "recent baton events (created, claimed, cancelled, dismissed, conflict), newest first",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 50, Usage: "show at most `N` events"},
 			jsonFlag,
@@ -24,14 +24,18 @@ func logCommand(d *deps) *cli.Command {
 			}
 			events, err := baton.Events(c.Context, st, c.Int("limit"))
 			if err != nil {
-				return fmt.Errorf("reading the reflogs: %w", err)
+				return fmt.Errorf("reading the baton history: %w", err)
 			}
 			if c.Bool("json") {
 				return d.printJSON(toLogJSON(events))
 			}
 			tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
 			for _, e := range events {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.At.Format("2006-01-02 15:04:05"), e.Kind, e.ID, e.Owner, e.Branch, e.Session)
+				last := e.Session
+				if e.Dropped != "" {
+					last = "dropped " + e.Dropped + " (git cat-file -p " + e.Dropped + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.At.Format("2006-01-02 15:04:05"), e.Kind, e.ID, e.Owner, e.Branch, last)
 			}
 			return tw.Flush()
 		},

@@ -1,0 +1,131 @@
+package refstore
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// History calls fn with each version of a record, newest first: the blob
+// tip, then the version its "prev" names, and so on, for as long as this
+// clone has the objects and fn returns true. Every record version names the
+// one it replaced, so this is the record's history on every ref backend:
+// git keeps reflogs of our refs (update-ref --create-reflog, which keeps the
+// replaced versions reachable) but prints none for a ref naming a blob, and
+// the reftable backend keeps them in no file we could read.
+func (s *Store) History(ctx context.Context, tip string, fn func(Entry) bool) error {
+	seen := map[string]bool{}
+	for cur := tip; cur != "" && !seen[cur]; {
+		seen[cur] = true
+		e, err := s.ReadObject(ctx, cur)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrMissingObject) {
+			return nil // gc pruned it, or it was never fetched: history ends here
+		}
+		if err != nil {
+			return err
+		}
+		if e.Data == nil || !fn(e) {
+			return nil
+		}
+		cur = RevOf(e.Data).Prev
+	}
+	return nil
+}
+
+// ConflictNote is one local write that replaced this clone's own version
+// of a record with a teammate's that won the join (a message starting with
+// ConflictReflog). git keeps Dropped reachable in the ref's reflog, but
+// cannot list reflog entries of blob refs, so the write is noted here too,
+// for `git handoff log`.
+type ConflictNote struct {
+	At      time.Time `json:"at"`
+	Ref     string    `json:"ref"`
+	Kept    string    `json:"kept"`
+	Dropped string    `json:"dropped"`
+	Message string    `json:"message"`
+}
+
+// conflictNotesMax bounds the notes file: past it the file becomes the
+// one older file (the one before that is dropped), so the notes cost at
+// most twice this, whatever the age of the clone.
+const conflictNotesMax = 1 << 20
+
+func (s *Store) conflictNotesPath() string {
+	return filepath.Join(s.commonDir, "handoff", "conflicts")
+}
+
+// noteConflicts appends a ConflictNote for each update of a committed
+// transaction whose message says it settled a conflict. A failure is not
+// the write's: the ref moved, and its reflog has the entry.
+func (s *Store) noteConflicts(msg string, updates []Update) {
+	if !strings.HasPrefix(msg, ConflictReflog) {
+		return
+	}
+	var b []byte
+	now := time.Now().UTC()
+	for _, u := range updates {
+		line, err := json.Marshal(ConflictNote{At: now, Ref: u.Ref, Kept: u.New, Dropped: u.Old, Message: reflogMsg(msg)})
+		if err != nil {
+			return
+		}
+		b = append(append(b, line...), '\n')
+	}
+	path := s.conflictNotesPath()
+	if fi, err := os.Stat(path); err == nil && fi.Size() > conflictNotesMax {
+		os.Rename(path, path+".1")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	// A writer killed mid-line left the file without its last newline:
+	// start on a line of our own, so the torn line is the only one lost.
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			b = append([]byte{'\n'}, b...)
+		}
+	}
+	// One write of whole lines to a file opened for appending: concurrent
+	// writers' lines do not interleave.
+	f.Write(b)
+}
+
+// ConflictNotes returns the noted conflicts, oldest first. A line a killed
+// writer left torn is skipped.
+func (s *Store) ConflictNotes() ([]ConflictNote, error) {
+	var out []ConflictNote
+	for _, path := range []string{s.conflictNotesPath() + ".1", s.conflictNotesPath()} {
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var n ConflictNote
+			if json.Unmarshal(sc.Bytes(), &n) == nil && n.Ref != "" {
+				out = append(out, n)
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
