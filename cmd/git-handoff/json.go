@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/hooks"
