@@ -8,7 +8,7 @@ import (
 
 // ShimVersion changes whenever the text of any shim changes, so Check can
 // tell a current shim from a stale one left by an older git-handoff.
-const ShimVersion = 6
+const ShimVersion = 7
 
 // shimMarker starts the second line of every shim; it is how Install, Check
 // and Uninstall recognise a hook as ours whatever its version.
@@ -199,25 +199,29 @@ fi
 exit 0
 `,
 	// Only a branch change ($3 = 1) in a repository holding batons, loose or
-	// packed, can have one waiting. The user's hook's status is the
+	// packed (or, in a reftable repository, which keeps refs in no file a
+	// shell can test, any that git lists) can have one waiting. The user's hook's status is the
 	// checkout's status, as it would be without us.
 	PostCheckout: `h="$0` + chainedSuffix + `"
 s=0
 if [ -x "$h" ]; then "$h" "$@"; s=$?; fi
 [ -z "$` + GuardEnv + `" ] && [ "$3" = 1 ] || exit $s
 ` + gitDirLines + commonDirLines + `[ -d "$d/refs/ao/handoffs" ] ||
-	grep -qs ' refs/ao/handoffs/' "$d/packed-refs" || exit $s
+	grep -qs ' refs/ao/handoffs/' "$d/packed-refs" ||
+	{ [ -d "$d/reftable" ] && [ -n "$(git for-each-ref --count=1 --format=x refs/ao/handoffs/)" ]; } || exit $s
 %INVOKE% </dev/null || :
 exit $s
 `,
-	// Only a repository holding records of ours has any to push. The user's
+	// Only a repository holding records of ours has any to push (reftable:
+	// as for post-checkout, git lists them). The user's
 	// hook runs first so that a push it rejects carries nothing of ours.
 	PrePush: `h="$0` + chainedSuffix + `"
 if [ -x "$h" ]; then "$h" "$@" || exit; fi
 [ -z "$` + GuardEnv + `" ] || exit 0
 ` + gitDirLines + commonDirLines + `[ -d "$d/refs/ao/sessions" ] || [ -d "$d/refs/ao/handoffs" ] ||
 	[ -d "$d/refs/ao/objectives" ] || [ -d "$d/refs/ao/prs" ] ||
-	grep -qsE ' refs/ao/(sessions|handoffs|objectives|prs)/' "$d/packed-refs" || exit 0
+	grep -qsE ' refs/ao/(sessions|handoffs|objectives|prs)/' "$d/packed-refs" ||
+	{ [ -d "$d/reftable" ] && [ -n "$(git for-each-ref --count=1 --format=x refs/ao/sessions/ refs/ao/handoffs/ refs/ao/objectives/ refs/ao/prs/)" ]; } || exit 0
 %INVOKE% </dev/null || :
 exit 0
 `,
