@@ -662,10 +662,27 @@ func (s *Store) SnapshotRefs(ctx context.Context, prefix string) (map[string]str
 }
 
 // remoteCopies returns the refs refs/ao/remotes/<remote>/<tail> there
-// are, for every remote, as the for-each-ref pattern
-// refs/ao/remotes/*/<tail> lists them.
+// are, for every remote configured here: one read each through the
+// store's cat-file, where a listing would start another git (a start
+// after a session that left no snapshot here asks this every time).
 func (s *Store) remoteCopies(ctx context.Context, tail string) (map[string]string, error) {
-	return s.SnapshotRefs(ctx, RemotesPrefix+"*/"+tail)
+	remotes, err := s.Remotes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	refs := map[string]string{}
+	for _, r := range remotes {
+		ref := RemotesPrefix + r + "/" + tail
+		e, err := s.Get(ctx, ref)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadName) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		refs[ref] = e.OID
+	}
+	return refs, nil
 }
 
 func isHexID(s string) bool {
