@@ -112,13 +112,21 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		if err == nil {
 			superseded, note := supersededWaiting(ctx, st, up, b.ID)
 			notices = append(notices, note...)
-			unbound := false
-			if bound, _ := st.BoundSession(); bound != "" && bound == id {
-				if err := st.Unbind(ctx); err != nil {
-					notices = append(notices, "the worktree is still bound to the ended session: "+err.Error())
-				} else {
-					unbound = true
+			unbound, uerr := false, error(nil)
+			switch {
+			case sessUp != nil:
+				// The record just written is what the binding resolves
+				// to while it names this session.
+				unbound, uerr = st.UnbindFrom(ctx, "handoff: end "+b.ID, sessUp.New)
+			case id != "":
+				// No record: the binding is told by the name it holds.
+				if bound, _ := st.BoundSession(); bound == id {
+					uerr, unbound = st.Unbind(ctx), true
 				}
+			}
+			if uerr != nil {
+				unbound = false
+				notices = append(notices, "the worktree is still bound to the ended session: "+uerr.Error())
 			}
 			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Notices: notices}, nil
 		}

@@ -73,6 +73,9 @@ func (w *refWriter) transact(ctx context.Context, zero string, updates []Update)
 		if old == "" {
 			old = zero
 		}
+		if u.noDeref {
+			in.WriteString("option no-deref\n")
+		}
 		if u.New == "" {
 			fmt.Fprintf(&in, "delete %s %s\n", u.Ref, old)
 		} else {

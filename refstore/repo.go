@@ -148,6 +148,32 @@ func (s *Store) writeBinding(sessionRef string) error {
 	return err
 }
 
+// UnbindFrom removes this worktree's binding if it still names the session
+// whose record is the blob session: one compare-and-swap in git's
+// transaction (a no-deref delete whose old value is what the binding
+// resolves to), through the store's update-ref process, so a command that
+// just wrote the session's record under msg starts no git for it. It
+// reports whether the binding was removed; bound elsewhere or not at all
+// is not an error.
+func (s *Store) UnbindFrom(ctx context.Context, msg, session string) (bool, error) {
+	if s.bare || session == "" {
+		return false, nil
+	}
+	_, err := s.runUpdateRef(ctx, msg, []Update{{Ref: WorktreeSession, Old: session, noDeref: true}})
+	if err == nil {
+		return true, nil
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	// Refused: tell a binding elsewhere (or none) from a failure.
+	e, gerr := s.Get(ctx, WorktreeSession)
+	if errors.Is(gerr, ErrNotFound) || gerr == nil && e.OID != session {
+		return false, nil
+	}
+	return false, err
+}
+
 // Unbind removes this worktree's binding; no binding is fine.
 func (s *Store) Unbind(ctx context.Context) error {
 	_, err := Git(ctx, s.workDir, false, nil, "update-ref", "--no-deref", "-d", WorktreeSession)

@@ -19,6 +19,10 @@ type Update struct {
 	Ref string
 	New string
 	Old string
+	// noDeref acts on a symbolic ref itself, Old being the id it resolves
+	// to: only the worktree's binding (UnbindFrom), never journaled, since
+	// a journal's recovery would follow the symbolic ref.
+	noDeref bool
 }
 
 // ConflictError reports the ref whose value was not the expected one.
