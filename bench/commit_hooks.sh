@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `git commit` with git-handoff's hooks against the same commit without
 # hooks, interleaved (hooks/bench_test.go): idle (installed, no session
-# bound; goal <= 1.05x) and bound (goal: no more than an empty
-# prepare-commit-msg costs, i.e. bound/empty-hook <= 1.0x).
+# bound; goal <= 1.05x) and bound (goal: bound/empty-hook <= 1.2x, an
+# empty prepare-commit-msg being the least any hook can cost).
 #   usage: bench/commit_hooks.sh path/to/git-handoff [commits]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -18,4 +18,4 @@ idle=$(metric HooksUnbound x-vs-nohooks)
 empty=$(metric EmptyHook x-vs-nohooks)
 bound=$(metric HooksBound x-vs-nohooks)
 printf 'git commit, hooks idle   %s ms vs %s ms without  ratio %s×  (goal ≤ 1.05×)\n' "$(metric HooksUnbound ms/commit)" "$(metric HooksUnbound ms/commit-nohooks)" "$idle"
-printf 'git commit, hooks bound  %s× vs an empty hook %s× (each against no hooks)  ratio %s×  (goal ≤ 1.0×)\n' "$bound" "$empty" "$(ratio "$bound" "$empty")"
+printf 'git commit, hooks bound  %s× vs an empty hook %s× (each against no hooks)  ratio %s×  (goal ≤ 1.2×)\n' "$bound" "$empty" "$(ratio "$bound" "$empty")"
