@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/git-handoff/git-handoff/internal/jsonrec"
 )
 
 // ConflictReflog starts the reflog message of every local write the join
@@ -89,44 +88,11 @@ func mergeSeen(into map[string]uint64, from map[string]uint64) {
 // RevOf reads the cause of a record blob without knowing its kind. A blob
 // that is not a record has rev 0.
 func RevOf(data []byte) Cause {
-	if c, ok := revOfFast(data); ok {
-		return c
-	}
 	var c Cause
 	if json.Unmarshal(data, &c) != nil {
 		return Cause{}
 	}
 	return c
-}
-
-// causeFields are Cause's JSON names, for jsonrec.Reader.Unknown.
-var causeFields = []string{"rev", "prev", "seen"}
-
-// revOfFast is RevOf without reflection, for the records git-handoff
-// writes (every write of a new version reads the one it replaces); what
-// it declines json.Unmarshal reads. FuzzRevOfFast holds it to Unmarshal.
-func revOfFast(data []byte) (Cause, bool) {
-	var c Cause
-	var r jsonrec.Reader
-	r.Reset(data)
-	var seen uint64
-	o := r.Object()
-	for key, ok := o.Next(); ok; key, ok = o.Next() {
-		switch string(key) {
-		case "rev":
-			r.Seen(&seen, 0)
-			c.Rev = r.Uint64()
-		case "prev":
-			r.Seen(&seen, 1)
-			c.Prev = r.String()
-		case "seen":
-			r.Seen(&seen, 2)
-			c.Seen = r.Uint64Map()
-		default:
-			r.Unknown(key, causeFields)
-		}
-	}
-	return c, r.End()
 }
 
 // NextCause is the cause of a new version of ref that replaces the blob old

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/git-handoff/git-handoff/internal/jsonrec"
 )
 
 // Crash safety for multi-ref writes.
@@ -48,45 +47,6 @@ type journalUpdate struct {
 	Ref string `json:"ref"`
 	Old string `json:"old,omitempty"`
 	New string `json:"new,omitempty"`
-}
-
-// marshal is json.Marshal(r), written by hand: every multi-ref write
-// writes a journal, and encoding/json would build its reflection caches
-// for the type to write one (FuzzJournalMarshal holds it to Marshal).
-func (r *journalRecord) marshal() ([]byte, error) {
-	dst := make([]byte, 0, 64+len(r.Msg)+len(r.Ident)+len(r.Updates)*160)
-	dst = append(dst, `{"schema":`...)
-	dst = jsonrec.AppendHTMLString(dst, r.Schema)
-	dst = append(dst, `,"msg":`...)
-	dst = jsonrec.AppendHTMLString(dst, r.Msg)
-	if r.Ident != "" {
-		dst = append(dst, `,"ident":`...)
-		dst = jsonrec.AppendHTMLString(dst, r.Ident)
-	}
-	dst = append(dst, `,"updates":`...)
-	if r.Updates == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i, u := range r.Updates {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"ref":`...)
-			dst = jsonrec.AppendHTMLString(dst, u.Ref)
-			if u.Old != "" {
-				dst = append(dst, `,"old":`...)
-				dst = jsonrec.AppendHTMLString(dst, u.Old)
-			}
-			if u.New != "" {
-				dst = append(dst, `,"new":`...)
-				dst = jsonrec.AppendHTMLString(dst, u.New)
-			}
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
-	}
-	return append(dst, '}'), nil
 }
 
 // journal is a journal file this process holds the flock of.
@@ -124,7 +84,7 @@ func (s *Store) beginJournal(ctx context.Context, msg string, updates []Update) 
 	for _, u := range updates {
 		rec.Updates = append(rec.Updates, journalUpdate{Ref: u.Ref, Old: u.Old, New: u.New})
 	}
-	data, err := rec.marshal()
+	data, err := json.Marshal(rec)
 	if err != nil {
 		return nil, err
 	}

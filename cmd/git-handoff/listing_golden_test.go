@@ -18,10 +18,10 @@ import (
 
 var updateListing = flag.Bool("update-listing", false, "rewrite testdata/listing/*.json from this build's output")
 
-// The listings' JSON is written without encoding/json (view.AppendBaton,
-// jsonrec): these goldens were written by the encoding/json listings
-// before that change (and the session table's by tabwriter), and every listing must still print them byte for
-// byte, loose refs and packed, through go-git and through git alone.
+// The listings' JSON: these goldens were written by the encoding/json
+// listings before a hand-written encoder came and went (and the session
+// table's by tabwriter), and every listing must still print them byte for
+// byte, loose refs and packed.
 // The records are written as raw blobs, so they hold what git-handoff
 // would never write itself: hostile text, escapes of every kind, nulls,
 // unknown and repeated keys, keys in the wrong case, times with offsets,
