@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
 )
 
 // ConflictReflog starts the reflog message of every local write the join

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
 )
 
 // Crash safety for multi-ref writes.
