@@ -98,23 +98,21 @@ func TestApplyEachIndependentSwaps(t *testing.T) {
 	if out, err := exec.Command("git", "-C", dir, "rev-parse", "-q", "--verify", "refs/ao/sessions/gone").Output(); err == nil {
 		t.Errorf("refs/ao/sessions/gone still resolves to %s", out)
 	}
-	for _, l := range []string{"refs/ao/sessions/packed.lock", "refs/ao/sessions/taken.lock"} {
-		if _, err := os.Stat(filepath.Join(dir, ".git", l)); err == nil {
-			t.Errorf("%s left behind", l)
-		}
+	if l := gittest.RefLocks(t, dir); len(l) > 0 {
+		t.Errorf("locks left behind: %q", l)
 	}
 }
 
-// A lock that stays (a killed git) is reported by name and the other refs
-// still move.
+// A lock that stays (a killed git) is reported by name and left alone; in
+// the files backend, where it locks one ref, the other refs still move.
+// reftable's lock (tables.list.lock) holds every ref: none moves.
 func TestApplyEachStaleLock(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	filesOnly(t, dir)
 	ctx := context.Background()
 	st := open(t, dir, refstore.Options{})
 	id := gittestHashObject(t, dir, `{"n":1}`)
-	lock := filepath.Join(dir, ".git", "refs", "ao", "sessions", "stuck.lock")
+	lock := gittest.RefLock(t, dir, "refs/ao/sessions/stuck")
 	os.MkdirAll(filepath.Dir(lock), 0o777)
 	os.WriteFile(lock, nil, 0o666)
 	err := st.ApplyEach(ctx, "test",
@@ -124,8 +122,12 @@ func TestApplyEachStaleLock(t *testing.T) {
 	if !errors.As(err, &le) || le.Path != lock {
 		t.Fatalf("ApplyEach = %v, want a LockedError naming %s", err, lock)
 	}
-	if got := gittest.Run(t, dir, "rev-parse", "refs/ao/sessions/free"); got != id {
-		t.Errorf("refs/ao/sessions/free = %s, want %s", got, id)
+	want := id
+	if gittest.RefFormat(t, dir) != "files" {
+		want = ""
+	}
+	if got := refState(t, dir, []refstore.Update{{Ref: "refs/ao/sessions/free"}})[0]; got != want {
+		t.Errorf("refs/ao/sessions/free = %q, want %q", got, want)
 	}
 	if _, err := os.Stat(lock); err != nil {
 		t.Errorf("someone else's lock was removed: %v", err)
@@ -142,7 +144,6 @@ func TestApplyEachRace(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	filesOnly(t, dir)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -223,10 +224,9 @@ func TestApplyEachRace(t *testing.T) {
 			}
 			if phase == 0 {
 				// git reflog walks commits and prints nothing for blob
-				// refs: count the file's entries.
-				log, _ := os.ReadFile(filepath.Join(dir, ".git", "logs", filepath.FromSlash(ref)))
-				if n := strings.Count(string(log), "\n"); n != 1 {
-					t.Fatalf("round %d: reflog of %s has %d entries, want 1:\n%s", round, ref, n, log)
+				// refs: git resolves <ref>@{N} instead.
+				if log := gittest.ReflogOIDs(t, dir, ref); len(log) != 1 || log[0] != ids[winners[0]] {
+					t.Fatalf("round %d: reflog of %s holds %q, want the winner's one entry %s", round, ref, log, ids[winners[0]])
 				}
 				// Phase two starts from a fresh ref holding base.
 				gittest.Run(t, dir, "update-ref", "-d", ref)
@@ -240,7 +240,7 @@ func TestApplyEachRace(t *testing.T) {
 func TestApplyEachSharedRepositoryGoesThroughGit(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	filesOnly(t, dir)
+	filesOnly(t, dir, "a file and a directory per ref, each of whose modes git sets")
 	gittest.Run(t, dir, "config", "core.sharedRepository", "group")
 	ctx := context.Background()
 	st := open(t, dir, refstore.Options{})

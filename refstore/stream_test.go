@@ -43,7 +43,7 @@ func streamRepo(t *testing.T) (string, *Store) {
 	gittest.Run(t, dir, "update-ref", "refs/ao/handoffs/shared/z/new", blob("new"))
 	gittest.Run(t, dir, "update-ref", "refs/ao/handoffs/shared/z/commit", "HEAD")
 	gittest.Run(t, dir, "symbolic-ref", "refs/ao/handoffs/shared/z/sym", "refs/ao/handoffs/shared/z/new")
-	if _, err := os.Stat(filepath.Join(dir, ".git", "reftable")); err != nil {
+	if gittest.RefFormat(t, dir) == "files" {
 		// The files backend: a lock git skips.
 		if err := os.WriteFile(filepath.Join(dir, ".git/refs/ao/handoffs/shared/z/held.lock"), []byte("0123\n"), 0o644); err != nil {
 			t.Fatal(err)

@@ -153,24 +153,20 @@ func refState(t *testing.T, dir string, ups []refstore.Update) []string {
 	return out
 }
 
-// leftovers lists lock files under refs/ and journals under handoff/txn
-// (an empty slot is a free one, not a journal).
+// leftovers lists the ref backend's lock files (gittest.RefLocks) and
+// journals under handoff/txn (an empty slot is a free one, not a journal).
 func leftovers(t *testing.T, dir string) []string {
 	t.Helper()
-	var found []string
-	for _, root := range []string{"refs", "handoff/txn"} {
-		filepath.WalkDir(filepath.Join(dir, ".git", root), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			if strings.HasSuffix(p, ".lock") {
-				found = append(found, p)
-			} else if fi, err := d.Info(); strings.Contains(p, "handoff/txn") && (err != nil || fi.Size() > 0) {
-				found = append(found, p)
-			}
+	found := gittest.RefLocks(t, dir)
+	filepath.WalkDir(filepath.Join(dir, ".git", "handoff", "txn"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
 			return nil
-		})
-	}
+		}
+		if fi, err := d.Info(); err != nil || fi.Size() > 0 {
+			found = append(found, p)
+		}
+		return nil
+	})
 	return found
 }
 
@@ -188,14 +184,22 @@ func checkSettled(t *testing.T, dir string, ups []refstore.Update, rolled bool) 
 			t.Errorf("%s = %q, want %q (rolled forward: %v): the transaction is torn", u.Ref, got[i], want, rolled)
 		}
 		if rolled {
-			// One reflog entry for the move, as the writer would have made.
-			log, _ := os.ReadFile(filepath.Join(dir, ".git", "logs", filepath.FromSlash(u.Ref)))
-			old := u.Old
-			if old == "" {
-				old = strings.Repeat("0", len(u.New))
+			// One reflog entry for the move, as the writer would have
+			// made: an entry to New whose predecessor held Old (none
+			// when Old is "": the move created the ref).
+			log := gittest.ReflogOIDs(t, dir, u.Ref)
+			n := 0
+			for i, id := range log {
+				prev := ""
+				if i > 0 {
+					prev = log[i-1]
+				}
+				if id == u.New && prev == u.Old {
+					n++
+				}
 			}
-			if n := strings.Count(string(log), old+" "+u.New+" "); n != 1 {
-				t.Errorf("reflog of %s has %d entries for the move, want 1:\n%s", u.Ref, n, log)
+			if n != 1 {
+				t.Errorf("reflog of %s has %d entries for the move from %q to %s, want 1: %q", u.Ref, n, u.Old, u.New, log)
 			}
 		}
 	}
@@ -287,7 +291,7 @@ func TestTxnKilledBetweenRenames(t *testing.T) {
 		for kill := 0; kill <= len(sh.after); kill++ {
 			t.Run(fmt.Sprintf("%s/after-%d", sh.name, kill), func(t *testing.T) {
 				dir := gittest.Init(t)
-				filesOnly(t, dir)
+				filesOnly(t, dir, "a transaction torn between its renames (some refs moved, a <ref>.lock for each of the others; reftable commits one tables.list rename)")
 				ups := setUpShape(t, dir, sh)
 				// A store opened before the crash: its Open settled
 				// nothing, so it meets the leftovers in its way.
@@ -369,7 +373,7 @@ func TestTxnKilledAtPrepared(t *testing.T) {
 		for path, opts := range readPaths {
 			t.Run(sh.name+"/"+path, func(t *testing.T) {
 				dir := gittest.Init(t)
-				filesOnly(t, dir)
+				filesOnly(t, dir, "one lock per ref left by a git killed at prepared (reftable holds tables.list.lock only)")
 				ups := setUpShape(t, dir, sh)
 				hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
 				os.MkdirAll(filepath.Dir(hook), 0o777)
@@ -406,7 +410,7 @@ kill -9 "$caller" "$PPID"
 func TestTxnLiveJournalLeftAlone(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	filesOnly(t, dir)
+	filesOnly(t, dir, "the transaction journal (refstore keeps one only where a transaction can be torn)")
 	ups := setUpShape(t, dir, txnShapes[0])
 	jdir := filepath.Join(dir, ".git", "handoff", "txn")
 	os.MkdirAll(jdir, 0o777)
@@ -533,7 +537,7 @@ func TestTxnKilledApplyEachStale(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	filesOnly(t, dir)
+	filesOnly(t, dir, "a transaction torn between its renames (some refs moved, a <ref>.lock for each of the others; reftable commits one tables.list rename)")
 	ups := setUpShape(t, dir, txnShapes[0])
 	stale := open(t, dir, refstore.Options{})
 	tear(t, dir, ups, 1)
@@ -558,7 +562,7 @@ func TestApplyEachKilledMidway(t *testing.T) {
 	}
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	filesOnly(t, dir)
+	filesOnly(t, dir, "the transaction journal (refstore keeps one only where a transaction can be torn)")
 	var ups []refstore.Update
 	for i := 0; i < 12; i++ {
 		ups = append(ups, refstore.Update{Ref: fmt.Sprintf("refs/ao/sessions/s%02d", i), New: gittestHashObject(t, dir, fmt.Sprintf(`{"n":%d}`, i))})
@@ -595,7 +599,7 @@ func TestApplyEachKilledMidway(t *testing.T) {
 func TestTxnJournalSlots(t *testing.T) {
 	gittest.Isolate(t)
 	dir := gittest.Init(t)
-	filesOnly(t, dir)
+	filesOnly(t, dir, "the transaction journal (refstore keeps one only where a transaction can be torn)")
 	ctx := context.Background()
 	jdir := filepath.Join(dir, ".git", "handoff", "txn")
 	slot := func(n int) string { return filepath.Join(jdir, fmt.Sprintf("slot-%d.journal", n)) }
