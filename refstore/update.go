@@ -213,6 +213,15 @@ func (s *Store) lockInTheWay(updates []Update) string {
 			return p
 		}
 	}
+	return s.BackendLock()
+}
+
+// BackendLock names a lock that stops every ref write of the repository,
+// when one is there: packed-refs.lock (files) or reftable/tables.list.lock.
+// git holds them for milliseconds; one that stays was left by a git that
+// was killed, and git, not us, says it must be removed by hand, since only
+// the user can know that no git is running.
+func (s *Store) BackendLock() string {
 	for _, p := range []string{"packed-refs.lock", "reftable/tables.list.lock"} {
 		p = filepath.Join(s.commonDir, filepath.FromSlash(p))
 		if _, err := os.Stat(p); err == nil {

@@ -1,6 +1,8 @@
 package teamsync
 
 import (
+	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -75,5 +77,39 @@ func TestSyncGetsPastAFreshDeadFetchLock(t *testing.T) {
 	syncAt(t, b, 6)
 	if got := readBaton(t, b, mainRef); len(got.NextSteps) != 1 || got.NextSteps[0] != "a again" {
 		t.Fatalf("b holds %v after sync, want a's newest", got.NextSteps)
+	}
+}
+
+// A git killed while it committed a reftable transaction leaves
+// reftable/tables.list.lock, which stops every ref write of the
+// repository, the user's branches too. Only the user can know that no git
+// is running, so, as git does, sync leaves it and says which file it is:
+// the error is a LockedError naming it, and the records stay as they were.
+func TestSyncNamesAStaleReftableLock(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	if f := gittest.RefFormat(t, b.Dir()); f != "reftable" {
+		t.Skipf("a lock on every ref at once is reftable's (tables.list.lock); this repository's refs are %s", f)
+	}
+	end(t, a, 1, "from a")
+	syncAt(t, a, 2)
+	lock := gittest.RefLock(t, b.Dir(), trackMainRef)
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(lock, old, old)
+	_, err := Sync(context.Background(), b, Options{Remote: "origin", Now: at(3), MaxAge: DefaultMaxAge})
+	var le *refstore.LockedError
+	if !errors.As(err, &le) || le.Path != lock {
+		t.Fatalf("sync with a stale %s: %v, want a LockedError naming it", lock, err)
+	}
+	if _, serr := os.Stat(lock); serr != nil {
+		t.Fatalf("sync removed the repository's lock: %v", serr)
+	}
+	os.Remove(lock)
+	syncAt(t, b, 4)
+	if got := readBaton(t, b, mainRef); len(got.NextSteps) != 1 || got.NextSteps[0] != "from a" {
+		t.Fatalf("b holds %v once the lock is gone, want a's", got.NextSteps)
 	}
 }

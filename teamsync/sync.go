@@ -217,6 +217,10 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				healNotes = append(healNotes, healed...)
 				continue
 			}
+			if lock := st.BackendLock(); lock != "" {
+				// git's message names no file: say which one, and what to do.
+				err = fmt.Errorf("%w: %w", &refstore.LockedError{Path: lock}, err)
+			}
 			return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
 		}
 		ds, warns, err := plan(ctx, st, tp, cutoff, opts.Progress, <-locals)
