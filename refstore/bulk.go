@@ -14,6 +14,9 @@ import (
 // deciding that key again. After trying every update it returns the first
 // lost swap as a *ConflictError, or the first other error.
 func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) error {
+	if err := CheckUpdates(updates, HexLen(s.layout.objectFormat)); err != nil {
+		return err
+	}
 	if len(updates) > 0 {
 		s.ensureGCConfig(ctx) // a clone whose records all come by sync writes them here
 	}

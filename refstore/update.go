@@ -78,15 +78,8 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 	if len(updates) == 0 {
 		return nil
 	}
-	seen := make(map[string]bool, len(updates))
-	for _, u := range updates {
-		if strings.ContainsAny(u.Ref, " \n\x00") {
-			return fmt.Errorf("%w: %q", ErrBadName, u.Ref)
-		}
-		if seen[u.Ref] {
-			return fmt.Errorf("%w: %s is updated twice in one transaction", ErrBadName, u.Ref)
-		}
-		seen[u.Ref] = true
+	if err := CheckUpdates(updates, HexLen(s.layout.objectFormat)); err != nil {
+		return err
 	}
 	s.ensureGCConfig(ctx)
 	// Even one ref needs the journal: git killed while it holds the lock
