@@ -32,7 +32,9 @@ var Kinds = []string{HandoffsPrefix, ObjectivePrefix, SessionPrefix, PRPrefix}
 // common file systems, less the ".lock" git appends while it writes.
 const maxComponent = 240
 
-// ErrBadName is returned for names that cannot become a ref component.
+// ErrBadName is returned for names that cannot become a ref component, and
+// by every store for a ref, listing prefix or update it refuses before
+// reading or writing (CheckRef, CheckPrefix, CheckUpdates).
 var ErrBadName = errors.New("bad name")
 
 // EncodeComponent turns any non-empty string into exactly one ref component

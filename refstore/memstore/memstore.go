@@ -14,6 +14,7 @@ package memstore
 import (
 	"context"
 	"crypto"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -84,7 +85,7 @@ func blobID(c crypto.Hash, data []byte) string {
 	h.Write([]byte(strconv.Itoa(len(data))))
 	h.Write([]byte{0})
 	h.Write(data)
-	return fmt.Sprintf("%x", h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func (s *Store) hexLen() int { return refstore.HexLen(s.format) }
