@@ -18,7 +18,7 @@ import (
 // returned is re-read from its ref just before, as the claim's
 // compare-and-swap will read it: one claimed or replaced since it was
 // listed is skipped, or takes its new place when its new version waits too.
-func newestShared(ctx context.Context, st *refstore.Store, ok func(*Stored) bool, warns []Warning) (*Stored, []Warning, error) {
+func newestShared(ctx context.Context, st refstore.Records, ok func(*Stored) bool, warns []Warning) (*Stored, []Warning, error) {
 	var cands []Stored
 	err := st.EachStreamed(ctx, refstore.SharedPrefix, func(e refstore.Entry) error {
 		s, err := Decode(e)

@@ -46,7 +46,7 @@ func DecodeObjective(e refstore.Entry) (Objective, error) {
 }
 
 // ReadObjective returns the objective of owner on branch, or nil.
-func ReadObjective(ctx context.Context, st *refstore.Store, owner, branch string) (*Objective, string, error) {
+func ReadObjective(ctx context.Context, st refstore.Records, owner, branch string) (*Objective, string, error) {
 	ref, err := refstore.ObjectiveRef(owner, branch)
 	if err != nil {
 		return nil, "", err

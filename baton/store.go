@@ -111,7 +111,7 @@ func DecodeVersion(e refstore.Entry) (Baton, error) {
 }
 
 // Read reads the baton at ref (ErrNotFound when there is none).
-func Read(ctx context.Context, st *refstore.Store, ref string) (Stored, error) {
+func Read(ctx context.Context, st refstore.Records, ref string) (Stored, error) {
 	e, err := st.Get(ctx, ref)
 	if err != nil {
 		return Stored{}, err
@@ -137,7 +137,7 @@ func Written(ctx context.Context, st *refstore.Store, b Baton) (Stored, refstore
 // owner's own unclaimed private baton for branch; only when there is none,
 // the newest unclaimed shared baton of any owner and branch. Another owner's
 // or branch's private baton is never considered. nil means none.
-func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*Stored, []Warning, error) {
+func Eligible(ctx context.Context, st refstore.Records, owner, branch string) (*Stored, []Warning, error) {
 	return EligibleWhere(ctx, st, owner, branch, nil)
 }
 
@@ -146,7 +146,7 @@ func Eligible(ctx context.Context, st *refstore.Store, owner, branch string) (*S
 // signatures): a refused private baton leaves the shared ones eligible, and
 // a refused shared one the next newest. accept may set the candidate's
 // Signature; it is kept on the baton returned.
-func EligibleWhere(ctx context.Context, st *refstore.Store, owner, branch string, accept func(*Stored) bool) (*Stored, []Warning, error) {
+func EligibleWhere(ctx context.Context, st refstore.Records, owner, branch string, accept func(*Stored) bool) (*Stored, []Warning, error) {
 	ok := func(s *Stored) bool { return accept == nil || accept(s) }
 	var warns []Warning
 	ref, err := refstore.HandoffRef(false, owner, branch)
@@ -254,14 +254,14 @@ type Filter struct {
 }
 
 // List returns the batons f selects, newest first. Tombstones are never listed.
-func List(ctx context.Context, st *refstore.Store, f Filter) ([]Stored, []Warning, error) {
+func List(ctx context.Context, st refstore.Records, f Filter) ([]Stored, []Warning, error) {
 	return ListEach(ctx, st, f, func(s *Stored) Stored { return *s })
 }
 
 // ListEach is List for a caller that keeps less than a whole baton: conv
 // reduces each selected baton as it is read (to its output, say), and only
 // what it returns is kept, with the order's key, for the sort.
-func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
+func ListEach[T any](ctx context.Context, st refstore.Records, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
 	// What Newer orders by, kept small and free of pointers (the id is
 	// kept in ids, one buffer for all): a hundred thousand of these stay
 	// until the sort, and a collection meanwhile need not look at them.
@@ -275,9 +275,9 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 	}
 	var out []keyed
 	var ids []byte
-	// The batons come in the order their blobs lie in the packs (the sort
-	// below orders them), each with its place in ref order, which the
-	// warnings are put back in.
+	// Each baton comes with its place n in ref order, which breaks the
+	// sort's ties and which the warnings are put back in (a store once
+	// read them in pack order; EachStreamed gives ref order).
 	type placed struct {
 		n int
 		w Warning
@@ -287,7 +287,9 @@ func ListEach[T any](ctx context.Context, st *refstore.Store, f Filter, conv fun
 	// so the same variable serves every baton instead of one allocated
 	// for each.
 	var cur Stored
-	err := st.EachStreamedUnordered(ctx, refstore.HandoffsPrefix, func(n int, e refstore.Entry) error {
+	n := -1
+	err := st.EachStreamed(ctx, refstore.HandoffsPrefix, func(e refstore.Entry) error {
+		n++
 		s, err := Decode(e)
 		if err != nil {
 			warned = append(warned, placed{n, Warning{Ref: e.Ref, Err: err}})

@@ -91,7 +91,7 @@ type Routing struct {
 // now: the record's owner, then along its line to the newest successor.
 // Nobody owning it (no record, or released) is an *UnownedError, which
 // wraps refstore.ErrNotFound. Route only reads.
-func Route(ctx context.Context, st *refstore.Store, repo string, number int) (Routing, error) {
+func Route(ctx context.Context, st refstore.Records, repo string, number int) (Routing, error) {
 	rec, err := Read(ctx, st, repo, number)
 	if err != nil {
 		return Routing{}, err

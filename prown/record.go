@@ -119,7 +119,7 @@ func label(repo string, number int) string { return repo + "#" + strconv.Itoa(nu
 
 // Read reads the record of pull request number in repo. A missing record is
 // an error wrapping refstore.ErrNotFound.
-func Read(ctx context.Context, st *refstore.Store, repo string, number int) (Stored, error) {
+func Read(ctx context.Context, st refstore.Records, repo string, number int) (Stored, error) {
 	ref, err := Ref(repo, number)
 	if err != nil {
 		return Stored{}, err

@@ -12,8 +12,13 @@ import (
 // others. It is for batches whose refs do not depend on each other (sync and
 // the lazy merge join every key on its own), where one lost key only means
 // deciding that key again. After trying every update it returns the first
-// lost swap as a *ConflictError, or the first other error.
+// that stayed locked or was refused (an object the repository lacks, a
+// name taken by a ref's path: ErrMissingObject, ErrBadName), else the
+// first lost swap as a *ConflictError; any other error at once.
 func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) error {
+	if err := CheckUpdates(updates, HexLen(s.layout.objectFormat)); err != nil {
+		return err
+	}
 	if len(updates) > 0 {
 		s.ensureGCConfig(ctx) // a clone whose records all come by sync writes them here
 	}
@@ -44,7 +49,13 @@ func (s *Store) applyEachByGit(ctx context.Context, msg string, updates []Update
 		drop := ""
 		var ce *ConflictError
 		var le *LockedError
+		var re *refusedError
 		switch {
+		case errors.As(err, &re):
+			drop = re.ref
+			if hard == nil {
+				hard = err
+			}
 		case errors.As(err, &ce):
 			drop = ce.Ref
 			if lost == nil {
@@ -71,8 +82,8 @@ func (s *Store) applyEachByGit(ctx context.Context, msg string, updates []Update
 		}
 		updates = rest
 	}
-	// A lock that stays needs the user; a lost swap only needs deciding
-	// again.
+	// A lock that stays, or an update git refuses, needs the user; a lost
+	// swap only needs deciding again.
 	if hard != nil {
 		return hard
 	}

@@ -20,22 +20,7 @@ import (
 // replaced versions reachable) but prints none for a ref naming a blob, and
 // the reftable backend keeps them in no file we could read.
 func (s *Store) History(ctx context.Context, tip string, fn func(Entry) bool) error {
-	seen := map[string]bool{}
-	for cur := tip; cur != "" && !seen[cur]; {
-		seen[cur] = true
-		e, err := s.ReadObject(ctx, cur)
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrMissingObject) {
-			return nil // gc pruned it, or it was never fetched: history ends here
-		}
-		if err != nil {
-			return err
-		}
-		if e.Data == nil || !fn(e) {
-			return nil
-		}
-		cur = RevOf(e.Data).Prev
-	}
-	return nil
+	return WalkHistory(ctx, s.ReadObject, tip, fn)
 }
 
 // ConflictNote is one local write that replaced this clone's own version

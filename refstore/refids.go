@@ -19,6 +19,9 @@ type RefID struct {
 // never change under their id) and reads only the new ones: one
 // `git for-each-ref` without contents.
 func (s *Store) RefIDs(ctx context.Context, prefix string) ([]RefID, error) {
+	if err := CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
 	return refIDsCLI(ctx, s.workDir, prefix)
 }
 

@@ -32,7 +32,9 @@ var Kinds = []string{HandoffsPrefix, ObjectivePrefix, SessionPrefix, PRPrefix}
 // common file systems, less the ".lock" git appends while it writes.
 const maxComponent = 240
 
-// ErrBadName is returned for names that cannot become a ref component.
+// ErrBadName is returned for names that cannot become a ref component, and
+// by every store for a ref, listing prefix or update it refuses before
+// reading or writing (CheckRef, CheckPrefix, CheckUpdates).
 var ErrBadName = errors.New("bad name")
 
 // EncodeComponent turns any non-empty string into exactly one ref component
@@ -250,4 +252,81 @@ func RemoteRef(remote, ref string) (string, error) {
 		return "", err
 	}
 	return RemotesPrefix + r + "/" + rest, nil
+}
+
+// CheckRef reports, as an error wrapping ErrBadName, why ref cannot name a
+// record: every store (the git one and memstore) refuses the same names
+// before reading or writing, so that a name git would take as something
+// other than a ref (`refs/ao/x@{1}`, a reflog entry; `refs/ao/x:path`, a
+// path in a tree; `HEAD`) never reads or writes anything. A record's ref
+// is under refs/ and passes git check-ref-format: CheckRef is git's
+// check_refname_format (refs.c) without options, which
+// TestCheckRefIsGitCheckRefFormat holds to git itself.
+func CheckRef(ref string) error {
+	if !strings.HasPrefix(ref, "refs/") {
+		return fmt.Errorf("%w: %q is not under refs/", ErrBadName, ref)
+	}
+	if why := refFormatProblem(ref); why != "" {
+		return fmt.Errorf("%w: %q is not a ref name git accepts: %s", ErrBadName, ref, why)
+	}
+	return nil
+}
+
+// refFormatProblem is what git check-ref-format finds wrong with ref, or
+// "". Its rules: components separated by '/', none of them empty, none
+// starting with '.' or ending in ".lock"; no "..", "@{", ASCII control
+// characters, space, ':', '?', '*', '[', '\', '^' or '~' anywhere; not
+// ending in '.'; not the single '@'; at least two components.
+func refFormatProblem(ref string) string {
+	if ref == "@" {
+		return "the name @"
+	}
+	components := 0
+	for rest := ref; ; {
+		comp, tail, more := strings.Cut(rest, "/")
+		switch {
+		case comp == "":
+			return "an empty component"
+		case comp[0] == '.':
+			return "a component starting with '.'"
+		case strings.HasSuffix(comp, ".lock"):
+			return "a component ending in .lock"
+		}
+		var last byte
+		for i := 0; i < len(comp); i++ {
+			c := comp[i]
+			switch {
+			case c < 0x20 || c == 0x7f:
+				return "a control character"
+			case strings.IndexByte(" :?*[\\^~", c) >= 0:
+				return fmt.Sprintf("the character %q", c)
+			case c == '.' && last == '.':
+				return `".."`
+			case c == '{' && last == '@':
+				return `"@{"`
+			}
+			last = c
+		}
+		components++
+		if !more {
+			break
+		}
+		rest = tail
+	}
+	if strings.HasSuffix(ref, ".") {
+		return "a trailing '.'"
+	}
+	if components < 2 {
+		return "one component"
+	}
+	return ""
+}
+
+// CheckPrefix refuses a listing prefix that git for-each-ref would read
+// as a pattern (wildmatch): a prefix is literal in every store.
+func CheckPrefix(prefix string) error {
+	if strings.ContainsAny(prefix, "*?[\\") {
+		return fmt.Errorf("%w: listing prefix %q has a pattern character", ErrBadName, prefix)
+	}
+	return nil
 }

@@ -132,3 +132,57 @@ func FuzzDecodeComponent(f *testing.F) {
 		}
 	})
 }
+
+// refSeeds are ref names for TestCheckRefIsGitCheckRefFormat and
+// FuzzCheckRef: every rule of git check-ref-format, each side of it.
+var refSeeds = []string{
+	"refs/ao/x", "refs/x", "refs", "refs/", "refs//x", "refs/x/", "refs/./x", "refs/../x",
+	"refs/.x", "refs/x.", "refs/x./y", "refs/x.lock", "refs/x.lock/y", "refs/.lock", "refs/x.lck",
+	"refs/a..b", "refs/a.b", "refs/a@{b", "refs/a@b", "refs/@", "refs/@/x", "refs/{@", "refs/@{",
+	"refs/a b", "refs/a\tb", "refs/a\x01b", "refs/a\x7fb", "refs/a:b", "refs/a?b", "refs/a*b",
+	"refs/a[b", "refs/a]b", `refs/a\b`, "refs/a^b", "refs/a~b", "refs/a{b}", "refs/a%b", "refs/a!b",
+	"refs/heads/-x", "refs/ünï", "refs/\xff\xfe", "refs/a/b/c/d", "refs/worktree/ao/session",
+}
+
+// TestCheckRefIsGitCheckRefFormat: under refs/, CheckRef accepts exactly
+// the names git check-ref-format accepts (outside refs/ it accepts none).
+func TestCheckRefIsGitCheckRefFormat(t *testing.T) {
+	names := append([]string(nil), refSeeds...)
+	for _, s := range nameSeeds {
+		if !strings.Contains(s, "\x00") {
+			names = append(names, "refs/ao/"+s, "refs/"+s)
+		}
+	}
+	for i, git := range checkRefFormat(t, names) {
+		if err := CheckRef(names[i]); (err == nil) != git {
+			t.Errorf("CheckRef(%q) = %v; git check-ref-format accepts it: %v", names[i], err, git)
+		} else if err != nil && !errors.Is(err, ErrBadName) {
+			t.Errorf("CheckRef(%q) = %v, not ErrBadName", names[i], err)
+		}
+	}
+	for _, ref := range []string{"HEAD", "ao/x", "x", "", "refsx/y", "FETCH_HEAD"} {
+		if CheckRef(ref) == nil {
+			t.Errorf("CheckRef(%q) accepts a name outside refs/", ref)
+		}
+	}
+}
+
+// FuzzCheckRef holds CheckRef to git check-ref-format on any name under
+// refs/ (git's argv cannot carry a NUL; CheckRef refuses one).
+func FuzzCheckRef(f *testing.F) {
+	for _, s := range refSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		err := CheckRef(ref)
+		if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "\x00") {
+			if err == nil {
+				t.Fatalf("CheckRef(%q) accepted it", ref)
+			}
+			return
+		}
+		if git := checkRefFormat(t, []string{ref})[0]; (err == nil) != git {
+			t.Fatalf("CheckRef(%q) = %v; git check-ref-format accepts it: %v", ref, err, git)
+		}
+	})
+}

@@ -199,8 +199,13 @@ func (s *Store) CommonDir() string { return s.commonDir }
 // Bare reports whether the repository has no worktree.
 func (s *Store) Bare() bool { return s.bare }
 
-// Get reads the record at ref. It returns ErrNotFound when ref does not exist.
+// Get reads the record at ref. It returns ErrNotFound when ref does not
+// exist, and ErrBadName for a name CheckRef refuses (cat-file would read
+// one as a revision: a reflog entry, a path in a tree).
 func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
+	if err := CheckRef(ref); err != nil {
+		return Entry{Ref: ref}, err
+	}
 	b, err := s.catFile(ctx)
 	if err != nil {
 		return Entry{Ref: ref}, err
@@ -232,6 +237,11 @@ func (s *Store) Each(ctx context.Context, prefix string, fn func(Entry) error) e
 func (s *Store) EachOf(ctx context.Context, prefixes []string, fn func(Entry) error) error {
 	if len(prefixes) == 0 {
 		return nil
+	}
+	for _, p := range prefixes {
+		if err := CheckPrefix(p); err != nil {
+			return err
+		}
 	}
 	last := ""
 	_, err := s.lister.list(ctx, prefixes, func(e Entry) error {
@@ -289,8 +299,13 @@ func (s *Store) writeGitBlob(ctx context.Context, data []byte) (string, error) {
 }
 
 // ReadObject reads an object by id, for history: reflogs name ids whose refs
-// have since moved on.
+// have since moved on. Anything but a full id of the repository's format
+// (a ref, an abbreviated id, a revision) is ErrNotFound: cat-file would
+// resolve it.
 func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
+	if !IsID(oid, HexLen(s.layout.objectFormat)) {
+		return Entry{OID: oid}, fmt.Errorf("%s: %w (not an object id)", oid, ErrNotFound)
+	}
 	b, err := s.catFile(ctx)
 	if err != nil {
 		return Entry{}, err

@@ -82,15 +82,8 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 	if len(updates) == 0 {
 		return nil
 	}
-	seen := make(map[string]bool, len(updates))
-	for _, u := range updates {
-		if strings.ContainsAny(u.Ref, " \n\x00") {
-			return fmt.Errorf("%w: %q", ErrBadName, u.Ref)
-		}
-		if seen[u.Ref] {
-			return fmt.Errorf("%w: %s is updated twice in one transaction", ErrBadName, u.Ref)
-		}
-		seen[u.Ref] = true
+	if err := CheckUpdates(updates, HexLen(s.layout.objectFormat)); err != nil {
+		return err
 	}
 	s.ensureGCConfig(ctx)
 	// Even one ref needs the journal: git killed while it holds the lock
@@ -153,6 +146,9 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 		if cerr := s.conflict(ctx, updates); cerr != nil {
 			return cerr
 		}
+		if rerr := s.refused(ctx, updates); rerr != nil {
+			return rerr
+		}
 		lock := s.lockInTheWay(updates)
 		if lock == "" {
 			// Neither a lost swap nor a lock: git pack-refs removes empty
@@ -200,6 +196,69 @@ func (s *Store) conflict(ctx context.Context, updates []Update) error {
 		}
 		if cur != u.Old {
 			return &ConflictError{Ref: u.Ref, Expected: u.Old, Actual: cur}
+		}
+	}
+	return nil
+}
+
+// refusedError is an update git refused for what it names rather than for
+// a lost swap: an object the repository lacks (ErrMissingObject), or a
+// name a ref of the path's other end holds (ErrBadName). ApplyEach drops
+// its ref and goes on with the others.
+type refusedError struct {
+	ref string
+	err error
+}
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// refused re-reads what a failed transaction named, as conflict does, for
+// the two refusals every ref backend makes: a new value naming an object
+// the repository does not have, and a ref created where a ref of a parent
+// path or below its own path exists (refs/ao/a beside refs/ao/a/b; git
+// keeps refs as paths). Asked only once git refused: none of it costs a
+// write that goes through.
+func (s *Store) refused(ctx context.Context, updates []Update) error {
+	after := make(map[string]bool, len(updates)) // ref -> exists once the updates are made
+	for _, u := range updates {
+		after[u.Ref] = u.New != ""
+	}
+	exists := func(ref string) bool {
+		if v, ok := after[ref]; ok {
+			return v
+		}
+		_, err := s.Get(ctx, ref)
+		return err == nil || !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrBadName)
+	}
+	for _, u := range updates {
+		if u.New == "" {
+			continue
+		}
+		if _, err := s.ReadObject(ctx, u.New); errors.Is(err, ErrNotFound) {
+			return &refusedError{u.Ref, fmt.Errorf("%w: %s would point at %s, which this repository does not have", ErrMissingObject, u.Ref, u.New)}
+		}
+		if u.Old != "" {
+			continue // it exists: no other ref's path is in its way
+		}
+		for i := len("refs/"); i < len(u.Ref); i++ {
+			if u.Ref[i] == '/' && exists(u.Ref[:i]) {
+				return &refusedError{u.Ref, fmt.Errorf("%w: %s exists; cannot create %s", ErrBadName, u.Ref[:i], u.Ref)}
+			}
+		}
+		for _, o := range updates {
+			if o.New != "" && strings.HasPrefix(o.Ref, u.Ref+"/") {
+				return &refusedError{u.Ref, fmt.Errorf("%w: cannot create both %s and %s", ErrBadName, u.Ref, o.Ref)}
+			}
+		}
+		below, err := s.RefIDs(ctx, u.Ref+"/")
+		if err != nil {
+			continue
+		}
+		for _, id := range below {
+			if exists(id.Ref) {
+				return &refusedError{u.Ref, fmt.Errorf("%w: %s exists; cannot create %s", ErrBadName, id.Ref, u.Ref)}
+			}
 		}
 	}
 	return nil

@@ -25,17 +25,17 @@ func List(ctx context.Context, st *refstore.Store) ([]Stored, []Warning, error) 
 	return out, warns, nil
 }
 
-// Each decodes every session record in ref order through one git
-// process, handing each to fn without keeping it (List keeps them all);
-// unreadable records come back as warnings.
+// Each decodes every session record in ref order (through one git
+// process in the git store), handing each to fn without keeping it (List
+// keeps them all); unreadable records come back as warnings.
 //
 // fn is handed the same variable each time: it keeps what it needs.
-func Each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
+func Each(ctx context.Context, st refstore.Records, fn func(*Stored), warns *[]Warning) error {
 	return each(ctx, st, fn, warns)
 }
 
 // each streams the session records to fn, decoded into one variable.
-func each(ctx context.Context, st *refstore.Store, fn func(*Stored), warns *[]Warning) error {
+func each(ctx context.Context, st refstore.Records, fn func(*Stored), warns *[]Warning) error {
 	var cur Stored
 	err := st.EachStreamed(ctx, refstore.SessionPrefix, func(e refstore.Entry) error {
 		if err := decodeInto(e, &cur); err != nil {
@@ -197,7 +197,7 @@ const maxChain = 10000
 // supersedes back and replacedBy forward: enough for CheckReplace and for
 // drawing one line, without listing every session. Links to records this
 // clone lacks are kept as dangling links for the graph to report.
-func Line(ctx context.Context, st *refstore.Store, id string) ([]Record, error) {
+func Line(ctx context.Context, st refstore.Records, id string) ([]Record, error) {
 	first, err := Read(ctx, st, id)
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func Line(ctx context.Context, st *refstore.Store, id string) ([]Record, error) 
 }
 
 // LineGraph is the graph of id's line alone.
-func LineGraph(ctx context.Context, st *refstore.Store, id string) (*lineage.Graph, error) {
+func LineGraph(ctx context.Context, st refstore.Records, id string) (*lineage.Graph, error) {
 	line, err := Line(ctx, st, id)
 	if err != nil {
 		return nil, err

@@ -151,7 +151,7 @@ func (s *Record) Clone() Record {
 func (s *Record) Live() bool { return s.Status == StatusActive }
 
 // Read reads the session record of id (ErrNotFound when none).
-func Read(ctx context.Context, st *refstore.Store, id string) (Stored, error) {
+func Read(ctx context.Context, st refstore.Records, id string) (Stored, error) {
 	ref, err := refstore.SessionRef(id)
 	if err != nil {
 		return Stored{}, err
