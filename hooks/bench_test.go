@@ -63,7 +63,7 @@ func BenchmarkCommitHooksBoundBinary(b *testing.B) {
 // does when git-handoff is not on PATH: one more git start per commit.
 func BenchmarkCommitHooksBoundViaGit(b *testing.B) {
 	benchCommit(b, func(e *env, dir string) {
-		if _, err := hooks.Install(e.ctx(), dir, hooks.Options{Command: "git handoff"}); err != nil {
+		if _, err := hooks.Install(e.ctx(), dir, hooks.Options{Command: "git handoff", Form: hooks.FormFiles}); err != nil {
 			b.Fatal(err)
 		}
 		e.bind(dir, "s1")
