@@ -70,6 +70,28 @@ func BenchmarkCommitHooksBoundViaGit(b *testing.B) {
 	})
 }
 
+// BenchmarkCommitConfigHooksUnbound: our hooks in config, on a git that
+// runs hooks from config (2.54 and later), no session bound: no event of
+// ours for prepare-commit-msg, so nothing of ours runs.
+func BenchmarkCommitConfigHooksUnbound(b *testing.B) {
+	onGit(b, nil, rowWith(b, true))
+	benchCommit(b, func(e *env, dir string) {
+		e.form = hooks.FormConfig
+		e.install(dir)
+	})
+}
+
+// BenchmarkCommitConfigHooksBound: a bound `git commit -m` through our
+// config hook, finished by the shim it reads.
+func BenchmarkCommitConfigHooksBound(b *testing.B) {
+	onGit(b, nil, rowWith(b, true))
+	benchCommit(b, func(e *env, dir string) {
+		e.form = hooks.FormConfig
+		e.install(dir)
+		e.bindRecord(dir, "s1", activeRecord)
+	})
+}
+
 func benchCommit(b *testing.B, setup func(e *env, dir string)) {
 	e := newEnv(b).with(logEnv + "=")
 	base, dir := e.newRepo(), e.newRepo()

@@ -35,7 +35,7 @@ func (r gitRow) name() string {
 	return strings.ReplaceAll(strings.TrimPrefix(r.version, "git version "), " ", "_")
 }
 
-func gitRows(t *testing.T) []gitRow {
+func gitRows(t testing.TB) []gitRow {
 	t.Helper()
 	gits, err := gittest.Gits()
 	if err != nil {
@@ -60,7 +60,7 @@ func gitRows(t *testing.T) []gitRow {
 // rowWith returns the first row whose git runs hooks from config (config)
 // or does not; when there is none it skips the test, or fails it under
 // CI_REQUIRE_TOOLS=1.
-func rowWith(t *testing.T, config bool) gitRow {
+func rowWith(t testing.TB, config bool) gitRow {
 	t.Helper()
 	for _, r := range gitRows(t) {
 		if r.config == config {
@@ -80,7 +80,7 @@ func rowWith(t *testing.T, config bool) gitRow {
 
 // onGit puts row's git first on PATH, for this process (the library runs
 // git from PATH) and for the git commands e runs, if e is not nil.
-func onGit(t *testing.T, e *env, row gitRow) {
+func onGit(t testing.TB, e *env, row gitRow) {
 	t.Helper()
 	path := filepath.Dir(row.git) + string(os.PathListSeparator) + os.Getenv("PATH")
 	t.Setenv("PATH", path)
