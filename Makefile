@@ -30,7 +30,9 @@ install: build
 # Unit, scenario and concurrency tests, plus the fuzz seed corpora (go test
 # runs every Fuzz target's seeds as ordinary tests). The agent CLIs the
 # end-to-end tests drive are installed first where npm is present; without
-# it those tests skip.
+# it those tests skip. Tests of what only newer gits do (hooks from config,
+# git >= 2.54) also run the git named in GIT_HANDOFF_TEST_NEWEST_GIT (CI:
+# scripts/newest-git.sh's) and skip without one.
 test: vet agent-tools
 	$(GO) test -count=1 -timeout 40m ./...
 

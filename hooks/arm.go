@@ -112,21 +112,28 @@ func RefreshIn(ctx context.Context, repoDir string, rl refstore.Layout) (HookRes
 }
 
 func refresh(ctx context.Context, repoDir string, l layout) (HookResult, error) {
-	if _, ok := installedCommand(l.hooks); !ok {
+	form, _, err := installedForm(ctx, repoDir, l)
+	switch {
+	case err != nil:
+		return skipped(notInstalled(l), err)
+	case form == "" && l.noHooks:
+		// Hook files of ours may be there, out of git's sight and ours.
+		return skipped(notInstalled(l), fmt.Errorf("finding the hooks directory: %w", refstore.ErrHooksDisabled))
+	case form == "":
 		return notInstalled(l), nil
 	}
 	bound, berr := worktreeBound(ctx, repoDir, l)
 	if bound || berr != nil {
 		// A binding that cannot be read counts as one: arming is safe.
-		res, err := arm(ctx, l, armWait, "this worktree is bound to a session", nil)
+		res, err := arm(ctx, repoDir, l, armWait, "this worktree is bound to a session", nil)
 		if err != nil {
 			err = fmt.Errorf("%w: %w", ErrNotArmed, err)
 		}
 		return res, errors.Join(berr, err)
 	}
-	want, why, werr := commitHookWanted(ctx, repoDir, l)
+	want, why, werr := commitHookWanted(ctx, repoDir, l, form)
 	if want {
-		res, err := arm(ctx, l, lockWait, why, nil)
+		res, err := arm(ctx, repoDir, l, lockWait, why, nil)
 		return res, errors.Join(werr, err)
 	}
 	res, err := settle(ctx, repoDir, l)
@@ -139,25 +146,31 @@ func notInstalled(l layout) HookResult {
 		Detail: "git-handoff's hooks are not installed"}
 }
 
-// arm makes sure our current shim is at prepare-commit-msg, waiting up to
-// wait for the lock, then runs during (if not nil) while still holding it.
-// The common case, a shim already armed, takes the lock shared only, so
-// bound worktrees do not queue behind each other; arming takes it
-// exclusively.
-func arm(ctx context.Context, l layout, wait time.Duration, why string, during func() error) (HookResult, error) {
+// arm makes sure our current shim is at prepare-commit-msg, or our config
+// hook for it armed, in the form the hooks are installed in (installedForm),
+// waiting up to wait for the lock, then runs during (if not nil) while
+// still holding it. The common case, a hook already armed, takes the lock
+// shared only, so bound worktrees do not queue behind each other; arming
+// takes it exclusively.
+func arm(ctx context.Context, repoDir string, l layout, wait time.Duration, why string, during func() error) (HookResult, error) {
 	res := notInstalled(l)
 	unlock, err := lockHooks(ctx, l.common, true, wait)
 	if err != nil {
 		return skipped(res, err)
 	}
-	command, ok := installedCommand(l.hooks)
-	if !ok || isArmed(l.hooks, command) {
+	form, command, err := installedForm(ctx, repoDir, l)
+	armed := true
+	if err == nil && form != "" {
+		armed, err = isArmedIn(ctx, repoDir, l, form, command)
+	}
+	if err != nil {
+		unlock()
+		return skipped(res, err)
+	}
+	if armed {
 		defer unlock()
-		if ok {
-			res.Action, res.Detail = Unchanged, ""
-			if exists(res.Path + chainedSuffix) {
-				res.Detail = "runs " + res.Path + chainedSuffix
-			}
+		if form != "" {
+			res = armedResult(l, form)
 		} // else uninstalled meanwhile
 		return res, runDuring(during)
 	}
@@ -166,8 +179,11 @@ func arm(ctx context.Context, l layout, wait time.Duration, why string, during f
 		return skipped(res, err)
 	}
 	defer unlock()
-	if command, ok = installedCommand(l.hooks); ok {
-		res, err = installOne(l.hooks, PrepareCommitMsg, command)
+	if form, command, err = installedForm(ctx, repoDir, l); err != nil {
+		return skipped(res, err)
+	}
+	if form != "" {
+		res, err = armIn(ctx, repoDir, l, form, command)
 		if res.Detail == "" && res.Action != Unchanged {
 			res.Detail = why
 		}
@@ -176,6 +192,43 @@ func arm(ctx context.Context, l layout, wait time.Duration, why string, during f
 		}
 	}
 	return res, runDuring(during)
+}
+
+// isArmedIn reports whether prepare-commit-msg is armed in form with
+// command.
+func isArmedIn(ctx context.Context, repoDir string, l layout, form Form, command string) (bool, error) {
+	if form == FormConfig {
+		return isArmedConfig(ctx, repoDir, l, command)
+	}
+	return isArmed(l.hooks, command), nil
+}
+
+// armIn arms prepare-commit-msg in form with command: Install's own step.
+// The caller holds the lock exclusively.
+func armIn(ctx context.Context, repoDir string, l layout, form Form, command string) (HookResult, error) {
+	if form == FormConfig {
+		c, err := readConfigHooks(ctx, repoDir)
+		if err != nil {
+			return skipped(HookResult{Name: PrepareCommitMsg, Path: configShimPath(l.common, PrepareCommitMsg), Form: FormConfig}, err)
+		}
+		return installConfigOne(ctx, repoDir, l, PrepareCommitMsg, command, true, c[PrepareCommitMsg])
+	}
+	res, err := installOne(l.hooks, PrepareCommitMsg, command)
+	res.Form = FormFiles
+	return res, err
+}
+
+// armedResult is arm's result where prepare-commit-msg was armed already.
+func armedResult(l layout, form Form) HookResult {
+	if form == FormConfig {
+		return HookResult{Name: PrepareCommitMsg, Path: configShimPath(l.common, PrepareCommitMsg),
+			Form: FormConfig, Config: configName(PrepareCommitMsg), Action: Unchanged}
+	}
+	res := HookResult{Name: PrepareCommitMsg, Path: filepath.Join(l.hooks, PrepareCommitMsg), Form: FormFiles, Action: Unchanged}
+	if exists(res.Path + chainedSuffix) {
+		res.Detail = "runs " + res.Path + chainedSuffix
+	}
+	return res
 }
 
 func runDuring(during func() error) error {
@@ -201,11 +254,11 @@ func BindGuard(repoDir string, rl refstore.Layout) refstore.BindGuard {
 		if err != nil {
 			return bind() // and Refresh, which cannot find the hooks either, says so
 		}
-		if _, ok := installedCommand(l.hooks); !ok {
+		if form, _, err := installedForm(ctx, repoDir, l); form == "" && err == nil {
 			return bind()
-		}
+		} // an error: arm meets it too, and does not bind
 		bound := false
-		_, err = arm(ctx, l, armWait, "this worktree is being bound to a session", func() error {
+		_, err = arm(ctx, repoDir, l, armWait, "this worktree is being bound to a session", func() error {
 			bound = true
 			return bind()
 		})
@@ -243,8 +296,8 @@ func settle(ctx context.Context, repoDir string, l layout) (HookResult, error) {
 		return skipped(res, err)
 	}
 	defer unlock()
-	if _, ok := installedCommand(l.hooks); !ok {
-		return res, nil
+	if form, _, err := installedForm(ctx, repoDir, l); form == "" || err != nil {
+		return res, err
 	}
 	// Again under the lock: a binding written since the caller looked has
 	// a Refresh waiting for this lock, which arms if need be; the shim
@@ -256,13 +309,43 @@ func settle(ctx context.Context, repoDir string, l layout) (HookResult, error) {
 		res.Action, res.Detail = Unchanged, wt+" is bound to a session"
 		return res, nil
 	}
-	return disarm(l.hooks)
+	return disarmAll(ctx, repoDir, l)
+}
+
+// disarmAll disarms prepare-commit-msg in every form the hooks are
+// installed in: both, in a repository left with both. The result is the
+// hook file's where there is one. The caller holds the lock exclusively.
+func disarmAll(ctx context.Context, repoDir string, l layout) (HookResult, error) {
+	var res HookResult
+	var errs []error
+	done := false
+	if configInstalled(l.common) {
+		c, err := readConfigHooks(ctx, repoDir)
+		if err == nil && c.installed() {
+			res, err = installConfigOne(ctx, repoDir, l, PrepareCommitMsg, configShimCommand(l.common), false, c[PrepareCommitMsg])
+			done = true
+		}
+		errs = append(errs, err)
+	}
+	if l.hooks != "" {
+		if _, ok := installedCommand(l.hooks); ok {
+			var err error
+			res, err = disarm(l.hooks)
+			res.Form = FormFiles
+			errs = append(errs, err)
+			done = true
+		}
+	}
+	if !done {
+		res = notInstalled(l)
+	}
+	return res, errors.Join(errs...)
 }
 
 // commitHook arms or disarms prepare-commit-msg. The caller holds the lock
 // exclusively.
 func commitHook(ctx context.Context, repoDir string, l layout, command string) (HookResult, error) {
-	want, why, werr := commitHookWanted(ctx, repoDir, l)
+	want, why, werr := commitHookWanted(ctx, repoDir, l, FormFiles)
 	var res HookResult
 	var err error
 	if want {
@@ -276,11 +359,12 @@ func commitHook(ctx context.Context, repoDir string, l layout, command string) (
 	return res, errors.Join(werr, err)
 }
 
-// commitHookWanted reports whether prepare-commit-msg must be installed,
-// and why. An unreadable setting or binding still gives an answer, with the
-// error.
-func commitHookWanted(ctx context.Context, repoDir string, l layout) (bool, string, error) {
-	if !l.ownHooks() {
+// commitHookWanted reports whether prepare-commit-msg must be installed in
+// form, and why. An unreadable setting or binding still gives an answer,
+// with the error. A hooks directory outside the repository matters to hook
+// files only: config hooks are the repository's own.
+func commitHookWanted(ctx context.Context, repoDir string, l layout, form Form) (bool, string, error) {
+	if form == FormFiles && !l.ownHooks() {
 		return true, "hooks directory " + l.hooks + " is outside the repository, where others may share it", nil
 	}
 	if wt, err := boundWorktree(ctx, repoDir, l); wt != "" || err != nil {

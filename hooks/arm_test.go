@@ -63,37 +63,41 @@ func TestUnboundRepositoryHasNoCommitHook(t *testing.T) {
 }
 
 func TestBindArmsAndUnbindDisarms(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	hookDir := filepath.Join(dir, ".git", "hooks")
-	e.install(dir)
-	wantArmed(t, hookDir, false)
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		e.wantArmed(dir, false)
 
-	e.bind(dir, "s1")
-	wantArmed(t, hookDir, true)
-	if st := states(t, e, dir)[hooks.PrepareCommitMsg]; st.State != hooks.StateInstalled {
-		t.Errorf("check while bound: %s", st.State)
-	}
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "bound")
-	if got := e.headMessage(dir); !strings.Contains(got, "\n\nHandoff-Session: s1\nHandoff-Agent: test-agent\n") {
-		t.Errorf("bound commit = %q, want trailers", got)
-	}
-	if res := e.refresh(dir); res.Action != hooks.Unchanged {
-		t.Errorf("second refresh: %s, want unchanged", res.Action)
-	}
+		e.bind(dir, "s1")
+		e.wantArmed(dir, true)
+		if st := states(t, e, dir)[hooks.PrepareCommitMsg]; st.State != hooks.StateInstalled {
+			t.Errorf("check while bound: %s", st.State)
+		}
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "bound")
+		if got := e.headMessage(dir); !strings.Contains(got, "\n\nHandoff-Session: s1\nHandoff-Agent: test-agent\n") {
+			t.Errorf("bound commit = %q, want trailers", got)
+		}
+		if res := e.refresh(dir); res.Action != hooks.Unchanged {
+			t.Errorf("second refresh: %s, want unchanged", res.Action)
+		}
 
-	e.unbind(dir)
-	if _, err := os.Lstat(pcmPath(dir)); err == nil {
-		t.Fatalf("prepare-commit-msg still there after unbinding")
-	}
-	e.resetLog()
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "unbound")
-	if got := e.headMessage(dir); got != "unbound\n\n" {
-		t.Errorf("unbound commit = %q", got)
-	}
-	if st := states(t, e, dir)[hooks.PrepareCommitMsg]; st.State != hooks.StateIdle {
-		t.Errorf("check after unbinding: %s", st.State)
-	}
+		e.unbind(dir)
+		if _, err := os.Lstat(pcmPath(dir)); err == nil {
+			t.Fatalf("prepare-commit-msg still there after unbinding")
+		}
+		e.wantArmed(dir, false)
+		e.resetLog()
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "unbound")
+		if got := e.headMessage(dir); got != "unbound\n\n" {
+			t.Errorf("unbound commit = %q", got)
+		}
+		if s := e.starts(); s != nil {
+			t.Errorf("git-handoff started after unbinding: %q", s)
+		}
+		if st := states(t, e, dir)[hooks.PrepareCommitMsg]; st.State != hooks.StateIdle {
+			t.Errorf("check after unbinding: %s", st.State)
+		}
+	})
 }
 
 // TestUserCommitHookArmedAndDisarmed: a user's prepare-commit-msg runs alone
@@ -341,56 +345,56 @@ func TestCheckWantsCommitHookWhileBound(t *testing.T) {
 // refreshing after its change, leave the hook armed exactly when one is
 // still bound.
 func TestConcurrentBindings(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	hookDir := filepath.Join(dir, ".git", "hooks")
-	e.install(dir)
-	const n = 4
-	var gitDirs []string
-	for i := 0; i < n; i++ {
-		wt := filepath.Join(t.TempDir(), fmt.Sprintf("wt%d", i))
-		e.git(dir, "worktree", "add", "-q", "--detach", wt)
-		gitDirs = append(gitDirs, strings.TrimSpace(e.git(wt, "rev-parse", "--absolute-git-dir")))
-	}
-	// Bindings name a session that exists: one whose ref is gone binds
-	// nothing (no trailer can name it).
-	e.git(dir, "update-ref", "refs/ao/sessions/s", strings.TrimSpace(e.gitIn(dir, `{"id":"s"}`, "hash-object", "-w", "--stdin")))
-	binding := func(gitDir string) string {
-		return filepath.Join(gitDir, "refs", "worktree", "ao", "session")
-	}
-	for round := 0; round < 3; round++ {
-		var wg sync.WaitGroup
-		errs := make(chan error, n*20)
-		for i, gd := range gitDirs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := 0; k < 10; k++ {
-					p := binding(gd)
-					if k%2 == 0 {
-						os.MkdirAll(filepath.Dir(p), 0o755)
-						errs <- os.WriteFile(p, []byte("ref: refs/ao/sessions/s\n"), 0o644)
-					} else if i != round || k != 9 { // worktree `round` ends bound
-						errs <- os.Remove(p)
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		const n = 4
+		var gitDirs []string
+		for i := 0; i < n; i++ {
+			wt := filepath.Join(t.TempDir(), fmt.Sprintf("wt%d", i))
+			e.git(dir, "worktree", "add", "-q", "--detach", wt)
+			gitDirs = append(gitDirs, strings.TrimSpace(e.git(wt, "rev-parse", "--absolute-git-dir")))
+		}
+		// Bindings name a session that exists: one whose ref is gone binds
+		// nothing (no trailer can name it).
+		e.git(dir, "update-ref", "refs/ao/sessions/s", strings.TrimSpace(e.gitIn(dir, `{"id":"s"}`, "hash-object", "-w", "--stdin")))
+		binding := func(gitDir string) string {
+			return filepath.Join(gitDir, "refs", "worktree", "ao", "session")
+		}
+		for round := 0; round < 3; round++ {
+			var wg sync.WaitGroup
+			errs := make(chan error, n*20)
+			for i, gd := range gitDirs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := 0; k < 10; k++ {
+						p := binding(gd)
+						if k%2 == 0 {
+							os.MkdirAll(filepath.Dir(p), 0o755)
+							errs <- os.WriteFile(p, []byte("ref: refs/ao/sessions/s\n"), 0o644)
+						} else if i != round || k != 9 { // worktree `round` ends bound
+							errs <- os.Remove(p)
+						}
+						_, err := hooks.Refresh(e.ctx(), dir)
+						errs <- err
 					}
-					_, err := hooks.Refresh(e.ctx(), dir)
-					errs <- err
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
+				}()
 			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.wantArmed(dir, true)
+			os.Remove(binding(gitDirs[round]))
+			e.refresh(dir)
+			e.wantArmed(dir, false)
 		}
-		wantArmed(t, hookDir, true)
-		os.Remove(binding(gitDirs[round]))
-		e.refresh(dir)
-		wantArmed(t, hookDir, false)
-	}
-	if _, err := os.Lstat(filepath.Join(dir, ".git", "handoff-hooks.lock")); err == nil {
-		t.Errorf("lock file left behind")
-	}
+		if _, err := os.Lstat(filepath.Join(dir, ".git", "handoff-hooks.lock")); err == nil {
+			t.Errorf("lock file left behind")
+		}
+	})
 }

@@ -63,10 +63,32 @@ func BenchmarkCommitHooksBoundBinary(b *testing.B) {
 // does when git-handoff is not on PATH: one more git start per commit.
 func BenchmarkCommitHooksBoundViaGit(b *testing.B) {
 	benchCommit(b, func(e *env, dir string) {
-		if _, err := hooks.Install(e.ctx(), dir, hooks.Options{Command: "git handoff"}); err != nil {
+		if _, err := hooks.Install(e.ctx(), dir, hooks.Options{Command: "git handoff", Form: hooks.FormFiles}); err != nil {
 			b.Fatal(err)
 		}
 		e.bind(dir, "s1")
+	})
+}
+
+// BenchmarkCommitConfigHooksUnbound: our hooks in config, on a git that
+// runs hooks from config (2.54 and later), no session bound: no event of
+// ours for prepare-commit-msg, so nothing of ours runs.
+func BenchmarkCommitConfigHooksUnbound(b *testing.B) {
+	onGit(b, nil, rowWith(b, true))
+	benchCommit(b, func(e *env, dir string) {
+		e.form = hooks.FormConfig
+		e.install(dir)
+	})
+}
+
+// BenchmarkCommitConfigHooksBound: a bound `git commit -m` through our
+// config hook, finished by the shim it reads.
+func BenchmarkCommitConfigHooksBound(b *testing.B) {
+	onGit(b, nil, rowWith(b, true))
+	benchCommit(b, func(e *env, dir string) {
+		e.form = hooks.FormConfig
+		e.install(dir)
+		e.bindRecord(dir, "s1", activeRecord)
 	})
 }
 

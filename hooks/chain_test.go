@@ -182,7 +182,7 @@ func TestInstallRefusesToOverwriteAChainedHook(t *testing.T) {
 	e.install(dir)
 	// The user replaces our shim with a new hook of their own.
 	writeFile(t, filepath.Join(hookDir, "pre-push"), "#!/bin/sh\necho two\n", 0o755)
-	rep, err := hooks.Install(e.ctx(), dir, hooks.Options{})
+	rep, err := hooks.Install(e.ctx(), dir, hooks.Options{Form: hooks.FormFiles})
 	if err == nil {
 		t.Fatalf("install overwrote a chained hook silently")
 	}

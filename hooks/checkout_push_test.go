@@ -19,49 +19,50 @@ func (e *env) putBaton(dir, branch, summary string) {
 }
 
 func TestPostCheckoutAnnouncesWaitingBaton(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	e.install(dir)
-	writeFile(t, filepath.Join(dir, "file"), "content\n", 0o644)
-	e.git(dir, "add", "file")
-	e.git(dir, "commit", "-q", "-m", "a file")
-	e.git(dir, "branch", "feature")
-	e.git(dir, "branch", "quiet")
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		writeFile(t, filepath.Join(dir, "file"), "content\n", 0o644)
+		e.git(dir, "add", "file")
+		e.git(dir, "commit", "-q", "-m", "a file")
+		e.git(dir, "branch", "feature")
+		e.git(dir, "branch", "quiet")
 
-	// No batons anywhere: the binary is never started.
-	if _, errs, _ := e.run(dir, "checkout", "-q", "feature"); errs != "" {
-		t.Errorf("stderr = %q, want nothing", errs)
-	}
-	if s := e.starts(); s != nil {
-		t.Errorf("git-handoff started with no batons: %q", s)
-	}
+		// No batons anywhere: the binary is never started.
+		if _, errs, _ := e.run(dir, "checkout", "-q", "feature"); errs != "" {
+			t.Errorf("stderr = %q, want nothing", errs)
+		}
+		if s := e.starts(); s != nil {
+			t.Errorf("git-handoff started with no batons: %q", s)
+		}
 
-	e.git(dir, "checkout", "-q", "main")
-	e.putBaton(dir, "feature", "finish the parser\nthen the tests")
-	_, errs, err := e.run(dir, "checkout", "-q", "feature")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "git-handoff: a baton is waiting on feature: finish the parser then the tests\n"; errs != want {
-		t.Errorf("stderr = %q, want %q", errs, want)
-	}
-	if _, errs, _ := e.run(dir, "checkout", "-q", "quiet"); errs != "" {
-		t.Errorf("branch without baton: stderr = %q", errs)
-	}
+		e.git(dir, "checkout", "-q", "main")
+		e.putBaton(dir, "feature", "finish the parser\nthen the tests")
+		_, errs, err := e.run(dir, "checkout", "-q", "feature")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "git-handoff: a baton is waiting on feature: finish the parser then the tests\n"; errs != want {
+			t.Errorf("stderr = %q, want %q", errs, want)
+		}
+		if _, errs, _ := e.run(dir, "checkout", "-q", "quiet"); errs != "" {
+			t.Errorf("branch without baton: stderr = %q", errs)
+		}
 
-	// A file checkout ($3 = 0) does nothing, even with batons around.
-	e.resetLog()
-	e.git(dir, "checkout", "-q", "feature", "--", ".")
-	if s := e.starts(); s != nil {
-		t.Errorf("git-handoff started on a file checkout: %q", s)
-	}
+		// A file checkout ($3 = 0) does nothing, even with batons around.
+		e.resetLog()
+		e.git(dir, "checkout", "-q", "feature", "--", ".")
+		if s := e.starts(); s != nil {
+			t.Errorf("git-handoff started on a file checkout: %q", s)
+		}
 
-	// Packed batons are found too.
-	e.git(dir, "pack-refs", "--all")
-	_, errs, _ = e.run(dir, "checkout", "-q", "feature")
-	if !strings.Contains(errs, "a baton is waiting on feature") {
-		t.Errorf("packed baton: stderr = %q", errs)
-	}
+		// Packed batons are found too.
+		e.git(dir, "pack-refs", "--all")
+		_, errs, _ = e.run(dir, "checkout", "-q", "feature")
+		if !strings.Contains(errs, "a baton is waiting on feature") {
+			t.Errorf("packed baton: stderr = %q", errs)
+		}
+	})
 }
 
 func TestPostCheckoutInLinkedWorktreeFindsSharedBatons(t *testing.T) {
@@ -79,34 +80,36 @@ func TestPostCheckoutInLinkedWorktreeFindsSharedBatons(t *testing.T) {
 }
 
 func TestPrePushWithoutRecordsNeverStartsBinary(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	e.install(dir)
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	e.git(".", "init", "-q", "--bare", remote)
-	e.git(dir, "push", "-q", remote, "main")
-	if s := e.starts(); s != nil {
-		t.Errorf("git-handoff started with no records: %q", s)
-	}
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		remote := filepath.Join(t.TempDir(), "remote.git")
+		e.git(".", "init", "-q", "--bare", remote)
+		e.git(dir, "push", "-q", remote, "main")
+		if s := e.starts(); s != nil {
+			t.Errorf("git-handoff started with no records: %q", s)
+		}
+	})
 }
 
 func TestPrePushPushesPackedRecords(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	e.install(dir)
-	e.bind(dir, "s1")
-	e.git(dir, "pack-refs", "--all")
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	e.git(".", "init", "-q", "--bare", remote)
-	e.git(dir, "remote", "add", "origin", remote)
-	e.git(dir, "push", "-q", "origin", "main")
-	if _, _, err := e.run(remote, "rev-parse", "--verify", "-q", "refs/ao/sessions/s1"); err != nil {
-		t.Errorf("packed session record not pushed")
-	}
-	// The nested push ran with --no-verify and the guard: one start only.
-	if s := e.starts(); len(s) != 1 {
-		t.Errorf("starts = %q, want exactly one", s)
-	}
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		e.bind(dir, "s1")
+		e.git(dir, "pack-refs", "--all")
+		remote := filepath.Join(t.TempDir(), "remote.git")
+		e.git(".", "init", "-q", "--bare", remote)
+		e.git(dir, "remote", "add", "origin", remote)
+		e.git(dir, "push", "-q", "origin", "main")
+		if _, _, err := e.run(remote, "rev-parse", "--verify", "-q", "refs/ao/sessions/s1"); err != nil {
+			t.Errorf("packed session record not pushed")
+		}
+		// The nested push ran with --no-verify and the guard: one start only.
+		if s := e.starts(); len(s) != 1 {
+			t.Errorf("starts = %q, want exactly one", s)
+		}
+	})
 }
 
 func TestFailingRecordPushNeverBlocksPush(t *testing.T) {

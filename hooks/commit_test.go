@@ -10,48 +10,50 @@ import (
 )
 
 func TestUnboundCommitNeverStartsBinary(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	e.install(dir)
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "plain")
-	if got := e.headMessage(dir); got != "plain\n\n" {
-		t.Errorf("message = %q, want it untouched", got)
-	}
-	if s := e.starts(); s != nil {
-		t.Errorf("git-handoff started with no session bound: %q", s)
-	}
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "plain")
+		if got := e.headMessage(dir); got != "plain\n\n" {
+			t.Errorf("message = %q, want it untouched", got)
+		}
+		if s := e.starts(); s != nil {
+			t.Errorf("git-handoff started with no session bound: %q", s)
+		}
+	})
 }
 
 func TestBoundCommitGetsTrailersOnce(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	e.install(dir)
-	e.bind(dir, "s1")
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		e.bind(dir, "s1")
 
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "subject\n\nbody")
-	want := "subject\n\nbody\n\nHandoff-Session: s1\nHandoff-Agent: test-agent\n\n"
-	if got := e.headMessage(dir); got != want {
-		t.Fatalf("message = %q, want %q", got, want)
-	}
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "subject\n\nbody")
+		want := "subject\n\nbody\n\nHandoff-Session: s1\nHandoff-Agent: test-agent\n\n"
+		if got := e.headMessage(dir); got != want {
+			t.Fatalf("message = %q, want %q", got, want)
+		}
 
-	e.git(dir, "commit", "-q", "--amend", "--allow-empty", "--no-edit")
-	if got := e.headMessage(dir); got != want {
-		t.Errorf("after amend by the same session: %q, want %q", got, want)
-	}
+		e.git(dir, "commit", "-q", "--amend", "--allow-empty", "--no-edit")
+		if got := e.headMessage(dir); got != want {
+			t.Errorf("after amend by the same session: %q, want %q", got, want)
+		}
 
-	// Like the author, the trailers stay with the session that first wrote
-	// the message: another session amending it changes nothing.
-	e.with("GIT_HANDOFF_SESSION=s2", harnessEnv+"=codex").
-		git(dir, "commit", "-q", "--amend", "--allow-empty", "--no-edit")
-	if got := e.headMessage(dir); got != want {
-		t.Errorf("after amend by another session: %q, want %q", got, want)
-	}
-	// So does a rebase that replays the commit.
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "next")
-	e.with("GIT_HANDOFF_SESSION=s3").git(dir, "rebase", "-q", "--force-rebase", "HEAD~2")
-	if got := e.git(dir, "log", "-1", "--skip=1", "--format=%B"); got != want {
-		t.Errorf("after rebase by another session: %q, want %q", got, want)
-	}
+		// Like the author, the trailers stay with the session that first wrote
+		// the message: another session amending it changes nothing.
+		e.with("GIT_HANDOFF_SESSION=s2", harnessEnv+"=codex").
+			git(dir, "commit", "-q", "--amend", "--allow-empty", "--no-edit")
+		if got := e.headMessage(dir); got != want {
+			t.Errorf("after amend by another session: %q, want %q", got, want)
+		}
+		// So does a rebase that replays the commit.
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "next")
+		e.with("GIT_HANDOFF_SESSION=s3").git(dir, "rebase", "-q", "--force-rebase", "HEAD~2")
+		if got := e.git(dir, "log", "-1", "--skip=1", "--format=%B"); got != want {
+			t.Errorf("after rebase by another session: %q, want %q", got, want)
+		}
+	})
 }
 
 func TestTrailersJoinExistingTrailerBlock(t *testing.T) {
@@ -153,44 +155,50 @@ func TestCoreHooksPath(t *testing.T) {
 }
 
 func TestLinkedWorktree(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	wt := filepath.Join(t.TempDir(), "wt")
-	e.git(dir, "worktree", "add", "-q", "-b", "wt-branch", wt)
-	rep := e.install(wt)
-	if want := filepath.Join(dir, ".git", "hooks"); rep.Dir != want {
-		t.Fatalf("installed into %s, want the shared %s", rep.Dir, want)
-	}
-	e.bind(wt, "wt-session")
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		wt := filepath.Join(t.TempDir(), "wt")
+		e.git(dir, "worktree", "add", "-q", "-b", "wt-branch", wt)
+		rep := e.install(wt)
+		want := filepath.Join(dir, ".git", "hooks")
+		if e.form == hooks.FormConfig {
+			want = filepath.Join(dir, ".git", "handoff", "hooks")
+		}
+		if rep.Dir != want {
+			t.Fatalf("installed into %s, want the shared %s", rep.Dir, want)
+		}
+		e.bind(wt, "wt-session")
 
-	e.git(wt, "commit", "-q", "--allow-empty", "-m", "in worktree")
-	if got := e.headMessage(wt); !strings.Contains(got, "Handoff-Session: wt-session\n") {
-		t.Errorf("worktree commit = %q, want trailers", got)
-	}
-	// The binding is per worktree: the main worktree stays unbound, and its
-	// commits never start the binary.
-	e.resetLog()
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "in main")
-	if got := e.headMessage(dir); got != "in main\n\n" {
-		t.Errorf("main worktree commit = %q, want no trailers", got)
-	}
-	if s := e.starts(); s != nil {
-		t.Errorf("git-handoff started for the unbound main worktree: %q", s)
-	}
+		e.git(wt, "commit", "-q", "--allow-empty", "-m", "in worktree")
+		if got := e.headMessage(wt); !strings.Contains(got, "Handoff-Session: wt-session\n") {
+			t.Errorf("worktree commit = %q, want trailers", got)
+		}
+		// The binding is per worktree: the main worktree stays unbound, and its
+		// commits never start the binary.
+		e.resetLog()
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "in main")
+		if got := e.headMessage(dir); got != "in main\n\n" {
+			t.Errorf("main worktree commit = %q, want no trailers", got)
+		}
+		if s := e.starts(); s != nil {
+			t.Errorf("git-handoff started for the unbound main worktree: %q", s)
+		}
+	})
 }
 
 func TestGuardMakesNestedHooksNoOps(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	e.install(dir)
-	e.bind(dir, "s1")
-	e.with("GIT_HANDOFF_IN_HOOK=1").git(dir, "commit", "-q", "--allow-empty", "-m", "nested")
-	if got := e.headMessage(dir); got != "nested\n\n" {
-		t.Errorf("message = %q, want no trailers under the guard", got)
-	}
-	if s := e.starts(); s != nil {
-		t.Errorf("git-handoff started under the guard: %q", s)
-	}
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		e.bind(dir, "s1")
+		e.with("GIT_HANDOFF_IN_HOOK=1").git(dir, "commit", "-q", "--allow-empty", "-m", "nested")
+		if got := e.headMessage(dir); got != "nested\n\n" {
+			t.Errorf("message = %q, want no trailers under the guard", got)
+		}
+		if s := e.starts(); s != nil {
+			t.Errorf("git-handoff started under the guard: %q", s)
+		}
+	})
 }
 
 func TestFailingDepsNeverBlockCommit(t *testing.T) {
@@ -218,7 +226,7 @@ func TestAbsoluteCommandWithoutPath(t *testing.T) {
 	e := newEnv(t).with("PATH=" + os.Getenv("PATH")) // git-handoff not on PATH
 	dir := e.newRepo()
 	cmd := "'" + filepath.Join(binDir, "git-handoff") + "'"
-	if _, err := hooks.Install(e.ctx(), dir, hooks.Options{Command: cmd}); err != nil {
+	if _, err := hooks.Install(e.ctx(), dir, hooks.Options{Command: cmd, Form: hooks.FormFiles}); err != nil {
 		t.Fatal(err)
 	}
 	e.bind(dir, "s1")

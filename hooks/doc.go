@@ -7,9 +7,14 @@
 //     pre-push.
 //   - Dir finds the hooks directory with `git rev-parse --git-path hooks`,
 //     which honours core.hooksPath, linked worktrees and bare repositories.
-//   - Install writes the shims; Check reports each hook as installed,
-//     idle, missing, stale, not-executable or foreign, and what it chains
-//     to; Uninstall removes the shims and puts the user's hooks back.
+//   - Install installs the hooks in one of two forms (Form): shims in the
+//     hooks directory (FormFiles), or, where git runs hooks from config
+//     (ConfigHooksSupported: git 2.54 and later), config hooks
+//     hook.git-handoff-<name> that read shims kept in git-handoff's own
+//     directory (FormConfig, the default there). Check reports each hook
+//     and its form as installed, idle, missing, stale, not-executable,
+//     foreign, broken, ignored or duplicate, and what it chains to;
+//     Uninstall removes either form and puts the user's hooks back.
 //   - Refresh arms or disarms the prepare-commit-msg shim; the CLI calls it
 //     after every command that binds or unbinds a worktree. BindGuard arms
 //     it before a binding is written, under the same lock.
@@ -68,6 +73,33 @@
 // --batch-check` over main-worktree/ and worktrees/<id>/ names for every
 // worktree at once), so the decision holds on reftable too; a binding
 // file counts whatever git says (refstore still writes one there).
+//
+// # Two forms
+//
+// Hook files (FormFiles) are what every git runs: our shim takes the hook's
+// name in the hooks directory and the user's hook, if any, is moved aside
+// and chained (see Shims). Hooks from config (FormConfig, config.go) leave
+// the hooks directory alone: the repository's config names one hook per
+// event, hook.git-handoff-<name>, whose command is a line of sh builtins
+// reading the shim <common dir>/handoff/hooks/<name>; git runs it first and
+// the user's hook file, if any, after it, each with the hook's arguments
+// and stdin. Idle costs are the same: one sh start for post-checkout and
+// pre-push, nothing at all for a disarmed prepare-commit-msg, whose event
+// (hook.git-handoff-prepare-commit-msg.event) is set only while armed.
+//
+// What differs for the user's hooks in config form: they run after ours,
+// not before, and git runs each whatever the other's status. A user's
+// prepare-commit-msg sees our trailers already in the message; a pre-push
+// of theirs that refuses the push no longer keeps our records from going to
+// that remote (git handoff sync would push them as well). git also runs
+// hooks from config where core.hooksPath is the empty string, which stops
+// hook files only.
+//
+// Install (FormAuto) keeps the form a repository has, drops config hooks
+// that the git on PATH would not run, and otherwise picks config where git
+// runs it; hook files of an earlier install keep working under a newer git
+// until `hooks install --hooks=config` moves them (Migrated, the user's
+// hooks put back). Refresh and BindGuard arm in the form installed.
 //
 // # Shims
 //

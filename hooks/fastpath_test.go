@@ -22,48 +22,49 @@ func (e *env) bindRecord(dir, enc, body string) {
 // itself (a git cat-file and a git interpret-trailers), without starting
 // git-handoff; the trailers name the record's agent, not the test binary's.
 func TestBoundMessageCommitSkipsTheBinary(t *testing.T) {
-	e := newEnv(t)
-	dir := e.newRepo()
-	e.install(dir)
-	e.bindRecord(dir, "app-7", `{"schema":"session/v1","id":"app-7","harness":"claude-code","status":"active","claimedHandoff":{"harness":"codex"}}`)
-	e.resetLog()
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "subject\n\nbody")
-	want := "subject\n\nbody\n\nHandoff-Session: app-7\nHandoff-Agent: claude-code\n\n"
-	if got := e.headMessage(dir); got != want {
-		t.Fatalf("message = %q, want %q", got, want)
-	}
-	if s := e.starts(); s != nil {
-		t.Fatalf("git-handoff started: %v", s)
-	}
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		e.bindRecord(dir, "app-7", `{"schema":"session/v1","id":"app-7","harness":"claude-code","status":"active","claimedHandoff":{"harness":"codex"}}`)
+		e.resetLog()
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "subject\n\nbody")
+		want := "subject\n\nbody\n\nHandoff-Session: app-7\nHandoff-Agent: claude-code\n\n"
+		if got := e.headMessage(dir); got != want {
+			t.Fatalf("message = %q, want %q", got, want)
+		}
+		if s := e.starts(); s != nil {
+			t.Fatalf("git-handoff started: %v", s)
+		}
 
-	// The answer is cached under the record's blob id; a changed record
-	// (here: the session ended) is read again.
-	if _, err := os.Stat(filepath.Join(dir, ".git", "handoff-hook-cache")); err != nil {
-		t.Fatalf("no cache after a bound commit: %v", err)
-	}
-	e.bindRecord(dir, "app-7", `{"schema":"session/v1","id":"app-7","harness":"claude-code","status":"ended"}`)
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "after the end")
-	if got := e.headMessage(dir); got != "after the end\n\n" {
-		t.Fatalf("message after the session ended = %q", got)
-	}
+		// The answer is cached under the record's blob id; a changed record
+		// (here: the session ended) is read again.
+		if _, err := os.Stat(filepath.Join(dir, ".git", "handoff-hook-cache")); err != nil {
+			t.Fatalf("no cache after a bound commit: %v", err)
+		}
+		e.bindRecord(dir, "app-7", `{"schema":"session/v1","id":"app-7","harness":"claude-code","status":"ended"}`)
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "after the end")
+		if got := e.headMessage(dir); got != "after the end\n\n" {
+			t.Fatalf("message after the session ended = %q", got)
+		}
 
-	// A record without an agent: the session trailer alone, never the
-	// claimed baton's agent.
-	e.bindRecord(dir, "app-8", `{"schema":"session/v1","id":"app-8","status":"active","claimedHandoff":{"harness":"codex"}}`)
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "second")
-	if got := e.headMessage(dir); got != "second\n\nHandoff-Session: app-8\n\n" {
-		t.Fatalf("message = %q", got)
-	}
+		// A record without an agent: the session trailer alone, never the
+		// claimed baton's agent.
+		e.bindRecord(dir, "app-8", `{"schema":"session/v1","id":"app-8","status":"active","claimedHandoff":{"harness":"codex"}}`)
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "second")
+		if got := e.headMessage(dir); got != "second\n\nHandoff-Session: app-8\n\n" {
+			t.Fatalf("message = %q", got)
+		}
 
-	// An ended session gets nothing, still without the binary.
-	e.bindRecord(dir, "app-9", `{"schema":"session/v1","id":"app-9","harness":"codex","status":"ended"}`)
-	e.git(dir, "commit", "-q", "--allow-empty", "-m", "third")
-	if got := e.headMessage(dir); got != "third\n\n" {
-		t.Fatalf("message = %q", got)
-	}
-	if s := e.starts(); s != nil {
-		t.Fatalf("git-handoff started: %v", s)
-	}
+		// An ended session gets nothing, still without the binary.
+		e.bindRecord(dir, "app-9", `{"schema":"session/v1","id":"app-9","harness":"codex","status":"ended"}`)
+		e.git(dir, "commit", "-q", "--allow-empty", "-m", "third")
+		if got := e.headMessage(dir); got != "third\n\n" {
+			t.Fatalf("message = %q", got)
+		}
+		if s := e.starts(); s != nil {
+			t.Fatalf("git-handoff started: %v", s)
+		}
+	})
 }
 
 // TestLessPlainCommitsGoToTheBinary: an encoded id, a message that already
@@ -91,54 +92,55 @@ func TestLessPlainCommitsGoToTheBinary(t *testing.T) {
 // and git-handoff (whose trailer writing is checked against git
 // interpret-trailers) leave the same commit message.
 func TestShimTrailersMatchGitHandoff(t *testing.T) {
-	e := newEnv(t)
-	fast, slow := e.newRepo(), e.newRepo()
-	e.install(fast)
-	e.install(slow)
-	e.bindRecord(fast, "s1", `{"schema":"session/v1","id":"s1","harness":"claude-code","status":"active"}`)
-	// Spaced JSON is beyond the shim: this repository's commits go to the
-	// binary, which the test stands in for with the same agent.
-	e.bindRecord(slow, "s1", `{"schema": "session/v1", "id": "s1", "status": "active"}`)
-	slowEnv := e.with(harnessEnv + "=claude-code")
-	for _, msg := range []string{
-		"subject",
-		"subject\n\nbody",
-		"subject\n\nbody line\nmore body",
-		"Fix: looks like a trailer but is the subject",
-		"subject\nsecond subject line: with a colon",
-		"subject\n\nSigned-off-by: A <a@example.com>",
-		"subject\n\nbody\n\nSigned-off-by: A <a@example.com>\nCo-authored-by: B <b@example.com>",
-		"subject\n\nFix: thing\nand prose after it",
-		"subject\n\nKey: value\n  continued",
-		"subject\n\n\n\nbody after blank lines",
-		"subject\n\nsee http://example.com/x: y",
-		"subject\n\nKey:value",
-		"subject\n\nKey : value",
-		"subject\n\nbody\n\nReviewed-by: X\n\nSigned-off-by: Y",
-		"sübject\n\nbödy: ünïcode",
-		"subject\n\n(cherry picked from commit 0123456789abcdef0123456789abcdef01234567)",
-		"subject\n\nbody\n\n",
-		"   indented subject\n\n\tindented body",
-		"subject\n\nKey:  two spaces",
-		"subject\n\nKey: value\nOther-Key: value two",
-		"subject\n\nnot a token: x",
-		"subject\n\nSigned-off-by:",
-		"subject\n\nbody\n---\nKey: v",
-		"subject\n\nbody\n--- not a divider",
-		"subject\n\nKey: v\n\n",
-		"subject\n\nA: b\nprose",
-		"subject\n\nprose\nA: b",
-	} {
-		e.git(fast, "commit", "-q", "--allow-empty", "-m", msg)
-		slowEnv.git(slow, "commit", "-q", "--allow-empty", "-m", msg)
-		got, want := e.headMessage(fast), e.headMessage(slow)
-		if got != want {
-			t.Errorf("message %q:\nshim:        %q\ngit-handoff: %q", msg, got, want)
+	eachForm(t, func(t *testing.T, e *env) {
+		fast, slow := e.newRepo(), e.newRepo()
+		e.install(fast)
+		e.install(slow)
+		e.bindRecord(fast, "s1", `{"schema":"session/v1","id":"s1","harness":"claude-code","status":"active"}`)
+		// Spaced JSON is beyond the shim: this repository's commits go to the
+		// binary, which the test stands in for with the same agent.
+		e.bindRecord(slow, "s1", `{"schema": "session/v1", "id": "s1", "status": "active"}`)
+		slowEnv := e.with(harnessEnv + "=claude-code")
+		for _, msg := range []string{
+			"subject",
+			"subject\n\nbody",
+			"subject\n\nbody line\nmore body",
+			"Fix: looks like a trailer but is the subject",
+			"subject\nsecond subject line: with a colon",
+			"subject\n\nSigned-off-by: A <a@example.com>",
+			"subject\n\nbody\n\nSigned-off-by: A <a@example.com>\nCo-authored-by: B <b@example.com>",
+			"subject\n\nFix: thing\nand prose after it",
+			"subject\n\nKey: value\n  continued",
+			"subject\n\n\n\nbody after blank lines",
+			"subject\n\nsee http://example.com/x: y",
+			"subject\n\nKey:value",
+			"subject\n\nKey : value",
+			"subject\n\nbody\n\nReviewed-by: X\n\nSigned-off-by: Y",
+			"sübject\n\nbödy: ünïcode",
+			"subject\n\n(cherry picked from commit 0123456789abcdef0123456789abcdef01234567)",
+			"subject\n\nbody\n\n",
+			"   indented subject\n\n\tindented body",
+			"subject\n\nKey:  two spaces",
+			"subject\n\nKey: value\nOther-Key: value two",
+			"subject\n\nnot a token: x",
+			"subject\n\nSigned-off-by:",
+			"subject\n\nbody\n---\nKey: v",
+			"subject\n\nbody\n--- not a divider",
+			"subject\n\nKey: v\n\n",
+			"subject\n\nA: b\nprose",
+			"subject\n\nprose\nA: b",
+		} {
+			e.git(fast, "commit", "-q", "--allow-empty", "-m", msg)
+			slowEnv.git(slow, "commit", "-q", "--allow-empty", "-m", msg)
+			got, want := e.headMessage(fast), e.headMessage(slow)
+			if got != want {
+				t.Errorf("message %q:\nshim:        %q\ngit-handoff: %q", msg, got, want)
+			}
+			if !strings.Contains(got, "Handoff-Session: s1\n") {
+				t.Errorf("message %q: no trailer in %q", msg, got)
+			}
 		}
-		if !strings.Contains(got, "Handoff-Session: s1\n") {
-			t.Errorf("message %q: no trailer in %q", msg, got)
-		}
-	}
+	})
 }
 
 // The shim and the binary know git's trailer rules for git's default

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -19,6 +20,9 @@ type env struct {
 	t    testing.TB
 	vars []string
 	log  string
+	// form is what install asks for: hooks.FormFiles unless a test says
+	// otherwise (config_test.go runs the forms on each git).
+	form hooks.Form
 }
 
 func newEnv(t testing.TB) *env {
@@ -46,7 +50,9 @@ func newEnv(t testing.TB) *env {
 		testbinEnv+"=1",
 		logEnv+"="+log,
 	)
-	return &env{t: t, vars: vars, log: log}
+	// make test-git's formats (GIT_DEFAULT_REF_FORMAT, GIT_DEFAULT_HASH).
+	vars = append(vars, gittest.MatrixEnv()...)
+	return &env{t: t, vars: vars, log: log, form: hooks.FormFiles}
 }
 
 // with returns a copy of e with extra variables set.
@@ -143,7 +149,7 @@ func (e *env) gitIn(dir, stdin string, args ...string) string {
 
 func (e *env) install(dir string) hooks.Report {
 	e.t.Helper()
-	rep, err := hooks.Install(e.ctx(), dir, hooks.Options{})
+	rep, err := hooks.Install(e.ctx(), dir, hooks.Options{Form: e.form})
 	if err != nil {
 		e.t.Fatalf("install: %v", err)
 	}

@@ -23,9 +23,10 @@ const commandLinePrefix = "# command: "
 // which also searches git's exec-path, only when it is not: going through
 // git costs one more process start on every bound commit.
 
-// The shims are POSIX sh. Each runs the hook it replaced first, with the
-// same arguments and stdin, and lets its exit status decide the user's
-// operation; then, only if a test made of shell builtins says there may be
+// The shims are POSIX sh. A hook file's shim runs the hook it replaced
+// first, with the same arguments and stdin, and lets its exit status decide
+// the user's operation (chainHead); a config hook's shim has nothing to run
+// first, as git runs the user's hook file itself. Then, only if a test made of shell builtins says there may be
 // something to do, it runs git-handoff's part with stdin from /dev/null
 // (pre-push's stdin belongs to the user's hook alone) and ignores its
 // status. The builtins-only test is what keeps an idle hook at the cost of
@@ -62,9 +63,7 @@ var shimBodies = map[string]string{
 	// message that already names a session or lacks its final newline, a
 	// record this cannot read with certainty) goes to git-handoff, which
 	// decides the same way with more care.
-	PrepareCommitMsg: `h="$0` + chainedSuffix + `"
-if [ -x "$h" ]; then "$h" "$@" || exit; fi
-[ -z "$` + GuardEnv + `" ] || exit 0
+	PrepareCommitMsg: `[ -z "$` + GuardEnv + `" ] || exit 0
 # plain GITDIR COMMONDIR: git's trailer rules as the shim knows them hold
 # for git's default trailer configuration only. Any trailer setting
 # (separators, a key's own rules) in the repository's, the user's or the
@@ -202,10 +201,7 @@ exit 0
 	// packed (or, in a reftable repository, which keeps refs in no file a
 	// shell can test, any that git lists) can have one waiting. The user's hook's status is the
 	// checkout's status, as it would be without us.
-	PostCheckout: `h="$0` + chainedSuffix + `"
-s=0
-if [ -x "$h" ]; then "$h" "$@"; s=$?; fi
-[ -z "$` + GuardEnv + `" ] && [ "$3" = 1 ] || exit $s
+	PostCheckout: `[ -z "$` + GuardEnv + `" ] && [ "$3" = 1 ] || exit $s
 ` + gitDirLines + commonDirLines + `[ -d "$d/refs/ao/handoffs" ] ||
 	grep -qs ' refs/ao/handoffs/' "$d/packed-refs" ||
 	{ [ -d "$d/reftable" ] && [ -n "$(git for-each-ref --count=1 --format=x refs/ao/handoffs/)" ]; } || exit $s
@@ -215,9 +211,7 @@ exit $s
 	// Only a repository holding records of ours has any to push (reftable:
 	// as for post-checkout, git lists them). The user's
 	// hook runs first so that a push it rejects carries nothing of ours.
-	PrePush: `h="$0` + chainedSuffix + `"
-if [ -x "$h" ]; then "$h" "$@" || exit; fi
-[ -z "$` + GuardEnv + `" ] || exit 0
+	PrePush: `[ -z "$` + GuardEnv + `" ] || exit 0
 ` + gitDirLines + commonDirLines + `[ -d "$d/refs/ao/sessions" ] || [ -d "$d/refs/ao/handoffs" ] ||
 	[ -d "$d/refs/ao/objectives" ] || [ -d "$d/refs/ao/prs" ] ||
 	grep -qsE ' refs/ao/(sessions|handoffs|objectives|prs)/' "$d/packed-refs" ||
@@ -226,6 +220,27 @@ if [ -x "$h" ]; then "$h" "$@" || exit; fi
 exit 0
 `,
 }
+
+// chainHead opens a hook file's shim: the hook it replaced, if any, runs
+// first with the same arguments and stdin, and its exit status decides
+// (post-checkout's becomes the shim's). A shim git runs from config has no
+// such head: git runs the user's hook file itself, after ours (config.go).
+var chainHead = map[string]string{
+	PrepareCommitMsg: chainStop,
+	PostCheckout: `h="$0` + chainedSuffix + `"
+s=0
+if [ -x "$h" ]; then "$h" "$@"; s=$?; fi
+`,
+	PrePush: chainStop,
+}
+
+const chainStop = `h="$0` + chainedSuffix + `"
+if [ -x "$h" ]; then "$h" "$@" || exit; fi
+`
+
+// configHead opens a config shim: nothing to run first, so post-checkout
+// exits 0.
+var configHead = map[string]string{PostCheckout: "s=0\n"}
 
 func indent(s string) string {
 	lines := strings.SplitAfter(s, "\n")
@@ -238,11 +253,19 @@ func indent(s string) string {
 	return b.String()
 }
 
-// Shim returns the text of the shim for hook name. An empty command means
-// git-handoff from PATH, else `git handoff`; any other command is inserted
-// verbatim into sh, so a path must be quoted by the caller if it needs it
-// (see Options.Command).
+// Shim returns the text of the shim for hook name in the hooks directory
+// (FormFiles). An empty command means git-handoff from PATH, else `git
+// handoff`; any other command is inserted verbatim into sh, so a path must
+// be quoted by the caller if it needs it (see Options.Command).
 func Shim(name, command string) (string, error) {
+	return shimText(name, command, FormFiles)
+}
+
+// shimText returns the shim for hook name in form: FormFiles, a hook file
+// that chains the hook it replaced, or FormConfig, the file the command of
+// config hook hook.git-handoff-<name> reads (config.go), which chains
+// nothing.
+func shimText(name, command string, form Form) (string, error) {
 	body, ok := shimBodies[name]
 	if !ok {
 		return "", fmt.Errorf("unknown hook %q", name)
@@ -253,12 +276,21 @@ func Shim(name, command string) (string, error) {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
 	fmt.Fprintf(&b, "%s%d: installed by \"git handoff hooks install\"; changes are overwritten.\n", shimMarker, ShimVersion)
-	fmt.Fprintf(&b, "# The hook it replaced, if any, is %s%s and runs first.\n", name, chainedSuffix)
+	if form == FormConfig {
+		fmt.Fprintf(&b, "# git runs it as config hook %s (read by its command), before any %s hook file.\n", configName(name), name)
+	} else {
+		fmt.Fprintf(&b, "# The hook it replaced, if any, is %s%s and runs first.\n", name, chainedSuffix)
+	}
 	b.WriteString(commandLinePrefix + command + "\n")
 	invoke := command + " hook " + name + ` "$@"`
 	if command == "" {
 		invoke = `if command -v git-handoff >/dev/null 2>&1; then git-handoff hook ` + name +
 			` "$@"; else git handoff hook ` + name + ` "$@"; fi`
+	}
+	if form == FormConfig {
+		b.WriteString(configHead[name])
+	} else {
+		b.WriteString(chainHead[name])
 	}
 	b.WriteString(strings.ReplaceAll(body, "%INVOKE%", invoke))
 	return b.String(), nil
@@ -281,8 +313,8 @@ func shimCommand(content []byte) string {
 }
 
 // isCurrentShim reports whether content is exactly the shim this version
-// writes for name with the command the shim itself records.
-func isCurrentShim(name string, content []byte) bool {
-	want, err := Shim(name, shimCommand(content))
+// writes for name in form with the command the shim itself records.
+func isCurrentShim(name string, content []byte, form Form) bool {
+	want, err := shimText(name, shimCommand(content), form)
 	return err == nil && want == string(content)
 }

@@ -238,7 +238,8 @@ func TestToolsRoundTrip(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
 	ctx := context.Background()
-	if _, err := hooks.Install(ctx, f.dir, hooks.Options{}); err != nil {
+	// Hook files, on every git: the test looks for the commit hook's file.
+	if _, err := hooks.Install(ctx, f.dir, hooks.Options{Form: hooks.FormFiles}); err != nil {
 		t.Fatal(err)
 	}
 	commitHook := filepath.Join(f.dir, ".git", "hooks", hooks.PrepareCommitMsg)

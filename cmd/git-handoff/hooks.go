@@ -21,13 +21,21 @@ func hooksCommand(d *deps) *cli.Command {
 			{
 				Name:  "install",
 				Usage: "install the hooks (a hook you already have is kept and still runs; prepare-commit-msg only while a session is bound)",
-				Flags: []cli.Flag{jsonFlag},
+				Description: "Where git runs hooks from config (git 2.54 and later), the hooks go there: one config hook each,\n" +
+					"hook.git-handoff-<name> in the repository's config, and your hooks directory is left alone. Elsewhere,\n" +
+					"or with --hooks=files, shims go into the hooks directory and a hook you had there runs first.\n" +
+					"Hooks installed in one form stay in it; --hooks=config or --hooks=files moves them.",
+				Flags: []cli.Flag{hooksFormFlag, jsonFlag},
 				Action: func(c *cli.Context) error {
+					form, err := hooks.ParseForm(c.String("hooks"))
+					if err != nil {
+						return usageErrorf(c, "--hooks: %v", err)
+					}
 					st, err := d.Store(c.Context)
 					if err != nil {
 						return err
 					}
-					rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
+					rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{Form: form})
 					if perr := printHookReport(d, c.Bool("json"), rep); perr != nil {
 						return perr
 					}
@@ -39,7 +47,7 @@ func hooksCommand(d *deps) *cli.Command {
 			},
 			{
 				Name:  "uninstall",
-				Usage: "remove the hooks and put back the ones you had",
+				Usage: "remove the hooks, from config or the hooks directory, and put back the ones you had",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
 					st, err := d.Store(c.Context)
@@ -58,7 +66,7 @@ func hooksCommand(d *deps) *cli.Command {
 			},
 			{
 				Name:  "check",
-				Usage: "report each hook: installed, idle (prepare-commit-msg while no session is bound), missing, stale, not executable or someone else's, and each coding agent's hook configuration init --agent wrote (exit 1 unless all are installed or idle, and no agent's hooks are partial, stale or kept from running)",
+				Usage: "report each hook and where it is (config or files): installed, idle (prepare-commit-msg while no session is bound), missing, stale, not executable, someone else's, broken (its shim or program is missing), ignored (a config hook git does not run) or duplicate (in config and a file), and each coding agent's hook configuration init --agent wrote (exit 1 unless all are installed or idle, and no agent's hooks are partial, stale or kept from running)",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
 					st, err := d.Store(c.Context)
@@ -73,7 +81,7 @@ func hooksCommand(d *deps) *cli.Command {
 					out := make([]hookStatusJSON, len(sts))
 					for i, s := range sts {
 						ok = ok && s.OK()
-						out[i] = hookStatusJSON{Name: s.Name, Path: s.Path, State: string(s.State), Chained: s.Chained, ChainedExecutable: s.ChainedExecutable, Note: s.Note}
+						out[i] = hookStatusJSON{Name: s.Name, Path: s.Path, Form: string(s.Form), Config: s.Config, State: string(s.State), Chained: s.Chained, ChainedExecutable: s.ChainedExecutable, Note: s.Note}
 					}
 					agents, err := checkAgents(st.Dir(), st.Bare())
 					if err != nil {
@@ -90,10 +98,13 @@ func hooksCommand(d *deps) *cli.Command {
 						tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
 						for _, s := range out {
 							about := s.Note
-							if s.Chained != "" {
+							switch {
+							case s.Chained != "":
 								about = "runs " + s.Chained + " first"
+							case s.Config != "" && about == "":
+								about = "hook." + s.Config
 							}
-							fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.State, about)
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.State, s.Form, about)
 						}
 						tw.Flush()
 						printAgentStatus(d, agents)
@@ -117,13 +128,32 @@ func printHookReport(d *deps, asJSON bool, rep hooks.Report) error {
 	}
 	notify(d.stderr, out.Notices)
 	for _, h := range out.Hooks {
-		line := h.Name + ": " + h.Action
-		if h.Detail != "" {
-			line += " (" + h.Detail + ")"
-		}
-		fmt.Fprintln(d.stdout, line)
+		fmt.Fprintln(d.stdout, h.Name+": "+hookResultText(h))
 	}
 	return nil
+}
+
+// hooksFormFlag chooses where init and hooks install put the hooks.
+var hooksFormFlag = &cli.StringFlag{Name: "hooks", Value: "auto", Usage: "where the hooks go (`FORM`): config (hook.git-handoff-* in the repository's config; git 2.54 and later), files (the hooks directory) or auto (the form installed, else config where git runs it, else files)"}
+
+// hookResultText is what install did to one hook, in words: the action,
+// then the detail and, for a config hook, its name.
+func hookResultText(h hookResultJSON) string {
+	detail := h.Detail
+	if h.Config != "" && h.Action != string(hooks.Removed) {
+		detail = joinNonEmpty("config hook "+h.Config, detail)
+	}
+	if detail == "" {
+		return h.Action
+	}
+	return h.Action + " (" + detail + ")"
+}
+
+func joinNonEmpty(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
 }
 
 // refreshCommitHook arms or disarms the prepare-commit-msg hook in the

@@ -25,12 +25,15 @@ func initCommand(d *deps) *cli.Command {
 			"It then checks that the remote takes records: a probe ref under refs/ao/probe/ pointing at a blob is\n" +
 			"pushed, moved with a forced push under a lease, and deleted; a refusal says what the server refused\n" +
 			"and why servers do that. Without a remote, init installs the hooks and says how to add one.\n\n" +
+			"The hooks go into the repository's config where git runs hooks from there (git 2.54 and later), else\n" +
+			"into the hooks directory; --hooks chooses (see `git handoff hooks install`).\n\n" +
 			"--agent NAME (repeatable, comma-separated, or all) also writes that coding agent's project-level hook\n" +
 			"configuration, merged into the files there, so that the agent runs `git handoff hook agent` when a\n" +
 			"session starts, stops and ends. --agent NAME --remove takes out only what init wrote, and nothing else.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the remote `NAME`"},
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"},
+			hooksFormFlag,
 			&cli.BoolFlag{Name: "no-check", Usage: "do not check that the remote takes records (a probe ref pushed, updated and deleted)"},
 			&cli.StringSliceFlag{Name: "agent", Usage: "also configure the hooks of coding agent `NAME` (" + strings.Join(agentconf.Names(), ", ") + ", or all); repeatable"},
 			&cli.BoolFlag{Name: "remove", Usage: "with --agent: remove those agents' hook configuration (and do nothing else)"},
@@ -63,6 +66,13 @@ func initCommand(d *deps) *cli.Command {
 // does: a repository without a remote yet still gets them, and is told how
 // to add one.
 func runInit(c *cli.Context, d *deps, agents []string) error {
+	form, err := hooks.ParseForm(c.String("hooks"))
+	if err != nil {
+		return usageErrorf(c, "--hooks: %v", err)
+	}
+	if c.Bool("no-hooks") && c.IsSet("hooks") {
+		return usageErrorf(c, "--no-hooks and --hooks: install the hooks or do not")
+	}
 	st, err := d.Store(c.Context)
 	if err != nil {
 		return err
@@ -91,7 +101,7 @@ func runInit(c *cli.Context, d *deps, agents []string) error {
 	}
 	var hookErr error
 	if !c.Bool("no-hooks") {
-		rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{})
+		rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{Form: form})
 		hookErr = err
 		out.Hooks = toHookReportJSON(rep)
 		out.Changed = out.Changed || rep.Changed()
@@ -132,11 +142,7 @@ func runInit(c *cli.Context, d *deps, agents []string) error {
 			notify(d.stderr, out.Hooks.Notices)
 			for _, h := range out.Hooks.Hooks {
 				if h.Action != string(hooks.Unchanged) {
-					line := fmt.Sprintf("%s hook: %s", h.Name, h.Action)
-					if h.Detail != "" {
-						line += " (" + h.Detail + ")"
-					}
-					fmt.Fprintln(d.stderr, line)
+					fmt.Fprintf(d.stderr, "%s hook: %s\n", h.Name, hookResultText(h))
 				}
 			}
 		}

@@ -86,6 +86,7 @@ func toLogJSON(events []baton.Event) logJSON {
 // (under "hooks") report: one shape for all three.
 type hookReportJSON struct {
 	Dir     string           `json:"dir"`
+	Form    string           `json:"form"` // config or files ("" when uninstall found nothing of ours)
 	Changed bool             `json:"changed"`
 	Hooks   []hookResultJSON `json:"hooks"`
 	Notices []string         `json:"notices"`
@@ -94,14 +95,16 @@ type hookReportJSON struct {
 type hookResultJSON struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`
+	Form   string `json:"form,omitempty"`   // where it was acted on: config or files
+	Config string `json:"config,omitempty"` // config form: its friendly name, hook.<config>.*
 	Action string `json:"action"`
 	Detail string `json:"detail,omitempty"`
 }
 
 func toHookReportJSON(rep hooks.Report) *hookReportJSON {
-	out := &hookReportJSON{Dir: rep.Dir, Changed: rep.Changed(), Hooks: []hookResultJSON{}, Notices: view.NonNil(rep.Warnings)}
+	out := &hookReportJSON{Dir: rep.Dir, Form: string(rep.Form), Changed: rep.Changed(), Hooks: []hookResultJSON{}, Notices: view.NonNil(rep.Warnings)}
 	for _, h := range rep.Hooks {
-		out.Hooks = append(out.Hooks, hookResultJSON{Name: h.Name, Path: h.Path, Action: string(h.Action), Detail: h.Detail})
+		out.Hooks = append(out.Hooks, hookResultJSON{Name: h.Name, Path: h.Path, Form: string(h.Form), Config: h.Config, Action: string(h.Action), Detail: h.Detail})
 	}
 	return out
 }
@@ -116,6 +119,8 @@ type hooksCheckJSON struct {
 type hookStatusJSON struct {
 	Name              string `json:"name"`
 	Path              string `json:"path"`
+	Form              string `json:"form"`             // config or files: where check looked
+	Config            string `json:"config,omitempty"` // config form: its friendly name, hook.<config>.*
 	State             string `json:"state"`
 	Chained           string `json:"chained,omitempty"`
 	ChainedExecutable bool   `json:"chainedExecutable,omitempty"`

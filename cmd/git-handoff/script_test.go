@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -48,8 +49,27 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		Setup:               setupScript,
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpjson": cmpJSON},
+		Condition:           scriptCondition,
 		RequireExplicitExec: false,
 	})
+}
+
+// scriptCondition knows [confighooks]: the git on PATH runs hooks from
+// config (git 2.54 and later), read from `git version` so that a script can
+// hold git-handoff's own probe (hooks.ConfigHooksSupported) to it.
+func scriptCondition(cond string) (bool, error) {
+	if cond != "confighooks" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	out, err := exec.Command("git", "version").Output()
+	if err != nil {
+		return false, err
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(strings.TrimSpace(string(out)), "git version "), "%d.%d", &major, &minor); err != nil {
+		return false, fmt.Errorf("reading %q: %v", out, err)
+	}
+	return major > 2 || major == 2 && minor >= 54, nil
 }
 
 // setupScript gives every script its own HOME and git identity, a fixed

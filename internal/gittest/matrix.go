@@ -94,3 +94,43 @@ func execOutput(name string, args ...string) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), err
 }
+
+// NewestGitEnv names a git binary, newer than the one first on PATH, that
+// tests of what only newer gits do (hooks from config, git >= 2.54) run
+// besides it: CI sets it to the git scripts/newest-git.sh builds, for
+// `make test` and `make race`, where Debian's git is first on PATH.
+const NewestGitEnv = "GIT_HANDOFF_TEST_NEWEST_GIT"
+
+// Gits returns the git binaries a test that must hold on each git runs
+// under, each once: the first git on PATH, then the one NewestGitEnv names.
+// Run one by putting its directory first on PATH (the code under test runs
+// `git` from PATH).
+func Gits() ([]string, error) {
+	first, err := exec.LookPath("git")
+	if err != nil {
+		return nil, err
+	}
+	gits := []string{first}
+	if newest := os.Getenv(NewestGitEnv); newest != "" {
+		if _, err := os.Stat(newest); err != nil {
+			return nil, fmt.Errorf("%s: %w", NewestGitEnv, err)
+		}
+		if !sameFile(first, newest) {
+			gits = append(gits, newest)
+		}
+	}
+	return gits, nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// RequireTools reports whether a test must fail, not skip, when a tool it
+// needs is missing: CI sets CI_REQUIRE_TOOLS=1.
+func RequireTools() bool { return os.Getenv("CI_REQUIRE_TOOLS") == "1" }

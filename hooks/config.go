@@ -1,0 +1,445 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Hooks from config (FormConfig).
+//
+// git 2.54 and later also run hooks named in config: for each value of
+// hook.<friendly-name>.event, the command hook.<friendly-name>.command,
+// through the shell with the hook's arguments appended ("$@"). git 2.55,
+// as checked: it runs them before the hook file of the same event and
+// runs both; each gets the hook's arguments, its stdin (pre-push's ref
+// list, whole, for each), the working directory a hook file gets (the top
+// of the worktree) and, in a linked worktree, GIT_DIR; a command that
+// fails fails the hook as a hook file would, and one naming a program that
+// is not there fails it too ("cannot exec"); and they run even where
+// core.hooksPath is the empty string, which stops hook files only.
+//
+// So Install can register ours there, one friendly name each
+// (hook.git-handoff-<name>, in the repository's own config, the common
+// dir's), and leave the hooks directory alone: nothing of the user's is
+// moved, chained or overwritten, and a user's hook file of the same name
+// runs after ours, as git runs it.
+//
+// The command does not call git-handoff. It is a line of sh builtins that
+// finds the common git dir as the shims do (GIT_DIR or .git, a gitdir:
+// file, commondir) and reads ("." ) the shim kept in git-handoff's own
+// directory there, <common dir>/handoff/hooks/<name>, when that file is
+// there; the shim then decides as a hook file's does. So:
+//
+//   - an idle post-checkout or pre-push costs what a hook file costs, one
+//     sh start with builtins only; no git process, no Go binary;
+//   - prepare-commit-msg keeps its arming (arm.go): its command stays in
+//     config, and its event (hook.git-handoff-prepare-commit-msg.event) is
+//     set only while armed, so an idle commit starts nothing at all, as
+//     with no hook file. Arming is one `git config --replace-all`, and
+//     disarming one `git config --unset-all`, each one atomic write of the
+//     config file, under the hooks lock;
+//   - no absolute path is written into config: a repository that is moved,
+//     and every worktree of it, still finds its shims;
+//   - a shim that is missing costs nothing and fails nothing, where a
+//     command naming a missing program would fail every commit; Check
+//     reports it (StateBroken).
+
+// configPrefix starts the friendly name of each of our config hooks.
+const configPrefix = "git-handoff-"
+
+// configName is the friendly name of our config hook for hook name.
+func configName(name string) string { return configPrefix + name }
+
+// configKey is the config key of variable v (command, event) of our
+// config hook for name.
+func configKey(name, v string) string { return "hook." + configName(name) + "." + v }
+
+// configShimDir is the directory of the shims our config hooks read.
+func configShimDir(common string) string { return filepath.Join(common, "handoff", "hooks") }
+
+// configShimPath is the shim our config hook for name reads.
+func configShimPath(common, name string) string {
+	return filepath.Join(configShimDir(common), name)
+}
+
+// configCommand is hook.git-handoff-<name>.command: sh builtins that find
+// the common git dir as the shims do (gitDirLines, commonDirLines) and
+// read the shim there if it is there. git appends "$@", which "." passes
+// on (the positional parameters are the hook's arguments already).
+func configCommand(name string) string {
+	return `d=${GIT_DIR:-.git}; ` +
+		`[ ! -f "$d" ] || { read -r d <"$d"; d=${d#gitdir: }; }; ` +
+		`[ ! -f "$d/commondir" ] || { read -r c <"$d/commondir"; case $c in /*) d=$c ;; *) d=$d/$c ;; esac; }; ` +
+		`f=$d/handoff/hooks/` + name + `; [ ! -f "$f" ] || . "$f"`
+}
+
+// ErrNoConfigHooks: the git on PATH runs no hooks from config.
+var ErrNoConfigHooks = errors.New("this git runs no hooks from config (git 2.54 and later do): install them as hook files (--hooks=files)")
+
+// probeName is the friendly name of the hook ConfigHooksSupported defines
+// on git's command line to ask about; it runs nothing.
+const probeName = configPrefix + "probe"
+
+// ConfigHooksSupported reports whether the git on PATH runs hooks defined
+// in config (hook.<name>.command and hook.<name>.event). It asks git: `git
+// hook list pre-push`, with such a hook defined by -c, names that hook only
+// where git reads hooks from config (2.54 and later); git 2.36 to 2.53 have
+// no `hook list` (usage, exit 129) and older ones no `git hook` (exit 1).
+// It is the one place that decides which form Install uses by default.
+func ConfigHooksSupported(ctx context.Context, repoDir string) (bool, error) {
+	out, err := refstore.Git(ctx, repoDir, false, nil,
+		"-c", "hook."+probeName+".command=:", "-c", "hook."+probeName+".event="+PrePush,
+		"hook", "list", "-z", PrePush)
+	if err != nil {
+		var ge *refstore.GitError
+		if errors.As(err, &ge) && ge.ExitCode() > 0 && ge.ExitCode() != 128 {
+			return false, nil
+		}
+		return false, fmt.Errorf("asking git whether it runs hooks from config: %w", err)
+	}
+	// "<name>", or "<status>\t<name>" where it is disabled (by
+	// hook.pre-push.enabled, say): listed all the same.
+	for _, e := range bytes.Split(out, []byte{0}) {
+		if i := bytes.LastIndexByte(e, '\t'); string(e[i+1:]) == probeName {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// gitVersion is `git version`, for messages; "" if git will not say.
+func gitVersion(ctx context.Context, repoDir string) string {
+	out, err := refstore.Git(ctx, repoDir, false, nil, "version")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// noConfigHooksError is ErrNoConfigHooks naming the git.
+func noConfigHooksError(ctx context.Context, repoDir string) error {
+	if v := gitVersion(ctx, repoDir); v != "" {
+		return fmt.Errorf("%s: %w", v, ErrNoConfigHooks)
+	}
+	return ErrNoConfigHooks
+}
+
+// configHook is what the repository's own config holds for one of our
+// config hooks.
+type configHook struct {
+	command    string
+	hasCommand bool
+	events     []string // every hook.<name>.event value, in order
+	other      bool     // some other variable of the section (enabled)
+}
+
+// present reports whether any of it is set.
+func (h configHook) present() bool { return h.hasCommand || len(h.events) > 0 || h.other }
+
+// current reports whether its command is the one this version writes.
+func (h configHook) current(name string) bool {
+	return h.hasCommand && h.command == configCommand(name)
+}
+
+// armed reports whether git runs it on name's event: exactly the one event
+// Install writes.
+func (h configHook) armed(name string) bool { return len(h.events) == 1 && h.events[0] == name }
+
+// configHooks are our config hooks by hook name.
+type configHooks map[string]configHook
+
+// installed reports whether git-handoff's hooks are installed in config:
+// a command at post-checkout or pre-push, as Refresh and Check decide for
+// hook files.
+func (c configHooks) installed() bool {
+	return c[PostCheckout].hasCommand || c[PrePush].hasCommand
+}
+
+// present reports whether a command or event of ours is in config.
+func (c configHooks) present() bool {
+	for _, h := range c {
+		if h.hasCommand || len(h.events) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// readConfigHooks reads our config hooks from the repository's own config
+// (git config --local, one process). Only that file: it is where Install
+// writes them.
+func readConfigHooks(ctx context.Context, repoDir string) (configHooks, error) {
+	c := configHooks{}
+	out, err := refstore.Git(ctx, repoDir, false, nil,
+		"config", "--local", "-z", "--get-regexp", `^hook\.`+configPrefix)
+	if err != nil {
+		var ge *refstore.GitError
+		if errors.As(err, &ge) && ge.ExitCode() == 1 {
+			return c, nil // none
+		}
+		return c, fmt.Errorf("reading the config hooks: %w", err)
+	}
+	for _, e := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		key, value, hasValue := strings.Cut(e, "\n")
+		// hook.<friendly name>.<variable>: git prints the section and the
+		// variable in lower case, the friendly name as it is.
+		i, j := strings.Index(key, "."), strings.LastIndex(key, ".")
+		if i < 0 || j <= i {
+			continue
+		}
+		for _, name := range Names() {
+			if key[i+1:j] != configName(name) {
+				continue
+			}
+			h := c[name]
+			switch key[j+1:] {
+			case "command":
+				// git uses the last value; so do we. A key without a value
+				// ("[hook ...] command") is no command.
+				h.command, h.hasCommand = value, hasValue
+			case "event":
+				h.events = append(h.events, value)
+			default:
+				h.other = true
+			}
+			c[name] = h
+		}
+	}
+	return c, nil
+}
+
+// configLockWait bounds how long a config write retries while another git
+// holds the config file's lock (git fails at once, exit 255).
+var configLockWait = 2 * time.Second
+
+// gitConfig runs `git config --local args...`, retrying while the config
+// file is locked by another process.
+func gitConfig(ctx context.Context, repoDir string, args ...string) error {
+	deadline := time.Now().Add(configLockWait)
+	for {
+		_, err := refstore.Git(ctx, repoDir, false, nil, append([]string{"config", "--local"}, args...)...)
+		var ge *refstore.GitError
+		if err == nil || !errors.As(err, &ge) || ge.ExitCode() != 255 || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// configInstalled reports, without starting git, whether git-handoff's
+// hooks may be installed in config: Install writes the shims of
+// post-checkout and pre-push there first. Refresh and BindGuard read the
+// config only then, so a repository without them pays no git process.
+func configInstalled(common string) bool {
+	return exists(configShimPath(common, PostCheckout)) || exists(configShimPath(common, PrePush))
+}
+
+// installedForm finds where git-handoff's hooks are installed and the
+// command their shims record: FormFiles when our shim is at post-checkout
+// or pre-push in the hooks directory, else FormConfig when our config
+// hooks are there, else "". Where both are, the hook files win: they are
+// what Install chose last unless it was interrupted, and a repository in
+// that state runs both (Check says so).
+func installedForm(ctx context.Context, repoDir string, l layout) (Form, string, error) {
+	if l.hooks != "" {
+		if command, ok := installedCommand(l.hooks); ok {
+			return FormFiles, command, nil
+		}
+	}
+	if !configInstalled(l.common) {
+		return "", "", nil
+	}
+	c, err := readConfigHooks(ctx, repoDir)
+	if err != nil || !c.installed() {
+		return "", "", err
+	}
+	return FormConfig, configShimCommand(l.common), nil
+}
+
+// configShimCommand is the command the config shims record.
+func configShimCommand(common string) string {
+	for _, name := range []string{PostCheckout, PrePush} {
+		if content, err := os.ReadFile(configShimPath(common, name)); err == nil && isShim(content) {
+			return shimCommand(content)
+		}
+	}
+	return ""
+}
+
+// installConfigOne makes our config hook for name current: its shim, then
+// its command, then its event, so that git runs it only once it is whole.
+// want false leaves prepare-commit-msg's event unset (disarmed: see
+// arm.go); the others always want it. have is what config holds now.
+func installConfigOne(ctx context.Context, repoDir string, l layout, name, command string, want bool, have configHook) (HookResult, error) {
+	path := configShimPath(l.common, name)
+	res := HookResult{Name: name, Path: path, Form: FormConfig, Config: configName(name)}
+	shim, err := shimText(name, command, FormConfig)
+	if err != nil {
+		return skipped(res, err)
+	}
+	fresh := !have.present()
+	changed := false
+	if content, err := os.ReadFile(path); err != nil || string(content) != shim {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return skipped(res, err)
+		}
+		if err := writeFile(path, shim, 0o644); err != nil {
+			return skipped(res, err)
+		}
+		changed = true
+	}
+	if !have.current(name) {
+		if err := gitConfig(ctx, repoDir, configKey(name, "command"), configCommand(name)); err != nil {
+			return skipped(res, err)
+		}
+		changed = true
+	}
+	switch {
+	case want && !have.armed(name):
+		if err := gitConfig(ctx, repoDir, "--replace-all", configKey(name, "event"), name); err != nil {
+			return skipped(res, err)
+		}
+		if fresh {
+			res.Action = Installed
+		} else {
+			res.Action = Updated
+		}
+	case want && changed:
+		res.Action = Updated
+	case want:
+		res.Action = Unchanged
+	case len(have.events) > 0:
+		if err := gitConfig(ctx, repoDir, "--unset-all", configKey(name, "event")); err != nil {
+			return skipped(res, err)
+		}
+		res.Action, res.Detail = Removed, idleDetail
+	default:
+		res.Action, res.Detail = Idle, idleDetail
+	}
+	return res, nil
+}
+
+// uninstallConfigOne removes our config hook for name, its whole section
+// (git config --remove-section), and its shim.
+func uninstallConfigOne(ctx context.Context, repoDir string, l layout, name string, have configHook) (HookResult, error) {
+	path := configShimPath(l.common, name)
+	res := HookResult{Name: name, Path: path, Form: FormConfig, Config: configName(name), Action: Unchanged}
+	if have.present() {
+		if err := gitConfig(ctx, repoDir, "--remove-section", "hook."+configName(name)); err != nil {
+			return skipped(res, err)
+		}
+		res.Action = Removed
+	}
+	switch err := os.Remove(path); {
+	case err == nil:
+		res.Action = Removed
+	case !errors.Is(err, fs.ErrNotExist):
+		return skipped(res, err)
+	}
+	if res.Action == Removed {
+		res.Detail = "config hook " + configName(name)
+	}
+	os.Remove(configShimDir(l.common)) // only once empty
+	return res, nil
+}
+
+// disarmConfig unsets prepare-commit-msg's event, so that git runs nothing
+// of ours on a commit.
+func disarmConfig(ctx context.Context, repoDir string, l layout) (HookResult, error) {
+	c, err := readConfigHooks(ctx, repoDir)
+	if err != nil {
+		return skipped(HookResult{Name: PrepareCommitMsg, Form: FormConfig}, err)
+	}
+	return installConfigOne(ctx, repoDir, l, PrepareCommitMsg, configShimCommand(l.common), false, c[PrepareCommitMsg])
+}
+
+// isArmedConfig reports whether our current config hook for
+// prepare-commit-msg, with its current shim recording command, is armed.
+func isArmedConfig(ctx context.Context, repoDir string, l layout, command string) (bool, error) {
+	c, err := readConfigHooks(ctx, repoDir)
+	if err != nil {
+		return false, err
+	}
+	h := c[PrepareCommitMsg]
+	if !h.current(PrepareCommitMsg) || !h.armed(PrepareCommitMsg) {
+		return false, nil
+	}
+	shim, err := shimText(PrepareCommitMsg, command, FormConfig)
+	if err != nil {
+		return false, err
+	}
+	content, err := os.ReadFile(configShimPath(l.common, PrepareCommitMsg))
+	return err == nil && string(content) == shim, nil
+}
+
+// listedHooks is what `git hook list -z <event>` names: for each friendly
+// name, "" when git runs it, else why not as git lists it ("disabled":
+// hook.<name>.enabled is false; "event-disabled": hook.<event>.enabled is).
+// ok is false when git has no `hook list`.
+func listedHooks(ctx context.Context, repoDir, event string) (map[string]string, bool, error) {
+	out, err := refstore.Git(ctx, repoDir, false, nil, "hook", "list", "-z", event)
+	if err != nil {
+		var ge *refstore.GitError
+		if errors.As(err, &ge) && ge.ExitCode() == 1 {
+			return map[string]string{}, true, nil // no hooks for event
+		}
+		if errors.As(err, &ge) && ge.ExitCode() == 129 {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	m := map[string]string{}
+	for _, e := range strings.Split(string(out), "\x00") {
+		if e == "" {
+			continue
+		}
+		// "<name>", or "<status>\t<name>"
+		status, name, ok := strings.Cut(e, "\t")
+		if !ok {
+			status, name = "", e
+		}
+		m[name] = status
+	}
+	return m, true, nil
+}
+
+// commandProgram returns the program a hook command starts, when it names
+// one by absolute path (plain or in single quotes, as Options.Command asks),
+// else "".
+func commandProgram(command string) string {
+	command = strings.TrimSpace(command)
+	var p string
+	if rest, ok := strings.CutPrefix(command, "'"); ok {
+		p, _, _ = strings.Cut(rest, "'")
+	} else {
+		p, _, _ = strings.Cut(command, " ")
+	}
+	if !filepath.IsAbs(p) {
+		return ""
+	}
+	return p
+}
+
+// missingProgram returns the program command names by absolute path when
+// that is not there, else "".
+func missingProgram(command string) string {
+	if p := commandProgram(command); p != "" {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+	return ""
+}
