@@ -36,8 +36,8 @@ install: build
 test: vet agent-tools
 	$(GO) test -count=1 -timeout 40m ./...
 
-# The git matrix (issue 23): the scenarios, the store's suite and teamsync
-# under the git in GIT (a bin directory; default: the one on PATH) in
+# The git matrix (issue 23): the scenarios, the store's suites, teamsync
+# and the hooks under the git in GIT (a bin directory; default: the one on PATH) in
 # FORMAT: files, reftable or sha256. Every `git init` and `git clone` the
 # tests run takes its formats from GIT_DEFAULT_REF_FORMAT and
 # GIT_DEFAULT_HASH (git >= 2.45 honours both, 2.39 only the hash), and
@@ -46,11 +46,12 @@ test: vet agent-tools
 # scripts/newest-git.sh, which prints its GIT. -timeout: on a loaded
 # 2-core machine the scenarios alone took more than go test's default
 # 10 minutes, and testscript then fails whichever scripts are running.
-# SUITES picks among the suites (all by default): store (refstore), sync
-# (teamsync) and scripts (the scenarios); TestMatrix always runs.
+# SUITES picks among the suites (all by default): store (refstore and the
+# record conformance suite), sync (teamsync), hooks and scripts (the
+# scenarios); TestMatrix always runs.
 GIT    ?= $(dir $(shell command -v git))
 FORMAT ?= files
-SUITES ?= store sync scripts
+SUITES ?= store sync hooks scripts
 test-git:
 	@case "$(FORMAT)" in \
 	files) refs=files hash=sha1 ;; \
@@ -64,8 +65,8 @@ test-git:
 		GIT_DEFAULT_REF_FORMAT=$$refs GIT_DEFAULT_HASH=$$hash; \
 	pkgs=./internal/gittest scripts=; \
 	for s in $(SUITES); do case $$s in \
-	store) pkgs="$$pkgs ./refstore" ;; sync) pkgs="$$pkgs ./teamsync" ;; scripts) scripts=1 ;; \
-	*) echo "make test-git: SUITES from store, sync, scripts; not $$s" >&2; exit 2 ;; \
+	store) pkgs="$$pkgs ./refstore/..." ;; sync) pkgs="$$pkgs ./teamsync" ;; hooks) pkgs="$$pkgs ./hooks" ;; scripts) scripts=1 ;; \
+	*) echo "make test-git: SUITES from store, sync, hooks, scripts; not $$s" >&2; exit 2 ;; \
 	esac; done; \
 	$(GO) test -count=1 -timeout 30m $$pkgs; a=$$?; b=0; \
 	if [ -n "$$scripts" ]; then \

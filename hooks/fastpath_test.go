@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
 // bindRecord binds the worktree at dir to a session whose record is body,
@@ -36,8 +38,13 @@ func TestBoundMessageCommitSkipsTheBinary(t *testing.T) {
 			t.Fatalf("git-handoff started: %v", s)
 		}
 
-		// The answer is cached under the record's blob id; a changed record
-		// (here: the session ended) is read again.
+		// The answer is cached under the record's blob id, which the shim
+		// reads from the loose ref's file: a reftable repository has none,
+		// so there every bound commit asks git (as the first one did).
+		if gittest.RefFormat(t, dir) == "reftable" {
+			return
+		}
+		// A changed record (here: the session ended) is read again.
 		if _, err := os.Stat(filepath.Join(dir, ".git", "handoff-hook-cache")); err != nil {
 			t.Fatalf("no cache after a bound commit: %v", err)
 		}
