@@ -198,7 +198,7 @@ func arm(ctx context.Context, repoDir string, l layout, wait time.Duration, why 
 // command.
 func isArmedIn(ctx context.Context, repoDir string, l layout, form Form, command string) (bool, error) {
 	if form == FormConfig {
-		return isArmedConfig(ctx, repoDir, l, command)
+		return isArmedConfig(l, command)
 	}
 	return isArmed(l.hooks, command), nil
 }
@@ -207,11 +207,7 @@ func isArmedIn(ctx context.Context, repoDir string, l layout, form Form, command
 // The caller holds the lock exclusively.
 func armIn(ctx context.Context, repoDir string, l layout, form Form, command string) (HookResult, error) {
 	if form == FormConfig {
-		c, err := readConfigHooks(ctx, repoDir)
-		if err != nil {
-			return skipped(HookResult{Name: PrepareCommitMsg, Path: configShimPath(l.common, PrepareCommitMsg), Form: FormConfig}, err)
-		}
-		return installConfigOne(ctx, repoDir, l, PrepareCommitMsg, command, true, c[PrepareCommitMsg])
+		return armConfig(l, command)
 	}
 	res, err := installOne(l.hooks, PrepareCommitMsg, command)
 	res.Form = FormFiles
@@ -320,12 +316,10 @@ func disarmAll(ctx context.Context, repoDir string, l layout) (HookResult, error
 	var errs []error
 	done := false
 	if configInstalled(l.common) {
-		c, err := readConfigHooks(ctx, repoDir)
-		if err == nil && c.installed() {
-			res, err = installConfigOne(ctx, repoDir, l, PrepareCommitMsg, configShimCommand(l.common), false, c[PrepareCommitMsg])
-			done = true
-		}
+		var err error
+		res, err = disarmConfig(l)
 		errs = append(errs, err)
+		done = true
 	}
 	if l.hooks != "" {
 		if _, ok := installedCommand(l.hooks); ok {

@@ -116,8 +116,9 @@ func checkConfig(ctx context.Context, repoDir string, l layout, cfg configHooks)
 	for _, name := range Names() {
 		out = append(out, checkConfigOne(l, name, cfg[name]))
 	}
-	pcm := &out[0] // Names() starts with PrepareCommitMsg
-	if cfg.installed() && pcm.State == StateMissing {
+	// Disarmed: its config is whole, its shim away (installConfigOne).
+	pcm, h := &out[0], cfg[PrepareCommitMsg] // Names() starts with PrepareCommitMsg
+	if cfg.installed() && pcm.State == StateMissing && h.current(PrepareCommitMsg) && h.armed(PrepareCommitMsg) {
 		idleOrWanted(ctx, repoDir, l, FormConfig, pcm)
 	}
 	supported, err := ConfigHooksSupported(ctx, repoDir)
@@ -178,6 +179,8 @@ func checkConfigOne(l layout, name string, h configHook) Status {
 		} else {
 			st.State, st.Note = StateStale, "its command is not the one this version writes"
 		}
+	case err != nil && name == PrepareCommitMsg:
+		st.State = StateMissing // disarmed: idle, or wanted (idleOrWanted)
 	case err != nil:
 		st.State, st.Note = StateBroken, "its command reads "+path+", which is missing"
 	case !isShim(content) || !isCurrentShim(name, content, FormConfig):
@@ -188,7 +191,7 @@ func checkConfigOne(l layout, name string, h configHook) Status {
 		st.State = StateMissing
 		if len(h.events) > 0 {
 			st.Note = "hook." + st.Config + ".event is not just " + name
-		} else if name != PrepareCommitMsg {
+		} else {
 			st.Note = "hook." + st.Config + ".event is not set"
 		}
 	default:

@@ -41,12 +41,13 @@ import (
 //
 //   - an idle post-checkout or pre-push costs what a hook file costs, one
 //     sh start with builtins only; no git process, no Go binary;
-//   - prepare-commit-msg keeps its arming (arm.go): its command stays in
-//     config, and its event (hook.git-handoff-prepare-commit-msg.event) is
-//     set only while armed, so an idle commit starts nothing at all, as
-//     with no hook file. Arming is one `git config --replace-all`, and
-//     disarming one `git config --unset-all`, each one atomic write of the
-//     config file, under the hooks lock;
+//   - prepare-commit-msg keeps its arming (arm.go) in its shim file: its
+//     command and event stay in config from install to uninstall, and the
+//     shim it reads is there only while armed, so an idle commit costs one
+//     sh start with builtins, as an idle hook file does. Arming writes
+//     that file and disarming removes it, under the hooks lock, without a
+//     git process: a start or end that binds or unbinds a worktree would
+//     otherwise pay a `git config` write (and reads) for it;
 //   - no absolute path is written into config: a repository that is moved,
 //     and every worktree of it, still finds its shims;
 //   - a shim that is missing costs nothing and fails nothing, where a
@@ -249,10 +250,12 @@ func configInstalled(common string) bool {
 
 // installedForm finds where git-handoff's hooks are installed and the
 // command their shims record: FormFiles when our shim is at post-checkout
-// or pre-push in the hooks directory, else FormConfig when our config
-// hooks are there, else "". Where both are, the hook files win: they are
-// what Install chose last unless it was interrupted, and a repository in
-// that state runs both (Check says so).
+// or pre-push in the hooks directory, else FormConfig when the shims our
+// config hooks read are there (Install writes them before the config, and
+// Uninstall removes them after it), else "". No git process: Refresh asks
+// this on every bind and unbind. Where both are, the hook files win: they
+// are what Install chose last unless it was interrupted, and a repository
+// in that state runs both (Check says so).
 func installedForm(ctx context.Context, repoDir string, l layout) (Form, string, error) {
 	if l.hooks != "" {
 		if command, ok := installedCommand(l.hooks); ok {
@@ -261,10 +264,6 @@ func installedForm(ctx context.Context, repoDir string, l layout) (Form, string,
 	}
 	if !configInstalled(l.common) {
 		return "", "", nil
-	}
-	c, err := readConfigHooks(ctx, repoDir)
-	if err != nil || !c.installed() {
-		return "", "", err
 	}
 	return FormConfig, configShimCommand(l.common), nil
 }
@@ -279,57 +278,72 @@ func configShimCommand(common string) string {
 	return ""
 }
 
-// installConfigOne makes our config hook for name current: its shim, then
-// its command, then its event, so that git runs it only once it is whole.
-// want false leaves prepare-commit-msg's event unset (disarmed: see
-// arm.go); the others always want it. have is what config holds now.
+// installConfigOne makes our config hook for name current: its command
+// and event in config (have is what config holds now), then its shim,
+// which makes git's run of it do something. want false leaves
+// prepare-commit-msg's shim away (disarmed: see arm.go); the others always
+// want theirs.
 func installConfigOne(ctx context.Context, repoDir string, l layout, name, command string, want bool, have configHook) (HookResult, error) {
 	path := configShimPath(l.common, name)
 	res := HookResult{Name: name, Path: path, Form: FormConfig, Config: configName(name)}
-	shim, err := shimText(name, command, FormConfig)
-	if err != nil {
-		return skipped(res, err)
-	}
 	fresh := !have.present()
 	changed := false
-	if content, err := os.ReadFile(path); err != nil || string(content) != shim {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return skipped(res, err)
-		}
-		if err := writeFile(path, shim, 0o644); err != nil {
-			return skipped(res, err)
-		}
-		changed = true
-	}
 	if !have.current(name) {
 		if err := gitConfig(ctx, repoDir, configKey(name, "command"), configCommand(name)); err != nil {
 			return skipped(res, err)
 		}
 		changed = true
 	}
-	switch {
-	case want && !have.armed(name):
+	if !have.armed(name) {
 		if err := gitConfig(ctx, repoDir, "--replace-all", configKey(name, "event"), name); err != nil {
 			return skipped(res, err)
 		}
-		if fresh {
-			res.Action = Installed
-		} else {
-			res.Action = Updated
-		}
-	case want && changed:
-		res.Action = Updated
-	case want:
-		res.Action = Unchanged
-	case len(have.events) > 0:
-		if err := gitConfig(ctx, repoDir, "--unset-all", configKey(name, "event")); err != nil {
+		changed = true
+	}
+	if !want {
+		r, err := disarmConfig(l)
+		switch {
+		case err != nil:
 			return skipped(res, err)
+		case r.Action == Removed:
+			res.Action, res.Detail = Removed, idleDetail
+		case changed && !fresh:
+			res.Action, res.Detail = Updated, idleDetail
+		default:
+			res.Action, res.Detail = Idle, idleDetail
 		}
-		res.Action, res.Detail = Removed, idleDetail
+		return res, nil
+	}
+	written, err := writeConfigShim(l, name, command)
+	if err != nil {
+		return skipped(res, err)
+	}
+	switch {
+	case fresh:
+		res.Action = Installed
+	case changed || written:
+		res.Action = Updated
 	default:
-		res.Action, res.Detail = Idle, idleDetail
+		res.Action = Unchanged
 	}
 	return res, nil
+}
+
+// writeConfigShim puts the current shim of name where our config hook
+// reads it, and reports whether it wrote it.
+func writeConfigShim(l layout, name, command string) (bool, error) {
+	path := configShimPath(l.common, name)
+	shim, err := shimText(name, command, FormConfig)
+	if err != nil {
+		return false, err
+	}
+	if content, err := os.ReadFile(path); err == nil && string(content) == shim {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	return true, writeFile(path, shim, 0o644)
 }
 
 // uninstallConfigOne removes our config hook for name, its whole section
@@ -356,27 +370,38 @@ func uninstallConfigOne(ctx context.Context, repoDir string, l layout, name stri
 	return res, nil
 }
 
-// disarmConfig unsets prepare-commit-msg's event, so that git runs nothing
-// of ours on a commit.
-func disarmConfig(ctx context.Context, repoDir string, l layout) (HookResult, error) {
-	c, err := readConfigHooks(ctx, repoDir)
-	if err != nil {
-		return skipped(HookResult{Name: PrepareCommitMsg, Form: FormConfig}, err)
+// disarmConfig removes the shim prepare-commit-msg's config hook reads,
+// so that a commit runs one sh and nothing of ours. The caller holds the
+// lock exclusively.
+func disarmConfig(l layout) (HookResult, error) {
+	path := configShimPath(l.common, PrepareCommitMsg)
+	res := HookResult{Name: PrepareCommitMsg, Path: path, Form: FormConfig, Config: configName(PrepareCommitMsg), Action: Idle, Detail: idleDetail}
+	switch err := os.Remove(path); {
+	case err == nil:
+		res.Action = Removed
+	case !errors.Is(err, fs.ErrNotExist):
+		return skipped(res, err)
 	}
-	return installConfigOne(ctx, repoDir, l, PrepareCommitMsg, configShimCommand(l.common), false, c[PrepareCommitMsg])
+	return res, nil
 }
 
-// isArmedConfig reports whether our current config hook for
-// prepare-commit-msg, with its current shim recording command, is armed.
-func isArmedConfig(ctx context.Context, repoDir string, l layout, command string) (bool, error) {
-	c, err := readConfigHooks(ctx, repoDir)
+// armConfig writes the shim prepare-commit-msg's config hook reads, with
+// command. The caller holds the lock exclusively.
+func armConfig(l layout, command string) (HookResult, error) {
+	res := HookResult{Name: PrepareCommitMsg, Path: configShimPath(l.common, PrepareCommitMsg), Form: FormConfig, Config: configName(PrepareCommitMsg), Action: Unchanged}
+	written, err := writeConfigShim(l, PrepareCommitMsg, command)
 	if err != nil {
-		return false, err
+		return skipped(res, err)
 	}
-	h := c[PrepareCommitMsg]
-	if !h.current(PrepareCommitMsg) || !h.armed(PrepareCommitMsg) {
-		return false, nil
+	if written {
+		res.Action = Installed
 	}
+	return res, nil
+}
+
+// isArmedConfig reports whether prepare-commit-msg's config hook is armed:
+// its shim, recording command, is there.
+func isArmedConfig(l layout, command string) (bool, error) {
 	shim, err := shimText(PrepareCommitMsg, command, FormConfig)
 	if err != nil {
 		return false, err
