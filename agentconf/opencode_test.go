@@ -103,8 +103,8 @@ func TestOpenCodeLoadsPlugin(t *testing.T) {
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "PATH="+path, "HOME="+home, "HOOKLOG="+log,
 				"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local/share"),
-				"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local/state"),
-				"OPENCODE_DISABLE_AUTOUPDATE=1")
+				"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local/state"))
+			cmd.Env = append(cmd.Env, agenttest.OpenCodeEnv()...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -63,6 +63,22 @@ var toolsDir = func() string {
 	return filepath.Join(dir, "node_modules", ".bin")
 }()
 
+// OpenCodeEnv is what every test that starts opencode adds to its
+// environment: no model list, update, share or LSP download from the
+// network, and the npm cache kept beside the tools (its home is a fresh
+// temporary directory each run). opencode npm-installs its plugin package
+// into its config directory and each project's .opencode on every start;
+// from an empty cache that took a minute or more a start, and under load
+// more than a test's deadline.
+func OpenCodeEnv() []string {
+	return []string{
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"npm_config_cache=" + filepath.Join(toolsDir, "..", "..", "npm-cache"),
+		"npm_config_prefer_offline=true", "npm_config_audit=false", "npm_config_fund=false",
+	}
+}
+
 // SkipUnderRace skips a test that drives an agent's CLI in a -race build:
 // the agents' runs dominate it and the race detector watches only our
 // process; `make test` runs these tests, `make race` everything else.
@@ -287,9 +303,8 @@ func (a *Agent) Environ(extra ...string) []string {
 		env = append(env,
 			"ANTHROPIC_BASE_URL="+a.Fake.URL+"/v1",
 			"ANTHROPIC_API_KEY="+APIKey,
-			"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
-			"OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 		)
+		env = append(env, OpenCodeEnv()...)
 	case Copilot:
 		// Its own-provider mode: no GitHub account, the fake speaking
 		// Anthropic's Messages API.
