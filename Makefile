@@ -38,7 +38,7 @@ test: vet agent-tools
 
 # The git matrix (issue 23): the scenarios, the store's suites, teamsync
 # and the hooks under the git in GIT (a bin directory; default: the one on PATH) in
-# FORMAT: files, reftable or sha256. Every `git init` and `git clone` the
+# FORMAT: files, reftable, sha256 or reftable-sha256. Every `git init` and `git clone` the
 # tests run takes its formats from GIT_DEFAULT_REF_FORMAT and
 # GIT_DEFAULT_HASH (git >= 2.45 honours both, 2.39 only the hash), and
 # TestMatrix and TestScriptsMatrix fail unless the tests really run that
@@ -57,7 +57,8 @@ test-git:
 	files) refs=files hash=sha1 ;; \
 	reftable) refs=reftable hash=sha1 ;; \
 	sha256) refs=files hash=sha256 ;; \
-	*) echo "make test-git: FORMAT=files|reftable|sha256, not $(FORMAT)" >&2; exit 2 ;; \
+	reftable-sha256) refs=reftable hash=sha256 ;; \
+	*) echo "make test-git: FORMAT=files|reftable|sha256|reftable-sha256, not $(FORMAT)" >&2; exit 2 ;; \
 	esac; \
 	git="$(abspath $(GIT))"; \
 	echo "test-git: $$("$$git/git" --version) ($$git), $(FORMAT)"; \

@@ -10,7 +10,8 @@ import (
 // Row is the row of `make test-git` a test process runs in: the git it must
 // find first on PATH and the formats the repositories its git makes must
 // have. The Makefile names them in GIT_HANDOFF_TEST_GIT (that git's path)
-// and GIT_HANDOFF_TEST_FORMAT (files, reftable or sha256), and sets
+// and GIT_HANDOFF_TEST_FORMAT (files, reftable, sha256 or reftable-sha256),
+// and sets
 // MatrixVars to match.
 type Row struct {
 	Git       string // path of the git binary
@@ -33,8 +34,10 @@ func MatrixRow() (r Row, ok bool, err error) {
 		r.RefFormat, r.Hash = "reftable", "sha1"
 	case "sha256":
 		r.RefFormat, r.Hash = "files", "sha256"
+	case "reftable-sha256":
+		r.RefFormat, r.Hash = "reftable", "sha256"
 	default:
-		return r, true, fmt.Errorf("GIT_HANDOFF_TEST_FORMAT=%q: want files, reftable or sha256", format)
+		return r, true, fmt.Errorf("GIT_HANDOFF_TEST_FORMAT=%q: want files, reftable, sha256 or reftable-sha256", format)
 	}
 	if r.Git == "" {
 		return r, true, fmt.Errorf("GIT_HANDOFF_TEST_FORMAT is set without GIT_HANDOFF_TEST_GIT")
