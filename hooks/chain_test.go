@@ -52,7 +52,7 @@ func TestUserHookStillRunsWithSameArgsAndStdin(t *testing.T) {
 
 	e.git(dir, "push", "-q", "origin", "main")
 	head := strings.TrimSpace(e.git(dir, "rev-parse", "HEAD"))
-	wantStdin := "refs/heads/main " + head + " refs/heads/main " + strings.Repeat("0", 40) + "\n"
+	wantStdin := "refs/heads/main " + head + " refs/heads/main " + strings.Repeat("0", len(head)) + "\n" // SHA-1 or SHA-256
 	if got := readFile(t, chained("pre-push")+".stdin"); got != wantStdin {
 		t.Errorf("user pre-push stdin = %q, want %q", got, wantStdin)
 	}
