@@ -207,7 +207,7 @@ func isArmedIn(ctx context.Context, repoDir string, l layout, form Form, command
 // The caller holds the lock exclusively.
 func armIn(ctx context.Context, repoDir string, l layout, form Form, command string) (HookResult, error) {
 	if form == FormConfig {
-		return armConfig(l, command)
+		return armConfig(ctx, repoDir, l, command)
 	}
 	res, err := installOne(l.hooks, PrepareCommitMsg, command)
 	res.Form = FormFiles
@@ -316,8 +316,13 @@ func disarmAll(ctx context.Context, repoDir string, l layout) (HookResult, error
 	var errs []error
 	done := false
 	if configInstalled(l.common) {
-		var err error
-		res, err = disarmConfig(l)
+		// The shim says whether the event is set: an idle end pays no git.
+		res = HookResult{Name: PrepareCommitMsg, Path: configShimPath(l.common, PrepareCommitMsg), Form: FormConfig,
+			Config: configName(PrepareCommitMsg), Action: Idle, Detail: idleDetail}
+		removed, err := disarmConfig(ctx, repoDir, l, false)
+		if removed {
+			res.Action = Removed
+		}
 		errs = append(errs, err)
 		done = true
 	}

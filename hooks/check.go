@@ -116,9 +116,9 @@ func checkConfig(ctx context.Context, repoDir string, l layout, cfg configHooks)
 	for _, name := range Names() {
 		out = append(out, checkConfigOne(l, name, cfg[name]))
 	}
-	// Disarmed: its config is whole, its shim away (installConfigOne).
+	// Disarmed: its command there, its event and shim away (installConfigOne).
 	pcm, h := &out[0], cfg[PrepareCommitMsg] // Names() starts with PrepareCommitMsg
-	if cfg.installed() && pcm.State == StateMissing && h.current(PrepareCommitMsg) && h.armed(PrepareCommitMsg) {
+	if cfg.installed() && pcm.State == StateMissing && h.current(PrepareCommitMsg) && len(h.events) == 0 {
 		idleOrWanted(ctx, repoDir, l, FormConfig, pcm)
 	}
 	supported, err := ConfigHooksSupported(ctx, repoDir)

@@ -41,13 +41,15 @@ import (
 //
 //   - an idle post-checkout or pre-push costs what a hook file costs, one
 //     sh start with builtins only; no git process, no Go binary;
-//   - prepare-commit-msg keeps its arming (arm.go) in its shim file: its
-//     command and event stay in config from install to uninstall, and the
-//     shim it reads is there only while armed, so an idle commit costs one
-//     sh start with builtins, as an idle hook file does. Arming writes
-//     that file and disarming removes it, under the hooks lock, without a
-//     git process: a start or end that binds or unbinds a worktree would
-//     otherwise pay a `git config` write (and reads) for it;
+//   - prepare-commit-msg keeps its arming (arm.go): its command stays in
+//     config, and its event is set only while armed, so an idle commit
+//     starts nothing at all, as with no hook file. Its shim file is there
+//     exactly while armed and is what Refresh reads to know the state, so
+//     a bind or unbind costs no config read: arming is one `git config
+//     --replace-all` then the shim, disarming the shim's removal then one
+//     `git config --unset-all`, under the hooks lock. (In that order a
+//     kill between the two leaves at worst an idle sh per commit, never a
+//     bound commit without its trailers.);
 //   - no absolute path is written into config: a repository that is moved,
 //     and every worktree of it, still finds its shims;
 //   - a shim that is missing costs nothing and fails nothing, where a
@@ -278,11 +280,10 @@ func configShimCommand(common string) string {
 	return ""
 }
 
-// installConfigOne makes our config hook for name current: its command
-// and event in config (have is what config holds now), then its shim,
-// which makes git's run of it do something. want false leaves
-// prepare-commit-msg's shim away (disarmed: see arm.go); the others always
-// want theirs.
+// installConfigOne makes our config hook for name current: its command,
+// then its event and shim (want), or neither (want false: a disarmed
+// prepare-commit-msg, see arm.go); the others always want them. have is
+// what config holds now.
 func installConfigOne(ctx context.Context, repoDir string, l layout, name, command string, want bool, have configHook) (HookResult, error) {
 	path := configShimPath(l.common, name)
 	res := HookResult{Name: name, Path: path, Form: FormConfig, Config: configName(name)}
@@ -294,18 +295,12 @@ func installConfigOne(ctx context.Context, repoDir string, l layout, name, comma
 		}
 		changed = true
 	}
-	if !have.armed(name) {
-		if err := gitConfig(ctx, repoDir, "--replace-all", configKey(name, "event"), name); err != nil {
-			return skipped(res, err)
-		}
-		changed = true
-	}
 	if !want {
-		r, err := disarmConfig(l)
+		removed, err := disarmConfig(ctx, repoDir, l, len(have.events) > 0)
 		switch {
 		case err != nil:
 			return skipped(res, err)
-		case r.Action == Removed:
+		case removed:
 			res.Action, res.Detail = Removed, idleDetail
 		case changed && !fresh:
 			res.Action, res.Detail = Updated, idleDetail
@@ -313,6 +308,12 @@ func installConfigOne(ctx context.Context, repoDir string, l layout, name, comma
 			res.Action, res.Detail = Idle, idleDetail
 		}
 		return res, nil
+	}
+	if !have.armed(name) {
+		if err := gitConfig(ctx, repoDir, "--replace-all", configKey(name, "event"), name); err != nil {
+			return skipped(res, err)
+		}
+		changed = true
 	}
 	written, err := writeConfigShim(l, name, command)
 	if err != nil {
@@ -370,37 +371,46 @@ func uninstallConfigOne(ctx context.Context, repoDir string, l layout, name stri
 	return res, nil
 }
 
-// disarmConfig removes the shim prepare-commit-msg's config hook reads,
-// so that a commit runs one sh and nothing of ours. The caller holds the
-// lock exclusively.
-func disarmConfig(l layout) (HookResult, error) {
-	path := configShimPath(l.common, PrepareCommitMsg)
-	res := HookResult{Name: PrepareCommitMsg, Path: path, Form: FormConfig, Config: configName(PrepareCommitMsg), Action: Idle, Detail: idleDetail}
-	switch err := os.Remove(path); {
+// disarmConfig removes the shim of prepare-commit-msg's config hook, then
+// its event, so that git runs nothing of ours on a commit. event says
+// whether config may hold the event: with no shim and no event nothing is
+// done, and no git started. It reports whether it removed anything. The
+// caller holds the lock exclusively.
+func disarmConfig(ctx context.Context, repoDir string, l layout, event bool) (bool, error) {
+	removed := false
+	switch err := os.Remove(configShimPath(l.common, PrepareCommitMsg)); {
 	case err == nil:
-		res.Action = Removed
+		removed, event = true, true
 	case !errors.Is(err, fs.ErrNotExist):
-		return skipped(res, err)
+		return false, err
 	}
-	return res, nil
+	if !event {
+		return false, nil
+	}
+	err := gitConfig(ctx, repoDir, "--unset-all", configKey(PrepareCommitMsg, "event"))
+	var ge *refstore.GitError
+	if errors.As(err, &ge) && ge.ExitCode() == 5 {
+		err = nil // no event to unset
+	}
+	return removed, err
 }
 
-// armConfig writes the shim prepare-commit-msg's config hook reads, with
-// command. The caller holds the lock exclusively.
-func armConfig(l layout, command string) (HookResult, error) {
-	res := HookResult{Name: PrepareCommitMsg, Path: configShimPath(l.common, PrepareCommitMsg), Form: FormConfig, Config: configName(PrepareCommitMsg), Action: Unchanged}
-	written, err := writeConfigShim(l, PrepareCommitMsg, command)
-	if err != nil {
+// armConfig sets the event of prepare-commit-msg's config hook, then
+// writes its shim, with command. The caller holds the lock exclusively.
+func armConfig(ctx context.Context, repoDir string, l layout, command string) (HookResult, error) {
+	res := HookResult{Name: PrepareCommitMsg, Path: configShimPath(l.common, PrepareCommitMsg), Form: FormConfig, Config: configName(PrepareCommitMsg), Action: Installed}
+	if err := gitConfig(ctx, repoDir, "--replace-all", configKey(PrepareCommitMsg, "event"), PrepareCommitMsg); err != nil {
 		return skipped(res, err)
 	}
-	if written {
-		res.Action = Installed
+	if _, err := writeConfigShim(l, PrepareCommitMsg, command); err != nil {
+		return skipped(res, err)
 	}
 	return res, nil
 }
 
 // isArmedConfig reports whether prepare-commit-msg's config hook is armed:
-// its shim, recording command, is there.
+// its shim, recording command, is there (armConfig writes it after the
+// event). No git process.
 func isArmedConfig(l layout, command string) (bool, error) {
 	shim, err := shimText(PrepareCommitMsg, command, FormConfig)
 	if err != nil {

@@ -83,9 +83,10 @@
 // event, hook.git-handoff-<name>, whose command is a line of sh builtins
 // reading the shim <common dir>/handoff/hooks/<name>; git runs it first and
 // the user's hook file, if any, after it, each with the hook's arguments
-// and stdin. Idle costs are the same: one sh start, whose builtins find
-// nothing to do; a disarmed prepare-commit-msg's config hook finds no
-// shim to read (arming writes it, disarming removes it: no git process).
+// and stdin. Idle costs are the same: one sh start for post-checkout and
+// pre-push, nothing at all for a disarmed prepare-commit-msg, whose event
+// is set only while armed (its shim file, there exactly then, tells
+// Refresh the state without reading config).
 //
 // What differs for the user's hooks in config form: they run after ours,
 // not before, and git runs each whatever the other's status. A user's
