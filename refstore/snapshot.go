@@ -76,9 +76,16 @@ func (s *Store) worktreeTrees(ctx context.Context, headTree string) (indexTree, 
 		return "", "", false, err
 	}
 	// A copy keeps the stat data, so git add -A hashes only what changed.
+	// It keeps the index's own mtime too: git takes an entry whose file
+	// changed in the same second as the index was written as possibly
+	// changed ("racily clean") only by comparing with that mtime, and a
+	// copy made now would hide such a change from the snapshot.
 	if b, err := os.ReadFile(real); err == nil {
 		if err := os.WriteFile(index, b, 0o600); err != nil {
 			return "", "", false, err
+		}
+		if fi, err := os.Stat(real); err == nil {
+			os.Chtimes(index, fi.ModTime(), fi.ModTime())
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", "", false, fmt.Errorf("reading the index: %w", err)
