@@ -147,8 +147,8 @@ func versionAt(ctx context.Context, st *refstore.Store, ref, oid string) (versio
 	if !ok {
 		return version{}, false
 	}
-	var b Baton
-	if refstore.Decode(e, Schema, &b) != nil {
+	b, err := DecodeVersion(e)
+	if err != nil {
 		return version{}, false
 	}
 	v := version{ref: ref, b: b, prev: refstore.RevOf(e.Data).Prev, latest: b.CreatedAt}
@@ -190,9 +190,6 @@ func readAt(ctx context.Context, st *refstore.Store, oid string) (Baton, bool) {
 	if !ok {
 		return Baton{}, false
 	}
-	var b Baton
-	if refstore.Decode(e, Schema, &b) != nil {
-		return Baton{}, false
-	}
-	return b, true
+	b, err := DecodeVersion(e)
+	return b, err == nil
 }
