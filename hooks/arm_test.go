@@ -86,14 +86,7 @@ func TestBindArmsAndUnbindDisarms(t *testing.T) {
 			t.Fatalf("prepare-commit-msg still there after unbinding")
 		}
 		e.wantArmed(dir, false)
-		e.resetLog()
-		e.git(dir, "commit", "-q", "--allow-empty", "-m", "unbound")
-		if got := e.headMessage(dir); got != "unbound\n\n" {
-			t.Errorf("unbound commit = %q", got)
-		}
-		if s := e.starts(); s != nil {
-			t.Errorf("git-handoff started after unbinding: %q", s)
-		}
+		e.wantUnboundCommit(dir, "after unbinding")
 		if st := states(t, e, dir)[hooks.PrepareCommitMsg]; st.State != hooks.StateIdle {
 			t.Errorf("check after unbinding: %s", st.State)
 		}

@@ -134,6 +134,20 @@ func (e *env) armed(dir string) bool {
 	return err == nil && string(b) == shim
 }
 
+// wantUnboundCommit commits in dir and fails unless the message is left
+// as given and no git-handoff started (when: the case, for the message).
+func (e *env) wantUnboundCommit(dir, when string) {
+	e.t.Helper()
+	e.resetLog()
+	e.git(dir, "commit", "-q", "--allow-empty", "-m", "unbound")
+	if got := e.headMessage(dir); got != "unbound\n\n" {
+		e.t.Errorf("unbound commit = %q", got)
+	}
+	if s := e.starts(); s != nil {
+		e.t.Errorf("git-handoff started %s: %q", when, s)
+	}
+}
+
 func (e *env) wantArmed(dir string, armed bool) {
 	e.t.Helper()
 	if got := e.armed(dir); got != armed {
@@ -220,14 +234,7 @@ func TestFormsOnEachGit(t *testing.T) {
 			e.wantArmed(dir, false)
 
 			// Unbound: the user's hook runs alone, nothing of ours starts.
-			e.resetLog()
-			e.git(dir, "commit", "-q", "--allow-empty", "-m", "unbound")
-			if got := e.headMessage(dir); got != "unbound\n\n" {
-				t.Errorf("unbound commit = %q", got)
-			}
-			if s := e.starts(); s != nil {
-				t.Errorf("git-handoff started for an unbound commit: %q", s)
-			}
+			e.wantUnboundCommit(dir, "for an unbound commit")
 			if got := readFile(t, ran); got != "prepare-commit-msg .git/COMMIT_EDITMSG message\n" {
 				t.Errorf("user hooks ran: %q", got)
 			}
