@@ -43,6 +43,15 @@ func (Local) Held(ctx context.Context, st *refstore.Store, ref string) (string, 
 	return oid, err
 }
 
+// A Refresher is an Arbiter that can bring the batons a start may claim
+// from where claims are decided, before the start looks for one: a
+// teammate's baton then reaches the next start without a sync. It returns
+// notices for the brief (a remote that did not answer, conflicts the merge
+// settled); it never fails a start.
+type Refresher interface {
+	Refresh(ctx context.Context, st *refstore.Store, owner, branch string) []string
+}
+
 // A Pinner is an Arbiter that can choose, before a claim, where claims of
 // ref are decided: the Arbiter to push to, or local when no remote knows
 // the baton and the local transaction alone decides.

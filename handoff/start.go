@@ -78,8 +78,13 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		return StartResult{}, err
 	}
 	arb := arbiter(opts.Arbiter)
-	defer lockClaims(st)()
 	var notices noticeSet
+	if r, ok := arb.(Refresher); ok {
+		for _, n := range r.Refresh(ctx, st, who.Owner, who.Branch) {
+			notices.add(n)
+		}
+	}
+	defer lockClaims(st)()
 	var conflicts []Conflict // joins the arbiter's answers made here
 	skipClaim := false       // the arbiter could not be asked: deliver no baton
 	var lastErr error

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // repoEnvVars are the variables git sets for hooks and aliases that pin a
@@ -95,6 +96,10 @@ func firstArg(args []string) string {
 // which is required whenever dir is not the repository a hook runs for.
 func Git(ctx context.Context, dir string, clean bool, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
+	// A git killed by ctx may leave children holding its output open (a
+	// transport's ssh, a remote's upload-pack that stalls): do not wait
+	// for them longer than this once git itself is gone.
+	cmd.WaitDelay = time.Second
 	cmd.Dir = dir
 	if clean {
 		cmd.Env = CleanEnv(os.Environ())

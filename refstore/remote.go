@@ -44,6 +44,13 @@ type PushOptions struct {
 	KeepOld bool
 	// NoVerify skips the pre-push hook (hooks push records themselves).
 	NoVerify bool
+	// Track are fetch refspecs git is to read as the remote's for this
+	// push only (git -c remote.<name>.fetch=...), so that it moves the
+	// tracking refs they map, and takes a bare --force-with-lease from
+	// them, as for a remote whose config names them. Our refspecs are
+	// kept out of the user's config, so that a plain git fetch does not
+	// fetch our records.
+	Track []string
 }
 
 // PushError is a push that git refused, in whole or in part. Rejected names
@@ -160,6 +167,9 @@ func (s *Store) PushMatching(ctx context.Context, remote string, prefixes []stri
 // push runs one git push; a server without --atomic gets it without.
 func (s *Store) push(ctx context.Context, remote string, leases, specs []string, opts PushOptions) error {
 	var args []string
+	for _, spec := range opts.Track {
+		args = append(args, "-c", "remote."+remote+".fetch="+spec)
+	}
 	if opts.KeepOld {
 		args = append(args, "-c", "core.logAllRefUpdates=always")
 	}
@@ -279,6 +289,15 @@ func (s *Store) Remotes(ctx context.Context) ([]string, error) {
 // AddConfig appends value to a multi-valued key in the repository's config.
 func (s *Store) AddConfig(ctx context.Context, key, value string) error {
 	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", "--add", key, value)
+	s.configChanged()
+	return err
+}
+
+// UnsetConfigValue removes every value of key in the repository's config
+// that is exactly value (git config --fixed-value), leaving its other
+// values as they are.
+func (s *Store) UnsetConfigValue(ctx context.Context, key, value string) error {
+	_, err := Git(ctx, s.workDir, false, nil, "config", "--local", "--fixed-value", "--unset-all", key, value)
 	s.configChanged()
 	return err
 }

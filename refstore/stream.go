@@ -41,6 +41,15 @@ func (s *Store) EachStreamedUnordered(ctx context.Context, prefix string, fn fun
 	})
 }
 
+// ReadEach streams the objects ids name through one git cat-file, in the
+// order given, handing each to fn with its ref: for a caller that listed
+// ids with RefIDs and reads only the objects it does not know. e.Data is
+// valid only until fn returns, as in EachStreamed; a missing object comes
+// with the type "missing".
+func (s *Store) ReadEach(ctx context.Context, ids []RefID, fn func(Entry) error) error {
+	return s.catFileEach(ctx, ids, fn)
+}
+
 // catFileEach streams the objects of ids through one git cat-file.
 func (s *Store) catFileEach(ctx context.Context, ids []RefID, fn func(Entry) error) error {
 	if len(ids) == 0 {

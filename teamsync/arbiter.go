@@ -22,6 +22,9 @@ type Arbiter struct {
 	// Attempts bounds how often a lease lost to an unrelated change of the
 	// same ref is retried (default 3).
 	Attempts int
+	// RefreshTimeout bounds a start's fetch of the batons waiting
+	// (Refresh); 0 = DefaultRefreshTimeout.
+	RefreshTimeout time.Duration
 }
 
 // UnreachableError is a claim that could not be decided because the remote

@@ -250,7 +250,7 @@ func mustRefspecs(t *testing.T) []string {
 	return specs
 }
 
-// The lazy merge after a plain git fetch joins the same way, and a
+// The lazy merge after a fetch of ours joins the same way, and a
 // concurrent version it drops is logged as a conflict too.
 func TestLazyMergeReportsConcurrentBatons(t *testing.T) {
 	tm := newTeam(t, 2)
@@ -262,7 +262,7 @@ func TestLazyMergeReportsConcurrentBatons(t *testing.T) {
 	fromA := end(t, a, 1, "from a")
 	fromB := end(t, b, 0, "from b") // concurrent, and older by the clock: it loses
 	syncAt(t, a, 2)
-	git(t, b.Dir(), "fetch", "-q", "origin")
+	fetchRecords(t, b)
 	res, err := Lazy(ctx, b)
 	if err != nil {
 		t.Fatal(err)

@@ -16,9 +16,11 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// The lazy merge lets a teammate who only runs `git fetch` see the team's
-// records: the next git-handoff command joins what was fetched into the
-// local refs. It must cost nothing when nothing was fetched, so it first
+// The lazy merge joins records that a fetch of ours brought into tracking
+// refs without merging them (a claim's fetch of every baton from the
+// arbiter, a sync killed half-way, a clone set up by an earlier version
+// whose plain `git fetch` still fetches records): the next git-handoff
+// command joins them into the local refs. It must cost nothing when nothing was fetched, so it first
 // compares FETCH_HEAD's size and time with a note kept in the git dir (not
 // under refs/ao/, nothing to push); only when they differ does it read the
 // tracking refs, and only when those differ from what was last merged does
@@ -86,21 +88,28 @@ func digest(lines []string) string {
 }
 
 // noteSynced records that sync left remote's tracking refs holding the
-// winners of ds, so the next command does not merge them again.
-func noteSynced(st *refstore.Store, remote string, ds []decision) error {
+// winners of ds and the settled keys, so the next command does not merge
+// them again.
+func noteSynced(st *refstore.Store, remote string, ds []decision, settled map[string]string) error {
 	tp, err := TrackingPrefix(remote)
 	if err != nil {
 		return err
 	}
-	var lines []string
+	lines := make([]string, 0, len(ds)+len(settled))
+	for ref, oid := range settled {
+		lines = append(lines, tp+strings.TrimPrefix(ref, refstore.Root)+" "+oid)
+	}
 	for _, d := range ds {
 		if d.winner != nil {
 			lines = append(lines, tp+strings.TrimPrefix(d.ref, refstore.Root)+" "+d.winner.oid)
 		}
 	}
 	n := readNote(st)
-	n.Tracking[remote] = digest(lines)
-	return writeNote(st, n)
+	if d := digest(lines); n.Tracking[remote] != d {
+		n.Tracking[remote] = d
+		return writeNote(st, n)
+	}
+	return nil
 }
 
 // LazyResult is what a lazy merge did.
@@ -154,32 +163,32 @@ func Unmerged(ctx context.Context, st *refstore.Store) ([]string, error) {
 	return stale, err
 }
 
-// fetched reads the tracking refs of every remote and compares each
-// remote's digest with the note: stale lists, sorted, the remotes whose
-// tracking refs changed since the last merge.
-func fetched(ctx context.Context, st *refstore.Store, n note) (byRemote map[string][]refstore.Entry, digests map[string]string, stale []string, err error) {
-	byRemote = map[string][]refstore.Entry{}
-	err = st.Each(ctx, refstore.RemotesPrefix, func(e refstore.Entry) error {
-		rest := strings.TrimPrefix(e.Ref, refstore.RemotesPrefix)
-		enc, _, ok := strings.Cut(rest, "/")
-		if !ok {
-			return nil
-		}
-		remote, err := refstore.DecodeComponent(enc)
-		if err != nil || isSnapshotCopy(refstore.RemotesPrefix+enc+"/", e.Ref) {
-			return nil // snapshots are commits, not records to merge
-		}
-		byRemote[remote] = append(byRemote[remote], e)
-		return nil
-	})
+// fetched lists the tracking refs of every remote, reading no object, and
+// compares each remote's digest with the note: stale lists, sorted, the
+// remotes whose tracking refs changed since the last merge.
+func fetched(ctx context.Context, st *refstore.Store, n note) (byRemote map[string][]refstore.RefID, digests map[string]string, stale []string, err error) {
+	byRemote = map[string][]refstore.RefID{}
+	all, err := st.RefIDs(ctx, refstore.RemotesPrefix)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	for _, id := range all {
+		rest := strings.TrimPrefix(id.Ref, refstore.RemotesPrefix)
+		enc, _, ok := strings.Cut(rest, "/")
+		if !ok {
+			continue
+		}
+		remote, err := refstore.DecodeComponent(enc)
+		if err != nil || isCopyOfOther(refstore.RemotesPrefix+enc+"/", id.Ref) {
+			continue // snapshots are commits, not records to merge
+		}
+		byRemote[remote] = append(byRemote[remote], id)
+	}
 	digests = map[string]string{}
-	for remote, entries := range byRemote {
-		lines := make([]string, len(entries))
-		for i, e := range entries {
-			lines[i] = e.Ref + " " + e.OID
+	for remote, ids := range byRemote {
+		lines := make([]string, len(ids))
+		for i, id := range ids {
+			lines[i] = id.Ref + " " + id.OID
 		}
 		digests[remote] = digest(lines)
 		if n.Tracking[remote] != digests[remote] {
@@ -190,8 +199,21 @@ func fetched(ctx context.Context, st *refstore.Store, n note) (byRemote map[stri
 	return byRemote, digests, stale, nil
 }
 
-func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemote map[string][]refstore.Entry, res *LazyResult) error {
-	// What each local ref holds, read only for the keys fetched.
+// lazyMerge joins the tracking copies of remotes into the local records,
+// reading only the copies whose blob differs from the local ref's: what
+// the fetch brought, not what exists.
+func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemote map[string][]refstore.RefID, res *LazyResult) error {
+	localIDs := map[string]string{}
+	for _, prefix := range refstore.Kinds {
+		ids, err := st.RefIDs(ctx, prefix)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			localIDs[id.Ref] = id.OID
+		}
+	}
+	// What each local ref holds, read only for the keys that differ.
 	type cur struct {
 		orig string
 		v    *version
@@ -204,32 +226,36 @@ func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemo
 		if err != nil {
 			continue
 		}
-		for _, e := range byRemote[remote] {
-			ref, ok := localRef(tp, e.Ref)
+		for _, id := range byRemote[remote] {
+			ref, ok := localRef(tp, id.Ref)
 			if !ok {
 				continue
+			}
+			c, seen := locals[ref]
+			if !seen && localIDs[ref] == id.OID {
+				continue // the same record on both sides
 			}
 			k := kindOf(ref)
-			r, err := read(k, ref, e)
+			e, err := st.ReadObject(ctx, id.OID)
+			var r *version
+			if err == nil {
+				r, err = read(k, ref, e)
+			}
 			if err != nil {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", e.Ref, err))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", id.Ref, err))
 				continue
 			}
-			c, ok := locals[ref]
-			if !ok {
-				c = &cur{}
-				le, err := st.Get(ctx, ref)
-				switch {
-				case err == nil:
-					c.orig = le.OID
-					if c.v, err = read(k, ref, le); err != nil {
+			if !seen {
+				c = &cur{orig: localIDs[ref]}
+				if c.orig != "" {
+					le, err := st.ReadObject(ctx, c.orig)
+					if err == nil {
+						c.v, err = read(k, ref, le)
+					}
+					if err != nil {
 						c.bad = true
 						res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", ref, err))
 					}
-				case errors.Is(err, refstore.ErrNotFound):
-				default:
-					c.bad = true
-					res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", ref, err))
 				}
 				locals[ref] = c
 			}

@@ -102,11 +102,16 @@ func withhold(ds []decision, seen map[string]string) {
 }
 
 // seenAfter is what remote holds once a sync that decided ds has pushed:
-// every winner, the withheld records (so they stay withheld), and the old
-// entries of keys this sync could not read.
-func seenAfter(old map[string]string, ds []decision) map[string]string {
-	decided := make(map[string]bool, len(ds))
-	seen := make(map[string]string, len(ds))
+// every winner, the keys both sides held alike (settled), the withheld
+// records (so they stay withheld), and the old entries of keys this sync
+// could not read.
+func seenAfter(old map[string]string, ds []decision, settled map[string]string) map[string]string {
+	decided := make(map[string]bool, len(ds)+len(settled))
+	seen := make(map[string]string, len(ds)+len(settled))
+	for ref, oid := range settled {
+		decided[ref] = true
+		seen[ref] = oid
+	}
 	for _, d := range ds {
 		decided[d.ref] = true
 		switch {

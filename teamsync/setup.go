@@ -2,16 +2,26 @@ package teamsync
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// InitResult is what Init changed in the remote's configuration.
+// RemoteKey is the git config key (multi-valued) listing the remotes init
+// set up to carry the team's records: sync's default remote is the first,
+// and the pre-push hook pushes records to each.
+const RemoteKey = "handoff.remote"
+
+// InitResult is what Init changed in the repository's configuration.
 type InitResult struct {
-	Remote  string   `json:"remote"`
-	Added   []string `json:"added"`   // fetch refspecs added
-	Present []string `json:"present"` // fetch refspecs already there
+	Remote string `json:"remote"`
+	// Marked says init added remote to git config handoff.remote now.
+	Marked bool `json:"marked"`
+	// Removed are the fetch refspecs of our records that an earlier
+	// version of init put into remote.<name>.fetch, taken out again (see
+	// Init).
+	Removed []string `json:"removed"`
 	// Arbiter is the remote that decides claims (git config
 	// handoff.arbiter): remote itself, or the one of this clone's remotes
 	// the team's arbiter record names.
@@ -20,70 +30,111 @@ type InitResult struct {
 }
 
 // Changed reports whether Init wrote anything.
-func (r InitResult) Changed() bool { return len(r.Added) > 0 }
+func (r InitResult) Changed() bool { return r.Marked || len(r.Removed) > 0 }
 
-// Init adds the fetch refspecs of our kinds to remote, so that a plain `git
-// fetch` brings the team's records into refs/ao/remotes/<remote>/, and
-// settles which remote decides claims (see arbiter_config.go): the one the
-// team's arbiter record names when a remote has one, else remote, which
-// then gets the record. Running it again changes nothing.
+// Init makes remote carry the team's records: it names remote in git config
+// handoff.remote, and settles which remote decides claims (see
+// arbiter_config.go): the one the team's arbiter record names when a remote
+// has one, else remote, which then gets the record. Running it again
+// changes nothing.
 //
-// It adds no push refspec: a remote.<name>.push value replaces push.default
-// for a plain `git push`, which would then stop pushing the current branch,
-// and a forced glob would overwrite teammates' records without a lease.
-// Records are pushed by sync and the pre-push hook, each ref with a lease.
+// It changes neither remote.<name>.fetch nor remote.<name>.push. Our
+// records are fetched by sync, start and the hooks, each asking only for
+// our prefixes, so a plain `git fetch` or `git pull` costs what it did
+// before init however many records the team keeps. (Versions before this
+// one added fetch refspecs of our kinds; Init and Sync take them out, with
+// a notice.) A push refspec would replace push.default for a plain `git
+// push`, and a forced glob would overwrite teammates' records without a
+// lease: records are pushed by sync and the pre-push hook, each ref with
+// a lease.
 func Init(ctx context.Context, st *refstore.Store, remote string) (InitResult, error) {
-	res := InitResult{Remote: remote, Added: []string{}, Present: []string{}}
+	res := InitResult{Remote: remote, Removed: []string{}}
 	if _, err := checkRemote(ctx, st, remote); err != nil {
 		return res, err
 	}
-	specs, err := Refspecs(remote)
+	var err error
+	if res.Removed, err = migrateFetch(ctx, st, remote); err != nil {
+		return res, err
+	}
+	have, err := st.ConfigValues(ctx, RemoteKey)
 	if err != nil {
 		return res, err
 	}
-	as, err := arbiterRefspec(remote)
-	if err != nil {
-		return res, err
-	}
-	specs = append(specs, as)
-	have, err := st.ConfigValues(ctx, "remote."+remote+".fetch")
-	if err != nil {
-		return res, err
-	}
-	for _, s := range specs {
-		if contains(have, s) {
-			res.Present = append(res.Present, s)
-			continue
-		}
-		if err := st.AddConfig(ctx, "remote."+remote+".fetch", s); err != nil {
+	if !contains(have, remote) {
+		if err := st.AddConfig(ctx, RemoteKey, remote); err != nil {
 			return res, err
 		}
-		res.Added = append(res.Added, s)
+		res.Marked = true
 	}
 	res.Arbiter, res.Warnings, err = settleArbiter(ctx, st, remote)
 	if res.Warnings == nil {
 		res.Warnings = []string{}
 	}
+	if len(res.Removed) > 0 {
+		res.Warnings = append(res.Warnings, migrateNotice(remote, res.Removed))
+	}
 	return res, err
 }
 
-// initialized lists the remotes Init set up (whose fetch refspecs include
-// ours), in config order.
+// legacyFetch reports a fetch refspec that an earlier init added: one that
+// maps a prefix of ours to refs/ao/ (tracking copies or arbiter records).
+// Nothing else under remote.<name>.fetch is ours to touch.
+func legacyFetch(spec string) bool {
+	src, dst, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+	return ok && strings.HasPrefix(src, refstore.Root) && strings.HasPrefix(dst, refstore.Root)
+}
+
+// migrateFetch takes the fetch refspecs an earlier init added out of
+// remote's configuration and returns them.
+func migrateFetch(ctx context.Context, st *refstore.Store, remote string) ([]string, error) {
+	have, err := st.ConfigValues(ctx, "remote."+remote+".fetch")
+	if err != nil {
+		return nil, err
+	}
+	removed := []string{}
+	for _, s := range have {
+		if !legacyFetch(s) || contains(removed, s) {
+			continue
+		}
+		if err := st.UnsetConfigValue(ctx, "remote."+remote+".fetch", s); err != nil {
+			return removed, fmt.Errorf("taking fetch refspec %s out of remote %s: %w", s, remote, err)
+		}
+		removed = append(removed, s)
+	}
+	return removed, nil
+}
+
+func migrateNotice(remote string, removed []string) string {
+	return fmt.Sprintf("took %d fetch refspec(s) of git-handoff's records out of remote.%s.fetch: a plain `git fetch` now fetches only what it fetched before `git handoff init`; `git handoff sync`, `start` and the hooks fetch the records themselves", len(removed), remote)
+}
+
+// initialized lists the remotes Init set up, in the order git config
+// handoff.remote names them, then those an earlier init set up by adding
+// fetch refspecs (not migrated yet), in config order.
 func initialized(ctx context.Context, st *refstore.Store) ([]string, error) {
+	names, err := st.ConfigValues(ctx, RemoteKey)
+	if err != nil {
+		return nil, err
+	}
 	rcs, err := st.RemoteConfigs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var names []string
+	var out []string
+	for _, n := range names {
+		if _, ok := findRemote(rcs, n); ok && !contains(out, n) {
+			out = append(out, n)
+		}
+	}
 	for _, rc := range rcs {
 		for _, spec := range rc.Fetch {
-			if strings.HasPrefix(spec, "+"+refstore.HandoffsPrefix+"*:") {
-				names = append(names, rc.Name)
+			if legacyFetch(spec) && !contains(out, rc.Name) {
+				out = append(out, rc.Name)
 				break
 			}
 		}
 	}
-	return names, nil
+	return out, nil
 }
 
 // Initialized reports whether Init set remote up, which is what makes the
@@ -91,4 +142,24 @@ func initialized(ctx context.Context, st *refstore.Store) ([]string, error) {
 func Initialized(ctx context.Context, st *refstore.Store, remote string) (bool, error) {
 	names, err := initialized(ctx, st)
 	return contains(names, remote), err
+}
+
+// migrate is sync's part of the move away from fetch refspecs: a remote an
+// earlier init set up loses them and is named in handoff.remote instead.
+// It returns the notice to show, "" when there was nothing to do.
+func migrate(ctx context.Context, st *refstore.Store, remote string) (string, error) {
+	removed, err := migrateFetch(ctx, st, remote)
+	if err != nil || len(removed) == 0 {
+		return "", err
+	}
+	have, err := st.ConfigValues(ctx, RemoteKey)
+	if err != nil {
+		return "", err
+	}
+	if !contains(have, remote) {
+		if err := st.AddConfig(ctx, RemoteKey, remote); err != nil {
+			return "", err
+		}
+	}
+	return migrateNotice(remote, removed), nil
 }

@@ -168,9 +168,9 @@ func TestSnapshotApplyRefusedLeavesAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	syncAt(t, a, 3)
-	// A plain fetch is enough: the baton is merged as every command
-	// merges it, the snapshot is read from the fetched copy.
-	git(t, b.Dir(), "fetch", "-q", "origin")
+	// A fetch of the records is enough: the baton is merged as every
+	// command merges it, the snapshot is read from the fetched copy.
+	fetchRecords(t, b)
 	if _, err := Lazy(ctx, b); err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,13 @@ const DefaultAttempts = 5
 
 // Options are what `git handoff sync` was asked.
 type Options struct {
-	Remote   string // a configured remote's name
-	DryRun   bool   // fetch and decide, change nothing local or remote
-	MaxAge   time.Duration
+	Remote string // a configured remote's name
+	DryRun bool   // fetch and decide, change nothing local or remote
+	MaxAge time.Duration
+	// Retire judges every record against MaxAge, not only those that
+	// differ from the remote's: what retention needs now and then
+	// (retire.go), and what no sync with nothing new should pay.
+	Retire   bool
 	Now      time.Time
 	Attempts int
 	// Progress receives one line per phase when the work is large; nil
@@ -185,7 +189,12 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 	if attempts <= 0 {
 		attempts = DefaultAttempts
 	}
-	gitTracks := tracksItself(rc, specs)
+	var migrated string
+	if !opts.DryRun {
+		if migrated, err = migrate(ctx, st, opts.Remote); err != nil {
+			return res, err
+		}
+	}
 	seen := readSeen(st, opts.Remote, rc.URL)
 	var cutoff time.Time
 	if opts.MaxAge > 0 {
@@ -197,11 +206,6 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
 		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings = nil, nil, nil, nil, nil
-		// Local records are read while git fetches: a second process on a
-		// second core. What a local command writes meanwhile fails its
-		// swap below and is decided again.
-		locals := make(chan localRecords, 1)
-		go func() { locals <- readLocal(ctx, st) }()
 		// One more try when it fails: a gc repacking this clone, or a
 		// killed fetch's lock (fetchPatiently); an unreachable remote
 		// fails the same way twice.
@@ -210,7 +214,6 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			lockNote = fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", dropped, opts.Remote)
 		}
 		if err != nil {
-			<-locals
 			if healed := dropDangling(ctx, st); len(healed) > 0 && attempt < attempts {
 				// git fetch walks every ref and fails on one that names a
 				// missing object: with those gone it can fetch.
@@ -223,16 +226,24 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			}
 			return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
 		}
-		ds, warns, err := plan(ctx, st, tp, cutoff, opts.Progress, <-locals)
+		ids, err := listIDs(ctx, st, tp)
 		if err != nil {
 			return res, err
 		}
+		p, err := plan(ctx, st, tp, cutoff, opts.Retire && !cutoff.IsZero(), opts.Progress, ids)
+		if err != nil {
+			return res, err
+		}
+		ds, warns := p.decisions, p.warns
 		withhold(ds, seen)
 		res.Warnings = append(warns, healNotes...)
 		if lockNote != "" {
 			res.Warnings = append(res.Warnings, lockNote)
 		}
-		res.Records = len(ds)
+		if migrated != "" {
+			res.Warnings = append(res.Warnings, migrated)
+		}
+		res.Records = len(ds) + len(p.settled)
 		var localUps, remoteUps, trackUps []refstore.Update
 		conflictMsgs := map[string]string{} // local ref → reflog message of a conflict it settles
 		keepOld := false
@@ -294,11 +305,11 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		}
 		if len(remoteUps) > 0 {
 			progress(opts.Progress, len(remoteUps), "sync: pushing %d records to %s", len(remoteUps), opts.Remote)
-			popts := refstore.PushOptions{Atomic: true, KeepOld: keepOld, NoVerify: true}
+			popts := refstore.PushOptions{Atomic: true, KeepOld: keepOld, NoVerify: true, Track: specs}
 			var err error
-			if gitTracks && len(warns) == 0 && len(res.Withheld) == 0 && len(remoteUps) > bulkPushMin {
-				// Local refs now hold every winner, and git's tracking refs
-				// hold what was fetched: a push by pattern with leases on the
+			if len(warns) == 0 && len(res.Withheld) == 0 && len(remoteUps) > bulkPushMin {
+				// Local refs now hold every winner, and the tracking refs
+				// (which Track maps) hold what was fetched: a push by pattern with leases on the
 				// tracking refs moves exactly remoteUps, in linear time.
 				// (Not when a local ref must stay unpushed: unreadable or
 				// withheld.)
@@ -315,20 +326,12 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				backoff(attempt)
 				continue
 			}
-			if !gitTracks {
-				// git moves tracking refs after a push only for a remote
-				// whose fetch refspecs map them; otherwise move them here,
-				// with a reflog entry that keeps what they held.
-				if err := st.Apply(ctx, "handoff: pushed to "+opts.Remote, trackUps...); err != nil && !errors.Is(err, refstore.ErrConflict) {
-					res.Warnings = append(res.Warnings, "tracking refs not updated: "+err.Error())
-				}
-			}
 		}
 		sortResult(&res)
-		if err := noteSynced(st, opts.Remote, ds); err != nil {
+		if err := noteSynced(st, opts.Remote, ds, p.settled); err != nil {
 			res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
 		}
-		if now := seenAfter(seen, ds); seen == nil || !maps.Equal(now, seen) {
+		if now := seenAfter(seen, ds, p.settled); seen == nil || !maps.Equal(now, seen) {
 			if err := writeSeen(st, opts.Remote, rc.URL, now); err != nil {
 				res.Warnings = append(res.Warnings, "note of what "+opts.Remote+" holds not written: "+err.Error())
 			}
@@ -385,39 +388,6 @@ func sortResult(res *Result) {
 	sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Ref < res.Conflicts[j].Ref })
 }
 
-// localRecords is what the local refs of our kinds held, keyed by ref; a
-// ref in bad could not be read and is left alone.
-type localRecords struct {
-	versions map[string]*version
-	bad      map[string]string // ref → the blob id it holds, unreadable
-	warns    []string
-	err      error
-}
-
-// readLocal reads every local record through one git process. It touches
-// nothing of st but EachOf, so it may run while st fetches.
-func readLocal(ctx context.Context, st *refstore.Store) localRecords {
-	l := localRecords{versions: map[string]*version{}, bad: map[string]string{}}
-	err := st.EachOf(ctx, refstore.Kinds, func(e refstore.Entry) error {
-		k := kindOf(e.Ref)
-		if k == nil {
-			return nil
-		}
-		v, err := read(k, e.Ref, e)
-		if err != nil {
-			l.bad[e.Ref] = e.OID
-			l.warns = append(l.warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
-			return nil
-		}
-		l.versions[e.Ref] = v
-		return nil
-	})
-	if err != nil {
-		l.err = fmt.Errorf("reading local records: %w", err)
-	}
-	return l
-}
-
 // undoneDeletion says when the join replaces a cancel or dismissal made
 // here (offline, or before the remote knew the baton) with another clone's
 // claim of the same baton: the deletion was reported done, and the baton
@@ -460,76 +430,6 @@ func dropDangling(ctx context.Context, st *refstore.Store) []string {
 		}
 	}
 	return out
-}
-
-// plan joins every key of the local records with the tracking refs under
-// tp. Keys where either side cannot be read are skipped with a warning:
-// nothing local is lost and nothing unreadable is pushed over.
-func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, prog io.Writer, local localRecords) ([]decision, []string, error) {
-	if local.err != nil {
-		return nil, nil, local.err
-	}
-	type pair struct {
-		local, remote *version
-		bad           bool
-	}
-	pairs := map[string]*pair{}
-	get := func(ref string) *pair {
-		p := pairs[ref]
-		if p == nil {
-			p = &pair{}
-			pairs[ref] = p
-		}
-		return p
-	}
-	warns := local.warns
-	for ref, v := range local.versions {
-		get(ref).local = v
-	}
-	for ref := range local.bad {
-		get(ref).bad = true
-	}
-	err := st.Each(ctx, tp, func(e refstore.Entry) error {
-		if isSnapshotCopy(tp, e.Ref) {
-			return nil // commits, joined by syncSnapshots
-		}
-		ref, ok := localRef(tp, e.Ref)
-		if !ok {
-			warns = append(warns, fmt.Sprintf("skipping %s: not a kind of record git-handoff keeps", e.Ref))
-			return nil
-		}
-		p := get(ref)
-		v, err := read(kindOf(ref), ref, e)
-		if err != nil {
-			p.bad = true
-			if oid, ok := local.bad[ref]; !ok || oid != e.OID {
-				// The same blob here and in the copy is one record to skip,
-				// said once.
-				warns = append(warns, fmt.Sprintf("skipping %s: %v", e.Ref, err))
-			}
-			return nil
-		}
-		p.remote = v
-		return nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading fetched records: %w", err)
-	}
-	refs := make([]string, 0, len(pairs))
-	for ref, p := range pairs {
-		if !p.bad {
-			refs = append(refs, ref)
-		}
-	}
-	sort.Strings(refs)
-	progress(prog, len(refs), "sync: merging %d records", len(refs))
-	ds := make([]decision, 0, len(refs))
-	look := storeLookup(ctx, st)
-	for _, ref := range refs {
-		p := pairs[ref]
-		ds = append(ds, decide(kindOf(ref), ref, p.local, p.remote, cutoff, look))
-	}
-	return ds, warns, nil
 }
 
 // conflictOf describes a key whose two versions a tie-break decided, and
@@ -636,18 +536,6 @@ func racedAtRemote(err error) bool {
 func backoff(attempt int) {
 	n := 5 + mrand.IntN(20*attempt)
 	time.Sleep(time.Duration(n) * time.Millisecond)
-}
-
-// tracksItself reports whether the remote's fetch refspecs (set by init)
-// map our kinds to the tracking refs, in which case git updates them itself
-// after a push.
-func tracksItself(rc refstore.RemoteConfig, specs []string) bool {
-	for _, s := range specs {
-		if !contains(rc.Fetch, s) {
-			return false
-		}
-	}
-	return true
 }
 
 func contains(list []string, s string) bool {

@@ -92,6 +92,26 @@ func (tm *team) clone(t *testing.T, name, url string) *refstore.Store {
 
 func clock(min int) handoff.Clock { return func() time.Time { return at(min) } }
 
+// retireAt is syncAt judging every record for collection, as retention
+// does now and then.
+func retireAt(t *testing.T, st *refstore.Store, min int) Result {
+	t.Helper()
+	res, err := Sync(context.Background(), st, Options{Remote: "origin", Now: at(min), MaxAge: DefaultMaxAge, Retire: true})
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	return res
+}
+
+// fetchRecords fetches origin's records into the tracking refs, as a
+// claim's fetch from the arbiter does, merging nothing.
+func fetchRecords(t *testing.T, st *refstore.Store) {
+	t.Helper()
+	if err := st.Fetch(context.Background(), "origin", true, mustRefspecs(t)...); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func syncAt(t *testing.T, st *refstore.Store, min int) Result {
 	t.Helper()
 	res, err := Sync(context.Background(), st, Options{Remote: "origin", Now: at(min), MaxAge: DefaultMaxAge})
@@ -128,21 +148,18 @@ func readBaton(t *testing.T, st *refstore.Store, ref string) baton.Stored {
 	return b
 }
 
-func TestInitIsIdempotentAndNeverAllOfRefsAo(t *testing.T) {
+func TestInitLeavesFetchRefspecsAlone(t *testing.T) {
 	tm := newTeam(t, 1)
 	st := tm.clones[0]
 	res, err := Init(context.Background(), st, "origin")
-	if err != nil || res.Changed() || len(res.Present) != 6 { // our four kinds, snapshots and the arbiter record
+	if err != nil || res.Changed() {
 		t.Fatalf("second init: %+v %v", res, err)
 	}
-	specs := git(t, st.Dir(), "config", "--get-all", "remote.origin.fetch")
-	for _, want := range []string{"+refs/ao/handoffs/*:refs/ao/remotes/origin/handoffs/*", "+refs/ao/objectives/*:refs/ao/remotes/origin/objectives/*", "+refs/ao/sessions/*:refs/ao/remotes/origin/sessions/*", "+refs/ao/prs/*:refs/ao/remotes/origin/prs/*", "+refs/ao/snapshots/*:refs/ao/remotes/origin/snapshots/*"} {
-		if !strings.Contains(specs, want) {
-			t.Errorf("fetch refspecs lack %s:\n%s", want, specs)
-		}
+	if specs := git(t, st.Dir(), "config", "--get-all", "remote.origin.fetch"); specs != "+refs/heads/*:refs/remotes/origin/*" {
+		t.Errorf("init changed the fetch refspecs:\n%s", specs)
 	}
-	if strings.Contains(specs, "refs/ao/*") || strings.Contains(specs, "preserved") {
-		t.Errorf("refspecs too wide:\n%s", specs)
+	if got := strings.TrimSpace(git(t, st.Dir(), "config", "--get-all", RemoteKey)); got != "origin" {
+		t.Errorf("git config %s = %q, want origin once", RemoteKey, got)
 	}
 	if out, _ := exec.Command("git", "-C", st.Dir(), "config", "--get-all", "remote.origin.push").Output(); len(out) != 0 {
 		t.Errorf("init added push refspecs: %s", out)
@@ -150,6 +167,49 @@ func TestInitIsIdempotentAndNeverAllOfRefsAo(t *testing.T) {
 	if _, err := Init(context.Background(), st, "nosuch"); !errors.Is(err, ErrUnknownRemote) {
 		t.Errorf("unknown remote: %v", err)
 	}
+}
+
+// A clone set up by an earlier init has our fetch refspecs: the next sync
+// takes them out (and says so), names the remote in handoff.remote, and
+// the user's own refspecs stay as they were.
+func TestSyncMigratesEarlierFetchRefspecs(t *testing.T) {
+	tm := newTeam(t, 1)
+	st := tm.clones[0]
+	dir := st.Dir()
+	git(t, dir, "config", "--unset-all", RemoteKey)
+	legacy := []string{"+refs/ao/handoffs/*:refs/ao/remotes/origin/handoffs/*", "+refs/ao/sessions/*:refs/ao/remotes/origin/sessions/*", "+refs/ao/config/*:refs/ao/arbiters/origin/*"}
+	for _, s := range legacy {
+		git(t, dir, "config", "--add", "remote.origin.fetch", s)
+	}
+	git(t, dir, "config", "--add", "remote.origin.fetch", "+refs/notes/*:refs/notes/*")
+	st2 := open(t, dir)
+	if ok, err := Initialized(context.Background(), st2, "origin"); err != nil || !ok {
+		t.Fatalf("a clone with the earlier refspecs is set up: %v %v", ok, err)
+	}
+	res := syncAt(t, st2, 1)
+	if !hasWarning(res.Warnings, "took 3 fetch refspec(s)") {
+		t.Errorf("no notice of the migration: %q", res.Warnings)
+	}
+	specs := git(t, dir, "config", "--get-all", "remote.origin.fetch")
+	if specs != "+refs/heads/*:refs/remotes/origin/*\n+refs/notes/*:refs/notes/*" {
+		t.Errorf("fetch refspecs after the migration:\n%s", specs)
+	}
+	if got := strings.TrimSpace(git(t, dir, "config", "--get-all", RemoteKey)); got != "origin" {
+		t.Errorf("git config %s = %q", RemoteKey, got)
+	}
+	res = syncAt(t, open(t, dir), 2)
+	if hasWarning(res.Warnings, "fetch refspec") {
+		t.Errorf("second sync migrated again: %q", res.Warnings)
+	}
+}
+
+func hasWarning(ws []string, part string) bool {
+	for _, w := range ws {
+		if strings.Contains(w, part) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestSyncCarriesBatonAndClaim(t *testing.T) {
@@ -324,7 +384,7 @@ func TestCancelIsNotUndoneByFetch(t *testing.T) {
 		}
 	}
 	// past the age, the tombstone is collected everywhere
-	res := syncAt(t, a, 2+int(DefaultMaxAge/time.Minute)+1)
+	res := retireAt(t, a, 2+int(DefaultMaxAge/time.Minute)+1)
 	if len(res.Local) != 1 || res.Local[0].Reason != "collected" || len(res.Pushed) != 1 {
 		t.Fatalf("collect: %+v", res)
 	}
@@ -432,16 +492,23 @@ func TestSessionsStayReplaced(t *testing.T) {
 	}
 }
 
-func TestLazyMergeAfterPlainFetch(t *testing.T) {
+// A plain git fetch brings no records (init leaves the fetch refspecs
+// alone); a fetch of ours that does not merge (a claim's fetch from the
+// arbiter) is merged by the next command.
+func TestLazyMergeAfterAFetchOfOurs(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	h := end(t, a, 0, "next")
 	syncAt(t, a, 1)
 	ctx := context.Background()
+	git(t, b.Dir(), "fetch", "-q")
+	if out := git(t, b.Dir(), "for-each-ref", "refs/ao/"); strings.Contains(out, "handoffs") {
+		t.Fatalf("a plain fetch brought records:\n%s", out)
+	}
 	if res, err := Lazy(ctx, b); err != nil || len(res.Merged) != 0 {
 		t.Fatalf("nothing fetched yet: %+v %v", res, err)
 	}
-	git(t, b.Dir(), "fetch", "-q") // plain fetch, thanks to init's refspecs
+	fetchRecords(t, b)
 	res, err := Lazy(ctx, b)
 	if err != nil || len(res.Merged) != 1 {
 		t.Fatalf("lazy: %+v %v", res, err)
@@ -457,7 +524,7 @@ func TestLazyMergeAfterPlainFetch(t *testing.T) {
 	t.Logf("idle lazy check: %v", time.Since(start))
 	// after sync, a fetch that brings nothing new merges nothing
 	syncAt(t, b, 2)
-	git(t, b.Dir(), "fetch", "-q")
+	fetchRecords(t, b)
 	if res, err := Lazy(ctx, b); err != nil || len(res.Merged) != 0 {
 		t.Fatalf("after sync: %+v %v", res, err)
 	}
@@ -492,7 +559,7 @@ func TestAwayCloneDoesNotBringCollectedBatonBack(t *testing.T) {
 	}
 	syncAt(t, a, 3)
 	later := 2 + int(DefaultMaxAge/time.Minute) + 1
-	if res := syncAt(t, a, later); len(res.Pushed) != 1 || res.Pushed[0].Reason != "collected" {
+	if res := retireAt(t, a, later); len(res.Pushed) != 1 || res.Pushed[0].Reason != "collected" {
 		t.Fatalf("collect: %+v", res)
 	}
 	onRemote := func() string {
@@ -530,5 +597,45 @@ func TestAwayCloneDoesNotBringCollectedBatonBack(t *testing.T) {
 	git(t, b.Dir(), "remote", "set-url", "origin", filepath.Join(tm.dir, "moved.git"))
 	if res := syncAt(t, b, later+5); len(res.Withheld) != 0 || len(res.Pushed) != 1 {
 		t.Fatalf("sync with a new remote: %+v", res)
+	}
+}
+
+// A sync with nothing new costs what changed: nothing. It reads no record
+// (a malformed one both sides hold alike is not even looked at; a sync
+// that retires reads it and says so) and moves no ref.
+func TestSyncWithNothingNewReadsAndWritesNothing(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx := context.Background()
+	end(t, a, 0, "next")
+	syncAt(t, a, 1)
+	syncAt(t, b, 2)
+	bad := git(t, a.Dir(), "hash-object", "-w", "--stdin")
+	const badRef = "refs/ao/sessions/s-bad"
+	git(t, a.Dir(), "update-ref", badRef, bad)
+	git(t, a.Dir(), "push", "-q", "origin", badRef+":"+badRef)
+	git(t, a.Dir(), "update-ref", "refs/ao/remotes/origin/sessions/s-bad", bad)
+
+	refs := func() string { return git(t, a.Dir(), "for-each-ref", "refs/ao/") }
+	logs := func() int {
+		return len(gittest.ReflogMessages(t, a.Dir(), mainRef)) + len(gittest.ReflogMessages(t, a.Dir(), trackMainRef))
+	}
+	beforeRefs, beforeLogs := refs(), logs()
+	res, err := Sync(ctx, open(t, a.Dir()), Options{Remote: "origin", Now: at(3), MaxAge: DefaultMaxAge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 0 || len(res.Local) != 0 || len(res.Pushed) != 0 || res.Records != 2 {
+		t.Fatalf("sync with nothing new: %+v", res)
+	}
+	if after := refs(); after != beforeRefs {
+		t.Errorf("refs moved:\n%s\nthen\n%s", beforeRefs, after)
+	}
+	if after := logs(); after != beforeLogs {
+		t.Errorf("reflogs grew from %d to %d entries", beforeLogs, after)
+	}
+	res = retireAt(t, open(t, a.Dir()), 4)
+	if !hasWarning(res.Warnings, "skipping "+badRef) {
+		t.Errorf("a sync that retires reads every record, the malformed one too: %q", res.Warnings)
 	}
 }

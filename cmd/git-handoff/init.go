@@ -16,12 +16,14 @@ import (
 func initCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "init",
-		Usage:     "let a remote carry the team's records (fetch refspecs) and install the hooks",
+		Usage:     "let a remote carry the team's records and install the hooks",
 		ArgsUsage: " ",
-		Description: "Adds fetch refspecs for batons, objectives, sessions and pull-request records to the remote,\n" +
-			"so a plain `git fetch` brings the team's records into refs/ao/remotes/<remote>/, and makes that\n" +
-			"remote the arbiter of claims. Records are pushed by `git handoff sync` and the pre-push hook,\n" +
-			"each with a lease. Running init again changes nothing.\n\n" +
+		Description: "Names the remote in git config handoff.remote, so that `git handoff sync`, `start` and the hooks\n" +
+			"exchange the team's records with it, and makes that remote the arbiter of claims. It leaves the\n" +
+			"remote's fetch refspecs alone: a plain `git fetch` or `git pull` fetches what it fetched before, and\n" +
+			"our commands fetch only our refs (git's protocol v2 asks the remote for their prefixes alone).\n" +
+			"Fetch refspecs an earlier version of init added are taken out, with a notice. Records are pushed by\n" +
+			"`git handoff sync` and the pre-push hook, each with a lease. Running init again changes nothing.\n\n" +
 			"It then checks that the remote takes records: a probe ref under refs/ao/probe/ pointing at a blob is\n" +
 			"pushed, moved with a forced push under a lease, and deleted; a refusal says what the server refused\n" +
 			"and why servers do that. Without a remote, init installs the hooks and says how to add one.\n\n" +
@@ -78,7 +80,7 @@ func runInit(c *cli.Context, d *deps, agents []string) error {
 		return err
 	}
 	remote := c.String("remote")
-	out := initJSON{Remote: remote, Fetch: refspecsJSON{Added: []string{}, Present: []string{}}, Notices: []string{}}
+	out := initJSON{Remote: remote, RemovedFetchRefspecs: []string{}, Notices: []string{}}
 	res, err := teamsync.Init(c.Context, st, remote)
 	noRemote := false
 	if errors.Is(err, teamsync.ErrUnknownRemote) {
@@ -97,7 +99,7 @@ func runInit(c *cli.Context, d *deps, agents []string) error {
 	if !noRemote {
 		out.Arbiter = res.Arbiter
 		out.Changed = res.Changed()
-		out.Fetch = refspecsJSON{Added: res.Added, Present: res.Present}
+		out.RemovedFetchRefspecs = res.Removed
 	}
 	var hookErr error
 	if !c.Bool("no-hooks") {
@@ -135,8 +137,8 @@ func runInit(c *cli.Context, d *deps, agents []string) error {
 			return err
 		}
 	} else {
-		for _, s := range out.Fetch.Added {
-			fmt.Fprintf(d.stderr, "added fetch refspec %s\n", s)
+		for _, s := range out.RemovedFetchRefspecs {
+			fmt.Fprintf(d.stderr, "removed fetch refspec %s\n", s)
 		}
 		if out.Hooks != nil {
 			notify(d.stderr, out.Hooks.Notices)
@@ -176,7 +178,10 @@ type initJSON struct {
 	Remote  string          `json:"remote"`
 	Arbiter string          `json:"arbiter"` // the remote that decides claims ("" without a remote)
 	Changed bool            `json:"changed"`
-	Fetch   refspecsJSON    `json:"fetchRefspecs"`
+	// RemovedFetchRefspecs are the fetch refspecs of our records an earlier
+	// init added to the remote's config, taken out (records are fetched by
+	// sync, start and the hooks, not by a plain git fetch).
+	RemovedFetchRefspecs []string `json:"removedFetchRefspecs"`
 	Hooks   *hookReportJSON `json:"hooks"`  // null with --no-hooks; the shape of hooks install
 	Agents  *agentsJSON     `json:"agents"` // null without --agent; the shape of init --agent --remove
 	// Check is the probe of the remote: null with --no-check or no remote.
@@ -192,11 +197,6 @@ type checkJSON struct {
 	Refused string `json:"refused,omitempty"`
 	Why     string `json:"why,omitempty"`
 	Error   string `json:"error,omitempty"`
-}
-
-type refspecsJSON struct {
-	Added   []string `json:"added"`
-	Present []string `json:"present"`
 }
 
 func wrapIf(format string, err error) error {

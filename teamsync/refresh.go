@@ -1,0 +1,66 @@
+package teamsync
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// DefaultRefreshTimeout bounds how long a start waits for the arbiter to list the
+// batons waiting: a remote that stalls costs a start this, once, and the
+// start goes on with what the clone holds.
+const DefaultRefreshTimeout = 5 * time.Second
+
+// Refresh brings the batons a start on owner and branch may claim (the
+// private one of that owner and branch, and every shared one) from the
+// remote that arbitrates claims into this clone, and merges them, before
+// the start looks for one. A plain `git fetch` no longer brings records
+// (init leaves the fetch refspecs alone), so a teammate's baton reaches
+// the next start here without a sync. It is one `git fetch` of those refs
+// alone: with git's protocol v2 the remote lists only their prefixes, and
+// the records already here are not sent again. It implements
+// handoff.Refresher; what it returns are notices for the brief.
+func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch string) []string {
+	ref, err := refstore.HandoffRef(false, owner, branch)
+	if err != nil {
+		return nil
+	}
+	remote, err := a.remoteFor(ctx, st, ref)
+	if err != nil || remote == "" {
+		return nil // no remote, or no single one: the claim says why
+	}
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return nil
+	}
+	shared := strings.TrimPrefix(refstore.SharedPrefix, refstore.Root)
+	specs := []string{
+		"+" + ref + ":" + tp + strings.TrimPrefix(ref, refstore.Root),
+		"+" + refstore.SharedPrefix + "*:" + tp + shared + "*",
+	}
+	limit := a.RefreshTimeout
+	if limit <= 0 {
+		limit = DefaultRefreshTimeout
+	}
+	fctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if _, err := fetchPatiently(fctx, st, remote, specs, 2); err != nil {
+		why := err.Error()
+		if fctx.Err() != nil {
+			why = fmt.Sprintf("no answer within %s", limit)
+		}
+		return []string{fmt.Sprintf("could not ask remote %s for batons waiting here (%s): started from what this clone holds; `git handoff sync` brings them once it answers", remote, why)}
+	}
+	res, err := Lazy(ctx, st)
+	if err != nil {
+		return []string{"batons fetched from " + remote + " were not merged: " + err.Error()}
+	}
+	notices := res.Warnings
+	for _, c := range res.Conflicts {
+		notices = append(notices, c.Summary)
+	}
+	return notices
+}
