@@ -175,15 +175,15 @@ func runInit(c *cli.Context, d *deps, agents []string) error {
 }
 
 type initJSON struct {
-	Remote  string          `json:"remote"`
-	Arbiter string          `json:"arbiter"` // the remote that decides claims ("" without a remote)
-	Changed bool            `json:"changed"`
+	Remote  string `json:"remote"`
+	Arbiter string `json:"arbiter"` // the remote that decides claims ("" without a remote)
+	Changed bool   `json:"changed"`
 	// RemovedFetchRefspecs are the fetch refspecs of our records an earlier
 	// init added to the remote's config, taken out (records are fetched by
 	// sync, start and the hooks, not by a plain git fetch).
-	RemovedFetchRefspecs []string `json:"removedFetchRefspecs"`
-	Hooks   *hookReportJSON `json:"hooks"`  // null with --no-hooks; the shape of hooks install
-	Agents  *agentsJSON     `json:"agents"` // null without --agent; the shape of init --agent --remove
+	RemovedFetchRefspecs []string        `json:"removedFetchRefspecs"`
+	Hooks                *hookReportJSON `json:"hooks"`  // null with --no-hooks; the shape of hooks install
+	Agents               *agentsJSON     `json:"agents"` // null without --agent; the shape of init --agent --remove
 	// Check is the probe of the remote: null with --no-check or no remote.
 	Check   *checkJSON `json:"remoteCheck"`
 	Notices []string   `json:"notices"`
