@@ -152,7 +152,7 @@ func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.
 	} else if base != nil {
 		// Another baton: it goes only if the join of the version we
 		// started from and theirs keeps ours, as sync would.
-		if d := decide(k, up.Ref, base, theirs, time.Time{}, look); d.winner == base {
+		if d := decide(k, up.Ref, base, theirs, look); d.winner == base {
 			return nil
 		}
 	} else if extends(mine, theirs, look) {
@@ -211,7 +211,7 @@ func adopt(ctx context.Context, st *refstore.Store, remote, ref string, theirs *
 		}
 		var d decision
 		if cur != nil && cur.rec != nil {
-			d = decide(k, ref, cur, theirs, time.Time{}, look)
+			d = decide(k, ref, cur, theirs, look)
 			if d.winner != theirs {
 				return nil // what is here now beats it: the next sync pushes it
 			}

@@ -140,7 +140,7 @@ func TestJoinByCause(t *testing.T) {
 				if swap {
 					l, r = r, l
 				}
-				d := decide(k, refOf(tc.a), l, r, time.Time{}, look)
+				d := decide(k, refOf(tc.a), l, r, look)
 				if d.winner != tc.want {
 					t.Errorf("swap=%v: kept %s, want %s", swap, d.winner.data, tc.want.data)
 				}

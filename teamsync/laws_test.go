@@ -188,7 +188,7 @@ func (s *sim) look(oid string) (refstore.Cause, bool) {
 }
 
 func (s *sim) join(a, b *version) decision {
-	return decide(s.k, s.sk.ref, a, b, time.Time{}, s.look)
+	return decide(s.k, s.sk.ref, a, b, s.look)
 }
 
 // write makes clone c write the next version, as the writers do.
@@ -359,7 +359,7 @@ func TestJoinLaws(t *testing.T) {
 					if ab.winner.oid != ba.winner.oid || ab.conflict != ba.conflict {
 						t.Fatalf("not commutative:\n a=%s\n b=%s", a.data, b.data)
 					}
-					if nd := decide(s.k, s.sk.ref, a, b, time.Time{}, nil); nd.winner.oid != ab.winner.oid {
+					if nd := decide(s.k, s.sk.ref, a, b, nil); nd.winner.oid != ab.winner.oid {
 						t.Fatalf("the winner depends on which blobs this clone has:\n a=%s\n b=%s", a.data, b.data)
 					}
 					left := s.join(ab.winner, c).winner

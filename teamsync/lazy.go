@@ -262,7 +262,7 @@ func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemo
 			if c.bad {
 				continue
 			}
-			d := decide(k, ref, c.v, r, time.Time{}, storeLookup(ctx, st))
+			d := decide(k, ref, c.v, r, storeLookup(ctx, st))
 			if d.conflict {
 				res.Conflicts = append(res.Conflicts, conflictOf(&d))
 				if d.local != nil && d.local.oid == c.orig && d.winner != d.local {

@@ -41,8 +41,6 @@ type kind struct {
 	// have seen, overrules one of the kind's own rules (a claim undone, an
 	// ended session revived, two ownership histories diverging).
 	undoes func(w, l any) bool
-	// collectible reports a tombstone deleted before cutoff.
-	collectible func(rec any, cutoff time.Time) bool
 	describe    func(rec any) string
 }
 
@@ -59,10 +57,6 @@ var kinds = []kind{
 		undoes: func(w, l any) bool {
 			bw, bl := w.(baton.Baton), l.(baton.Baton)
 			return bw.ID == bl.ID && batonRank(&bw) < batonRank(&bl)
-		},
-		collectible: func(rec any, cutoff time.Time) bool {
-			b := rec.(baton.Baton)
-			return b.Deleted != nil && !b.Claimed && b.Deleted.At.Before(cutoff)
 		},
 		describe: func(rec any) string {
 			b := rec.(baton.Baton)
@@ -274,6 +268,9 @@ type decision struct {
 	conflict      bool     // the two could not be ordered; a tie-break chose
 	collected     bool
 	withheld      bool // the remote dropped it since it was seen there: not pushed back (seen.go)
+	// retired is where a record retention removed goes (retire.go); nil
+	// for a key that stays, or goes without retiring.
+	retired *retirement
 }
 
 func (d *decision) localChange() bool { return oidOf(d.winner) != oidOf(d.local) }
@@ -288,12 +285,11 @@ func oidOf(v *version) string {
 	return v.oid
 }
 
-// decide joins the local and remote versions of one key. Tombstones deleted
-// before cutoff are collected (a zero cutoff collects nothing). look finds
+// decide joins the local and remote versions of one key. look finds
 // the blobs of a prev chain, to tell a version that follows another
 // from a concurrent one; it only ever changes whether a conflict is
 // reported, never the winner, which depends on the two records alone.
-func decide(k *kind, ref string, l, r *version, cutoff time.Time, look lookup) decision {
+func decide(k *kind, ref string, l, r *version, look lookup) decision {
 	d := decision{ref: ref, local: l, remote: r}
 	switch {
 	case l == nil && r == nil:
@@ -322,9 +318,6 @@ func decide(k *kind, ref string, l, r *version, cutoff time.Time, look lookup) d
 			d.winner, loser = l, r
 		}
 		d.conflict = concurrent(k, d.winner, loser, look)
-	}
-	if k.collectible != nil && !cutoff.IsZero() && k.collectible(d.winner.rec, cutoff) {
-		d.winner, d.collected = nil, true
 	}
 	return d
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -22,7 +21,10 @@ import (
 // object.
 type refIDs struct {
 	local, remote map[string]string
-	warns         []string
+	// archLocal and archRemote are the archive's months (archive.Month)
+	// here and in remote's copy, with the trees they name.
+	archLocal, archRemote map[string]string
+	warns                 []string
 }
 
 // listIDs lists refs/ao/ once: the local records of our kinds, and the
@@ -32,14 +34,19 @@ func listIDs(ctx context.Context, st *refstore.Store, tp string) (refIDs, error)
 	if err != nil {
 		return refIDs{}, fmt.Errorf("listing records: %w", err)
 	}
-	ids := refIDs{local: map[string]string{}, remote: map[string]string{}}
+	ids := refIDs{local: map[string]string{}, remote: map[string]string{}, archLocal: map[string]string{}, archRemote: map[string]string{}}
+	archCopies := tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
 	for _, id := range all {
 		switch {
 		case kindOf(id.Ref) != nil:
 			ids.local[id.Ref] = id.OID
+		case strings.HasPrefix(id.Ref, refstore.ArchivePrefix):
+			ids.archLocal[strings.TrimPrefix(id.Ref, refstore.ArchivePrefix)] = id.OID
+		case strings.HasPrefix(id.Ref, archCopies):
+			ids.archRemote[strings.TrimPrefix(id.Ref, archCopies)] = id.OID
 		case strings.HasPrefix(id.Ref, tp):
 			if isCopyOfOther(tp, id.Ref) {
-				continue // commits and archive trees, joined on their own
+				continue // commits, joined on their own
 			}
 			ref, ok := localRef(tp, id.Ref)
 			if !ok {
@@ -52,10 +59,10 @@ func listIDs(ctx context.Context, st *refstore.Store, tp string) (refIDs, error)
 	return ids, nil
 }
 
-// isCopyOfOther reports a fetched ref under tp that is not a record:
-// a snapshot (snapshots.go).
+// isCopyOfOther reports a fetched ref under tp that is not a record: a
+// snapshot (snapshots.go) or an archive month (archive_join.go).
 func isCopyOfOther(tp, ref string) bool {
-	return isSnapshotCopy(tp, ref)
+	return isSnapshotCopy(tp, ref) || strings.HasPrefix(ref, tp+strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root))
 }
 
 // planned is what plan decided: a decision for each key whose two sides
@@ -72,7 +79,7 @@ type planned struct {
 // a record alike on both sides may be old enough to collect (retention,
 // which runs now and then, not on every sync). Keys where either side cannot be read are skipped with a
 // warning: nothing local is lost and nothing unreadable is pushed over.
-func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, all bool, prog io.Writer, ids refIDs) (planned, error) {
+func plan(ctx context.Context, st *refstore.Store, tp string, all bool, prog io.Writer, ids refIDs) (planned, error) {
 	p := planned{settled: map[string]string{}, warns: ids.warns}
 	keys := make([]string, 0, len(ids.local)+len(ids.remote))
 	for ref := range ids.local {
@@ -139,7 +146,7 @@ func plan(ctx context.Context, st *refstore.Store, tp string, cutoff time.Time, 
 			}
 			continue
 		}
-		p.decisions = append(p.decisions, decide(kindOf(ref), ref, lv, rv, cutoff, look))
+		p.decisions = append(p.decisions, decide(kindOf(ref), ref, lv, rv, look))
 	}
 	return p, nil
 }

@@ -19,15 +19,6 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// DefaultMaxAge is how long a tombstone is kept before sync collects it:
-// long enough that every teammate's clone has fetched it, so no stale copy
-// of the baton it buried is still around to be pushed back.
-const DefaultMaxAge = 30 * 24 * time.Hour
-
-// MaxAgeKey is the git config key that overrides DefaultMaxAge (a Go
-// duration such as "720h"; "0" or "never" keeps tombstones forever).
-const MaxAgeKey = "handoff.tombstoneMaxAge"
-
 // DefaultAttempts bounds how often sync fetches and merges again after
 // losing a lease to a teammate's push.
 const DefaultAttempts = 5
@@ -36,10 +27,12 @@ const DefaultAttempts = 5
 type Options struct {
 	Remote string // a configured remote's name
 	DryRun bool   // fetch and decide, change nothing local or remote
-	MaxAge time.Duration
-	// Retire judges every record against MaxAge, not only those that
-	// differ from the remote's: what retention needs now and then
-	// (retire.go), and what no sync with nothing new should pay.
+	// Retention is how long a record stays live once final (retire.go);
+	// 0 = forever.
+	Retention time.Duration
+	// Retire judges every record for retention, which reads every record:
+	// what a sync does now and then (RetireDue), never one with nothing
+	// new.
 	Retire   bool
 	Now      time.Time
 	Attempts int
@@ -54,7 +47,9 @@ type Change struct {
 	Ref    string `json:"ref"`
 	Old    string `json:"old"`
 	New    string `json:"new"`
-	Reason string `json:"reason"` // "merged" or "collected"
+	// Reason is "merged", "retired" (a record retention moved to the
+	// archive, or dropped) or "archived" (an archive month's tree).
+	Reason string `json:"reason"`
 	What   string `json:"what"`   // the record kept, in words
 }
 
@@ -77,6 +72,9 @@ type Result struct {
 	Withheld []Change `json:"withheld"`
 	Warnings []string `json:"warnings"`
 	Attempts int      `json:"attempts"`
+	// Retired counts the records retention took out of the live refs in
+	// this sync (each listed in Local or Pushed with reason "retired").
+	Retired int `json:"retired"`
 	// Snapshots are the snapshot refs moved, here or at the remote
 	// (snapshots.go); Old and New are commit ids.
 	Snapshots []Change `json:"snapshots"`
@@ -149,27 +147,6 @@ func DefaultRemote(ctx context.Context, st *refstore.Store) (string, error) {
 	return "origin", nil
 }
 
-// MaxAge reads the tombstone age from git config (DefaultMaxAge when unset;
-// 0 = never collect).
-func MaxAge(ctx context.Context, st *refstore.Store) (time.Duration, error) {
-	cfg, err := st.Config(ctx, MaxAgeKey)
-	if err != nil {
-		return 0, err
-	}
-	v, ok := cfg[strings.ToLower(MaxAgeKey)]
-	if !ok {
-		return DefaultMaxAge, nil
-	}
-	if v == "never" || v == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("git config %s: %q is not a duration such as 720h", MaxAgeKey, v)
-	}
-	return d, nil
-}
-
 // Sync fetches remote's records, joins every key with the local one,
 // applies the result locally by compare-and-swap and pushes every ref the
 // remote lacks with a lease on what was fetched. A lost lease means someone
@@ -196,16 +173,14 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		}
 	}
 	seen := readSeen(st, opts.Remote, rc.URL)
-	var cutoff time.Time
-	if opts.MaxAge > 0 {
-		cutoff = opts.Now.Add(-opts.MaxAge)
-	}
+	retire := opts.Retire && opts.Retention > 0
+	cutoff := opts.Now.Add(-opts.Retention)
 	var lastErr error
 	lockNote := ""         // said in every attempt's warnings once it happened
 	var healNotes []string // dangling refs removed so that git fetch could run
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
-		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings = nil, nil, nil, nil, nil
+		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings, res.Retired = nil, nil, nil, nil, nil, 0
 		// One more try when it fails: a gc repacking this clone, or a
 		// killed fetch's lock (fetchPatiently); an unreachable remote
 		// fails the same way twice.
@@ -230,11 +205,18 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		if err != nil {
 			return res, err
 		}
-		p, err := plan(ctx, st, tp, cutoff, opts.Retire && !cutoff.IsZero(), opts.Progress, ids)
+		p, err := plan(ctx, st, tp, retire, opts.Progress, ids)
 		if err != nil {
 			return res, err
 		}
 		ds, warns := p.decisions, p.warns
+		if retire {
+			retireRecords(ds, cutoff)
+		}
+		arch, err := joinArchive(ctx, st, ids, ds)
+		if err != nil {
+			return res, err
+		}
 		withhold(ds, seen)
 		res.Warnings = append(warns, healNotes...)
 		if lockNote != "" {
@@ -251,7 +233,8 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			d := &ds[i]
 			reason := "merged"
 			if d.collected {
-				reason = "collected"
+				reason = "retired"
+				res.Retired++
 			}
 			what := ""
 			if d.winner != nil {
@@ -284,11 +267,36 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				}
 			}
 		}
+		var archLocal []refstore.Update
+		for _, a := range arch {
+			what := fmt.Sprintf("archive of %s (%d record(s) retired now)", a.month, a.added)
+			if a.tree != a.local {
+				archLocal = append(archLocal, refstore.Update{Ref: a.ref, Old: a.local, New: a.tree})
+				res.Local = append(res.Local, Change{Ref: a.ref, Old: a.local, New: a.tree, Reason: "archived", What: what})
+			}
+			if a.tree != a.remote {
+				remoteUps = append(remoteUps, refstore.Update{Ref: a.ref, Old: a.remote, New: a.tree})
+				res.Pushed = append(res.Pushed, Change{Ref: a.ref, Old: a.remote, New: a.tree, Reason: "archived", What: what})
+				trackUps = append(trackUps, refstore.Update{Ref: tp + strings.TrimPrefix(a.ref, refstore.Root), Old: a.remote, New: a.tree})
+			}
+		}
 		var snapWarns []string
 		res.Snapshots, snapWarns = syncSnapshots(ctx, st, opts.Remote, tp, opts.DryRun)
 		res.Warnings = append(res.Warnings, snapWarns...)
 		if opts.DryRun {
 			return res, nil
+		}
+		if len(archLocal) > 0 {
+			// The archive first: a record leaves its live ref only once
+			// the month that keeps it is here.
+			if err := st.ApplyEach(ctx, "handoff: archive joined with "+opts.Remote, archLocal...); err != nil {
+				if errors.Is(err, refstore.ErrConflict) {
+					lastErr = err
+					backoff(attempt)
+					continue
+				}
+				return res, fmt.Errorf("updating the archive: %w", err)
+			}
 		}
 		if len(localUps) > 0 {
 			progress(opts.Progress, len(localUps), "sync: updating %d local records", len(localUps))
@@ -313,7 +321,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				// tracking refs moves exactly remoteUps, in linear time.
 				// (Not when a local ref must stay unpushed: unreadable or
 				// withheld.)
-				err = st.PushMatching(ctx, opts.Remote, refstore.Kinds, deletesOf(remoteUps), popts)
+				err = st.PushMatching(ctx, opts.Remote, append(refstore.Kinds[:len(refstore.Kinds):len(refstore.Kinds)], refstore.ArchivePrefix), deletesOf(remoteUps), popts)
 			} else {
 				err = st.Push(ctx, opts.Remote, remoteUps, popts)
 			}
@@ -328,6 +336,11 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			}
 		}
 		sortResult(&res)
+		if retire {
+			if err := noteRetired(st, opts.Remote, opts.Now); err != nil {
+				res.Warnings = append(res.Warnings, "note of this retention not written: "+err.Error())
+			}
+		}
 		if err := noteSynced(st, opts.Remote, ds, p.settled); err != nil {
 			res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
 		}

@@ -1,0 +1,119 @@
+package teamsync
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// The archive's months travel with sync like records: each month's tree
+// here and in the remote's copy are joined by their union (two clones that
+// retired into the same month keep both's records), with what this sync
+// retires put in, and the result goes to both sides by compare-and-swap
+// and a push with a lease, in the same atomic push as the retirements.
+
+// archiveMonth is one month's join: the trees here and at the remote ("" =
+// none) and the tree both are to hold.
+type archiveMonth struct {
+	month, ref          string
+	local, remote, tree string
+	added               int // records this sync retired into it
+}
+
+// joinArchive joins every month whose two sides differ or that takes a
+// record retired by ds, and fills in each retirement's blob.
+func joinArchive(ctx context.Context, st *refstore.Store, ids refIDs, ds []decision) ([]archiveMonth, error) {
+	put := map[string][]archive.Entry{}
+	for i := range ds {
+		d := &ds[i]
+		if d.retired == nil || d.retired.path == "" {
+			continue
+		}
+		put[d.retired.month] = append(put[d.retired.month], archive.Entry{Path: d.retired.path, OID: d.retired.oid})
+	}
+	months := map[string]bool{}
+	for m := range put {
+		months[m] = true
+	}
+	for m, t := range ids.archLocal {
+		if ids.archRemote[m] != t {
+			months[m] = true
+		}
+	}
+	for m, t := range ids.archRemote {
+		if ids.archLocal[m] != t {
+			months[m] = true
+		}
+	}
+	var out []archiveMonth
+	for m := range months {
+		a := archiveMonth{month: m, ref: archive.Ref(m), local: ids.archLocal[m], remote: ids.archRemote[m]}
+		tree, err := archive.Union(ctx, st, a.local, a.remote, laterArchived(ctx, st))
+		if err != nil {
+			return nil, fmt.Errorf("joining the archive of %s: %w", m, err)
+		}
+		if entries := dedupe(put[m]); len(entries) > 0 {
+			if tree, err = archive.Build(ctx, st, tree, entries); err != nil {
+				return nil, fmt.Errorf("archiving into %s: %w", m, err)
+			}
+			a.added = len(entries)
+		}
+		a.tree = tree
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].month < out[j].month })
+	return out, nil
+}
+
+// dedupe keeps one entry per path, the last: a baton id retired under two
+// refs (a copy a teammate misplaced) is one archived record.
+func dedupe(es []archive.Entry) []archive.Entry {
+	at := map[string]int{}
+	var out []archive.Entry
+	for _, e := range es {
+		if i, ok := at[e.Path]; ok {
+			out[i] = e
+			continue
+		}
+		at[e.Path] = len(out)
+		out = append(out, e)
+	}
+	return out
+}
+
+// laterArchived chooses between two archived versions of one record, the
+// same way on every clone. The archive holds final versions, so two differ
+// only when one clone retired a version the other had already replaced:
+// the later is kept, by the versions' causal clocks where they tell, else
+// by their write counts, else by blob id. A blob that cannot be read loses.
+func laterArchived(ctx context.Context, st *refstore.Store) func(path, a, b string) string {
+	return func(_, a, b string) string {
+		ea, erra := st.ReadObject(ctx, a)
+		eb, errb := st.ReadObject(ctx, b)
+		switch {
+		case erra != nil && errb == nil:
+			return b
+		case errb != nil && erra == nil:
+			return a
+		}
+		ca, cb := refstore.RevOf(ea.Data), refstore.RevOf(eb.Data)
+		if d, ok := cb.Descends(ca); ok && d {
+			return b
+		}
+		if d, ok := ca.Descends(cb); ok && d {
+			return a
+		}
+		switch {
+		case ca.Rev > cb.Rev:
+			return a
+		case cb.Rev > ca.Rev:
+			return b
+		case a > b:
+			return a
+		}
+		return b
+	}
+}

@@ -1,0 +1,244 @@
+package teamsync
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+)
+
+// Retention: records whose story is over leave the live refs, on every
+// clone and on the remote, and move to the monthly archive (package
+// archive), which costs refs per month, not per record, and stays
+// answerable (session show, lineage, log, the status page). A record
+// retires once it has been final for longer than the retention age:
+//
+//   - a session that ended, was replaced or terminated, unless a live
+//     session still needs it: every session on the lineage of an active
+//     one, and the owner of a pull request not merged yet;
+//   - a baton claimed, cancelled or dismissed;
+//   - a cleared objective (not archived: it says nothing);
+//   - the ownership record of a merged pull request.
+//
+// Retirement is a decision of sync's join: the key goes away on both sides
+// by compare-and-swap (locally) and a push with a lease (remotely), in the
+// same atomic push as the archive month that now holds it, so a record
+// another clone changed meanwhile is decided again, never removed, and the
+// remote never drops a record its archive lacks. A clone that still holds
+// a record the remote retired withholds it (seen.go) until its own
+// retention removes it.
+//
+// Judging every record costs a read of each, so a sync retires only now
+// and then (RetireEvery, or `sync --retire`); a sync with nothing new
+// reads no record.
+
+// RetentionKey is the git config key holding the retention age: days
+// ("30d"), a Go duration ("720h"), or "never" (or "0") to keep every record
+// live. The older key MaxAgeKey is read when it is unset.
+const RetentionKey = "handoff.retention"
+
+// DefaultRetention is how long a record stays live once final: long
+// enough that every teammate's clone has synced it, so no stale copy of a
+// retired record is still around to be pushed back, and that the sessions
+// a team looks at this month are live.
+const DefaultRetention = 30 * 24 * time.Hour
+
+// MaxAgeKey is the key of the tombstone age in versions before retention;
+// read when RetentionKey is unset.
+const MaxAgeKey = "handoff.tombstoneMaxAge"
+
+// RetireEvery is how often sync judges every record for retention.
+const RetireEvery = 24 * time.Hour
+
+// Retention reads the retention age from git config (DefaultRetention when
+// unset; 0 = never retire).
+func Retention(ctx context.Context, st *refstore.Store) (time.Duration, error) {
+	cfg, err := st.Config(ctx, RetentionKey, MaxAgeKey)
+	if err != nil {
+		return 0, err
+	}
+	key := RetentionKey
+	v, ok := cfg[strings.ToLower(RetentionKey)]
+	if !ok {
+		key = MaxAgeKey
+		if v, ok = cfg[strings.ToLower(MaxAgeKey)]; !ok {
+			return DefaultRetention, nil
+		}
+	}
+	d, err := ParseAge(v)
+	if err != nil {
+		return 0, fmt.Errorf("git config %s: %w", key, err)
+	}
+	return d, nil
+}
+
+// ParseAge reads an age as git config handoff.retention holds it: "30d",
+// "720h", "never" or "0" (0: never).
+func ParseAge(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	switch strings.ToLower(v) {
+	case "never", "0":
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.ParseUint(days, 10, 16)
+		if err == nil && n > 0 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	} else if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, fmt.Errorf("%q is not an age such as 30d, 720h or never", v)
+}
+
+// retiredPath is <common dir>/handoff/retired/<remote, encoded>: when this
+// clone last retired with remote.
+func retiredPath(st *refstore.Store, remote string) (string, error) {
+	enc, err := refstore.EncodeComponent(remote)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(st.CommonDir(), "handoff", "retired", enc), nil
+}
+
+// RetireDue reports whether the last retention with remote here is older
+// than RetireEvery (or never happened).
+func RetireDue(st *refstore.Store, remote string, now time.Time) bool {
+	p, err := retiredPath(st, remote)
+	if err != nil {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return true
+	}
+	last, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	return err != nil || now.Sub(last) >= RetireEvery || now.Before(last)
+}
+
+func noteRetired(st *refstore.Store, remote string, now time.Time) error {
+	p, err := retiredPath(st, remote)
+	if err != nil {
+		return err
+	}
+	return st.WriteNote(context.Background(), p, []byte(now.UTC().Format(time.RFC3339)+"\n"))
+}
+
+// retirement is where a retiring record goes: its archive path ("" for a
+// record not worth keeping) and the month it retired in.
+type retirement struct {
+	path  string
+	month string
+	oid   string // the blob retired
+}
+
+// retireRecords marks the decisions whose winner is final since before
+// cutoff as retired (collected, with the archive path it moves to), the
+// sessions a live one still needs excepted. ds must hold every key: the
+// needs are read from them.
+func retireRecords(ds []decision, cutoff time.Time) {
+	needed := neededSessions(ds)
+	for i := range ds {
+		d := &ds[i]
+		if d.winner == nil {
+			continue
+		}
+		r, ok := retires(d.winner.rec, cutoff, needed)
+		if !ok {
+			continue
+		}
+		r.oid = d.winner.oid
+		d.winner, d.collected, d.retired = nil, true, &r
+	}
+}
+
+// retires says whether rec retires at cutoff, and where it goes.
+func retires(rec any, cutoff time.Time, needed map[string]bool) (retirement, bool) {
+	final := func(at time.Time) bool { return !at.IsZero() && at.Before(cutoff) }
+	switch r := rec.(type) {
+	case baton.Baton:
+		var at time.Time
+		switch {
+		case r.Claimed && r.ClaimedAt != nil:
+			at = *r.ClaimedAt
+		case r.Deleted != nil:
+			at = r.Deleted.At
+		default:
+			return retirement{}, false // waiting: never retires
+		}
+		if !final(at) {
+			return retirement{}, false
+		}
+		p, err := archive.BatonPath(r.ID)
+		return retirement{path: p, month: archive.Month(at)}, err == nil
+	case baton.Objective:
+		return retirement{}, r.Text == "" && final(r.SetAt)
+	case session.Record:
+		if r.Live() || needed[r.ID] {
+			return retirement{}, false
+		}
+		at := r.UpdatedAt
+		if r.EndedAt != nil {
+			at = *r.EndedAt
+		}
+		if !final(at) {
+			return retirement{}, false
+		}
+		p, err := archive.SessionPath(r.ID)
+		return retirement{path: p, month: archive.Month(at)}, err == nil
+	case prown.Record:
+		if r.MergedAt == nil || !final(*r.MergedAt) {
+			return retirement{}, false
+		}
+		owner, repo, ok := strings.Cut(r.Repo, "/")
+		if !ok {
+			return retirement{}, false
+		}
+		p, err := archive.PRPath(owner, repo, r.Number)
+		return retirement{path: p, month: archive.Month(*r.MergedAt)}, err == nil
+	}
+	return retirement{}, false
+}
+
+// neededSessions are the sessions a live one still needs: each active
+// session and every session on its lineage (what it superseded, and so
+// on), and each owner of a pull request not merged yet.
+func neededSessions(ds []decision) map[string]bool {
+	byID := map[string]session.Record{}
+	var roots []string
+	for _, d := range ds {
+		if d.winner == nil {
+			continue
+		}
+		switch r := d.winner.rec.(type) {
+		case session.Record:
+			byID[r.ID] = r
+			if r.Live() {
+				roots = append(roots, r.ID)
+			}
+		case prown.Record:
+			if r.MergedAt == nil && r.OwnerSession != "" {
+				roots = append(roots, r.OwnerSession)
+			}
+		}
+	}
+	needed := map[string]bool{}
+	for _, id := range roots {
+		// A lineage is a chain; the guard stops a cycle a hand-edited
+		// record could make.
+		for id != "" && !needed[id] {
+			needed[id] = true
+			id = byID[id].Supersedes
+		}
+	}
+	return needed
+}
