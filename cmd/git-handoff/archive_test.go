@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,43 @@ func TestArchivedSessionCLI(t *testing.T) {
 	}
 	if ids, _ := st.RefIDs(ctx, "refs/ao/sessions/a-1"); len(ids) != 0 {
 		t.Fatalf("the archived session is live again: %v", ids)
+	}
+}
+
+// A baton retired into the archive keeps its events in `log`, under the
+// ref it had.
+func TestArchivedBatonLog(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	runListing(t, dir, "start", "--session", "b-1", "--harness", "codex")
+	runListing(t, dir, "end", "--session", "b-1", "--next", "the next step")
+	runListing(t, dir, "start", "--session", "b-2", "--harness", "codex")
+
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	batons, err := st.List(ctx, refstore.HandoffsPrefix)
+	if err != nil || len(batons) != 1 {
+		t.Fatalf("batons: %v, %v", batons, err)
+	}
+	var rec struct{ ID string }
+	if err := json.Unmarshal(batons[0].Data, &rec); err != nil || rec.ID == "" {
+		t.Fatalf("baton record %s: %v", batons[0].Data, err)
+	}
+	before := string(runListing(t, dir, "log", "--json"))
+	p, _ := archive.BatonPath(rec.ID)
+	if _, err := archive.Add(ctx, st, "2026-01", []archive.Entry{{Path: p, OID: batons[0].OID}}, "archive: retire"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, "archive: retire", refstore.Update{Ref: batons[0].Ref, Old: batons[0].OID}); err != nil {
+		t.Fatal(err)
+	}
+	after := string(runListing(t, dir, "log", "--json"))
+	if !strings.Contains(after, `"kind": "claimed"`) || !strings.Contains(after, rec.ID) || after != before {
+		t.Fatalf("log after the baton was archived:\n%s\nbefore:\n%s", after, before)
 	}
 }
