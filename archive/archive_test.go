@@ -85,6 +85,14 @@ func eachRow(t *testing.T, fn func(t *testing.T, r row, dir string)) {
 			t.Setenv("PATH", r.git+string(os.PathListSeparator)+os.Getenv("PATH"))
 			gittest.Isolate(t)
 			dir := gittest.Init(t, r.init...)
+			for _, a := range r.init {
+				if v, ok := strings.CutPrefix(a, "--ref-format="); ok && gittest.RefFormat(t, dir) != v {
+					t.Fatalf("%s: refs are not %s", dir, v)
+				}
+				if v, ok := strings.CutPrefix(a, "--object-format="); ok && gittest.Run(t, dir, "rev-parse", "--show-object-format") != v {
+					t.Fatalf("%s: objects are not %s", dir, v)
+				}
+			}
 			fn(t, r, dir)
 		})
 	}
