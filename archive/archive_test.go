@@ -427,3 +427,19 @@ func TestMonth(t *testing.T) {
 		}
 	}
 }
+
+// A bare repository (a remote sync may archive on) builds trees as well:
+// nothing needs a worktree.
+func TestAddBare(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t, "--bare")
+	ctx := ctxFor(t)
+	st := open(t, dir)
+	id := blob(t, st, `{"id":"s"}`)
+	if _, err := archive.Add(ctx, st, "2026-01", []archive.Entry{{Path: sessionPath(t, "s"), OID: id}}, "archive: test"); err != nil {
+		t.Fatal(err)
+	}
+	if e, month, err := archive.Find(ctx, st, sessionPath(t, "s")); err != nil || e.OID != id || month != "2026-01" {
+		t.Fatalf("Find = %+v, %s, %v", e, month, err)
+	}
+}
