@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -38,6 +39,9 @@ type Event struct {
 // replaced by a teammate's that won the join, which is not on the
 // winner's chain — so those come from the notes the store keeps of such
 // writes (refstore.ConflictNotes).
+//
+// Batons retired into the archive (package archive) are tips too, so a
+// retired baton's events stay in the log.
 //
 // Refs are visited newest first, by the latest time their next version
 // carries, so a limited log reads the recent end of the recent refs only.
@@ -72,6 +76,24 @@ func Events(ctx context.Context, st *refstore.Store, limit int) ([]Event, error)
 		if v, ok := versionAt(ctx, st, t.Ref, t.OID); ok {
 			q.items = append(q.items, v)
 		}
+	}
+	// Batons retired into the archive are told as the live ones are,
+	// under the ref they had (the archive keeps them by id: the next
+	// baton reuses the ref); one whose version a live chain reaches is
+	// told once, by whichever comes first.
+	old, err := archive.List(ctx, st, archive.HandoffsDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range old {
+		v, ok := versionAt(ctx, st, "", f.OID)
+		if !ok {
+			continue
+		}
+		if v.ref, err = refstore.HandoffRef(v.b.Shared, v.b.Owner, v.b.Branch); err != nil {
+			v.ref = archive.Ref(f.Month) + ":" + f.Path
+		}
+		q.items = append(q.items, v)
 	}
 	heap.Init(q)
 	told := map[string]bool{} // baton ids whose newest version was read

@@ -19,6 +19,11 @@ const (
 	SessionPrefix   = "refs/ao/sessions/"
 	PRPrefix        = "refs/ao/prs/"
 	RemotesPrefix   = "refs/ao/remotes/"
+	// ArchivePrefix holds one ref per month, refs/ao/archive/<YYYY-MM>,
+	// naming a tree (not a blob, not a commit) of the records retired
+	// that month (package archive). Not in Kinds: its refs are not
+	// records, and sync joins them as trees.
+	ArchivePrefix = "refs/ao/archive/"
 	// WorktreeSession is this worktree's binding: a symbolic ref to
 	// refs/ao/sessions/<id>, per worktree and never pushed.
 	WorktreeSession = "refs/worktree/ao/session"

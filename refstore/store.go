@@ -314,3 +314,57 @@ func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
 	e.OID = oid
 	return e, err
 }
+
+// ReadPath reads the object at path inside the tree treeish names (a ref
+// such as refs/ao/archive/2026-01, or a full object id) through the
+// store's cat-file, as `git cat-file -p <treeish>:<path>` does: the
+// archive's reads (package archive). It returns ErrNotFound when the ref,
+// the tree or the path is missing, and ErrBadName for a treeish that is
+// neither a ref CheckRef accepts nor an id, or a path that is not plain
+// (cat-file would read "./x" or "../x" relative to the working directory,
+// and "a//b" or a leading or trailing '/' as something else).
+func (s *Store) ReadPath(ctx context.Context, treeish, path string) (Entry, error) {
+	rev := treeish + ":" + path
+	if !IsID(treeish, HexLen(s.layout.objectFormat)) {
+		if err := CheckRef(treeish); err != nil {
+			return Entry{Ref: rev}, err
+		}
+	}
+	if err := checkTreePath(path); err != nil {
+		return Entry{Ref: rev}, err
+	}
+	b, err := s.catFile(ctx)
+	if err != nil {
+		return Entry{Ref: rev}, err
+	}
+	e, err := b.read(rev)
+	e.Ref = rev
+	return e, err
+}
+
+// checkTreePath refuses a path in a tree that cat-file would not read
+// literally: empty components, "." and "..", control characters.
+func checkTreePath(path string) error {
+	if path == "" {
+		return fmt.Errorf("%w: empty path", ErrBadName)
+	}
+	for _, c := range strings.Split(path, "/") {
+		if c == "" || c == "." || c == ".." {
+			return fmt.Errorf("%w: path %q has an empty, \".\" or \"..\" component", ErrBadName, path)
+		}
+		for i := 0; i < len(c); i++ {
+			if c[i] < 0x20 || c[i] == 0x7f {
+				return fmt.Errorf("%w: path %q has a control character", ErrBadName, path)
+			}
+		}
+	}
+	return nil
+}
+
+// GitEnv runs git where the store's commands run, with env added to (and
+// overriding) this process's environment, and returns its stdout: for
+// package archive, which builds trees in an index of its own
+// (GIT_INDEX_FILE).
+func (s *Store) GitEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+	return s.gitWith(ctx, env, stdin, args...)
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -396,5 +397,52 @@ func TestOpenOutsideRepository(t *testing.T) {
 				t.Fatalf("got %v, want ErrNotRepository", err)
 			}
 		})
+	}
+}
+
+// ReadPath reads a path in a tree a ref names through the store's
+// cat-file, and refuses what cat-file would read as something else.
+func TestReadPath(t *testing.T) {
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st := open(t, dir, refstore.Options{})
+	id, err := st.WriteBlob(ctx, []byte(`{"schema":"x/v1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(t.TempDir(), "index")
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := st.GitEnv(ctx, env, nil, "update-index", "--add", "--cacheinfo", "100644,"+id+",sessions/s-1"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := st.GitEnv(ctx, env, nil, "write-tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := strings.TrimSpace(string(out))
+	if err := st.Apply(ctx, "test", refstore.Update{Ref: refstore.ArchivePrefix + "2026-01", New: tree}); err != nil {
+		t.Fatalf("a ref holding a tree: %v", err)
+	}
+	for _, treeish := range []string{refstore.ArchivePrefix + "2026-01", tree} {
+		e, err := st.ReadPath(ctx, treeish, "sessions/s-1")
+		if err != nil || e.OID != id || e.Type != "blob" || string(e.Data) != `{"schema":"x/v1"}` || e.Ref != treeish+":sessions/s-1" {
+			t.Fatalf("ReadPath(%s) = %+v, %v", treeish, e, err)
+		}
+	}
+	if e, err := st.ReadPath(ctx, tree, "sessions"); err != nil || e.Type != "tree" {
+		t.Fatalf("ReadPath of a directory = %+v, %v", e, err)
+	}
+	for _, c := range [][2]string{{refstore.ArchivePrefix + "2026-01", "sessions/nope"}, {refstore.ArchivePrefix + "1999-01", "sessions/s-1"}} {
+		if _, err := st.ReadPath(ctx, c[0], c[1]); !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("ReadPath(%s, %s): %v, want ErrNotFound", c[0], c[1], err)
+		}
+	}
+	for _, c := range [][2]string{{"HEAD", "x"}, {"refs/ao/archive/2026-01@{1}", "sessions/s-1"}, {tree[:12], "sessions/s-1"},
+		{tree, "./sessions/s-1"}, {tree, "../x"}, {tree, "sessions//s-1"}, {tree, ""}, {tree, "/sessions"}, {tree, "sessions/\n"}} {
+		if _, err := st.ReadPath(ctx, c[0], c[1]); !errors.Is(err, refstore.ErrBadName) {
+			t.Fatalf("ReadPath(%q, %q): %v, want ErrBadName", c[0], c[1], err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -195,10 +196,11 @@ const maxChain = 10000
 
 // Line reads the sessions of id's line one record at a time, following
 // supersedes back and replacedBy forward: enough for CheckReplace and for
-// drawing one line, without listing every session. Links to records this
+// drawing one line, without listing every session. Archived sessions
+// are in it as live ones are (Find). Links to records this
 // clone lacks are kept as dangling links for the graph to report.
 func Line(ctx context.Context, st refstore.Records, id string) ([]Record, error) {
-	first, err := Read(ctx, st, id)
+	first, err := Find(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +214,7 @@ func Line(ctx context.Context, st refstore.Records, id string) ([]Record, error)
 				return nil
 			}
 			seen[nid] = true
-			s, err := Read(ctx, st, nid)
+			s, err := Find(ctx, st, nid)
 			if errors.Is(err, refstore.ErrNotFound) {
 				return nil
 			}
@@ -250,4 +252,52 @@ func Records(stored []Stored) []Record {
 		out[i] = stored[i].Record
 	}
 	return out
+}
+
+// EachArchived hands fn every archived session that has no live record
+// here (a clone that has not synced since another retired it still has
+// both: the live one is the one listed), marked Archived, newest month
+// first: one git ls-tree per month, then one cat-file read per record
+// through the store's long-lived cat-file. Unreadable records come back
+// as warnings. fn is handed a fresh record each time.
+func EachArchived(ctx context.Context, st *refstore.Store, fn func(Stored), warns *[]Warning) error {
+	found, err := archive.List(ctx, st, archive.SessionsDir)
+	if err != nil {
+		return fmt.Errorf("listing archived sessions: %w", err)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	live, err := st.RefIDs(ctx, refstore.SessionPrefix)
+	if err != nil {
+		return fmt.Errorf("listing sessions: %w", err)
+	}
+	isLive := make(map[string]bool, len(live))
+	for _, l := range live {
+		isLive[l.Ref] = true
+	}
+	for _, f := range found {
+		rev := archive.Ref(f.Month) + ":" + f.Path
+		id, err := refstore.DecodeComponent(strings.TrimPrefix(f.Path, archive.SessionsDir+"/"))
+		if err != nil {
+			*warns = append(*warns, Warning{Ref: rev, Err: err})
+			continue
+		}
+		if ref, _ := refstore.SessionRef(id); isLive[ref] {
+			continue
+		}
+		e, err := st.ReadObject(ctx, f.OID)
+		if err != nil {
+			*warns = append(*warns, Warning{Ref: rev, Err: err})
+			continue
+		}
+		e.Ref = rev
+		s, err := decodeArchived(e, id, f.Month)
+		if err != nil {
+			*warns = append(*warns, Warning{Ref: rev, Err: err})
+			continue
+		}
+		fn(s)
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -103,6 +104,10 @@ type Stored struct {
 	Record
 	Ref string `json:"-"`
 	OID string `json:"-"`
+	// Archived is the month whose archive holds the record (Find), ""
+	// for a live record. Ref is then the revision it was read as,
+	// "refs/ao/archive/2026-01:sessions/<id>", which no ref write takes.
+	Archived string `json:"archived,omitempty"`
 }
 
 // Clone returns a copy of s that shares no memory with it.
@@ -164,6 +169,49 @@ func Read(ctx context.Context, st refstore.Records, id string) (Stored, error) {
 		return Stored{}, err
 	}
 	return Decode(e)
+}
+
+// Find reads session id for showing it: the live record, else the one
+// the archive holds (package archive), marked Archived. Only for reads:
+// writers use Read, so that a change is never made to an archived record
+// and written back as a live one. Every surface that shows a session, and
+// the walk of its line (Line), reads through here. A store other than git's
+// has no archive: Find is Read there.
+func Find(ctx context.Context, st refstore.Records, id string) (Stored, error) {
+	s, err := Read(ctx, st, id)
+	gs, ok := st.(*refstore.Store)
+	if !ok || !errors.Is(err, refstore.ErrNotFound) {
+		return s, err
+	}
+	p, perr := archive.SessionPath(id)
+	if perr != nil {
+		return Stored{}, perr
+	}
+	e, month, aerr := archive.Find(ctx, gs, p)
+	if errors.Is(aerr, refstore.ErrNotFound) {
+		return Stored{}, err
+	}
+	if aerr != nil {
+		return Stored{}, fmt.Errorf("session %q in the archive: %w", id, aerr)
+	}
+	return decodeArchived(e, id, month)
+}
+
+// decodeArchived decodes an archived session's blob as the record of the
+// live ref it left, which must name id as every live record names its ref.
+func decodeArchived(e refstore.Entry, id, month string) (Stored, error) {
+	rev := e.Ref
+	ref, err := refstore.SessionRef(id)
+	if err != nil {
+		return Stored{}, err
+	}
+	e.Ref = ref
+	out, err := Decode(e)
+	if err != nil {
+		return Stored{}, fmt.Errorf("archived in %s: %w", month, err)
+	}
+	out.Ref, out.Archived = rev, month
+	return out, nil
 }
 
 // Decode reads one entry as a session record, refusing a record

@@ -134,6 +134,17 @@ type Session struct {
 	PR                 *PRPointer          `json:"pr"`
 	Runtime            *Runtime            `json:"runtime,omitempty"` // where git-handoff started its agent; absent: nowhere
 	Lineage            string              `json:"lineage,omitempty"`
+	// Archived is the month whose archive holds the session (Ref is then
+	// the revision to read it by, refs/ao/archive/<month>:sessions/<id>);
+	// absent for a live session.
+	Archived string `json:"archived,omitempty"`
+}
+
+// MarkArchived marks out as the session s, when the archive holds it.
+func (out *Session) MarkArchived(s session.Stored) {
+	if s.Archived != "" {
+		out.Archived, out.Ref = s.Archived, s.Ref
+	}
 }
 
 // Runtime is where a session's agent runs, and what the runtime says of it

@@ -263,12 +263,13 @@ func (s *Server) listSessions(c *call) error {
 
 func (s *Server) showSession(c *call) error {
 	id := c.r.PathValue("id")
-	res, err := handoff.SessionShow(c.r.Context(), c.st, id)
+	res, err := handoff.SessionFind(c.r.Context(), c.st, id)
 	if err != nil {
 		return fmt.Errorf("showing session: %w", err)
 	}
 	out := toSessionJSON(res.Session.Record, true)
 	out.Lineage = res.Lineage
+	out.MarkArchived(res.Session)
 	writeJSON(c.w, http.StatusOK, sessionShowJSON{Session: out, Notices: view.NonNil(c.notices)})
 	return nil
 }

@@ -23,9 +23,10 @@ func sessionLsCommand(d *deps) *cli.Command {
 		Name:      "ls",
 		Aliases:   []string{"list"},
 		Usage:     "list active sessions with their agent, branch, status and lineage",
-		UsageText: "git handoff session ls [--all] [--json]",
+		UsageText: "git handoff session ls [--all] [--archived] [--json]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "include ended, terminated, replaced and merged sessions"},
+			&cli.BoolFlag{Name: "archived", Usage: "include the archived sessions too, after the others, marked (implies --all)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -36,11 +37,12 @@ func sessionLsCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			all := c.Bool("all")
+			archived := c.Bool("archived")
+			all := c.Bool("all") || archived
 			if c.Bool("json") {
-				return sessionLsJSON(c, d, st, handoff.SessionListOptions{All: all})
+				return sessionLsJSON(c, d, st, handoff.SessionListOptions{All: all}, archived)
 			}
-			return sessionLsText(c, d, st, all)
+			return sessionLsText(c, d, st, all, archived)
 		},
 	}
 }
@@ -51,17 +53,30 @@ type sessionRow struct{ harness, branch, status, updated string }
 
 // sessionLsText prints the table of sessions, each kept as the text of
 // its row, not as its record, until the lineage of every one is known.
-func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all bool) error {
-	items, notices, err := handoff.SessionListEach(c.Context, st, handoff.SessionListOptions{All: all}, func(r *session.Record) sessionRow {
+func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all, archived bool) error {
+	row := func(r *session.Record) sessionRow {
 		status := r.Status
 		if r.Switching != nil {
 			status += " (switching to " + r.Switching.To + ")"
 		}
 		return sessionRow{harness: orDash(r.Harness), branch: orDash(r.Branch), status: status,
 			updated: r.UpdatedAt.UTC().Format("2006-01-02 15:04")}
-	})
+	}
+	items, notices, err := handoff.SessionListEach(c.Context, st, handoff.SessionListOptions{All: all}, row)
 	if err != nil {
 		return err
+	}
+	if archived {
+		old, more, err := handoff.SessionListArchived(c.Context, st)
+		if err != nil {
+			return err
+		}
+		notices = append(notices, more...)
+		for i := range old {
+			r := row(&old[i].Record)
+			r.status += ", archived " + old[i].Archived
+			items = append(items, handoff.SessionItem[sessionRow]{V: r, Lineage: old[i].ID})
+		}
 	}
 	notify(d.stderr, notices)
 	if len(items) == 0 {
@@ -87,7 +102,7 @@ func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all bool) error 
 
 // sessionLsJSON prints sessionListJSON, each session kept as its output
 // shape as it is read, its lineage and runtime added once all are.
-func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
+func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions, archived bool) error {
 	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) sessionJSON {
 		return toSessionJSON(*r, false)
 	})
@@ -99,6 +114,19 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 		out[i] = items[i].V
 		out[i].Lineage = items[i].Lineage
 		withRuntime(&out[i], items[i].Runtime)
+	}
+	if archived {
+		old, more, err := handoff.SessionListArchived(c.Context, st)
+		if err != nil {
+			return err
+		}
+		notices = append(notices, more...)
+		for i := range old {
+			j := toSessionJSON(old[i].Record, false)
+			j.Lineage = old[i].ID
+			j.MarkArchived(old[i])
+			out = append(out, j)
+		}
 	}
 	return printJSONArray(d.stdout, "sessions", out, d.withOpenNotices(notices))
 }

@@ -25,7 +25,7 @@ func sessionShowCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := handoff.SessionShow(c.Context, st, id)
+			res, err := handoff.SessionFind(c.Context, st, id)
 			if err != nil {
 				return sessionError(c, "showing session", id, err)
 			}
@@ -35,12 +35,16 @@ func sessionShowCommand(d *deps) *cli.Command {
 				out.Lineage = summary
 				out.Status = res.Status
 				withRuntime(&out, res.Runtime)
+				out.MarkArchived(res.Session)
 				return d.printJSON(out)
 			}
 			s := res.Session.Record
 			w := d.stdout
 			fmt.Fprintf(w, "session   %s\n", summary)
 			fmt.Fprintf(w, "status    %s\n", res.Status)
+			if a := res.Session.Archived; a != "" {
+				fmt.Fprintf(w, "archived  %s (%s)\n", a, res.Session.Ref)
+			}
 			if res.Runtime != nil {
 				fmt.Fprintf(w, "runtime   %s, tmux session %s on %s\n", runtimeText(res.Runtime), res.Runtime.Name, orDash(res.Runtime.Socket))
 			}

@@ -1,0 +1,416 @@
+// Package archive is the monthly archive of retired records. A year of use
+// makes a hundred thousand session refs; the records that no longer change
+// (ended sessions past their retention age, claimed or cancelled batons,
+// PR records of merged PRs) leave their live refs and move here, where they
+// cost one ref per month instead of one per record and stay answerable.
+//
+// Each month is one ref, refs/ao/archive/<YYYY-MM>, naming a git tree (no
+// commit: the archive has no history of its own, and two clones' months
+// join by Union, not by merging commits). Inside the tree:
+//
+//	sessions/<session-id>
+//	handoffs/<baton-id>
+//	prs/<gh-owner>/<gh-repo>/<number>
+//
+// each a blob that is the record's final version, the very blob its live
+// ref held (nothing is rewritten, so signatures and "prev" chains still
+// hold). Path components are encoded as the live refs' are
+// (refstore.EncodeComponent). Batons are kept by their id, not their ref:
+// the next baton of the same owner and branch reuses the ref.
+//
+// Trees are built by git itself (read-tree, update-index --index-info,
+// write-tree on an index file of our own) and the month's ref moves by
+// compare-and-swap through refstore.Store.Apply, so locks, reflogs,
+// reftable and SHA-256 behave as git's. Which records retire, and when, is
+// sync's business (teamsync); this package only keeps them.
+package archive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// The kind directories at the top of a month's tree.
+const (
+	SessionsDir = "sessions"
+	HandoffsDir = "handoffs"
+	PRsDir      = "prs"
+)
+
+// Entry is one archived record: its path in the month's tree and the blob
+// id of its final version.
+type Entry struct {
+	Path string // e.g. "sessions/s-123"
+	OID  string
+}
+
+// Found is an archived record and the month that holds it.
+type Found struct {
+	Entry
+	Month string // "2026-01"
+}
+
+// Month is the archive month of t, in UTC: "2026-01".
+func Month(t time.Time) string { return t.UTC().Format(monthLayout) }
+
+const monthLayout = "2006-01"
+
+// Ref is the ref of month's archive.
+func Ref(month string) string { return refstore.ArchivePrefix + month }
+
+// checkMonth refuses anything but a month as Month writes it.
+func checkMonth(month string) error {
+	if t, err := time.Parse(monthLayout, month); err != nil || Month(t) != month {
+		return fmt.Errorf("%w: archive month %q is not YYYY-MM", refstore.ErrBadName, month)
+	}
+	return nil
+}
+
+// SessionPath is where session id is archived.
+func SessionPath(id string) (string, error) { return path(SessionsDir, id) }
+
+// BatonPath is where the baton of id is archived.
+func BatonPath(id string) (string, error) { return path(HandoffsDir, id) }
+
+// PRPath is where the record of pull request number of ghOwner/ghRepo is
+// archived.
+func PRPath(ghOwner, ghRepo string, number int) (string, error) {
+	if number <= 0 {
+		return "", fmt.Errorf("%w: pull request number %d", refstore.ErrBadName, number)
+	}
+	return path(PRsDir, ghOwner, ghRepo, strconv.Itoa(number))
+}
+
+func path(dir string, parts ...string) (string, error) {
+	var b strings.Builder
+	b.WriteString(dir)
+	for _, p := range parts {
+		enc, err := refstore.EncodeComponent(p)
+		if err != nil {
+			return "", err
+		}
+		b.WriteByte('/')
+		b.WriteString(enc)
+	}
+	return b.String(), nil
+}
+
+// CheckPath refuses a path that is not one SessionPath, BatonPath or
+// PRPath makes: a known kind directory and the right number of canonically
+// encoded components. Every path written or read is checked, so that no
+// tree ever holds a path two names could reach, and no read asks cat-file
+// for anything but a plain path.
+func CheckPath(p string) error {
+	parts := strings.Split(p, "/")
+	want := 0
+	switch parts[0] {
+	case SessionsDir, HandoffsDir:
+		want = 2
+	case PRsDir:
+		want = 4
+	default:
+		return fmt.Errorf("%w: archive path %q is not under %s/, %s/ or %s/", refstore.ErrBadName, p, SessionsDir, HandoffsDir, PRsDir)
+	}
+	if len(parts) != want {
+		return fmt.Errorf("%w: archive path %q has %d components, want %d", refstore.ErrBadName, p, len(parts), want)
+	}
+	for _, c := range parts[1:] {
+		if _, err := refstore.DecodeComponent(c); err != nil {
+			return fmt.Errorf("archive path %q: %w", p, err)
+		}
+	}
+	if parts[0] == PRsDir {
+		if n, err := strconv.Atoi(parts[3]); err != nil || n <= 0 || strconv.Itoa(n) != parts[3] {
+			return fmt.Errorf("%w: archive path %q: %q is not a pull request number", refstore.ErrBadName, p, parts[3])
+		}
+	}
+	return nil
+}
+
+// maxTries bounds Add's compare-and-swap retries: each lost swap means
+// another writer archived into the same month meanwhile, which is rare.
+const maxTries = 8
+
+// Add puts entries into month's tree and moves the month's ref to the new
+// tree by compare-and-swap, trying again (a bounded number of times) when
+// another writer moved it meanwhile, so that neither's entries are lost.
+// An entry whose path the month holds already replaces it: the caller
+// archives a record's final version. It returns the month's tree as it now
+// stands; a call that changes nothing writes nothing.
+func Add(ctx context.Context, st *refstore.Store, month string, entries []Entry, msg string) (string, error) {
+	if err := checkMonth(month); err != nil {
+		return "", err
+	}
+	if len(entries) == 0 {
+		old, _, err := monthTree(ctx, st, month)
+		return old, err
+	}
+	if err := checkEntries(ctx, st, entries); err != nil {
+		return "", err
+	}
+	ref := Ref(month)
+	var err error
+	for range maxTries {
+		old, _, rerr := monthTree(ctx, st, month)
+		if rerr != nil {
+			return "", rerr
+		}
+		tree, berr := build(ctx, st, old, entries)
+		if berr != nil {
+			return "", berr
+		}
+		if tree == old {
+			return old, nil
+		}
+		err = st.Apply(ctx, msg, refstore.Update{Ref: ref, Old: old, New: tree})
+		if err == nil {
+			return tree, nil
+		}
+		if !errors.Is(err, refstore.ErrConflict) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("archiving into %s: %d writers in a row moved it first: %w", ref, maxTries, err)
+}
+
+// checkEntries refuses a bad path, a path given twice, and an id that does
+// not name a blob this repository has: a tree of ours holds only records.
+func checkEntries(ctx context.Context, st *refstore.Store, entries []Entry) error {
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if err := CheckPath(e.Path); err != nil {
+			return err
+		}
+		if seen[e.Path] {
+			return fmt.Errorf("%w: archive path %q given twice", refstore.ErrBadName, e.Path)
+		}
+		seen[e.Path] = true
+		o, err := st.ReadObject(ctx, e.OID)
+		if err != nil {
+			return fmt.Errorf("archiving %s: %w", e.Path, err)
+		}
+		if o.Type != "blob" {
+			return fmt.Errorf("%w: archiving %s: %s is a %s, not a record's blob", refstore.ErrInvalidRecord, e.Path, e.OID, o.Type)
+		}
+	}
+	return nil
+}
+
+// monthTree is the tree month's ref names, "" when there is none yet.
+func monthTree(ctx context.Context, st *refstore.Store, month string) (string, string, error) {
+	ref := Ref(month)
+	e, err := st.Get(ctx, ref)
+	if errors.Is(err, refstore.ErrNotFound) {
+		return "", ref, nil
+	}
+	if err != nil {
+		return "", ref, err
+	}
+	if e.Type != "tree" {
+		return "", ref, fmt.Errorf("%w: %s points at a %s, not a tree", refstore.ErrInvalidRecord, ref, e.Type)
+	}
+	return e.OID, ref, nil
+}
+
+// build writes the tree of base ("" for none) with entries put in, through
+// git on an index file of its own: read-tree, update-index --index-info,
+// write-tree. The index lives in a fresh directory under the common git
+// dir (the same file system as the objects; never the user's index) and is
+// removed afterwards.
+func build(ctx context.Context, st *refstore.Store, base string, entries []Entry) (string, error) {
+	dir, err := os.MkdirTemp(st.CommonDir(), "handoff-archive-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "index")}
+	if base != "" {
+		if _, err := st.GitEnv(ctx, env, nil, "read-tree", base); err != nil {
+			return "", err
+		}
+	}
+	// ls-tree's own line shape, NUL-terminated: no path is ever quoted.
+	var in bytes.Buffer
+	for _, e := range entries {
+		fmt.Fprintf(&in, "100644 blob %s\t%s\x00", e.OID, e.Path)
+	}
+	if _, err := st.GitEnv(ctx, env, in.Bytes(), "update-index", "-z", "--index-info"); err != nil {
+		return "", err
+	}
+	// write-tree refuses an entry naming an object the repository lacks.
+	out, err := st.GitEnv(ctx, env, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Union returns the tree holding every path of trees a and b, either of
+// which may be "" (absent): what sync makes of two clones that archived
+// into the same month. Where both hold a path with different blobs, pick
+// chooses (it must return one of the two ids, and be deterministic and
+// symmetric, so that every clone reaches the same tree; sync passes the
+// record ordering). Trees are content-addressed, so equal ids need no work,
+// and a union equal to a or b is that tree itself.
+func Union(ctx context.Context, st *refstore.Store, a, b string, pick func(path, oidA, oidB string) string) (string, error) {
+	switch {
+	case a == b, b == "":
+		return a, nil
+	case a == "":
+		return b, nil
+	}
+	ea, err := lsTree(ctx, st, a, "")
+	if err != nil {
+		return "", err
+	}
+	eb, err := lsTree(ctx, st, b, "")
+	if err != nil {
+		return "", err
+	}
+	have := make(map[string]string, len(ea))
+	for _, e := range ea {
+		have[e.Path] = e.OID
+	}
+	var put []Entry
+	for _, e := range eb {
+		if err := CheckPath(e.Path); err != nil {
+			return "", fmt.Errorf("archive union: tree %s: %w", b, err)
+		}
+		cur, ok := have[e.Path]
+		switch {
+		case !ok:
+			put = append(put, e)
+		case cur != e.OID:
+			won := pick(e.Path, cur, e.OID)
+			if won != cur && won != e.OID {
+				return "", fmt.Errorf("archive union: pick chose %q for %s, neither %s nor %s", won, e.Path, cur, e.OID)
+			}
+			if won == e.OID {
+				put = append(put, e)
+			}
+		}
+	}
+	if len(put) == 0 {
+		return a, nil
+	}
+	return build(ctx, st, a, put)
+}
+
+// lsTree lists the blobs of tree (recursively), under dir ("" for all),
+// through one git ls-tree. A tree without dir lists nothing.
+func lsTree(ctx context.Context, st *refstore.Store, tree, dir string) ([]Entry, error) {
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", tree}
+	if dir != "" {
+		args = append(args, "--", dir)
+	}
+	out, err := st.GitEnv(ctx, nil, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	var entries []Entry
+	for rec := range bytes.SplitSeq(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		// <mode> SP <type> SP <object> TAB <path>
+		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("git ls-tree %s: unexpected line %q", tree, rec)
+		}
+		if f[1] != "blob" {
+			continue
+		}
+		entries = append(entries, Entry{Path: string(p), OID: f[2]})
+	}
+	return entries, nil
+}
+
+// Months lists the archive's months, newest first. Only this clone's own
+// months: the copies fetched from a remote (refs/ao/remotes/<remote>/
+// archive/<month>) are sync's to join into them.
+func Months(ctx context.Context, st *refstore.Store) ([]refstore.RefID, error) {
+	ids, err := st.RefIDs(ctx, refstore.ArchivePrefix)
+	if err != nil {
+		return nil, err
+	}
+	out := ids[:0]
+	for _, id := range ids {
+		if checkMonth(strings.TrimPrefix(id.Ref, refstore.ArchivePrefix)) == nil {
+			out = append(out, id)
+		}
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// Find reads the archived record at path from the newest month that holds
+// it: one cat-file read per month, through the store's long-lived
+// cat-file. The entry's Ref is the revision it was read as
+// ("refs/ao/archive/2026-01:sessions/s-1"). ErrNotFound when no month
+// holds it.
+func Find(ctx context.Context, st *refstore.Store, path string) (refstore.Entry, string, error) {
+	if err := CheckPath(path); err != nil {
+		return refstore.Entry{}, "", err
+	}
+	months, err := Months(ctx, st)
+	if err != nil {
+		return refstore.Entry{}, "", err
+	}
+	for _, m := range months {
+		e, err := st.ReadPath(ctx, m.Ref, path)
+		if errors.Is(err, refstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return e, "", err
+		}
+		if e.Type != "blob" {
+			return e, "", fmt.Errorf("%w: %s is a %s, not a record", refstore.ErrInvalidRecord, e.Ref, e.Type)
+		}
+		return e, strings.TrimPrefix(m.Ref, refstore.ArchivePrefix), nil
+	}
+	return refstore.Entry{}, "", fmt.Errorf("archive: %s: %w", path, refstore.ErrNotFound)
+}
+
+// List returns every record archived under kindDir (SessionsDir,
+// HandoffsDir or PRsDir), each with its month: newest month first, in
+// path order within a month, and a path archived in several months only
+// once, from the newest. One git ls-tree per month.
+func List(ctx context.Context, st *refstore.Store, kindDir string) ([]Found, error) {
+	kindDir = strings.TrimSuffix(kindDir, "/")
+	if kindDir != SessionsDir && kindDir != HandoffsDir && kindDir != PRsDir {
+		return nil, fmt.Errorf("%w: %q is not an archive kind", refstore.ErrBadName, kindDir)
+	}
+	months, err := Months(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	var out []Found
+	seen := map[string]bool{}
+	for _, m := range months {
+		entries, err := lsTree(ctx, st, m.OID, kindDir)
+		if err != nil {
+			return nil, err
+		}
+		month := strings.TrimPrefix(m.Ref, refstore.ArchivePrefix)
+		for _, e := range entries {
+			if seen[e.Path] {
+				continue
+			}
+			seen[e.Path] = true
+			out = append(out, Found{Entry: e, Month: month})
+		}
+	}
+	return out, nil
+}
