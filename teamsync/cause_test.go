@@ -2,7 +2,6 @@ package teamsync
 
 import (
 	"testing"
-	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/prown"

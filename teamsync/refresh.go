@@ -59,6 +59,12 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 		return []string{"batons fetched from " + remote + " were not merged: " + err.Error()}
 	}
 	notices := res.Warnings
+	for _, m := range res.Merged {
+		// A baton this clone held as waiting, claimed elsewhere first.
+		if m.Old != "" && strings.HasPrefix(m.Ref, refstore.HandoffsPrefix) && strings.Contains(m.What, " claimed by ") {
+			notices = append(notices, fmt.Sprintf("%s on another clone before this start (learned from %s)", m.What, remote))
+		}
+	}
 	for _, c := range res.Conflicts {
 		notices = append(notices, c.Summary)
 	}

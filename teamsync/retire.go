@@ -139,6 +139,7 @@ type retirement struct {
 	path  string
 	month string
 	oid   string // the blob retired
+	what  string // the record retired, in words
 }
 
 // retireRecords marks the decisions whose winner is final since before
@@ -156,7 +157,7 @@ func retireRecords(ds []decision, cutoff time.Time) {
 		if !ok {
 			continue
 		}
-		r.oid = d.winner.oid
+		r.oid, r.what = d.winner.oid, kindOf(d.ref).describe(d.winner.rec)
 		d.winner, d.collected, d.retired = nil, true, &r
 	}
 }

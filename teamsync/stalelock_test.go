@@ -99,7 +99,7 @@ func TestSyncNamesAStaleReftableLock(t *testing.T) {
 	}
 	old := time.Now().Add(-time.Minute)
 	os.Chtimes(lock, old, old)
-	_, err := Sync(context.Background(), b, Options{Remote: "origin", Now: at(3), MaxAge: DefaultMaxAge})
+	_, err := Sync(context.Background(), b, Options{Remote: "origin", Now: at(3), Retention: DefaultRetention})
 	var le *refstore.LockedError
 	if !errors.As(err, &le) || le.Path != lock {
 		t.Fatalf("sync with a stale %s: %v, want a LockedError naming it", lock, err)

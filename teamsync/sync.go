@@ -99,13 +99,15 @@ func Refspecs(remote string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(refstore.Kinds), len(refstore.Kinds)+1)
+	out := make([]string, len(refstore.Kinds), len(refstore.Kinds)+2)
 	for i, k := range refstore.Kinds {
 		rel := strings.TrimPrefix(k, refstore.Root)
 		out[i] = "+" + k + "*:" + tp + rel + "*"
 	}
-	// Snapshots last: commits, not records (snapshots.go).
-	return append(out, snapshotRefspec(tp)), nil
+	// Then the archive's months (trees, archive_join.go) and snapshots
+	// (commits, snapshots.go): not records.
+	arch := strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
+	return append(out, "+"+refstore.ArchivePrefix+"*:"+tp+arch+"*", snapshotRefspec(tp)), nil
 }
 
 // localRef maps a tracking ref back to the local ref its record belongs at,
@@ -237,8 +239,11 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				res.Retired++
 			}
 			what := ""
-			if d.winner != nil {
+			switch {
+			case d.winner != nil:
 				what = kindOf(d.ref).describe(d.winner.rec)
+			case d.retired != nil:
+				what = d.retired.what
 			}
 			if d.withheld {
 				res.Withheld = append(res.Withheld, Change{Ref: d.ref, Old: d.local.oid, New: d.local.oid, Reason: "withheld", What: what})
@@ -269,7 +274,10 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		}
 		var archLocal []refstore.Update
 		for _, a := range arch {
-			what := fmt.Sprintf("archive of %s (%d record(s) retired now)", a.month, a.added)
+			what := "archive of " + a.month
+			if a.added > 0 {
+				what += fmt.Sprintf(" (%d record(s) retired now)", a.added)
+			}
 			if a.tree != a.local {
 				archLocal = append(archLocal, refstore.Update{Ref: a.ref, Old: a.local, New: a.tree})
 				res.Local = append(res.Local, Change{Ref: a.ref, Old: a.local, New: a.tree, Reason: "archived", What: what})

@@ -96,7 +96,7 @@ func clock(min int) handoff.Clock { return func() time.Time { return at(min) } }
 // does now and then.
 func retireAt(t *testing.T, st *refstore.Store, min int) Result {
 	t.Helper()
-	res, err := Sync(context.Background(), st, Options{Remote: "origin", Now: at(min), MaxAge: DefaultMaxAge, Retire: true})
+	res, err := Sync(context.Background(), st, Options{Remote: "origin", Now: at(min), Retention: DefaultRetention, Retire: true})
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -114,7 +114,7 @@ func fetchRecords(t *testing.T, st *refstore.Store) {
 
 func syncAt(t *testing.T, st *refstore.Store, min int) Result {
 	t.Helper()
-	res, err := Sync(context.Background(), st, Options{Remote: "origin", Now: at(min), MaxAge: DefaultMaxAge})
+	res, err := Sync(context.Background(), st, Options{Remote: "origin", Now: at(min), Retention: DefaultRetention})
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -201,6 +201,16 @@ func TestSyncMigratesEarlierFetchRefspecs(t *testing.T) {
 	if hasWarning(res.Warnings, "fetch refspec") {
 		t.Errorf("second sync migrated again: %q", res.Warnings)
 	}
+}
+
+// retired reports whether changes retire ref.
+func retired(changes []Change, ref string) bool {
+	for _, c := range changes {
+		if c.Ref == ref && c.Reason == "retired" && c.New == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func hasWarning(ws []string, part string) bool {
@@ -384,8 +394,8 @@ func TestCancelIsNotUndoneByFetch(t *testing.T) {
 		}
 	}
 	// past the age, the tombstone is collected everywhere
-	res := retireAt(t, a, 2+int(DefaultMaxAge/time.Minute)+1)
-	if len(res.Local) != 1 || res.Local[0].Reason != "collected" || len(res.Pushed) != 1 {
+	res := retireAt(t, a, 2+int(DefaultRetention/time.Minute)+1)
+	if res.Retired != 1 || !retired(res.Local, mainRef) || !retired(res.Pushed, mainRef) {
 		t.Fatalf("collect: %+v", res)
 	}
 	if _, err := a.Get(context.Background(), mainRef); !errors.Is(err, refstore.ErrNotFound) {
@@ -558,8 +568,8 @@ func TestAwayCloneDoesNotBringCollectedBatonBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	syncAt(t, a, 3)
-	later := 2 + int(DefaultMaxAge/time.Minute) + 1
-	if res := retireAt(t, a, later); len(res.Pushed) != 1 || res.Pushed[0].Reason != "collected" {
+	later := 2 + int(DefaultRetention/time.Minute) + 1
+	if res := retireAt(t, a, later); res.Retired != 1 || !retired(res.Pushed, mainRef) {
 		t.Fatalf("collect: %+v", res)
 	}
 	onRemote := func() string {
@@ -595,7 +605,8 @@ func TestAwayCloneDoesNotBringCollectedBatonBack(t *testing.T) {
 	// A remote pointed somewhere new is not one that dropped records.
 	git(t, tm.dir, "init", "-q", "--bare", "moved.git")
 	git(t, b.Dir(), "remote", "set-url", "origin", filepath.Join(tm.dir, "moved.git"))
-	if res := syncAt(t, b, later+5); len(res.Withheld) != 0 || len(res.Pushed) != 1 {
+	// (It gets the archive this clone holds, too.)
+	if res := syncAt(t, b, later+5); len(res.Withheld) != 0 || len(res.Pushed) != 2 || res.Pushed[0].Ref != mainRef || res.Pushed[1].Reason != "archived" {
 		t.Fatalf("sync with a new remote: %+v", res)
 	}
 }
@@ -621,7 +632,7 @@ func TestSyncWithNothingNewReadsAndWritesNothing(t *testing.T) {
 		return len(gittest.ReflogMessages(t, a.Dir(), mainRef)) + len(gittest.ReflogMessages(t, a.Dir(), trackMainRef))
 	}
 	beforeRefs, beforeLogs := refs(), logs()
-	res, err := Sync(ctx, open(t, a.Dir()), Options{Remote: "origin", Now: at(3), MaxAge: DefaultMaxAge})
+	res, err := Sync(ctx, open(t, a.Dir()), Options{Remote: "origin", Now: at(3), Retention: DefaultRetention})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,11 +138,9 @@ func (h hookDeps) PushRecords(ctx context.Context, remote, _ string) error {
 	if ok, err := teamsync.Initialized(ctx, st, remote); err != nil || !ok {
 		return err
 	}
-	maxAge, err := teamsync.MaxAge(ctx, st)
-	if err != nil {
-		return err
-	}
-	res, err := teamsync.Sync(ctx, st, teamsync.Options{Remote: remote, MaxAge: maxAge, Now: h.d.Now()})
+	// No retention here: a push must not pay a read of every record
+	// (sync retires once a day).
+	res, err := teamsync.Sync(ctx, st, teamsync.Options{Remote: remote, Now: h.d.Now()})
 	for _, c := range res.Conflicts {
 		fmt.Fprintf(h.d.stderr, "git-handoff: %s\n", c.Summary)
 	}

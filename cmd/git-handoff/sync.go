@@ -22,10 +22,16 @@ func syncCommand(d *deps) *cli.Command {
 		Description: "Fetches the remote's records, joins each with the local one (the same answer in any order on any\n" +
 			"machine), updates the local refs and pushes every changed ref with a lease on what was fetched.\n" +
 			"Where two versions could not be ordered, the one kept is chosen by a fixed tie-break and the two\n" +
-			"are shown as a diff; the other stays in the reflog. Tombstones older than git config\n" +
-			teamsync.MaxAgeKey + " (default 720h) are collected.",
+			"are shown as a diff; the other stays in the reflog. Only records whose two sides differ are read:\n" +
+			"a sync with nothing new reads no record and moves no ref.\n\n" +
+			"Once a day (or with --retire) sync also retires records final for longer than git config\n" +
+			teamsync.RetentionKey + " (default 30d; \"never\" keeps them): ended sessions no live session needs,\n" +
+			"claimed or cancelled batons, cleared objectives, merged pull requests' records. They leave the live\n" +
+			"refs here and on the remote and move to the monthly archive under refs/ao/archive/, where\n" +
+			"`session show`, `session lineage`, `log` and the status page still find them.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "fetch and show what would change, change nothing"},
+			&cli.BoolFlag{Name: "retire", Usage: "judge every record for retention now (sync does once a day on its own)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -42,11 +48,13 @@ func syncCommand(d *deps) *cli.Command {
 					return err
 				}
 			}
-			maxAge, err := teamsync.MaxAge(c.Context, st)
+			retention, err := teamsync.Retention(c.Context, st)
 			if err != nil {
 				return err
 			}
-			opts := teamsync.Options{Remote: remote, DryRun: c.Bool("dry-run"), MaxAge: maxAge, Now: d.Now()}
+			now := d.Now()
+			opts := teamsync.Options{Remote: remote, DryRun: c.Bool("dry-run"), Retention: retention, Now: now,
+				Retire: c.Bool("retire") || teamsync.RetireDue(st, remote, now)}
 			if f, ok := d.stderr.(*os.File); ok && syncIsTerminal(f) {
 				opts.Progress = d.stderr
 			}
@@ -63,7 +71,7 @@ func syncCommand(d *deps) *cli.Command {
 			}
 			if c.Bool("json") {
 				return d.printJSON(syncJSON{
-					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts,
+					Remote: res.Remote, DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts, Retired: res.Retired,
 					Local: syncChanges(res.Local), Pushed: syncChanges(res.Pushed),
 					Conflicts: view.NonNil(res.Conflicts), Withheld: syncChanges(res.Withheld),
 					Snapshots: syncChanges(res.Snapshots),
@@ -86,8 +94,12 @@ func syncCommand(d *deps) *cli.Command {
 				}
 				fmt.Fprintf(d.stderr, "%s %s: %s\n", sc.What, where, syncShortID(sc.New))
 			}
-			fmt.Fprintf(d.stderr, "synced %d records with %s: %d updated here, %d pushed, %d conflicts%s\n",
-				res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), verb)
+			retired := ""
+			if res.Retired > 0 {
+				retired = fmt.Sprintf(", %d retired to the archive", res.Retired)
+			}
+			fmt.Fprintf(d.stderr, "synced %d records with %s: %d updated here, %d pushed, %d conflicts%s%s\n",
+				res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired, verb)
 			return nil
 		},
 	}
@@ -104,7 +116,7 @@ func withheldNotice(res teamsync.Result) string {
 	if n > 1 {
 		more = fmt.Sprintf(" and %d more", n-1)
 	}
-	return fmt.Sprintf("%s no longer has %s%s, which it held at the last sync (a cancel collected there?); unchanged here, so kept here and not pushed back",
+	return fmt.Sprintf("%s no longer has %s%s, which it held at the last sync (retired there?); unchanged here, so kept here and not pushed back",
 		res.Remote, res.Withheld[0].What, more)
 }
 
@@ -125,6 +137,7 @@ type syncJSON struct {
 	DryRun    bool               `json:"dryRun"`
 	Records   int                `json:"records"`
 	Attempts  int                `json:"attempts"`
+	Retired   int                `json:"retired"` // records retention moved to the archive (each in local or pushed, reason "retired")
 	Local     []syncChangeJSON   `json:"local"`
 	Pushed    []syncChangeJSON   `json:"pushed"`
 	Conflicts []handoff.Conflict `json:"conflicts"`

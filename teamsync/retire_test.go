@@ -1,0 +1,144 @@
+package teamsync
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+)
+
+// put writes rec at ref, as a record of its kind.
+func put(t *testing.T, st *refstore.Store, ref string, rec any) {
+	t.Helper()
+	ctx := context.Background()
+	data, err := refstore.Encode(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oid, err := st.WriteBlob(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := st.ResolveID(ctx, ref)
+	if err := st.Apply(ctx, "test", refstore.Update{Ref: ref, Old: old, New: oid}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sess(id, status, supersedes string, ended int) session.Record {
+	r := session.Record{Schema: session.Schema, ID: id, Owner: "dev", Branch: "main", Status: status, Supersedes: supersedes, CreatedAt: at(ended - 5), UpdatedAt: at(ended)}
+	if status != session.StatusActive {
+		r.EndedAt = atp(ended)
+	}
+	return r
+}
+
+func sessRef(t *testing.T, id string) string {
+	ref, err := refstore.SessionRef(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+// Retention moves final records to the archive on both sides, keeps what a
+// live session needs, and every clone ends up with the same live refs and
+// the same archive; an archived session is still found.
+func TestRetentionMovesFinalRecordsToTheArchive(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// s-old ended long ago; s-prev too, but the active s-live replaced it;
+	// s-owner ended long ago and owns an open pull request; s-recent ended
+	// within the retention age.
+	for _, r := range []session.Record{
+		sess("s-old", session.StatusEnded, "", 0),
+		sess("s-prev", session.StatusReplaced, "", 0),
+		sess("s-live", session.StatusActive, "s-prev", 10),
+		sess("s-owner", session.StatusEnded, "", 0),
+	} {
+		put(t, a, sessRef(t, r.ID), r)
+	}
+	later := int(DefaultRetention/time.Minute) + 100
+	put(t, a, sessRef(t, "s-recent"), sess("s-recent", session.StatusEnded, "", later-10))
+	open7, _ := refstore.PRRef("o", "r", 7)
+	merged8, _ := refstore.PRRef("o", "r", 8)
+	put(t, a, open7, prown.Record{Schema: prown.Schema, Number: 7, Repo: "o/r", OwnerSession: "s-owner", ClaimedAt: at(0)})
+	put(t, a, merged8, prown.Record{Schema: prown.Schema, Number: 8, Repo: "o/r", OwnerSession: "s-old", ClaimedAt: at(0), MergedAt: atp(1)})
+	syncAt(t, a, 1)
+	syncAt(t, b, 2)
+
+	res := retireAt(t, a, later)
+	if res.Retired != 2 {
+		t.Fatalf("retired %d, want s-old and pull request 8: %+v", res.Retired, res)
+	}
+	live := func(dir string) string {
+		return git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ao/sessions/", "refs/ao/prs/")
+	}
+	want := strings.Join([]string{"refs/ao/prs/o/r/7", sessRef(t, "s-live"), sessRef(t, "s-owner"), sessRef(t, "s-prev"), sessRef(t, "s-recent")}, "\n")
+	for _, dir := range []string{a.Dir(), tm.remote} {
+		if got := live(dir); got != want {
+			t.Errorf("%s live records:\n%s\nwant\n%s", dir, got, want)
+		}
+	}
+	month := archive.Month(at(0))
+	if got := git(t, tm.remote, "ls-tree", "-r", "--name-only", "refs/ao/archive/"+month); got != "prs/o/r/8\nsessions/s-old" {
+		t.Errorf("the remote's archive of %s holds:\n%s", month, got)
+	}
+
+	// b held s-old; the remote retired it: b keeps it until its own
+	// retention, pushes nothing back, then retires it too.
+	syncAt(t, b, later+1)
+	if got := live(tm.remote); got != want {
+		t.Errorf("b pushed a retired record back:\n%s", got)
+	}
+	retireAt(t, b, later+2)
+	if got := live(b.Dir()); got != want {
+		t.Errorf("b's live records after its retention:\n%s", got)
+	}
+	if ga, gb := git(t, a.Dir(), "rev-parse", "refs/ao/archive/"+month), git(t, b.Dir(), "rev-parse", "refs/ao/archive/"+month); ga != gb {
+		t.Errorf("the clones' archives differ: %s and %s", ga, gb)
+	}
+	found, err := session.Find(ctx, open(t, b.Dir()), "s-old")
+	if err != nil || found.Archived != month || found.Status != session.StatusEnded {
+		t.Fatalf("the archived session is not found: %+v %v", found, err)
+	}
+	if _, err := session.Read(ctx, b, "s-old"); !errors.Is(err, refstore.ErrNotFound) {
+		t.Errorf("the retired session is still live: %v", err)
+	}
+	if RetireDue(b, "origin", at(later+2).Add(time.Hour)) {
+		t.Errorf("retention is due again an hour after it ran")
+	}
+}
+
+// Two clones retiring into the same month keep both's records: the months
+// join by their union.
+func TestArchiveMonthsJoin(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	put(t, a, sessRef(t, "s-a"), sess("s-a", session.StatusEnded, "", 0))
+	put(t, b, sessRef(t, "s-b"), sess("s-b", session.StatusEnded, "", 1))
+	later := int(DefaultRetention/time.Minute) + 100
+	// Each retires its own session before it learns of the other's.
+	retireAt(t, a, later)
+	if _, err := Sync(context.Background(), b, Options{Remote: "origin", Now: at(later), Retention: DefaultRetention, Retire: true}); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, a, later+1)
+	month := archive.Month(at(0))
+	for _, dir := range []string{a.Dir(), b.Dir(), tm.remote} {
+		if got := git(t, dir, "ls-tree", "-r", "--name-only", "refs/ao/archive/"+month); got != "sessions/s-a\nsessions/s-b" {
+			t.Errorf("%s: the archive holds\n%s", dir, got)
+		}
+		if got := git(t, dir, "for-each-ref", "refs/ao/sessions/"); got != "" {
+			t.Errorf("%s: live sessions left:\n%s", dir, got)
+		}
+	}
+}
