@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/tmuxrt"
@@ -135,6 +136,23 @@ func (e *tmuxEnv) ls() map[string]lsSession {
 		m[s.ID] = s
 	}
 	return m
+}
+
+// waitStatus waits, at most 20 seconds, until session ls --all shows id
+// with status, and returns it.
+func (e *tmuxEnv) waitStatus(id, status string) lsSession {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := e.ls()[id]
+		if s.Status == status {
+			return s
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("session %s is %q after 20s, want %q (runtime %+v)", id, s.Status, status, s.Runtime)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // launch starts session id's agent under tmux and waits until its
@@ -316,13 +334,14 @@ func TestTmuxTerminatedIsRelaunched(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmuxrttest.Wait(t, srv, name, func(p tmuxrt.Pane, ok bool, s string) bool { return ok && p.Dead })
-	s := e.ls()["s-dead"]
-	if s.Status != "terminated" || s.Runtime == nil || s.Runtime.State != "exited" || s.Runtime.Signal != int(syscall.SIGKILL) {
+	// tmux's pane-died hook ends the session (`session exited`).
+	s := e.waitStatus("s-dead", "ended")
+	if s.Runtime == nil || s.Runtime.State != "exited" || s.Runtime.Signal != int(syscall.SIGKILL) {
 		t.Fatalf("after the agent died: %+v (runtime %+v)", s, s.Runtime)
 	}
 	var shown lsSession
 	e.json(&shown, "session", "show", "s-dead")
-	if shown.Status != "terminated" || shown.Runtime == nil || shown.Runtime.State != "exited" {
+	if shown.Status != "ended" || shown.Runtime == nil || shown.Runtime.State != "exited" {
 		t.Errorf("session show after the agent died: %+v (runtime %+v)", shown, shown.Runtime)
 	}
 	if _, stderr, code := e.run("git-handoff", "session", "attach", "s-dead"); code == 0 || !strings.Contains(stderr, "exited") || !strings.Contains(stderr, "lingers") {
@@ -366,7 +385,7 @@ func TestTmuxTerminatedIsRelaunched(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmuxrttest.Wait(t, srv, name, func(p tmuxrt.Pane, ok bool, s string) bool { return ok && p.Dead })
-	if s = e.ls()["s-dead"]; s.Status != "terminated" || s.Runtime.ExitStatus == nil || *s.Runtime.ExitStatus != 0 {
+	if s = e.waitStatus("s-dead", "ended"); s.Runtime.ExitStatus == nil || *s.Runtime.ExitStatus != 0 {
 		t.Fatalf("after codex exited: %+v (runtime %+v)", s, s.Runtime)
 	}
 	e.json(&restored, "session", "restore", "s-dead")
