@@ -515,3 +515,37 @@ func TestTmuxListAsksOnce(t *testing.T) {
 		t.Errorf("session ls of three live sessions ran tmux %d times: %q", len(c), c)
 	}
 }
+
+// terminate stops an agent still running under tmux first, destroys its
+// tmux session, and unbinds the worktree; ls shows where sessions were.
+func TestTmuxTerminateStopsTheAgent(t *testing.T) {
+	e := newTmuxEnv(t)
+	if err := os.WriteFile(filepath.Join(e.hold, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, name, p := e.launch("s-term", "claude")
+	var res struct {
+		Changed bool
+		Stopped string
+		Unbound string
+	}
+	e.json(&res, "session", "terminate", "s-term")
+	// Unbound may be empty: tmux's pane-died hook can end and unbind it first.
+	if !res.Changed || res.Stopped != name {
+		t.Fatalf("terminate = %+v", res)
+	}
+	processGone(t, p.PID)
+	if _, ok, err := srv.Pane(t.Context(), name); err != nil || ok {
+		t.Fatalf("the tmux session %s is still there (%v)", name, err)
+	}
+	if s := e.ls()["s-term"]; s.Status != "terminated" {
+		t.Fatalf("after terminate: %+v", s)
+	}
+	if out, _, code := e.run("git", "symbolic-ref", "-q", "refs/worktree/ao/session"); code == 0 {
+		t.Fatalf("still bound: %s", out)
+	}
+	out := e.handoff("session", "ls", "--all")
+	if !strings.Contains(out, "HOST") || !strings.Contains(out, "WORKTREE") || !strings.Contains(out, e.repo) || strings.Contains(out, "* another") {
+		t.Fatalf("session ls:\n%s", out)
+	}
+}
