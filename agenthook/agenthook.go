@@ -118,7 +118,7 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 		}
 		answer = p.stopAnswer(res.Reason)
 	case EventSessionEnd:
-		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID}); err != nil {
+		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason}); err != nil {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 		}
 		return
@@ -139,6 +139,7 @@ type input struct {
 	SessionIDCamel string   `json:"sessionId"`
 	Conversation   string   `json:"conversation_id"`
 	Source         string   `json:"source"`
+	Reason         string   `json:"reason"` // session-end: why (Claude's "clear" goes on)
 	Cwd            string   `json:"cwd"`
 	WorkspaceRoots []string `json:"workspace_roots"`
 	StopHookActive bool     `json:"stop_hook_active"`

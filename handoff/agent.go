@@ -469,11 +469,22 @@ func stopReason(id string) string {
 type AgentEndOptions struct {
 	Harness  string
 	NativeID string
+	// Reason is why the agent says its session ends, in its own words:
+	// Claude Code's "clear" goes on in the same process with a new
+	// conversation (its SessionStart follows, source clear) and ends nothing.
+	Reason string
 }
 
-// AgentEnd is the bookkeeping when an agent's process ends: the time it
-// last ran is kept for `session ls`, and nothing else happens (the session
-// stays open for a resume; `end` leaves the baton).
+// ReasonClear is the session-end reason of a conversation that goes on
+// (Claude Code's /clear).
+const ReasonClear = "clear"
+
+// AgentEnd is what happens when an agent's process ends: the time it last
+// ran is kept for `session ls`, and its session ends (EndSession: ended,
+// its worktree unbound, no baton asked for) unless a switch holds the
+// session (the switch stopped this agent to start another) or the agent
+// goes on with a cleared conversation. A later resume of the conversation
+// starts a session of its own; `session restore` revives this one.
 func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clock Clock) (string, error) {
 	h, err := harness.Lookup(opts.Harness)
 	if err != nil {
@@ -483,5 +494,15 @@ func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clo
 	if err != nil || !ok {
 		return "", err
 	}
-	return s.ID, session.MarkLaunched(ctx, st, s.ID, clock())
+	if err := session.MarkLaunched(ctx, st, s.ID, clock()); err != nil {
+		return s.ID, err
+	}
+	if opts.Reason == ReasonClear {
+		return s.ID, nil
+	}
+	var held *session.SwitchingError
+	if _, err := EndSession(ctx, st, s.ID, clock); err != nil && !errors.As(err, &held) {
+		return s.ID, err
+	}
+	return s.ID, nil
 }

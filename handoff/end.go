@@ -66,9 +66,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 			case err == nil:
 				s := cur.Record
 				sessionHarness = s.Harness
-				if s.Status == session.StatusActive {
-					s.Status, s.EndedAt = session.StatusEnded, &now
-				}
+				s.EndAt(now)
 				s.UpdatedAt = now
 				up, err := session.Written(ctx, st, s, cur)
 				if err != nil {
@@ -117,7 +115,9 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 			case sessUp != nil:
 				// The record just written is what the binding resolves
 				// to while it names this session.
-				unbound, uerr = st.UnbindFrom(ctx, "handoff: end "+b.ID, sessUp.New)
+				var dir string
+				dir, uerr = unbindEnded(ctx, st, "handoff: end "+b.ID, session.Stored{Record: *sess, Ref: sessUp.Ref, OID: sessUp.New})
+				unbound = dir != ""
 			case id != "":
 				// No record: the binding is told by the name it holds.
 				if bound, _ := st.BoundSession(); bound == id {
@@ -134,4 +134,44 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 			return EndResult{}, err
 		}
 	}
+}
+
+// unbindEnded removes the binding to a session just ended, stored as s:
+// this worktree's, else that of the session's own worktree. It returns the
+// worktree unbound ("" when none was bound to it).
+func unbindEnded(ctx context.Context, st *refstore.Store, msg string, s session.Stored) (string, error) {
+	if ok, err := st.UnbindFrom(ctx, msg, s.OID); ok || err != nil {
+		if ok {
+			return st.Dir(), nil
+		}
+		return "", err
+	}
+	return session.Unbind(ctx, st, s, msg)
+}
+
+// EndSessionResult is what ending a session without a baton did.
+type EndSessionResult struct {
+	Session session.Stored
+	Ended   bool   // false: it was not active (nothing changed)
+	Unbound string // the worktree that was bound to it and no longer is
+	Notices []string
+}
+
+// EndSession ends a session whose agent is gone, without a baton: active
+// becomes ended (session.Record.EndAt, as `end` does) and its worktree is
+// unbound. A session that is not active is left as it is; a switch in
+// flight refuses with *session.SwitchingError, since the switch stops the
+// old agent on purpose and the session goes on with the new one.
+func EndSession(ctx context.Context, st *refstore.Store, id string, clock Clock) (EndSessionResult, error) {
+	s, ended, err := session.End(ctx, st, id, clock())
+	res := EndSessionResult{Session: s, Ended: ended}
+	if err != nil || !ended {
+		return res, err
+	}
+	dir, err := unbindEnded(ctx, st, "handoff: end "+id, s)
+	if err != nil {
+		res.Notices = append(res.Notices, "the worktree is still bound to the ended session: "+err.Error())
+	}
+	res.Unbound = dir
+	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/git-handoff/git-handoff/agentconf"
@@ -12,6 +13,7 @@ import (
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 )
 
 // SessionBriefer renders a session's brief as `git handoff brief --session
@@ -62,9 +64,18 @@ type SessionRelaunchOptions struct {
 	// Grace is how long a live agent under tmux gets to exit on SIGTERM
 	// before it is killed (0: StopGrace).
 	Grace time.Duration
+	// LiveOnly (switch) refuses a session that is not active
+	// (*NotActiveError): reviving an ended or terminated one is `session
+	// restore`'s, never a side effect of changing its agent (the status
+	// page's Agent dropdown).
+	LiveOnly bool
 	// Launcher runs a launch file in a tmux pane (tmuxrt.Spec.Launcher):
 	// `git-handoff session exec-launch`, from the CLI.
 	Launcher []string
+	// Exited is the command tmux runs, with the session id appended, when
+	// the agent exits (tmuxrt.Spec.OnExit): `git-handoff session exited`,
+	// from the CLI, which ends the session (SessionExited).
+	Exited []string
 }
 
 // SessionSwitch hands a session to another coding agent in the same
@@ -80,10 +91,19 @@ func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunch
 		ID: opts.ID, Harness: opts.Harness, Model: opts.Model, Prompt: opts.Prompt,
 		By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
 	}
+	if opts.LiveOnly {
+		cur, err := session.Read(ctx, st, opts.ID)
+		if err != nil {
+			return session.RelaunchResult{}, err
+		}
+		if cur.Status == session.StatusEnded || cur.Status == session.StatusTerminated {
+			return session.RelaunchResult{}, &NotActiveError{ID: opts.ID, Status: cur.Status}
+		}
+	}
 	// The snapshot first: a live switch stops the agent that made the
 	// changes, and a refused one has lost nothing by it.
 	_, notes := relaunchSnapshot(ctx, st, opts.ID, opts.NoSnapshot)
-	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, opts.Launcher, clock, &ro)
+	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, opts.Launcher, opts.Exited, clock, &ro)
 	if err != nil {
 		return session.RelaunchResult{}, err
 	}
@@ -92,13 +112,23 @@ func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunch
 	return res, err
 }
 
+// NotActiveError refuses to switch the agent of a session that is not
+// active: reviving it is an explicit `session restore`.
+type NotActiveError struct{ ID, Status string }
+
+func (e *NotActiveError) Error() string {
+	return fmt.Sprintf("session %q is %s: revive it with `git handoff session restore %s` first; changing its agent does not revive it", e.ID, e.Status, e.ID)
+}
+
+func (e *NotActiveError) Unwrap() error { return refstore.ErrConflict }
+
 // SessionRestore revives a session under its own id (session.Restore).
 // A session that ran under tmux and whose agent is gone is relaunched there.
 func SessionRestore(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
 	ro := session.RelaunchOptions{
 		ID: opts.ID, Prompt: opts.Prompt, By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
 	}
-	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, opts.Launcher, clock, &ro)
+	notices, err := relaunchLive(ctx, st, opts.ID, opts.Grace, opts.Launcher, opts.Exited, clock, &ro)
 	if err != nil {
 		return session.RelaunchResult{}, err
 	}
@@ -117,8 +147,8 @@ type SessionLaunchOptions struct {
 	// server) and record it as the session's runtime. A lingering tmux
 	// session whose agent exited is destroyed first; a live one refuses.
 	Tmux bool
-	// Launcher: see SessionRelaunchOptions.
-	Launcher []string
+	// Launcher and Exited: see SessionRelaunchOptions.
+	Launcher, Exited []string
 }
 
 // SessionLaunchResult is the command that starts or resumes the agent.
@@ -154,7 +184,7 @@ func SessionLaunch(ctx context.Context, st *refstore.Store, opts SessionLaunchOp
 	}
 	res := SessionLaunchResult{Plan: plan}
 	if opts.Tmux {
-		res.Runtime, res.Notices, err = launchTmux(ctx, st, cur, plan, opts.Launcher, clock)
+		res.Runtime, res.Notices, err = launchTmux(ctx, st, cur, plan, opts.Launcher, opts.Exited, clock)
 		return res, err
 	}
 	if !opts.Exec {
@@ -182,13 +212,54 @@ func SessionNative(ctx context.Context, st *refstore.Store, id, harnessName, nat
 // SessionTerminateResult is what terminating a session did.
 type SessionTerminateResult struct {
 	Session session.Stored
-	Changed bool // false: it was already terminated
+	Changed bool   // false: it was already terminated
+	Stopped string // the tmux session whose running agent was stopped first
+	Unbound string // the worktree that was bound to it and no longer is
+	Notices []string
 }
 
-// SessionTerminate marks a session whose agent is dead.
+// SessionTerminate marks a session whose agent is dead, or is to be: an
+// agent still running under tmux (a runtime git-handoff started) is
+// stopped first (SIGTERM, then SIGKILL after StopGrace) and its tmux
+// session destroyed. A switch in flight refuses (*session.SwitchingError)
+// before anything is stopped, as a replaced or merged session does. The
+// worktree bound to the session is unbound.
 func SessionTerminate(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (SessionTerminateResult, error) {
+	cur, err := session.Read(ctx, st, id)
+	if err != nil {
+		return SessionTerminateResult{}, err
+	}
+	var res SessionTerminateResult
+	if cur.Status != session.StatusReplaced && cur.Status != session.StatusMerged && cur.ReplacedBy == "" {
+		if g := cur.Switching; g != nil && clock().Before(g.Until) {
+			return res, &session.SwitchingError{ID: id, Guard: *g}
+		}
+		if rs := runtimeState(ctx, cur.Record); rs != nil {
+			switch rs.State {
+			case tmuxrt.StateLive:
+				stopped, err := stopReplaced(ctx, cur.Record, StopGrace)
+				if err != nil {
+					return res, fmt.Errorf("stopping its agent in tmux session %s: %w", rs.Name, err)
+				}
+				if stopped {
+					res.Stopped = rs.Name
+				}
+			case tmuxrt.StateUnknown:
+				res.Notices = append(res.Notices, fmt.Sprintf("its agent may still run in tmux session %s, which cannot be reached from here: %s", rs.Name, rs.Why))
+			}
+		}
+	}
 	s, changed, err := session.Terminate(ctx, st, id, summary, clock())
-	return SessionTerminateResult{Session: s, Changed: changed}, err
+	res.Session, res.Changed = s, changed
+	if err != nil || !changed {
+		return res, err
+	}
+	dir, uerr := unbindEnded(ctx, st, "handoff: terminate "+id, s)
+	if uerr != nil {
+		res.Notices = append(res.Notices, "the worktree is still bound to the terminated session: "+uerr.Error())
+	}
+	res.Unbound = dir
+	return res, nil
 }
 
 // SessionSummary records the latest summary of a session's work.
@@ -227,6 +298,22 @@ func SessionShow(ctx context.Context, st *refstore.Store, id string) (SessionSho
 type SessionListOptions struct {
 	All bool // ended, terminated, replaced and merged sessions too
 }
+
+// Where says whether a session's recorded worktree and host are the ones
+// st works in; a session that records none is taken to be here.
+type Where struct{ Worktree, Host bool }
+
+// Here tells where s runs against where st works, for a listing to mark
+// the sessions of other worktrees and hosts.
+func Here(st *refstore.Store, s *session.Record) Where {
+	w := Where{Worktree: true, Host: s.Host == "" || s.Host == thisHost()}
+	if s.Worktree != "" {
+		w.Worktree = !st.Bare() && (s.Worktree == st.Dir() || sameDir(s.Worktree, st.Dir()))
+	}
+	return w
+}
+
+var thisHost = sync.OnceValue(hostname)
 
 // SessionListed is one session of a listing with its lineage summary.
 type SessionListed struct {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -183,7 +184,7 @@ func exitText(rs *RuntimeState) string {
 // variables set for it. The rest of the environment is the tmux server's:
 // passing all of this process's variables would put them on tmux's
 // command line, where other users can read them.
-func spec(st *refstore.Store, plan session.LaunchPlan, launcher []string) (tmuxrt.Spec, error) {
+func spec(st *refstore.Store, plan session.LaunchPlan, launcher, exited []string) (tmuxrt.Spec, error) {
 	if len(plan.Argv) == 0 {
 		return tmuxrt.Spec{}, &NoLaunchError{ID: plan.Session, Note: plan.Note}
 	}
@@ -199,6 +200,10 @@ func spec(st *refstore.Store, plan session.LaunchPlan, launcher []string) (tmuxr
 	argv := append([]string{prog}, plan.Argv[1:]...)
 	env := append([]string{"PATH=" + os.Getenv("PATH")}, plan.Env...)
 	sp := tmuxrt.Spec{Dir: plan.Dir, Env: env, Argv: argv, Launcher: launcher}
+	if len(exited) > 0 {
+		// tmux tells git-handoff when the agent exits (SessionExited).
+		sp.OnExit = append(slices.Clone(exited), plan.Session)
+	}
 	if len(launcher) > 0 {
 		// Launch files live next to the briefs, in the common git dir.
 		sp.LaunchDir = filepath.Join(st.CommonDir(), "handoff", "launch")
@@ -235,8 +240,8 @@ func startFresh(ctx context.Context, srv tmuxrt.Server, id string, sp tmuxrt.Spe
 }
 
 // launchTmux runs a session's planned launch in tmux and records where.
-func launchTmux(ctx context.Context, st *refstore.Store, cur session.Stored, plan session.LaunchPlan, launcher []string, clock Clock) (*session.Runtime, []string, error) {
-	sp, err := spec(st, plan, launcher)
+func launchTmux(ctx context.Context, st *refstore.Store, cur session.Stored, plan session.LaunchPlan, launcher, exited []string, clock Clock) (*session.Runtime, []string, error) {
+	sp, err := spec(st, plan, launcher, exited)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -278,9 +283,9 @@ func launchTmux(ctx context.Context, st *refstore.Store, cur session.Stored, pla
 // the new one started in the same pane. An agent that is gone is
 // relaunched in a new tmux session, a lingering one of the same name
 // destroyed first.
-func liveRun(st *refstore.Store, grace time.Duration, launcher []string, notices *[]string) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
+func liveRun(st *refstore.Store, grace time.Duration, launcher, exited []string, notices *[]string) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
 	return func(ctx context.Context, cur session.Record, plan session.LaunchPlan) (*session.Runtime, error) {
-		sp, err := spec(st, plan, launcher)
+		sp, err := spec(st, plan, launcher, exited)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +321,7 @@ func liveRun(st *refstore.Store, grace time.Duration, launcher []string, notices
 // relaunchLive fills opts.Run for a session that runs under tmux, and
 // records a session whose agent is gone as terminated first, so that a
 // restore relaunches it instead of finding it active.
-func relaunchLive(ctx context.Context, st *refstore.Store, id string, grace time.Duration, launcher []string, clock Clock, ro *session.RelaunchOptions) (*[]string, error) {
+func relaunchLive(ctx context.Context, st *refstore.Store, id string, grace time.Duration, launcher, exited []string, clock Clock, ro *session.RelaunchOptions) (*[]string, error) {
 	notices := new([]string)
 	cur, err := session.Read(ctx, st, id)
 	if err != nil || cur.Runtime == nil {
@@ -334,7 +339,7 @@ func relaunchLive(ctx context.Context, st *refstore.Store, id string, grace time
 		}
 		*notices = append(*notices, fmt.Sprintf("its agent had gone (%s): marked terminated", rs.State))
 	}
-	ro.Run = liveRun(st, grace, launcher, notices)
+	ro.Run = liveRun(st, grace, launcher, exited, notices)
 	return notices, nil
 }
 
@@ -388,4 +393,20 @@ func stopReplaced(ctx context.Context, s session.Record, grace time.Duration) (b
 		return false, err
 	}
 	return true, srv.Kill(ctx, s.Runtime.Name)
+}
+
+// SessionExited is what tmux reports when the program of a session's pane
+// exits (its pane-died hook runs `git-handoff session exited ID`): when
+// tmux, asked again, still sees the pane dead (a live switch starts the
+// next agent in it at once), the session ends (EndSession). A switch that
+// holds the session's guard keeps it (*session.SwitchingError).
+func SessionExited(ctx context.Context, st *refstore.Store, id string, clock Clock) (EndSessionResult, error) {
+	cur, err := session.Read(ctx, st, id)
+	if err != nil {
+		return EndSessionResult{}, err
+	}
+	if rs := runtimeState(ctx, cur.Record); !rs.Gone() {
+		return EndSessionResult{Session: cur}, nil
+	}
+	return EndSession(ctx, st, id, clock)
 }

@@ -45,6 +45,9 @@ type StartResult struct {
 	// session has started, the worktree is unchanged).
 	Snapshot    *SnapshotOffer
 	SnapshotErr error
+	// EndedBound is the session this worktree was bound to, active, that
+	// was ended (without a baton) so that one session is bound here.
+	EndedBound string
 	// Conflicts are the versions the arbiter's answer replaced here that
 	// were written without seeing the version kept (as sync reports them).
 	Conflicts []Conflict
@@ -255,6 +258,9 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			if won != nil {
 				dropPending(ctx, st, won.note)
 			}
+			if n := endBound(ctx, st, id, clock, &res.EndedBound); n != "" {
+				notices.add(n)
+			}
 			if err := st.Bind(sessUp.Ref); err != nil {
 				notices.add("this worktree was not bound to the session: " + err.Error())
 			}
@@ -354,4 +360,29 @@ func worktree(st *refstore.Store) string {
 func hostname() string {
 	h, _ := os.Hostname()
 	return h
+}
+
+// endBound ends the active session this worktree is bound to, other than
+// id, before id is bound here: one worktree, one active session. It says
+// so in the notice it returns, and names the ended one in *ended. A
+// session a switch holds is left as it is (the notice says so).
+func endBound(ctx context.Context, st *refstore.Store, id string, clock Clock, ended *string) string {
+	bound, err := st.BoundSession()
+	if err != nil || bound == "" || bound == id {
+		return ""
+	}
+	res, err := EndSession(ctx, st, bound, clock)
+	var held *session.SwitchingError
+	switch {
+	case errors.As(err, &held):
+		return fmt.Sprintf("this worktree was bound to session %s, which is in the middle of a switch: it was left active", bound)
+	case errors.Is(err, refstore.ErrNotFound):
+		return ""
+	case err != nil:
+		return fmt.Sprintf("this worktree was bound to active session %s, which could not be ended: %v", bound, err)
+	case !res.Ended:
+		return ""
+	}
+	*ended = bound
+	return fmt.Sprintf("this worktree was bound to active session %s: it was ended (no baton), and %s is bound here instead", bound, id)
 }

@@ -53,6 +53,11 @@ func fakeGitHub(t *testing.T, tok string) (*ghprtest.Server, *ghpr.Client) {
 
 func start(t *testing.T, st *refstore.Store, id string) {
 	t.Helper()
+	// As if from a worktree of its own: a start where another active
+	// session is bound ends that one.
+	if err := st.Unbind(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := handoff.Start(context.Background(), st, handoff.StartOptions{Session: id, Harness: "claude-code"}, clock); err != nil {
 		t.Fatal(err)
 	}

@@ -89,13 +89,16 @@ type startIn struct {
 }
 
 type startOut struct {
-	Session string   `json:"session"`
-	Owner   string   `json:"owner"`
-	Branch  string   `json:"branch"`
-	Claimed bool     `json:"claimed"`
-	Baton   string   `json:"baton,omitempty"` // the id of the baton the brief is about (its text is in the brief)
-	Brief   string   `json:"brief"`
-	Notices []string `json:"notices"`
+	Session string `json:"session"`
+	Owner   string `json:"owner"`
+	Branch  string `json:"branch"`
+	Claimed bool   `json:"claimed"`
+	Baton   string `json:"baton,omitempty"` // the id of the baton the brief is about (its text is in the brief)
+	// EndedSession: the active session this worktree was bound to, ended
+	// so that only the new one is bound here.
+	EndedSession string   `json:"endedSession,omitempty"`
+	Brief        string   `json:"brief"`
+	Notices      []string `json:"notices"`
 }
 
 func (t *tools) start(ctx context.Context, _ *mcp.CallToolRequest, in startIn) (*mcp.CallToolResult, startOut, error) {
@@ -114,7 +117,7 @@ func (t *tools) start(ctx context.Context, _ *mcp.CallToolRequest, in startIn) (
 	t.refresh(ctx, st.Dir())
 	return nil, startOut{
 		Session: res.Session.ID, Owner: res.Session.Owner, Branch: res.Session.Branch,
-		Claimed: res.Claimed, Baton: batonID(res.Handoff), Brief: res.Brief, Notices: notices(opened, res.Notices),
+		Claimed: res.Claimed, Baton: batonID(res.Handoff), EndedSession: res.EndedBound, Brief: res.Brief, Notices: notices(opened, res.Notices),
 	}, nil
 }
 

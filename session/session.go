@@ -358,9 +358,53 @@ func writable(s Record, doing string) error {
 	return nil
 }
 
+// EndAt marks an active session ended at now and reports whether it was
+// active: the one change of status every way of ending a session makes
+// (`end`, the agent's session-end hook, its tmux pane seen dead).
+func (s *Record) EndAt(now time.Time) bool {
+	if s.Status != StatusActive {
+		return false
+	}
+	s.Status, s.EndedAt = StatusEnded, &now
+	return true
+}
+
+// switchHeld refuses to end or terminate a session while a switch holds its
+// guard (one past its expiry no longer counts): the switch stops the old
+// agent on purpose, and the session goes on with the new one.
+func switchHeld(s Record, now time.Time) error {
+	if g := s.Switching; g != nil && now.Before(g.Until) {
+		return &SwitchingError{ID: s.ID, Guard: *g}
+	}
+	return nil
+}
+
+// End marks an active session ended because its agent is gone (EndAt),
+// without a baton. A session that is not active changes nothing (false);
+// a switch in flight refuses with *SwitchingError.
+func End(ctx context.Context, st *refstore.Store, id string, now time.Time) (Stored, bool, error) {
+	s, err := Modify(ctx, st, id, "handoff: end "+id, func(s *Record) error {
+		if s.Status != StatusActive {
+			return errUnchanged
+		}
+		if err := switchHeld(*s, now); err != nil {
+			return err
+		}
+		s.EndAt(now)
+		s.UpdatedAt = now
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		cur, err := Read(ctx, st, id)
+		return cur, false, err
+	}
+	return s, err == nil, err
+}
+
 // Terminate marks a session whose agent is dead: its work can be revived
 // with restore or handed on with replace. Terminating a terminated session
-// changes nothing; a replaced or merged one is refused.
+// changes nothing; a replaced or merged one is refused, and so is one a
+// switch holds (*SwitchingError).
 func Terminate(ctx context.Context, st *refstore.Store, id, summary string, now time.Time) (Stored, bool, error) {
 	changed := false
 	s, err := Modify(ctx, st, id, "handoff: terminate "+id, func(s *Record) error {
@@ -370,6 +414,9 @@ func Terminate(ctx context.Context, st *refstore.Store, id, summary string, now 
 		changed = s.Status != StatusTerminated || (summary != "" && summary != s.Summary)
 		if !changed {
 			return errUnchanged
+		}
+		if err := switchHeld(*s, now); err != nil {
+			return err
 		}
 		if s.Status != StatusTerminated {
 			s.Status, s.EndedAt = StatusTerminated, &now
@@ -385,6 +432,25 @@ func Terminate(ctx context.Context, st *refstore.Store, id, summary string, now 
 		return cur, false, err
 	}
 	return s, changed, err
+}
+
+// Unbind removes the binding of the session's own worktree (s.Worktree,
+// when it is a worktree of st's repository) if it still names s as stored
+// (s.OID): a session that ended is bound nowhere. It returns the worktree
+// it unbound, "" when none was bound to it.
+func Unbind(ctx context.Context, st *refstore.Store, s Stored, msg string) (string, error) {
+	wt, err := worktreeStore(ctx, st, s.Worktree)
+	if err != nil || wt == nil {
+		return "", err
+	}
+	if wt != st {
+		defer wt.Close()
+	}
+	ok, err := wt.UnbindFrom(ctx, msg, s.OID)
+	if !ok || err != nil {
+		return "", err
+	}
+	return wt.Dir(), nil
 }
 
 // SetRuntime records where the session's agent now runs (nil: nowhere

@@ -194,7 +194,10 @@ type RelaunchResult struct {
 	Recreated string // a worktree re-created with git worktree add
 	Bound     string // a worktree bound to the session
 	NoOp      bool   // restore of an active session: nothing changed
-	Notices   []string
+	// EndedBound is the active session the worktree was bound to, ended
+	// so that this one is bound there (one worktree, one active session).
+	EndedBound string
+	Notices    []string
 }
 
 // Switch hands a session to another harness in the same worktree. An
@@ -232,7 +235,8 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 	if err := writableLine(ctx, st, cur.Record, doing); err != nil {
 		return RelaunchResult{}, err
 	}
-	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil && (cur.Worktree == "" || refstore.Exists(cur.Worktree)) {
+	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil && (cur.Worktree == "" || refstore.Exists(cur.Worktree)) &&
+		!boundElsewhere(ctx, st, cur.Record) {
 		return RelaunchResult{Session: cur, From: cur.Harness, NoOp: true}, nil
 	}
 	if opts.Harness == "" {
@@ -336,7 +340,7 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 		guarded, next = fresh, fresh.Record
 		change(&next)
 	}
-	if bound, note := bindWorktree(ctx, st, res.Session.Record); bound != "" || note != "" {
+	if bound, note := bindWorktree(ctx, st, res.Session.Record, now, &res.EndedBound); bound != "" || note != "" {
 		res.Bound = bound
 		if note != "" {
 			res.Notices = append(res.Notices, note)
@@ -420,9 +424,29 @@ func releaseGuard(ctx context.Context, st *refstore.Store, guarded Stored) error
 	return err
 }
 
-// bindWorktree binds the session's worktree to it unless that worktree is
-// bound to another live session.
-func bindWorktree(ctx context.Context, st *refstore.Store, s Record) (string, string) {
+// boundElsewhere reports whether s's worktree is bound to another session
+// that is active.
+func boundElsewhere(ctx context.Context, st *refstore.Store, s Record) bool {
+	wt, err := worktreeStore(ctx, st, s.Worktree)
+	if err != nil || wt == nil {
+		return false
+	}
+	if wt != st {
+		defer wt.Close()
+	}
+	bound, _ := wt.BoundSession()
+	if bound == "" || bound == s.ID {
+		return false
+	}
+	other, err := Read(ctx, st, bound)
+	return err == nil && other.Live()
+}
+
+// bindWorktree binds the session's worktree to it. Another active session
+// bound there is ended first (End: one worktree, one active session; its
+// id goes to *ended and the note says so), unless a switch holds it: then
+// the worktree stays bound to it.
+func bindWorktree(ctx context.Context, st *refstore.Store, s Record, now time.Time, ended *string) (string, string) {
 	wt, err := worktreeStore(ctx, st, s.Worktree)
 	if err != nil || wt == nil {
 		return "", ""
@@ -434,9 +458,14 @@ func bindWorktree(ctx context.Context, st *refstore.Store, s Record) (string, st
 	if bound == s.ID {
 		return "", ""
 	}
+	note := ""
 	if bound != "" {
 		if other, err := Read(ctx, st, bound); err == nil && other.Live() {
-			return "", fmt.Sprintf("worktree %s stays bound to session %s, which is active", wt.Dir(), bound)
+			if _, _, err := End(ctx, st, bound, now); err != nil {
+				return "", fmt.Sprintf("worktree %s stays bound to session %s, which is active and could not be ended: %v", wt.Dir(), bound, err)
+			}
+			*ended = bound
+			note = fmt.Sprintf("worktree %s was bound to active session %s: it was ended (no baton), and %s is bound there instead", wt.Dir(), bound, s.ID)
 		}
 	}
 	ref, err := refstore.SessionRef(s.ID)
@@ -444,9 +473,9 @@ func bindWorktree(ctx context.Context, st *refstore.Store, s Record) (string, st
 		return "", err.Error()
 	}
 	if err := wt.Bind(ref); err != nil {
-		return "", fmt.Sprintf("worktree %s was not bound to session %s: %v", wt.Dir(), s.ID, err)
+		return "", strings.TrimSpace(note + " " + fmt.Sprintf("worktree %s was not bound to session %s: %v", wt.Dir(), s.ID, err))
 	}
-	return wt.Dir(), ""
+	return wt.Dir(), note
 }
 
 // RecordNative remembers a harness's own session id for this session, next

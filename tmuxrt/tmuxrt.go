@@ -149,7 +149,32 @@ type Spec struct {
 	// LaunchDir is where launch files go ("" = the system's temporary
 	// directory).
 	LaunchDir string
+	// OnExit, when set, is a command tmux runs (in the background, in Dir,
+	// its output discarded) whenever a program of the session's pane
+	// exits: tmux's pane-died hook, set by Start for the session's life.
+	// It outlives Respawn, and runs again when the new program exits.
+	OnExit []string
 }
+
+// exitHook is OnExit as the tmux command of a pane-died hook: run-shell
+// gives its argument to sh -c after expanding #{formats} in it, so every
+// word is quoted for sh, then the whole for tmux's parser, and # doubled.
+func (sp Spec) exitHook() string {
+	var b strings.Builder
+	if sp.Dir != "" {
+		b.WriteString("cd " + shQuote(sp.Dir) + " && ")
+	}
+	b.WriteString("exec")
+	for _, a := range sp.OnExit {
+		b.WriteString(" " + shQuote(a))
+	}
+	b.WriteString(" </dev/null >/dev/null 2>&1")
+	sh := strings.ReplaceAll(b.String(), "#", "##")
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`)
+	return `run-shell -b "` + r.Replace(sh) + `"`
+}
+
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // maxDirect is the longest command passed to tmux as it is; a longer one
 // goes through a launch file.
@@ -269,8 +294,11 @@ func (s Server) start(ctx context.Context, name string, sp Spec) (string, error)
 	// One tmux command list: remain-on-exit is set before the server
 	// reaps the program, however fast that exits.
 	args := append([]string{"new-session", "-d", "-s", name, "-x", "200", "-y", "50"}, cmd...)
-	args = append(args, ";", "set-option", "-w", "-t", "="+name+":", "remain-on-exit", "on",
-		";", "display-message", "-p", "-t", "="+name+":", "#{socket_path}")
+	args = append(args, ";", "set-option", "-w", "-t", "="+name+":", "remain-on-exit", "on")
+	if len(sp.OnExit) > 0 {
+		args = append(args, ";", "set-hook", "-t", "="+name+":", "pane-died", sp.exitHook())
+	}
+	args = append(args, ";", "display-message", "-p", "-t", "="+name+":", "#{socket_path}")
 	out, err := s.run(ctx, args...)
 	if err != nil {
 		if file != "" {

@@ -252,9 +252,14 @@ func TestSwitch(t *testing.T) {
 		{"merged session", "s6", `{"harness":"gemini"}`, http.StatusConflict},
 		{"switch in progress", "s7", `{"harness":"gemini"}`, http.StatusConflict},
 		{"replaced session", "s3", `{"harness":"gemini"}`, http.StatusConflict},
+		// The page never revives an ended session: that is `session restore`.
+		{"ended session", "s1", `{"harness":"gemini"}`, http.StatusConflict},
 	} {
 		code, out := f.do(t, "POST", "/api/sessions/"+c.id+"/switch?project=repo", c.body, nil)
 		wantStatus(t, c.what, code, c.want, out)
+	}
+	if s := f.session(t, "s1"); s.Harness != "codex" || s.Status != "ended" {
+		t.Fatalf("a refused switch changed s1: %+v", s)
 	}
 	if s := f.session(t, "s6"); s.Harness != "codex" || s.Status != "merged" {
 		t.Fatalf("a refused switch changed s6: %+v", s)

@@ -51,6 +51,11 @@ func newFixture(t *testing.T, opts webui.Options) *fixture {
 
 	start := func(id, owner, branch, agent string) *handoff.StartResult {
 		t.Helper()
+		// As if from a worktree of its own: a start where another active
+		// session is bound ends that one.
+		if err := st.Unbind(ctx); err != nil {
+			t.Fatal(err)
+		}
 		res, err := handoff.Start(ctx, st, handoff.StartOptions{Session: id, Harness: agent, Owner: owner, Branch: branch,
 			Objective: "finish the lexer"}, clock)
 		if err != nil {

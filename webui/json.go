@@ -85,13 +85,16 @@ type relaunchJSON struct {
 	From    string      `json:"from"`
 	Launch  *launchJSON `json:"launch"`
 	Bound   string      `json:"bound"`
-	Changed bool        `json:"changed"`
-	Notices []string    `json:"notices"`
+	// EndedSession: the active session the worktree was bound to, ended
+	// so that this one is bound there.
+	EndedSession string   `json:"endedSession,omitempty"`
+	Changed      bool     `json:"changed"`
+	Notices      []string `json:"notices"`
 }
 
 func toRelaunchJSON(res session.RelaunchResult, notices []string) relaunchJSON {
 	out := relaunchJSON{Session: toSessionJSON(res.Session.Record, false), From: res.From, Bound: res.Bound,
-		Changed: !res.NoOp, Notices: view.NonNil(notices)}
+		EndedSession: res.EndedBound, Changed: !res.NoOp, Notices: view.NonNil(notices)}
 	if !res.NoOp {
 		l := view.OfLaunch(res.Plan)
 		out.Launch = &l

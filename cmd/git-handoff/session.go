@@ -32,6 +32,7 @@ func sessionCommand(d *deps) *cli.Command {
 			sessionLaunchCommand(d),
 			sessionAttachCommand(d),
 			sessionExecLaunchCommand(),
+			sessionExitedCommand(d),
 			sessionNativeCommand(d),
 			sessionRestoreCommand(d),
 			sessionTerminateCommand(d),

@@ -92,3 +92,36 @@ func launcher() []string {
 	}
 	return []string{exe, "session", "exec-launch"}
 }
+
+// exitedCommand is how tmux tells this program that a session's agent
+// exited (tmuxrt.Spec.OnExit; the session id is appended).
+func exitedCommand() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil // the session then ends only when asked
+	}
+	return []string{exe, "session", "exited"}
+}
+
+// sessionExitedCommand is what tmux's pane-died hook runs when a session's
+// agent exits: it ends the session (handoff.SessionExited).
+func sessionExitedCommand(d *deps) *cli.Command {
+	return &cli.Command{
+		Name:      "exited",
+		Hidden:    true,
+		Usage:     "internal: tmux saw a session's agent exit",
+		UsageText: "git handoff session exited ID",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "session exited takes one session id")
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := handoff.SessionExited(c.Context, st, c.Args().First(), d.Now)
+			notify(d.stderr, res.Notices)
+			return err
+		},
+	}
+}

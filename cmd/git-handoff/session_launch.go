@@ -49,7 +49,7 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			if err := d.sessionSnapshot(c, st, id); err != nil {
 				return err
 			}
-			res, err := handoff.SessionLaunch(c.Context, st, handoff.SessionLaunchOptions{ID: id, Exec: c.Bool("exec"), Tmux: c.Bool("tmux"), Launcher: launcher()}, d.Now)
+			res, err := handoff.SessionLaunch(c.Context, st, handoff.SessionLaunchOptions{ID: id, Exec: c.Bool("exec"), Tmux: c.Bool("tmux"), Launcher: launcher(), Exited: exitedCommand()}, d.Now)
 			var gone *handoff.WorktreeGoneError
 			var none *handoff.NoLaunchError
 			switch {

@@ -49,7 +49,10 @@ func sessionLsCommand(d *deps) *cli.Command {
 
 // sessionRow is what the table shows of a session but its lineage and
 // what tmux said of it.
-type sessionRow struct{ harness, branch, status, updated string }
+type sessionRow struct{ harness, branch, status, updated, worktree, host string }
+
+// elsewhere marks, in the table, a worktree or host that is not this one.
+const elsewhere = " *"
 
 // sessionLsText prints the table of sessions, each kept as the text of
 // its row, not as its record, until the lineage of every one is known.
@@ -59,8 +62,16 @@ func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all, archived bo
 		if r.Switching != nil {
 			status += " (switching to " + r.Switching.To + ")"
 		}
-		return sessionRow{harness: orDash(r.Harness), branch: orDash(r.Branch), status: status,
-			updated: r.UpdatedAt.UTC().Format("2006-01-02 15:04")}
+		row := sessionRow{harness: orDash(r.Harness), branch: orDash(r.Branch), status: status,
+			updated: r.UpdatedAt.UTC().Format("2006-01-02 15:04"), worktree: orDash(r.Worktree), host: orDash(r.Host)}
+		here := handoff.Here(st, r)
+		if !here.Worktree {
+			row.worktree += elsewhere
+		}
+		if !here.Host {
+			row.host += elsewhere
+		}
+		return row
 	}
 	items, notices, err := handoff.SessionListEach(c.Context, st, handoff.SessionListOptions{All: all}, row)
 	if err != nil {
@@ -87,17 +98,23 @@ func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all, archived bo
 		}
 		return nil
 	}
-	return writeTable(d.stdout, len(items)+1, func(i int) [tableCells]string {
+	marked := false
+	err = writeTable(d.stdout, len(items)+1, func(i int) [tableCells]string {
 		if i == 0 {
-			return [tableCells]string{"SESSION", "AGENT", "BRANCH", "STATUS", "UPDATED"}
+			return [tableCells]string{"SESSION", "AGENT", "BRANCH", "STATUS", "UPDATED", "HOST", "WORKTREE"}
 		}
 		it := &items[i-1]
 		status := it.V.status
 		if rt := runtimeText(it.Runtime); rt != "" {
 			status += ", " + rt
 		}
-		return [tableCells]string{it.Lineage, it.V.harness, it.V.branch, status, it.V.updated}
+		marked = marked || strings.HasSuffix(it.V.worktree, elsewhere) || strings.HasSuffix(it.V.host, elsewhere)
+		return [tableCells]string{it.Lineage, it.V.harness, it.V.branch, status, it.V.updated, it.V.host, it.V.worktree}
 	})
+	if err == nil && marked {
+		_, err = fmt.Fprintln(d.stdout, "\n* another worktree or host than this one")
+	}
+	return err
 }
 
 // sessionLsJSON prints sessionListJSON, each session kept as its output

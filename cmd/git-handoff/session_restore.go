@@ -30,7 +30,7 @@ func sessionRestoreCommand(d *deps) *cli.Command {
 			}
 			id := c.Args().First()
 			res, err := handoff.SessionRestore(c.Context, st, handoff.SessionRelaunchOptions{
-				ID: id, Prompt: c.String("prompt"), By: guardHolder(), Launcher: launcher(),
+				ID: id, Prompt: c.String("prompt"), By: guardHolder(), Launcher: launcher(), Exited: exitedCommand(),
 			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)

@@ -43,7 +43,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 			res, err := handoff.SessionSwitch(c.Context, st, handoff.SessionRelaunchOptions{
 				ID: id, Harness: name, Model: c.String("model"), Prompt: c.String("prompt"), By: guardHolder(),
 				NoSnapshot: c.Bool("no-snapshot"),
-				Grace:      c.Duration("stop-timeout"), Launcher: launcher(),
+				Grace:      c.Duration("stop-timeout"), Launcher: launcher(), Exited: exitedCommand(),
 			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
@@ -81,15 +81,18 @@ type relaunchJSON struct {
 	Launch    *launchJSON `json:"launch"`
 	Recreated string      `json:"recreatedWorktree"`
 	Bound     string      `json:"bound"`
-	Changed   bool        `json:"changed"`
-	Notices   []string    `json:"notices"`
+	// EndedSession: the active session the worktree was bound to, ended
+	// so that this one is bound there.
+	EndedSession string   `json:"endedSession,omitempty"`
+	Changed      bool     `json:"changed"`
+	Notices      []string `json:"notices"`
 }
 
 func (d *deps) printRelaunch(c *cli.Context, res session.RelaunchResult) error {
 	s := res.Session.Record
 	if c.Bool("json") {
 		out := relaunchJSON{Session: toSessionJSON(s, false), From: res.From, Recreated: res.Recreated,
-			Bound: res.Bound, Changed: !res.NoOp, Notices: view.NonNil(res.Notices)}
+			Bound: res.Bound, EndedSession: res.EndedBound, Changed: !res.NoOp, Notices: view.NonNil(res.Notices)}
 		if !res.NoOp {
 			l := toLaunchJSON(res.Plan)
 			out.Launch = &l

@@ -9,7 +9,7 @@ import (
 )
 
 // tableCells is the number of cells of a row of writeTable.
-const tableCells = 5
+const tableCells = 7
 
 // writeTable writes n rows of cells as tabwriter.NewWriter(w, 0, 4, 2,
 // ' ', 0) writes them, each printed as its cells joined by tabs and

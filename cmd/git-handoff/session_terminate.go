@@ -6,18 +6,22 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // terminateJSON is the result of `session terminate --json`.
 type terminateJSON struct {
 	Session sessionJSON `json:"session"`
-	Changed bool        `json:"changed"` // false: it was already terminated
+	Changed bool        `json:"changed"`           // false: it was already terminated
+	Stopped string      `json:"stopped,omitempty"` // the tmux session whose running agent was stopped first
+	Unbound string      `json:"unbound,omitempty"` // the worktree no longer bound to it
+	Notices []string    `json:"notices"`
 }
 
 func sessionTerminateCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "terminate",
-		Usage:     "mark a session whose agent is dead (restore or replace it later)",
+		Usage:     "end a session whose agent is dead, stopping it first if it runs in tmux (restore or replace it later)",
 		UsageText: "git handoff session terminate ID [--summary TEXT] [--json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "summary", Usage: "what it had done, for whoever takes over"},
@@ -34,10 +38,16 @@ func sessionTerminateCommand(d *deps) *cli.Command {
 			id := c.Args().First()
 			res, err := handoff.SessionTerminate(c.Context, st, id, c.String("summary"), d.Now)
 			if err != nil {
+				notify(d.stderr, res.Notices)
 				return sessionError(c, fmt.Sprintf("terminating session %q", id), id, err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(terminateJSON{Session: toSessionJSON(res.Session.Record, false), Changed: res.Changed})
+				return d.printJSON(terminateJSON{Session: toSessionJSON(res.Session.Record, false), Changed: res.Changed,
+					Stopped: res.Stopped, Unbound: res.Unbound, Notices: view.NonNil(res.Notices)})
+			}
+			notify(d.stderr, res.Notices)
+			if res.Stopped != "" {
+				fmt.Fprintf(d.stderr, "stopped its agent and destroyed tmux session %s\n", res.Stopped)
 			}
 			if !res.Changed {
 				fmt.Fprintf(d.stderr, "session %s was already terminated\n", id)

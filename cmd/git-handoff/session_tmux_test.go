@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/tmuxrt"
@@ -135,6 +136,23 @@ func (e *tmuxEnv) ls() map[string]lsSession {
 		m[s.ID] = s
 	}
 	return m
+}
+
+// waitStatus waits, at most 20 seconds, until session ls --all shows id
+// with status, and returns it.
+func (e *tmuxEnv) waitStatus(id, status string) lsSession {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := e.ls()[id]
+		if s.Status == status {
+			return s
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("session %s is %q after 20s, want %q (runtime %+v)", id, s.Status, status, s.Runtime)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // launch starts session id's agent under tmux and waits until its
@@ -316,13 +334,14 @@ func TestTmuxTerminatedIsRelaunched(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmuxrttest.Wait(t, srv, name, func(p tmuxrt.Pane, ok bool, s string) bool { return ok && p.Dead })
-	s := e.ls()["s-dead"]
-	if s.Status != "terminated" || s.Runtime == nil || s.Runtime.State != "exited" || s.Runtime.Signal != int(syscall.SIGKILL) {
+	// tmux's pane-died hook ends the session (`session exited`).
+	s := e.waitStatus("s-dead", "ended")
+	if s.Runtime == nil || s.Runtime.State != "exited" || s.Runtime.Signal != int(syscall.SIGKILL) {
 		t.Fatalf("after the agent died: %+v (runtime %+v)", s, s.Runtime)
 	}
 	var shown lsSession
 	e.json(&shown, "session", "show", "s-dead")
-	if shown.Status != "terminated" || shown.Runtime == nil || shown.Runtime.State != "exited" {
+	if shown.Status != "ended" || shown.Runtime == nil || shown.Runtime.State != "exited" {
 		t.Errorf("session show after the agent died: %+v (runtime %+v)", shown, shown.Runtime)
 	}
 	if _, stderr, code := e.run("git-handoff", "session", "attach", "s-dead"); code == 0 || !strings.Contains(stderr, "exited") || !strings.Contains(stderr, "lingers") {
@@ -366,7 +385,7 @@ func TestTmuxTerminatedIsRelaunched(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmuxrttest.Wait(t, srv, name, func(p tmuxrt.Pane, ok bool, s string) bool { return ok && p.Dead })
-	if s = e.ls()["s-dead"]; s.Status != "terminated" || s.Runtime.ExitStatus == nil || *s.Runtime.ExitStatus != 0 {
+	if s = e.waitStatus("s-dead", "ended"); s.Runtime.ExitStatus == nil || *s.Runtime.ExitStatus != 0 {
 		t.Fatalf("after codex exited: %+v (runtime %+v)", s, s.Runtime)
 	}
 	e.json(&restored, "session", "restore", "s-dead")
@@ -494,5 +513,39 @@ func TestTmuxListAsksOnce(t *testing.T) {
 	}
 	if c := calls(); len(c) != 1 || !strings.Contains(c[0], "list-panes -a") {
 		t.Errorf("session ls of three live sessions ran tmux %d times: %q", len(c), c)
+	}
+}
+
+// terminate stops an agent still running under tmux first, destroys its
+// tmux session, and unbinds the worktree; ls shows where sessions were.
+func TestTmuxTerminateStopsTheAgent(t *testing.T) {
+	e := newTmuxEnv(t)
+	if err := os.WriteFile(filepath.Join(e.hold, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, name, p := e.launch("s-term", "claude")
+	var res struct {
+		Changed bool
+		Stopped string
+		Unbound string
+	}
+	e.json(&res, "session", "terminate", "s-term")
+	// Unbound may be empty: tmux's pane-died hook can end and unbind it first.
+	if !res.Changed || res.Stopped != name {
+		t.Fatalf("terminate = %+v", res)
+	}
+	processGone(t, p.PID)
+	if _, ok, err := srv.Pane(t.Context(), name); err != nil || ok {
+		t.Fatalf("the tmux session %s is still there (%v)", name, err)
+	}
+	if s := e.ls()["s-term"]; s.Status != "terminated" {
+		t.Fatalf("after terminate: %+v", s)
+	}
+	if out, _, code := e.run("git", "symbolic-ref", "-q", "refs/worktree/ao/session"); code == 0 {
+		t.Fatalf("still bound: %s", out)
+	}
+	out := e.handoff("session", "ls", "--all")
+	if !strings.Contains(out, "HOST") || !strings.Contains(out, "WORKTREE") || !strings.Contains(out, e.repo) || strings.Contains(out, "* another") {
+		t.Fatalf("session ls:\n%s", out)
 	}
 }

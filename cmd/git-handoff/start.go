@@ -50,14 +50,15 @@ func startCommand(d *deps) *cli.Command {
 			d.refreshStoreCommitHook(c.Context, st)
 			if c.Bool("json") {
 				if err := d.printJSON(startJSON{
-					Session:   sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
-					Handoff:   toJSON(res.Handoff),
-					Claimed:   res.Claimed,
-					Objective: toObjectiveJSON(res.Objective),
-					Brief:     res.Brief,
-					Snapshot:  toOfferJSON(res.Snapshot),
-					Notices:   view.NonNil(res.Notices),
-					Conflicts: res.Conflicts,
+					Session:      sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
+					Handoff:      toJSON(res.Handoff),
+					Claimed:      res.Claimed,
+					Objective:    toObjectiveJSON(res.Objective),
+					Brief:        res.Brief,
+					Snapshot:     toOfferJSON(res.Snapshot),
+					EndedSession: res.EndedBound,
+					Notices:      view.NonNil(res.Notices),
+					Conflicts:    res.Conflicts,
 				}); err != nil {
 					return err
 				}
@@ -92,7 +93,10 @@ type startJSON struct {
 	Objective *objectiveJSON `json:"objective"`
 	Brief     string         `json:"brief"`
 	Snapshot  *offerJSON     `json:"snapshot,omitempty"` // the baton's session left uncommitted work
-	Notices   []string       `json:"notices"`
+	// EndedSession: the active session this worktree was bound to, ended
+	// so that only the new one is bound here.
+	EndedSession string   `json:"endedSession,omitempty"`
+	Notices      []string `json:"notices"`
 	// Conflicts: versions the arbiter's answer replaced here that were
 	// written without seeing the one kept, as sync reports them.
 	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`

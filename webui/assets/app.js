@@ -201,6 +201,11 @@ function renderSessions(data) {
       agent = el("span", { class: "readonly", "data-id": s.id }, s.harness || "—", " ", el("span", { class: "badge", text: "read-only" }));
     } else if (s.status === "replaced") {
       agent = el("span", { "data-id": s.id, text: s.harness || "—" });
+    } else if (s.status !== "active") {
+      // Changing the agent never revives a session: that is `session restore`.
+      agent = el("span", { class: "not-active", "data-id": s.id,
+        title: "revive it with: git handoff session restore " + s.id }, s.harness || "—", " ",
+        el("span", { class: "badge", text: s.status }));
     } else {
       agent = agentSelect(s);
     }
