@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -402,6 +403,9 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 	}
 	g := lineage.FromNodes(nodes.Nodes())
 	for _, p := range g.Problems() {
+		if retiredLink(ctx, st, p) {
+			continue // the other end is in the archive, not missing
+		}
 		notices = append(notices, fmt.Sprintf("lineage: %s", p))
 	}
 	var states map[string]*RuntimeState
@@ -490,4 +494,15 @@ func SessionLineage(ctx context.Context, st *refstore.Store, id, format string) 
 		return res, fmt.Errorf("drawing the lineage: %w", err)
 	}
 	return res, nil
+}
+
+// retiredLink reports a link whose missing end is a session retention moved
+// to the archive: a live session's predecessor that ended long ago is
+// archived, not lost.
+func retiredLink(ctx context.Context, st *refstore.Store, p *lineage.LinkError) bool {
+	if !errors.Is(p, lineage.ErrDangling) || len(p.IDs) < 2 {
+		return false
+	}
+	s, err := session.Find(ctx, st, p.IDs[1])
+	return err == nil && s.Archived != ""
 }

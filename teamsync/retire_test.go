@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -67,7 +68,7 @@ func TestRetentionMovesFinalRecordsToTheArchive(t *testing.T) {
 		put(t, a, sessRef(t, r.ID), r)
 	}
 	later := int(DefaultRetention/time.Minute) + 100
-	put(t, a, sessRef(t, "s-recent"), sess("s-recent", session.StatusEnded, "", later-10))
+	put(t, a, sessRef(t, "s-recent"), sess("s-recent", session.StatusEnded, "s-old", later-10))
 	open7, _ := refstore.PRRef("o", "r", 7)
 	merged8, _ := refstore.PRRef("o", "r", 8)
 	put(t, a, open7, prown.Record{Schema: prown.Schema, Number: 7, Repo: "o/r", OwnerSession: "s-owner", ClaimedAt: at(0)})
@@ -112,6 +113,11 @@ func TestRetentionMovesFinalRecordsToTheArchive(t *testing.T) {
 	}
 	if _, err := session.Read(ctx, b, "s-old"); !errors.Is(err, refstore.ErrNotFound) {
 		t.Errorf("the retired session is still live: %v", err)
+	}
+	// s-recent replaced s-old, which is archived now: not a broken link.
+	_, notices, err := handoff.SessionListEach(ctx, open(t, b.Dir()), handoff.SessionListOptions{All: true}, func(r *session.Record) string { return r.ID })
+	if err != nil || len(notices) != 0 {
+		t.Errorf("session ls after retention: %q %v", notices, err)
 	}
 	if RetireDue(b, "origin", at(later+2).Add(time.Hour)) {
 		t.Errorf("retention is due again an hour after it ran")
