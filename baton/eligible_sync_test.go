@@ -53,7 +53,7 @@ func newTeam(t *testing.T) *team {
 
 func (tm *team) sync(st *refstore.Store, min int) {
 	tm.t.Helper()
-	if _, err := teamsync.Sync(tm.ctx, st, teamsync.Options{Remote: "origin", Now: t0.Add(time.Duration(min) * time.Minute), MaxAge: teamsync.DefaultMaxAge}); err != nil {
+	if _, err := teamsync.Sync(tm.ctx, st, teamsync.Options{Remote: "origin", Now: t0.Add(time.Duration(min) * time.Minute), Retention: teamsync.DefaultRetention}); err != nil {
 		tm.t.Fatalf("sync: %v", err)
 	}
 }
