@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -60,13 +61,30 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 	}
 	notices := res.Warnings
 	for _, m := range res.Merged {
-		// A baton this clone held as waiting, claimed elsewhere first.
-		if m.Old != "" && strings.HasPrefix(m.Ref, refstore.HandoffsPrefix) && strings.Contains(m.What, " claimed by ") {
-			notices = append(notices, fmt.Sprintf("%s on another clone before this start (learned from %s)", m.What, remote))
+		// A baton this clone held as waiting, claimed elsewhere first:
+		// said as a claim lost at the arbiter says it.
+		if m.Old == "" || !strings.HasPrefix(m.Ref, refstore.HandoffsPrefix) {
+			continue
+		}
+		was, err1 := readBatonAt(ctx, st, m.Ref, m.Old)
+		now, err2 := readBatonAt(ctx, st, m.Ref, m.New)
+		if err1 == nil && err2 == nil && was.Live() && now.Claimed {
+			notices = append(notices, "another session claimed the baton first: "+(&baton.ClaimedError{Baton: now}).Error())
 		}
 	}
 	for _, c := range res.Conflicts {
 		notices = append(notices, c.Summary)
 	}
 	return notices
+}
+
+// readBatonAt reads blob oid as the baton record of ref.
+func readBatonAt(ctx context.Context, st *refstore.Store, ref, oid string) (baton.Baton, error) {
+	e, err := st.ReadObject(ctx, oid)
+	if err != nil {
+		return baton.Baton{}, err
+	}
+	e.Ref = ref
+	b, err := baton.Decode(e)
+	return b.Baton, err
 }

@@ -65,7 +65,7 @@ func writeTabwriter(w io.Writer, n int, row func(i int) [tableCells]string) erro
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i := range n {
 		c := row(i)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c[0], c[1], c[2], c[3], c[4])
+		fmt.Fprintln(tw, strings.Join(c[:], "\t"))
 	}
 	return tw.Flush()
 }

@@ -15,7 +15,7 @@ func tabwritten(rows [][tableCells]string) []byte {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	for _, c := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c[0], c[1], c[2], c[3], c[4])
+		fmt.Fprintln(tw, strings.Join(c[:], "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		panic(err)
