@@ -46,10 +46,11 @@ func (Local) Held(ctx context.Context, st *refstore.Store, ref string) (string, 
 // A Refresher is an Arbiter that can bring the batons a start may claim
 // from where claims are decided, before the start looks for one: a
 // teammate's baton then reaches the next start without a sync. It returns
-// notices for the brief (a remote that did not answer, conflicts the merge
-// settled); it never fails a start.
+// notices for the brief (a remote that did not answer, a waiting baton
+// claimed or superseded elsewhere) and the conflicts its merge settled; it
+// never fails a start.
 type Refresher interface {
-	Refresh(ctx context.Context, st *refstore.Store, owner, branch string) []string
+	Refresh(ctx context.Context, st *refstore.Store, owner, branch string) ([]string, []Conflict)
 }
 
 // A Pinner is an Arbiter that can choose, before a claim, where claims of

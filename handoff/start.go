@@ -82,14 +82,16 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 	}
 	arb := arbiter(opts.Arbiter)
 	var notices noticeSet
+	var conflicts []Conflict // joins the arbiter's answers made here
 	if r, ok := arb.(Refresher); ok {
-		for _, n := range r.Refresh(ctx, st, who.Owner, who.Branch) {
+		ns, cs := r.Refresh(ctx, st, who.Owner, who.Branch)
+		for _, n := range ns {
 			notices.add(n)
 		}
+		conflicts = append(conflicts, cs...)
 	}
 	defer lockClaims(st)()
-	var conflicts []Conflict // joins the arbiter's answers made here
-	skipClaim := false       // the arbiter could not be asked: deliver no baton
+	skipClaim := false // the arbiter could not be asked: deliver no baton
 	var lastErr error
 	for attempt := 0; attempt <= startAttempts; attempt++ {
 		final := attempt == startAttempts // the last pass makes no new claim: it cannot lose one

@@ -39,8 +39,8 @@ type kind struct {
 	// undoes says whether keeping w over l, a version w is not known to
 	// have seen, overrules one of the kind's own rules (a claim undone, an
 	// ended session revived, two ownership histories diverging).
-	undoes func(w, l any) bool
-	describe    func(rec any) string
+	undoes   func(w, l any) bool
+	describe func(rec any) string
 }
 
 var kinds = []kind{

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -23,19 +24,21 @@ const DefaultRefreshTimeout = 5 * time.Second
 // the next start here without a sync. It is one `git fetch` of those refs
 // alone: with git's protocol v2 the remote lists only their prefixes, and
 // the records already here are not sent again. It implements
-// handoff.Refresher; what it returns are notices for the brief.
-func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch string) []string {
+// handoff.Refresher: a baton this clone held as waiting that the merge
+// replaced is told as a claim lost at the arbiter is (claimed or deleted
+// elsewhere, or superseded, with the conflict).
+func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch string) ([]string, []Conflict) {
 	ref, err := refstore.HandoffRef(false, owner, branch)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	remote, err := a.remoteFor(ctx, st, ref)
 	if err != nil || remote == "" {
-		return nil // no remote, or no single one: the claim says why
+		return nil, nil // no remote, or no single one: the claim says why
 	}
 	tp, err := TrackingPrefix(remote)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	shared := strings.TrimPrefix(refstore.SharedPrefix, refstore.Root)
 	specs := []string{
@@ -53,29 +56,33 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 		if fctx.Err() != nil {
 			why = fmt.Sprintf("no answer within %s", limit)
 		}
-		return []string{fmt.Sprintf("could not ask remote %s for batons waiting here (%s): started from what this clone holds; `git handoff sync` brings them once it answers", remote, why)}
+		return []string{fmt.Sprintf("could not ask remote %s for batons waiting here (%s): started from what this clone holds; `git handoff sync` brings them once it answers", remote, why)}, nil
 	}
 	res, err := Lazy(ctx, st)
 	if err != nil {
-		return []string{"batons fetched from " + remote + " were not merged: " + err.Error()}
+		return []string{"batons fetched from " + remote + " were not merged: " + err.Error()}, nil
 	}
 	notices := res.Warnings
 	for _, m := range res.Merged {
-		// A baton this clone held as waiting, claimed elsewhere first:
-		// said as a claim lost at the arbiter says it.
 		if m.Old == "" || !strings.HasPrefix(m.Ref, refstore.HandoffsPrefix) {
 			continue
 		}
 		was, err1 := readBatonAt(ctx, st, m.Ref, m.Old)
 		now, err2 := readBatonAt(ctx, st, m.Ref, m.New)
-		if err1 == nil && err2 == nil && was.Live() && now.Claimed {
+		if err1 != nil || err2 != nil || !was.Live() {
+			continue
+		}
+		switch {
+		case was.ID != now.ID:
+			se := &handoff.SupersededError{Remote: remote, Ref: m.Ref, Mine: was, MineOID: m.Old, Kept: now, KeptOID: m.New}
+			notices = append(notices, se.Error())
+		case now.Claimed:
 			notices = append(notices, "another session claimed the baton first: "+(&baton.ClaimedError{Baton: now}).Error())
+		case now.Deleted != nil:
+			notices = append(notices, (&baton.DeletedError{Baton: now, Where: remote}).Error()+": not delivered")
 		}
 	}
-	for _, c := range res.Conflicts {
-		notices = append(notices, c.Summary)
-	}
-	return notices
+	return notices, res.Conflicts
 }
 
 // readBatonAt reads blob oid as the baton record of ref.

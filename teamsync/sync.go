@@ -44,13 +44,13 @@ type Options struct {
 // Change is one ref moved by sync, locally or on the remote. Old and New
 // are blob ids, "" for absent.
 type Change struct {
-	Ref    string `json:"ref"`
-	Old    string `json:"old"`
-	New    string `json:"new"`
+	Ref string `json:"ref"`
+	Old string `json:"old"`
+	New string `json:"new"`
 	// Reason is "merged", "retired" (a record retention moved to the
 	// archive, or dropped) or "archived" (an archive month's tree).
 	Reason string `json:"reason"`
-	What   string `json:"what"`   // the record kept, in words
+	What   string `json:"what"` // the record kept, in words
 }
 
 // Conflict is a key where two versions could not be ordered and a tie-break

@@ -35,6 +35,9 @@ func TestPRClaimRace(t *testing.T) {
 	for i := 0; i < claimers; i++ {
 		for _, round := range []string{"n", "t"} {
 			gittest.Run(t, dir, "handoff", "start", "--session", fmt.Sprintf("%s%d", round, i))
+			// Each as if in a worktree of its own: a start ends the
+			// session bound to its worktree.
+			gittest.Run(t, dir, "symbolic-ref", "--delete", "refs/worktree/ao/session")
 		}
 	}
 
