@@ -243,3 +243,22 @@ func neededSessions(ds []decision) map[string]bool {
 	}
 	return needed
 }
+
+// snapshotRetired says, once retention has judged every record, whether
+// the session a snapshot belongs to (its ref component) has left the live
+// records: retired by this sync, or held by neither side at all. Its
+// snapshot, uncommitted work of a session that ended long ago, retires with
+// it and is not archived. A session whose record could not be read keeps
+// its snapshot.
+func snapshotRetired(ds []decision, ids refIDs) func(enc string) bool {
+	retired := map[string]bool{}
+	for i := range ds {
+		if ds[i].retired != nil && strings.HasPrefix(ds[i].ref, refstore.SessionPrefix) {
+			retired[ds[i].ref] = true
+		}
+	}
+	return func(enc string) bool {
+		ref := refstore.SessionPrefix + enc
+		return retired[ref] || ids.local[ref] == "" && ids.remote[ref] == ""
+	}
+}

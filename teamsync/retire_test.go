@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -145,6 +146,44 @@ func TestArchiveMonthsJoin(t *testing.T) {
 		}
 		if got := git(t, dir, "for-each-ref", "refs/ao/sessions/"); got != "" {
 			t.Errorf("%s: live sessions left:\n%s", dir, got)
+		}
+	}
+}
+
+// A session's snapshot retires with it, here and on the remote; the
+// snapshot of a session still live stays.
+func TestSnapshotRetiresWithItsSession(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	snap := func(id string, min int) {
+		t.Helper()
+		if _, err := handoff.Start(ctx, a, handoff.StartOptions{Session: id, Owner: "dev", Branch: "main"}, clock(min)); err != nil {
+			t.Fatal(err)
+		}
+		gittest.WriteFile(t, a.Dir(), id+".txt", []byte("work\n"))
+		if _, err := handoff.End(ctx, a, handoff.EndOptions{Session: id, Owner: "dev", Branch: "main", Next: []string{"go on"}, Snapshot: true}, clock(min+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := int(DefaultRetention/time.Minute) + 100
+	snap("s-old", 0)
+	snap("s-new", later-10)
+	syncAt(t, a, later-5)
+	res := retireAt(t, a, later)
+	snaps := 0
+	for _, c := range res.Snapshots {
+		if c.Reason == "retired" && c.Ref == "refs/ao/snapshots/s-old" {
+			snaps++
+		}
+	}
+	if snaps != 2 {
+		t.Errorf("the snapshot of s-old did not retire here and at the remote: %+v", res.Snapshots)
+	}
+	for _, dir := range []string{a.Dir(), tm.remote} {
+		if got := git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ao/snapshots/"); got != "refs/ao/snapshots/s-new" {
+			t.Errorf("%s snapshots: %q", dir, got)
 		}
 	}
 }

@@ -35,7 +35,10 @@ func isSnapshotCopy(tp, ref string) bool {
 // from remote (under tp), moves the local refs and pushes what the remote
 // lacks. Failures are warnings: the records' sync stands, and the next sync
 // tries again.
-func syncSnapshots(ctx context.Context, st *refstore.Store, remote, tp string, dryRun bool) ([]Change, []string) {
+//
+// retired, when not nil, names the sessions whose snapshots retire with
+// them (by their ref component): those go on both sides, with no join.
+func syncSnapshots(ctx context.Context, st *refstore.Store, remote, tp string, dryRun bool, retired func(enc string) bool) ([]Change, []string) {
 	changes := []Change{}
 	var warns []string
 	copies := tp + strings.TrimPrefix(refstore.SnapshotPrefix, refstore.Root)
@@ -63,6 +66,18 @@ func syncSnapshots(ctx context.Context, st *refstore.Store, remote, tp string, d
 	for _, k := range names {
 		ref := refstore.SnapshotPrefix + k
 		l, r := local[ref], fetched[copies+k]
+		if retired != nil && retired(k) {
+			what := "snapshot of session " + sessionOf(k) + ", retired with it"
+			if l != "" {
+				localUps = append(localUps, refstore.Update{Ref: ref, Old: l})
+				changes = append(changes, Change{Ref: ref, Old: l, Reason: "retired", What: what})
+			}
+			if r != "" {
+				pushes = append(pushes, refstore.Update{Ref: ref, Old: r})
+				changes = append(changes, Change{Ref: ref, Old: r, Reason: "retired", What: what})
+			}
+			continue
+		}
 		if l == r {
 			continue
 		}

@@ -289,7 +289,11 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			}
 		}
 		var snapWarns []string
-		res.Snapshots, snapWarns = syncSnapshots(ctx, st, opts.Remote, tp, opts.DryRun)
+		var retiredSnap func(string) bool
+		if retire {
+			retiredSnap = snapshotRetired(ds, ids)
+		}
+		res.Snapshots, snapWarns = syncSnapshots(ctx, st, opts.Remote, tp, opts.DryRun, retiredSnap)
 		res.Warnings = append(res.Warnings, snapWarns...)
 		if opts.DryRun {
 			return res, nil
