@@ -10,7 +10,7 @@ import (
 
 // Codex reads project hooks from .codex/hooks.json, in Claude Code's shape
 // under a top-level "hooks" object (HARNESSES.md, checked with codex
-// 0.171.0). It has SessionStart and Stop; no SessionEnd.
+// 0.171.0): SessionStart, Stop and SessionEnd, which ends the session.
 func codex() agent {
 	const h = "codex"
 	return agent{
@@ -22,6 +22,7 @@ func codex() agent {
 			events: []hookEvent{
 				{"SessionStart", groupEntry("", h, EventStart, nil)},
 				{"Stop", groupEntry("", h, EventStop, nil)},
+				{"SessionEnd", groupEntry("", h, EventEnd, nil)},
 			},
 		}},
 		problems: codexProblems,
@@ -58,7 +59,7 @@ func codexProblems(root string, o Options) []Problem {
 	}
 	trusted := codexTrusted(filepath.Join(home, "config.toml"))
 	var untrusted []string
-	for _, ev := range []string{"session_start", "stop"} {
+	for _, ev := range []string{"session_start", "stop", "session_end"} {
 		if !trusted[path+":"+ev] {
 			untrusted = append(untrusted, ev)
 		}
