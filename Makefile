@@ -66,7 +66,7 @@ test-git:
 		GIT_DEFAULT_REF_FORMAT=$$refs GIT_DEFAULT_HASH=$$hash; \
 	pkgs=./internal/gittest scripts=; \
 	for s in $(SUITES); do case $$s in \
-	store) pkgs="$$pkgs ./refstore/..." ;; sync) pkgs="$$pkgs ./teamsync" ;; hooks) pkgs="$$pkgs ./hooks" ;; scripts) scripts=1 ;; \
+	store) pkgs="$$pkgs ./refstore/... ./archive" ;; sync) pkgs="$$pkgs ./teamsync" ;; hooks) pkgs="$$pkgs ./hooks" ;; scripts) scripts=1 ;; \
 	*) echo "make test-git: SUITES from store, sync, hooks, scripts; not $$s" >&2; exit 2 ;; \
 	esac; done; \
 	$(GO) test -count=1 -timeout 30m $$pkgs; a=$$?; b=0; \
