@@ -83,8 +83,11 @@ func noSuchKey(err error) bool {
 }
 
 func firstArg(args []string) string {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-c" || a == "-C":
+			i++ // its value
+		case !strings.HasPrefix(a, "-"):
 			return a
 		}
 	}

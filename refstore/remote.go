@@ -135,18 +135,16 @@ func (s *Store) pushChunk(ctx context.Context, remote string, updates []Update, 
 	return s.push(ctx, remote, leases, specs, opts)
 }
 
-// PushMatching pushes every local ref under each of prefixes to the same
-// name on remote, each under a lease on the tracking ref git keeps for it
-// (git's bare --force-with-lease), and deletes the refs of deletes under
-// explicit leases. Refs already equal on both sides are left alone.
-//
-// It exists because one refspec per ref makes git push quadratic: 5,000
-// refs took 57 s here against 4 s for the same push by pattern. The
-// remote's fetch refspecs must map prefixes to tracking refs that hold what
-// was last fetched, and every local ref under prefixes must be meant for the
-// remote.
-func (s *Store) PushMatching(ctx context.Context, remote string, prefixes []string, deletes []Update, opts PushOptions) error {
-	leases := []string{"--force-with-lease"}
+// PushMatching makes every ref under each of prefixes on remote what it is
+// here: each local ref pushed to the same name, and each remote ref with no
+// local one deleted (git push --prune), all under leases on the tracking
+// refs git keeps for them (a bare --force-with-lease: a remote ref with no
+// tracking ref here is expected absent, so a ref a teammate pushed since
+// the last fetch fails the push rather than being deleted). Refs already
+// equal on both sides are left alone. It is linear in the number of refs,
+// where one refspec per ref makes git push quadratic; the caller must hold
+// locally every ref it wants kept on the remote.
+func (s *Store) PushMatching(ctx context.Context, remote string, prefixes []string, opts PushOptions) error {
 	var specs []string
 	for _, p := range prefixes {
 		if !strings.HasPrefix(p, Root) || !strings.HasSuffix(p, "/") {
@@ -154,14 +152,7 @@ func (s *Store) PushMatching(ctx context.Context, remote string, prefixes []stri
 		}
 		specs = append(specs, p+"*:"+p+"*")
 	}
-	for _, u := range deletes {
-		if u.New != "" || strings.ContainsAny(u.Ref, " \n\x00:") || !strings.HasPrefix(u.Ref, "refs/") {
-			return fmt.Errorf("%w: not a delete: %q", ErrBadName, u.Ref)
-		}
-		leases = append(leases, "--force-with-lease="+u.Ref+":"+u.Old)
-		specs = append(specs, ":"+u.Ref)
-	}
-	return s.push(ctx, remote, leases, specs, opts)
+	return s.push(ctx, remote, []string{"--prune", "--force-with-lease"}, specs, opts)
 }
 
 // push runs one git push; a server without --atomic gets it without.

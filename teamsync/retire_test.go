@@ -3,6 +3,7 @@ package teamsync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -186,4 +187,55 @@ func TestSnapshotRetiresWithItsSession(t *testing.T) {
 			t.Errorf("%s snapshots: %q", dir, got)
 		}
 	}
+}
+
+// A retention of thousands of records at once deletes them at the remote
+// in pushes of a bounded size, the archive month first: none is left, and
+// every one is in the archive.
+func TestRetentionOfThousands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes thousands of records")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	const n = 6000 // past refstore's bound on one push's arguments
+	ups := make([]refstore.Update, 0, n)
+	for i := range n {
+		r := sess(fmt.Sprintf("s-%05d", i), session.StatusEnded, "", 0)
+		data, err := refstore.Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		oid, err := a.WriteBlob(ctx, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ups = append(ups, refstore.Update{Ref: sessRef(t, r.ID), New: oid})
+	}
+	if err := a.Apply(ctx, "test", ups...); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, a, 1)
+	if got := count(t, tm.remote, "refs/ao/sessions/"); got != n {
+		t.Fatalf("the remote holds %d sessions, want %d", got, n)
+	}
+	res := retireAt(t, a, int(DefaultRetention/time.Minute)+100)
+	if res.Retired != n {
+		t.Fatalf("retired %d, want %d", res.Retired, n)
+	}
+	for _, dir := range []string{a.Dir(), tm.remote} {
+		if got := count(t, dir, "refs/ao/sessions/"); got != 0 {
+			t.Errorf("%s: %d live sessions left", dir, got)
+		}
+		if got := len(strings.Fields(git(t, dir, "ls-tree", "-r", "--name-only", "refs/ao/archive/"+archive.Month(at(0))))); got != n {
+			t.Errorf("%s: the archive holds %d sessions, want %d", dir, got, n)
+		}
+	}
+}
+
+func count(t *testing.T, dir, prefix string) int {
+	t.Helper()
+	return len(strings.Fields(git(t, dir, "for-each-ref", "--format=x", prefix)))
 }

@@ -272,7 +272,10 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				}
 			}
 		}
-		var archLocal []refstore.Update
+		// The archive's months go first in the push, so that a push split
+		// in several (a retention of tens of thousands) lands them before
+		// the records they now hold are deleted.
+		var archLocal, archRemote []refstore.Update
 		for _, a := range arch {
 			what := "archive of " + a.month
 			if a.added > 0 {
@@ -283,11 +286,12 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				res.Local = append(res.Local, Change{Ref: a.ref, Old: a.local, New: a.tree, Reason: "archived", What: what})
 			}
 			if a.tree != a.remote {
-				remoteUps = append(remoteUps, refstore.Update{Ref: a.ref, Old: a.remote, New: a.tree})
+				archRemote = append(archRemote, refstore.Update{Ref: a.ref, Old: a.remote, New: a.tree})
 				res.Pushed = append(res.Pushed, Change{Ref: a.ref, Old: a.remote, New: a.tree, Reason: "archived", What: what})
 				trackUps = append(trackUps, refstore.Update{Ref: tp + strings.TrimPrefix(a.ref, refstore.Root), Old: a.remote, New: a.tree})
 			}
 		}
+		remoteUps = append(archRemote, remoteUps...)
 		var snapWarns []string
 		var retiredSnap func(string) bool
 		if retire {
@@ -328,12 +332,13 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			popts := refstore.PushOptions{Atomic: true, KeepOld: keepOld, NoVerify: true, Track: specs}
 			var err error
 			if len(warns) == 0 && len(res.Withheld) == 0 && len(remoteUps) > bulkPushMin {
-				// Local refs now hold every winner, and the tracking refs
-				// (which Track maps) hold what was fetched: a push by pattern with leases on the
+				// Local refs now hold every winner (retired keys are gone),
+				// and the tracking refs (which Track maps) hold what was
+				// fetched: a push by pattern, pruning, with leases on the
 				// tracking refs moves exactly remoteUps, in linear time.
-				// (Not when a local ref must stay unpushed: unreadable or
-				// withheld.)
-				err = st.PushMatching(ctx, opts.Remote, append(refstore.Kinds[:len(refstore.Kinds):len(refstore.Kinds)], refstore.ArchivePrefix), deletesOf(remoteUps), popts)
+				// (Not when a local ref must stay unpushed, or a remote one
+				// undeleted: unreadable or withheld.)
+				err = st.PushMatching(ctx, opts.Remote, append(refstore.Kinds[:len(refstore.Kinds):len(refstore.Kinds)], refstore.ArchivePrefix), popts)
 			} else {
 				err = st.Push(ctx, opts.Remote, remoteUps, popts)
 			}
@@ -575,16 +580,6 @@ func contains(list []string, s string) bool {
 // bulkPushMin is how many changed refs make a push by pattern worth it:
 // one refspec per ref makes git push quadratic in the number of refs.
 const bulkPushMin = 64
-
-func deletesOf(ups []refstore.Update) []refstore.Update {
-	var out []refstore.Update
-	for _, u := range ups {
-		if u.New == "" {
-			out = append(out, u)
-		}
-	}
-	return out
-}
 
 // progressMin is how much work makes a phase worth reporting.
 const progressMin = 500
