@@ -239,3 +239,39 @@ func count(t *testing.T, dir, prefix string) int {
 	t.Helper()
 	return len(strings.Fields(git(t, dir, "for-each-ref", "--format=x", prefix)))
 }
+
+func TestParseAge(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "720h": 720 * time.Hour, "1d": 24 * time.Hour, "never": 0, "0": 0, " 7d ": 7 * 24 * time.Hour, "90m": 90 * time.Minute} {
+		if got, err := ParseAge(in); err != nil || got != want {
+			t.Errorf("ParseAge(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "30", "-1d", "0d", "d", "1w", "-5h", "99999999d", "forever"} {
+		if got, err := ParseAge(in); err == nil {
+			t.Errorf("ParseAge(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
+// handoff.retention wins over the older handoff.tombstoneMaxAge, which is
+// read when it is unset; a bad value is an error naming the key.
+func TestRetentionConfig(t *testing.T) {
+	tm := newTeam(t, 1)
+	dir := tm.clones[0].Dir()
+	age := func() (time.Duration, error) { return Retention(context.Background(), open(t, dir)) }
+	if d, err := age(); err != nil || d != DefaultRetention {
+		t.Fatalf("unset: %v %v", d, err)
+	}
+	git(t, dir, "config", MaxAgeKey, "48h")
+	if d, err := age(); err != nil || d != 48*time.Hour {
+		t.Fatalf("the older key: %v %v", d, err)
+	}
+	git(t, dir, "config", RetentionKey, "never")
+	if d, err := age(); err != nil || d != 0 {
+		t.Fatalf("never: %v %v", d, err)
+	}
+	git(t, dir, "config", RetentionKey, "soon")
+	if _, err := age(); err == nil || !strings.Contains(err.Error(), RetentionKey) {
+		t.Fatalf("a bad value: %v", err)
+	}
+}
