@@ -298,6 +298,9 @@ func SessionShow(ctx context.Context, st *refstore.Store, id string) (SessionSho
 // SessionListOptions are what `session ls` was asked.
 type SessionListOptions struct {
 	All bool // ended, terminated, replaced and merged sessions too
+	// Archived lists, after the others, the sessions retention moved to
+	// the archive (and that have no live record here); it implies All.
+	Archived bool
 }
 
 // Where says whether a session's recorded worktree and host are the ones
@@ -354,6 +357,10 @@ type SessionItem[T any] struct {
 	V       T
 	Lineage string
 	Runtime *RuntimeState // nil: no runtime recorded
+	// Archived is the archive month of a session listed from the archive
+	// (SessionListOptions.Archived), and ArchivedAs the revision it was
+	// read as (refs/ao/archive/<month>:sessions/<id>); "" for a live one.
+	Archived, ArchivedAs string
 }
 
 // SessionListEach is SessionList for a surface that writes each session
@@ -379,7 +386,7 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 	)
 	err := session.Each(ctx, st, func(s *session.Stored) {
 		id := nodes.Add(&s.Record)
-		if !opts.All && s.Status != session.StatusActive {
+		if !opts.All && !opts.Archived && s.Status != session.StatusActive {
 			return
 		}
 		if s.Runtime != nil {
@@ -428,7 +435,7 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 			}
 			// Selected again on the fresh record: one terminated
 			// meanwhile is not active any more.
-			if !opts.All && s.Status != session.StatusActive {
+			if !opts.All && !opts.Archived && s.Status != session.StatusActive {
 				return
 			}
 			s.Status = effectiveStatus(s, rs)
@@ -436,6 +443,16 @@ func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts Sessio
 		}
 		items = append(items, SessionItem[T]{V: k.v, Lineage: lines.Summary(k.id), Runtime: rs})
 	})
+	if opts.Archived {
+		old, more, err := SessionListArchived(ctx, st)
+		if err != nil {
+			return nil, nil, err
+		}
+		notices = append(notices, more...)
+		for i := range old {
+			items = append(items, SessionItem[T]{V: conv(&old[i].Record), Lineage: old[i].ID, Archived: old[i].Archived, ArchivedAs: old[i].Ref})
+		}
+	}
 	return items, notices, nil
 }
 

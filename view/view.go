@@ -140,10 +140,11 @@ type Session struct {
 	Archived string `json:"archived,omitempty"`
 }
 
-// MarkArchived marks out as the session s, when the archive holds it.
-func (out *Session) MarkArchived(s session.Stored) {
-	if s.Archived != "" {
-		out.Archived, out.Ref = s.Archived, s.Ref
+// MarkArchived marks out as read from the archive month, by revision rev
+// (nothing when month is "": a live session).
+func (out *Session) MarkArchived(month, rev string) {
+	if month != "" {
+		out.Archived, out.Ref = month, rev
 	}
 }
 

@@ -269,7 +269,7 @@ func (s *Server) showSession(c *call) error {
 	}
 	out := toSessionJSON(res.Session.Record, true)
 	out.Lineage = res.Lineage
-	out.MarkArchived(res.Session)
+	out.MarkArchived(res.Session.Archived, res.Session.Ref)
 	writeJSON(c.w, http.StatusOK, sessionShowJSON{Session: out, Notices: view.NonNil(c.notices)})
 	return nil
 }

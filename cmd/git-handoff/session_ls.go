@@ -37,12 +37,11 @@ func sessionLsCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			archived := c.Bool("archived")
-			all := c.Bool("all") || archived
+			opts := handoff.SessionListOptions{All: c.Bool("all"), Archived: c.Bool("archived")}
 			if c.Bool("json") {
-				return sessionLsJSON(c, d, st, handoff.SessionListOptions{All: all}, archived)
+				return sessionLsJSON(c, d, st, opts)
 			}
-			return sessionLsText(c, d, st, all, archived)
+			return sessionLsText(c, d, st, opts)
 		},
 	}
 }
@@ -56,7 +55,7 @@ const elsewhere = " *"
 
 // sessionLsText prints the table of sessions, each kept as the text of
 // its row, not as its record, until the lineage of every one is known.
-func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all, archived bool) error {
+func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
 	row := func(r *session.Record) sessionRow {
 		status := r.Status
 		if r.Switching != nil {
@@ -73,25 +72,13 @@ func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all, archived bo
 		}
 		return row
 	}
-	items, notices, err := handoff.SessionListEach(c.Context, st, handoff.SessionListOptions{All: all}, row)
+	items, notices, err := handoff.SessionListEach(c.Context, st, opts, row)
 	if err != nil {
 		return err
 	}
-	if archived {
-		old, more, err := handoff.SessionListArchived(c.Context, st)
-		if err != nil {
-			return err
-		}
-		notices = append(notices, more...)
-		for i := range old {
-			r := row(&old[i].Record)
-			r.status += ", archived " + old[i].Archived
-			items = append(items, handoff.SessionItem[sessionRow]{V: r, Lineage: old[i].ID})
-		}
-	}
 	notify(d.stderr, notices)
 	if len(items) == 0 {
-		if all {
+		if opts.All || opts.Archived {
 			fmt.Fprintln(d.stderr, "no sessions")
 		} else {
 			fmt.Fprintln(d.stderr, "no active sessions (--all shows the others)")
@@ -105,6 +92,9 @@ func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all, archived bo
 		}
 		it := &items[i-1]
 		status := it.V.status
+		if it.Archived != "" {
+			status += ", archived " + it.Archived
+		}
 		if rt := runtimeText(it.Runtime); rt != "" {
 			status += ", " + rt
 		}
@@ -119,7 +109,7 @@ func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, all, archived bo
 
 // sessionLsJSON prints sessionListJSON, each session kept as its output
 // shape as it is read, its lineage and runtime added once all are.
-func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions, archived bool) error {
+func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
 	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) sessionJSON {
 		return toSessionJSON(*r, false)
 	})
@@ -131,19 +121,7 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 		out[i] = items[i].V
 		out[i].Lineage = items[i].Lineage
 		withRuntime(&out[i], items[i].Runtime)
-	}
-	if archived {
-		old, more, err := handoff.SessionListArchived(c.Context, st)
-		if err != nil {
-			return err
-		}
-		notices = append(notices, more...)
-		for i := range old {
-			j := toSessionJSON(old[i].Record, false)
-			j.Lineage = old[i].ID
-			j.MarkArchived(old[i])
-			out = append(out, j)
-		}
+		out[i].MarkArchived(items[i].Archived, items[i].ArchivedAs)
 	}
 	return printJSONArray(d.stdout, "sessions", out, d.withOpenNotices(notices))
 }

@@ -35,7 +35,7 @@ func sessionShowCommand(d *deps) *cli.Command {
 				out.Lineage = summary
 				out.Status = res.Status
 				withRuntime(&out, res.Runtime)
-				out.MarkArchived(res.Session)
+				out.MarkArchived(res.Session.Archived, res.Session.Ref)
 				return d.printJSON(out)
 			}
 			s := res.Session.Record
