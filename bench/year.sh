@@ -16,9 +16,10 @@
 #      start with nothing new (goal <= 1.2x)
 #   5. refs under refs/ao/ on the remote once sync (retention) ran (goal <=
 #      the live records + the archive's few)
-# "Live" is the population's own count of what is not retired: active
-# sessions, sessions ended within the retention window (30 days), waiting
-# batons, set objectives, open PRs. Goals are printed, not enforced.
+# "Live" is the population's own count of what sync's retention keeps:
+# what is not final (active sessions and their lineage, waiting batons, set
+# objectives, open PRs) and what became final within the retention window
+# (30 days). Goals are printed, not enforced.
 #   usage: bench/year.sh path/to/git-handoff [N] [RUNS]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -83,7 +84,7 @@ t1=$(now_ns)
 pop() { awk -F= -v k="$1" '$1 == k { print $2 }' pop.txt; }
 live=$(pop live)
 echo "# a year of records to $now: $(pop sessions) sessions ($(pop sessions_this_week) this week, $(pop sessions_active) active), $(pop batons) baton refs ($(pop batons_waiting) waiting), $(pop objectives) objectives ($(pop objectives_set) set), $(pop prs) PR records ($(pop prs_open) open): $(pop records) records, populated in $(secs $((t1 - t0)))"
-echo "# live (not retired): $live = $(pop sessions_active) active sessions + $(pop sessions_ended_within_retention) ended within $(pop retention) + $(pop batons_waiting) waiting batons + $(pop objectives_set) set objectives + $(pop prs_open) open PRs"
+echo "# live (not retired, final within $(pop retention) or not final): $live = sessions ($(pop sessions_active) active, $(pop sessions_ended_within_retention) ended within, the rest on an active one's lineage) + $(pop batons_waiting) waiting batons + $(pop batons_final_within_retention) claimed or cancelled within + $(pop objectives_set) set objectives + $(pop objectives_cleared_within_retention) cleared within + $(pop prs_open) open PRs + $(pop prs_merged_within_retention) merged within"
 
 # The clones: plain, and one set up by git-handoff that synced once.
 # --no-local: through upload-pack, as from a server, so a clone holds what

@@ -17,7 +17,7 @@ import (
 const DefaultRefreshTimeout = 5 * time.Second
 
 // Refresh brings the batons a start on owner and branch may claim (the
-// private one of that owner and branch, and every shared one) from the
+// owner's private ones, and every shared one) from the
 // remote that arbitrates claims into this clone, and merges them, before
 // the start looks for one. A plain `git fetch` no longer brings records
 // (init leaves the fetch refspecs alone), so a teammate's baton reaches
@@ -40,10 +40,17 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 	if err != nil {
 		return nil, nil
 	}
-	shared := strings.TrimPrefix(refstore.SharedPrefix, refstore.Root)
+	enc, err := refstore.EncodeComponent(owner)
+	if err != nil {
+		return nil, nil
+	}
+	// The owner's batons on every branch (a checkout names the one
+	// waiting there) and the shared ones: globs, since a fetch of an
+	// exact ref the remote lacks fails.
+	mine := refstore.PrivatePrefix + enc + "/"
 	specs := []string{
-		"+" + ref + ":" + tp + strings.TrimPrefix(ref, refstore.Root),
-		"+" + refstore.SharedPrefix + "*:" + tp + shared + "*",
+		"+" + mine + "*:" + tp + strings.TrimPrefix(mine, refstore.Root) + "*",
+		"+" + refstore.SharedPrefix + "*:" + tp + strings.TrimPrefix(refstore.SharedPrefix, refstore.Root) + "*",
 	}
 	limit := a.RefreshTimeout
 	if limit <= 0 {
@@ -51,7 +58,10 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 	}
 	fctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if _, err := fetchPatiently(fctx, st, remote, specs, 2); err != nil {
+	// Asking costs less than fetching: a fetch checks every ref here.
+	if ok, _ := st.UpToDate(fctx, remote, specs...); ok {
+		return nil, nil
+	} else if _, err := fetchPatiently(fctx, st, remote, specs, 2); err != nil {
 		why := err.Error()
 		if fctx.Err() != nil {
 			why = fmt.Sprintf("no answer within %s", limit)

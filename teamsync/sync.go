@@ -186,7 +186,13 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		// One more try when it fails: a gc repacking this clone, or a
 		// killed fetch's lock (fetchPatiently); an unreachable remote
 		// fails the same way twice.
-		dropped, err := fetchPatiently(ctx, st, opts.Remote, specs, 2)
+		// Asked first, fetched only when the remote holds something
+		// else: a fetch costs time in the number of refs here.
+		var dropped int
+		var err error
+		if ok, _ := st.UpToDate(ctx, opts.Remote, specs...); !ok {
+			dropped, err = fetchPatiently(ctx, st, opts.Remote, specs, 2)
+		}
 		if dropped > 0 {
 			lockNote = fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", dropped, opts.Remote)
 		}
@@ -353,6 +359,13 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			}
 		}
 		sortResult(&res)
+		if len(ds) >= packMin {
+			// Thousands of refs just written, each a loose file on the
+			// files backend, read by every later git fetch.
+			if err := st.PackRecords(ctx); err != nil {
+				res.Warnings = append(res.Warnings, "the records' refs were not packed (git gc will): "+err.Error())
+			}
+		}
 		if retire {
 			if err := noteRetired(st, opts.Remote, opts.Now); err != nil {
 				res.Warnings = append(res.Warnings, "note of this retention not written: "+err.Error())
@@ -580,6 +593,10 @@ func contains(list []string, s string) bool {
 // bulkPushMin is how many changed refs make a push by pattern worth it:
 // one refspec per ref makes git push quadratic in the number of refs.
 const bulkPushMin = 64
+
+// packMin is how many records moved by one sync make packing their refs
+// worth it (PackRecords).
+const packMin = 1000
 
 // progressMin is how much work makes a phase worth reporting.
 const progressMin = 500

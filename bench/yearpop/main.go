@@ -23,8 +23,10 @@
 // `git pack-refs --all`. The same -seed and -now give the same records.
 //
 // It prints one key=value line per count, the population's own account of
-// what is live (not retired: active sessions, sessions ended within
-// -retention, waiting batons, set objectives, open pull requests), for
+// what is live (not retired, as sync's retention judges: active sessions
+// and those on their lineage, sessions, batons, objectives and pull
+// requests final within -retention, waiting batons, set objectives, open
+// pull requests), for
 // bench/year.sh to compare against.
 //
 //	usage: go run ./bench/yearpop -repo DIR [-n 100000] [-seed 1] [-now RFC3339] [-retention 720h]
@@ -301,7 +303,8 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 
 	// Pull-request records.
 	sort.Slice(prOwners, func(a, b int) bool { return ss[prOwners[a]].rec.CreatedAt.Before(ss[prOwners[b]].rec.CreatedAt) })
-	openPRs := 0
+	openPRs, recentMerged := 0, 0
+	cutoff := now.Add(-retention)
 	const ghRepo = "acme/widgets"
 	for p, i := range prOwners {
 		s := &ss[i].rec
@@ -323,6 +326,9 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 			}
 			merged = sec(merged)
 			pr.MergedAt = &merged
+			if !merged.Before(cutoff) {
+				recentMerged++ // final within the retention window: live
+			}
 			s.Status, s.UpdatedAt = session.StatusMerged, merged
 		}
 		ref, err := prown.Ref(pr.Repo, pr.Number)
@@ -332,8 +338,26 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 		add(ref, &pr, func(e refstore.Entry) error { _, err := prown.Decode(e); return err })
 	}
 
-	// Sessions.
-	cutoff := now.Add(-retention)
+	// Sessions: live when active, ended within the retention window, or
+	// needed by a live one (on an active session's lineage, or owning an
+	// open pull request), as sync's retention keeps them.
+	byID := map[string]*session.Record{}
+	needed := map[string]bool{}
+	for i := range ss {
+		byID[ss[i].rec.ID] = &ss[i].rec
+	}
+	for i := range ss {
+		if s := &ss[i].rec; s.Status == session.StatusActive {
+			for id := s.Supersedes; id != "" && !needed[id]; {
+				needed[id] = true
+				if p := byID[id]; p != nil {
+					id = p.Supersedes
+				} else {
+					id = ""
+				}
+			}
+		}
+	}
 	var active, recentEnded, liveSessions int
 	counted := map[string]int{}
 	for i := range ss {
@@ -346,6 +370,8 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 		case s.EndedAt != nil && !s.EndedAt.Before(cutoff):
 			recentEnded++
 			liveSessions++
+		case needed[s.ID]:
+			liveSessions++
 		}
 		ref, err := refstore.SessionRef(s.ID)
 		if err != nil {
@@ -355,7 +381,14 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 	}
 
 	// Batons and objectives, one of each per key.
-	var waiting, tombstones, claimed, objSet, objectives int
+	var waiting, tombstones, claimed, objSet, objectives, recentFinal, recentCleared int
+	// final counts a baton claimed or cancelled within the retention
+	// window: live until it retires.
+	final := func(at time.Time) {
+		if !at.Before(cutoff) {
+			recentFinal++
+		}
+	}
 	for k := range keys {
 		ky := &keys[k]
 		o := baton.Objective{Schema: baton.ObjectiveSchema, Owner: ky.owner, Branch: ky.branch, Cause: cause(ky.ownerIdx)}
@@ -380,6 +413,9 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 			objSet++
 		} else {
 			o.SessionID, o.SetAt = last.ID, *last.EndedAt // cleared by its end
+			if !o.SetAt.Before(cutoff) {
+				recentCleared++
+			}
 		}
 		oref, err := refstore.ObjectiveRef(ky.owner, ky.branch)
 		if err != nil {
@@ -411,12 +447,14 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 			at := claimedBy.CreatedAt
 			b.Claimed, b.ClaimedAt, b.ClaimedBySession = true, &at, claimedBy.ID
 			claimed++
+			final(at)
 		case left.After(week) && r < 0.6:
 			waiting++ // left this week, not yet claimed
 		case r < 0.03:
 			at := sec(left.Add(time.Hour))
 			b.Deleted = &baton.Deletion{Reason: "cancelled", At: at}
 			tombstones++
+			final(at)
 		default:
 			// Claimed by a session whose record is not here (another
 			// repository's, or one never recorded).
@@ -426,6 +464,7 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 			}
 			b.Claimed, b.ClaimedAt, b.ClaimedBySession = true, &at, newID("s")
 			claimed++
+			final(at)
 		}
 		bref, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
 		if err != nil {
@@ -434,7 +473,7 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 		add(bref, &b, func(e refstore.Entry) error { _, err := baton.Decode(e); return err })
 	}
 
-	live := liveSessions + waiting + objSet + openPRs
+	live := liveSessions + waiting + recentFinal + objSet + recentCleared + openPRs + recentMerged
 	return recs, []kv{
 		{"sessions", n},
 		{"sessions_this_week", nRecent},
@@ -448,10 +487,13 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 		{"batons_waiting", waiting},
 		{"batons_claimed", claimed},
 		{"batons_tombstones", tombstones},
+		{"batons_final_within_retention", recentFinal},
 		{"objectives", objectives},
 		{"objectives_set", objSet},
+		{"objectives_cleared_within_retention", recentCleared},
 		{"prs", len(prOwners)},
 		{"prs_open", openPRs},
+		{"prs_merged_within_retention", recentMerged},
 		{"retention", retention.String()},
 		{"live", live},
 	}
