@@ -344,6 +344,9 @@ func fetchSpecs(remote string) ([]string, error) {
 func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, specs []string, tries int) (dropped int, err error) {
 	for try := 1; ; try++ {
 		err = st.Fetch(ctx, remote, true, specs...)
+		if err == nil {
+			markFetched(st)
+		}
 		if err == nil || try >= tries || ctx.Err() != nil {
 			return dropped, err
 		}

@@ -11,15 +11,15 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // The lazy merge joins records that a fetch of ours brought into tracking
 // refs without merging them (a claim's fetch of every baton from the
-// arbiter, a sync killed half-way, a clone set up by an earlier version
-// whose plain `git fetch` still fetches records): the next git-handoff
-// command joins them into the local refs. It must cost nothing when nothing was fetched, so it first
+// arbiter, a sync killed half-way): the next git-handoff command joins
+// them into the local refs. It must cost nothing when nothing was fetched, so it first
 // compares FETCH_HEAD's size and time with a note kept in the git dir (not
 // under refs/ao/, nothing to push); only when they differ does it read the
 // tracking refs, and only when those differ from what was last merged does
@@ -27,7 +27,7 @@ import (
 
 // note is what the last merge saw, at <common dir>/handoff/merged.
 type note struct {
-	Stamp    string            `json:"stamp"`    // FETCH_HEAD files' size and mtime
+	Stamp    string            `json:"stamp"`    // the fetched note's size and mtime (fetchStamp)
 	Tracking map[string]string `json:"tracking"` // per remote: digest of its tracking refs
 }
 
@@ -51,28 +51,28 @@ func writeNote(st *refstore.Store, n note) error {
 	return st.WriteNote(context.Background(), notePath(st), b)
 }
 
-// fetchStamp summarizes every FETCH_HEAD of the repository: this worktree's,
-// the main one's and each linked worktree's. Any fetch rewrites one.
+// fetchedPath is <common dir>/handoff/fetched: rewritten by each fetch of
+// ours (fetchPatiently), so that its size and time change whenever the
+// tracking refs may have. A plain `git fetch` of the user's no longer
+// fetches records, and costs the next command nothing.
+func fetchedPath(st *refstore.Store) string {
+	return filepath.Join(st.CommonDir(), "handoff", "fetched")
+}
+
+// markFetched notes that a fetch of ours moved (or may have moved) the
+// tracking refs.
+func markFetched(st *refstore.Store) {
+	_ = st.WriteNote(context.Background(), fetchedPath(st), []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"))
+}
+
+// fetchStamp is the fetched note's size and time: what the lazy merge
+// compares with the one it merged at.
 func fetchStamp(st *refstore.Store) string {
-	paths := []string{filepath.Join(st.GitDir(), "FETCH_HEAD")}
-	if st.CommonDir() != st.GitDir() {
-		paths = append(paths, filepath.Join(st.CommonDir(), "FETCH_HEAD"))
+	fi, err := os.Stat(fetchedPath(st))
+	if err != nil {
+		return ""
 	}
-	if wts, err := os.ReadDir(filepath.Join(st.CommonDir(), "worktrees")); err == nil {
-		for _, wt := range wts {
-			p := filepath.Join(st.CommonDir(), "worktrees", wt.Name(), "FETCH_HEAD")
-			if p != paths[0] {
-				paths = append(paths, p)
-			}
-		}
-	}
-	var b strings.Builder
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil {
-			fmt.Fprintf(&b, "%s %d %d;", p, fi.Size(), fi.ModTime().UnixNano())
-		}
-	}
-	return b.String()
+	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
 }
 
 // digest fingerprints a set of tracking refs.

@@ -504,6 +504,7 @@ func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []s
 	if err := st.Fetch(ctx, remote, true, specs...); err != nil {
 		return false, err
 	}
+	markFetched(st)
 	for _, u := range trackUps {
 		cur, err := st.ResolveID(ctx, u.Ref)
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) {

@@ -107,7 +107,7 @@ func retireAt(t *testing.T, st *refstore.Store, min int) Result {
 // claim's fetch from the arbiter does, merging nothing.
 func fetchRecords(t *testing.T, st *refstore.Store) {
 	t.Helper()
-	if err := st.Fetch(context.Background(), "origin", true, mustRefspecs(t)...); err != nil {
+	if _, err := fetchPatiently(context.Background(), st, "origin", mustRefspecs(t), 1); err != nil {
 		t.Fatal(err)
 	}
 }
