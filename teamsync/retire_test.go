@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,54 @@ func TestRetentionConfig(t *testing.T) {
 	git(t, dir, "config", RetentionKey, "soon")
 	if _, err := age(); err == nil || !strings.Contains(err.Error(), RetentionKey) {
 		t.Fatalf("a bad value: %v", err)
+	}
+}
+
+// Retention racing a teammate who changes the record it retires: whatever
+// the interleaving, the teammate's version is not lost. It is live at the
+// remote (the retirement lost its lease and decided again) or it is what
+// the archive holds.
+func TestRetentionRacingAWriter(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	later := int(DefaultRetention/time.Minute) + 100
+	for round := range 6 {
+		id := fmt.Sprintf("s-race%d", round)
+		put(t, a, sessRef(t, id), sess(id, session.StatusEnded, "", 0))
+		syncAt(t, a, 1)
+		syncAt(t, b, 1)
+		summary := fmt.Sprintf("written by b in round %d", round)
+		errs := make(chan error, 2)
+		go func() {
+			_, err := Sync(ctx, open(t, a.Dir()), Options{Remote: "origin", Now: at(later), Retention: DefaultRetention, Retire: true})
+			errs <- err
+		}()
+		go func() {
+			sb := open(t, b.Dir())
+			if _, err := session.SetSummary(ctx, sb, id, summary, at(2)); err != nil {
+				errs <- err
+				return
+			}
+			_, err := Sync(ctx, sb, Options{Remote: "origin", Now: at(3)})
+			errs <- err
+		}()
+		for range 2 {
+			if err := <-errs; err != nil && !errors.Is(err, refstore.ErrConflict) {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		// Both settle: b syncs (bringing its version if it was not
+		// pushed), then a retires again.
+		syncAt(t, b, 4)
+		retireAt(t, a, later+1)
+		syncAt(t, b, 5)
+		retireAt(t, b, later+2)
+		live, _ := exec.Command("git", "-C", tm.remote, "cat-file", "-p", sessRef(t, id)).Output()
+		arch, _ := exec.Command("git", "-C", tm.remote, "cat-file", "-p", "refs/ao/archive/"+archive.Month(at(0))+":sessions/"+id).Output()
+		if !strings.Contains(string(live), summary) && !strings.Contains(string(arch), summary) {
+			t.Fatalf("round %d: b's version is lost: live %q, archived %q", round, live, arch)
+		}
 	}
 }
