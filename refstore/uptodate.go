@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -12,74 +13,99 @@ import (
 // nothing here: every ref the remote holds under a refspec's source is at
 // its destination with the same id, and no destination ref is left that
 // the remote no longer holds (what Fetch with prune would delete). It asks
-// with `git ls-remote`, which lists the remote's refs under those prefixes
-// alone (git's protocol v2) and, unlike `git fetch`, reads nothing of this
-// repository's own refs and objects: a fetch costs time in the number of
-// refs here (git checks every local ref's object), which for a clone
-// holding thousands of records is most of a sync or start that has nothing
-// to fetch. refspecs are "+<src>*:<dst>*" globs or "+<src>:<dst>" exact
-// refs, as Fetch takes them. An error (an unreachable remote) is returned
-// as is: the caller fetches, and the fetch says what is wrong.
+// with `git ls-remote` (RemoteIDs), which, unlike `git fetch`, reads
+// nothing of this repository's own refs and objects: a fetch costs time in
+// the number of refs here (git checks every local ref's object), which for
+// a clone holding thousands of records is most of a sync or start that has
+// nothing to fetch. An error (an unreachable remote) is returned as is:
+// the caller fetches, and the fetch says what is wrong.
 func (s *Store) UpToDate(ctx context.Context, remote string, refspecs ...string) (bool, error) {
-	type spec struct {
-		src, dst string
-		glob     bool
-	}
-	var specs []spec
-	args := []string{"ls-remote", "--", remote}
-	for _, r := range refspecs {
-		src, dst, ok := strings.Cut(strings.TrimPrefix(r, "+"), ":")
-		if !ok || !strings.HasPrefix(src, "refs/") || !strings.HasPrefix(dst, "refs/") {
-			return false, fmt.Errorf("%w: refspec %q", ErrBadName, r)
-		}
-		sp := spec{src: strings.TrimSuffix(src, "*"), dst: strings.TrimSuffix(dst, "*"), glob: strings.HasSuffix(src, "*")}
-		if sp.glob != strings.HasSuffix(dst, "*") || strings.Contains(sp.src, "*") || strings.Contains(sp.dst, "*") {
-			return false, fmt.Errorf("%w: refspec %q", ErrBadName, r)
-		}
-		specs = append(specs, sp)
-		args = append(args, strings.TrimPrefix(r, "+")[:len(src)])
-	}
-	out, err := Git(ctx, s.workDir, false, nil, args...)
+	want, err := s.RemoteIDs(ctx, remote, refspecs...)
 	if err != nil {
 		return false, err
 	}
-	want := map[string]string{} // destination ref → the remote's id
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		oid, ref, ok := strings.Cut(sc.Text(), "\t")
-		if !ok {
-			return false, fmt.Errorf("git ls-remote: unexpected line %q", sc.Text())
-		}
-		for _, sp := range specs {
-			// ls-remote matches a pattern against any tail of a ref:
-			// keep the refs the refspec itself maps.
-			switch {
-			case sp.glob && strings.HasPrefix(ref, sp.src):
-				want[sp.dst+strings.TrimPrefix(ref, sp.src)] = oid
-			case !sp.glob && ref == sp.src:
-				want[sp.dst] = oid
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return false, err
-	}
-	have := 0
-	for _, sp := range specs {
+	have := map[string]string{}
+	for _, r := range refspecs {
+		sp, _ := parseRefspec(r) // checked by RemoteIDs
 		ids, err := s.RefIDs(ctx, strings.TrimSuffix(sp.dst, "/"))
 		if err != nil {
 			return false, err
 		}
 		for _, id := range ids {
-			if !sp.glob && id.Ref != sp.dst {
-				continue
+			if sp.maps(id.Ref, sp.dst) {
+				have[id.Ref] = id.OID
 			}
-			if want[id.Ref] != id.OID {
-				return false, nil
-			}
-			have++
 		}
 	}
-	return have == len(want), nil
+	return maps.Equal(want, have), nil
+}
+
+// refspec is a fetch refspec as Fetch takes them: "+<src>*:<dst>*", or
+// "+<src>:<dst>" for one ref; src and dst without the "*".
+type refspec struct {
+	src, dst string
+	glob     bool
+}
+
+func parseRefspec(r string) (refspec, error) {
+	src, dst, ok := strings.Cut(strings.TrimPrefix(r, "+"), ":")
+	sp := refspec{src: strings.TrimSuffix(src, "*"), dst: strings.TrimSuffix(dst, "*"), glob: strings.HasSuffix(src, "*")}
+	if !ok || !strings.HasPrefix(src, "refs/") || !strings.HasPrefix(dst, "refs/") ||
+		sp.glob != strings.HasSuffix(dst, "*") || strings.Contains(sp.src, "*") || strings.Contains(sp.dst, "*") {
+		return refspec{}, fmt.Errorf("%w: refspec %q", ErrBadName, r)
+	}
+	return sp, nil
+}
+
+// maps reports whether ref is one the refspec's side prefix (its src or
+// its dst) names.
+func (sp refspec) maps(ref, prefix string) bool {
+	if sp.glob {
+		return strings.HasPrefix(ref, prefix)
+	}
+	return ref == prefix
+}
+
+// RemoteIDs lists what remote holds under the sources of refspecs, keyed
+// by the destination each maps to: what Fetch with prune would leave at
+// the destinations. One `git ls-remote`, which with git's protocol v2 asks
+// the remote for those prefixes alone. Like EachOf it shares no state of
+// the Store, so it may run on a goroutine of its own.
+func (s *Store) RemoteIDs(ctx context.Context, remote string, refspecs ...string) (map[string]string, error) {
+	var specs []refspec
+	args := []string{"ls-remote", "--", remote}
+	for _, r := range refspecs {
+		sp, err := parseRefspec(r)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, sp)
+		if sp.glob {
+			args = append(args, sp.src+"*")
+		} else {
+			args = append(args, sp.src)
+		}
+	}
+	out, err := Git(ctx, s.workDir, false, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		oid, ref, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			return nil, fmt.Errorf("git ls-remote: unexpected line %q", sc.Text())
+		}
+		// ls-remote matches a pattern against any tail of a ref: keep
+		// the refs the refspec itself maps.
+		for _, sp := range specs {
+			if sp.maps(ref, sp.src) {
+				want[sp.dst+strings.TrimPrefix(ref, sp.src)] = oid
+				break
+			}
+		}
+	}
+	return want, sc.Err()
 }

@@ -24,7 +24,11 @@ type refIDs struct {
 	// archLocal and archRemote are the archive's months (archive.Month)
 	// here and in remote's copy, with the trees they name.
 	archLocal, archRemote map[string]string
-	warns                 []string
+	// copies are all of remote's copies under the tracking prefix, as
+	// git lists them (records, archive, snapshots): what a fetch would
+	// change.
+	copies map[string]string
+	warns  []string
 }
 
 // listIDs lists refs/ao/ once: the local records of our kinds, and the
@@ -34,9 +38,12 @@ func listIDs(ctx context.Context, st *refstore.Store, tp string) (refIDs, error)
 	if err != nil {
 		return refIDs{}, fmt.Errorf("listing records: %w", err)
 	}
-	ids := refIDs{local: map[string]string{}, remote: map[string]string{}, archLocal: map[string]string{}, archRemote: map[string]string{}}
+	ids := refIDs{local: map[string]string{}, remote: map[string]string{}, archLocal: map[string]string{}, archRemote: map[string]string{}, copies: map[string]string{}}
 	archCopies := tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
 	for _, id := range all {
+		if strings.HasPrefix(id.Ref, tp) {
+			ids.copies[id.Ref] = id.OID
+		}
 		switch {
 		case kindOf(id.Ref) != nil:
 			ids.local[id.Ref] = id.OID

@@ -186,12 +186,31 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		// One more try when it fails: a gc repacking this clone, or a
 		// killed fetch's lock (fetchPatiently); an unreachable remote
 		// fails the same way twice.
-		// Asked first, fetched only when the remote holds something
-		// else: a fetch costs time in the number of refs here.
+		// Listed, and the remote asked (git ls-remote), before anything
+		// is fetched: a fetch costs time in the number of refs here, and
+		// with nothing new it fetches nothing.
+		// (The remote is asked on a second core while the refs here are
+		// listed: RemoteIDs runs git ls-remote and touches nothing else of
+		// st.)
+		type asked struct {
+			ids map[string]string
+			err error
+		}
+		remoteIDs := make(chan asked, 1)
+		go func() {
+			ids, err := st.RemoteIDs(ctx, opts.Remote, specs...)
+			remoteIDs <- asked{ids, err}
+		}()
+		ids, err := listIDs(ctx, st, tp)
+		want := <-remoteIDs
+		if err != nil {
+			return res, err
+		}
 		var dropped int
-		var err error
-		if ok, _ := st.UpToDate(ctx, opts.Remote, specs...); !ok {
-			dropped, err = fetchPatiently(ctx, st, opts.Remote, specs, 2)
+		if want.err != nil || !maps.Equal(want.ids, ids.copies) {
+			if dropped, err = fetchPatiently(ctx, st, opts.Remote, specs, 2); err == nil {
+				ids, err = listIDs(ctx, st, tp)
+			}
 		}
 		if dropped > 0 {
 			lockNote = fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", dropped, opts.Remote)
@@ -208,10 +227,6 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				err = fmt.Errorf("%w: %w", &refstore.LockedError{Path: lock}, err)
 			}
 			return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
-		}
-		ids, err := listIDs(ctx, st, tp)
-		if err != nil {
-			return res, err
 		}
 		p, err := plan(ctx, st, tp, retire, opts.Progress, ids)
 		if err != nil {
