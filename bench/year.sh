@@ -20,13 +20,17 @@
 # what is not final (active sessions and their lineage, waiting batons, set
 # objectives, open PRs) and what became final within the retention window
 # (30 days). Goals are printed, not enforced.
-#   usage: bench/year.sh path/to/git-handoff [N] [RUNS]
+#   usage: [RETENTION=30d] bench/year.sh path/to/git-handoff [N] [RUNS]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=${1:?usage: year.sh path/to/git-handoff [N] [RUNS]}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 n=${2:-100000}
 runs=${3:-3}
+# RETENTION (days, "30d" by default): git config handoff.retention in every
+# clone, and what the population counts as live.
+retention=${RETENTION:-30d}
+case $retention in *[!0-9]*d | d | *[!d]) echo "year.sh: RETENTION is a number of days, such as 30d" >&2; exit 2 ;; esac
 bench_tmp
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" && ln -sf "$bin" "$tmp/bin/git-handoff"
@@ -79,7 +83,7 @@ rm -rf seed
 (cd "$here/.." && go build -o "$tmp/yearpop" ./bench/yearpop)
 now=$(date -u +%Y-%m-%dT%H:00:00Z)
 t0=$(now_ns)
-"$tmp/yearpop" -repo remote.git -n "$n" -now "$now" >pop.txt
+"$tmp/yearpop" -repo remote.git -n "$n" -now "$now" -retention "$(( ${retention%d} * 24 ))h" >pop.txt
 t1=$(now_ns)
 pop() { awk -F= -v k="$1" '$1 == k { print $2 }' pop.txt; }
 live=$(pop live)
@@ -94,6 +98,7 @@ git clone -q --no-local remote.git plain
 setup() {
 	git clone -q --no-local remote.git "$1"
 	git -C "$1" config handoff.owner "$2"
+	git -C "$1" config handoff.retention "$retention"
 	quiet ours "$1" init --no-hooks
 	quiet ours "$1" sync
 }
@@ -140,6 +145,7 @@ for run in $(seq "$runs"); do
 	rm -rf fresh
 	git clone -q --no-local remote.git fresh
 	git -C fresh config handoff.owner new@example.com
+	git -C fresh config handoff.retention "$retention"
 	quiet ours fresh init --no-hooks
 	l0=$(count fresh refs/ao/)
 	r0=$(count fresh refs/ao/remotes/)
