@@ -95,6 +95,13 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 	} else if ok {
 		return continueAgent(ctx, st, s, h.Name, opts, maxChars, clock)
 	}
+	if s, notes, ok, err := resumedSession(ctx, st, h.Name, opts.NativeID, opts.Source, clock); err != nil {
+		return AgentStartResult{}, err
+	} else if ok {
+		res, err := continueAgent(ctx, st, s, h.Name, opts, maxChars, clock)
+		res.Notices = append(notes, res.Notices...)
+		return res, err
+	}
 	res, err := Start(ctx, st, StartOptions{
 		Harness: h.Name, NativeID: opts.NativeID, MaxBytes: agentBriefBytes, Arbiter: opts.Arbiter,
 	}, clock)
@@ -161,6 +168,35 @@ func sourceName(source string) string {
 		return SourceStartup
 	}
 	return source
+}
+
+// resumedSession revives the session of a conversation the agent resumes
+// after its exit ended that session (session.Revive): the work goes on in
+// the same session, its claimed baton given again, and the worktree is
+// bound to it (another active session bound here is ended, as a start
+// ends it). A session that ended otherwise, or an agent starting a new
+// conversation, gets none: ok is false.
+func resumedSession(ctx context.Context, st *refstore.Store, harnessName, nativeID, source string, clock Clock) (session.Stored, []string, bool, error) {
+	if nativeID == "" || sourceName(source) == SourceStartup {
+		return session.Stored{}, nil, false, nil
+	}
+	id, err := indexedSession(st, harnessName, nativeID)
+	if err != nil || id == "" {
+		return session.Stored{}, nil, false, nil
+	}
+	s, ok, err := session.Revive(ctx, st, id, clock())
+	if err != nil || !ok {
+		return session.Stored{}, nil, false, err
+	}
+	notes := []string{fmt.Sprintf("session %s ended when its agent exited; the agent resumed its conversation, so the session goes on", id)}
+	var ended string
+	if n := endBound(ctx, st, id, clock, &ended); n != "" {
+		notes = append(notes, n)
+	}
+	if err := st.Bind(s.Ref); err != nil {
+		notes = append(notes, "this worktree was not bound to the session: "+err.Error())
+	}
+	return s, notes, true, nil
 }
 
 // agentSession finds the live session an agent's hook belongs to: the one
@@ -501,7 +537,7 @@ func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clo
 		return s.ID, nil
 	}
 	var held *session.SwitchingError
-	if _, err := EndSession(ctx, st, s.ID, clock); err != nil && !errors.As(err, &held) {
+	if _, err := EndSession(ctx, st, s.ID, session.EndAgentExit, clock); err != nil && !errors.As(err, &held) {
 		return s.ID, err
 	}
 	return s.ID, nil

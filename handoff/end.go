@@ -162,8 +162,8 @@ type EndSessionResult struct {
 // unbound. A session that is not active is left as it is; a switch in
 // flight refuses with *session.SwitchingError, since the switch stops the
 // old agent on purpose and the session goes on with the new one.
-func EndSession(ctx context.Context, st *refstore.Store, id string, clock Clock) (EndSessionResult, error) {
-	s, ended, err := session.End(ctx, st, id, clock())
+func EndSession(ctx context.Context, st *refstore.Store, id, reason string, clock Clock) (EndSessionResult, error) {
+	s, ended, err := session.End(ctx, st, id, reason, clock())
 	res := EndSessionResult{Session: s, Ended: ended}
 	if err != nil || !ended {
 		return res, err

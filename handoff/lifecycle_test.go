@@ -106,7 +106,7 @@ func TestStartEndsTheSessionBoundHere(t *testing.T) {
 		t.Fatalf("bound to %q", b)
 	}
 	// A third start in a worktree bound to nothing active ends nothing.
-	if _, err := handoff.EndSession(ctx, st, "s-new", clock); err != nil {
+	if _, err := handoff.EndSession(ctx, st, "s-new", session.EndAgentExit, clock); err != nil {
 		t.Fatal(err)
 	}
 	res, err = handoff.Start(ctx, st, handoff.StartOptions{Session: "s-third", Harness: "claude-code"}, clock)
@@ -121,7 +121,7 @@ func TestRestoreEndsTheSessionBoundHere(t *testing.T) {
 	ctx := deadline(t)
 	st := open(t)
 	start(t, st, "s-a")
-	if _, err := handoff.EndSession(ctx, st, "s-a", clock); err != nil {
+	if _, err := handoff.EndSession(ctx, st, "s-a", session.EndAgentExit, clock); err != nil {
 		t.Fatal(err)
 	}
 	start(t, st, "s-b")
@@ -160,7 +160,7 @@ func TestSwitchLiveOnlyRefusesEnded(t *testing.T) {
 	ctx := deadline(t)
 	st := open(t)
 	start(t, st, "s-e")
-	if _, err := handoff.EndSession(ctx, st, "s-e", clock); err != nil {
+	if _, err := handoff.EndSession(ctx, st, "s-e", session.EndAgentExit, clock); err != nil {
 		t.Fatal(err)
 	}
 	_, err := handoff.SessionSwitch(ctx, st, handoff.SessionRelaunchOptions{ID: "s-e", Harness: "codex", By: "test", LiveOnly: true}, clock)
@@ -170,5 +170,49 @@ func TestSwitchLiveOnlyRefusesEnded(t *testing.T) {
 	}
 	if s := readSession(t, ctx, st, "s-e"); s.Status != session.StatusEnded || s.Harness != "claude-code" {
 		t.Fatalf("a refused switch changed s-e: %s %s", s.Status, s.Harness)
+	}
+}
+
+// A conversation the agent resumes after its exit ended the session goes
+// on in that session: revived, bound here again, its claimed baton given
+// again. A session ended otherwise (a start in its worktree) is not
+// revived: the resumed conversation gets a session of its own.
+func TestResumeRevivesASessionItsAgentEnded(t *testing.T) {
+	ctx := deadline(t)
+	st := open(t)
+	left := leaveBaton(t, st, "fix the flaky parser test")
+	first := agentStart(t, st, claudeID, "startup")
+	if !first.Claimed || first.Baton == nil || first.Baton.ID != left.Handoff.ID {
+		t.Fatalf("first start: %+v", first)
+	}
+	id := first.Session.ID
+	if _, err := handoff.AgentEnd(ctx, st, handoff.AgentEndOptions{Harness: "claude", NativeID: claudeID, Reason: "prompt_input_exit"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	if s := readSession(t, ctx, st, id); s.Status != session.StatusEnded || s.EndReason != session.EndAgentExit {
+		t.Fatalf("after SessionEnd: %s (%q)", s.Status, s.EndReason)
+	}
+	resumed := agentStart(t, st, claudeID, "resume")
+	if resumed.Session.ID != id || !resumed.Continued || resumed.Baton == nil || resumed.Baton.ID != left.Handoff.ID {
+		t.Fatalf("resume: session %s continued %v baton %+v", resumed.Session.ID, resumed.Continued, resumed.Baton)
+	}
+	if !hasNotice(resumed.Notices, "goes on") {
+		t.Errorf("no notice of the revival: %q", resumed.Notices)
+	}
+	if s := readSession(t, ctx, st, id); s.Status != session.StatusActive || s.EndedAt != nil || bound(t, st) != id {
+		t.Fatalf("after resume: %s, ended %v, bound to %q", s.Status, s.EndedAt, bound(t, st))
+	}
+
+	// Another start in the worktree ends it (not by its agent): a resume
+	// of its conversation then starts a session of its own.
+	if _, err := handoff.Start(ctx, st, handoff.StartOptions{Session: "s-other", Harness: "claude-code"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	if s := readSession(t, ctx, st, id); s.Status != session.StatusEnded || s.EndReason != session.EndStartedHere {
+		t.Fatalf("after another start here: %s (%q)", s.Status, s.EndReason)
+	}
+	again := agentStart(t, st, claudeID, "resume")
+	if again.Session.ID == id {
+		t.Fatalf("a session another start ended was revived")
 	}
 }

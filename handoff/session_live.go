@@ -408,5 +408,5 @@ func SessionExited(ctx context.Context, st *refstore.Store, id string, clock Clo
 	if rs := runtimeState(ctx, cur.Record); !rs.Gone() {
 		return EndSessionResult{Session: cur}, nil
 	}
-	return EndSession(ctx, st, id, clock)
+	return EndSession(ctx, st, id, session.EndAgentExit, clock)
 }

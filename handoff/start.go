@@ -373,7 +373,7 @@ func endBound(ctx context.Context, st *refstore.Store, id string, clock Clock, e
 	if err != nil || bound == "" || bound == id {
 		return ""
 	}
-	res, err := EndSession(ctx, st, bound, clock)
+	res, err := EndSession(ctx, st, bound, session.EndStartedHere, clock)
 	var held *session.SwitchingError
 	switch {
 	case errors.As(err, &held):

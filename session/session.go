@@ -43,11 +43,15 @@ type Record struct {
 	Prompt   string `json:"prompt,omitempty"`
 	// StartHead is the commit HEAD was at when the session started: what
 	// the session did is measured from it (the agents' Stop hooks ask).
-	StartHead          string              `json:"startHead,omitempty"`
-	Summary            string              `json:"summary,omitempty"`
-	CreatedAt          time.Time           `json:"createdAt"`
-	UpdatedAt          time.Time           `json:"updatedAt"`
-	EndedAt            *time.Time          `json:"endedAt,omitempty"`
+	StartHead string     `json:"startHead,omitempty"`
+	Summary   string     `json:"summary,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+	EndedAt   *time.Time `json:"endedAt,omitempty"`
+	// EndReason says why a session ended without `end` (EndAgentExit,
+	// EndStartedHere); "" otherwise. A conversation its agent resumes
+	// after EndAgentExit goes on in this session (Revive).
+	EndReason          string              `json:"endReason,omitempty"`
 	Supersedes         string              `json:"supersedes,omitempty"`
 	ReplacedBy         string              `json:"replacedBy,omitempty"`
 	HandoffReason      string              `json:"handoffReason,omitempty"`
@@ -382,7 +386,7 @@ func switchHeld(s Record, now time.Time) error {
 // End marks an active session ended because its agent is gone (EndAt),
 // without a baton. A session that is not active changes nothing (false);
 // a switch in flight refuses with *SwitchingError.
-func End(ctx context.Context, st *refstore.Store, id string, now time.Time) (Stored, bool, error) {
+func End(ctx context.Context, st *refstore.Store, id, reason string, now time.Time) (Stored, bool, error) {
 	s, err := Modify(ctx, st, id, "handoff: end "+id, func(s *Record) error {
 		if s.Status != StatusActive {
 			return errUnchanged
@@ -391,12 +395,41 @@ func End(ctx context.Context, st *refstore.Store, id string, now time.Time) (Sto
 			return err
 		}
 		s.EndAt(now)
-		s.UpdatedAt = now
+		s.EndReason, s.UpdatedAt = reason, now
 		return nil
 	})
 	if errors.Is(err, errUnchanged) {
 		cur, err := Read(ctx, st, id)
 		return cur, false, err
+	}
+	return s, err == nil, err
+}
+
+// Why a session ended without `end` (Record.EndReason).
+const (
+	// EndAgentExit: its agent's process ended (its SessionEnd hook, or
+	// tmux seeing the agent exit).
+	EndAgentExit = "agent exited"
+	// EndStartedHere: another session started or was restored in its
+	// worktree.
+	EndStartedHere = "another session started in its worktree"
+)
+
+// Revive makes a session its agent ended by exiting (EndAgentExit) active
+// again, for a conversation the agent resumes: the same work goes on, in
+// the same session. It returns ok false, changing nothing, for a session
+// that ended otherwise (with a baton, replaced, terminated, merged): a
+// resumed conversation then gets a session of its own.
+func Revive(ctx context.Context, st *refstore.Store, id string, now time.Time) (Stored, bool, error) {
+	s, err := Modify(ctx, st, id, "handoff: resumed "+id, func(s *Record) error {
+		if s.Status != StatusEnded || s.EndReason != EndAgentExit {
+			return errUnchanged
+		}
+		s.Status, s.EndedAt, s.EndReason, s.UpdatedAt = StatusActive, nil, "", now
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return Stored{}, false, nil
 	}
 	return s, err == nil, err
 }

@@ -461,7 +461,7 @@ func bindWorktree(ctx context.Context, st *refstore.Store, s Record, now time.Ti
 	note := ""
 	if bound != "" {
 		if other, err := Read(ctx, st, bound); err == nil && other.Live() {
-			if _, _, err := End(ctx, st, bound, now); err != nil {
+			if _, _, err := End(ctx, st, bound, EndStartedHere, now); err != nil {
 				return "", fmt.Sprintf("worktree %s stays bound to session %s, which is active and could not be ended: %v", wt.Dir(), bound, err)
 			}
 			*ended = bound
