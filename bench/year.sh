@@ -19,17 +19,17 @@
 # "Live" is the population's own count of what sync's retention keeps:
 # what is not final (active sessions and their lineage, waiting batons, set
 # objectives, open PRs) and what became final within the retention window
-# (30 days). Goals are printed, not enforced.
-#   usage: [RETENTION=30d] bench/year.sh path/to/git-handoff [N] [RUNS]
+# (handoff.retention: 7 days by default). Goals are printed, not enforced.
+#   usage: [RETENTION=7d] bench/year.sh path/to/git-handoff [N] [RUNS]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=${1:?usage: year.sh path/to/git-handoff [N] [RUNS]}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 n=${2:-100000}
 runs=${3:-3}
-# RETENTION (days, "30d" by default): git config handoff.retention in every
+# RETENTION (days, "7d" by default, as git-handoff's own): git config handoff.retention in every
 # clone, and what the population counts as live.
-retention=${RETENTION:-30d}
+retention=${RETENTION:-7d}
 case $retention in *[!0-9]*d | d | *[!d]) echo "year.sh: RETENTION is a number of days, such as 30d" >&2; exit 2 ;; esac
 bench_tmp
 trap 'rm -rf "$tmp"' EXIT

@@ -46,11 +46,14 @@ import (
 // live. The older key MaxAgeKey is read when it is unset.
 const RetentionKey = "handoff.retention"
 
-// DefaultRetention is how long a record stays live once final: long
-// enough that every teammate's clone has synced it, so no stale copy of a
-// retired record is still around to be pushed back, and that the sessions
-// a team looks at this month are live.
-const DefaultRetention = 30 * 24 * time.Hour
+// DefaultRetention is how long a record stays live once final: a week of
+// work stays in `session ls --all` and the like, and a clone that was
+// away that long still joins without withholding. Retired records stay
+// answerable (the archive), while every live record is a ref that each
+// plain `git fetch` of every clone checks: measured over a year of a
+// team's records (bench/year.sh), a week keeps about 5,000 refs live and a
+// teammate's first sync at 7 s, where 30 days keeps 17,500 and takes 14 s.
+const DefaultRetention = 7 * 24 * time.Hour
 
 // MaxAgeKey is the key of the tombstone age in versions before retention;
 // read when RetentionKey is unset.

@@ -71,7 +71,7 @@ func main() {
 	n := flag.Int("n", 100000, "session records")
 	seed := flag.Uint64("seed", 1, "random seed")
 	nowFlag := flag.String("now", "", "the time the year ends at, RFC 3339 (default: now, to the hour)")
-	retention := flag.Duration("retention", 30*day, "how long an ended session stays live (the retention window)")
+	retention := flag.Duration("retention", 7*day, "how long an ended session stays live (the retention window)")
 	flag.Parse()
 	if *repo == "" || *n < 50 {
 		fmt.Fprintln(os.Stderr, "usage: yearpop -repo DIR [-n N>=50] [-seed S] [-now RFC3339] [-retention D]")

@@ -25,7 +25,7 @@ func syncCommand(d *deps) *cli.Command {
 			"are shown as a diff; the other stays in the reflog. Only records whose two sides differ are read:\n" +
 			"a sync with nothing new reads no record and moves no ref.\n\n" +
 			"Once a day (or with --retire) sync also retires records final for longer than git config\n" +
-			teamsync.RetentionKey + " (default 30d; \"never\" keeps them): ended sessions no live session needs,\n" +
+			teamsync.RetentionKey + " (default 7d; \"never\" keeps them): ended sessions no live session needs,\n" +
 			"claimed or cancelled batons, cleared objectives, merged pull requests' records. They leave the live\n" +
 			"refs here and on the remote and move to the monthly archive under refs/ao/archive/, where\n" +
 			"`session show`, `session lineage`, `log` and the status page still find them.",
