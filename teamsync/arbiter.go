@@ -354,5 +354,10 @@ func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, spec
 		if tp, terr := TrackingPrefix(remote); terr == nil {
 			dropped += dropStaleTrackingLocks(st, tp)
 		}
+		if missingObject(err) {
+			// A ref naming a pruned object stops every fetch until it
+			// goes; its removal is in the ref's reflog.
+			dropDangling(ctx, st)
+		}
 	}
 }

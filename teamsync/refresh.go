@@ -72,9 +72,24 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 	if err != nil {
 		return []string{"batons fetched from " + remote + " were not merged: " + err.Error()}, nil
 	}
-	notices := res.Warnings
+	// What the merge did to the batons this start may claim is this
+	// start's news; the owner's batons on other branches were merged too,
+	// and their conflicts are in the log (refstore's conflict notes).
+	mayClaim := func(r string) bool { return r == ref || strings.HasPrefix(r, refstore.SharedPrefix) }
+	var notices []string
+	var conflicts []Conflict
+	for _, w := range res.Warnings {
+		if strings.Contains(w, ref) || strings.Contains(w, refstore.SharedPrefix) {
+			notices = append(notices, w)
+		}
+	}
+	for _, c := range res.Conflicts {
+		if mayClaim(c.Ref) {
+			conflicts = append(conflicts, c)
+		}
+	}
 	for _, m := range res.Merged {
-		if m.Old == "" || !strings.HasPrefix(m.Ref, refstore.HandoffsPrefix) {
+		if m.Old == "" || !mayClaim(m.Ref) {
 			continue
 		}
 		was, err1 := readBatonAt(ctx, st, m.Ref, m.Old)
@@ -92,7 +107,7 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 			notices = append(notices, (&baton.DeletedError{Baton: now, Where: remote}).Error()+": not delivered")
 		}
 	}
-	return notices, res.Conflicts
+	return notices, conflicts
 }
 
 // readBatonAt reads blob oid as the baton record of ref.

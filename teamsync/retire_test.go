@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -322,6 +324,41 @@ func TestRetentionRacingAWriter(t *testing.T) {
 		arch, _ := exec.Command("git", "-C", tm.remote, "cat-file", "-p", "refs/ao/archive/"+archive.Month(at(0))+":sessions/"+id).Output()
 		if !strings.Contains(string(live), summary) && !strings.Contains(string(arch), summary) {
 			t.Fatalf("round %d: b's version is lost: live %q, archived %q", round, live, arch)
+		}
+	}
+}
+
+// A ref of ours naming an object a gc pruned (a hold of a decision in
+// flight, here) stops every git fetch: sync and a start's fetch remove it
+// and go on.
+func TestFetchHealsARefNamingAPrunedObject(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := end(t, a, 0, "write the parser")
+	syncAt(t, a, 1)
+	for _, st := range []*refstore.Store{a, b} {
+		oid := git(t, st.Dir(), "hash-object", "-w", "--stdin", "--path", "x")
+		git(t, st.Dir(), "update-ref", "refs/ao/inflight/vm/1-claim/0", oid)
+		if err := os.Remove(filepath.Join(st.Dir(), ".git", "objects", oid[:2], oid[2:])); err != nil {
+			t.Skipf("the object is not loose here (%v): nothing to prune by hand", err)
+		}
+	}
+	// b's start fetches the batons waiting: it heals, and claims.
+	res, err := handoff.Start(ctx, open(t, b.Dir()), handoff.StartOptions{Session: "s-b", Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(2))
+	if err != nil || res.Handoff == nil || res.Handoff.ID != h.ID || !res.Claimed {
+		t.Fatalf("start past a dangling ref: %+v %v (notices %q)", res.Handoff, err, res.Notices)
+	}
+	// a's sync heals and says so.
+	sres, err := Sync(ctx, open(t, a.Dir()), Options{Remote: "origin", Now: at(3)})
+	if err != nil {
+		t.Fatalf("sync past a dangling ref: %v", err)
+	}
+	_ = sres
+	for _, st := range []*refstore.Store{a, b} {
+		if out := git(t, st.Dir(), "for-each-ref", "refs/ao/inflight/"); out != "" {
+			t.Errorf("%s: the dangling ref is still there: %s", st.Dir(), out)
 		}
 	}
 }

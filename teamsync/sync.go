@@ -462,32 +462,51 @@ func undoneDeletion(d *decision) string {
 	return fmt.Sprintf("baton %s, %s here, was claimed by session %s on another clone first: the claim stands and the baton was delivered", l.ID, l.Deleted.Reason, w.ClaimedBySession)
 }
 
-// dropDangling deletes the local record refs that name objects this clone
-// does not have, and says so: such a record cannot be read or carried, and
-// git fetch refuses to run while a ref names a missing object. The id
+// dropDangling deletes the refs of ours under refs/ao/ (records, tracking
+// copies, holds, the archive; never refs/ao/preserved/, another tool's)
+// that name objects this clone does not have, and says so: such a ref
+// cannot be read or carried, and git fetch refuses to run while a ref names
+// a missing object. A `git gc --prune=now` racing a writer, or a `git
+// pack-refs` that hid a ref from gc for a moment, leaves them. The id
 // stays in the notice (and the ref's reflog), in case the object turns up.
-// It reads every record ref's object, so it runs only once a fetch failed.
+// It asks git for every such ref's object, so it runs only once a fetch
+// failed.
 func dropDangling(ctx context.Context, st *refstore.Store) []string {
-	var out []string
-	for _, prefix := range refstore.Kinds {
-		ids, err := st.RefIDs(ctx, prefix)
-		if err != nil {
-			continue
-		}
-		for _, id := range ids {
-			if id.OID == "" {
-				continue
-			}
-			if _, err := st.ReadObject(ctx, id.OID); !errors.Is(err, refstore.ErrNotFound) {
-				continue
-			}
-			if err := st.Apply(ctx, "handoff: removed a ref naming a missing object", refstore.Update{Ref: id.Ref, Old: id.OID}); err != nil {
-				continue
-			}
-			out = append(out, fmt.Sprintf("removed %s: it named object %s, which this clone does not have (a git gc pruned it while a record was written), so git fetch could not run", id.Ref, id.OID))
+	all, err := st.RefIDs(ctx, refstore.Root)
+	if err != nil {
+		return nil
+	}
+	var ids []refstore.RefID
+	for _, id := range all {
+		if id.OID != "" && !strings.HasPrefix(id.Ref, refstore.Root+"preserved/") {
+			ids = append(ids, id)
 		}
 	}
+	var missing []refstore.RefID
+	st.ReadEach(ctx, ids, func(e refstore.Entry) error {
+		if e.Type == refstore.TypeMissing {
+			missing = append(missing, refstore.RefID{Ref: e.Ref, OID: e.OID})
+		}
+		return nil
+	})
+	var out []string
+	for _, id := range missing {
+		if err := st.Apply(ctx, "handoff: removed a ref naming a missing object", refstore.Update{Ref: id.Ref, Old: id.OID}); err != nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("removed %s: it named object %s, which this clone does not have (a git gc pruned it while a record was written), so git fetch could not run", id.Ref, id.OID))
+	}
 	return out
+}
+
+// missingObject reports a git error that names a ref or object this
+// repository lacks: what dropDangling heals.
+func missingObject(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := err.Error()
+	return strings.Contains(m, "bad object") || strings.Contains(m, "missing object") || strings.Contains(m, "did not send all necessary objects")
 }
 
 // conflictOf describes a key whose two versions a tie-break decided, and

@@ -372,6 +372,10 @@ func claimNotices(v map[string]any, stderr string) []string {
 	return out
 }
 
+// markersIn finds the baton markers a command's JSON hands over: not in
+// the brief's text, its notices or warnings, nor in the conflicts it
+// reports (a conflict's diff shows the text of both versions it joined,
+// delivered or not).
 func markersIn(v any) []string {
 	set := map[string]bool{}
 	var walk func(any)
@@ -380,7 +384,7 @@ func markersIn(v any) []string {
 		case map[string]any:
 			for k, e := range x {
 				switch k {
-				case "brief", "notices", "warnings":
+				case "brief", "notices", "warnings", "conflicts":
 					continue
 				}
 				walk(e)
