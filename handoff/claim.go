@@ -124,8 +124,8 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 							return fail(err)
 						}
 					} else {
-						if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) {
-							dropPending(ctx, st, note) // someone else's, not a baton to claim, or never pushed
+						if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) || refusedOutright(err) {
+							dropPending(ctx, st, note) // someone else's, not a baton to claim, never pushed, or refused whole
 						}
 						var se *SupersededError
 						if errors.As(err, &se) && se.Conflict != nil {

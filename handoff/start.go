@@ -231,8 +231,8 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				}
 				continue
 			default:
-				if errors.Is(err, ErrNoArbiter) {
-					dropPending(ctx, st, note) // refused before any push
+				if errors.Is(err, ErrNoArbiter) || refusedOutright(err) {
+					dropPending(ctx, st, note) // refused before any push, or the whole push refused
 				}
 				// The session still starts; the baton waits for a claim
 				// that can reach the remote (or an --offline one). The

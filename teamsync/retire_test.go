@@ -362,3 +362,37 @@ func TestFetchHealsARefNamingAPrunedObject(t *testing.T) {
 		}
 	}
 }
+
+// A claim's push the remote refuses whole (its hook said no) landed
+// nowhere: the session is told it did not claim, and no note is left for
+// the next claim to complete at the arbiter on that session's behalf.
+func TestRefusedClaimLeavesNothingToSettle(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := end(t, a, 0, "write the parser")
+	syncAt(t, a, 1)
+	syncAt(t, b, 1)
+	hook := filepath.Join(tm.remote, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'no, not now' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := handoff.Start(ctx, b, handoff.StartOptions{Session: "s-refused", Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(2))
+	if err != nil || res.Claimed || !hasWarning(res.Notices, "was not claimed") {
+		t.Fatalf("a start whose claim was refused: claimed %v, %v, notices %q", res.Claimed, err, res.Notices)
+	}
+	if err := os.Remove(hook); err != nil {
+		t.Fatal(err)
+	}
+	got, err := claim(b, "s-next", 3, Arbiter{})
+	if err != nil || got.Handoff.ID != h.ID {
+		t.Fatalf("the next claim: %+v %v", got, err)
+	}
+	if hasWarning(got.Notices, "s-refused") {
+		t.Errorf("the next claim completed the refused session's claim: %q", got.Notices)
+	}
+	if out := git(t, tm.remote, "cat-file", "-p", mainRef); !strings.Contains(out, `"claimedBySession":"s-next"`) {
+		t.Errorf("the remote holds %s", out)
+	}
+}
