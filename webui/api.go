@@ -308,6 +308,7 @@ func (s *Server) switchSession(c *call) error {
 	ctx := c.r.Context()
 	res, err := handoff.SessionSwitch(ctx, c.st, handoff.SessionRelaunchOptions{
 		ID: id, Harness: name, Model: req.Model, Prompt: req.Prompt, By: s.opts.By, LiveOnly: true,
+		Launcher: s.opts.Launcher, Exited: s.opts.Exited,
 	}, s.opts.Clock)
 	if err != nil {
 		return &failed{err: fmt.Errorf("switching session %q to %s: %w", id, name, err), notices: res.Notices}

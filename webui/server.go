@@ -58,6 +58,11 @@ type Options struct {
 	Connect func(dir string) handoff.Connect
 	// By names who holds a switch guard taken through the page.
 	By string
+	// Launcher and Exited are the commands a switch through the page
+	// gives tmux, as the CLI's switch does (handoff.SessionRelaunchOptions):
+	// what starts a long agent command, and what tells git-handoff that
+	// the agent exited, so that its session ends with it.
+	Launcher, Exited []string
 	// Arbiter decides a dismissal where the baton's claims are decided
 	// (the CLI's default: the remote that knows the baton); nil: locally.
 	Arbiter handoff.Arbiter

@@ -89,6 +89,7 @@ func runServe(c *cli.Context, d *deps, repoArgs []string) error {
 	}
 	srv, err := webui.New(webui.Options{
 		Repos: repos, Token: token, Clock: d.Now, By: guardHolder(), Arbiter: arbiterFor(false),
+		Launcher: launcher(), Exited: exitedCommand(),
 		Connect: func(dir string) handoff.Connect {
 			return func(ctx context.Context) (handoff.PRHost, error) {
 				gh, _, err := ghpr.Connect(ctx, dir, "origin", os.Getenv)
