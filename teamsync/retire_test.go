@@ -19,18 +19,25 @@ import (
 	"github.com/git-handoff/git-handoff/session"
 )
 
-// put writes rec at ref, as a record of its kind.
-func put(t *testing.T, st *refstore.Store, ref string, rec any) {
+// blobOf stores rec as a record's blob and returns its id.
+func blobOf(t *testing.T, st *refstore.Store, rec any) string {
 	t.Helper()
-	ctx := context.Background()
 	data, err := refstore.Encode(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	oid, err := st.WriteBlob(ctx, data)
+	oid, err := st.WriteBlob(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return oid
+}
+
+// put writes rec at ref, as a record of its kind.
+func put(t *testing.T, st *refstore.Store, ref string, rec any) {
+	t.Helper()
+	ctx := context.Background()
+	oid := blobOf(t, st, rec)
 	old, _ := st.ResolveID(ctx, ref)
 	if err := st.Apply(ctx, "test", refstore.Update{Ref: ref, Old: old, New: oid}); err != nil {
 		t.Fatal(err)
@@ -207,15 +214,7 @@ func TestRetentionOfThousands(t *testing.T) {
 	ups := make([]refstore.Update, 0, n)
 	for i := range n {
 		r := sess(fmt.Sprintf("s-%05d", i), session.StatusEnded, "", 0)
-		data, err := refstore.Encode(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		oid, err := a.WriteBlob(ctx, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ups = append(ups, refstore.Update{Ref: sessRef(t, r.ID), New: oid})
+		ups = append(ups, refstore.Update{Ref: sessRef(t, r.ID), New: blobOf(t, a, r)})
 	}
 	if err := a.Apply(ctx, "test", ups...); err != nil {
 		t.Fatal(err)
