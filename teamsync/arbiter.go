@@ -106,7 +106,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
 		if perr == nil {
 			if cur, _ := st.ResolveID(ctx, tracking); cur == up.New {
-				return nil // git moved the tracking ref itself (init's refspecs)
+				return nil // git moved the tracking ref itself (the fetch refspecs of a clone set up by an earlier init)
 			}
 			// The remote took it: that is the decision. A tracking ref we
 			// cannot move (a stale lock, a fetch that moved it) is only a
@@ -337,27 +337,33 @@ func fetchSpecs(remote string) ([]string, error) {
 // fetchPatiently fetches from remote, up to tries times. A fetch fails for
 // a moment while another fetch in this clone holds the tracking refs'
 // locks or a gc repacks (git cannot write its objects), and for good when
-// a killed fetch left a lock on a tracking ref: between tries it waits a
-// little and removes such stale locks, and it returns how many it removed.
-// A claim decided at the remote must not be taken for one that could not
-// be asked, nor a sync fail on a dead fetch's leftovers.
-func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, specs []string, tries int) (dropped int, err error) {
+// a killed fetch left a lock on a tracking ref, or a ref of ours names an
+// object a gc pruned: between tries it waits a little and removes such
+// stale locks and dangling refs. It returns what it removed, in words, for
+// the caller to pass on. A claim decided at the remote must not be taken
+// for one that could not be asked, nor a sync fail on a dead fetch's
+// leftovers.
+func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, specs []string, tries int) (notes []string, err error) {
+	dropped := 0
 	for try := 1; ; try++ {
 		err = st.Fetch(ctx, remote, true, specs...)
 		if err == nil {
 			markFetched(st)
 		}
 		if err == nil || try >= tries || ctx.Err() != nil {
-			return dropped, err
+			if dropped > 0 {
+				notes = append(notes, fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", dropped, remote))
+			}
+			return notes, err
 		}
 		backoff(try)
 		if tp, terr := TrackingPrefix(remote); terr == nil {
 			dropped += dropStaleTrackingLocks(st, tp)
 		}
 		if missingObject(err) {
-			// A ref naming a pruned object stops every fetch until it
-			// goes; its removal is in the ref's reflog.
-			dropDangling(ctx, st)
+			// git fetch walks every ref and fails on one that names a
+			// missing object: with those gone it can fetch.
+			notes = append(notes, dropDangling(ctx, st)...)
 		}
 	}
 }

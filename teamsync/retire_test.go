@@ -354,7 +354,9 @@ func TestFetchHealsARefNamingAPrunedObject(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sync past a dangling ref: %v", err)
 	}
-	_ = sres
+	if !hasWarning(sres.Warnings, "removed refs/ao/inflight/vm/1-claim/0") {
+		t.Errorf("sync did not say what it removed: %q", sres.Warnings)
+	}
 	for _, st := range []*refstore.Store{a, b} {
 		if out := git(t, st.Dir(), "for-each-ref", "refs/ao/inflight/"); out != "" {
 			t.Errorf("%s: the dangling ref is still there: %s", st.Dir(), out)

@@ -10,6 +10,7 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -178,20 +179,14 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 	retire := opts.Retire && opts.Retention > 0
 	cutoff := opts.Now.Add(-opts.Retention)
 	var lastErr error
-	lockNote := ""         // said in every attempt's warnings once it happened
-	var healNotes []string // dangling refs removed so that git fetch could run
+	var fetchNotes []string // stale locks and dangling refs removed so that git fetch could run
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
 		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings, res.Retired = nil, nil, nil, nil, nil, 0
-		// One more try when it fails: a gc repacking this clone, or a
-		// killed fetch's lock (fetchPatiently); an unreachable remote
-		// fails the same way twice.
-		// Listed, and the remote asked (git ls-remote), before anything
-		// is fetched: a fetch costs time in the number of refs here, and
-		// with nothing new it fetches nothing.
-		// (The remote is asked on a second core while the refs here are
-		// listed: RemoteIDs runs git ls-remote and touches nothing else of
-		// st.)
+		// The refs here are listed and the remote asked (git ls-remote,
+		// on a second core meanwhile: RemoteIDs touches nothing else of
+		// st) before anything is fetched: a fetch costs time in the
+		// number of refs here, and with nothing new none is needed.
 		type asked struct {
 			ids map[string]string
 			err error
@@ -206,27 +201,23 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		if err != nil {
 			return res, err
 		}
-		var dropped int
 		if want.err != nil || !maps.Equal(want.ids, ids.copies) {
-			if dropped, err = fetchPatiently(ctx, st, opts.Remote, specs, 2); err == nil {
-				ids, err = listIDs(ctx, st, tp)
+			// One more try when it fails: a gc repacking this clone, a
+			// killed fetch's lock, a ref naming a pruned object
+			// (fetchPatiently); an unreachable remote fails the same way
+			// twice.
+			notes, err := fetchPatiently(ctx, st, opts.Remote, specs, 2)
+			fetchNotes = append(fetchNotes, notes...)
+			if err != nil {
+				if lock := st.BackendLock(); lock != "" {
+					// git's message names no file: say which one, and what to do.
+					err = fmt.Errorf("%w: %w", &refstore.LockedError{Path: lock}, err)
+				}
+				return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
 			}
-		}
-		if dropped > 0 {
-			lockNote = fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", dropped, opts.Remote)
-		}
-		if err != nil {
-			if healed := dropDangling(ctx, st); len(healed) > 0 && attempt < attempts {
-				// git fetch walks every ref and fails on one that names a
-				// missing object: with those gone it can fetch.
-				healNotes = append(healNotes, healed...)
-				continue
+			if ids, err = listIDs(ctx, st, tp); err != nil {
+				return res, err
 			}
-			if lock := st.BackendLock(); lock != "" {
-				// git's message names no file: say which one, and what to do.
-				err = fmt.Errorf("%w: %w", &refstore.LockedError{Path: lock}, err)
-			}
-			return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
 		}
 		p, err := plan(ctx, st, tp, retire, opts.Progress, ids)
 		if err != nil {
@@ -241,10 +232,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			return res, err
 		}
 		withhold(ds, seen)
-		res.Warnings = append(warns, healNotes...)
-		if lockNote != "" {
-			res.Warnings = append(res.Warnings, lockNote)
-		}
+		res.Warnings = append(warns, fetchNotes...)
 		if migrated != "" {
 			res.Warnings = append(res.Warnings, migrated)
 		}
@@ -359,7 +347,7 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 				// tracking refs moves exactly remoteUps, in linear time.
 				// (Not when a local ref must stay unpushed, or a remote one
 				// undeleted: unreadable or withheld.)
-				err = st.PushMatching(ctx, opts.Remote, append(refstore.Kinds[:len(refstore.Kinds):len(refstore.Kinds)], refstore.ArchivePrefix), popts)
+				err = st.PushMatching(ctx, opts.Remote, slices.Concat(refstore.Kinds, []string{refstore.ArchivePrefix}), popts)
 			} else {
 				err = st.Push(ctx, opts.Remote, remoteUps, popts)
 			}
