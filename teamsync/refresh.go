@@ -11,9 +11,9 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// DefaultRefreshTimeout bounds how long a start waits for the arbiter to list the
-// batons waiting: a remote that stalls costs a start this, once, and the
-// start goes on with what the clone holds.
+// DefaultRefreshTimeout bounds how long a start waits for the arbiter to
+// list the batons waiting: a remote that stalls costs a start this, once,
+// and the start goes on with what the clone holds.
 const DefaultRefreshTimeout = 5 * time.Second
 
 // Refresh brings the batons a start on owner and branch may claim (the
@@ -21,9 +21,10 @@ const DefaultRefreshTimeout = 5 * time.Second
 // remote that arbitrates claims into this clone, and merges them, before
 // the start looks for one. A plain `git fetch` no longer brings records
 // (init leaves the fetch refspecs alone), so a teammate's baton reaches
-// the next start here without a sync. It is one `git fetch` of those refs
-// alone: with git's protocol v2 the remote lists only their prefixes, and
-// the records already here are not sent again. It implements
+// the next start here without a sync. It asks the remote for those refs
+// alone (git ls-remote: with protocol v2 the remote lists only their
+// prefixes) and fetches them only when it holds something this clone has
+// not seen; a fetch costs time in the number of refs here. It implements
 // handoff.Refresher: a baton this clone held as waiting that the merge
 // replaced is told as a claim lost at the arbiter is (claimed or deleted
 // elsewhere, or superseded, with the conflict).
@@ -79,6 +80,8 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 	var notices []string
 	var conflicts []Conflict
 	for _, w := range res.Warnings {
+		// (A record that cannot be read is named as the local ref it
+		// belongs at, in the decoder's words.)
 		if strings.Contains(w, ref) || strings.Contains(w, refstore.SharedPrefix) {
 			notices = append(notices, w)
 		}

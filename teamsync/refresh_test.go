@@ -30,6 +30,16 @@ func TestStartFetchesTheBatonsWaiting(t *testing.T) {
 		t.Fatalf("the claim was not decided at the remote: %s", out)
 	}
 
+	// A record at the remote that cannot be read, among the batons a
+	// start may claim, is named (by its copy here) and skipped.
+	bad := git(t, a.Dir(), "hash-object", "-w", "--stdin", "--path", "x")
+	git(t, a.Dir(), "push", "-q", "origin", bad+":refs/ao/handoffs/shared/dev/x")
+	res, err = handoff.Start(ctx, open(t, b.Dir()), handoff.StartOptions{Session: "s-b1", Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(3))
+	if err != nil || !hasWarning(res.Notices, "skipping refs/ao/remotes/origin/handoffs/shared/dev/x") {
+		t.Fatalf("a malformed shared baton: %v, notices %q", err, res.Notices)
+	}
+	git(t, a.Dir(), "push", "-q", "origin", ":refs/ao/handoffs/shared/dev/x")
+
 	// A remote whose upload-pack never answers.
 	git(t, b.Dir(), "config", "remote.origin.uploadpack", "sleep 60; git-upload-pack")
 	end(t, a, 3, "next one")
