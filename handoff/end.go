@@ -110,23 +110,22 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		if err == nil {
 			superseded, note := supersededWaiting(ctx, st, up, b.ID)
 			notices = append(notices, note...)
-			unbound, uerr := false, error(nil)
+			unbound := false
 			switch {
 			case sessUp != nil:
 				// The record just written is what the binding resolves
 				// to while it names this session.
-				var dir string
-				dir, uerr = unbindEnded(ctx, st, "handoff: end "+b.ID, session.Stored{Record: *sess, Ref: sessUp.Ref, OID: sessUp.New})
-				unbound = dir != ""
+				dir, notes := unbindEnded(ctx, st, "handoff: end "+b.ID, session.Stored{Record: *sess, Ref: sessUp.Ref, OID: sessUp.New}, "ended")
+				unbound, notices = dir != "", append(notices, notes...)
 			case id != "":
 				// No record: the binding is told by the name it holds.
 				if bound, _ := st.BoundSession(); bound == id {
-					uerr, unbound = st.Unbind(ctx), true
+					if err := st.Unbind(ctx); err != nil {
+						notices = append(notices, stillBound("ended", err))
+					} else {
+						unbound = true
+					}
 				}
-			}
-			if uerr != nil {
-				unbound = false
-				notices = append(notices, "the worktree is still bound to the ended session: "+uerr.Error())
 			}
 			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Notices: notices}, nil
 		}
@@ -136,17 +135,26 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 	}
 }
 
-// unbindEnded removes the binding to a session just ended, stored as s:
-// this worktree's, else that of the session's own worktree. It returns the
-// worktree unbound ("" when none was bound to it).
-func unbindEnded(ctx context.Context, st *refstore.Store, msg string, s session.Stored) (string, error) {
-	if ok, err := st.UnbindFrom(ctx, msg, s.OID); ok || err != nil {
-		if ok {
-			return st.Dir(), nil
-		}
-		return "", err
+// unbindEnded removes the binding to a session just ended (or terminated:
+// how is what), stored as s: this worktree's, else that of the session's
+// own worktree. It returns the worktree unbound ("" when none was bound to
+// it) and, when the binding could not be removed, the notice that says so.
+func unbindEnded(ctx context.Context, st *refstore.Store, msg string, s session.Stored, how string) (string, []string) {
+	ok, err := st.UnbindFrom(ctx, msg, s.OID)
+	dir := st.Dir()
+	if !ok && err == nil {
+		dir, err = session.Unbind(ctx, st, s, msg)
 	}
-	return session.Unbind(ctx, st, s, msg)
+	if err != nil {
+		return "", []string{stillBound(how, err)}
+	}
+	return dir, nil
+}
+
+// stillBound is the notice of a binding to a session that ended (how) and
+// could not be removed.
+func stillBound(how string, err error) string {
+	return "the worktree is still bound to the " + how + " session: " + err.Error()
 }
 
 // EndSessionResult is what ending a session without a baton did.
@@ -168,10 +176,6 @@ func EndSession(ctx context.Context, st *refstore.Store, id, reason string, cloc
 	if err != nil || !ended {
 		return res, err
 	}
-	dir, err := unbindEnded(ctx, st, "handoff: end "+id, s)
-	if err != nil {
-		res.Notices = append(res.Notices, "the worktree is still bound to the ended session: "+err.Error())
-	}
-	res.Unbound = dir
+	res.Unbound, res.Notices = unbindEnded(ctx, st, "handoff: end "+id, s, "ended")
 	return res, nil
 }

@@ -255,11 +255,9 @@ func SessionTerminate(ctx context.Context, st *refstore.Store, id, summary strin
 	if err != nil || !changed {
 		return res, err
 	}
-	dir, uerr := unbindEnded(ctx, st, "handoff: terminate "+id, s)
-	if uerr != nil {
-		res.Notices = append(res.Notices, "the worktree is still bound to the terminated session: "+uerr.Error())
-	}
-	res.Unbound = dir
+	var notes []string
+	res.Unbound, notes = unbindEnded(ctx, st, "handoff: terminate "+id, s, "terminated")
+	res.Notices = append(res.Notices, notes...)
 	return res, nil
 }
 
