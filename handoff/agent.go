@@ -520,7 +520,8 @@ const ReasonClear = "clear"
 // its worktree unbound, no baton asked for) unless a switch holds the
 // session (the switch stopped this agent to start another) or the agent
 // goes on with a cleared conversation. A later resume of the conversation
-// starts a session of its own; `session restore` revives this one.
+// goes on in this session (resumedSession); `session restore` revives it
+// from anywhere.
 func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clock Clock) (string, error) {
 	h, err := harness.Lookup(opts.Harness)
 	if err != nil {
