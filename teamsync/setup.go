@@ -56,15 +56,8 @@ func Init(ctx context.Context, st *refstore.Store, remote string) (InitResult, e
 	if res.Removed, err = migrateFetch(ctx, st, remote); err != nil {
 		return res, err
 	}
-	have, err := st.ConfigValues(ctx, RemoteKey)
-	if err != nil {
+	if res.Marked, err = markRemote(ctx, st, remote); err != nil {
 		return res, err
-	}
-	if !contains(have, remote) {
-		if err := st.AddConfig(ctx, RemoteKey, remote); err != nil {
-			return res, err
-		}
-		res.Marked = true
 	}
 	res.Arbiter, res.Warnings, err = settleArbiter(ctx, st, remote)
 	if res.Warnings == nil {
@@ -152,14 +145,21 @@ func migrate(ctx context.Context, st *refstore.Store, remote string) (string, er
 	if err != nil || len(removed) == 0 {
 		return "", err
 	}
-	have, err := st.ConfigValues(ctx, RemoteKey)
-	if err != nil {
+	if _, err := markRemote(ctx, st, remote); err != nil {
 		return "", err
 	}
-	if !contains(have, remote) {
-		if err := st.AddConfig(ctx, RemoteKey, remote); err != nil {
-			return "", err
-		}
-	}
 	return migrateNotice(remote, removed), nil
+}
+
+// markRemote names remote in git config handoff.remote, once; it reports
+// whether it added it now.
+func markRemote(ctx context.Context, st *refstore.Store, remote string) (bool, error) {
+	have, err := st.ConfigValues(ctx, RemoteKey)
+	if err != nil || contains(have, remote) {
+		return false, err
+	}
+	if err := st.AddConfig(ctx, RemoteKey, remote); err != nil {
+		return false, err
+	}
+	return true, nil
 }
