@@ -353,7 +353,12 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			}
 			if err != nil {
 				lost, ferr := leaseLost(ctx, st, opts.Remote, specs, trackUps)
-				if ferr != nil || !(lost || racedAtRemote(err)) {
+				if ferr != nil {
+					// Said as the arbiter says it: what the push met, then
+					// why it could not be told apart from a lost lease.
+					return res, fmt.Errorf("pushing to %s: %w; then fetching to see why: %w", opts.Remote, err, ferr)
+				}
+				if !(lost || racedAtRemote(err)) {
 					return res, fmt.Errorf("pushing to %s: %w", opts.Remote, err)
 				}
 				lastErr = err
@@ -519,14 +524,15 @@ func conflictOf(d *decision) Conflict {
 	}
 }
 
-// leaseLost classifies a failed push by fetching again: a lease was lost
-// when some pushed ref no longer holds what the push expected. ferr is a
-// fetch that failed too (the remote is unreachable).
+// leaseLost classifies a failed push by fetching again, as patiently as
+// sync's own fetch (another fetch here may hold the tracking refs' locks
+// for a moment): a lease was lost when some pushed ref no longer holds
+// what the push expected. ferr is a fetch that failed too (the remote is
+// unreachable).
 func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []string, trackUps []refstore.Update) (lost bool, ferr error) {
-	if err := st.Fetch(ctx, remote, true, specs...); err != nil {
+	if _, err := fetchPatiently(ctx, st, remote, specs, 2); err != nil {
 		return false, err
 	}
-	markFetched(st)
 	for _, u := range trackUps {
 		cur, err := st.ResolveID(ctx, u.Ref)
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) {
