@@ -28,6 +28,9 @@ const (
 	EventStart = "session-start"
 	EventStop  = "stop"
 	EventEnd   = "session-end"
+	// EventCompact runs before the agent compacts its context: the
+	// session's summary is kept before the context it came from is lost.
+	EventCompact = "pre-compact"
 )
 
 // Command is the hook command for one agent and event. It ends in

@@ -409,7 +409,7 @@ func TestCodexProblems(t *testing.T) {
 	}
 	// Trust recorded the way Codex writes it.
 	path, _ := filepath.EvalSymlinks(filepath.Join(root, ".codex/hooks.json"))
-	toml := "model = \"x\"\n\n[hooks.state.\"" + path + ":session_start:0:0\"]\ntrusted_hash = \"sha256:00\"\n\n[hooks.state.\"" + path + ":stop:0:0\"]\ntrusted_hash = \"sha256:11\"\n\n[hooks.state.\"" + path + ":session_end:0:0\"]\ntrusted_hash = \"sha256:22\"\n"
+	toml := "model = \"x\"\n\n[hooks.state.\"" + path + ":session_start:0:0\"]\ntrusted_hash = \"sha256:00\"\n\n[hooks.state.\"" + path + ":stop:0:0\"]\ntrusted_hash = \"sha256:11\"\n\n[hooks.state.\"" + path + ":pre_compact:0:0\"]\ntrusted_hash = \"sha256:33\"\n\n[hooks.state.\"" + path + ":session_end:0:0\"]\ntrusted_hash = \"sha256:22\"\n"
 	write(t, codexHome, "config.toml", toml)
 	if main := st(root); !main.OK() {
 		t.Errorf("trusted: %+v", main)

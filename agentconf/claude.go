@@ -5,7 +5,8 @@ import "encoding/json"
 // Claude Code reads project hooks from .claude/settings.json (HARNESSES.md,
 // checked with claude 2.1.197): SessionStart's matcher is the session's
 // source, so one entry covers a fresh start, a resume, /clear and a
-// compaction; Stop can block once with a reason; SessionEnd is bookkeeping.
+// compaction; Stop can block once with a reason; PreCompact and Stop keep the
+// agent's last message as the session's summary; SessionEnd ends it.
 func claudeCode() agent {
 	const h = "claude-code"
 	return agent{name: h, parts: []part{hooksFile{
@@ -15,6 +16,7 @@ func claudeCode() agent {
 		events: []hookEvent{
 			{"SessionStart", groupEntry("startup|resume|clear|compact", h, EventStart, nil)},
 			{"Stop", groupEntry("", h, EventStop, nil)},
+			{"PreCompact", groupEntry("", h, EventCompact, nil)},
 			{"SessionEnd", groupEntry("", h, EventEnd, nil)},
 		},
 	}}}

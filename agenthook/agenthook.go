@@ -5,7 +5,7 @@
 // agent goes on, and it is told what went wrong where it can be.
 //
 // Events are git-handoff's names, whatever the agent calls them:
-// session-start, stop, session-end. Which agent event is installed under
+// session-start, stop, pre-compact, session-end. Which agent event is installed under
 // which name is package agentconf's business.
 package agenthook
 
@@ -27,10 +27,14 @@ const (
 	EventSessionStart = "session-start"
 	EventStop         = "stop"
 	EventSessionEnd   = "session-end"
+	// EventPreCompact: the agent is about to compact its context.
+	EventPreCompact = "pre-compact"
 )
 
 // Events lists them, in the order an agent fires them.
-func Events() []string { return []string{EventSessionStart, EventStop, EventSessionEnd} }
+func Events() []string {
+	return []string{EventSessionStart, EventStop, EventPreCompact, EventSessionEnd}
+}
 
 // SkipEnv, set to 1 in an agent's environment, keeps git-handoff out of that
 // agent session: no session is started, no brief given, no baton asked for.
@@ -42,6 +46,9 @@ type Workflows interface {
 	Start(ctx context.Context, dir string, opts handoff.AgentStartOptions) (handoff.AgentStartResult, error)
 	Stop(ctx context.Context, dir string, opts handoff.AgentStopOptions) (handoff.AgentStopResult, error)
 	End(ctx context.Context, dir string, opts handoff.AgentEndOptions) (string, error)
+	// Delivered is told once the start hook's answer, holding the brief
+	// of session id, is written for the agent.
+	Delivered(ctx context.Context, dir, id string) error
 }
 
 // Deadlines. An agent waits for its hooks (Claude Code kills a hook after
@@ -52,12 +59,14 @@ var (
 	deadlines     = map[string]time.Duration{
 		EventSessionStart: 40 * time.Second,
 		EventStop:         15 * time.Second,
+		EventPreCompact:   15 * time.Second,
 		EventSessionEnd:   1200 * time.Millisecond,
 	}
 )
 
 // maxInput bounds what is read from the agent: its hook input is a few
-// hundred bytes, plus, for Stop, the last message (which we do not need).
+// hundred bytes, plus, for Stop, the last message (of which the session
+// keeps the first few kilobytes).
 const maxInput = 4 << 20
 
 // Run answers one hook call. It never fails: errors are written to stderr
@@ -93,6 +102,7 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 	defer cancel()
 	dir := in.dir()
 	var answer any
+	delivered := "" // the session whose brief the answer carries
 	switch event {
 	case EventSessionStart:
 		if !p.injects {
@@ -100,15 +110,25 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 		}
 		res, err := wf.Start(ctx, dir, handoff.AgentStartOptions{
 			Harness: h.Name, NativeID: in.SessionID, Source: p.source(in.Source), MaxChars: p.maxChars,
+			Transcript: in.TranscriptPath,
 		})
 		text := res.Context
+		if err == nil {
+			delivered = res.Session.ID
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 			text = fmt.Sprintf("git-handoff could not prepare this session's brief (%s). Run `git handoff start` in a shell to see what is waiting for you.\n", err)
 		}
 		answer = p.startAnswer(text)
 	case EventStop:
-		res, err := wf.Stop(ctx, dir, handoff.AgentStopOptions{Harness: h.Name, NativeID: in.SessionID, Active: in.active()})
+		res, err := wf.Stop(ctx, dir, handoff.AgentStopOptions{
+			Harness: h.Name, NativeID: in.SessionID, Active: in.active(),
+			LastMessage: in.lastMessage(), Transcript: in.TranscriptPath,
+		})
+		for _, n := range res.Notices {
+			fmt.Fprintf(stderr, "git-handoff: agent hook: %s\n", n)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 			return
@@ -117,8 +137,19 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 			return
 		}
 		answer = p.stopAnswer(res.Reason)
+	case EventPreCompact:
+		res, err := wf.Stop(ctx, dir, handoff.AgentStopOptions{
+			Harness: h.Name, NativeID: in.SessionID, Compacting: true, Transcript: in.TranscriptPath,
+		})
+		for _, n := range res.Notices {
+			fmt.Fprintf(stderr, "git-handoff: agent hook: %s\n", n)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
+		}
+		return
 	case EventSessionEnd:
-		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason}); err != nil {
+		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason, Transcript: in.TranscriptPath}); err != nil {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 		}
 		return
@@ -130,6 +161,14 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 	enc.SetEscapeHTML(false) // the reason holds a command line with <placeholders>
 	if err := enc.Encode(answer); err != nil {
 		fmt.Fprintf(stderr, "git-handoff: agent hook: writing the answer: %v\n", err)
+		return
+	}
+	if delivered != "" {
+		// Only now has the agent the brief, and the baton in it: a hook
+		// killed before this line leaves the claim to be offered again.
+		if err := wf.Delivered(ctx, dir, delivered); err != nil {
+			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
+		}
 	}
 }
 
@@ -144,6 +183,19 @@ type input struct {
 	WorkspaceRoots []string `json:"workspace_roots"`
 	StopHookActive bool     `json:"stop_hook_active"`
 	LoopCount      int      `json:"loop_count"`
+	TranscriptPath string   `json:"transcript_path"`
+	// The agent's last reply, at its end of turn: Claude's and Codex's
+	// Stop name it last_assistant_message, Gemini's AfterAgent
+	// prompt_response. Copilot's Stop gives none (its transcript has it).
+	LastAssistantMessage string `json:"last_assistant_message"`
+	PromptResponse       string `json:"prompt_response"`
+}
+
+func (in input) lastMessage() string {
+	if in.LastAssistantMessage != "" {
+		return in.LastAssistantMessage
+	}
+	return in.PromptResponse
 }
 
 // readInput reads the agent's JSON until it closes standard input or the

@@ -21,19 +21,27 @@ type recorder struct {
 	start    handoff.AgentStartOptions
 	stop     handoff.AgentStopOptions
 	end      handoff.AgentEndOptions
-	calls    []string
-	startErr error
+	calls     []string
+	delivered string
+	startErr  error
 	block    bool
 }
 
 func (r *recorder) Start(_ context.Context, dir string, o handoff.AgentStartOptions) (handoff.AgentStartResult, error) {
 	r.dir, r.start, r.calls = dir, o, append(r.calls, "start")
-	return handoff.AgentStartResult{Context: "THE BRIEF"}, r.startErr
+	res := handoff.AgentStartResult{Context: "THE BRIEF"}
+	res.Session.ID = "s-started"
+	return res, r.startErr
 }
 
 func (r *recorder) Stop(_ context.Context, dir string, o handoff.AgentStopOptions) (handoff.AgentStopResult, error) {
 	r.dir, r.stop, r.calls = dir, o, append(r.calls, "stop")
 	return handoff.AgentStopResult{Block: r.block, Reason: "LEAVE A BATON"}, nil
+}
+
+func (r *recorder) Delivered(_ context.Context, dir, id string) error {
+	r.delivered, r.calls = id, append(r.calls, "delivered")
+	return nil
 }
 
 func (r *recorder) End(_ context.Context, dir string, o handoff.AgentEndOptions) (string, error) {
@@ -134,7 +142,7 @@ func TestFailsOpen(t *testing.T) {
 	t.Run("input that is not JSON", func(t *testing.T) {
 		r := &recorder{}
 		out, errs := run(t, "claude", EventSessionStart, `{"session_id":`, r)
-		if !strings.Contains(errs, "not JSON") || len(r.calls) != 1 || r.start.NativeID != "" || out == "" {
+		if !strings.Contains(errs, "not JSON") || r.calls[0] != "start" || r.start.NativeID != "" || out == "" {
 			t.Fatalf("out %q, stderr %q, calls %v", out, errs, r.calls)
 		}
 	})
@@ -177,7 +185,56 @@ func TestStdinThatNeverEndsDoesNotHang(t *testing.T) {
 	r := &recorder{}
 	var out, errb bytes.Buffer
 	Run(context.Background(), "claude", EventSessionStart, pr, &out, &errb, r)
-	if !strings.Contains(errb.String(), "did not end") || len(r.calls) != 1 {
+	if !strings.Contains(errb.String(), "did not end") || r.calls[0] != "start" {
 		t.Fatalf("stderr %q, calls %v", errb.String(), r.calls)
 	}
 }
+
+func TestStopPassesTheLastMessageAndTranscript(t *testing.T) {
+	tests := []struct{ harness, in, msg string }{
+		{"claude", `{"session_id":"` + uuid + `","transcript_path":"/t/c.jsonl","last_assistant_message":"Done: the lexer handles block comments."}`, "Done: the lexer handles block comments."},
+		{"codex", `{"session_id":"` + uuid + `","turn_id":"1","transcript_path":"/t/c.jsonl","last_assistant_message":"All tests pass."}`, "All tests pass."},
+		{"gemini", `{"session_id":"` + uuid + `","transcript_path":"/t/c.jsonl","prompt":"fix it","prompt_response":"Fixed the parser."}`, "Fixed the parser."},
+		{"copilot", `{"sessionId":"` + uuid + `","transcript_path":"/t/c.jsonl","stop_reason":"end_turn"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.harness, func(t *testing.T) {
+			r := &recorder{}
+			run(t, tt.harness, EventStop, tt.in, r)
+			if r.stop.LastMessage != tt.msg || r.stop.Transcript != "/t/c.jsonl" || r.stop.Compacting {
+				t.Fatalf("workflow got %+v", r.stop)
+			}
+		})
+	}
+}
+
+func TestPreCompactKeepsTheSummaryAndAnswersNothing(t *testing.T) {
+	r := &recorder{block: true}
+	out, _ := run(t, "claude", EventPreCompact, `{"session_id":"`+uuid+`","transcript_path":"/t/c.jsonl","trigger":"auto"}`, r)
+	if out != "" || !r.stop.Compacting || r.stop.Transcript != "/t/c.jsonl" {
+		t.Fatalf("answered %q, workflow got %+v", out, r.stop)
+	}
+}
+
+func TestDeliveredOnlyOnceTheAnswerIsWritten(t *testing.T) {
+	r := &recorder{}
+	run(t, "claude", EventSessionStart, `{"session_id":"`+uuid+`"}`, r)
+	if r.delivered != "s-started" || r.calls[len(r.calls)-1] != "delivered" {
+		t.Fatalf("delivered %q, calls %v", r.delivered, r.calls)
+	}
+	r = &recorder{startErr: errors.New("boom")}
+	run(t, "claude", EventSessionStart, `{"session_id":"`+uuid+`"}`, r)
+	if r.delivered != "" {
+		t.Fatalf("a start that failed was marked delivered: %v", r.calls)
+	}
+	r = &recorder{}
+	var errb bytes.Buffer
+	Run(context.Background(), "claude", EventSessionStart, strings.NewReader(`{"session_id":"`+uuid+`"}`), failingWriter{}, &errb, r)
+	if r.delivered != "" {
+		t.Fatalf("an answer that could not be written was marked delivered: %v", r.calls)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("pipe closed") }

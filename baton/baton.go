@@ -38,6 +38,16 @@ type Baton struct {
 	ClaimedAt        *time.Time `json:"claimedAt,omitempty"`
 	ClaimedBySession string     `json:"claimedBySession,omitempty"`
 	Deleted          *Deletion  `json:"deleted,omitempty"`
+	// Auto is set on a baton git-handoff wrote itself, for a session that
+	// ended without leaving one (the automatic handoff): what that
+	// session was doing, by its record and its agent's last words, not
+	// notes anyone chose to leave. NextSteps then hold the task it had
+	// claimed, or git-handoff's one step.
+	Auto *Auto `json:"auto,omitempty"`
+	// Reoffered names the session that claimed this baton before and
+	// whose agent never took a turn with it (it crashed at start, or its
+	// start hook's answer never reached it): the baton waits again.
+	Reoffered *Reoffer `json:"reoffered,omitempty"`
 	// rev and prev: the version's place among the versions of its
 	// ref, which sync orders by (refstore.Cause).
 	refstore.Cause
@@ -47,6 +57,43 @@ type Baton struct {
 type Deletion struct {
 	Reason string    `json:"reason"` // "cancelled" or "dismissed"
 	At     time.Time `json:"at"`
+}
+
+// Auto is what git-handoff found of a session that ended without a baton.
+type Auto struct {
+	Session string `json:"session"`
+	// Why is how the session ended: its agent exited, another session
+	// started in its worktree, it was replaced.
+	Why string `json:"why"`
+	// Summary is the session's last summary: its agent's last message,
+	// as its end-of-turn hook gave it, or one a person wrote.
+	Summary string `json:"summary,omitempty"`
+	// Task is the baton the session had claimed, whose next steps,
+	// failed approaches and questions it did not hand on itself.
+	Task string `json:"task,omitempty"`
+	// StartHead is where the session started: its commits are
+	// StartHead..Head.
+	StartHead string `json:"startHead,omitempty"`
+	// Commits are its commits, newest first (at most a few; CommitTotal
+	// counts them all), kept here so a teammate without them reads them.
+	Commits     []AutoCommit `json:"commits,omitempty"`
+	CommitTotal int          `json:"commitTotal,omitempty"`
+	// Transcript is the end of the agent's transcript, bounded.
+	Transcript string `json:"transcript,omitempty"`
+	// Snapshot is the commit recording the session's uncommitted work.
+	Snapshot string `json:"snapshot,omitempty"`
+}
+
+// AutoCommit is one commit of an automatic handoff's session.
+type AutoCommit struct {
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
+}
+
+// Reoffer says which session's claim of a baton was released, and when.
+type Reoffer struct {
+	Session string    `json:"session"`
+	At      time.Time `json:"at"`
 }
 
 // Marshal returns the record as it is stored (a session keeps the baton it
@@ -69,6 +116,7 @@ type Draft struct {
 	Harness          string
 	SessionID        string
 	Head             string
+	Auto             *Auto // git-handoff writes this draft itself
 }
 
 // New builds a baton from a draft: entries are trimmed, empty ones dropped,
@@ -87,6 +135,7 @@ func New(d Draft, now time.Time) (Baton, error) {
 		SessionID:        d.SessionID,
 		CreatedAt:        now.UTC(),
 		Head:             d.Head,
+		Auto:             d.Auto,
 	}
 	if len(b.NextSteps) == 0 {
 		return Baton{}, ErrNoSteps

@@ -200,6 +200,18 @@ func Claimed(ctx context.Context, st *refstore.Store, s Stored, session string, 
 	return prepare(ctx, st, s, c)
 }
 
+// Released returns s, claimed, waiting again for the next session, and the
+// swap that stores it: the session that claimed it never acted on it.
+func Released(ctx context.Context, st *refstore.Store, s Stored, now time.Time) (Stored, refstore.Update, error) {
+	if !s.Claimed || s.Deleted != nil {
+		return Stored{}, refstore.Update{}, fmt.Errorf("baton %s is not claimed: nothing to offer again", s.ID)
+	}
+	r := s.Baton
+	r.Reoffered = &Reoffer{Session: r.ClaimedBySession, At: now.UTC()}
+	r.Claimed, r.ClaimedAt, r.ClaimedBySession = false, nil, ""
+	return prepare(ctx, st, s, r)
+}
+
 // LostClaim turns a failed claim or deletion of s into *ClaimedError or
 // *DeletedError when the same baton is no longer waiting here; other
 // errors pass through.

@@ -106,6 +106,10 @@ func handoffSection(in Input) string {
 		return ""
 	}
 	var b strings.Builder
+	if h.Auto != nil {
+		autoSection(&b, in)
+		return b.String() + sinceSection(in)
+	}
 	b.WriteString("## 🤝 Active Session Handoff\n\n")
 	who := h.Owner
 	if h.Harness != "" {
@@ -131,6 +135,13 @@ func handoffSection(in Input) string {
 		list(&b, "Failed approaches (do not retry)", h.FailedApproaches, false)
 		list(&b, "Open questions", h.OpenQuestions, false)
 	}
+	return b.String() + sinceSection(in)
+}
+
+// sinceSection lists the commits made after the baton was written.
+func sinceSection(in Input) string {
+	h := in.Baton
+	var b strings.Builder
 	b.WriteString("### Since then\n\n")
 	switch {
 	case in.SinceNote != "":

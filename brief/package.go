@@ -42,6 +42,12 @@ type PackageInput struct {
 	NewID     string
 	Reason    string
 	Baton     *baton.Baton      // the old session's unclaimed baton, carried over
+	// Task is the baton the old session had claimed, when it left none
+	// of its own: its work, unfinished, is the new session's task.
+	Task *baton.Baton
+	// Transcript is the end of the old agent's transcript (its own
+	// file, or an automatic handoff's quote of it), already bounded.
+	Transcript string
 	Commits   []refstore.Commit // its commits, newest first
 	Total     int               // all its commits, even beyond Commits
 	Terminal  string            // an excerpt, already cleaned by TerminalExcerpt
@@ -84,11 +90,26 @@ func BuildPackage(in PackageInput) string {
 	} else {
 		fmt.Fprintf(&b, "%s\n\n", capText(o.Summary, maxSummaryBytes))
 	}
-	if h := in.Baton; h != nil {
+	switch h := in.Baton; {
+	case h != nil && h.Auto != nil:
+		fmt.Fprintf(&b, "### The automatic handoff git-handoff wrote for it (%s, carried over to you)\n\n", h.ID)
+		if h.Auto.Task != "" {
+			fmt.Fprintf(&b, "It had claimed baton %s and did not hand it on; its task:\n\n", OneLine(h.Auto.Task))
+		}
+		items(&b, "Next steps", h.NextSteps, true)
+		items(&b, "Failed approaches (do not retry)", h.FailedApproaches, false)
+		items(&b, "Open questions", h.OpenQuestions, false)
+	case h != nil:
 		fmt.Fprintf(&b, "### Its baton %s (carried over to you)\n\n", h.ID)
 		items(&b, "Next steps", h.NextSteps, true)
 		items(&b, "Failed approaches (do not retry)", h.FailedApproaches, false)
 		items(&b, "Open questions", h.OpenQuestions, false)
+	case in.Task != nil:
+		t := in.Task
+		fmt.Fprintf(&b, "### The task it had claimed (baton %s), unfinished: now yours\n\n", t.ID)
+		items(&b, "Next steps", t.NextSteps, true)
+		items(&b, "Failed approaches (do not retry)", t.FailedApproaches, false)
+		items(&b, "Open questions", t.OpenQuestions, false)
 	}
 	b.WriteString("### Commits since it started\n\n")
 	if in.Total == 0 {
@@ -109,6 +130,11 @@ func BuildPackage(in PackageInput) string {
 		}
 		fence := fenceFor(in.Terminal)
 		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", fence, in.Terminal, fence)
+	}
+	if in.Transcript != "" {
+		b.WriteString("### The end of its transcript (quoted by git-handoff)\n\n")
+		fence := fenceFor(in.Transcript)
+		fmt.Fprintf(&b, "%stext\n%s\n%s\n\n", fence, strings.TrimRight(in.Transcript, "\n"), fence)
 	}
 	if in.Extra != "" {
 		b.WriteString(strings.TrimRight(in.Extra, "\n") + "\n\n")

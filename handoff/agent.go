@@ -49,7 +49,9 @@ type AgentStartOptions struct {
 	NativeID string // the agent's own id for its session; "" when it gave none
 	Source   string // startup, resume, clear or compact ("" = startup)
 	MaxChars int    // the most text the agent takes in; 0 = DefaultAgentChars
-	Arbiter  Arbiter
+	// Transcript is the agent's transcript file, when its hook names it.
+	Transcript string
+	Arbiter    Arbiter
 }
 
 // AgentStartResult is what the agent is given.
@@ -113,7 +115,10 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 		out.Baton = &res.Handoff.Baton
 	}
 	// Start indexed the session under the agent's id and noted its working
-	// tree.
+	// tree; what the hook adds is noted beside it.
+	if err := noteAgent(ctx, st, res.Session.ID, opts.Transcript, res.Claimed); err != nil {
+		out.Notices = append(out.Notices, "the agent's session was not noted here: "+err.Error())
+	}
 	header := fmt.Sprintf("_git-handoff session %s started for this %s session._\n\n", res.Session.ID, h.Name)
 	out.Context, out.BriefFile, err = agentContext(ctx, st, res.Session.ID, header+res.Brief, out.Notices, maxChars)
 	return out, err
@@ -137,6 +142,8 @@ func continueAgent(ctx context.Context, st *refstore.Store, s session.Stored, ha
 	}
 	if err := rememberAgent(ctx, st, s.ID, harnessName, opts.NativeID, false); err != nil {
 		out.Notices = append(out.Notices, "the agent's session was not indexed here: "+err.Error())
+	} else if err := noteAgent(ctx, st, s.ID, opts.Transcript, false); err != nil {
+		out.Notices = append(out.Notices, "the agent's session was not noted here: "+err.Error())
 	}
 	who, err := Resolve(ctx, st, s.Owner, s.Branch)
 	if err != nil {
@@ -189,10 +196,11 @@ func resumedSession(ctx context.Context, st *refstore.Store, harnessName, native
 		return session.Stored{}, nil, false, err
 	}
 	notes := []string{fmt.Sprintf("session %s ended when its agent exited; the agent resumed its conversation, so the session goes on", id)}
-	var ended string
-	if n := endBound(ctx, st, id, clock, &ended); n != "" {
+	if n := withdrawAuto(ctx, st, s.Record, clock); n != "" {
 		notes = append(notes, n)
 	}
+	var ended string
+	notes = append(notes, endBound(ctx, st, id, clock, &ended)...)
 	if err := st.Bind(s.Ref); err != nil {
 		notes = append(notes, "this worktree was not bound to the session: "+err.Error())
 	}
@@ -291,7 +299,21 @@ type agentState struct {
 	// existed hold it (and a stop with neither notes one).
 	StartTree string `json:"startTree,omitempty"`
 	Nudged    bool   `json:"nudged,omitempty"`
+	// Transcript is the agent's transcript file, as its hooks last named
+	// it: the automatic handoff quotes its end.
+	Transcript string `json:"transcript,omitempty"`
+	// Delivery is how the baton the start hook claimed reached the agent:
+	// deliveryPending from the claim until the hook has written its
+	// answer, then deliveryDone. "" for a session whose start no hook
+	// made (the agent or a person ran `git handoff start` and read it).
+	Delivery string `json:"delivery,omitempty"`
 }
+
+// Deliveries of a claimed baton to an agent (agentState.Delivery).
+const (
+	deliveryPending = "pending"
+	deliveryDone    = "delivered"
+)
 
 // clockSlack is how far a file's time may lag the clock that noted Since:
 // file times come from the kernel's coarse clock, one tick (1–10 ms)
@@ -338,6 +360,40 @@ func rememberAgent(ctx context.Context, st *refstore.Store, id, harnessName, nat
 	return errors.Join(errs...)
 }
 
+// noteAgent notes what a hook learnt of the agent's session: its
+// transcript file, and (claimed) that the start hook claimed a baton it
+// has yet to hand the agent (AgentDelivered ends that).
+func noteAgent(ctx context.Context, st *refstore.Store, id, transcript string, claimed bool) error {
+	state, _, err := readAgentState(st, id)
+	if err != nil {
+		return err
+	}
+	changed := false
+	if transcript != "" && transcript != state.Transcript {
+		state.Transcript, changed = transcript, true
+	}
+	if claimed {
+		state.Delivery, changed = deliveryPending, true
+	}
+	if !changed {
+		return nil
+	}
+	return writeAgentState(ctx, st, id, state)
+}
+
+// AgentDelivered notes that the start hook of session id has written its
+// answer, the brief with the baton it claimed, for the agent to read: a
+// claim whose hook never got that far (killed by the agent's timeout, or
+// the agent gone) may be offered again when the session ends (handOver).
+func AgentDelivered(ctx context.Context, st *refstore.Store, id string) error {
+	state, ok, err := readAgentState(st, id)
+	if err != nil || !ok || state.Delivery != deliveryPending {
+		return err
+	}
+	state.Delivery = deliveryDone
+	return writeAgentState(ctx, st, id, state)
+}
+
 // agentContext fits the brief and notices to the agent's cap; when cut,
 // the whole text is written where the context says.
 func agentContext(ctx context.Context, st *refstore.Store, id, text string, notices []string, maxChars int) (string, string, error) {
@@ -378,6 +434,14 @@ type AgentStopOptions struct {
 	// Active is set when the agent is already going on because of a
 	// stop hook (Claude's stop_hook_active, Cursor's loop_count > 0).
 	Active bool
+	// LastMessage is the agent's last reply (Claude's and Codex's
+	// last_assistant_message, Gemini's prompt_response); "" when the hook
+	// gives none, when it is read from Transcript instead.
+	LastMessage string
+	Transcript  string
+	// Compacting: the agent is about to compact its context (its
+	// PreCompact hook); its summary is kept and nothing is asked.
+	Compacting bool
 }
 
 // AgentStopResult says whether to keep the agent going, and why.
@@ -386,6 +450,7 @@ type AgentStopResult struct {
 	Block   bool
 	Reason  string // for the agent, when Block
 	Why     string // why it was not blocked, for logs
+	Notices []string
 }
 
 // AgentStop asks an agent that is stopping for a baton, once: only when its
@@ -407,6 +472,11 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 		return AgentStopResult{Why: "no live session for this agent here"}, err
 	}
 	res := AgentStopResult{Session: s.ID}
+	res.Notices = agentTurn(ctx, st, s.Record, h.Name, opts, clock)
+	if opts.Compacting {
+		res.Why = "the agent is compacting its context"
+		return res, nil
+	}
 	if opts.Active {
 		res.Why = "the agent is already answering a stop hook"
 		return res, nil
@@ -508,7 +578,8 @@ type AgentEndOptions struct {
 	// Reason is why the agent says its session ends, in its own words:
 	// Claude Code's "clear" goes on in the same process with a new
 	// conversation (its SessionStart follows, source clear) and ends nothing.
-	Reason string
+	Reason     string
+	Transcript string
 }
 
 // ReasonClear is the session-end reason of a conversation that goes on
@@ -536,6 +607,9 @@ func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clo
 	}
 	if opts.Reason == ReasonClear {
 		return s.ID, nil
+	}
+	if err := noteAgent(ctx, st, s.ID, opts.Transcript, false); err != nil {
+		return s.ID, err
 	}
 	var held *session.SwitchingError
 	if _, err := EndSession(ctx, st, s.ID, session.EndAgentExit, clock); err != nil && !errors.As(err, &held) {

@@ -162,12 +162,15 @@ type EndSessionResult struct {
 	Session session.Stored
 	Ended   bool   // false: it was not active (nothing changed)
 	Unbound string // the worktree that was bound to it and no longer is
-	Notices []string
+	// Handover is what it handed on without a baton of its own: its
+	// automatic handoff, or the baton it claimed offered again.
+	Handover Handover
+	Notices  []string
 }
 
 // EndSession ends a session whose agent is gone, without a baton: active
-// becomes ended (session.Record.EndAt, as `end` does) and its worktree is
-// unbound. A session that is not active is left as it is; a switch in
+// becomes ended (session.Record.EndAt, as `end` does), its worktree is
+// unbound, and what it did is handed on (handOver). A session that is not active is left as it is; a switch in
 // flight refuses with *session.SwitchingError, since the switch stops the
 // old agent on purpose and the session goes on with the new one.
 func EndSession(ctx context.Context, st *refstore.Store, id, reason string, clock Clock) (EndSessionResult, error) {
@@ -177,5 +180,7 @@ func EndSession(ctx context.Context, st *refstore.Store, id, reason string, cloc
 		return res, err
 	}
 	res.Unbound, res.Notices = unbindEnded(ctx, st, "handoff: end "+id, s, "ended")
+	res.Handover = handOver(ctx, st, s, reason, clock)
+	res.Notices = append(res.Notices, res.Handover.Notices...)
 	return res, nil
 }

@@ -66,6 +66,19 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 			ro.Terminal, captured = raw, true
 		}
 	}
+	if err == nil && ro.Context != session.ContextNone {
+		// What its agent said last, from its transcript, unless a
+		// terminal shows it already.
+		quote, n := transcriptQuote(prev.Harness, noteOf(ctx, st, &prev.Record).Transcript)
+		if n != "" {
+			notices = append(notices, n)
+		}
+		var hits []redactHit
+		ro.Transcript, hits = scrubText(quote)
+		if n := redactedNotice(hits); n != "" {
+			notices = append(notices, n)
+		}
+	}
 	if err == nil && prev.PR != nil {
 		if ro.Context == session.ContextSummary {
 			ro.PackageExtra, notices = PRFacts(ctx, opts.Connect, prev.PR)

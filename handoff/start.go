@@ -91,6 +91,13 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 		conflicts = append(conflicts, cs...)
 	}
 	defer lockClaims(st)()
+	// The session this worktree was bound to ends first: what it hands
+	// on (its automatic handoff, or a claim it never acted on) is then
+	// this session's to claim.
+	var endedBound string
+	for _, n := range endBound(ctx, st, id, clock, &endedBound) {
+		notices.add(n)
+	}
 	skipClaim := false // the arbiter could not be asked: deliver no baton
 	var lastErr error
 	for attempt := 0; attempt <= startAttempts; attempt++ {
@@ -260,9 +267,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 			if won != nil {
 				dropPending(ctx, st, won.note)
 			}
-			if n := endBound(ctx, st, id, clock, &res.EndedBound); n != "" {
-				notices.add(n)
-			}
+			res.EndedBound = endedBound
 			if err := st.Bind(sessUp.Ref); err != nil {
 				notices.add("this worktree was not bound to the session: " + err.Error())
 			}
@@ -366,25 +371,26 @@ func hostname() string {
 
 // endBound ends the active session this worktree is bound to, other than
 // id, before id is bound here: one worktree, one active session. It says
-// so in the notice it returns, and names the ended one in *ended. A
-// session a switch holds is left as it is (the notice says so).
-func endBound(ctx context.Context, st *refstore.Store, id string, clock Clock, ended *string) string {
+// so in the notices it returns (with what the ended one handed on), and
+// names the ended one in *ended. A session a switch holds is left as it is
+// (the notice says so).
+func endBound(ctx context.Context, st *refstore.Store, id string, clock Clock, ended *string) []string {
 	bound, err := st.BoundSession()
 	if err != nil || bound == "" || bound == id {
-		return ""
+		return nil
 	}
 	res, err := EndSession(ctx, st, bound, session.EndStartedHere, clock)
 	var held *session.SwitchingError
 	switch {
 	case errors.As(err, &held):
-		return fmt.Sprintf("this worktree was bound to session %s, which is in the middle of a switch: it was left active", bound)
+		return []string{fmt.Sprintf("this worktree was bound to session %s, which is in the middle of a switch: it was left active", bound)}
 	case errors.Is(err, refstore.ErrNotFound):
-		return ""
+		return nil
 	case err != nil:
-		return fmt.Sprintf("this worktree was bound to active session %s, which could not be ended: %v", bound, err)
+		return []string{fmt.Sprintf("this worktree was bound to active session %s, which could not be ended: %v", bound, err)}
 	case !res.Ended:
-		return ""
+		return nil
 	}
 	*ended = bound
-	return fmt.Sprintf("this worktree was bound to active session %s: it was ended (no baton), and %s is bound here instead", bound, id)
+	return append([]string{fmt.Sprintf("this worktree was bound to active session %s: it was ended, and %s is bound here instead", bound, id)}, res.Handover.Notices...)
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +39,9 @@ type ReplaceOptions struct {
 	Model    string // "" = the old one's when the harness stays, else none
 	Context  string // ContextSummary (default) or ContextNone
 	Terminal []byte // raw terminal output of the old session, optional
+	// Transcript is the end of the old agent's transcript, bounded and
+	// redacted (the workflow reads it where the agent keeps it).
+	Transcript string
 	Host     string
 
 	// Transfer, when set, adds its updates to the replacement's one ref
@@ -124,7 +128,22 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 				return ReplaceResult{}, err
 			}
 			res.Notices = append(res.Notices, warns...)
-			in := brief.PackageInput{Old: predecessor(old.Record), NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Extra: opts.PackageExtra, Now: now}
+			in := brief.PackageInput{Old: predecessor(old.Record), NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Transcript: opts.Transcript, Extra: opts.PackageExtra, Now: now}
+			if carried != nil && carried.Auto != nil && in.Transcript == "" {
+				in.Transcript = carried.Auto.Transcript
+			}
+			if carried == nil && len(old.ClaimedHandoff) > 0 {
+				// Its task goes on in the new session: shown in the
+				// package, and kept as the baton it works from, so that
+				// a relaunch or the next replacement carries it too.
+				var task baton.Baton
+				if err := json.Unmarshal(old.ClaimedHandoff, &task); err != nil {
+					res.Notices = append(res.Notices, fmt.Sprintf("the baton session %s had claimed could not be read back: %v", old.ID, err))
+				} else {
+					in.Task = &task
+					next.ClaimedHandoff = old.ClaimedHandoff
+				}
+			}
 			if carried != nil {
 				claimed, up, err := baton.Claimed(ctx, st, *carried, opts.NewID, now)
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -45,6 +46,11 @@ type Record struct {
 	// the session did is measured from it (the agents' Stop hooks ask).
 	StartHead string     `json:"startHead,omitempty"`
 	Summary   string     `json:"summary,omitempty"`
+	// TurnAt is when its agent last ended a turn (its end-of-turn hook
+	// fired): the agent acted on what it was given. nil for a session no
+	// such hook has seen, which a person's or an agent without those hooks
+	// always is.
+	TurnAt    *time.Time `json:"turnAt,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
 	UpdatedAt time.Time  `json:"updatedAt"`
 	EndedAt   *time.Time `json:"endedAt,omitempty"`
@@ -127,6 +133,9 @@ func (s *Record) Clone() Record {
 	}
 	if t := s.HandoffAt; t != nil {
 		c.HandoffAt = new(*t)
+	}
+	if t := s.TurnAt; t != nil {
+		c.TurnAt = new(*t)
 	}
 	if s.Launched != nil {
 		c.Launched = make(map[string]Launched, len(s.Launched))
@@ -504,9 +513,49 @@ func SetSummary(ctx context.Context, st *refstore.Store, id, summary string, now
 		if s.Status == StatusMerged {
 			return &ReadOnlyError{ID: s.ID, Doing: "summarise"}
 		}
-		s.Summary, s.UpdatedAt = summary, now
+		s.Summary, s.UpdatedAt = CapSummary(summary), now
 		return nil
 	})
+}
+
+// MaxSummary bounds a summary kept in a session record: it heads a
+// replacement's package and an automatic handoff, which readers want short.
+const MaxSummary = 4096
+
+// CapSummary keeps at most MaxSummary bytes of a summary, cut at a rune.
+func CapSummary(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= MaxSummary {
+		return s
+	}
+	cut := MaxSummary - len(summaryCut)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + summaryCut
+}
+
+const summaryCut = " … (cut)"
+
+// RecordTurn notes that the session's agent ended a turn, with its last
+// message as the session's summary ("" keeps the summary there is). A
+// session that is not active is left as it is: ok is false.
+func RecordTurn(ctx context.Context, st *refstore.Store, id, summary string, now time.Time) (Stored, bool, error) {
+	summary = CapSummary(summary)
+	s, err := Modify(ctx, st, id, "handoff: turn of "+id, func(s *Record) error {
+		if !s.Live() || (s.TurnAt != nil && (summary == "" || summary == s.Summary)) {
+			return errUnchanged
+		}
+		if summary != "" {
+			s.Summary = summary
+		}
+		s.TurnAt, s.UpdatedAt = &now, now
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return Stored{}, false, nil
+	}
+	return s, err == nil, err
 }
 
 var errUnchanged = errors.New("unchanged")

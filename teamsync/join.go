@@ -87,12 +87,17 @@ func batonRank(b *baton.Baton) int {
 }
 
 // CompareBaton is the total order batons of one ref are joined by: rev;
-// then, between versions of one rev, the newer baton (createdAt, then id);
+// then a written baton over an automatic one; then, between versions of one rev, the newer baton (createdAt, then id);
 // for one id, claimed over cancelled or dismissed over waiting; between
 // two claims the earlier claim, then the smaller session id; then the
 // encoding.
 func CompareBaton(a, b baton.Baton) int {
 	if c := cmpRev(a.Cause, b.Cause); c != 0 {
+		return c
+	}
+	// A baton someone wrote beats git-handoff's automatic one written
+	// concurrently: the automatic one is only for when nobody wrote any.
+	if c := cmpBool(a.Auto == nil, b.Auto == nil); c != 0 {
 		return c
 	}
 	if c := cmpTime(a.CreatedAt, b.CreatedAt); c != 0 {

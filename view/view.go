@@ -34,6 +34,11 @@ type Baton struct {
 	ClaimedAt        *time.Time `json:"claimedAt,omitempty"`
 	ClaimedBySession string     `json:"claimedBySession,omitempty"`
 	Deleted          *Deletion  `json:"deleted,omitempty"`
+	// Auto: git-handoff wrote this baton for a session that ended
+	// without one (its fields are the record's, baton.Auto).
+	Auto *baton.Auto `json:"auto,omitempty"`
+	// Reoffered: the session that claimed it before never acted on it.
+	Reoffered *baton.Reoffer `json:"reoffered,omitempty"`
 	// Signature: who signed the notes and whether that signer may speak
 	// for the owner; absent where it was not checked.
 	Signature *Signature `json:"signature,omitempty"`
@@ -78,6 +83,7 @@ func OfBaton(s *baton.Stored) *Baton {
 		NextSteps: NonNil(s.NextSteps), FailedApproaches: NonNil(s.FailedApproaches), OpenQuestions: NonNil(s.OpenQuestions),
 		Harness: s.Harness, SessionID: s.SessionID, CreatedAt: s.CreatedAt, Head: s.Head,
 		Claimed: s.Claimed, ClaimedAt: s.ClaimedAt, ClaimedBySession: s.ClaimedBySession,
+		Auto: s.Auto, Reoffered: s.Reoffered,
 	}
 	if d := s.Deleted; d != nil {
 		out.Deleted = &Deletion{Reason: d.Reason, At: d.At}

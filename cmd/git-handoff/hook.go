@@ -84,6 +84,14 @@ func (a agentWorkflows) End(ctx context.Context, dir string, opts handoff.AgentE
 	return handoff.AgentEnd(ctx, st, opts, a.d.Now)
 }
 
+func (a agentWorkflows) Delivered(ctx context.Context, dir, id string) error {
+	st, err := a.store(ctx, dir)
+	if err != nil {
+		return err
+	}
+	return handoff.AgentDelivered(ctx, st, id)
+}
+
 // hookDeps answers the hooks' questions from the store.
 type hookDeps struct{ d *deps }
 

@@ -1,0 +1,299 @@
+package handoff
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+)
+
+// What a session that ends without `end` hands on (issue "never start
+// cold"). Its agent exited, or another session started in its worktree:
+// nobody wrote a baton, yet the next session on its owner and branch must
+// not start cold. handOver decides between two things, after the session
+// is ended:
+//
+//   - the baton it claimed is offered again when its agent never acted on
+//     it: the start hook's answer never reached the agent (the hook was
+//     killed, the agent crashed), or the agent never ended a turn after
+//     it, and the session changed nothing;
+//   - otherwise, when it did work (commits, changed files, or turns on a
+//     task it had claimed), git-handoff writes the automatic handoff: a
+//     baton marked Auto, holding its last summary, the task it had
+//     claimed, its commits, its snapshot and the end of its transcript.
+//
+// The automatic handoff never replaces a waiting baton, and a baton
+// anyone writes replaces it (sync prefers a written one too): it is only
+// for when there is none.
+
+// Caps of what an automatic handoff quotes: it heads a brief, whose
+// untrimmed part must fit a start's default budget with room to spare.
+const (
+	autoSummaryBytes    = 2048
+	autoTranscriptBytes = 1536
+	autoCommits         = 10
+)
+
+// Handover is what handOver did.
+type Handover struct {
+	Auto      *baton.Stored // the automatic handoff written
+	Reoffered *baton.Stored // the claimed baton offered again
+	Notices   []string
+}
+
+// handOver runs for session s, just ended (why: session.EndAgentExit or
+// EndStartedHere). Failures are notices: the session has ended already.
+func handOver(ctx context.Context, st *refstore.Store, s session.Stored, why string, clock Clock) Handover {
+	var out Handover
+	wt, done, err := sessionWorktree(ctx, st, &s.Record)
+	if err != nil || wt == nil {
+		return out // its worktree is elsewhere: there, not here, is what it did
+	}
+	defer done()
+	state, noted, err := readAgentState(wt, s.ID)
+	if err != nil {
+		out.Notices = append(out.Notices, "what the agent hooks noted of session "+s.ID+" could not be read: "+err.Error())
+	}
+	worked, err := didWork(ctx, wt, s.Record, state, noted)
+	if err != nil {
+		out.Notices = append(out.Notices, fmt.Sprintf("whether session %s changed anything could not be told (%v): nothing was handed on for it", s.ID, err))
+		return out
+	}
+	task, err := claimedTask(s.Record)
+	if err != nil {
+		out.Notices = append(out.Notices, err.Error())
+	}
+	left, err := leftBaton(ctx, st, s.Record)
+	if err != nil || left {
+		return out
+	}
+	if task != nil && !worked && neverActed(s.Record, state) {
+		r, n := reoffer(ctx, st, s.Record, task, clock)
+		out.Reoffered, out.Notices = r, append(out.Notices, n...)
+		return out
+	}
+	if !worked && (task == nil || s.TurnAt == nil) {
+		return out // nothing done, nothing taken on: nothing to hand on
+	}
+	a, n := autoHandoff(ctx, st, wt, s.Record, task, why, state.Transcript, clock)
+	out.Auto, out.Notices = a, append(out.Notices, n...)
+	return out
+}
+
+// neverActed reports whether the agent of s never acted on the baton its
+// start hook claimed: the hook never finished giving it (Delivery still
+// pending), or the agent ended no turn after it. A session no start hook
+// made (Delivery "") read its brief itself and counts as having acted.
+func neverActed(s session.Record, state agentState) bool {
+	switch state.Delivery {
+	case deliveryPending:
+		return true
+	case deliveryDone:
+		return s.TurnAt == nil
+	}
+	return false
+}
+
+// claimedTask is the baton session s claimed, from its record (nil: none).
+func claimedTask(s session.Record) (*baton.Baton, error) {
+	if len(s.ClaimedHandoff) == 0 {
+		return nil, nil
+	}
+	var b baton.Baton
+	if err := json.Unmarshal(s.ClaimedHandoff, &b); err != nil {
+		return nil, fmt.Errorf("the baton session %s claimed could not be read back: %v", s.ID, err)
+	}
+	return &b, nil
+}
+
+// reoffer makes the baton s claimed wait again, when its ref still holds
+// that claim; anything else there (a newer baton, another claim) is left.
+func reoffer(ctx context.Context, st *refstore.Store, s session.Record, task *baton.Baton, clock Clock) (*baton.Stored, []string) {
+	ref, err := refstore.HandoffRef(task.Shared, task.Owner, task.Branch)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	cur, err := baton.Read(ctx, st, ref)
+	if err != nil || cur.ID != task.ID || !cur.Claimed || cur.ClaimedBySession != s.ID {
+		return nil, nil
+	}
+	again, up, err := baton.Released(ctx, st, cur, clock())
+	if err == nil {
+		err = st.Apply(ctx, fmt.Sprintf("handoff: offer %s again (session %s never acted on it)", task.ID, s.ID), up)
+	}
+	if err != nil {
+		return nil, []string{fmt.Sprintf("baton %s, claimed by session %s whose agent never acted on it, could not be offered again: %v", task.ID, s.ID, err)}
+	}
+	return &again, []string{fmt.Sprintf("baton %s was claimed by session %s, whose agent never acted on it: it waits again for the next session on `%s`", task.ID, s.ID, task.Branch)}
+}
+
+// autoHandoff writes the automatic handoff of session s (wt: its
+// worktree), unless a baton waits on its owner's branch already.
+func autoHandoff(ctx context.Context, st, wt *refstore.Store, s session.Record, task *baton.Baton, why, transcriptPath string, clock Clock) (*baton.Stored, []string) {
+	var notices []string
+	ref, err := refstore.HandoffRef(false, s.Owner, s.Branch)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	cur, err := baton.Read(ctx, st, ref)
+	switch {
+	case err == nil && cur.Live():
+		return nil, []string{fmt.Sprintf("session %s left no baton; baton %s waits on `%s` already, so git-handoff wrote no automatic handoff", s.ID, cur.ID, s.Branch)}
+	case err != nil && !errors.Is(err, refstore.ErrNotFound) && !errors.Is(err, refstore.ErrInvalidRecord):
+		return nil, []string{"no automatic handoff: " + err.Error()}
+	}
+	head, err := wt.Head(ctx)
+	if err != nil {
+		return nil, []string{"no automatic handoff: " + err.Error()}
+	}
+	a := &baton.Auto{Session: s.ID, Why: why, Summary: capBytes(s.Summary, autoSummaryBytes), StartHead: s.StartHead}
+	if s.StartHead != "" && head.Commit != "" && head.Commit != s.StartHead {
+		commits, total, err := wt.Log(ctx, head.Commit, s.StartHead, autoCommits)
+		if err == nil {
+			a.CommitTotal = total
+			for _, c := range commits {
+				a.Commits = append(a.Commits, baton.AutoCommit{ID: c.ID, Subject: c.Subject})
+			}
+		}
+	}
+	if taken, err := wt.TakeSnapshot(ctx, s.ID); err == nil {
+		a.Snapshot = taken.Commit
+	} else if !errors.Is(err, refstore.ErrClean) {
+		notices = append(notices, "its uncommitted work was not kept: "+err.Error())
+	}
+	var n string
+	a.Transcript, n = transcriptQuote(s.Harness, transcriptPath)
+	if n != "" {
+		notices = append(notices, n)
+	}
+	d := baton.Draft{Owner: s.Owner, Branch: s.Branch, Harness: s.Harness, SessionID: s.ID, Head: head.Commit, Auto: a}
+	if task != nil {
+		a.Task = task.ID
+		d.NextSteps, d.FailedApproaches, d.OpenQuestions = task.NextSteps, task.FailedApproaches, task.OpenQuestions
+	}
+	if len(d.NextSteps) == 0 {
+		d.NextSteps = []string{brief.AutoStep(s.ID)}
+	}
+	hits := scrubAuto(&d)
+	b, err := baton.New(d, clock())
+	if err != nil {
+		return nil, append(notices, "no automatic handoff: "+err.Error())
+	}
+	stored, up, err := baton.Written(ctx, st, b)
+	if err == nil {
+		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s for session %s", b.ID, s.ID), up)
+	}
+	if err != nil {
+		return nil, append(notices, fmt.Sprintf("session %s left no baton and its automatic handoff was not written: %v", s.ID, err))
+	}
+	notices = append(notices, fmt.Sprintf("session %s left no baton: git-handoff wrote automatic handoff %s for the next session on `%s`", s.ID, b.ID, s.Branch))
+	if n := redactedNotice(hits); n != "" {
+		notices = append(notices, n)
+	}
+	return &stored, notices
+}
+
+// transcriptQuote is the end of an agent's transcript as a handoff quotes
+// it, bounded; a transcript that cannot be read is a notice.
+func transcriptQuote(harnessName, path string) (string, string) {
+	if path == "" {
+		return "", ""
+	}
+	text, err := transcriptTail(HarnessName(harnessName), path)
+	if err != nil {
+		return "", "its transcript was not quoted: " + err.Error()
+	}
+	return capTail(text, autoTranscriptBytes), ""
+}
+
+// noteOf reads what the agent hooks noted of session s in its worktree
+// (the zero state when nothing, or when its worktree is not here).
+func noteOf(ctx context.Context, st *refstore.Store, s *session.Record) agentState {
+	wt, done, err := sessionWorktree(ctx, st, s)
+	if err != nil || wt == nil {
+		return agentState{}
+	}
+	defer done()
+	state, _, _ := readAgentState(wt, s.ID)
+	return state
+}
+
+// scrubAuto redacts every text of an automatic handoff's draft.
+func scrubAuto(d *baton.Draft) []redactHit {
+	var all []redactHit
+	text := func(s *string) {
+		var h []redactHit
+		*s, h = scrubText(*s)
+		all = append(all, h...)
+	}
+	list := func(l *[]string) {
+		var h []redactHit
+		*l, h = scrubList(*l)
+		all = append(all, h...)
+	}
+	list(&d.NextSteps)
+	list(&d.FailedApproaches)
+	list(&d.OpenQuestions)
+	text(&d.Auto.Summary)
+	text(&d.Auto.Transcript)
+	for i := range d.Auto.Commits {
+		text(&d.Auto.Commits[i].Subject)
+	}
+	return all
+}
+
+func redactedNotice(hits []redactHit) string { return "" }
+
+// capBytes keeps the start of s within n bytes, cut at a rune boundary
+// and marked as cut.
+func capBytes(s string, n int) string {
+	const mark = " … (cut)"
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len(mark)
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + mark
+}
+
+// capTail keeps the end of s within n bytes, starting on a whole line.
+func capTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := len(s) - n
+	for cut < len(s) && (s[cut]&0xC0) == 0x80 {
+		cut++
+	}
+	for i := cut; i < len(s) && i < cut+200; i++ {
+		if s[i] == '\n' {
+			return s[i+1:]
+		}
+	}
+	return s[cut:]
+}
+
+// withdrawAuto cancels the automatic handoff written for session s while
+// it still waits: the session goes on (its agent resumed the
+// conversation), so what it was doing is not the next session's yet.
+func withdrawAuto(ctx context.Context, st *refstore.Store, s session.Record, clock Clock) string {
+	ref, err := refstore.HandoffRef(false, s.Owner, s.Branch)
+	if err != nil {
+		return ""
+	}
+	cur, err := baton.Read(ctx, st, ref)
+	if err != nil || !cur.Live() || cur.Auto == nil || cur.Auto.Session != s.ID {
+		return ""
+	}
+	if _, err := baton.Delete(ctx, st, cur, "cancelled", clock()); err != nil {
+		return fmt.Sprintf("the automatic handoff %s written when session %s ended still waits: %v", cur.ID, s.ID, err)
+	}
+	return fmt.Sprintf("the automatic handoff %s written when session %s ended was withdrawn: the session goes on", cur.ID, s.ID)
+}

@@ -1,0 +1,35 @@
+package handoff
+
+import (
+	"context"
+
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+)
+
+// agentTurn keeps what an agent's end of turn (or its compaction) says of
+// its session: the agent's last message, as the session's summary, which
+// a replacement's package and an automatic handoff quote; and the time,
+// which says the agent acted on what it was given (handOver). Failures are
+// notices: the agent's turn goes on regardless.
+func agentTurn(ctx context.Context, st *refstore.Store, s session.Record, harnessName string, opts AgentStopOptions, clock Clock) []string {
+	var notices []string
+	if err := noteAgent(ctx, st, s.ID, opts.Transcript, false); err != nil {
+		notices = append(notices, "the agent's transcript was not noted: "+err.Error())
+	}
+	msg := opts.LastMessage
+	if msg == "" && opts.Transcript != "" {
+		var err error
+		if msg, err = lastReply(harnessName, opts.Transcript); err != nil {
+			notices = append(notices, "the agent's last message was not read from its transcript: "+err.Error())
+		}
+	}
+	msg, hits := scrubText(msg)
+	if _, _, err := session.RecordTurn(ctx, st, s.ID, msg, clock()); err != nil {
+		notices = append(notices, "the session's summary was not kept: "+err.Error())
+	}
+	if n := redactedNotice(hits); n != "" {
+		notices = append(notices, n)
+	}
+	return notices
+}
