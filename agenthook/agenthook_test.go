@@ -17,14 +17,14 @@ import (
 // what reaches them from each agent's JSON, and what each agent is
 // answered, can be checked field by field.
 type recorder struct {
-	dir      string
-	start    handoff.AgentStartOptions
-	stop     handoff.AgentStopOptions
-	end      handoff.AgentEndOptions
+	dir       string
+	start     handoff.AgentStartOptions
+	stop      handoff.AgentStopOptions
+	end       handoff.AgentEndOptions
 	calls     []string
 	delivered string
 	startErr  error
-	block    bool
+	block     bool
 }
 
 func (r *recorder) Start(_ context.Context, dir string, o handoff.AgentStartOptions) (handoff.AgentStartResult, error) {

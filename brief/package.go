@@ -38,22 +38,22 @@ type PRLink struct {
 
 // PackageInput is what a handoff package is made from.
 type PackageInput struct {
-	Old       Predecessor
-	NewID     string
-	Reason    string
-	Baton     *baton.Baton      // the old session's unclaimed baton, carried over
+	Old    Predecessor
+	NewID  string
+	Reason string
+	Baton  *baton.Baton // the old session's unclaimed baton, carried over
 	// Task is the baton the old session had claimed, when it left none
 	// of its own: its work, unfinished, is the new session's task.
 	Task *baton.Baton
 	// Transcript is the end of the old agent's transcript (its own
 	// file, or an automatic handoff's quote of it), already bounded.
 	Transcript string
-	Commits   []refstore.Commit // its commits, newest first
-	Total     int               // all its commits, even beyond Commits
-	Terminal  string            // an excerpt, already cleaned by TerminalExcerpt
-	Truncated bool              // the excerpt is the tail of a longer terminal
-	Extra     string            // more Markdown, e.g. pull request facts
-	Now       time.Time
+	Commits    []refstore.Commit // its commits, newest first
+	Total      int               // all its commits, even beyond Commits
+	Terminal   string            // an excerpt, already cleaned by TerminalExcerpt
+	Truncated  bool              // the excerpt is the tail of a longer terminal
+	Extra      string            // more Markdown, e.g. pull request facts
+	Now        time.Time
 }
 
 // BuildPackage writes the handoff package: the new session's first

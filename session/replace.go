@@ -42,7 +42,7 @@ type ReplaceOptions struct {
 	// Transcript is the end of the old agent's transcript, bounded and
 	// redacted (the workflow reads it where the agent keeps it).
 	Transcript string
-	Host     string
+	Host       string
 
 	// Transfer, when set, adds its updates to the replacement's one ref
 	// transaction and may change both records: the pull request the old

@@ -44,8 +44,8 @@ type Record struct {
 	Prompt   string `json:"prompt,omitempty"`
 	// StartHead is the commit HEAD was at when the session started: what
 	// the session did is measured from it (the agents' Stop hooks ask).
-	StartHead string     `json:"startHead,omitempty"`
-	Summary   string     `json:"summary,omitempty"`
+	StartHead string `json:"startHead,omitempty"`
+	Summary   string `json:"summary,omitempty"`
 	// TurnAt is when its agent last ended a turn (its end-of-turn hook
 	// fired): the agent acted on what it was given. nil for a session no
 	// such hook has seen, which a person's or an agent without those hooks
