@@ -1,0 +1,256 @@
+package handoff_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/teamsync"
+)
+
+// The automatic handoff and the claim offered again (handover.go), through
+// the agent hooks' workflows as the hooks call them.
+
+func agentStartAs(t *testing.T, st *refstore.Store, harnessName, id string) handoff.AgentStartResult {
+	t.Helper()
+	res, err := handoff.AgentStart(context.Background(), st, handoff.AgentStartOptions{Harness: harnessName, NativeID: id, Source: "startup"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func agentTurn(t *testing.T, st *refstore.Store, harnessName, id, msg string) {
+	t.Helper()
+	if _, err := handoff.AgentStop(context.Background(), st, handoff.AgentStopOptions{Harness: harnessName, NativeID: id, LastMessage: msg}, clock); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func agentExit(t *testing.T, st *refstore.Store, harnessName, id string) {
+	t.Helper()
+	if _, err := handoff.AgentEnd(context.Background(), st, handoff.AgentEndOptions{Harness: harnessName, NativeID: id, Reason: "other"}, clock); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func privateBaton(t *testing.T, st *refstore.Store) baton.Stored {
+	t.Helper()
+	who, err := handoff.Resolve(context.Background(), st, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := refstore.HandoffRef(false, who.Owner, who.Branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := baton.Read(context.Background(), st, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+const codexID = "019a0b1c-2d3e-7f40-8123-456789abcdef"
+
+func TestAgentThatWorkedAndLeftNoBatonHandsOnAutomatically(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	task := leaveBaton(t, st, "handle block comments in the lexer")
+	first := agentStartAs(t, st, "claude", claudeID)
+	if !first.Claimed {
+		t.Fatalf("the task was not claimed: %+v", first)
+	}
+	if err := handoff.AgentDelivered(ctx, st, first.Session.ID); err != nil {
+		t.Fatal(err)
+	}
+	commitFile(t, st.Dir(), "lexer.go", "lexer: skip block comments")
+	agentTurn(t, st, "claude", claudeID, "Block comments are skipped now; nested ones are not handled yet.")
+	// It was asked for a baton once at that stop; it ignores it and exits.
+	agentExit(t, st, "claude", claudeID)
+
+	auto := privateBaton(t, st)
+	if !auto.Live() || auto.Auto == nil || auto.Auto.Session != first.Session.ID || auto.Auto.Task != task.Handoff.ID {
+		t.Fatalf("automatic handoff = %+v (auto %+v)", auto.Baton, auto.Auto)
+	}
+	if auto.Auto.CommitTotal != 1 || auto.Auto.Commits[0].Subject != "lexer: skip block comments" {
+		t.Fatalf("its commits = %+v", auto.Auto.Commits)
+	}
+	if len(auto.NextSteps) != 1 || auto.NextSteps[0] != "handle block comments in the lexer" {
+		t.Fatalf("the claimed task is not carried: %q", auto.NextSteps)
+	}
+
+	next := agentStartAs(t, st, "codex", codexID)
+	if !next.Claimed || next.Baton == nil || next.Baton.ID != auto.ID {
+		t.Fatalf("the next session did not receive the automatic handoff: %+v", next)
+	}
+	for _, want := range []string{"Automatic handoff (written by git-handoff", "nested ones are not handled yet", "handle block comments in the lexer", "lexer: skip block comments", "The task it had claimed (baton " + task.Handoff.ID} {
+		if !strings.Contains(next.Context, want) {
+			t.Fatalf("the brief lacks %q:\n%s", want, next.Context)
+		}
+	}
+}
+
+func TestAgentThatDidNothingHandsNothingOn(t *testing.T) {
+	st := open(t)
+	first := agentStartAs(t, st, "claude", claudeID)
+	agentTurn(t, st, "claude", claudeID, "Hello! What shall we work on?")
+	agentExit(t, st, "claude", claudeID)
+	who, err := handoff.Resolve(context.Background(), st, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := refstore.HandoffRef(false, who.Owner, who.Branch)
+	if _, err := baton.Read(context.Background(), st, ref); err == nil {
+		t.Fatalf("session %s did nothing, yet a baton waits", first.Session.ID)
+	}
+}
+
+func TestAClaimTheAgentNeverActedOnIsOfferedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		delivered bool // the start hook wrote its answer
+	}{
+		{"the hook was killed before answering", false},
+		{"the agent crashed before its first turn", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := open(t)
+			task := leaveBaton(t, st, "fix the flaky parser test")
+			first := agentStartAs(t, st, "claude", claudeID)
+			if tc.delivered {
+				if err := handoff.AgentDelivered(ctx, st, first.Session.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// No SessionEnd: the agent was killed. The next one starts here.
+			next := agentStartAs(t, st, "claude", claudeID2)
+			if !next.Claimed || next.Baton == nil || next.Baton.ID != task.Handoff.ID {
+				t.Fatalf("the baton was not offered again: %+v", next)
+			}
+			if !strings.Contains(strings.Join(next.Notices, "\n"), "never acted on it") {
+				t.Fatalf("notices %q do not name the first session", next.Notices)
+			}
+			old, err := session.Read(ctx, st, first.Session.ID)
+			if err != nil || old.Live() {
+				t.Fatalf("first session = %+v, %v", old.Record, err)
+			}
+			b := privateBaton(t, st)
+			if b.ClaimedBySession != next.Session.ID || b.Reoffered == nil || b.Reoffered.Session != first.Session.ID {
+				t.Fatalf("baton = %+v", b.Baton)
+			}
+		})
+	}
+}
+
+func TestAClaimTheAgentActedOnIsNeverOfferedAgain(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	task := leaveBaton(t, st, "answer the open question")
+	first := agentStartAs(t, st, "claude", claudeID)
+	if err := handoff.AgentDelivered(ctx, st, first.Session.ID); err != nil {
+		t.Fatal(err)
+	}
+	agentTurn(t, st, "claude", claudeID, "The answer is in the design notes; nothing to change.")
+	agentExit(t, st, "claude", claudeID)
+	b := privateBaton(t, st)
+	// It took a turn on its task and handed nothing on: the task goes on
+	// in an automatic handoff, not as the claim offered again.
+	if b.ID == task.Handoff.ID || b.Auto == nil || b.Auto.Task != task.Handoff.ID || b.Reoffered != nil {
+		t.Fatalf("baton = %+v, auto %+v", b.Baton, b.Auto)
+	}
+	if b.Auto.Summary != "The answer is in the design notes; nothing to change." {
+		t.Fatalf("summary = %q", b.Auto.Summary)
+	}
+}
+
+func TestAClaimMadeByAStartTheAgentRanItselfIsNeverOfferedAgain(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	task := leaveBaton(t, st, "a task read on the terminal")
+	res, err := handoff.Start(ctx, st, handoff.StartOptions{Harness: "copilot"}, clock)
+	if err != nil || !res.Claimed {
+		t.Fatalf("start = %+v, %v", res, err)
+	}
+	if err := st.Unbind(ctx); err != nil { // as if the next one ran elsewhere
+		t.Fatal(err)
+	}
+	if _, err := handoff.EndSession(ctx, st, res.Session.ID, session.EndAgentExit, clock); err != nil {
+		t.Fatal(err)
+	}
+	if b := privateBaton(t, st); b.ID != task.Handoff.ID || b.Live() {
+		t.Fatalf("a claim read by the agent itself was offered again: %+v", b.Baton)
+	}
+}
+
+func TestAutomaticHandoffNeverReplacesAWaitingBaton(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	agentStartAs(t, st, "claude", claudeID)
+	commitFile(t, st.Dir(), "a.go", "work")
+	waiting := leaveBaton(t, st, "a baton someone wrote")
+	// leaveBaton names no session: the agent's own is still live.
+	agentExit(t, st, "claude", claudeID)
+	if b := privateBaton(t, st); b.ID != waiting.Handoff.ID || !b.Live() {
+		t.Fatalf("the waiting baton was replaced: %+v", b.Baton)
+	}
+	_ = ctx
+}
+
+func TestResumedConversationWithdrawsItsAutomaticHandoff(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	agentStartAs(t, st, "claude", claudeID)
+	commitFile(t, st.Dir(), "a.go", "work")
+	agentExit(t, st, "claude", claudeID)
+	auto := privateBaton(t, st)
+	if auto.Auto == nil || !auto.Live() {
+		t.Fatalf("no automatic handoff: %+v", auto.Baton)
+	}
+	res, err := handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "claude", NativeID: claudeID, Source: "resume"}, clock)
+	if err != nil || !res.Continued {
+		t.Fatalf("resume = %+v, %v", res, err)
+	}
+	if b := privateBaton(t, st); b.ID != auto.ID || b.Live() {
+		t.Fatalf("the automatic handoff of a session that goes on still waits: %+v", b.Baton)
+	}
+}
+
+func TestReplacementCarriesTheClaimedTaskAndSummary(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	task := leaveBaton(t, st, "port the lexer to the new token type")
+	first := agentStartAs(t, st, "claude", claudeID)
+	agentTurn(t, st, "claude", claudeID, "Half the tokens are ported; the keyword table is next.")
+	res, err := handoff.SessionReplace(ctx, st, handoff.SessionReplaceOptions{
+		ReplaceOptions: session.ReplaceOptions{OldID: first.Session.ID, Reason: "stuck"}, NoSnapshot: true,
+	}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"The task it had claimed (baton " + task.Handoff.ID, "port the lexer to the new token type", "the keyword table is next"} {
+		if !strings.Contains(res.Package, want) {
+			t.Fatalf("the package lacks %q:\n%s", want, res.Package)
+		}
+	}
+	if len(res.New.ClaimedHandoff) == 0 || !strings.Contains(string(res.New.ClaimedHandoff), task.Handoff.ID) {
+		t.Fatalf("the replacement does not hold the task: %s", res.New.ClaimedHandoff)
+	}
+}
+
+func TestSyncPrefersAWrittenBatonOverAConcurrentAutomaticOne(t *testing.T) {
+	written := baton.Baton{ID: "h-written", Owner: "o", Branch: "b"}
+	auto := baton.Baton{ID: "h-auto", Owner: "o", Branch: "b", Auto: &baton.Auto{Session: "s-1", Why: "agent exited"}}
+	auto.CreatedAt = written.CreatedAt.Add(1) // newer, yet it loses
+	if got := teamsync.JoinBaton(written, auto); got.ID != "h-written" {
+		t.Fatalf("join kept %s", got.ID)
+	}
+	if got := teamsync.JoinBaton(auto, written); got.ID != "h-written" {
+		t.Fatalf("join kept %s", got.ID)
+	}
+}
