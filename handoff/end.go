@@ -174,13 +174,22 @@ type EndSessionResult struct {
 // flight refuses with *session.SwitchingError, since the switch stops the
 // old agent on purpose and the session goes on with the new one.
 func EndSession(ctx context.Context, st *refstore.Store, id, reason string, clock Clock) (EndSessionResult, error) {
+	due, noteErr := noteHandover(ctx, st, id, reason)
 	s, ended, err := session.End(ctx, st, id, reason, clock())
 	res := EndSessionResult{Session: s, Ended: ended}
+	if noteErr != nil && ended {
+		// Handed on all the same, unless this process is stopped first.
+		res.Notices = append(res.Notices, noteErr.Error())
+	}
 	if err != nil || !ended {
+		due.drop()
 		return res, err
 	}
 	res.Unbound, res.Notices = unbindEnded(ctx, st, "handoff: end "+id, s, "ended")
 	res.Handover = handOver(ctx, st, s, reason, clock)
 	res.Notices = append(res.Notices, res.Handover.Notices...)
+	if ctx.Err() == nil {
+		due.drop()
+	}
 	return res, nil
 }

@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
@@ -83,6 +87,65 @@ func handOver(ctx context.Context, st *refstore.Store, s session.Stored, why str
 	a, n := autoHandoff(ctx, st, wt, s.Record, task, why, state.Transcript, clock)
 	out.Auto, out.Notices = a, append(out.Notices, n...)
 	return out
+}
+
+// A handover is noted as due before the session ends and the note is
+// removed once it has run: an agent gives its session-end hook a second or
+// two, and a hook killed half-way leaves the note for the next start here
+// to finish (finishHandovers). Run twice, handOver does nothing the second
+// time: the automatic handoff it wrote names the session, and a claim it
+// offered again is no longer the session's.
+type dueHandover string
+
+func noteHandover(ctx context.Context, st *refstore.Store, id, why string) (dueHandover, error) {
+	note := handoverPath(st, id)
+	if err := st.WriteNote(ctx, note, []byte(why+"\n")); err != nil {
+		return "", fmt.Errorf("noting that session %s is to be handed on: %w", id, err)
+	}
+	return dueHandover(note), nil
+}
+
+func (d dueHandover) drop() {
+	if d != "" {
+		os.Remove(string(d))
+	}
+}
+
+// handoverPath is where a due handover of session id is noted.
+func handoverPath(st *refstore.Store, id string) string {
+	return filepath.Join(agentDir(st), "handover", url.PathEscape(id))
+}
+
+// finishHandovers runs the handovers an earlier process noted as due and
+// did not finish. A directory read when there are none.
+func finishHandovers(ctx context.Context, st *refstore.Store, clock Clock) []string {
+	dir := filepath.Join(agentDir(st), "handover")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var notices []string
+	for _, e := range entries {
+		id, err := url.PathUnescape(e.Name())
+		if err != nil || strings.HasSuffix(id, ".tmp") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		s, err := session.Read(ctx, st, id)
+		if err != nil || s.Live() {
+			os.Remove(filepath.Join(dir, e.Name())) // gone, or revived: nothing is due
+			continue
+		}
+		h := handOver(ctx, st, s, strings.TrimSpace(string(data)), clock)
+		notices = append(notices, h.Notices...)
+		if ctx.Err() == nil {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	return notices
 }
 
 // neverActed reports whether the agent of s never acted on the baton its

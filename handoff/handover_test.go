@@ -2,6 +2,8 @@ package handoff_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -252,5 +254,37 @@ func TestSyncPrefersAWrittenBatonOverAConcurrentAutomaticOne(t *testing.T) {
 	}
 	if got := teamsync.JoinBaton(auto, written); got.ID != "h-written" {
 		t.Fatalf("join kept %s", got.ID)
+	}
+}
+
+// An agent gives its session-end hook a second or two: a hook stopped
+// after the session ended and before the automatic handoff was written
+// leaves a note, and the next start here finishes the handover before it
+// claims.
+func TestHandoverCutShortIsFinishedByTheNextStart(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	first := agentStartAs(t, st, "claude", claudeID)
+	commitFile(t, st.Dir(), "a.go", "work cut short")
+	// The hook noted the handover, ended the session, and was stopped.
+	if _, _, err := session.End(ctx, st, first.Session.ID, session.EndAgentExit, clock()); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Unbind(ctx); err != nil {
+		t.Fatal(err)
+	}
+	note := filepath.Join(st.GitDir(), "handoff", "agent", "handover", first.Session.ID)
+	if err := os.MkdirAll(filepath.Dir(note), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(note, []byte(session.EndAgentExit+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	next := agentStartAs(t, st, "codex", codexID)
+	if !next.Claimed || next.Baton == nil || next.Baton.Auto == nil || next.Baton.Auto.Session != first.Session.ID {
+		t.Fatalf("the next start did not finish the handover: %+v", next)
+	}
+	if _, err := os.Stat(note); !os.IsNotExist(err) {
+		t.Fatalf("the note stayed: %v", err)
 	}
 }
