@@ -94,3 +94,15 @@ func TestRenderPackageOverBudgetWithoutBaton(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressIsQuotedAndTrimmable(t *testing.T) {
+	in := Input{Owner: "o", Branch: "b", Progress: "Half done.\nThe keyword table is next."}
+	text, _ := Render(in, DefaultMaxBytes)
+	if !strings.Contains(text, "## Where this session stands") || !strings.Contains(text, "> Half done.\n> The keyword table is next.") {
+		t.Fatalf("brief:\n%s", text)
+	}
+	small, fits := Render(in, 80)
+	if !fits || strings.Contains(small, "Where this session stands") {
+		t.Fatalf("a progress section that does not fit was kept: %q", small)
+	}
+}

@@ -59,6 +59,7 @@ func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clo
 		if s, err := session.Read(ctx, st, id); err == nil {
 			g.input.Package = s.HandoffPackage
 			if opts.Claimed {
+				g.input.Progress = s.Summary
 				if w := withClaimed(ctx, st, s.Record, &g, who); w != nil {
 					g.notices = append(g.notices, fmt.Sprintf("baton %s is waiting on `%s`: run `git handoff claim` to take it", w.ID, w.Branch))
 				}
