@@ -260,6 +260,9 @@ func (r *rule) replace(s string, count *int) string {
 // secret is where the secret of the match at loc is in s, and whether it
 // is one.
 func (r *rule) secret(s string, loc []int) (from, to int, ok bool) {
+	if r.wordStart && loc[0] > 0 && isWordByte(s[loc[0]-1]) {
+		return 0, 0, false
+	}
 	from, to = loc[0], loc[1]
 	for g := 2; g < len(loc); g += 2 {
 		if loc[g] >= 0 {
@@ -293,6 +296,8 @@ func findings(s string) []string {
 	}
 	return found
 }
+
+func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {

@@ -29,6 +29,10 @@ type rule struct {
 	check func(secret string) bool
 	// block rules match across lines and run on the whole text first.
 	block bool
+	// wordStart: a match counts only where no letter, digit or underscore
+	// comes before it. It stands for a leading \b, which would keep Go's
+	// regexp from skipping ahead to the pattern's literal prefix.
+	wordStart bool
 
 	lowerKeywords [][]byte // keywords as bytes, for the line filter
 }
@@ -51,8 +55,9 @@ const (
 	b64 = `[A-Za-z0-9+/=]`
 	// A key block's label: RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP … PRIVATE KEY.
 	pemLabel = `[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?`
-	// Words a secret's name contains (case-insensitive).
-	secretWords = `(?i:key|token|secret|password|passwd|passphrase)`
+	// Words a secret's name contains, in any case. Spelled out rather than
+	// (?i:…), which Go's regexp matches more slowly, folding each rune.
+	secretWords = `(?:[Kk][Ee][Yy]|[Tt][Oo][Kk][Ee][Nn]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Pp][Aa][Ss][Ss](?:[Ww](?:[Oo][Rr])?[Dd]|[Pp][Hh][Rr][Aa][Ss][Ee]))`
 	// An optional quote, plain or escaped, around a name or before a value.
 	quote = `(?:\\*["'])?`
 	// A value: double-quoted (to its closing quote), single-quoted, or bare
@@ -78,53 +83,67 @@ var table = []rule{
 	},
 	{
 		kind: "github-token", noun: "GitHub token",
-		re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})`),
-		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36,}`),
+		keywords:  []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+		check:     randomToken,
+		wordStart: true,
+	},
+	{
+		kind: "github-token", noun: "GitHub token",
+		re:        regexp.MustCompile(`github_pat_[A-Za-z0-9_]{50,}`),
+		keywords:  []string{"github_pat_"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		kind: "gitlab-token", noun: "GitLab token",
-		re:       regexp.MustCompile(`\b(?:glpat|gldt|glrt|glptt)-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*`),
-		keywords: []string{"glpat-", "gldt-", "glrt-", "glptt-"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*`),
+		keywords:  []string{"glpat-", "gldt-", "glrt-", "glptt-"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		kind: "aws-access-key-id", noun: "AWS access key ID",
-		re:       regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`),
-		keywords: []string{"akia", "asia", "abia", "acca"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`A(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}\b`),
+		keywords:  []string{"akia", "asia", "abia", "acca"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		kind: "aws-secret-access-key", noun: "AWS secret access key",
-		re: regexp.MustCompile(`(?i:(?:aws_?)?secret_?access_?key)` + quote + `[ \t]*(?::|=|=>)[ \t]*` + quote +
+		re: regexp.MustCompile(`(?i:secret_?access_?key)` + quote + `[ \t]*(?::|=|=>)[ \t]*` + quote +
 			`([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 		keywords: []string{"secret"},
 		check:    randomToken,
 	},
 	{
 		kind: "google-api-key", noun: "Google API key",
-		re:       regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|$)`),
-		keywords: []string{"aiza"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`(AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|$)`),
+		keywords:  []string{"aiza"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		// Before OpenAI's rule: these keys begin with "sk-" too.
 		kind: "anthropic-api-key", noun: "Anthropic API key",
-		re:       regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{32,}`),
-		keywords: []string{"sk-ant-"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{32,}`),
+		keywords:  []string{"sk-ant-"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		kind: "openai-api-key", noun: "OpenAI API key",
-		re:       regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
-		keywords: []string{"sk-"},
-		check:    randomValue,
+		re:        regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+		keywords:  []string{"sk-"},
+		check:     randomValue,
+		wordStart: true,
 	},
 	{
 		kind: "slack-token", noun: "Slack token",
-		re:       regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`),
-		keywords: []string{"xox"},
-		check:    func(s string) bool { return randomToken(s) && hasDigit(s) },
+		re:        regexp.MustCompile(`xox[abeoprs]-[A-Za-z0-9-]{10,}`),
+		keywords:  []string{"xox"},
+		check:     slackToken,
+		wordStart: true,
 	},
 	{
 		kind: "slack-webhook", noun: "Slack webhook URL",
@@ -134,39 +153,51 @@ var table = []rule{
 	},
 	{
 		kind: "stripe-key", noun: "Stripe key",
-		re:       regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}`),
-		keywords: []string{"k_live_", "k_test_"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`sk_(?:live|test)_[A-Za-z0-9]{20,}`),
+		keywords:  []string{"sk_live_", "sk_test_"},
+		check:     randomToken,
+		wordStart: true,
+	},
+	{
+		kind: "stripe-key", noun: "Stripe key",
+		re:        regexp.MustCompile(`rk_(?:live|test)_[A-Za-z0-9]{20,}`),
+		keywords:  []string{"rk_live_", "rk_test_"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		kind: "npm-token", noun: "npm token",
-		re:       regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36,}`),
-		keywords: []string{"npm_"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`npm_[A-Za-z0-9]{36,}`),
+		keywords:  []string{"npm_"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		// Every PyPI token is a macaroon whose base64 begins "AgE".
 		kind: "pypi-token", noun: "PyPI token",
-		re:       regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_-]{50,}`),
-		keywords: []string{"pypi-age"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`pypi-AgE[A-Za-z0-9_-]{50,}`),
+		keywords:  []string{"pypi-age"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		kind: "huggingface-token", noun: "Hugging Face token",
-		re:       regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`),
-		keywords: []string{"hf_"},
-		check:    randomToken,
+		re:        regexp.MustCompile(`hf_[A-Za-z0-9]{30,}`),
+		keywords:  []string{"hf_"},
+		check:     randomToken,
+		wordStart: true,
 	},
 	{
 		kind: "jwt", noun: "JSON Web Token",
-		re:       regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`),
-		keywords: []string{"eyj"},
-		check:    jwtHeader,
+		re:        regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`),
+		keywords:  []string{"eyj"},
+		check:     jwtHeader,
+		wordStart: true,
 	},
 	{
 		// Only the password: the scheme, user and host say where it was.
 		kind: "url-password", noun: "URL password",
-		re:       regexp.MustCompile("\\b[A-Za-z][A-Za-z0-9+.-]*://[^\\s:/?#@\"'<>\\\\`]*:([^\\s/?#@\"'<>\\\\`]+)@"),
+		re:       regexp.MustCompile("://[^\\s:/?#@\"'<>\\\\`]*:([^\\s/?#@\"'<>\\\\`]+)@"),
 		keywords: []string{"://"},
 		check:    urlPassword,
 	},
@@ -188,7 +219,7 @@ var table = []rule{
 		// NAME=value, NAME: value, "name": "value", export NAME=…,
 		// --name=…, name := …; the value only when random enough.
 		kind: "secret-assignment", noun: "secret-named value",
-		re: regexp.MustCompile(`[A-Za-z0-9_.-]*` + secretWords + `[A-Za-z0-9_.-]*` + quote +
+		re: regexp.MustCompile(secretWords + `[A-Za-z0-9_.-]*` + quote +
 			`[ \t]*(?::=|=>|=|:)[ \t]*` + value),
 		keywords: []string{"key", "token", "secret", "pass"},
 		check:    randomValue,
@@ -232,6 +263,10 @@ func entropy(s string) float64 {
 func randomToken(s string) bool {
 	return !strings.Contains(s, markerPrefix) && entropy(s) >= 3.0
 }
+
+// slackToken: Slack's tokens hold numeric ids; "xoxb-your-token-here"
+// does not.
+func slackToken(s string) bool { return randomToken(s) && hasDigit(s) }
 
 // entropyFloor is the least entropy a random value of n characters shows,
 // drawn from letters and digits: a short string cannot show many distinct
