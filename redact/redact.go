@@ -79,12 +79,6 @@ func Describe(hits []Hit) string {
 	return "redacted before writing: " + strings.Join(parts, ", ")
 }
 
-// maxPasses bounds the table's runs over one line. A replacement can change
-// what a rule before it sees next to it (a word boundary, say), so a line
-// is run again until nothing changes; in practice the second run finds
-// nothing.
-const maxPasses = 4
-
 // Text returns s with each secret replaced by the marker "[redacted KIND]"
 // and what was found, by kind, in table order. Text of its own result
 // returns it unchanged and finds nothing.
@@ -204,25 +198,21 @@ func redactBlocks(s string, counts []int) string {
 	return s
 }
 
-// redactLine runs the line rules over one line until a run changes nothing.
+// redactLine runs the line rules over one line, in table order, each over
+// what the ones before it left. A marker ends in "]", which no name, token
+// or value continues, so a replacement never makes a match for a rule that
+// ran before it (FuzzText holds it to that).
 func redactLine(line string, lower *[]byte, counts []int) string {
 	*lower = appendLower((*lower)[:0], line)
-	for range maxPasses {
-		changed := false
-		for i := range table {
-			r := &table[i]
-			if r.block || !lowerHasAny(*lower, r.lowerKeywords) {
-				continue
-			}
-			n := counts[i]
-			line = r.replace(line, &counts[i])
-			if counts[i] != n {
-				changed = true
-				*lower = appendLower((*lower)[:0], line)
-			}
+	for i := range table {
+		r := &table[i]
+		if r.block || !lowerHasAny(*lower, r.lowerKeywords) {
+			continue
 		}
-		if !changed {
-			break
+		n := counts[i]
+		line = r.replace(line, &counts[i])
+		if counts[i] != n {
+			*lower = appendLower((*lower)[:0], line)
 		}
 	}
 	return line
@@ -270,7 +260,28 @@ func (r *rule) secret(s string, loc []int) (from, to int, ok bool) {
 			break
 		}
 	}
+	if r.trimEnd {
+		to = from + len(trimNewlines(s[from:to]))
+	}
 	return from, to, from < to && (r.check == nil || r.check(s[from:to]))
+}
+
+// trimNewlines drops the spaces and newlines, also JSON-escaped ones, that
+// end s.
+func trimNewlines(s string) string {
+	for {
+		t := strings.TrimRight(s, " \t\r\n")
+		for _, esc := range []string{`\\n`, `\\r`, `\n`, `\r`} {
+			if strings.HasSuffix(t, esc) {
+				t = t[:len(t)-len(esc)]
+				break
+			}
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
 }
 
 // findings is every secret Text would replace in s, as "kind: secret",

@@ -219,3 +219,32 @@ func checkProperties(t *testing.T, in, out string, hits []Hit) {
 		}
 	}
 }
+
+// TestSplicedSamples holds Text's promises on texts spliced at random from
+// pieces of the samples and near-misses, joined by characters the rules
+// care about: secrets side by side, cut short, inside each other's names.
+// The fuzz target does the same from its corpus, unseeded.
+func TestSplicedSamples(t *testing.T) {
+	var pieces []string
+	for _, c := range samples() {
+		pieces = append(pieces, c.in)
+	}
+	pieces = append(pieces, nearMisses()...)
+	joiners := []string{"", " ", "\n", "=", ": ", `"`, "'", "@", "://", ":", "\\n", "-", "_", ",", "é"}
+	g := newGen(4)
+	for range 3000 {
+		var b strings.Builder
+		for range 1 + g.r.IntN(4) {
+			p := pieces[g.r.IntN(len(pieces))]
+			if len(p) > 0 && g.r.IntN(3) == 0 {
+				from := g.r.IntN(len(p))
+				p = p[from : from+g.r.IntN(len(p)-from+1)]
+			}
+			b.WriteString(p)
+			b.WriteString(joiners[g.r.IntN(len(joiners))])
+		}
+		in := b.String()
+		out, hits := Text(in)
+		checkProperties(t, in, out, hits)
+	}
+}

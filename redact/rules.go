@@ -29,6 +29,8 @@ type rule struct {
 	check func(secret string) bool
 	// block rules match across lines and run on the whole text first.
 	block bool
+	// trimEnd: the newlines that end a match stay in the text.
+	trimEnd bool
 	// wordStart: a match counts only where no letter, digit or underscore
 	// comes before it. It stands for a leading \b, which would keep Go's
 	// regexp from skipping ahead to the pattern's literal prefix.
@@ -80,6 +82,7 @@ var table = []rule{
 			`(?:[ \t]*-----END ` + pemLabel + `-----|[ \t]*` + b64 + `*))?`),
 		keywords: []string{"-----BEGIN "},
 		check:    keyBody,
+		trimEnd:  true,
 	},
 	{
 		kind: "github-token", noun: "GitHub token",
@@ -458,7 +461,11 @@ func urlPassword(p string) bool {
 	return !allSame(p)
 }
 
+// allSame: "****", "xxxx".
 func allSame(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
 	for i := 1; i < len(s); i++ {
 		if s[i] != s[0] {
 			return false

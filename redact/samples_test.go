@@ -103,6 +103,8 @@ func samples() []sample {
 		{"pgp", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n" + g.of(b64std, 64) + "\n" + g.of(b64std, 64) + "\n=" + g.of(b64std, 4) + "\n-----END PGP PRIVATE KEY BLOCK-----\n", m("private-key") + "\n", hit("private-key")},
 		{"pem cut short at the end", "tail of the log:\n" + strings.Split(g.pemBlock("EC PRIVATE KEY", 3, "\n"), "-----END")[0][:150], "tail of the log:\n" + m("private-key"), hit("private-key")},
 		{"pem cut short before prose", strings.Split(g.pemBlock("EC PRIVATE KEY", 3, "\n"), "-----END")[0] + "\nNext steps: rotate it", m("private-key") + " steps: rotate it", hit("private-key")},
+		{"pem cut short, its newline kept", "-----BEGIN RSA PRIVATE KEY-----\n" + g.of(b64std, 64) + "\n" + g.of(b64std, 64) + "\n", m("private-key") + "\n", hit("private-key")},
+		{"pem cut short in json", `{"out":"-----BEGIN RSA PRIVATE KEY-----\n` + g.of(b64std, 64) + `\n` + g.of(b64std, 30) + `\n"}`, `{"out":"` + m("private-key") + `\n"}`, hit("private-key")},
 		{"pem indented in yaml", "tls:\n  key: |\n    -----BEGIN EC PRIVATE KEY-----\n    " + g.of(b64std, 64) + "\n    " + g.of(b64std, 40) + "\n    -----END EC PRIVATE KEY-----\n  cert: x", "tls:\n  key: |\n    " + m("private-key") + "\n  cert: x", hit("private-key")},
 
 		{"github classic", "export GITHUB_TOKEN=" + gh, "export GITHUB_TOKEN=" + m("github-token"), hit("github-token")},
@@ -140,6 +142,7 @@ func samples() []sample {
 
 		{"url password", "DATABASE_URL=postgres://app:" + pw + "@db.internal:5432/app", "DATABASE_URL=postgres://app:" + m("url-password") + "@db.internal:5432/app", hit("url-password")},
 		{"url password, no user", "redis://:" + pw + "@cache:6379/0", "redis://:" + m("url-password") + "@cache:6379/0", hit("url-password")},
+		{"url password, one character", "ftp://bob:7@files.example/", "ftp://bob:" + m("url-password") + "@files.example/", hit("url-password")},
 		{"url password, short", "amqp://guest:guest@localhost:5672/", "amqp://guest:" + m("url-password") + "@localhost:5672/", hit("url-password")},
 
 		{"bearer", "curl -H 'Authorization: Bearer " + bearer + "' https://api.example.com", "curl -H 'Authorization: Bearer " + m("authorization-header") + "' https://api.example.com", hit("authorization-header")},
