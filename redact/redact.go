@@ -24,13 +24,15 @@
 //
 // What it misses, because no rule set is complete: providers outside the
 // table (Azure, Twilio, SendGrid, Datadog, database vendors, …) unless their
-// key is assigned to a secret-shaped name; secrets that look like words or
-// are short ("PASSWORD=hunter2", a memorable passphrase), or that have no
-// digit; a value split across lines, or assigned across lines (a YAML block
-// scalar); secrets in names that say nothing (PGPASS aside, "DB_PW=…");
-// UUID-shaped keys; anything encoded (base64 of a config file, URL-encoded
-// JSON). It errs the other way too: a 32-hex-digit or longer value assigned
-// to such a name, a commit id under "key:" say, is taken for a secret.
+// key is assigned to a secret-shaped name; secrets that are short or look
+// like words ("PASSWORD=hunter2", a memorable passphrase), that have no
+// digit, or that begin like a path ("/…") or a reference ("$…"); secrets under names that say nothing ("DB_PW=…", "AUTH=…"); a
+// password given without "=" or ":" (a .netrc's "password x", "mysql
+// -px"); a value split across lines or assigned across lines (a YAML block
+// scalar); UUID-shaped keys; anything encoded (base64 of a config file,
+// URL-encoded JSON). It errs the other way too: a value of 32 or more hex
+// digits assigned to such a name, a commit id under "key:" say, is taken
+// for a secret.
 //
 // A cut-short key block also takes the first word of the line after it.
 //
@@ -206,7 +208,7 @@ func redactLine(line string, lower *[]byte, counts []int) string {
 	*lower = appendLower((*lower)[:0], line)
 	for i := range table {
 		r := &table[i]
-		if r.block || !lowerHasAny(*lower, r.lowerKeywords) {
+		if r.block || !lowerHasAny(*lower, r.keywordBytes) {
 			continue
 		}
 		n := counts[i]

@@ -248,3 +248,37 @@ func TestSplicedSamples(t *testing.T) {
 		checkProperties(t, in, out, hits)
 	}
 }
+
+// TestRandomIsSeldomWords bounds how often madeOfWords takes random
+// letters and digits for a name, which would let a secret through: at most
+// 2% of 16-character strings and 0.5% of 24-character ones (fixed seed).
+func TestRandomIsSeldomWords(t *testing.T) {
+	g := newGen(5)
+	for _, alphabet := range []string{base62, b64url, lower + digits, upper + digits, hexLow} {
+		for n, most := range map[int]float64{16: 0.02, 24: 0.005} {
+			words, tried := 0, 0
+			for range 5000 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = alphabet[g.r.IntN(len(alphabet))]
+				}
+				s := string(b)
+				if !hasDigit(s) || !hasLetter(s) {
+					continue
+				}
+				tried++
+				if madeOfWords(s) {
+					words++
+				}
+			}
+			if rate := float64(words) / float64(tried); rate > most {
+				t.Errorf("%d-character strings of %q: %.2f%% taken for words, want at most %.2f%%", n, alphabet, 100*rate, 100*most)
+			}
+		}
+	}
+	for _, name := range []string{"NewFloat64Schema", "TokenCountPerRequest1", "prod-db-password-v2", "x509Certificate", "3rdParty", "sha256"} {
+		if !madeOfWords(name) {
+			t.Errorf("madeOfWords(%q) = false", name)
+		}
+	}
+}

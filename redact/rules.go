@@ -36,13 +36,13 @@ type rule struct {
 	// regexp from skipping ahead to the pattern's literal prefix.
 	wordStart bool
 
-	lowerKeywords [][]byte // keywords as bytes, for the line filter
+	keywordBytes [][]byte // keywords as bytes, for the line filter
 }
 
 func init() {
 	for i := range table {
 		for _, k := range table[i].keywords {
-			table[i].lowerKeywords = append(table[i].lowerKeywords, []byte(k))
+			table[i].keywordBytes = append(table[i].keywordBytes, []byte(k))
 		}
 	}
 }
@@ -236,9 +236,10 @@ var table = []rule{
 	},
 }
 
-// markerPrefix begins every marker. No rule's secret can hold one (each
-// needs a character the marker lacks where its space or bracket is), and
-// the checks refuse it too, so a redacted text redacts to itself.
+// markerPrefix begins every marker. No rule's secret can hold one: tokens
+// are made of characters that exclude the marker's space and brackets, and
+// the checks of what may hold them (quoted values, URL passwords) refuse a
+// marker. So a redacted text redacts to itself.
 const markerPrefix = "[redacted "
 
 func marker(kind string) string { return markerPrefix + kind + "]" }
@@ -274,8 +275,8 @@ func slackToken(s string) bool { return randomToken(s) && hasDigit(s) }
 // entropyFloor is the least entropy a random value of n characters shows,
 // drawn from letters and digits: a short string cannot show many distinct
 // characters, so the floor rises with length (read off simulated random
-// strings: nearly every one of 36 or more symbols clears it). Identifiers
-// and words rarely do.
+// strings: nearly every one of 36 or more symbols clears it). Words and
+// identifiers often clear it too, hence madeOfWords.
 func entropyFloor(n int) float64 {
 	return min(4.5, 3.0+0.6*math.Log2(float64(n)/16))
 }
@@ -360,17 +361,19 @@ func uuidShaped(v string) bool {
 	return true
 }
 
-// madeOfWords: every piece between punctuation is a word, a number, or a
-// word and a number ("prod-db-password-v2", "arn:aws:kms:us-east-1:…",
-// "TokenCountPerRequest1"). Random text mixes letters and digits and cases
-// inside its pieces.
+// madeOfWords: every piece between punctuation is made of words and
+// numbers the way names are: a word, a number, a word and a number, a
+// number and a word ("prod-db-password-v2", "arn:aws:kms:us-east-1:…",
+// "TokenCountPerRequest1", "NewFloat64Schema"). Random text mixes letters
+// and digits, and cases, inside its pieces, so it seldom passes for words
+// (TestRandomIsSeldomWords says how seldom).
 func madeOfWords(v string) bool {
 	start := 0
 	for i := 0; i <= len(v); i++ {
 		if i < len(v) && isAlnum(v[i]) {
 			continue
 		}
-		if !plainPiece(v[start:i]) {
+		if !namePiece(v[start:i]) {
 			return false
 		}
 		start = i + 1
@@ -382,22 +385,40 @@ func isAlnum(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// plainPiece: letters then digits, or digits then letters, where the
-// letters are one case or words in camel case (no lower-case letter alone
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// namePiece: camel-case words, each with a number after it or not
+// ("Float64", "Schema"), or a number and then one word ("3rd").
+func namePiece(p string) bool {
+	start := 0
+	for i := 1; i <= len(p); i++ {
+		// A new word begins where a capital and a small letter follow a digit.
+		if i == len(p) || i+1 < len(p) && isDigit(p[i-1]) && 'A' <= p[i] && p[i] <= 'Z' && 'a' <= p[i+1] && p[i+1] <= 'z' {
+			if !wordAndNumber(p[start:i]) {
+				return false
+			}
+			start = i
+		}
+	}
+	return true
+}
+
+// wordAndNumber: letters then digits, or digits then letters, where the
+// letters are one case or words in camel case (no small letter alone
 // between capitals).
-func plainPiece(p string) bool {
-	split := strings.IndexAny(p, "0123456789")
+func wordAndNumber(p string) bool {
+	digitsFirst := len(p) - len(strings.TrimLeft(p, "0123456789"))
 	var letters string
-	switch {
-	case split < 0:
-		letters = p
-	case split > 0:
-		letters, p = p[:split], p[split:]
-		if strings.TrimLeft(p, "0123456789") != "" {
+	if digitsFirst > 0 {
+		letters = p[digitsFirst:]
+		if hasDigit(letters) {
 			return false
 		}
-	default:
-		letters = strings.TrimLeft(p, "0123456789")
+	} else {
+		letters = strings.TrimRight(p, "0123456789")
+		if hasDigit(letters) {
+			return false
+		}
 	}
 	if strings.ToLower(letters) == letters || strings.ToUpper(letters) == letters {
 		return true

@@ -214,6 +214,7 @@ func nearMisses() []string {
 		"placeholder: EXAMPLE_KEY_PLACEHOLDER1, tokens: TokenCountPerRequest1",
 		"api_key: EXAMPLE_KEY_PLACEHOLDER1",
 		"max_tokens: 4096",
+		`"key1": NewFloat64Schema().NewRef(),`,
 		"tokenizer: bert-base-uncased-v1-2024",
 		"KEY_FILE=/home/alice/.ssh/id_ed25519 and SSH_KEY=~/.ssh/id_rsa",
 		"TOKEN_URL=https://auth.example.com/oauth/token",
