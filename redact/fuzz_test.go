@@ -23,8 +23,8 @@ func FuzzText(f *testing.F) {
 }
 
 // BenchmarkText reports throughput on ten megabytes of near-misses (every
-// line wakes some rule and none redacts), on ordinary prose (no keyword
-// anywhere) and on lines that are all secrets.
+// line wakes some rule and none redacts), the same on one line, ordinary
+// prose (no keyword anywhere) and lines that are all secrets.
 func BenchmarkText(b *testing.B) {
 	var secrets strings.Builder
 	for secrets.Len() < 10<<20 {
@@ -35,6 +35,7 @@ func BenchmarkText(b *testing.B) {
 	prose := strings.Repeat("The next session picks up the work where this one stopped, with its notes.\n", (10<<20)/76)
 	for _, c := range []struct{ name, in string }{
 		{"near-misses", nearMissText(10 << 20)},
+		{"near-misses-one-line", strings.ReplaceAll(nearMissText(10<<20), "\n", " ")},
 		{"prose", prose},
 		{"secrets", secrets.String()},
 	} {
