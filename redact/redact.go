@@ -252,7 +252,7 @@ func (r *rule) replace(s string, count *int) string {
 // secret is where the secret of the match at loc is in s, and whether it
 // is one.
 func (r *rule) secret(s string, loc []int) (from, to int, ok bool) {
-	if r.wordStart && loc[0] > 0 && isWordByte(s[loc[0]-1]) {
+	if r.wordStart && afterWord(s, loc[0]) {
 		return 0, 0, false
 	}
 	from, to = loc[0], loc[1]
@@ -310,7 +310,14 @@ func findings(s string) []string {
 	return found
 }
 
-func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
+// afterWord: s[i] follows a letter, digit or underscore that is not the
+// end of an escape (\n, \t).
+func afterWord(s string, i int) bool {
+	if i == 0 || !isAlnum(s[i-1]) && s[i-1] != '_' {
+		return false
+	}
+	return i < 2 || s[i-2] != '\\'
+}
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {

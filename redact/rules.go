@@ -32,8 +32,9 @@ type rule struct {
 	// trimEnd: the newlines that end a match stay in the text.
 	trimEnd bool
 	// wordStart: a match counts only where no letter, digit or underscore
-	// comes before it. It stands for a leading \b, which would keep Go's
-	// regexp from skipping ahead to the pattern's literal prefix.
+	// comes before it, or an escape does (the n of a JSON-escaped newline
+	// in a transcript line). It stands for a leading \b, which would keep
+	// Go's regexp from skipping ahead to the pattern's literal prefix.
 	wordStart bool
 
 	keywordBytes [][]byte // keywords as bytes, for the line filter
@@ -206,14 +207,14 @@ var table = []rule{
 	},
 	{
 		kind: "authorization-header", noun: "Authorization header",
-		re: regexp.MustCompile(`(?i:\b(?:proxy-)?authorization)` + quote + `[ \t]*[:=][ \t]*` + quote +
+		re: regexp.MustCompile(`(?i:authorization)` + quote + `[ \t]*[:=][ \t]*` + quote +
 			`(?i:bearer|token)[ \t]+([A-Za-z0-9._~+/=-]{8,})`),
 		keywords: []string{"authorization"},
 		check:    bearerValue,
 	},
 	{
 		kind: "authorization-header", noun: "Authorization header",
-		re: regexp.MustCompile(`(?i:\b(?:proxy-)?authorization)` + quote + `[ \t]*[:=][ \t]*` + quote +
+		re: regexp.MustCompile(`(?i:authorization)` + quote + `[ \t]*[:=][ \t]*` + quote +
 			`(?i:basic)[ \t]+([A-Za-z0-9+/]{4,}={0,2})`),
 		keywords: []string{"authorization"},
 		check:    basicCredentials,

@@ -113,6 +113,7 @@ func samples() []sample {
 		{"github oauth, user, server, refresh", "gh" + "o_" + g.of(base62, 36) + " gh" + "u_" + g.of(base62, 36) + " gh" + "s_" + g.of(base62, 36) + " gh" + "r_" + g.of(base62, 36), strings.Repeat(m("github-token")+" ", 3) + m("github-token"), []Hit{{"github-token", 4}}},
 		{"github in a url", "https://x-access-token:" + gh + "@github.com/o/r.git", "https://x-access-token:" + m("github-token") + "@github.com/o/r.git", hit("github-token")},
 
+		{"tokens in a transcript line", `{"type":"tool_result","content":"$ env\nGH=` + gh + `\n` + gh + `\t` + google + `\nAuthorization: Bearer ` + bearer + `\n"}`, `{"type":"tool_result","content":"$ env\nGH=` + m("github-token") + `\n` + m("github-token") + `\t` + m("google-api-key") + `\nAuthorization: Bearer ` + m("authorization-header") + `\n"}`, []Hit{{"github-token", 2}, {"google-api-key", 1}, {"authorization-header", 1}}},
 		{"gitlab", "GITLAB_TOKEN='" + gl + "'", "GITLAB_TOKEN='" + m("gitlab-token") + "'", hit("gitlab-token")},
 		{"gitlab at a sentence's end", "it was " + gl + ".", "it was " + m("gitlab-token") + ".", hit("gitlab-token")},
 
