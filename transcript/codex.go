@@ -113,7 +113,8 @@ func readCodexItem(c *conversation, p codexPayload, compaction bool) {
 }
 
 // exitLine is how a command's output tells its exit code to the model.
-var exitLine = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:) (-?\d+)$`)
+// (Codex: "Process exited with code 1"; Gemini CLI: "Exit Code: 1").
+var exitLine = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit [Cc]ode:) (-?\d+)$`)
 
 // codexOutputStatus reads a call's status from its output: text that
 // names an exit code, an older {"output", "metadata": {"exit_code"}} as
@@ -121,11 +122,8 @@ var exitLine = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:) 
 func codexOutputStatus(raw json.RawMessage) string {
 	var text string
 	if json.Unmarshal(raw, &text) == nil {
-		if m := exitLine.FindStringSubmatch(text); m != nil {
-			code, err := strconv.Atoi(m[1])
-			if err == nil {
-				return okOr(code == 0)
-			}
+		if status, ok := exitStatus(text); ok {
+			return status
 		}
 		var old struct {
 			Metadata struct {
@@ -144,4 +142,15 @@ func codexOutputStatus(raw json.RawMessage) string {
 		return okOr(*obj.Success)
 	}
 	return statusDone
+}
+
+// exitStatus reads the exit code a command's output names, if it names
+// one.
+func exitStatus(output string) (string, bool) {
+	m := exitLine.FindStringSubmatch(output)
+	if m == nil {
+		return "", false
+	}
+	code, err := strconv.Atoi(m[1])
+	return okOr(code == 0), err == nil
 }

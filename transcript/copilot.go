@@ -17,8 +17,12 @@ type copilotEvent struct {
 			Name       string `json:"name"`
 			Arguments  any    `json:"arguments"`
 		} `json:"toolRequests"`
-		ToolCallID string `json:"toolCallId"`
-		Success    *bool  `json:"success"`
+		ToolCallID     string `json:"toolCallId"`
+		Success        *bool  `json:"success"`
+		ShellExecution struct {
+			// A shell tool that ran a command that failed succeeded.
+			ExitCode *int `json:"exitCode"`
+		} `json:"shellExecution"`
 	} `json:"data"`
 }
 
@@ -41,6 +45,9 @@ func readCopilot(lines [][]byte) *conversation {
 			status := statusDone
 			if ev.Data.Success != nil {
 				status = okOr(*ev.Data.Success)
+			}
+			if code := ev.Data.ShellExecution.ExitCode; code != nil && status == statusOK {
+				status = okOr(*code == 0)
 			}
 			c.result(ev.Data.ToolCallID, status)
 		}

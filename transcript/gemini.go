@@ -30,6 +30,13 @@ type geminiMessage struct {
 		Name   string `json:"name"`
 		Args   any    `json:"args"`
 		Status string `json:"status"`
+		Result []struct {
+			FunctionResponse struct {
+				Response struct {
+					Output string `json:"output"`
+				} `json:"response"`
+			} `json:"functionResponse"`
+		} `json:"result"`
 	} `json:"toolCalls"`
 }
 
@@ -110,7 +117,15 @@ func readGemini(lines [][]byte) *conversation {
 			c.say(assistant, m.ID, geminiText(m.Content))
 			for _, tc := range m.ToolCalls {
 				c.call(tc.ID, tc.Name, tc.Args)
-				c.result(tc.ID, geminiStatus(tc.Status))
+				status := geminiStatus(tc.Status)
+				// A shell call succeeds when its command fails; the
+				// output it returns names the exit code then.
+				for _, r := range tc.Result {
+					if s, ok := exitStatus(r.FunctionResponse.Response.Output); ok && status == statusOK {
+						status = s
+					}
+				}
+				c.result(tc.ID, status)
 			}
 		}
 	}

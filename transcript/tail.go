@@ -21,7 +21,7 @@ const maxLine = 256 << 10
 // tail is the end of a file split into its JSON records.
 type tail struct {
 	lines [][]byte // the lines that are JSON objects, oldest first
-	bad   int      // non-blank lines that are not: malformed or cut short
+	bad   int      // complete non-blank lines that are not
 	long  int      // lines longer than maxLine, not looked at
 	cut   bool     // the file goes on before the window
 }
@@ -72,9 +72,9 @@ func splitTail(buf []byte, cut bool) tail {
 		buf = buf[i+1:]
 	}
 	for len(buf) > 0 {
-		line := buf
+		line, complete := buf, false
 		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-			line, buf = buf[:i], buf[i+1:]
+			line, buf, complete = buf[:i], buf[i+1:], true
 		} else {
 			buf = nil
 		}
@@ -84,7 +84,11 @@ func splitTail(buf []byte, cut bool) tail {
 		case len(line) > maxLine:
 			t.long++
 		case line[0] != '{' || !json.Valid(line):
-			t.bad++
+			// A last line without its newline is still being written
+			// (or its writer died): not a sign of another format.
+			if complete {
+				t.bad++
+			}
 		default:
 			t.lines = append(t.lines, line)
 		}
