@@ -51,7 +51,9 @@ func readTail(path string, size int64) (tail, error) {
 	if !fi.Mode().IsRegular() {
 		return tail{}, fmt.Errorf("reading transcript %q: not a regular file (%s)", path, fi.Mode().Type())
 	}
-	off := max(fi.Size()-size, 0)
+	// One byte more than the window, before it: a newline there means
+	// the window starts with a whole line.
+	off := max(fi.Size()-size-1, 0)
 	buf := make([]byte, fi.Size()-off)
 	n, err := f.ReadAt(buf, off)
 	if err != nil && err != io.EOF {
@@ -61,7 +63,8 @@ func readTail(path string, size int64) (tail, error) {
 }
 
 // splitTail splits buf into lines; cut says buf starts inside the file,
-// so its first line is partial.
+// and its first line is partial (it may be the newline that ends the line
+// before the window).
 func splitTail(buf []byte, cut bool) tail {
 	t := tail{cut: cut}
 	if cut {
