@@ -13,16 +13,15 @@ import (
 // larger window would only make a huge file cost more.
 const window = 1 << 20
 
-// maxLine is the longest line decoded. Longer ones are tool results or
-// pasted files, never the agent's reply, and decoding them would cost
-// several times their size.
+// maxLine is the longest line decoded. Longer ones are tool results and
+// pasted files far more often than an agent's reply, and decoding them
+// would cost several times their size.
 const maxLine = 256 << 10
 
 // tail is the end of a file split into its JSON records.
 type tail struct {
 	lines [][]byte // the lines that are JSON objects, oldest first
 	bad   int      // complete non-blank lines that are not
-	long  int      // lines longer than maxLine, not looked at
 	cut   bool     // the file goes on before the window
 }
 
@@ -85,7 +84,7 @@ func splitTail(buf []byte, cut bool) tail {
 		switch {
 		case len(line) == 0:
 		case len(line) > maxLine:
-			t.long++
+			// Neither a record read nor a sign of another format.
 		case line[0] != '{' || !json.Valid(line):
 			// A last line without its newline is still being written
 			// (or its writer died): not a sign of another format.

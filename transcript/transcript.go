@@ -83,6 +83,6 @@ func read(harness, path string) (*conversation, error) {
 		return nil, fmt.Errorf("reading %s transcript %q: %w", harness, path, ErrMalformed)
 	}
 	c := parse(t.lines)
-	c.cut = c.cut || t.cut
+	c.cut = t.cut
 	return c, nil
 }
