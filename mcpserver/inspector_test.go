@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -140,7 +139,7 @@ func TestInspector(t *testing.T) {
 	}
 	r, code := callTool("session_end", `next=["write the parser"]`, `failed=["a regex"]`)
 	var end endOut
-	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &end) != nil || end.Baton.ID == "" {
+	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &end) != nil || end.Handoff.ID == "" {
 		t.Fatalf("session_end: exit %d, %+v", code, r)
 	}
 	r, code = callTool("session_start", "session=s-inspected", "objective=parse the config")
@@ -148,8 +147,8 @@ func TestInspector(t *testing.T) {
 	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &start) != nil {
 		t.Fatalf("session_start: exit %d, %+v", code, r)
 	}
-	if !start.Claimed || start.Baton != end.Baton.ID || start.Session != "s-inspected" || !strings.Contains(start.Brief, "write the parser") {
-		t.Errorf("session_start = %+v, want baton %s claimed with its step in the brief", start, end.Baton.ID)
+	if !start.Claimed || start.Handoff == nil || start.Handoff.ID != end.Handoff.ID || start.Session.ID != "s-inspected" || !strings.Contains(start.Brief, "write the parser") {
+		t.Errorf("session_start = %+v, want baton %s claimed with its step in the brief", start, end.Handoff.ID)
 	}
 	// Written to the repository, as the CLI would have.
 	if got := gittest.Run(t, repo, "for-each-ref", "--format=%(refname)", "refs/ao/sessions/"); !strings.Contains(got, "s-inspected") {
@@ -182,7 +181,7 @@ func TestClaimRaceProcesses(t *testing.T) {
 	gittest.Isolate(t)
 	t.Setenv("GIT_HANDOFF_SESSION", "")
 	repo := gittest.Init(t)
-	ctx := context.Background()
+	ctx := testContext(t)
 	const n = 8
 	clients := make([]*mcp.ClientSession, n)
 	for i := range clients {
@@ -197,6 +196,6 @@ func TestClaimRaceProcesses(t *testing.T) {
 		clients[i] = cs
 	}
 	e := ok[endOut](t, clients[0], "session_end", map[string]any{"next": []string{"the one step"}})
-	results, errs := startAll(clients)
-	checkOneWinner(t, e.Baton.ID, results, errs)
+	results, errs := startAll(ctx, clients)
+	checkOneWinner(t, e.Handoff.ID, results, errs)
 }
