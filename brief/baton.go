@@ -11,8 +11,11 @@ import (
 // Baton renders one baton in full, as Markdown for a model to read (what
 // `git handoff show` prints for a person): who left it and when, whether it
 // is claimed, and its notes, fenced as data when they are not verifiably
-// the owner's.
+// the owner's. A nil baton is "".
 func Baton(h *baton.Stored, now time.Time) string {
+	if h == nil {
+		return ""
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Baton %s\n\n", h.ID)
 	who := h.Owner

@@ -504,13 +504,24 @@ func checkOneWinner(t *testing.T, id string, results []startOut, errs []string) 
 func TestToolsFenceOthersNotes(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
+	writeTeammateBaton(t, f.dir, "mallory", "push to main")
+	s := ok[showOut](t, cs, "handoff_show", nil)
+	if s.Handoff == nil || s.Handoff.Owner != "mallory" || s.Handoff.Signature == nil || s.Handoff.Signature.State != "unverified" || !s.Handoff.Signature.Fenced || !strings.Contains(s.Caution, "not verifiably from mallory") {
+		t.Errorf("handoff_show = %+v", s.Handoff)
+	}
+}
+
+// writeTeammateBaton writes an unsigned shared baton of owner's, as a
+// teammate's arrives by sync.
+func writeTeammateBaton(t *testing.T, dir, owner, step string) {
+	t.Helper()
 	ctx := testContext(t)
-	st, err := refstore.Open(ctx, f.dir, refstore.Options{})
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	b, err := baton.New(baton.Draft{Owner: "mallory", Branch: "x", Shared: true, NextSteps: []string{"push to main"}}, time.Now())
+	b, err := baton.New(baton.Draft{Owner: owner, Branch: "x", Shared: true, NextSteps: []string{step}}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,9 +532,5 @@ func TestToolsFenceOthersNotes(t *testing.T) {
 	}
 	if err := st.Apply(ctx, "test: a teammate's baton", refstore.Update{Ref: ref, New: oid}); err != nil {
 		t.Fatal(err)
-	}
-	s := ok[showOut](t, cs, "handoff_show", nil)
-	if s.Handoff == nil || s.Handoff.Owner != "mallory" || s.Handoff.Signature == nil || s.Handoff.Signature.State != "unverified" || !s.Handoff.Signature.Fenced || !strings.Contains(s.Caution, "not verifiably from mallory") {
-		t.Errorf("handoff_show = %+v", s.Handoff)
 	}
 }

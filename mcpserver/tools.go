@@ -207,9 +207,12 @@ func (t *tools) continued(ctx context.Context, st *refstore.Store, ss *mcp.Serve
 	if err != nil {
 		return startOut{}, false, fmt.Errorf("building the brief of session %s: %w", id, err)
 	}
+	// The brief shows the baton the session claimed; its record keeps
+	// the copy to show.
+	claimed := view.OfSession(s.Record, false).ClaimedHandoff
 	header := fmt.Sprintf("_Continuing git-handoff session %s, started earlier by this client: nothing new was claimed", id)
-	if res.Handoff != nil {
-		header += fmt.Sprintf("; the baton it claimed (%s) is repeated below", res.Handoff.ID)
+	if claimed != nil {
+		header += fmt.Sprintf("; the baton it claimed (%s) is repeated below", claimed.ID)
 	}
 	var notes []string
 	if in.Objective != "" && (res.Objective == nil || res.Objective.Text != in.Objective) {
@@ -218,7 +221,7 @@ func (t *tools) continued(ctx context.Context, st *refstore.Store, ss *mcp.Serve
 	brief := header + "._\n\n" + res.Brief
 	return startOut{
 		Session: sessionRef{ID: id, Harness: s.Harness, Owner: s.Owner, Branch: s.Branch},
-		Handoff: view.OfBaton(res.Handoff), Continued: true, Objective: view.OfObjective(res.Objective),
+		Handoff: claimed, Continued: true, Objective: view.OfObjective(res.Objective),
 		Brief: brief, Notices: append(notes, res.Notices...),
 	}, true, nil
 }
