@@ -150,13 +150,23 @@ func TestStartTwiceContinues(t *testing.T) {
 	if active := activeSessions(t, f.dir); len(active) != 1 || active[0] != first.Session.ID {
 		t.Errorf("active sessions = %v, want only %s", active, first.Session.ID)
 	}
-	// Asked for another id while its session is active: refused, said why.
-	contains(t, "session_start of another id", failed(t, cs, "session_start", map[string]any{"session": "s-other"}), "call session_end first")
+	// Asked for by its id, it continues too; another id is a new session
+	// that ends this one, as `git handoff start --session` does.
+	if again := ok[startOut](t, cs, "session_start", map[string]any{"session": first.Session.ID}); !again.Continued {
+		t.Errorf("session_start of its own id = %+v, want it continued", again)
+	}
+	named := ok[startOut](t, cs, "session_start", map[string]any{"session": "s-other"})
+	if named.Continued || named.Session.ID != "s-other" || named.EndedSession != first.Session.ID {
+		t.Errorf("session_start of another id = %+v, want s-other started and %s ended", named, first.Session.ID)
+	}
+	if active := activeSessions(t, f.dir); len(active) != 1 || active[0] != "s-other" {
+		t.Errorf("active sessions = %v, want only s-other", active)
+	}
 
 	// Ended, the next start is a new session.
 	ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"more"}})
 	third := ok[startOut](t, cs, "session_start", nil)
-	if third.Continued || third.Session.ID == first.Session.ID {
+	if third.Continued || third.Session.ID == "s-other" || third.EndedSession != "" {
 		t.Errorf("session_start after session_end = %+v, want a new session", third)
 	}
 	// Another client is another agent: its own session (this worktree's
