@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 
@@ -86,9 +87,16 @@ func mend(p *jsonschema.Schema, v any) (any, bool) {
 			}
 		}
 	case "integer":
-		if s, ok := v.(string); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+		switch v := v.(type) {
+		case string:
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
 				return n, true
+			}
+		case json.Number: // 4000.0 or 4e3: a whole number written as a float
+			if _, err := v.Int64(); err != nil {
+				if f, err := v.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+					return int64(f), true
+				}
 			}
 		}
 	case "string":

@@ -43,8 +43,15 @@ func TestMendArguments(t *testing.T) {
 		}
 	}
 	b := portableFor[bootstrapIn]()
-	if got := string(mendArguments(b, json.RawMessage(`{"maxBytes":" 4000 "}`))); got != `{"maxBytes":4000}` {
-		t.Errorf("maxBytes \" 4000 \" = %s", got)
+	for _, in := range []string{`" 4000 "`, `4000.0`, `4e3`} {
+		if got := string(mendArguments(b, json.RawMessage(`{"maxBytes":`+in+`}`))); got != `{"maxBytes":4000}` {
+			t.Errorf("maxBytes %s = %s", in, got)
+		}
+	}
+	for _, in := range []string{`4000.5`, `"4000.5"`, `1e300`} {
+		if got := string(mendArguments(b, json.RawMessage(`{"maxBytes":`+in+`}`))); got != `{"maxBytes":`+in+`}` {
+			t.Errorf("maxBytes %s = %s, want it left for validation", in, got)
+		}
 	}
 }
 
