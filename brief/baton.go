@@ -11,7 +11,8 @@ import (
 // Baton renders one baton in full, as Markdown for a model to read (what
 // `git handoff show` prints for a person): who left it and when, whether it
 // is claimed, and its notes, fenced as data when they are not verifiably
-// the owner's. A nil baton is "".
+// the owner's; an automatic handoff as the brief shows it. A nil baton is
+// "".
 func Baton(h *baton.Stored, now time.Time) string {
 	if h == nil {
 		return ""
@@ -43,10 +44,18 @@ func Baton(h *baton.Stored, now time.Time) string {
 	default:
 		b.WriteString("Waiting: the next session to start here claims it.\n")
 	}
+	if r := h.Reoffered; r != nil {
+		fmt.Fprintf(&b, "Offered again: session %s claimed it but never acted on it (%s).\n", r.Session, Age(now, r.At))
+	}
 	if s := h.Signature; s != nil && (s.Format != "" || h.Fenced) {
 		fmt.Fprintf(&b, "Signature: %s.\n", s)
 	}
 	b.WriteString("\n")
+	if h.Auto != nil {
+		// Gathered, not written by anyone: said first, shown as data.
+		autoSection(&b, Input{Baton: &h.Baton, Now: now})
+		return strings.TrimRight(b.String(), "\n") + "\n"
+	}
 	if h.Fenced {
 		writeFenced(&b, &h.Baton)
 	} else {

@@ -10,7 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 )
 
 // What a model reads: Markdown in the text content, the typed result in
@@ -300,5 +303,32 @@ func TestBriefPrompt(t *testing.T) {
 	}
 	if l := ok[listOut](t, cs, "handoff_list", nil); len(l.Handoffs) != 1 || l.Handoffs[0].Claimed {
 		t.Errorf("after prompts/get: %+v, want the baton waiting", l.Handoffs)
+	}
+}
+
+// TestAutomaticHandoffShown: a session that ended without a baton hands on
+// what it did; handoff_show says plainly that git-handoff wrote it.
+func TestAutomaticHandoffShown(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect(t)
+	s := ok[startOut](t, cs, "session_start", nil)
+	gittest.Run(t, f.dir, "commit", "-q", "--allow-empty", "-m", "half the parser")
+	ctx := testContext(t)
+	st, err := refstore.Open(ctx, f.dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := handoff.EndSession(ctx, st, s.Session.ID, session.EndAgentExit, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, cs, "handoff_show", nil)
+	sh := structured[showOut](t, res)
+	if res.IsError || sh.Handoff == nil || sh.Handoff.Auto == nil {
+		t.Fatalf("handoff_show after a session ended without a baton = %q, %+v", text(res), sh)
+	}
+	checkAgainstSchema(t, cs, "handoff_show", res)
+	for _, want := range []string{"## Baton " + sh.Handoff.ID, "## 🤖 Automatic handoff (written by git-handoff, not by the previous agent)", "half the parser"} {
+		contains(t, "handoff_show of an automatic handoff", text(res), want)
 	}
 }

@@ -232,13 +232,14 @@ func TestSchemasPortable(t *testing.T) {
 	fmt.Printf("mcp tools/list: %d tools, %d bytes, %d read by the model\n", len(res.Tools), total, seen)
 	// A model reads the names, descriptions and input schemas in every
 	// conversation: keep them small. The output schemas are the CLI's
-	// --json shapes, a baton (view.Baton, about 900 bytes of schema) in
-	// seven of them; a client keeps them to check structuredContent.
+	// --json shapes, a baton (view.Baton, about 1.5 kB of schema with its
+	// automatic handoff) in seven of them; a client keeps them to check
+	// structuredContent, and they grow with the baton.
 	if seen > 5000 {
 		t.Errorf("the tools' names, descriptions and input schemas are %d bytes; keep them under 5000", seen)
 	}
-	if total > 15000 {
-		t.Errorf("tools/list is %d bytes; keep the tools and their schemas under 15000", total)
+	if total > 20000 {
+		t.Errorf("tools/list is %d bytes; keep the tools and their schemas under 20000", total)
 	}
 }
 
