@@ -1,7 +1,9 @@
 // Package mcpserver serves the handoff workflows as MCP tools: the same
 // functions `git handoff start`, `end`, `show`, `list`, `cancel`, `brief`,
-// `session replace` and `pr route` call, with typed inputs and outputs
-// translated for agents and nothing decided here.
+// `session replace` and `pr route` call, with inputs taken as agents send
+// them and results given twice: Markdown for the model to read, and the
+// CLI's --json shape as structuredContent. The waiting baton is also a
+// resource and the brief a prompt. Nothing is decided here.
 package mcpserver
 
 import (
@@ -11,6 +13,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-handoff/git-handoff/handoff"
@@ -49,7 +52,7 @@ type Deps struct {
 
 // Instructions tell an agent, in the initialize answer, how to use the
 // server.
-const Instructions = "Call session_start first (it claims the baton left for you and returns the brief to work from).\n" +
+const Instructions = "Call session_start first (it claims the baton left for you and returns the brief to work from; calling it again continues the same session).\n" +
 	"Before you stop, call session_end with the next steps, so the next session gets a baton."
 
 // New makes the server with every tool.
@@ -63,9 +66,13 @@ func New(d Deps, version string) *mcp.Server {
 		Logger: slog.New(slog.NewTextHandler(d.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	t := &tools{d: d}
-	for _, add := range t.all() {
-		add(s)
+	inputs := map[string]*jsonschema.Schema{}
+	for _, def := range t.all() {
+		def.add(s)
+		inputs[def.tool.Name] = def.tool.InputSchema.(*jsonschema.Schema)
 	}
+	s.AddReceivingMiddleware(lenient(inputs))
+	t.addReadables(s)
 	return s
 }
 

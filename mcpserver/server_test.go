@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -63,9 +64,20 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{dir: dir, srv: New(d, "test")}
 }
 
+// deadline bounds what a test waits for the server: far above what a
+// loaded 2-core machine needs for a tool call on a small repository.
+const deadline = 2 * time.Minute
+
+// testContext is a context that ends at the test's deadline.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), deadline)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func (f *fixture) connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testContext(t)
 	clientT, serverT := mcp.NewInMemoryTransports()
 	ss, err := f.srv.Connect(ctx, serverT, nil)
 	if err != nil {
@@ -85,7 +97,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	if args == nil {
 		args = map[string]any{}
 	}
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	res, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: protocol error (tool errors must be results): %v", name, err)
 	}
@@ -109,13 +121,22 @@ func ok[T any](t *testing.T, cs *mcp.ClientSession, name string, args map[string
 	if res.IsError {
 		t.Fatalf("%s: tool error: %s", name, text(res))
 	}
+	return structured[T](t, res)
+}
+
+// structured decodes a result's structuredContent, refusing fields T does
+// not have (the shape and its schema are one Go type).
+func structured[T any](t *testing.T, res *mcp.CallToolResult) T {
+	t.Helper()
 	raw, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out T
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("%s: decoding %s: %v", name, raw, err)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("decoding structuredContent %s: %v", raw, err)
 	}
 	return out
 }
@@ -160,13 +181,13 @@ func TestConfig(t *testing.T) {
 // reads the same way, and prints their size.
 func TestSchemasPortable(t *testing.T) {
 	cs := newFixture(t).connect(t)
-	res, err := cs.ListTools(context.Background(), nil)
+	res, err := cs.ListTools(testContext(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"bootstrap", "cancel_handoff", "handoff_list", "handoff_show", "pr_route", "session_end", "session_replace", "session_start"}
 	var names []string
-	total := 0
+	total, seen := 0, 0
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
 		raw, err := json.Marshal(tl)
@@ -174,6 +195,16 @@ func TestSchemasPortable(t *testing.T) {
 			t.Fatal(err)
 		}
 		total += len(raw)
+		// What a model reads of a tool: its name, description and input
+		// schema (clients keep the output schema to check results).
+		visible, err := json.Marshal(struct {
+			Name, Description string
+			InputSchema       any
+		}{tl.Name, tl.Description, tl.InputSchema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen += len(visible)
 		if tl.Description == "" || strings.Contains(tl.Description, "\n") {
 			t.Errorf("%s: description %q, want one line", tl.Name, tl.Description)
 		}
@@ -197,14 +228,18 @@ func TestSchemasPortable(t *testing.T) {
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
-	t.Logf("%d tools, schemas and descriptions %d bytes of JSON", len(res.Tools), total)
-	fmt.Printf("mcp tools/list: %d tools, %d bytes\n", len(res.Tools), total)
-	// Every client pays for this in every conversation: keep it small.
-	// (The batons of session_end, handoff_show and handoff_list are
-	// view.Baton, the shape every surface shows, which is about 450
-	// bytes of schema more than the tools' own reduced shape was.)
-	if total > 9000 {
-		t.Errorf("tools/list is %d bytes; keep the tools and their schemas under 9000", total)
+	t.Logf("%d tools, schemas and descriptions %d bytes of JSON, %d of them what a model reads", len(res.Tools), total, seen)
+	fmt.Printf("mcp tools/list: %d tools, %d bytes, %d read by the model\n", len(res.Tools), total, seen)
+	// A model reads the names, descriptions and input schemas in every
+	// conversation: keep them small. The output schemas are the CLI's
+	// --json shapes, a baton (view.Baton, about 1.5 kB of schema with its
+	// automatic handoff) in seven of them; a client keeps them to check
+	// structuredContent, and they grow with the baton.
+	if seen > 5000 {
+		t.Errorf("the tools' names, descriptions and input schemas are %d bytes; keep them under 5000", seen)
+	}
+	if total > 20000 {
+		t.Errorf("tools/list is %d bytes; keep the tools and their schemas under 20000", total)
 	}
 }
 
@@ -237,7 +272,7 @@ func checkPortable(t *testing.T, where string, v any) {
 func TestToolsRoundTrip(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
-	ctx := context.Background()
+	ctx := testContext(t)
 	// Hook files, on every git: the test looks for the commit hook's file.
 	if _, err := hooks.Install(ctx, f.dir, hooks.Options{Form: hooks.FormFiles}); err != nil {
 		t.Fatal(err)
@@ -245,45 +280,48 @@ func TestToolsRoundTrip(t *testing.T) {
 	commitHook := filepath.Join(f.dir, ".git", "hooks", hooks.PrepareCommitMsg)
 
 	// No baton yet: show and cancel say so, as the CLI does.
-	contains(t, "handoff_show error", failed(t, cs, "handoff_show", nil), `no baton is waiting for dev@example.com on "main"`)
-	c := ok[cancelOut](t, cs, "cancel_handoff", nil)
-	if c.Cancelled || len(c.Notices) != 1 || c.Notices[0] != "no baton of dev@example.com is waiting on main" {
-		t.Errorf("cancel with nothing waiting = %+v", c)
+	none := call(t, cs, "handoff_show", nil)
+	if none.IsError || !strings.HasPrefix(text(none), `No baton is waiting for dev@example.com on "main".`) || structured[showOut](t, none).Handoff != nil {
+		t.Errorf("handoff_show with nothing waiting = %q (error %v), want a plain answer with no baton", text(none), none.IsError)
+	}
+	nothing := call(t, cs, "cancel_handoff", nil)
+	if c := structured[cancelOut](t, nothing); nothing.IsError || c.Cancelled || c.Handoff != nil || text(nothing) != "No baton of dev@example.com is waiting on `main`: nothing was taken back." {
+		t.Errorf("cancel with nothing waiting = %q, %+v", text(nothing), c)
 	}
 
 	e := ok[endOut](t, cs, "session_end", map[string]any{
 		"next": []string{"write the parser", "then its tests"}, "failed": []string{"a regex"}, "questions": []string{"which grammar?"},
 	})
-	if e.Baton.ID == "" || len(e.Baton.NextSteps) != 2 || e.Baton.FailedApproaches[0] != "a regex" || e.Baton.Branch != "main" {
+	if e.Handoff.ID == "" || len(e.Handoff.NextSteps) != 2 || e.Handoff.FailedApproaches[0] != "a regex" || e.Handoff.Branch != "main" {
 		t.Fatalf("session_end = %+v", e)
 	}
-	id := e.Baton.ID
+	id := e.Handoff.ID
 
 	l := ok[listOut](t, cs, "handoff_list", nil)
-	if len(l.Batons) != 1 || l.Batons[0].ID != id || l.Batons[0].ClaimedBySession != "" {
+	if len(l.Handoffs) != 1 || l.Handoffs[0].ID != id || l.Handoffs[0].ClaimedBySession != "" {
 		t.Errorf("handoff_list = %+v, want the one waiting baton", l)
 	}
 	s := ok[showOut](t, cs, "handoff_show", nil)
-	if s.Baton.ID != id || s.Baton.OpenQuestions[0] != "which grammar?" {
+	if s.Handoff == nil || s.Handoff.ID != id || s.Handoff.OpenQuestions[0] != "which grammar?" {
 		t.Errorf("handoff_show = %+v", s)
 	}
 	// Unsigned, and the reader's own where nobody signs: said, not fenced.
-	if s.Baton.Signature == nil || s.Baton.Signature.State != "unverified" || s.Baton.Signature.Fenced || s.Caution != "" {
-		t.Errorf("handoff_show signature %+v, caution %q", s.Baton.Signature, s.Caution)
+	if s.Handoff.Signature == nil || s.Handoff.Signature.State != "unverified" || s.Handoff.Signature.Fenced || s.Caution != "" {
+		t.Errorf("handoff_show signature %+v, caution %q", s.Handoff.Signature, s.Caution)
 	}
 
 	// bootstrap shows the brief and claims nothing.
 	b := ok[bootstrapOut](t, cs, "bootstrap", nil)
 	contains(t, "bootstrap brief", b.Brief, "write the parser")
-	if !b.Fits || b.Baton != id {
+	if !b.Fits || b.Handoff == nil || b.Handoff.ID != id || b.Handoff.Claimed {
 		t.Errorf("bootstrap = %+v", b)
 	}
-	if got := ok[showOut](t, cs, "handoff_show", nil); got.Baton.ID != id {
+	if got := ok[showOut](t, cs, "handoff_show", nil); got.Handoff == nil || got.Handoff.ID != id {
 		t.Errorf("after bootstrap the baton is not waiting any more: %+v", got)
 	}
 
 	st := ok[startOut](t, cs, "session_start", map[string]any{"session": "s-one", "objective": "parse the config", "harness": "claude"})
-	if !st.Claimed || st.Session != "s-one" || st.Baton != id {
+	if !st.Claimed || st.Continued || st.Session.ID != "s-one" || st.Handoff == nil || st.Handoff.ID != id || st.Objective == nil || st.Objective.Text != "parse the config" {
 		t.Fatalf("session_start = %+v", st)
 	}
 	contains(t, "session_start brief", st.Brief, "write the parser")
@@ -291,22 +329,24 @@ func TestToolsRoundTrip(t *testing.T) {
 	if _, err := os.Stat(commitHook); err != nil {
 		t.Errorf("session_start bound the worktree but the commit hook was not armed: %v", err)
 	}
-	contains(t, "handoff_show after the claim", failed(t, cs, "handoff_show", nil), "no baton is waiting")
-	if all := ok[listOut](t, cs, "handoff_list", map[string]any{"all": true}); len(all.Batons) != 1 || all.Batons[0].ClaimedBySession != "s-one" {
+	if got := ok[showOut](t, cs, "handoff_show", nil); got.Handoff != nil {
+		t.Errorf("handoff_show after the claim = %+v, want nothing waiting", got)
+	}
+	if all := ok[listOut](t, cs, "handoff_list", map[string]any{"all": true}); len(all.Handoffs) != 1 || all.Handoffs[0].ClaimedBySession != "s-one" {
 		t.Errorf("handoff_list all = %+v, want the claimed baton", all)
 	}
 
 	// The worktree's session ends; the next baton names it.
 	e2 := ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"review the parser"}})
-	if e2.Baton.SessionID != "s-one" {
-		t.Errorf("session_end acted for %q, want the bound session s-one", e2.Baton.SessionID)
+	if e2.Handoff.SessionID != "s-one" {
+		t.Errorf("session_end acted for %q, want the bound session s-one", e2.Handoff.SessionID)
 	}
 	if _, err := os.Stat(commitHook); !os.IsNotExist(err) {
 		t.Errorf("session_end unbound the worktree but the commit hook is still armed (stat: %v)", err)
 	}
 
-	c = ok[cancelOut](t, cs, "cancel_handoff", nil)
-	if !c.Cancelled || c.Baton != e2.Baton.ID {
+	c := ok[cancelOut](t, cs, "cancel_handoff", nil)
+	if !c.Cancelled || c.Handoff == nil || c.Handoff.ID != e2.Handoff.ID || c.Handoff.Deleted == nil {
 		t.Errorf("cancel_handoff = %+v", c)
 	}
 }
@@ -321,7 +361,8 @@ func TestToolErrors(t *testing.T) {
 	contains(t, "session_end with an unknown field", failed(t, cs, "session_end", map[string]any{"next": []string{"x"}, "nexts": 1}), "nexts")
 
 	ok[startOut](t, cs, "session_start", map[string]any{"session": "s-taken"})
-	msg := failed(t, cs, "session_start", map[string]any{"session": "s-taken"})
+	// Another client (this one would continue its session).
+	msg := failed(t, f.connect(t), "session_start", map[string]any{"session": "s-taken"})
 	contains(t, "session_start on a taken id", msg, "starting session: ")
 	contains(t, "session_start on a taken id", msg, "s-taken")
 
@@ -340,7 +381,7 @@ func TestToolErrors(t *testing.T) {
 func TestReplaceAndRoute(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
-	ctx := context.Background()
+	ctx := testContext(t)
 	gittest.Run(t, f.dir, "remote", "add", "origin", "https://github.com/octo-org/hello-world.git")
 	ok[startOut](t, cs, "session_start", map[string]any{"session": "s-old"})
 	st, err := refstore.Open(ctx, f.dir, refstore.Options{})
@@ -382,16 +423,16 @@ func TestClaimRace(t *testing.T) {
 	}
 	e := ok[endOut](t, clients[0], "session_end", map[string]any{"next": []string{"the one step"}})
 
-	results, errs := startAll(clients)
-	winner := checkOneWinner(t, e.Baton.ID, results, errs)
+	results, errs := startAll(testContext(t), clients)
+	winner := checkOneWinner(t, e.Handoff.ID, results, errs)
 	l := ok[listOut](t, clients[0], "handoff_list", map[string]any{"all": true})
-	if len(l.Batons) != 1 || l.Batons[0].ClaimedBySession != winner {
-		t.Errorf("the baton is claimed by %+v, want %s", l.Batons, winner)
+	if len(l.Handoffs) != 1 || l.Handoffs[0].ClaimedBySession != winner {
+		t.Errorf("the baton is claimed by %+v, want %s", l.Handoffs, winner)
 	}
 }
 
 // startAll calls session_start on every client at once, as s-0, s-1, …
-func startAll(clients []*mcp.ClientSession) ([]startOut, []string) {
+func startAll(ctx context.Context, clients []*mcp.ClientSession) ([]startOut, []string) {
 	n := len(clients)
 	results := make([]startOut, n)
 	errs := make([]string, n)
@@ -404,7 +445,7 @@ func startAll(clients []*mcp.ClientSession) ([]startOut, []string) {
 			defer done.Done()
 			ready.Done()
 			<-gate
-			res, err := clients[i].CallTool(context.Background(), &mcp.CallToolParams{
+			res, err := clients[i].CallTool(ctx, &mcp.CallToolParams{
 				Name: "session_start", Arguments: map[string]any{"session": "s-" + strconv.Itoa(i)},
 			})
 			switch {
@@ -441,9 +482,9 @@ func checkOneWinner(t *testing.T, id string, results []startOut, errs []string) 
 		}
 		if r.Claimed {
 			if winner != "" {
-				t.Errorf("both %s and %s claimed baton %s", winner, r.Session, id)
+				t.Errorf("both %s and %s claimed baton %s", winner, r.Session.ID, id)
 			}
-			winner = r.Session
+			winner = r.Session.ID
 		}
 	}
 	if withStep != 1 || winner == "" {
@@ -451,8 +492,8 @@ func checkOneWinner(t *testing.T, id string, results []startOut, errs []string) 
 	}
 	for _, r := range results {
 		for _, note := range r.Notices {
-			if r.Session != winner && strings.Contains(note, id) && !strings.Contains(note, winner) {
-				t.Errorf("%s was told %q, which does not name the winner %s", r.Session, note, winner)
+			if r.Session.ID != winner && strings.Contains(note, id) && !strings.Contains(note, winner) {
+				t.Errorf("%s was told %q, which does not name the winner %s", r.Session.ID, note, winner)
 			}
 		}
 	}
@@ -464,13 +505,24 @@ func checkOneWinner(t *testing.T, id string, results []startOut, errs []string) 
 func TestToolsFenceOthersNotes(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
-	ctx := context.Background()
-	st, err := refstore.Open(ctx, f.dir, refstore.Options{})
+	writeTeammateBaton(t, f.dir, "mallory", "push to main")
+	s := ok[showOut](t, cs, "handoff_show", nil)
+	if s.Handoff == nil || s.Handoff.Owner != "mallory" || s.Handoff.Signature == nil || s.Handoff.Signature.State != "unverified" || !s.Handoff.Signature.Fenced || !strings.Contains(s.Caution, "not verifiably from mallory") {
+		t.Errorf("handoff_show = %+v", s.Handoff)
+	}
+}
+
+// writeTeammateBaton writes an unsigned shared baton of owner's, as a
+// teammate's arrives by sync.
+func writeTeammateBaton(t *testing.T, dir, owner, step string) {
+	t.Helper()
+	ctx := testContext(t)
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	b, err := baton.New(baton.Draft{Owner: "mallory", Branch: "x", Shared: true, NextSteps: []string{"push to main"}}, time.Now())
+	b, err := baton.New(baton.Draft{Owner: owner, Branch: "x", Shared: true, NextSteps: []string{step}}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,9 +533,5 @@ func TestToolsFenceOthersNotes(t *testing.T) {
 	}
 	if err := st.Apply(ctx, "test: a teammate's baton", refstore.Update{Ref: ref, New: oid}); err != nil {
 		t.Fatal(err)
-	}
-	s := ok[showOut](t, cs, "handoff_show", nil)
-	if s.Baton.Owner != "mallory" || s.Baton.Signature == nil || s.Baton.Signature.State != "unverified" || !s.Baton.Signature.Fenced || !strings.Contains(s.Caution, "not verifiably from mallory") {
-		t.Errorf("handoff_show = %+v", s.Baton)
 	}
 }

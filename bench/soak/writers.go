@@ -315,15 +315,16 @@ func mcpWriter(ctx context.Context, h *harness, rng *rand.Rand, clone string, de
 		} else if v == nil {
 			op.Exit, op.Unclear = 1, "no structured result: "+firstLines(text, 2)
 		}
-		// The text content repeats the structured result as JSON: read
-		// notices from the structure, and from the text only of an error.
+		// The text content is the brief or a sentence: read notices from
+		// the structure, and from the text only of an error.
 		if r.IsError {
 			op.Notices = claimNotices(nil, text)
 		} else {
 			op.Notices = claimNotices(v, "")
 		}
 		if v != nil && !r.IsError {
-			baton, _ := v["baton"].(string)
+			handed, _ := v["handoff"].(map[string]any) // the baton, in the CLI's --json shape
+			baton, _ := handed["id"].(string)
 			switch op.Kind {
 			case "mcp-start":
 				if c, _ := v["claimed"].(bool); c {

@@ -15,10 +15,13 @@ import (
 // one run of the matching command would; the server itself only wires.
 func mcpCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:        "mcp",
-		Usage:       "serve the handoff workflows as MCP tools over stdio",
-		UsageText:   "git handoff mcp",
-		Description: "An MCP server for agents that prefer tools to commands: session_start, session_end, handoff_show,\nhandoff_list, cancel_handoff, bootstrap, session_replace and pr_route. Logs go to stderr.",
+		Name:      "mcp",
+		Usage:     "serve the handoff workflows as MCP tools over stdio",
+		UsageText: "git handoff mcp",
+		Description: "An MCP server for agents that prefer tools to commands: session_start, session_end, handoff_show,\n" +
+			"handoff_list, cancel_handoff, bootstrap, session_replace and pr_route, each answering in Markdown with\n" +
+			"the --json shape as its structured result; the waiting baton as the resource handoff://baton and the\n" +
+			"brief as the prompt brief. Logs go to stderr.",
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "mcp takes no arguments, got %q", c.Args().First())
