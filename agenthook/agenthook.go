@@ -184,6 +184,8 @@ type input struct {
 	StopHookActive bool     `json:"stop_hook_active"`
 	LoopCount      int      `json:"loop_count"`
 	TranscriptPath string   `json:"transcript_path"`
+	// Copilot names it so under its own event names (agentStop).
+	TranscriptPathCamel string `json:"transcriptPath"`
 	// The agent's last reply, at its end of turn: Claude's and Codex's
 	// Stop name it last_assistant_message, Gemini's AfterAgent
 	// prompt_response. Copilot's Stop gives none (its transcript has it).
@@ -236,6 +238,9 @@ func readInput(r io.Reader, deadline time.Duration) (input, error) {
 		if in.SessionID == "" {
 			in.SessionID = id
 		}
+	}
+	if in.TranscriptPath == "" {
+		in.TranscriptPath = in.TranscriptPathCamel
 	}
 	return in, nil
 }

@@ -195,7 +195,7 @@ func TestStopPassesTheLastMessageAndTranscript(t *testing.T) {
 		{"claude", `{"session_id":"` + uuid + `","transcript_path":"/t/c.jsonl","last_assistant_message":"Done: the lexer handles block comments."}`, "Done: the lexer handles block comments."},
 		{"codex", `{"session_id":"` + uuid + `","turn_id":"1","transcript_path":"/t/c.jsonl","last_assistant_message":"All tests pass."}`, "All tests pass."},
 		{"gemini", `{"session_id":"` + uuid + `","transcript_path":"/t/c.jsonl","prompt":"fix it","prompt_response":"Fixed the parser."}`, "Fixed the parser."},
-		{"copilot", `{"sessionId":"` + uuid + `","transcript_path":"/t/c.jsonl","stop_reason":"end_turn"}`, ""},
+		{"copilot", `{"sessionId":"` + uuid + `","transcriptPath":"/t/c.jsonl","stopReason":"end_turn"}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.harness, func(t *testing.T) {

@@ -155,8 +155,8 @@ func TestClaudeKilledAtStartLeavesItsBatonToTheNext(t *testing.T) {
 	close(release)
 	next := mustRun(t, claude, fake, agenttest.Run{Dir: p.dir, Prompt: "go on"})
 	s := p.sessionOf(agenttest.Claude, next.SessionID)
-	if b := p.baton(task); !b.Claimed || b.ClaimedBySession != s.ID {
-		t.Fatalf("baton %s = %+v, want claimed by the next session %s", task, b, s.ID)
+	if s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != task {
+		t.Fatalf("the next session %s claimed %+v, want baton %s", s.ID, s.ClaimedHandoff, task)
 	}
 	if !anyContains(mainTurns(fake, 0), "TASK-"+tok, "never acted on it") {
 		t.Fatalf("the next session was not given the baton with the notice\n%s", fake.Dump())

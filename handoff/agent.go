@@ -535,13 +535,19 @@ func didWork(ctx context.Context, st *refstore.Store, s session.Record, state ag
 	case !noted:
 		return false, nil
 	case state.Since != 0:
-		return st.WorktreeChangedSince(ctx, state.Since)
+		return st.WorktreeChangedSince(ctx, state.Since, agentStateDirs...)
 	case state.StartTree != "":
 		tree, err := st.WorktreeDigest(ctx)
 		return tree != state.StartTree, err
 	}
 	return false, nil
 }
+
+// agentStateDirs are the agents' own directories in a project: their
+// settings (which init writes) and what they keep there while they run.
+// A change under them is the agent's bookkeeping, not the session's work:
+// Claude Code touches .claude/ in a session that did nothing.
+var agentStateDirs = []string{".claude/", ".codex/", ".gemini/", ".cursor/", ".opencode/", ".goose/"}
 
 // leftBaton reports whether a baton of session s waits on its branch (an
 // `end` that found the session ended it too, so a live one rarely has).

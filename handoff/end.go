@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -32,7 +33,10 @@ type EndResult struct {
 	// Superseded is the baton this one replaced while it was still waiting.
 	Superseded *baton.Stored
 	Snapshot   SnapshotTaken // with EndOptions.Snapshot
-	Notices    []string
+	// Redacted is what was taken out of the notes before they were
+	// written (credentials: redact).
+	Redacted []redact.Hit
+	Notices  []string
 }
 
 // End leaves a baton for the next session, marks the session ended and
@@ -47,6 +51,15 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		return EndResult{}, err
 	}
 	var notices []string
+	var redacted []redact.Hit
+	for _, l := range []*[]string{&opts.Next, &opts.Failed, &opts.Questions} {
+		var hits []redact.Hit
+		*l, hits = scrubList(*l)
+		redacted = redact.Merge(redacted, hits)
+	}
+	if n := redactedNotice(redacted); n != "" {
+		notices = append(notices, n)
+	}
 	taken, err := endSnapshot(ctx, st, id, opts.Snapshot)
 	if err != nil {
 		return EndResult{}, err
@@ -127,7 +140,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 					}
 				}
 			}
-			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Notices: notices}, nil
+			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Redacted: redacted, Notices: notices}, nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 3 {
 			return EndResult{}, err

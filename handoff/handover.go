@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -287,17 +288,17 @@ func noteOf(ctx context.Context, st *refstore.Store, s *session.Record) agentSta
 }
 
 // scrubAuto redacts every text of an automatic handoff's draft.
-func scrubAuto(d *baton.Draft) []redactHit {
-	var all []redactHit
+func scrubAuto(d *baton.Draft) []redact.Hit {
+	var all []redact.Hit
 	text := func(s *string) {
-		var h []redactHit
+		var h []redact.Hit
 		*s, h = scrubText(*s)
-		all = append(all, h...)
+		all = redact.Merge(all, h)
 	}
 	list := func(l *[]string) {
-		var h []redactHit
+		var h []redact.Hit
 		*l, h = scrubList(*l)
-		all = append(all, h...)
+		all = redact.Merge(all, h)
 	}
 	list(&d.NextSteps)
 	list(&d.FailedApproaches)
@@ -309,8 +310,6 @@ func scrubAuto(d *baton.Draft) []redactHit {
 	}
 	return all
 }
-
-func redactedNotice(hits []redactHit) string { return "" }
 
 // capBytes keeps the start of s within n bytes, cut at a rune boundary
 // and marked as cut.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -21,6 +22,8 @@ type ObjectiveResult struct {
 	Who       Who
 	Objective *baton.Objective // nil when there is none
 	Changed   bool
+	Redacted  []redact.Hit // taken out of the text before it was written
+	Notices   []string
 }
 
 // Objective shows, sets or clears the objective for owner on branch. A set
@@ -34,6 +37,10 @@ func Objective(ctx context.Context, st *refstore.Store, opts ObjectiveOptions, c
 		return ObjectiveResult{}, err
 	}
 	res := ObjectiveResult{Who: who}
+	opts.Text, res.Redacted = scrubText(opts.Text)
+	if n := redactedNotice(res.Redacted); n != "" {
+		res.Notices = append(res.Notices, n)
+	}
 	if opts.Text != "" || opts.Clear {
 		session, _ := SessionID(st, "")
 		if res.Changed, err = baton.SetObjective(ctx, st, who.Owner, who.Branch, opts.Text, session, clock()); err != nil {

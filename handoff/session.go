@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/agentconf"
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/tmuxrt"
@@ -250,6 +251,10 @@ func SessionTerminate(ctx context.Context, st *refstore.Store, id, summary strin
 			}
 		}
 	}
+	summary, hits := scrubText(summary)
+	if n := redactedNotice(hits); n != "" {
+		res.Notices = append(res.Notices, n)
+	}
 	s, changed, err := session.Terminate(ctx, st, id, summary, clock())
 	res.Session, res.Changed = s, changed
 	if err != nil || !changed {
@@ -261,9 +266,23 @@ func SessionTerminate(ctx context.Context, st *refstore.Store, id, summary strin
 	return res, nil
 }
 
-// SessionSummary records the latest summary of a session's work.
-func SessionSummary(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (session.Stored, error) {
-	return session.SetSummary(ctx, st, id, summary, clock())
+// SessionSummaryResult is the session with its summary recorded.
+type SessionSummaryResult struct {
+	Session  session.Stored
+	Redacted []redact.Hit // taken out before it was written
+	Notices  []string
+}
+
+// SessionSummary records the latest summary of a session's work,
+// redacted.
+func SessionSummary(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (SessionSummaryResult, error) {
+	summary, hits := scrubText(summary)
+	s, err := session.SetSummary(ctx, st, id, summary, clock())
+	res := SessionSummaryResult{Session: s, Redacted: hits}
+	if n := redactedNotice(hits); n != "" {
+		res.Notices = append(res.Notices, n)
+	}
+	return res, err
 }
 
 // SessionShowResult is one session record and its place in the lineage.

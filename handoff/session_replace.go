@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/prown"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -73,7 +74,7 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 		if n != "" {
 			notices = append(notices, n)
 		}
-		var hits []redactHit
+		var hits []redact.Hit
 		ro.Transcript, hits = scrubText(quote)
 		if n := redactedNotice(hits); n != "" {
 			notices = append(notices, n)

@@ -9,6 +9,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -82,6 +83,10 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 	}
 	arb := arbiter(opts.Arbiter)
 	var notices noticeSet
+	var hits []redact.Hit
+	if opts.Objective, hits = scrubText(opts.Objective); len(hits) > 0 {
+		notices.add(redactedNotice(hits) + " (the objective)")
+	}
 	var conflicts []Conflict // joins the arbiter's answers made here
 	if r, ok := arb.(Refresher); ok {
 		ns, cs := r.Refresh(ctx, st, who.Owner, who.Branch)

@@ -52,8 +52,9 @@ func (s *Store) status(ctx context.Context) ([]byte, error) {
 // was changed after since (ns since the epoch): its modification or change
 // time is later, or, for a path that is gone, its directory's is. A path
 // changed before since and not touched again is not a change; nor is
-// staging, alone, an edit made before since.
-func (s *Store) WorktreeChangedSince(ctx context.Context, since int64) (bool, error) {
+// staging, alone, an edit made before since. Paths under one of the
+// directories in skip (slash-separated, ending in "/") are not looked at.
+func (s *Store) WorktreeChangedSince(ctx context.Context, since int64, skip ...string) (bool, error) {
 	if s.bare {
 		return false, nil
 	}
@@ -71,6 +72,9 @@ func (s *Store) WorktreeChangedSince(ctx context.Context, since int64) (bool, er
 			continue
 		}
 		paths := []string{string(entry[3:])}
+		if skipped(paths[0], skip) {
+			continue
+		}
 		if entry[0] == 'R' || entry[0] == 'C' {
 			// A rename's origin follows it: changed too when it is gone.
 			if i+1 < len(entries) {
@@ -103,4 +107,13 @@ func (s *Store) WorktreeChangedSince(ctx context.Context, since int64) (bool, er
 		}
 	}
 	return false, nil
+}
+
+func skipped(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(path, d) {
+			return true
+		}
+	}
+	return false
 }

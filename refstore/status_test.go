@@ -62,3 +62,29 @@ func TestWorktreeChangedSince(t *testing.T) {
 		})
 	}
 }
+
+func TestWorktreeChangedSinceSkipsDirectories(t *testing.T) {
+	ctx := context.Background()
+	gittest.Isolate(t)
+	dir := gittest.Init(t)
+	os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte("{}\n"), 0o644)
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	time.Sleep(30 * time.Millisecond)
+	since := time.Now().Add(-10 * time.Millisecond).UnixNano()
+	os.WriteFile(filepath.Join(dir, ".claude", "settings.local.json"), []byte("{}\n"), 0o644)
+	if got, err := st.WorktreeChangedSince(ctx, since, ".claude/"); err != nil || got {
+		t.Fatalf("a change in a skipped directory counted: %v, %v", got, err)
+	}
+	if got, err := st.WorktreeChangedSince(ctx, since); err != nil || !got {
+		t.Fatalf("the same change, not skipped: %v, %v", got, err)
+	}
+	os.WriteFile(filepath.Join(dir, "work.go"), []byte("package p\n"), 0o644)
+	if got, err := st.WorktreeChangedSince(ctx, since, ".claude/"); err != nil || !got {
+		t.Fatalf("a change beside the skipped directory: %v, %v", got, err)
+	}
+}

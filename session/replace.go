@@ -13,6 +13,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/lineage"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -61,7 +62,9 @@ type ReplaceResult struct {
 	Package string        // the handoff package; "" in none mode
 	Carried *baton.Stored // the old session's baton, now claimed by the new one
 	Bound   string        // the worktree now bound to the new session, if any
-	Notices []string
+	// Redacted is what was taken out of the package before it was written.
+	Redacted []redact.Hit
+	Notices  []string
 }
 
 // NewID makes a short id, unique across clones in practice; creation
@@ -158,8 +161,13 @@ func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now t
 			if err != nil {
 				res.Notices = append(res.Notices, "commits left out of the handoff package: "+err.Error())
 			}
-			res.Package = brief.BuildPackage(in)
+			// It quotes the old session's summary, task and terminal:
+			// a credential in any of them goes no further than here.
+			res.Package, res.Redacted = redact.Text(brief.BuildPackage(in))
 			next.HandoffPackage = res.Package
+			if n := redact.Describe(res.Redacted); n != "" {
+				res.Notices = append(res.Notices, n+" (the handoff package)")
+			}
 		}
 		prev := old.Record
 		prev.Status, prev.ReplacedBy, prev.HandoffAt, prev.UpdatedAt = StatusReplaced, opts.NewID, &at, now

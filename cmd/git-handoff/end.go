@@ -51,7 +51,7 @@ func endCommand(d *deps) *cli.Command {
 				d.refreshStoreCommitHook(c.Context, st)
 			}
 			if c.Bool("json") {
-				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Redacted: view.NonNil(res.Redacted), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			h := res.Handoff

@@ -4,6 +4,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -30,7 +31,10 @@ type endJSON struct {
 	// reachable from the ref's reflog).
 	Superseded *handoffJSON  `json:"superseded"`
 	Snapshot   *snapshotJSON `json:"snapshot,omitempty"` // with --snapshot
-	Notices    []string      `json:"notices"`
+	// Redacted: credentials taken out of the notes before they were
+	// written, by kind; [] when none.
+	Redacted []redact.Hit `json:"redacted"`
+	Notices  []string     `json:"notices"`
 }
 
 // claimJSON is the result of `claim --json`.
@@ -67,6 +71,7 @@ type dismissJSON struct {
 type objectiveResultJSON struct {
 	Objective *objectiveJSON `json:"objective"` // null when there is none
 	Changed   bool           `json:"changed"`
+	Redacted  []redact.Hit   `json:"redacted"`
 }
 
 // eventJSON is one baton event of `log --json`.

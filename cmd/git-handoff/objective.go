@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/git-handoff/git-handoff/view"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -35,8 +36,9 @@ func objectiveCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(objectiveResultJSON{Objective: toObjectiveJSON(res.Objective), Changed: res.Changed})
+				return d.printJSON(objectiveResultJSON{Objective: toObjectiveJSON(res.Objective), Changed: res.Changed, Redacted: view.NonNil(res.Redacted)})
 			}
+			notify(d.stderr, res.Notices)
 			switch {
 			case res.Objective != nil:
 				fmt.Fprintln(d.stdout, res.Objective.Text)

@@ -38,8 +38,9 @@ func sessionSummaryCommand(d *deps) *cli.Command {
 				return sessionError(c, fmt.Sprintf("recording the summary of %q", id), id, err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(toSessionJSON(res.Record, false))
+				return d.printJSON(toSessionJSON(res.Session.Record, false))
 			}
+			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stderr, "summary of session %s recorded\n", id)
 			return nil
 		},
