@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/teamsync"
+	"github.com/git-handoff/git-handoff/transcript"
 )
 
 // The automatic handoff and the claim offered again (handover.go), through
@@ -286,5 +287,50 @@ func TestHandoverCutShortIsFinishedByTheNextStart(t *testing.T) {
 	}
 	if _, err := os.Stat(note); !os.IsNotExist(err) {
 		t.Fatalf("the note stayed: %v", err)
+	}
+}
+
+// Copilot's Stop names no last message: the summary comes from the
+// transcript it names (a real one, package transcript's fixture).
+func TestStopOfCopilotReadsTheSummaryFromItsTranscript(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	res, err := handoff.Start(ctx, st, handoff.StartOptions{Harness: "copilot"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := filepath.Abs("../transcript/testdata/copilot.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := transcript.LastReply("copilot", path)
+	if err != nil || want == "" {
+		t.Fatalf("the fixture's last reply: %q, %v", want, err)
+	}
+	if _, err := handoff.AgentStop(ctx, st, handoff.AgentStopOptions{Harness: "copilot", Transcript: path}, clock); err != nil {
+		t.Fatal(err)
+	}
+	s, err := session.Read(ctx, st, res.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Summary != session.CapSummary(want) || s.TurnAt == nil {
+		t.Fatalf("summary %q (turn at %v), want %q", s.Summary, s.TurnAt, want)
+	}
+}
+
+// A summary with a credential in it is kept redacted.
+func TestTheAgentsLastMessageIsRedacted(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	first := agentStartAs(t, st, "claude", claudeID)
+	secret := "AKIA" + "ZQ3T7W5YX2KJH6NB"
+	agentTurn(t, st, "claude", claudeID, "Deployed with key "+secret+"; all green.")
+	s, err := session.Read(ctx, st, first.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(s.Summary, secret) || !strings.Contains(s.Summary, "[redacted aws-access-key-id]") {
+		t.Fatalf("summary %q", s.Summary)
 	}
 }
