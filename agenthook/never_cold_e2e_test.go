@@ -74,10 +74,13 @@ func TestClaudeLeavesNoBatonCodexStartsWarm(t *testing.T) {
 	if s.Status != "ended" {
 		t.Fatalf("claude's session is %s after it exited, want ended", s.Status)
 	}
+	// The SessionEnd hook leaves the handover to a process of its own.
 	var auto *fullBatonJSON
-	for _, b := range p.fullBatons() {
-		if b.Auto != nil && b.Auto.Session == s.ID {
-			auto = &b
+	for deadline := time.Now().Add(30 * time.Second); auto == nil && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		for _, b := range p.fullBatons() {
+			if b.Auto != nil && b.Auto.Session == s.ID {
+				auto = &b
+			}
 		}
 	}
 	if auto == nil || auto.Claimed || auto.Auto.Task != task || !strings.Contains(auto.Auto.Summary, "SUMMARY-"+tok) {

@@ -586,6 +586,11 @@ type AgentEndOptions struct {
 	// conversation (its SessionStart follows, source clear) and ends nothing.
 	Reason     string
 	Transcript string
+	// Later leaves the session's handover (its automatic handoff) noted
+	// as due, for FinishHandovers to run in a process of its own: the
+	// agent gives its end hook a second or two, less on a busy machine
+	// than a snapshot and a baton take.
+	Later bool
 }
 
 // ReasonClear is the session-end reason of a conversation that goes on
@@ -618,7 +623,7 @@ func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clo
 		return s.ID, err
 	}
 	var held *session.SwitchingError
-	if _, err := EndSession(ctx, st, s.ID, session.EndAgentExit, clock); err != nil && !errors.As(err, &held) {
+	if _, err := endSession(ctx, st, s.ID, session.EndAgentExit, clock, opts.Later); err != nil && !errors.As(err, &held) {
 		return s.ID, err
 	}
 	return s.ID, nil

@@ -187,6 +187,13 @@ type EndSessionResult struct {
 // flight refuses with *session.SwitchingError, since the switch stops the
 // old agent on purpose and the session goes on with the new one.
 func EndSession(ctx context.Context, st *refstore.Store, id, reason string, clock Clock) (EndSessionResult, error) {
+	return endSession(ctx, st, id, reason, clock, false)
+}
+
+// endSession is EndSession; later leaves the handover noted as due, for
+// FinishHandovers in another process to run (an agent's end hook, which
+// the agent gives a second or two).
+func endSession(ctx context.Context, st *refstore.Store, id, reason string, clock Clock, later bool) (EndSessionResult, error) {
 	due, noteErr := noteHandover(ctx, st, id, reason)
 	s, ended, err := session.End(ctx, st, id, reason, clock())
 	res := EndSessionResult{Session: s, Ended: ended}
@@ -199,6 +206,9 @@ func EndSession(ctx context.Context, st *refstore.Store, id, reason string, cloc
 		return res, err
 	}
 	res.Unbound, res.Notices = unbindEnded(ctx, st, "handoff: end "+id, s, "ended")
+	if later && noteErr == nil {
+		return res, nil
+	}
 	res.Handover = handOver(ctx, st, s, reason, clock)
 	res.Notices = append(res.Notices, res.Handover.Notices...)
 	if ctx.Err() == nil {

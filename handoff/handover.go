@@ -117,8 +117,14 @@ func handoverPath(st *refstore.Store, id string) string {
 	return filepath.Join(agentDir(st), "handover", url.PathEscape(id))
 }
 
-// finishHandovers runs the handovers an earlier process noted as due and
-// did not finish. A directory read when there are none.
+// FinishHandovers runs the handovers noted as due in this worktree: those
+// an agent's end hook left for it (AgentEndOptions.Later) and those a
+// process stopped half-way did not finish. A directory read when there
+// are none; every start runs it before it claims.
+func FinishHandovers(ctx context.Context, st *refstore.Store, clock Clock) []string {
+	return finishHandovers(ctx, st, clock)
+}
+
 func finishHandovers(ctx context.Context, st *refstore.Store, clock Clock) []string {
 	dir := filepath.Join(agentDir(st), "handover")
 	entries, err := os.ReadDir(dir)

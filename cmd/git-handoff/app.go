@@ -106,6 +106,7 @@ func newApp(d *deps) *cli.App {
 			serveCommand(d),
 			hooksCommand(d),
 			hookCommand(d),
+			handoverCommand(d),
 			mcpCommand(d),
 			manCommand(d),
 		},

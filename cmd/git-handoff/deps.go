@@ -33,11 +33,20 @@ type deps struct {
 	json        bool
 	openNotices []string
 	openSaid    map[string]bool // what opening the store printed, without --json
+	// detach starts this binary with args in dir, in a session of its
+	// own, and does not wait for it: work that must outlive a hook the
+	// agent gives a second or two. nil runs that work in-process (tests,
+	// and systems without detach.go's).
+	detach func(dir string, args ...string) error
 }
 
 func newDeps(stdin io.Reader, stdout, stderr io.Writer) *deps {
-	return &deps{stdin: stdin, stdout: stdout, stderr: stderr}
+	return &deps{stdin: stdin, stdout: stdout, stderr: stderr, detach: detachProcess}
 }
+
+// detachProcess is deps.detach: set by main, so that tests, which run the
+// commands in their own process, run that work in-process.
+var detachProcess func(dir string, args ...string) error
 
 // Store opens the repository containing the working directory, once.
 func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {

@@ -81,7 +81,18 @@ func (a agentWorkflows) End(ctx context.Context, dir string, opts handoff.AgentE
 	if err != nil {
 		return "", err
 	}
-	return handoff.AgentEnd(ctx, st, opts, a.d.Now)
+	// The handover goes on after the hook has answered, in a process of
+	// its own (`git handoff handover`), where the binary can start one.
+	opts.Later = a.d.detach != nil
+	id, err := handoff.AgentEnd(ctx, st, opts, a.d.Now)
+	if opts.Later && id != "" {
+		if derr := a.d.detach(st.Dir(), "handover"); derr != nil {
+			// Finished here instead, as far as the hook's time goes; the
+			// next start here finishes what is left.
+			handoff.FinishHandovers(ctx, st, a.d.Now)
+		}
+	}
+	return id, err
 }
 
 func (a agentWorkflows) Delivered(ctx context.Context, dir, id string) error {

@@ -9,6 +9,7 @@ import (
 )
 
 func main() {
+	detachProcess = detach
 	code := run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr)
 	os.Exit(code)
 }
