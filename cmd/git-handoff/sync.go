@@ -83,26 +83,44 @@ func syncCommand(d *deps) *cli.Command {
 			if w := withheldNotice(res); w != "" {
 				fmt.Fprintf(d.stderr, "warning: %s\n", w)
 			}
-			verb := ""
-			if res.DryRun {
-				verb = " (dry run: nothing changed)"
-			}
 			for _, sc := range res.Snapshots {
 				where := "here"
 				if sc.Reason == "pushed" {
 					where = "to " + res.Remote
 				}
+				if res.DryRun {
+					verb := "update"
+					if sc.Reason == "pushed" {
+						verb = "push"
+					}
+					fmt.Fprintf(d.stderr, "would %s the %s %s (%s)\n", verb, sc.What, where, syncShortID(sc.New))
+					continue
+				}
 				fmt.Fprintf(d.stderr, "%s %s: %s\n", sc.What, where, syncShortID(sc.New))
 			}
-			retired := ""
-			if res.Retired > 0 {
-				retired = fmt.Sprintf(", %d retired to the archive", res.Retired)
-			}
-			fmt.Fprintf(d.stderr, "synced %d records with %s: %d updated here, %d pushed, %d conflicts%s%s\n",
-				res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired, verb)
+			fmt.Fprintln(d.stderr, syncSummary(res))
 			return nil
 		},
 	}
+}
+
+// syncSummary is the closing line of a sync; a dry run says what it would
+// have done, in the conditional, so that no one reads it as done.
+func syncSummary(res teamsync.Result) string {
+	if res.DryRun {
+		retired := ""
+		if res.Retired > 0 {
+			retired = fmt.Sprintf(", would retire %d to the archive", res.Retired)
+		}
+		return fmt.Sprintf("dry run: compared %d records with %s: would update %d here, would push %d, %d conflicts%s (dry run: nothing changed)",
+			res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired)
+	}
+	retired := ""
+	if res.Retired > 0 {
+		retired = fmt.Sprintf(", %d retired to the archive", res.Retired)
+	}
+	return fmt.Sprintf("synced %d records with %s: %d updated here, %d pushed, %d conflicts%s",
+		res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired)
 }
 
 // withheldNotice is the one line that tells of records sync withheld, or
