@@ -102,8 +102,11 @@ func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 		if !h.CanResume {
 			why = "cannot resume a conversation"
 		}
-		return LaunchPlan{}, fmt.Errorf("launching %s for session %q: %w: the session has no saved prompt and %s %s; give the task with `git handoff session switch %s --harness %s --prompt …`",
-			h.Name, s.ID, ErrNoFirstMessage, h.Name, why, s.ID, h.Name)
+		// No command is named here: launch, switch and restore each take
+		// the task their own way, and the surface that was asked knows
+		// which one to suggest.
+		return LaunchPlan{}, fmt.Errorf("launching %s for session %q: %w: the session has no saved prompt and %s %s",
+			h.Name, s.ID, ErrNoFirstMessage, h.Name, why)
 	}
 	msg, err := FirstMessage(s, br)
 	if err != nil {
