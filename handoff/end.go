@@ -127,6 +127,9 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 			if n := objectiveCleared(ctx, st, objUp, "", "a session's end clears it"); n != "" {
 				notices = append(notices, n)
 			}
+			if n := unpushedHead(ctx, st, b.ID, b.Head); n != "" {
+				notices = append(notices, n)
+			}
 			unbound := false
 			switch {
 			case sessUp != nil:
