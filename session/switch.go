@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -272,6 +273,11 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 	change := func(s *Record) {
 		from := s.Harness
 		s.Harness = h.Name
+		if !opts.Restore && canonical(from) != h.Name {
+			// The package told the agent before that it replaces someone;
+			// the next one takes this session over from that agent.
+			s.HandoffPackage = brief.Continued(s.HandoffPackage, s.ID, s.Supersedes, from, h.Name)
+		}
 		if opts.Model != "" {
 			s.Model = opts.Model
 		} else if canonical(from) != h.Name {
