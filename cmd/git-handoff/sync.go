@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -182,13 +183,34 @@ func syncChanges(cs []teamsync.Change) []syncChangeJSON {
 	return out
 }
 
-// printConflicts writes each conflict a join settled as sync shows it: a
-// line, then the line diff of the dropped and the kept record.
+// printConflicts writes each conflict a join settled as a user reads it:
+// which record, which version was kept and why, and the fields that
+// differ. Bookkeeping fields never show here; --json has the whole diff.
 func printConflicts(w io.Writer, cs []handoff.Conflict) {
 	for _, cf := range cs {
 		fmt.Fprintf(w, "conflict: %s\n", cf.Summary)
-		fmt.Fprintf(w, "--- dropped %s\n+++ kept %s\n%s", syncShortID(cf.Dropped), syncShortID(cf.Kept), cf.Diff)
+		fmt.Fprintf(w, "  why: %s\n", cf.Why)
+		width := 0
+		for _, f := range cf.Fields {
+			width = max(width, len(f.Field))
+		}
+		for _, f := range cf.Fields {
+			fmt.Fprintf(w, "  %-*s kept %s, dropped %s\n", width+1, f.Field+":", conflictValue(f.Kept), conflictValue(f.Dropped))
+		}
+		fmt.Fprintf(w, "  the dropped version: git cat-file -p %s\n", cf.Dropped)
 	}
+}
+
+// conflictValue shows one field's JSON value on one short line.
+func conflictValue(v json.RawMessage) string {
+	if len(v) == 0 {
+		return "(absent)"
+	}
+	s := string(v)
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
 }
 
 // arbiterFor is who decides a claim: the remote that knows the baton, or
