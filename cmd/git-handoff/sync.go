@@ -22,8 +22,9 @@ func syncCommand(d *deps) *cli.Command {
 		ArgsUsage: "[REMOTE]",
 		Description: "Fetches the remote's records, joins each with the local one (the same answer in any order on any\n" +
 			"machine), updates the local refs and pushes every changed ref with a lease on what was fetched.\n" +
-			"Where two versions could not be ordered, the one kept is chosen by a fixed tie-break and the two\n" +
-			"are shown as a diff; the other stays in the reflog. Only records whose two sides differ are read:\n" +
+			"Where two versions could not be ordered, the one kept is chosen by a fixed rule, and sync says which\n" +
+			"rule and which fields differ (--json adds the whole line diff); the other stays in the reflog. --dry-run\n" +
+			"says what it would change. Only records whose two sides differ are read:\n" +
 			"a sync with nothing new reads no record and moves no ref.\n\n" +
 			"Once a day (or with --retire) sync also retires records final for longer than git config\n" +
 			teamsync.RetentionKey + " (default 7d; \"never\" keeps them): ended sessions no live session needs,\n" +
