@@ -1,7 +1,6 @@
 package handoff_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/git-handoff/git-handoff/handoff"
@@ -13,15 +12,6 @@ import (
 func TestStartAndEndNameTheObjectiveTheyClear(t *testing.T) {
 	ctx := deadline(t)
 	st := open(t)
-	hasNotice := func(notices []string, want string) bool {
-		for _, n := range notices {
-			if strings.Contains(n, want) {
-				return true
-			}
-		}
-		return false
-	}
-
 	if _, err := handoff.Objective(ctx, st, handoff.ObjectiveOptions{Text: "ship the parser"}, clock); err != nil {
 		t.Fatal(err)
 	}
