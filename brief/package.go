@@ -62,7 +62,7 @@ type PackageInput struct {
 func BuildPackage(in PackageInput) string {
 	o := in.Old
 	var b strings.Builder
-	fmt.Fprintf(&b, "## 🔁 Handoff package: you replace session %s\n\n", OneLine(o.ID))
+	fmt.Fprintf(&b, "%syou replace session %s\n\n", packageTitle, OneLine(o.ID))
 	agent := o.Harness
 	if agent == "" {
 		agent = "an unrecorded agent"

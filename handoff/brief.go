@@ -32,6 +32,10 @@ type BriefOptions struct {
 	// PRFacts renders the facts of the pull request a session owns, with
 	// notices; nil leaves them out (no GitHub access).
 	PRFacts func(context.Context, *session.PRPointer) (string, []string)
+	// Record is the session's record as a switch is about to write it
+	// (its handoff package retitled for the new agent); nil reads the
+	// stored one.
+	Record *session.Record
 }
 
 // Brief renders the brief for owner on branch as start would, but claims
@@ -56,7 +60,7 @@ func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clo
 		}
 	}
 	if id, err := SessionID(st, opts.Session); err == nil && id != "" {
-		if s, err := session.Read(ctx, st, id); err == nil {
+		if s, err := sessionFor(ctx, st, id, opts.Record); err == nil {
 			g.input.Package = s.HandoffPackage
 			if opts.Claimed {
 				g.input.Progress = s.Summary
@@ -79,4 +83,13 @@ func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clo
 		res.Notices = append(res.Notices, fmt.Sprintf("baton %s does not fit in %d bytes: read it with `git handoff show`", g.handoff.ID, max))
 	}
 	return res, nil
+}
+
+// sessionFor is session id's record: rec when it is that session's (as a
+// switch is about to write it), else the stored one.
+func sessionFor(ctx context.Context, st *refstore.Store, id string, rec *session.Record) (session.Stored, error) {
+	if rec != nil && rec.ID == id {
+		return session.Stored{Record: *rec}, nil
+	}
+	return session.Read(ctx, st, id)
 }

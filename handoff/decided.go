@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -20,7 +21,21 @@ type Conflict struct {
 	Dropped  string `json:"dropped"`  // blob id
 	KeptFrom string `json:"keptFrom"` // "local" or "remote"
 	Summary  string `json:"summary"`
-	Diff     string `json:"diff"` // "-" dropped, "+" kept
+	// Why is the rule of the record's kind that kept Kept, in words.
+	Why string `json:"why"`
+	// Fields are the fields a user reads that differ between the two, in
+	// the kept record's order; bookkeeping (schema, rev, prev, seen, the
+	// signature) is left out. Diff has every line.
+	Fields []ConflictField `json:"fields"`
+	Diff   string          `json:"diff"` // "-" dropped, "+" kept
+}
+
+// ConflictField is one field that differs between a conflict's two
+// versions: its JSON value in each, absent where that version lacks it.
+type ConflictField struct {
+	Field   string          `json:"field"`
+	Kept    json.RawMessage `json:"kept,omitempty"`
+	Dropped json.RawMessage `json:"dropped,omitempty"`
 }
 
 // SupersededError says the arbiter holds another baton at the ref than the

@@ -107,9 +107,10 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 			return EndResult{}, err
 		}
 		ups = append(ups, up)
-		if objUp, changed, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, "", id, now); err != nil {
+		objUp, objChanged, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, "", id, now)
+		if err != nil {
 			return EndResult{}, err
-		} else if changed {
+		} else if objChanged {
 			ups = append(ups, objUp)
 		}
 		// Apply moves refs in this order and a kill can stop it after any
@@ -123,6 +124,12 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		if err == nil {
 			superseded, note := supersededWaiting(ctx, st, up, b.ID)
 			notices = append(notices, note...)
+			if n := objectiveCleared(ctx, st, objUp, "", "a session's end clears it"); n != "" {
+				notices = append(notices, n)
+			}
+			if n := unpushedHead(ctx, st, b.ID, b.Head); n != "" {
+				notices = append(notices, n)
+			}
 			unbound := false
 			switch {
 			case sessUp != nil:

@@ -3,6 +3,7 @@ package handoff
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -10,9 +11,23 @@ import (
 
 // PRShowOptions are what `pr show` was asked.
 type PRShowOptions struct {
-	Repo    string // owner/name
+	// Repo is owner/name; "" when the repository's remote is not on
+	// GitHub: the records here are searched by number alone.
+	Repo    string
 	Number  int    // 0 = the pull request Session owns
 	Session string // "" = GIT_HANDOFF_SESSION, else this worktree's
+}
+
+// AmbiguousPRError says that, with no GitHub repository to tell them
+// apart, records of several repositories here have the number asked for.
+type AmbiguousPRError struct {
+	Number int
+	Repos  []string
+}
+
+func (e *AmbiguousPRError) Error() string {
+	return fmt.Sprintf("pull request #%d is recorded here for %d repositories (%s), and this repository's remote does not say which one it is",
+		e.Number, len(e.Repos), strings.Join(e.Repos, ", "))
 }
 
 // NoPRError says that no pull request was named and the session owns none.
@@ -26,7 +41,7 @@ func (e *NoPRError) Error() string {
 // error the record still names the pull request looked for, if it got that
 // far.
 func PRShow(ctx context.Context, st *refstore.Store, opts PRShowOptions) (prown.Stored, error) {
-	n := opts.Number
+	n, repo := opts.Number, opts.Repo
 	if n == 0 {
 		id, err := SessionID(st, opts.Session)
 		if err != nil {
@@ -40,10 +55,43 @@ func PRShow(ctx context.Context, st *refstore.Store, opts PRShowOptions) (prown.
 			return prown.Stored{}, &NoPRError{Session: id}
 		}
 		n = p.Number
+		if repo == "" {
+			repo = p.Repo // the session's pointer names its repository
+		}
 	}
-	rec, err := prown.Read(ctx, st, opts.Repo, n)
+	if repo == "" {
+		return prByNumber(ctx, st, n)
+	}
+	rec, err := prown.Read(ctx, st, repo, n)
 	if err != nil {
-		return prown.Stored{Record: prown.Record{Repo: opts.Repo, Number: n}}, fmt.Errorf("showing #%d: %w", n, err)
+		return prown.Stored{Record: prown.Record{Repo: repo, Number: n}}, fmt.Errorf("showing #%d: %w", n, err)
 	}
 	return rec, nil
+}
+
+// prByNumber finds the one ownership record here with number n, whatever
+// its repository: what pr show can answer when the remote does not name
+// the GitHub repository.
+func prByNumber(ctx context.Context, st *refstore.Store, n int) (prown.Stored, error) {
+	all, _, err := prown.List(ctx, st)
+	if err != nil {
+		return prown.Stored{Record: prown.Record{Number: n}}, fmt.Errorf("showing #%d: %w", n, err)
+	}
+	var found []prown.Stored
+	for _, r := range all {
+		if r.Number == n {
+			found = append(found, r)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return prown.Stored{Record: prown.Record{Number: n}}, fmt.Errorf("showing #%d: no record of pull request #%d here: %w", n, n, refstore.ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	e := &AmbiguousPRError{Number: n}
+	for _, r := range found {
+		e.Repos = append(e.Repos, r.Repo)
+	}
+	return prown.Stored{Record: prown.Record{Number: n}}, fmt.Errorf("showing #%d: %w", n, e)
 }

@@ -24,7 +24,7 @@ import (
 func SessionBriefer(ctx context.Context, st *refstore.Store, clock Clock) session.Briefer {
 	return session.Briefer{
 		Brief: func(s session.Record) (string, error) {
-			res, err := Brief(ctx, st, BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch, Claimed: true}, clock)
+			res, err := Brief(ctx, st, BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch, Claimed: true, Record: &s}, clock)
 			if err != nil {
 				return "", err
 			}

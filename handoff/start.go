@@ -273,6 +273,9 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 				dropPending(ctx, st, won.note)
 			}
 			res.EndedBound = endedBound
+			if n := objectiveCleared(ctx, st, objUp, opts.Objective, "a start without an objective clears it"); n != "" {
+				notices.add(n)
+			}
 			if err := st.Bind(sessUp.Ref); err != nil {
 				notices.add("this worktree was not bound to the session: " + err.Error())
 			}

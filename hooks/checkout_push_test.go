@@ -42,7 +42,7 @@ func TestPostCheckoutAnnouncesWaitingBaton(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "git-handoff: a baton is waiting on feature: finish the parser then the tests\n"; errs != want {
+		if want := "git-handoff: baton h-1 from me is waiting on feature: finish the parser then the tests (git handoff start)\n"; errs != want {
 			t.Errorf("stderr = %q, want %q", errs, want)
 		}
 		if _, errs, _ := e.run(dir, "checkout", "-q", "quiet"); errs != "" {
@@ -59,7 +59,7 @@ func TestPostCheckoutAnnouncesWaitingBaton(t *testing.T) {
 		// Packed batons are found too.
 		e.git(dir, "pack-refs", "--all")
 		_, errs, _ = e.run(dir, "checkout", "-q", "feature")
-		if !strings.Contains(errs, "a baton is waiting on feature") {
+		if !strings.Contains(errs, "baton h-1 from me is waiting on feature") {
 			t.Errorf("packed baton: stderr = %q", errs)
 		}
 	})
@@ -74,8 +74,32 @@ func TestPostCheckoutInLinkedWorktreeFindsSharedBatons(t *testing.T) {
 	wt := filepath.Join(t.TempDir(), "wt")
 	e.git(dir, "worktree", "add", "-q", "--detach", wt)
 	_, errs, err := e.run(wt, "checkout", "-q", "feature")
-	if err != nil || !strings.Contains(errs, "a baton is waiting on feature: carry on") {
+	if err != nil || !strings.Contains(errs, "baton h-1 from me is waiting on feature: carry on") {
 		t.Errorf("worktree checkout: err %v stderr %q", err, errs)
+	}
+}
+
+// A shared baton left on another branch is eligible on the branch checked
+// out, not waiting on it: the line says where it was left and that it can
+// be taken here, and never that it waits on both branches.
+func TestPostCheckoutSharedBatonFromAnotherBranch(t *testing.T) {
+	e := newEnv(t)
+	dir := e.newRepo()
+	e.install(dir)
+	e.git(dir, "branch", "feature")
+	blob := strings.TrimSpace(e.gitIn(dir, "watch the live feed", "hash-object", "-w", "--stdin"))
+	e.git(dir, "update-ref", "refs/ao/handoffs/shared/ann/live", blob)
+
+	_, errs, err := e.run(dir, "checkout", "-q", "feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "git-handoff: shared baton h-1 from ann, left on live, is eligible here on feature: watch the live feed (git handoff start)\n"
+	if errs != want {
+		t.Errorf("stderr = %q, want %q", errs, want)
+	}
+	if strings.Contains(errs, "waiting on") {
+		t.Errorf("a shared baton from another branch said to wait here: %q", errs)
 	}
 }
 

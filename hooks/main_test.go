@@ -108,15 +108,27 @@ func (d envDeps) BoundSession(ctx context.Context) (hooks.Session, bool, error) 
 	return hooks.Session{ID: id, Harness: harness}, true, nil
 }
 
-func (d envDeps) WaitingBaton(ctx context.Context, branch string) (string, bool, error) {
+// WaitingBaton finds batonOwner's private baton for branch, else the
+// first shared baton of any branch; the blob holds its one next step.
+func (d envDeps) WaitingBaton(ctx context.Context, branch string) (hooks.Waiting, bool, error) {
 	if err := d.fail(ctx); err != nil {
-		return "", false, err
+		return hooks.Waiting{}, false, err
 	}
 	out, err := refstore.Git(ctx, ".", false, nil, "cat-file", "-p", "refs/ao/handoffs/private/"+batonOwner+"/"+branch)
-	if err != nil {
-		return "", false, nil
+	if err == nil {
+		return hooks.Waiting{ID: "h-1", Owner: batonOwner, Branch: branch, Step: string(out)}, true, nil
 	}
-	return string(out), true, nil
+	refs, err := refstore.Git(ctx, ".", false, nil, "for-each-ref", "--count=1", "--format=%(refname)", "refs/ao/handoffs/shared/")
+	ref := strings.TrimSpace(string(refs))
+	if err != nil || ref == "" {
+		return hooks.Waiting{}, false, nil
+	}
+	out, err = refstore.Git(ctx, ".", false, nil, "cat-file", "-p", ref)
+	if err != nil {
+		return hooks.Waiting{}, false, err
+	}
+	owner, left, _ := strings.Cut(strings.TrimPrefix(ref, "refs/ao/handoffs/shared/"), "/")
+	return hooks.Waiting{ID: "h-1", Owner: owner, Branch: left, Shared: true, Step: string(out)}, true, nil
 }
 
 func (d envDeps) PushRecords(ctx context.Context, remote, url string) error {

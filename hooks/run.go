@@ -18,6 +18,15 @@ type Session struct {
 	Harness string // the agent harness, e.g. "claude-code"; may be empty
 }
 
+// Waiting is a baton a session starting on some branch would be given.
+type Waiting struct {
+	ID     string
+	Owner  string
+	Branch string // the branch it was left on
+	Shared bool   // eligible on any branch, not only Branch
+	Step   string // its first next step
+}
+
 // Deps is what a hook body needs from the rest of git-handoff; the CLI
 // implements it. Every method must honour ctx: Run gives up on a call that
 // outlives its deadline, but a process the call started would linger.
@@ -29,9 +38,10 @@ type Deps interface {
 	// refs/worktree/ao/session. ok is false when none is bound or the
 	// session has ended.
 	BoundSession(ctx context.Context) (s Session, ok bool, err error)
-	// WaitingBaton returns a one-line summary of a baton waiting for the
-	// current owner on branch (a short name such as "main"), if any.
-	WaitingBaton(ctx context.Context, branch string) (summary string, ok bool, err error)
+	// WaitingBaton returns the baton the current owner's next session on
+	// branch (a short name such as "main") would be given, if any: the
+	// owner's own for branch, else a shared one left on any branch.
+	WaitingBaton(ctx context.Context, branch string) (w Waiting, ok bool, err error)
 	// PushRecords pushes our records to remote (a remote name, or the URL
 	// when the user pushed to a URL) with --no-verify. It decides itself
 	// whether that remote takes our records, and returns nil if not.
@@ -150,14 +160,32 @@ func postCheckout(ctx context.Context, args []string, stderr io.Writer, deps Dep
 		return nil // detached HEAD: no branch, no baton
 	}
 	branch := strings.TrimSpace(string(out))
-	summary, ok, err := deps.WaitingBaton(ctx, branch)
+	w, ok, err := deps.WaitingBaton(ctx, branch)
 	if err != nil {
 		return fmt.Errorf("looking for a baton on %q: %w", branch, err)
 	}
 	if ok {
-		fmt.Fprintf(stderr, "git-handoff: a baton is waiting on %s: %s\n", branch, oneLine(summary, 200))
+		fmt.Fprintln(stderr, waitingLine(branch, w))
 	}
 	return nil
+}
+
+// waitingLine tells of the baton w a session started on branch would get.
+// A shared baton left on another branch is not waiting on this one: it is
+// eligible here, and the line says where it came from.
+func waitingLine(branch string, w Waiting) string {
+	kind, where := "baton", " is waiting on "+branch
+	if w.Shared {
+		kind = "shared baton"
+		if w.Branch != branch {
+			where = fmt.Sprintf(", left on %s, is eligible here on %s", w.Branch, branch)
+		}
+	}
+	step := ""
+	if s := oneLine(w.Step, 200); s != "" {
+		step = ": " + s
+	}
+	return fmt.Sprintf("git-handoff: %s %s from %s%s%s (git handoff start)", kind, w.ID, w.Owner, where, step)
 }
 
 // prePush pushes our records to the remote the user pushes to; args are the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -102,8 +103,11 @@ func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 		if !h.CanResume {
 			why = "cannot resume a conversation"
 		}
-		return LaunchPlan{}, fmt.Errorf("launching %s for session %q: %w: the session has no saved prompt and %s %s; give the task with `git handoff session switch %s --harness %s --prompt …`",
-			h.Name, s.ID, ErrNoFirstMessage, h.Name, why, s.ID, h.Name)
+		// No command is named here: launch, switch and restore each take
+		// the task their own way, and the surface that was asked knows
+		// which one to suggest.
+		return LaunchPlan{}, fmt.Errorf("launching %s for session %q: %w: the session has no saved prompt and %s %s",
+			h.Name, s.ID, ErrNoFirstMessage, h.Name, why)
 	}
 	msg, err := FirstMessage(s, br)
 	if err != nil {
@@ -269,6 +273,11 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 	change := func(s *Record) {
 		from := s.Harness
 		s.Harness = h.Name
+		if !opts.Restore && canonical(from) != h.Name {
+			// The package told the agent before that it replaces someone;
+			// the next one takes this session over from that agent.
+			s.HandoffPackage = brief.Continued(s.HandoffPackage, s.ID, s.Supersedes, from, h.Name)
+		}
 		if opts.Model != "" {
 			s.Model = opts.Model
 		} else if canonical(from) != h.Name {

@@ -139,6 +139,24 @@ func TestConcurrentBatonsAreAConflict(t *testing.T) {
 	if !strings.Contains(c.Diff, `"from a"`) || !strings.Contains(c.Diff, `"from b"`) || !strings.Contains(c.Diff, "- ") || !strings.Contains(c.Diff, "+ ") {
 		t.Errorf("conflict diff lacks the two versions:\n%s", c.Diff)
 	}
+	// Written in the same second with the same rev: the ids decided, and
+	// the user is told so, with the fields that differ and no bookkeeping.
+	if c.Why != "two batons created at the same moment: the greater id is kept" {
+		t.Errorf("why = %q", c.Why)
+	}
+	steps := false
+	for _, f := range c.Fields {
+		switch f.Field {
+		case "schema", "rev", "prev", "seen", "sig":
+			t.Errorf("bookkeeping field %q shown: %+v", f.Field, c.Fields)
+		case "nextSteps":
+			k, d := string(f.Kept), string(f.Dropped)
+			steps = k == `["from a"]` && d == `["from b"]` || k == `["from b"]` && d == `["from a"]`
+		}
+	}
+	if !steps {
+		t.Errorf("fields lack the two next steps: %+v", c.Fields)
+	}
 	syncAt(t, a, 3)
 	kept := readBaton(t, a, mainRef)
 	if kb := readBaton(t, b, mainRef); kb.OID != kept.OID {

@@ -92,38 +92,8 @@ func batonRank(b *baton.Baton) int {
 // two claims the earlier claim, then the smaller session id; then the
 // encoding.
 func CompareBaton(a, b baton.Baton) int {
-	if c := cmpRev(a.Cause, b.Cause); c != 0 {
-		return c
-	}
-	// A baton someone wrote beats git-handoff's automatic one written
-	// concurrently: the automatic one is only for when nobody wrote any.
-	if c := cmpBool(a.Auto == nil, b.Auto == nil); c != 0 {
-		return c
-	}
-	if c := cmpTime(a.CreatedAt, b.CreatedAt); c != 0 {
-		return c
-	}
-	if c := cmpString(a.ID, b.ID); c != 0 {
-		return c
-	}
-	if c := batonRank(&a) - batonRank(&b); c != 0 {
-		return sign(c)
-	}
-	if a.Claimed {
-		at, bt := claimedAt(a), claimedAt(b)
-		if c := cmpTime(bt, at); c != 0 { // earlier claim is greater
-			return c
-		}
-		if c := cmpString(b.ClaimedBySession, a.ClaimedBySession); c != 0 {
-			return c
-		}
-	}
-	if a.Deleted != nil && b.Deleted != nil {
-		if c := cmpTime(b.Deleted.At, a.Deleted.At); c != 0 {
-			return c
-		}
-	}
-	return bytes.Compare(canonical(a), canonical(b))
+	c, _ := decideBy(batonRules, a, b)
+	return c
 }
 
 func claimedAt(b baton.Baton) time.Time {
@@ -175,19 +145,8 @@ func sessionRank(s *session.Record) int {
 // then rev, then state rank (ended over active), updatedAt, the encoding.
 // A restore, written after the end it undoes, wins by rev.
 func CompareSession(a, b session.Record) int {
-	if c := cmpBool(sessionRank(&a) == 2, sessionRank(&b) == 2); c != 0 {
-		return c
-	}
-	if c := cmpRev(a.Cause, b.Cause); c != 0 {
-		return c
-	}
-	if c := sessionRank(&a) - sessionRank(&b); c != 0 {
-		return sign(c)
-	}
-	if c := cmpTime(a.UpdatedAt, b.UpdatedAt); c != 0 {
-		return c
-	}
-	return bytes.Compare(canonical(a), canonical(b))
+	c, _ := decideBy(sessionRules, a, b)
+	return c
 }
 
 // orderedSession, for two sessions without rev: whether the join follows
@@ -215,13 +174,8 @@ func JoinSession(a, b session.Record) session.Record {
 
 // CompareObjective orders objectives by rev, then setAt, then content.
 func CompareObjective(a, b baton.Objective) int {
-	if c := cmpRev(a.Cause, b.Cause); c != 0 {
-		return c
-	}
-	if c := cmpTime(a.SetAt, b.SetAt); c != 0 {
-		return c
-	}
-	return bytes.Compare(canonical(a), canonical(b))
+	c, _ := decideBy(objectiveRules, a, b)
+	return c
 }
 
 func orderedObjective(a, b baton.Objective) bool {
@@ -241,22 +195,8 @@ func JoinObjective(a, b baton.Objective) baton.Objective {
 // unmerged copy is older or concurrent), then rev, then the history (the
 // longer one, the later last transfer), claimedAt, then the encoding.
 func ComparePR(a, b prown.Record) int {
-	if c := cmpBool(a.Merged(), b.Merged()); c != 0 {
-		return c
-	}
-	if c := cmpRev(a.Cause, b.Cause); c != 0 {
-		return c
-	}
-	if c := len(a.History) - len(b.History); c != 0 {
-		return sign(c)
-	}
-	if c := cmpTime(lastTransfer(&a), lastTransfer(&b)); c != 0 {
-		return c
-	}
-	if c := cmpTime(a.ClaimedAt, b.ClaimedAt); c != 0 {
-		return c
-	}
-	return bytes.Compare(canonical(a), canonical(b))
+	c, _ := decideBy(prRules, a, b)
+	return c
 }
 
 func lastTransfer(p *prown.Record) time.Time {

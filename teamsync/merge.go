@@ -41,6 +41,9 @@ type kind struct {
 	// ended session revived, two ownership histories diverging).
 	undoes   func(w, l any) bool
 	describe func(rec any) string
+	// why says which rule of compare keeps w over l ("" when the two
+	// are equal records).
+	why func(w, l any) string
 }
 
 var kinds = []kind{
@@ -50,7 +53,11 @@ var kinds = []kind{
 			s, err := baton.Decode(e)
 			return s.Baton, err
 		},
-		cause:   func(rec any) refstore.Cause { return rec.(baton.Baton).Cause },
+		cause: func(rec any) refstore.Cause { return rec.(baton.Baton).Cause },
+		why: func(w, l any) string {
+			_, why := decideBy(batonRules, w.(baton.Baton), l.(baton.Baton))
+			return why
+		},
 		compare: func(a, b any) int { return CompareBaton(a.(baton.Baton), b.(baton.Baton)) },
 		ordered: func(a, b any) bool { return orderedBaton(a.(baton.Baton), b.(baton.Baton)) },
 		undoes: func(w, l any) bool {
@@ -69,9 +76,13 @@ var kinds = []kind{
 		},
 	},
 	{
-		prefix:  refstore.ObjectivePrefix,
-		decode:  func(e refstore.Entry) (any, error) { return baton.DecodeObjective(e) },
-		cause:   func(rec any) refstore.Cause { return rec.(baton.Objective).Cause },
+		prefix: refstore.ObjectivePrefix,
+		decode: func(e refstore.Entry) (any, error) { return baton.DecodeObjective(e) },
+		cause:  func(rec any) refstore.Cause { return rec.(baton.Objective).Cause },
+		why: func(w, l any) string {
+			_, why := decideBy(objectiveRules, w.(baton.Objective), l.(baton.Objective))
+			return why
+		},
 		compare: func(a, b any) int { return CompareObjective(a.(baton.Objective), b.(baton.Objective)) },
 		ordered: func(a, b any) bool { return orderedObjective(a.(baton.Objective), b.(baton.Objective)) },
 		undoes:  func(w, l any) bool { return false },
@@ -89,7 +100,11 @@ var kinds = []kind{
 			s, err := session.Decode(e)
 			return s.Record, err
 		},
-		cause:   func(rec any) refstore.Cause { return rec.(session.Record).Cause },
+		cause: func(rec any) refstore.Cause { return rec.(session.Record).Cause },
+		why: func(w, l any) string {
+			_, why := decideBy(sessionRules, w.(session.Record), l.(session.Record))
+			return why
+		},
 		compare: func(a, b any) int { return CompareSession(a.(session.Record), b.(session.Record)) },
 		ordered: func(a, b any) bool { return orderedSession(a.(session.Record), b.(session.Record)) },
 		undoes: func(w, l any) bool {
@@ -110,7 +125,11 @@ var kinds = []kind{
 			r, err := prown.Decode(e)
 			return r.Record, err
 		},
-		cause:   func(rec any) refstore.Cause { return rec.(prown.Record).Cause },
+		cause: func(rec any) refstore.Cause { return rec.(prown.Record).Cause },
+		why: func(w, l any) string {
+			_, why := decideBy(prRules, w.(prown.Record), l.(prown.Record))
+			return why
+		},
 		compare: func(a, b any) int { return ComparePR(a.(prown.Record), b.(prown.Record)) },
 		ordered: func(a, b any) bool { return orderedPR(a.(prown.Record), b.(prown.Record)) },
 		undoes: func(w, l any) bool {
@@ -319,6 +338,18 @@ func decide(k *kind, ref string, l, r *version, look lookup) decision {
 		d.conflict = concurrent(k, d.winner, loser, look)
 	}
 	return d
+}
+
+// whyKept says why win was kept over lose: the rule of their kind that
+// told them apart, else the tie-breaks decide applies to equal records.
+func whyKept(k *kind, win, lose *version) string {
+	if why := k.why(win.rec, lose.rec); why != "" {
+		return why
+	}
+	if recsign.Signed(win.data) && !recsign.Signed(lose.data) {
+		return "the two say the same, and a signed copy beats an unsigned one"
+	}
+	return "the two say the same: a fixed tie-break on the blob ids chose it (the same on every clone)"
 }
 
 // conflictMsg is the reflog message of a local write that settles conflict

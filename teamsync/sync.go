@@ -520,6 +520,8 @@ func conflictOf(d *decision) Conflict {
 		Dropped:  lose.oid,
 		KeptFrom: from,
 		Summary:  fmt.Sprintf("%s: kept the %s %s over the %s %s", d.ref, from, k.describe(win.rec), other, k.describe(lose.rec)),
+		Why:      whyKept(k, win, lose),
+		Fields:   ConflictFields(lose.data, win.data),
 		Diff:     Diff(lose.data, win.data),
 	}
 }

@@ -127,24 +127,24 @@ func (h hookDeps) BoundSession(ctx context.Context) (hooks.Session, bool, error)
 	return hooks.Session{ID: s.ID, Harness: s.Harness}, true, nil
 }
 
-func (h hookDeps) WaitingBaton(ctx context.Context, branch string) (string, bool, error) {
+func (h hookDeps) WaitingBaton(ctx context.Context, branch string) (hooks.Waiting, bool, error) {
 	st, err := h.d.Store(ctx)
 	if err != nil {
-		return "", false, err
+		return hooks.Waiting{}, false, err
 	}
 	who, err := handoff.Resolve(ctx, st, "", branch)
 	if err != nil {
-		return "", false, err
+		return hooks.Waiting{}, false, err
 	}
 	b, _, err := baton.Eligible(ctx, st, who.Owner, who.Branch)
 	if err != nil || b == nil {
-		return "", false, err
+		return hooks.Waiting{}, false, err
 	}
-	step := ""
+	w := hooks.Waiting{ID: b.ID, Owner: b.Owner, Branch: b.Branch, Shared: b.Shared}
 	if len(b.NextSteps) > 0 {
-		step = ": " + strings.SplitN(b.NextSteps[0], "\n", 2)[0]
+		w.Step = strings.SplitN(b.NextSteps[0], "\n", 2)[0]
 	}
-	return fmt.Sprintf("baton %s from %s is waiting on %s%s (git handoff start)", b.ID, b.Owner, b.Branch, step), true, nil
+	return w, true, nil
 }
 
 // PushRecords syncs our records with remote when `git handoff init` set it

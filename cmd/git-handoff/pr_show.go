@@ -1,12 +1,42 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
 )
+
+// prShowOptions reads the pull request asked for against this checkout's
+// GitHub repository. When the remote is not on GitHub, pr show still
+// answers from the records here (it never asks GitHub): by the number
+// alone, or the repository a URL names, and says so.
+func prShowOptions(c *cli.Context, d *deps, st *refstore.Store) (handoff.PRShowOptions, error) {
+	opts := handoff.PRShowOptions{Session: c.String("session")}
+	repo, err := ghpr.DetectRepo(c.Context, st.Dir(), "origin", os.Getenv)
+	if err == nil {
+		t, err := parseTarget(c, repo, c.Args().First())
+		opts.Repo, opts.Number = t.name(), t.Number
+		return opts, err
+	}
+	if arg := c.Args().First(); arg != "" {
+		r, n, perr := ghpr.ParsePRRef(arg)
+		if perr != nil {
+			return opts, usageErrorf(c, "%v", perr)
+		}
+		opts.Number = n
+		if r.Owner != "" {
+			opts.Repo = r.FullName()
+		}
+	}
+	fmt.Fprintf(d.stderr, "notice: this repository's remote is not on GitHub (%v): answering from the records in this clone; GitHub was not asked\n", err)
+	return opts, nil
+}
 
 func prShowCommand(d *deps) *cli.Command {
 	return &cli.Command{
@@ -23,11 +53,19 @@ func prShowCommand(d *deps) *cli.Command {
 			if c.NArg() > 1 {
 				return usageErrorf(c, "pr show takes at most one pull request")
 			}
-			st, t, err := localTarget(c, d)
+			st, err := d.Store(c.Context)
 			if err != nil {
 				return err
 			}
-			rec, err := handoff.PRShow(c.Context, st, handoff.PRShowOptions{Repo: t.name(), Number: t.Number, Session: c.String("session")})
+			opts, err := prShowOptions(c, d, st)
+			if err != nil {
+				return err
+			}
+			rec, err := handoff.PRShow(c.Context, st, opts)
+			var amb *handoff.AmbiguousPRError
+			if errors.As(err, &amb) {
+				return withHint(err, "name it by URL, or set GH_REPO=OWNER/REPO")
+			}
 			if err != nil {
 				return prHint(rec.Number, err)
 			}

@@ -103,9 +103,23 @@ func sessionError(c *cli.Context, doing, id string, err error) error {
 		}
 		return withHint(wrapped, fmt.Sprintf("relaunch it with `git handoff session restore %s` or `git handoff session switch %s --harness H`", notLive.ID, notLive.ID))
 	case errors.Is(err, session.ErrNoFirstMessage):
-		return withHint(wrapped, fmt.Sprintf("git handoff session %s %s --prompt 'what to do'", c.Command.Name, id))
+		return withHint(wrapped, promptHint(c, id))
 	}
 	return wrapped
+}
+
+// promptHint is the one command that gives a session with nothing to start
+// with its task: restore and switch save --prompt. launch has no such flag,
+// and restoring an active session changes nothing, so launch points at a
+// switch.
+func promptHint(c *cli.Context, id string) string {
+	switch c.Command.Name {
+	case "restore":
+		return fmt.Sprintf("give the task: git handoff session restore %s --prompt 'what to do'", id)
+	case "switch":
+		return fmt.Sprintf("give the task: git handoff session switch %s --harness %s --prompt 'what to do'", id, c.String("harness"))
+	}
+	return fmt.Sprintf("give the task: git handoff session switch %s --harness H --prompt 'what to do'", id)
 }
 
 // guardHolder names this process in a switch guard.

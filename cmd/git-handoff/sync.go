@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +22,9 @@ func syncCommand(d *deps) *cli.Command {
 		ArgsUsage: "[REMOTE]",
 		Description: "Fetches the remote's records, joins each with the local one (the same answer in any order on any\n" +
 			"machine), updates the local refs and pushes every changed ref with a lease on what was fetched.\n" +
-			"Where two versions could not be ordered, the one kept is chosen by a fixed tie-break and the two\n" +
-			"are shown as a diff; the other stays in the reflog. Only records whose two sides differ are read:\n" +
+			"Where two versions could not be ordered, the one kept is chosen by a fixed rule, and sync says which\n" +
+			"rule and which fields differ (--json adds the whole line diff); the other stays in the reflog. --dry-run\n" +
+			"says what it would change. Only records whose two sides differ are read:\n" +
 			"a sync with nothing new reads no record and moves no ref.\n\n" +
 			"Once a day (or with --retire) sync also retires records final for longer than git config\n" +
 			teamsync.RetentionKey + " (default 7d; \"never\" keeps them): ended sessions no live session needs,\n" +
@@ -83,26 +85,44 @@ func syncCommand(d *deps) *cli.Command {
 			if w := withheldNotice(res); w != "" {
 				fmt.Fprintf(d.stderr, "warning: %s\n", w)
 			}
-			verb := ""
-			if res.DryRun {
-				verb = " (dry run: nothing changed)"
-			}
 			for _, sc := range res.Snapshots {
 				where := "here"
 				if sc.Reason == "pushed" {
 					where = "to " + res.Remote
 				}
+				if res.DryRun {
+					verb := "update"
+					if sc.Reason == "pushed" {
+						verb = "push"
+					}
+					fmt.Fprintf(d.stderr, "would %s the %s %s (%s)\n", verb, sc.What, where, syncShortID(sc.New))
+					continue
+				}
 				fmt.Fprintf(d.stderr, "%s %s: %s\n", sc.What, where, syncShortID(sc.New))
 			}
-			retired := ""
-			if res.Retired > 0 {
-				retired = fmt.Sprintf(", %d retired to the archive", res.Retired)
-			}
-			fmt.Fprintf(d.stderr, "synced %d records with %s: %d updated here, %d pushed, %d conflicts%s%s\n",
-				res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired, verb)
+			fmt.Fprintln(d.stderr, syncSummary(res))
 			return nil
 		},
 	}
+}
+
+// syncSummary is the closing line of a sync; a dry run says what it would
+// have done, in the conditional, so that no one reads it as done.
+func syncSummary(res teamsync.Result) string {
+	if res.DryRun {
+		retired := ""
+		if res.Retired > 0 {
+			retired = fmt.Sprintf(", would retire %d to the archive", res.Retired)
+		}
+		return fmt.Sprintf("dry run: compared %d records with %s: would update %d here, would push %d, %d conflicts%s (dry run: nothing changed)",
+			res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired)
+	}
+	retired := ""
+	if res.Retired > 0 {
+		retired = fmt.Sprintf(", %d retired to the archive", res.Retired)
+	}
+	return fmt.Sprintf("synced %d records with %s: %d updated here, %d pushed, %d conflicts%s",
+		res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired)
 }
 
 // withheldNotice is the one line that tells of records sync withheld, or
@@ -164,13 +184,34 @@ func syncChanges(cs []teamsync.Change) []syncChangeJSON {
 	return out
 }
 
-// printConflicts writes each conflict a join settled as sync shows it: a
-// line, then the line diff of the dropped and the kept record.
+// printConflicts writes each conflict a join settled as a user reads it:
+// which record, which version was kept and why, and the fields that
+// differ. Bookkeeping fields never show here; --json has the whole diff.
 func printConflicts(w io.Writer, cs []handoff.Conflict) {
 	for _, cf := range cs {
 		fmt.Fprintf(w, "conflict: %s\n", cf.Summary)
-		fmt.Fprintf(w, "--- dropped %s\n+++ kept %s\n%s", syncShortID(cf.Dropped), syncShortID(cf.Kept), cf.Diff)
+		fmt.Fprintf(w, "  why: %s\n", cf.Why)
+		width := 0
+		for _, f := range cf.Fields {
+			width = max(width, len(f.Field))
+		}
+		for _, f := range cf.Fields {
+			fmt.Fprintf(w, "  %-*s kept %s, dropped %s\n", width+1, f.Field+":", conflictValue(f.Kept), conflictValue(f.Dropped))
+		}
+		fmt.Fprintf(w, "  the dropped version: git cat-file -p %s\n", cf.Dropped)
 	}
+}
+
+// conflictValue shows one field's JSON value on one short line.
+func conflictValue(v json.RawMessage) string {
+	if len(v) == 0 {
+		return "(absent)"
+	}
+	s := string(v)
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
 }
 
 // arbiterFor is who decides a claim: the remote that knows the baton, or
