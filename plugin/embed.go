@@ -20,11 +20,13 @@ var tree embed.FS
 // Embedded are the files of agent's plugin as this binary carries them,
 // sorted by path.
 func Embedded(agent string) ([]File, error) {
-	if _, err := find(agent); err != nil {
+	s, err := find(agent)
+	if err != nil {
 		return nil, err
 	}
+	agent = s.agent
 	var out []File
-	err := fs.WalkDir(tree, agent, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(tree, agent, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/git-handoff/git-handoff/agentconf"
+	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/mcpserver"
 )
 
@@ -62,13 +63,26 @@ var specs = []spec{
 	{"opencode", opencodeFiles, opencodeInstall},
 }
 
+// find takes an agent's name or an alias the harness catalogue knows
+// ("claude" for claude-code).
 func find(agent string) (spec, error) {
+	name := agent
+	if h, err := harness.Lookup(agent); err == nil {
+		name = h.Name
+	}
 	for _, s := range specs {
-		if s.agent == agent {
+		if s.agent == name {
 			return s, nil
 		}
 	}
 	return spec{}, fmt.Errorf("%w %q: plugins exist for %s", agentconf.ErrUnknownAgent, agent, strings.Join(Agents(), ", "))
+}
+
+// Resolve turns what the user typed (a name, or an alias the harness
+// catalogue knows) into the name of an agent with a plugin.
+func Resolve(agent string) (string, error) {
+	s, err := find(agent)
+	return s.agent, err
 }
 
 // Files are the files of agent's plugin, sorted by path, made from

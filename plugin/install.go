@@ -168,11 +168,11 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	files, err := Embedded(agent)
+	files, err := Embedded(s.agent)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Agent: agent, Dir: e.dir(agent)}
+	res := Result{Agent: s.agent, Dir: e.dir(s.agent)}
 	if err := replaceDir(res.Dir, files); err != nil {
 		return res, err
 	}
@@ -192,7 +192,7 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 	for i := range res.Steps {
 		st := &res.Steps[i]
 		if st.Args == nil {
-			if err := copyPlugin(agent, files, st.CopyTo); err != nil {
+			if err := copyPlugin(s.agent, files, st.CopyTo); err != nil {
 				return res, err
 			}
 			continue
@@ -288,14 +288,14 @@ func writeFiles(dir string, files []File) error {
 
 // Path is the directory Install writes agent's plugin to.
 func Path(agent string, e Env) (string, error) {
-	if _, err := find(agent); err != nil {
-		return "", err
-	}
-	e, err := e.filled()
+	s, err := find(agent)
 	if err != nil {
 		return "", err
 	}
-	return e.dir(agent), nil
+	if e, err = e.filled(); err != nil {
+		return "", err
+	}
+	return e.dir(s.agent), nil
 }
 
 // Info is one agent's plugin, as List reports it.

@@ -107,6 +107,7 @@ func newApp(d *deps) *cli.App {
 			hooksCommand(d),
 			hookCommand(d),
 			mcpCommand(d),
+			pluginCommand(d),
 			manCommand(d),
 		},
 	}
