@@ -14,7 +14,7 @@ import (
 // TestCheckedIn keeps it equal to Files. Regenerate it with
 // `go test ./plugin -run TestCheckedIn -update`.
 //
-//go:embed all:claude-code all:codex all:gemini all:cursor all:opencode
+//go:embed all:claude-code all:codex all:gemini all:copilot all:cursor all:opencode
 var tree embed.FS
 
 // Embedded are the files of agent's plugin as this binary carries them,

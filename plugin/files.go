@@ -59,6 +59,7 @@ var specs = []spec{
 	{"claude-code", claudeFiles, claudeInstall},
 	{"codex", codexFiles, codexInstall},
 	{"gemini", geminiFiles, geminiInstall},
+	{"copilot", copilotFiles, copilotInstall},
 	{"cursor", cursorFiles, cursorInstall},
 	{"opencode", opencodeFiles, opencodeInstall},
 }
@@ -259,6 +260,40 @@ func CodexMarketplace(path string) (File, error) {
 	})
 }
 
+// Copilot CLI reads a Claude Code marketplace too, but it looks for
+// .github/plugin/ first: its own plugin there runs Copilot's hooks, so a
+// session is recorded as Copilot's and its start hook claims nothing (it
+// cannot hand the brief over: Copilot ignores what sessionStart prints).
+// A skill asks the agent to run `git handoff start` instead.
+func copilotFiles() ([]File, error) {
+	fs, err := collect(
+		func() (File, error) { return hooksFile("copilot", "hooks/hooks.json") },
+		func() (File, error) { return mcpFile(".mcp.json") },
+		func() (File, error) { return skillFile(), nil },
+		func() (File, error) {
+			return File{Path: "skills/" + startSkillName + "/SKILL.md", Data: []byte(startSkill)}, nil
+		},
+		func() (File, error) { return CopilotMarketplace("./") },
+	)
+	if err != nil {
+		return nil, err
+	}
+	return withManifest(fs, func(v string) (File, error) {
+		return jsonFile(".github/plugin/plugin.json", ordered{
+			{"name", Name}, {"version", v}, {"description", description}, {"author", author()},
+			{"skills", "./skills/"}, {"hooks", "./hooks/hooks.json"}, {"mcpServers", "./.mcp.json"},
+		})
+	})
+}
+
+// CopilotMarketplace is .github/plugin/marketplace.json for a marketplace
+// whose one plugin is at source.
+func CopilotMarketplace(source string) (File, error) {
+	f, err := ClaudeMarketplace(source)
+	f.Path = ".github/plugin/marketplace.json"
+	return f, err
+}
+
 // geminiContext is the extension's context file (contextFileName).
 const geminiContext = "GEMINI.md"
 
@@ -333,5 +368,6 @@ func RepoFiles(dir string) ([]File, error) {
 		func() (File, error) { return ClaudeMarketplace("./" + dir + "/claude-code") },
 		func() (File, error) { return CodexMarketplace("./" + dir + "/codex") },
 		func() (File, error) { return CursorMarketplace("./" + dir + "/cursor") },
+		func() (File, error) { return CopilotMarketplace("./" + dir + "/copilot") },
 	)
 }

@@ -124,7 +124,7 @@ func compareFiles(t *testing.T, what string, got, want []File) {
 // plugin; the hooks are agentconf's commands for that agent, and nothing
 // else.
 func TestFilesAreWhole(t *testing.T) {
-	hookFile := map[string]string{"claude-code": "hooks/hooks.json", "codex": "hooks/hooks.json", "gemini": "hooks/hooks.json", "cursor": "hooks/hooks.json"}
+	hookFile := map[string]string{"claude-code": "hooks/hooks.json", "codex": "hooks/hooks.json", "gemini": "hooks/hooks.json", "cursor": "hooks/hooks.json", "copilot": "hooks/hooks.json"}
 	for _, agent := range Agents() {
 		files, err := Files(agent)
 		if err != nil {
@@ -216,6 +216,7 @@ func commands(t *testing.T, b []byte) []string {
 	var doc struct {
 		Hooks map[string][]struct {
 			Command string `json:"command"`
+			Bash    string `json:"bash"` // Copilot's flat entries
 			Hooks   []struct {
 				Command string `json:"command"`
 			} `json:"hooks"`
@@ -227,8 +228,10 @@ func commands(t *testing.T, b []byte) []string {
 	var out []string
 	for _, entries := range doc.Hooks {
 		for _, e := range entries {
-			if e.Command != "" {
-				out = append(out, e.Command)
+			for _, c := range []string{e.Command, e.Bash} {
+				if c != "" {
+					out = append(out, c)
+				}
 			}
 			for _, h := range e.Hooks {
 				out = append(out, h.Command)

@@ -119,6 +119,15 @@ func geminiInstall(dir string, e Env) []Step {
 	return []Step{{Args: []string{"gemini", "extensions", "install", dir, "--consent"}}}
 }
 
+func copilotInstall(dir string, _ Env) []Step {
+	// Copilot loads a local marketplace's plugin from its directory,
+	// copying nothing: files written again take effect at the next session.
+	return []Step{
+		{Args: []string{"copilot", "plugin", "marketplace", "add", dir}},
+		{Args: []string{"copilot", "plugin", "install", Name + "@" + Name}},
+	}
+}
+
 func cursorInstall(_ string, e Env) []Step {
 	// Cursor loads the plugins in ~/.cursor/plugins/local/<name>.
 	return []Step{{CopyTo: filepath.Join(e.Home, ".cursor", "plugins", "local", Name)}}

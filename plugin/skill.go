@@ -52,3 +52,25 @@ git handoff end \
 Add ` + "`--shared`" + ` when anyone's next session on any branch may pick it up. ` + "`git handoff show`" + `
 prints what is waiting; ` + "`git handoff end --help`" + ` lists the rest.
 `
+
+// startSkillName is the skill that asks for the brief where the agent's
+// start hook cannot hand it over (Copilot CLI).
+const startSkillName = "pick-up-the-baton"
+
+const startSkill = `---
+name: pick-up-the-baton
+description: At the start of every session in a git repository, before any other work, run git handoff start to claim the baton a previous session left for this branch and read its next steps, failed approaches and open questions.
+---
+# Picking up the baton (git-handoff)
+
+Run this first, before any other work, and read what it prints:
+
+` + "```sh" + `
+git handoff start
+` + "```" + `
+
+It claims the baton a previous session left for this branch (exactly once: no other session gets
+it) and prints the brief: the baton's next steps, the approaches that failed and the open
+questions, then recent activity. Start with the first next step; do not retry a failed approach
+without a new reason. Nothing waiting is fine: go on with the user's request.
+`
