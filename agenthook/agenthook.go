@@ -12,6 +12,7 @@ package agenthook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // Events.
@@ -102,6 +104,9 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 			Harness: h.Name, NativeID: in.SessionID, Source: p.source(in.Source), MaxChars: p.maxChars,
 		})
 		text := res.Context
+		if errors.Is(err, refstore.ErrNotRepository) {
+			return // a plugin's hooks run in every folder: outside a repository there is nothing to say
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 			text = fmt.Sprintf("git-handoff could not prepare this session's brief (%s). Run `git handoff start` in a shell to see what is waiting for you.\n", err)
@@ -109,6 +114,9 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 		answer = p.startAnswer(text)
 	case EventStop:
 		res, err := wf.Stop(ctx, dir, handoff.AgentStopOptions{Harness: h.Name, NativeID: in.SessionID, Active: in.active()})
+		if errors.Is(err, refstore.ErrNotRepository) {
+			return
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 			return
@@ -118,7 +126,7 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 		}
 		answer = p.stopAnswer(res.Reason)
 	case EventSessionEnd:
-		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason}); err != nil {
+		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason}); err != nil && !errors.Is(err, refstore.ErrNotRepository) {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 		}
 		return
