@@ -162,6 +162,8 @@ type Result struct {
 	// that is not on PATH (or NoRun was asked) and the user runs them.
 	Ran     bool
 	Missing string
+	// Notices are what the user must still do for the plugin to work.
+	Notices []string
 }
 
 // Install writes agent's plugin from the binary's own files to the user's
@@ -186,6 +188,9 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 		return res, err
 	}
 	res.Steps = s.install(res.Dir, e)
+	if s.agent == "codex" {
+		res.Notices = append(res.Notices, "Codex runs a plugin's hooks only once you trust them: accept them in codex's /hooks screen, or start codex with --dangerously-bypass-hook-trust")
+	}
 	if o.NoRun {
 		return res, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/agentconf"
 	"github.com/git-handoff/git-handoff/plugin"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // pluginCommand installs git-handoff's plugin for a coding agent from the
@@ -53,6 +54,7 @@ func pluginCommand(d *deps) *cli.Command {
 					if c.Bool("json") {
 						return d.printJSON(toPluginInstallJSON(res))
 					}
+					notify(d.stderr, res.Notices)
 					fmt.Fprintf(d.stdout, "wrote the %s plugin to %s\n", res.Agent, res.Dir)
 					switch {
 					case res.Ran:
@@ -159,6 +161,7 @@ type pluginInstallJSON struct {
 	Steps   []pluginStepJSON `json:"steps"`
 	Ran     bool             `json:"ran"`
 	Missing string           `json:"missing,omitempty"`
+	Notices []string         `json:"notices"`
 }
 
 type pluginJSON struct {
@@ -178,7 +181,7 @@ func toPluginStepsJSON(steps []plugin.Step) []pluginStepJSON {
 }
 
 func toPluginInstallJSON(r plugin.Result) pluginInstallJSON {
-	return pluginInstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing}
+	return pluginInstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing, Notices: view.NonNil(r.Notices)}
 }
 
 func toPluginJSON(in plugin.Info) pluginJSON {
