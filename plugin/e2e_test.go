@@ -343,3 +343,73 @@ func hookCommands(t *testing.T, b []byte) []string {
 	}
 	return out
 }
+
+// Copilot CLI installs its plugin from the marketplace under
+// .github/plugin/ (`git handoff plugin install copilot`), and its hooks are
+// Copilot's, not Claude Code's: its start hook claims nothing (Copilot
+// ignores what it prints), the plugin's skill asks the agent to run `git
+// handoff start`, and the brief comes back as that command's output, in a
+// session recorded as Copilot's, claimed once.
+func TestCopilotPluginStartsThroughSkill(t *testing.T) {
+	agenttest.Find(t, agenttest.Copilot)
+	bin := builtBin(t)
+	home := gittest.Isolate(t)
+	dir := gittest.Init(t)
+	gittest.Run(t, dir, "config", "user.name", "Test Dev")
+	gittest.Run(t, dir, "config", "user.email", "dev@example.com")
+	env := userEnv(home, bin)
+	tok := token()
+	next := "NEXT-COPILOT-" + tok
+	var left struct {
+		Handoff batonJSON `json:"handoff"`
+	}
+	decode(t, handoff(t, bin, dir, env, "end", "--next", "look at "+next, "--json"), &left)
+
+	// The skill's description, which Copilot lists to the model.
+	const skillLine = "run git handoff start to claim the baton"
+	fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+		switch {
+		case !r.OffersShell():
+			return fakemodel.Say("a title")
+		case len(r.ToolResults) == 0 && r.Contains(skillLine):
+			rep, _ := r.Shell("git handoff start")
+			return rep
+		}
+		return fakemodel.Say("done " + tok)
+	})
+	a := agenttest.New(t, agenttest.Copilot, fake)
+	a.Path = []string{bin, agenttest.ToolsDir()}
+	installDir := t.TempDir()
+	var inst struct {
+		Ran bool `json:"ran"`
+	}
+	decode(t, handoff(t, bin, installDir, a.Environ("PWD="+installDir), "plugin", "install", "copilot", "--json"), &inst)
+	if !inst.Ran {
+		t.Fatalf("plugin install copilot did not run copilot's own install")
+	}
+	res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on"})
+	if res.Code != 0 || res.SessionID == "" {
+		t.Fatalf("copilot run: %s\nrequests:\n%s", res, fake.Dump())
+	}
+	var offered bool
+	for _, r := range fake.Requests() {
+		offered = offered || (r.OffersShell() && r.Contains(skillLine))
+	}
+	if !offered {
+		t.Fatalf("the plugin's skill reached no request\n%s", fake.Dump())
+	}
+	if !fake.SawToolOutput(next) {
+		t.Fatalf("the brief with %s came back in no tool output\n%s\n%s", next, res, fake.Dump())
+	}
+	var sessions struct {
+		Sessions []sessionJSON `json:"sessions"`
+	}
+	decode(t, handoff(t, bin, dir, env, "session", "ls", "--all", "--json"), &sessions)
+	if len(sessions.Sessions) != 1 {
+		t.Fatalf("sessions %+v, want one", sessions.Sessions)
+	}
+	s := sessions.Sessions[0]
+	if s.Harness != agenttest.Copilot || s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != left.Handoff.ID {
+		t.Errorf("session %s: harness %q, claimed %+v; want copilot, baton %s", s.ID, s.Harness, s.ClaimedHandoff, left.Handoff.ID)
+	}
+}
