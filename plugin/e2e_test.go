@@ -138,12 +138,13 @@ func decode(t *testing.T, s string, v any) {
 	}
 }
 
-// For each agent whose install commands work offline from a path: the
+// For each agent whose install commands work offline from a path (and
+// OpenCode, whose install is a copy into its plugins directory): the
 // plugin installs with `git handoff plugin install`, and a headless session
 // in a repository without init receives the waiting baton through it,
 // claiming it once; a second session is given nothing.
 func TestPluginDeliversBaton(t *testing.T) {
-	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini} {
+	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini, agenttest.OpenCode} {
 		t.Run(agent, func(t *testing.T) {
 			agenttest.Find(t, agent)
 			bin := builtBin(t)
@@ -199,7 +200,13 @@ func TestPluginDeliversBaton(t *testing.T) {
 				t.Errorf("plugin path does not name %s", inst.Dir)
 			}
 
-			res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on"})
+			// OpenCode npm-installs its plugin package at each start: the
+			// deadline a loaded machine meets is longer.
+			timeout := agenttest.DefaultTimeout
+			if agent == agenttest.OpenCode {
+				timeout *= 3
+			}
+			res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on", Timeout: timeout})
 			if res.Code != 0 || res.SessionID == "" {
 				t.Fatalf("%s run: %s\nrequests:\n%s", agent, res, fake.Dump())
 			}
@@ -219,7 +226,7 @@ func TestPluginDeliversBaton(t *testing.T) {
 			// A second, fresh session: the baton was claimed once, by
 			// the first, and is given to nobody else.
 			before := len(fake.Requests())
-			second := a.Run(agenttest.Run{Dir: dir, Prompt: "something else"})
+			second := a.Run(agenttest.Run{Dir: dir, Prompt: "something else", Timeout: timeout})
 			if second.Code != 0 {
 				t.Fatalf("second %s run: %s", agent, second)
 			}
