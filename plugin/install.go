@@ -60,8 +60,9 @@ func (e Env) dir(agent string) string {
 // install command for a local plugin).
 type Step struct {
 	Args []string // the command, argv[0] the agent's CLI; nil for a copy
-	// CopyTo is where a copy step puts the plugin's files.
-	CopyTo string
+	// CopyFrom and CopyTo are where a copy step takes the plugin's files
+	// from (the directory it was written to) and puts them.
+	CopyFrom, CopyTo string
 	// Output is what the command printed, stdout and stderr together.
 	Output string
 }
@@ -69,10 +70,14 @@ type Step struct {
 // String is the step as a shell command the user could run.
 func (s Step) String() string {
 	if s.Args == nil {
-		return "copy to " + s.CopyTo
+		return "mkdir -p " + shellQuote(s.CopyTo) + " && cp -R " + shellQuote(s.CopyFrom) + "/. " + shellQuote(s.CopyTo)
 	}
-	q := make([]string, len(s.Args))
-	for i, a := range s.Args {
+	return quoteArgs(s.Args)
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
 		q[i] = shellQuote(a)
 	}
 	return strings.Join(q, " ")
@@ -128,14 +133,14 @@ func copilotInstall(dir string, _ Env) []Step {
 	}
 }
 
-func cursorInstall(_ string, e Env) []Step {
+func cursorInstall(dir string, e Env) []Step {
 	// Cursor loads the plugins in ~/.cursor/plugins/local/<name>.
-	return []Step{{CopyTo: filepath.Join(e.Home, ".cursor", "plugins", "local", Name)}}
+	return []Step{{CopyFrom: dir, CopyTo: filepath.Join(e.Home, ".cursor", "plugins", "local", Name)}}
 }
 
-func opencodeInstall(_ string, e Env) []Step {
+func opencodeInstall(dir string, e Env) []Step {
 	// OpenCode loads every module in its user-level plugins directory.
-	return []Step{{CopyTo: filepath.Join(e.ConfigHome, "opencode", "plugins")}}
+	return []Step{{CopyFrom: dir, CopyTo: filepath.Join(e.ConfigHome, "opencode", "plugins")}}
 }
 
 // Options tune Install.
@@ -237,7 +242,7 @@ func run(ctx context.Context, st *Step, e Env, o Options) error {
 	err = cmd.Run()
 	st.Output = out.String()
 	if err != nil {
-		return fmt.Errorf("`%s`: %w", st, err)
+		return fmt.Errorf("`%s`: %w", quoteArgs(st.Args), err)
 	}
 	return nil
 }
