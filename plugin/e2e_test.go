@@ -196,6 +196,15 @@ func TestPluginDeliversBaton(t *testing.T) {
 			if want := filepath.Join(a.Home, ".local", "share", "git-handoff", "plugins", agent); inst.Dir != want {
 				t.Errorf("plugin written to %s, want %s", inst.Dir, want)
 			}
+			// Installing again (after an upgrade, say) goes through the
+			// agent's own commands as well.
+			var again struct {
+				Ran bool `json:"ran"`
+			}
+			decode(t, handoff(t, bin, installDir, a.Environ("PWD="+installDir), "plugin", "install", agent, "--json"), &again)
+			if !again.Ran {
+				t.Fatalf("a second plugin install did not run the agent's commands")
+			}
 			if strings.TrimSpace(handoff(t, bin, installDir, a.Environ(), "plugin", "path", agent)) != inst.Dir {
 				t.Errorf("plugin path does not name %s", inst.Dir)
 			}
