@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -225,6 +226,20 @@ func TestPluginDeliversBaton(t *testing.T) {
 			}
 			if !reached {
 				t.Fatalf("the baton's %s reached no request through the plugin\n%s\n%s", next, res, fake.Dump())
+			}
+			// The plugin's MCP server started: its tools are offered
+			// (Codex nests them in a namespace, mcp__git_handoff).
+			var tools []string
+			offered := false
+			for _, r := range fake.Requests() {
+				if r.OffersShell() {
+					tools = r.Tools
+					offered = offered || strings.Contains(string(r.Body), `"session_start"`) ||
+						slices.ContainsFunc(r.Tools, func(n string) bool { return strings.Contains(n, "session_start") })
+				}
+			}
+			if !offered && agent != agenttest.OpenCode { // OpenCode's plugin is a module: no MCP server
+				t.Errorf("no tool of the plugin's MCP server (session_start) is offered: %q", tools)
 			}
 			for _, p := range []string{".claude", ".codex", ".gemini"} {
 				if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
