@@ -111,6 +111,9 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 			text = fmt.Sprintf("git-handoff could not prepare this session's brief (%s). Run `git handoff start` in a shell to see what is waiting for you.\n", err)
 		}
+		if text == "" {
+			return // the brief was given already, by the same hook installed twice
+		}
 		answer = p.startAnswer(text)
 	case EventStop:
 		res, err := wf.Stop(ctx, dir, handoff.AgentStopOptions{Harness: h.Name, NativeID: in.SessionID, Active: in.active()})

@@ -444,3 +444,68 @@ func TestCopilotPluginStartsThroughSkill(t *testing.T) {
 		t.Errorf("session %s: harness %q, claimed %+v; want copilot, baton %s", s.ID, s.Harness, s.ClaimedHandoff, left.Handoff.ID)
 	}
 }
+
+// A team that committed `init --agent`'s configuration, and a member who
+// also installed the plugin: both run the same hook commands. The session
+// must still be one, claim the baton once and be given the brief once
+// (Claude Code runs identical commands once; for the others the second
+// start of the same agent session continues the first).
+func TestPluginBesideInitAgent(t *testing.T) {
+	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini} {
+		t.Run(agent, func(t *testing.T) {
+			agenttest.Find(t, agent)
+			bin := builtBin(t)
+			home := gittest.Isolate(t)
+			dir := gittest.Init(t)
+			gittest.Run(t, dir, "config", "user.name", "Test Dev")
+			gittest.Run(t, dir, "config", "user.email", "dev@example.com")
+			env := userEnv(home, bin)
+			handoff(t, bin, dir, env, "init", "--agent", agent)
+			next := "NEXT-BOTH-" + token()
+			var left struct {
+				Handoff batonJSON `json:"handoff"`
+			}
+			decode(t, handoff(t, bin, dir, env, "end", "--next", "look at "+next, "--json"), &left)
+
+			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+				if !r.OffersShell() {
+					return fakemodel.Say("a title")
+				}
+				return fakemodel.Say("done")
+			})
+			a := agenttest.New(t, agent, fake)
+			a.Path = []string{bin, agenttest.ToolsDir()}
+			installDir := t.TempDir()
+			handoff(t, bin, installDir, a.Environ("PWD="+installDir), "plugin", "install", agent)
+
+			res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on"})
+			if res.Code != 0 || res.SessionID == "" {
+				t.Fatalf("%s run: %s\nrequests:\n%s", agent, res, fake.Dump())
+			}
+			var first *fakemodel.Request
+			for _, r := range fake.Requests() {
+				if r.OffersShell() {
+					first = r
+					break
+				}
+			}
+			if first == nil {
+				t.Fatalf("no main request\n%s", fake.Dump())
+			}
+			if n := strings.Count(first.Text, next); n != 1 {
+				t.Errorf("the first request holds the baton's step %d times, want once\n%s", n, first.Text)
+			}
+			var sessions struct {
+				Sessions []sessionJSON `json:"sessions"`
+			}
+			decode(t, handoff(t, bin, dir, env, "session", "ls", "--all", "--json"), &sessions)
+			if len(sessions.Sessions) != 1 {
+				t.Fatalf("%d sessions, want 1: %+v", len(sessions.Sessions), sessions.Sessions)
+			}
+			s := sessions.Sessions[0]
+			if s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != left.Handoff.ID || s.Launched[agent].NativeID != res.SessionID {
+				t.Errorf("session %+v, want %s's session %s holding baton %s", s, agent, res.SessionID, left.Handoff.ID)
+			}
+		})
+	}
+}
