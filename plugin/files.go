@@ -1,7 +1,7 @@
 // Package plugin builds git-handoff's plugin for each coding agent that
-// installs tools as plugins (Claude Code, Codex, Gemini CLI, Cursor,
-// OpenCode; Copilot CLI takes Claude Code's), and installs it for the
-// user through the agent's own install command. The plugins hold no logic:
+// installs tools as plugins (Claude Code, Codex, Gemini CLI, Copilot CLI,
+// Cursor, OpenCode), and installs it for the user through the agent's own
+// install command. The plugins hold no logic:
 // their hooks are the commands `git handoff init --agent` writes
 // (agentconf), their MCP server is `git handoff mcp`, and a skill says how
 // to leave a good baton. So a plugin works in any repository, with or
@@ -177,8 +177,8 @@ func skillFile() File {
 	return File{Path: "skills/" + skillName + "/SKILL.md", Data: []byte(skill)}
 }
 
-// withManifest makes the plugin's files with fn, then adds the manifest
-// that manifest builds from the plugin's version.
+// withManifest adds to a plugin's files the manifest that manifest builds
+// from their version.
 func withManifest(fs []File, manifest func(version string) (File, error)) ([]File, error) {
 	slices.SortFunc(fs, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	m, err := manifest(version(fs))

@@ -21,7 +21,7 @@ func pluginCommand(d *deps) *cli.Command {
 		Usage: "install git-handoff as a plugin of a coding agent, for every repository",
 		Description: "The plugin runs the same hooks `git handoff init --agent` writes into a repository, starts the MCP\n" +
 			"server (`git handoff mcp`) and carries a skill on leaving good batons; it works in any repository,\n" +
-			"with or without init. Agents: " + agents + " (Copilot CLI installs Claude Code's marketplace).",
+			"with or without init. Agents: " + agents + ".",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "install",
