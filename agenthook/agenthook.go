@@ -12,6 +12,7 @@ package agenthook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // Events.
@@ -113,6 +115,9 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 			Transcript: in.TranscriptPath,
 		})
 		text := res.Context
+		if errors.Is(err, refstore.ErrNotRepository) {
+			return // a plugin's hooks run in every folder: outside a repository there is nothing to say
+		}
 		if err == nil {
 			delivered = res.Session.ID
 		}
@@ -120,12 +125,18 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 			text = fmt.Sprintf("git-handoff could not prepare this session's brief (%s). Run `git handoff start` in a shell to see what is waiting for you.\n", err)
 		}
+		if text == "" {
+			return // the brief was given already, by the same hook installed twice
+		}
 		answer = p.startAnswer(text)
 	case EventStop:
 		res, err := wf.Stop(ctx, dir, handoff.AgentStopOptions{
 			Harness: h.Name, NativeID: in.SessionID, Active: in.active(),
 			LastMessage: in.lastMessage(), Transcript: in.TranscriptPath,
 		})
+		if errors.Is(err, refstore.ErrNotRepository) {
+			return
+		}
 		for _, n := range res.Notices {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %s\n", n)
 		}
@@ -144,12 +155,12 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 		for _, n := range res.Notices {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %s\n", n)
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, refstore.ErrNotRepository) {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 		}
 		return
 	case EventSessionEnd:
-		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason, Transcript: in.TranscriptPath}); err != nil {
+		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason, Transcript: in.TranscriptPath}); err != nil && !errors.Is(err, refstore.ErrNotRepository) {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 		}
 		return

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // recorder stands in for the workflows (tested in package handoff) so that
@@ -129,14 +131,23 @@ func TestStopAnswersInEachAgentsFormat(t *testing.T) {
 
 func TestFailsOpen(t *testing.T) {
 	t.Run("start error is told to the model", func(t *testing.T) {
-		r := &recorder{startErr: errors.New("not a git repository")}
+		r := &recorder{startErr: errors.New("reading refs: disk on fire")}
 		out, errs := run(t, "claude", EventSessionStart, `{}`, r)
 		var got sessionStartContext
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("answer %q: %v", out, err)
 		}
-		if !strings.Contains(got.HookSpecificOutput.AdditionalContext, "not a git repository") || !strings.Contains(errs, "not a git repository") {
+		if !strings.Contains(got.HookSpecificOutput.AdditionalContext, "disk on fire") || !strings.Contains(errs, "disk on fire") {
 			t.Fatalf("context %q, stderr %q", got.HookSpecificOutput.AdditionalContext, errs)
+		}
+	})
+	// A plugin's hooks run in every folder the agent opens: outside a
+	// repository they say nothing at all.
+	t.Run("outside a repository the start is silent", func(t *testing.T) {
+		r := &recorder{startErr: fmt.Errorf("opening: %w (or any of the parent directories): /tmp", refstore.ErrNotRepository)}
+		out, errs := run(t, "claude", EventSessionStart, `{}`, r)
+		if out != "" || errs != "" || len(r.calls) != 1 {
+			t.Fatalf("out %q, stderr %q, calls %v", out, errs, r.calls)
 		}
 	})
 	t.Run("input that is not JSON", func(t *testing.T) {

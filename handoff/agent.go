@@ -95,6 +95,14 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 	if s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, opts.Source); err != nil {
 		return AgentStartResult{}, err
 	} else if ok {
+		if id, _ := indexedSession(st, h.Name, opts.NativeID); id == s.ID && sourceName(opts.Source) == SourceStartup {
+			// The agent's new conversation already started this session
+			// here: the same hooks ran twice (a plugin beside the
+			// project's committed configuration, one after the other
+			// under the lock). The first gave the brief; a second copy
+			// would only repeat it.
+			return AgentStartResult{Session: s.Record, Continued: true}, nil
+		}
 		return continueAgent(ctx, st, s, h.Name, opts, maxChars, clock)
 	}
 	if s, notes, ok, err := resumedSession(ctx, st, h.Name, opts.NativeID, opts.Source, clock); err != nil {

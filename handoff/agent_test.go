@@ -344,6 +344,26 @@ func TestAgentStartTwiceAtOnceMakesOneSession(t *testing.T) {
 	}
 }
 
+// The same start hook installed twice (the plugin beside the project's
+// committed configuration) runs twice for one new conversation: the brief
+// is given once; the second start says nothing. A resume still repeats it.
+func TestAgentStartTwiceForOneConversationGivesTheBriefOnce(t *testing.T) {
+	st := open(t)
+	leaveBaton(t, st, "given once")
+	first := agentStart(t, st, claudeID, "startup")
+	if !first.Claimed || !strings.Contains(first.Context, "given once") {
+		t.Fatalf("first start = %+v", first)
+	}
+	second := agentStart(t, st, claudeID, "startup")
+	if !second.Continued || second.Claimed || second.Session.ID != first.Session.ID || second.Context != "" {
+		t.Fatalf("second start of the same conversation = %+v, want the same session and no context", second)
+	}
+	resumed := agentStart(t, st, claudeID, "resume")
+	if !strings.Contains(resumed.Context, "given once") {
+		t.Fatalf("resume lost the claimed baton:\n%s", resumed.Context)
+	}
+}
+
 // Every conversation of an agent used to leave a lock file of its own
 // beside its index note, forever; the hooks now share one lock per
 // worktree, and a conversation adds its index note alone.

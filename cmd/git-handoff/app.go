@@ -108,6 +108,7 @@ func newApp(d *deps) *cli.App {
 			hookCommand(d),
 			handoverCommand(d),
 			mcpCommand(d),
+			pluginCommand(d),
 			manCommand(d),
 		},
 	}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/agentconf"
+	"github.com/git-handoff/git-handoff/plugin"
+	"github.com/git-handoff/git-handoff/view"
+)
+
+// pluginCommand installs git-handoff's plugin for a coding agent from the
+// binary's own copy; package plugin does the work.
+func pluginCommand(d *deps) *cli.Command {
+	agents := strings.Join(plugin.Agents(), ", ")
+	return &cli.Command{
+		Name:  "plugin",
+		Usage: "install git-handoff as a plugin of a coding agent, for every repository",
+		Description: "The plugin runs the same hooks `git handoff init --agent` writes into a repository, starts the MCP\n" +
+			"server (`git handoff mcp`) and carries a skill on leaving good batons; it works in any repository,\n" +
+			"with or without init. Agents: " + agents + ".",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "install",
+				Usage:     "write the plugin to the user's data directory and install it with the agent's own commands",
+				ArgsUsage: "AGENT",
+				Description: "Writes the plugin this binary carries to $XDG_DATA_HOME/git-handoff/plugins/AGENT, then runs the\n" +
+					"agent's own install: `claude plugin marketplace add` and `claude plugin install`, `codex plugin\n" +
+					"marketplace add` and `codex plugin add`, `gemini extensions install --consent`; for Cursor and\n" +
+					"OpenCode it copies the plugin into the directory the agent loads plugins from. When the agent's\n" +
+					"CLI is not on PATH (or with --print), it prints the commands to run instead. Run it again after\n" +
+					"upgrading git-handoff.",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "print", Usage: "write the plugin's files but only print the agent's install commands"},
+					jsonFlag,
+				},
+				Action: func(c *cli.Context) error {
+					agent, err := pluginAgent(c)
+					if err != nil {
+						return err
+					}
+					o := plugin.Options{NoRun: c.Bool("print"), Stdin: d.stdin, Stderr: d.stderr}
+					if !c.Bool("json") {
+						// The agent's own output is progress: stderr.
+						o.Stdout = d.stderr
+					}
+					res, err := plugin.Install(c.Context, agent, o)
+					if err != nil {
+						return fmt.Errorf("installing the %s plugin: %w", agent, err)
+					}
+					if c.Bool("json") {
+						return d.printJSON(toPluginInstallJSON(res))
+					}
+					notify(d.stderr, res.Notices)
+					fmt.Fprintf(d.stdout, "wrote the %s plugin to %s\n", res.Agent, res.Dir)
+					switch {
+					case res.Ran:
+						fmt.Fprintf(d.stdout, "installed it: %s\n", stepsLine(res.Steps))
+					case res.Missing != "":
+						fmt.Fprintf(d.stdout, "%s is not on PATH; to install the plugin, run:\n", res.Missing)
+						printSteps(d, res.Steps)
+					default:
+						fmt.Fprintln(d.stdout, "to install it, run:")
+						printSteps(d, res.Steps)
+					}
+					return nil
+				},
+			},
+			{
+				Name:      "list",
+				Usage:     "list the agents with a plugin, where it goes, and how each installs it",
+				ArgsUsage: " ",
+				Flags:     []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usageErrorf(c, "plugin list takes no arguments, got %q", c.Args().First())
+					}
+					infos, err := plugin.List(plugin.Env{})
+					if err != nil {
+						return err
+					}
+					if c.Bool("json") {
+						out := make([]pluginJSON, len(infos))
+						for i, in := range infos {
+							out[i] = toPluginJSON(in)
+						}
+						return d.printJSON(map[string]any{"plugins": out})
+					}
+					for _, in := range infos {
+						state := "not written"
+						switch {
+						case in.Written:
+							state = "written"
+						case in.Stale:
+							state = "written by another version"
+						}
+						fmt.Fprintf(d.stdout, "%-12s %-26s %s\n", in.Agent, state, stepsLine(in.Steps))
+					}
+					return nil
+				},
+			},
+			{
+				Name:      "path",
+				Usage:     "print the directory the agent's plugin is written to",
+				ArgsUsage: "AGENT",
+				Action: func(c *cli.Context) error {
+					agent, err := pluginAgent(c)
+					if err != nil {
+						return err
+					}
+					dir, err := plugin.Path(agent, plugin.Env{})
+					if err != nil {
+						return err
+					}
+					fmt.Fprintln(d.stdout, dir)
+					return nil
+				},
+			},
+		},
+	}
+}
+
+// pluginAgent is the command's one argument, an agent with a plugin.
+func pluginAgent(c *cli.Context) (string, error) {
+	if c.NArg() != 1 {
+		return "", usageErrorf(c, "name one agent: %s", strings.Join(plugin.Agents(), ", "))
+	}
+	agent, err := plugin.Resolve(c.Args().First())
+	if errors.Is(err, agentconf.ErrUnknownAgent) {
+		return "", usageErrorf(c, "%v", err)
+	}
+	return agent, err
+}
+
+func printSteps(d *deps, steps []plugin.Step) {
+	for _, s := range steps {
+		fmt.Fprintf(d.stdout, "  %s\n", s)
+	}
+}
+
+func stepsLine(steps []plugin.Step) string {
+	var s []string
+	for _, st := range steps {
+		s = append(s, st.String())
+	}
+	return strings.Join(s, " && ")
+}
+
+type pluginStepJSON struct {
+	Command []string `json:"command,omitempty"`
+	CopyTo  string   `json:"copyTo,omitempty"`
+	Output  string   `json:"output,omitempty"`
+}
+
+type pluginInstallJSON struct {
+	Agent   string           `json:"agent"`
+	Dir     string           `json:"dir"`
+	Steps   []pluginStepJSON `json:"steps"`
+	Ran     bool             `json:"ran"`
+	Missing string           `json:"missing,omitempty"`
+	Notices []string         `json:"notices"`
+}
+
+type pluginJSON struct {
+	Agent   string           `json:"agent"`
+	Dir     string           `json:"dir"`
+	Written bool             `json:"written"`
+	Stale   bool             `json:"stale"`
+	Steps   []pluginStepJSON `json:"steps"`
+}
+
+func toPluginStepsJSON(steps []plugin.Step) []pluginStepJSON {
+	out := make([]pluginStepJSON, len(steps))
+	for i, s := range steps {
+		out[i] = pluginStepJSON{Command: s.Args, CopyTo: s.CopyTo, Output: s.Output}
+	}
+	return out
+}
+
+func toPluginInstallJSON(r plugin.Result) pluginInstallJSON {
+	return pluginInstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing, Notices: view.NonNil(r.Notices)}
+}
+
+func toPluginJSON(in plugin.Info) pluginJSON {
+	return pluginJSON{Agent: in.Agent, Dir: in.Dir, Written: in.Written, Stale: in.Stale, Steps: toPluginStepsJSON(in.Steps)}
+}
