@@ -17,6 +17,7 @@ import (
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -32,11 +33,16 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/agents", s.agents)
 	m.HandleFunc("GET /api/handoffs", s.withRepo(false, s.listHandoffs))
 	m.HandleFunc("DELETE /api/handoffs/{id}", s.withRepo(true, s.dismiss))
+	m.HandleFunc("POST /api/handoffs/{id}/restore", s.withRepo(true, s.undismiss))
 	m.HandleFunc("GET /api/sessions", s.withRepo(false, s.listSessions))
 	m.HandleFunc("GET /api/sessions/{id}", s.withRepo(false, s.showSession))
 	m.HandleFunc("GET /api/sessions/{id}/lineage", s.withRepo(false, s.sessionLineage))
 	m.HandleFunc("POST /api/sessions/{id}/switch", s.withRepo(true, s.switchSession))
 	m.HandleFunc("POST /api/sessions/{id}/replace", s.withRepo(true, s.replaceSession))
+	m.HandleFunc("POST /api/sessions/{id}/launch", s.withRepo(true, s.launchSession))
+	m.HandleFunc("POST /api/sessions/{id}/restore", s.withRepo(true, s.restoreSession))
+	m.HandleFunc("GET /api/sessions/{id}/attach", s.withRepo(false, s.attachSession))
+	m.HandleFunc("GET /api/sessions/{id}/pane", s.withRepo(false, s.sessionPane))
 	m.HandleFunc("GET /api/prs", s.withRepo(false, s.listPRs))
 	m.HandleFunc("GET /api/events", s.events)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -210,8 +216,13 @@ func (s *Server) listHandoffs(c *call) error {
 	if err != nil {
 		return err
 	}
+	signing, err := handoff.Signing(c.r.Context(), c.st)
+	if err != nil {
+		return err
+	}
 	out := listJSON[*handoffJSON]{Items: []*handoffJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
-		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
+		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...)),
+		Signing: &signingJSON{Signs: signing.Signs, RequireSigned: signing.RequireSigned}}
 	for i := range res.Handoffs {
 		h := &res.Handoffs[i]
 		switch {
@@ -249,11 +260,26 @@ func (s *Server) listSessions(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := listJSON[sessionJSON]{Items: []sessionJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
-		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
+	var pairs [][2]string
 	for _, l := range res.Sessions {
-		j := toSessionJSON(l.Record, false)
+		if l.Status == session.StatusActive {
+			pairs = append(pairs, [2]string{l.Owner, l.Branch})
+		}
+	}
+	objectives, more := handoff.Objectives(c.r.Context(), c.st, pairs)
+	out := listJSON[sessionRowJSON]{Items: []sessionRowJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
+		Now: s.opts.Clock(), Notices: view.NonNil(append(append(c.notices, res.Notices...), more...))}
+	for _, l := range res.Sessions {
+		j := sessionRowJSON{Session: toSessionJSON(l.Record, false)}
 		j.Lineage = l.Lineage
+		withRuntime(&j.Session, l.Runtime)
+		j.OtherHost = !handoff.Here(c.st, &l.Record).Host
+		if l.Status == session.StatusActive {
+			j.Objective = view.OfObjective(objectives[handoff.ObjectiveKey(l.Owner, l.Branch)])
+		}
+		if l.Runtime != nil && l.Runtime.State == tmuxrt.StateLive {
+			j.AttachLine = attachLine(l.ID)
+		}
 		out.Items = append(out.Items, j)
 	}
 	out.Total = len(out.Items)
