@@ -151,6 +151,9 @@ func waitMessage(t *testing.T, ctx context.Context, want string) string {
 func confirm(t *testing.T, ctx context.Context, fields map[string]string, ok bool) {
 	t.Helper()
 	do(t, ctx, chromedp.WaitVisible(css(`dialog[open] #dialog-ok`)))
+	if fields == nil {
+		fields = map[string]string{}
+	}
 	b, _ := json.Marshal(fields)
 	button := "#dialog-cancel"
 	if ok {

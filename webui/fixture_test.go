@@ -212,3 +212,16 @@ func (f *fixture) do(t *testing.T, method, path, body string, edit func(*http.Re
 	}
 	return rec.Code, out
 }
+
+// startSession starts one more session in the fixture's repository, as
+// if from a worktree of its own.
+func (f *fixture) startSession(t *testing.T, id, owner, branch, agent string) {
+	t.Helper()
+	st := f.store(t)
+	if err := st.Unbind(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := handoff.Start(context.Background(), st, handoff.StartOptions{Session: id, Harness: agent, Owner: owner, Branch: branch}, clock); err != nil {
+		t.Fatal(err)
+	}
+}
