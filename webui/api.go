@@ -112,9 +112,18 @@ func badRequest(format string, a ...any) error {
 func statusOf(err error) int {
 	var re *requestError
 	var ce *baton.ClaimedError
+	var (
+		notLive *handoff.NotLiveError
+		noPlan  *handoff.NoLaunchError
+		noProg  *handoff.ProgramNotFoundError
+		noTree  *handoff.WorktreeGoneError
+	)
 	switch {
 	case errors.As(err, &re):
 		return re.status
+	case errors.As(err, &notLive), errors.As(err, &noPlan), errors.As(err, &noProg), errors.As(err, &noTree):
+		// The session's state does not allow it now, as a conflict does.
+		return http.StatusConflict
 	case errors.Is(err, harness.ErrUnknown), errors.Is(err, refstore.ErrBadName):
 		return http.StatusBadRequest
 	case errors.As(err, &ce), errors.Is(err, refstore.ErrConflict):
