@@ -106,3 +106,19 @@ func TestPaneIsReadAtMostOncePerInterval(t *testing.T) {
 		t.Fatalf("attach = %v", out)
 	}
 }
+
+// A restore's body is outside input: whatever it holds, the answer is a
+// decision (done, refused as bad, or refused by the session's state),
+// never a server error.
+func FuzzRestoreBody(f *testing.F) {
+	for _, seed := range []string{``, `{}`, `{"prompt":"go on"}`, `{"prompt":1}`, `{"prompt":"x","extra":true}`, `[`, `null`, "{\"prompt\":\"\\u0000\"}"} {
+		f.Add(seed)
+	}
+	fx := newFixture(f, webui.Options{})
+	f.Fuzz(func(t *testing.T, body string) {
+		code, out := fx.do(t, "POST", "/api/sessions/s5/restore?project=repo", body, nil)
+		if code != http.StatusOK && code != http.StatusBadRequest {
+			t.Fatalf("restore with body %q: %d %v", body, code, out)
+		}
+	})
+}

@@ -41,7 +41,7 @@ type fixture struct {
 	bin string // a directory holding the only "installed" agent, gemini
 }
 
-func newFixture(t *testing.T, opts webui.Options) *fixture {
+func newFixture(t testing.TB, opts webui.Options) *fixture {
 	t.Helper()
 	gittest.Isolate(t)
 	t.Setenv("GIT_HANDOFF_SESSION", "")
@@ -134,7 +134,7 @@ func (f *fixture) lookPath(name string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-func (f *fixture) store(t *testing.T) *refstore.Store {
+func (f *fixture) store(t testing.TB) *refstore.Store {
 	t.Helper()
 	st, err := refstore.Open(context.Background(), f.dir, refstore.Options{})
 	if err != nil {
@@ -144,7 +144,7 @@ func (f *fixture) store(t *testing.T) *refstore.Store {
 	return st
 }
 
-func (f *fixture) modify(t *testing.T, id string, fn func(*session.Record)) {
+func (f *fixture) modify(t testing.TB, id string, fn func(*session.Record)) {
 	t.Helper()
 	if _, err := session.Modify(context.Background(), f.store(t), id, "test", func(r *session.Record) error { fn(r); return nil }); err != nil {
 		t.Fatal(err)
