@@ -283,6 +283,7 @@ func (s *Server) listSessions(c *call) error {
 		j.Lineage = l.Lineage
 		withRuntime(&j.Session, l.Runtime)
 		j.OtherHost = !handoff.Here(c.st, &l.Record).Host
+		j.EndReason = l.EndReason
 		if l.Status == session.StatusActive {
 			j.Objective = view.OfObjective(objectives[handoff.ObjectiveKey(l.Owner, l.Branch)])
 		}

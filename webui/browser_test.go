@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/webui"
 )
 
@@ -167,6 +168,7 @@ func confirm(t *testing.T, ctx context.Context, fields map[string]string, ok boo
 
 func TestPageInBrowser(t *testing.T) {
 	f := newFixture(t, webui.Options{})
+	f.modify(t, "s2", func(r *session.Record) { r.EndReason = session.EndAgentExit })
 	url := f.start(t)
 	ctx := browser(t)
 	dir := artifacts(t)
@@ -198,6 +200,9 @@ func TestPageInBrowser(t *testing.T) {
 		!strings.Contains(s5[1], "finish the lexer") || !strings.Contains(s5[1], "took over from s3 (stuck)") ||
 		!strings.Contains(s5[2], "active, not under tmux") {
 		t.Fatalf("s5's row: where %q, work %q, state %q", s5[0], s5[1], s5[2])
+	}
+	if s2 := eval[string](t, ctx, `document.querySelector('#sessions-body tr[data-id="s2"] .state').textContent`); s2 != "ended (agent exited)" {
+		t.Fatalf("s2, ended by its agent's exit, is shown %q", s2)
 	}
 	if s3 := eval[string](t, ctx, `document.querySelector('#sessions-body tr[data-id="s3"] .work').textContent`); !strings.Contains(s3, f.claimed+" bob's next step") {
 		t.Fatalf("s3 claimed bob's baton, its row says %q", s3)

@@ -73,7 +73,8 @@ type sessionRowJSON struct {
 	view.Session
 	Objective  *view.Objective `json:"objective"`
 	OtherHost  bool            `json:"otherHost"`
-	AttachLine string          `json:"attach,omitempty"` // live under tmux: the line that attaches to it
+	EndReason  string          `json:"endReason,omitempty"` // why it ended without `end`: its agent exited, say
+	AttachLine string          `json:"attach,omitempty"`    // live under tmux: the line that attaches to it
 }
 
 // signingJSON says whether the repository signs its records: the page

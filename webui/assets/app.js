@@ -285,6 +285,7 @@ function stateText(s) {
   let t = stateOf(s);
   if (rt && rt.state === "exited") t += rt.signal ? " (signal " + rt.signal + ")" : " (status " + (rt.exitStatus ?? "?") + ")";
   if (s.status === "active" && (!rt || !rt.state || rt.state === "gone")) t += rt && rt.state === "gone" ? ", tmux gone" : ", not under tmux";
+  if (s.endReason && s.status !== "active") t += " (" + s.endReason + ")";
   if (s.switching) t += " (switching to " + s.switching.to + ")";
   return t;
 }
