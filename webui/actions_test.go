@@ -1,11 +1,13 @@
 package webui_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/tmuxrt/tmuxrttest"
@@ -121,4 +123,39 @@ func FuzzRestoreBody(f *testing.F) {
 			t.Fatalf("restore with body %q: %d %v", body, code, out)
 		}
 	})
+}
+
+func TestRecentClaimedAPI(t *testing.T) {
+	f := newFixture(t, webui.Options{})
+	// s9 claims carol's shared baton an hour after s3 claimed bob's.
+	st := f.store(t)
+	if err := st.Unbind(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	later := func() time.Time { return clock().Add(time.Hour) }
+	if r, err := handoff.Start(context.Background(), st, handoff.StartOptions{Session: "s9", Harness: "codex", Owner: "dev@example.com", Branch: "work"}, later); err != nil || !r.Claimed {
+		t.Fatalf("s9 did not claim carol's baton: %v, %+v", err, r)
+	}
+	for _, c := range []struct {
+		n    string
+		want []string
+	}{
+		{"0", []string{f.waiting}},
+		{"1", []string{f.waiting, f.shared}},
+		{"5", []string{f.waiting, f.shared, f.claimed}},
+	} {
+		code, out := f.do(t, "GET", "/api/handoffs?project=repo&recentClaimed="+c.n, "", nil)
+		wantStatus(t, "recentClaimed="+c.n, code, http.StatusOK, out)
+		got := ids(t, out)
+		if len(got) != len(c.want) {
+			t.Fatalf("recentClaimed=%s: %v, want %v", c.n, got, c.want)
+		}
+		for _, w := range c.want {
+			if !has(got, w) {
+				t.Fatalf("recentClaimed=%s: %v, want %v", c.n, got, c.want)
+			}
+		}
+	}
+	code, out := f.do(t, "GET", "/api/handoffs?project=repo&recentClaimed=-1", "", nil)
+	wantStatus(t, "a negative count", code, http.StatusBadRequest, out)
 }

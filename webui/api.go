@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
@@ -220,11 +222,20 @@ func (s *Server) listHandoffs(c *call) error {
 	if err != nil {
 		return err
 	}
+	// ?recentClaimed=N keeps only the N latest claims: a board shows who
+	// took what lately, not every claim a long history holds.
+	recent := -1
+	if v := q.Get("recentClaimed"); v != "" {
+		if recent, err = strconv.Atoi(v); err != nil || recent < 0 {
+			return badRequest("?recentClaimed= is a count, not %q", v)
+		}
+	}
 	root := fingerprint(c.st.CommonDir())
 	res, err := handoff.List(c.r.Context(), c.st, handoff.ListOptions{All: true})
 	if err != nil {
 		return err
 	}
+	keep := latestClaims(res.Handoffs, recent)
 	signing, err := handoff.Signing(c.r.Context(), c.st)
 	if err != nil {
 		return err
@@ -238,7 +249,8 @@ func (s *Server) listHandoffs(c *call) error {
 		case q.Has("owner") && h.Owner != q.Get("owner"),
 			q.Has("branch") && h.Branch != q.Get("branch"),
 			shared != nil && h.Shared != *shared,
-			claimed != nil && h.Claimed != *claimed:
+			claimed != nil && h.Claimed != *claimed,
+			h.Claimed && keep != nil && !keep[h.ID]:
 			continue
 		}
 		out.Items = append(out.Items, toHandoffJSON(h))
@@ -246,6 +258,34 @@ func (s *Server) listHandoffs(c *call) error {
 	out.Total = len(out.Items)
 	writeJSON(c.w, http.StatusOK, out)
 	return nil
+}
+
+// latestClaims names the n claimed batons claimed last (nil: n < 0, all).
+func latestClaims(list []baton.Stored, n int) map[string]bool {
+	if n < 0 {
+		return nil
+	}
+	var claimed []*baton.Stored
+	for i := range list {
+		if list[i].Claimed {
+			claimed = append(claimed, &list[i])
+		}
+	}
+	slices.SortStableFunc(claimed, func(a, b *baton.Stored) int {
+		return claimedAt(b).Compare(claimedAt(a))
+	})
+	keep := map[string]bool{}
+	for _, b := range claimed[:min(n, len(claimed))] {
+		keep[b.ID] = true
+	}
+	return keep
+}
+
+func claimedAt(b *baton.Stored) time.Time {
+	if b.ClaimedAt == nil {
+		return time.Time{}
+	}
+	return *b.ClaimedAt
 }
 
 func (s *Server) dismiss(c *call) error {

@@ -616,7 +616,7 @@ function refresh(force) {
   loading = (async () => {
     try {
       const [handoffs, sessions, prs, ag] = await Promise.all([
-        api("/api/handoffs"), api("/api/sessions?all=true"), api("/api/prs"), api("/api/agents"),
+        api("/api/handoffs?recentClaimed=" + RECENT_CLAIMED), api("/api/sessions?all=true"), api("/api/prs"), api("/api/agents"),
       ]);
       agents = ag.agents;
       renderHandoffs(handoffs);
