@@ -29,13 +29,19 @@ type UndismissResult struct {
 type NotRestorableError struct {
 	ID  string
 	Why string
+	Err error // the lost swap or decision at the arbiter, when that is how it was learnt
 }
 
 func (e *NotRestorableError) Error() string {
 	return fmt.Sprintf("baton %s can no longer be restored: %s", e.ID, e.Why)
 }
 
-func (e *NotRestorableError) Unwrap() error { return refstore.ErrConflict }
+func (e *NotRestorableError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{refstore.ErrConflict, e.Err}
+	}
+	return []error{refstore.ErrConflict}
+}
 
 // Undismiss undoes a dismissal while the tombstone it wrote is still the
 // current version of the baton's ref: the waiting version the tombstone
@@ -148,5 +154,5 @@ func restoreLost(ctx context.Context, st *refstore.Store, tomb baton.Stored, err
 	case cur.Live():
 		why = "it is waiting again already"
 	}
-	return fmt.Errorf("%w: %w", &NotRestorableError{ID: tomb.ID, Why: why}, err)
+	return &NotRestorableError{ID: tomb.ID, Why: why, Err: err}
 }
