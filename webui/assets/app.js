@@ -147,26 +147,42 @@ function list(title, items, tag) {
 // ---- dialogs ----------------------------------------------------------
 
 // ask shows the dialog and resolves with the form's values when the
-// person confirms, or null when they cancel.
+// person confirms, or null when they cancel. The answer is taken from the
+// form's submit, which happens at the click: the dialog's close event comes
+// later, and may come after the dialog was opened again for the next
+// question, which it must not answer.
+let answer = null; // the resolve of the question the dialog shows
 function ask(title, okText, body, danger) {
+  if (answer) answer(null);
   return new Promise((resolve) => {
+    answer = resolve;
     document.getElementById("dialog-title").textContent = title;
     document.getElementById("dialog-body").replaceChildren(...body);
     const ok = document.getElementById("dialog-ok");
     ok.textContent = okText;
     ok.className = danger ? "primary danger" : "primary";
     dialog.returnValue = "";
-    dialog.addEventListener("close", () => {
-      if (dialog.returnValue !== "ok") return resolve(null);
-      const values = {};
-      for (const f of dialog.querySelectorAll("#dialog-body [name]")) values[f.name] = f.value;
-      resolve(values);
-    }, { once: true });
     dialog.showModal();
     const first = dialog.querySelector("#dialog-body input, #dialog-body textarea, #dialog-body select");
     (first || ok).focus();
   });
 }
+
+function answered(values) {
+  const r = answer;
+  answer = null;
+  if (r) r(values);
+}
+
+document.getElementById("dialog-form").addEventListener("submit", (ev) => {
+  if (!ev.submitter || ev.submitter.value !== "ok") return answered(null);
+  const values = {};
+  for (const f of dialog.querySelectorAll("#dialog-body [name]")) values[f.name] = f.value;
+  answered(values);
+});
+// Escape, or anything else that closes it without a submit, is a no.
+dialog.addEventListener("cancel", () => answered(null));
+dialog.addEventListener("close", () => { if (!dialog.open) answered(null); });
 
 // ---- batons -----------------------------------------------------------
 
