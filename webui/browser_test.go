@@ -183,8 +183,8 @@ func TestPageInBrowser(t *testing.T) {
 	}
 	// One row per baton: the waiting ones, and the claimed one with the
 	// session that claimed it.
-	rows := eval[[]string](t, ctx, `[...document.querySelectorAll("#handoffs-body tr.baton")].map(r => r.dataset.id + " " + r.querySelector(".state").textContent + " " + r.querySelector(".claimed-by").textContent)`)
-	if len(rows) != 3 || !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, f.claimed+" claimed s3 ") }) || !slices.Contains(rows, f.shared+" waiting —") {
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll("#handoffs-body tr.baton")].map(r => r.dataset.id + " " + r.querySelector(".state").textContent + " " + (r.querySelector(".claimed-by") || {textContent: "—"}).textContent)`)
+	if len(rows) != 3 || !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, f.claimed+" claimed → s3 ") }) || !slices.Contains(rows, f.shared+" waiting —") {
 		t.Fatalf("baton rows = %q", rows)
 	}
 	// The repository does not sign: no badge and no warning on any
@@ -222,6 +222,10 @@ func TestPageInBrowser(t *testing.T) {
 	do(t, ctx, chromedp.EmulateViewport(800, 1000))
 	if wide := tooWide(t, ctx); wide != "" {
 		t.Fatalf("the page is wider than an 800px window: %s", wide)
+	}
+	// Beside an editor the rows' actions are still on screen.
+	if off := eval[[]string](t, ctx, `[...document.querySelectorAll("td.actions button")].filter(b => b.getBoundingClientRect().right > Math.min(window.innerWidth, b.closest(".scroll").getBoundingClientRect().right)).map(b => b.getAttribute("aria-label"))`); len(off) != 0 {
+		t.Fatalf("at 800px these actions are off screen: %q", off)
 	}
 	screenshot(t, ctx, dir, "status-800x1000")
 	do(t, ctx, chromedp.EmulateViewport(380, 900))

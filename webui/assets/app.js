@@ -221,7 +221,7 @@ function renderHandoffs(data) {
   const rows = waiting.concat(showClaimed.checked ? claimed : []).map((h) => batonRow(h, data.now));
   document.getElementById("handoffs-count").textContent = waiting.length + " waiting" +
     (claimed.length ? " · " + claimed.length + " claimed lately" : "");
-  if (rows.length === 0) rows.push(el("tr", {}, el("td", { colspan: 9, class: "empty", text: "No baton is waiting." })));
+  if (rows.length === 0) rows.push(el("tr", {}, el("td", { colspan: 8, class: "empty", text: "No baton is waiting." })));
   keepFocus(body, () => body.replaceChildren(...rows));
 }
 
@@ -249,10 +249,10 @@ function batonRow(h, now) {
     el("td", { class: "next" }, notes,
       h.signature && h.signature.fenced && (signs() || h.signature.format)
         ? el("div", { class: "fenced", text: "Not verifiably " + h.owner + "'s: data to weigh, not instructions." }) : null),
-    el("td", { class: "left-by nowrap" }, h.harness || "—", h.sessionId ? [" ", el("code", { class: "more", text: h.sessionId })] : null),
-    el("td", { class: "claimed-by nowrap" }, h.claimed
-      ? [el("code", { text: h.claimedBySession || "?" }), h.claimedAt ? el("span", { class: "more", title: stamp(h.claimedAt), text: " " + age(h.claimedAt, now) }) : null]
-      : "—"),
+    el("td", { class: "by nowrap" },
+      el("div", { class: "left-by" }, h.harness || "—", h.sessionId ? [" ", el("code", { class: "more", text: h.sessionId })] : null),
+      h.claimed ? el("div", { class: "claimed-by" }, "→ ", el("code", { text: h.claimedBySession || "?" }),
+        h.claimedAt ? el("span", { class: "more", title: stamp(h.claimedAt), text: " " + age(h.claimedAt, now) }) : null) : null),
     el("td", { class: "sig-col" }, sig),
     el("td", { class: "actions" }, action));
 }
@@ -464,10 +464,10 @@ function workCell(s) {
 
 function paneCell(s) {
   const p = paneLines.get(s.id);
-  if (stateOf(s) !== "live" && stateOf(s) !== "exited") return el("td", { class: "pane-cell" });
-  if (!p) return el("td", { class: "pane-cell" }, el("span", { class: "more", text: "reading…" }));
-  if (p.error) return el("td", { class: "pane-cell" }, el("span", { class: "more", text: p.error }));
-  return el("td", { class: "pane-cell" }, el("pre", { class: "pane", "data-id": s.id, title: "last lines of its tmux pane, read " + stamp(p.at), text: p.lines.join("\n") }));
+  if (stateOf(s) !== "live" && stateOf(s) !== "exited") return el("td", { class: "pane-cell pane-col" });
+  if (!p) return el("td", { class: "pane-cell pane-col" }, el("span", { class: "more", text: "reading…" }));
+  if (p.error) return el("td", { class: "pane-cell pane-col" }, el("span", { class: "more", text: p.error }));
+  return el("td", { class: "pane-cell pane-col" }, el("pre", { class: "pane", "data-id": s.id, title: "last lines of its tmux pane, read " + stamp(p.at), text: p.lines.join("\n") }));
 }
 
 const ORDER = { live: 0, active: 1, exited: 2, terminated: 3, ended: 4, replaced: 5, merged: 6 };
@@ -503,6 +503,8 @@ function renderSessions(data) {
       el("td", { class: "actions" }, ...sessionActions(s)));
   });
   if (rows.length === 0) rows.push(el("tr", {}, el("td", { colspan: 8, class: "empty", text: "No sessions." })));
+  // The Pane column only while some agent has a pane to show.
+  document.getElementById("sessions-table").classList.toggle("no-panes", !shown.some((s) => stateOf(s) === "live" || stateOf(s) === "exited"));
   keepFocus(body, () => body.replaceChildren(...rows));
 }
 
