@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
@@ -17,6 +19,7 @@ import (
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -32,11 +35,16 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/agents", s.agents)
 	m.HandleFunc("GET /api/handoffs", s.withRepo(false, s.listHandoffs))
 	m.HandleFunc("DELETE /api/handoffs/{id}", s.withRepo(true, s.dismiss))
+	m.HandleFunc("POST /api/handoffs/{id}/restore", s.withRepo(true, s.undismiss))
 	m.HandleFunc("GET /api/sessions", s.withRepo(false, s.listSessions))
 	m.HandleFunc("GET /api/sessions/{id}", s.withRepo(false, s.showSession))
 	m.HandleFunc("GET /api/sessions/{id}/lineage", s.withRepo(false, s.sessionLineage))
 	m.HandleFunc("POST /api/sessions/{id}/switch", s.withRepo(true, s.switchSession))
 	m.HandleFunc("POST /api/sessions/{id}/replace", s.withRepo(true, s.replaceSession))
+	m.HandleFunc("POST /api/sessions/{id}/launch", s.withRepo(true, s.launchSession))
+	m.HandleFunc("POST /api/sessions/{id}/restore", s.withRepo(true, s.restoreSession))
+	m.HandleFunc("GET /api/sessions/{id}/attach", s.withRepo(false, s.attachSession))
+	m.HandleFunc("GET /api/sessions/{id}/pane", s.withRepo(false, s.sessionPane))
 	m.HandleFunc("GET /api/prs", s.withRepo(false, s.listPRs))
 	m.HandleFunc("GET /api/events", s.events)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -106,9 +114,18 @@ func badRequest(format string, a ...any) error {
 func statusOf(err error) int {
 	var re *requestError
 	var ce *baton.ClaimedError
+	var (
+		notLive *handoff.NotLiveError
+		noPlan  *handoff.NoLaunchError
+		noProg  *handoff.ProgramNotFoundError
+		noTree  *handoff.WorktreeGoneError
+	)
 	switch {
 	case errors.As(err, &re):
 		return re.status
+	case errors.As(err, &notLive), errors.As(err, &noPlan), errors.As(err, &noProg), errors.As(err, &noTree):
+		// The session's state does not allow it now, as a conflict does.
+		return http.StatusConflict
 	case errors.Is(err, harness.ErrUnknown), errors.Is(err, refstore.ErrBadName):
 		return http.StatusBadRequest
 	case errors.As(err, &ce), errors.Is(err, refstore.ErrConflict):
@@ -205,20 +222,35 @@ func (s *Server) listHandoffs(c *call) error {
 	if err != nil {
 		return err
 	}
+	// ?recentClaimed=N keeps only the N latest claims: a board shows who
+	// took what lately, not every claim a long history holds.
+	recent := -1
+	if v := q.Get("recentClaimed"); v != "" {
+		if recent, err = strconv.Atoi(v); err != nil || recent < 0 {
+			return badRequest("?recentClaimed= is a count, not %q", v)
+		}
+	}
 	root := fingerprint(c.st.CommonDir())
 	res, err := handoff.List(c.r.Context(), c.st, handoff.ListOptions{All: true})
 	if err != nil {
 		return err
 	}
+	keep := latestClaims(res.Handoffs, recent)
+	signing, err := handoff.Signing(c.r.Context(), c.st)
+	if err != nil {
+		return err
+	}
 	out := listJSON[*handoffJSON]{Items: []*handoffJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
-		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
+		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...)),
+		Signing: &signingJSON{Signs: signing.Signs, RequireSigned: signing.RequireSigned}}
 	for i := range res.Handoffs {
 		h := &res.Handoffs[i]
 		switch {
 		case q.Has("owner") && h.Owner != q.Get("owner"),
 			q.Has("branch") && h.Branch != q.Get("branch"),
 			shared != nil && h.Shared != *shared,
-			claimed != nil && h.Claimed != *claimed:
+			claimed != nil && h.Claimed != *claimed,
+			h.Claimed && keep != nil && !keep[h.ID]:
 			continue
 		}
 		out.Items = append(out.Items, toHandoffJSON(h))
@@ -226,6 +258,34 @@ func (s *Server) listHandoffs(c *call) error {
 	out.Total = len(out.Items)
 	writeJSON(c.w, http.StatusOK, out)
 	return nil
+}
+
+// latestClaims names the n claimed batons claimed last (nil: n < 0, all).
+func latestClaims(list []baton.Stored, n int) map[string]bool {
+	if n < 0 {
+		return nil
+	}
+	var claimed []*baton.Stored
+	for i := range list {
+		if list[i].Claimed {
+			claimed = append(claimed, &list[i])
+		}
+	}
+	slices.SortStableFunc(claimed, func(a, b *baton.Stored) int {
+		return claimedAt(b).Compare(claimedAt(a))
+	})
+	keep := map[string]bool{}
+	for _, b := range claimed[:min(n, len(claimed))] {
+		keep[b.ID] = true
+	}
+	return keep
+}
+
+func claimedAt(b *baton.Stored) time.Time {
+	if b.ClaimedAt == nil {
+		return time.Time{}
+	}
+	return *b.ClaimedAt
 }
 
 func (s *Server) dismiss(c *call) error {
@@ -249,11 +309,27 @@ func (s *Server) listSessions(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := listJSON[sessionJSON]{Items: []sessionJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
-		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
+	var pairs [][2]string
 	for _, l := range res.Sessions {
-		j := toSessionJSON(l.Record, false)
+		if l.Status == session.StatusActive {
+			pairs = append(pairs, [2]string{l.Owner, l.Branch})
+		}
+	}
+	objectives, more := handoff.Objectives(c.r.Context(), c.st, pairs)
+	out := listJSON[sessionRowJSON]{Items: []sessionRowJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
+		Now: s.opts.Clock(), Notices: view.NonNil(append(append(c.notices, res.Notices...), more...))}
+	for _, l := range res.Sessions {
+		j := sessionRowJSON{Session: toSessionJSON(l.Record, false)}
 		j.Lineage = l.Lineage
+		withRuntime(&j.Session, l.Runtime)
+		j.OtherHost = !handoff.Here(c.st, &l.Record).Host
+		j.EndReason = l.EndReason
+		if l.Status == session.StatusActive {
+			j.Objective = view.OfObjective(objectives[handoff.ObjectiveKey(l.Owner, l.Branch)])
+		}
+		if l.Runtime != nil && l.Runtime.State == tmuxrt.StateLive {
+			j.AttachLine = attachLine(l.ID)
+		}
 		out.Items = append(out.Items, j)
 	}
 	out.Total = len(out.Items)

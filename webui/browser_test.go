@@ -2,12 +2,14 @@ package webui_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/webui"
 )
 
@@ -34,8 +37,9 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browser starts a fresh headless chromium for one test, bounded in time
-// so that a hung page fails the test instead of hanging it.
+// browser starts a fresh headless chromium for one test, with a window
+// of 1400×900 (a supervisor's screen), bounded in time so that a hung
+// page fails the test instead of hanging it.
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	exe := chromium(t)
@@ -49,28 +53,40 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1000),
+		chromedp.WindowSize(1400, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTime := context.WithTimeout(ctx, 120*time.Second)
 	t.Cleanup(func() { cancelTime(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900)); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
 	return ctx
 }
 
-// artifact is where a screenshot is kept after the test: under $TMPDIR,
-// logged so a person (or CI) can look at it.
-func artifact(t *testing.T, name string, png []byte) string {
+// artifacts is where screenshots are kept: $GIT_HANDOFF_ARTIFACTS when
+// set (CI keeps that directory), else the test's temporary directory.
+func artifacts(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(os.TempDir(), "git-handoff-artifacts")
+	dir := os.Getenv("GIT_HANDOFF_ARTIFACTS")
+	if dir == "" {
+		return t.TempDir()
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, name)
+	return dir
+}
+
+// screenshot saves what the window shows now (not the whole page: what
+// a person sees without scrolling) as name.png in the artifacts.
+func screenshot(t *testing.T, ctx context.Context, dir, name string) string {
+	t.Helper()
+	png := run(t, ctx, chromedp.CaptureScreenshot())
+	path := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -99,86 +115,143 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 
 type css = chromedp.CSS
 
+// eval runs one script and returns its value. Reads and actions go
+// through one script each: the page may redraw between two protocol
+// calls (a change event), and a script sees one state of the DOM.
+func eval[T any](t *testing.T, ctx context.Context, script string) T {
+	t.Helper()
+	return run(t, ctx, chromedp.Evaluate[T](script))
+}
+
+// click waits for sel and clicks the first element it names.
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	do(t, ctx, chromedp.WaitVisible(css(sel)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector(`+jsString(sel)+`).click()`))
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// waitMessage waits until the page's message says want, or reports an
+// error, and returns its text.
+func waitMessage(t *testing.T, ctx context.Context, want string) string {
+	t.Helper()
+	msg := run(t, ctx, chromedp.Poll[string](`(m => !m.hidden && (m.textContent.includes(`+jsString(want)+`) || m.className === "error") ? m.textContent : null)(document.getElementById("message"))`,
+		chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0)))
+	if !strings.Contains(msg, want) {
+		t.Fatalf("the page says %q, want %q", msg, want)
+	}
+	return msg
+}
+
+// confirm waits for the dialog, sets its fields and presses its button.
+func confirm(t *testing.T, ctx context.Context, fields map[string]string, ok bool) {
+	t.Helper()
+	do(t, ctx, chromedp.WaitVisible(css(`dialog[open] #dialog-ok`)))
+	if fields == nil {
+		fields = map[string]string{}
+	}
+	b, _ := json.Marshal(fields)
+	button := "#dialog-cancel"
+	if ok {
+		button = "#dialog-ok"
+	}
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`(fields => {
+		for (const [k, v] of Object.entries(fields)) document.querySelector('#dialog-body [name="' + k + '"]').value = v;
+		document.querySelector(`+jsString(button)+`).click();
+	})(`+string(b)+`)`), chromedp.WaitNotPresent(css(`dialog[open]`)))
+}
+
 func TestPageInBrowser(t *testing.T) {
 	f := newFixture(t, webui.Options{})
+	f.modify(t, "s2", func(r *session.Record) { r.EndReason = session.EndAgentExit })
 	url := f.start(t)
 	ctx := browser(t)
+	dir := artifacts(t)
 
-	waiting := `#handoffs-list li.baton[data-id="` + f.waiting + `"]`
-	do(t, ctx, chromedp.Navigate(url+"/"), chromedp.WaitVisible(css(waiting)))
-	// Reads and actions go through one script each: the page may redraw
-	// between two protocol calls (a change event), and a script sees one
-	// state of the DOM.
-	nextSteps := run(t, ctx, chromedp.Evaluate[string](`document.querySelector('`+waiting+` ol.next').textContent`))
-	images := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#handoffs-list img").length`))
-	groups := run(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#handoffs-list section.group h3")].map(h => h.textContent)`))
-	if !strings.Contains(nextSteps, "wire the parser") || !strings.Contains(nextSteps, hostile) || images != 0 {
-		t.Fatalf("next steps %q with %d images: a record's text must be shown as text", nextSteps, images)
+	waiting := `#handoffs-body tr.baton[data-id="` + f.waiting + `"]`
+	do(t, ctx, chromedp.Navigate(url+"/"), chromedp.WaitVisible(css(waiting)),
+		chromedp.WaitVisible(css(`#lineage-list svg.lineage g.node[data-id="s5"]`)))
+	notes := eval[string](t, ctx, `document.querySelector('`+waiting+` details.notes').textContent`)
+	images := eval[int](t, ctx, `document.querySelectorAll("#handoffs-body img").length`)
+	if !strings.Contains(notes, "wire the parser") || !strings.Contains(notes, hostile) || images != 0 {
+		t.Fatalf("notes %q with %d images: a record's text must be shown as text", notes, images)
 	}
-	if len(groups) != 2 || !strings.Contains(strings.Join(groups, "|"), "carol · docs · shared") {
-		t.Fatalf("groups = %q: want the waiting private baton and carol's shared one", groups)
+	// One row per baton: the waiting ones, and the claimed one with the
+	// session that claimed it.
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll("#handoffs-body tr.baton")].map(r => r.dataset.id + " " + r.querySelector(".state").textContent + " " + (r.querySelector(".claimed-by") || {textContent: "—"}).textContent)`)
+	if len(rows) != 3 || !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, f.claimed+" claimed → s3 ") }) || !slices.Contains(rows, f.shared+" waiting —") {
+		t.Fatalf("baton rows = %q", rows)
 	}
-	// Each baton says who signed it; carol's unsigned notes, shown to
-	// dev, are marked as data, dev's own are not.
-	carol := `#handoffs-list li.baton[data-id="` + f.shared + `"]`
-	sigs := run(t, ctx, chromedp.Evaluate[[]string](`[document.querySelector('`+waiting+` .badge.sig').textContent, document.querySelector('`+carol+` .badge.sig').textContent, String(document.querySelectorAll('`+waiting+` .untrusted').length), document.querySelector('`+carol+` .untrusted').textContent]`))
-	if sigs[0] != "unverified" || sigs[1] != "unverified" || sigs[2] != "0" || !strings.Contains(sigs[3], "Not verifiably carol's") {
-		t.Fatalf("signature badges and warnings = %q", sigs)
+	// The repository does not sign: no badge and no warning on any
+	// baton, one quiet line saying so.
+	sigs := eval[[]string](t, ctx, `[String(document.querySelectorAll(".badge.sig, .fenced").length), document.getElementById("signing").textContent, String(document.body.classList.contains("signs"))]`)
+	if sigs[0] != "0" || !strings.Contains(sigs[1], "unsigned") || sigs[2] != "false" {
+		t.Fatalf("in a repository that does not sign: %q", sigs)
 	}
 
-	// The lineage graph: s3 replaced by s5, drawn as SVG.
-	do(t, ctx,
-		chromedp.WaitVisible(css(`#lineage-list svg.lineage g.node[data-id="s5"]`)),
-		chromedp.WaitVisible(css(`#lineage-list svg.lineage g.node[data-id="s3"]`)))
-	if edges := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#lineage-list svg.lineage line.edge").length`)); edges != 1 {
-		t.Fatalf("lineage edges = %d, want 1", edges)
+	// Sessions: where each runs, what it works on, the baton it claimed.
+	s5 := eval[[]string](t, ctx, `(r => [r.querySelector(".where").textContent, r.querySelector(".work").textContent, r.querySelector(".state").textContent])(document.querySelector('#sessions-body tr[data-id="s5"]'))`)
+	if !strings.Contains(s5[0], "feat") || !strings.Contains(s5[0], filepath.Base(f.dir)) || !strings.Contains(s5[0], handoffHost(t)) ||
+		!strings.Contains(s5[1], "finish the lexer") || !strings.Contains(s5[1], "took over from s3 (stuck)") ||
+		!strings.Contains(s5[2], "active, not under tmux") {
+		t.Fatalf("s5's row: where %q, work %q, state %q", s5[0], s5[1], s5[2])
+	}
+	if s2 := eval[string](t, ctx, `document.querySelector('#sessions-body tr[data-id="s2"] .state').textContent`); s2 != "ended (agent exited)" {
+		t.Fatalf("s2, ended by its agent's exit, is shown %q", s2)
+	}
+	if s3 := eval[string](t, ctx, `document.querySelector('#sessions-body tr[data-id="s3"] .work').textContent`); !strings.Contains(s3, f.claimed+" bob's next step") {
+		t.Fatalf("s3 claimed bob's baton, its row says %q", s3)
 	}
 
 	// The Agent dropdown offers installed agents only; merged sessions have none.
 	agentSel := `select.agent-select[data-id="s5"]`
-	do(t, ctx, chromedp.WaitVisible(css(agentSel)), chromedp.WaitVisible(css(`tr[data-id="s6"] .readonly`)))
-	offered := run(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelector('`+agentSel+`').options].map(o => o.value)`))
-	mergedSelects := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('tr[data-id="s6"] select').length`))
+	offered := eval[[]string](t, ctx, `[...document.querySelector('`+agentSel+`').options].map(o => o.value)`)
+	mergedSelects := eval[int](t, ctx, `document.querySelectorAll('tr[data-id="s6"] select, tr[data-id="s6"] button').length`)
 	if strings.Join(offered, ",") != "claude-code,gemini,shell" || mergedSelects != 0 {
-		t.Fatalf("agents offered %v, selects on the merged session %d", offered, mergedSelects)
+		t.Fatalf("agents offered %v, controls on the merged session %d", offered, mergedSelects)
 	}
+	screenshot(t, ctx, dir, "status-1400x900")
 
-	png := run(t, ctx, chromedp.FullScreenshot(100))
-	artifact(t, "status-page.png", png)
-
-	// Dismiss the baton with the keyboard: focus its button, press Enter.
-	do(t, ctx,
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('button.dismiss[data-id="`+f.waiting+`"]').focus()`),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitNotPresent(css(waiting)))
-	if f.live(t, f.waiting) {
-		t.Fatal("the page showed the baton dismissed, but it is still there")
+	// A narrower window: nothing wider than the window but the tables
+	// and drawings, which scroll inside their own boxes.
+	do(t, ctx, chromedp.EmulateViewport(800, 1000))
+	if wide := tooWide(t, ctx); wide != "" {
+		t.Fatalf("the page is wider than an 800px window: %s", wide)
 	}
-
-	// Switch s5's agent from the dropdown.
-	do(t, ctx,
-		chromedp.Evaluate[chromedp.Void](`(s => { s.value = "gemini"; s.dispatchEvent(new Event("change", {bubbles: true})) })(document.querySelector('`+agentSel+`'))`),
-		chromedp.WaitVisible(css(agentSel+`:not([disabled])`)))
-	// The answer to the switch, good or bad, replaces the dismissal's message.
-	msg := run(t, ctx, chromedp.Poll[string](`(m => m.textContent.includes("s5") || m.className === "error" ? m.textContent : null)(document.getElementById("message"))`,
-		chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0)))
-	if !strings.Contains(msg, "switched from claude-code to gemini") {
-		t.Fatalf("message after the switch: %q", msg)
+	// Beside an editor the rows' actions are still on screen.
+	if off := eval[[]string](t, ctx, `[...document.querySelectorAll("td.actions button")].filter(b => b.getBoundingClientRect().right > Math.min(window.innerWidth, b.closest(".scroll").getBoundingClientRect().right)).map(b => b.getAttribute("aria-label"))`); len(off) != 0 {
+		t.Fatalf("at 800px these actions are off screen: %q", off)
 	}
-	if s := f.session(t, "s5"); s.Harness != "gemini" {
-		t.Fatalf("s5 runs %q after the switch from the page", s.Harness)
-	}
-
-	// A narrow window: nothing wider than the window but the tables and
-	// drawings, which scroll inside their own boxes.
+	screenshot(t, ctx, dir, "status-800x1000")
 	do(t, ctx, chromedp.EmulateViewport(380, 900))
-	if run(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)) {
-		t.Fatal("the page is wider than a 380px window")
+	if wide := tooWide(t, ctx); wide != "" {
+		t.Fatalf("the page is wider than a 380px window: %s", wide)
 	}
-	artifact(t, "status-page-narrow.png", run(t, ctx, chromedp.FullScreenshot(100)))
-	if dst := os.Getenv("WEBUI_SCREENSHOT"); dst != "" {
-		os.WriteFile(dst, png, 0o644)
+}
+
+// tooWide names what makes the page wider than the window ("" when
+// nothing does): the elements reaching past its right edge, outside
+// boxes that scroll.
+func tooWide(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return eval[string](t, ctx, `document.documentElement.scrollWidth <= window.innerWidth ? "" :
+		[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > window.innerWidth && !(e.parentElement && e.parentElement.closest(".scroll, figure")))
+			.slice(0, 5).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right)).join(", ") || "scrollWidth " + document.documentElement.scrollWidth`)
+}
+
+// handoffHost is the host name session records carry here.
+func handoffHost(t *testing.T) string {
+	t.Helper()
+	h, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
 	}
+	return h
 }
 
 // A page of another origin, open in the same browser, tries to change

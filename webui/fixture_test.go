@@ -41,7 +41,7 @@ type fixture struct {
 	bin string // a directory holding the only "installed" agent, gemini
 }
 
-func newFixture(t *testing.T, opts webui.Options) *fixture {
+func newFixture(t testing.TB, opts webui.Options) *fixture {
 	t.Helper()
 	gittest.Isolate(t)
 	t.Setenv("GIT_HANDOFF_SESSION", "")
@@ -134,7 +134,7 @@ func (f *fixture) lookPath(name string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-func (f *fixture) store(t *testing.T) *refstore.Store {
+func (f *fixture) store(t testing.TB) *refstore.Store {
 	t.Helper()
 	st, err := refstore.Open(context.Background(), f.dir, refstore.Options{})
 	if err != nil {
@@ -144,7 +144,7 @@ func (f *fixture) store(t *testing.T) *refstore.Store {
 	return st
 }
 
-func (f *fixture) modify(t *testing.T, id string, fn func(*session.Record)) {
+func (f *fixture) modify(t testing.TB, id string, fn func(*session.Record)) {
 	t.Helper()
 	if _, err := session.Modify(context.Background(), f.store(t), id, "test", func(r *session.Record) error { fn(r); return nil }); err != nil {
 		t.Fatal(err)
@@ -211,4 +211,17 @@ func (f *fixture) do(t *testing.T, method, path, body string, edit func(*http.Re
 		t.Fatalf("%s %s: answer is not JSON (%v): %s", method, path, err, rec.Body)
 	}
 	return rec.Code, out
+}
+
+// startSession starts one more session in the fixture's repository, as
+// if from a worktree of its own.
+func (f *fixture) startSession(t *testing.T, id, owner, branch, agent string) {
+	t.Helper()
+	st := f.store(t)
+	if err := st.Unbind(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := handoff.Start(context.Background(), st, handoff.StartOptions{Session: id, Harness: agent, Owner: owner, Branch: branch}, clock); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -4,9 +4,11 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -51,6 +53,8 @@ type listJSON[T any] struct {
 	LastSeenRoot string    `json:"lastSeenRoot"`
 	Now          time.Time `json:"now"`
 	Notices      []string  `json:"notices"`
+	// Signing: the batons listing says whether the repository signs.
+	Signing *signingJSON `json:"signing,omitempty"`
 }
 
 type dismissJSON struct {
@@ -60,6 +64,40 @@ type dismissJSON struct {
 }
 
 type sessionJSON = view.Session
+
+// sessionRowJSON is a session as the listing shows it: the record, what
+// tmux says of its agent (in runtime.state), the objective of its owner on
+// its branch, and whether it runs in a worktree and on a host other than
+// the served repository's.
+type sessionRowJSON struct {
+	view.Session
+	Objective  *view.Objective `json:"objective"`
+	OtherHost  bool            `json:"otherHost"`
+	EndReason  string          `json:"endReason,omitempty"` // why it ended without `end`: its agent exited, say
+	AttachLine string          `json:"attach,omitempty"`    // live under tmux: the line that attaches to it
+}
+
+// signingJSON says whether the repository signs its records: the page
+// shows verification only where it does.
+type signingJSON struct {
+	Signs         bool `json:"signs"`
+	RequireSigned bool `json:"requireSigned"`
+}
+
+// withRuntime adds what tmux said of a session's agent to its JSON.
+func withRuntime(out *sessionJSON, rs *handoff.RuntimeState) {
+	if rs == nil {
+		return
+	}
+	if out.Runtime == nil {
+		out.Runtime = &view.Runtime{Kind: rs.Kind, Socket: rs.Socket, Name: rs.Name, Host: rs.Host}
+	}
+	out.Runtime.State, out.Runtime.Signal, out.Runtime.PID, out.Runtime.Pane, out.Runtime.Why = rs.State, rs.Signal, rs.PID, rs.Pane, rs.Why
+	if rs.State == tmuxrt.StateExited && rs.Signal == 0 {
+		status := rs.ExitStatus
+		out.Runtime.ExitStatus = &status
+	}
+}
 
 func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
 	return view.OfSession(s, withPackage)
@@ -87,9 +125,13 @@ type relaunchJSON struct {
 	Bound   string      `json:"bound"`
 	// EndedSession: the active session the worktree was bound to, ended
 	// so that this one is bound there.
-	EndedSession string   `json:"endedSession,omitempty"`
-	Changed      bool     `json:"changed"`
-	Notices      []string `json:"notices"`
+	EndedSession string `json:"endedSession,omitempty"`
+	// Recreated: a restore re-created the session's worktree there.
+	Recreated string `json:"recreated,omitempty"`
+	// Attach: the agent runs under tmux; this line attaches a terminal.
+	Attach  string   `json:"attach,omitempty"`
+	Changed bool     `json:"changed"`
+	Notices []string `json:"notices"`
 }
 
 func toRelaunchJSON(res session.RelaunchResult, notices []string) relaunchJSON {

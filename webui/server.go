@@ -69,6 +69,9 @@ type Options struct {
 	// Poll is how often the change stream looks at the ref files.
 	// Default one second.
 	Poll time.Duration
+	// PaneEvery is how long a capture of a session's tmux pane is served
+	// before tmux is asked again, whoever asks. Default five seconds.
+	PaneEvery time.Duration
 }
 
 // Server serves the page, the API and the change stream.
@@ -78,6 +81,7 @@ type Server struct {
 	order     []string
 	pageToken string
 	mux       *http.ServeMux
+	panes     panes
 }
 
 // New checks opts and builds the server.
@@ -94,11 +98,14 @@ func New(opts Options) (*Server, error) {
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
 	}
+	if opts.PaneEvery <= 0 {
+		opts.PaneEvery = 5 * time.Second
+	}
 	if opts.By == "" {
 		host, _ := os.Hostname()
 		opts.By = fmt.Sprintf("the status page on %s (pid %d)", host, os.Getpid())
 	}
-	s := &Server{opts: opts, repos: map[string]Repo{}}
+	s := &Server{opts: opts, repos: map[string]Repo{}, panes: panes{last: map[string]paneEntry{}}}
 	for _, r := range opts.Repos {
 		if r.Name == "" || r.Name == "all" || strings.ContainsAny(r.Name, "/?#&") {
 			return nil, fmt.Errorf("serving: %q cannot be a project id", r.Name)

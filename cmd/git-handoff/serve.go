@@ -34,9 +34,15 @@ func serveCommand(d *deps) *cli.Command {
 	repos := &repoFlag{}
 	return &cli.Command{
 		Name:      "serve",
-		Usage:     "a status page and JSON API: batons, sessions, lineage and pull requests, with dismiss and agent switch",
+		Usage:     "a status page and JSON API for supervising agents: batons, sessions, lineage and pull requests, with their actions",
 		UsageText: "git handoff serve [--addr 127.0.0.1:3124] [--repo NAME=DIR]... [--open] [--token T|--token-file F]",
 		Description: "Serves the repository it is run in (project id: its directory's name), or each --repo.\n" +
+			"The page shows the batons waiting and lately claimed, and every session with its worktree,\n" +
+			"host, agent, state under tmux (with the last lines of a live agent's pane), objective,\n" +
+			"summary and claimed baton. Its actions are the commands': launch (session launch --tmux),\n" +
+			"attach (the session attach line to copy), restore, replace, switch (the Agent dropdown)\n" +
+			"and dismiss, which asks first and can be undone while the baton's tombstone is the\n" +
+			"current version of its ref.\n" +
 			"It listens on loopback; another --addr prints a warning and needs a token, sent as\n" +
 			"`Authorization: Bearer T`, because the API changes records. Changes are taken only from the\n" +
 			"page's own origin carrying the page's token.",
