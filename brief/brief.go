@@ -243,7 +243,7 @@ func progressSection(summary string) []string {
 	// Two parts, so that the heading is never shown without the message.
 	var q strings.Builder
 	quoted(&q, summary)
-	return []string{"## Where this session stands\n\nIts agent's last message, kept by git-handoff:\n\n", q.String()}
+	return []string{"## Where this session stands\n\nIts last summary (its agent's last message, or one a person recorded):\n\n", q.String()}
 }
 
 func recentSection(in Input) []string {
