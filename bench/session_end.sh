@@ -32,7 +32,8 @@ cd "$repo"
 for i in $(seq 1000); do
 	printf '{"type":"user","message":{"role":"user","content":"step %d"}}\n{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done with step %d"}]}}\n' "$i" "$i"
 done >"$tmp/transcript.jsonl"
-e=(); s=()
+ref=$(git handoff end --next warmup --json | sed -n 's/.*"ref": "\(refs\/ao\/handoffs\/private\/[^"]*\)".*/\1/p' | head -1)
+e=(); s=(); h=()
 for i in $(seq "$runs"); do
 	git handoff end --next "task $i" >/dev/null 2>&1
 	id=$(uuid)
@@ -40,11 +41,19 @@ for i in $(seq "$runs"); do
 	echo "$i" >"work-$i.txt" && git add "work-$i.txt" && git commit -q -m "work $i"
 	echo dirty >>"work-$i.txt"
 	hook stop "$id" ',"stop_hook_active":true,"last_assistant_message":"step '"$i"' is half done"' >/dev/null
+	t0=$(now_ns)
 	e+=("$(time_ns hook session-end "$id" ',"reason":"other"')")
+	# The handover runs detached: time until its baton is there.
+	until git cat-file -p "$ref" 2>/dev/null | grep -q '"auto"'; do
+		[ $(($(now_ns) - t0)) -gt 30000000000 ] && { echo "run $i: no automatic handoff within 30 s" >&2; exit 1; }
+		sleep 0.01
+	done
+	h+=($(($(now_ns) - t0)))
 	s+=("$(time_ns git status --porcelain)")
-	git handoff show --json | grep -q '"auto"' || { echo "run $i: no automatic handoff was written" >&2; exit 1; }
 	git checkout -q -- . && git handoff start --session "drain-$i" >/dev/null 2>&1 # claims it
 done
 me=$(printf '%s\n' "${e[@]}" | median)
 ms_=$(printf '%s\n' "${s[@]}" | median)
-printf 'SessionEnd hook with automatic handoff  %d batons  hook %s  git status %s  ratio %s×  (budget: 1500 ms, Claude Code'"'"'s)\n' "$n" "$(ms "$me")" "$(ms "$ms_")" "$(ratio "$me" "$ms_")"
+mh=$(printf '%s\n' "${h[@]}" | median)
+printf 'SessionEnd, until the automatic handoff is written (detached)  %s  git status %s  ratio %s×\n' "$(ms "$mh")" "$(ms "$ms_")" "$(ratio "$mh" "$ms_")"
+printf 'SessionEnd hook (what the agent waits for)  %d batons  hook %s  git status %s  ratio %s×  (budget: 1500 ms, Claude Code'"'"'s)\n' "$n" "$(ms "$me")" "$(ms "$ms_")" "$(ratio "$me" "$ms_")"
