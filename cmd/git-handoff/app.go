@@ -21,11 +21,25 @@ import (
 const (
 	exitOK       = 0
 	exitError    = 1
-	exitUsage    = 2
 	exitAuth     = 4
 	exitConflict = 5
 	exitNotFound = 6
+	exitUsage    = 129 // what git's own commands exit with on wrong usage
 )
+
+// exitCodes documents the table above, for the man page's EXIT STATUS.
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "success, including nothing to do: show with no baton waiting prints nothing (with --json, \"handoff\": null), " +
+		"cancel with no baton to take back, end with no baton flags (the session ends, no baton is written)"},
+	{exitError, "an error not listed below"},
+	{exitAuth, "GitHub refused: no token, or the token lacks permission"},
+	{exitConflict, "conflict: lost a compare-and-swap, the baton is already claimed, a switch is in progress, the pull request is owned elsewhere"},
+	{exitNotFound, "a record named on the command line does not exist (dismiss ID, session show ID, pr route N with no owner)"},
+	{exitUsage, "wrong usage: an unknown command or option, a missing or extra argument, a value out of range"},
+}
 
 // run is main without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -44,18 +58,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = exitError
 		}
 	}()
-	if len(args) == 2 && args[1] == "--version" {
-		fmt.Fprintf(stdout, "git handoff version %s\n", buildVersion())
-		return exitOK
-	}
 	d := newDeps(stdin, stdout, stderr)
 	defer d.close()
 	app := newApp(d)
 	err := app.RunContext(ctx, interspersed(app, args))
 	// Notices kept for a JSON answer that never came (the command failed).
 	notify(stderr, d.withOpenNotices(nil))
-	if err == nil && d.notFoundCommand != "" {
-		err = &usageError{msg: fmt.Sprintf("%q is not a git handoff command", d.notFoundCommand), help: "git-handoff --help"}
+	if err == nil && d.notFound != nil {
+		err = d.notFound
 	}
 	if err == nil {
 		return exitOK
@@ -72,7 +82,7 @@ func newApp(d *deps) *cli.App {
 		Name:      "git-handoff",
 		HelpName:  "git handoff",
 		Usage:     "hand work from one coding-agent session to the next",
-		UsageText: "git handoff <command> [options]\ngit handoff --version",
+		UsageText: "git handoff <command> [options] [arguments]\ngit handoff --version",
 		Description: "Batons (single-use notes a session leaves for the next), session lineage and pull-request ownership,\n" +
 			"kept as JSON records under refs/ao/ in the repository itself.",
 		Reader:                 d.stdin,
@@ -80,12 +90,31 @@ func newApp(d *deps) *cli.App {
 		ErrWriter:              d.stderr,
 		HideVersion:            true,
 		UseShortOptionHandling: false,
+		// Prose keeps its commas: `--failed "tried a, b, and c"` is one
+		// failed approach, as the MCP tool takes it; more items come from
+		// repeating the flag.
+		DisableSliceFlagSeparator: true,
+		Flags:                     []cli.Flag{versionFlag},
+		Action: func(c *cli.Context) error {
+			if c.Bool("version") {
+				if c.NArg() > 0 {
+					return usageErrorf(c, "--version takes no arguments, got %q", c.Args().First())
+				}
+				return printVersion(d.stdout)
+			}
+			if c.NArg() > 0 {
+				return unknownCommand("", c.Args().First(), c.App.Commands)
+			}
+			return cli.ShowAppHelp(c)
+		},
 		// urfave/cli exits the process itself on an ExitCoder unless this is
 		// set; run owns exit codes.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   onUsageError,
+		// A mistyped subcommand (`session lss`) ends in urfave/cli's help
+		// lookup, which calls this and carries on as if all went well.
 		CommandNotFound: func(c *cli.Context, name string) {
-			d.notFoundCommand = name
+			d.notFound = unknownCommand(commandPath(c), name, c.Command.Subcommands)
 		},
 		Commands: []*cli.Command{
 			startCommand(d),
@@ -110,11 +139,14 @@ func newApp(d *deps) *cli.App {
 			mcpCommand(d),
 			pluginCommand(d),
 			manCommand(d),
+			completionCommand(d),
+			versionCommand(d),
 		},
 	}
 	for _, c := range app.Commands {
 		setUsageHandlers(c)
 		markReadOnly(d, c, "")
+		setUsageText(c, "")
 	}
 	return app
 }
@@ -138,6 +170,9 @@ func markReadOnly(d *deps, c *cli.Command, parent string) {
 	path := strings.TrimSpace(parent + " " + c.Name)
 	before := c.Before
 	c.Before = func(ctx *cli.Context) error {
+		if err := checkArgs(ctx); err != nil {
+			return err
+		}
 		d.readOnly = d.readOnly || readOnlyCommands[path]
 		d.json = d.json || ctx.Bool("json")
 		if before != nil {
@@ -150,7 +185,7 @@ func markReadOnly(d *deps, c *cli.Command, parent string) {
 	}
 }
 
-// setUsageHandlers makes every bad flag a usage error (exit 2) instead of
+// setUsageHandlers makes every bad flag a usage error (exit 129) instead of
 // urfave/cli's "Incorrect Usage" on stdout.
 func setUsageHandlers(c *cli.Command) {
 	if c.OnUsageError == nil {
@@ -161,45 +196,16 @@ func setUsageHandlers(c *cli.Command) {
 	}
 }
 
-func onUsageError(c *cli.Context, err error, _ bool) error {
-	return usageErrorf(c, "%v", err)
-}
-
-// usageError is wrong use of a command: exit 2, with a pointer to its help.
-type usageError struct {
-	msg  string
-	help string
-}
-
-func (e *usageError) Error() string { return e.msg }
-
-func usageErrorf(c *cli.Context, format string, a ...any) error {
-	help := "git-handoff --help"
-	if path := commandPath(c); path != "" {
-		help = "git-handoff " + path + " --help"
+// setUsageText gives every command without subcommands the usage line
+// generated from its flags and ArgsUsage, the one the man page shows.
+func setUsageText(c *cli.Command, parent string) {
+	path := strings.TrimSpace(parent + " " + c.Name)
+	if len(c.Subcommands) == 0 && c.UsageText == "" {
+		c.UsageText = synopsisOf(path, c)
 	}
-	return &usageError{msg: fmt.Sprintf(format, a...), help: help}
-}
-
-// commandPath names the command c runs from the top ("pr claim"), so a hint
-// points at help that exists. urfave/cli v2's Command.FullName never learns
-// the parents (it reads a path nothing sets), so walk the contexts instead.
-func commandPath(c *cli.Context) string {
-	if c == nil {
-		return ""
+	for _, sub := range c.Subcommands {
+		setUsageText(sub, path)
 	}
-	var names []string
-	for _, ctx := range c.Lineage() {
-		// The app's own root command is named after the app.
-		if ctx.Command == nil || ctx.Command.Name == "" || (ctx.App != nil && ctx.Command.Name == ctx.App.Name) {
-			continue
-		}
-		if len(names) > 0 && names[0] == ctx.Command.Name {
-			continue // a command with subcommands appears in two contexts
-		}
-		names = append([]string{ctx.Command.Name}, names...)
-	}
-	return strings.Join(names, " ")
 }
 
 // errSilent marks an error already reported on stderr.
@@ -328,27 +334,4 @@ func interspersed(app *cli.App, args []string) []string {
 	out := append([]string{}, args[:i]...)
 	out = append(out, flags...)
 	return append(out, pos...)
-}
-
-// buildVersion is the module version the binary was built at, from the
-// build's own record: a tag or pseudo-version, else "dev" and the commit
-// it was built from (with "-dirty" for uncommitted changes).
-func buildVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	rev, dirty := "", ""
-	for _, s := range info.Settings {
-		switch {
-		case s.Key == "vcs.revision" && len(s.Value) >= 12:
-			rev = "-" + s.Value[:12]
-		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = "-dirty"
-		}
-	}
-	return "dev" + rev + dirty
 }

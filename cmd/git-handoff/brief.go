@@ -5,7 +5,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/view"
 )
@@ -16,7 +15,7 @@ func briefCommand(d *deps) *cli.Command {
 		Usage: "print the brief a session starting now would get, claiming nothing",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Usage: "brief for session `ID` (its handoff package heads it)"},
-			&cli.IntFlag{Name: "max-bytes", Value: brief.DefaultMaxBytes, Usage: "largest brief to print"},
+			maxBytesFlag(),
 			ownerFlag(), branchFlag(),
 			&cli.BoolFlag{Name: "no-pr", Usage: "leave out the facts of the pull request the session owns (no GitHub request)"},
 			jsonFlag,

@@ -16,9 +16,11 @@ import (
 // deps holds what commands need, built only when a command asks: `list`
 // never pays for what `start` needs.
 type deps struct {
-	stdin           io.Reader
-	stdout, stderr  io.Writer
-	notFoundCommand string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// notFound is a mistyped subcommand, reported after urfave/cli has
+	// returned without an error.
+	notFound error
 	// dir is the directory whose repository Store opens; "" = the
 	// working directory (an agent's hook names its project's).
 	dir string

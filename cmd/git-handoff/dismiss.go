@@ -19,9 +19,6 @@ func dismissCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "dismiss takes one baton id")
-			}
 			id := c.Args().First()
 			st, err := d.Store(c.Context)
 			if err != nil {

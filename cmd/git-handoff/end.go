@@ -13,14 +13,13 @@ import (
 
 func endCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:      "end",
-		Usage:     "end a session and leave a baton for the next one",
-		UsageText: "git handoff end --next TEXT... [--failed TEXT]... [--question TEXT]... [--shared] [options]",
+		Name:  "end",
+		Usage: "end a session and leave a baton for the next one",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Usage: "the ending session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"},
-			&cli.StringSliceFlag{Name: "next", Usage: "a next step (repeatable; commas split)"},
-			&cli.StringSliceFlag{Name: "failed", Usage: "an approach that failed (repeatable)"},
-			&cli.StringSliceFlag{Name: "question", Usage: "an open question (repeatable)"},
+			prose("next", "a next step"),
+			prose("failed", "an approach that failed"),
+			prose("question", "an open question"),
 			&cli.BoolFlag{Name: "shared", Usage: "let any owner's next session on any branch claim it"},
 			ownerFlag(), branchFlag(),
 			&cli.StringFlag{Name: "harness", Usage: "the coding agent that wrote it"},
@@ -28,9 +27,6 @@ func endCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageErrorf(c, "end takes no arguments (put each step in --next), got %q", c.Args().First())
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err

@@ -27,9 +27,6 @@ func hookCommand(d *deps) *cli.Command {
 		Hidden:          true,
 		SkipFlagParsing: true,
 		Action: func(c *cli.Context) error {
-			if c.NArg() < 1 {
-				return usageErrorf(c, "hook needs the hook's name")
-			}
 			if c.Args().First() == "agent" {
 				// A coding agent's own hook: agentconf installs these.
 				if c.NArg() != 3 {

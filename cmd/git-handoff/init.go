@@ -15,9 +15,8 @@ import (
 
 func initCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:      "init",
-		Usage:     "let a remote carry the team's records and install the hooks",
-		ArgsUsage: " ",
+		Name:  "init",
+		Usage: "let a remote carry the team's records and install the hooks",
 		Description: "Names the remote in git config handoff.remote, so that `git handoff sync`, `start` and the hooks\n" +
 			"exchange the team's records with it, and makes that remote the arbiter of claims. It leaves the\n" +
 			"remote's fetch refspecs alone: a plain `git fetch` or `git pull` fetches what it fetched before, and\n" +
@@ -37,18 +36,15 @@ func initCommand(d *deps) *cli.Command {
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"},
 			hooksFormFlag,
 			&cli.BoolFlag{Name: "no-check", Usage: "do not check that the remote takes records (a probe ref pushed, updated and deleted)"},
-			&cli.StringSliceFlag{Name: "agent", Usage: "also configure the hooks of coding agent `NAME` (" + strings.Join(agentconf.Names(), ", ") + ", or all); repeatable"},
+			&cli.StringSliceFlag{Name: "agent", Usage: "also configure the hooks of coding agent `NAME` (" + strings.Join(agentconf.Names(), ", ") + ", or all); repeat the flag or separate names with commas"},
 			&cli.BoolFlag{Name: "remove", Usage: "with --agent: remove those agents' hook configuration (and do nothing else)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageErrorf(c, "init takes no arguments, got %q", c.Args().First())
-			}
 			var agents []string
 			if c.IsSet("agent") {
 				var err error
-				if agents, err = agentconf.Resolve(c.StringSlice("agent")); err != nil {
+				if agents, err = agentconf.Resolve(agentNames(c.StringSlice("agent"))); err != nil {
 					return usageErrorf(c, "%v", err)
 				}
 			}
@@ -291,6 +287,17 @@ func toAgentsJSON(rep agentconf.Report) *agentsJSON {
 			r.Files = append(r.Files, agentFileJSON{Path: f.Path, Action: string(f.Action)})
 		}
 		out.Agents = append(out.Agents, r)
+	}
+	return out
+}
+
+// agentNames splits --agent's values at commas: the app keeps commas in
+// every repeatable flag (they hold prose elsewhere), and no agent's name
+// has one, so `--agent claude,codex` still names two.
+func agentNames(values []string) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, strings.Split(v, ",")...)
 	}
 	return out
 }

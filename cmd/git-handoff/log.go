@@ -14,7 +14,7 @@ func logCommand(d *deps) *cli.Command {
 		Name:  "log",
 		Usage: "recent baton events (created, claimed, cancelled, dismissed, conflict), newest first",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 50, Usage: "show at most `N` events"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 50, Usage: "show at most `N` events", Action: atLeast("limit", 1, "")},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {

@@ -14,7 +14,7 @@ func objectiveCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "objective",
 		Usage:     "show, set or clear the objective for me on this branch",
-		ArgsUsage: "[TEXT]",
+		ArgsUsage: "[TEXT...]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "clear", Usage: "clear the objective"},
 			ownerFlag(), branchFlag(),

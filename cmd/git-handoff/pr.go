@@ -115,7 +115,7 @@ func prHint(number int, err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &nopr):
-		return &usageError{msg: err.Error(), help: "git-handoff pr show --help"}
+		return &usageError{msg: err.Error(), help: helpFor("pr show")}
 	case errors.As(err, &owned):
 		return withHint(err, fmt.Sprintf("to take it over: git handoff pr claim %d (without --no-takeover)", number))
 	case errors.As(err, &busy):

@@ -27,7 +27,7 @@ func prClaimCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "claim",
 		Usage:     "make a session the owner of a pull request (taking it over from another session)",
-		UsageText: "git handoff pr claim [NUMBER|URL] [--session S] [--no-takeover] [--assign] [--label L] [--no-comment] [--json]",
+		ArgsUsage: "[NUMBER|URL]",
 		Description: "Without NUMBER, claims the open pull request whose head is the current branch. Closed and merged\n" +
 			"pull requests are refused (a merged one marks its owning session merged). Ownership changes by\n" +
 			"compare-and-swap in git first; then the pull request's one ownership comment is written or edited,\n" +
@@ -42,9 +42,6 @@ func prClaimCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "pr claim takes at most one pull request")
-			}
 			return runPRClaim(c, d, prClaimOptions{
 				Arg: c.Args().First(), Session: c.String("session"), NoTakeover: c.Bool("no-takeover"),
 				Assign: c.Bool("assign"), Label: strings.TrimSpace(c.String("label")), NoComment: c.Bool("no-comment"),

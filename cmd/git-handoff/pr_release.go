@@ -29,7 +29,7 @@ func prReleaseCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "release",
 		Usage:     "leave a pull request without an owning session (and say so in its ownership comment)",
-		UsageText: "git handoff pr release NUMBER|URL [--no-comment] [--json]",
+		ArgsUsage: "NUMBER|URL",
 		Description: "Clears the owner and the owner session's pr pointer in one transaction; the history keeps the\n" +
 			"release. Releasing what nobody owns changes nothing in git. Then the pull request's ownership\n" +
 			"comment, if there is one, is edited to say that no session owns it any more (none is posted).\n" +
@@ -40,9 +40,6 @@ func prReleaseCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "pr release takes exactly one pull request")
-			}
 			st, t, err := localTarget(c, d)
 			if err != nil {
 				return err

@@ -26,15 +26,12 @@ func prRouteCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "route",
 		Usage:     "print the session that should receive CI and review work on a pull request now",
-		UsageText: "git handoff pr route NUMBER|URL [--json]",
+		ArgsUsage: "NUMBER|URL",
 		Description: "Reads the owner from git and follows replacedBy to the newest session of its line. Prints its id\n" +
 			"on stdout (notices, such as a terminated session, on stderr). Exit 6 when nobody owns the pull\n" +
 			"request. Makes no GitHub request: an orchestrator can call it for every event.",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "pr route takes exactly one pull request")
-			}
 			st, t, err := localTarget(c, d)
 			if err != nil {
 				return err

@@ -42,7 +42,7 @@ func prShowCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show who owns a pull request and its handoff history (local, no GitHub request)",
-		UsageText: "git handoff pr show [NUMBER|URL] [--session S] [--json]",
+		ArgsUsage: "[NUMBER|URL]",
 		Description: "Without NUMBER, shows the pull request the current session owns (--session, else\n" +
 			"GIT_HANDOFF_SESSION, else this worktree's session).",
 		Flags: []cli.Flag{
@@ -50,9 +50,6 @@ func prShowCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "pr show takes at most one pull request")
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err

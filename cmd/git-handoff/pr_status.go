@@ -82,7 +82,7 @@ func prStatusCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "the pull request's facts from GitHub: state, checks, reviews, unresolved threads",
-		UsageText: "git handoff pr status [NUMBER|URL] [--session S] [--json]",
+		ArgsUsage: "[NUMBER|URL]",
 		Description: "Without NUMBER: the pull request the current session owns, else the open one of the current branch.\n" +
 			"Works without a token on public repositories. A merged pull request marks its owning session merged.",
 		Flags: []cli.Flag{
@@ -90,9 +90,6 @@ func prStatusCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "pr status takes at most one pull request")
-			}
 			ctx := c.Context
 			st, err := d.Store(ctx)
 			if err != nil {

@@ -33,9 +33,8 @@ func (f *repoFlag) String() string     { return strings.Join(f.values, " ") }
 func serveCommand(d *deps) *cli.Command {
 	repos := &repoFlag{}
 	return &cli.Command{
-		Name:      "serve",
-		Usage:     "a status page and JSON API for supervising agents: batons, sessions, lineage and pull requests, with their actions",
-		UsageText: "git handoff serve [--addr 127.0.0.1:3124] [--repo NAME=DIR]... [--open] [--token T|--token-file F]",
+		Name:  "serve",
+		Usage: "a status page and JSON API for supervising agents: batons, sessions, lineage and pull requests, with their actions",
 		Description: "Serves the repository it is run in (project id: its directory's name), or each --repo.\n" +
 			"The page shows the batons waiting and lately claimed, and every session with its worktree,\n" +
 			"host, agent, state under tmux (with the last lines of a live agent's pane), objective,\n" +
@@ -54,9 +53,6 @@ func serveCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "token-file", Usage: "read the bearer token from `FILE`"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageErrorf(c, "serve takes no arguments, got %q", c.Args().First())
-			}
 			return runServe(c, d, repos.values)
 		},
 	}
@@ -160,7 +156,7 @@ func serveRepos(ctx context.Context, d *deps, args []string) ([]webui.Repo, erro
 	for _, a := range args {
 		name, dir, ok := strings.Cut(a, "=")
 		if !ok || name == "" || dir == "" {
-			return nil, &usageError{msg: fmt.Sprintf("--repo %q: want NAME=DIR", a), help: "git-handoff serve --help"}
+			return nil, &usageError{msg: fmt.Sprintf("--repo %q: want NAME=DIR", a), help: helpFor("serve")}
 		}
 		st, err := refstore.Open(ctx, dir, refstore.Options{})
 		if err != nil {

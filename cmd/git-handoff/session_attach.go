@@ -16,17 +16,14 @@ import (
 
 func sessionAttachCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:  "attach",
-		Usage: "attach this terminal to the session's agent running under tmux",
-		UsageText: "git handoff session attach [ID] [--print]\n\n" +
-			"Refused when the session's agent runs in no tmux session git-handoff started, or has exited.",
+		Name:        "attach",
+		Usage:       "attach this terminal to the session's agent running under tmux",
+		ArgsUsage:   "[ID]",
+		Description: "Refused when the session's agent runs in no tmux session git-handoff started, or has exited.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "print", Usage: "print the tmux command instead of running it"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "session attach takes one session id")
-			}
 			st, id, err := d.storeAndSession(c)
 			if err != nil {
 				return err
@@ -74,11 +71,8 @@ func sessionExecLaunchCommand() *cli.Command {
 		Name:      "exec-launch",
 		Hidden:    true,
 		Usage:     "internal: run the launch file a tmux pane was given",
-		UsageText: "git handoff session exec-launch FILE",
+		ArgsUsage: "FILE",
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "session exec-launch takes one launch file")
-			}
 			return tmuxrt.ExecLaunchFile(c.Args().First())
 		},
 	}
@@ -110,11 +104,8 @@ func sessionExitedCommand(d *deps) *cli.Command {
 		Name:      "exited",
 		Hidden:    true,
 		Usage:     "internal: tmux saw a session's agent exit",
-		UsageText: "git handoff session exited ID",
+		ArgsUsage: "ID",
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "session exited takes one session id")
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err

@@ -14,10 +14,10 @@ import (
 
 func sessionLaunchCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:  "launch",
-		Usage: "print (or run) the exact command that starts or resumes the session's agent",
-		UsageText: "git handoff session launch [ID] [--print|--exec|--tmux] [--json]\n\n" +
-			"The agent runs in the session's worktree with GIT_HANDOFF_SESSION set. A harness that ran\n" +
+		Name:      "launch",
+		Usage:     "print (or run) the exact command that starts or resumes the session's agent",
+		ArgsUsage: "[ID]",
+		Description: "The agent runs in the session's worktree with GIT_HANDOFF_SESSION set. A harness that ran\n" +
 			"this session before resumes its own conversation; otherwise it starts fresh with the brief.\n" +
 			"With --tmux it runs in a tmux session of its own, on the user's tmux server (or the one\n" +
 			"GIT_HANDOFF_TMUX_SOCKET names, as tmux -L does), and the command returns.",
@@ -29,9 +29,6 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "session launch takes one session id")
-			}
 			modes := 0
 			for _, m := range []string{"print", "exec", "tmux"} {
 				if c.Bool(m) {

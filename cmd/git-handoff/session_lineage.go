@@ -15,14 +15,11 @@ func sessionLineageCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "lineage",
 		Usage:     "draw the line of predecessors and successors of a session",
-		UsageText: "git handoff session lineage [ID] [--format tree|json|dot|mermaid]",
+		ArgsUsage: "[ID]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "tree", Usage: "one of " + strings.Join(lineage.Formats, ", ")},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "session lineage takes one session id")
-			}
 			if f := c.String("format"); !slices.Contains(lineage.Formats, f) {
 				return usageErrorf(c, "unknown format %q: use one of %s", f, strings.Join(lineage.Formats, ", "))
 			}

@@ -20,19 +20,15 @@ type sessionListJSON struct {
 
 func sessionLsCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:      "ls",
-		Aliases:   []string{"list"},
-		Usage:     "list active sessions with their agent, branch, status and lineage",
-		UsageText: "git handoff session ls [--all] [--archived] [--json]",
+		Name:    "ls",
+		Aliases: []string{"list"},
+		Usage:   "list active sessions with their agent, branch, status and lineage",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "include ended, terminated, replaced and merged sessions"},
 			&cli.BoolFlag{Name: "archived", Usage: "include the archived sessions too, after the others, marked (implies --all)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageErrorf(c, "session ls takes no arguments, got %q", c.Args().First())
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err

@@ -10,19 +10,16 @@ import (
 
 func sessionNativeCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:  "native",
-		Usage: "record a coding agent's own session id for a session (agents' hooks call this)",
-		UsageText: "git handoff session native [ID] --harness H --id NATIVE-ID [--json]\n\n" +
-			"The id is kept next to the harness that issued it and only ever handed back to that harness.",
+		Name:        "native",
+		Usage:       "record a coding agent's own session id for a session (agents' hooks call this)",
+		ArgsUsage:   "[ID]",
+		Description: "The id is kept next to the harness that issued it and only ever handed back to that harness.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Usage: "the coding agent that issued the id"},
 			&cli.StringFlag{Name: "id", Usage: "its own session `ID`"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "session native takes one session id")
-			}
 			var name string
 			if err := checkHarness(c, c.String("harness"), &name); err != nil {
 				return err

@@ -30,11 +30,10 @@ type sessionReplaceOptions struct {
 
 func sessionReplaceCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:  "replace",
-		Usage: "replace a session with a new one, recording why (one ref transaction)",
-		UsageText: "git handoff session replace ID [--reason stuck|crashed|confused|manual|TEXT] [--new-id NEW]\n" +
-			"    [--harness H] [--model M] [--carry-context summary|none] [--terminal FILE|-] [--claim-pr] [--stop] [--json]\n\n" +
-			"Without --terminal, an old session whose agent runs under tmux gives its pane's recent output.",
+		Name:        "replace",
+		Usage:       "replace a session with a new one, recording why (one ref transaction)",
+		ArgsUsage:   "ID",
+		Description: "Without --terminal, an old session whose agent runs under tmux gives its pane's recent output.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reason", Value: "manual", Usage: "why: stuck, crashed, confused, manual or any text"},
 			&cli.StringFlag{Name: "new-id", Usage: "the new session's `ID` (default: a new short id)"},
@@ -49,9 +48,6 @@ func sessionReplaceCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "session replace takes exactly one session id")
-			}
 			opts := sessionReplaceOptions{
 				ReplaceOptions: session.ReplaceOptions{
 					OldID: c.Args().First(), NewID: c.String("new-id"), Reason: c.String("reason"),

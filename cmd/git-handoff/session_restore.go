@@ -10,10 +10,10 @@ import (
 
 func sessionRestoreCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:  "restore",
-		Usage: "revive a session under its own id, in its worktree, with its agent",
-		UsageText: "git handoff session restore ID [--prompt TEXT] [--json]\n\n" +
-			"The worktree is re-created if it is gone; the agent resumes its own conversation where it\n" +
+		Name:      "restore",
+		Usage:     "revive a session under its own id, in its worktree, with its agent",
+		ArgsUsage: "ID",
+		Description: "The worktree is re-created if it is gone; the agent resumes its own conversation where it\n" +
 			"can, and otherwise starts fresh with the brief. Restoring an active session does nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "prompt", Usage: "the task, saved on the session, for a fresh launch that has none"},
@@ -21,9 +21,6 @@ func sessionRestoreCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "session restore takes exactly one session id")
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err

@@ -15,12 +15,9 @@ func sessionShowCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show one session record (default: this worktree's session)",
-		UsageText: "git handoff session show [ID] [--json]",
+		ArgsUsage: "[ID]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "session show takes one session id")
-			}
 			st, id, err := d.storeAndSession(c)
 			if err != nil {
 				return err

@@ -11,14 +11,12 @@ import (
 
 func sessionSummaryCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:      "summary",
-		Usage:     "record the latest summary of a session's work",
-		UsageText: "git handoff session summary [ID] TEXT [--json]\n\nWith only TEXT, the summary is for this worktree's (or GIT_HANDOFF_SESSION's) session.",
-		Flags:     []cli.Flag{jsonFlag},
+		Name:        "summary",
+		Usage:       "record the latest summary of a session's work",
+		ArgsUsage:   "[ID] TEXT",
+		Description: "With only TEXT, the summary is for this worktree's (or GIT_HANDOFF_SESSION's) session.",
+		Flags:       []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() < 1 || c.NArg() > 2 {
-				return usageErrorf(c, "session summary takes [ID] TEXT")
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err

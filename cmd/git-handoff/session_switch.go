@@ -14,10 +14,10 @@ import (
 
 func sessionSwitchCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:  "switch",
-		Usage: "run the session with another coding agent in the same worktree",
-		UsageText: "git handoff session switch ID --harness H [--model M] [--prompt TEXT] [--stop-timeout D] [--json]\n\n" +
-			"A session whose agent runs under tmux (session launch --tmux) is switched in place: the new\n" +
+		Name:      "switch",
+		Usage:     "run the session with another coding agent in the same worktree",
+		ArgsUsage: "ID",
+		Description: "A session whose agent runs under tmux (session launch --tmux) is switched in place: the new\n" +
 			"launch is checked first, then the old agent stopped and the new one started in the same pane.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Usage: "the coding agent to switch to: " + strings.Join(harness.Names(), ", ")},
@@ -28,9 +28,6 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "session switch takes exactly one session id")
-			}
 			var name string
 			if err := checkHarness(c, c.String("harness"), &name); err != nil {
 				return err
@@ -58,7 +55,7 @@ func sessionSwitchCommand(d *deps) *cli.Command {
 // stopTimeoutFlag bounds how long an agent under tmux gets to exit on
 // SIGTERM before it is killed.
 var stopTimeoutFlag = &cli.DurationFlag{Name: "stop-timeout", Value: handoff.StopGrace,
-	Usage: "how long an agent running under tmux gets to exit on SIGTERM before it is killed"}
+	Usage: "how long an agent running under tmux gets to exit on SIGTERM before it is killed", Action: positiveDuration("stop-timeout")}
 
 // checkHarness refuses an unknown harness as a usage error, before
 // anything is read or changed, and stores its canonical name.

@@ -22,15 +22,12 @@ func sessionTerminateCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "terminate",
 		Usage:     "end a session whose agent is dead, stopping it first if it runs in tmux (restore or replace it later)",
-		UsageText: "git handoff session terminate ID [--summary TEXT] [--json]",
+		ArgsUsage: "ID",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "summary", Usage: "what it had done, for whoever takes over"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrorf(c, "session terminate takes exactly one session id")
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err

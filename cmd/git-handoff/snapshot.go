@@ -93,10 +93,9 @@ func snapshotCommand(d *deps) *cli.Command {
 		Usage: "a session's uncommitted work, kept as a commit at refs/ao/snapshots/ID: take, show, apply",
 		Subcommands: []*cli.Command{
 			{
-				Name:      "take",
-				Usage:     "keep this worktree's uncommitted changes as the session's snapshot (index and worktree untouched)",
-				UsageText: "git handoff snapshot take [--session ID] [--json]",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "session", Usage: "the session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"}, jsonFlag},
+				Name:  "take",
+				Usage: "keep this worktree's uncommitted changes as the session's snapshot (index and worktree untouched)",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "session", Usage: "the session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"}, jsonFlag},
 				Action: func(c *cli.Context) error {
 					st, id, err := d.storeAndSession(c)
 					if err != nil {
@@ -124,7 +123,7 @@ func snapshotCommand(d *deps) *cli.Command {
 			{
 				Name:      "show",
 				Usage:     "the snapshot a session left, and whether this worktree holds it",
-				UsageText: "git handoff snapshot show [ID] [--json]",
+				ArgsUsage: "[ID]",
 				Flags:     []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
 					st, id, err := d.storeAndSession(c)
@@ -151,12 +150,9 @@ func snapshotCommand(d *deps) *cli.Command {
 			{
 				Name:      "apply",
 				Usage:     "apply a session's snapshot to this worktree (same HEAD; refused, changing nothing, over local changes)",
-				UsageText: "git handoff snapshot apply ID [--json]",
+				ArgsUsage: "ID",
 				Flags:     []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					if c.NArg() != 1 {
-						return usageErrorf(c, "snapshot apply takes exactly one session id")
-					}
 					st, err := d.Store(c.Context)
 					if err != nil {
 						return err

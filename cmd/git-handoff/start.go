@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/view"
 )
@@ -20,16 +19,13 @@ func startCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "harness", Usage: "the coding agent running this session"},
 			&cli.StringFlag{Name: "model", Usage: "the model it runs"},
 			&cli.StringFlag{Name: "objective", Usage: "what this session is for"},
-			&cli.IntFlag{Name: "max-bytes", Value: brief.DefaultMaxBytes, Usage: "largest brief to print"},
+			maxBytesFlag(),
 			ownerFlag(), branchFlag(),
 			&cli.BoolFlag{Name: "offline", Usage: "claim locally even when a remote knows the baton; the next sync settles it"},
 			&cli.BoolFlag{Name: "apply-snapshot", Usage: "apply the uncommitted work the baton's session left (its snapshot) to this worktree"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageErrorf(c, "start takes no arguments, got %q", c.Args().First())
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err

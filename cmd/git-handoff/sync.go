@@ -37,9 +37,6 @@ func syncCommand(d *deps) *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usageErrorf(c, "sync takes at most one remote, got %d arguments", c.NArg())
-			}
 			st, err := d.Store(c.Context)
 			if err != nil {
 				return err
