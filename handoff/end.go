@@ -23,11 +23,18 @@ type EndOptions struct {
 	// Snapshot records the worktree's uncommitted changes as the
 	// session's snapshot first (snapshot.go); failing, nothing is ended.
 	Snapshot bool
+	// NoBaton ends the session with nothing to hand over: no baton is
+	// written (the design's empty payload, `git handoff end` without
+	// baton flags). Next, Failed and Questions must then be empty; a
+	// payload that is present but empty (Next: [""]) is still refused
+	// with baton.ErrNoSteps.
+	NoBaton bool
 }
 
 // EndResult is the baton left behind.
 type EndResult struct {
-	Handoff baton.Stored
+	Handoff baton.Stored    // zero with EndOptions.NoBaton
+	Left    bool            // a baton was written (false with NoBaton)
 	Session *session.Record // nil when no session record was found
 	Unbound bool            // this worktree was bound to the ended session and no longer is
 	// Superseded is the baton this one replaced while it was still waiting.
@@ -40,8 +47,12 @@ type EndResult struct {
 }
 
 // End leaves a baton for the next session, marks the session ended and
-// clears the objective, in one ref transaction.
+// clears the objective, in one ref transaction. With NoBaton it does the
+// same but writes no baton.
 func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) (EndResult, error) {
+	if opts.NoBaton && len(opts.Next)+len(opts.Failed)+len(opts.Questions) > 0 {
+		return EndResult{}, errors.New("ending without a baton, yet given a baton's notes")
+	}
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return EndResult{}, err
@@ -87,26 +98,35 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 				}
 				sessUp, sess = &up, &s
 			case errors.Is(err, refstore.ErrNotFound):
-				if attempt == 0 {
+				if attempt == 0 && opts.NoBaton {
+					notices = append(notices, "no record of session "+id+": no session was ended")
+				} else if attempt == 0 {
 					notices = append(notices, "no record of session "+id+": the baton names it, but no session was ended")
 				}
 			default:
 				return EndResult{}, err
 			}
 		}
-		b, err := baton.New(baton.Draft{
-			Owner: who.Owner, Branch: who.Branch, Shared: opts.Shared,
-			NextSteps: opts.Next, FailedApproaches: opts.Failed, OpenQuestions: opts.Questions,
-			Harness: HarnessName(opts.Harness, sessionHarness), SessionID: id, Head: who.Head,
-		}, now)
-		if err != nil {
-			return EndResult{}, err
+		var b baton.Baton
+		var stored baton.Stored
+		var up refstore.Update
+		msg := "handoff: end session " + id
+		if !opts.NoBaton {
+			b, err = baton.New(baton.Draft{
+				Owner: who.Owner, Branch: who.Branch, Shared: opts.Shared,
+				NextSteps: opts.Next, FailedApproaches: opts.Failed, OpenQuestions: opts.Questions,
+				Harness: HarnessName(opts.Harness, sessionHarness), SessionID: id, Head: who.Head,
+			}, now)
+			if err != nil {
+				return EndResult{}, err
+			}
+			stored, up, err = baton.Written(ctx, st, b)
+			if err != nil {
+				return EndResult{}, err
+			}
+			ups = append(ups, up)
+			msg = "handoff: end " + b.ID
 		}
-		stored, up, err := baton.Written(ctx, st, b)
-		if err != nil {
-			return EndResult{}, err
-		}
-		ups = append(ups, up)
 		objUp, objChanged, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, "", id, now)
 		if err != nil {
 			return EndResult{}, err
@@ -120,22 +140,31 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 		if sessUp != nil {
 			ups = append(ups, *sessUp)
 		}
-		err = st.Apply(ctx, "handoff: end "+b.ID, ups...)
+		err = nil // nothing to write: no baton, no session record, no objective
+		if len(ups) > 0 {
+			err = st.Apply(ctx, msg, ups...)
+		}
 		if err == nil {
-			superseded, note := supersededWaiting(ctx, st, up, b.ID)
-			notices = append(notices, note...)
+			var superseded *baton.Stored
+			if !opts.NoBaton {
+				var note []string
+				superseded, note = supersededWaiting(ctx, st, up, b.ID)
+				notices = append(notices, note...)
+			}
 			if n := objectiveCleared(ctx, st, objUp, "", "a session's end clears it"); n != "" {
 				notices = append(notices, n)
 			}
-			if n := unpushedHead(ctx, st, b.ID, b.Head); n != "" {
-				notices = append(notices, n)
+			if !opts.NoBaton {
+				if n := unpushedHead(ctx, st, b.ID, b.Head); n != "" {
+					notices = append(notices, n)
+				}
 			}
 			unbound := false
 			switch {
 			case sessUp != nil:
 				// The record just written is what the binding resolves
 				// to while it names this session.
-				dir, notes := unbindEnded(ctx, st, "handoff: end "+b.ID, session.Stored{Record: *sess, Ref: sessUp.Ref, OID: sessUp.New}, "ended")
+				dir, notes := unbindEnded(ctx, st, msg, session.Stored{Record: *sess, Ref: sessUp.Ref, OID: sessUp.New}, "ended")
 				unbound, notices = dir != "", append(notices, notes...)
 			case id != "":
 				// No record: the binding is told by the name it holds.
@@ -147,7 +176,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 					}
 				}
 			}
-			return EndResult{Handoff: stored, Session: sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Redacted: redacted, Notices: notices}, nil
+			return EndResult{Handoff: stored, Left: !opts.NoBaton, Session: sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Redacted: redacted, Notices: notices}, nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 3 {
 			return EndResult{}, err

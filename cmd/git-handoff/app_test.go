@@ -40,12 +40,12 @@ func TestUsageHintNamesFullCommand(t *testing.T) {
 		args []string
 		hint string
 	}{
-		{[]string{"pr", "claim", "1", "2"}, "hint: see 'git-handoff pr claim --help'"},
-		{[]string{"pr", "claim", "--bogus"}, "hint: see 'git-handoff pr claim --help'"},
-		{[]string{"session", "replace", "--bogus"}, "hint: see 'git-handoff session replace --help'"},
-		{[]string{"hooks", "install", "--bogus"}, "hint: see 'git-handoff hooks install --help'"},
-		{[]string{"list", "--bogus"}, "hint: see 'git-handoff list --help'"},
-		{[]string{"--bogus"}, "hint: see 'git-handoff --help'"},
+		{[]string{"pr", "claim", "1", "2"}, "hint: see 'git handoff pr claim --help'"},
+		{[]string{"pr", "claim", "--bogus"}, "hint: see 'git handoff pr claim --help'"},
+		{[]string{"session", "replace", "--bogus"}, "hint: see 'git handoff session replace --help'"},
+		{[]string{"hooks", "install", "--bogus"}, "hint: see 'git handoff hooks install --help'"},
+		{[]string{"list", "--bogus"}, "hint: see 'git handoff list --help'"},
+		{[]string{"--bogus"}, "hint: see 'git handoff --help'"},
 	} {
 		var stdout, stderr strings.Builder
 		code := run(context.Background(), append([]string{"git-handoff"}, tc.args...), strings.NewReader(""), &stdout, &stderr)

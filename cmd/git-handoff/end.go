@@ -14,7 +14,9 @@ import (
 func endCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:  "end",
-		Usage: "end a session and leave a baton for the next one",
+		Usage: "end a session and leave a baton for the next one (no baton without --next)",
+		Description: "Without --next, --failed, --question or --shared the session ends and no baton is written: a session\n" +
+			"with nothing to hand over is no error. A baton needs at least one next step that is not empty.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Usage: "the ending session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"},
 			prose("next", "a next step"),
@@ -31,14 +33,20 @@ func endCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
+			// No baton flag at all is an empty payload: end, write nothing.
+			// A flag given empty (`--next ""`) is a payload, and refused.
+			noBaton := !c.IsSet("next") && !c.IsSet("failed") && !c.IsSet("question") && !c.IsSet("shared")
 			res, err := handoff.End(c.Context, st, handoff.EndOptions{
 				Session: c.String("session"), Owner: c.String("owner"), Branch: c.String("branch"),
 				Harness: c.String("harness"), Shared: c.Bool("shared"),
 				Next: c.StringSlice("next"), Failed: c.StringSlice("failed"), Questions: c.StringSlice("question"),
-				Snapshot: c.Bool("snapshot"),
+				Snapshot: c.Bool("snapshot"), NoBaton: noBaton,
 			}, d.Now)
 			if errors.Is(err, baton.ErrNoSteps) {
 				return usageErrorf(c, "%v", err)
+			}
+			if err != nil && noBaton {
+				return fmt.Errorf("ending the session: %w", err)
 			}
 			if err != nil {
 				return fmt.Errorf("leaving a baton: %w", err)
@@ -46,10 +54,26 @@ func endCommand(d *deps) *cli.Command {
 			if res.Unbound {
 				d.refreshStoreCommitHook(c.Context, st)
 			}
+			ended := ""
+			if res.Session != nil {
+				ended = res.Session.ID
+			}
 			if c.Bool("json") {
-				return d.printJSON(endJSON{Handoff: toJSON(&res.Handoff), Superseded: toJSON(res.Superseded), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Redacted: view.NonNil(res.Redacted), Notices: view.NonNil(res.Notices)})
+				out := endJSON{Superseded: toJSON(res.Superseded), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Redacted: view.NonNil(res.Redacted), EndedSession: ended, Notices: view.NonNil(res.Notices)}
+				if res.Left {
+					out.Handoff = toJSON(&res.Handoff)
+				}
+				return d.printJSON(out)
 			}
 			notify(d.stderr, res.Notices)
+			if !res.Left {
+				if ended == "" {
+					fmt.Fprintln(d.stderr, "no session to end here; no baton left (give --next to leave one)")
+				} else {
+					fmt.Fprintf(d.stderr, "ended session %s; no baton left (give --next to leave one)\n", ended)
+				}
+				return nil
+			}
 			h := res.Handoff
 			scope := "for " + h.Owner + " on " + h.Branch
 			if h.Shared {

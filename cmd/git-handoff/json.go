@@ -34,7 +34,10 @@ type endJSON struct {
 	// Redacted: credentials taken out of the notes before they were
 	// written, by kind; [] when none.
 	Redacted []redact.Hit `json:"redacted"`
-	Notices  []string     `json:"notices"`
+	// EndedSession is the session ended; "handoff" is null when no baton
+	// was left (end without baton flags).
+	EndedSession string   `json:"endedSession,omitempty"`
+	Notices      []string `json:"notices"`
 }
 
 // claimJSON is the result of `claim --json`.

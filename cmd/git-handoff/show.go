@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,13 +10,15 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/view"
 )
 
 func showCommand(d *deps) *cli.Command {
 	return &cli.Command{
-		Name:  "show",
-		Usage: "show, in full, the baton waiting for me on this branch",
+		Name:        "show",
+		Usage:       "show, in full, the baton waiting for me on this branch",
+		Description: "With none waiting it says so on stderr and exits 0 (--json: \"handoff\": null).",
 		Flags: []cli.Flag{
 			ownerFlag(), branchFlag(),
 			jsonFlag,
@@ -26,6 +29,16 @@ func showCommand(d *deps) *cli.Command {
 				return err
 			}
 			res, err := handoff.Show(c.Context, st, handoff.ShowOptions{Owner: c.String("owner"), Branch: c.String("branch")})
+			if errors.Is(err, refstore.ErrNotFound) {
+				// Nothing waiting is an answer, not a failure: exit 0,
+				// with "handoff": null as every --json says "none".
+				if c.Bool("json") {
+					return d.printJSON(showJSON{Notices: view.NonNil(res.Notices)})
+				}
+				notify(d.stderr, res.Notices)
+				fmt.Fprintln(d.stderr, strings.TrimSuffix(err.Error(), ": "+refstore.ErrNotFound.Error()))
+				return nil
+			}
 			if err != nil {
 				notify(d.stderr, res.Notices)
 				return err

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gitBashCompletion is where Debian's git package puts its bash
+// completion.
+const gitBashCompletion = "/usr/share/bash-completion/completions/git"
+
+// needTool is the path of prog, skipping the test without it unless
+// CI_REQUIRE_TOOLS=1 demands it.
+func needTool(t *testing.T, prog string) string {
+	t.Helper()
+	p, err := exec.LookPath(prog)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("%s is not installed, and CI_REQUIRE_TOOLS=1 requires it", prog)
+	}
+	t.Skipf("%s is not installed; CI_REQUIRE_TOOLS=1 makes this a failure", prog)
+	return ""
+}
+
+// completionScript writes `git handoff completion SHELL` to a file.
+func completionScript(t *testing.T, shell string) string {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	stdout, stderr, code := cliRun(t, "completion", shell)
+	if code != 0 {
+		t.Fatalf("completion %s: exit %d\n%s", shell, code, stderr)
+	}
+	path := filepath.Join(t.TempDir(), "git-handoff."+shell)
+	if err := os.WriteFile(path, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// shellOutput runs a shell program with a deadline and returns its
+// stdout's lines.
+func shellOutput(t *testing.T, name string, args ...string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("%s %v: %v\n%s", name, args, err, msg)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// `git handoff <TAB>` through git's own bash completion: git's completion
+// finds _git_handoff in our script and calls it.
+func TestBashCompletionThroughGit(t *testing.T) {
+	bash := needTool(t, "bash")
+	if _, err := os.Stat(gitBashCompletion); err != nil {
+		if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("%s: %v, and CI_REQUIRE_TOOLS=1 requires it", gitBashCompletion, err)
+		}
+		t.Skipf("git's bash completion is not installed: %v", err)
+	}
+	script := completionScript(t, "bash")
+	// complete WORDS...: COMPREPLY of git's completion function for the
+	// command line WORDS (the last is the word under the cursor).
+	complete := func(fn string, words ...string) []string {
+		t.Helper()
+		prog := `source "$1"; source "$2"; shift 3
+COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+` + fn + ` "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+printf '%s\n' "${COMPREPLY[@]}"`
+		return shellOutput(t, bash, append([]string{"--norc", "--noprofile", "-c", prog, "bash", gitBashCompletion, script, "-"}, words...)...)
+	}
+	for _, tc := range []struct {
+		fn    string
+		words []string
+		want  []string
+	}{
+		{"__git_wrap__git_main", []string{"git", "handoff", "st"}, []string{"start"}},
+		{"__git_wrap__git_main", []string{"git", "handoff", "end", "--n"}, []string{"--next"}},
+		{"__git_wrap__git_main", []string{"git", "handoff", "session", "l"}, []string{"launch", "lineage", "ls"}},
+		{"__git_wrap__git_main", []string{"git", "handoff", "end", "--next", "a step", "--sh"}, []string{"--shared"}},
+		{"__git_wrap__git_main", []string{"git", "-C", ".", "handoff", "pr", "cl"}, []string{"claim"}},
+		// typed directly, without git
+		{"_git_handoff_direct", []string{"git-handoff", "completion", ""}, nil},
+		{"_git_handoff_direct", []string{"git-handoff", "sta"}, []string{"start"}},
+		{"_git_handoff_direct", []string{"git-handoff", "brief", "--max-bytes", ""}, nil},
+	} {
+		got := complete(tc.fn, tc.words...)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %q: COMPREPLY %q, want %q", tc.fn, tc.words, got, tc.want)
+		}
+	}
+}
+
+func TestZshCompletionParses(t *testing.T) {
+	zsh := needTool(t, "zsh")
+	shellOutput(t, zsh, "-n", completionScript(t, "zsh"))
+}
+
+func TestFishCompletion(t *testing.T) {
+	fish := needTool(t, "fish")
+	script := completionScript(t, "fish")
+	shellOutput(t, fish, "--no-execute", script)
+	// fish completes a command line itself: check what it offers
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"git-handoff end --n", []string{"--next"}},
+		{"git-handoff session l", []string{"launch", "lineage", "ls"}},
+	} {
+		got := shellOutput(t, fish, "--no-config", "-c", `source $argv[1]; complete -C $argv[2]`, script, tc.line)
+		for i := range got {
+			got[i], _, _ = strings.Cut(got[i], "\t")
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("fish %q: %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+// The scripts follow the command tree: every command appears in each.
+func TestCompletionCoversCommands(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		text, err := os.ReadFile(completionScript(t, shell))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, c := range leafCommands() {
+			if strings.Contains(path, " ") || c.Hidden {
+				continue
+			}
+			if !regexp.MustCompile(`[ "']` + path + `[ "'\n]`).Match(text) {
+				t.Errorf("%s completion lacks %q", shell, path)
+			}
+		}
+	}
+}
