@@ -32,7 +32,7 @@ var exitCodes = []struct {
 	code    int
 	meaning string
 }{
-	{exitOK, "success, including nothing to do: show with no baton waiting prints nothing (with --json, \"handoff\": null), " +
+	{exitOK, "success, including nothing to do: show with no baton waiting (it says so on stderr; --json gives \"handoff\": null), " +
 		"cancel with no baton to take back, end with no baton flags (the session ends, no baton is written)"},
 	{exitError, "an error not listed below"},
 	{exitAuth, "GitHub refused: no token, or the token lacks permission"},
@@ -170,9 +170,6 @@ func markReadOnly(d *deps, c *cli.Command, parent string) {
 	path := strings.TrimSpace(parent + " " + c.Name)
 	before := c.Before
 	c.Before = func(ctx *cli.Context) error {
-		if err := checkArgs(ctx); err != nil {
-			return err
-		}
 		d.readOnly = d.readOnly || readOnlyCommands[path]
 		d.json = d.json || ctx.Bool("json")
 		if before != nil {
@@ -186,10 +183,21 @@ func markReadOnly(d *deps, c *cli.Command, parent string) {
 }
 
 // setUsageHandlers makes every bad flag a usage error (exit 129) instead of
-// urfave/cli's "Incorrect Usage" on stdout.
+// urfave/cli's "Incorrect Usage" on stdout, and every argument too many or
+// too few one before the command does anything.
 func setUsageHandlers(c *cli.Command) {
 	if c.OnUsageError == nil {
 		c.OnUsageError = onUsageError
+	}
+	before := c.Before
+	c.Before = func(ctx *cli.Context) error {
+		if err := checkArgs(ctx); err != nil {
+			return err
+		}
+		if before != nil {
+			return before(ctx)
+		}
+		return nil
 	}
 	for _, sub := range c.Subcommands {
 		setUsageHandlers(sub)
