@@ -14,7 +14,7 @@ import (
 func endCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:  "end",
-		Usage: "end a session and leave a baton for the next one (no baton without --next)",
+		Usage: "end a session, leaving a baton for the next one when given --next",
 		Description: "Without --next, --failed, --question or --shared the session ends and no baton is written: a session\n" +
 			"with nothing to hand over is no error. A baton needs at least one next step that is not empty.",
 		Flags: []cli.Flag{

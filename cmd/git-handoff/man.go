@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -74,7 +75,7 @@ func writeMan(w io.Writer, app *cli.App) error {
 	b.WriteString(".SH SYNOPSIS\n.nf\n")
 	for _, c := range leaves {
 		if len(c.cmd.Subcommands) == 0 {
-			b.WriteString(roff(synopsisOf(c.path, c.cmd)) + "\n")
+			b.WriteString(roff(wrapSynopsis(synopsisOf(c.path, c.cmd), 78)) + "\n")
 		}
 	}
 	b.WriteString(roff(progName+" --version") + "\n.fi\n")
@@ -140,6 +141,31 @@ func writeMan(w io.Writer, app *cli.App) error {
 	b.WriteString(".SH \"SEE ALSO\"\n\\fBgit\\fR(1), \\fBgit\\-update\\-ref\\fR(1)\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// synopsisWord is one word of a synopsis as it wraps: an option in its
+// brackets with its value and repetition, or a bare word.
+var synopsisWord = regexp.MustCompile(`\[[^\]]*\](\.\.\.)?|\S+`)
+
+// wrapSynopsis breaks a synopsis line between options, the lines after the
+// first indented, as git's own pages do (man does not fill a synopsis).
+func wrapSynopsis(line string, width int) string {
+	var b strings.Builder
+	col := 0
+	for i, w := range synopsisWord.FindAllString(line, -1) {
+		switch {
+		case i == 0:
+		case col+1+len(w) > width:
+			b.WriteString("\n    ")
+			col = 4
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
 }
 
 type manEntry struct {
