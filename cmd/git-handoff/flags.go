@@ -111,8 +111,8 @@ func synopsisOf(path string, c *cli.Command) string {
 		}
 		parts = append(parts, s)
 	}
-	if c.ArgsUsage != "" {
-		parts = append(parts, c.ArgsUsage)
+	if args := strings.TrimSpace(c.ArgsUsage); args != "" {
+		parts = append(parts, args)
 	}
 	return strings.Join(parts, " ")
 }
