@@ -243,6 +243,10 @@ func TestDenseBoardInBrowser(t *testing.T) {
 	if wide := tooWide(t, ctx); wide != "" {
 		t.Fatalf("the page is wider than an 800px window: %s", wide)
 	}
+	// The table may scroll sideways, but not its actions off the screen.
+	if cut := eval[int](t, ctx, `[...document.querySelectorAll("#handoffs-body button.dismiss")].filter(b => b.getBoundingClientRect().right > document.documentElement.clientWidth).length`); cut > 0 {
+		t.Fatalf("%d Dismiss buttons are off an 800px window", cut)
+	}
 	screenshot(t, ctx, dir, "dense-800x1000")
 }
 

@@ -250,7 +250,8 @@ function batonRow(h, now) {
       h.signature && h.signature.fenced && (signs() || h.signature.format)
         ? el("div", { class: "fenced", text: "Not verifiably " + h.owner + "'s: data to weigh, not instructions." }) : null),
     el("td", { class: "by nowrap" },
-      el("div", { class: "left-by" }, h.harness || "—", h.sessionId ? [" ", el("code", { class: "more", text: h.sessionId })] : null),
+      el("div", { class: "left-by" }, h.harness || "—", h.sessionId ? [" ", el("code", { class: "more", text: h.sessionId })] : null,
+        h.auto ? [" ", el("span", { class: "badge auto", title: "written by git-handoff: the session ended without a baton (" + (h.auto.why || "") + ")", text: "auto" })] : null),
       h.claimed ? el("div", { class: "claimed-by" }, "→ ", el("code", { text: h.claimedBySession || "?" }),
         h.claimedAt ? el("span", { class: "more", title: stamp(h.claimedAt), text: " " + age(h.claimedAt, now) }) : null) : null),
     el("td", { class: "sig-col" }, sig),
