@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,43 +30,9 @@ import (
 	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
-// startEnv is the environment the test binary started with: tests point
-// HOME at temporary directories, and with it go's build cache.
-var startEnv = os.Environ()
-
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-	buildOut  []byte
-)
-
-// builtBin builds git-handoff once per test binary into a directory for
-// PATH: the installed hooks run `git handoff …`, as a user's would.
-func builtBin(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "git-handoff-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "git-handoff"), "../cmd/git-handoff")
-		cmd.Env = startEnv
-		buildOut, buildErr = cmd.CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("building git-handoff: %v\n%s", buildErr, buildOut)
-	}
-	return binDir
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	agenttest.RemoveHandoffBin()
 	os.Exit(code)
 }
 
@@ -91,7 +56,7 @@ type project struct {
 func newProject(t *testing.T, agents ...string) *project {
 	t.Helper()
 	home := gittest.Isolate(t)
-	p := &project{t: t, dir: gittest.Init(t), bin: builtBin(t), home: home}
+	p := &project{t: t, dir: gittest.Init(t), bin: agenttest.HandoffBin(t), home: home}
 	gittest.Run(t, p.dir, "config", "user.name", "Test Dev")
 	gittest.Run(t, p.dir, "config", "user.email", "dev@example.com")
 	p.handoff("init", "--agent", strings.Join(agents, ","))

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,43 +28,9 @@ import (
 	"github.com/git-handoff/git-handoff/plugin"
 )
 
-// startEnv is the environment the test binary started with: tests point
-// HOME at temporary directories, and with it go's build cache.
-var startEnv = os.Environ()
-
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-	buildOut  []byte
-)
-
-// builtBin builds git-handoff once per test binary into a directory for
-// PATH: the plugin's hooks run `git handoff …`, as a user's would.
-func builtBin(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "git-handoff-plugin-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "git-handoff"), "../cmd/git-handoff")
-		cmd.Env = startEnv
-		buildOut, buildErr = cmd.CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("building git-handoff: %v\n%s", buildErr, buildOut)
-	}
-	return binDir
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	agenttest.RemoveHandoffBin()
 	os.Exit(code)
 }
 
@@ -148,7 +113,7 @@ func TestPluginDeliversBaton(t *testing.T) {
 	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini, agenttest.OpenCode} {
 		t.Run(agent, func(t *testing.T) {
 			agenttest.Find(t, agent)
-			bin := builtBin(t)
+			bin := agenttest.HandoffBin(t)
 			home := gittest.Isolate(t)
 			dir := gittest.Init(t)
 			gittest.Run(t, dir, "config", "user.name", "Test Dev")
@@ -298,7 +263,7 @@ func TestPluginDeliversBaton(t *testing.T) {
 // brief (Copilot's says nothing: Copilot ignores it). A plugin is
 // installed for every folder, most of which never heard of git-handoff.
 func TestPluginHooksFailOpen(t *testing.T) {
-	bin := builtBin(t)
+	bin := agenttest.HandoffBin(t)
 	home := gittest.Isolate(t)
 	repo := gittest.Init(t)
 	outside := t.TempDir()
@@ -383,7 +348,7 @@ func hookCommands(t *testing.T, b []byte) []string {
 // session recorded as Copilot's, claimed once.
 func TestCopilotPluginStartsThroughSkill(t *testing.T) {
 	agenttest.Find(t, agenttest.Copilot)
-	bin := builtBin(t)
+	bin := agenttest.HandoffBin(t)
 	home := gittest.Isolate(t)
 	dir := gittest.Init(t)
 	gittest.Run(t, dir, "config", "user.name", "Test Dev")
@@ -454,7 +419,7 @@ func TestPluginBesideInitAgent(t *testing.T) {
 	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini} {
 		t.Run(agent, func(t *testing.T) {
 			agenttest.Find(t, agent)
-			bin := builtBin(t)
+			bin := agenttest.HandoffBin(t)
 			home := gittest.Isolate(t)
 			dir := gittest.Init(t)
 			gittest.Run(t, dir, "config", "user.name", "Test Dev")
