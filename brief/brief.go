@@ -285,3 +285,19 @@ func shortID(id string) string {
 	}
 	return id
 }
+
+// WithNotes ends a text a model reads with what git-handoff has to say
+// about it, one item a line: a model has no stderr to watch. The text is
+// returned as it is when there is nothing to say.
+func WithNotes(text string, notices []string) string {
+	if len(notices) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(text, "\n"))
+	b.WriteString("\n\n## Notes from git-handoff\n\n")
+	for _, n := range notices {
+		b.WriteString("- " + strings.ReplaceAll(n, "\n", " ") + "\n")
+	}
+	return b.String()
+}

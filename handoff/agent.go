@@ -421,19 +421,8 @@ func agentContext(ctx context.Context, st *refstore.Store, id, text string, noti
 }
 
 // withNotes ends a text for an agent with what git-handoff has to say about
-// it, where the agent reads it: it has no stderr to watch.
-func withNotes(text string, notices []string) string {
-	if len(notices) == 0 {
-		return text
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(text, "\n"))
-	b.WriteString("\n\n## Notes from git-handoff\n\n")
-	for _, n := range notices {
-		b.WriteString("- " + strings.ReplaceAll(n, "\n", " ") + "\n")
-	}
-	return b.String()
-}
+// it (brief.WithNotes), where the agent reads it: it has no stderr to watch.
+func withNotes(text string, notices []string) string { return brief.WithNotes(text, notices) }
 
 // AgentStopOptions are what an agent's Stop hook was told.
 type AgentStopOptions struct {

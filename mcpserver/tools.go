@@ -94,20 +94,10 @@ func notices(lists ...[]string) []string {
 	return out
 }
 
-// withNotes adds the notices under the text, as the CLI prints them
-// beside its output.
-func withNotes(text string, notes []string) string {
-	if len(notes) == 0 {
-		return text
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(text, "\n"))
-	b.WriteString("\n\nNotices:\n")
-	for _, n := range notes {
-		b.WriteString("- " + strings.ReplaceAll(n, "\n", "\n  ") + "\n")
-	}
-	return b.String()
-}
+// withNotes adds the notices under the text as every text a model reads
+// from git-handoff ends (brief.WithNotes); the CLI prints them beside its
+// output.
+func withNotes(text string, notes []string) string { return brief.WithNotes(text, notes) }
 
 // sessionRef names a session, as `start --json` does.
 type sessionRef struct {
