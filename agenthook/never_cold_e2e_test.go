@@ -94,6 +94,9 @@ func TestClaudeLeavesNoBatonCodexStartsWarm(t *testing.T) {
 		t.Fatalf("codex was not given the automatic handoff\n%s", fake2.Dump())
 	}
 	next := p.sessionOf(agenttest.Codex, second.SessionID)
+	if next.ClaimedHandoff == nil || next.ClaimedHandoff.ID != auto.ID {
+		t.Fatalf("codex's session %s claimed %+v, want the automatic handoff %s", next.ID, next.ClaimedHandoff, auto.ID)
+	}
 	if b := p.baton(auto.ID); !b.Claimed || b.ClaimedBySession != next.ID {
 		t.Fatalf("the automatic handoff is %+v, want claimed by %s", b, next.ID)
 	}

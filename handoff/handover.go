@@ -27,8 +27,8 @@ import (
 //     it: the start hook's answer never reached the agent (the hook was
 //     killed, the agent crashed), or the agent never ended a turn after
 //     it, and the session changed nothing;
-//   - otherwise, when it did work (commits, changed files, or turns on a
-//     task it had claimed), git-handoff writes the automatic handoff: a
+//   - otherwise, when it did work (commits, or changed files), git-handoff
+//     writes the automatic handoff: a
 //     baton marked Auto, holding its last summary, the task it had
 //     claimed, its commits, its snapshot and the end of its transcript.
 //
@@ -82,8 +82,11 @@ func handOver(ctx context.Context, st *refstore.Store, s session.Stored, why str
 		out.Reoffered, out.Notices = r, append(out.Notices, n...)
 		return out
 	}
-	if !worked && (task == nil || s.TurnAt == nil) {
-		return out // nothing done, nothing taken on: nothing to hand on
+	if !worked {
+		// Nothing changed. A claim it acted on stays its claim (the agent
+		// may have answered it in words): the task is handed on when
+		// work on it is, or by a replacement, which carries it.
+		return out
 	}
 	a, n := autoHandoff(ctx, st, wt, s.Record, task, why, state.Transcript, clock)
 	out.Auto, out.Notices = a, append(out.Notices, n...)
@@ -348,9 +351,13 @@ func capTail(s string, n int) string {
 	return s[cut:]
 }
 
-// withdrawAuto cancels the automatic handoff written for session s while
-// it still waits: the session goes on (its agent resumed the
-// conversation), so what it was doing is not the next session's yet.
+// withdrawAuto takes back the automatic handoff written for session s
+// while it still waits: the session goes on (its agent resumed the
+// conversation), so what it was doing is not the next session's yet. The
+// version the automatic handoff replaced (most often the baton s had
+// claimed, claimed) is put back as the version that follows it, so the
+// ref says again what it said before the session ended; with none, the
+// automatic handoff is cancelled.
 func withdrawAuto(ctx context.Context, st *refstore.Store, s session.Record, clock Clock) string {
 	ref, err := refstore.HandoffRef(false, s.Owner, s.Branch)
 	if err != nil {
@@ -360,8 +367,31 @@ func withdrawAuto(ctx context.Context, st *refstore.Store, s session.Record, clo
 	if err != nil || !cur.Live() || cur.Auto == nil || cur.Auto.Session != s.ID {
 		return ""
 	}
+	if cur.Prev != "" {
+		if e, err := st.ReadObject(ctx, cur.Prev); err == nil {
+			e.Ref = ref
+			if prior, err := baton.Decode(e); err == nil && prior.Auto == nil {
+				back := prior.Baton
+				back.Cause = refstore.Cause{}
+				oid, _, err := st.WriteVersion(ctx, ref, cur.OID, &back.Cause, &back)
+				if err == nil {
+					err = st.Apply(ctx, fmt.Sprintf("handoff: withdraw %s (session %s goes on)", cur.ID, s.ID), refstore.Update{Ref: ref, New: oid, Old: cur.OID})
+				}
+				if err == nil {
+					return fmt.Sprintf("the automatic handoff %s written when session %s ended was withdrawn: the session goes on", cur.ID, s.ID)
+				}
+			}
+		}
+	}
 	if _, err := baton.Delete(ctx, st, cur, "cancelled", clock()); err != nil {
 		return fmt.Sprintf("the automatic handoff %s written when session %s ended still waits: %v", cur.ID, s.ID, err)
 	}
 	return fmt.Sprintf("the automatic handoff %s written when session %s ended was withdrawn: the session goes on", cur.ID, s.ID)
+}
+
+// HandoverDue reports whether a handover is noted as due in st's worktree
+// (FinishHandovers has something to do).
+func HandoverDue(st *refstore.Store) bool {
+	entries, err := os.ReadDir(filepath.Join(agentDir(st), "handover"))
+	return err == nil && len(entries) > 0
 }

@@ -161,14 +161,11 @@ func TestAClaimTheAgentActedOnIsNeverOfferedAgain(t *testing.T) {
 	}
 	agentTurn(t, st, "claude", claudeID, "The answer is in the design notes; nothing to change.")
 	agentExit(t, st, "claude", claudeID)
+	// It took a turn on its task and changed nothing: the claim stands
+	// (the agent may have answered it in words), and nothing is written.
 	b := privateBaton(t, st)
-	// It took a turn on its task and handed nothing on: the task goes on
-	// in an automatic handoff, not as the claim offered again.
-	if b.ID == task.Handoff.ID || b.Auto == nil || b.Auto.Task != task.Handoff.ID || b.Reoffered != nil {
-		t.Fatalf("baton = %+v, auto %+v", b.Baton, b.Auto)
-	}
-	if b.Auto.Summary != "The answer is in the design notes; nothing to change." {
-		t.Fatalf("summary = %q", b.Auto.Summary)
+	if b.ID != task.Handoff.ID || !b.Claimed || b.ClaimedBySession != first.Session.ID || b.Reoffered != nil {
+		t.Fatalf("baton = %+v", b.Baton)
 	}
 }
 
@@ -221,6 +218,27 @@ func TestResumedConversationWithdrawsItsAutomaticHandoff(t *testing.T) {
 	}
 	if b := privateBaton(t, st); b.ID != auto.ID || b.Live() {
 		t.Fatalf("the automatic handoff of a session that goes on still waits: %+v", b.Baton)
+	}
+}
+
+// Withdrawn, the automatic handoff gives the ref back to what it held: the
+// baton the session had claimed, claimed by it.
+func TestWithdrawnAutomaticHandoffPutsTheClaimBack(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	task := leaveBaton(t, st, "the task")
+	first := agentStartAs(t, st, "claude", claudeID)
+	commitFile(t, st.Dir(), "a.go", "work")
+	agentExit(t, st, "claude", claudeID)
+	if b := privateBaton(t, st); b.Auto == nil {
+		t.Fatalf("no automatic handoff: %+v", b.Baton)
+	}
+	if _, err := handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "claude", NativeID: claudeID, Source: "resume"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	b := privateBaton(t, st)
+	if b.ID != task.Handoff.ID || !b.Claimed || b.ClaimedBySession != first.Session.ID || b.Auto != nil {
+		t.Fatalf("after the withdrawal the ref holds %+v, want %s claimed by %s", b.Baton, task.Handoff.ID, first.Session.ID)
 	}
 }
 

@@ -82,7 +82,7 @@ func (a agentWorkflows) End(ctx context.Context, dir string, opts handoff.AgentE
 	// its own (`git handoff handover`), where the binary can start one.
 	opts.Later = a.d.detach != nil
 	id, err := handoff.AgentEnd(ctx, st, opts, a.d.Now)
-	if opts.Later && id != "" {
+	if opts.Later && handoff.HandoverDue(st) {
 		if derr := a.d.detach(st.Dir(), "handover"); derr != nil {
 			// Finished here instead, as far as the hook's time goes; the
 			// next start here finishes what is left.

@@ -398,6 +398,9 @@ func (a *Agent) Run(run Run) Result {
 		a.t.Errorf("agenttest: %s timed out after %v\n%s\nrequests:\n%s", a.Name, timeout, res, a.Fake.Dump())
 	}
 	res.SessionID = sessionID(a.Name, res.Stdout)
+	// What the run's end hook left to a detached process is done before
+	// the test reads the repository, or removes it.
+	WaitHandovers(a.t, run.Dir)
 	return res
 }
 

@@ -4,8 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // startEnv is the environment the test binary started with: tests point
@@ -47,4 +49,24 @@ func RemoveHandoffBin() {
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
+}
+
+// WaitHandovers waits, up to a minute, until no handover is due in the
+// repository at dir: an agent's end hook hands its session on in a
+// detached process (`git handoff handover`), which must be done before a
+// test reads what it wrote, or removes the repository under it.
+func WaitHandovers(t testing.TB, dir string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--absolute-git-dir").Output()
+	if err != nil {
+		return // gone already, or not a repository
+	}
+	notes := filepath.Join(strings.TrimSpace(string(out)), "handoff", "agent", "handover")
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if entries, err := os.ReadDir(notes); err != nil || len(entries) == 0 {
+			time.Sleep(200 * time.Millisecond) // the process's last steps after the note goes
+			return
+		}
+	}
+	t.Errorf("a handover in %s was still due after a minute", dir)
 }
