@@ -77,7 +77,7 @@ func handOver(ctx context.Context, st *refstore.Store, s session.Stored, why str
 	if err != nil || left {
 		return out
 	}
-	if task != nil && !worked && neverActed(s.Record, state) {
+	if task != nil && !worked && turnsSeen[HarnessName(s.Harness)] && neverActed(s.Record, state) {
 		r, n := reoffer(ctx, st, s.Record, task, clock)
 		out.Reoffered, out.Notices = r, append(out.Notices, n...)
 		return out
@@ -157,6 +157,13 @@ func finishHandovers(ctx context.Context, st *refstore.Store, clock Clock) []str
 	}
 	return notices
 }
+
+// turnsSeen are the agents whose start hook and end-of-turn hook were
+// seen to run in every mode, headless too (HARNESSES.md): only their
+// sessions can be told to have never acted on a claim. OpenCode's plugin
+// sends no end of turn under `opencode run`, and Cursor's hooks were never
+// run here; their claims are never offered again.
+var turnsSeen = map[string]bool{"claude-code": true, "codex": true, "gemini": true}
 
 // neverActed reports whether the agent of s never acted on the baton its
 // start hook claimed: the hook never finished giving it (Delivery still

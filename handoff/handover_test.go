@@ -352,3 +352,25 @@ func TestTheAgentsLastMessageIsRedacted(t *testing.T) {
 		t.Fatalf("summary %q", s.Summary)
 	}
 }
+
+// OpenCode's plugin sends no end of turn under `opencode run` (found end
+// to end): a claim of one of its sessions is never offered again.
+func TestAClaimOfAnAgentWhoseTurnsGoUnseenIsNeverOfferedAgain(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	task := leaveBaton(t, st, "a task for opencode")
+	first, err := handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "opencode", NativeID: "ses_3eabc1234567890ABCDEFGHIJK", Source: "startup"}, clock)
+	if err != nil || !first.Claimed {
+		t.Fatalf("start = %+v, %v", first, err)
+	}
+	if err := handoff.AgentDelivered(ctx, st, first.Session.ID); err != nil {
+		t.Fatal(err)
+	}
+	next := agentStartAs(t, st, "claude", claudeID2)
+	if next.Claimed {
+		t.Fatalf("the claim of an opencode session was offered again: %+v", next.Baton)
+	}
+	if b := privateBaton(t, st); b.ID != task.Handoff.ID || b.ClaimedBySession != first.Session.ID {
+		t.Fatalf("baton = %+v", b.Baton)
+	}
+}
