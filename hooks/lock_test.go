@@ -95,9 +95,12 @@ func TestBoundRefreshWaitsOutTheLock(t *testing.T) {
 	released := make(chan time.Time, 1)
 	go func() {
 		time.Sleep(held)
+		// The lock goes with the holder, at the kill: Wait returns after,
+		// so a time taken then could follow the refresh that took it.
+		at := time.Now()
 		holder.Process.Kill()
 		holder.Wait()
-		released <- time.Now()
+		released <- at
 	}()
 	blob := strings.TrimSpace(e.gitIn(dir, `{"id":"s1"}`, "hash-object", "-w", "--stdin"))
 	e.git(dir, "update-ref", "refs/ao/sessions/s1", blob)
