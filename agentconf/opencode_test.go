@@ -115,12 +115,14 @@ func TestOpenCodeLoadsPlugin(t *testing.T) {
 				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 				cmd.Wait()
 			})
-			client := &http.Client{Timeout: 60 * time.Second}
+			// A loaded machine (make test runs two packages at once) took
+			// over three minutes for opencode's first session.
+			client := &http.Client{Timeout: 150 * time.Second}
 			url := "http://127.0.0.1:" + strconv.Itoa(port) + "/session?directory=" + root
 			id := ""
 			// A bound on how long a server that never comes up is waited
 			// for, not a timing claim.
-			for deadline := time.Now().Add(180 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			for deadline := time.Now().Add(360 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 				resp, err := client.Post(url, "application/json", strings.NewReader("{}"))
 				if err != nil {
 					continue
