@@ -198,9 +198,14 @@ printf '{"decision":"%s","reason":"%s"}\n' '`+ev[3]+`' '`+s.stopReason()+`'`)
 				}
 			}
 
-			// At the first stop, the first answer is the last reply.
+			// At the first stop, the first answer is the last reply. Claude
+			// Code does not always have it written when its Stop hook
+			// runs (seen once under make test's load: the reply before
+			// it was the last one there), which is why the Stop workflow
+			// takes Claude's last_assistant_message from the hook's input
+			// and reads the transcript only for agents that give none.
 			got, err := transcript.LastReply(agent, filepath.Join(hooks, "at-stop.jsonl"))
-			if err != nil || got != s.firstReply() {
+			if err != nil || (got != s.firstReply() && agent != "claude-code") || got == "" {
 				t.Errorf("LastReply of the transcript at the stop hook = %q, %v; want %q", got, err, s.firstReply())
 			}
 			s.check(t, agent, path)
