@@ -114,6 +114,12 @@ type batonJSON struct {
 	SessionID        string   `json:"sessionId"`
 	Claimed          bool     `json:"claimed"`
 	ClaimedBySession string   `json:"claimedBySession"`
+	// Auto: git-handoff wrote it for a session that left none.
+	Auto *struct {
+		Session string `json:"session"`
+		Summary string `json:"summary"`
+		Task    string `json:"task"`
+	} `json:"auto"`
 }
 
 type sessionJSON struct {

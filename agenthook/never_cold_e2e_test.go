@@ -15,29 +15,6 @@ import (
 	"github.com/git-handoff/git-handoff/internal/fakemodel"
 )
 
-type autoJSON struct {
-	Session string `json:"session"`
-	Summary string `json:"summary"`
-	Task    string `json:"task"`
-}
-
-type fullBatonJSON struct {
-	batonJSON
-	Auto      *autoJSON `json:"auto"`
-	Reoffered *struct {
-		Session string `json:"session"`
-	} `json:"reoffered"`
-}
-
-func (p *project) fullBatons() []fullBatonJSON {
-	p.t.Helper()
-	var out struct {
-		Handoffs []fullBatonJSON `json:"handoffs"`
-	}
-	p.decode(p.handoff("list", "--all", "--json"), &out)
-	return out.Handoffs
-}
-
 // commitWithoutBaton is a model that, asked to "make work", commits a file
 // through the shell tool and, asked for a baton by the Stop hook, declines
 // with a summary; tok marks its answers.
@@ -75,16 +52,16 @@ func TestClaudeLeavesNoBatonCodexStartsWarm(t *testing.T) {
 		t.Fatalf("claude's session is %s after it exited, want ended", s.Status)
 	}
 	// The SessionEnd hook leaves the handover to a process of its own.
-	var auto *fullBatonJSON
+	var auto *batonJSON
 	for deadline := time.Now().Add(30 * time.Second); auto == nil && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		for _, b := range p.fullBatons() {
+		for _, b := range p.batons() {
 			if b.Auto != nil && b.Auto.Session == s.ID {
 				auto = &b
 			}
 		}
 	}
 	if auto == nil || auto.Claimed || auto.Auto.Task != task || !strings.Contains(auto.Auto.Summary, "SUMMARY-"+tok) {
-		t.Fatalf("no automatic handoff for %s with its summary and task: %+v\n%s", s.ID, p.fullBatons(), fake.Dump())
+		t.Fatalf("no automatic handoff for %s with its summary and task: %+v\n%s", s.ID, p.batons(), fake.Dump())
 	}
 
 	fake2 := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply { return fakemodel.Say("on it " + tok) })

@@ -231,7 +231,7 @@ func autoHandoff(ctx context.Context, st, wt *refstore.Store, s session.Record, 
 	if err != nil {
 		return nil, []string{"no automatic handoff: " + err.Error()}
 	}
-	a := &baton.Auto{Session: s.ID, Why: why, Summary: capBytes(s.Summary, autoSummaryBytes), StartHead: s.StartHead}
+	a := &baton.Auto{Session: s.ID, Why: why, Summary: session.Cap(s.Summary, autoSummaryBytes), StartHead: s.StartHead}
 	if s.StartHead != "" && head.Commit != "" && head.Commit != s.StartHead {
 		commits, total, err := wt.Log(ctx, head.Commit, s.StartHead, autoCommits)
 		if err == nil {
@@ -288,7 +288,7 @@ func transcriptQuote(harnessName, path string) (string, string) {
 	if err != nil {
 		return "", "its transcript was not quoted: " + err.Error()
 	}
-	return capTail(text, autoTranscriptBytes), ""
+	return text, "" // bounded by transcriptTail
 }
 
 // noteOf reads what the agent hooks noted of session s in its worktree
@@ -325,37 +325,6 @@ func scrubAuto(d *baton.Draft) []redact.Hit {
 		text(&d.Auto.Commits[i].Subject)
 	}
 	return all
-}
-
-// capBytes keeps the start of s within n bytes, cut at a rune boundary
-// and marked as cut.
-func capBytes(s string, n int) string {
-	const mark = " … (cut)"
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len(mark)
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + mark
-}
-
-// capTail keeps the end of s within n bytes, starting on a whole line.
-func capTail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := len(s) - n
-	for cut < len(s) && (s[cut]&0xC0) == 0x80 {
-		cut++
-	}
-	for i := cut; i < len(s) && i < cut+200; i++ {
-		if s[i] == '\n' {
-			return s[i+1:]
-		}
-	}
-	return s[cut:]
 }
 
 // withdrawAuto takes back the automatic handoff written for session s

@@ -522,13 +522,16 @@ func SetSummary(ctx context.Context, st *refstore.Store, id, summary string, now
 // replacement's package and an automatic handoff, which readers want short.
 const MaxSummary = 4096
 
-// CapSummary keeps at most MaxSummary bytes of a summary, cut at a rune.
-func CapSummary(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= MaxSummary {
+// CapSummary keeps at most MaxSummary bytes of a summary, trimmed.
+func CapSummary(s string) string { return Cap(strings.TrimSpace(s), MaxSummary) }
+
+// Cap keeps the start of s within n bytes, cut at a rune boundary and
+// marked as cut.
+func Cap(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := MaxSummary - len(summaryCut)
+	cut := n - len(summaryCut)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
