@@ -15,8 +15,8 @@ import (
 )
 
 // The prepare-commit-msg shim is "armed" (present in the hooks directory)
-// only while it may have something to do: see "prepare-commit-msg only
-// while a session is bound" in doc.go. It is armed while some worktree of
+// once it may have something to do: see "prepare-commit-msg once a session
+// is bound" in doc.go. It is armed while some worktree of
 // the repository is bound to a session, while handoff.commitHook is
 // "always", or when the hooks directory lies outside the repository (a
 // core.hooksPath such as ~/.githooks), where other repositories may run the
@@ -34,6 +34,17 @@ const (
 
 // idleDetail says when an idle prepare-commit-msg is installed.
 const idleDetail = "installed while a worktree is bound to a session"
+
+// stickyDetail says why a hook file shim of prepare-commit-msg, once armed,
+// stays until `hooks uninstall`. git looks a hook file up (access) and runs
+// it (fork, exec) as two steps: a shim removed between them fails the
+// commit that found it ("cannot run .git/hooks/prepare-commit-msg: No such
+// file or directory"), and a commit in another worktree can be between
+// them at any moment, so no disarm that unlinks is ever safe. An armed shim
+// with nothing to do costs one sh start (bench/commit_hooks.sh). Config
+// hooks disarm safely: git read the event before it runs the command, and
+// the command finds no shim and does nothing.
+const stickyDetail = "armed since a worktree was bound; stays until hooks uninstall, as removing it could fail a commit running in another worktree"
 
 // lockName is the lock file, in the common git dir, that serialises every
 // change to the hooks directory (Install, Uninstall, Refresh).
@@ -67,16 +78,16 @@ var ErrNotArmed = errors.New("the commit hook could not be armed")
 // post-checkout or pre-push, so `init --no-hooks` and `hooks uninstall`
 // stay respected; it arms with the command those shims record, so a shim
 // installed with Options.Command keeps it. Arming is Install's own step, so
-// a user's hook is chained exactly as Install chains it; disarming renames
-// the chained hook back over our shim (content, mode and symlinks kept) or
-// removes the shim, and never touches a hook that is not ours.
+// a user's hook is chained exactly as Install chains it. Only config hooks
+// are disarmed (hook files stay armed: stickyDetail), and never a hook that
+// is not ours.
 //
 // Call Refresh after changing a binding, never before, and do not commit in
 // a newly bound worktree before it returns. The protocol that keeps a bound
 // worktree's commits from ever missing the shim, whatever other worktrees
 // bind and unbind meanwhile:
 //
-//   - Only a disarm removes the shim, and it reads every binding and
+//   - Only a disarm (config hooks) removes the shim, and it reads every binding and
 //     removes the shim while holding the hooks lock exclusively.
 //   - A Refresh for a bound worktree (repoDir's own binding, asked of git)
 //     takes the lock, shared, after the binding was written, and sees the
@@ -308,9 +319,9 @@ func settle(ctx context.Context, repoDir string, l layout) (HookResult, error) {
 	return disarmAll(ctx, repoDir, l)
 }
 
-// disarmAll disarms prepare-commit-msg in every form the hooks are
-// installed in: both, in a repository left with both. The result is the
-// hook file's where there is one. The caller holds the lock exclusively.
+// disarmAll disarms prepare-commit-msg where the hooks are installed in
+// config; hook files stay armed (stickyDetail), and their result says so
+// where the hooks are files only. The caller holds the lock exclusively.
 func disarmAll(ctx context.Context, repoDir string, l layout) (HookResult, error) {
 	var res HookResult
 	var errs []error
@@ -326,12 +337,15 @@ func disarmAll(ctx context.Context, repoDir string, l layout) (HookResult, error
 		errs = append(errs, err)
 		done = true
 	}
-	if l.hooks != "" {
+	if l.hooks != "" && !done {
 		if _, ok := installedCommand(l.hooks); ok {
-			var err error
-			res, err = disarm(l.hooks)
-			res.Form = FormFiles
-			errs = append(errs, err)
+			// Hook files are left as they are: see stickyDetail. Only a
+			// shim of ours that is not there yet could be "disarmed", and
+			// that is nothing to do.
+			res = HookResult{Name: PrepareCommitMsg, Path: filepath.Join(l.hooks, PrepareCommitMsg), Form: FormFiles, Action: Idle, Detail: idleDetail}
+			if shimAt(l.hooks) {
+				res.Action, res.Detail = Unchanged, stickyDetail
+			}
 			done = true
 		}
 	}
@@ -361,7 +375,8 @@ func commitHook(ctx context.Context, repoDir string, l layout, command string) (
 // commitHookWanted reports whether prepare-commit-msg must be installed in
 // form, and why. An unreadable setting or binding still gives an answer,
 // with the error. A hooks directory outside the repository matters to hook
-// files only: config hooks are the repository's own.
+// files only: config hooks are the repository's own. So does a shim armed
+// already: hook files stay armed (stickyDetail).
 func commitHookWanted(ctx context.Context, repoDir string, l layout, form Form) (bool, string, error) {
 	if form == FormFiles && !l.ownHooks() {
 		return true, "hooks directory " + l.hooks + " is outside the repository, where others may share it", nil
@@ -375,6 +390,9 @@ func commitHookWanted(ctx context.Context, repoDir string, l layout, form Form) 
 	mode, err := commitHookMode(ctx, repoDir)
 	if mode == CommitHookAlways {
 		return true, CommitHookKey + " is " + CommitHookAlways, nil
+	}
+	if form == FormFiles && shimAt(l.hooks) {
+		return true, stickyDetail, err
 	}
 	return false, "", err
 }
@@ -493,6 +511,13 @@ func disarm(dir string) (HookResult, error) {
 		}
 	}
 	return res, err
+}
+
+// shimAt reports whether a shim of ours, of any version, is at
+// prepare-commit-msg in dir.
+func shimAt(dir string) bool {
+	content, err := os.ReadFile(filepath.Join(dir, PrepareCommitMsg))
+	return err == nil && isShim(content)
 }
 
 // installedCommand reports whether git-handoff's hooks are installed in dir

@@ -11,15 +11,17 @@ import (
 	"github.com/git-handoff/git-handoff/hooks"
 )
 
-// prepare-commit-msg is present only while some worktree is bound to a
-// session (or handoff.commitHook=always): an unbound commit runs no hook of
-// ours at all.
+// prepare-commit-msg is armed once some worktree is bound to a session (or
+// handoff.commitHook=always): until then an unbound commit runs no hook of
+// ours at all. Config hooks disarm when the last binding goes; hook files
+// stay armed until uninstall (stickyDetail in arm.go), and there an unbound
+// commit costs one sh start and starts no git-handoff.
 
 func pcmPath(dir string) string { return filepath.Join(dir, ".git", "hooks", hooks.PrepareCommitMsg) }
 
 // wantArmed fails the test unless prepare-commit-msg in hookDir is (armed)
 // or is not (disarmed) our current shim.
-func wantArmed(t *testing.T, hookDir string, armed bool) {
+func wantArmed(t testing.TB, hookDir string, armed bool) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(hookDir, hooks.PrepareCommitMsg))
 	shim, _ := hooks.Shim(hooks.PrepareCommitMsg, "")
@@ -62,7 +64,7 @@ func TestUnboundRepositoryHasNoCommitHook(t *testing.T) {
 	}
 }
 
-func TestBindArmsAndUnbindDisarms(t *testing.T) {
+func TestBindArmsAndUnbind(t *testing.T) {
 	eachForm(t, func(t *testing.T, e *env) {
 		dir := e.newRepo()
 		e.install(dir)
@@ -82,20 +84,24 @@ func TestBindArmsAndUnbindDisarms(t *testing.T) {
 		}
 
 		e.unbind(dir)
-		if _, err := os.Lstat(pcmPath(dir)); err == nil {
-			t.Fatalf("prepare-commit-msg still there after unbinding")
+		e.wantUnarmedOrSticky(dir, "after unbinding")
+		want := hooks.StateIdle
+		if e.form == hooks.FormFiles {
+			want = hooks.StateInstalled
 		}
-		e.wantArmed(dir, false)
-		e.wantUnboundCommit(dir, "after unbinding")
-		if st := states(t, e, dir)[hooks.PrepareCommitMsg]; st.State != hooks.StateIdle {
-			t.Errorf("check after unbinding: %s", st.State)
+		if st := states(t, e, dir)[hooks.PrepareCommitMsg]; st.State != want {
+			t.Errorf("check after unbinding: %s, want %s", st.State, want)
+		}
+		if res := e.refresh(dir); e.form == hooks.FormFiles && res.Action != hooks.Unchanged {
+			t.Errorf("refresh after unbinding: %+v, want unchanged", res)
 		}
 	})
 }
 
 // TestUserCommitHookArmedAndDisarmed: a user's prepare-commit-msg runs alone
-// while nothing is bound, behind our shim while something is, and is put
-// back byte for byte, mode and symlink included.
+// until something is bound, behind our shim from then on (hook files stay
+// armed), and uninstall puts it back byte for byte, mode and symlink
+// included.
 func TestUserCommitHookArmedAndDisarmed(t *testing.T) {
 	for _, kind := range []string{"file", "symlink"} {
 		t.Run(kind, func(t *testing.T) {
@@ -143,13 +149,17 @@ func TestUserCommitHookArmedAndDisarmed(t *testing.T) {
 				t.Errorf("bound message = %q, want trailers", got)
 			}
 
+			bound := snapshot(t, hookDir)
 			e.unbind(dir)
-			if got := snapshot(t, hookDir); got != unbound {
-				t.Errorf("hooks after unbinding:\n%s\nwant:\n%s", got, unbound)
+			if got := snapshot(t, hookDir); got != bound {
+				t.Errorf("hooks after unbinding:\n%s\nwant them as while bound:\n%s", got, bound)
 			}
 			e.git(dir, "commit", "-q", "--allow-empty", "-m", "three")
-			if got := ran(); got != "prepare-commit-msg message\n" {
+			if got := ran(); got != "prepare-commit-msg.handoff-chained message\n" {
 				t.Errorf("unbound again: user's hook ran as %q", got)
+			}
+			if got := e.headMessage(dir); got != "three\n\n" {
+				t.Errorf("unbound again: message = %q", got)
 			}
 
 			// Armed once more, then uninstalled while armed: as before install.
@@ -238,7 +248,8 @@ func TestTwoWorktrees(t *testing.T) {
 	e.unbind(dir)
 	wantArmed(t, hookDir, true) // now the linked one is
 	e.unbind(wt)
-	wantArmed(t, hookDir, false)
+	wantArmed(t, hookDir, true) // and stays: stickyDetail
+	e.wantUnboundCommit(wt, "with nothing bound")
 }
 
 func TestCoreHooksPathArms(t *testing.T) {
@@ -258,7 +269,7 @@ func TestCoreHooksPathArms(t *testing.T) {
 		t.Errorf("message = %q, want trailers", got)
 	}
 	e.unbind(dir)
-	wantArmed(t, hookDir, false)
+	wantArmed(t, hookDir, true) // hook files stay armed
 }
 
 // TestSharedHooksDirStaysArmed: a hooks directory outside the repository
@@ -295,17 +306,21 @@ func TestCommitHookAlways(t *testing.T) {
 		t.Errorf("message = %q, want the session from the environment", got)
 	}
 	e.git(dir, "config", hooks.CommitHookKey, hooks.CommitHookBound)
-	if res := e.refresh(dir); res.Action != hooks.Removed {
-		t.Errorf("refresh with bound: %s, want removed", res.Action)
+	if res := e.refresh(dir); res.Action != hooks.Unchanged {
+		t.Errorf("refresh with bound: %s, want unchanged (hook files stay armed)", res.Action)
 	}
-	wantArmed(t, hookDir, false)
+	wantArmed(t, hookDir, true)
 
 	// An unknown value is reported and taken as the default.
 	e.git(dir, "config", hooks.CommitHookKey, "sometimes")
 	res, err := hooks.Refresh(e.ctx(), dir)
-	if err == nil || !strings.Contains(err.Error(), hooks.CommitHookKey) || res.Action != hooks.Idle {
+	if err == nil || !strings.Contains(err.Error(), hooks.CommitHookKey) || res.Action != hooks.Unchanged {
 		t.Errorf("refresh with an unknown value: %+v %v", res, err)
 	}
+	if _, err := hooks.Uninstall(e.ctx(), dir); err != nil {
+		t.Fatal(err)
+	}
+	hooks.Install(e.ctx(), dir, hooks.Options{}) // reports the value too
 	if st := states(t, e, dir)[hooks.PrepareCommitMsg]; st.State != hooks.StateIdle || !strings.Contains(st.Note, "sometimes") {
 		t.Errorf("check with an unknown value: %+v", st)
 	}
@@ -384,10 +399,71 @@ func TestConcurrentBindings(t *testing.T) {
 			e.wantArmed(dir, true)
 			os.Remove(binding(gitDirs[round]))
 			e.refresh(dir)
-			e.wantArmed(dir, false)
+			e.wantUnarmedOrSticky(dir, "with nothing bound")
 		}
 		if _, err := os.Lstat(filepath.Join(dir, ".git", "handoff-hooks.lock")); err == nil {
 			t.Errorf("lock file left behind")
 		}
+	})
+}
+
+// TestUnboundCommitsWhileAnotherWorktreeBindsAndUnbinds: commits in one
+// worktree never fail while another binds and unbinds over and over. git
+// looks a hook up and runs it in two steps, so a disarm that removed the
+// shim between them failed the commit ("cannot run
+// .git/hooks/prepare-commit-msg: No such file or directory", seen in CI):
+// hook files now stay armed, and a config hook's command opens its shim
+// before it reads it.
+func TestUnboundCommitsWhileAnotherWorktreeBindsAndUnbinds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts hundreds of processes")
+	}
+	eachForm(t, func(t *testing.T, e *env) {
+		dir := e.newRepo()
+		e.install(dir)
+		wt := filepath.Join(t.TempDir(), "wt")
+		e.git(dir, "worktree", "add", "-q", "-b", "wt-branch", wt)
+		blob := strings.TrimSpace(e.gitIn(dir, `{"schema":"session/v1","id":"s1"}`, "hash-object", "-w", "--stdin"))
+		e.git(dir, "update-ref", "refs/ao/sessions/s1", blob)
+
+		const cycles = 40
+		done := make(chan error, 1)
+		go func() { // the other worktree: bind, refresh, unbind, refresh
+			for i := 0; i < cycles; i++ {
+				for _, args := range [][]string{
+					{"symbolic-ref", "refs/worktree/ao/session", "refs/ao/sessions/s1"},
+					{"symbolic-ref", "--delete", "refs/worktree/ao/session"},
+				} {
+					if _, errs, err := e.run(wt, args...); err != nil {
+						done <- fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, errs)
+						return
+					}
+					if _, err := hooks.Refresh(e.ctx(), wt); err != nil {
+						done <- err
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+		commits := 0
+		for running := true; running; commits++ {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+				running = false
+			default:
+			}
+			msg := fmt.Sprintf("unbound %d", commits)
+			if _, errs, err := e.run(dir, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
+				t.Fatalf("commit %d while the other worktree binds and unbinds: %v\n%s", commits, err, errs)
+			}
+			if got := e.headMessage(dir); got != msg+"\n\n" {
+				t.Fatalf("unbound commit = %q", got)
+			}
+		}
+		t.Logf("%d commits during %d bind/unbind cycles", commits, cycles)
 	})
 }

@@ -31,10 +31,22 @@ func BenchmarkCommitEmptyHook(b *testing.B) {
 	})
 }
 
-// BenchmarkCommitHooksUnbound: our hooks installed, no session bound, so no
-// prepare-commit-msg at all (see Refresh): nothing of ours runs.
+// BenchmarkCommitHooksUnbound: our hooks installed, no session ever bound,
+// so no prepare-commit-msg at all (see Refresh): nothing of ours runs.
 func BenchmarkCommitHooksUnbound(b *testing.B) {
 	benchCommit(b, func(e *env, dir string) { e.install(dir) })
+}
+
+// BenchmarkCommitHooksUnboundArmed: hook files, a session bound once and
+// ended: the shim stays armed (stickyDetail in arm.go) and an unbound
+// commit runs it as far as its first builtin tests, which is an sh start.
+func BenchmarkCommitHooksUnboundArmed(b *testing.B) {
+	benchCommit(b, func(e *env, dir string) {
+		e.install(dir)
+		e.bind(dir, "s1")
+		e.unbind(dir)
+		wantArmed(b, filepath.Join(dir, ".git", "hooks"), true)
+	})
 }
 
 // activeRecord is a session record as git-handoff writes it, which the

@@ -18,8 +18,8 @@ const (
 	StateNotExecutable State = "not-executable" // our shim, but git would skip it
 	StateForeign       State = "foreign"        // someone else's hook; ours is not installed
 	// StateIdle: prepare-commit-msg is not installed because no worktree is
-	// bound to a session (see Refresh); any hook of the user's there runs
-	// alone, as it should.
+	// bound to a session (see Refresh; hook files stay armed once one was);
+	// any hook of the user's there runs alone, as it should.
 	StateIdle State = "idle"
 	// StateBroken: ours, but git would run nothing of it: a config hook
 	// whose shim is missing, or a hook whose command names a program

@@ -77,12 +77,19 @@ func configShimPath(common, name string) string {
 // configCommand is hook.git-handoff-<name>.command: sh builtins that find
 // the common git dir as the shims do (gitDirLines, commonDirLines) and
 // read the shim there if it is there. git appends "$@", which "." passes
-// on (the positional parameters are the hook's arguments already).
+// on (the positional parameters are the hook's arguments already). A
+// disarm may remove the shim between the test and the read, and a "." of
+// a file gone ends the shell with an error, failing the user's commit: so
+// the shim is opened first, as fd 9 ("command" keeps a failed redirection
+// of exec from ending the shell), and read through /dev/fd/9, which holds
+// it whatever happens to its name. The hook does nothing when the open
+// fails, as when the test saw no shim; every shim ends in exit, so the
+// "|| exit 0" runs only then.
 func configCommand(name string) string {
 	return `d=${GIT_DIR:-.git}; ` +
 		`[ ! -f "$d" ] || { read -r d <"$d"; d=${d#gitdir: }; }; ` +
 		`[ ! -f "$d/commondir" ] || { read -r c <"$d/commondir"; case $c in /*) d=$c ;; *) d=$d/$c ;; esac; }; ` +
-		`f=$d/handoff/hooks/` + name + `; [ ! -f "$f" ] || . "$f"`
+		`f=$d/handoff/hooks/` + name + `; [ ! -f "$f" ] || { { command exec 9<"$f"; } 2>/dev/null && . /dev/fd/9; } || exit 0`
 }
 
 // ErrNoConfigHooks: the git on PATH runs no hooks from config.

@@ -22,28 +22,37 @@
 //   - Run is the hook body. The CLI supplies a Deps (the bound session, a
 //     waiting baton, pushing records) and exits 0 afterwards.
 //
-// # prepare-commit-msg only while a session is bound
+// # prepare-commit-msg once a session is bound
 //
 // Starting any hook at all, even an empty `exit 0`, costs a third of a
 // commit on a small machine, and most commits belong to no session. So the
-// prepare-commit-msg shim is in the hooks directory only while it is
-// "armed": while some worktree of the repository is bound to a session
+// prepare-commit-msg shim is not in the hooks directory until it is
+// "armed": when some worktree of the repository is bound to a session
 // (its per-worktree symbolic ref refs/worktree/ao/session resolves), or
 // while git config handoff.commitHook is "always" (for orchestrators that
 // name the session in GIT_HANDOFF_SESSION without binding a worktree;
 // "bound" is the default), or when the hooks directory lies outside the
-// repository, where other repositories may share it. Disarmed, the user's
-// own prepare-commit-msg, if any, is back at its name, unchained, so an
-// unbound commit runs nothing of ours.
+// repository, where other repositories may share it.
+//
+// Hook files, once armed, stay armed until `hooks uninstall`. git looks a
+// hook file up (access) and then runs it (fork, exec, and sh opening the
+// script) as separate steps; a shim removed in between fails the commit
+// that found it ("cannot run .git/hooks/prepare-commit-msg: No such file
+// or directory"), and a commit in another worktree can be there at any
+// moment. An earlier design removed the shim when the last binding ended;
+// TestUnboundCommitsWhileAnotherWorktreeBindsAndUnbinds failed it three
+// runs in three. An armed shim with nothing to do exits on shell builtins,
+// at the cost of one sh start (bench/commit_hooks.sh). Config hooks do
+// disarm, safely: git has read the event before it runs the command, and
+// the command holds the shim open before it reads it (configCommand).
 //
 // Install leaves prepare-commit-msg to that decision (Action Idle when it
 // installs none) and Check reports it as StateIdle, which is healthy. Refresh
 // applies it: after Install's post-checkout and pre-push shims are in place
 // (it does nothing otherwise, so `init --no-hooks` and `hooks uninstall`
-// hold), it arms exactly as Install chains, and disarms by renaming the
-// chained hook back over the shim, or removing the shim, never touching a
-// hook that is not ours. post-checkout and pre-push are not on the commit
-// path and stay installed.
+// hold), it arms exactly as Install chains, and in config form disarms by
+// removing the shim and the event, never touching a hook that is not ours.
+// post-checkout and pre-push are not on the commit path and stay installed.
 //
 // The hooks directory is shared by every worktree, so arming is a state of
 // the repository that bindings come and go under, and a bound worktree must
@@ -52,8 +61,8 @@
 // under a kernel lock (flock) on <common git dir>/handoff-hooks.lock (a
 // killed holder blocks nobody), and:
 //
-//   - only a disarm removes the shim, deciding on every binding and
-//     removing it with the lock held exclusively;
+//   - only a disarm (config form) or Uninstall removes the shim, deciding
+//     on every binding and removing it with the lock held exclusively;
 //   - a Refresh for a bound worktree runs after its binding was written and
 //     takes the lock, shared, before it returns: any disarm that read the
 //     bindings before has finished by then (and the Refresh arms if it
