@@ -20,7 +20,7 @@ func hooksCommand(d *deps) *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
-				Usage: "install the hooks (a hook you already have is kept and still runs; prepare-commit-msg only while a session is bound)",
+				Usage: "install the hooks (a hook you already have is kept and still runs; prepare-commit-msg once a session is bound)",
 				Description: "Where git runs hooks from config (git 2.54 and later), the hooks go there: one config hook each,\n" +
 					"hook.git-handoff-<name> in the repository's config, and your hooks directory is left alone. Elsewhere,\n" +
 					"or with --hooks=files, shims go into the hooks directory and a hook you had there runs first.\n" +
