@@ -374,3 +374,38 @@ func TestAClaimOfAnAgentWhoseTurnsGoUnseenIsNeverOfferedAgain(t *testing.T) {
 		t.Fatalf("baton = %+v", b.Baton)
 	}
 }
+
+// TestRestoreHandsOnTheWorkOfTheSessionItEnds: a restore into a worktree
+// bound to another active session ends that session as a start there
+// would, and what it did (a commit, no baton) is handed on automatically
+// rather than dropped.
+func TestRestoreHandsOnTheWorkOfTheSessionItEnds(t *testing.T) {
+	ctx := deadline(t)
+	st := open(t)
+	start(t, st, "s-old")
+	if _, err := handoff.EndSession(ctx, st, "s-old", session.EndAgentExit, clock); err != nil {
+		t.Fatal(err)
+	}
+	start(t, st, "s-busy")
+	commitFile(t, st.Dir(), "parser.go", "parser: accept trailing commas")
+	if _, err := handoff.SessionSummary(ctx, st, "s-busy", "Trailing commas parse; the printer still drops them.", clock); err != nil {
+		t.Fatal(err)
+	}
+	res, err := handoff.SessionRestore(ctx, st, handoff.SessionRelaunchOptions{ID: "s-old", By: "test", Prompt: "go on"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.EndedBound != "s-busy" {
+		t.Fatalf("restore ended %q, want s-busy; notices %q", res.EndedBound, res.Notices)
+	}
+	auto := privateBaton(t, st)
+	if !auto.Live() || auto.Auto == nil || auto.Auto.Session != "s-busy" {
+		t.Fatalf("no automatic handoff of s-busy: %+v (auto %+v); notices %q", auto.Baton, auto.Auto, res.Notices)
+	}
+	if auto.Auto.CommitTotal != 1 || !strings.Contains(auto.Auto.Summary, "printer still drops them") {
+		t.Fatalf("automatic handoff = %+v", auto.Auto)
+	}
+	if !strings.Contains(strings.Join(res.Notices, "\n"), auto.ID) {
+		t.Fatalf("the notices do not name the automatic handoff %s: %q", auto.ID, res.Notices)
+	}
+}

@@ -109,6 +109,7 @@ func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunch
 	if err != nil {
 		return session.RelaunchResult{}, err
 	}
+	ro.EndBound = endBoundFor(st, clock)
 	res, err := session.Switch(ctx, st, ro, clock())
 	res.Notices = append(append(notes, *notices...), res.Notices...)
 	return res, err
@@ -134,6 +135,7 @@ func SessionRestore(ctx context.Context, st *refstore.Store, opts SessionRelaunc
 	if err != nil {
 		return session.RelaunchResult{}, err
 	}
+	ro.EndBound = endBoundFor(st, clock)
 	res, err := session.Restore(ctx, st, ro, clock())
 	res.Notices = append(*notices, res.Notices...)
 	return res, err
@@ -539,4 +541,15 @@ func retiredLink(ctx context.Context, st *refstore.Store, p *lineage.LinkError) 
 	}
 	s, err := session.Find(ctx, st, p.IDs[1])
 	return err == nil && s.Archived != ""
+}
+
+// endBoundFor is session.RelaunchOptions.EndBound: a session ended because
+// a switch or restore binds another in its worktree is ended as every
+// session that ends without `end` is, its work handed on (EndSession), as
+// endBound does for a start.
+func endBoundFor(st *refstore.Store, clock Clock) func(context.Context, string) (bool, []string, error) {
+	return func(ctx context.Context, id string) (bool, []string, error) {
+		res, err := EndSession(ctx, st, id, session.EndStartedHere, clock)
+		return res.Ended, res.Notices, err
+	}
 }

@@ -186,6 +186,11 @@ type RelaunchOptions struct {
 	// switch. A live agent is stopped and replaced inside it, so nothing
 	// reading the record meanwhile takes the gap for a crash.
 	Run func(ctx context.Context, cur Record, plan LaunchPlan) (*Runtime, error)
+	// EndBound, when set, ends the active session the worktree is bound
+	// to before this one is bound there, and returns what it says: the
+	// workflow's end, which hands that session's work on (its automatic
+	// handoff) where End alone would drop it. Unset: End.
+	EndBound func(ctx context.Context, id string) (ended bool, notices []string, err error)
 
 	hold func() // tests: runs while the guard is held
 }
@@ -349,11 +354,9 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 		guarded, next = fresh, fresh.Record
 		change(&next)
 	}
-	if bound, note := bindWorktree(ctx, st, res.Session.Record, now, &res.EndedBound); bound != "" || note != "" {
+	if bound, notes := bindWorktree(ctx, st, res.Session.Record, opts.EndBound, now, &res.EndedBound); bound != "" || len(notes) > 0 {
 		res.Bound = bound
-		if note != "" {
-			res.Notices = append(res.Notices, note)
-		}
+		res.Notices = append(res.Notices, notes...)
 	}
 	return res, nil
 }
@@ -455,36 +458,45 @@ func boundElsewhere(ctx context.Context, st *refstore.Store, s Record) bool {
 // bound there is ended first (End: one worktree, one active session; its
 // id goes to *ended and the note says so), unless a switch holds it: then
 // the worktree stays bound to it.
-func bindWorktree(ctx context.Context, st *refstore.Store, s Record, now time.Time, ended *string) (string, string) {
+func bindWorktree(ctx context.Context, st *refstore.Store, s Record, endBound func(context.Context, string) (bool, []string, error), now time.Time, ended *string) (string, []string) {
 	wt, err := worktreeStore(ctx, st, s.Worktree)
 	if err != nil || wt == nil {
-		return "", ""
+		return "", nil
 	}
 	if wt != st {
 		defer wt.Close()
 	}
 	bound, _ := wt.BoundSession()
 	if bound == s.ID {
-		return "", ""
+		return "", nil
 	}
-	note := ""
+	if endBound == nil {
+		endBound = func(ctx context.Context, id string) (bool, []string, error) {
+			_, ok, err := End(ctx, st, id, EndStartedHere, now)
+			return ok, nil, err
+		}
+	}
+	var notes []string
 	if bound != "" {
 		if other, err := Read(ctx, st, bound); err == nil && other.Live() {
-			if _, _, err := End(ctx, st, bound, EndStartedHere, now); err != nil {
-				return "", fmt.Sprintf("worktree %s stays bound to session %s, which is active and could not be ended: %v", wt.Dir(), bound, err)
+			ok, said, err := endBound(ctx, bound)
+			if err != nil {
+				return "", []string{fmt.Sprintf("worktree %s stays bound to session %s, which is active and could not be ended: %v", wt.Dir(), bound, err)}
 			}
-			*ended = bound
-			note = fmt.Sprintf("worktree %s was bound to active session %s: it was ended (no baton), and %s is bound there instead", wt.Dir(), bound, s.ID)
+			if ok {
+				*ended = bound
+				notes = append([]string{fmt.Sprintf("worktree %s was bound to active session %s: it was ended, and %s is bound there instead", wt.Dir(), bound, s.ID)}, said...)
+			}
 		}
 	}
 	ref, err := refstore.SessionRef(s.ID)
 	if err != nil {
-		return "", err.Error()
+		return "", append(notes, err.Error())
 	}
 	if err := wt.Bind(ref); err != nil {
-		return "", strings.TrimSpace(note + " " + fmt.Sprintf("worktree %s was not bound to session %s: %v", wt.Dir(), s.ID, err))
+		return "", append(notes, fmt.Sprintf("worktree %s was not bound to session %s: %v", wt.Dir(), s.ID, err))
 	}
-	return wt.Dir(), note
+	return wt.Dir(), notes
 }
 
 // RecordNative remembers a harness's own session id for this session, next
