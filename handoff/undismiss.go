@@ -118,7 +118,7 @@ func dismissedVersions(ctx context.Context, st *refstore.Store, id string) (tomb
 	case live != nil:
 		return tomb, prior, warns, &NotRestorableError{ID: id, Why: "it was claimed by session " + live.ClaimedBySession}
 	case found == nil:
-		return tomb, prior, warns, fmt.Errorf("restoring baton %s: its ref holds another record now, or none: %w", id, refstore.ErrNotFound)
+		return tomb, prior, warns, notAtItsRef(ctx, st, id)
 	case found.Deleted.Reason != "dismissed":
 		return tomb, prior, warns, &NotRestorableError{ID: id, Why: "it was " + found.Deleted.Reason + ", not dismissed"}
 	case found.Prev == "":
@@ -155,4 +155,33 @@ func restoreLost(ctx context.Context, st *refstore.Store, tomb baton.Stored, err
 		why = "it is waiting again already"
 	}
 	return &NotRestorableError{ID: tomb.ID, Why: why, Err: err}
+}
+
+// recentEvents bounds how far back notAtItsRef looks for a baton that is no
+// ref's current version: the newest events of the most recently changed
+// refs, as `git handoff log` reads them.
+const recentEvents = 2000
+
+// notAtItsRef says why baton id, at no ref now, cannot be restored: a
+// baton the history knows was replaced since (refused, exit 5), one it
+// does not know is not found.
+func notAtItsRef(ctx context.Context, st *refstore.Store, id string) error {
+	events, err := baton.Events(ctx, st, recentEvents)
+	if err == nil {
+		var ref string
+		for _, e := range events {
+			if e.ID == id {
+				ref = e.Ref
+				break
+			}
+		}
+		if ref != "" {
+			why := "another record is at its ref now"
+			if cur, rerr := baton.Read(ctx, st, ref); rerr == nil && cur.ID != id {
+				why = "another baton (" + cur.ID + ") was left there since"
+			}
+			return &NotRestorableError{ID: id, Why: why}
+		}
+	}
+	return fmt.Errorf("restoring baton %s: no baton of that id is in this clone: %w", id, refstore.ErrNotFound)
 }

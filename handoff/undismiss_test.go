@@ -76,7 +76,8 @@ func TestUndismissRefusedOnceTheRefMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = handoff.Undismiss(ctx, st, handoff.UndismissOptions{ID: old.ID}, clock)
-	if !errors.Is(err, refstore.ErrNotFound) || !strings.Contains(err.Error(), "another record") {
+	var nr *handoff.NotRestorableError
+	if !errors.As(err, &nr) || !errors.Is(err, refstore.ErrConflict) || !strings.Contains(err.Error(), "another baton ("+newer.ID+")") {
 		t.Fatalf("undoing a dismissal whose ref holds a newer baton: %v", err)
 	}
 	if after, _ := st.ResolveID(ctx, old.Ref); after != before {
@@ -88,7 +89,7 @@ func TestUndismissRefusedOnceTheRefMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = handoff.Undismiss(ctx, st, handoff.UndismissOptions{ID: newer.ID}, clock)
-	var nr *handoff.NotRestorableError
+	nr = nil
 	if !errors.As(err, &nr) || !errors.Is(err, refstore.ErrConflict) || !strings.Contains(err.Error(), "cancelled, not dismissed") {
 		t.Fatalf("undoing a cancel: %v", err)
 	}

@@ -125,6 +125,7 @@ func newApp(d *deps) *cli.App {
 			listCommand(d),
 			cancelCommand(d),
 			dismissCommand(d),
+			undismissCommand(d),
 			objectiveCommand(d),
 			logCommand(d),
 			sessionCommand(d),

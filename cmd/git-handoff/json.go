@@ -70,6 +70,15 @@ type dismissJSON struct {
 	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
 }
 
+// undismissJSON is the result of `undismiss --json`: the status page's
+// undo answers the same fields (webui.undismissJSON).
+type undismissJSON struct {
+	Restored  bool               `json:"restored"`
+	Handoff   *handoffJSON       `json:"handoff"`
+	Notices   []string           `json:"notices"`
+	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
+}
+
 // objectiveResultJSON is the result of `objective --json`.
 type objectiveResultJSON struct {
 	Objective *objectiveJSON `json:"objective"` // null when there is none
