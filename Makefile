@@ -4,6 +4,13 @@ GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man/man1
+# Where bash-completion, zsh and fish look for a command's completion (a
+# user PREFIX: bash-completion's and fish's user directories; zsh wants
+# the directory on $fpath). fish's goes where fish reads it at start, so
+# that it also completes `git handoff` (see `git handoff completion fish`).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCONFDIR ?= $(PREFIX)/share/fish/vendor_conf.d
 # One binary with everything, man page included: the same as
 # `go install ./cmd/git-handoff` makes.
 BIN     := bin/git-handoff
@@ -20,12 +27,17 @@ $(BIN): FORCE
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/git-handoff
 
 git-handoff.1: $(BIN)
-	./$(BIN) man > $@
+	$(abspath $(BIN)) man > $@
 
+# The completions are named for git-handoff: bash-completion loads
+# completions/git-handoff when git's own completion meets `git handoff`.
 install: build
-	install -d $(BINDIR) $(MANDIR)
+	install -d $(BINDIR) $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCONFDIR)
 	install -m 0755 $(BIN) $(BINDIR)/git-handoff
 	install -m 0644 git-handoff.1 $(MANDIR)/git-handoff.1
+	$(abspath $(BIN)) completion bash > $(BASHCOMPDIR)/git-handoff
+	$(abspath $(BIN)) completion zsh > $(ZSHCOMPDIR)/_git-handoff
+	$(abspath $(BIN)) completion fish > $(FISHCONFDIR)/git-handoff.fish
 
 # Unit, scenario and concurrency tests, plus the fuzz seed corpora (go test
 # runs every Fuzz target's seeds as ordinary tests). The agent CLIs the
@@ -113,7 +125,7 @@ bench: $(BIN)
 # the target otherwise.
 SOAKFLAGS ?= -duration 60s -procs 8 -kill 200 -strict
 soak: $(BIN)
-	$(GO) run ./bench/soak -bin ./$(BIN) $(SOAKFLAGS)
+	$(GO) run ./bench/soak -bin $(abspath $(BIN)) $(SOAKFLAGS)
 
 clean:
 	rm -rf bin git-handoff.1 bench/out

@@ -157,3 +157,102 @@ func TestCompletionCoversCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeInstallCompletes: `make install` into a fresh PREFIX, then
+// `git handoff <TAB>` completes in bash through git's own completion
+// (bash-completion loads completions/git-handoff for it) and in fish (the
+// script in vendor_conf.d), and zsh finds _git-handoff on the fpath given.
+func TestMakeInstallCompletes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary with make")
+	}
+	makeProg := needTool(t, "make")
+	bash := needTool(t, "bash")
+	fish := needTool(t, "fish")
+	zsh := needTool(t, "zsh")
+	const bashCompletion = "/usr/share/bash-completion/bash_completion"
+	for _, f := range []string{bashCompletion, gitBashCompletion} {
+		if _, err := os.Stat(f); err != nil {
+			if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
+				t.Fatalf("%s: %v, and CI_REQUIRE_TOOLS=1 requires it", f, err)
+			}
+			t.Skipf("bash-completion is not installed: %v", err)
+		}
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	prefix := filepath.Join(tmp, "prefix")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	// BIN outside the clone: the test leaves the source tree as it was
+	// (git-handoff.1 is made there, as by make build, and ignored by git).
+	cmd := exec.CommandContext(ctx, makeProg, "-C", root, "install", "PREFIX="+prefix, "BIN="+filepath.Join(tmp, "git-handoff"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "PATH="+filepath.Join(prefix, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+filepath.Join(tmp, "home"), "XDG_DATA_HOME="+filepath.Join(prefix, "share"),
+		"BASH_COMPLETION_USER_DIR="+filepath.Join(prefix, "share", "bash-completion"))
+	run := func(name string, args ...string) []string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c := exec.CommandContext(ctx, name, args...)
+		c.Env, c.Dir = env, tmp
+		out, err := c.Output()
+		if err != nil {
+			msg := ""
+			if ee, ok := err.(*exec.ExitError); ok {
+				msg = string(ee.Stderr)
+			}
+			t.Fatalf("%s %q: %v\n%s", name, args, err, msg)
+		}
+		var lines []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				l, _, _ = strings.Cut(l, "\t")
+				lines = append(lines, l)
+			}
+		}
+		return lines
+	}
+	// bash: nothing of ours sourced by hand; git's completion loads it.
+	bashProg := `source "$1"; _completion_loader git; shift
+COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+__git_wrap__git_main git "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+printf '%s\n' "${COMPREPLY[@]}"`
+	for _, tc := range []struct {
+		words, want []string
+	}{
+		{[]string{"git", "handoff", "st"}, []string{"start"}},
+		{[]string{"git", "handoff", "session", "l"}, []string{"launch", "lineage", "ls"}},
+		{[]string{"git", "handoff", "undis"}, []string{"undismiss"}},
+	} {
+		if got := run(bash, append([]string{"--norc", "--noprofile", "-c", bashProg, "bash", bashCompletion}, tc.words...)...); !slices.Equal(got, tc.want) {
+			t.Errorf("bash %q: %q, want %q", tc.words, got, tc.want)
+		}
+	}
+	// fish, with its user data directory under PREFIX/share: no config.
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"git handoff sta", []string{"start"}},
+		{"git -C . handoff session l", []string{"launch", "lineage", "ls"}},
+		{"git handoff end --n", []string{"--next"}},
+		{"git-handoff sta", []string{"start"}},
+	} {
+		if got := run(fish, "-c", "complete -C $argv[1]", tc.line); !slices.Equal(got, tc.want) {
+			t.Errorf("fish %q: %q, want %q", tc.line, got, tc.want)
+		}
+	}
+	// zsh: the function file is on the fpath the README names.
+	site := filepath.Join(prefix, "share", "zsh", "site-functions")
+	if got := run(zsh, "-f", "-c", `fpath=("$1" $fpath); autoload -Uz _git-handoff; whence -w _git-handoff`, "zsh", site); !slices.Equal(got, []string{"_git-handoff: function"}) {
+		t.Errorf("zsh: %q", got)
+	}
+	shellOutput(t, zsh, "-n", filepath.Join(site, "_git-handoff"))
+}
