@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -330,5 +331,46 @@ func TestAutomaticHandoffShown(t *testing.T) {
 	checkAgainstSchema(t, cs, "handoff_show", res)
 	for _, want := range []string{"## Baton " + sh.Handoff.ID, "## 🤖 Automatic handoff (written by git-handoff, not by the previous agent)", "half the parser"} {
 		contains(t, "handoff_show of an automatic handoff", text(res), want)
+	}
+}
+
+// TestStartContinuesTheAgentHookSession: an agent with the plugin has both
+// its session-start hook and this server; the hook started the session
+// (with the agent's own id), and the agent's session_start continues it
+// rather than ending it for a second. Naming another agent starts anew.
+func TestStartContinuesTheAgentHookSession(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect(t)
+	ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"the hook's step"}})
+	st, err := refstore.Open(context.Background(), f.dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooked, err := handoff.AgentStart(context.Background(), st, handoff.AgentStartOptions{
+		Harness: "claude", NativeID: "0f8e7d6c-5b4a-4392-8a1b-2c3d4e5f6a7b", Source: "startup"}, handoff.Clock(time.Now))
+	st.Close()
+	if err != nil || !hooked.Claimed {
+		t.Fatalf("the hook's start: %+v, %v", hooked, err)
+	}
+
+	res := call(t, cs, "session_start", nil)
+	got := structured[startOut](t, res)
+	if res.IsError || !got.Continued || got.Claimed || got.Session.ID != hooked.Session.ID || got.EndedSession != "" {
+		t.Fatalf("session_start beside the hook's session = %+v, want %s continued", got, hooked.Session.ID)
+	}
+	if !strings.Contains(text(res), "started by your agent's session-start hook") || !strings.Contains(text(res), "the hook's step") {
+		t.Errorf("the continued brief:\n%s", text(res))
+	}
+	if active := activeSessions(t, f.dir); len(active) != 1 || active[0] != hooked.Session.ID {
+		t.Errorf("active sessions = %v, want only %s", active, hooked.Session.ID)
+	}
+	// The same client again: still that session.
+	if again := ok[startOut](t, cs, "session_start", nil); !again.Continued || again.Session.ID != hooked.Session.ID {
+		t.Errorf("second session_start = %+v", again)
+	}
+	// Another client naming another agent is that agent's own session.
+	other := ok[startOut](t, f.connect(t), "session_start", map[string]any{"harness": "codex"})
+	if other.Continued || other.Session.ID == hooked.Session.ID || other.EndedSession != hooked.Session.ID {
+		t.Errorf("session_start of another agent = %+v", other)
 	}
 }

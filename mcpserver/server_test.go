@@ -341,8 +341,11 @@ func TestToolsRoundTrip(t *testing.T) {
 	if e2.Handoff.SessionID != "s-one" {
 		t.Errorf("session_end acted for %q, want the bound session s-one", e2.Handoff.SessionID)
 	}
-	if _, err := os.Stat(commitHook); !os.IsNotExist(err) {
-		t.Errorf("session_end unbound the worktree but the commit hook is still armed (stat: %v)", err)
+	// Hook files stay armed (hooks: stickyDetail); unbound, a commit
+	// names no session.
+	gittest.Run(t, f.dir, "commit", "-q", "--allow-empty", "-m", "after the end")
+	if msg := gittest.Run(t, f.dir, "log", "-1", "--format=%B"); strings.Contains(msg, "Handoff-Session") {
+		t.Errorf("session_end unbound the worktree but a commit still names a session:\n%s", msg)
 	}
 
 	c := ok[cancelOut](t, cs, "cancel_handoff", nil)
