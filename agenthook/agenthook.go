@@ -148,6 +148,9 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 			return
 		}
 		answer = p.stopAnswer(res.Reason)
+		if res.Redelivered && answer != nil {
+			delivered = res.Session
+		}
 	case EventPreCompact:
 		res, err := wf.Stop(ctx, dir, handoff.AgentStopOptions{
 			Harness: h.Name, NativeID: in.SessionID, Compacting: true, Transcript: in.TranscriptPath,

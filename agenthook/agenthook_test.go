@@ -27,6 +27,7 @@ type recorder struct {
 	delivered string
 	startErr  error
 	block     bool
+	redeliver bool // Stop gives the brief the start hook never gave
 }
 
 func (r *recorder) Start(_ context.Context, dir string, o handoff.AgentStartOptions) (handoff.AgentStartResult, error) {
@@ -38,7 +39,10 @@ func (r *recorder) Start(_ context.Context, dir string, o handoff.AgentStartOpti
 
 func (r *recorder) Stop(_ context.Context, dir string, o handoff.AgentStopOptions) (handoff.AgentStopResult, error) {
 	r.dir, r.stop, r.calls = dir, o, append(r.calls, "stop")
-	return handoff.AgentStopResult{Block: r.block, Reason: "LEAVE A BATON"}, nil
+	if r.redeliver {
+		return handoff.AgentStopResult{Session: "s-started", Block: true, Reason: "THE BRIEF AGAIN", Redelivered: true}, nil
+	}
+	return handoff.AgentStopResult{Session: "s-started", Block: r.block, Reason: "LEAVE A BATON"}, nil
 }
 
 func (r *recorder) Delivered(_ context.Context, dir, id string) error {
@@ -249,3 +253,28 @@ func TestDeliveredOnlyOnceTheAnswerIsWritten(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("pipe closed") }
+
+// A stop that gives the brief the start hook never finished giving is
+// delivered, like the start's answer, once written and not before.
+func TestRedeliveredAtStopOnlyOnceTheAnswerIsWritten(t *testing.T) {
+	r := &recorder{redeliver: true}
+	out, _ := run(t, "claude", EventStop, `{"session_id":"`+uuid+`"}`, r)
+	if !strings.Contains(out, `"decision":"block"`) || !strings.Contains(out, "THE BRIEF AGAIN") {
+		t.Fatalf("stop answered %q", out)
+	}
+	if r.delivered != "s-started" || r.calls[len(r.calls)-1] != "delivered" {
+		t.Fatalf("delivered %q, calls %v", r.delivered, r.calls)
+	}
+	r = &recorder{redeliver: true}
+	var errb bytes.Buffer
+	Run(context.Background(), "claude", EventStop, strings.NewReader(`{"session_id":"`+uuid+`"}`), failingWriter{}, &errb, r)
+	if r.delivered != "" {
+		t.Fatalf("a stop answer that could not be written was marked delivered: %v", r.calls)
+	}
+	// The baton request at a stop delivers nothing.
+	r = &recorder{block: true}
+	run(t, "claude", EventStop, `{"session_id":"`+uuid+`"}`, r)
+	if r.delivered != "" {
+		t.Fatalf("a stop asking for a baton was marked delivered: %v", r.calls)
+	}
+}

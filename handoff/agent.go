@@ -153,29 +153,50 @@ func continueAgent(ctx context.Context, st *refstore.Store, s session.Stored, ha
 	} else if err := noteAgent(ctx, st, s.ID, opts.Transcript, false); err != nil {
 		out.Notices = append(out.Notices, "the agent's session was not noted here: "+err.Error())
 	}
-	who, err := Resolve(ctx, st, s.Owner, s.Branch)
+	sb, err := goingOnBrief(ctx, st, s.Record, now, sourceName(opts.Source))
 	if err != nil {
 		return AgentStartResult{}, err
 	}
-	g, err := gather(ctx, st, who, now)
-	if err != nil {
-		return AgentStartResult{}, err
-	}
-	waiting := withClaimed(ctx, st, s.Record, &g, who)
-	out.Notices = append(out.Notices, g.notices...)
-	out.Baton = g.input.Baton
-	g.input.Package = s.HandoffPackage
-	if waiting != nil {
-		out.Notices = append(out.Notices, fmt.Sprintf("baton %s is waiting on `%s` too; this session did not claim it again on %s: run `git handoff claim` to take it", waiting.ID, waiting.Branch, sourceName(opts.Source)))
-	}
-	text, _ := brief.Render(g.input, agentBriefBytes)
+	out.Baton = sb.baton
+	out.Notices = append(out.Notices, sb.notices...)
 	header := fmt.Sprintf("_You are continuing git-handoff session %s (%s)", s.ID, sourceName(opts.Source))
 	if out.Baton != nil {
 		header += fmt.Sprintf(": the baton it claimed (%s) is repeated below. It was claimed once; do not run `git handoff start` again", out.Baton.ID)
 	}
 	header += "._\n\n"
-	out.Context, out.BriefFile, err = agentContext(ctx, st, s.ID, header+text, out.Notices, maxChars)
+	out.Context, out.BriefFile, err = agentContext(ctx, st, s.ID, header+sb.text, out.Notices, maxChars)
 	return out, err
+}
+
+// sessionBrief is the brief of a session that goes on, with what came of
+// making it.
+type sessionBrief struct {
+	text    string
+	baton   *baton.Baton // the baton it claimed; nil when none
+	notices []string
+}
+
+// goingOnBrief renders what a session that goes on is given again: its
+// claimed baton, its handoff package and the objective, with fresh
+// commits. A baton waiting now is pointed at (a notice naming when, as
+// on), never claimed: the session holds the one it claimed.
+func goingOnBrief(ctx context.Context, st *refstore.Store, s session.Record, now time.Time, on string) (sessionBrief, error) {
+	who, err := Resolve(ctx, st, s.Owner, s.Branch)
+	if err != nil {
+		return sessionBrief{}, err
+	}
+	g, err := gather(ctx, st, who, now)
+	if err != nil {
+		return sessionBrief{}, err
+	}
+	waiting := withClaimed(ctx, st, s, &g, who)
+	out := sessionBrief{baton: g.input.Baton, notices: g.notices}
+	g.input.Package = s.HandoffPackage
+	if waiting != nil {
+		out.notices = append(out.notices, fmt.Sprintf("baton %s is waiting on `%s` too; this session did not claim it again on %s: run `git handoff claim` to take it", waiting.ID, waiting.Branch, on))
+	}
+	out.text, _ = brief.Render(g.input, agentBriefBytes)
+	return out, nil
 }
 
 func sourceName(source string) string {
@@ -446,8 +467,12 @@ type AgentStopResult struct {
 	Session string // "" when the agent is in no session
 	Block   bool
 	Reason  string // for the agent, when Block
-	Why     string // why it was not blocked, for logs
-	Notices []string
+	// Redelivered: Reason holds the brief the session's start hook
+	// claimed a baton for and never finished giving; tell AgentDelivered
+	// once the answer is written, as the start hook does.
+	Redelivered bool
+	Why         string // why it was not blocked, for logs
+	Notices     []string
 }
 
 // AgentStop asks an agent that is stopping for a baton, once: only when its
@@ -481,6 +506,17 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 	state, noted, err := readAgentState(st, s.ID)
 	if err != nil {
 		return res, err
+	}
+	if state.Delivery == deliveryPending {
+		// The start hook claimed a baton and was cut short (the agent's
+		// hook timeout, its answer dropped): the agent went on without
+		// it. This first stop gives it, and the agent goes on with it.
+		text, err := redelivery(ctx, st, s.Record, clock())
+		if err == nil {
+			res.Block, res.Reason, res.Redelivered = true, text, true
+			return res, nil
+		}
+		res.Notices = append(res.Notices, "the baton this session claimed at its start could not be given again: "+err.Error())
 	}
 	if state.Nudged {
 		res.Why = "the agent was asked for a baton once already"
@@ -566,6 +602,22 @@ func leftBaton(ctx context.Context, st *refstore.Store, s session.Record) (bool,
 }
 
 // stopReason tells the agent exactly how to leave a baton.
+// redelivery is the stop answer that gives a session the brief its start
+// hook claimed a baton for and never finished giving.
+func redelivery(ctx context.Context, st *refstore.Store, s session.Record, now time.Time) (string, error) {
+	sb, err := goingOnBrief(ctx, st, s, now, "this stop")
+	if err != nil {
+		return "", err
+	}
+	header := fmt.Sprintf("_git-handoff: this session (%s) claimed a baton when it started, but the session-start hook was cut short before it could show it to you. Here is the brief it was to give", s.ID)
+	if sb.baton != nil {
+		header += fmt.Sprintf(", with baton %s. It was claimed once, for you: work from it, and do not run `git handoff start` again", sb.baton.ID)
+	}
+	header += "._\n\n"
+	text, _, err := agentContext(ctx, st, s.ID, header+sb.text, sb.notices, DefaultAgentChars)
+	return text, err
+}
+
 func stopReason(id string) string {
 	return "Before you stop: this git-handoff session (" + id + ") changed the repository but left no baton for the next session. " +
 		"Leave one now, while you remember what you did, with one shell command:\n\n" +

@@ -409,3 +409,44 @@ func TestRestoreHandsOnTheWorkOfTheSessionItEnds(t *testing.T) {
 		t.Fatalf("the notices do not name the automatic handoff %s: %q", auto.ID, res.Notices)
 	}
 }
+
+// TestAClaimTheStartHookNeverGaveIsGivenAtTheFirstStop: the start hook
+// claimed a baton and was cut short before its answer reached the agent,
+// which went on without it. Its first stop keeps it going with that brief,
+// once; after that the agent has acted on it, and its exit with nothing
+// done offers the claim to nobody else.
+func TestAClaimTheStartHookNeverGaveIsGivenAtTheFirstStop(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	task := leaveBaton(t, st, "rename the config loader")
+	first := agentStartAs(t, st, "claude", claudeID)
+	if !first.Claimed {
+		t.Fatalf("not claimed: %+v", first)
+	}
+	// No AgentDelivered: the hook was killed after the claim.
+	stop, err := handoff.AgentStop(ctx, st, handoff.AgentStopOptions{Harness: "claude", NativeID: claudeID, LastMessage: "Hello! What shall we do?"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stop.Block || !stop.Redelivered || stop.Session != first.Session.ID {
+		t.Fatalf("first stop = %+v, want the brief given again", stop)
+	}
+	for _, want := range []string{"session-start hook was cut short", "rename the config loader", task.Handoff.ID, "do not run `git handoff start` again"} {
+		if !strings.Contains(stop.Reason, want) {
+			t.Fatalf("the stop's answer lacks %q:\n%s", want, stop.Reason)
+		}
+	}
+	// The hook wrote that answer, and says so.
+	if err := handoff.AgentDelivered(ctx, st, first.Session.ID); err != nil {
+		t.Fatal(err)
+	}
+	again, err := handoff.AgentStop(ctx, st, handoff.AgentStopOptions{Harness: "claude", NativeID: claudeID, LastMessage: "Renamed nothing yet; the loader is used in two places."}, clock)
+	if err != nil || again.Redelivered {
+		t.Fatalf("second stop = %+v, %v: given once only", again, err)
+	}
+	agentExit(t, st, "claude", claudeID)
+	b := privateBaton(t, st)
+	if b.ID != task.Handoff.ID || b.ClaimedBySession != first.Session.ID || b.Reoffered != nil {
+		t.Fatalf("the claim the agent was given at its stop was offered again: %+v", b.Baton)
+	}
+}
