@@ -197,9 +197,13 @@ func (l *listed) lists(ctx context.Context, e Env) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("`%s`: %w\n%s%s", quoteArgs(l.args), err, out, stderr.String())
 	}
+	// Gemini CLI prints its list on stderr.
 	items, err := l.items(out)
 	if err != nil {
-		return false, fmt.Errorf("`%s`: %w\n%s", quoteArgs(l.args), err, out)
+		items, err = l.items([]byte(stderr.String()))
+	}
+	if err != nil {
+		return false, fmt.Errorf("`%s`: %w\n%s%s", quoteArgs(l.args), err, out, stderr.String())
 	}
 	for _, it := range items {
 		if l.match(it) {

@@ -260,7 +260,8 @@ func TestUninstallPrints(t *testing.T) {
 
 // fakeLister puts a fake claude on PATH whose list commands print the
 // JSON the real one does, listing the plugin and its marketplace when
-// listed, and which logs every call.
+// listed (the marketplaces on stderr, as Gemini CLI prints its list), and
+// which logs every call.
 func fakeLister(t *testing.T, listed bool) (Env, string) {
 	t.Helper()
 	e, log := testEnv(t)
@@ -274,7 +275,7 @@ func fakeLister(t *testing.T, listed bool) (Env, string) {
 		"[ -z \"$FAIL_CLI\" ] || { echo broken >&2; exit 3; }\n" +
 		"case \"$*\" in\n" +
 		"'plugin list --json') echo 'a warning [first]'; echo '" + plugins + "' ;;\n" +
-		"'plugin marketplace list --json') echo '" + markets + "' ;;\n" +
+		"'plugin marketplace list --json') echo '" + markets + "' >&2 ;;\n" +
 		"*) echo did \"$*\" ;;\nesac\n"
 	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
