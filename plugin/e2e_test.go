@@ -44,7 +44,13 @@ func token() string {
 // stdout; the command must end within a minute.
 func handoff(t *testing.T, bin, dir string, env []string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	return handoffWithin(t, time.Minute, bin, dir, env, args...)
+}
+
+// handoffWithin is handoff with a deadline of its own.
+func handoffWithin(t *testing.T, deadline time.Duration, bin, dir string, env []string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "git-handoff"), args...)
 	cmd.Dir, cmd.Env = dir, env

@@ -24,9 +24,13 @@ func Embedded(agent string) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent = s.agent
+	return treeFiles(s.agent)
+}
+
+// treeFiles are the files the binary carries for agent, a name of specs.
+func treeFiles(agent string) ([]File, error) {
 	var out []File
-	err = fs.WalkDir(tree, agent, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(tree, agent, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

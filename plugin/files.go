@@ -53,15 +53,17 @@ type spec struct {
 	// install is the agent's own install: the commands it runs, or a
 	// directory of its own it reads plugins from.
 	install installer
+	// uninstall is the reverse of install.
+	uninstall uninstaller
 }
 
 var specs = []spec{
-	{"claude-code", claudeFiles, claudeInstall},
-	{"codex", codexFiles, codexInstall},
-	{"gemini", geminiFiles, geminiInstall},
-	{"copilot", copilotFiles, copilotInstall},
-	{"cursor", cursorFiles, cursorInstall},
-	{"opencode", opencodeFiles, opencodeInstall},
+	{"claude-code", claudeFiles, claudeInstall, claudeUninstall},
+	{"codex", codexFiles, codexInstall, codexUninstall},
+	{"gemini", geminiFiles, geminiInstall, geminiUninstall},
+	{"copilot", copilotFiles, copilotInstall, copilotUninstall},
+	{"cursor", cursorFiles, cursorInstall, cursorUninstall},
+	{"opencode", opencodeFiles, opencodeInstall, opencodeUninstall},
 }
 
 // find takes an agent's name or an alias the harness catalogue knows

@@ -63,12 +63,29 @@ type Step struct {
 	// CopyFrom and CopyTo are where a copy step takes the plugin's files
 	// from (the directory it was written to) and puts them.
 	CopyFrom, CopyTo string
+	// Remove is what a removal step of Uninstall deletes, a file or a
+	// directory; empty for every other step.
+	Remove string
 	// Output is what the command printed, stdout and stderr together.
 	Output string
+	// Skipped says Uninstall found nothing for the step to remove (the
+	// agent's list command does not list it; the path is not there, or
+	// not the plugin's), so it did not run and is not to be run.
+	Skipped bool
+
+	// present says whether there is something for an uninstall command
+	// to remove; nil runs the command unasked.
+	present *listed
+	// ours says whether a removal step's path holds the plugin's files
+	// (nil: whatever is there is, being git-handoff's own directory).
+	ours func(path string) (bool, error)
 }
 
 // String is the step as a shell command the user could run.
 func (s Step) String() string {
+	if s.Remove != "" {
+		return "rm -rf " + shellQuote(s.Remove)
+	}
 	if s.Args == nil {
 		return "mkdir -p " + shellQuote(s.CopyTo) + " && cp -R " + shellQuote(s.CopyFrom) + "/. " + shellQuote(s.CopyTo)
 	}
@@ -156,19 +173,25 @@ type Options struct {
 	Stdout, Stderr io.Writer
 }
 
-// Result is what Install did.
+// Result is what Install, or Uninstall, did.
 type Result struct {
 	Agent string
 	// Dir holds the plugin's files, written from the binary's own copy.
 	Dir string
-	// Steps are the agent's own install, in order.
+	// Steps are the agent's own install (or uninstall), in order.
 	Steps []Step
 	// Ran says whether the steps ran; when not, Missing names the CLI
 	// that is not on PATH (or NoRun was asked) and the user runs them.
 	Ran     bool
 	Missing string
-	// Notices are what the user must still do for the plugin to work.
+	// Notices are what the user must still do for the plugin to work
+	// (for Uninstall: what was kept, and why).
 	Notices []string
+	// Removed are the files and directories Uninstall deleted itself.
+	Removed []string
+	// NotInstalled says Uninstall ran and found nothing of the plugin to
+	// remove: every step was skipped.
+	NotInstalled bool
 }
 
 // Install writes agent's plugin from the binary's own files to the user's

@@ -18,7 +18,7 @@ func pluginCommand(d *deps) *cli.Command {
 	agents := strings.Join(plugin.Agents(), ", ")
 	return &cli.Command{
 		Name:  "plugin",
-		Usage: "install git-handoff as a plugin of a coding agent, for every repository",
+		Usage: "install (or uninstall) git-handoff as a plugin of a coding agent, for every repository",
 		Description: "The plugin runs the same hooks `git handoff init --agent` writes into a repository, starts the MCP\n" +
 			"server (`git handoff mcp`) and carries a skill on leaving good batons; it works in any repository,\n" +
 			"with or without init. Agents: " + agents + ".",
@@ -65,6 +65,63 @@ func pluginCommand(d *deps) *cli.Command {
 					default:
 						fmt.Fprintln(d.stdout, "to install it, run:")
 						printSteps(d, res.Steps)
+					}
+					return nil
+				},
+			},
+			{
+				Name:      "uninstall",
+				Usage:     "uninstall the agent's plugin with the agent's own commands, and remove its written files",
+				ArgsUsage: "AGENT",
+				Description: "The reverse of install: runs the agent's own uninstall (`claude plugin uninstall` and `claude\n" +
+					"plugin marketplace remove`, `codex plugin remove` and `codex plugin marketplace remove`, `gemini\n" +
+					"extensions uninstall`, `copilot plugin uninstall` and `copilot plugin marketplace remove`), each\n" +
+					"only when the agent's own list shows what it removes; for Cursor and OpenCode it removes the copy\n" +
+					"install made, only where the files are the plugin's; then removes\n" +
+					"$XDG_DATA_HOME/git-handoff/plugins/AGENT. Uninstalling a plugin that is not installed succeeds and\n" +
+					"says so. When the agent's CLI is not on PATH (or with --print), it removes nothing and prints the\n" +
+					"commands to run instead.",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "print", Usage: "remove nothing; only print the commands that uninstall the plugin"},
+					jsonFlag,
+				},
+				Action: func(c *cli.Context) error {
+					agent, err := pluginAgent(c)
+					if err != nil {
+						return err
+					}
+					o := plugin.Options{NoRun: c.Bool("print"), Stdin: d.stdin, Stderr: d.stderr}
+					if !c.Bool("json") {
+						// The agent's own output is progress: stderr.
+						o.Stdout = d.stderr
+					}
+					res, err := plugin.Uninstall(c.Context, agent, o)
+					if err != nil {
+						return fmt.Errorf("uninstalling the %s plugin: %w", agent, err)
+					}
+					if c.Bool("json") {
+						return d.printJSON(toPluginUninstallJSON(res))
+					}
+					notify(d.stderr, res.Notices)
+					var todo []plugin.Step
+					for _, st := range res.Steps {
+						if !st.Skipped {
+							todo = append(todo, st)
+						}
+					}
+					switch {
+					case res.NotInstalled:
+						fmt.Fprintf(d.stdout, "the %s plugin is not installed: nothing to uninstall\n", res.Agent)
+					case res.Ran:
+						fmt.Fprintf(d.stdout, "uninstalled the %s plugin: %s\n", res.Agent, stepsLine(todo))
+					case len(todo) == 0:
+						fmt.Fprintf(d.stdout, "the %s plugin is not installed: nothing to uninstall\n", res.Agent)
+					case res.Missing != "":
+						fmt.Fprintf(d.stdout, "%s is not on PATH; to uninstall the %s plugin, run:\n", res.Missing, res.Agent)
+						printSteps(d, todo)
+					default:
+						fmt.Fprintf(d.stdout, "to uninstall the %s plugin, run:\n", res.Agent)
+						printSteps(d, todo)
 					}
 					return nil
 				},
@@ -152,7 +209,9 @@ func stepsLine(steps []plugin.Step) string {
 type pluginStepJSON struct {
 	Command []string `json:"command,omitempty"`
 	CopyTo  string   `json:"copyTo,omitempty"`
+	Remove  string   `json:"remove,omitempty"`
 	Output  string   `json:"output,omitempty"`
+	Skipped bool     `json:"skipped,omitempty"`
 }
 
 type pluginInstallJSON struct {
@@ -162,6 +221,18 @@ type pluginInstallJSON struct {
 	Ran     bool             `json:"ran"`
 	Missing string           `json:"missing,omitempty"`
 	Notices []string         `json:"notices"`
+}
+
+type pluginUninstallJSON struct {
+	Agent   string           `json:"agent"`
+	Dir     string           `json:"dir"`
+	Steps   []pluginStepJSON `json:"steps"`
+	Ran     bool             `json:"ran"`
+	Missing string           `json:"missing,omitempty"`
+	// NotInstalled: the steps ran and none had anything to remove.
+	NotInstalled bool     `json:"notInstalled"`
+	Removed      []string `json:"removed"`
+	Notices      []string `json:"notices"`
 }
 
 type pluginJSON struct {
@@ -175,13 +246,18 @@ type pluginJSON struct {
 func toPluginStepsJSON(steps []plugin.Step) []pluginStepJSON {
 	out := make([]pluginStepJSON, len(steps))
 	for i, s := range steps {
-		out[i] = pluginStepJSON{Command: s.Args, CopyTo: s.CopyTo, Output: s.Output}
+		out[i] = pluginStepJSON{Command: s.Args, CopyTo: s.CopyTo, Remove: s.Remove, Output: s.Output, Skipped: s.Skipped}
 	}
 	return out
 }
 
 func toPluginInstallJSON(r plugin.Result) pluginInstallJSON {
 	return pluginInstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing, Notices: view.NonNil(r.Notices)}
+}
+
+func toPluginUninstallJSON(r plugin.Result) pluginUninstallJSON {
+	return pluginUninstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing,
+		NotInstalled: r.NotInstalled, Removed: view.NonNil(r.Removed), Notices: view.NonNil(r.Notices)}
 }
 
 func toPluginJSON(in plugin.Info) pluginJSON {

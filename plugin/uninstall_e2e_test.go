@@ -1,0 +1,170 @@
+package plugin_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/internal/agenttest"
+	"github.com/git-handoff/git-handoff/internal/fakemodel"
+	"github.com/git-handoff/git-handoff/internal/gittest"
+)
+
+// uninstallDeadline bounds one `git handoff plugin uninstall`: it runs the
+// agent's list command before each of its remove commands, four starts of
+// the agent's CLI on a loaded machine.
+const uninstallDeadline = 4 * time.Minute
+
+type uninstallJSON struct {
+	Agent string `json:"agent"`
+	Dir   string `json:"dir"`
+	Steps []struct {
+		Command []string `json:"command"`
+		Remove  string   `json:"remove"`
+		Skipped bool     `json:"skipped"`
+		Output  string   `json:"output"`
+	} `json:"steps"`
+	Ran          bool     `json:"ran"`
+	Missing      string   `json:"missing"`
+	NotInstalled bool     `json:"notInstalled"`
+	Removed      []string `json:"removed"`
+}
+
+// agentOutput runs the agent's own CLI with args as the user would, in
+// the agent's HOME, and returns its output, stdout and stderr (Gemini CLI
+// prints its lists on stderr).
+func agentOutput(t *testing.T, a *agenttest.Agent, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	cmd := exec.CommandContext(ctx, a.Bin, args...)
+	cmd.Dir, cmd.Env = dir, a.Environ("PWD="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", a.Name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// For each agent whose CLI removes plugins offline: `git handoff plugin
+// uninstall` after `plugin install` runs the agent's own remove commands,
+// after which the agent's own lists (plugins, marketplaces) no longer name
+// the plugin, its written files are gone, and (where a session start hook
+// delivers the baton) a headless session is no longer given a waiting
+// baton, which stays unclaimed; a second uninstall succeeds, running
+// nothing and saying nothing was installed.
+func TestPluginUninstalls(t *testing.T) {
+	lists := map[string][][]string{
+		agenttest.Claude:  {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
+		agenttest.Codex:   {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
+		agenttest.Gemini:  {{"extensions", "list", "--output-format", "json"}},
+		agenttest.Copilot: {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
+	}
+	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini, agenttest.Copilot} {
+		t.Run(agent, func(t *testing.T) {
+			agenttest.Find(t, agent)
+			start := time.Now()
+			bin := agenttest.HandoffBin(t)
+			home := gittest.Isolate(t)
+			dir := gittest.Init(t)
+			gittest.Run(t, dir, "config", "user.name", "Test Dev")
+			gittest.Run(t, dir, "config", "user.email", "dev@example.com")
+			env := userEnv(home, bin)
+
+			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
+				if !r.OffersShell() {
+					return fakemodel.Say("a title")
+				}
+				return fakemodel.Say("done")
+			})
+			a := agenttest.New(t, agent, fake)
+			a.Path = []string{bin, agenttest.ToolsDir()}
+			if agent == agenttest.Codex {
+				// As in TestPluginDeliversBaton: codex's shell reads a
+				// login profile that sets PATH afresh.
+				profile := "PATH=" + bin + ":$PATH\nexport PATH\n"
+				if err := os.WriteFile(filepath.Join(a.Home, ".bash_profile"), []byte(profile), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			installDir := t.TempDir()
+			agentEnv := a.Environ("PWD=" + installDir)
+			var inst struct {
+				Ran bool   `json:"ran"`
+				Dir string `json:"dir"`
+			}
+			decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "install", agent, "--json"), &inst)
+			if !inst.Ran {
+				t.Fatalf("plugin install did not run %s's own commands", agent)
+			}
+			for _, args := range lists[agent] {
+				if out := agentOutput(t, a, args...); !strings.Contains(out, `"git-handoff`) {
+					t.Fatalf("after install, `%s %s` does not name the plugin: the check below would prove nothing\n%s", agent, strings.Join(args, " "), out)
+				}
+			}
+
+			var un uninstallJSON
+			decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "uninstall", agent, "--json"), &un)
+			if !un.Ran || un.NotInstalled || un.Missing != "" || !slices.Contains(un.Removed, inst.Dir) {
+				t.Fatalf("plugin uninstall: %+v", un)
+			}
+			for _, st := range un.Steps {
+				if st.Skipped {
+					t.Errorf("after an install, uninstall skipped %v%s", st.Command, st.Remove)
+				}
+			}
+			for _, args := range lists[agent] {
+				if out := agentOutput(t, a, args...); strings.Contains(out, `"git-handoff`) {
+					t.Errorf("after uninstall, `%s %s` still names the plugin\n%s", agent, strings.Join(args, " "), out)
+				}
+			}
+			if _, err := os.Stat(inst.Dir); !os.IsNotExist(err) {
+				t.Errorf("the written plugin %s is still there: %v", inst.Dir, err)
+			}
+
+			// Copilot's start hook delivers nothing (a skill asks for
+			// `git handoff start`): only the others' sessions tell.
+			if agent != agenttest.Copilot {
+				next := "NEXT-UNINSTALLED-" + token()
+				var left struct {
+					Handoff batonJSON `json:"handoff"`
+				}
+				decode(t, handoff(t, bin, dir, env, "end", "--next", "look at "+next, "--json"), &left)
+				res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on", Timeout: 2 * agenttest.DefaultTimeout})
+				if res.Code != 0 {
+					t.Fatalf("%s run: %s\nrequests:\n%s", agent, res, fake.Dump())
+				}
+				if len(fake.Requests()) == 0 {
+					t.Fatalf("the %s run made no request: the check below would prove nothing\n%s", agent, res)
+				}
+				for _, r := range fake.Requests() {
+					if r.Contains(next) {
+						t.Fatalf("a session after uninstall was given the baton\n%s", fake.Dump())
+					}
+				}
+				var batons struct {
+					Handoffs []batonJSON `json:"handoffs"`
+				}
+				decode(t, handoff(t, bin, dir, env, "list", "--all", "--json"), &batons)
+				for _, b := range batons.Handoffs {
+					if b.ID == left.Handoff.ID && b.Claimed {
+						t.Errorf("baton %s was claimed by %q after uninstall", b.ID, b.ClaimedBySession)
+					}
+				}
+			}
+
+			var again uninstallJSON
+			decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "uninstall", agent, "--json"), &again)
+			if !again.Ran || !again.NotInstalled || len(again.Removed) != 0 {
+				t.Errorf("second uninstall: %+v", again)
+			}
+			t.Logf("%s: install, uninstall, session, uninstall again in %v", agent, time.Since(start).Round(time.Second))
+		})
+	}
+}
