@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -59,6 +61,7 @@ func (s *Server) launchSession(c *call) error {
 	}
 	rt := res.Runtime
 	notices := append(c.notices, res.Notices...)
+	notices = append(notices, snapshotOffer(c.r.Context(), c.st, id)...)
 	if res.Plan.Note != "" {
 		notices = append(notices, res.Plan.Note)
 	}
@@ -89,6 +92,7 @@ func (s *Server) restoreSession(c *call) error {
 	}
 	notices := append(c.notices, res.Notices...)
 	notices = append(notices, refreshCommitHook(ctx, res.Bound)...)
+	notices = append(notices, snapshotOffer(ctx, c.st, id)...)
 	out := toRelaunchJSON(res, notices)
 	out.Recreated = res.Recreated
 	if res.Session.Runtime != nil {
@@ -96,6 +100,18 @@ func (s *Server) restoreSession(c *call) error {
 	}
 	writeJSON(c.w, http.StatusOK, out)
 	return nil
+}
+
+// snapshotOffer says, as `session restore` and `session launch` do after
+// they relaunched, what uncommitted work the session (or the one it
+// replaced) left in a snapshot, and how to bring it back. The page offers
+// it and applies nothing: applying changes a worktree someone may be in.
+func snapshotOffer(ctx context.Context, st *refstore.Store, id string) []string {
+	_, notes, err := handoff.SessionSnapshot(ctx, st, handoff.SnapshotApplyOptions{Session: id})
+	if err != nil {
+		return []string{"the session's snapshot of uncommitted work could not be looked for: " + err.Error()}
+	}
+	return notes
 }
 
 // attachJSON is the command that attaches a terminal to a session's agent:

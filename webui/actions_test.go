@@ -2,7 +2,10 @@ package webui_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +161,31 @@ func TestRecentClaimedAPI(t *testing.T) {
 	}
 	code, out := f.do(t, "GET", "/api/handoffs?project=repo&recentClaimed=-1", "", nil)
 	wantStatus(t, "a negative count", code, http.StatusBadRequest, out)
+}
+
+// A restore from the page says what uncommitted work the session left in a
+// snapshot, and how to bring it back, as `session restore` does; it
+// applies nothing.
+func TestRestoreOffersTheSessionsSnapshot(t *testing.T) {
+	f := newFixture(t, webui.Options{})
+	st := f.store(t)
+	if err := os.WriteFile(filepath.Join(f.dir, "draft.go"), []byte("package draft\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := handoff.TakeSnapshot(context.Background(), st, "s1")
+	if err != nil || taken.Snapshot == nil {
+		t.Fatalf("snapshot of s1: %+v, %v", taken, err)
+	}
+	if err := os.Remove(filepath.Join(f.dir, "draft.go")); err != nil {
+		t.Fatal(err)
+	}
+	code, out := f.do(t, "POST", "/api/sessions/s1/restore?project=repo", `{"prompt":"go on"}`, nil)
+	wantStatus(t, "restore s1", code, http.StatusOK, out)
+	notices := fmt.Sprint(out["notices"])
+	if !strings.Contains(notices, "session s1 left uncommitted work") || !strings.Contains(notices, "git handoff snapshot apply") {
+		t.Fatalf("the restore's notices do not offer the snapshot: %s", notices)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "draft.go")); err == nil {
+		t.Fatal("the page applied the snapshot")
+	}
 }
