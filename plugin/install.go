@@ -222,14 +222,8 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 	if o.NoRun {
 		return res, nil
 	}
-	for _, st := range res.Steps {
-		if st.Args == nil {
-			continue
-		}
-		if _, err := e.LookPath(st.Args[0]); err != nil {
-			res.Missing = st.Args[0]
-			return res, nil
-		}
+	if res.Missing = missingCLI(res.Steps, e); res.Missing != "" {
+		return res, nil
 	}
 	for i := range res.Steps {
 		st := &res.Steps[i]
@@ -245,6 +239,20 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 	}
 	res.Ran = true
 	return res, nil
+}
+
+// missingCLI is the first agent CLI the steps run that is not on PATH, ""
+// when every one is: then the user runs the steps, and none is run here.
+func missingCLI(steps []Step, e Env) string {
+	for _, st := range steps {
+		if st.Args == nil {
+			continue
+		}
+		if _, err := e.LookPath(st.Args[0]); err != nil {
+			return st.Args[0]
+		}
+	}
+	return ""
 }
 
 func run(ctx context.Context, st *Step, e Env, o Options) error {

@@ -297,14 +297,8 @@ func Uninstall(ctx context.Context, agent string, o Options) (Result, error) {
 	if o.NoRun {
 		return res, nil
 	}
-	for _, st := range res.Steps {
-		if st.Args == nil {
-			continue
-		}
-		if _, err := e.LookPath(st.Args[0]); err != nil {
-			res.Missing = st.Args[0]
-			return res, nil
-		}
+	if res.Missing = missingCLI(res.Steps, e); res.Missing != "" {
+		return res, nil
 	}
 	for i := range res.Steps {
 		st := &res.Steps[i]

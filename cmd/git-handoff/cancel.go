@@ -25,13 +25,7 @@ func cancelCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Cancel(c.Context, st, handoff.CancelOptions{Owner: c.String("owner"), Branch: c.String("branch"), Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
-				if c.Bool("json") && len(res.Conflicts) > 0 {
-					_ = d.printJSON(cancelJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
-				}
-				notify(d.stderr, res.Notices)
-				if !c.Bool("json") {
-					printConflicts(d.stderr, res.Conflicts)
-				}
+				d.printLost(c, res.Notices, res.Conflicts, cancelJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				return err
 			}
 			if c.Bool("json") {

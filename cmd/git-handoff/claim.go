@@ -31,14 +31,7 @@ func claimCommand(d *deps) *cli.Command {
 				Arbiter: arbiterFor(c.Bool("offline")),
 			}, d.Now)
 			if err != nil {
-				if c.Bool("json") && len(res.Conflicts) > 0 {
-					// What the join replaced here is data, like sync's.
-					_ = d.printJSON(claimJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
-				}
-				notify(d.stderr, res.Notices)
-				if !c.Bool("json") {
-					printConflicts(d.stderr, res.Conflicts)
-				}
+				d.printLost(c, res.Notices, res.Conflicts, claimJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				if errors.Is(err, handoff.ErrNoArbiter) {
 					return withHint(fmt.Errorf("claiming the baton: %w", err), "claims go to one remote per team (git config "+teamsync.ArbiterKey+"), set by `git handoff init --remote <name>`")
 				}

@@ -26,13 +26,7 @@ func dismissCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Dismiss(c.Context, st, handoff.DismissOptions{ID: id, Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
-				if c.Bool("json") && len(res.Conflicts) > 0 {
-					_ = d.printJSON(dismissJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
-				}
-				notify(d.stderr, res.Notices)
-				if !c.Bool("json") {
-					printConflicts(d.stderr, res.Conflicts)
-				}
+				d.printLost(c, res.Notices, res.Conflicts, dismissJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				return err
 			}
 			if c.Bool("json") {

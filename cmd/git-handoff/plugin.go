@@ -38,14 +38,9 @@ func pluginCommand(d *deps) *cli.Command {
 					jsonFlag,
 				},
 				Action: func(c *cli.Context) error {
-					agent, err := pluginAgent(c)
+					agent, o, err := pluginRun(c, d)
 					if err != nil {
 						return err
-					}
-					o := plugin.Options{NoRun: c.Bool("print"), Stdin: d.stdin, Stderr: d.stderr}
-					if !c.Bool("json") {
-						// The agent's own output is progress: stderr.
-						o.Stdout = d.stderr
 					}
 					res, err := plugin.Install(c.Context, agent, o)
 					if err != nil {
@@ -86,14 +81,9 @@ func pluginCommand(d *deps) *cli.Command {
 					jsonFlag,
 				},
 				Action: func(c *cli.Context) error {
-					agent, err := pluginAgent(c)
+					agent, o, err := pluginRun(c, d)
 					if err != nil {
 						return err
-					}
-					o := plugin.Options{NoRun: c.Bool("print"), Stdin: d.stdin, Stderr: d.stderr}
-					if !c.Bool("json") {
-						// The agent's own output is progress: stderr.
-						o.Stdout = d.stderr
 					}
 					res, err := plugin.Uninstall(c.Context, agent, o)
 					if err != nil {
@@ -178,6 +168,21 @@ func pluginCommand(d *deps) *cli.Command {
 			},
 		},
 	}
+}
+
+// pluginRun is what install and uninstall were asked: the agent, and how
+// to run its commands (the agent's own output is progress: stderr, unless
+// --json keeps it out of the way).
+func pluginRun(c *cli.Context, d *deps) (string, plugin.Options, error) {
+	agent, err := pluginAgent(c)
+	if err != nil {
+		return "", plugin.Options{}, err
+	}
+	o := plugin.Options{NoRun: c.Bool("print"), Stdin: d.stdin, Stderr: d.stderr}
+	if !c.Bool("json") {
+		o.Stdout = d.stderr
+	}
+	return agent, o, nil
 }
 
 // pluginAgent is the command's one argument, an agent with a plugin.

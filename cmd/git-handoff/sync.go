@@ -181,6 +181,20 @@ func syncChanges(cs []teamsync.Change) []syncChangeJSON {
 	return out
 }
 
+// printLost reports a claim or take-back that failed: what its join
+// replaced here (conflicts) is data, as sync's is, so --json prints the
+// command's own shape (asJSON) when there were any, and otherwise they are
+// lines on stderr after the notices.
+func (d *deps) printLost(c *cli.Context, notices []string, conflicts []handoff.Conflict, asJSON any) {
+	if c.Bool("json") && len(conflicts) > 0 {
+		_ = d.printJSON(asJSON)
+	}
+	notify(d.stderr, notices)
+	if !c.Bool("json") {
+		printConflicts(d.stderr, conflicts)
+	}
+}
+
 // printConflicts writes each conflict a join settled as a user reads it:
 // which record, which version was kept and why, and the fields that
 // differ. Bookkeeping fields never show here; --json has the whole diff.

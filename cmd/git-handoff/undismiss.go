@@ -32,13 +32,7 @@ func undismissCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Undismiss(c.Context, st, handoff.UndismissOptions{ID: id, Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
-				if c.Bool("json") && len(res.Conflicts) > 0 {
-					_ = d.printJSON(undismissJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
-				}
-				notify(d.stderr, res.Notices)
-				if !c.Bool("json") {
-					printConflicts(d.stderr, res.Conflicts)
-				}
+				d.printLost(c, res.Notices, res.Conflicts, undismissJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				return err
 			}
 			if c.Bool("json") {
