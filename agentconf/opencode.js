@@ -81,11 +81,36 @@ export const GitHandoff = async ({ client, directory, worktree }) => {
     return s.start
   }
 
+  // lastReply is the text of the session's last assistant message, which
+  // the stop keeps as the session's summary (Claude's Stop hook input
+  // carries it as last_assistant_message; opencode's event does not); ""
+  // when there is none or it cannot be read.
+  const lastReply = async (id) => {
+    try {
+      const r = await client.session.messages({ path: { id } })
+      const msgs = (r && Array.isArray(r.data) && r.data) || []
+      for (let i = msgs.length - 1; i >= 0; i--) {
+        const m = msgs[i]
+        if (!m || !m.info || m.info.role !== "assistant") continue
+        const text = (m.parts || [])
+          .filter((p) => p && p.type === "text" && typeof p.text === "string" && !p.synthetic)
+          .map((p) => p.text)
+          .join("\n")
+          .trim()
+        if (text) return text
+      }
+    } catch {}
+    return ""
+  }
+
   const stop = async (id) => {
     const s = state(id)
     if (!s.turn) return
     s.turn = false
-    const r = await run("stop", { session_id: id, cwd, stop_hook_active: s.blocked }, cwd)
+    const input = { session_id: id, cwd, stop_hook_active: s.blocked }
+    const reply = await lastReply(id)
+    if (reply) input.last_assistant_message = reply
+    const r = await run("stop", input, cwd)
     if (r && r.decision === "block" && typeof r.reason === "string" && r.reason && !s.blocked) {
       s.blocked = true
       await client.session.promptAsync({ path: { id }, body: { parts: [{ type: "text", text: r.reason }] } })

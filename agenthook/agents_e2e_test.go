@@ -126,6 +126,7 @@ type sessionJSON struct {
 	ID      string `json:"id"`
 	Harness string `json:"harness"`
 	Status  string `json:"status"`
+	Summary string `json:"summary"`
 	// ClaimedHandoff is the baton the session claimed, as claimed.
 	ClaimedHandoff *batonJSON `json:"claimedHandoff"`
 	Launched       map[string]struct {
@@ -700,6 +701,11 @@ func TestOpenCodePluginBriefAndStop(t *testing.T) {
 	}
 	if n := len(p.sessions()); n != 2 {
 		t.Errorf("%d git-handoff sessions, want 2 (one per opencode session): %+v", n, p.sessions())
+	}
+	// Each stop keeps the model's last reply as the session's summary,
+	// which the plugin reads from opencode (its event carries none).
+	if s := p.sessionOf(agenttest.OpenCode, sid); s.Summary != "done "+tok {
+		t.Errorf("the served session's summary = %q, want the model's last reply %q", s.Summary, "done "+tok)
 	}
 }
 
