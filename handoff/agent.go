@@ -331,6 +331,11 @@ type agentState struct {
 	// Transcript is the agent's transcript file, as its hooks last named
 	// it: the automatic handoff quotes its end.
 	Transcript string `json:"transcript,omitempty"`
+	// SummaryFromTranscript: the agent's stops give no last message, so
+	// its summary is read from its transcript, which the agent may not
+	// have finished writing when the stop hook ran (seen with Copilot);
+	// the session's end reads it once more (finalSummary).
+	SummaryFromTranscript bool `json:"summaryFromTranscript,omitempty"`
 	// Delivery is how the baton the start hook claimed reached the agent:
 	// deliveryPending from the claim until the hook has written its
 	// answer, then deliveryDone. "" for a session whose start no hook
@@ -601,7 +606,6 @@ func leftBaton(ctx context.Context, st *refstore.Store, s session.Record) (bool,
 	return false, nil
 }
 
-// stopReason tells the agent exactly how to leave a baton.
 // redelivery is the stop answer that gives a session the brief its start
 // hook claimed a baton for and never finished giving.
 func redelivery(ctx context.Context, st *refstore.Store, s session.Record, now time.Time) (string, error) {
@@ -618,6 +622,7 @@ func redelivery(ctx context.Context, st *refstore.Store, s session.Record, now t
 	return text, err
 }
 
+// stopReason tells the agent exactly how to leave a baton.
 func stopReason(id string) string {
 	return "Before you stop: this git-handoff session (" + id + ") changed the repository but left no baton for the next session. " +
 		"Leave one now, while you remember what you did, with one shell command:\n\n" +
@@ -671,6 +676,7 @@ func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clo
 	if err := noteAgent(ctx, st, s.ID, opts.Transcript, false); err != nil {
 		return s.ID, err
 	}
+	finalSummary(ctx, st, s.ID, h.Name, clock)
 	var held *session.SwitchingError
 	if _, err := endSession(ctx, st, s.ID, session.EndAgentExit, clock, opts.Later); err != nil && !errors.As(err, &held) {
 		return s.ID, err

@@ -450,3 +450,59 @@ func TestAClaimTheStartHookNeverGaveIsGivenAtTheFirstStop(t *testing.T) {
 		t.Fatalf("the claim the agent was given at its stop was offered again: %+v", b.Baton)
 	}
 }
+
+// Copilot's stops carry no last message, and its transcript may lack the
+// last reply when its stop hook runs (seen in CI): the summary a stop read
+// is the reply before, and the session's end reads the transcript once
+// more, so what is handed on is the last reply.
+func TestCopilotsSummaryIsItsLastReplyWhenItsSessionEnds(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	fixture, err := os.ReadFile("../transcript/testdata/copilot.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(path, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	last, err := transcript.LastReply("copilot", path)
+	if err != nil || last == "" {
+		t.Fatalf("the fixture's last reply: %q, %v", last, err)
+	}
+	// The transcript as the stop hook saw it: without the last reply.
+	lines := strings.SplitAfter(string(fixture), "\n")
+	cut := len(lines)
+	for cut > 0 && !strings.Contains(lines[cut-1], strings.SplitN(last, "\n", 2)[0]) {
+		cut--
+	}
+	if cut == 0 {
+		t.Fatal("the fixture's last reply is on no line")
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:cut-1], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := transcript.LastReply("copilot", path)
+	if err != nil || before == "" || before == last {
+		t.Fatalf("the cut transcript's last reply: %q, %v; want an earlier one than %q", before, err, last)
+	}
+
+	res := agentStartAs(t, st, "copilot", codexID)
+	if _, err := handoff.AgentStop(ctx, st, handoff.AgentStopOptions{Harness: "copilot", NativeID: codexID, Transcript: path}, clock); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := session.Read(ctx, st, res.Session.ID); s.Summary != session.CapSummary(before) {
+		t.Fatalf("summary at the stop = %q, want %q", s.Summary, before)
+	}
+	// Then the agent finishes writing, and its session ends (Copilot's
+	// sessionEnd names no transcript).
+	if err := os.WriteFile(path, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := handoff.AgentEnd(ctx, st, handoff.AgentEndOptions{Harness: "copilot", NativeID: codexID, Reason: "complete"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := session.Read(ctx, st, res.Session.ID); s.Summary != session.CapSummary(last) {
+		t.Fatalf("summary at the end = %q, want the last reply %q", s.Summary, last)
+	}
+}

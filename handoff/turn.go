@@ -23,6 +23,12 @@ func agentTurn(ctx context.Context, st *refstore.Store, s session.Record, harnes
 		if msg, err = lastReply(harnessName, opts.Transcript); err != nil {
 			notices = append(notices, "the agent's last message was not read from its transcript: "+err.Error())
 		}
+		if state, _, err := readAgentState(st, s.ID); err == nil && !state.SummaryFromTranscript {
+			state.SummaryFromTranscript = true
+			if err := writeAgentState(ctx, st, s.ID, state); err != nil {
+				notices = append(notices, "the agent's session was not noted here: "+err.Error())
+			}
+		}
 	}
 	msg, hits := scrubText(msg)
 	if _, _, err := session.RecordTurn(ctx, st, s.ID, msg, clock()); err != nil {
@@ -32,4 +38,21 @@ func agentTurn(ctx context.Context, st *refstore.Store, s session.Record, harnes
 		notices = append(notices, n)
 	}
 	return notices
+}
+
+// finalSummary reads, as session id ends, the last reply of an agent whose
+// summary comes from its transcript (agentState.SummaryFromTranscript):
+// the one its last stop read may be the reply before. Best effort: the
+// session ends whatever happens here.
+func finalSummary(ctx context.Context, st *refstore.Store, id, harnessName string, clock Clock) {
+	state, ok, err := readAgentState(st, id)
+	if err != nil || !ok || !state.SummaryFromTranscript || state.Transcript == "" {
+		return
+	}
+	msg, err := lastReply(harnessName, state.Transcript)
+	if err != nil || msg == "" {
+		return
+	}
+	msg, _ = scrubText(msg)
+	session.RecordTurn(ctx, st, id, msg, clock())
 }

@@ -72,7 +72,7 @@ func TestDismissConfirmAndUndoInBrowser(t *testing.T) {
 	}
 	click(t, ctx, `#message button.undo`)
 	msg := waitMessage(t, ctx, "Could not undo the dismissal")
-	if !strings.Contains(msg, "holds another record") {
+	if !strings.Contains(msg, "another baton ("+res.Handoff.ID+") was left there since") {
 		t.Fatalf("a refused undo says %q", msg)
 	}
 	if f.live(t, f.waiting) || !f.live(t, res.Handoff.ID) {
