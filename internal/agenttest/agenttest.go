@@ -361,6 +361,12 @@ func (a *Agent) Run(run Run) Result {
 	timeout := run.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
+		if a.Name == Copilot {
+			// Copilot unpacks itself into each fresh HOME before its
+			// first request: 40 s of a 90 s budget under make test's
+			// load, once past it.
+			timeout = 4 * DefaultTimeout
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
