@@ -124,7 +124,7 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 	}
 	// Start indexed the session under the agent's id and noted its working
 	// tree; what the hook adds is noted beside it.
-	if err := noteAgent(ctx, st, res.Session.ID, opts.Transcript, res.Claimed); err != nil {
+	if _, err := noteAgent(ctx, st, res.Session.ID, agentNote{transcript: opts.Transcript, claimed: res.Claimed}); err != nil {
 		out.Notices = append(out.Notices, "the agent's session was not noted here: "+err.Error())
 	}
 	header := fmt.Sprintf("_git-handoff session %s started for this %s session._\n\n", res.Session.ID, h.Name)
@@ -150,7 +150,7 @@ func continueAgent(ctx context.Context, st *refstore.Store, s session.Stored, ha
 	}
 	if err := rememberAgent(ctx, st, s.ID, harnessName, opts.NativeID, false); err != nil {
 		out.Notices = append(out.Notices, "the agent's session was not indexed here: "+err.Error())
-	} else if err := noteAgent(ctx, st, s.ID, opts.Transcript, false); err != nil {
+	} else if _, err := noteAgent(ctx, st, s.ID, agentNote{transcript: opts.Transcript}); err != nil {
 		out.Notices = append(out.Notices, "the agent's session was not noted here: "+err.Error())
 	}
 	sb, err := goingOnBrief(ctx, st, s.Record, now, sourceName(opts.Source))
@@ -394,25 +394,38 @@ func rememberAgent(ctx context.Context, st *refstore.Store, id, harnessName, nat
 	return errors.Join(errs...)
 }
 
-// noteAgent notes what a hook learnt of the agent's session: its
-// transcript file, and (claimed) that the start hook claimed a baton it
-// has yet to hand the agent (AgentDelivered ends that).
-func noteAgent(ctx context.Context, st *refstore.Store, id, transcript string, claimed bool) error {
+// agentNote is what a hook learnt of the agent's session.
+type agentNote struct {
+	transcript string // its transcript file, "" when the hook names none
+	// claimed: the start hook claimed a baton it has yet to hand the
+	// agent (AgentDelivered ends that).
+	claimed bool
+	// summaryFromTranscript: a stop that gave no last message read the
+	// summary from the transcript (agentState.SummaryFromTranscript).
+	summaryFromTranscript bool
+}
+
+// noteAgent keeps n beside what was noted of session id before, and
+// returns the whole: one read, and a write only when something changed.
+func noteAgent(ctx context.Context, st *refstore.Store, id string, n agentNote) (agentState, error) {
 	state, _, err := readAgentState(st, id)
 	if err != nil {
-		return err
+		return state, err
 	}
 	changed := false
-	if transcript != "" && transcript != state.Transcript {
-		state.Transcript, changed = transcript, true
+	if n.transcript != "" && n.transcript != state.Transcript {
+		state.Transcript, changed = n.transcript, true
 	}
-	if claimed {
+	if n.claimed {
 		state.Delivery, changed = deliveryPending, true
 	}
-	if !changed {
-		return nil
+	if n.summaryFromTranscript && !state.SummaryFromTranscript {
+		state.SummaryFromTranscript, changed = true, true
 	}
-	return writeAgentState(ctx, st, id, state)
+	if !changed {
+		return state, nil
+	}
+	return state, writeAgentState(ctx, st, id, state)
 }
 
 // AgentDelivered notes that the start hook of session id has written its
@@ -673,10 +686,11 @@ func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clo
 	if opts.Reason == ReasonClear {
 		return s.ID, nil
 	}
-	if err := noteAgent(ctx, st, s.ID, opts.Transcript, false); err != nil {
+	state, err := noteAgent(ctx, st, s.ID, agentNote{transcript: opts.Transcript})
+	if err != nil {
 		return s.ID, err
 	}
-	finalSummary(ctx, st, s.ID, h.Name, clock)
+	finalSummary(ctx, st, s.ID, h.Name, state, clock)
 	var held *session.SwitchingError
 	if _, err := endSession(ctx, st, s.ID, session.EndAgentExit, clock, opts.Later); err != nil && !errors.As(err, &held) {
 		return s.ID, err

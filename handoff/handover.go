@@ -96,7 +96,7 @@ func handOver(ctx context.Context, st *refstore.Store, s session.Stored, why str
 // A handover is noted as due before the session ends and the note is
 // removed once it has run: an agent gives its session-end hook a second or
 // two, and a hook killed half-way leaves the note for the next start here
-// to finish (finishHandovers). Run twice, handOver does nothing the second
+// to finish (FinishHandovers). Run twice, handOver does nothing the second
 // time: the automatic handoff it wrote names the session, and a claim it
 // offered again is no longer the session's.
 type dueHandover string
@@ -125,10 +125,6 @@ func handoverPath(st *refstore.Store, id string) string {
 // process stopped half-way did not finish. A directory read when there
 // are none; every start runs it before it claims.
 func FinishHandovers(ctx context.Context, st *refstore.Store, clock Clock) []string {
-	return finishHandovers(ctx, st, clock)
-}
-
-func finishHandovers(ctx context.Context, st *refstore.Store, clock Clock) []string {
 	dir := filepath.Join(agentDir(st), "handover")
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -100,7 +100,7 @@ func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clo
 	// on (its automatic handoff, or a claim it never acted on) is then
 	// this session's to claim.
 	var endedBound string
-	for _, n := range append(finishHandovers(ctx, st, clock), endBound(ctx, st, id, clock, &endedBound)...) {
+	for _, n := range append(FinishHandovers(ctx, st, clock), endBound(ctx, st, id, clock, &endedBound)...) {
 		notices.add(n)
 	}
 	skipClaim := false // the arbiter could not be asked: deliver no baton

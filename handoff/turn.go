@@ -14,20 +14,15 @@ import (
 // notices: the agent's turn goes on regardless.
 func agentTurn(ctx context.Context, st *refstore.Store, s session.Record, harnessName string, opts AgentStopOptions, clock Clock) []string {
 	var notices []string
-	if err := noteAgent(ctx, st, s.ID, opts.Transcript, false); err != nil {
+	msg := opts.LastMessage
+	fromTranscript := msg == "" && opts.Transcript != ""
+	if _, err := noteAgent(ctx, st, s.ID, agentNote{transcript: opts.Transcript, summaryFromTranscript: fromTranscript}); err != nil {
 		notices = append(notices, "the agent's transcript was not noted: "+err.Error())
 	}
-	msg := opts.LastMessage
-	if msg == "" && opts.Transcript != "" {
+	if fromTranscript {
 		var err error
 		if msg, err = lastReply(harnessName, opts.Transcript); err != nil {
 			notices = append(notices, "the agent's last message was not read from its transcript: "+err.Error())
-		}
-		if state, _, err := readAgentState(st, s.ID); err == nil && !state.SummaryFromTranscript {
-			state.SummaryFromTranscript = true
-			if err := writeAgentState(ctx, st, s.ID, state); err != nil {
-				notices = append(notices, "the agent's session was not noted here: "+err.Error())
-			}
 		}
 	}
 	msg, hits := scrubText(msg)
@@ -41,12 +36,11 @@ func agentTurn(ctx context.Context, st *refstore.Store, s session.Record, harnes
 }
 
 // finalSummary reads, as session id ends, the last reply of an agent whose
-// summary comes from its transcript (agentState.SummaryFromTranscript):
-// the one its last stop read may be the reply before. Best effort: the
-// session ends whatever happens here.
-func finalSummary(ctx context.Context, st *refstore.Store, id, harnessName string, clock Clock) {
-	state, ok, err := readAgentState(st, id)
-	if err != nil || !ok || !state.SummaryFromTranscript || state.Transcript == "" {
+// summary comes from its transcript (state, as noted of the session, says
+// so): the one its last stop read may be the reply before. Best effort:
+// the session ends whatever happens here.
+func finalSummary(ctx context.Context, st *refstore.Store, id, harnessName string, state agentState, clock Clock) {
+	if !state.SummaryFromTranscript || state.Transcript == "" {
 		return
 	}
 	msg, err := lastReply(harnessName, state.Transcript)
