@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/webui"
 )
@@ -30,10 +31,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
-		t.Fatal("chromium is not installed, and CI_REQUIRE_TOOLS=1 requires it (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed (apt-get install -y chromium); CI_REQUIRE_TOOLS=1 makes this a failure")
+	gittest.Missing(t, "chromium", "apt-get install -y chromium")
 	return ""
 }
 

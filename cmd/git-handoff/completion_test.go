@@ -10,25 +10,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
 // gitBashCompletion is where Debian's git package puts its bash
 // completion.
 const gitBashCompletion = "/usr/share/bash-completion/completions/git"
 
-// needTool is the path of prog, skipping the test without it unless
-// CI_REQUIRE_TOOLS=1 demands it.
+// needTool is the path of prog (gittest.Need).
 func needTool(t *testing.T, prog string) string {
 	t.Helper()
-	p, err := exec.LookPath(prog)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("%s is not installed, and CI_REQUIRE_TOOLS=1 requires it", prog)
-	}
-	t.Skipf("%s is not installed; CI_REQUIRE_TOOLS=1 makes this a failure", prog)
-	return ""
+	return gittest.Need(t, prog, "apt-get install -y "+prog)
 }
 
 // completionScript writes `git handoff completion SHELL` to a file.
@@ -75,10 +68,7 @@ func shellOutput(t *testing.T, name string, args ...string) []string {
 func TestBashCompletionThroughGit(t *testing.T) {
 	bash := needTool(t, "bash")
 	if _, err := os.Stat(gitBashCompletion); err != nil {
-		if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("%s: %v, and CI_REQUIRE_TOOLS=1 requires it", gitBashCompletion, err)
-		}
-		t.Skipf("git's bash completion is not installed: %v", err)
+		gittest.Missing(t, "git's bash completion ("+err.Error()+")", "apt-get install -y git bash-completion")
 	}
 	script := completionScript(t, "bash")
 	// complete WORDS...: COMPREPLY of git's completion function for the
@@ -173,10 +163,7 @@ func TestMakeInstallCompletes(t *testing.T) {
 	const bashCompletion = "/usr/share/bash-completion/bash_completion"
 	for _, f := range []string{bashCompletion, gitBashCompletion} {
 		if _, err := os.Stat(f); err != nil {
-			if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
-				t.Fatalf("%s: %v, and CI_REQUIRE_TOOLS=1 requires it", f, err)
-			}
-			t.Skipf("bash-completion is not installed: %v", err)
+			gittest.Missing(t, "bash-completion ("+err.Error()+")", "apt-get install -y git bash-completion")
 		}
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))

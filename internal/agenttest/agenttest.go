@@ -100,11 +100,7 @@ func Find(t testing.TB, agent string) string {
 	}
 	p := filepath.Join(ToolsDir(), name)
 	if _, err := os.Stat(p); err != nil {
-		msg := fmt.Sprintf("%s is not installed in %s (scripts/agent-tools.sh installs it): %v", name, ToolsDir(), err)
-		if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		gittest.Missing(t, fmt.Sprintf("%s in %s (%v)", name, ToolsDir(), err), "scripts/agent-tools.sh installs it")
 	}
 	return p
 }

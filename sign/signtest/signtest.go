@@ -9,21 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
 // Need skips t when prog is not installed, or fails it when
 // CI_REQUIRE_TOOLS=1 demands every tool.
 func Need(t testing.TB, prog string) string {
 	t.Helper()
-	p, err := exec.LookPath(prog)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("%s is not installed, and CI_REQUIRE_TOOLS=1 requires it", prog)
-	}
-	t.Skipf("%s is not installed; CI_REQUIRE_TOOLS=1 makes this a failure", prog)
-	return ""
+	return gittest.Need(t, prog, "")
 }
 
 // SSHKey makes an ed25519 key without a passphrase under dir and returns

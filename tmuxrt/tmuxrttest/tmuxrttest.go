@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/tmuxrt"
 )
 
@@ -21,13 +22,7 @@ import (
 // installs Debian's tmux) and skips it elsewhere.
 func Require(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err == nil {
-		return
-	}
-	if os.Getenv("CI_REQUIRE_TOOLS") == "1" {
-		t.Fatal("tmux is not installed, and CI_REQUIRE_TOOLS=1 requires it (apt-get install -y tmux)")
-	}
-	t.Skip("tmux is not installed (apt-get install -y tmux); CI_REQUIRE_TOOLS=1 makes this a failure")
+	gittest.Need(t, "tmux", "apt-get install -y tmux")
 }
 
 // Socket is a socket name (tmux -L) of this test's own, whose server is
