@@ -84,7 +84,7 @@ func ObjectiveUpdate(ctx context.Context, st *refstore.Store, owner, branch, tex
 		return refstore.Update{}, false, nil
 	}
 	o := NewObjective(owner, branch, text, session, now)
-	nid, _, err := st.WriteVersion(ctx, ref, oid, &o.Cause, &o)
+	nid, _, err := refstore.WriteVersion(ctx, st, ref, oid, &o.Cause, &o)
 	if err != nil {
 		return refstore.Update{}, false, err
 	}

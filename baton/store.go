@@ -251,7 +251,7 @@ func Delete(ctx context.Context, st *refstore.Store, s Stored, reason string, no
 // prepare writes the blob of "to", as the version that follows from.OID,
 // and returns the swap from "from" to it.
 func prepare(ctx context.Context, st *refstore.Store, from Stored, to Baton) (Stored, refstore.Update, error) {
-	oid, data, err := st.WriteVersion(ctx, from.Ref, from.OID, &to.Cause, &to)
+	oid, data, err := refstore.WriteVersion(ctx, st, from.Ref, from.OID, &to.Cause, &to)
 	if err != nil {
 		return Stored{}, refstore.Update{}, err
 	}

@@ -345,7 +345,7 @@ func withdrawAuto(ctx context.Context, st *refstore.Store, s session.Record, clo
 			if prior, err := baton.Decode(e); err == nil && prior.Auto == nil {
 				back := prior.Baton
 				back.Cause = refstore.Cause{}
-				oid, _, err := st.WriteVersion(ctx, ref, cur.OID, &back.Cause, &back)
+				oid, _, err := refstore.WriteVersion(ctx, st, ref, cur.OID, &back.Cause, &back)
 				if err == nil {
 					err = st.Apply(ctx, fmt.Sprintf("handoff: withdraw %s (session %s goes on)", cur.ID, s.ID), refstore.Update{Ref: ref, New: oid, Old: cur.OID})
 				}

@@ -64,7 +64,7 @@ func Undismiss(ctx context.Context, st *refstore.Store, opts UndismissOptions, c
 	defer lockClaims(st)()
 	back := prior.Baton
 	back.Cause = refstore.Cause{}
-	oid, data, err := st.WriteVersion(ctx, tomb.Ref, tomb.OID, &back.Cause, &back)
+	oid, data, err := refstore.WriteVersion(ctx, st, tomb.Ref, tomb.OID, &back.Cause, &back)
 	if err != nil {
 		return res, fmt.Errorf("restoring baton %s: %w", opts.ID, err)
 	}

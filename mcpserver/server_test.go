@@ -530,7 +530,7 @@ func writeTeammateBaton(t *testing.T, dir, owner, step string) {
 		t.Fatal(err)
 	}
 	ref, _ := refstore.HandoffRef(true, b.Owner, b.Branch)
-	oid, _, err := st.WriteVersion(ctx, ref, "", &b.Cause, &b)
+	oid, _, err := refstore.WriteVersion(ctx, st, ref, "", &b.Cause, &b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,7 @@ func update(ctx context.Context, st *refstore.Store, r Record, old Stored) (refs
 	if r.History == nil {
 		r.History = []Transfer{}
 	}
-	oid, _, err := st.WriteVersion(ctx, ref, old.OID, &r.Cause, &r)
+	oid, _, err := refstore.WriteVersion(ctx, st, ref, old.OID, &r.Cause, &r)
 	if err != nil {
 		return refstore.Update{}, fmt.Errorf("%s: %w", label(r.Repo, r.Number), err)
 	}

@@ -9,9 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -98,16 +95,16 @@ func RevOf(data []byte) Cause {
 // ("" on create): rev one more than the highest rev of ref this clone has
 // seen, in the version replaced and in the copies fetched from the remotes
 // (the arbiter named by handoff.arbiter when set, else every remote). Only
-// single reads through the Store's cat-file: no listing.
+// single reads: no listing.
 //
 // Seen is the union of those versions' vectors with this clone's own count
 // one higher: the new version descends from everything this clone has seen
 // of the key.
-func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
+func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 	var top uint64
 	seen := map[string]uint64{}
 	if old != "" {
-		e, err := s.ReadObject(ctx, old)
+		e, err := w.ReadObject(ctx, old)
 		if err != nil {
 			return Cause{}, fmt.Errorf("reading the version of %s being replaced: %w", ref, err)
 		}
@@ -115,7 +112,7 @@ func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
 		top = c.Rev
 		mergeSeen(seen, c.Seen)
 	}
-	remotes, err := s.causeRemotes(ctx)
+	remotes, err := clockRemotes(ctx, w)
 	if err != nil {
 		return Cause{}, err
 	}
@@ -124,7 +121,7 @@ func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
 		if err != nil {
 			continue
 		}
-		e, err := s.Get(ctx, tr)
+		e, err := w.Get(ctx, tr)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -137,7 +134,8 @@ func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
 		}
 		mergeSeen(seen, c.Seen)
 	}
-	me, err := s.writerID(ctx)
+	local := w.Local()
+	me, err := WriterID(ctx, local)
 	if err != nil {
 		return Cause{}, err
 	}
@@ -147,25 +145,31 @@ func (s *Store) NextCause(ctx context.Context, ref, old string) (Cause, error) {
 	// a teammate's version that descends from the dropped one would then
 	// seem to follow the new one, which the join would drop unreported
 	// (found by the soak). The high-water mark of what this clone issued
-	// for the key comes from a note beside the writer id.
-	hw := s.issued(ref)
+	// for the key is a local note (issuedNote).
+	hw := issued(local, ref)
 	if seen[me] < hw {
 		seen[me] = hw
 	}
 	seen[me]++
-	s.noteIssued(ctx, ref, seen[me])
+	if seen[me] > hw {
+		// Two processes writing the key at once may both write it: each
+		// wrote a count the other reads as at least its own base, which
+		// is all the mark must give. A failure only leaves the old mark.
+		_ = local.Write(ctx, issuedNote(ref), []byte(strconv.FormatUint(seen[me], 10)+"\n"))
+	}
 	return Cause{Rev: top + 1, Prev: old, Seen: seen}, nil
 }
 
-// issuedPath is where the highest count this clone issued for ref is kept.
-func (s *Store) issuedPath(ref string) string {
+// issuedNote names the note keeping the highest count this clone issued
+// for ref.
+func issuedNote(ref string) string {
 	sum := sha256.Sum256([]byte(ref))
-	return filepath.Join(s.commonDir, "handoff", "issued", hex.EncodeToString(sum[:8]))
+	return "issued/" + hex.EncodeToString(sum[:8])
 }
 
 // issued is the highest count this clone issued for ref; 0 when unknown.
-func (s *Store) issued(ref string) uint64 {
-	b, err := os.ReadFile(s.issuedPath(ref))
+func issued(l Local, ref string) uint64 {
+	b, err := l.Read(issuedNote(ref))
 	if err != nil {
 		return 0
 	}
@@ -173,70 +177,43 @@ func (s *Store) issued(ref string) uint64 {
 	return n
 }
 
-// noteIssued raises the high-water mark of ref to n. Two processes
-// writing the key at once may both write it: each wrote a count the other
-// reads as at least its own base, which is all the mark must give. A
-// failure only leaves the old mark.
-func (s *Store) noteIssued(ctx context.Context, ref string, n uint64) {
-	if n <= s.issued(ref) {
-		return
-	}
-	_ = s.WriteNote(ctx, s.issuedPath(ref), []byte(strconv.FormatUint(n, 10)+"\n"))
-}
+// writerNote names this clone in version vectors.
+const writerNote = "writer"
 
-// writerID names this clone in version vectors: a random id kept in the
-// common git dir (so every worktree of the clone is one writer, which is
-// safe because their writes of one key are serialised by its ref's swap).
-func (s *Store) writerID(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	id := s.writer
-	s.mu.Unlock()
-	if id != "" {
-		return id, nil
+// WriterID names this clone in version vectors: a random id kept as a
+// local note (so every worktree of the clone is one writer, which is safe
+// because their writes of one key are serialised by its ref's swap). Of
+// two processes naming the clone at once, the first to write wins and both
+// read its name.
+func WriterID(ctx context.Context, l Local) (string, error) {
+	if b, err := l.Read(writerNote); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		return string(bytes.TrimSpace(b)), nil
 	}
-	p := filepath.Join(s.commonDir, "handoff", "writer")
-	if b, err := os.ReadFile(p); err == nil && len(bytes.TrimSpace(b)) > 0 {
-		id = string(bytes.TrimSpace(b))
-	} else {
-		var buf [6]byte
-		if _, err := rand.Read(buf[:]); err != nil {
-			return "", err
-		}
-		fresh := hex.EncodeToString(buf[:])
-		if err := s.MkdirAll(ctx, filepath.Dir(p)); err != nil {
-			return "", fmt.Errorf("naming this clone: %w", err)
-		}
-		tmp := fmt.Sprintf("%s.%s.tmp", p, fresh)
-		if err := os.WriteFile(tmp, []byte(fresh+"\n"), 0o644); err != nil {
-			return "", fmt.Errorf("naming this clone: %w", err)
-		}
-		s.Share(ctx, tmp)
-		// Link, not rename: of two processes naming the clone at once,
-		// the first wins and both read its name.
-		if err := os.Link(tmp, p); err != nil && !errors.Is(err, fs.ErrExist) {
-			os.Remove(tmp)
-			return "", fmt.Errorf("naming this clone: %w", err)
-		}
-		os.Remove(tmp)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return "", fmt.Errorf("naming this clone: %w", err)
-		}
-		id = string(bytes.TrimSpace(b))
+	var buf [6]byte
+	if _, err := rand.Read(buf[:]); err != nil {
+		return "", err
 	}
-	s.mu.Lock()
-	s.writer = id
-	s.mu.Unlock()
-	return id, nil
+	unlock, err := l.Lock(ctx, writerNote+".lock")
+	if err != nil {
+		return "", fmt.Errorf("naming this clone: %w", err)
+	}
+	defer unlock()
+	if b, err := l.Read(writerNote); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		return string(bytes.TrimSpace(b)), nil
+	}
+	fresh := hex.EncodeToString(buf[:])
+	if err := l.Write(ctx, writerNote, []byte(fresh+"\n")); err != nil {
+		return "", fmt.Errorf("naming this clone: %w", err)
+	}
+	return fresh, nil
 }
 
 // WriteVersion stores v as the new version of the record at ref that
 // replaces the blob old ("" on create): it sets *cause (which must point
-// into v) with NextCause, encodes v, signs it when handoff.sign says so
-// (signing.go) and writes the blob. It returns the
-// blob id and bytes.
-func (s *Store) WriteVersion(ctx context.Context, ref, old string, cause *Cause, v any) (string, []byte, error) {
-	c, err := s.NextCause(ctx, ref, old)
+// into v) with NextCause, encodes v, seals it (signing, when handoff.sign
+// says so) and writes the blob. It returns the blob id and bytes.
+func WriteVersion(ctx context.Context, w Writer, ref, old string, cause *Cause, v any) (string, []byte, error) {
+	c, err := NextCause(ctx, w, ref, old)
 	if err != nil {
 		return "", nil, err
 	}
@@ -245,43 +222,29 @@ func (s *Store) WriteVersion(ctx context.Context, ref, old string, cause *Cause,
 	if err != nil {
 		return "", nil, err
 	}
-	if data, err = s.seal(ctx, data); err != nil {
+	if data, err = w.Seal(ctx, data); err != nil {
 		return "", nil, err
 	}
-	oid, err := s.WriteBlob(ctx, data)
+	oid, err := w.WriteBlob(ctx, data)
 	if err != nil {
 		return "", nil, err
 	}
 	return oid, data, nil
 }
 
-// causeRemotes are the remotes whose copies the clock reads, looked up once
-// per Store: the arbiter when handoff.arbiter names one, else every
-// configured remote.
-func (s *Store) causeRemotes(ctx context.Context) ([]string, error) {
-	s.mu.Lock()
-	done, names := s.causeDone, s.causeNames
-	s.mu.Unlock()
-	if done {
-		return names, nil
-	}
-	names, err := s.readCauseRemotes(ctx)
+// clockRemotes are the remotes whose copies the clock reads: the arbiter
+// when handoff.arbiter names one, else every configured remote.
+func clockRemotes(ctx context.Context, c Config) ([]string, error) {
+	vals, err := c.Config(ctx, ArbiterKey)
 	if err != nil {
 		return nil, fmt.Errorf("reading the remotes: %w", err)
 	}
-	s.mu.Lock()
-	s.causeDone, s.causeNames = true, names
-	s.mu.Unlock()
-	return names, nil
-}
-
-func (s *Store) readCauseRemotes(ctx context.Context) ([]string, error) {
-	c, err := s.config(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if a := strings.TrimSpace(c.get(canonicalKey(ArbiterKey))); a != "" {
+	if a := strings.TrimSpace(vals[ArbiterKey]); a != "" {
 		return []string{a}, nil
 	}
-	return c.local().subsections("remote"), nil
+	names, err := c.Remotes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the remotes: %w", err)
+	}
+	return names, nil
 }

@@ -41,11 +41,11 @@ func TestNextCauseNeverReusesACount(t *testing.T) {
 	st := open(t, dir, refstore.Options{})
 	const ref = "refs/ao/handoffs/private/dev/main"
 	base := put(t, st, ref, "", `{"schema":"handoff/v1","rev":1}`)
-	lost, err := st.NextCause(ctx, ref, base)
+	lost, err := refstore.NextCause(ctx, st, ref, base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	next, err := st.NextCause(ctx, ref, base) // the same base: the lost one is in it no more than before
+	next, err := refstore.NextCause(ctx, st, ref, base) // the same base: the lost one is in it no more than before
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestNextCauseNeverReusesACount(t *testing.T) {
 		t.Fatalf("a version built on the lost count %v seems to follow the later write %v", lost.Seen, next.Seen)
 	}
 	reopened := open(t, dir, refstore.Options{}) // the mark outlives the process
-	if again, _ := reopened.NextCause(ctx, ref, base); again.Seen[w] <= next.Seen[w] {
+	if again, _ := refstore.NextCause(ctx, reopened, ref, base); again.Seen[w] <= next.Seen[w] {
 		t.Fatalf("a new process issued %d after %d", again.Seen[w], next.Seen[w])
 	}
 }
@@ -77,24 +77,24 @@ func TestNextCause(t *testing.T) {
 			const ref = "refs/ao/handoffs/private/dev/main"
 			rec := func(rev int) string { return fmt.Sprintf(`{"schema":"handoff/v1","rev":%d}`, rev) }
 
-			c, err := st.NextCause(ctx, ref, "")
+			c, err := refstore.NextCause(ctx, st, ref, "")
 			if err != nil || c.Rev != 1 || c.Prev != "" || len(c.Seen) != 1 {
 				t.Fatalf("first version: %+v %v, want rev 1", c, err)
 			}
 			local := put(t, st, ref, "", rec(2))
-			if c, err = st.NextCause(ctx, ref, local); err != nil || c.Rev != 3 || c.Prev != local {
+			if c, err = refstore.NextCause(ctx, st, ref, local); err != nil || c.Rev != 3 || c.Prev != local {
 				t.Fatalf("after the local rev 2: %+v %v", c, err)
 			}
 			origin, _ := refstore.RemoteRef("origin", ref)
 			upstream, _ := refstore.RemoteRef("upstream", ref)
 			put(t, st, origin, "", rec(5))
 			put(t, st, upstream, "", rec(9))
-			if c, _ = st.NextCause(ctx, ref, local); c.Rev != 10 || c.Prev != local {
+			if c, _ = refstore.NextCause(ctx, st, ref, local); c.Rev != 10 || c.Prev != local {
 				t.Fatalf("with fetched copies rev 5 and 9: %+v, want rev 10", c)
 			}
 			gittest.Run(t, dir, "config", refstore.ArbiterKey, "origin")
 			st = open(t, dir, opts) // the remotes are read once per store
-			if c, _ = st.NextCause(ctx, ref, local); c.Rev != 6 {
+			if c, _ = refstore.NextCause(ctx, st, ref, local); c.Rev != 6 {
 				t.Fatalf("with the arbiter origin at rev 5: %+v, want rev 6", c)
 			}
 			var v struct {
@@ -102,7 +102,7 @@ func TestNextCause(t *testing.T) {
 				refstore.Cause
 			}
 			v.Schema = "handoff/v1"
-			oid, data, err := st.WriteVersion(ctx, ref, local, &v.Cause, &v)
+			oid, data, err := refstore.WriteVersion(ctx, st, ref, local, &v.Cause, &v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +142,7 @@ func BenchmarkNextCause(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := st.NextCause(ctx, ref, oid); err != nil {
+		if _, err := refstore.NextCause(ctx, st, ref, oid); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -68,7 +68,7 @@ func (s *Store) PreloadSigning(vals map[string]string) {
 
 // seal signs an encoded record when signing is on (handoff.sign), and
 // returns the bytes to store.
-func (s *Store) seal(ctx context.Context, data []byte) ([]byte, error) {
+func (s *Store) Seal(ctx context.Context, data []byte) ([]byte, error) {
 	cfg, err := s.Signing(ctx)
 	if err != nil {
 		return nil, err

@@ -82,11 +82,8 @@ type Store struct {
 	sharedOnce sync.Once
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
 
-	recovered  []string // what Open found of killed transactions and did
-	writer     string   // this clone's id in version vectors (cause.go)
-	causeDone  bool     // causeNames was read (cause.go)
-	causeNames []string // remotes whose copies the causal clock reads
-	sig        signing  // the signing setup and verifications (signing.go)
+	recovered []string // what Open found of killed transactions and did
+	sig       signing  // the signing setup and verifications (signing.go)
 
 	bindGuard BindGuard // runs every Bind when set (GuardBindings)
 

@@ -267,7 +267,7 @@ func Written(ctx context.Context, st *refstore.Store, s Record, old Stored) (ref
 		return refstore.Update{}, err
 	}
 	s.Schema = Schema
-	oid, _, err := st.WriteVersion(ctx, ref, old.OID, &s.Cause, &s)
+	oid, _, err := refstore.WriteVersion(ctx, st, ref, old.OID, &s.Cause, &s)
 	if err != nil {
 		return refstore.Update{}, fmt.Errorf("session %q: %w", s.ID, err)
 	}

@@ -34,8 +34,10 @@ type Store struct {
 	crypto crypto.Hash
 
 	mu      sync.RWMutex
-	objects map[string][]byte // blob id -> content, never modified
-	refs    map[string]string // ref -> blob id
+	objects map[string][]byte   // blob id -> content, never modified
+	refs    map[string]string   // ref -> blob id
+	config  map[string][]string // canonical key -> values (clone.go)
+	local   *Notes              // the clone's notes (clone.go)
 }
 
 var _ refstore.Records = (*Store)(nil)
