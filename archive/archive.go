@@ -26,12 +26,9 @@
 package archive
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,10 +46,7 @@ const (
 
 // Entry is one archived record: its path in the month's tree and the blob
 // id of its final version.
-type Entry struct {
-	Path string // e.g. "sessions/s-123"
-	OID  string
-}
+type Entry = refstore.TreeEntry
 
 // Found is an archived record and the month that holds it.
 type Found struct {
@@ -147,7 +141,7 @@ const maxTries = 8
 // An entry whose path the month holds already replaces it: the caller
 // archives a record's final version. It returns the month's tree as it now
 // stands; a call that changes nothing writes nothing.
-func Add(ctx context.Context, st *refstore.Store, month string, entries []Entry, msg string) (string, error) {
+func Add(ctx context.Context, st refstore.Clone, month string, entries []Entry, msg string) (string, error) {
 	if err := checkMonth(month); err != nil {
 		return "", err
 	}
@@ -165,7 +159,7 @@ func Add(ctx context.Context, st *refstore.Store, month string, entries []Entry,
 		if rerr != nil {
 			return "", rerr
 		}
-		tree, berr := build(ctx, st, old, entries)
+		tree, berr := st.BuildTree(ctx, old, entries)
 		if berr != nil {
 			return "", berr
 		}
@@ -185,7 +179,7 @@ func Add(ctx context.Context, st *refstore.Store, month string, entries []Entry,
 
 // checkEntries refuses a bad path, a path given twice, and an id that does
 // not name a blob this repository has: a tree of ours holds only records.
-func checkEntries(ctx context.Context, st *refstore.Store, entries []Entry) error {
+func checkEntries(ctx context.Context, st refstore.Clone, entries []Entry) error {
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		if err := CheckPath(e.Path); err != nil {
@@ -207,7 +201,7 @@ func checkEntries(ctx context.Context, st *refstore.Store, entries []Entry) erro
 }
 
 // monthTree is the tree month's ref names, "" when there is none yet.
-func monthTree(ctx context.Context, st *refstore.Store, month string) (string, string, error) {
+func monthTree(ctx context.Context, st refstore.Clone, month string) (string, string, error) {
 	ref := Ref(month)
 	e, err := st.Get(ctx, ref)
 	if errors.Is(err, refstore.ErrNotFound) {
@@ -222,39 +216,6 @@ func monthTree(ctx context.Context, st *refstore.Store, month string) (string, s
 	return e.OID, ref, nil
 }
 
-// build writes the tree of base ("" for none) with entries put in, through
-// git on an index file of its own: read-tree, update-index --index-info,
-// write-tree. The index lives in a fresh directory under the common git
-// dir (the same file system as the objects; never the user's index) and is
-// removed afterwards.
-func build(ctx context.Context, st *refstore.Store, base string, entries []Entry) (string, error) {
-	dir, err := os.MkdirTemp(st.CommonDir(), "handoff-archive-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(dir)
-	env := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "index")}
-	if base != "" {
-		if _, err := st.GitEnv(ctx, env, nil, "read-tree", base); err != nil {
-			return "", err
-		}
-	}
-	// ls-tree's own line shape, NUL-terminated: no path is ever quoted.
-	var in bytes.Buffer
-	for _, e := range entries {
-		fmt.Fprintf(&in, "100644 blob %s\t%s\x00", e.OID, e.Path)
-	}
-	if _, err := st.GitEnv(ctx, env, in.Bytes(), "update-index", "-z", "--index-info"); err != nil {
-		return "", err
-	}
-	// write-tree refuses an entry naming an object the repository lacks.
-	out, err := st.GitEnv(ctx, env, nil, "write-tree")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // Union returns the tree holding every path of trees a and b, either of
 // which may be "" (absent): what sync makes of two clones that archived
 // into the same month. Where both hold a path with different blobs, pick
@@ -262,18 +223,18 @@ func build(ctx context.Context, st *refstore.Store, base string, entries []Entry
 // symmetric, so that every clone reaches the same tree; sync passes the
 // record ordering). Trees are content-addressed, so equal ids need no work,
 // and a union equal to a or b is that tree itself.
-func Union(ctx context.Context, st *refstore.Store, a, b string, pick func(path, oidA, oidB string) string) (string, error) {
+func Union(ctx context.Context, st refstore.Clone, a, b string, pick func(path, oidA, oidB string) string) (string, error) {
 	switch {
 	case a == b, b == "":
 		return a, nil
 	case a == "":
 		return b, nil
 	}
-	ea, err := lsTree(ctx, st, a, "")
+	ea, err := st.ListTree(ctx, a, "")
 	if err != nil {
 		return "", err
 	}
-	eb, err := lsTree(ctx, st, b, "")
+	eb, err := st.ListTree(ctx, b, "")
 	if err != nil {
 		return "", err
 	}
@@ -303,43 +264,13 @@ func Union(ctx context.Context, st *refstore.Store, a, b string, pick func(path,
 	if len(put) == 0 {
 		return a, nil
 	}
-	return build(ctx, st, a, put)
-}
-
-// lsTree lists the blobs of tree (recursively), under dir ("" for all),
-// through one git ls-tree. A tree without dir lists nothing.
-func lsTree(ctx context.Context, st *refstore.Store, tree, dir string) ([]Entry, error) {
-	args := []string{"ls-tree", "-r", "-z", "--full-tree", tree}
-	if dir != "" {
-		args = append(args, "--", dir)
-	}
-	out, err := st.GitEnv(ctx, nil, nil, args...)
-	if err != nil {
-		return nil, err
-	}
-	var entries []Entry
-	for rec := range bytes.SplitSeq(out, []byte{0}) {
-		if len(rec) == 0 {
-			continue
-		}
-		// <mode> SP <type> SP <object> TAB <path>
-		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
-		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 {
-			return nil, fmt.Errorf("git ls-tree %s: unexpected line %q", tree, rec)
-		}
-		if f[1] != "blob" {
-			continue
-		}
-		entries = append(entries, Entry{Path: string(p), OID: f[2]})
-	}
-	return entries, nil
+	return st.BuildTree(ctx, a, put)
 }
 
 // Months lists the archive's months, newest first. Only this clone's own
 // months: the copies fetched from a remote (refs/ao/remotes/<remote>/
 // archive/<month>) are sync's to join into them.
-func Months(ctx context.Context, st *refstore.Store) ([]refstore.RefID, error) {
+func Months(ctx context.Context, st refstore.Clone) ([]refstore.RefID, error) {
 	ids, err := st.RefIDs(ctx, refstore.ArchivePrefix)
 	if err != nil {
 		return nil, err
@@ -359,7 +290,7 @@ func Months(ctx context.Context, st *refstore.Store) ([]refstore.RefID, error) {
 // cat-file. The entry's Ref is the revision it was read as
 // ("refs/ao/archive/2026-01:sessions/s-1"). ErrNotFound when no month
 // holds it.
-func Find(ctx context.Context, st *refstore.Store, path string) (refstore.Entry, string, error) {
+func Find(ctx context.Context, st refstore.Clone, path string) (refstore.Entry, string, error) {
 	if err := CheckPath(path); err != nil {
 		return refstore.Entry{}, "", err
 	}
@@ -387,7 +318,7 @@ func Find(ctx context.Context, st *refstore.Store, path string) (refstore.Entry,
 // HandoffsDir or PRsDir), each with its month: newest month first, in
 // path order within a month, and a path archived in several months only
 // once, from the newest. One git ls-tree per month.
-func List(ctx context.Context, st *refstore.Store, kindDir string) ([]Found, error) {
+func List(ctx context.Context, st refstore.Clone, kindDir string) ([]Found, error) {
 	kindDir = strings.TrimSuffix(kindDir, "/")
 	if kindDir != SessionsDir && kindDir != HandoffsDir && kindDir != PRsDir {
 		return nil, fmt.Errorf("%w: %q is not an archive kind", refstore.ErrBadName, kindDir)
@@ -399,7 +330,7 @@ func List(ctx context.Context, st *refstore.Store, kindDir string) ([]Found, err
 	var out []Found
 	seen := map[string]bool{}
 	for _, m := range months {
-		entries, err := lsTree(ctx, st, m.OID, kindDir)
+		entries, err := st.ListTree(ctx, m.OID, kindDir)
 		if err != nil {
 			return nil, err
 		}

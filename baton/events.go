@@ -45,9 +45,9 @@ type Event struct {
 //
 // Refs are visited newest first, by the latest time their next version
 // carries, so a limited log reads the recent end of the recent refs only.
-func Events(ctx context.Context, st *refstore.Store, limit int) ([]Event, error) {
+func Events(ctx context.Context, st refstore.Clone, limit int) ([]Event, error) {
 	var out []Event
-	notes, err := st.ConflictNotes()
+	notes, err := refstore.ConflictNotes(st.Local())
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ type version struct {
 	latest time.Time // the latest time it carries: no older version has a later one
 }
 
-func versionAt(ctx context.Context, st *refstore.Store, ref, oid string) (version, bool) {
+func versionAt(ctx context.Context, st refstore.Clone, ref, oid string) (version, bool) {
 	e, ok := readEntry(ctx, st, oid)
 	if !ok {
 		return version{}, false
@@ -196,7 +196,7 @@ func (q *versions) Pop() any {
 	return v
 }
 
-func readEntry(ctx context.Context, st *refstore.Store, oid string) (refstore.Entry, bool) {
+func readEntry(ctx context.Context, st refstore.Clone, oid string) (refstore.Entry, bool) {
 	if oid == "" {
 		return refstore.Entry{}, false
 	}
@@ -207,7 +207,7 @@ func readEntry(ctx context.Context, st *refstore.Store, oid string) (refstore.En
 	return e, true
 }
 
-func readAt(ctx context.Context, st *refstore.Store, oid string) (Baton, bool) {
+func readAt(ctx context.Context, st refstore.Clone, oid string) (Baton, bool) {
 	e, ok := readEntry(ctx, st, oid)
 	if !ok {
 		return Baton{}, false

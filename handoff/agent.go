@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -73,7 +72,7 @@ type AgentStartResult struct {
 // AgentStart starts a session for an agent, or continues the one the agent
 // is already in, and returns the context to give it: the brief, baton
 // first, fitted to the agent's cap.
-func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions, clock Clock) (AgentStartResult, error) {
+func AgentStart(ctx context.Context, st refstore.Clone, opts AgentStartOptions, clock Clock) (AgentStartResult, error) {
 	h, err := harness.Lookup(opts.Harness)
 	if err != nil {
 		return AgentStartResult{}, err
@@ -136,7 +135,7 @@ func AgentStart(ctx context.Context, st *refstore.Store, opts AgentStartOptions,
 // started: its claimed baton, its handoff package and the objective, with
 // fresh commits. A baton waiting now is pointed at, never claimed: a
 // resumed conversation already holds the one it claimed.
-func continueAgent(ctx context.Context, st *refstore.Store, s session.Stored, harnessName string, opts AgentStartOptions, maxChars int, clock Clock) (AgentStartResult, error) {
+func continueAgent(ctx context.Context, st refstore.Clone, s session.Stored, harnessName string, opts AgentStartOptions, maxChars int, clock Clock) (AgentStartResult, error) {
 	now := clock()
 	out := AgentStartResult{Session: s.Record, Continued: true}
 	if opts.NativeID != "" && s.Launched[harnessName].NativeID != opts.NativeID {
@@ -180,7 +179,7 @@ type sessionBrief struct {
 // claimed baton, its handoff package and the objective, with fresh
 // commits. A baton waiting now is pointed at (a notice naming when, as
 // on), never claimed: the session holds the one it claimed.
-func goingOnBrief(ctx context.Context, st *refstore.Store, s session.Record, now time.Time, on string) (sessionBrief, error) {
+func goingOnBrief(ctx context.Context, st refstore.Clone, s session.Record, now time.Time, on string) (sessionBrief, error) {
 	who, err := Resolve(ctx, st, s.Owner, s.Branch)
 	if err != nil {
 		return sessionBrief{}, err
@@ -212,7 +211,7 @@ func sourceName(source string) string {
 // bound to it (another active session bound here is ended, as a start
 // ends it). A session that ended otherwise, or an agent starting a new
 // conversation, gets none: ok is false.
-func resumedSession(ctx context.Context, st *refstore.Store, harnessName, nativeID, source string, clock Clock) (session.Stored, []string, bool, error) {
+func resumedSession(ctx context.Context, st refstore.Clone, harnessName, nativeID, source string, clock Clock) (session.Stored, []string, bool, error) {
 	if nativeID == "" || sourceName(source) == SourceStartup {
 		return session.Stored{}, nil, false, nil
 	}
@@ -244,7 +243,7 @@ func resumedSession(ctx context.Context, st *refstore.Store, harnessName, native
 // says its conversation goes on (resume, clear, compact). A new
 // conversation of the agent in a worktree still bound to an older one of
 // its conversations gets a session of its own.
-func agentSession(ctx context.Context, st *refstore.Store, harnessName, nativeID, source string) (session.Stored, bool, error) {
+func agentSession(ctx context.Context, st refstore.Clone, harnessName, nativeID, source string) (session.Stored, bool, error) {
 	if nativeID != "" {
 		if id, err := indexedSession(st, harnessName, nativeID); err == nil && id != "" {
 			s, err := session.Read(ctx, st, id)
@@ -278,13 +277,13 @@ func agentSession(ctx context.Context, st *refstore.Store, harnessName, nativeID
 
 // agentDir holds the hooks' local notes: per worktree, because what they
 // compare (HEAD, the working tree) is per worktree.
-func agentDir(st *refstore.Store) string { return filepath.Join(st.GitDir(), "handoff", "agent") }
+const agentDir = "agent"
 
 // indexPath is where the session of an agent's own id is noted. Ids are
 // validated against the agent's shape (UUIDs, "ses_…"), so they are safe
 // file names.
-func indexPath(st *refstore.Store, harnessName, nativeID string) string {
-	return filepath.Join(agentDir(st), "native", harnessName+"."+nativeID)
+func indexPath(harnessName, nativeID string) string {
+	return agentDir + "/native/" + harnessName + "." + nativeID
 }
 
 // lockAgent serializes the hooks of one agent session: run twice at once
@@ -297,19 +296,19 @@ func indexPath(st *refstore.Store, harnessName, nativeID string) string {
 // worktree, and a file made for each conversation stayed behind forever and
 // cost each new one a file creation, the dearest step of a hook on a busy
 // filesystem.
-func lockAgent(ctx context.Context, st *refstore.Store, nativeID string) (func(), error) {
+func lockAgent(ctx context.Context, st refstore.Clone, nativeID string) (func(), error) {
 	if nativeID == "" {
 		return func() {}, nil
 	}
-	return st.LockNote(ctx, filepath.Join(agentDir(st), "hooks.lock"))
+	return st.WorktreeLocal().Lock(ctx, agentDir+"/hooks.lock")
 }
 
-func statePath(st *refstore.Store, id string) string {
-	return filepath.Join(agentDir(st), "session", id+".json")
+func statePath(id string) string {
+	return agentDir + "/session/" + id + ".json"
 }
 
-func indexedSession(st *refstore.Store, harnessName, nativeID string) (string, error) {
-	data, err := os.ReadFile(indexPath(st, harnessName, nativeID))
+func indexedSession(st refstore.Clone, harnessName, nativeID string) (string, error) {
+	data, err := st.WorktreeLocal().Read(indexPath(harnessName, nativeID))
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -357,8 +356,8 @@ const clockSlack = 10 * time.Millisecond
 
 func noteSince() int64 { return time.Now().Add(-clockSlack).UnixNano() }
 
-func readAgentState(st *refstore.Store, id string) (agentState, bool, error) {
-	data, err := os.ReadFile(statePath(st, id))
+func readAgentState(st refstore.Clone, id string) (agentState, bool, error) {
+	data, err := st.WorktreeLocal().Read(statePath(id))
 	if errors.Is(err, os.ErrNotExist) {
 		return agentState{}, false, nil
 	}
@@ -367,26 +366,26 @@ func readAgentState(st *refstore.Store, id string) (agentState, bool, error) {
 	}
 	var s agentState
 	if err := json.Unmarshal(data, &s); err != nil {
-		return agentState{}, false, fmt.Errorf("reading %s: %w", statePath(st, id), err)
+		return agentState{}, false, fmt.Errorf("reading %s: %w", statePath(id), err)
 	}
 	return s, true, nil
 }
 
-func writeAgentState(ctx context.Context, st *refstore.Store, id string, s agentState) error {
+func writeAgentState(ctx context.Context, st refstore.Clone, id string, s agentState) error {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
-	return st.WriteNote(ctx, statePath(st, id), data)
+	return st.WorktreeLocal().Write(ctx, statePath(id), data)
 }
 
 // rememberAgent indexes the session under the agent's id and, for a new
 // session (or one first seen by a hook), notes the working tree it starts
 // from.
-func rememberAgent(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, fresh bool) error {
+func rememberAgent(ctx context.Context, st refstore.Clone, id, harnessName, nativeID string, fresh bool) error {
 	var errs []error
 	if nativeID != "" {
-		errs = append(errs, st.WriteNote(ctx, indexPath(st, harnessName, nativeID), []byte(id+"\n")))
+		errs = append(errs, st.WorktreeLocal().Write(ctx, indexPath(harnessName, nativeID), []byte(id+"\n")))
 	}
 	if _, ok, err := readAgentState(st, id); fresh || !ok || err != nil {
 		errs = append(errs, writeAgentState(ctx, st, id, agentState{Since: noteSince()}))
@@ -407,7 +406,7 @@ type agentNote struct {
 
 // noteAgent keeps n beside what was noted of session id before, and
 // returns the whole: one read, and a write only when something changed.
-func noteAgent(ctx context.Context, st *refstore.Store, id string, n agentNote) (agentState, error) {
+func noteAgent(ctx context.Context, st refstore.Clone, id string, n agentNote) (agentState, error) {
 	state, _, err := readAgentState(st, id)
 	if err != nil {
 		return state, err
@@ -432,7 +431,7 @@ func noteAgent(ctx context.Context, st *refstore.Store, id string, n agentNote) 
 // answer, the brief with the baton it claimed, for the agent to read: a
 // claim whose hook never got that far (killed by the agent's timeout, or
 // the agent gone) may be offered again when the session ends (handOver).
-func AgentDelivered(ctx context.Context, st *refstore.Store, id string) error {
+func AgentDelivered(ctx context.Context, st refstore.Clone, id string) error {
 	state, ok, err := readAgentState(st, id)
 	if err != nil || !ok || state.Delivery != deliveryPending {
 		return err
@@ -443,14 +442,15 @@ func AgentDelivered(ctx context.Context, st *refstore.Store, id string) error {
 
 // agentContext fits the brief and notices to the agent's cap; when cut,
 // the whole text is written where the context says.
-func agentContext(ctx context.Context, st *refstore.Store, id, text string, notices []string, maxChars int) (string, string, error) {
+func agentContext(ctx context.Context, st refstore.Clone, id, text string, notices []string, maxChars int) (string, string, error) {
 	text = withNotes(text, notices)
-	file := filepath.Join(agentDir(st), "brief", id+".md")
+	note := agentDir + "/brief/" + id + ".md"
+	file := st.WorktreeLocal().Path(note)
 	out, cut := brief.Fit(text, maxChars, file)
 	if !cut {
 		return out, "", nil
 	}
-	if err := st.WriteNote(ctx, file, []byte(text)); err != nil {
+	if err := st.WorktreeLocal().Write(ctx, note, []byte(text)); err != nil {
 		// Say so in what the agent reads: the file it would be sent to
 		// does not exist.
 		out, _ = brief.Fit(text, maxChars, "`git handoff show` (the brief file could not be written: "+err.Error()+")")
@@ -497,7 +497,7 @@ type AgentStopResult struct {
 // session is live, has done work (HEAD moved, or the working tree changed,
 // since it started) and left no baton, and it was not asked before or is
 // not already answering a stop hook.
-func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, clock Clock) (AgentStopResult, error) {
+func AgentStop(ctx context.Context, st refstore.Clone, opts AgentStopOptions, clock Clock) (AgentStopResult, error) {
 	h, err := harness.Lookup(opts.Harness)
 	if err != nil {
 		return AgentStopResult{}, err
@@ -574,7 +574,7 @@ func AgentStop(ctx context.Context, st *refstore.Store, opts AgentStopOptions, c
 // didWork compares HEAD with the session's start and, when the start was
 // noted, asks whether any path git status lists now changed after it (by
 // Since, or by the digest of states noted before Since existed).
-func didWork(ctx context.Context, st *refstore.Store, s session.Record, state agentState, noted bool) (bool, error) {
+func didWork(ctx context.Context, st refstore.Clone, s session.Record, state agentState, noted bool) (bool, error) {
 	head, err := st.Head(ctx)
 	if err != nil {
 		return false, err
@@ -602,7 +602,7 @@ var agentStateDirs = []string{".claude/", ".codex/", ".gemini/", ".cursor/", ".o
 
 // leftBaton reports whether a baton of session s waits on its branch (an
 // `end` that found the session ended it too, so a live one rarely has).
-func leftBaton(ctx context.Context, st *refstore.Store, s session.Record) (bool, error) {
+func leftBaton(ctx context.Context, st refstore.Clone, s session.Record) (bool, error) {
 	for _, shared := range []bool{false, true} {
 		ref, err := refstore.HandoffRef(shared, s.Owner, s.Branch)
 		if err != nil {
@@ -621,7 +621,7 @@ func leftBaton(ctx context.Context, st *refstore.Store, s session.Record) (bool,
 
 // redelivery is the stop answer that gives a session the brief its start
 // hook claimed a baton for and never finished giving.
-func redelivery(ctx context.Context, st *refstore.Store, s session.Record, now time.Time) (string, error) {
+func redelivery(ctx context.Context, st refstore.Clone, s session.Record, now time.Time) (string, error) {
 	sb, err := goingOnBrief(ctx, st, s, now, "this stop")
 	if err != nil {
 		return "", err
@@ -671,7 +671,7 @@ const ReasonClear = "clear"
 // goes on with a cleared conversation. A later resume of the conversation
 // goes on in this session (resumedSession); `session restore` revives it
 // from anywhere.
-func AgentEnd(ctx context.Context, st *refstore.Store, opts AgentEndOptions, clock Clock) (string, error) {
+func AgentEnd(ctx context.Context, st refstore.Clone, opts AgentEndOptions, clock Clock) (string, error) {
 	h, err := harness.Lookup(opts.Harness)
 	if err != nil {
 		return "", err

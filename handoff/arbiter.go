@@ -15,11 +15,11 @@ type Arbiter interface {
 	// its claimed blob) at the arbiter. It returns an error wrapping
 	// refstore.ErrConflict when the arbiter holds something else, and nil
 	// when the baton is not known there (a purely local claim).
-	Arbitrate(ctx context.Context, st *refstore.Store, up refstore.Update) error
+	Arbitrate(ctx context.Context, st refstore.Clone, up refstore.Update) error
 	// Held returns the blob id the arbiter holds at ref now ("" for none),
 	// asking it afresh: it settles a claim this clone pushed but never
 	// recorded (see pending.go).
-	Held(ctx context.Context, st *refstore.Store, ref string) (string, error)
+	Held(ctx context.Context, st refstore.Clone, ref string) (string, error)
 }
 
 // ErrNoArbiter is returned by an Arbiter that refuses a claim before
@@ -32,11 +32,11 @@ var ErrNoArbiter = errors.New("no arbiter for claims")
 type Local struct{}
 
 // Arbitrate always lets the local transaction decide.
-func (Local) Arbitrate(context.Context, *refstore.Store, refstore.Update) error { return nil }
+func (Local) Arbitrate(context.Context, refstore.Clone, refstore.Update) error { return nil }
 
 // Held is what this clone holds: with no arbiter to ask, it is the decision.
-func (Local) Held(ctx context.Context, st *refstore.Store, ref string) (string, error) {
-	oid, err := st.ResolveID(ctx, ref)
+func (Local) Held(ctx context.Context, st refstore.Clone, ref string) (string, error) {
+	oid, err := refstore.ResolveID(ctx, st, ref)
 	if errors.Is(err, refstore.ErrNotFound) {
 		return "", nil
 	}
@@ -50,14 +50,14 @@ func (Local) Held(ctx context.Context, st *refstore.Store, ref string) (string, 
 // claimed or superseded elsewhere) and the conflicts its merge settled; it
 // never fails a start.
 type Refresher interface {
-	Refresh(ctx context.Context, st *refstore.Store, owner, branch string) ([]string, []Conflict)
+	Refresh(ctx context.Context, st refstore.Clone, owner, branch string) ([]string, []Conflict)
 }
 
 // A Pinner is an Arbiter that can choose, before a claim, where claims of
 // ref are decided: the Arbiter to push to, or local when no remote knows
 // the baton and the local transaction alone decides.
 type Pinner interface {
-	Pin(ctx context.Context, st *refstore.Store, ref string) (a Arbiter, local bool)
+	Pin(ctx context.Context, st refstore.Clone, ref string) (a Arbiter, local bool)
 }
 
 // pinned is where a claim of ref is decided, asked once before it is made.
@@ -65,7 +65,7 @@ type Pinner interface {
 // before the transaction that records it, so a process killed before then
 // leaves nothing that needs settling. An Arbiter that is no Pinner decides
 // wherever its Arbitrate says, so its claims are always noted.
-func pinned(ctx context.Context, st *refstore.Store, arb Arbiter, ref string) (Arbiter, bool) {
+func pinned(ctx context.Context, st refstore.Clone, arb Arbiter, ref string) (Arbiter, bool) {
 	switch a := arb.(type) {
 	case Local:
 		return a, true

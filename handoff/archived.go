@@ -14,7 +14,7 @@ import (
 // (session.Find), marked Archived, with its recorded status and its line
 // (session.LineGraph follows links into the archive too). What the CLI's
 // `session show` and the status page call.
-func SessionFind(ctx context.Context, st *refstore.Store, id string) (SessionShowResult, error) {
+func SessionFind(ctx context.Context, st refstore.Clone, id string) (SessionShowResult, error) {
 	res, err := SessionShow(ctx, st, id)
 	if !errors.Is(err, refstore.ErrNotFound) {
 		return res, err
@@ -38,7 +38,7 @@ func SessionFind(ctx context.Context, st *refstore.Store, id string) (SessionSho
 // record here (session.EachArchived), newest month first, each marked
 // Archived, with notices for the records that could not be read: what
 // `session ls --archived` adds after the live ones.
-func SessionListArchived(ctx context.Context, st *refstore.Store) ([]session.Stored, []string, error) {
+func SessionListArchived(ctx context.Context, st refstore.Clone) ([]session.Stored, []string, error) {
 	var (
 		out   []session.Stored
 		warns []session.Warning

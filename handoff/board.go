@@ -22,7 +22,7 @@ type SigningState struct {
 }
 
 // Signing reads the repository's signing setup.
-func Signing(ctx context.Context, st *refstore.Store) (SigningState, error) {
+func Signing(ctx context.Context, st refstore.Clone) (SigningState, error) {
 	cfg, err := st.Signing(ctx)
 	if err != nil {
 		return SigningState{}, fmt.Errorf("reading the signing setup: %w", err)
@@ -33,7 +33,7 @@ func Signing(ctx context.Context, st *refstore.Store) (SigningState, error) {
 // Objectives reads the objective of each owner and branch given (as
 // `git handoff objective` shows it), keyed by ObjectiveKey; pairs with
 // none are absent. An unreadable objective is a notice, not a failure.
-func Objectives(ctx context.Context, st *refstore.Store, pairs [][2]string) (map[string]*baton.Objective, []string) {
+func Objectives(ctx context.Context, st refstore.Clone, pairs [][2]string) (map[string]*baton.Objective, []string) {
 	out := map[string]*baton.Objective{}
 	var notices []string
 	for _, p := range pairs {
@@ -69,7 +69,7 @@ type SessionPaneResult struct {
 // a session's agent, live or lingering after its agent exited; a session
 // with no pane here is ErrNoPane. One tmux capture per call: a surface
 // that shows panes bounds how often it asks.
-func SessionPane(ctx context.Context, st *refstore.Store, id string, maxLines int) (SessionPaneResult, error) {
+func SessionPane(ctx context.Context, st refstore.Clone, id string, maxLines int) (SessionPaneResult, error) {
 	cur, err := session.Read(ctx, st, id)
 	if err != nil {
 		return SessionPaneResult{}, err

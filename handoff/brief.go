@@ -41,7 +41,7 @@ type BriefOptions struct {
 // Brief renders the brief for owner on branch as start would, but claims
 // nothing. A bound session that replaced another gets its handoff package
 // at the top; one that owns a pull request gets its facts.
-func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clock) (BriefResult, error) {
+func Brief(ctx context.Context, st refstore.Clone, opts BriefOptions, clock Clock) (BriefResult, error) {
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return BriefResult{}, err
@@ -87,7 +87,7 @@ func Brief(ctx context.Context, st *refstore.Store, opts BriefOptions, clock Clo
 
 // sessionFor is session id's record: rec when it is that session's (as a
 // switch is about to write it), else the stored one.
-func sessionFor(ctx context.Context, st *refstore.Store, id string, rec *session.Record) (session.Stored, error) {
+func sessionFor(ctx context.Context, st refstore.Clone, id string, rec *session.Record) (session.Stored, error) {
 	if rec != nil && rec.ID == id {
 		return session.Stored{Record: *rec}, nil
 	}

@@ -28,7 +28,7 @@ type CancelResult struct {
 // Cancel takes back the owner's unclaimed private baton on the branch,
 // leaving a tombstone. Nothing waiting is not an error: Cancelled is nil,
 // with a notice when the baton had been claimed already.
-func Cancel(ctx context.Context, st *refstore.Store, opts CancelOptions, clock Clock) (CancelResult, error) {
+func Cancel(ctx context.Context, st refstore.Clone, opts CancelOptions, clock Clock) (CancelResult, error) {
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return CancelResult{}, err
@@ -65,7 +65,7 @@ func Cancel(ctx context.Context, st *refstore.Store, opts CancelOptions, clock C
 // with *baton.ClaimedError or *baton.DeletedError when the baton was
 // claimed or deleted first, and *SupersededError (with the conflict, when
 // the join reported one) when another baton replaced it.
-func deleteDecided(ctx context.Context, st *refstore.Store, arb Arbiter, h baton.Stored, reason string, now time.Time) (baton.Stored, *Conflict, error) {
+func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.Stored, reason string, now time.Time) (baton.Stored, *Conflict, error) {
 	defer lockClaims(st)()
 	out, up, err := baton.Tombstone(ctx, st, h, reason, now)
 	if err != nil {
@@ -90,7 +90,7 @@ func deleteDecided(ctx context.Context, st *refstore.Store, arb Arbiter, h baton
 		return out, nil, nil
 	}
 	pass.release(ctx, st)
-	if cur, rerr := st.ResolveID(ctx, up.Ref); rerr == nil && cur == up.New {
+	if cur, rerr := refstore.ResolveID(ctx, st, up.Ref); rerr == nil && cur == up.New {
 		return out, nil, nil // a fetch brought the arbiter's copy of our tombstone first
 	}
 	return baton.Stored{}, nil, baton.LostClaim(ctx, st, h, err)

@@ -45,7 +45,7 @@ const claimAttempts = 3
 // is pushed, so when the local record of it fails (or the process dies in
 // between), the next claim or start here delivers it. A baton this session
 // holds already is delivered again, to the same session, as a success.
-func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clock) (ClaimResult, error) {
+func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Clock) (ClaimResult, error) {
 	id, err := SessionID(st, opts.Session)
 	if err != nil {
 		return ClaimResult{}, err
@@ -178,7 +178,7 @@ func Claim(ctx context.Context, st *refstore.Store, opts ClaimOptions, clock Clo
 // recordClaim records a won claim here: the local baton ref at the won
 // version and, when me has a session record, a copy in it, in one
 // transaction; then the note goes.
-func recordClaim(ctx context.Context, st *refstore.Store, w *wonClaim, me string, now time.Time) (ClaimResult, error) {
+func recordClaim(ctx context.Context, st refstore.Clone, w *wonClaim, me string, now time.Time) (ClaimResult, error) {
 	var ups []refstore.Update
 	up, ok, err := localUpdate(ctx, st, w)
 	if err != nil {

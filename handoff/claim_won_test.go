@@ -19,7 +19,7 @@ type cancelledMeanwhile struct {
 	claimed string // what the remote holds after the push
 }
 
-func (c *cancelledMeanwhile) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.Update) error {
+func (c *cancelledMeanwhile) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.Update) error {
 	c.claimed = up.New
 	h, err := baton.Read(ctx, st, up.Ref)
 	if err != nil {
@@ -31,7 +31,7 @@ func (c *cancelledMeanwhile) Arbitrate(ctx context.Context, st *refstore.Store, 
 	return nil
 }
 
-func (c *cancelledMeanwhile) Held(ctx context.Context, st *refstore.Store, ref string) (string, error) {
+func (c *cancelledMeanwhile) Held(ctx context.Context, st refstore.Clone, ref string) (string, error) {
 	return c.claimed, nil
 }
 
@@ -60,7 +60,7 @@ func TestClaimWonAtArbiterBeatsLocalCancel(t *testing.T) {
 		t.Fatalf("delivered %+v", res.Handoff)
 	}
 	ref, _ := refstore.HandoffRef(false, "dev", "main")
-	if cur, _ := st.ResolveID(ctx, ref); cur != arb.claimed {
+	if cur, _ := refstore.ResolveID(ctx, st, ref); cur != arb.claimed {
 		t.Fatalf("local ref holds %s, want the claimed blob %s the arbiter holds", cur, arb.claimed)
 	}
 }

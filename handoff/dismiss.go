@@ -24,7 +24,7 @@ type DismissOptions struct {
 // Dismiss deletes an unclaimed baton by its id, whoever's it is, leaving a
 // tombstone, decided where its claims are (deleteDecided). Unreadable
 // records met on the way are notices, also when the baton is not found.
-func Dismiss(ctx context.Context, st *refstore.Store, opts DismissOptions, clock Clock) (DismissResult, error) {
+func Dismiss(ctx context.Context, st refstore.Clone, opts DismissOptions, clock Clock) (DismissResult, error) {
 	h, warns, err := baton.FindLive(ctx, st, opts.ID)
 	res := DismissResult{Notices: warningLines(warns)}
 	if err != nil {

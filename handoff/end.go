@@ -49,7 +49,7 @@ type EndResult struct {
 // End leaves a baton for the next session, marks the session ended and
 // clears the objective, in one ref transaction. With NoBaton it does the
 // same but writes no baton.
-func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) (EndResult, error) {
+func End(ctx context.Context, st refstore.Clone, opts EndOptions, clock Clock) (EndResult, error) {
 	if opts.NoBaton && len(opts.Next)+len(opts.Failed)+len(opts.Questions) > 0 {
 		return EndResult{}, errors.New("ending without a baton, yet given a baton's notes")
 	}
@@ -188,7 +188,7 @@ func End(ctx context.Context, st *refstore.Store, opts EndOptions, clock Clock) 
 // how is what), stored as s: this worktree's, else that of the session's
 // own worktree. It returns the worktree unbound ("" when none was bound to
 // it) and, when the binding could not be removed, the notice that says so.
-func unbindEnded(ctx context.Context, st *refstore.Store, msg string, s session.Stored, how string) (string, []string) {
+func unbindEnded(ctx context.Context, st refstore.Clone, msg string, s session.Stored, how string) (string, []string) {
 	ok, err := st.UnbindFrom(ctx, msg, s.OID)
 	dir := st.Dir()
 	if !ok && err == nil {
@@ -222,14 +222,14 @@ type EndSessionResult struct {
 // unbound, and what it did is handed on (handOver). A session that is not active is left as it is; a switch in
 // flight refuses with *session.SwitchingError, since the switch stops the
 // old agent on purpose and the session goes on with the new one.
-func EndSession(ctx context.Context, st *refstore.Store, id, reason string, clock Clock) (EndSessionResult, error) {
+func EndSession(ctx context.Context, st refstore.Clone, id, reason string, clock Clock) (EndSessionResult, error) {
 	return endSession(ctx, st, id, reason, clock, false)
 }
 
 // endSession is EndSession; later leaves the handover noted as due, for
 // FinishHandovers in another process to run (an agent's end hook, which
 // the agent gives a second or two).
-func endSession(ctx context.Context, st *refstore.Store, id, reason string, clock Clock, later bool) (EndSessionResult, error) {
+func endSession(ctx context.Context, st refstore.Clone, id, reason string, clock Clock, later bool) (EndSessionResult, error) {
 	due, noteErr := noteHandover(ctx, st, id, reason)
 	s, ended, err := session.End(ctx, st, id, reason, clock())
 	res := EndSessionResult{Session: s, Ended: ended}

@@ -30,7 +30,7 @@ const (
 
 // gather reads the eligible baton, the objective and the commits a brief
 // shows. Unreadable records become notices, never failures.
-func gather(ctx context.Context, st *refstore.Store, who Who, now time.Time) (gathered, error) {
+func gather(ctx context.Context, st refstore.Clone, who Who, now time.Time) (gathered, error) {
 	g := gathered{input: brief.Input{Owner: who.Owner, Branch: who.Branch, Now: now}}
 	h, warns, refused, err := eligible(ctx, st, who)
 	if err != nil {
@@ -62,7 +62,7 @@ func gather(ctx context.Context, st *refstore.Store, who Who, now time.Time) (ga
 }
 
 // since lists the commits made after a baton written at base.
-func since(ctx context.Context, st *refstore.Store, base, head string) ([]refstore.Commit, int, string) {
+func since(ctx context.Context, st refstore.Clone, base, head string) ([]refstore.Commit, int, string) {
 	switch {
 	case base == "":
 		return nil, 0, "The baton was written before this branch had a commit."
@@ -87,7 +87,7 @@ func since(ctx context.Context, st *refstore.Store, base, head string) ([]refsto
 // is checked again on the baton's ref while it still holds that claim, and
 // they are fenced as any baton would be. It returns the waiting baton when
 // that is another one, for the caller to point at.
-func withClaimed(ctx context.Context, st *refstore.Store, s session.Record, g *gathered, who Who) (waiting *baton.Stored) {
+func withClaimed(ctx context.Context, st refstore.Clone, s session.Record, g *gathered, who Who) (waiting *baton.Stored) {
 	waiting = g.handoff
 	g.handoff, g.input.Baton, g.input.Signature, g.input.Fenced = nil, nil, nil, false
 	g.input.Since, g.input.SinceTotal, g.input.SinceNote = nil, 0, ""

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/git-handoff/git-handoff/baton"
@@ -53,7 +51,7 @@ type Handover struct {
 
 // handOver runs for session s, just ended (why: session.EndAgentExit or
 // EndStartedHere). Failures are notices: the session has ended already.
-func handOver(ctx context.Context, st *refstore.Store, s session.Stored, why string, clock Clock) Handover {
+func handOver(ctx context.Context, st refstore.Clone, s session.Stored, why string, clock Clock) Handover {
 	var out Handover
 	wt, done, err := sessionWorktree(ctx, st, &s.Record)
 	if err != nil || wt == nil {
@@ -99,56 +97,62 @@ func handOver(ctx context.Context, st *refstore.Store, s session.Stored, why str
 // to finish (FinishHandovers). Run twice, handOver does nothing the second
 // time: the automatic handoff it wrote names the session, and a claim it
 // offered again is no longer the session's.
-type dueHandover string
+type dueHandover struct {
+	l    refstore.Local
+	note string
+}
 
-func noteHandover(ctx context.Context, st *refstore.Store, id, why string) (dueHandover, error) {
-	note := handoverPath(st, id)
-	if err := st.WriteNote(ctx, note, []byte(why+"\n")); err != nil {
-		return "", fmt.Errorf("noting that session %s is to be handed on: %w", id, err)
+func noteHandover(ctx context.Context, st refstore.Clone, id, why string) (dueHandover, error) {
+	l := st.WorktreeLocal()
+	note := handoverNote(id)
+	if err := l.Write(ctx, note, []byte(why+"\n")); err != nil {
+		return dueHandover{}, fmt.Errorf("noting that session %s is to be handed on: %w", id, err)
 	}
-	return dueHandover(note), nil
+	return dueHandover{l, note}, nil
 }
 
 func (d dueHandover) drop() {
-	if d != "" {
-		os.Remove(string(d))
+	if d.l != nil {
+		d.l.Remove(d.note)
 	}
 }
 
-// handoverPath is where a due handover of session id is noted.
-func handoverPath(st *refstore.Store, id string) string {
-	return filepath.Join(agentDir(st), "handover", url.PathEscape(id))
-}
+// handoversDir holds the due handovers of this worktree, one note each.
+const handoversDir = agentDir + "/handover"
+
+// handoverNote is where a due handover of session id is noted.
+func handoverNote(id string) string { return handoversDir + "/" + url.PathEscape(id) }
 
 // FinishHandovers runs the handovers noted as due in this worktree: those
 // an agent's end hook left for it (AgentEndOptions.Later) and those a
 // process stopped half-way did not finish. A directory read when there
 // are none; every start runs it before it claims.
-func FinishHandovers(ctx context.Context, st *refstore.Store, clock Clock) []string {
-	dir := filepath.Join(agentDir(st), "handover")
-	entries, err := os.ReadDir(dir)
+func FinishHandovers(ctx context.Context, st refstore.Clone, clock Clock) []string {
+	l := st.WorktreeLocal()
+	names, err := l.List(handoversDir)
 	if err != nil {
 		return nil
 	}
 	var notices []string
-	for _, e := range entries {
-		id, err := url.PathUnescape(e.Name())
-		if err != nil || strings.HasSuffix(id, ".tmp") {
+	for _, name := range names {
+		id, err := url.PathUnescape(name)
+		if err != nil {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		note := handoversDir + "/" + name
+		data, err := l.Read(note)
 		if err != nil {
 			continue
 		}
 		s, err := session.Read(ctx, st, id)
 		if err != nil || s.Live() {
-			os.Remove(filepath.Join(dir, e.Name())) // gone, or revived: nothing is due
+			l.Remove(note) // gone, or revived: nothing is due
 			continue
 		}
 		h := handOver(ctx, st, s, strings.TrimSpace(string(data)), clock)
 		notices = append(notices, h.Notices...)
 		if ctx.Err() == nil {
-			os.Remove(filepath.Join(dir, e.Name()))
+			l.Remove(note)
 		}
 	}
 	return notices
@@ -189,7 +193,7 @@ func claimedTask(s session.Record) (*baton.Baton, error) {
 
 // reoffer makes the baton s claimed wait again, when its ref still holds
 // that claim; anything else there (a newer baton, another claim) is left.
-func reoffer(ctx context.Context, st *refstore.Store, s session.Record, task *baton.Baton, clock Clock) (*baton.Stored, []string) {
+func reoffer(ctx context.Context, st refstore.Clone, s session.Record, task *baton.Baton, clock Clock) (*baton.Stored, []string) {
 	ref, err := refstore.HandoffRef(task.Shared, task.Owner, task.Branch)
 	if err != nil {
 		return nil, []string{err.Error()}
@@ -210,7 +214,7 @@ func reoffer(ctx context.Context, st *refstore.Store, s session.Record, task *ba
 
 // autoHandoff writes the automatic handoff of session s (wt: its
 // worktree), unless a baton waits on its owner's branch already.
-func autoHandoff(ctx context.Context, st, wt *refstore.Store, s session.Record, task *baton.Baton, why, transcriptPath string, clock Clock) (*baton.Stored, []string) {
+func autoHandoff(ctx context.Context, st, wt refstore.Clone, s session.Record, task *baton.Baton, why, transcriptPath string, clock Clock) (*baton.Stored, []string) {
 	var notices []string
 	ref, err := refstore.HandoffRef(false, s.Owner, s.Branch)
 	if err != nil {
@@ -289,7 +293,7 @@ func transcriptQuote(harnessName, path string) (string, string) {
 
 // noteOf reads what the agent hooks noted of session s in its worktree
 // (the zero state when nothing, or when its worktree is not here).
-func noteOf(ctx context.Context, st *refstore.Store, s *session.Record) agentState {
+func noteOf(ctx context.Context, st refstore.Clone, s *session.Record) agentState {
 	wt, done, err := sessionWorktree(ctx, st, s)
 	if err != nil || wt == nil {
 		return agentState{}
@@ -330,7 +334,7 @@ func scrubAuto(d *baton.Draft) []redact.Hit {
 // claimed, claimed) is put back as the version that follows it, so the
 // ref says again what it said before the session ended; with none, the
 // automatic handoff is cancelled.
-func withdrawAuto(ctx context.Context, st *refstore.Store, s session.Record, clock Clock) string {
+func withdrawAuto(ctx context.Context, st refstore.Clone, s session.Record, clock Clock) string {
 	ref, err := refstore.HandoffRef(false, s.Owner, s.Branch)
 	if err != nil {
 		return ""
@@ -363,7 +367,7 @@ func withdrawAuto(ctx context.Context, st *refstore.Store, s session.Record, clo
 
 // HandoverDue reports whether a handover is noted as due in st's worktree
 // (FinishHandovers has something to do).
-func HandoverDue(st *refstore.Store) bool {
-	entries, err := os.ReadDir(filepath.Join(agentDir(st), "handover"))
+func HandoverDue(st refstore.Clone) bool {
+	entries, err := st.WorktreeLocal().List(handoversDir)
 	return err == nil && len(entries) > 0
 }

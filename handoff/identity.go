@@ -24,7 +24,7 @@ type Who struct {
 // Resolve decides owner and branch: the flags, else git config
 // handoff.owner, user.email, user.name, the OS user, else "local"; the
 // current branch, else "unknown" (detached HEAD, unborn, bare).
-func Resolve(ctx context.Context, st *refstore.Store, owner, branch string) (Who, error) {
+func Resolve(ctx context.Context, st refstore.Clone, owner, branch string) (Who, error) {
 	h, err := st.Head(ctx)
 	if err != nil {
 		return Who{}, err
@@ -38,7 +38,9 @@ func Resolve(ctx context.Context, st *refstore.Store, owner, branch string) (Who
 		if err != nil {
 			return Who{}, err
 		}
-		st.PreloadSigning(cfg)
+		if p, ok := st.(interface{ PreloadSigning(map[string]string) }); ok {
+			p.PreloadSigning(cfg) // the git adapter's: saves it a git process
+		}
 		for _, k := range []string{"handoff.owner", "user.email", "user.name"} {
 			if v := strings.TrimSpace(cfg[k]); v != "" {
 				w.Owner = v
@@ -66,7 +68,7 @@ func Resolve(ctx context.Context, st *refstore.Store, owner, branch string) (Who
 
 // SessionID picks the session a command acts for: the flag, else
 // GIT_HANDOFF_SESSION, else this worktree's binding. "" means none.
-func SessionID(st *refstore.Store, flag string) (string, error) {
+func SessionID(st refstore.Clone, flag string) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}

@@ -28,7 +28,7 @@ type ObjectiveResult struct {
 
 // Objective shows, sets or clears the objective for owner on branch. A set
 // names the current session (GIT_HANDOFF_SESSION, else this worktree's).
-func Objective(ctx context.Context, st *refstore.Store, opts ObjectiveOptions, clock Clock) (ObjectiveResult, error) {
+func Objective(ctx context.Context, st refstore.Clone, opts ObjectiveOptions, clock Clock) (ObjectiveResult, error) {
 	if opts.Text != "" && opts.Clear {
 		return ObjectiveResult{}, fmt.Errorf("give a text or clear, not both")
 	}

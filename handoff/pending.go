@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
+
 	"sync"
-	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -59,9 +58,8 @@ func (p *pendingClaim) marshal() []byte {
 	return data
 }
 
-func pendingDir(st *refstore.Store) string {
-	return filepath.Join(st.CommonDir(), "handoff", "pending")
-}
+// pendingDir holds the pending claims of this clone, one note each.
+const pendingDir = "pending"
 
 // '~' never appears in an encoded component, so it separates the parts.
 func pendingName(batonID, session string) (string, error) {
@@ -78,15 +76,15 @@ func pendingName(batonID, session string) (string, error) {
 
 // notePending records p before its claim is pushed. The note is written
 // whole and renamed into place, so a reader never sees half of one.
-func notePending(ctx context.Context, st *refstore.Store, p *pendingClaim) error {
+func notePending(ctx context.Context, st refstore.Clone, p *pendingClaim) error {
 	name, err := pendingName(p.Baton, p.Session)
 	if err != nil {
 		return err
 	}
 	p.Schema, p.Host, p.PID = pendingSchema, hostname(), os.Getpid()
 	data := p.marshal()
-	p.path = filepath.Join(pendingDir(st), name)
-	if err := st.WriteNote(ctx, p.path, data); err != nil {
+	p.path = pendingDir + "/" + name
+	if err := st.Local().Write(ctx, p.path, data); err != nil {
 		return fmt.Errorf("noting the claim of baton %s: %w", p.Baton, err)
 	}
 	return nil
@@ -105,9 +103,9 @@ func refusedOutright(err error) bool {
 	return errors.As(err, &pe) && len(pe.Rejected) > 0
 }
 
-func dropPending(ctx context.Context, st *refstore.Store, p *pendingClaim) {
+func dropPending(ctx context.Context, st refstore.Clone, p *pendingClaim) {
 	if p.path != "" {
-		os.Remove(p.path)
+		st.Local().Remove(p.path)
 	}
 	if p.Held != "" {
 		releaseGroup(ctx, st, p.Held)
@@ -117,28 +115,21 @@ func dropPending(ctx context.Context, st *refstore.Store, p *pendingClaim) {
 
 // pendingClaims lists the notes in this clone. A note that cannot be read
 // is left alone: it is evidence, and a later version may read it.
-func pendingClaims(st *refstore.Store) []*pendingClaim {
-	ents, err := os.ReadDir(pendingDir(st))
+func pendingClaims(st refstore.Writer) []*pendingClaim {
+	l := st.Local()
+	// Half a note from a process killed while writing it is never
+	// listed: its claim was never pushed (the push waits for the note).
+	names, err := l.List(pendingDir)
 	if err != nil {
 		return nil
 	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	var out []*pendingClaim
-	for _, e := range ents {
-		name := e.Name()
-		if strings.HasSuffix(name, ".tmp") {
-			// Half a note from a process killed while writing it: its
-			// claim was never pushed (the push waits for the note).
-			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
-				os.Remove(filepath.Join(pendingDir(st), name))
-			}
-			continue
-		}
+	for _, name := range names {
 		parts := strings.Split(name, "~")
 		if len(parts) < 2 || len(parts) > 3 {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(pendingDir(st), name))
+		data, err := l.Read(pendingDir + "/" + name)
 		if err != nil {
 			continue
 		}
@@ -146,7 +137,7 @@ func pendingClaims(st *refstore.Store) []*pendingClaim {
 		if json.Unmarshal(data, &p) != nil || p.Schema != pendingSchema || p.Baton == "" || p.Session == "" {
 			continue
 		}
-		p.path = filepath.Join(pendingDir(st), name)
+		p.path = pendingDir + "/" + name
 		if len(parts) == 3 {
 			if p.taker, err = refstore.DecodeComponent(parts[2]); err != nil {
 				continue
@@ -171,7 +162,7 @@ func (p *pendingClaim) alive() bool {
 
 // take makes me the one delivering p, by renaming it: of two processes
 // taking one note, exactly one rename succeeds.
-func (p *pendingClaim) take(ctx context.Context, st *refstore.Store, me string) bool {
+func (p *pendingClaim) take(ctx context.Context, st refstore.Clone, me string) bool {
 	name, err := pendingName(p.Baton, p.Session)
 	if err != nil {
 		return false
@@ -182,17 +173,17 @@ func (p *pendingClaim) take(ctx context.Context, st *refstore.Store, me string) 
 	}
 	p.PID, p.Host = os.Getpid(), hostname()
 	data := p.marshal()
-	to := filepath.Join(pendingDir(st), name+"~"+t)
+	to := pendingDir + "/" + name + "~" + t
 	if to == p.path {
 		return true
 	}
-	if err := os.Rename(p.path, to); err != nil {
+	if err := st.Local().Rename(p.path, to); err != nil {
 		return false
 	}
 	p.path, p.taker = to, me
 	// Our pid in the note, so no third process takes it from us while we
 	// deliver; losing this write only risks that.
-	_ = st.WriteNote(ctx, to, data)
+	_ = st.Local().Write(ctx, to, data)
 	return true
 }
 
@@ -220,7 +211,7 @@ func (w *wonClaim) crashed(me string) string {
 // session has received, ready for me to record. Notes of claims already
 // recorded, lost, or never pushed are dropped. An arbiter that cannot be
 // asked leaves the note in place and returns the error.
-func settle(ctx context.Context, st *refstore.Store, arb Arbiter, who Who, me string) (*wonClaim, error) {
+func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me string) (*wonClaim, error) {
 	notes := pendingClaims(st)
 	if len(notes) == 0 {
 		return nil, nil
@@ -298,7 +289,7 @@ const maxPrevWalk = 64
 // namesAsPrev reports whether the version tip, or one it descends from
 // through the prev links of the blobs this clone has, names want as the
 // version it replaced. A blob missing here ends the walk unproven.
-func namesAsPrev(ctx context.Context, st *refstore.Store, tip, want string) bool {
+func namesAsPrev(ctx context.Context, st refstore.Clone, tip, want string) bool {
 	found, n := false, 0
 	st.History(ctx, tip, func(e refstore.Entry) bool {
 		n++
@@ -310,7 +301,7 @@ func namesAsPrev(ctx context.Context, st *refstore.Store, tip, want string) bool
 
 // finish pushes the noted claim to the arbiter again and reports whether
 // the arbiter now holds it.
-func finish(ctx context.Context, st *refstore.Store, arb Arbiter, n *pendingClaim) (baton.Stored, bool, error) {
+func finish(ctx context.Context, st refstore.Clone, arb Arbiter, n *pendingClaim) (baton.Stored, bool, error) {
 	err := arb.Arbitrate(ctx, st, refstore.Update{Ref: n.Ref, New: n.Claimed, Old: n.Old})
 	if err != nil && !errors.Is(err, refstore.ErrConflict) {
 		return baton.Stored{}, false, fmt.Errorf("finishing the claim of baton %s that session %s made here: %w", n.Baton, n.Session, err)
@@ -329,7 +320,7 @@ func finish(ctx context.Context, st *refstore.Store, arb Arbiter, n *pendingClai
 
 // received reports whether the session that claimed n, or the one
 // delivering it, has the baton in its record: then it was delivered.
-func received(ctx context.Context, st *refstore.Store, n *pendingClaim) bool {
+func received(ctx context.Context, st refstore.Clone, n *pendingClaim) bool {
 	for _, id := range []string{n.Session, n.taker} {
 		if id == "" {
 			continue
@@ -350,7 +341,7 @@ func received(ctx context.Context, st *refstore.Store, n *pendingClaim) bool {
 
 // readClaim reads the blob oid as the baton at ref, trusting it only at its
 // own place.
-func readClaim(ctx context.Context, st *refstore.Store, ref, oid string) (baton.Stored, bool) {
+func readClaim(ctx context.Context, st refstore.Clone, ref, oid string) (baton.Stored, bool) {
 	if oid == "" {
 		return baton.Stored{}, false
 	}
@@ -374,9 +365,9 @@ func readClaim(ctx context.Context, st *refstore.Store, ref, oid string) (baton.
 // has moved on to another baton (left alone: the won one is delivered all
 // the same). The same baton claimed by someone else or cancelled here is a
 // conflict: with no remote to arbitrate, that is a lost claim.
-func localUpdate(ctx context.Context, st *refstore.Store, w *wonClaim) (refstore.Update, bool, error) {
+func localUpdate(ctx context.Context, st refstore.Clone, w *wonClaim) (refstore.Update, bool, error) {
 	ref := w.baton.Ref
-	cur, err := st.ResolveID(ctx, ref)
+	cur, err := refstore.ResolveID(ctx, st, ref)
 	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 		return refstore.Update{}, false, err
 	}
@@ -416,8 +407,8 @@ func localUpdate(ctx context.Context, st *refstore.Store, w *wonClaim) (refstore
 // safe to settle.
 var claimsInProcess sync.Map
 
-func lockClaims(st *refstore.Store) (unlock func()) {
-	mu, _ := claimsInProcess.LoadOrStore(st.CommonDir(), &sync.Mutex{})
+func lockClaims(st refstore.Clone) (unlock func()) {
+	mu, _ := claimsInProcess.LoadOrStore(st.Local().Path(""), &sync.Mutex{})
 	m := mu.(*sync.Mutex)
 	m.Lock()
 	return m.Unlock

@@ -20,11 +20,11 @@ type pinnedArbiter struct {
 	pushed int
 }
 
-func (p *pinnedArbiter) Pin(ctx context.Context, st *refstore.Store, ref string) (handoff.Arbiter, bool) {
+func (p *pinnedArbiter) Pin(ctx context.Context, st refstore.Clone, ref string) (handoff.Arbiter, bool) {
 	return p, p.local
 }
 
-func (p *pinnedArbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.Update) error {
+func (p *pinnedArbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.Update) error {
 	if p.local {
 		p.t.Fatalf("a claim pinned local went to the arbiter: %s", up.Ref)
 	}
@@ -36,7 +36,7 @@ func (p *pinnedArbiter) Arbitrate(ctx context.Context, st *refstore.Store, up re
 	return nil
 }
 
-func (p *pinnedArbiter) Held(ctx context.Context, st *refstore.Store, ref string) (string, error) {
+func (p *pinnedArbiter) Held(ctx context.Context, st refstore.Clone, ref string) (string, error) {
 	return handoff.Local{}.Held(ctx, st, ref)
 }
 

@@ -38,7 +38,7 @@ type PRHost interface {
 type Connect func(context.Context) (PRHost, error)
 
 // markMerged records a merge seen on GitHub and says what it changed.
-func markMerged(ctx context.Context, st *refstore.Store, repo string, number int, now time.Time) []string {
+func markMerged(ctx context.Context, st refstore.Clone, repo string, number int, now time.Time) []string {
 	res, err := prown.MarkMerged(ctx, st, repo, number, now)
 	notices := res.Notices
 	switch {
@@ -98,7 +98,7 @@ func prFactsMarkdown(ctx context.Context, connect Connect, p *session.PRPointer)
 
 // sessionPR is the pull request the session's record points at; nil when
 // id is "" or the session owns none.
-func sessionPR(ctx context.Context, st *refstore.Store, id string) (*session.PRPointer, error) {
+func sessionPR(ctx context.Context, st refstore.Clone, id string) (*session.PRPointer, error) {
 	if id == "" {
 		return nil, nil
 	}

@@ -61,7 +61,7 @@ const (
 //
 // Without a token it refuses before anything changes (*prdata.AuthError with
 // NoToken) unless it writes nothing to GitHub.
-func PRClaim(ctx context.Context, st *refstore.Store, gh PRHost, opts PRClaimOptions, clock Clock) (PRClaimResult, error) {
+func PRClaim(ctx context.Context, st refstore.Clone, gh PRHost, opts PRClaimOptions, clock Clock) (PRClaimResult, error) {
 	res := PRClaimResult{Number: opts.Number, GitHub: PRGitHub{Comment: CommentSkipped}}
 	session, err := SessionID(st, opts.Session)
 	if err != nil {

@@ -15,7 +15,7 @@ type PRListResult struct {
 
 // PRList reads every ownership record, from git alone (no GitHub request),
 // for surfaces that show them all at once (the status page).
-func PRList(ctx context.Context, st *refstore.Store) (PRListResult, error) {
+func PRList(ctx context.Context, st refstore.Clone) (PRListResult, error) {
 	list, warns, err := prown.List(ctx, st)
 	if err != nil {
 		return PRListResult{}, err

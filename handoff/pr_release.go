@@ -28,7 +28,7 @@ type PRReleaseResult struct {
 // PRRelease leaves the pull request without an owner (prown.Release), then
 // edits its ownership comment, if it has one of ours, to say so; it never
 // posts one. A GitHub failure is in GitHub.Errors: the release stands.
-func PRRelease(ctx context.Context, st *refstore.Store, opts PRReleaseOptions, clock Clock) (PRReleaseResult, error) {
+func PRRelease(ctx context.Context, st refstore.Clone, opts PRReleaseOptions, clock Clock) (PRReleaseResult, error) {
 	rel, err := prown.Release(ctx, st, opts.Repo, opts.Number, clock())
 	if err != nil {
 		return PRReleaseResult{}, fmt.Errorf("releasing #%d: %w", opts.Number, err)

@@ -40,7 +40,7 @@ func (e *NoPRError) Error() string {
 // PRShow reads the ownership record of a pull request, from git alone. On
 // error the record still names the pull request looked for, if it got that
 // far.
-func PRShow(ctx context.Context, st *refstore.Store, opts PRShowOptions) (prown.Stored, error) {
+func PRShow(ctx context.Context, st refstore.Clone, opts PRShowOptions) (prown.Stored, error) {
 	n, repo := opts.Number, opts.Repo
 	if n == 0 {
 		id, err := SessionID(st, opts.Session)
@@ -72,7 +72,7 @@ func PRShow(ctx context.Context, st *refstore.Store, opts PRShowOptions) (prown.
 // prByNumber finds the one ownership record here with number n, whatever
 // its repository: what pr show can answer when the remote does not name
 // the GitHub repository.
-func prByNumber(ctx context.Context, st *refstore.Store, n int) (prown.Stored, error) {
+func prByNumber(ctx context.Context, st refstore.Clone, n int) (prown.Stored, error) {
 	all, _, err := prown.List(ctx, st)
 	if err != nil {
 		return prown.Stored{Record: prown.Record{Number: n}}, fmt.Errorf("showing #%d: %w", n, err)

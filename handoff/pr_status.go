@@ -29,7 +29,7 @@ type PRStatusResult struct {
 
 // PRStatus reads a pull request's state, checks, reviews and unresolved
 // threads. A merged pull request marks its owning session merged.
-func PRStatus(ctx context.Context, st *refstore.Store, gh PRHost, opts PRStatusOptions, clock Clock) (PRStatusResult, error) {
+func PRStatus(ctx context.Context, st refstore.Clone, gh PRHost, opts PRStatusOptions, clock Clock) (PRStatusResult, error) {
 	res := PRStatusResult{Repo: gh.Repo().FullName(), Number: opts.Number}
 	if res.Number == 0 {
 		id, err := SessionID(st, opts.Session)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -21,7 +20,7 @@ import (
 // SessionBriefer renders a session's brief as `git handoff brief --session
 // ID` would (no pull request facts), and writes a first message to a file
 // in the common git dir for agents that read only files.
-func SessionBriefer(ctx context.Context, st *refstore.Store, clock Clock) session.Briefer {
+func SessionBriefer(ctx context.Context, st refstore.Clone, clock Clock) session.Briefer {
 	return session.Briefer{
 		Brief: func(s session.Record) (string, error) {
 			res, err := Brief(ctx, st, BriefOptions{Session: s.ID, Owner: s.Owner, Branch: s.Branch, Claimed: true, Record: &s}, clock)
@@ -35,12 +34,8 @@ func SessionBriefer(ctx context.Context, st *refstore.Store, clock Clock) sessio
 			if err != nil {
 				return "", err
 			}
-			dir := filepath.Join(st.CommonDir(), "handoff", "briefs")
-			if err := os.MkdirAll(dir, 0o777); err != nil {
-				return "", err
-			}
-			path := filepath.Join(dir, name+".md")
-			return path, os.WriteFile(path, []byte(text), 0o666)
+			note := "briefs/" + name + ".md"
+			return st.Local().Path(note), st.Local().Write(ctx, note, []byte(text))
 		},
 		Hooks: func(dir, harnessName string) ([]harness.Hook, bool, string) {
 			if dir == "" {
@@ -88,7 +83,7 @@ type SessionRelaunchOptions struct {
 // the old agent stopped and the new one started in the same pane, all
 // under the switch guard. A refused switch leaves the running agent alone.
 // One whose agent is gone is relaunched in tmux with the new agent.
-func SessionSwitch(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
+func SessionSwitch(ctx context.Context, st refstore.Clone, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
 	ro := session.RelaunchOptions{
 		ID: opts.ID, Harness: opts.Harness, Model: opts.Model, Prompt: opts.Prompt,
 		By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
@@ -127,7 +122,7 @@ func (e *NotActiveError) Unwrap() error { return refstore.ErrConflict }
 
 // SessionRestore revives a session under its own id (session.Restore).
 // A session that ran under tmux and whose agent is gone is relaunched there.
-func SessionRestore(ctx context.Context, st *refstore.Store, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
+func SessionRestore(ctx context.Context, st refstore.Clone, opts SessionRelaunchOptions, clock Clock) (session.RelaunchResult, error) {
 	ro := session.RelaunchOptions{
 		ID: opts.ID, Prompt: opts.Prompt, By: opts.By, Briefer: SessionBriefer(ctx, st, clock),
 	}
@@ -174,7 +169,7 @@ func (e *WorktreeGoneError) Error() string { return fmt.Sprintf("its worktree %s
 
 // SessionLaunch plans the launch of a session's agent; with Exec it checks
 // that the plan can run and records the launch.
-func SessionLaunch(ctx context.Context, st *refstore.Store, opts SessionLaunchOptions, clock Clock) (SessionLaunchResult, error) {
+func SessionLaunch(ctx context.Context, st refstore.Clone, opts SessionLaunchOptions, clock Clock) (SessionLaunchResult, error) {
 	cur, err := session.Read(ctx, st, opts.ID)
 	if err == nil {
 		err = session.Launchable(cur.Record)
@@ -209,7 +204,7 @@ func SessionLaunch(ctx context.Context, st *refstore.Store, opts SessionLaunchOp
 }
 
 // SessionNative records a coding agent's own session id for a session.
-func SessionNative(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, clock Clock) (session.Stored, error) {
+func SessionNative(ctx context.Context, st refstore.Clone, id, harnessName, nativeID string, clock Clock) (session.Stored, error) {
 	return session.RecordNative(ctx, st, id, harnessName, nativeID, clock())
 }
 
@@ -228,7 +223,7 @@ type SessionTerminateResult struct {
 // session destroyed. A switch in flight refuses (*session.SwitchingError)
 // before anything is stopped, as a replaced or merged session does. The
 // worktree bound to the session is unbound.
-func SessionTerminate(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (SessionTerminateResult, error) {
+func SessionTerminate(ctx context.Context, st refstore.Clone, id, summary string, clock Clock) (SessionTerminateResult, error) {
 	cur, err := session.Read(ctx, st, id)
 	if err != nil {
 		return SessionTerminateResult{}, err
@@ -277,7 +272,7 @@ type SessionSummaryResult struct {
 
 // SessionSummary records the latest summary of a session's work,
 // redacted.
-func SessionSummary(ctx context.Context, st *refstore.Store, id, summary string, clock Clock) (SessionSummaryResult, error) {
+func SessionSummary(ctx context.Context, st refstore.Clone, id, summary string, clock Clock) (SessionSummaryResult, error) {
 	summary, hits := scrubText(summary)
 	s, err := session.SetSummary(ctx, st, id, summary, clock())
 	res := SessionSummaryResult{Session: s, Redacted: hits}
@@ -299,7 +294,7 @@ type SessionShowResult struct {
 }
 
 // SessionShow reads one session record.
-func SessionShow(ctx context.Context, st *refstore.Store, id string) (SessionShowResult, error) {
+func SessionShow(ctx context.Context, st refstore.Clone, id string) (SessionShowResult, error) {
 	cur, err := session.Read(ctx, st, id)
 	if err != nil {
 		return SessionShowResult{}, err
@@ -328,7 +323,7 @@ type Where struct{ Worktree, Host bool }
 
 // Here tells where s runs against where st works, for a listing to mark
 // the sessions of other worktrees and hosts.
-func Here(st *refstore.Store, s *session.Record) Where {
+func Here(st refstore.Clone, s *session.Record) Where {
 	w := Where{Worktree: true, Host: s.Host == "" || s.Host == thisHost()}
 	if s.Worktree != "" {
 		w.Worktree = !st.Bare() && (s.Worktree == st.Dir() || sameDir(s.Worktree, st.Dir()))
@@ -355,7 +350,7 @@ type SessionListResult struct {
 }
 
 // SessionList lists the sessions, active ones unless All.
-func SessionList(ctx context.Context, st *refstore.Store, opts SessionListOptions) (SessionListResult, error) {
+func SessionList(ctx context.Context, st refstore.Clone, opts SessionListOptions) (SessionListResult, error) {
 	items, notices, err := SessionListEach(ctx, st, opts, func(s *session.Record) session.Record { return s.Clone() })
 	if err != nil {
 		return SessionListResult{}, err
@@ -391,7 +386,7 @@ type SessionItem[T any] struct {
 // to it). Sessions whose agent runs in a runtime git-handoff
 // started are kept whole until tmux has been asked about them (their
 // status may change). In ref order, as SessionList.
-func SessionListEach[T any](ctx context.Context, st *refstore.Store, opts SessionListOptions, conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
+func SessionListEach[T any](ctx context.Context, st refstore.Clone, opts SessionListOptions, conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
 	type kept struct {
 		id   string // the node's copy
 		v    T
@@ -517,7 +512,7 @@ type SessionLineageResult struct {
 }
 
 // SessionLineage draws the predecessors and successors of a session.
-func SessionLineage(ctx context.Context, st *refstore.Store, id, format string) (SessionLineageResult, error) {
+func SessionLineage(ctx context.Context, st refstore.Clone, id, format string) (SessionLineageResult, error) {
 	g, err := session.LineGraph(ctx, st, id)
 	if err != nil {
 		return SessionLineageResult{}, err
@@ -535,7 +530,7 @@ func SessionLineage(ctx context.Context, st *refstore.Store, id, format string) 
 // retiredLink reports a link whose missing end is a session retention moved
 // to the archive: a live session's predecessor that ended long ago is
 // archived, not lost.
-func retiredLink(ctx context.Context, st *refstore.Store, p *lineage.LinkError) bool {
+func retiredLink(ctx context.Context, st refstore.Clone, p *lineage.LinkError) bool {
 	if !errors.Is(p, lineage.ErrDangling) || len(p.IDs) < 2 {
 		return false
 	}
@@ -547,7 +542,7 @@ func retiredLink(ctx context.Context, st *refstore.Store, p *lineage.LinkError) 
 // a switch or restore binds another in its worktree is ended as every
 // session that ends without `end` is, its work handed on (EndSession), as
 // endBound does for a start.
-func endBoundFor(st *refstore.Store, clock Clock) func(context.Context, string) (bool, []string, error) {
+func endBoundFor(st refstore.Clone, clock Clock) func(context.Context, string) (bool, []string, error) {
 	return func(ctx context.Context, id string) (bool, []string, error) {
 		res, err := EndSession(ctx, st, id, session.EndStartedHere, clock)
 		return res.Ended, res.Notices, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -103,7 +102,7 @@ func runtimeState(ctx context.Context, s session.Record) *RuntimeState {
 // whatever switch was under way when the pane was seen dead has then both
 // released its guard and started its agent. It returns the states and the
 // records (re-read where they were).
-func settleRuntimes(ctx context.Context, st *refstore.Store, records []session.Record) (map[string]*RuntimeState, []session.Record) {
+func settleRuntimes(ctx context.Context, st refstore.Clone, records []session.Record) (map[string]*RuntimeState, []session.Record) {
 	states := RuntimeStates(ctx, records)
 	var again []session.Record
 	for i, s := range records {
@@ -184,7 +183,7 @@ func exitText(rs *RuntimeState) string {
 // variables set for it. The rest of the environment is the tmux server's:
 // passing all of this process's variables would put them on tmux's
 // command line, where other users can read them.
-func spec(st *refstore.Store, plan session.LaunchPlan, launcher, exited []string) (tmuxrt.Spec, error) {
+func spec(st refstore.Clone, plan session.LaunchPlan, launcher, exited []string) (tmuxrt.Spec, error) {
 	if len(plan.Argv) == 0 {
 		return tmuxrt.Spec{}, &NoLaunchError{ID: plan.Session, Note: plan.Note}
 	}
@@ -206,7 +205,7 @@ func spec(st *refstore.Store, plan session.LaunchPlan, launcher, exited []string
 	}
 	if len(launcher) > 0 {
 		// Launch files live next to the briefs, in the common git dir.
-		sp.LaunchDir = filepath.Join(st.CommonDir(), "handoff", "launch")
+		sp.LaunchDir = st.Local().Path("launch")
 		if err := os.MkdirAll(sp.LaunchDir, 0o700); err != nil {
 			return tmuxrt.Spec{}, err
 		}
@@ -240,7 +239,7 @@ func startFresh(ctx context.Context, srv tmuxrt.Server, id string, sp tmuxrt.Spe
 }
 
 // launchTmux runs a session's planned launch in tmux and records where.
-func launchTmux(ctx context.Context, st *refstore.Store, cur session.Stored, plan session.LaunchPlan, launcher, exited []string, clock Clock) (*session.Runtime, []string, error) {
+func launchTmux(ctx context.Context, st refstore.Clone, cur session.Stored, plan session.LaunchPlan, launcher, exited []string, clock Clock) (*session.Runtime, []string, error) {
 	sp, err := spec(st, plan, launcher, exited)
 	if err != nil {
 		return nil, nil, err
@@ -283,7 +282,7 @@ func launchTmux(ctx context.Context, st *refstore.Store, cur session.Stored, pla
 // the new one started in the same pane. An agent that is gone is
 // relaunched in a new tmux session, a lingering one of the same name
 // destroyed first.
-func liveRun(st *refstore.Store, grace time.Duration, launcher, exited []string, notices *[]string) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
+func liveRun(st refstore.Clone, grace time.Duration, launcher, exited []string, notices *[]string) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
 	return func(ctx context.Context, cur session.Record, plan session.LaunchPlan) (*session.Runtime, error) {
 		sp, err := spec(st, plan, launcher, exited)
 		if err != nil {
@@ -321,7 +320,7 @@ func liveRun(st *refstore.Store, grace time.Duration, launcher, exited []string,
 // relaunchLive fills opts.Run for a session that runs under tmux, and
 // records a session whose agent is gone as terminated first, so that a
 // restore relaunches it instead of finding it active.
-func relaunchLive(ctx context.Context, st *refstore.Store, id string, grace time.Duration, launcher, exited []string, clock Clock, ro *session.RelaunchOptions) (*[]string, error) {
+func relaunchLive(ctx context.Context, st refstore.Clone, id string, grace time.Duration, launcher, exited []string, clock Clock, ro *session.RelaunchOptions) (*[]string, error) {
 	notices := new([]string)
 	cur, err := session.Read(ctx, st, id)
 	if err != nil || cur.Runtime == nil {
@@ -352,7 +351,7 @@ type SessionAttachResult struct {
 
 // SessionAttach finds the tmux session of id's agent, refusing when it has
 // none or its agent is not running.
-func SessionAttach(ctx context.Context, st *refstore.Store, id string) (SessionAttachResult, error) {
+func SessionAttach(ctx context.Context, st refstore.Clone, id string) (SessionAttachResult, error) {
 	cur, err := session.Read(ctx, st, id)
 	if err != nil {
 		return SessionAttachResult{}, err
@@ -400,7 +399,7 @@ func stopReplaced(ctx context.Context, s session.Record, grace time.Duration) (b
 // tmux, asked again, still sees the pane dead (a live switch starts the
 // next agent in it at once), the session ends (EndSession). A switch that
 // holds the session's guard keeps it (*session.SwitchingError).
-func SessionExited(ctx context.Context, st *refstore.Store, id string, clock Clock) (EndSessionResult, error) {
+func SessionExited(ctx context.Context, st refstore.Clone, id string, clock Clock) (EndSessionResult, error) {
 	cur, err := session.Read(ctx, st, id)
 	if err != nil {
 		return EndSessionResult{}, err

@@ -49,7 +49,7 @@ type SessionReplaceResult struct {
 // the facts of the pull request it owns in the handoff package and, with
 // ClaimPR, that pull request moved along. GitHub failing after the swap is
 // in GitHub.Errors: the replacement stands.
-func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplaceOptions, clock Clock) (SessionReplaceResult, error) {
+func SessionReplace(ctx context.Context, st refstore.Clone, opts SessionReplaceOptions, clock Clock) (SessionReplaceResult, error) {
 	ro := opts.ReplaceOptions
 	ro.Host, _ = os.Hostname()
 	ro.Transfer, ro.PackageExtra = nil, ""
@@ -132,7 +132,7 @@ func SessionReplace(ctx context.Context, st *refstore.Store, opts SessionReplace
 
 // tellOwner writes the ownership comment of the pull request p after its
 // ownership moved in git.
-func tellOwner(ctx context.Context, st *refstore.Store, connect Connect, p *session.PRPointer) error {
+func tellOwner(ctx context.Context, st refstore.Clone, connect Connect, p *session.PRPointer) error {
 	rec, err := prown.Read(ctx, st, p.Repo, p.Number)
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ type ShowResult struct {
 
 // Show reads the baton a session starting now would claim. None waiting
 // is refstore.ErrNotFound (with the notices of what was skipped).
-func Show(ctx context.Context, st *refstore.Store, opts ShowOptions) (ShowResult, error) {
+func Show(ctx context.Context, st refstore.Clone, opts ShowOptions) (ShowResult, error) {
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return ShowResult{}, err
@@ -55,7 +55,7 @@ type ListResult struct {
 }
 
 // List lists the batons waiting for the owner, or with All every one.
-func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult, error) {
+func List(ctx context.Context, st refstore.Clone, opts ListOptions) (ListResult, error) {
 	list, notices, err := ListEach(ctx, st, opts, func(s *baton.Stored) baton.Stored { return *s })
 	if err != nil {
 		return ListResult{}, err
@@ -67,7 +67,7 @@ func List(ctx context.Context, st *refstore.Store, opts ListOptions) (ListResult
 // (conv turns it into what the surface keeps, its output for one): a
 // hundred thousand batons are not held whole. The results are newest
 // first; the notices are List's.
-func ListEach[T any](ctx context.Context, st *refstore.Store, opts ListOptions, conv func(*baton.Stored) T) ([]T, []string, error) {
+func ListEach[T any](ctx context.Context, st refstore.Clone, opts ListOptions, conv func(*baton.Stored) T) ([]T, []string, error) {
 	f := baton.Filter{All: opts.All}
 	// The owner is needed with All too: it decides whose notes are
 	// fenced as someone else's.

@@ -29,7 +29,7 @@ type SnapshotTaken struct {
 
 // takeSnapshot records the uncommitted work of session rec's worktree (st's
 // own when rec names none here) as the session's snapshot.
-func takeSnapshot(ctx context.Context, st *refstore.Store, id string, rec *session.Record) (SnapshotTaken, error) {
+func takeSnapshot(ctx context.Context, st refstore.Clone, id string, rec *session.Record) (SnapshotTaken, error) {
 	wt, done, err := sessionWorktree(ctx, st, rec)
 	if err != nil {
 		return SnapshotTaken{}, err
@@ -51,21 +51,16 @@ func takeSnapshot(ctx context.Context, st *refstore.Store, id string, rec *sessi
 // sessionWorktree opens the session's worktree when it is a worktree of
 // st's repository here; else st's own (another clone continues the work
 // where it runs). nil when st is bare and the session's is not here.
-func sessionWorktree(ctx context.Context, st *refstore.Store, rec *session.Record) (*refstore.Store, func(), error) {
-	none := func() {}
-	if rec != nil && rec.Worktree != "" && refstore.Exists(rec.Worktree) && !sameDir(st.Dir(), rec.Worktree) {
-		wt, err := refstore.Open(ctx, rec.Worktree, refstore.Options{})
-		if err == nil {
-			if wt.SameRepository(st) && !wt.Bare() && sameDir(wt.Dir(), rec.Worktree) {
-				return wt, func() { wt.Close() }, nil
-			}
-			wt.Close()
+func sessionWorktree(ctx context.Context, st refstore.Clone, rec *session.Record) (refstore.Clone, func(), error) {
+	if rec != nil && rec.Worktree != "" && !sameDir(st.Dir(), rec.Worktree) {
+		if wt, done, err := st.OpenWorktree(ctx, rec.Worktree); err == nil && wt != nil {
+			return wt, done, nil
 		}
 	}
 	if st.Bare() {
-		return nil, none, nil
+		return nil, func() {}, nil
 	}
-	return st, none, nil
+	return st, func() {}, nil
 }
 
 func sameDir(a, b string) bool {
@@ -111,7 +106,7 @@ type SnapshotOffer struct {
 }
 
 // findOffer looks for the snapshot of the first of ids that has one.
-func findOffer(ctx context.Context, st *refstore.Store, ids ...string) (*refstore.Snapshot, error) {
+func findOffer(ctx context.Context, st refstore.Clone, ids ...string) (*refstore.Snapshot, error) {
 	for _, id := range ids {
 		if id == "" {
 			continue
@@ -132,7 +127,7 @@ func findOffer(ctx context.Context, st *refstore.Store, ids ...string) (*refstor
 // apply, applies it to wt. Without apply it is only named: in a notice,
 // and in the section of the brief it returns. A refused apply changes
 // nothing and is returned as the error.
-func offerSnapshot(ctx context.Context, st, wt *refstore.Store, apply bool, ids ...string) (*SnapshotOffer, []string, error) {
+func offerSnapshot(ctx context.Context, st, wt refstore.Clone, apply bool, ids ...string) (*SnapshotOffer, []string, error) {
 	snap, err := findOffer(ctx, st, ids...)
 	if err != nil {
 		return nil, []string{"snapshots not read: " + err.Error()}, nil
@@ -214,7 +209,7 @@ type SnapshotApplyOptions struct {
 // SessionSnapshot finds the snapshot a relaunched session can take over
 // (its own, else the one of the session it replaced) and, with Apply,
 // applies it to the session's worktree here (or this one).
-func SessionSnapshot(ctx context.Context, st *refstore.Store, opts SnapshotApplyOptions) (*SnapshotOffer, []string, error) {
+func SessionSnapshot(ctx context.Context, st refstore.Clone, opts SnapshotApplyOptions) (*SnapshotOffer, []string, error) {
 	cur, err := session.Read(ctx, st, opts.Session)
 	if err != nil {
 		return nil, nil, err
@@ -229,7 +224,7 @@ func SessionSnapshot(ctx context.Context, st *refstore.Store, opts SnapshotApply
 
 // endSnapshot takes the snapshot `end --snapshot` asks for, before the
 // session is ended: a snapshot that fails ends nothing.
-func endSnapshot(ctx context.Context, st *refstore.Store, id string, want bool) (SnapshotTaken, error) {
+func endSnapshot(ctx context.Context, st refstore.Clone, id string, want bool) (SnapshotTaken, error) {
 	if !want {
 		return SnapshotTaken{}, nil
 	}
@@ -250,7 +245,7 @@ func endSnapshot(ctx context.Context, st *refstore.Store, id string, want bool) 
 // relaunchSnapshot takes the snapshot a replace or switch takes by
 // default: only when the worktree is dirty and here, and a failure is a
 // notice (the replace or switch goes on).
-func relaunchSnapshot(ctx context.Context, st *refstore.Store, id string, skip bool) (SnapshotTaken, []string) {
+func relaunchSnapshot(ctx context.Context, st refstore.Clone, id string, skip bool) (SnapshotTaken, []string) {
 	if skip {
 		return SnapshotTaken{}, nil
 	}
@@ -298,7 +293,7 @@ type SnapshotApplyResult struct {
 
 // ApplySnapshot applies the snapshot of session id (this clone's, or one
 // fetched from a remote) to this worktree.
-func ApplySnapshot(ctx context.Context, st *refstore.Store, id string) (SnapshotApplyResult, error) {
+func ApplySnapshot(ctx context.Context, st refstore.Clone, id string) (SnapshotApplyResult, error) {
 	snap, err := st.FindSnapshot(ctx, id)
 	if err != nil {
 		return SnapshotApplyResult{}, err
@@ -312,7 +307,7 @@ func ApplySnapshot(ctx context.Context, st *refstore.Store, id string) (Snapshot
 
 // ShowSnapshot reads the snapshot of session id and whether this worktree
 // holds it.
-func ShowSnapshot(ctx context.Context, st *refstore.Store, id string) (SnapshotOffer, error) {
+func ShowSnapshot(ctx context.Context, st refstore.Clone, id string) (SnapshotOffer, error) {
 	snap, err := st.FindSnapshot(ctx, id)
 	if err != nil {
 		return SnapshotOffer{}, err
@@ -322,7 +317,7 @@ func ShowSnapshot(ctx context.Context, st *refstore.Store, id string) (SnapshotO
 	return off, nil
 }
 
-func wtOf(st *refstore.Store) *refstore.Store {
+func wtOf(st refstore.Clone) refstore.Clone {
 	if st.Bare() {
 		return nil
 	}
@@ -332,7 +327,7 @@ func wtOf(st *refstore.Store) *refstore.Store {
 // briefSnapshot is the brief's section on uncommitted work left for this
 // session: by the session it replaced, by itself before a move, or by the
 // session that left the eligible baton.
-func briefSnapshot(ctx context.Context, st *refstore.Store, sessionFlag string, h *baton.Stored, notices *[]string) string {
+func briefSnapshot(ctx context.Context, st refstore.Clone, sessionFlag string, h *baton.Stored, notices *[]string) string {
 	var ids []string
 	if id, err := SessionID(st, sessionFlag); err == nil && id != "" {
 		ids = append(ids, id)
@@ -353,7 +348,7 @@ func briefSnapshot(ctx context.Context, st *refstore.Store, sessionFlag string, 
 
 // TakeSnapshot keeps the uncommitted work of session id's worktree (this
 // one when the session's is not here) as its snapshot.
-func TakeSnapshot(ctx context.Context, st *refstore.Store, id string) (SnapshotTaken, error) {
+func TakeSnapshot(ctx context.Context, st refstore.Clone, id string) (SnapshotTaken, error) {
 	return endSnapshot(ctx, st, id, true)
 }
 
@@ -361,7 +356,7 @@ func TakeSnapshot(ctx context.Context, st *refstore.Store, id string) (SnapshotT
 // those a plain `git fetch` brought are listed once (one git process
 // each), then only the commits of sessions that have one are read, once
 // each. A listing calls it for every baton as it is written.
-func SnapshotsOf(ctx context.Context, st *refstore.Store) func(sessionID string) (refstore.Snapshot, bool) {
+func SnapshotsOf(ctx context.Context, st refstore.Clone) func(sessionID string) (refstore.Snapshot, bool) {
 	var have map[string]bool
 	found := map[string]*refstore.Snapshot{}
 	return func(id string) (refstore.Snapshot, bool) {
@@ -401,7 +396,7 @@ func SnapshotsOf(ctx context.Context, st *refstore.Store) func(sessionID string)
 }
 
 // snapshotsOf is SnapshotsOf for a whole list, by session id.
-func snapshotsOf(ctx context.Context, st *refstore.Store, list []baton.Stored) map[string]refstore.Snapshot {
+func snapshotsOf(ctx context.Context, st refstore.Clone, list []baton.Stored) map[string]refstore.Snapshot {
 	out := map[string]refstore.Snapshot{}
 	if len(list) == 0 {
 		return out

@@ -65,7 +65,7 @@ const startAttempts = 3
 // another session degrades to a notice and the plain brief. A claim this
 // clone won at the arbiter but never recorded (a crash, a failed local
 // write) is delivered first, whichever session made it.
-func Start(ctx context.Context, st *refstore.Store, opts StartOptions, clock Clock) (StartResult, error) {
+func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Clock) (StartResult, error) {
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return StartResult{}, err
@@ -365,7 +365,7 @@ func maxBytes(n int) int {
 	return n
 }
 
-func worktree(st *refstore.Store) string {
+func worktree(st refstore.Clone) string {
 	if st.Bare() {
 		return ""
 	}
@@ -382,7 +382,7 @@ func hostname() string {
 // so in the notices it returns (with what the ended one handed on), and
 // names the ended one in *ended. A session a switch holds is left as it is
 // (the notice says so).
-func endBound(ctx context.Context, st *refstore.Store, id string, clock Clock, ended *string) []string {
+func endBound(ctx context.Context, st refstore.Clone, id string, clock Clock, ended *string) []string {
 	bound, err := st.BoundSession()
 	if err != nil || bound == "" || bound == id {
 		return nil

@@ -19,7 +19,7 @@ type replacedAfterWin struct {
 	held string
 }
 
-func (r *replacedAfterWin) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.Update) error {
+func (r *replacedAfterWin) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.Update) error {
 	if r.held != "" {
 		return nil
 	}
@@ -35,7 +35,7 @@ func (r *replacedAfterWin) Arbitrate(ctx context.Context, st *refstore.Store, up
 	return nil
 }
 
-func (r *replacedAfterWin) Held(ctx context.Context, st *refstore.Store, ref string) (string, error) {
+func (r *replacedAfterWin) Held(ctx context.Context, st refstore.Clone, ref string) (string, error) {
 	return r.held, nil
 }
 

@@ -21,7 +21,7 @@ type busyTeammate struct {
 	calls int
 }
 
-func (b *busyTeammate) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.Update) error {
+func (b *busyTeammate) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.Update) error {
 	b.calls++
 	res, err := handoff.End(ctx, st, handoff.EndOptions{Owner: "dev", Branch: "main", Next: []string{fmt.Sprintf("teammate's step %d", b.calls)}, Shared: true}, fixed(10+b.calls))
 	if err != nil {
@@ -30,7 +30,7 @@ func (b *busyTeammate) Arbitrate(ctx context.Context, st *refstore.Store, up ref
 	return fmt.Errorf("the remote holds a newer baton %s: %w", res.Handoff.ID, refstore.ErrConflict)
 }
 
-func (b *busyTeammate) Held(ctx context.Context, st *refstore.Store, ref string) (string, error) {
+func (b *busyTeammate) Held(ctx context.Context, st refstore.Clone, ref string) (string, error) {
 	return handoff.Local{}.Held(ctx, st, ref)
 }
 

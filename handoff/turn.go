@@ -12,7 +12,7 @@ import (
 // a replacement's package and an automatic handoff quote; and the time,
 // which says the agent acted on what it was given (handOver). Failures are
 // notices: the agent's turn goes on regardless.
-func agentTurn(ctx context.Context, st *refstore.Store, s session.Record, harnessName string, opts AgentStopOptions, clock Clock) []string {
+func agentTurn(ctx context.Context, st refstore.Clone, s session.Record, harnessName string, opts AgentStopOptions, clock Clock) []string {
 	var notices []string
 	msg := opts.LastMessage
 	fromTranscript := msg == "" && opts.Transcript != ""
@@ -39,7 +39,7 @@ func agentTurn(ctx context.Context, st *refstore.Store, s session.Record, harnes
 // summary comes from its transcript (state, as noted of the session, says
 // so): the one its last stop read may be the reply before. Best effort:
 // the session ends whatever happens here.
-func finalSummary(ctx context.Context, st *refstore.Store, id, harnessName string, state agentState, clock Clock) {
+func finalSummary(ctx context.Context, st refstore.Clone, id, harnessName string, state agentState, clock Clock) {
 	if !state.SummaryFromTranscript || state.Transcript == "" {
 		return
 	}

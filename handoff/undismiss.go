@@ -54,7 +54,7 @@ func (e *NotRestorableError) Unwrap() []error {
 // The version written is signed, where this clone signs, by whoever undoes
 // the dismissal: a teammate's baton restored by someone else reads as
 // signed by someone else, which is what happened.
-func Undismiss(ctx context.Context, st *refstore.Store, opts UndismissOptions, clock Clock) (UndismissResult, error) {
+func Undismiss(ctx context.Context, st refstore.Clone, opts UndismissOptions, clock Clock) (UndismissResult, error) {
 	var res UndismissResult
 	tomb, prior, warns, err := dismissedVersions(ctx, st, opts.ID)
 	res.Notices = warningLines(warns)
@@ -85,7 +85,7 @@ func Undismiss(ctx context.Context, st *refstore.Store, opts UndismissOptions, c
 	}
 	if err := st.Apply(ctx, "handoff: restored "+opts.ID, append([]refstore.Update{up}, pass.releases()...)...); err != nil {
 		pass.release(ctx, st)
-		if cur, rerr := st.ResolveID(ctx, up.Ref); rerr == nil && cur == up.New {
+		if cur, rerr := refstore.ResolveID(ctx, st, up.Ref); rerr == nil && cur == up.New {
 			err = nil // a fetch brought the arbiter's copy of ours first
 		} else {
 			return res, restoreLost(ctx, st, tomb, fmt.Errorf("restoring baton %s: %w", opts.ID, err))
@@ -97,7 +97,7 @@ func Undismiss(ctx context.Context, st *refstore.Store, opts UndismissOptions, c
 
 // dismissedVersions finds the tombstone of a dismissal of baton id at the
 // tip of its ref, and the waiting version it replaced.
-func dismissedVersions(ctx context.Context, st *refstore.Store, id string) (tomb, prior baton.Stored, warns []baton.Warning, err error) {
+func dismissedVersions(ctx context.Context, st refstore.Clone, id string) (tomb, prior baton.Stored, warns []baton.Warning, err error) {
 	var found, live *baton.Stored
 	err = baton.Each(ctx, st, refstore.HandoffsPrefix, func(s baton.Stored) {
 		if s.ID != id {
@@ -138,7 +138,7 @@ func dismissedVersions(ctx context.Context, st *refstore.Store, id string) (tomb
 
 // restoreLost says why a restore that lost its swap was refused, in the
 // terms a person reads: what the ref holds now instead of the tombstone.
-func restoreLost(ctx context.Context, st *refstore.Store, tomb baton.Stored, err error) error {
+func restoreLost(ctx context.Context, st refstore.Clone, tomb baton.Stored, err error) error {
 	if !errors.Is(err, refstore.ErrConflict) {
 		return err
 	}
@@ -165,7 +165,7 @@ const recentEvents = 2000
 // notAtItsRef says why baton id, at no ref now, cannot be restored: a
 // baton the history knows was replaced since (refused, exit 5), one it
 // does not know is not found.
-func notAtItsRef(ctx context.Context, st *refstore.Store, id string) error {
+func notAtItsRef(ctx context.Context, st refstore.Clone, id string) error {
 	events, err := baton.Events(ctx, st, recentEvents)
 	if err == nil {
 		var ref string

@@ -71,7 +71,7 @@ func TestUndismissRefusedOnceTheRefMoved(t *testing.T) {
 	// A new baton on the same branch takes the ref.
 	start(t, st, "s2")
 	newer := endWithBaton(t, st, "s2", "main", "second")
-	before, err := st.ResolveID(ctx, old.Ref)
+	before, err := refstore.ResolveID(ctx, st, old.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestUndismissRefusedOnceTheRefMoved(t *testing.T) {
 	if !errors.As(err, &nr) || !errors.Is(err, refstore.ErrConflict) || !strings.Contains(err.Error(), "another baton ("+newer.ID+")") {
 		t.Fatalf("undoing a dismissal whose ref holds a newer baton: %v", err)
 	}
-	if after, _ := st.ResolveID(ctx, old.Ref); after != before {
+	if after, _ := refstore.ResolveID(ctx, st, old.Ref); after != before {
 		t.Fatal("a refused undo changed the ref")
 	}
 

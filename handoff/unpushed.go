@@ -19,7 +19,7 @@ const unpushedWait = 3 * time.Second
 // to compare" cannot help them. "" when it was pushed, when the repository
 // has no remote (nobody fetches from it), or when git could not tell in
 // time.
-func unpushedHead(ctx context.Context, st *refstore.Store, batonID, head string) string {
+func unpushedHead(ctx context.Context, st refstore.Clone, batonID, head string) string {
 	if head == "" {
 		return ""
 	}

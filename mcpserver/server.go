@@ -29,7 +29,7 @@ type Deps struct {
 	// call, as one CLI command would: readOnly skips the merge of fetched
 	// records (a write). It returns what opening found to say and a
 	// function that closes the store.
-	Open func(ctx context.Context, readOnly bool) (st *refstore.Store, notices []string, closeStore func(), err error)
+	Open func(ctx context.Context, readOnly bool) (st refstore.Clone, notices []string, closeStore func(), err error)
 	// Now is the clock (the CLI's honours GIT_HANDOFF_NOW).
 	Now func() time.Time
 	// Arbiter decides claims (the CLI's default: the remote that knows the

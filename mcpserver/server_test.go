@@ -38,7 +38,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Setenv("GIT_HANDOFF_SESSION", "")
 	dir := gittest.Init(t)
 	d := Deps{
-		Open: func(ctx context.Context, readOnly bool) (*refstore.Store, []string, func(), error) {
+		Open: func(ctx context.Context, readOnly bool) (refstore.Clone, []string, func(), error) {
 			st, err := refstore.Open(ctx, dir, refstore.Options{})
 			if err != nil {
 				return nil, nil, nil, err

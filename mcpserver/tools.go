@@ -57,7 +57,7 @@ func (t *tools) all() []toolDef {
 
 // open opens the store for one call, as the matching command would; a
 // writing call holds writing until it closes the store.
-func (t *tools) open(ctx context.Context, readOnly bool) (*refstore.Store, []string, func(), error) {
+func (t *tools) open(ctx context.Context, readOnly bool) (refstore.Clone, []string, func(), error) {
 	if !readOnly {
 		writing.Lock()
 	}
@@ -179,7 +179,7 @@ func (t *tools) remember(ss *mcp.ServerSession, id string) {
 // A client that started none here continues the session its agent's own
 // hook started (hookSession): an agent with both the plugin's hooks and
 // its MCP server would otherwise end that session and start a second.
-func (t *tools) continued(ctx context.Context, st *refstore.Store, ss *mcp.ServerSession, in startIn) (out startOut, ok bool, err error) {
+func (t *tools) continued(ctx context.Context, st refstore.Clone, ss *mcp.ServerSession, in startIn) (out startOut, ok bool, err error) {
 	t.mu.Lock()
 	id := t.started[ss]
 	t.mu.Unlock()
@@ -233,7 +233,7 @@ func (t *tools) continued(ctx context.Context, st *refstore.Store, ss *mcp.Serve
 // hookSession is the active session this worktree is bound to when an
 // agent's hook started it (the record keeps that agent's own session id),
 // and harness, when given, names that agent: "" otherwise.
-func hookSession(ctx context.Context, st *refstore.Store, name string) string {
+func hookSession(ctx context.Context, st refstore.Clone, name string) string {
 	id, err := st.BoundSession()
 	if err != nil || id == "" {
 		return ""
@@ -339,7 +339,7 @@ func (t *tools) show(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (s
 
 // waiting reads the baton waiting for opts's owner on its branch, as
 // Markdown and as its shape; none waiting is said in the text.
-func (t *tools) waiting(ctx context.Context, st *refstore.Store, opts handoff.ShowOptions) (string, showOut, error) {
+func (t *tools) waiting(ctx context.Context, st refstore.Clone, opts handoff.ShowOptions) (string, showOut, error) {
 	res, err := handoff.Show(ctx, st, opts)
 	if errors.Is(err, refstore.ErrNotFound) {
 		msg := strings.TrimSuffix(err.Error(), ": "+refstore.ErrNotFound.Error())
@@ -466,7 +466,7 @@ func (t *tools) bootstrap(ctx context.Context, _ *mcp.CallToolRequest, in bootst
 
 // brief renders the brief a session starting now would get, claiming
 // nothing, with the facts of its pull request where GitHub is reachable.
-func (t *tools) brief(ctx context.Context, st *refstore.Store, opts handoff.BriefOptions) (handoff.BriefResult, error) {
+func (t *tools) brief(ctx context.Context, st refstore.Clone, opts handoff.BriefOptions) (handoff.BriefResult, error) {
 	opts.PRFacts = t.prFacts()
 	res, err := handoff.Brief(ctx, st, opts, t.clock)
 	if err != nil {

@@ -1,7 +1,7 @@
 package refstore
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,8 +41,11 @@ type ConflictNote struct {
 // most twice this, whatever the age of the clone.
 const conflictNotesMax = 1 << 20
 
+// conflictsNote is the local note of conflicts (Local).
+const conflictsNote = "conflicts"
+
 func (s *Store) conflictNotesPath() string {
-	return filepath.Join(s.commonDir, "handoff", "conflicts")
+	return filepath.Join(s.commonDir, LocalRoot, conflictsNote)
 }
 
 // noteConflicts appends a ConflictNote for each update of a committed
@@ -86,30 +89,23 @@ func (s *Store) noteConflicts(msg string, updates []Update) {
 	f.Write(b)
 }
 
-// ConflictNotes returns the noted conflicts, oldest first. A line a killed
-// writer left torn is skipped.
-func (s *Store) ConflictNotes() ([]ConflictNote, error) {
+// ConflictNotes returns the noted conflicts in l, oldest first. A line a
+// killed writer left torn is skipped.
+func ConflictNotes(l Local) ([]ConflictNote, error) {
 	var out []ConflictNote
-	for _, path := range []string{s.conflictNotesPath() + ".1", s.conflictNotesPath()} {
-		f, err := os.Open(path)
+	for _, name := range []string{conflictsNote + ".1", conflictsNote} {
+		b, err := l.Read(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
+		for line := range bytes.SplitSeq(b, []byte{'\n'}) {
 			var n ConflictNote
-			if json.Unmarshal(sc.Bytes(), &n) == nil && n.Ref != "" {
+			if json.Unmarshal(line, &n) == nil && n.Ref != "" {
 				out = append(out, n)
 			}
-		}
-		err = sc.Err()
-		f.Close()
-		if err != nil {
-			return nil, err
 		}
 	}
 	return out, nil

@@ -68,7 +68,7 @@ func TestConflictNotes(t *testing.T) {
 	if err := st.Apply(ctx, msg, refstore.Update{Ref: "refs/ao/handoffs/private/a/b", New: b, Old: a}); err != nil {
 		t.Fatal(err)
 	}
-	notes, err := st.ConflictNotes()
+	notes, err := refstore.ConflictNotes(st.Local())
 	if err != nil || len(notes) != 1 {
 		t.Fatalf("ConflictNotes = %+v, %v", notes, err)
 	}
@@ -100,7 +100,7 @@ func TestConflictNotes(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if notes, err = st.ConflictNotes(); err != nil || len(notes) != 81 {
+	if notes, err = refstore.ConflictNotes(st.Local()); err != nil || len(notes) != 81 {
 		t.Fatalf("%d notes after 80 concurrent conflict writes and one before, want 81: %v", len(notes), err)
 	}
 	// A torn last line (a writer killed mid-write) is skipped.
@@ -111,14 +111,14 @@ func TestConflictNotes(t *testing.T) {
 	}
 	f.WriteString(`{"at":"2026-01-01T00:00:00Z","ref":"refs/ao/x","ke`)
 	f.Close()
-	if notes, err = st.ConflictNotes(); err != nil || len(notes) != 81 {
+	if notes, err = refstore.ConflictNotes(st.Local()); err != nil || len(notes) != 81 {
 		t.Fatalf("%d notes with a torn line, want 81: %v", len(notes), err)
 	}
 	// The next note starts a line of its own: only the torn one is lost.
 	if err := st.Apply(ctx, msg, refstore.Update{Ref: "refs/ao/handoffs/private/a/b", New: a, Old: b}); err != nil {
 		t.Fatal(err)
 	}
-	if notes, err = st.ConflictNotes(); err != nil || len(notes) != 82 || notes[81].Kept != a {
+	if notes, err = refstore.ConflictNotes(st.Local()); err != nil || len(notes) != 82 || notes[81].Kept != a {
 		t.Fatalf("%d notes after the torn line, want 82: %v", len(notes), err)
 	}
 }

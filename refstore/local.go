@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // LocalRoot is the directory under the common git dir that holds all of
@@ -24,6 +25,13 @@ type localDir struct {
 
 // Local is the clone's own state outside refs (roles.go).
 func (s *Store) Local() Local { return localDir{s: s, root: filepath.Join(s.commonDir, LocalRoot)} }
+
+// WorktreeLocal is this worktree's own state outside refs (roles.go).
+func (s *Store) WorktreeLocal() Local {
+	return localDir{s: s, root: filepath.Join(s.gitDir, LocalRoot)}
+}
+
+func (l localDir) Path(name string) string { return l.path(name) }
 
 func (l localDir) path(name string) string {
 	return filepath.Join(l.root, filepath.FromSlash(name))
@@ -42,6 +50,12 @@ func (l localDir) Remove(name string) error {
 	return nil
 }
 
+func (l localDir) Rename(from, to string) error { return os.Rename(l.path(from), l.path(to)) }
+
+// staleTemp is how old a temp file of a write must be to be a killed
+// writer's leftover, removed by the next listing of its directory.
+const staleTemp = time.Hour
+
 func (l localDir) List(dir string) ([]string, error) {
 	ents, err := os.ReadDir(l.path(dir))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -52,7 +66,14 @@ func (l localDir) List(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range ents {
-		if !e.IsDir() && !strings.HasSuffix(e.Name(), ".tmp") {
+		switch {
+		case e.IsDir():
+		case strings.HasSuffix(e.Name(), ".tmp"):
+			// Half a note from a process killed while writing it.
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTemp {
+				os.Remove(filepath.Join(l.path(dir), e.Name()))
+			}
+		default:
 			names = append(names, e.Name())
 		}
 	}

@@ -94,7 +94,7 @@ func (w Skipped) String() string { return fmt.Sprintf("skipping %s: %v", w.Ref, 
 // ListDecoded reads every record under prefix, in ref order, decoding each
 // with decode as it is read (as EachStreamed does); unreadable ones come
 // back as Skipped.
-func ListDecoded[T any](ctx context.Context, st *Store, prefix string, decode func(Entry) (T, error)) ([]T, []Skipped, error) {
+func ListDecoded[T any](ctx context.Context, st Records, prefix string, decode func(Entry) (T, error)) ([]T, []Skipped, error) {
 	var out []T
 	var skipped []Skipped
 	// Listed first, so the slice is made once at its size: growing it by
@@ -105,7 +105,7 @@ func ListDecoded[T any](ctx context.Context, st *Store, prefix string, decode fu
 		return nil, nil, err
 	}
 	out = make([]T, 0, len(ids))
-	err = st.catFileEach(ctx, ids, func(e Entry) error {
+	err = st.ReadEach(ctx, ids, func(e Entry) error {
 		v, err := decode(e)
 		if err != nil {
 			skipped = append(skipped, Skipped{Ref: e.Ref, Err: err})

@@ -35,6 +35,10 @@ type Records interface {
 	// them) with its object, in ref order. e.Data is valid only until fn
 	// returns; an error from fn stops the listing and is returned.
 	EachStreamed(ctx context.Context, prefix string, fn func(Entry) error) error
+	// ReadEach hands fn the objects ids name, in the order given, each
+	// with its ref (a missing object has Type TypeMissing): for a caller
+	// that listed ids with RefIDs. e.Data is valid only until fn returns.
+	ReadEach(ctx context.Context, ids []RefID, fn func(Entry) error) error
 	// WriteBlob stores data as a blob and returns its id, as git hash-object
 	// computes it: ErrTooLarge over MaxRecord.
 	WriteBlob(ctx context.Context, data []byte) (string, error)

@@ -31,6 +31,12 @@ func (s *Store) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 	args = append(args, "--", remote)
 	args = append(args, refspecs...)
 	_, err := Git(ctx, s.workDir, false, nil, args...)
+	if err != nil {
+		if lock := s.BackendLock(); lock != "" {
+			// git's message names no file: say which one, and what to do.
+			err = fmt.Errorf("%w: %w", &LockedError{Path: lock}, err)
+		}
+	}
 	return err
 }
 

@@ -2,6 +2,7 @@ package refstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/git-handoff/git-handoff/sign"
 )
@@ -24,11 +25,18 @@ type Local interface {
 	Write(ctx context.Context, name string, data []byte) error
 	// Remove deletes the note; a missing note is no error.
 	Remove(name string) error
+	// Rename moves a note to another name, replacing any there: of two
+	// renames of one note, exactly one succeeds (the other finds it
+	// gone: fs.ErrNotExist).
+	Rename(from, to string) error
 	// List names the notes directly in dir, sorted; none when dir is absent.
 	List(dir string) ([]string, error)
 	// Lock holds an exclusive lock named name across the clone's
 	// processes until the returned func is called.
 	Lock(ctx context.Context, name string) (unlock func(), err error)
+	// Path is where the note is, for a note handed to another program
+	// by its path (the whole brief an agent is told to read).
+	Path(name string) string
 }
 
 // Config is the repository's configuration as git reads it.
@@ -40,6 +48,13 @@ type Config interface {
 	ConfigValues(ctx context.Context, key string) ([]string, error)
 	// Remotes lists the configured remotes, in config order.
 	Remotes(ctx context.Context) ([]string, error)
+	// RemoteConfigs lists the remotes with their url and fetch refspecs.
+	RemoteConfigs(ctx context.Context) ([]RemoteConfig, error)
+	// SetConfig, AddConfig and UnsetConfigValue change the repository's
+	// own configuration (sync settles handoff.arbiter and the refspecs).
+	SetConfig(ctx context.Context, key, value string) error
+	AddConfig(ctx context.Context, key, value string) error
+	UnsetConfigValue(ctx context.Context, key, value string) error
 }
 
 // Signer seals the records this clone writes as handoff.sign says, and
@@ -51,6 +66,8 @@ type Signer interface {
 	// Verify checks the record blob oid against owner; what cannot be
 	// checked is unverified, with the reason. It never fails.
 	Verify(ctx context.Context, oid, owner string) sign.Result
+	// Signing is the signing setup itself, for a report of it.
+	Signing(ctx context.Context) (sign.Config, error)
 }
 
 // Writer is what writing a new version of a record needs (WriteVersion):
@@ -71,6 +88,9 @@ var _ Writer = (*Store)(nil)
 type Worktree interface {
 	// Dir is where the worktree is (the git dir of a bare repository).
 	Dir() string
+	// WorktreeLocal is what this worktree alone keeps outside refs
+	// (under its own git dir): the agent hooks' notes (local.go).
+	WorktreeLocal() Local
 	Bare() bool
 	Head(ctx context.Context) (Head, error)
 	// BoundSession is the session ref this worktree is bound to ("" for
@@ -87,6 +107,20 @@ type Worktree interface {
 	WorktreeDigest(ctx context.Context) (string, error)
 	// Log lists the commits reachable from from and not from since.
 	Log(ctx context.Context, from, since string, limit int) (commits []Commit, total int, err error)
+	// IsAncestor reports whether commit a is an ancestor of commit b.
+	IsAncestor(ctx context.Context, a, b string) (bool, error)
+	// CommitTime is a commit's committer date.
+	CommitTime(ctx context.Context, id string) (time.Time, error)
+	// RemoteTracking names a remote-tracking branch that contains commit
+	// ("" for none): the commit was pushed.
+	RemoteTracking(ctx context.Context, commit string) (string, error)
+	// TrailerLog lists branch's commits that carry trailer key.
+	TrailerLog(ctx context.Context, branch, key string, limit int) ([]TrailerCommit, error)
+	// AddWorktree re-creates a linked worktree at path on branch.
+	AddWorktree(ctx context.Context, path, branch string) error
+	// OpenWorktree opens another worktree of the same repository (nil
+	// when dir is none of them); done releases it.
+	OpenWorktree(ctx context.Context, dir string) (wt Clone, done func(), err error)
 }
 
 // Snapshots keep uncommitted work as commits under refs/ao/snapshots/.
@@ -106,6 +140,9 @@ type Remote interface {
 	PushMatching(ctx context.Context, remote string, prefixes []string, opts PushOptions) error
 	RemoteIDs(ctx context.Context, remote string, refspecs ...string) (map[string]string, error)
 	UpToDate(ctx context.Context, remote string, refspecs ...string) (bool, error)
+	// DropStaleLocks removes what a killed fetch left locked under the
+	// tracking prefix (refs/ao/remotes/<remote>/), returning how many.
+	DropStaleLocks(prefix string) int
 }
 
 // Clone is every role of one clone's worktree, for the workflows at the
@@ -113,6 +150,7 @@ type Remote interface {
 // Steps take the narrowest role they use.
 type Clone interface {
 	Writer
+	Trees
 	Worktree
 	Snapshots
 	Remote

@@ -142,7 +142,7 @@ func (s *Store) TakeSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	if it == headTree && wt == headTree {
 		return Snapshot{}, fmt.Errorf("snapshot of session %q: %w", id, ErrClean)
 	}
-	prev, err := s.ResolveID(ctx, ref)
+	prev, err := ResolveID(ctx, s, ref)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Snapshot{}, err
 	}
@@ -185,7 +185,7 @@ func (s *Store) ReadSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	commit, err := s.ResolveID(ctx, ref)
+	commit, err := ResolveID(ctx, s, ref)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("snapshot of session %q: %w", id, err)
 	}

@@ -307,7 +307,7 @@ func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, er
 	st := make([]state, len(rec.Updates))
 	reached := false
 	for i, u := range rec.Updates {
-		cur, err := s.ResolveID(ctx, u.Ref)
+		cur, err := ResolveID(ctx, s, u.Ref)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return "", false, err
 		}

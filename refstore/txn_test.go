@@ -218,7 +218,7 @@ func followUp(t *testing.T, dir string, st *refstore.Store, ups []refstore.Updat
 	for attempt := 0; ; attempt++ {
 		var next []refstore.Update
 		for i, u := range ups {
-			cur, err := st.ResolveID(ctx, u.Ref)
+			cur, err := refstore.ResolveID(ctx, st, u.Ref)
 			if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 				t.Fatalf("next command reading %s: %v", u.Ref, err)
 			}
@@ -339,7 +339,7 @@ func followUpOne(t *testing.T, dir string, st *refstore.Store, ups []refstore.Up
 	t.Helper()
 	ctx := context.Background()
 	u := ups[kill]
-	cur, _ := st.ResolveID(ctx, u.Ref)
+	cur, _ := refstore.ResolveID(ctx, st, u.Ref)
 	err := st.Apply(ctx, "handoff: next", refstore.Update{Ref: u.Ref, Old: cur, New: gittestHashObject(t, dir, `{"other":1}`)})
 	var le *refstore.LockedError
 	if errors.As(err, &le) {
@@ -543,7 +543,7 @@ func TestTxnKilledApplyEachStale(t *testing.T) {
 	tear(t, dir, ups, 1)
 	ctx := context.Background()
 	u := ups[1]
-	cur, _ := stale.ResolveID(ctx, u.Ref)
+	cur, _ := refstore.ResolveID(ctx, stale, u.Ref)
 	err := stale.ApplyEach(ctx, "handoff: sync", refstore.Update{Ref: u.Ref, Old: cur, New: gittestHashObject(t, dir, `{"sync":1}`)})
 	var le *refstore.LockedError
 	if errors.As(err, &le) || !errors.Is(err, refstore.ErrConflict) {
@@ -585,7 +585,7 @@ func TestApplyEachKilledMidway(t *testing.T) {
 	}
 	gittest.Run(t, dir, "fsck", "--no-dangling")
 	ctx := context.Background()
-	cur, _ := st.ResolveID(ctx, ups[0].Ref)
+	cur, _ := refstore.ResolveID(ctx, st, ups[0].Ref)
 	if err := st.ApplyEach(ctx, "next", refstore.Update{Ref: ups[0].Ref, Old: cur, New: gittestHashObject(t, dir, `{"next":1}`)}); err != nil {
 		t.Fatalf("the next write: %v", err)
 	}

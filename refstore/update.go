@@ -190,7 +190,7 @@ func killed(err error) bool {
 // the transaction expected.
 func (s *Store) conflict(ctx context.Context, updates []Update) error {
 	for _, u := range updates {
-		cur, err := s.ResolveID(ctx, u.Ref)
+		cur, err := ResolveID(ctx, s, u.Ref)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -291,8 +291,8 @@ func (s *Store) BackendLock() string {
 }
 
 // ResolveID returns the id ref points at, or "" and ErrNotFound.
-func (s *Store) ResolveID(ctx context.Context, ref string) (string, error) {
-	e, err := s.Get(ctx, ref)
+func ResolveID(ctx context.Context, r Records, ref string) (string, error) {
+	e, err := r.Get(ctx, ref)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return "", err

@@ -92,3 +92,33 @@ func (s *Store) TrailerLog(ctx context.Context, branch, key string, limit int) (
 	}
 	return commits, nil
 }
+
+// OpenWorktree opens the worktree at dir when it is a worktree of s's
+// repository: s itself when dir is s's own worktree (done does nothing),
+// nil when dir is missing or not one of the repository's worktrees.
+func (s *Store) OpenWorktree(ctx context.Context, dir string) (Clone, func(), error) {
+	if dir == "" || !Exists(dir) {
+		return nil, func() {}, nil
+	}
+	if !s.bare && sameDir(s.workDir, dir) {
+		return s, func() {}, nil
+	}
+	wt, err := Open(ctx, dir, Options{})
+	if err != nil {
+		return nil, func() {}, err
+	}
+	if !wt.SameRepository(s) || wt.bare || !sameDir(wt.workDir, dir) {
+		wt.Close()
+		return nil, func() {}, nil
+	}
+	return wt, func() { wt.Close() }, nil
+}
+
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}

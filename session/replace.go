@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -79,7 +78,7 @@ func NewID() string { return baton.NewID("s") }
 // concurrent replacements of one session exactly one wins; the others get a
 // *ReplacedError naming the winner. The worktree binding then moves to the
 // new session when the old one's worktree is bound to it.
-func Replace(ctx context.Context, st *refstore.Store, opts ReplaceOptions, now time.Time) (ReplaceResult, error) {
+func Replace(ctx context.Context, st refstore.Clone, opts ReplaceOptions, now time.Time) (ReplaceResult, error) {
 	if opts.NewID == "" {
 		opts.NewID = NewID()
 	}
@@ -233,7 +232,7 @@ func (e *ExistsError) Unwrap() []error {
 
 // checkReplace refuses what would break the line: a replaced or merged old
 // session, a new id that exists, a cycle or a fork.
-func checkReplace(ctx context.Context, st *refstore.Store, old Record, newID string) error {
+func checkReplace(ctx context.Context, st refstore.Clone, old Record, newID string) error {
 	if old.Status == StatusMerged {
 		return &ReadOnlyError{ID: old.ID, Doing: "replace"}
 	}
@@ -267,7 +266,7 @@ func checkReplace(ctx context.Context, st *refstore.Store, old Record, newID str
 
 // unclaimedBaton finds the baton the old session left that nobody claimed:
 // its owner's private baton on its branch, or a shared one, written by it.
-func unclaimedBaton(ctx context.Context, st *refstore.Store, old Record) (*baton.Stored, []string, error) {
+func unclaimedBaton(ctx context.Context, st refstore.Clone, old Record) (*baton.Stored, []string, error) {
 	var notices []string
 	if ref, err := refstore.HandoffRef(false, old.Owner, old.Branch); err == nil {
 		b, err := baton.Read(ctx, st, ref)
@@ -301,7 +300,7 @@ func unclaimedBaton(ctx context.Context, st *refstore.Store, old Record) (*baton
 // those whose Handoff-Session trailer names it, and, where commits carry no
 // such trailer, those committed since it started. Commits naming another
 // session are left out.
-func sessionCommits(ctx context.Context, st *refstore.Store, old Record) ([]refstore.Commit, int, error) {
+func sessionCommits(ctx context.Context, st refstore.Clone, old Record) ([]refstore.Commit, int, error) {
 	log, err := st.TrailerLog(ctx, old.Branch, CommitTrailer, 500)
 	if err != nil {
 		return nil, 0, err
@@ -323,13 +322,11 @@ func sessionCommits(ctx context.Context, st *refstore.Store, old Record) ([]refs
 
 // moveBinding points the old session's worktree at the new session when it
 // was bound to the old one. It returns the worktree it rebound.
-func moveBinding(ctx context.Context, st *refstore.Store, old Record, newRef string) (string, string) {
-	wt, err := worktreeStore(ctx, st, old.Worktree)
+func moveBinding(ctx context.Context, st refstore.Clone, old Record, newRef string) (string, string) {
+	wt, done, err := st.OpenWorktree(ctx, old.Worktree)
+	defer done()
 	if err != nil || wt == nil {
 		return "", ""
-	}
-	if wt != st {
-		defer wt.Close()
 	}
 	bound, err := wt.BoundSession()
 	if err != nil || bound != old.ID {
@@ -339,36 +336,6 @@ func moveBinding(ctx context.Context, st *refstore.Store, old Record, newRef str
 		return "", fmt.Sprintf("worktree %s is still bound to %s: %v", old.Worktree, old.ID, err)
 	}
 	return wt.Dir(), ""
-}
-
-// worktreeStore opens the worktree at dir when it is a worktree of st's
-// repository; nil when there is none there. st itself is returned when dir
-// is st's own worktree.
-func worktreeStore(ctx context.Context, st *refstore.Store, dir string) (*refstore.Store, error) {
-	if dir == "" || !refstore.Exists(dir) {
-		return nil, nil
-	}
-	if !st.Bare() && sameDir(st.Dir(), dir) {
-		return st, nil
-	}
-	wt, err := refstore.Open(ctx, dir, refstore.Options{})
-	if err != nil {
-		return nil, err
-	}
-	if !wt.SameRepository(st) || wt.Bare() || !sameDir(wt.Dir(), dir) {
-		wt.Close()
-		return nil, nil
-	}
-	return wt, nil
-}
-
-func sameDir(a, b string) bool {
-	if a == b {
-		return true
-	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // predecessor is what the handoff package shows of the replaced session.

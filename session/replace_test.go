@@ -161,7 +161,7 @@ func TestReplaceTransfer(t *testing.T) {
 	if res.New.PR == nil || res.Old.PR != nil || !strings.Contains(res.Package, "## Pull request #1") {
 		t.Errorf("pr pointers: new %+v old %+v", res.New.PR, res.Old.PR)
 	}
-	if id, err := st.ResolveID(ctx, ref); err != nil || id != blob {
+	if id, err := refstore.ResolveID(ctx, st, ref); err != nil || id != blob {
 		t.Errorf("transfer ref: %q %v", id, err)
 	}
 }

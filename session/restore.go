@@ -14,7 +14,7 @@ import (
 // nothing (NoOp). A replaced
 // session names its successor; a merged one is read-only. It takes the same
 // guard as a switch, so a restore and a switch never run together.
-func Restore(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
+func Restore(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
 	opts.Restore, opts.Harness = true, ""
 	return relaunch(ctx, st, opts, now)
 }

@@ -217,7 +217,7 @@ type RelaunchResult struct {
 // swap. A merged session is read-only; a replaced one names its successor.
 // A terminated or ended session is relaunched, its worktree re-created if
 // it is gone.
-func Switch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
+func Switch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
 	if strings.TrimSpace(opts.Harness) == "" {
 		return RelaunchResult{}, fmt.Errorf("switching session %q: name the harness to switch to", opts.ID)
 	}
@@ -225,7 +225,7 @@ func Switch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now t
 	return relaunch(ctx, st, opts, now)
 }
 
-func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
+func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
 	doing := "switch"
 	if opts.Restore {
 		doing = "restore"
@@ -363,7 +363,7 @@ func relaunch(ctx context.Context, st *refstore.Store, opts RelaunchOptions, now
 
 // writableLine is writable with the end of the line named for a replaced
 // session.
-func writableLine(ctx context.Context, st *refstore.Store, s Record, doing string) error {
+func writableLine(ctx context.Context, st refstore.Clone, s Record, doing string) error {
 	err := writable(s, doing)
 	var re *ReplacedError
 	if errors.As(err, &re) {
@@ -383,7 +383,7 @@ func canonical(name string) string {
 
 // takeGuard sets the session's switching guard by compare-and-swap. A live
 // guard held by someone else refuses; an expired one is taken over.
-func takeGuard(ctx context.Context, st *refstore.Store, id, by, to, doing string, now time.Time) (Stored, string, error) {
+func takeGuard(ctx context.Context, st refstore.Clone, id, by, to, doing string, now time.Time) (Stored, string, error) {
 	for attempt := 0; ; attempt++ {
 		cur, err := Read(ctx, st, id)
 		if err != nil {
@@ -422,7 +422,7 @@ func holds(s Record, g *Switching) bool {
 }
 
 // releaseGuard clears a guard that is still ours and changes nothing else.
-func releaseGuard(ctx context.Context, st *refstore.Store, guarded Stored) error {
+func releaseGuard(ctx context.Context, st refstore.Clone, guarded Stored) error {
 	_, err := Modify(ctx, st, guarded.ID, "handoff: release switch guard of "+guarded.ID, func(s *Record) error {
 		if !holds(*s, guarded.Switching) {
 			return errUnchanged
@@ -438,13 +438,11 @@ func releaseGuard(ctx context.Context, st *refstore.Store, guarded Stored) error
 
 // boundElsewhere reports whether s's worktree is bound to another session
 // that is active.
-func boundElsewhere(ctx context.Context, st *refstore.Store, s Record) bool {
-	wt, err := worktreeStore(ctx, st, s.Worktree)
+func boundElsewhere(ctx context.Context, st refstore.Clone, s Record) bool {
+	wt, done, err := st.OpenWorktree(ctx, s.Worktree)
+	defer done()
 	if err != nil || wt == nil {
 		return false
-	}
-	if wt != st {
-		defer wt.Close()
 	}
 	bound, _ := wt.BoundSession()
 	if bound == "" || bound == s.ID {
@@ -458,13 +456,11 @@ func boundElsewhere(ctx context.Context, st *refstore.Store, s Record) bool {
 // bound there is ended first (End: one worktree, one active session; its
 // id goes to *ended and the note says so), unless a switch holds it: then
 // the worktree stays bound to it.
-func bindWorktree(ctx context.Context, st *refstore.Store, s Record, endBound func(context.Context, string) (bool, []string, error), now time.Time, ended *string) (string, []string) {
-	wt, err := worktreeStore(ctx, st, s.Worktree)
+func bindWorktree(ctx context.Context, st refstore.Clone, s Record, endBound func(context.Context, string) (bool, []string, error), now time.Time, ended *string) (string, []string) {
+	wt, done, err := st.OpenWorktree(ctx, s.Worktree)
+	defer done()
 	if err != nil || wt == nil {
 		return "", nil
-	}
-	if wt != st {
-		defer wt.Close()
 	}
 	bound, _ := wt.BoundSession()
 	if bound == s.ID {
@@ -501,7 +497,7 @@ func bindWorktree(ctx context.Context, st *refstore.Store, s Record, endBound fu
 
 // RecordNative remembers a harness's own session id for this session, next
 // to that harness's name: it is only ever handed back to the same harness.
-func RecordNative(ctx context.Context, st *refstore.Store, id, harnessName, nativeID string, now time.Time) (Stored, error) {
+func RecordNative(ctx context.Context, st refstore.Clone, id, harnessName, nativeID string, now time.Time) (Stored, error) {
 	h, err := harness.Lookup(harnessName)
 	if err != nil {
 		return Stored{}, err
@@ -541,7 +537,7 @@ func (s *Record) launched(name string, now time.Time, edit func(*Launched)) {
 }
 
 // MarkLaunched records that the session's current harness was just run.
-func MarkLaunched(ctx context.Context, st *refstore.Store, id string, now time.Time) error {
+func MarkLaunched(ctx context.Context, st refstore.Clone, id string, now time.Time) error {
 	_, err := Modify(ctx, st, id, "handoff: launched "+id, func(s *Record) error {
 		s.launched(canonical(s.Harness), now, func(l *Launched) { l.Last = now })
 		s.UpdatedAt = now

@@ -51,7 +51,7 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // holds; *UnreachableError when the remote cannot be reached. Whenever the
 // remote's version wins, the local ref takes it through the join sync
 // uses, conflict report included.
-func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.Update) error {
+func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.Update) error {
 	remote, err := a.remoteFor(ctx, st, up.Ref)
 	if err != nil || remote == "" {
 		return err
@@ -105,7 +105,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 		}
 		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
 		if perr == nil {
-			if cur, _ := st.ResolveID(ctx, tracking); cur == up.New {
+			if cur, _ := refstore.ResolveID(ctx, st, tracking); cur == up.New {
 				return nil // git moved the tracking ref itself (the fetch refspecs of a clone set up by an earlier init)
 			}
 			// The remote took it: that is the decision. A tracking ref we
@@ -118,7 +118,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 		if _, err := fetchPatiently(ctx, st, remote, specs, 3); err != nil {
 			return &UnreachableError{Remote: remote, Err: fmt.Errorf("%v; then fetching to see why: %w", perr, err)}
 		}
-		now, err := st.ResolveID(ctx, tracking)
+		now, err := refstore.ResolveID(ctx, st, tracking)
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 			return err
 		}
@@ -140,7 +140,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st *refstore.Store, up refstore.
 // claimed or deleted, or another baton the join keeps over the one up
 // started from. When it does, the local ref takes the remote's version
 // through that join (adopt), and the error says what happened.
-func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.Update, mine, theirs *version) error {
+func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, mine, theirs *version) error {
 	k := kindOf(up.Ref)
 	look := storeLookup(ctx, st)
 	m, t := mine.rec.(baton.Baton), theirs.rec.(baton.Baton)
@@ -170,7 +170,7 @@ func lostTo(ctx context.Context, st *refstore.Store, remote string, up refstore.
 }
 
 // versionOf reads the blob oid as the record at ref; nil when it cannot.
-func versionOf(ctx context.Context, st *refstore.Store, k *kind, ref, oid string) *version {
+func versionOf(ctx context.Context, st refstore.Clone, k *kind, ref, oid string) *version {
 	if oid == "" {
 		return nil
 	}
@@ -190,7 +190,7 @@ func versionOf(ctx context.Context, st *refstore.Store, k *kind, ref, oid string
 // make, with its reflog message, so `git handoff log` shows a conflict and
 // the dropped version stays in the reflog. It returns the conflict when the
 // two were written without seeing each other.
-func adopt(ctx context.Context, st *refstore.Store, remote, ref string, theirs *version, look lookup) *Conflict {
+func adopt(ctx context.Context, st refstore.Clone, remote, ref string, theirs *version, look lookup) *Conflict {
 	k := kindOf(ref)
 	for range 3 {
 		var cur *version
@@ -238,7 +238,7 @@ func adopt(ctx context.Context, st *refstore.Store, remote, ref string, theirs *
 // Pin chooses once the remote that decides claims of ref (handoff.Pinner):
 // none when the clone has no remote or no remote knows the baton, and the
 // claim is local. A choice that fails is left to Arbitrate to report.
-func (a Arbiter) Pin(ctx context.Context, st *refstore.Store, ref string) (handoff.Arbiter, bool) {
+func (a Arbiter) Pin(ctx context.Context, st refstore.Clone, ref string) (handoff.Arbiter, bool) {
 	remote, err := a.remoteFor(ctx, st, ref)
 	switch {
 	case err != nil:
@@ -256,7 +256,7 @@ func (a Arbiter) Pin(ctx context.Context, st *refstore.Store, ref string) (hando
 // A clone set up before handoff.arbiter existed falls back to the one
 // remote that carries records, and refuses to choose between several: two
 // clones choosing differently would both win.
-func (a Arbiter) remoteFor(ctx context.Context, st *refstore.Store, ref string) (string, error) {
+func (a Arbiter) remoteFor(ctx context.Context, st refstore.Clone, ref string) (string, error) {
 	if a.Remote != "" {
 		return a.Remote, nil
 	}
@@ -294,7 +294,7 @@ func (a Arbiter) remoteFor(ctx context.Context, st *refstore.Store, ref string) 
 // Held fetches the baton records of the remote that arbitrates claims of
 // ref and returns the blob id it holds there ("" for none); without a
 // remote, what this clone holds.
-func (a Arbiter) Held(ctx context.Context, st *refstore.Store, ref string) (string, error) {
+func (a Arbiter) Held(ctx context.Context, st refstore.Clone, ref string) (string, error) {
 	remote, err := a.remoteFor(ctx, st, ref)
 	if err != nil {
 		return "", err
@@ -313,7 +313,7 @@ func (a Arbiter) Held(ctx context.Context, st *refstore.Store, ref string) (stri
 	if _, err := fetchPatiently(ctx, st, remote, specs, 3); err != nil {
 		return "", &UnreachableError{Remote: remote, Err: err}
 	}
-	oid, err := st.ResolveID(ctx, tracking)
+	oid, err := refstore.ResolveID(ctx, st, tracking)
 	if errors.Is(err, refstore.ErrNotFound) {
 		return "", nil
 	}
@@ -343,7 +343,7 @@ func fetchSpecs(remote string) ([]string, error) {
 // the caller to pass on. A claim decided at the remote must not be taken
 // for one that could not be asked, nor a sync fail on a dead fetch's
 // leftovers.
-func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, specs []string, tries int) (notes []string, err error) {
+func fetchPatiently(ctx context.Context, st refstore.Clone, remote string, specs []string, tries int) (notes []string, err error) {
 	dropped := 0
 	for try := 1; ; try++ {
 		err = st.Fetch(ctx, remote, true, specs...)
@@ -358,7 +358,7 @@ func fetchPatiently(ctx context.Context, st *refstore.Store, remote string, spec
 		}
 		backoff(try)
 		if tp, terr := TrackingPrefix(remote); terr == nil {
-			dropped += dropStaleTrackingLocks(st, tp)
+			dropped += st.DropStaleLocks(tp)
 		}
 		if missingObject(err) {
 			// git fetch walks every ref and fails on one that names a

@@ -66,7 +66,7 @@ func arbiterCopy(remote string) (string, error) {
 // teamArbiter is what the remotes of this clone say about the arbiter, as
 // last fetched: the URL they name ("" when none does) and which remote said
 // it. Remotes that name different URLs are an error.
-func teamArbiter(ctx context.Context, st *refstore.Store, rcs []refstore.RemoteConfig) (string, string, error) {
+func teamArbiter(ctx context.Context, st refstore.Clone, rcs []refstore.RemoteConfig) (string, string, error) {
 	var team, from string
 	for _, rc := range rcs {
 		ref, err := arbiterCopy(rc.Name)
@@ -93,7 +93,7 @@ func teamArbiter(ctx context.Context, st *refstore.Store, rcs []refstore.RemoteC
 
 // remoteAt is the first of rcs whose URL is the repository u, preferring
 // the remote named prefer.
-func remoteAt(st *refstore.Store, rcs []refstore.RemoteConfig, u, prefer string) string {
+func remoteAt(st refstore.Clone, rcs []refstore.RemoteConfig, u, prefer string) string {
 	found := ""
 	for _, rc := range rcs {
 		if normURL(rc.URL, st.Dir()) == u {
@@ -169,7 +169,7 @@ func localURL(p, dir string, trim func(string) string) string {
 // chooseArbiter decides which remote of this clone decides claims: the one
 // at the URL the remotes' records name; without records, the one git config
 // handoff.arbiter names, else fallback. It returns the team's URL with it.
-func chooseArbiter(ctx context.Context, st *refstore.Store, rcs []refstore.RemoteConfig, fallback string) (name, team string, err error) {
+func chooseArbiter(ctx context.Context, st refstore.Clone, rcs []refstore.RemoteConfig, fallback string) (name, team string, err error) {
 	team, from, err := teamArbiter(ctx, st, rcs)
 	if err != nil {
 		return "", "", err
@@ -203,7 +203,7 @@ func chooseArbiter(ctx context.Context, st *refstore.Store, rcs []refstore.Remot
 // arbiter, choose it, record it in git config and on remote (when remote
 // has no record yet, so that its other clones learn it). It returns the
 // arbiter's name and warnings about remotes it could not ask.
-func settleArbiter(ctx context.Context, st *refstore.Store, remote string) (string, []string, error) {
+func settleArbiter(ctx context.Context, st refstore.Clone, remote string) (string, []string, error) {
 	rcs, err := st.RemoteConfigs(ctx)
 	if err != nil {
 		return "", nil, err

@@ -25,7 +25,7 @@ type archiveMonth struct {
 
 // joinArchive joins every month whose two sides differ or that takes a
 // record retired by ds, and fills in each retirement's blob.
-func joinArchive(ctx context.Context, st *refstore.Store, ids refIDs, ds []decision) ([]archiveMonth, error) {
+func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision) ([]archiveMonth, error) {
 	put := map[string][]archive.Entry{}
 	for i := range ds {
 		d := &ds[i]
@@ -89,7 +89,7 @@ func dedupe(es []archive.Entry) []archive.Entry {
 // only when one clone retired a version the other had already replaced:
 // the later is kept, by the versions' causal clocks where they tell, else
 // by their write counts, else by blob id. A blob that cannot be read loses.
-func laterArchived(ctx context.Context, st *refstore.Store) func(path, a, b string) string {
+func laterArchived(ctx context.Context, st refstore.Clone) func(path, a, b string) string {
 	return func(_, a, b string) string {
 		ea, erra := st.ReadObject(ctx, a)
 		eb, errb := st.ReadObject(ctx, b)

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -33,13 +31,12 @@ type note struct {
 	Tracking map[string]string `json:"tracking"` // per remote: digest of its tracking refs
 }
 
-func notePath(st *refstore.Store) string {
-	return filepath.Join(st.CommonDir(), "handoff", "merged")
-}
+// mergedNote is the local note of what the last merge saw (refstore.Local).
+const mergedNote = "merged"
 
-func readNote(st *refstore.Store) note {
+func readNote(st refstore.Clone) note {
 	var n note
-	if b, err := os.ReadFile(notePath(st)); err == nil {
+	if b, err := st.Local().Read(mergedNote); err == nil {
 		_ = json.Unmarshal(b, &n)
 	}
 	if n.Tracking == nil {
@@ -48,33 +45,32 @@ func readNote(st *refstore.Store) note {
 	return n
 }
 
-func writeNote(st *refstore.Store, n note) error {
+func writeNote(st refstore.Clone, n note) error {
 	b, _ := json.Marshal(n)
-	return st.WriteNote(context.Background(), notePath(st), b)
+	return st.Local().Write(context.Background(), mergedNote, b)
 }
 
 // fetchedPath is <common dir>/handoff/fetched: rewritten by each fetch of
 // ours (fetchPatiently), so that its size and time change whenever the
 // tracking refs may have. A plain `git fetch` of the user's no longer
 // fetches records, and costs the next command nothing.
-func fetchedPath(st *refstore.Store) string {
-	return filepath.Join(st.CommonDir(), "handoff", "fetched")
-}
+const fetchedNote = "fetched"
 
 // markFetched notes that a fetch of ours moved (or may have moved) the
 // tracking refs.
-func markFetched(st *refstore.Store) {
-	_ = st.WriteNote(context.Background(), fetchedPath(st), []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"))
+func markFetched(st refstore.Clone) {
+	_ = st.Local().Write(context.Background(), fetchedNote, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"))
 }
 
-// fetchStamp is the fetched note's size and time: what the lazy merge
-// compares with the one it merged at.
-func fetchStamp(st *refstore.Store) string {
-	fi, err := os.Stat(fetchedPath(st))
+// fetchStamp is the fetched note itself (the time of the last fetch of
+// ours, to the nanosecond): what the lazy merge compares with the one it
+// merged at.
+func fetchStamp(st refstore.Clone) string {
+	b, err := st.Local().Read(fetchedNote)
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
+	return strings.TrimSpace(string(b))
 }
 
 // digest fingerprints a set of tracking refs.
@@ -91,7 +87,7 @@ func digest(lines []string) string {
 // noteSynced records that sync left remote's tracking refs holding the
 // winners of ds and the settled keys, so the next command does not merge
 // them again.
-func noteSynced(st *refstore.Store, remote string, ds []decision, settled map[string]string) error {
+func noteSynced(st refstore.Clone, remote string, ds []decision, settled map[string]string) error {
 	tp, err := TrackingPrefix(remote)
 	if err != nil {
 		return err
@@ -125,7 +121,7 @@ type LazyResult struct {
 // pushes, and never collects tombstones: that is sync's work. A local
 // command writing at the same moment makes it give up quietly; the next
 // command tries again.
-func Lazy(ctx context.Context, st *refstore.Store) (LazyResult, error) {
+func Lazy(ctx context.Context, st refstore.Clone) (LazyResult, error) {
 	var res LazyResult
 	n := readNote(st)
 	stamp := fetchStamp(st)
@@ -155,7 +151,7 @@ func Lazy(ctx context.Context, st *refstore.Store) (LazyResult, error) {
 // Lazy, so that `list` or `show` never changes a ref (and never races a
 // writer for one). It costs what Lazy's check costs: a few file stats when
 // nothing was fetched.
-func Unmerged(ctx context.Context, st *refstore.Store) ([]string, error) {
+func Unmerged(ctx context.Context, st refstore.Clone) ([]string, error) {
 	n := readNote(st)
 	if fetchStamp(st) == n.Stamp {
 		return nil, nil
@@ -167,7 +163,7 @@ func Unmerged(ctx context.Context, st *refstore.Store) ([]string, error) {
 // fetched lists the tracking refs of every remote, reading no object, and
 // compares each remote's digest with the note: stale lists, sorted, the
 // remotes whose tracking refs changed since the last merge.
-func fetched(ctx context.Context, st *refstore.Store, n note) (byRemote map[string][]refstore.RefID, digests map[string]string, stale []string, err error) {
+func fetched(ctx context.Context, st refstore.Clone, n note) (byRemote map[string][]refstore.RefID, digests map[string]string, stale []string, err error) {
 	byRemote = map[string][]refstore.RefID{}
 	all, err := st.RefIDs(ctx, refstore.RemotesPrefix)
 	if err != nil {
@@ -203,7 +199,7 @@ func fetched(ctx context.Context, st *refstore.Store, n note) (byRemote map[stri
 // lazyMerge joins the tracking copies of remotes into the local records,
 // reading only the copies whose blob differs from the local ref's: what
 // the fetch brought, not what exists.
-func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemote map[string][]refstore.RefID, res *LazyResult) error {
+func lazyMerge(ctx context.Context, st refstore.Clone, remotes []string, byRemote map[string][]refstore.RefID, res *LazyResult) error {
 	localIDs := map[string]string{}
 	for _, prefix := range refstore.Kinds {
 		ids, err := st.RefIDs(ctx, prefix)
@@ -299,7 +295,7 @@ func lazyMerge(ctx context.Context, st *refstore.Store, remotes []string, byRemo
 // fetch` brought (Lazy); one that only reads never writes, and says what
 // is not merged yet instead. It returns the notices for the user: the
 // conflicts the merge settled, records it skipped, or what waits unmerged.
-func MergeFetched(ctx context.Context, st *refstore.Store, writes bool) []string {
+func MergeFetched(ctx context.Context, st refstore.Clone, writes bool) []string {
 	if !writes {
 		if remotes, err := Unmerged(ctx, st); err == nil && len(remotes) > 0 {
 			return []string{fmt.Sprintf("records fetched from %s are not merged yet, so not shown: the next writing command or `git handoff sync` merges them", strings.Join(remotes, ", "))}

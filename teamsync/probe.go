@@ -61,7 +61,7 @@ func (e *RefusedError) Hint() string { return e.Why }
 // apply to refs/heads/ only, so neither refuses our blob refs;
 // receive.hideRefs (or transfer.hideRefs) covering refs/ao refuses the
 // create with "deny updating a hidden ref".
-func CheckRemote(ctx context.Context, st *refstore.Store, remote string) (CheckResult, error) {
+func CheckRemote(ctx context.Context, st refstore.Clone, remote string) (CheckResult, error) {
 	var nonce [8]byte
 	rand.Read(nonce[:])
 	ref := ProbePrefix + hex.EncodeToString(nonce[:])
@@ -90,7 +90,7 @@ func CheckRemote(ctx context.Context, st *refstore.Store, remote string) (CheckR
 }
 
 // cleanup deletes the probe; failing that, it says what was left behind.
-func cleanup(ctx context.Context, st *refstore.Store, remote, ref, old string) []string {
+func cleanup(ctx context.Context, st refstore.Clone, remote, ref, old string) []string {
 	err := st.Push(ctx, remote, []refstore.Update{{Ref: ref, Old: old}}, refstore.PushOptions{NoVerify: true})
 	if err == nil {
 		return nil

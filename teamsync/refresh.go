@@ -28,7 +28,7 @@ const DefaultRefreshTimeout = 5 * time.Second
 // handoff.Refresher: a baton this clone held as waiting that the merge
 // replaced is told as a claim lost at the arbiter is (claimed or deleted
 // elsewhere, or superseded, with the conflict).
-func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch string) ([]string, []Conflict) {
+func (a Arbiter) Refresh(ctx context.Context, st refstore.Clone, owner, branch string) ([]string, []Conflict) {
 	ref, err := refstore.HandoffRef(false, owner, branch)
 	if err != nil {
 		return nil, nil
@@ -114,7 +114,7 @@ func (a Arbiter) Refresh(ctx context.Context, st *refstore.Store, owner, branch 
 }
 
 // readBatonAt reads blob oid as the baton record of ref.
-func readBatonAt(ctx context.Context, st *refstore.Store, ref, oid string) (baton.Baton, error) {
+func readBatonAt(ctx context.Context, st refstore.Clone, ref, oid string) (baton.Baton, error) {
 	e, err := st.ReadObject(ctx, oid)
 	if err != nil {
 		return baton.Baton{}, err

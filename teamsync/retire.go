@@ -3,8 +3,6 @@ package teamsync
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -64,7 +62,7 @@ const RetireEvery = 24 * time.Hour
 
 // Retention reads the retention age from git config (DefaultRetention when
 // unset; 0 = never retire).
-func Retention(ctx context.Context, st *refstore.Store) (time.Duration, error) {
+func Retention(ctx context.Context, st refstore.Clone) (time.Duration, error) {
 	cfg, err := st.Config(ctx, RetentionKey, MaxAgeKey)
 	if err != nil {
 		return 0, err
@@ -103,24 +101,24 @@ func ParseAge(v string) (time.Duration, error) {
 	return 0, fmt.Errorf("%q is not an age such as 30d, 720h or never", v)
 }
 
-// retiredPath is <common dir>/handoff/retired/<remote, encoded>: when this
+// retiredPath names the local note retired/<remote, encoded>: when this
 // clone last retired with remote.
-func retiredPath(st *refstore.Store, remote string) (string, error) {
+func retiredPath(remote string) (string, error) {
 	enc, err := refstore.EncodeComponent(remote)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(st.CommonDir(), "handoff", "retired", enc), nil
+	return "retired/" + enc, nil
 }
 
 // RetireDue reports whether the last retention with remote here is older
 // than RetireEvery (or never happened).
-func RetireDue(st *refstore.Store, remote string, now time.Time) bool {
-	p, err := retiredPath(st, remote)
+func RetireDue(st refstore.Clone, remote string, now time.Time) bool {
+	p, err := retiredPath(remote)
 	if err != nil {
 		return false
 	}
-	b, err := os.ReadFile(p)
+	b, err := st.Local().Read(p)
 	if err != nil {
 		return true
 	}
@@ -128,12 +126,12 @@ func RetireDue(st *refstore.Store, remote string, now time.Time) bool {
 	return err != nil || now.Sub(last) >= RetireEvery || now.Before(last)
 }
 
-func noteRetired(st *refstore.Store, remote string, now time.Time) error {
-	p, err := retiredPath(st, remote)
+func noteRetired(st refstore.Clone, remote string, now time.Time) error {
+	p, err := retiredPath(remote)
 	if err != nil {
 		return err
 	}
-	return st.WriteNote(context.Background(), p, []byte(now.UTC().Format(time.RFC3339)+"\n"))
+	return st.Local().Write(context.Background(), p, []byte(now.UTC().Format(time.RFC3339)+"\n"))
 }
 
 // retirement is where a retiring record goes: its archive path ("" for a

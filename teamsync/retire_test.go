@@ -38,7 +38,7 @@ func put(t *testing.T, st *refstore.Store, ref string, rec any) {
 	t.Helper()
 	ctx := context.Background()
 	oid := blobOf(t, st, rec)
-	old, _ := st.ResolveID(ctx, ref)
+	old, _ := refstore.ResolveID(ctx, st, ref)
 	if err := st.Apply(ctx, "test", refstore.Update{Ref: ref, Old: old, New: oid}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -24,24 +22,24 @@ import (
 // pointed somewhere new starts with no note, so an empty new remote does
 // not look like one that dropped every record.
 
-// seenPath is <common dir>/handoff/seen/<remote, encoded>.
-func seenPath(st *refstore.Store, remote string) (string, error) {
+// seenPath names the local note seen/<remote, encoded>.
+func seenPath(remote string) (string, error) {
 	enc, err := refstore.EncodeComponent(remote)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(st.CommonDir(), "handoff", "seen", enc), nil
+	return "seen/" + enc, nil
 }
 
 // readSeen returns ref → blob id of what remote held after the last sync,
 // or nil when there is no note for this remote at this URL. A note that
 // cannot be read is no note: the guard is lost, never a record.
-func readSeen(st *refstore.Store, remote, url string) map[string]string {
-	p, err := seenPath(st, remote)
+func readSeen(st refstore.Clone, remote, url string) map[string]string {
+	p, err := seenPath(remote)
 	if err != nil {
 		return nil
 	}
-	b, err := os.ReadFile(p)
+	b, err := st.Local().Read(p)
 	if err != nil {
 		return nil
 	}
@@ -65,11 +63,11 @@ func readSeen(st *refstore.Store, remote, url string) map[string]string {
 }
 
 // writeSeen replaces remote's note with seen.
-func writeSeen(st *refstore.Store, remote, url string, seen map[string]string) error {
+func writeSeen(st refstore.Clone, remote, url string, seen map[string]string) error {
 	if strings.ContainsAny(url, "\n\r") {
 		return fmt.Errorf("remote %s: a URL with a line break", remote)
 	}
-	p, err := seenPath(st, remote)
+	p, err := seenPath(remote)
 	if err != nil {
 		return err
 	}
@@ -83,7 +81,7 @@ func writeSeen(st *refstore.Store, remote, url string, seen map[string]string) e
 	for _, ref := range refs {
 		b.WriteString(ref + " " + seen[ref] + "\n")
 	}
-	return st.WriteNote(context.Background(), p, b.Bytes())
+	return st.Local().Write(context.Background(), p, b.Bytes())
 }
 
 // withhold marks the decisions whose record the remote dropped since it

@@ -38,7 +38,7 @@ func isSnapshotCopy(tp, ref string) bool {
 //
 // retired, when not nil, names the sessions whose snapshots retire with
 // them (by their ref component): those go on both sides, with no join.
-func syncSnapshots(ctx context.Context, st *refstore.Store, remote, tp string, dryRun bool, retired func(enc string) bool) ([]Change, []string) {
+func syncSnapshots(ctx context.Context, st refstore.Clone, remote, tp string, dryRun bool, retired func(enc string) bool) ([]Change, []string) {
 	changes := []Change{}
 	var warns []string
 	copies := tp + strings.TrimPrefix(refstore.SnapshotPrefix, refstore.Root)
@@ -127,7 +127,7 @@ func syncSnapshots(ctx context.Context, st *refstore.Store, remote, tp string, d
 // joinSnapshots picks between a local and a fetched snapshot commit of one
 // session ("" = none on that side). why is set when neither had seen the
 // other.
-func joinSnapshots(ctx context.Context, st *refstore.Store, l, r string) (winner, why string, err error) {
+func joinSnapshots(ctx context.Context, st refstore.Clone, l, r string) (winner, why string, err error) {
 	switch {
 	case l == "":
 		return r, "", nil

@@ -146,7 +146,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatalf("no warning about concurrent snapshots: %v", sb.Warnings)
 	}
 	syncAt(t, a, 9)
-	if got, _ := a.ResolveID(ctx, "refs/ao/snapshots/s-a"); got != tb.Snapshot.Commit {
+	if got, _ := refstore.ResolveID(ctx, a, "refs/ao/snapshots/s-a"); got != tb.Snapshot.Commit {
 		t.Fatalf("A holds %s, want %s", got, tb.Snapshot.Commit)
 	}
 	if out := git(t, tm.dir, "--git-dir", tm.remote, "for-each-ref", "refs/ao/preserved/"); out != "" {

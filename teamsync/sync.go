@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	mrand "math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -124,7 +121,7 @@ func localRef(tp, tracking string) (string, bool) {
 
 // checkRemote returns remote's configuration, refusing a remote that is
 // not configured.
-func checkRemote(ctx context.Context, st *refstore.Store, remote string) (refstore.RemoteConfig, error) {
+func checkRemote(ctx context.Context, st refstore.Clone, remote string) (refstore.RemoteConfig, error) {
 	rcs, err := st.RemoteConfigs(ctx)
 	if err != nil {
 		return refstore.RemoteConfig{}, err
@@ -139,7 +136,7 @@ func checkRemote(ctx context.Context, st *refstore.Store, remote string) (refsto
 
 // DefaultRemote is the remote sync uses when none is named: the first one
 // init set up, else "origin".
-func DefaultRemote(ctx context.Context, st *refstore.Store) (string, error) {
+func DefaultRemote(ctx context.Context, st refstore.Clone) (string, error) {
 	names, err := initialized(ctx, st)
 	if err != nil {
 		return "", err
@@ -154,7 +151,7 @@ func DefaultRemote(ctx context.Context, st *refstore.Store) (string, error) {
 // applies the result locally by compare-and-swap and pushes every ref the
 // remote lacks with a lease on what was fetched. A lost lease means someone
 // pushed meanwhile: fetch, join and push again, a bounded number of times.
-func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error) {
+func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) {
 	res := Result{Remote: opts.Remote, DryRun: opts.DryRun}
 	rc, err := checkRemote(ctx, st, opts.Remote)
 	if err != nil {
@@ -209,10 +206,6 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 			notes, err := fetchPatiently(ctx, st, opts.Remote, specs, 2)
 			fetchNotes = append(fetchNotes, notes...)
 			if err != nil {
-				if lock := st.BackendLock(); lock != "" {
-					// git's message names no file: say which one, and what to do.
-					err = fmt.Errorf("%w: %w", &refstore.LockedError{Path: lock}, err)
-				}
 				return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
 			}
 			if ids, err = listIDs(ctx, st, tp); err != nil {
@@ -370,7 +363,9 @@ func Sync(ctx context.Context, st *refstore.Store, opts Options) (Result, error)
 		if len(ds) >= packMin {
 			// Thousands of refs just written, each a loose file on the
 			// files backend, read by every later git fetch.
-			if err := st.PackRecords(ctx); err != nil {
+			if p, ok := st.(interface{ PackRecords(context.Context) error }); !ok {
+				// a store of no loose files (the in-memory twin)
+			} else if err := p.PackRecords(ctx); err != nil {
 				res.Warnings = append(res.Warnings, "the records' refs were not packed (git gc will): "+err.Error())
 			}
 		}
@@ -410,7 +405,7 @@ func (e *ContentionError) Unwrap() []error { return []error{refstore.ErrConflict
 // applyLocal swaps each of ups on its own, those that settle a conflict
 // with a message of their own, so the reflog (and `git handoff log`) tells
 // them apart.
-func applyLocal(ctx context.Context, st *refstore.Store, msg string, ups []refstore.Update, conflictMsgs map[string]string) error {
+func applyLocal(ctx context.Context, st refstore.Clone, msg string, ups []refstore.Update, conflictMsgs map[string]string) error {
 	plain := ups
 	if len(conflictMsgs) > 0 {
 		plain = make([]refstore.Update, 0, len(ups))
@@ -464,7 +459,7 @@ func undoneDeletion(d *decision) string {
 // stays in the notice (and the ref's reflog), in case the object turns up.
 // It asks git for every such ref's object, so it runs only once a fetch
 // failed.
-func dropDangling(ctx context.Context, st *refstore.Store) []string {
+func dropDangling(ctx context.Context, st refstore.Clone) []string {
 	all, err := st.RefIDs(ctx, refstore.Root)
 	if err != nil {
 		return nil
@@ -531,12 +526,12 @@ func conflictOf(d *decision) Conflict {
 // for a moment): a lease was lost when some pushed ref no longer holds
 // what the push expected. ferr is a fetch that failed too (the remote is
 // unreachable).
-func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []string, trackUps []refstore.Update) (lost bool, ferr error) {
+func leaseLost(ctx context.Context, st refstore.Clone, remote string, specs []string, trackUps []refstore.Update) (lost bool, ferr error) {
 	if _, err := fetchPatiently(ctx, st, remote, specs, 2); err != nil {
 		return false, err
 	}
 	for _, u := range trackUps {
-		cur, err := st.ResolveID(ctx, u.Ref)
+		cur, err := refstore.ResolveID(ctx, st, u.Ref)
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 			return false, err
 		}
@@ -545,43 +540,6 @@ func leaseLost(ctx context.Context, st *refstore.Store, remote string, specs []s
 		}
 	}
 	return false, nil
-}
-
-// staleLockAge is how long a lock on a tracking ref must have stood
-// before sync calls its git fetch dead: git holds one for milliseconds.
-const staleLockAge = 2 * time.Second
-
-// dropStaleTrackingLocks removes the locks a killed `git fetch` left on
-// the tracking refs under tp (refs/ao/remotes/<remote>/), which otherwise
-// fail every later fetch. Unlike a lock on a record, such a lock holds no
-// news: the tracking ref only caches what the remote holds, and the next
-// fetch brings it again. A lock younger than staleLockAge is waited for
-// (only a fetch that just failed on it pays that), and removed if it is
-// still there, unchanged, by then. It returns how many it removed.
-func dropStaleTrackingLocks(st *refstore.Store, tp string) int {
-	root := filepath.Join(st.CommonDir(), filepath.FromSlash(strings.TrimSuffix(tp, "/")))
-	n := 0
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".lock") {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		if age := time.Since(fi.ModTime()); age < staleLockAge {
-			time.Sleep(staleLockAge - age)
-			now, err := os.Stat(path)
-			if err != nil || !now.ModTime().Equal(fi.ModTime()) {
-				return nil // gone, or rewritten: a live fetch's
-			}
-		}
-		if os.Remove(path) == nil {
-			n++
-		}
-		return nil
-	})
-	return n
 }
 
 // racedAtRemote reports a push refused only because others were pushing

@@ -106,7 +106,7 @@ func (s *Server) restoreSession(c *call) error {
 // they relaunched, what uncommitted work the session (or the one it
 // replaced) left in a snapshot, and how to bring it back. The page offers
 // it and applies nothing: applying changes a worktree someone may be in.
-func snapshotOffer(ctx context.Context, st *refstore.Store, id string) []string {
+func snapshotOffer(ctx context.Context, st refstore.Clone, id string) []string {
 	_, notes, err := handoff.SessionSnapshot(ctx, st, handoff.SnapshotApplyOptions{Session: id})
 	if err != nil {
 		return []string{"the session's snapshot of uncommitted work could not be looked for: " + err.Error()}

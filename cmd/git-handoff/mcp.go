@@ -32,7 +32,7 @@ func mcpCommand(d *deps) *cli.Command {
 			ctx, stop := untilInterrupted(c.Context)
 			defer stop()
 			return mcpserver.Run(ctx, mcpserver.Deps{
-				Open: func(ctx context.Context, readOnly bool) (*refstore.Store, []string, func(), error) {
+				Open: func(ctx context.Context, readOnly bool) (refstore.Clone, []string, func(), error) {
 					call := newDeps(d.stdin, io.Discard, d.stderr)
 					call.readOnly, call.json = readOnly, true
 					st, err := call.Store(ctx)

@@ -18,10 +18,10 @@ import (
 
 var _ refstore.Writer = (*Store)(nil)
 
-// SetConfig sets key to vals (the last is the value Config gives); no
+// Configure sets key to vals (the last is the value Config gives); no
 // values unsets it. Keys are compared as git compares them, the section
 // and the name without case.
-func (s *Store) SetConfig(key string, vals ...string) {
+func (s *Store) Configure(key string, vals ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.config == nil {
@@ -221,4 +221,84 @@ func (n *Notes) Snapshot() map[string][]byte {
 		out[k] = append([]byte(nil), v...)
 	}
 	return out
+}
+
+// Rename moves a note (refstore.Local): fs.ErrNotExist when from is gone.
+func (n *Notes) Rename(from, to string) error {
+	c, err := cleanName(to)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	b, ok := n.notes[from]
+	if !ok {
+		return &fs.PathError{Op: "rename", Path: from, Err: fs.ErrNotExist}
+	}
+	delete(n.notes, from)
+	n.notes[c] = b
+	return nil
+}
+
+// Path names a note as if on disk: the simulation hands it to no program.
+func (n *Notes) Path(name string) string { return "/mem/notes/" + name }
+
+// Signing says signing is off (refstore.Signer).
+func (s *Store) Signing(context.Context) (sign.Config, error) { return sign.Config{}, nil }
+
+// RemoteConfigs lists the remotes that have a url (refstore.Config).
+func (s *Store) RemoteConfigs(ctx context.Context) ([]refstore.RemoteConfig, error) {
+	names, err := s.Remotes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]refstore.RemoteConfig, 0, len(names))
+	for _, n := range names {
+		rc := refstore.RemoteConfig{Name: n, Fetch: append([]string(nil), s.config[canonicalKey("remote."+n+".fetch")]...)}
+		if u := s.config[canonicalKey("remote."+n+".url")]; len(u) > 0 {
+			rc.URL = u[0]
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+// SetConfig sets a single-valued key (refstore.Config).
+func (s *Store) SetConfig(ctx context.Context, key, value string) error {
+	s.Configure(key, value)
+	return ctx.Err()
+}
+
+// AddConfig appends a value to a multi-valued key (refstore.Config).
+func (s *Store) AddConfig(ctx context.Context, key, value string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.config == nil {
+		s.config = map[string][]string{}
+	}
+	k := canonicalKey(key)
+	s.config[k] = append(s.config[k], value)
+	return ctx.Err()
+}
+
+// UnsetConfigValue removes every value of key equal to value
+// (refstore.Config).
+func (s *Store) UnsetConfigValue(ctx context.Context, key, value string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := canonicalKey(key)
+	var keep []string
+	for _, v := range s.config[k] {
+		if v != value {
+			keep = append(keep, v)
+		}
+	}
+	if len(keep) == 0 {
+		delete(s.config, k)
+	} else {
+		s.config[k] = keep
+	}
+	return ctx.Err()
 }

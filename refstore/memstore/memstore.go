@@ -321,3 +321,23 @@ func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...refstore.U
 func (s *Store) History(ctx context.Context, tip string, fn func(refstore.Entry) bool) error {
 	return refstore.WalkHistory(ctx, s.ReadObject, tip, fn)
 }
+
+// ReadEach hands fn the objects ids name, in order (refstore.Records); a
+// missing one comes with the type "missing".
+func (s *Store) ReadEach(ctx context.Context, ids []refstore.RefID, fn func(refstore.Entry) error) error {
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.mu.RLock()
+		e, err := s.entry(id.Ref, id.OID)
+		s.mu.RUnlock()
+		if err != nil && !errors.Is(err, refstore.ErrMissingObject) {
+			return err
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
