@@ -89,6 +89,21 @@ func TestRecords(t *testing.T) {
 	}
 }
 
+// TestWriter runs the conformance suite of the rest of refstore.Writer
+// (local notes, configuration, the version clock) on the git store.
+func TestWriter(t *testing.T) {
+	gittest.Isolate(t)
+	recordstest.RunWriter(t, func(t *testing.T) recordstest.WriterHarness {
+		dir := gittest.Init(t)
+		st := open(t, dir, refstore.Options{})
+		return recordstest.WriterHarness{Writer: st, SetConfig: func(t *testing.T, key, value string) {
+			if err := st.SetConfig(context.Background(), key, value); err != nil {
+				t.Fatal(err)
+			}
+		}}
+	})
+}
+
 // conformance is what the git store does beyond refstore.Records (whose
 // suite, recordstest, TestRecords runs): packed and loose refs, reflogs,
 // locks, configuration, HEAD, the worktree's binding.
