@@ -80,7 +80,7 @@ func NewClone(s *Store, dir string, net *Network) (*Clone, error) {
 	if _, ok := repo.worktrees[dir]; ok {
 		return nil, fmt.Errorf("memstore: %s is already a worktree of the repository", dir)
 	}
-	c := &Clone{Store: s, dir: dir, net: net, repo: repo, local: NewLocal(), head: refstore.Head{Branch: "main"}, changed: map[string]int64{}}
+	c := &Clone{Store: s, dir: dir, net: net, repo: repo, local: NewLocal(path.Join(dir, ".git", "handoff")), head: refstore.Head{Branch: "main"}, changed: map[string]int64{}}
 	repo.worktrees[dir] = c
 	return c, nil
 }
@@ -309,7 +309,7 @@ func (c *Clone) AddWorktree(ctx context.Context, dir, branch string) error {
 			return fmt.Errorf("re-creating worktree %s: %q is already checked out at %s", dir, branch, d)
 		}
 	}
-	c.repo.worktrees[dir] = &Clone{Store: c.Store, dir: dir, net: c.net, repo: c.repo, local: NewLocal(),
+	c.repo.worktrees[dir] = &Clone{Store: c.Store, dir: dir, net: c.net, repo: c.repo, local: NewLocal(path.Join(dir, ".git", "handoff")),
 		head: refstore.Head{Branch: branch, Commit: commit}, changed: map[string]int64{}}
 	return nil
 }
