@@ -460,7 +460,7 @@ func SessionListEach[T any](ctx context.Context, st refstore.Clone, opts Session
 
 // listNotices are a session list's notices: the records that could not be
 // read, and the lineage's problems other than links into the archive.
-func listNotices(ctx context.Context, st refstore.Clone, warns []session.Warning, g *lineage.Graph) []string {
+func listNotices(ctx context.Context, st refstore.Records, warns []session.Warning, g *lineage.Graph) []string {
 	var notices []string
 	for _, w := range warns {
 		notices = append(notices, w.String())
@@ -546,7 +546,7 @@ func SessionLineage(ctx context.Context, st refstore.Clone, id, format string) (
 // retiredLink reports a link whose missing end is a session retention moved
 // to the archive: a live session's predecessor that ended long ago is
 // archived, not lost.
-func retiredLink(ctx context.Context, st refstore.Clone, p *lineage.LinkError) bool {
+func retiredLink(ctx context.Context, st refstore.Records, p *lineage.LinkError) bool {
 	if !errors.Is(p, lineage.ErrDangling) || len(p.IDs) < 2 {
 		return false
 	}

@@ -502,7 +502,7 @@ func maxBytes(n int) int {
 	return n
 }
 
-func worktree(st refstore.Clone) string {
+func worktree(st refstore.Worktree) string {
 	if st.Bare() {
 		return ""
 	}
