@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -66,7 +67,7 @@ func (s *Server) launchSession(c *call) error {
 		notices = append(notices, res.Plan.Note)
 	}
 	writeJSON(c.w, http.StatusOK, launchedJSON{
-		Session: id, Runtime: &view.Runtime{Kind: rt.Kind, Socket: rt.Socket, Name: rt.Name, Host: rt.Host, State: "live"},
+		Session: id, Runtime: &view.Runtime{Runtime: *rt, State: tmuxrt.StateLive},
 		Launch: view.OfLaunch(res.Plan), Attach: attachLine(id), Notices: view.NonNil(notices),
 	})
 	return nil

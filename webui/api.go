@@ -321,7 +321,7 @@ func (s *Server) listSessions(c *call) error {
 	for _, l := range res.Sessions {
 		j := sessionRowJSON{Session: toSessionJSON(l.Record, false)}
 		j.Lineage = l.Lineage
-		withRuntime(&j.Session, l.Runtime)
+		j.Session.WithRuntime(l.Runtime)
 		j.OtherHost = !handoff.Here(c.st, &l.Record).Host
 		j.EndReason = l.EndReason
 		if l.Status == session.StatusActive {

@@ -4,11 +4,9 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/session"
-	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -82,21 +80,6 @@ type sessionRowJSON struct {
 type signingJSON struct {
 	Signs         bool `json:"signs"`
 	RequireSigned bool `json:"requireSigned"`
-}
-
-// withRuntime adds what tmux said of a session's agent to its JSON.
-func withRuntime(out *sessionJSON, rs *handoff.RuntimeState) {
-	if rs == nil {
-		return
-	}
-	if out.Runtime == nil {
-		out.Runtime = &view.Runtime{Kind: rs.Kind, Socket: rs.Socket, Name: rs.Name, Host: rs.Host}
-	}
-	out.Runtime.State, out.Runtime.Signal, out.Runtime.PID, out.Runtime.Pane, out.Runtime.Why = rs.State, rs.Signal, rs.PID, rs.Pane, rs.Why
-	if rs.State == tmuxrt.StateExited && rs.Signal == 0 {
-		status := rs.ExitStatus
-		out.Runtime.ExitStatus = &status
-	}
 }
 
 func toSessionJSON(s session.Record, withPackage bool) sessionJSON {

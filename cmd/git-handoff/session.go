@@ -139,21 +139,6 @@ func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
 	return view.OfSession(s, withPackage)
 }
 
-// withRuntime adds what tmux said of a session's agent to its JSON.
-func withRuntime(out *sessionJSON, rs *handoff.RuntimeState) {
-	if rs == nil {
-		return
-	}
-	if out.Runtime == nil {
-		out.Runtime = &view.Runtime{Kind: rs.Kind, Socket: rs.Socket, Name: rs.Name, Host: rs.Host}
-	}
-	out.Runtime.State, out.Runtime.Signal, out.Runtime.PID, out.Runtime.Pane, out.Runtime.Why = rs.State, rs.Signal, rs.PID, rs.Pane, rs.Why
-	if rs.State == "exited" && rs.Signal == 0 {
-		status := rs.ExitStatus
-		out.Runtime.ExitStatus = &status
-	}
-}
-
 // runtimeText is a runtime state in a few words: "tmux live",
 // "tmux exited (status 1)".
 func runtimeText(rs *handoff.RuntimeState) string {

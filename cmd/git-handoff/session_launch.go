@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -101,7 +102,7 @@ func (d *deps) printTmuxLaunch(c *cli.Context, id string, res handoff.SessionLau
 	rt := res.Runtime
 	if c.Bool("json") {
 		return d.printJSON(tmuxLaunchJSON{
-			Session: id, Runtime: &view.Runtime{Kind: rt.Kind, Socket: rt.Socket, Name: rt.Name, Host: rt.Host, State: "live"},
+			Session: id, Runtime: &view.Runtime{Runtime: *rt, State: tmuxrt.StateLive},
 			Launch: toLaunchJSON(res.Plan), Notices: view.NonNil(res.Notices),
 		})
 	}

@@ -116,7 +116,7 @@ func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 	for i := range items {
 		out[i] = items[i].V
 		out[i].Lineage = items[i].Lineage
-		withRuntime(&out[i], items[i].Runtime)
+		out[i].WithRuntime(items[i].Runtime)
 		out[i].MarkArchived(items[i].Archived, items[i].ArchivedAs)
 	}
 	return printJSONArray(d.stdout, "sessions", out, d.withOpenNotices(notices))

@@ -31,7 +31,7 @@ func sessionShowCommand(d *deps) *cli.Command {
 				out := toSessionJSON(res.Session.Record, true)
 				out.Lineage = summary
 				out.Status = res.Status
-				withRuntime(&out, res.Runtime)
+				out.WithRuntime(res.Runtime)
 				out.MarkArchived(res.Session.Archived, res.Session.Ref)
 				return d.printJSON(out)
 			}
