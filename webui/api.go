@@ -294,7 +294,7 @@ func (s *Server) dismiss(c *call) error {
 	if err != nil {
 		return &failed{err: err, notices: res.Notices}
 	}
-	writeJSON(c.w, http.StatusOK, dismissJSON{Dismissed: true, Handoff: toHandoffJSON(&res.Dismissed),
+	writeJSON(c.w, http.StatusOK, view.Dismiss{Dismissed: true, Handoff: toHandoffJSON(&res.Dismissed),
 		Notices: view.NonNil(append(c.notices, res.Notices...))})
 	return nil
 }

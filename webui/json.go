@@ -55,12 +55,6 @@ type listJSON[T any] struct {
 	Signing *signingJSON `json:"signing,omitempty"`
 }
 
-type dismissJSON struct {
-	Dismissed bool         `json:"dismissed"`
-	Handoff   *handoffJSON `json:"handoff"`
-	Notices   []string     `json:"notices"`
-}
-
 type sessionJSON = view.Session
 
 // sessionRowJSON is a session as the listing shows it: the record, what

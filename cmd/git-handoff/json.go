@@ -24,57 +24,10 @@ type (
 func toJSON(s *baton.Stored) *handoffJSON               { return view.OfBaton(s) }
 func toObjectiveJSON(o *baton.Objective) *objectiveJSON { return view.OfObjective(o) }
 
-// endJSON is the result of `end --json`.
-type endJSON struct {
-	Handoff *handoffJSON `json:"handoff"`
-	// Superseded is the waiting baton this one replaced, if any (still
-	// reachable from the ref's reflog).
-	Superseded *handoffJSON  `json:"superseded"`
-	Snapshot   *snapshotJSON `json:"snapshot,omitempty"` // with --snapshot
-	// Redacted: credentials taken out of the notes before they were
-	// written, by kind; [] when none.
-	Redacted []redact.Hit `json:"redacted"`
-	// EndedSession is the session ended; "handoff" is null when no baton
-	// was left (end without baton flags).
-	EndedSession string   `json:"endedSession,omitempty"`
-	Notices      []string `json:"notices"`
-}
-
 // claimJSON is the result of `claim --json`.
 type claimJSON struct {
 	Handoff   *handoffJSON       `json:"handoff"`
 	Claimed   bool               `json:"claimed"`
-	Notices   []string           `json:"notices"`
-	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
-}
-
-// showJSON is the result of `show --json`.
-type showJSON struct {
-	Handoff *handoffJSON `json:"handoff"`
-	Notices []string     `json:"notices"`
-}
-
-// cancelJSON is the result of `cancel --json`.
-type cancelJSON struct {
-	Cancelled bool               `json:"cancelled"`
-	Handoff   *handoffJSON       `json:"handoff"` // the tombstone; null when nothing was cancelled
-	Notices   []string           `json:"notices"`
-	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
-}
-
-// dismissJSON is the result of `dismiss --json`.
-type dismissJSON struct {
-	Dismissed bool               `json:"dismissed"`
-	Handoff   *handoffJSON       `json:"handoff"`
-	Notices   []string           `json:"notices"`
-	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
-}
-
-// undismissJSON is the result of `undismiss --json`: the status page's
-// undo answers the same fields (webui.undismissJSON).
-type undismissJSON struct {
-	Restored  bool               `json:"restored"`
-	Handoff   *handoffJSON       `json:"handoff"`
 	Notices   []string           `json:"notices"`
 	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
 }
@@ -86,7 +39,6 @@ type objectiveResultJSON struct {
 	Redacted  []redact.Hit   `json:"redacted"`
 }
 
-// eventJSON is one baton event of `log --json`.
 // logJSON is the result of `log --json`.
 type logJSON struct {
 	Events []baton.Event `json:"events"`

@@ -90,18 +90,10 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 	}
 }
 
-// tmuxLaunchJSON is the result of `session launch --tmux --json`.
-type tmuxLaunchJSON struct {
-	Session string        `json:"session"`
-	Runtime *view.Runtime `json:"runtime"`
-	Launch  launchJSON    `json:"launch"`
-	Notices []string      `json:"notices"`
-}
-
 func (d *deps) printTmuxLaunch(c *cli.Context, id string, res handoff.SessionLaunchResult) error {
 	rt := res.Runtime
 	if c.Bool("json") {
-		return d.printJSON(tmuxLaunchJSON{
+		return d.printJSON(view.TmuxLaunch{
 			Session: id, Runtime: &view.Runtime{Runtime: *rt, State: tmuxrt.StateLive},
 			Launch: toLaunchJSON(res.Plan), Notices: view.NonNil(res.Notices),
 		})

@@ -19,39 +19,11 @@ func toSnapshotJSON(s *refstore.Snapshot, present bool) *snapshotJSON {
 	return view.OfSnapshot(s, present)
 }
 
-// offerJSON is a snapshot offered to a starting or relaunched session.
-type offerJSON struct {
-	snapshotJSON
-	Applied *appliedJSON `json:"applied"` // nil unless --apply-snapshot applied it
-}
-
-type appliedJSON struct {
-	Paths   []string `json:"paths"`
-	Staged  int      `json:"staged"`
-	Already bool     `json:"already"`
-	Rebased bool     `json:"rebased"` // merged onto a HEAD that had moved on
-}
-
 func rebasedNote(rebased bool) string {
 	if rebased {
 		return " (merged onto this HEAD)"
 	}
 	return ""
-}
-
-func toOfferJSON(o *handoff.SnapshotOffer) *offerJSON {
-	if o == nil {
-		return nil
-	}
-	out := &offerJSON{snapshotJSON: *toSnapshotJSON(&o.Snapshot, o.Present)}
-	if o.Applied != nil {
-		out.Applied = toAppliedJSON(*o.Applied)
-	}
-	return out
-}
-
-func toAppliedJSON(a refstore.Applied) *appliedJSON {
-	return &appliedJSON{Paths: view.NonNil(a.Paths), Staged: a.Staged, Already: a.Already, Rebased: a.Rebased}
 }
 
 // startSnapshotErr is a refused --apply-snapshot of start: the session
@@ -168,8 +140,8 @@ func snapshotCommand(d *deps) *cli.Command {
 					if c.Bool("json") {
 						return d.printJSON(struct {
 							Snapshot *snapshotJSON `json:"snapshot"`
-							Applied  *appliedJSON  `json:"applied"`
-						}{toSnapshotJSON(&res.Snapshot, true), toAppliedJSON(res.Applied)})
+							Applied  *view.Applied `json:"applied"`
+						}{toSnapshotJSON(&res.Snapshot, true), view.OfApplied(res.Applied)})
 					}
 					if res.Applied.Already {
 						fmt.Fprintf(d.stderr, "snapshot %s of session %s is in this worktree already\n", res.Snapshot.Commit, id)
