@@ -29,7 +29,7 @@ func cancelCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(view.Cancel{Cancelled: res.Cancelled != nil, Handoff: toJSON(res.Cancelled), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.Cancel{Cancelled: res.Cancelled != nil, Handoff: view.OfBaton(res.Cancelled), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			if res.Cancelled == nil {

@@ -30,7 +30,7 @@ func dismissCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(view.Dismiss{Dismissed: true, Handoff: toJSON(&res.Dismissed), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.Dismiss{Dismissed: true, Handoff: view.OfBaton(&res.Dismissed), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "dismissed baton %s\n", id)

@@ -8,25 +8,17 @@ import (
 	"github.com/git-handoff/git-handoff/view"
 )
 
-// The --json shapes of the commands. Each is made for output and kept
-// stable: fields are named here, not inherited from the records in git, so
+// The --json shapes of the commands that only the CLI shows; those every
+// surface shows are package view's. Each is made for output and kept
+// stable: fields are named for it, not inherited from the records in git, so
 // a new field on a record does not appear (or change its meaning) in
-// anyone's scripts until it is added here on purpose. Every command whose
+// anyone's scripts until it is added on purpose. Every command whose
 // text output has notices carries them in "notices" (an empty list, never
 // null).
 
-// The records' own shapes are package view's, the same on every surface.
-type (
-	handoffJSON   = view.Baton
-	objectiveJSON = view.Objective
-)
-
-func toJSON(s *baton.Stored) *handoffJSON               { return view.OfBaton(s) }
-func toObjectiveJSON(o *baton.Objective) *objectiveJSON { return view.OfObjective(o) }
-
 // claimJSON is the result of `claim --json`.
 type claimJSON struct {
-	Handoff   *handoffJSON       `json:"handoff"`
+	Handoff   *view.Baton        `json:"handoff"`
 	Claimed   bool               `json:"claimed"`
 	Notices   []string           `json:"notices"`
 	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
@@ -34,9 +26,9 @@ type claimJSON struct {
 
 // objectiveResultJSON is the result of `objective --json`.
 type objectiveResultJSON struct {
-	Objective *objectiveJSON `json:"objective"` // null when there is none
-	Changed   bool           `json:"changed"`
-	Redacted  []redact.Hit   `json:"redacted"`
+	Objective *view.Objective `json:"objective"` // null when there is none
+	Changed   bool            `json:"changed"`
+	Redacted  []redact.Hit    `json:"redacted"`
 }
 
 // logJSON is the result of `log --json`.

@@ -64,7 +64,7 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			}
 			if !c.Bool("exec") {
 				if c.Bool("json") {
-					return d.printJSON(toLaunchJSON(plan))
+					return d.printJSON(view.OfLaunch(plan))
 				}
 				d.printPlan(plan)
 				return nil
@@ -95,7 +95,7 @@ func (d *deps) printTmuxLaunch(c *cli.Context, id string, res handoff.SessionLau
 	if c.Bool("json") {
 		return d.printJSON(view.TmuxLaunch{
 			Session: id, Runtime: &view.Runtime{Runtime: *rt, State: tmuxrt.StateLive},
-			Launch: toLaunchJSON(res.Plan), Notices: view.NonNil(res.Notices),
+			Launch: view.OfLaunch(res.Plan), Notices: view.NonNil(res.Notices),
 		})
 	}
 	if res.Plan.Note != "" {

@@ -44,7 +44,7 @@ func showCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(view.Show{Handoff: toJSON(&res.Handoff), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.Show{Handoff: view.OfBaton(&res.Handoff), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			writeBaton(d.stdout, &res.Handoff)

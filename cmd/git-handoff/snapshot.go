@@ -12,13 +12,6 @@ import (
 	"github.com/git-handoff/git-handoff/view"
 )
 
-// snapshotJSON is a snapshot of uncommitted work in --json output.
-type snapshotJSON = view.Snapshot
-
-func toSnapshotJSON(s *refstore.Snapshot, present bool) *snapshotJSON {
-	return view.OfSnapshot(s, present)
-}
-
 func rebasedNote(rebased bool) string {
 	if rebased {
 		return " (merged onto this HEAD)"
@@ -79,9 +72,9 @@ func snapshotCommand(d *deps) *cli.Command {
 					}
 					if c.Bool("json") {
 						return d.printJSON(struct {
-							Snapshot *snapshotJSON `json:"snapshot"`
-							Clean    bool          `json:"clean"`
-						}{toSnapshotJSON(t.Snapshot, true), t.Clean})
+							Snapshot *view.Snapshot `json:"snapshot"`
+							Clean    bool           `json:"clean"`
+						}{view.OfSnapshot(t.Snapshot, true), t.Clean})
 					}
 					if t.Snapshot == nil {
 						fmt.Fprintf(d.stderr, "nothing uncommitted in %s: no snapshot taken\n", t.Worktree)
@@ -107,7 +100,7 @@ func snapshotCommand(d *deps) *cli.Command {
 						return fmt.Errorf("reading the snapshot of session %q: %w", id, err)
 					}
 					if c.Bool("json") {
-						return d.printJSON(toSnapshotJSON(&off.Snapshot, off.Present))
+						return d.printJSON(view.OfSnapshot(&off.Snapshot, off.Present))
 					}
 					s := off.Snapshot
 					fmt.Fprintf(d.stdout, "snapshot %s of session %s\nref:     %s\nhead:    %s\ntaken:   %s\n", s.Commit, s.Session, s.Ref, orDash(s.Head), s.When.Format(time.RFC3339))
@@ -139,9 +132,9 @@ func snapshotCommand(d *deps) *cli.Command {
 					}
 					if c.Bool("json") {
 						return d.printJSON(struct {
-							Snapshot *snapshotJSON `json:"snapshot"`
-							Applied  *view.Applied `json:"applied"`
-						}{toSnapshotJSON(&res.Snapshot, true), view.OfApplied(res.Applied)})
+							Snapshot *view.Snapshot `json:"snapshot"`
+							Applied  *view.Applied  `json:"applied"`
+						}{view.OfSnapshot(&res.Snapshot, true), view.OfApplied(res.Applied)})
 					}
 					if res.Applied.Already {
 						fmt.Fprintf(d.stderr, "snapshot %s of session %s is in this worktree already\n", res.Snapshot.Commit, id)

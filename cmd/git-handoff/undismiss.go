@@ -36,7 +36,7 @@ func undismissCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(view.Undismiss{Restored: true, Handoff: toJSON(&res.Restored), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.Undismiss{Restored: true, Handoff: view.OfBaton(&res.Restored), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "baton %s waits again\n", id)
