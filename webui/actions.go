@@ -28,7 +28,7 @@ func (s *Server) undismiss(c *call) error {
 	if err != nil {
 		return &failed{err: err, notices: res.Notices}
 	}
-	writeJSON(c.w, http.StatusOK, view.Undismiss{Restored: true, Handoff: toHandoffJSON(&res.Restored),
+	writeJSON(c.w, http.StatusOK, view.Undismiss{Restored: true, Handoff: view.OfBaton(&res.Restored),
 		Notices: view.NonNil(append(c.notices, res.Notices...))})
 	return nil
 }
