@@ -18,6 +18,7 @@ import (
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // The end-to-end test: an MCP client we did not write, the MCP Inspector's
@@ -154,7 +155,7 @@ func TestInspector(t *testing.T) {
 		}
 	}
 	r, code := callTool("session_end", `next=["write the parser, then its tests"]`, `failed=["a regex"]`)
-	var end endOut
+	var end view.End
 	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &end) != nil || end.Handoff.ID == "" {
 		t.Fatalf("session_end: exit %d, %+v", code, r)
 	}
@@ -195,7 +196,7 @@ func TestInspector(t *testing.T) {
 	}
 
 	r, code = callTool("session_start", "session=s-inspected", "objective=parse the config")
-	var start startOut
+	var start view.Start
 	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &start) != nil {
 		t.Fatalf("session_start: exit %d, %+v", code, r)
 	}
@@ -221,7 +222,7 @@ func TestInspector(t *testing.T) {
 	gittest.Run(t, repo, "remote", "add", "origin", "https://github.com/octo-org/hello-world.git")
 	ownPR(t, repo, 7, "s-inspected")
 	r, code = callTool("pr_route", "pr=7")
-	var route routeOut
+	var route view.PRRoute
 	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &route) != nil || route.Number != 7 || route.Session != "s-inspected" {
 		t.Fatalf("pr_route pr=7: exit %d, %+v", code, r)
 	}
@@ -316,7 +317,7 @@ func TestClaimRaceProcesses(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		clients[i] = cs
 	}
-	e := ok[endOut](t, clients[0], "session_end", map[string]any{"next": []string{"the one step"}})
+	e := ok[view.End](t, clients[0], "session_end", map[string]any{"next": []string{"the one step"}})
 	results, errs := startAll(ctx, clients)
 	checkOneWinner(t, e.Handoff.ID, results, errs)
 }

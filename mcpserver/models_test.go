@@ -15,6 +15,7 @@ import (
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // What a model reads: Markdown in the text content, the typed result in
@@ -73,7 +74,7 @@ func TestTextIsMarkdown(t *testing.T) {
 	res := call(t, cs, "session_end", map[string]any{
 		"next": []string{"write the parser, then its tests"}, "failed": []string{"a regex"}, "questions": []string{"which grammar?"},
 	})
-	e := structured[endOut](t, res)
+	e := structured[view.End](t, res)
 	notJSON(t, "session_end", text(res))
 	contains(t, "session_end text", text(res), "Left baton "+e.Handoff.ID+" for the next session of dev@example.com on `main`: 1 next step, 1 failed approach, 1 open question.")
 	checkAgainstSchema(t, cs, "session_end", res)
@@ -91,14 +92,14 @@ func TestTextIsMarkdown(t *testing.T) {
 	checkAgainstSchema(t, cs, "handoff_list", res)
 
 	res = call(t, cs, "bootstrap", nil)
-	b := structured[bootstrapOut](t, res)
+	b := structured[view.Brief](t, res)
 	if text(res) != b.Brief || !strings.Contains(b.Brief, "## 🤝 Active Session Handoff") || !strings.Contains(b.Brief, "1. write the parser, then its tests") {
 		t.Errorf("bootstrap text = %q, want the brief itself (%q)", text(res), b.Brief)
 	}
 	checkAgainstSchema(t, cs, "bootstrap", res)
 
 	res = call(t, cs, "session_start", map[string]any{"session": "s-md"})
-	st := structured[startOut](t, res)
+	st := structured[view.Start](t, res)
 	if text(res) != st.Brief || !strings.HasPrefix(st.Brief, "## 🤝 Active Session Handoff") || !strings.Contains(st.Brief, "which grammar?") {
 		t.Errorf("session_start text = %q, want the brief itself", text(res))
 	}
@@ -136,14 +137,14 @@ func TestBatonMarkdownFences(t *testing.T) {
 func TestStartTwiceContinues(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
-	e := ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"the one step"}})
+	e := ok[view.End](t, cs, "session_end", map[string]any{"next": []string{"the one step"}})
 
-	first := ok[startOut](t, cs, "session_start", map[string]any{"objective": "parse"})
+	first := ok[view.Start](t, cs, "session_start", map[string]any{"objective": "parse"})
 	if !first.Claimed || first.Continued || first.Handoff == nil || first.Handoff.ID != e.Handoff.ID {
 		t.Fatalf("first session_start = %+v", first)
 	}
 	res := call(t, cs, "session_start", map[string]any{"maxBytes": 8192})
-	second := structured[startOut](t, res)
+	second := structured[view.Start](t, res)
 	if res.IsError || !second.Continued || second.Claimed || second.Session != first.Session || second.EndedSession != "" {
 		t.Fatalf("second session_start = %+v, want %s continued, nothing claimed or ended", second, first.Session.ID)
 	}
@@ -156,10 +157,10 @@ func TestStartTwiceContinues(t *testing.T) {
 	}
 	// Asked for by its id, it continues too; another id is a new session
 	// that ends this one, as `git handoff start --session` does.
-	if again := ok[startOut](t, cs, "session_start", map[string]any{"session": first.Session.ID}); !again.Continued {
+	if again := ok[view.Start](t, cs, "session_start", map[string]any{"session": first.Session.ID}); !again.Continued {
 		t.Errorf("session_start of its own id = %+v, want it continued", again)
 	}
-	named := ok[startOut](t, cs, "session_start", map[string]any{"session": "s-other"})
+	named := ok[view.Start](t, cs, "session_start", map[string]any{"session": "s-other"})
 	if named.Continued || named.Session.ID != "s-other" || named.EndedSession != first.Session.ID {
 		t.Errorf("session_start of another id = %+v, want s-other started and %s ended", named, first.Session.ID)
 	}
@@ -168,14 +169,14 @@ func TestStartTwiceContinues(t *testing.T) {
 	}
 
 	// Ended, the next start is a new session.
-	ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"more"}})
-	third := ok[startOut](t, cs, "session_start", nil)
+	ok[view.End](t, cs, "session_end", map[string]any{"next": []string{"more"}})
+	third := ok[view.Start](t, cs, "session_start", nil)
 	if third.Continued || third.Session.ID == "s-other" || third.EndedSession != "" {
 		t.Errorf("session_start after session_end = %+v, want a new session", third)
 	}
 	// Another client is another agent: its own session (this worktree's
 	// binding moves to it, ending the other, as `git handoff start` does).
-	other := ok[startOut](t, f.connect(t), "session_start", nil)
+	other := ok[view.Start](t, f.connect(t), "session_start", nil)
 	if other.Continued || other.Session.ID == third.Session.ID || other.EndedSession != third.Session.ID {
 		t.Errorf("another client's session_start = %+v", other)
 	}
@@ -203,16 +204,16 @@ func activeSessions(t *testing.T, dir string) []string {
 func TestInputsAsModelsSend(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
-	e := ok[endOut](t, cs, "session_end", map[string]any{
+	e := ok[view.End](t, cs, "session_end", map[string]any{
 		"next": "read a.go, b.go, and c.go", "failed": "tried x, y, and z", "questions": nil, "shared": "false",
 	})
 	if len(e.Handoff.NextSteps) != 1 || e.Handoff.NextSteps[0] != "read a.go, b.go, and c.go" || len(e.Handoff.FailedApproaches) != 1 || e.Handoff.Shared {
 		t.Errorf("session_end from strings = %+v", e.Handoff)
 	}
-	if l := ok[listOut](t, cs, "handoff_list", map[string]any{"all": "true"}); len(l.Handoffs) != 1 {
+	if l := ok[view.List](t, cs, "handoff_list", map[string]any{"all": "true"}); len(l.Handoffs) != 1 {
 		t.Errorf("handoff_list all=\"true\" = %+v", l)
 	}
-	if b := ok[bootstrapOut](t, cs, "bootstrap", map[string]any{"maxBytes": "100"}); b.Fits {
+	if b := ok[view.Brief](t, cs, "bootstrap", map[string]any{"maxBytes": "100"}); b.Fits {
 		t.Errorf("bootstrap maxBytes=\"100\" fits a baton: %+v", b)
 	}
 	contains(t, "a boolean that is not one", failed(t, cs, "handoff_list", map[string]any{"all": "sometimes"}), "all")
@@ -250,9 +251,9 @@ func TestBatonResource(t *testing.T) {
 	if err != nil || len(none.Contents) != 1 || !strings.HasPrefix(none.Contents[0].Text, "No baton is waiting") {
 		t.Fatalf("reading handoff://baton with nothing waiting = %+v, %v", none, err)
 	}
-	e := ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"the one step"}})
+	e := ok[view.End](t, cs, "session_end", map[string]any{"next": []string{"the one step"}})
 	gittest.Run(t, f.dir, "switch", "-q", "-c", "feat/x")
-	feat := ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"the feature step"}})
+	feat := ok[view.End](t, cs, "session_end", map[string]any{"next": []string{"the feature step"}})
 
 	r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "handoff://baton"})
 	if err != nil || len(r.Contents) != 1 || r.Contents[0].MIMEType != "text/markdown" || !strings.Contains(r.Contents[0].Text, "## Baton "+feat.Handoff.ID) {
@@ -271,7 +272,7 @@ func TestBatonResource(t *testing.T) {
 		t.Error("reading handoff://elsewhere succeeded")
 	}
 	// Read, not claimed: both still wait.
-	if l := ok[listOut](t, cs, "handoff_list", nil); len(l.Handoffs) != 2 || l.Handoffs[0].Claimed || l.Handoffs[1].Claimed {
+	if l := ok[view.List](t, cs, "handoff_list", nil); len(l.Handoffs) != 2 || l.Handoffs[0].Claimed || l.Handoffs[1].Claimed {
 		t.Errorf("after reading the resources: %+v, want both waiting", l.Handoffs)
 	}
 	res, err := cs.ListResources(ctx, nil)
@@ -289,7 +290,7 @@ func TestBriefPrompt(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
 	ctx := testContext(t)
-	ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"the one step"}})
+	ok[view.End](t, cs, "session_end", map[string]any{"next": []string{"the one step"}})
 	list, err := cs.ListPrompts(ctx, nil)
 	if err != nil || len(list.Prompts) != 1 || list.Prompts[0].Name != "brief" {
 		t.Fatalf("prompts/list = %+v, %v", list, err)
@@ -302,7 +303,7 @@ func TestBriefPrompt(t *testing.T) {
 	if !isText || !strings.Contains(tc.Text, "## 🤝 Active Session Handoff") || !strings.Contains(tc.Text, "1. the one step") {
 		t.Errorf("the brief prompt = %#v", p.Messages[0].Content)
 	}
-	if l := ok[listOut](t, cs, "handoff_list", nil); len(l.Handoffs) != 1 || l.Handoffs[0].Claimed {
+	if l := ok[view.List](t, cs, "handoff_list", nil); len(l.Handoffs) != 1 || l.Handoffs[0].Claimed {
 		t.Errorf("after prompts/get: %+v, want the baton waiting", l.Handoffs)
 	}
 }
@@ -312,7 +313,7 @@ func TestBriefPrompt(t *testing.T) {
 func TestAutomaticHandoffShown(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
-	s := ok[startOut](t, cs, "session_start", nil)
+	s := ok[view.Start](t, cs, "session_start", nil)
 	gittest.Run(t, f.dir, "commit", "-q", "--allow-empty", "-m", "half the parser")
 	ctx := testContext(t)
 	st, err := refstore.Open(ctx, f.dir, refstore.Options{})
@@ -324,7 +325,7 @@ func TestAutomaticHandoffShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := call(t, cs, "handoff_show", nil)
-	sh := structured[showOut](t, res)
+	sh := structured[view.Show](t, res)
 	if res.IsError || sh.Handoff == nil || sh.Handoff.Auto == nil {
 		t.Fatalf("handoff_show after a session ended without a baton = %q, %+v", text(res), sh)
 	}
@@ -341,7 +342,7 @@ func TestAutomaticHandoffShown(t *testing.T) {
 func TestStartContinuesTheAgentHookSession(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
-	ok[endOut](t, cs, "session_end", map[string]any{"next": []string{"the hook's step"}})
+	ok[view.End](t, cs, "session_end", map[string]any{"next": []string{"the hook's step"}})
 	st, err := refstore.Open(context.Background(), f.dir, refstore.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -354,7 +355,7 @@ func TestStartContinuesTheAgentHookSession(t *testing.T) {
 	}
 
 	res := call(t, cs, "session_start", nil)
-	got := structured[startOut](t, res)
+	got := structured[view.Start](t, res)
 	if res.IsError || !got.Continued || got.Claimed || got.Session.ID != hooked.Session.ID || got.EndedSession != "" {
 		t.Fatalf("session_start beside the hook's session = %+v, want %s continued", got, hooked.Session.ID)
 	}
@@ -365,11 +366,11 @@ func TestStartContinuesTheAgentHookSession(t *testing.T) {
 		t.Errorf("active sessions = %v, want only %s", active, hooked.Session.ID)
 	}
 	// The same client again: still that session.
-	if again := ok[startOut](t, cs, "session_start", nil); !again.Continued || again.Session.ID != hooked.Session.ID {
+	if again := ok[view.Start](t, cs, "session_start", nil); !again.Continued || again.Session.ID != hooked.Session.ID {
 		t.Errorf("second session_start = %+v", again)
 	}
 	// Another client naming another agent is that agent's own session.
-	other := ok[startOut](t, f.connect(t), "session_start", map[string]any{"harness": "codex"})
+	other := ok[view.Start](t, f.connect(t), "session_start", map[string]any{"harness": "codex"})
 	if other.Continued || other.Session.ID == hooked.Session.ID || other.EndedSession != hooked.Session.ID {
 		t.Errorf("session_start of another agent = %+v", other)
 	}

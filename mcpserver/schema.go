@@ -1,9 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,24 +37,29 @@ func tool[In, Out any](name, description string, readOnly bool, h replyFunc[In, 
 	if fix != nil {
 		fix(in)
 	}
-	out := portableFor[Out]()
+	out := schemaFor[Out]()
 	loosen(out)
+	singleTypes(out)
 	t := &mcp.Tool{Name: name, Description: description, InputSchema: in, OutputSchema: out}
 	if readOnly {
 		t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 	}
-	handler := func(ctx context.Context, req *mcp.CallToolRequest, args In) (*mcp.CallToolResult, Out, error) {
+	handler := func(ctx context.Context, req *mcp.CallToolRequest, args In) (*mcp.CallToolResult, json.RawMessage, error) {
 		text, res, err := h(ctx, req, args)
+		out, merr := withoutNulls(res)
+		if merr != nil {
+			return nil, nil, merr
+		}
 		var st *standing
 		if errors.As(err, &st) {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: st.Error() + "\n\n" + text}}}, res, nil
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: st.Error() + "\n\n" + text}}}, out, nil
 		}
 		if err != nil {
-			return nil, res, err
+			return nil, out, err
 		}
 		// Content set here keeps the SDK from filling it with the
 		// structured result as escaped JSON: the model reads this.
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, res, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 	}
 	return toolDef{tool: t, add: func(s *mcp.Server) { mcp.AddTool(s, t, handler) }}
 }
@@ -61,12 +69,71 @@ func tool[In, Out any](name, description string, readOnly bool, h replyFunc[In, 
 // refuse or read as "any"; the tools never send null (absent instead), so
 // each field keeps its one type.
 func portableFor[T any]() *jsonschema.Schema {
+	s := schemaFor[T]()
+	singleTypes(s)
+	return s
+}
+
+func schemaFor[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("schema of %T: %v", *new(T), err))
 	}
-	singleTypes(s)
 	return s
+}
+
+// withoutNulls is v's JSON with every null member of its objects left
+// out: the shapes are the CLI's, which prints null where a tool sends
+// nothing (loosen makes such a field optional).
+func withoutNulls(v any) (json.RawMessage, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return dropNulls(raw)
+}
+
+func dropNulls(raw json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	open, ok := tok.(json.Delim)
+	if !ok {
+		return raw, nil
+	}
+	b := []byte{byte(open)}
+	for n := 0; dec.More(); {
+		var key []byte
+		if open == '{' {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			if key, err = json.Marshal(k); err != nil {
+				return nil, err
+			}
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if key != nil && string(v) == "null" {
+			continue
+		}
+		if v, err = dropNulls(v); err != nil {
+			return nil, err
+		}
+		if n++; n > 1 {
+			b = append(b, ',')
+		}
+		if key != nil {
+			b = append(append(b, key...), ':')
+		}
+		b = append(b, v...)
+	}
+	return append(b, byte(open)+2), nil // } or ]
 }
 
 func singleTypes(s *jsonschema.Schema) {
@@ -119,12 +186,18 @@ func ptr[T any](v T) *T { return &v }
 // loosen drops "additionalProperties": false from an output schema: it
 // tells a client nothing it can act on, and every client pays for its
 // bytes. (Inputs keep it, so a misspelt argument is refused, not ignored.)
+// A pointer the CLI prints as null is optional: the tool leaves it out
+// (withoutNulls); lists are never null. It runs before singleTypes, which
+// drops the "null".
 func loosen(s *jsonschema.Schema) {
 	if s == nil {
 		return
 	}
 	s.AdditionalProperties = nil
-	for _, p := range s.Properties {
+	for name, p := range s.Properties {
+		if slices.Contains(p.Types, "null") && !slices.Contains(p.Types, "array") {
+			s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == name })
+		}
 		loosen(p)
 	}
 	loosen(s.Items)

@@ -2,7 +2,8 @@
 // functions `git handoff start`, `end`, `show`, `list`, `cancel`, `brief`,
 // `session replace` and `pr route` call, with inputs taken as agents send
 // them and results given twice: Markdown for the model to read, and the
-// CLI's --json shape as structuredContent. The waiting baton is also a
+// CLI's --json shape (package view's) as structuredContent, with what the
+// CLI prints as null left out. The waiting baton is also a
 // resource and the brief a prompt. Nothing is decided here.
 package mcpserver
 

@@ -99,14 +99,6 @@ func notices(lists ...[]string) []string {
 // output.
 func withNotes(text string, notes []string) string { return brief.WithNotes(text, notes) }
 
-// sessionRef names a session, as `start --json` does.
-type sessionRef struct {
-	ID      string `json:"id"`
-	Harness string `json:"harness,omitempty"`
-	Owner   string `json:"owner"`
-	Branch  string `json:"branch"`
-}
-
 type startIn struct {
 	Objective string `json:"objective,omitempty" jsonschema:"what this session is for"`
 	Harness   string `json:"harness,omitempty" jsonschema:"the coding agent running this session"`
@@ -114,27 +106,10 @@ type startIn struct {
 	MaxBytes  int    `json:"maxBytes,omitempty" jsonschema:"largest brief to return"`
 }
 
-// startOut is `start --json`'s shape, with Continued, and absent where
-// that prints null.
-type startOut struct {
-	Session sessionRef  `json:"session"`
-	Handoff *view.Baton `json:"handoff,omitempty"` // the baton the brief is about
-	Claimed bool        `json:"claimed"`           // claimed by this call
-	// Continued: this client's session goes on; the brief is its own
-	// again and nothing new was claimed.
-	Continued bool            `json:"continued"`
-	Objective *view.Objective `json:"objective,omitempty"`
-	Brief     string          `json:"brief"`
-	// EndedSession: the active session this worktree was bound to, ended
-	// so that only the new one is bound here.
-	EndedSession string   `json:"endedSession,omitempty"`
-	Notices      []string `json:"notices"`
-}
-
-func (t *tools) start(ctx context.Context, req *mcp.CallToolRequest, in startIn) (string, startOut, error) {
+func (t *tools) start(ctx context.Context, req *mcp.CallToolRequest, in startIn) (string, view.Start, error) {
 	st, opened, closeStore, err := t.open(ctx, false)
 	if err != nil {
-		return "", startOut{}, err
+		return "", view.Start{}, err
 	}
 	defer closeStore() // held to the end: a second call waits, then continues
 	if out, ok, err := t.continued(ctx, st, req.Session, in); ok || err != nil {
@@ -146,15 +121,11 @@ func (t *tools) start(ctx context.Context, req *mcp.CallToolRequest, in startIn)
 		Arbiter: t.d.Arbiter,
 	}, t.clock)
 	if err != nil {
-		return "", startOut{}, fmt.Errorf("starting session: %w", err)
+		return "", view.Start{}, fmt.Errorf("starting session: %w", err)
 	}
 	t.remember(req.Session, res.Session.ID)
 	t.refresh(ctx, st.Dir())
-	out := startOut{
-		Session: sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
-		Handoff: view.OfBaton(res.Handoff), Claimed: res.Claimed, Objective: view.OfObjective(res.Objective),
-		Brief: res.Brief, EndedSession: res.EndedBound, Notices: notices(opened, res.Notices),
-	}
+	out := view.OfStart(res, notices(opened, res.Notices))
 	return withNotes(res.Brief, out.Notices), out, nil
 }
 
@@ -179,7 +150,7 @@ func (t *tools) remember(ss *mcp.ServerSession, id string) {
 // A client that started none here continues the session its agent's own
 // hook started (hookSession): an agent with both the plugin's hooks and
 // its MCP server would otherwise end that session and start a second.
-func (t *tools) continued(ctx context.Context, st refstore.Clone, ss *mcp.ServerSession, in startIn) (out startOut, ok bool, err error) {
+func (t *tools) continued(ctx context.Context, st refstore.Clone, ss *mcp.ServerSession, in startIn) (out view.Start, ok bool, err error) {
 	t.mu.Lock()
 	id := t.started[ss]
 	t.mu.Unlock()
@@ -191,25 +162,25 @@ func (t *tools) continued(ctx context.Context, st refstore.Clone, ss *mcp.Server
 		}
 	}
 	if id == "" {
-		return startOut{}, false, nil
+		return view.Start{}, false, nil
 	}
 	s, err := session.Read(ctx, st, id)
 	if errors.Is(err, refstore.ErrNotFound) || err == nil && s.Status != session.StatusActive {
-		return startOut{}, false, nil
+		return view.Start{}, false, nil
 	}
 	if err != nil {
-		return startOut{}, false, fmt.Errorf("reading session %s, started by this client: %w", id, err)
+		return view.Start{}, false, fmt.Errorf("reading session %s, started by this client: %w", id, err)
 	}
 	if in.Session != "" && in.Session != id {
 		// Another session asked for by name: started as `git handoff
 		// start --session` would, ending this one bound here.
-		return startOut{}, false, nil
+		return view.Start{}, false, nil
 	}
 	res, err := handoff.Brief(ctx, st, handoff.BriefOptions{
 		Session: id, Owner: s.Owner, Branch: s.Branch, MaxBytes: in.MaxBytes, Claimed: true, PRFacts: t.prFacts(),
 	}, t.clock)
 	if err != nil {
-		return startOut{}, false, fmt.Errorf("building the brief of session %s: %w", id, err)
+		return view.Start{}, false, fmt.Errorf("building the brief of session %s: %w", id, err)
 	}
 	// The brief shows the baton the session claimed; its record keeps
 	// the copy to show.
@@ -223,8 +194,8 @@ func (t *tools) continued(ctx context.Context, st refstore.Clone, ss *mcp.Server
 		notes = append(notes, "the objective given was not set: the session continues with its own (`git handoff objective` changes it)")
 	}
 	brief := header + "._\n\n" + res.Brief
-	return startOut{
-		Session: sessionRef{ID: id, Harness: s.Harness, Owner: s.Owner, Branch: s.Branch},
+	return view.Start{
+		Session: view.SessionRef{ID: id, Harness: s.Harness, Owner: s.Owner, Branch: s.Branch},
 		Handoff: claimed, Continued: true, Objective: view.OfObjective(res.Objective),
 		Brief: brief, Notices: append(notes, res.Notices...),
 	}, true, nil
@@ -258,33 +229,26 @@ type endIn struct {
 	Session   string   `json:"session,omitempty" jsonschema:"the ending session (default: this worktree's)"`
 }
 
-// endOut is `end --json`'s shape (absent where that prints null).
-type endOut struct {
-	Handoff    view.Baton  `json:"handoff"`
-	Superseded *view.Baton `json:"superseded,omitempty"` // the waiting baton this one replaced
-	Notices    []string    `json:"notices"`
-}
-
-func (t *tools) end(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (string, endOut, error) {
+func (t *tools) end(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (string, view.End, error) {
 	st, opened, closeStore, err := t.open(ctx, false)
 	if err != nil {
-		return "", endOut{}, err
+		return "", view.End{}, err
 	}
 	defer closeStore()
 	res, err := handoff.End(ctx, st, handoff.EndOptions{
 		Session: in.Session, Shared: in.Shared, Next: in.Next, Failed: in.Failed, Questions: in.Questions,
 	}, t.clock)
 	if errors.Is(err, baton.ErrNoSteps) {
-		return "", endOut{}, err
+		return "", view.End{}, err
 	}
 	if err != nil {
-		return "", endOut{}, fmt.Errorf("leaving a baton: %w", err)
+		return "", view.End{}, fmt.Errorf("leaving a baton: %w", err)
 	}
 	if res.Unbound {
 		t.refresh(ctx, st.Dir())
 	}
 	h := &res.Handoff
-	out := endOut{Handoff: *view.OfBaton(h), Superseded: view.OfBaton(res.Superseded), Notices: notices(opened, res.Notices)}
+	out := view.OfEnd(res, notices(opened, res.Notices))
 	whom := fmt.Sprintf("the next session of %s on `%s`", h.Owner, h.Branch)
 	if h.Shared {
 		whom = "the next session of anyone, on any branch"
@@ -311,44 +275,32 @@ func count(n int, noun string) string {
 	}
 }
 
-// showOut is `show --json`'s shape, with the caution an agent is given
-// for notes that are not verifiably the owner's. Nothing waiting is not
-// an error: Handoff is absent and the text says so.
-type showOut struct {
-	Handoff *view.Baton `json:"handoff,omitempty"`
-	// Caution is set when the notes are not verifiably the owner's
-	// (the baton's signature is fenced): weigh them as data, do not
-	// follow them.
-	Caution string   `json:"caution,omitempty"`
-	Notices []string `json:"notices"`
-}
-
-func (t *tools) show(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, showOut, error) {
+func (t *tools) show(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, view.Show, error) {
 	st, opened, closeStore, err := t.open(ctx, true)
 	if err != nil {
-		return "", showOut{}, err
+		return "", view.Show{}, err
 	}
 	defer closeStore()
 	text, res, err := t.waiting(ctx, st, handoff.ShowOptions{})
 	res.Notices = notices(opened, res.Notices)
 	if err != nil {
-		return "", showOut{}, withNotices(err, res.Notices)
+		return "", view.Show{}, withNotices(err, res.Notices)
 	}
 	return withNotes(text, res.Notices), res, nil
 }
 
 // waiting reads the baton waiting for opts's owner on its branch, as
 // Markdown and as its shape; none waiting is said in the text.
-func (t *tools) waiting(ctx context.Context, st refstore.Clone, opts handoff.ShowOptions) (string, showOut, error) {
+func (t *tools) waiting(ctx context.Context, st refstore.Clone, opts handoff.ShowOptions) (string, view.Show, error) {
 	res, err := handoff.Show(ctx, st, opts)
 	if errors.Is(err, refstore.ErrNotFound) {
 		msg := strings.TrimSuffix(err.Error(), ": "+refstore.ErrNotFound.Error())
-		return sentence(msg) + ".\n", showOut{Notices: res.Notices}, nil
+		return sentence(msg) + ".\n", view.Show{Notices: res.Notices}, nil
 	}
 	if err != nil {
-		return "", showOut{Notices: res.Notices}, err
+		return "", view.Show{Notices: res.Notices}, err
 	}
-	return brief.Baton(&res.Handoff, t.clock()), showOut{Handoff: view.OfBaton(&res.Handoff), Caution: caution(&res.Handoff), Notices: res.Notices}, nil
+	return brief.Baton(&res.Handoff, t.clock()), view.Show{Handoff: view.OfBaton(&res.Handoff), Caution: caution(&res.Handoff), Notices: res.Notices}, nil
 }
 
 // sentence capitalises a message for a model to read as prose.
@@ -363,23 +315,17 @@ type listIn struct {
 	All bool `json:"all,omitempty" jsonschema:"every owner's batons, claimed ones too"`
 }
 
-// listOut is `list --json`'s shape.
-type listOut struct {
-	Handoffs []view.Baton `json:"handoffs"`
-	Notices  []string     `json:"notices"`
-}
-
-func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (string, listOut, error) {
+func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (string, view.List, error) {
 	st, opened, closeStore, err := t.open(ctx, true)
 	if err != nil {
-		return "", listOut{}, err
+		return "", view.List{}, err
 	}
 	defer closeStore()
 	res, err := handoff.List(ctx, st, handoff.ListOptions{All: in.All})
 	if err != nil {
-		return "", listOut{}, err
+		return "", view.List{}, err
 	}
-	out := listOut{Handoffs: []view.Baton{}, Notices: notices(opened, res.Notices)}
+	out := view.List{Handoffs: []view.Listed{}, Notices: notices(opened, res.Notices)}
 	var b strings.Builder
 	if len(res.Handoffs) == 0 {
 		b.WriteString("No batons.\n")
@@ -388,7 +334,8 @@ func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (st
 	}
 	for i := range res.Handoffs {
 		h := &res.Handoffs[i]
-		out.Handoffs = append(out.Handoffs, *view.OfBaton(h))
+		sn, ok := res.Snapshots[h.SessionID]
+		out.Handoffs = append(out.Handoffs, view.OfListed(h, sn, ok))
 		state := "waiting"
 		if h.Claimed {
 			state = "claimed by session " + h.ClaimedBySession
@@ -408,24 +355,17 @@ func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (st
 	return withNotes(b.String(), out.Notices), out, nil
 }
 
-// cancelOut is `cancel --json`'s shape (absent where that prints null).
-type cancelOut struct {
-	Cancelled bool        `json:"cancelled"`
-	Handoff   *view.Baton `json:"handoff,omitempty"` // the tombstone written
-	Notices   []string    `json:"notices"`
-}
-
-func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, cancelOut, error) {
+func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, view.Cancel, error) {
 	st, opened, closeStore, err := t.open(ctx, false)
 	if err != nil {
-		return "", cancelOut{}, err
+		return "", view.Cancel{}, err
 	}
 	defer closeStore()
 	res, err := handoff.Cancel(ctx, st, handoff.CancelOptions{Arbiter: t.d.Arbiter}, t.clock)
 	if err != nil {
-		return "", cancelOut{}, withNotices(err, notices(opened, res.Notices))
+		return "", view.Cancel{}, withNotices(err, notices(opened, res.Notices))
 	}
-	out := cancelOut{Cancelled: res.Cancelled != nil, Handoff: view.OfBaton(res.Cancelled), Notices: notices(opened, res.Notices)}
+	out := view.Cancel{Cancelled: res.Cancelled != nil, Handoff: view.OfBaton(res.Cancelled), Notices: notices(opened, res.Notices)}
 	text := fmt.Sprintf("No baton of %s is waiting on `%s`: nothing was taken back.", res.Who.Owner, res.Who.Branch)
 	if res.Cancelled != nil {
 		text = fmt.Sprintf("Took back baton %s on `%s`: no session will claim it.", res.Cancelled.ID, res.Cancelled.Branch)
@@ -438,29 +378,17 @@ type bootstrapIn struct {
 	Session  string `json:"session,omitempty" jsonschema:"brief for this session (default: this worktree's)"`
 }
 
-// bootstrapOut is `brief --json`'s shape (absent where that prints null).
-type bootstrapOut struct {
-	Handoff   *view.Baton     `json:"handoff,omitempty"` // the baton the brief is about
-	Objective *view.Objective `json:"objective,omitempty"`
-	Brief     string          `json:"brief"`
-	Fits      bool            `json:"fits"`
-	Notices   []string        `json:"notices"`
-}
-
-func (t *tools) bootstrap(ctx context.Context, _ *mcp.CallToolRequest, in bootstrapIn) (string, bootstrapOut, error) {
+func (t *tools) bootstrap(ctx context.Context, _ *mcp.CallToolRequest, in bootstrapIn) (string, view.Brief, error) {
 	st, opened, closeStore, err := t.open(ctx, true)
 	if err != nil {
-		return "", bootstrapOut{}, err
+		return "", view.Brief{}, err
 	}
 	defer closeStore()
 	res, err := t.brief(ctx, st, handoff.BriefOptions{Session: in.Session, MaxBytes: in.MaxBytes})
 	if err != nil {
-		return "", bootstrapOut{}, err
+		return "", view.Brief{}, err
 	}
-	out := bootstrapOut{
-		Handoff: view.OfBaton(res.Handoff), Objective: view.OfObjective(res.Objective),
-		Brief: res.Brief, Fits: res.Fits, Notices: notices(opened, res.Notices),
-	}
+	out := view.OfBrief(res, notices(opened, res.Notices))
 	return withNotes(res.Brief, out.Notices), out, nil
 }
 
@@ -561,44 +489,28 @@ type routeIn struct {
 	PR any `json:"pr" jsonschema:"the pull request: its number, #NUMBER or its URL"`
 }
 
-// routeOut is `pr route --json`'s shape.
-type routeOut struct {
-	Repo    string   `json:"repo"`
-	Number  int      `json:"number"`
-	URL     string   `json:"url"`
-	Owner   string   `json:"owner"`   // the session the record names
-	Session string   `json:"session"` // where CI and review work goes now
-	Status  string   `json:"status"`  // that session's status; "" when this clone has no record of it
-	Chain   []string `json:"chain"`   // owner … session, along replacedBy
-	Merged  bool     `json:"merged"`
-	Notices []string `json:"notices"`
-}
-
-func (t *tools) prRoute(ctx context.Context, _ *mcp.CallToolRequest, in routeIn) (string, routeOut, error) {
+func (t *tools) prRoute(ctx context.Context, _ *mcp.CallToolRequest, in routeIn) (string, view.PRRoute, error) {
 	arg, err := prArg(in.PR)
 	if err != nil {
-		return "", routeOut{}, err
+		return "", view.PRRoute{}, err
 	}
 	st, opened, closeStore, err := t.open(ctx, true)
 	if err != nil {
-		return "", routeOut{}, err
+		return "", view.PRRoute{}, err
 	}
 	defer closeStore()
 	if t.d.PRTarget == nil {
-		return "", routeOut{}, errors.New("pull requests are not available in this server")
+		return "", view.PRRoute{}, errors.New("pull requests are not available in this server")
 	}
 	repo, n, err := t.d.PRTarget(ctx, arg)
 	if err != nil {
-		return "", routeOut{}, err
+		return "", view.PRRoute{}, err
 	}
 	r, err := handoff.PRRoute(ctx, st, repo, n)
 	if err != nil {
-		return "", routeOut{}, err
+		return "", view.PRRoute{}, err
 	}
-	out := routeOut{
-		Repo: r.Repo, Number: r.Number, URL: r.URL, Owner: r.Owner, Session: r.Session, Status: r.Status,
-		Chain: notices(r.Chain), Merged: r.Merged, Notices: notices(opened, r.Notices),
-	}
+	out := view.OfPRRoute(r, notices(opened, r.Notices))
 	text := fmt.Sprintf("CI and review work on %s#%d goes to session %s", r.Repo, r.Number, r.Session)
 	if r.Status != "" {
 		text += " (" + r.Status + ")"

@@ -14,6 +14,7 @@ import (
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 )
 
 // Baton is a baton as it is shown.
@@ -154,13 +155,10 @@ func (out *Session) MarkArchived(month, rev string) {
 	}
 }
 
-// Runtime is where a session's agent runs, and what the runtime says of it
-// when it was asked (State "" when it was not).
+// Runtime is where a session's agent runs (the record's), and what the
+// runtime says of it when it was asked (State "" when it was not).
 type Runtime struct {
-	Kind       string `json:"kind"`
-	Socket     string `json:"socket"`
-	Name       string `json:"name"`
-	Host       string `json:"host,omitempty"`
+	session.Runtime
 	State      string `json:"state,omitempty"` // live, exited, gone, unknown
 	ExitStatus *int   `json:"exitStatus,omitempty"`
 	Signal     int    `json:"signal,omitempty"`
@@ -218,9 +216,26 @@ func OfSession(s session.Record, withPackage bool) Session {
 		out.PR = &PRPointer{Repo: p.Repo, Number: p.Number, URL: p.URL}
 	}
 	if r := s.Runtime; r != nil {
-		out.Runtime = &Runtime{Kind: r.Kind, Socket: r.Socket, Name: r.Name, Host: r.Host}
+		out.Runtime = &Runtime{Runtime: *r}
 	}
 	return out
+}
+
+// WithRuntime adds what the runtime said of the session's agent; nil
+// adds nothing.
+func (out *Session) WithRuntime(rs *handoff.RuntimeState) {
+	if rs == nil {
+		return
+	}
+	if out.Runtime == nil {
+		out.Runtime = &Runtime{Runtime: rs.Runtime}
+	}
+	r := out.Runtime
+	r.State, r.Signal, r.PID, r.Pane, r.Why = rs.State, rs.Signal, rs.PID, rs.Pane, rs.Why
+	if rs.State == tmuxrt.StateExited && rs.Signal == 0 {
+		status := rs.ExitStatus
+		r.ExitStatus = &status
+	}
 }
 
 // claimedCopy shapes the copy of a claimed baton a session record keeps

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -21,31 +22,15 @@ import (
 // for `session restore`, SessionAttach for `session attach`) and answers
 // what it did.
 
-type undismissJSON struct {
-	Restored bool         `json:"restored"`
-	Handoff  *handoffJSON `json:"handoff"`
-	Notices  []string     `json:"notices"`
-}
-
 func (s *Server) undismiss(c *call) error {
 	id := c.r.PathValue("id")
 	res, err := handoff.Undismiss(c.r.Context(), c.st, handoff.UndismissOptions{ID: id, Arbiter: s.opts.Arbiter}, s.opts.Clock)
 	if err != nil {
 		return &failed{err: err, notices: res.Notices}
 	}
-	writeJSON(c.w, http.StatusOK, undismissJSON{Restored: true, Handoff: toHandoffJSON(&res.Restored),
+	writeJSON(c.w, http.StatusOK, view.Undismiss{Restored: true, Handoff: view.OfBaton(&res.Restored),
 		Notices: view.NonNil(append(c.notices, res.Notices...))})
 	return nil
-}
-
-// launchedJSON is the answer to a launch: where the agent runs now, the
-// command it runs, and the line that attaches a terminal to it.
-type launchedJSON struct {
-	Session string        `json:"session"`
-	Runtime *view.Runtime `json:"runtime"`
-	Launch  launchJSON    `json:"launch"`
-	Attach  string        `json:"attach"`
-	Notices []string      `json:"notices"`
 }
 
 func (s *Server) launchSession(c *call) error {
@@ -65,8 +50,8 @@ func (s *Server) launchSession(c *call) error {
 	if res.Plan.Note != "" {
 		notices = append(notices, res.Plan.Note)
 	}
-	writeJSON(c.w, http.StatusOK, launchedJSON{
-		Session: id, Runtime: &view.Runtime{Kind: rt.Kind, Socket: rt.Socket, Name: rt.Name, Host: rt.Host, State: "live"},
+	writeJSON(c.w, http.StatusOK, view.TmuxLaunch{
+		Session: id, Runtime: &view.Runtime{Runtime: *rt, State: tmuxrt.StateLive},
 		Launch: view.OfLaunch(res.Plan), Attach: attachLine(id), Notices: view.NonNil(notices),
 	})
 	return nil

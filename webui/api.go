@@ -240,7 +240,7 @@ func (s *Server) listHandoffs(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := listJSON[*handoffJSON]{Items: []*handoffJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
+	out := listJSON[*view.Baton]{Items: []*view.Baton{}, ProjectID: c.repo.Name, LastSeenRoot: root,
 		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...)),
 		Signing: &signingJSON{Signs: signing.Signs, RequireSigned: signing.RequireSigned}}
 	for i := range res.Handoffs {
@@ -253,7 +253,7 @@ func (s *Server) listHandoffs(c *call) error {
 			h.Claimed && keep != nil && !keep[h.ID]:
 			continue
 		}
-		out.Items = append(out.Items, toHandoffJSON(h))
+		out.Items = append(out.Items, view.OfBaton(h))
 	}
 	out.Total = len(out.Items)
 	writeJSON(c.w, http.StatusOK, out)
@@ -294,7 +294,7 @@ func (s *Server) dismiss(c *call) error {
 	if err != nil {
 		return &failed{err: err, notices: res.Notices}
 	}
-	writeJSON(c.w, http.StatusOK, dismissJSON{Dismissed: true, Handoff: toHandoffJSON(&res.Dismissed),
+	writeJSON(c.w, http.StatusOK, view.Dismiss{Dismissed: true, Handoff: view.OfBaton(&res.Dismissed),
 		Notices: view.NonNil(append(c.notices, res.Notices...))})
 	return nil
 }
@@ -319,9 +319,9 @@ func (s *Server) listSessions(c *call) error {
 	out := listJSON[sessionRowJSON]{Items: []sessionRowJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
 		Now: s.opts.Clock(), Notices: view.NonNil(append(append(c.notices, res.Notices...), more...))}
 	for _, l := range res.Sessions {
-		j := sessionRowJSON{Session: toSessionJSON(l.Record, false)}
+		j := sessionRowJSON{Session: view.OfSession(l.Record, false)}
 		j.Lineage = l.Lineage
-		withRuntime(&j.Session, l.Runtime)
+		j.Session.WithRuntime(l.Runtime)
 		j.OtherHost = !handoff.Here(c.st, &l.Record).Host
 		j.EndReason = l.EndReason
 		if l.Status == session.StatusActive {
@@ -343,7 +343,7 @@ func (s *Server) showSession(c *call) error {
 	if err != nil {
 		return fmt.Errorf("showing session: %w", err)
 	}
-	out := toSessionJSON(res.Session.Record, true)
+	out := view.OfSession(res.Session.Record, true)
 	out.Lineage = res.Lineage
 	out.MarkArchived(res.Session.Archived, res.Session.Ref)
 	writeJSON(c.w, http.StatusOK, sessionShowJSON{Session: out, Notices: view.NonNil(c.notices)})
@@ -471,10 +471,10 @@ func (s *Server) listPRs(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := listJSON[prRecordJSON]{Items: []prRecordJSON{}, ProjectID: c.repo.Name, LastSeenRoot: root,
+	out := listJSON[view.PRRecord]{Items: []view.PRRecord{}, ProjectID: c.repo.Name, LastSeenRoot: root,
 		Now: s.opts.Clock(), Notices: view.NonNil(append(c.notices, res.Notices...))}
 	for _, p := range res.PRs {
-		out.Items = append(out.Items, toPRRecordJSON(p))
+		out.Items = append(out.Items, view.OfPRRecord(p))
 	}
 	out.Total = len(out.Items)
 	writeJSON(c.w, http.StatusOK, out)

@@ -3,16 +3,13 @@ package webui
 import (
 	"time"
 
-	"github.com/git-handoff/git-handoff/baton"
-	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/lineage"
-	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/session"
-	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
-// The API's shapes. Field names are the command's --json names, so one
+// The API's own shapes; the records' and the results the CLI shows too
+// are package view's. Field names are the command's --json names, so one
 // reader serves both; like those, they are named here rather than
 // inherited from the records, so a new record field appears in the API
 // only when added here on purpose. Listings carry the project, the ref
@@ -38,11 +35,6 @@ type agentJSON struct {
 	Installed bool   `json:"installed"` // its program is on this machine's PATH
 }
 
-// The records' own shapes are package view's: the same as the CLI's --json.
-type handoffJSON = view.Baton
-
-func toHandoffJSON(s *baton.Stored) *handoffJSON { return view.OfBaton(s) }
-
 // listJSON is every listing's answer: the items, how many, which project,
 // the state of its refs when read (what the change stream announces), and
 // the server's clock.
@@ -56,14 +48,6 @@ type listJSON[T any] struct {
 	// Signing: the batons listing says whether the repository signs.
 	Signing *signingJSON `json:"signing,omitempty"`
 }
-
-type dismissJSON struct {
-	Dismissed bool         `json:"dismissed"`
-	Handoff   *handoffJSON `json:"handoff"`
-	Notices   []string     `json:"notices"`
-}
-
-type sessionJSON = view.Session
 
 // sessionRowJSON is a session as the listing shows it: the record, what
 // tmux says of its agent (in runtime.state), the objective of its owner on
@@ -84,28 +68,9 @@ type signingJSON struct {
 	RequireSigned bool `json:"requireSigned"`
 }
 
-// withRuntime adds what tmux said of a session's agent to its JSON.
-func withRuntime(out *sessionJSON, rs *handoff.RuntimeState) {
-	if rs == nil {
-		return
-	}
-	if out.Runtime == nil {
-		out.Runtime = &view.Runtime{Kind: rs.Kind, Socket: rs.Socket, Name: rs.Name, Host: rs.Host}
-	}
-	out.Runtime.State, out.Runtime.Signal, out.Runtime.PID, out.Runtime.Pane, out.Runtime.Why = rs.State, rs.Signal, rs.PID, rs.Pane, rs.Why
-	if rs.State == tmuxrt.StateExited && rs.Signal == 0 {
-		status := rs.ExitStatus
-		out.Runtime.ExitStatus = &status
-	}
-}
-
-func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
-	return view.OfSession(s, withPackage)
-}
-
 type sessionShowJSON struct {
-	Session sessionJSON `json:"session"`
-	Notices []string    `json:"notices"`
+	Session view.Session `json:"session"`
+	Notices []string     `json:"notices"`
 }
 
 type lineageJSON struct {
@@ -113,16 +78,14 @@ type lineageJSON struct {
 	Notices []string          `json:"notices"`
 }
 
-type launchJSON = view.Launch
-
 // relaunchJSON is the answer to a switch: the session, the agent it had,
 // and the command that starts the new one (the page shows it; nothing is
 // run).
 type relaunchJSON struct {
-	Session sessionJSON `json:"session"`
-	From    string      `json:"from"`
-	Launch  *launchJSON `json:"launch"`
-	Bound   string      `json:"bound"`
+	Session view.Session `json:"session"`
+	From    string       `json:"from"`
+	Launch  *view.Launch `json:"launch"`
+	Bound   string       `json:"bound"`
 	// EndedSession: the active session the worktree was bound to, ended
 	// so that this one is bound there.
 	EndedSession string `json:"endedSession,omitempty"`
@@ -135,7 +98,7 @@ type relaunchJSON struct {
 }
 
 func toRelaunchJSON(res session.RelaunchResult, notices []string) relaunchJSON {
-	out := relaunchJSON{Session: toSessionJSON(res.Session.Record, false), From: res.From, Bound: res.Bound,
+	out := relaunchJSON{Session: view.OfSession(res.Session.Record, false), From: res.From, Bound: res.Bound,
 		EndedSession: res.EndedBound, Changed: !res.NoOp, Notices: view.NonNil(notices)}
 	if !res.NoOp {
 		l := view.OfLaunch(res.Plan)
@@ -143,7 +106,3 @@ func toRelaunchJSON(res session.RelaunchResult, notices []string) relaunchJSON {
 	}
 	return out
 }
-
-type prRecordJSON = view.PRRecord
-
-func toPRRecordJSON(s prown.Stored) prRecordJSON { return view.OfPRRecord(s) }

@@ -36,19 +36,11 @@ func briefCommand(d *deps) *cli.Command {
 				return fmt.Errorf("building the brief: %w", err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(briefJSON{Handoff: toJSON(res.Handoff), Objective: toObjectiveJSON(res.Objective), Brief: res.Brief, Fits: res.Fits, Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.OfBrief(res, res.Notices))
 			}
 			notify(d.stderr, res.Notices)
 			_, err = fmt.Fprint(d.stdout, res.Brief)
 			return err
 		},
 	}
-}
-
-type briefJSON struct {
-	Handoff   *handoffJSON   `json:"handoff"`
-	Objective *objectiveJSON `json:"objective"`
-	Brief     string         `json:"brief"`
-	Fits      bool           `json:"fits"`
-	Notices   []string       `json:"notices"`
 }

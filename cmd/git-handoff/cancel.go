@@ -25,11 +25,11 @@ func cancelCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Cancel(c.Context, st, handoff.CancelOptions{Owner: c.String("owner"), Branch: c.String("branch"), Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
-				d.printLost(c, res.Notices, res.Conflicts, cancelJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
+				d.printLost(c, res.Notices, res.Conflicts, view.Cancel{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(cancelJSON{Cancelled: res.Cancelled != nil, Handoff: toJSON(res.Cancelled), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.Cancel{Cancelled: res.Cancelled != nil, Handoff: view.OfBaton(res.Cancelled), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			if res.Cancelled == nil {

@@ -38,7 +38,7 @@ func claimCommand(d *deps) *cli.Command {
 				return fmt.Errorf("claiming the baton: %w", err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(claimJSON{Handoff: toJSON(&res.Handoff), Claimed: true, Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
+				return d.printJSON(claimJSON{Handoff: view.OfBaton(&res.Handoff), Claimed: true, Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "claimed baton %s for session %s\n", res.Handoff.ID, res.Handoff.ClaimedBySession)

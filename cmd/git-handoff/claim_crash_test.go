@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // Claims won at the remote and never recorded here: the local write fails,
@@ -186,16 +188,6 @@ func TestClaimWonAtRemoteIsDeliveredOnRerun(t *testing.T) {
 	}
 }
 
-type startOut struct {
-	Claimed bool
-	Handoff *struct {
-		ID               string
-		ClaimedBySession string
-	}
-	Brief   string
-	Notices []string
-}
-
 // TestStartWonAtRemoteIsDeliveredOnRerun: as above, for start.
 func TestStartWonAtRemoteIsDeliveredOnRerun(t *testing.T) {
 	c := newCLI(t)
@@ -209,7 +201,7 @@ func TestStartWonAtRemoteIsDeliveredOnRerun(t *testing.T) {
 	}
 	hook(t, clone, "")
 	out, stderr, code := c.run(clone, at(2), "handoff", "start", "--json", "--session", "s1")
-	var got startOut
+	var got view.Start
 	if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
 		t.Fatalf("start again: exit %d: %s%s", code, out, stderr)
 	}
@@ -249,7 +241,7 @@ func TestCrashedClaimIsDeliveredOnceToTheNextSession(t *testing.T) {
 	if b := remoteBaton(c, remote); b.ClaimedBySession != "x1" {
 		t.Fatalf("the remote should hold x1's claim: %+v", b)
 	}
-	var got startOut
+	var got view.Start
 	out, stderr, code := c.run(clone, at(2), "handoff", "start", "--json", "--session", "n1")
 	if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
 		t.Fatalf("start after the crash: exit %d: %s%s", code, out, stderr)
@@ -261,7 +253,7 @@ func TestCrashedClaimIsDeliveredOnceToTheNextSession(t *testing.T) {
 		t.Errorf("no notice names the crashed session: %q", got.Notices)
 	}
 	out, stderr, code = c.run(clone, at(3), "handoff", "start", "--json", "--session", "n2")
-	got = startOut{}
+	got = view.Start{}
 	if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
 		t.Fatalf("second start: exit %d: %s%s", code, out, stderr)
 	}

@@ -26,11 +26,11 @@ func dismissCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Dismiss(c.Context, st, handoff.DismissOptions{ID: id, Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
-				d.printLost(c, res.Notices, res.Conflicts, dismissJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
+				d.printLost(c, res.Notices, res.Conflicts, view.Dismiss{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(dismissJSON{Dismissed: true, Handoff: toJSON(&res.Dismissed), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.Dismiss{Dismissed: true, Handoff: view.OfBaton(&res.Dismissed), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "dismissed baton %s\n", id)

@@ -59,11 +59,7 @@ func endCommand(d *deps) *cli.Command {
 				ended = res.Session.ID
 			}
 			if c.Bool("json") {
-				out := endJSON{Superseded: toJSON(res.Superseded), Snapshot: toSnapshotJSON(res.Snapshot.Snapshot, false), Redacted: view.NonNil(res.Redacted), EndedSession: ended, Notices: view.NonNil(res.Notices)}
-				if res.Left {
-					out.Handoff = toJSON(&res.Handoff)
-				}
-				return d.printJSON(out)
+				return d.printJSON(view.OfEnd(res, res.Notices))
 			}
 			notify(d.stderr, res.Notices)
 			if !res.Left {

@@ -8,85 +8,29 @@ import (
 	"github.com/git-handoff/git-handoff/view"
 )
 
-// The --json shapes of the commands. Each is made for output and kept
-// stable: fields are named here, not inherited from the records in git, so
+// The --json shapes of the commands that only the CLI shows; those every
+// surface shows are package view's. Each is made for output and kept
+// stable: fields are named for it, not inherited from the records in git, so
 // a new field on a record does not appear (or change its meaning) in
-// anyone's scripts until it is added here on purpose. Every command whose
+// anyone's scripts until it is added on purpose. Every command whose
 // text output has notices carries them in "notices" (an empty list, never
 // null).
 
-// The records' own shapes are package view's, the same on every surface.
-type (
-	handoffJSON   = view.Baton
-	objectiveJSON = view.Objective
-)
-
-func toJSON(s *baton.Stored) *handoffJSON               { return view.OfBaton(s) }
-func toObjectiveJSON(o *baton.Objective) *objectiveJSON { return view.OfObjective(o) }
-
-// endJSON is the result of `end --json`.
-type endJSON struct {
-	Handoff *handoffJSON `json:"handoff"`
-	// Superseded is the waiting baton this one replaced, if any (still
-	// reachable from the ref's reflog).
-	Superseded *handoffJSON  `json:"superseded"`
-	Snapshot   *snapshotJSON `json:"snapshot,omitempty"` // with --snapshot
-	// Redacted: credentials taken out of the notes before they were
-	// written, by kind; [] when none.
-	Redacted []redact.Hit `json:"redacted"`
-	// EndedSession is the session ended; "handoff" is null when no baton
-	// was left (end without baton flags).
-	EndedSession string   `json:"endedSession,omitempty"`
-	Notices      []string `json:"notices"`
-}
-
 // claimJSON is the result of `claim --json`.
 type claimJSON struct {
-	Handoff   *handoffJSON       `json:"handoff"`
+	Handoff   *view.Baton        `json:"handoff"`
 	Claimed   bool               `json:"claimed"`
-	Notices   []string           `json:"notices"`
-	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
-}
-
-// showJSON is the result of `show --json`.
-type showJSON struct {
-	Handoff *handoffJSON `json:"handoff"`
-	Notices []string     `json:"notices"`
-}
-
-// cancelJSON is the result of `cancel --json`.
-type cancelJSON struct {
-	Cancelled bool               `json:"cancelled"`
-	Handoff   *handoffJSON       `json:"handoff"` // the tombstone; null when nothing was cancelled
-	Notices   []string           `json:"notices"`
-	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
-}
-
-// dismissJSON is the result of `dismiss --json`.
-type dismissJSON struct {
-	Dismissed bool               `json:"dismissed"`
-	Handoff   *handoffJSON       `json:"handoff"`
-	Notices   []string           `json:"notices"`
-	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
-}
-
-// undismissJSON is the result of `undismiss --json`: the status page's
-// undo answers the same fields (webui.undismissJSON).
-type undismissJSON struct {
-	Restored  bool               `json:"restored"`
-	Handoff   *handoffJSON       `json:"handoff"`
 	Notices   []string           `json:"notices"`
 	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
 }
 
 // objectiveResultJSON is the result of `objective --json`.
 type objectiveResultJSON struct {
-	Objective *objectiveJSON `json:"objective"` // null when there is none
-	Changed   bool           `json:"changed"`
-	Redacted  []redact.Hit   `json:"redacted"`
+	Objective *view.Objective `json:"objective"` // null when there is none
+	Changed   bool            `json:"changed"`
+	Redacted  []redact.Hit    `json:"redacted"`
 }
 
-// eventJSON is one baton event of `log --json`.
 // logJSON is the result of `log --json`.
 type logJSON struct {
 	Events []baton.Event `json:"events"`

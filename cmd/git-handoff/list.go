@@ -10,6 +10,7 @@ import (
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/sign"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func listCommand(d *deps) *cli.Command {
@@ -60,13 +61,6 @@ func listCommand(d *deps) *cli.Command {
 	}
 }
 
-// listedJSON is a baton of `list --json`, with the snapshot of
-// uncommitted work its session left, when there is one.
-type listedJSON struct {
-	*handoffJSON
-	Snapshot *snapshotJSON `json:"snapshot,omitempty"`
-}
-
 func firstLine(steps []string) string {
 	if len(steps) == 0 {
 		return ""
@@ -96,12 +90,9 @@ func signatureCell(v *refstore.Verification) string {
 // as its output shape, never as its record too.
 func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOptions) error {
 	snapshot := handoff.SnapshotsOf(c.Context, st)
-	items, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) listedJSON {
-		item := listedJSON{handoffJSON: toJSON(s)}
-		if sn, ok := snapshot(s.SessionID); ok {
-			item.Snapshot = toSnapshotJSON(&sn, false)
-		}
-		return item
+	items, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) view.Listed {
+		sn, ok := snapshot(s.SessionID)
+		return view.OfListed(s, sn, ok)
 	})
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/internal/safetext"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // list --json writes its items already safe for a terminal and indented
@@ -70,13 +71,11 @@ func encodedListing(t *testing.T, dir string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	items := make([]listedJSON, len(res.Handoffs))
+	items := make([]view.Listed, len(res.Handoffs))
 	for i := range res.Handoffs {
 		h := &res.Handoffs[i]
-		items[i].handoffJSON = toJSON(h)
-		if sn, ok := res.Snapshots[h.SessionID]; ok {
-			items[i].Snapshot = toSnapshotJSON(&sn, false)
-		}
+		sn, ok := res.Snapshots[h.SessionID]
+		items[i] = view.OfListed(h, sn, ok)
 	}
 	var out bytes.Buffer
 	w := safetext.NewWriter(&out)

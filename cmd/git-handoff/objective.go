@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/git-handoff/git-handoff/view"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func objectiveCommand(d *deps) *cli.Command {
@@ -36,7 +36,7 @@ func objectiveCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(objectiveResultJSON{Objective: toObjectiveJSON(res.Objective), Changed: res.Changed, Redacted: view.NonNil(res.Redacted)})
+				return d.printJSON(objectiveResultJSON{Objective: view.OfObjective(res.Objective), Changed: res.Changed, Redacted: view.NonNil(res.Redacted)})
 			}
 			notify(d.stderr, res.Notices)
 			switch {

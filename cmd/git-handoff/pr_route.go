@@ -9,19 +9,6 @@ import (
 	"github.com/git-handoff/git-handoff/view"
 )
 
-// prRouteJSON is the result of `pr route --json`.
-type prRouteJSON struct {
-	Repo    string   `json:"repo"`
-	Number  int      `json:"number"`
-	URL     string   `json:"url"`
-	Owner   string   `json:"owner"`   // the session the record names
-	Session string   `json:"session"` // where CI and review work goes now
-	Status  string   `json:"status"`  // that session's status; "" when this clone has no record of it
-	Chain   []string `json:"chain"`   // owner … session, along replacedBy
-	Merged  bool     `json:"merged"`
-	Notices []string `json:"notices"`
-}
-
 func prRouteCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:      "route",
@@ -41,10 +28,7 @@ func prRouteCommand(d *deps) *cli.Command {
 				return prHint(t.Number, err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(prRouteJSON{
-					Repo: r.Repo, Number: r.Number, URL: r.URL, Owner: r.Owner, Session: r.Session,
-					Status: r.Status, Chain: view.NonNil(r.Chain), Merged: r.Merged, Notices: view.NonNil(r.Notices),
-				})
+				return d.printJSON(view.OfPRRoute(r, r.Notices))
 			}
 			notify(d.stderr, r.Notices)
 			fmt.Fprintln(d.stdout, r.Session)

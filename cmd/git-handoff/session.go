@@ -12,7 +12,6 @@ import (
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
-	"github.com/git-handoff/git-handoff/view"
 )
 
 // sessionCommand groups the commands on session records and their lineage.
@@ -132,28 +131,6 @@ func guardHolder() string {
 	return fmt.Sprintf("%s on %s (pid %d)", who, host, os.Getpid())
 }
 
-// sessionJSON is a session as --json shows it (package view's shape).
-type sessionJSON = view.Session
-
-func toSessionJSON(s session.Record, withPackage bool) sessionJSON {
-	return view.OfSession(s, withPackage)
-}
-
-// withRuntime adds what tmux said of a session's agent to its JSON.
-func withRuntime(out *sessionJSON, rs *handoff.RuntimeState) {
-	if rs == nil {
-		return
-	}
-	if out.Runtime == nil {
-		out.Runtime = &view.Runtime{Kind: rs.Kind, Socket: rs.Socket, Name: rs.Name, Host: rs.Host}
-	}
-	out.Runtime.State, out.Runtime.Signal, out.Runtime.PID, out.Runtime.Pane, out.Runtime.Why = rs.State, rs.Signal, rs.PID, rs.Pane, rs.Why
-	if rs.State == "exited" && rs.Signal == 0 {
-		status := rs.ExitStatus
-		out.Runtime.ExitStatus = &status
-	}
-}
-
 // runtimeText is a runtime state in a few words: "tmux live",
 // "tmux exited (status 1)".
 func runtimeText(rs *handoff.RuntimeState) string {
@@ -169,11 +146,6 @@ func runtimeText(rs *handoff.RuntimeState) string {
 	}
 	return t
 }
-
-// launchJSON is a launch plan as --json shows it (package view's shape).
-type launchJSON = view.Launch
-
-func toLaunchJSON(p session.LaunchPlan) launchJSON { return view.OfLaunch(p) }
 
 // printPlan shows a launch plan to a person: the command on stdout, one
 // shell-quoted line that can be pasted, and its notes on stderr.

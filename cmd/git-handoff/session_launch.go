@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -63,7 +64,7 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 			}
 			if !c.Bool("exec") {
 				if c.Bool("json") {
-					return d.printJSON(toLaunchJSON(plan))
+					return d.printJSON(view.OfLaunch(plan))
 				}
 				d.printPlan(plan)
 				return nil
@@ -89,20 +90,12 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 	}
 }
 
-// tmuxLaunchJSON is the result of `session launch --tmux --json`.
-type tmuxLaunchJSON struct {
-	Session string        `json:"session"`
-	Runtime *view.Runtime `json:"runtime"`
-	Launch  launchJSON    `json:"launch"`
-	Notices []string      `json:"notices"`
-}
-
 func (d *deps) printTmuxLaunch(c *cli.Context, id string, res handoff.SessionLaunchResult) error {
 	rt := res.Runtime
 	if c.Bool("json") {
-		return d.printJSON(tmuxLaunchJSON{
-			Session: id, Runtime: &view.Runtime{Kind: rt.Kind, Socket: rt.Socket, Name: rt.Name, Host: rt.Host, State: "live"},
-			Launch: toLaunchJSON(res.Plan), Notices: view.NonNil(res.Notices),
+		return d.printJSON(view.TmuxLaunch{
+			Session: id, Runtime: &view.Runtime{Runtime: *rt, State: tmuxrt.StateLive},
+			Launch: view.OfLaunch(res.Plan), Notices: view.NonNil(res.Notices),
 		})
 	}
 	if res.Plan.Note != "" {

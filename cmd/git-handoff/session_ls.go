@@ -9,13 +9,14 @@ import (
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // sessionListJSON is the result of `session ls --json`, as
 // printJSONArray writes it.
 type sessionListJSON struct {
-	Sessions []sessionJSON `json:"sessions"`
-	Notices  []string      `json:"notices"`
+	Sessions []view.Session `json:"sessions"`
+	Notices  []string       `json:"notices"`
 }
 
 func sessionLsCommand(d *deps) *cli.Command {
@@ -106,17 +107,17 @@ func sessionLsText(c *cli.Context, d *deps, st *refstore.Store, opts handoff.Ses
 // sessionLsJSON prints sessionListJSON, each session kept as its output
 // shape as it is read, its lineage and runtime added once all are.
 func sessionLsJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.SessionListOptions) error {
-	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) sessionJSON {
-		return toSessionJSON(*r, false)
+	items, notices, err := handoff.SessionListEach(c.Context, st, opts, func(r *session.Record) view.Session {
+		return view.OfSession(*r, false)
 	})
 	if err != nil {
 		return err
 	}
-	out := make([]sessionJSON, len(items))
+	out := make([]view.Session, len(items))
 	for i := range items {
 		out[i] = items[i].V
 		out[i].Lineage = items[i].Lineage
-		withRuntime(&out[i], items[i].Runtime)
+		out[i].WithRuntime(items[i].Runtime)
 		out[i].MarkArchived(items[i].Archived, items[i].ArchivedAs)
 	}
 	return printJSONArray(d.stdout, "sessions", out, d.withOpenNotices(notices))

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func sessionNativeCommand(d *deps) *cli.Command {
@@ -36,7 +37,7 @@ func sessionNativeCommand(d *deps) *cli.Command {
 				return sessionError(c, fmt.Sprintf("recording the %s session id of %q", name, id), id, err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(toSessionJSON(res.Record, false))
+				return d.printJSON(view.OfSession(res.Record, false))
 			}
 			fmt.Fprintf(d.stderr, "session %s: %s resumes as %s\n", id, name, c.String("id"))
 			return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func sessionShowCommand(d *deps) *cli.Command {
@@ -28,10 +29,10 @@ func sessionShowCommand(d *deps) *cli.Command {
 			}
 			summary := res.Lineage
 			if c.Bool("json") {
-				out := toSessionJSON(res.Session.Record, true)
+				out := view.OfSession(res.Session.Record, true)
 				out.Lineage = summary
 				out.Status = res.Status
-				withRuntime(&out, res.Runtime)
+				out.WithRuntime(res.Runtime)
 				out.MarkArchived(res.Session.Archived, res.Session.Ref)
 				return d.printJSON(out)
 			}

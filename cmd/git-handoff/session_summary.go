@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 func sessionSummaryCommand(d *deps) *cli.Command {
@@ -36,7 +37,7 @@ func sessionSummaryCommand(d *deps) *cli.Command {
 				return sessionError(c, fmt.Sprintf("recording the summary of %q", id), id, err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(toSessionJSON(res.Session.Record, false))
+				return d.printJSON(view.OfSession(res.Session.Record, false))
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stderr, "summary of session %s recorded\n", id)

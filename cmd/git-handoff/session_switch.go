@@ -73,11 +73,11 @@ func checkHarness(c *cli.Context, name string, canonical *string) error {
 
 // relaunchJSON is the result of `session switch` and `session restore`.
 type relaunchJSON struct {
-	Session   sessionJSON `json:"session"`
-	From      string      `json:"from"`
-	Launch    *launchJSON `json:"launch"`
-	Recreated string      `json:"recreatedWorktree"`
-	Bound     string      `json:"bound"`
+	Session   view.Session `json:"session"`
+	From      string       `json:"from"`
+	Launch    *view.Launch `json:"launch"`
+	Recreated string       `json:"recreatedWorktree"`
+	Bound     string       `json:"bound"`
 	// EndedSession: the active session the worktree was bound to, ended
 	// so that this one is bound there.
 	EndedSession string   `json:"endedSession,omitempty"`
@@ -88,10 +88,10 @@ type relaunchJSON struct {
 func (d *deps) printRelaunch(c *cli.Context, res session.RelaunchResult) error {
 	s := res.Session.Record
 	if c.Bool("json") {
-		out := relaunchJSON{Session: toSessionJSON(s, false), From: res.From, Recreated: res.Recreated,
+		out := relaunchJSON{Session: view.OfSession(s, false), From: res.From, Recreated: res.Recreated,
 			Bound: res.Bound, EndedSession: res.EndedBound, Changed: !res.NoOp, Notices: view.NonNil(res.Notices)}
 		if !res.NoOp {
-			l := toLaunchJSON(res.Plan)
+			l := view.OfLaunch(res.Plan)
 			out.Launch = &l
 		}
 		return d.printJSON(out)

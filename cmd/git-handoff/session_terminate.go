@@ -11,11 +11,11 @@ import (
 
 // terminateJSON is the result of `session terminate --json`.
 type terminateJSON struct {
-	Session sessionJSON `json:"session"`
-	Changed bool        `json:"changed"`           // false: it was already terminated
-	Stopped string      `json:"stopped,omitempty"` // the tmux session whose running agent was stopped first
-	Unbound string      `json:"unbound,omitempty"` // the worktree no longer bound to it
-	Notices []string    `json:"notices"`
+	Session view.Session `json:"session"`
+	Changed bool         `json:"changed"`           // false: it was already terminated
+	Stopped string       `json:"stopped,omitempty"` // the tmux session whose running agent was stopped first
+	Unbound string       `json:"unbound,omitempty"` // the worktree no longer bound to it
+	Notices []string     `json:"notices"`
 }
 
 func sessionTerminateCommand(d *deps) *cli.Command {
@@ -39,7 +39,7 @@ func sessionTerminateCommand(d *deps) *cli.Command {
 				return sessionError(c, fmt.Sprintf("terminating session %q", id), id, err)
 			}
 			if c.Bool("json") {
-				return d.printJSON(terminateJSON{Session: toSessionJSON(res.Session.Record, false), Changed: res.Changed,
+				return d.printJSON(terminateJSON{Session: view.OfSession(res.Session.Record, false), Changed: res.Changed,
 					Stopped: res.Stopped, Unbound: res.Unbound, Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)

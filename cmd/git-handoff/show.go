@@ -33,7 +33,7 @@ func showCommand(d *deps) *cli.Command {
 				// Nothing waiting is an answer, not a failure: exit 0,
 				// with "handoff": null as every --json says "none".
 				if c.Bool("json") {
-					return d.printJSON(showJSON{Notices: view.NonNil(res.Notices)})
+					return d.printJSON(view.Show{Notices: view.NonNil(res.Notices)})
 				}
 				notify(d.stderr, res.Notices)
 				fmt.Fprintln(d.stderr, strings.TrimSuffix(err.Error(), ": "+refstore.ErrNotFound.Error()))
@@ -44,7 +44,7 @@ func showCommand(d *deps) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(showJSON{Handoff: toJSON(&res.Handoff), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.Show{Handoff: view.OfBaton(&res.Handoff), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			writeBaton(d.stdout, &res.Handoff)

@@ -12,46 +12,11 @@ import (
 	"github.com/git-handoff/git-handoff/view"
 )
 
-// snapshotJSON is a snapshot of uncommitted work in --json output.
-type snapshotJSON = view.Snapshot
-
-func toSnapshotJSON(s *refstore.Snapshot, present bool) *snapshotJSON {
-	return view.OfSnapshot(s, present)
-}
-
-// offerJSON is a snapshot offered to a starting or relaunched session.
-type offerJSON struct {
-	snapshotJSON
-	Applied *appliedJSON `json:"applied"` // nil unless --apply-snapshot applied it
-}
-
-type appliedJSON struct {
-	Paths   []string `json:"paths"`
-	Staged  int      `json:"staged"`
-	Already bool     `json:"already"`
-	Rebased bool     `json:"rebased"` // merged onto a HEAD that had moved on
-}
-
 func rebasedNote(rebased bool) string {
 	if rebased {
 		return " (merged onto this HEAD)"
 	}
 	return ""
-}
-
-func toOfferJSON(o *handoff.SnapshotOffer) *offerJSON {
-	if o == nil {
-		return nil
-	}
-	out := &offerJSON{snapshotJSON: *toSnapshotJSON(&o.Snapshot, o.Present)}
-	if o.Applied != nil {
-		out.Applied = toAppliedJSON(*o.Applied)
-	}
-	return out
-}
-
-func toAppliedJSON(a refstore.Applied) *appliedJSON {
-	return &appliedJSON{Paths: view.NonNil(a.Paths), Staged: a.Staged, Already: a.Already, Rebased: a.Rebased}
 }
 
 // startSnapshotErr is a refused --apply-snapshot of start: the session
@@ -107,9 +72,9 @@ func snapshotCommand(d *deps) *cli.Command {
 					}
 					if c.Bool("json") {
 						return d.printJSON(struct {
-							Snapshot *snapshotJSON `json:"snapshot"`
-							Clean    bool          `json:"clean"`
-						}{toSnapshotJSON(t.Snapshot, true), t.Clean})
+							Snapshot *view.Snapshot `json:"snapshot"`
+							Clean    bool           `json:"clean"`
+						}{view.OfSnapshot(t.Snapshot, true), t.Clean})
 					}
 					if t.Snapshot == nil {
 						fmt.Fprintf(d.stderr, "nothing uncommitted in %s: no snapshot taken\n", t.Worktree)
@@ -135,7 +100,7 @@ func snapshotCommand(d *deps) *cli.Command {
 						return fmt.Errorf("reading the snapshot of session %q: %w", id, err)
 					}
 					if c.Bool("json") {
-						return d.printJSON(toSnapshotJSON(&off.Snapshot, off.Present))
+						return d.printJSON(view.OfSnapshot(&off.Snapshot, off.Present))
 					}
 					s := off.Snapshot
 					fmt.Fprintf(d.stdout, "snapshot %s of session %s\nref:     %s\nhead:    %s\ntaken:   %s\n", s.Commit, s.Session, s.Ref, orDash(s.Head), s.When.Format(time.RFC3339))
@@ -167,9 +132,9 @@ func snapshotCommand(d *deps) *cli.Command {
 					}
 					if c.Bool("json") {
 						return d.printJSON(struct {
-							Snapshot *snapshotJSON `json:"snapshot"`
-							Applied  *appliedJSON  `json:"applied"`
-						}{toSnapshotJSON(&res.Snapshot, true), toAppliedJSON(res.Applied)})
+							Snapshot *view.Snapshot `json:"snapshot"`
+							Applied  *view.Applied  `json:"applied"`
+						}{view.OfSnapshot(&res.Snapshot, true), view.OfApplied(res.Applied)})
 					}
 					if res.Applied.Already {
 						fmt.Fprintf(d.stderr, "snapshot %s of session %s is in this worktree already\n", res.Snapshot.Commit, id)

@@ -45,17 +45,7 @@ func startCommand(d *deps) *cli.Command {
 			}
 			d.refreshStoreCommitHook(c.Context, st)
 			if c.Bool("json") {
-				if err := d.printJSON(startJSON{
-					Session:      sessionRef{ID: res.Session.ID, Harness: res.Session.Harness, Owner: res.Session.Owner, Branch: res.Session.Branch},
-					Handoff:      toJSON(res.Handoff),
-					Claimed:      res.Claimed,
-					Objective:    toObjectiveJSON(res.Objective),
-					Brief:        res.Brief,
-					Snapshot:     toOfferJSON(res.Snapshot),
-					EndedSession: res.EndedBound,
-					Notices:      view.NonNil(res.Notices),
-					Conflicts:    res.Conflicts,
-				}); err != nil {
+				if err := d.printJSON(view.OfStart(res, res.Notices)); err != nil {
 					return err
 				}
 				return startSnapshotErr(res)
@@ -73,27 +63,4 @@ func startCommand(d *deps) *cli.Command {
 			return startSnapshotErr(res)
 		},
 	}
-}
-
-type sessionRef struct {
-	ID      string `json:"id"`
-	Harness string `json:"harness,omitempty"`
-	Owner   string `json:"owner"`
-	Branch  string `json:"branch"`
-}
-
-type startJSON struct {
-	Session   sessionRef     `json:"session"`
-	Handoff   *handoffJSON   `json:"handoff"`
-	Claimed   bool           `json:"claimed"`
-	Objective *objectiveJSON `json:"objective"`
-	Brief     string         `json:"brief"`
-	Snapshot  *offerJSON     `json:"snapshot,omitempty"` // the baton's session left uncommitted work
-	// EndedSession: the active session this worktree was bound to, ended
-	// so that only the new one is bound here.
-	EndedSession string   `json:"endedSession,omitempty"`
-	Notices      []string `json:"notices"`
-	// Conflicts: versions the arbiter's answer replaced here that were
-	// written without seeing the one kept, as sync reports them.
-	Conflicts []handoff.Conflict `json:"conflicts,omitempty"`
 }

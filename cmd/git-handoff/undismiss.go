@@ -32,11 +32,11 @@ func undismissCommand(d *deps) *cli.Command {
 			}
 			res, err := handoff.Undismiss(c.Context, st, handoff.UndismissOptions{ID: id, Arbiter: arbiterFor(c.Bool("offline"))}, d.Now)
 			if err != nil {
-				d.printLost(c, res.Notices, res.Conflicts, undismissJSON{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
+				d.printLost(c, res.Notices, res.Conflicts, view.Undismiss{Notices: view.NonNil(res.Notices), Conflicts: res.Conflicts})
 				return err
 			}
 			if c.Bool("json") {
-				return d.printJSON(undismissJSON{Restored: true, Handoff: toJSON(&res.Restored), Notices: view.NonNil(res.Notices)})
+				return d.printJSON(view.Undismiss{Restored: true, Handoff: view.OfBaton(&res.Restored), Notices: view.NonNil(res.Notices)})
 			}
 			notify(d.stderr, res.Notices)
 			fmt.Fprintf(d.stdout, "baton %s waits again\n", id)
