@@ -9,6 +9,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/internal/simdefect"
 	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -229,6 +230,10 @@ func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Cloc
 				return StartResult{}, err
 			}
 			err = decider.Arbitrate(ctx, st, *claimUp)
+			// A planted defect (package sim): false without the simdefects tag.
+			if simdefect.On(simdefect.ClaimSkipsCAS) {
+				err = nil
+			}
 			var ce *baton.ClaimedError
 			switch {
 			case err == nil:
