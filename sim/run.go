@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/refstore/memstore"
 	"github.com/git-handoff/git-handoff/teamsync"
 )
 
@@ -170,7 +171,7 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		return "dismissed " + res.Dismissed.ID
 	case OpSync, OpRetire:
 		opts := teamsync.Options{Remote: remote, Now: clock()}
-		if s.Op == OpRetire {
+		if s.Op == OpRetire && !w.cfg.NoRetire {
 			opts.Retire, opts.Retention = true, w.cfg.Retention
 		}
 		res, err := teamsync.Sync(ctx, c, opts)
@@ -289,12 +290,12 @@ func (w *world) finish(ctx context.Context) {
 		for i, c := range w.clones {
 			f := newFaulty(c, w.faults)
 			opts := teamsync.Options{Remote: remote, Now: w.clock(i)()}
-			if round == 0 {
+			if round == 0 && !w.cfg.NoRetire {
 				opts.Retire, opts.Retention, opts.Now = true, w.cfg.Retention, latest
 			}
 			res, err := teamsync.Sync(ctx, f, opts)
 			w.conflicts(f, res.Conflicts, fmt.Sprintf("c%d@final", i))
-			w.log.add(fmt.Sprintf("final c%d sync %s", i, short(err)))
+			w.log.add(fmt.Sprintf("final c%d sync %s local=%d pushed=%d conflicts=%d warnings=%q", i, short(err), len(res.Local), len(res.Pushed), len(res.Conflicts), res.Warnings))
 			if err != nil && round == 2 {
 				w.violate(-1, "final-sync-failed", fmt.Sprintf("c%d: %v", i, err))
 			}
@@ -303,8 +304,20 @@ func (w *world) finish(ctx context.Context) {
 	w.checkStep(ctx, -1)
 	// Convergence: every clone's records are the remote's.
 	want := recordIDs(ctx, w.origin)
+	archived := archivedBlobs(ctx, w.origin)
 	for i, c := range w.clones {
 		got := recordIDs(ctx, c)
+		// A record the remote's archive holds (that version, or another
+		// of its key), still live here: nothing is lost, but the clone did
+		// not converge. Counted apart
+		// (Report.Stale), not a violation.
+		for ref, id := range got {
+			if _, ok := want[ref]; !ok && (archived[id] || archived[strings.TrimPrefix(ref, refstore.Root)]) {
+				w.rep.Stale++
+				w.log.add(fmt.Sprintf("stale c%d %s %s", i, ref, id))
+				delete(got, ref)
+			}
+		}
 		if d := diffIDs(want, got); d != "" {
 			w.violate(-1, "not-converged", fmt.Sprintf("c%d differs from the remote: %s", i, d))
 		}
@@ -322,6 +335,12 @@ func (w *world) finish(ctx context.Context) {
 	sort.Strings(lines)
 	for _, l := range lines {
 		w.log.add("remote " + l)
+	}
+	archivedIDs := map[string]bool{}
+	for oid := range archived {
+		if b, err := readBaton(w.origin, oid); err == nil {
+			archivedIDs[b.ID] = true
+		}
 	}
 	for _, id := range w.led.ids() {
 		b, live := final[id]
@@ -354,7 +373,11 @@ func (w *world) finish(ctx context.Context) {
 			}
 		case dlv || del || sup:
 		default:
-			w.violate(-1, "lost", fmt.Sprintf("baton %s (written by %s) is neither delivered, deleted, replaced nor waiting", id, w.led.written[id]))
+			where := "not in the remote's archive either"
+			if archivedIDs[id] {
+				where = "its remote archive holds it (retired while waiting)"
+			}
+			w.violate(-1, "lost", fmt.Sprintf("baton %s (written by %s) is neither delivered, deleted, replaced nor waiting: %s", id, w.led.written[id], where))
 		}
 	}
 }
@@ -392,3 +415,16 @@ func diffIDs(want, got map[string]string) string {
 }
 
 var _ = errors.Is
+
+// archivedBlobs lists the blobs the archive's months of st hold.
+func archivedBlobs(ctx context.Context, st *memstore.Store) map[string]bool {
+	out := map[string]bool{}
+	ids, _ := st.RefIDs(ctx, refstore.ArchivePrefix)
+	for _, id := range ids {
+		es, _ := st.ListTree(ctx, id.OID, "")
+		for _, e := range es {
+			out[e.OID], out[e.Path] = true, true
+		}
+	}
+	return out
+}

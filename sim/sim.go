@@ -79,6 +79,9 @@ type Config struct {
 	// Retention is teamsync's retention for the retire operation
 	// (default one hour of simulated time).
 	Retention time.Duration
+	// NoRetire leaves retirement out: no retire steps, no retiring final
+	// round.
+	NoRetire bool
 	// Defect is the planted defect (simdefect; only with the simdefects tag).
 	Defect simdefect.Defect
 	// StopAtFirst stops the run at the first violation.
@@ -109,16 +112,20 @@ func (c *Config) defaults() {
 func Generate(cfg Config) []Step {
 	cfg.defaults()
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x5157))
+	weights := opWeights
+	if cfg.NoRetire {
+		weights[OpRetire] = 0
+	}
 	total := 0
-	for _, w := range opWeights {
+	for _, w := range weights {
 		total += w
 	}
 	steps := make([]Step, cfg.Steps)
 	for i := range steps {
 		n := r.IntN(total)
 		op := Op(0)
-		for ; n >= opWeights[op]; op++ {
-			n -= opWeights[op]
+		for ; n >= weights[op]; op++ {
+			n -= weights[op]
 		}
 		steps[i] = Step{Clone: r.IntN(cfg.Clones), Op: op, Arg: r.Uint32(), Faults: r.Uint64()}
 	}
@@ -150,6 +157,10 @@ type Report struct {
 	Elapsed    time.Duration
 	// Outcomes counts each operation's outcomes ("start:claimed", ...).
 	Outcomes map[string]int
+	// Stale counts records that the remote's archive holds and a clone
+	// still holds live after the final rounds: not converged, nothing
+	// lost. Reported apart from the violations.
+	Stale int
 }
 
 // FaultTotal is the number of faults injected.
@@ -167,8 +178,8 @@ func (r *Report) Summary() string {
 	if r.Elapsed > 0 {
 		sps = float64(r.Steps) / r.Elapsed.Seconds()
 	}
-	return fmt.Sprintf("seed=%d steps=%d faults=%d violations=%d trace=%s steps_per_s=%.0f",
-		r.Seed, r.Steps, r.FaultTotal(), len(r.Violations), r.Trace[:16], sps)
+	return fmt.Sprintf("seed=%d steps=%d faults=%d violations=%d stale=%d trace=%s steps_per_s=%.0f",
+		r.Seed, r.Steps, r.FaultTotal(), len(r.Violations), r.Stale, r.Trace[:16], sps)
 }
 
 // FaultLines are the `<kind>=<n>` lines, sorted by kind.

@@ -19,14 +19,17 @@ func main() {
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "the run's seed (default: from the time)")
 	steps := flag.Int("steps", 10000, "steps to run")
 	clones := flag.Int("clones", 3, "clones of the remote")
+	noFaults := flag.Bool("no-faults", false, "inject no faults")
+	noRetire := flag.Bool("no-retire", false, "leave retirement out")
 	planted := flag.Bool("planted", false, "run once per planted defect (needs -tags simdefects)")
 	verbose := flag.Bool("v", false, "print the op log")
 	shrink := flag.Bool("shrink", true, "shrink a failing run's steps")
+	kind := flag.String("kind", "", "shrink for this violation kind (default: the first found)")
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up after this long")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones}
+	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults}
 	if *planted {
 		if !simdefect.Built {
 			fmt.Fprintln(os.Stderr, "sim: -planted needs a build with -tags simdefects")
@@ -73,7 +76,11 @@ func main() {
 	}
 	fmt.Printf("FAIL seed=%d steps=%d\n", *seed, *steps)
 	if *shrink {
-		small, v := sim.Shrink(ctx, cfg, list, rep.Violations[0].Kind)
+		k := rep.Violations[0].Kind
+		if *kind != "" {
+			k = *kind
+		}
+		small, v := sim.Shrink(ctx, cfg, list, k)
 		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d}, steps):\n", len(small), v, *seed, *clones)
 		for _, s := range small {
 			fmt.Printf("  %#v\n", s)
