@@ -229,10 +229,9 @@ func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Cloc
 				pass.release(ctx, st)
 				return StartResult{}, err
 			}
-			err = decider.Arbitrate(ctx, st, *claimUp)
 			// A planted defect (package sim): false without the simdefects tag.
-			if simdefect.On(simdefect.ClaimSkipsCAS) {
-				err = nil
+			if err = nil; !simdefect.On(simdefect.ClaimSkipsCAS) {
+				err = decider.Arbitrate(ctx, st, *claimUp)
 			}
 			var ce *baton.ClaimedError
 			switch {

@@ -114,6 +114,9 @@ func (in *injector) local(name string) (after bool, err error) {
 	}
 	s := in.w.cfg.FaultScale
 	x := in.roll(name)
+	if in.w.cfg.NoCrash && (x < rateCrashBefore*s || x >= (rateCrashBefore+rateLocalError)*s) {
+		return false, nil
+	}
 	switch {
 	case x < rateCrashBefore*s:
 		in.count(FaultCrashBefore)
@@ -144,6 +147,9 @@ func (in *injector) remote(op memstore.Op) error {
 	}
 	s := in.w.cfg.FaultScale
 	x := in.roll(op.Name + "/" + op.Phase.String())
+	if in.w.cfg.NoCrash {
+		listing = true // a listing's faults: never a death
+	}
 	if op.Phase == memstore.Before {
 		switch {
 		case x < rateRemoteDown*s:

@@ -259,6 +259,16 @@ func (w *world) checkStep(ctx context.Context, i int) {
 				continue
 			}
 			w.led.seen[b.ID] = true
+			// A new baton written over a waiting one replaced it (what
+			// End reports as Superseded, also when End then failed or
+			// died): read from the version's prev.
+			if b.Prev != "" {
+				if p, err := readBaton(st, b.Prev); err == nil && p.ID != b.ID && p.Live() {
+					if _, ok := w.led.superseded[p.ID]; !ok {
+						w.led.superseded[p.ID] = "replaced by " + b.ID + " (its record's prev)"
+					}
+				}
+			}
 			// A baton the remote holds deleted after it was delivered,
 			// or claimed after a deletion was reported.
 			if b.Deleted != nil {

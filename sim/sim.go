@@ -73,6 +73,8 @@ type Config struct {
 	// set NoFaults).
 	FaultScale float64
 	NoFaults   bool
+	// NoCrash injects no process deaths (the other faults stay).
+	NoCrash bool
 	// SkewHours skews each clone's clock by up to this many hours either
 	// way (default 6; negative for none).
 	SkewHours int

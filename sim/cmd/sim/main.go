@@ -20,6 +20,7 @@ func main() {
 	steps := flag.Int("steps", 10000, "steps to run")
 	clones := flag.Int("clones", 3, "clones of the remote")
 	noFaults := flag.Bool("no-faults", false, "inject no faults")
+	noCrash := flag.Bool("no-crash", false, "inject no process deaths")
 	noRetire := flag.Bool("no-retire", false, "leave retirement out")
 	planted := flag.Bool("planted", false, "run once per planted defect (needs -tags simdefects)")
 	verbose := flag.Bool("v", false, "print the op log")
@@ -29,7 +30,7 @@ func main() {
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults}
+	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults, NoCrash: *noCrash}
 	if *planted {
 		if !simdefect.Built {
 			fmt.Fprintln(os.Stderr, "sim: -planted needs a build with -tags simdefects")
@@ -37,14 +38,11 @@ func main() {
 		}
 		missed := 0
 		for _, d := range simdefect.All {
-			c := cfg
-			c.Defect, c.StopAtFirst = d, true
-			rep := sim.Run(ctx, c, sim.Generate(c))
-			if len(rep.Violations) > 0 {
-				v := rep.Violations[0]
-				fmt.Printf("%s found after %d steps (%s)\n", d, rep.Steps, v.Kind)
+			found, at, kind := sim.Planted(ctx, cfg, d)
+			if found {
+				fmt.Printf("%s found after %d steps (%s)\n", d, at, kind)
 			} else {
-				fmt.Printf("%s missed (%d steps)\n", d, rep.Steps)
+				fmt.Printf("%s missed (%d steps)\n", d, at)
 				missed++
 			}
 		}
