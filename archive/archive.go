@@ -44,6 +44,14 @@ const (
 	PRsDir      = "prs"
 )
 
+// Store is what the archive is kept in: the records (the months' refs,
+// swapped as every record's are) and the trees of the months. *refstore.Store
+// is one; a store without trees (package memstore) has no archive.
+type Store interface {
+	refstore.Records
+	refstore.Trees
+}
+
 // Entry is one archived record: its path in the month's tree and the blob
 // id of its final version.
 type Entry = refstore.TreeEntry
@@ -141,7 +149,7 @@ const maxTries = 8
 // An entry whose path the month holds already replaces it: the caller
 // archives a record's final version. It returns the month's tree as it now
 // stands; a call that changes nothing writes nothing.
-func Add(ctx context.Context, st refstore.Clone, month string, entries []Entry, msg string) (string, error) {
+func Add(ctx context.Context, st Store, month string, entries []Entry, msg string) (string, error) {
 	if err := checkMonth(month); err != nil {
 		return "", err
 	}
@@ -179,7 +187,7 @@ func Add(ctx context.Context, st refstore.Clone, month string, entries []Entry, 
 
 // checkEntries refuses a bad path, a path given twice, and an id that does
 // not name a blob this repository has: a tree of ours holds only records.
-func checkEntries(ctx context.Context, st refstore.Clone, entries []Entry) error {
+func checkEntries(ctx context.Context, st refstore.Records, entries []Entry) error {
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		if err := CheckPath(e.Path); err != nil {
@@ -201,7 +209,7 @@ func checkEntries(ctx context.Context, st refstore.Clone, entries []Entry) error
 }
 
 // monthTree is the tree month's ref names, "" when there is none yet.
-func monthTree(ctx context.Context, st refstore.Clone, month string) (string, string, error) {
+func monthTree(ctx context.Context, st refstore.Records, month string) (string, string, error) {
 	ref := Ref(month)
 	e, err := st.Get(ctx, ref)
 	if errors.Is(err, refstore.ErrNotFound) {
@@ -223,7 +231,7 @@ func monthTree(ctx context.Context, st refstore.Clone, month string) (string, st
 // symmetric, so that every clone reaches the same tree; sync passes the
 // record ordering). Trees are content-addressed, so equal ids need no work,
 // and a union equal to a or b is that tree itself.
-func Union(ctx context.Context, st refstore.Clone, a, b string, pick func(path, oidA, oidB string) string) (string, error) {
+func Union(ctx context.Context, st refstore.Trees, a, b string, pick func(path, oidA, oidB string) string) (string, error) {
 	switch {
 	case a == b, b == "":
 		return a, nil
@@ -270,7 +278,7 @@ func Union(ctx context.Context, st refstore.Clone, a, b string, pick func(path, 
 // Months lists the archive's months, newest first. Only this clone's own
 // months: the copies fetched from a remote (refs/ao/remotes/<remote>/
 // archive/<month>) are sync's to join into them.
-func Months(ctx context.Context, st refstore.Clone) ([]refstore.RefID, error) {
+func Months(ctx context.Context, st refstore.Records) ([]refstore.RefID, error) {
 	ids, err := st.RefIDs(ctx, refstore.ArchivePrefix)
 	if err != nil {
 		return nil, err
@@ -290,7 +298,7 @@ func Months(ctx context.Context, st refstore.Clone) ([]refstore.RefID, error) {
 // cat-file. The entry's Ref is the revision it was read as
 // ("refs/ao/archive/2026-01:sessions/s-1"). ErrNotFound when no month
 // holds it.
-func Find(ctx context.Context, st refstore.Clone, path string) (refstore.Entry, string, error) {
+func Find(ctx context.Context, st Store, path string) (refstore.Entry, string, error) {
 	if err := CheckPath(path); err != nil {
 		return refstore.Entry{}, "", err
 	}
@@ -318,7 +326,7 @@ func Find(ctx context.Context, st refstore.Clone, path string) (refstore.Entry, 
 // HandoffsDir or PRsDir), each with its month: newest month first, in
 // path order within a month, and a path archived in several months only
 // once, from the newest. One git ls-tree per month.
-func List(ctx context.Context, st refstore.Clone, kindDir string) ([]Found, error) {
+func List(ctx context.Context, st Store, kindDir string) ([]Found, error) {
 	kindDir = strings.TrimSuffix(kindDir, "/")
 	if kindDir != SessionsDir && kindDir != HandoffsDir && kindDir != PRsDir {
 		return nil, fmt.Errorf("%w: %q is not an archive kind", refstore.ErrBadName, kindDir)

@@ -1,16 +1,12 @@
 package archive
 
-import (
-	"context"
-
-	"github.com/git-handoff/git-handoff/refstore"
-)
+import "context"
 
 // Build returns the tree of base ("" for none) with entries put in,
 // moving no ref: for a caller that moves the month's ref itself, in a
 // transaction or a push of its own (sync, which retires records and moves
 // the month on both sides at once).
-func Build(ctx context.Context, st refstore.Clone, base string, entries []Entry) (string, error) {
+func Build(ctx context.Context, st Store, base string, entries []Entry) (string, error) {
 	if len(entries) == 0 {
 		return base, nil
 	}

@@ -14,26 +14,14 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-func testStore(t *testing.T) (*refstore.Store, string) {
-	t.Helper()
-	gittest.Isolate(t)
-	dir := gittest.Init(t)
-	st, err := refstore.Open(context.Background(), dir, refstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st, dir
-}
-
 // putShared writes a waiting shared baton of owner on branch, created at
 // t0 plus min minutes, through the same swap end uses.
-func putShared(t *testing.T, st *refstore.Store, owner, branch string, min int) Stored {
+func putShared(t *testing.T, st refstore.Writer, owner, branch string, min int) Stored {
 	t.Helper()
 	return putBaton(t, st, true, owner, branch, min)
 }
 
-func putBaton(t *testing.T, st *refstore.Store, shared bool, owner, branch string, min int) Stored {
+func putBaton(t *testing.T, st refstore.Writer, shared bool, owner, branch string, min int) Stored {
 	t.Helper()
 	ctx := context.Background()
 	b, err := New(Draft{Owner: owner, Branch: branch, Shared: shared, NextSteps: []string{"step of " + branch}}, t0.Add(time.Duration(min)*time.Minute))
@@ -70,7 +58,7 @@ func claimByGit(t *testing.T, dir string, s Stored) string {
 	return oid
 }
 
-func eligibleID(t *testing.T, st *refstore.Store) (string, []Warning) {
+func eligibleID(t *testing.T, st refstore.Records) (string, []Warning) {
 	t.Helper()
 	b, warns, err := Eligible(context.Background(), st, "reader", "main")
 	if err != nil {
@@ -88,17 +76,17 @@ func eligibleID(t *testing.T, st *refstore.Store) (string, []Warning) {
 // A claim made elsewhere moves the ref to a claimed blob, and the claimed
 // baton is never delivered.
 func TestEligibleSharedFollowsClaimsElsewhere(t *testing.T) {
-	st, dir := testStore(t)
+	st := newMem(t)
 	old := putShared(t, st, "alice", "a", 1)
 	newest := putShared(t, st, "bob", "b", 2)
 	if id, _ := eligibleID(t, st); id != newest.ID {
 		t.Fatalf("eligible = %q, want the newest shared %s", id, newest.ID)
 	}
-	claimByGit(t, dir, newest)
+	claimElsewhere(t, st, newest)
 	if id, _ := eligibleID(t, st); id != old.ID {
 		t.Fatalf("after the newest was claimed elsewhere, eligible = %q, want %s", id, old.ID)
 	}
-	claimByGit(t, dir, old)
+	claimElsewhere(t, st, old)
 	if id, _ := eligibleID(t, st); id != "" {
 		t.Fatalf("every shared baton claimed, eligible = %q", id)
 	}
@@ -113,12 +101,17 @@ func TestEligibleSharedFollowsClaimsElsewhere(t *testing.T) {
 // Unreadable shared records are reported at each start; a record at the
 // wrong ref is one of them.
 func TestEligibleSharedWarnsEveryTime(t *testing.T) {
-	st, dir := testStore(t)
+	ctx := context.Background()
+	st := newMem(t)
 	want := putShared(t, st, "alice", "a", 1)
-	gittest.Run(t, dir, "update-ref", refstore.SharedPrefix+"zed/broken", gittest.Run(t, dir, "hash-object", "-w", "--stdin"))
+	empty := st.WriteRawBlob(nil)
 	misplaced := putShared(t, st, "bob", "b", 2)
-	gittest.Run(t, dir, "update-ref", refstore.SharedPrefix+"bob/elsewhere", misplaced.OID)
-	gittest.Run(t, dir, "update-ref", "-d", misplaced.Ref)
+	if err := st.Apply(ctx, "test: unreadable and misplaced",
+		refstore.Update{Ref: refstore.SharedPrefix + "zed/broken", New: empty},
+		refstore.Update{Ref: refstore.SharedPrefix + "bob/elsewhere", New: misplaced.OID},
+		refstore.Update{Ref: misplaced.Ref, Old: misplaced.OID}); err != nil {
+		t.Fatal(err)
+	}
 	for run := 0; run < 2; run++ {
 		id, warns := eligibleID(t, st)
 		if id != want.ID {
@@ -137,10 +130,10 @@ func TestEligibleSharedWarnsEveryTime(t *testing.T) {
 	}
 }
 
-// Many shared batons of several owners: the newest waiting one each time,
-// loose or packed.
+// Many shared batons of several owners: the newest waiting one each time.
+// (Loose and packed refs are TestEligibleSharedArrivals's, on git.)
 func TestEligibleSharedManyBatons(t *testing.T) {
-	st, dir := testStore(t)
+	st := newMem(t)
 	all := writeShared(t, st, 120, func(i int) (Draft, int) {
 		return Draft{Owner: fmt.Sprintf("o%d", i%7), Branch: fmt.Sprintf("b%03d", i)}, i % 50
 	})
@@ -155,16 +148,13 @@ func TestEligibleSharedManyBatons(t *testing.T) {
 	}
 	claimedIDs := map[string]bool{}
 	for round := 0; round < 4; round++ {
-		if round == 2 {
-			gittest.Run(t, dir, "pack-refs", "--all")
-		}
 		want := newest(claimedIDs)
 		if id, _ := eligibleID(t, st); id != want {
 			t.Fatalf("round %d: eligible = %q, want %s", round, id, want)
 		}
 		for i := range all {
 			if all[i].ID == want {
-				claimByGit(t, dir, all[i])
+				claimElsewhere(t, st, all[i])
 			}
 		}
 		claimedIDs[want] = true
@@ -174,7 +164,7 @@ func TestEligibleSharedManyBatons(t *testing.T) {
 // settle waits until every stamp taken so far is settled, then starts
 // once so that the head holds settled stamps: the next start trusts them
 // and lists nothing that did not change.
-func settle(t *testing.T, st *refstore.Store) {
+func settle(t *testing.T, st refstore.Records) {
 	t.Helper()
 	time.Sleep(80 * time.Millisecond)
 	eligibleID(t, st)
@@ -350,7 +340,7 @@ func TestEligibleSharedArrivals(t *testing.T) {
 	}
 }
 
-func writeShared(t *testing.T, st *refstore.Store, n int, draft func(i int) (Draft, int)) []Stored {
+func writeShared(t *testing.T, st refstore.Writer, n int, draft func(i int) (Draft, int)) []Stored {
 	t.Helper()
 	ctx := context.Background()
 	var all []Stored

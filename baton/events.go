@@ -27,6 +27,14 @@ type Event struct {
 	Dropped string `json:"dropped,omitempty"`
 }
 
+// EventSource is what Events reads: the records and the archive
+// (archive.Store), and the clone's own notes of the conflicts it lost
+// (refstore.ConflictNotes).
+type EventSource interface {
+	archive.Store
+	Local() refstore.Local
+}
+
 // Events lists the newest events first, at most limit of them.
 //
 // Every version of a baton record names the version it replaced ("prev"),
@@ -45,7 +53,7 @@ type Event struct {
 //
 // Refs are visited newest first, by the latest time their next version
 // carries, so a limited log reads the recent end of the recent refs only.
-func Events(ctx context.Context, st refstore.Clone, limit int) ([]Event, error) {
+func Events(ctx context.Context, st EventSource, limit int) ([]Event, error) {
 	var out []Event
 	notes, err := refstore.ConflictNotes(st.Local())
 	if err != nil {
@@ -164,7 +172,7 @@ type version struct {
 	latest time.Time // the latest time it carries: no older version has a later one
 }
 
-func versionAt(ctx context.Context, st refstore.Clone, ref, oid string) (version, bool) {
+func versionAt(ctx context.Context, st refstore.Records, ref, oid string) (version, bool) {
 	e, ok := readEntry(ctx, st, oid)
 	if !ok {
 		return version{}, false
@@ -196,7 +204,7 @@ func (q *versions) Pop() any {
 	return v
 }
 
-func readEntry(ctx context.Context, st refstore.Clone, oid string) (refstore.Entry, bool) {
+func readEntry(ctx context.Context, st refstore.Records, oid string) (refstore.Entry, bool) {
 	if oid == "" {
 		return refstore.Entry{}, false
 	}
@@ -207,7 +215,7 @@ func readEntry(ctx context.Context, st refstore.Clone, oid string) (refstore.Ent
 	return e, true
 }
 
-func readAt(ctx context.Context, st refstore.Clone, oid string) (Baton, bool) {
+func readAt(ctx context.Context, st refstore.Records, oid string) (Baton, bool) {
 	e, ok := readEntry(ctx, st, oid)
 	if !ok {
 		return Baton{}, false

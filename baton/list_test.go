@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
-// List (now read through cat-file, kept as the caller's reduction and
-// sorted on its key) selects what Filter says and orders by Newer, ties on
-// createdAt broken by id, loose and packed alike.
+// List (kept as the caller's reduction and sorted on its key) selects what
+// Filter says and orders by Newer, ties on createdAt broken by id. Reading
+// loose and packed refs alike is the git store's (refstore's stream tests).
 func TestListSelectsAndOrders(t *testing.T) {
-	st, dir := testStore(t)
+	st := newMem(t)
 	ctx := context.Background()
 	var all []Stored
 	for i := 0; i < 40; i++ {
@@ -21,7 +19,7 @@ func TestListSelectsAndOrders(t *testing.T) {
 		s := putBaton(t, st, i%3 == 0, owner, fmt.Sprintf("b%02d", i), i%4)
 		switch i % 5 {
 		case 1:
-			claimByGit(t, dir, s)
+			claimElsewhere(t, st, s)
 			s.Claimed = true
 		case 2:
 			d, err := Delete(ctx, st, s, "cancelled", t0.Add(time.Hour))
@@ -32,37 +30,32 @@ func TestListSelectsAndOrders(t *testing.T) {
 		}
 		all = append(all, s)
 	}
-	for _, packed := range []bool{false, true} {
-		if packed {
-			gittest.Run(t, dir, "pack-refs", "--all")
+	for _, f := range []Filter{{All: true}, {Owner: "me"}, {Owner: "me", Branch: "b06"}} {
+		got, warns, err := List(ctx, st, f)
+		if err != nil || len(warns) != 0 {
+			t.Fatalf("%+v: %v %v", f, warns, err)
 		}
-		for _, f := range []Filter{{All: true}, {Owner: "me"}, {Owner: "me", Branch: "b06"}} {
-			got, warns, err := List(ctx, st, f)
-			if err != nil || len(warns) != 0 {
-				t.Fatalf("%+v: %v %v", f, warns, err)
+		var want []string
+		for _, s := range all {
+			switch {
+			case s.Deleted != nil:
+			case f.All, s.Live() && (s.Shared || s.Owner == f.Owner && (f.Branch == "" || s.Branch == f.Branch)):
+				want = append(want, s.ID)
 			}
-			var want []string
-			for _, s := range all {
-				switch {
-				case s.Deleted != nil:
-				case f.All, s.Live() && (s.Shared || s.Owner == f.Owner && (f.Branch == "" || s.Branch == f.Branch)):
-					want = append(want, s.ID)
-				}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%+v: %d listed, want %d", f, len(got), len(want))
+		}
+		seen := map[string]bool{}
+		for i := range got {
+			seen[got[i].ID] = true
+			if i > 0 && !Newer(&got[i-1].Baton, &got[i].Baton) {
+				t.Fatalf("%+v: %s before %s is not newest first", f, got[i-1].ID, got[i].ID)
 			}
-			if len(got) != len(want) {
-				t.Fatalf("packed %v, %+v: %d listed, want %d", packed, f, len(got), len(want))
-			}
-			seen := map[string]bool{}
-			for i := range got {
-				seen[got[i].ID] = true
-				if i > 0 && !Newer(&got[i-1].Baton, &got[i].Baton) {
-					t.Fatalf("packed %v, %+v: %s before %s is not newest first", packed, f, got[i-1].ID, got[i].ID)
-				}
-			}
-			for _, id := range want {
-				if !seen[id] {
-					t.Fatalf("packed %v, %+v: %s not listed", packed, f, id)
-				}
+		}
+		for _, id := range want {
+			if !seen[id] {
+				t.Fatalf("%+v: %s not listed", f, id)
 			}
 		}
 	}

@@ -10,6 +10,36 @@ import (
 	"github.com/git-handoff/git-handoff/refstore/memstore"
 )
 
+// newMem is the in-memory store the baton logic runs over: choosing,
+// claiming, tombstoning and listing batons need records and a writer, not
+// git.
+func newMem(t *testing.T) *memstore.Store {
+	t.Helper()
+	st, err := memstore.New(refstore.FormatSHA1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// claimElsewhere claims s the way another clone's write would arrive: a
+// claimed blob, with no causal clock of ours, swapped in.
+func claimElsewhere(t *testing.T, st *memstore.Store, s Stored) string {
+	t.Helper()
+	c := s.Baton
+	at := t0.Add(time.Hour)
+	c.Claimed, c.ClaimedAt, c.ClaimedBySession = true, &at, "other-session"
+	data, err := refstore.Encode(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oid := st.WriteRawBlob(data)
+	if err := st.Apply(context.Background(), "claimed elsewhere", refstore.Update{Ref: s.Ref, New: oid, Old: s.OID}); err != nil {
+		t.Fatal(err)
+	}
+	return oid
+}
+
 // TestEligibleAndListOverMemstore runs the start's choice of a baton and
 // the listing over the in-memory store: they need only refstore.Records.
 func TestEligibleAndListOverMemstore(t *testing.T) {

@@ -70,7 +70,7 @@ func ReadObjective(ctx context.Context, st refstore.Records, owner, branch strin
 
 // ObjectiveUpdate returns the swap that sets (text != "") or clears
 // (text == "") the objective, and false when nothing would change.
-func ObjectiveUpdate(ctx context.Context, st refstore.Clone, owner, branch, text, session string, now time.Time) (refstore.Update, bool, error) {
+func ObjectiveUpdate(ctx context.Context, st refstore.Writer, owner, branch, text, session string, now time.Time) (refstore.Update, bool, error) {
 	ref, err := refstore.ObjectiveRef(owner, branch)
 	if err != nil {
 		return refstore.Update{}, false, err
@@ -93,7 +93,7 @@ func ObjectiveUpdate(ctx context.Context, st refstore.Clone, owner, branch, text
 
 // SetObjective sets or clears the objective, re-deciding on a lost swap.
 // It reports whether anything changed.
-func SetObjective(ctx context.Context, st refstore.Clone, owner, branch, text, session string, now time.Time) (bool, error) {
+func SetObjective(ctx context.Context, st refstore.Writer, owner, branch, text, session string, now time.Time) (bool, error) {
 	for attempt := 0; ; attempt++ {
 		up, changed, err := ObjectiveUpdate(ctx, st, owner, branch, text, session, now)
 		if err != nil || !changed {

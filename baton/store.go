@@ -122,7 +122,7 @@ func Read(ctx context.Context, st refstore.Records, ref string) (Stored, error) 
 
 // Written returns the swap that stores b at its ref in place of whatever
 // baton is there now (a new baton supersedes the old one).
-func Written(ctx context.Context, st refstore.Clone, b Baton) (Stored, refstore.Update, error) {
+func Written(ctx context.Context, st refstore.Writer, b Baton) (Stored, refstore.Update, error) {
 	ref, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
 	if err != nil {
 		return Stored{}, refstore.Update{}, err
@@ -173,7 +173,7 @@ func isBadRecord(err error) bool {
 
 // Each decodes every baton under prefix, collecting unreadable ones as
 // warnings.
-func Each(ctx context.Context, st refstore.Clone, prefix string, fn func(Stored), warns *[]Warning) error {
+func Each(ctx context.Context, st refstore.Records, prefix string, fn func(Stored), warns *[]Warning) error {
 	return each(ctx, st.EachStreamed, prefix, fn, warns)
 }
 
@@ -191,7 +191,7 @@ func each(ctx context.Context, list func(context.Context, string, func(refstore.
 
 // Claimed returns s in its claimed form and the swap that stores it, for a
 // caller that commits it in a transaction of its own.
-func Claimed(ctx context.Context, st refstore.Clone, s Stored, session string, now time.Time) (Stored, refstore.Update, error) {
+func Claimed(ctx context.Context, st refstore.Writer, s Stored, session string, now time.Time) (Stored, refstore.Update, error) {
 	if !s.Live() {
 		return Stored{}, refstore.Update{}, NotLive(s.Baton, "")
 	}
@@ -203,7 +203,7 @@ func Claimed(ctx context.Context, st refstore.Clone, s Stored, session string, n
 
 // Released returns s, claimed, waiting again for the next session, and the
 // swap that stores it: the session that claimed it never acted on it.
-func Released(ctx context.Context, st refstore.Clone, s Stored, now time.Time) (Stored, refstore.Update, error) {
+func Released(ctx context.Context, st refstore.Writer, s Stored, now time.Time) (Stored, refstore.Update, error) {
 	if !s.Claimed || s.Deleted != nil {
 		return Stored{}, refstore.Update{}, fmt.Errorf("baton %s is not claimed: nothing to offer again", s.ID)
 	}
@@ -216,7 +216,7 @@ func Released(ctx context.Context, st refstore.Clone, s Stored, now time.Time) (
 // LostClaim turns a failed claim or deletion of s into *ClaimedError or
 // *DeletedError when the same baton is no longer waiting here; other
 // errors pass through.
-func LostClaim(ctx context.Context, st refstore.Clone, s Stored, err error) error {
+func LostClaim(ctx context.Context, st refstore.Records, s Stored, err error) error {
 	if errors.Is(err, refstore.ErrConflict) {
 		if cur, rerr := Read(ctx, st, s.Ref); rerr == nil && cur.ID == s.ID && !cur.Live() {
 			return NotLive(cur.Baton, "")
@@ -227,7 +227,7 @@ func LostClaim(ctx context.Context, st refstore.Clone, s Stored, err error) erro
 
 // Tombstone writes the tombstone of s, for cancel ("cancelled") and dismiss
 // ("dismissed"), and returns it with the swap that puts it in place.
-func Tombstone(ctx context.Context, st refstore.Clone, s Stored, reason string, now time.Time) (Stored, refstore.Update, error) {
+func Tombstone(ctx context.Context, st refstore.Writer, s Stored, reason string, now time.Time) (Stored, refstore.Update, error) {
 	if !s.Live() && !(s.Deleted == nil && simdefect.On(simdefect.DismissSkipsClaimCheck)) { // planted defect (package sim), off without the simdefects tag
 		return Stored{}, refstore.Update{}, NotLive(s.Baton, "")
 	}
@@ -238,7 +238,7 @@ func Tombstone(ctx context.Context, st refstore.Clone, s Stored, reason string, 
 
 // Delete tombstones s in this clone alone: the local swap decides, as
 // where no remote arbitrates the baton.
-func Delete(ctx context.Context, st refstore.Clone, s Stored, reason string, now time.Time) (Stored, error) {
+func Delete(ctx context.Context, st refstore.Writer, s Stored, reason string, now time.Time) (Stored, error) {
 	out, up, err := Tombstone(ctx, st, s, reason, now)
 	if err != nil {
 		return Stored{}, err
@@ -251,7 +251,7 @@ func Delete(ctx context.Context, st refstore.Clone, s Stored, reason string, now
 
 // prepare writes the blob of "to", as the version that follows from.OID,
 // and returns the swap from "from" to it.
-func prepare(ctx context.Context, st refstore.Clone, from Stored, to Baton) (Stored, refstore.Update, error) {
+func prepare(ctx context.Context, st refstore.Writer, from Stored, to Baton) (Stored, refstore.Update, error) {
 	oid, data, err := refstore.WriteVersion(ctx, st, from.Ref, from.OID, &to.Cause, &to)
 	if err != nil {
 		return Stored{}, refstore.Update{}, err
@@ -357,7 +357,7 @@ func ListEach[T any](ctx context.Context, st refstore.Records, f Filter, conv fu
 }
 
 // FindLive finds an unclaimed baton by id (ErrNotFound when none has it).
-func FindLive(ctx context.Context, st refstore.Clone, id string) (Stored, []Warning, error) {
+func FindLive(ctx context.Context, st refstore.Records, id string) (Stored, []Warning, error) {
 	var found *Stored
 	var warns []Warning
 	err := Each(ctx, st, refstore.HandoffsPrefix, func(s Stored) {

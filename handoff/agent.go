@@ -602,7 +602,7 @@ var agentStateDirs = []string{".claude/", ".codex/", ".gemini/", ".cursor/", ".o
 
 // leftBaton reports whether a baton of session s waits on its branch (an
 // `end` that found the session ended it too, so a live one rarely has).
-func leftBaton(ctx context.Context, st refstore.Clone, s session.Record) (bool, error) {
+func leftBaton(ctx context.Context, st refstore.Records, s session.Record) (bool, error) {
 	for _, shared := range []bool{false, true} {
 		ref, err := refstore.HandoffRef(shared, s.Owner, s.Branch)
 		if err != nil {

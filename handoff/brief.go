@@ -87,7 +87,7 @@ func Brief(ctx context.Context, st refstore.Clone, opts BriefOptions, clock Cloc
 
 // sessionFor is session id's record: rec when it is that session's (as a
 // switch is about to write it), else the stored one.
-func sessionFor(ctx context.Context, st refstore.Clone, id string, rec *session.Record) (session.Stored, error) {
+func sessionFor(ctx context.Context, st refstore.Records, id string, rec *session.Record) (session.Stored, error) {
 	if rec != nil && rec.ID == id {
 		return session.Stored{Record: *rec}, nil
 	}

@@ -60,119 +60,177 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 	if err != nil {
 		return ClaimResult{}, err
 	}
-	arb := arbiter(opts.Arbiter)
+	c := &claiming{st: st, arb: arbiter(opts.Arbiter), who: who, id: id, clock: clock}
 	defer lockClaims(st)()
-	var notices noticeSet
-	var conflicts []Conflict
-	fail := func(err error) (ClaimResult, error) {
-		return ClaimResult{Notices: notices.list, Conflicts: conflicts}, err
-	}
 	for attempt := 0; ; attempt++ {
 		last := attempt+1 >= claimAttempts
-		w, err := settle(ctx, st, arb, who, id)
+		w, err := settle(ctx, st, c.arb, who, id)
 		if err != nil {
-			return fail(err)
+			return c.fail(err)
 		}
 		if w == nil {
-			h, warns, refused, err := eligible(ctx, st, who)
-			if err != nil {
-				return fail(err)
-			}
-			for _, w := range warns {
-				notices.add(w.String())
-			}
-			for _, n := range refused {
-				notices.add(n)
-			}
-			if h == nil {
-				// My own baton here having been claimed says more than "none".
-				if ref, err := refstore.HandoffRef(false, who.Owner, who.Branch); err == nil {
-					if mine, err := baton.Read(ctx, st, ref); err == nil && mine.Claimed {
-						if mine.ClaimedBySession == id {
-							return ClaimResult{Handoff: mine, Notices: notices.list}, nil
-						}
-						return fail(&baton.ClaimedError{Baton: mine.Baton})
-					}
-				}
-				return fail(fmt.Errorf("no baton is waiting for %s on %q: %w", who.Owner, who.Branch, refstore.ErrNotFound))
-			}
-			claimed, up, err := baton.Claimed(ctx, st, *h, id, clock())
-			if err != nil {
-				return fail(err)
-			}
-			claimed.Signature, claimed.Fenced = h.Signature, h.Fenced // the notes' author, not the claim's
-			note := &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
-			w = &wonClaim{note: note, baton: claimed}
-			// A claim no remote decides is decided by recordClaim's
-			// transaction, with nothing to note before it.
-			if decider, local := pinned(ctx, st, arb, up.Ref); !local {
-				pass, err := hold(ctx, st, "claim", up.New)
-				if err != nil {
-					return fail(err)
-				}
-				note.Held = pass.group
-				if err := notePending(ctx, st, note); err != nil {
-					pass.release(ctx, st)
-					return fail(err)
-				}
-				if err := decider.Arbitrate(ctx, st, up); err != nil {
-					var ce *baton.ClaimedError
-					if errors.As(err, &ce) && ce.Baton.ID == h.ID && ce.Baton.ClaimedBySession == id {
-						// Held by this session at the arbiter already (an
-						// earlier run's push): that claim is the one to record.
-						if w, _ = settle(ctx, st, arb, who, id); w == nil {
-							return fail(err)
-						}
-					} else {
-						if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) || refusedOutright(err) {
-							dropPending(ctx, st, note) // someone else's, not a baton to claim, never pushed, or refused whole
-						}
-						var se *SupersededError
-						if errors.As(err, &se) && se.Conflict != nil {
-							conflicts = append(conflicts, *se.Conflict)
-						}
-						// Unreachable or refused: the push may have landed, so
-						// the note stays for the next claim to settle.
-						return fail(err)
-					}
-				}
+			var mine *ClaimResult
+			if w, mine, err = c.claimEligible(ctx); err != nil {
+				return c.fail(err)
+			} else if mine != nil {
+				return *mine, nil
 			}
 		}
 		res, err := recordClaim(ctx, st, w, id, clock())
 		if err == nil {
-			verifyBaton(ctx, st, &res.Handoff, who.Owner)
-			if x := w.crashed(id); x != "" {
-				notices.add(fmt.Sprintf("baton %s was won by session %s, which stopped before receiving it: delivered to session %s instead", w.baton.ID, x, id))
-			}
-			res.Notices = notices.list
-			return res, nil
+			return c.delivered(ctx, w, res), nil
 		}
-		if errors.Is(err, refstore.ErrConflict) && !w.decided {
-			// Lost the local swap: if the arbiter holds our claim all the
-			// same, it is won, and only recording it here is left.
-			if _, local := arb.(Local); !local {
-				if held, herr := arb.Held(ctx, st, w.baton.Ref); herr == nil && held == w.baton.OID {
-					w.decided = true
-				}
-			}
-		}
-		if last && errors.Is(err, refstore.ErrConflict) && w.decided {
-			// Won at the arbiter, and still not recorded here because the
-			// records keep changing: deliver the notes all the same (the
-			// note stays, so the next claim records it).
-			notices.add(fmt.Sprintf("baton %s is yours (the arbiter holds your claim) but the local records kept changing, so it is not recorded here yet: the next claim or sync records it", w.baton.ID))
-			return ClaimResult{Handoff: w.baton, Notices: notices.list}, nil
-		}
-		if last && errors.Is(err, refstore.ErrConflict) {
-			// Still changing under us: say who holds it here. A claim the
-			// arbiter gave us keeps its note for the next run.
-			return fail(baton.LostClaim(ctx, st, w.baton, err))
-		}
-		if !errors.Is(err, refstore.ErrConflict) {
-			return fail(fmt.Errorf("baton %s was claimed for session %s but not recorded here: %w (run the claim again to receive it)", w.baton.ID, w.note.Session, err))
+		if res, again, err := c.notRecorded(ctx, w, err, last); !again {
+			return res, err
 		}
 		// Someone changed the ref or the session meanwhile: settle again.
 	}
+}
+
+// claiming is one claim, across its attempts.
+type claiming struct {
+	st        refstore.Clone
+	arb       Arbiter
+	who       Who
+	id        string // the session claiming
+	clock     Clock
+	notices   noticeSet
+	conflicts []Conflict
+}
+
+// fail is the claim's answer with err: the notices and conflicts so far.
+func (c *claiming) fail(err error) (ClaimResult, error) {
+	return ClaimResult{Notices: c.notices.list, Conflicts: c.conflicts}, err
+}
+
+// claimEligible claims the eligible baton for the session, at the arbiter
+// when one decides it, and returns the claim to record. When none is
+// eligible, mine is the baton of mine this session claimed already (else
+// the error says why there is none).
+func (c *claiming) claimEligible(ctx context.Context) (w *wonClaim, mine *ClaimResult, err error) {
+	h, warns, refused, err := eligible(ctx, c.st, c.who)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range warns {
+		c.notices.add(w.String())
+	}
+	c.notices.addAll(refused)
+	if h == nil {
+		mine, err := c.noneEligible(ctx)
+		return nil, mine, err
+	}
+	claimed, up, err := baton.Claimed(ctx, c.st, *h, c.id, c.clock())
+	if err != nil {
+		return nil, nil, err
+	}
+	claimed.Signature, claimed.Fenced = h.Signature, h.Fenced // the notes' author, not the claim's
+	note := &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: c.id}
+	w = &wonClaim{note: note, baton: claimed}
+	// A claim no remote decides is decided by recordClaim's
+	// transaction, with nothing to note before it.
+	if decider, local := pinned(ctx, c.st, c.arb, up.Ref); !local {
+		if w, err = c.arbitrate(ctx, decider, w, up); err != nil {
+			return nil, nil, err
+		}
+	}
+	return w, nil, nil
+}
+
+// noneEligible answers a claim with no baton eligible: my own baton here
+// having been claimed says more than "none".
+func (c *claiming) noneEligible(ctx context.Context) (*ClaimResult, error) {
+	if ref, err := refstore.HandoffRef(false, c.who.Owner, c.who.Branch); err == nil {
+		if mine, err := baton.Read(ctx, c.st, ref); err == nil && mine.Claimed {
+			if mine.ClaimedBySession == c.id {
+				return &ClaimResult{Handoff: mine, Notices: c.notices.list}, nil
+			}
+			return nil, &baton.ClaimedError{Baton: mine.Baton}
+		}
+	}
+	return nil, fmt.Errorf("no baton is waiting for %s on %q: %w", c.who.Owner, c.who.Branch, refstore.ErrNotFound)
+}
+
+// arbitrate has decider decide the claim w (up) before it is recorded
+// here: noted first (pending.go), its object held from gc (hold.go). It
+// returns the claim to record.
+func (c *claiming) arbitrate(ctx context.Context, decider Arbiter, w *wonClaim, up refstore.Update) (*wonClaim, error) {
+	note := w.note
+	pass, err := hold(ctx, c.st, "claim", up.New)
+	if err != nil {
+		return nil, err
+	}
+	note.Held = pass.group
+	if err := notePending(ctx, c.st, note); err != nil {
+		pass.release(ctx, c.st)
+		return nil, err
+	}
+	err = decider.Arbitrate(ctx, c.st, up)
+	if err == nil {
+		return w, nil
+	}
+	var ce *baton.ClaimedError
+	if errors.As(err, &ce) && ce.Baton.ID == note.Baton && ce.Baton.ClaimedBySession == c.id {
+		// Held by this session at the arbiter already (an earlier
+		// run's push): that claim is the one to record.
+		if w, _ = settle(ctx, c.st, c.arb, c.who, c.id); w == nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) || refusedOutright(err) {
+		dropPending(ctx, c.st, note) // someone else's, not a baton to claim, never pushed, or refused whole
+	}
+	var se *SupersededError
+	if errors.As(err, &se) && se.Conflict != nil {
+		c.conflicts = append(c.conflicts, *se.Conflict)
+	}
+	// Unreachable or refused: the push may have landed, so the note
+	// stays for the next claim to settle.
+	return nil, err
+}
+
+// delivered is the answer of a claim w recorded here as res.
+func (c *claiming) delivered(ctx context.Context, w *wonClaim, res ClaimResult) ClaimResult {
+	verifyBaton(ctx, c.st, &res.Handoff, c.who.Owner)
+	if x := w.crashed(c.id); x != "" {
+		c.notices.add(fmt.Sprintf("baton %s was won by session %s, which stopped before receiving it: delivered to session %s instead", w.baton.ID, x, c.id))
+	}
+	res.Notices = c.notices.list
+	return res
+}
+
+// notRecorded sorts a claim w whose record here failed with err: again
+// says to settle once more (a lost swap, before the last attempt), else
+// res and the error are the claim's answer.
+func (c *claiming) notRecorded(ctx context.Context, w *wonClaim, err error, last bool) (res ClaimResult, again bool, _ error) {
+	if errors.Is(err, refstore.ErrConflict) && !w.decided {
+		// Lost the local swap: if the arbiter holds our claim all the
+		// same, it is won, and only recording it here is left.
+		if _, local := c.arb.(Local); !local {
+			if held, herr := c.arb.Held(ctx, c.st, w.baton.Ref); herr == nil && held == w.baton.OID {
+				w.decided = true
+			}
+		}
+	}
+	if last && errors.Is(err, refstore.ErrConflict) && w.decided {
+		// Won at the arbiter, and still not recorded here because the
+		// records keep changing: deliver the notes all the same (the
+		// note stays, so the next claim records it).
+		c.notices.add(fmt.Sprintf("baton %s is yours (the arbiter holds your claim) but the local records kept changing, so it is not recorded here yet: the next claim or sync records it", w.baton.ID))
+		return ClaimResult{Handoff: w.baton, Notices: c.notices.list}, false, nil
+	}
+	if last && errors.Is(err, refstore.ErrConflict) {
+		// Still changing under us: say who holds it here. A claim the
+		// arbiter gave us keeps its note for the next run.
+		res, err := c.fail(baton.LostClaim(ctx, c.st, w.baton, err))
+		return res, false, err
+	}
+	if !errors.Is(err, refstore.ErrConflict) {
+		res, err := c.fail(fmt.Errorf("baton %s was claimed for session %s but not recorded here: %w (run the claim again to receive it)", w.baton.ID, w.note.Session, err))
+		return res, false, err
+	}
+	return ClaimResult{}, true, nil
 }
 
 // recordClaim records a won claim here: the local baton ref at the won

@@ -3,6 +3,7 @@ package handoff
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/redact"
@@ -62,12 +63,7 @@ func End(ctx context.Context, st refstore.Clone, opts EndOptions, clock Clock) (
 		return EndResult{}, err
 	}
 	var notices []string
-	var redacted []redact.Hit
-	for _, l := range []*[]string{&opts.Next, &opts.Failed, &opts.Questions} {
-		var hits []redact.Hit
-		*l, hits = scrubList(*l)
-		redacted = redact.Merge(redacted, hits)
-	}
+	redacted := scrubNotes(&opts)
 	if n := redactedNotice(redacted); n != "" {
 		notices = append(notices, n)
 	}
@@ -80,108 +76,160 @@ func End(ctx context.Context, st refstore.Clone, opts EndOptions, clock Clock) (
 	}
 	for attempt := 0; ; attempt++ {
 		now := clock()
-		var ups []refstore.Update
-		var sessUp *refstore.Update
-		var sess *session.Record
-		var sessionHarness string
+		p := &endPass{id: id, msg: "handoff: end session " + id}
 		if id != "" {
-			cur, err := session.Read(ctx, st, id)
-			switch {
-			case err == nil:
-				s := cur.Record
-				sessionHarness = s.Harness
-				s.EndAt(now)
-				s.UpdatedAt = now
-				up, err := session.Written(ctx, st, s, cur)
-				if err != nil {
-					return EndResult{}, err
-				}
-				sessUp, sess = &up, &s
-			case errors.Is(err, refstore.ErrNotFound):
-				if attempt == 0 && opts.NoBaton {
-					notices = append(notices, "no record of session "+id+": no session was ended")
-				} else if attempt == 0 {
-					notices = append(notices, "no record of session "+id+": the baton names it, but no session was ended")
-				}
-			default:
-				return EndResult{}, err
-			}
-		}
-		var b baton.Baton
-		var stored baton.Stored
-		var up refstore.Update
-		msg := "handoff: end session " + id
-		if !opts.NoBaton {
-			b, err = baton.New(baton.Draft{
-				Owner: who.Owner, Branch: who.Branch, Shared: opts.Shared,
-				NextSteps: opts.Next, FailedApproaches: opts.Failed, OpenQuestions: opts.Questions,
-				Harness: HarnessName(opts.Harness, sessionHarness), SessionID: id, Head: who.Head,
-			}, now)
+			missing, err := p.endRecord(ctx, st, now)
 			if err != nil {
 				return EndResult{}, err
 			}
-			stored, up, err = baton.Written(ctx, st, b)
-			if err != nil {
-				return EndResult{}, err
+			if missing && attempt == 0 {
+				notices = append(notices, noRecordNotice(id, opts.NoBaton))
 			}
-			ups = append(ups, up)
-			msg = "handoff: end " + b.ID
 		}
-		objUp, objChanged, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, "", id, now)
-		if err != nil {
+		if err := p.write(ctx, st, opts, who, now); err != nil {
 			return EndResult{}, err
-		} else if objChanged {
-			ups = append(ups, objUp)
-		}
-		// Apply moves refs in this order and a kill can stop it after any
-		// of them: the baton (and objective) go first, so a prefix is at
-		// worst a baton waiting while the session still reads active. The
-		// other way round a prefix is an ended session whose baton is lost.
-		if sessUp != nil {
-			ups = append(ups, *sessUp)
 		}
 		err = nil // nothing to write: no baton, no session record, no objective
-		if len(ups) > 0 {
-			err = st.Apply(ctx, msg, ups...)
+		if len(p.ups) > 0 {
+			err = st.Apply(ctx, p.msg, p.ups...)
 		}
 		if err == nil {
-			var superseded *baton.Stored
-			if !opts.NoBaton {
-				var note []string
-				superseded, note = supersededWaiting(ctx, st, up, b.ID)
-				notices = append(notices, note...)
-			}
-			if n := objectiveCleared(ctx, st, objUp, "", "a session's end clears it"); n != "" {
-				notices = append(notices, n)
-			}
-			if !opts.NoBaton {
-				if n := unpushedHead(ctx, st, b.ID, b.Head); n != "" {
-					notices = append(notices, n)
-				}
-			}
-			unbound := false
-			switch {
-			case sessUp != nil:
-				// The record just written is what the binding resolves
-				// to while it names this session.
-				dir, notes := unbindEnded(ctx, st, msg, session.Stored{Record: *sess, Ref: sessUp.Ref, OID: sessUp.New}, "ended")
-				unbound, notices = dir != "", append(notices, notes...)
-			case id != "":
-				// No record: the binding is told by the name it holds.
-				if bound, _ := st.BoundSession(); bound == id {
-					if err := st.Unbind(ctx); err != nil {
-						notices = append(notices, stillBound("ended", err))
-					} else {
-						unbound = true
-					}
-				}
-			}
-			return EndResult{Handoff: stored, Left: !opts.NoBaton, Session: sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Redacted: redacted, Notices: notices}, nil
+			superseded, unbound, more := p.ended(ctx, st, opts.NoBaton)
+			notices = append(notices, more...)
+			return EndResult{Handoff: p.stored, Left: !opts.NoBaton, Session: p.sess, Unbound: unbound, Superseded: superseded, Snapshot: taken, Redacted: redacted, Notices: notices}, nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 3 {
 			return EndResult{}, err
 		}
 	}
+}
+
+// scrubNotes takes credentials out of the baton's notes, returning what it
+// took.
+func scrubNotes(opts *EndOptions) []redact.Hit {
+	var redacted []redact.Hit
+	for _, l := range []*[]string{&opts.Next, &opts.Failed, &opts.Questions} {
+		var hits []redact.Hit
+		*l, hits = scrubList(*l)
+		redacted = redact.Merge(redacted, hits)
+	}
+	return redacted
+}
+
+// noRecordNotice says that session id, named by the end, has no record.
+func noRecordNotice(id string, noBaton bool) string {
+	if noBaton {
+		return "no record of session " + id + ": no session was ended"
+	}
+	return "no record of session " + id + ": the baton names it, but no session was ended"
+}
+
+// endPass is what one attempt of End writes, in one transaction.
+type endPass struct {
+	id      string            // the session ending ("" for none)
+	sess    *session.Record   // its record, ended; nil when it has none
+	sessUp  *refstore.Update  // the write of sess
+	harness string            // the session's agent, as its record says
+	b       baton.Baton       // the baton left (zero with NoBaton)
+	stored  baton.Stored      // b as written
+	up      refstore.Update   // the write of b
+	objUp   refstore.Update   // the objective cleared
+	ups     []refstore.Update // every write, in the order Apply moves them
+	msg     string            // the transaction's message
+}
+
+// endRecord reads the session's record and makes it ended as of now;
+// missing says it has none.
+func (p *endPass) endRecord(ctx context.Context, st refstore.Clone, now time.Time) (missing bool, err error) {
+	cur, err := session.Read(ctx, st, p.id)
+	switch {
+	case err == nil:
+		s := cur.Record
+		p.harness = s.Harness
+		s.EndAt(now)
+		s.UpdatedAt = now
+		up, err := session.Written(ctx, st, s, cur)
+		if err != nil {
+			return false, err
+		}
+		p.sessUp, p.sess = &up, &s
+		return false, nil
+	case errors.Is(err, refstore.ErrNotFound):
+		return true, nil
+	}
+	return false, err
+}
+
+// write makes the baton (unless NoBaton) and clears the objective, then
+// adds the session's record to the writes.
+func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions, who Who, now time.Time) error {
+	if !opts.NoBaton {
+		var err error
+		p.b, err = baton.New(baton.Draft{
+			Owner: who.Owner, Branch: who.Branch, Shared: opts.Shared,
+			NextSteps: opts.Next, FailedApproaches: opts.Failed, OpenQuestions: opts.Questions,
+			Harness: HarnessName(opts.Harness, p.harness), SessionID: p.id, Head: who.Head,
+		}, now)
+		if err != nil {
+			return err
+		}
+		if p.stored, p.up, err = baton.Written(ctx, st, p.b); err != nil {
+			return err
+		}
+		p.ups = append(p.ups, p.up)
+		p.msg = "handoff: end " + p.b.ID
+	}
+	objUp, objChanged, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, "", p.id, now)
+	if err != nil {
+		return err
+	} else if objChanged {
+		p.ups = append(p.ups, objUp)
+	}
+	p.objUp = objUp
+	// Apply moves refs in this order and a kill can stop it after any
+	// of them: the baton (and objective) go first, so a prefix is at
+	// worst a baton waiting while the session still reads active. The
+	// other way round a prefix is an ended session whose baton is lost.
+	if p.sessUp != nil {
+		p.ups = append(p.ups, *p.sessUp)
+	}
+	return nil
+}
+
+// ended says what the written pass did (the baton it superseded, one whose
+// head is not pushed, the objective cleared) and unbinds the worktree from
+// the ended session.
+func (p *endPass) ended(ctx context.Context, st refstore.Clone, noBaton bool) (superseded *baton.Stored, unbound bool, notices []string) {
+	if !noBaton {
+		var note []string
+		superseded, note = supersededWaiting(ctx, st, p.up, p.b.ID)
+		notices = append(notices, note...)
+	}
+	if n := objectiveCleared(ctx, st, p.objUp, "", "a session's end clears it"); n != "" {
+		notices = append(notices, n)
+	}
+	if !noBaton {
+		if n := unpushedHead(ctx, st, p.b.ID, p.b.Head); n != "" {
+			notices = append(notices, n)
+		}
+	}
+	switch {
+	case p.sessUp != nil:
+		// The record just written is what the binding resolves
+		// to while it names this session.
+		dir, notes := unbindEnded(ctx, st, p.msg, session.Stored{Record: *p.sess, Ref: p.sessUp.Ref, OID: p.sessUp.New}, "ended")
+		unbound, notices = dir != "", append(notices, notes...)
+	case p.id != "":
+		// No record: the binding is told by the name it holds.
+		if bound, _ := st.BoundSession(); bound == p.id {
+			if err := st.Unbind(ctx); err != nil {
+				notices = append(notices, stillBound("ended", err))
+			} else {
+				unbound = true
+			}
+		}
+	}
+	return superseded, unbound, notices
 }
 
 // unbindEnded removes the binding to a session just ended (or terminated:

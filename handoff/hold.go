@@ -37,7 +37,7 @@ type held struct {
 
 // hold puts every non-empty oid under a ref of a group named for this
 // process and purpose (a plain word).
-func hold(ctx context.Context, st refstore.Clone, purpose string, oids ...string) (held, error) {
+func hold(ctx context.Context, st refstore.Records, purpose string, oids ...string) (held, error) {
 	host, err := refstore.EncodeComponent(hostname())
 	if err != nil {
 		return held{}, err
@@ -66,7 +66,7 @@ func (h held) releases() []refstore.Update {
 
 // release takes the hold away on its own; a failure only leaves it for
 // sweepHolds.
-func (h held) release(ctx context.Context, st refstore.Clone) {
+func (h held) release(ctx context.Context, st refstore.Records) {
 	if len(h.refs) > 0 {
 		_ = st.ApplyEach(ctx, "handoff: released", h.releases()...)
 	}
@@ -74,7 +74,7 @@ func (h held) release(ctx context.Context, st refstore.Clone) {
 
 // releaseGroup deletes whatever refs group holds (a hold of another
 // process, named by a claim note it left).
-func releaseGroup(ctx context.Context, st refstore.Clone, group string) {
+func releaseGroup(ctx context.Context, st refstore.Records, group string) {
 	if !strings.HasPrefix(group, holdPrefix) {
 		return
 	}
@@ -92,7 +92,7 @@ func releaseGroup(ctx context.Context, st refstore.Clone, group string) {
 // sweepHolds removes the holds of processes of this host that are gone,
 // unless a pending claim note still names them (its claim may yet be
 // finished, and needs the blob it pushed).
-func sweepHolds(ctx context.Context, st refstore.Clone, notes []*pendingClaim) {
+func sweepHolds(ctx context.Context, st refstore.Records, notes []*pendingClaim) {
 	ids, err := st.RefIDs(ctx, holdPrefix)
 	if err != nil || len(ids) == 0 {
 		return

@@ -16,3 +16,10 @@ func (n *noticeSet) add(s string) {
 		n.list = append(n.list, s)
 	}
 }
+
+// addAll adds each of ss, in order.
+func (n *noticeSet) addAll(ss []string) {
+	for _, s := range ss {
+		n.add(s)
+	}
+}

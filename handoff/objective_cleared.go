@@ -16,7 +16,7 @@ import (
 // someone changes the objective a moment later. why says which workflow
 // cleared it. "" when nothing was taken away: no update (a zero up), none
 // was there, it was already cleared, or it was set again to the same text.
-func objectiveCleared(ctx context.Context, st refstore.Clone, up refstore.Update, text, why string) string {
+func objectiveCleared(ctx context.Context, st refstore.Records, up refstore.Update, text, why string) string {
 	if up.Old == "" {
 		return ""
 	}

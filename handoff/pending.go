@@ -76,7 +76,7 @@ func pendingName(batonID, session string) (string, error) {
 
 // notePending records p before its claim is pushed. The note is written
 // whole and renamed into place, so a reader never sees half of one.
-func notePending(ctx context.Context, st refstore.Clone, p *pendingClaim) error {
+func notePending(ctx context.Context, st refstore.Writer, p *pendingClaim) error {
 	name, err := pendingName(p.Baton, p.Session)
 	if err != nil {
 		return err
@@ -90,8 +90,6 @@ func notePending(ctx context.Context, st refstore.Clone, p *pendingClaim) error 
 	return nil
 }
 
-// dropPending removes the note, and the hold on its objects unless a
-// transaction released it already: its claim is recorded, lost or void.
 // refusedOutright reports a claim's push that the remote received and
 // refused, every ref of it (a hook that said no, a hidden ref): an atomic
 // push of which nothing landed. Unlike a remote that could not be reached,
@@ -103,7 +101,9 @@ func refusedOutright(err error) bool {
 	return errors.As(err, &pe) && len(pe.Rejected) > 0
 }
 
-func dropPending(ctx context.Context, st refstore.Clone, p *pendingClaim) {
+// dropPending removes the note, and the hold on its objects unless a
+// transaction released it already: its claim is recorded, lost or void.
+func dropPending(ctx context.Context, st refstore.Writer, p *pendingClaim) {
 	if p.path != "" {
 		st.Local().Remove(p.path)
 	}
@@ -162,7 +162,7 @@ func (p *pendingClaim) alive() bool {
 
 // take makes me the one delivering p, by renaming it: of two processes
 // taking one note, exactly one rename succeeds.
-func (p *pendingClaim) take(ctx context.Context, st refstore.Clone, me string) bool {
+func (p *pendingClaim) take(ctx context.Context, st refstore.Writer, me string) bool {
 	name, err := pendingName(p.Baton, p.Session)
 	if err != nil {
 		return false
@@ -289,7 +289,7 @@ const maxPrevWalk = 64
 // namesAsPrev reports whether the version tip, or one it descends from
 // through the prev links of the blobs this clone has, names want as the
 // version it replaced. A blob missing here ends the walk unproven.
-func namesAsPrev(ctx context.Context, st refstore.Clone, tip, want string) bool {
+func namesAsPrev(ctx context.Context, st refstore.Records, tip, want string) bool {
 	found, n := false, 0
 	st.History(ctx, tip, func(e refstore.Entry) bool {
 		n++
@@ -320,7 +320,7 @@ func finish(ctx context.Context, st refstore.Clone, arb Arbiter, n *pendingClaim
 
 // received reports whether the session that claimed n, or the one
 // delivering it, has the baton in its record: then it was delivered.
-func received(ctx context.Context, st refstore.Clone, n *pendingClaim) bool {
+func received(ctx context.Context, st refstore.Records, n *pendingClaim) bool {
 	for _, id := range []string{n.Session, n.taker} {
 		if id == "" {
 			continue
@@ -341,7 +341,7 @@ func received(ctx context.Context, st refstore.Clone, n *pendingClaim) bool {
 
 // readClaim reads the blob oid as the baton at ref, trusting it only at its
 // own place.
-func readClaim(ctx context.Context, st refstore.Clone, ref, oid string) (baton.Stored, bool) {
+func readClaim(ctx context.Context, st refstore.Records, ref, oid string) (baton.Stored, bool) {
 	if oid == "" {
 		return baton.Stored{}, false
 	}
@@ -365,7 +365,7 @@ func readClaim(ctx context.Context, st refstore.Clone, ref, oid string) (baton.S
 // has moved on to another baton (left alone: the won one is delivered all
 // the same). The same baton claimed by someone else or cancelled here is a
 // conflict: with no remote to arbitrate, that is a lost claim.
-func localUpdate(ctx context.Context, st refstore.Clone, w *wonClaim) (refstore.Update, bool, error) {
+func localUpdate(ctx context.Context, st refstore.Records, w *wonClaim) (refstore.Update, bool, error) {
 	ref := w.baton.Ref
 	cur, err := refstore.ResolveID(ctx, st, ref)
 	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
@@ -407,7 +407,7 @@ func localUpdate(ctx context.Context, st refstore.Clone, w *wonClaim) (refstore.
 // safe to settle.
 var claimsInProcess sync.Map
 
-func lockClaims(st refstore.Clone) (unlock func()) {
+func lockClaims(st refstore.Writer) (unlock func()) {
 	mu, _ := claimsInProcess.LoadOrStore(st.Local().Path(""), &sync.Mutex{})
 	m := mu.(*sync.Mutex)
 	m.Lock()

@@ -98,7 +98,7 @@ func prFactsMarkdown(ctx context.Context, connect Connect, p *session.PRPointer)
 
 // sessionPR is the pull request the session's record points at; nil when
 // id is "" or the session owns none.
-func sessionPR(ctx context.Context, st refstore.Clone, id string) (*session.PRPointer, error) {
+func sessionPR(ctx context.Context, st refstore.Records, id string) (*session.PRPointer, error) {
 	if id == "" {
 		return nil, nil
 	}

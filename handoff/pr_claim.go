@@ -77,24 +77,9 @@ func PRClaim(ctx context.Context, st refstore.Clone, gh PRHost, opts PRClaimOpti
 	repo := gh.Repo().FullName()
 
 	// 1. The pull request, as GitHub has it now.
-	var pr prdata.PR
-	doing := "claiming the pull request of the current branch"
-	if opts.Number > 0 {
-		doing = fmt.Sprintf("claiming #%d", opts.Number)
-		pr, err = gh.PR(ctx, opts.Number)
-	} else {
-		head, herr := st.Head(ctx)
-		if herr != nil {
-			return res, herr
-		}
-		pr, err = gh.OpenPRForBranch(ctx, "", head.Branch)
-		if pr.Number > 0 {
-			res.Number = pr.Number
-			doing = fmt.Sprintf("claiming #%d (branch %s)", pr.Number, head.Branch)
-		}
-	}
-	if err != nil && !errors.Is(err, prdata.ErrNotOpen) {
-		return res, fmt.Errorf("%s: %w", doing, err)
+	pr, doing, err := prToClaim(ctx, st, gh, opts.Number, &res.Number)
+	if err != nil {
+		return res, err
 	}
 	if !pr.Open() {
 		if pr.Merged {
@@ -114,21 +99,55 @@ func PRClaim(ctx context.Context, st refstore.Clone, gh PRHost, opts PRClaimOpti
 		return res, fmt.Errorf("%s: %w", doing, err)
 	}
 
-	// 3. GitHub, only now. Each step is idempotent; failures are collected.
-	n := res.Number
+	// 3. GitHub, only now.
+	res.GitHub = onGitHub(ctx, gh, opts, res.Number, pr, claim.Record.Record)
+	return res, nil
+}
+
+// prToClaim reads the pull request to claim: num, else the open one of
+// the current branch (whose number then goes in *number). doing says what
+// was being done, for an error. A pull request that is not open is no
+// error here: the caller looks at its state.
+func prToClaim(ctx context.Context, st refstore.Worktree, gh PRHost, num int, number *int) (pr prdata.PR, doing string, err error) {
+	doing = "claiming the pull request of the current branch"
+	if num > 0 {
+		doing = fmt.Sprintf("claiming #%d", num)
+		pr, err = gh.PR(ctx, num)
+	} else {
+		head, herr := st.Head(ctx)
+		if herr != nil {
+			return pr, doing, herr
+		}
+		pr, err = gh.OpenPRForBranch(ctx, "", head.Branch)
+		if pr.Number > 0 {
+			*number = pr.Number
+			doing = fmt.Sprintf("claiming #%d (branch %s)", pr.Number, head.Branch)
+		}
+	}
+	if err != nil && !errors.Is(err, prdata.ErrNotOpen) {
+		return pr, doing, fmt.Errorf("%s: %w", doing, err)
+	}
+	return pr, doing, nil
+}
+
+// onGitHub writes the claim to GitHub once git has it: the ownership
+// comment (of owner) on pull request n, the assignee and the label, as opts ask. Each step is
+// idempotent; failures are collected.
+func onGitHub(ctx context.Context, gh PRHost, opts PRClaimOptions, n int, pr prdata.PR, owner prown.Record) PRGitHub {
+	g := PRGitHub{Comment: CommentSkipped}
 	if !opts.NoComment {
-		body := prdata.RenderOwnershipComment(prown.Comment(claim.Record.Record))
+		body := prdata.RenderOwnershipComment(prown.Comment(owner))
 		id, created, err := gh.UpsertOwnershipComment(ctx, n, body)
 		switch {
 		case err != nil:
-			res.GitHub.Comment = CommentFailed
-			res.GitHub.Errors = append(res.GitHub.Errors, err)
+			g.Comment = CommentFailed
+			g.Errors = append(g.Errors, err)
 		case created:
-			res.GitHub.Comment = CommentCreated
+			g.Comment = CommentCreated
 		default:
-			res.GitHub.Comment = CommentUpdated
+			g.Comment = CommentUpdated
 		}
-		res.GitHub.CommentID = id
+		g.CommentID = id
 	}
 	if opts.Assign {
 		login, err := gh.Login(ctx)
@@ -136,9 +155,9 @@ func PRClaim(ctx context.Context, st refstore.Clone, gh PRHost, opts PRClaimOpti
 			err = gh.Assign(ctx, n, login)
 		}
 		if err != nil {
-			res.GitHub.Errors = append(res.GitHub.Errors, err)
+			g.Errors = append(g.Errors, err)
 		} else {
-			res.GitHub.Assigned = login
+			g.Assigned = login
 		}
 	}
 	if opts.Label != "" {
@@ -147,10 +166,10 @@ func PRClaim(ctx context.Context, st refstore.Clone, gh PRHost, opts PRClaimOpti
 			err = gh.AddLabel(ctx, n, opts.Label)
 		}
 		if err != nil {
-			res.GitHub.Errors = append(res.GitHub.Errors, err)
+			g.Errors = append(g.Errors, err)
 		} else {
-			res.GitHub.Labeled = opts.Label
+			g.Labeled = opts.Label
 		}
 	}
-	return res, nil
+	return g
 }

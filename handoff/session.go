@@ -418,17 +418,8 @@ func SessionListEach[T any](ctx context.Context, st refstore.Clone, opts Session
 	if err != nil {
 		return nil, nil, err
 	}
-	var notices []string
-	for _, w := range warns {
-		notices = append(notices, w.String())
-	}
 	g := lineage.FromNodes(nodes.Nodes())
-	for _, p := range g.Problems() {
-		if retiredLink(ctx, st, p) {
-			continue // the other end is in the archive, not missing
-		}
-		notices = append(notices, fmt.Sprintf("lineage: %s", p))
-	}
+	notices := listNotices(ctx, st, warns, g)
 	var states map[string]*RuntimeState
 	fresh := map[string]session.Record{}
 	if len(live) > 0 {
@@ -458,14 +449,39 @@ func SessionListEach[T any](ctx context.Context, st refstore.Clone, opts Session
 		items = append(items, SessionItem[T]{V: k.v, Lineage: lines.Summary(k.id), Runtime: rs})
 	})
 	if opts.Archived {
-		old, more, err := SessionListArchived(ctx, st)
-		if err != nil {
+		var more []string
+		if items, more, err = appendArchived(ctx, st, items, conv); err != nil {
 			return nil, nil, err
 		}
 		notices = append(notices, more...)
-		for i := range old {
-			items = append(items, SessionItem[T]{V: conv(&old[i].Record), Lineage: old[i].ID, Archived: old[i].Archived, ArchivedAs: old[i].Ref})
+	}
+	return items, notices, nil
+}
+
+// listNotices are a session list's notices: the records that could not be
+// read, and the lineage's problems other than links into the archive.
+func listNotices(ctx context.Context, st refstore.Records, warns []session.Warning, g *lineage.Graph) []string {
+	var notices []string
+	for _, w := range warns {
+		notices = append(notices, w.String())
+	}
+	for _, p := range g.Problems() {
+		if retiredLink(ctx, st, p) {
+			continue // the other end is in the archive, not missing
 		}
+		notices = append(notices, fmt.Sprintf("lineage: %s", p))
+	}
+	return notices
+}
+
+// appendArchived adds the archived sessions to a session list.
+func appendArchived[T any](ctx context.Context, st refstore.Clone, items []SessionItem[T], conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
+	old, notices, err := SessionListArchived(ctx, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range old {
+		items = append(items, SessionItem[T]{V: conv(&old[i].Record), Lineage: old[i].ID, Archived: old[i].Archived, ArchivedAs: old[i].Ref})
 	}
 	return items, notices, nil
 }
@@ -530,7 +546,7 @@ func SessionLineage(ctx context.Context, st refstore.Clone, id, format string) (
 // retiredLink reports a link whose missing end is a session retention moved
 // to the archive: a live session's predecessor that ended long ago is
 // archived, not lost.
-func retiredLink(ctx context.Context, st refstore.Clone, p *lineage.LinkError) bool {
+func retiredLink(ctx context.Context, st refstore.Records, p *lineage.LinkError) bool {
 	if !errors.Is(p, lineage.ErrDangling) || len(p.IDs) < 2 {
 		return false
 	}

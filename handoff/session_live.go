@@ -102,7 +102,7 @@ func runtimeState(ctx context.Context, s session.Record) *RuntimeState {
 // whatever switch was under way when the pane was seen dead has then both
 // released its guard and started its agent. It returns the states and the
 // records (re-read where they were).
-func settleRuntimes(ctx context.Context, st refstore.Clone, records []session.Record) (map[string]*RuntimeState, []session.Record) {
+func settleRuntimes(ctx context.Context, st refstore.Records, records []session.Record) (map[string]*RuntimeState, []session.Record) {
 	states := RuntimeStates(ctx, records)
 	var again []session.Record
 	for i, s := range records {
@@ -183,7 +183,7 @@ func exitText(rs *RuntimeState) string {
 // variables set for it. The rest of the environment is the tmux server's:
 // passing all of this process's variables would put them on tmux's
 // command line, where other users can read them.
-func spec(st refstore.Clone, plan session.LaunchPlan, launcher, exited []string) (tmuxrt.Spec, error) {
+func spec(st refstore.Writer, plan session.LaunchPlan, launcher, exited []string) (tmuxrt.Spec, error) {
 	if len(plan.Argv) == 0 {
 		return tmuxrt.Spec{}, &NoLaunchError{ID: plan.Session, Note: plan.Note}
 	}
@@ -282,7 +282,7 @@ func launchTmux(ctx context.Context, st refstore.Clone, cur session.Stored, plan
 // the new one started in the same pane. An agent that is gone is
 // relaunched in a new tmux session, a lingering one of the same name
 // destroyed first.
-func liveRun(st refstore.Clone, grace time.Duration, launcher, exited []string, notices *[]string) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
+func liveRun(st refstore.Writer, grace time.Duration, launcher, exited []string, notices *[]string) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
 	return func(ctx context.Context, cur session.Record, plan session.LaunchPlan) (*session.Runtime, error) {
 		sp, err := spec(st, plan, launcher, exited)
 		if err != nil {

@@ -132,7 +132,7 @@ func SessionReplace(ctx context.Context, st refstore.Clone, opts SessionReplaceO
 
 // tellOwner writes the ownership comment of the pull request p after its
 // ownership moved in git.
-func tellOwner(ctx context.Context, st refstore.Clone, connect Connect, p *session.PRPointer) error {
+func tellOwner(ctx context.Context, st refstore.Records, connect Connect, p *session.PRPointer) error {
 	rec, err := prown.Read(ctx, st, p.Repo, p.Number)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 //
 // reader is who the baton is shown to, which decides whether its notes are
 // fenced (fence).
-func verifyBaton(ctx context.Context, st refstore.Clone, s *baton.Stored, reader string) {
+func verifyBaton(ctx context.Context, st refstore.Writer, s *baton.Stored, reader string) {
 	if s == nil || s.Signature != nil {
 		return
 	}
@@ -56,7 +56,7 @@ func verifyBaton(ctx context.Context, st refstore.Clone, s *baton.Stored, reader
 // its owner's is refused, with a notice saying why. A shared baton needs
 // its owner's own signature too: an allowed signer who is not the owner
 // would be speaking in another's name.
-func deliverable(ctx context.Context, st refstore.Clone, reader string, notices *[]string) (func(*baton.Stored) bool, error) {
+func deliverable(ctx context.Context, st refstore.Writer, reader string, notices *[]string) (func(*baton.Stored) bool, error) {
 	cfg, err := st.Signing(ctx)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func deliverable(ctx context.Context, st refstore.Clone, reader string, notices 
 // instructions: they are not verifiably their owner's, and either someone
 // else wrote them, this clone signs (so an unsigned note of mine is
 // suspect), or a signature on them did not check out.
-func fence(ctx context.Context, st refstore.Clone, s *baton.Stored, reader string) bool {
+func fence(ctx context.Context, st refstore.Writer, s *baton.Stored, reader string) bool {
 	if s == nil || s.Signature == nil || s.Signature.Trusted() {
 		return false
 	}
@@ -106,7 +106,7 @@ func eligible(ctx context.Context, st refstore.Clone, who Who) (*baton.Stored, [
 // handoff.requireSigned one that is not is left out, with a notice; else it
 // is fenced where a baton of one's own would be (signed but not
 // verified, or unverified in a repository that signs).
-func checkObjective(ctx context.Context, st refstore.Clone, o *baton.Objective, oid, owner string) (*baton.Objective, bool, string) {
+func checkObjective(ctx context.Context, st refstore.Writer, o *baton.Objective, oid, owner string) (*baton.Objective, bool, string) {
 	cfg, err := st.Signing(ctx)
 	if err != nil {
 		return o, true, err.Error()

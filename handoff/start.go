@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
@@ -67,261 +68,397 @@ const startAttempts = 3
 // clone won at the arbiter but never recorded (a crash, a failed local
 // write) is delivered first, whichever session made it.
 func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Clock) (StartResult, error) {
-	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
+	s, err := newStarting(ctx, st, opts, clock)
 	if err != nil {
 		return StartResult{}, err
 	}
-	id := opts.Session
-	if id == "" {
-		id = baton.NewID("s")
-	}
-	if _, err := refstore.SessionRef(id); err != nil {
-		return StartResult{}, fmt.Errorf("session id %q: %w", id, err)
-	}
-	harnessName, nativeID, err := startHarness(opts)
-	if err != nil {
-		return StartResult{}, err
-	}
-	arb := arbiter(opts.Arbiter)
-	var notices noticeSet
-	var hits []redact.Hit
-	if opts.Objective, hits = scrubText(opts.Objective); len(hits) > 0 {
-		notices.add(redactedNotice(hits) + " (the objective)")
-	}
-	var conflicts []Conflict // joins the arbiter's answers made here
-	if r, ok := arb.(Refresher); ok {
-		ns, cs := r.Refresh(ctx, st, who.Owner, who.Branch)
-		for _, n := range ns {
-			notices.add(n)
-		}
-		conflicts = append(conflicts, cs...)
-	}
+	s.refresh(ctx)
 	defer lockClaims(st)()
 	// The session this worktree was bound to ends first: what it hands
 	// on (its automatic handoff, or a claim it never acted on) is then
 	// this session's to claim.
-	var endedBound string
-	for _, n := range append(FinishHandovers(ctx, st, clock), endBound(ctx, st, id, clock, &endedBound)...) {
-		notices.add(n)
-	}
-	skipClaim := false // the arbiter could not be asked: deliver no baton
+	s.notices.addAll(FinishHandovers(ctx, st, clock))
+	s.endBound(ctx)
 	var lastErr error
 	for attempt := 0; attempt <= startAttempts; attempt++ {
 		final := attempt == startAttempts // the last pass makes no new claim: it cannot lose one
-		now := clock()
-		if _, err := session.Read(ctx, st, id); err == nil {
-			return StartResult{}, &ExistsError{ID: id}
-		} else if !errors.Is(err, refstore.ErrNotFound) {
-			return StartResult{}, err
-		}
-		ctxBrief, err := gather(ctx, st, who, now)
+		p, err := s.readBrief(ctx)
 		if err != nil {
 			return StartResult{}, err
 		}
-		for _, n := range ctxBrief.notices {
-			notices.add(n)
+		s.recoverClaim(ctx, p)
+		if err := s.decide(ctx, p, final); err != nil {
+			return StartResult{}, err
 		}
-		var won *wonClaim
-		if !skipClaim {
-			if won, err = settle(ctx, st, arb, who, id); err != nil {
-				notices.add(fmt.Sprintf("a baton was not claimed: a claim made earlier in this clone could not be settled (%v); run `git handoff claim` once the remote is reachable", err))
-				skipClaim = true
-			}
-		}
-		if won != nil {
-			verifyBaton(ctx, st, &won.baton, who.Owner)
-			ctxBrief.handoff, ctxBrief.input.Baton = &won.baton, &won.baton.Baton
-			ctxBrief.input.Signature, ctxBrief.input.Fenced = won.baton.Signature, won.baton.Fenced
-			ctxBrief.input.Since, ctxBrief.input.SinceTotal, ctxBrief.input.SinceNote = since(ctx, st, won.baton.Head, who.Head)
-		}
-		var ups []refstore.Update
-		objUp, changed, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, opts.Objective, id, now)
+		again, err := s.arbitrate(ctx, p)
 		if err != nil {
 			return StartResult{}, err
 		}
-		if changed {
-			ups = append(ups, objUp)
+		if again {
+			continue
 		}
-		if opts.Objective != "" {
-			o := baton.NewObjective(who.Owner, who.Branch, opts.Objective, id, now)
-			ctxBrief.input.Objective = &o
-		} else {
-			ctxBrief.input.Objective = nil // start without one clears a stale one
+		err = s.record(ctx, p)
+		if err == nil {
+			return s.started(ctx, p), nil
 		}
-		if skipClaim || final && won == nil {
-			// Shown but unclaimed, a baton could be delivered twice.
-			ctxBrief.input.Baton, ctxBrief.handoff = nil, nil
-		}
-		text, fits := brief.Render(ctxBrief.input, maxBytes(opts.MaxBytes))
-		sess := session.Record{
-			ID: id, Owner: who.Owner, Branch: who.Branch, Worktree: worktree(st), Host: hostname(),
-			Harness: harnessName, Model: opts.Model, Status: session.StatusActive, Prompt: opts.Objective,
-			StartHead: who.Head, CreatedAt: now, UpdatedAt: now,
-		}
-		if nativeID != "" {
-			sess.Launched = map[string]session.Launched{harnessName: {NativeID: nativeID, First: now, Last: now}}
-		}
-		res := StartResult{Objective: ctxBrief.input.Objective, Brief: text}
-		var claimUp *refstore.Update
-		var note *pendingClaim // a claim to push before the transaction
-		if h := ctxBrief.handoff; h != nil {
-			res.Handoff = h
-			switch {
-			case won != nil:
-				// Won already: deliver it even when it does not fit, or
-				// nobody ever will.
-				res.Claimed = true
-				sess.ClaimedHandoff, _ = baton.Marshal(&won.baton.Baton)
-				up, ok, err := localUpdate(ctx, st, won)
-				if err != nil {
-					return StartResult{}, fmt.Errorf("recording baton %s, claimed by session %s at the arbiter: %w", won.baton.ID, won.note.Session, err)
-				}
-				if ok {
-					claimUp = &up
-				}
-				if x := won.crashed(id); x != "" {
-					notices.add(fmt.Sprintf("baton %s was won by session %s, which stopped before receiving it: delivered to session %s instead", won.baton.ID, x, id))
-				}
-			case !fits:
-				notices.add(fmt.Sprintf("baton %s does not fit in %d bytes with the objective, so it was left unclaimed: read it with `git handoff show`, or start again with a larger --max-bytes", h.ID, maxBytes(opts.MaxBytes)))
-			default:
-				claimed, up, err := baton.Claimed(ctx, st, *h, id, now)
-				if err != nil {
-					return StartResult{}, err
-				}
-				claimed.Signature, claimed.Fenced = h.Signature, h.Fenced // the notes' author, not the claim's
-				claimUp = &up
-				note = &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: id}
-				res.Handoff, res.Claimed = &claimed, true
-				sess.ClaimedHandoff, _ = baton.Marshal(&claimed.Baton)
-			}
-		}
-		sessUp, err := session.Written(ctx, st, sess, session.Stored{})
-		if err != nil {
+		if err := s.notRecorded(ctx, p, err); err != nil {
 			return StartResult{}, err
-		}
-		// Apply moves refs in this order and a kill can stop it after any
-		// of them. The objective alone, or with the session, is harmless
-		// (start again rewrites both). The session goes before the claim:
-		// a session without its claim still holds the baton's notes in
-		// ClaimedHandoff and the baton stays claimable, while a claim
-		// without its session would name a session that never existed and
-		// the notes would reach nobody.
-		ups = append(ups, sessUp)
-		var decider Arbiter
-		if note != nil {
-			var local bool
-			if decider, local = pinned(ctx, st, arb, claimUp.Ref); local {
-				note = nil // the transaction below decides: nothing to note
-			}
-		}
-		var pass held // this pass's new objects, kept from gc while the arbiter decides
-		if note != nil {
-			news := []string{claimUp.New}
-			for _, u := range ups {
-				news = append(news, u.New)
-			}
-			if pass, err = hold(ctx, st, "start", news...); err != nil {
-				return StartResult{}, err
-			}
-			note.Held = pass.group
-			if err := notePending(ctx, st, note); err != nil {
-				pass.release(ctx, st)
-				return StartResult{}, err
-			}
-			// A planted defect (package sim): false without the simdefects tag.
-			if err = nil; !simdefect.On(simdefect.ClaimSkipsCAS) {
-				err = decider.Arbitrate(ctx, st, *claimUp)
-			}
-			var ce *baton.ClaimedError
-			switch {
-			case err == nil:
-			case errors.As(err, &ce) && ce.Baton.ID == note.Baton && ce.Baton.ClaimedBySession == id:
-				continue // this session's claim from an earlier run: the next pass settles it
-			case errors.Is(err, refstore.ErrConflict):
-				dropPending(ctx, st, note)
-				n, c := lostNotice(err, res.Handoff.ID)
-				notices.add(n)
-				if c != nil {
-					conflicts = append(conflicts, *c)
-				}
-				continue
-			default:
-				if errors.Is(err, ErrNoArbiter) || refusedOutright(err) {
-					dropPending(ctx, st, note) // refused before any push, or the whole push refused
-				}
-				// The session still starts; the baton waits for a claim
-				// that can reach the remote (or an --offline one). The
-				// push may have landed: the note stays to be settled.
-				notices.add(fmt.Sprintf("baton %s is waiting but was not claimed: %v; run `git handoff claim` once the remote is reachable, or `git handoff claim --offline`", res.Handoff.ID, err))
-				skipClaim = true
-				continue
-			}
-		}
-		if claimUp != nil {
-			ups = append(ups, *claimUp)
-		}
-		// The hold goes last: a kill before it leaves it for sweepHolds.
-		ups = append(ups, pass.releases()...)
-		err = st.Apply(ctx, "handoff: start "+id, ups...)
-		if err == nil && note != nil {
-			note.Held = "" // released by the transaction
-		}
-		var ce *refstore.ConflictError
-		switch {
-		case err == nil:
-			if note != nil {
-				dropPending(ctx, st, note)
-			}
-			if won != nil {
-				dropPending(ctx, st, won.note)
-			}
-			res.EndedBound = endedBound
-			if n := objectiveCleared(ctx, st, objUp, opts.Objective, "a start without an objective clears it"); n != "" {
-				notices.add(n)
-			}
-			if err := st.Bind(sessUp.Ref); err != nil {
-				notices.add("this worktree was not bound to the session: " + err.Error())
-			}
-			if harnessName != "" {
-				// An agent's session, whether its start hook or the agent
-				// itself (told to by an instruction file) runs start: its
-				// Stop hook needs the working tree it started from, or work
-				// done before its first stop goes unseen.
-				if err := rememberAgent(ctx, st, id, harnessName, nativeID, true); err != nil {
-					notices.add("the agent's session was not indexed here, so a resume may start another session and its Stop hook may not see its work: " + err.Error())
-				}
-			}
-			sess.Schema = session.Schema
-			if res.Handoff != nil {
-				var notes []string
-				res.Snapshot, notes, res.SnapshotErr = offerSnapshot(ctx, st, wtOf(st), opts.ApplySnapshot, res.Handoff.SessionID)
-				for _, n := range notes {
-					notices.add(n)
-				}
-				res.Brief += SnapshotSection(res.Snapshot)
-			}
-			res.Session, res.Notices, res.Conflicts = sess, notices.list, conflicts
-			return res, nil
-		case !errors.As(err, &ce):
-			if res.Claimed {
-				return StartResult{}, fmt.Errorf("baton %s was claimed but not recorded here: %w (start again, or run `git handoff claim`, to receive it)", res.Handoff.ID, err)
-			}
-			return StartResult{}, err
-		case ce.Ref == sessUp.Ref:
-			return StartResult{}, &ExistsError{ID: id}
-		case res.Claimed && claimUp != nil && ce.Ref == claimUp.Ref:
-			var lost *baton.ClaimedError
-			if errors.As(baton.LostClaim(ctx, st, *res.Handoff, err), &lost) && lost.Baton.ClaimedBySession != id {
-				notices.add("another session claimed the baton first: " + lost.Error())
-			}
 		}
 		// Someone changed what we decided from (a sync bringing our own
 		// claim counts): decide again from fresh values; a claim already
 		// won is settled on the next pass.
 		lastErr = err
 	}
-	return StartResult{}, fmt.Errorf("starting session %s: gave up after %d attempts: %w", id, startAttempts+1, lastErr)
+	return StartResult{}, fmt.Errorf("starting session %s: gave up after %d attempts: %w", s.id, startAttempts+1, lastErr)
+}
+
+// starting is one start, across its passes.
+type starting struct {
+	st          refstore.Clone
+	opts        StartOptions // Objective scrubbed
+	clock       Clock
+	id          string
+	who         Who
+	arb         Arbiter
+	harnessName string
+	nativeID    string
+	notices     noticeSet
+	conflicts   []Conflict // joins the arbiter's answers made here
+	endedBound  string     // the session bound here that endBound ended
+	skipClaim   bool       // the arbiter could not be asked: deliver no baton
+}
+
+// startPass is what one pass decided: the brief, and the records to write
+// in one transaction with the claim among them.
+type startPass struct {
+	now     time.Time
+	brief   gathered
+	won     *wonClaim // a claim won at the arbiter and not recorded, to deliver
+	res     StartResult
+	sess    session.Record
+	ups     []refstore.Update // the objective (when it changes), then the session
+	objUp   refstore.Update
+	sessUp  refstore.Update
+	claimUp *refstore.Update
+	note    *pendingClaim // a claim to push before the transaction
+	held    held          // this pass's new objects, kept from gc while the arbiter decides
+}
+
+// newStarting resolves who starts, the session's id and agent, and takes
+// credentials out of the objective.
+func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, clock Clock) (*starting, error) {
+	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
+	if err != nil {
+		return nil, err
+	}
+	id := opts.Session
+	if id == "" {
+		id = baton.NewID("s")
+	}
+	if _, err := refstore.SessionRef(id); err != nil {
+		return nil, fmt.Errorf("session id %q: %w", id, err)
+	}
+	harnessName, nativeID, err := startHarness(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &starting{st: st, opts: opts, clock: clock, id: id, who: who, arb: arbiter(opts.Arbiter), harnessName: harnessName, nativeID: nativeID}
+	var hits []redact.Hit
+	if s.opts.Objective, hits = scrubText(opts.Objective); len(hits) > 0 {
+		s.notices.add(redactedNotice(hits) + " (the objective)")
+	}
+	return s, nil
+}
+
+// refresh brings the batons this start may claim from where claims are
+// decided, when the arbiter can (a Refresher).
+func (s *starting) refresh(ctx context.Context) {
+	r, ok := s.arb.(Refresher)
+	if !ok {
+		return
+	}
+	ns, cs := r.Refresh(ctx, s.st, s.who.Owner, s.who.Branch)
+	s.notices.addAll(ns)
+	s.conflicts = append(s.conflicts, cs...)
+}
+
+// endBound ends the active session this worktree is bound to, before this
+// one is bound here (endBound).
+func (s *starting) endBound(ctx context.Context) {
+	s.notices.addAll(endBound(ctx, s.st, s.id, s.clock, &s.endedBound))
+}
+
+// readBrief starts a pass: it refuses a session id that is taken and reads
+// what the brief is made of.
+func (s *starting) readBrief(ctx context.Context) (*startPass, error) {
+	p := &startPass{now: s.clock()}
+	if _, err := session.Read(ctx, s.st, s.id); err == nil {
+		return nil, &ExistsError{ID: s.id}
+	} else if !errors.Is(err, refstore.ErrNotFound) {
+		return nil, err
+	}
+	var err error
+	if p.brief, err = gather(ctx, s.st, s.who, p.now); err != nil {
+		return nil, err
+	}
+	s.notices.addAll(p.brief.notices)
+	return p, nil
+}
+
+// recoverClaim finds a claim this clone won at the arbiter but never
+// recorded (pending.go), whichever session made it: its baton is the one
+// this pass delivers. A claim that cannot be settled (the arbiter cannot be
+// asked) leaves this start delivering no baton.
+func (s *starting) recoverClaim(ctx context.Context, p *startPass) {
+	if s.skipClaim {
+		return
+	}
+	won, err := settle(ctx, s.st, s.arb, s.who, s.id)
+	if err != nil {
+		s.notices.add(fmt.Sprintf("a baton was not claimed: a claim made earlier in this clone could not be settled (%v); run `git handoff claim` once the remote is reachable", err))
+		s.skipClaim = true
+		return
+	}
+	if won == nil {
+		return
+	}
+	p.won = won
+	verifyBaton(ctx, s.st, &won.baton, s.who.Owner)
+	in := &p.brief.input
+	p.brief.handoff, in.Baton = &won.baton, &won.baton.Baton
+	in.Signature, in.Fenced = won.baton.Signature, won.baton.Fenced
+	in.Since, in.SinceTotal, in.SinceNote = since(ctx, s.st, won.baton.Head, s.who.Head)
+}
+
+// decide renders the brief and makes the pass's records: the objective set
+// or cleared, the session, and the claim of the brief's baton (chooseClaim).
+func (s *starting) decide(ctx context.Context, p *startPass, final bool) error {
+	in := &p.brief.input
+	objUp, changed, err := baton.ObjectiveUpdate(ctx, s.st, s.who.Owner, s.who.Branch, s.opts.Objective, s.id, p.now)
+	if err != nil {
+		return err
+	}
+	p.objUp = objUp
+	if changed {
+		p.ups = append(p.ups, objUp)
+	}
+	if s.opts.Objective != "" {
+		o := baton.NewObjective(s.who.Owner, s.who.Branch, s.opts.Objective, s.id, p.now)
+		in.Objective = &o
+	} else {
+		in.Objective = nil // start without one clears a stale one
+	}
+	if s.skipClaim || final && p.won == nil {
+		// Shown but unclaimed, a baton could be delivered twice.
+		in.Baton, p.brief.handoff = nil, nil
+	}
+	text, fits := brief.Render(*in, maxBytes(s.opts.MaxBytes))
+	p.sess = s.sessionRecord(p.now)
+	p.res = StartResult{Objective: in.Objective, Brief: text}
+	if err := s.chooseClaim(ctx, p, fits); err != nil {
+		return err
+	}
+	if p.sessUp, err = session.Written(ctx, s.st, p.sess, session.Stored{}); err != nil {
+		return err
+	}
+	// Apply moves refs in this order and a kill can stop it after any
+	// of them. The objective alone, or with the session, is harmless
+	// (start again rewrites both). The session goes before the claim:
+	// a session without its claim still holds the baton's notes in
+	// ClaimedHandoff and the baton stays claimable, while a claim
+	// without its session would name a session that never existed and
+	// the notes would reach nobody.
+	p.ups = append(p.ups, p.sessUp)
+	return nil
+}
+
+// sessionRecord is the record of the session starting now.
+func (s *starting) sessionRecord(now time.Time) session.Record {
+	sess := session.Record{
+		ID: s.id, Owner: s.who.Owner, Branch: s.who.Branch, Worktree: worktree(s.st), Host: hostname(),
+		Harness: s.harnessName, Model: s.opts.Model, Status: session.StatusActive, Prompt: s.opts.Objective,
+		StartHead: s.who.Head, CreatedAt: now, UpdatedAt: now,
+	}
+	if s.nativeID != "" {
+		sess.Launched = map[string]session.Launched{s.harnessName: {NativeID: s.nativeID, First: now, Last: now}}
+	}
+	return sess
+}
+
+// chooseClaim decides what becomes of the brief's baton: a claim won
+// already is recorded here, a baton that does not fit is left unclaimed
+// with a notice, and any other is claimed for this session (the arbiter
+// decides it before the transaction: arbitrate).
+func (s *starting) chooseClaim(ctx context.Context, p *startPass, fits bool) error {
+	h := p.brief.handoff
+	if h == nil {
+		return nil
+	}
+	p.res.Handoff = h
+	switch {
+	case p.won != nil:
+		// Won already: deliver it even when it does not fit, or
+		// nobody ever will.
+		won := p.won
+		p.res.Claimed = true
+		p.sess.ClaimedHandoff, _ = baton.Marshal(&won.baton.Baton)
+		up, ok, err := localUpdate(ctx, s.st, won)
+		if err != nil {
+			return fmt.Errorf("recording baton %s, claimed by session %s at the arbiter: %w", won.baton.ID, won.note.Session, err)
+		}
+		if ok {
+			p.claimUp = &up
+		}
+		if x := won.crashed(s.id); x != "" {
+			s.notices.add(fmt.Sprintf("baton %s was won by session %s, which stopped before receiving it: delivered to session %s instead", won.baton.ID, x, s.id))
+		}
+	case !fits:
+		s.notices.add(fmt.Sprintf("baton %s does not fit in %d bytes with the objective, so it was left unclaimed: read it with `git handoff show`, or start again with a larger --max-bytes", h.ID, maxBytes(s.opts.MaxBytes)))
+	default:
+		claimed, up, err := baton.Claimed(ctx, s.st, *h, s.id, p.now)
+		if err != nil {
+			return err
+		}
+		claimed.Signature, claimed.Fenced = h.Signature, h.Fenced // the notes' author, not the claim's
+		p.claimUp = &up
+		p.note = &pendingClaim{Baton: h.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: s.id}
+		p.res.Handoff, p.res.Claimed = &claimed, true
+		p.sess.ClaimedHandoff, _ = baton.Marshal(&claimed.Baton)
+	}
+	return nil
+}
+
+// arbitrate has the arbiter decide the pass's new claim before the
+// transaction records it: the claim is noted first (pending.go) and its new
+// objects held from gc (hold.go). A claim only the transaction decides
+// needs neither. again says the pass is over and start decides once more:
+// a claim lost, or one that could not reach the arbiter (the session then
+// starts without a baton).
+func (s *starting) arbitrate(ctx context.Context, p *startPass) (again bool, err error) {
+	if p.note == nil {
+		return false, nil
+	}
+	decider, local := pinned(ctx, s.st, s.arb, p.claimUp.Ref)
+	if local {
+		p.note = nil // the transaction decides: nothing to note
+		return false, nil
+	}
+	news := []string{p.claimUp.New}
+	for _, u := range p.ups {
+		news = append(news, u.New)
+	}
+	if p.held, err = hold(ctx, s.st, "start", news...); err != nil {
+		return false, err
+	}
+	p.note.Held = p.held.group
+	if err := notePending(ctx, s.st, p.note); err != nil {
+		p.held.release(ctx, s.st)
+		return false, err
+	}
+	// A planted defect (package sim): false without the simdefects tag.
+	if err = nil; !simdefect.On(simdefect.ClaimSkipsCAS) {
+		err = decider.Arbitrate(ctx, s.st, *p.claimUp)
+	}
+	var ce *baton.ClaimedError
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.As(err, &ce) && ce.Baton.ID == p.note.Baton && ce.Baton.ClaimedBySession == s.id:
+		return true, nil // this session's claim from an earlier run: the next pass settles it
+	case errors.Is(err, refstore.ErrConflict):
+		dropPending(ctx, s.st, p.note)
+		n, c := lostNotice(err, p.res.Handoff.ID)
+		s.notices.add(n)
+		if c != nil {
+			s.conflicts = append(s.conflicts, *c)
+		}
+		return true, nil
+	}
+	if errors.Is(err, ErrNoArbiter) || refusedOutright(err) {
+		dropPending(ctx, s.st, p.note) // refused before any push, or the whole push refused
+	}
+	// The session still starts; the baton waits for a claim that can
+	// reach the remote (or an --offline one). The push may have landed:
+	// the note stays to be settled.
+	s.notices.add(fmt.Sprintf("baton %s is waiting but was not claimed: %v; run `git handoff claim` once the remote is reachable, or `git handoff claim --offline`", p.res.Handoff.ID, err))
+	s.skipClaim = true
+	return true, nil
+}
+
+// record writes the pass's records in one transaction: the objective, the
+// session, the claim, and the release of the hold.
+func (s *starting) record(ctx context.Context, p *startPass) error {
+	ups := p.ups
+	if p.claimUp != nil {
+		ups = append(ups, *p.claimUp)
+	}
+	// The hold goes last: a kill before it leaves it for sweepHolds.
+	ups = append(ups, p.held.releases()...)
+	err := s.st.Apply(ctx, "handoff: start "+s.id, ups...)
+	if err == nil && p.note != nil {
+		p.note.Held = "" // released by the transaction
+	}
+	return err
+}
+
+// started finishes a start whose records are written: the claim's notes
+// go, the worktree is bound to the session, an agent's session is indexed
+// here, and the baton's snapshot is offered.
+func (s *starting) started(ctx context.Context, p *startPass) StartResult {
+	if p.note != nil {
+		dropPending(ctx, s.st, p.note)
+	}
+	if p.won != nil {
+		dropPending(ctx, s.st, p.won.note)
+	}
+	res := p.res
+	res.EndedBound = s.endedBound
+	if n := objectiveCleared(ctx, s.st, p.objUp, s.opts.Objective, "a start without an objective clears it"); n != "" {
+		s.notices.add(n)
+	}
+	if err := s.st.Bind(p.sessUp.Ref); err != nil {
+		s.notices.add("this worktree was not bound to the session: " + err.Error())
+	}
+	if s.harnessName != "" {
+		// An agent's session, whether its start hook or the agent
+		// itself (told to by an instruction file) runs start: its
+		// Stop hook needs the working tree it started from, or work
+		// done before its first stop goes unseen.
+		if err := rememberAgent(ctx, s.st, s.id, s.harnessName, s.nativeID, true); err != nil {
+			s.notices.add("the agent's session was not indexed here, so a resume may start another session and its Stop hook may not see its work: " + err.Error())
+		}
+	}
+	p.sess.Schema = session.Schema
+	if res.Handoff != nil {
+		var notes []string
+		res.Snapshot, notes, res.SnapshotErr = offerSnapshot(ctx, s.st, wtOf(s.st), s.opts.ApplySnapshot, res.Handoff.SessionID)
+		s.notices.addAll(notes)
+		res.Brief += SnapshotSection(res.Snapshot)
+	}
+	res.Session, res.Notices, res.Conflicts = p.sess, s.notices.list, s.conflicts
+	return res
+}
+
+// notRecorded sorts a transaction that failed: a session id taken, or a
+// failure other than a lost swap, ends the start (the error returned); a
+// claim lost to another session says so, and nil has start decide again.
+func (s *starting) notRecorded(ctx context.Context, p *startPass, err error) error {
+	var ce *refstore.ConflictError
+	switch {
+	case !errors.As(err, &ce):
+		if p.res.Claimed {
+			return fmt.Errorf("baton %s was claimed but not recorded here: %w (start again, or run `git handoff claim`, to receive it)", p.res.Handoff.ID, err)
+		}
+		return err
+	case ce.Ref == p.sessUp.Ref:
+		return &ExistsError{ID: s.id}
+	case p.res.Claimed && p.claimUp != nil && ce.Ref == p.claimUp.Ref:
+		var lost *baton.ClaimedError
+		if errors.As(baton.LostClaim(ctx, s.st, *p.res.Handoff, err), &lost) && lost.Baton.ClaimedBySession != s.id {
+			s.notices.add("another session claimed the baton first: " + lost.Error())
+		}
+	}
+	return nil
 }
 
 // startHarness names the agent of a starting session and its own id for it:
@@ -369,7 +506,7 @@ func maxBytes(n int) int {
 	return n
 }
 
-func worktree(st refstore.Clone) string {
+func worktree(st refstore.Worktree) string {
 	if st.Bare() {
 		return ""
 	}

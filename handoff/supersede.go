@@ -15,7 +15,7 @@ import (
 // ref's reflog (Apply writes one), which the notice names. Nil when up
 // created the ref or replaced a baton already claimed or cancelled, or when
 // the old record cannot be read (then nothing is known to have been lost).
-func supersededWaiting(ctx context.Context, st refstore.Clone, up refstore.Update, by string) (*baton.Stored, []string) {
+func supersededWaiting(ctx context.Context, st refstore.Records, up refstore.Update, by string) (*baton.Stored, []string) {
 	if up.Old == "" {
 		return nil, nil
 	}

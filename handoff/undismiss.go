@@ -138,7 +138,7 @@ func dismissedVersions(ctx context.Context, st refstore.Clone, id string) (tomb,
 
 // restoreLost says why a restore that lost its swap was refused, in the
 // terms a person reads: what the ref holds now instead of the tombstone.
-func restoreLost(ctx context.Context, st refstore.Clone, tomb baton.Stored, err error) error {
+func restoreLost(ctx context.Context, st refstore.Records, tomb baton.Stored, err error) error {
 	if !errors.Is(err, refstore.ErrConflict) {
 		return err
 	}

@@ -65,7 +65,7 @@ type ClaimResult struct {
 // Errors: *OwnedError (NoTakeover and an active owner), *MergedError (the
 // record says merged), *BusyError (the session owns another pull request),
 // *InactiveError, and refstore.ErrNotFound for a session with no record.
-func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, now time.Time) (ClaimResult, error) {
+func Claim(ctx context.Context, st refstore.Writer, opts ClaimOptions, now time.Time) (ClaimResult, error) {
 	if opts.Session == "" {
 		return ClaimResult{}, errors.New("claiming a pull request: no session")
 	}
@@ -98,7 +98,7 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, now time.T
 }
 
 // decideClaim reads the current values and builds the transaction.
-func decideClaim(ctx context.Context, st refstore.Clone, opts ClaimOptions, now time.Time) (ClaimResult, []refstore.Update, error) {
+func decideClaim(ctx context.Context, st refstore.Writer, opts ClaimOptions, now time.Time) (ClaimResult, []refstore.Update, error) {
 	cur, err := Read(ctx, st, opts.Repo, opts.Number)
 	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 		return ClaimResult{}, nil, err
@@ -204,7 +204,7 @@ func decideClaim(ctx context.Context, st refstore.Clone, opts ClaimOptions, now 
 // a reader can see the new PR record beside the old owner's previous
 // session record; swapping against what was read turns that torn read into
 // a lost swap instead of a pointer left behind.
-func clearPointer(ctx context.Context, st refstore.Clone, old session.Stored, repo string, number int, now time.Time) (refstore.Update, error) {
+func clearPointer(ctx context.Context, st refstore.Writer, old session.Stored, repo string, number int, now time.Time) (refstore.Update, error) {
 	if !pointsAt(old.PR, repo, number) || old.Status == session.StatusMerged {
 		return refstore.Update{Ref: old.Ref, New: old.OID, Old: old.OID}, nil
 	}

@@ -22,7 +22,7 @@ type ReleaseResult struct {
 // and the owner's `pr` pointer is cleared. Releasing what nobody owns
 // changes nothing; a merged record is refused with *MergedError; no record
 // at all is an *UnownedError (refstore.ErrNotFound).
-func Release(ctx context.Context, st refstore.Clone, repo string, number int, now time.Time) (ReleaseResult, error) {
+func Release(ctx context.Context, st refstore.Writer, repo string, number int, now time.Time) (ReleaseResult, error) {
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -153,7 +153,7 @@ type MergedResult struct {
 // session becomes merged (read-only) unless it was replaced (replaced is
 // final too; a notice says so). Without a record, or with nobody owning it,
 // nothing changes and no error is returned. Marking twice changes nothing.
-func MarkMerged(ctx context.Context, st refstore.Clone, repo string, number int, now time.Time) (MergedResult, error) {
+func MarkMerged(ctx context.Context, st refstore.Writer, repo string, number int, now time.Time) (MergedResult, error) {
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -247,7 +247,7 @@ func MarkMerged(ctx context.Context, st refstore.Clone, repo string, number int,
 // TransferUpdates again with fresh values rather than reuse ups. After the
 // transaction succeeded, and only then, the GitHub comment may be updated
 // from Comment(*rec).
-func TransferUpdates(ctx context.Context, st refstore.Clone, oldID string, next session.Record, reason string, now time.Time) ([]refstore.Update, *Record, error) {
+func TransferUpdates(ctx context.Context, st refstore.Writer, oldID string, next session.Record, reason string, now time.Time) ([]refstore.Update, *Record, error) {
 	if next.ID == "" || next.ID == oldID {
 		return nil, nil, fmt.Errorf("moving the pull request of %q: the successor needs its own id", oldID)
 	}
@@ -272,7 +272,7 @@ func TransferUpdates(ctx context.Context, st refstore.Clone, oldID string, next 
 
 // ownedBy finds the open pull request session id owns: the one its pointer
 // names, else the first record naming it. nil when there is none.
-func ownedBy(ctx context.Context, st refstore.Clone, id string) (*Stored, error) {
+func ownedBy(ctx context.Context, st refstore.Records, id string) (*Stored, error) {
 	s, err := session.Read(ctx, st, id)
 	if err != nil {
 		return nil, err

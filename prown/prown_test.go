@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/refstore/memstore"
 	"github.com/git-handoff/git-handoff/session"
 )
 
@@ -35,7 +36,18 @@ func newRepo(t *testing.T) (string, *refstore.Store) {
 	return dir, open(t, dir)
 }
 
-func mkSession(t *testing.T, st *refstore.Store, s session.Record) {
+// newMem is the in-memory store the ownership logic runs over: claims,
+// releases, routes and merges need records and a writer, not git.
+func newMem(t *testing.T) *memstore.Store {
+	t.Helper()
+	st, err := memstore.New(refstore.FormatSHA1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func mkSession(t *testing.T, st refstore.Writer, s session.Record) {
 	t.Helper()
 	if s.Status == "" {
 		s.Status = session.StatusActive
@@ -51,7 +63,7 @@ func mkSession(t *testing.T, st *refstore.Store, s session.Record) {
 	}
 }
 
-func readSession(t *testing.T, st *refstore.Store, id string) session.Record {
+func readSession(t *testing.T, st refstore.Records, id string) session.Record {
 	t.Helper()
 	s, err := session.Read(context.Background(), st, id)
 	if err != nil {
@@ -60,13 +72,13 @@ func readSession(t *testing.T, st *refstore.Store, id string) session.Record {
 	return s.Record
 }
 
-func claim(st *refstore.Store, sess string, n int, noTakeover bool, at time.Time) (ClaimResult, error) {
+func claim(st refstore.Writer, sess string, n int, noTakeover bool, at time.Time) (ClaimResult, error) {
 	return Claim(context.Background(), st, ClaimOptions{Repo: repo, Number: n, URL: fmt.Sprintf("https://github.com/%s/pull/%d", repo, n), Session: sess, NoTakeover: noTakeover}, at)
 }
 
 func TestClaimTakeoverRelease(t *testing.T) {
 	ctx := context.Background()
-	_, st := newRepo(t)
+	st := newMem(t)
 	for _, id := range []string{"s1", "s2", "s3"} {
 		mkSession(t, st, session.Record{ID: id, Harness: "codex"})
 	}
@@ -178,7 +190,7 @@ func TestClaimTakeoverRelease(t *testing.T) {
 
 func TestRouteFollowsReplacement(t *testing.T) {
 	ctx := context.Background()
-	_, st := newRepo(t)
+	st := newMem(t)
 	mkSession(t, st, session.Record{ID: "a", Status: session.StatusReplaced, ReplacedBy: "b"})
 	mkSession(t, st, session.Record{ID: "b", Status: session.StatusReplaced, Supersedes: "a", ReplacedBy: "c", CreatedAt: t0.Add(time.Hour)})
 	mkSession(t, st, session.Record{ID: "c", Supersedes: "b", CreatedAt: t0.Add(2 * time.Hour)})
@@ -211,7 +223,7 @@ func TestRouteFollowsReplacement(t *testing.T) {
 
 func TestTransferUpdatesAndMerge(t *testing.T) {
 	ctx := context.Background()
-	_, st := newRepo(t)
+	st := newMem(t)
 	mkSession(t, st, session.Record{ID: "old", Harness: "claude-code"})
 	if _, err := claim(st, "old", 5, false, t0); err != nil {
 		t.Fatal(err)
@@ -274,7 +286,8 @@ func TestTransferUpdatesAndMerge(t *testing.T) {
 }
 
 // TestClaimRace: claimers in parallel, each with its own store as separate
-// processes would have. With --no-takeover exactly one wins and every other
+// processes would have. It stays on git: what it proves is that git's
+// compare-and-swap, across stores, lets one claimer win each round. With --no-takeover exactly one wins and every other
 // is told who did; with takeover everyone wins in turn, and the history is
 // one unbroken chain whose last entry is the owner, the only session whose
 // pointer names the pull request.

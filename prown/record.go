@@ -151,7 +151,7 @@ func Decode(e refstore.Entry) (Stored, error) {
 type Warning = refstore.Skipped
 
 // List reads every ownership record through one git process, in ref order.
-func List(ctx context.Context, st refstore.Clone) ([]Stored, []Warning, error) {
+func List(ctx context.Context, st refstore.Records) ([]Stored, []Warning, error) {
 	out, warns, err := refstore.ListDecoded(ctx, st, refstore.PRPrefix, Decode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing pull request owners: %w", err)
@@ -160,7 +160,7 @@ func List(ctx context.Context, st refstore.Clone) ([]Stored, []Warning, error) {
 }
 
 // update builds the swap that stores r in place of old (old.OID "" = create).
-func update(ctx context.Context, st refstore.Clone, r Record, old Stored) (refstore.Update, error) {
+func update(ctx context.Context, st refstore.Writer, r Record, old Stored) (refstore.Update, error) {
 	ref, err := Ref(r.Repo, r.Number)
 	if err != nil {
 		return refstore.Update{}, err

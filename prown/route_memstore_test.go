@@ -12,8 +12,8 @@ import (
 	"github.com/git-handoff/git-handoff/session"
 )
 
-// create stores v at ref, as a record its writer would (the test writes
-// the JSON itself: WriteVersion's causal clock reads git's configuration).
+// create stores v at ref as a bare record: the JSON alone, with no causal
+// clock (a record as an older writer, or a hand, left it).
 func create(t *testing.T, st refstore.Records, ref string, v any) {
 	t.Helper()
 	ctx := context.Background()

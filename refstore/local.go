@@ -11,8 +11,65 @@ import (
 	"time"
 )
 
-// LocalRoot is the directory under the common git dir that holds all of
-// git-handoff's local state (Local).
+// LocalRoot is the directory under the common git dir (Local) and under
+// each worktree's git dir (WorktreeLocal) that holds git-handoff's local
+// state: what no teammate and no later session elsewhere needs. Team state
+// is in refs. Every kind kept there, in one list:
+//
+// The clone's (Store.Local, <common dir>/handoff/):
+//
+//   - writer: this clone's id in version vectors, one line, written once
+//     by the first writer under a lock (WriterID); never deleted. Not a
+//     ref: a teammate fetching it would write as this clone.
+//   - issued/<hash of ref>: the highest vector count this clone issued for
+//     a ref, one decimal line, rewritten whole by each version written
+//     (NextCause); a crash leaves the old mark, which is safe (a lower
+//     mark only makes the next count come from the versions seen); kept.
+//   - conflicts, conflicts.1: JSON lines, one per local write that dropped
+//     a version of ours for a teammate's in the join (Store.Apply, noted
+//     after the swap); appended whole lines, a torn last line is skipped;
+//     rotated at 1 MiB, so at most twice that. For `git handoff log`.
+//   - txn/slot-<n>.journal: the git adapter's journal of a multi-ref
+//     transaction in flight (txn.go), settled by the next Open after a
+//     crash; the slots stay, empty.
+//   - tmp/: the git adapter's blob writer's scratch files (blobwriter.go),
+//     removed after each use.
+//   - pending/<baton>~<session>[~<taker>]: a claim pushed to the arbiter
+//     and not yet recorded here (handoff/pending.go), JSON, written before
+//     the push and removed once the claim is recorded, lost or void; a
+//     crash leaves it for the next start, which settles it (the only way
+//     such a claim reaches its session). Per clone, not a ref: it names a
+//     process of this machine.
+//   - briefs/<session>.md: the whole brief for a launched agent to read
+//     (handoff/session.go), rewritten at each launch; plain text.
+//   - launch/: tmux launch files (tmuxrt), each removed by the launcher
+//     that reads it.
+//   - merged, fetched: what the last merge of fetched copies saw, and the
+//     time of the last fetch of ours (teamsync/lazy.go); rewritten whole;
+//     a lost note only costs one more merge.
+//   - retired/<remote>: when this clone last retired records with remote
+//     (teamsync/retire.go); a lost note only retires sooner.
+//   - seen/<remote>: what remote held after the last sync (teamsync/
+//     seen.go), the guard that tells a record the remote dropped from one
+//     never pushed; a lost note loses the guard, never a record.
+//   - hooks/: the shims of hooks installed in git's config (hooks/), kept
+//     while the hooks are installed.
+//
+// This worktree's (Store.WorktreeLocal, <git dir>/handoff/), the agent
+// hooks' notes, per worktree because what they compare (HEAD, the working
+// tree) is per worktree (handoff/agent.go, handover.go):
+//
+//   - agent/session/<id>.json: the session's state as its hooks saw it
+//     (where the working tree started, what was delivered); rewritten whole.
+//   - agent/native/<agent>.<agent's id>: the session of an agent's own id.
+//   - agent/brief/<id>.md: a brief too long for the agent's context.
+//   - agent/handover/<id>: a handover due (the session ended and its
+//     automatic handoff is still to write); removed once written, and
+//     finished by the next start when the process writing it was killed.
+//   - agent/hooks.lock: the lock that serialises one worktree's hooks.
+//
+// A temp file of a write a crash left behind (*.tmp) is never listed and
+// is removed by the next listing of its directory after an hour.
 const LocalRoot = "handoff"
 
 // localDir is the git adapter's Local: files under <common dir>/handoff,

@@ -2,7 +2,6 @@ package refstore
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -90,71 +89,4 @@ func readSized(r *bufio.Reader, size int64) ([]byte, error) {
 func (c *catFile) close() error {
 	c.in.Close()
 	return c.cmd.Wait()
-}
-
-// cliLister lists refs with their blobs through one `git for-each-ref` using
-// %(raw), framed by %(raw:size) so no content can break the parse.
-type cliLister struct{ dir string }
-
-const listFormat = "%(objectname) %(objecttype) %(raw:size) %(refname)%0a%(raw)"
-
-func (l *cliLister) list(ctx context.Context, prefixes []string, fn func(Entry) error) ([]Entry, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"for-each-ref", "--format=" + listFormat}, prefixes...)...)
-	cmd.Dir = l.dir
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting git for-each-ref: %w", err)
-	}
-	var entries []Entry
-	perr := parseList(bufio.NewReaderSize(out, 64<<10), func(e Entry) error {
-		if fn != nil {
-			return fn(e)
-		}
-		entries = append(entries, e)
-		return nil
-	})
-	if perr != nil {
-		cmd.Process.Kill()
-	}
-	werr := cmd.Wait()
-	if perr != nil {
-		return nil, perr
-	}
-	if werr != nil {
-		return nil, &GitError{Args: cmd.Args[1:], Stderr: errb.String(), Err: werr}
-	}
-	return entries, nil
-}
-
-func parseList(r *bufio.Reader, fn func(Entry) error) error {
-	for {
-		header, err := r.ReadString('\n')
-		if err == io.EOF && header == "" {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("git for-each-ref: %w", err)
-		}
-		header = strings.TrimSuffix(header, "\n")
-		f := strings.SplitN(header, " ", 4)
-		if len(f) != 4 {
-			return fmt.Errorf("git for-each-ref: unexpected line %q", header)
-		}
-		size, err := strconv.ParseInt(f[2], 10, 64)
-		if err != nil {
-			return fmt.Errorf("git for-each-ref: unexpected line %q", header)
-		}
-		e := Entry{OID: f[0], Type: f[1], Size: size, Ref: f[3]}
-		if e.Data, err = readSized(r, size); err != nil {
-			return fmt.Errorf("git for-each-ref: %w", err)
-		}
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
 }

@@ -93,8 +93,9 @@ type Worktree interface {
 	WorktreeLocal() Local
 	Bare() bool
 	Head(ctx context.Context) (Head, error)
-	// BoundSession is the session ref this worktree is bound to ("" for
-	// none); Bind and Unbind move the binding (refs/worktree/ao/session).
+	// BoundSession is the id of the session this worktree is bound to
+	// ("" for none); Bind (of a session ref) and Unbind move the binding
+	// (refs/worktree/ao/session).
 	BoundSession() (string, error)
 	Bind(sessionRef string) error
 	Unbind(ctx context.Context) error

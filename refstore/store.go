@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -71,8 +70,6 @@ type Store struct {
 	// which can see a different includeIf "gitdir:" than the top's real
 	// path (Layout.givenGitDir).
 	startDir string
-
-	lister *cliLister
 
 	mu      sync.Mutex
 	batcher *catFile    // for CLI reads of single objects, started on demand
@@ -153,7 +150,6 @@ func (s *Store) locate(ctx context.Context) error {
 		// again from the directory the Store's git commands run in.
 		s.layout.hooks = ""
 	}
-	s.lister = &cliLister{dir: s.workDir}
 	return nil
 }
 
@@ -210,67 +206,6 @@ func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
 	e, err := b.read(ref)
 	e.Ref = ref
 	return e, err
-}
-
-// List reads every ref under prefix with its blob, in ref order, through one
-// git process: much faster than object-at-a-time reads for thousands of refs.
-func (s *Store) List(ctx context.Context, prefix string) ([]Entry, error) {
-	var out []Entry
-	err := s.EachOf(ctx, []string{prefix}, func(e Entry) error {
-		out = append(out, e)
-		return nil
-	})
-	return out, err
-}
-
-// Each streams the refs under prefix to fn without holding them all.
-func (s *Store) Each(ctx context.Context, prefix string, fn func(Entry) error) error {
-	return s.EachOf(ctx, []string{prefix}, fn)
-}
-
-// EachOf streams the refs under any of prefixes to fn, in ref order, through
-// one git process. Unlike the rest of a Store it may run on a goroutine of
-// its own while the Store is used elsewhere: it shares no state.
-func (s *Store) EachOf(ctx context.Context, prefixes []string, fn func(Entry) error) error {
-	if len(prefixes) == 0 {
-		return nil
-	}
-	for _, p := range prefixes {
-		if err := CheckPrefix(p); err != nil {
-			return err
-		}
-	}
-	last := ""
-	_, err := s.lister.list(ctx, prefixes, func(e Entry) error {
-		last = e.Ref
-		return fn(e)
-	})
-	var ge *GitError
-	if err == nil || !errors.As(err, &ge) || ctx.Err() != nil {
-		return err
-	}
-	// git for-each-ref stops at a ref that names a missing object (a gc
-	// pruned it beside a write); cat-file names such an object missing
-	// instead, and the reader skips it with a notice. So the refs after
-	// the last one listed come that way, in the same ref order.
-	sorted := append([]string(nil), prefixes...)
-	sort.Strings(sorted)
-	for _, p := range sorted {
-		ids, ierr := s.RefIDs(ctx, p)
-		if ierr != nil {
-			return err
-		}
-		rest := ids[:0]
-		for _, id := range ids {
-			if id.Ref > last {
-				rest = append(rest, id)
-			}
-		}
-		if cerr := s.catFileEach(ctx, rest, fn); cerr != nil {
-			return cerr
-		}
-	}
-	return nil
 }
 
 // WriteBlob stores data as a blob and returns its id.
@@ -356,12 +291,4 @@ func checkTreePath(path string) error {
 		}
 	}
 	return nil
-}
-
-// GitEnv runs git where the store's commands run, with env added to (and
-// overriding) this process's environment, and returns its stdout: for
-// package archive, which builds trees in an index of its own
-// (GIT_INDEX_FILE).
-func (s *Store) GitEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
-	return s.gitWith(ctx, env, stdin, args...)
 }

@@ -89,6 +89,21 @@ func TestRecords(t *testing.T) {
 	}
 }
 
+// TestWriter runs the conformance suite of the rest of refstore.Writer
+// (local notes, configuration, the version clock) on the git store.
+func TestWriter(t *testing.T) {
+	gittest.Isolate(t)
+	recordstest.RunWriter(t, func(t *testing.T) recordstest.WriterHarness {
+		dir := gittest.Init(t)
+		st := open(t, dir, refstore.Options{})
+		return recordstest.WriterHarness{Writer: st, SetConfig: func(t *testing.T, key, value string) {
+			if err := st.SetConfig(context.Background(), key, value); err != nil {
+				t.Fatal(err)
+			}
+		}}
+	})
+}
+
 // conformance is what the git store does beyond refstore.Records (whose
 // suite, recordstest, TestRecords runs): packed and loose refs, reflogs,
 // locks, configuration, HEAD, the worktree's binding.
@@ -154,19 +169,21 @@ var conformance = []struct {
 		gittest.Run(t, dir, "pack-refs", "--all")
 		put(t, st, "refs/ao/sessions/m", "", "loose beside packed")
 		var got []string
-		err := st.EachOf(ctx, []string{refstore.SessionPrefix, refstore.HandoffsPrefix}, func(e refstore.Entry) error {
-			if string(e.Data) != e.Ref && e.Ref != "refs/ao/sessions/m" {
-				t.Errorf("%s holds %q", e.Ref, e.Data)
+		for _, prefix := range []string{refstore.HandoffsPrefix, refstore.SessionPrefix} {
+			err := st.EachStreamed(ctx, prefix, func(e refstore.Entry) error {
+				if string(e.Data) != e.Ref && e.Ref != "refs/ao/sessions/m" {
+					t.Errorf("%s holds %q", e.Ref, e.Data)
+				}
+				got = append(got, e.Ref)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			got = append(got, e.Ref)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
 		want := "refs/ao/handoffs/shared/o/b refs/ao/sessions/a refs/ao/sessions/m refs/ao/sessions/z"
 		if strings.Join(got, " ") != want {
-			t.Fatalf("EachOf = %q, want %q", got, want)
+			t.Fatalf("EachStreamed = %q, want %q", got, want)
 		}
 	}},
 	{"writes in process are what git reads, packed or loose", func(t *testing.T, dir string, st *refstore.Store) {
@@ -211,9 +228,9 @@ var conformance = []struct {
 			t.Fatalf("Get after gc = %+v, %v", e, err)
 		}
 		b := put(t, st, "refs/ao/handoffs/private/a/b", a, "b")
-		list, err := st.List(ctx, refstore.Root)
+		list, err := st.RefIDs(ctx, refstore.Root)
 		if err != nil || len(list) != 1 || list[0].OID != b {
-			t.Fatalf("List after gc = %+v, %v", list, err)
+			t.Fatalf("RefIDs after gc = %+v, %v", list, err)
 		}
 	}},
 	{"loose beats packed, and packed-refs is re-read when it changes", func(t *testing.T, dir string, st *refstore.Store) {
@@ -412,16 +429,10 @@ func TestReadPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	index := filepath.Join(t.TempDir(), "index")
-	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := st.GitEnv(ctx, env, nil, "update-index", "--add", "--cacheinfo", "100644,"+id+",sessions/s-1"); err != nil {
-		t.Fatal(err)
-	}
-	out, err := st.GitEnv(ctx, env, nil, "write-tree")
+	tree, err := st.BuildTree(ctx, "", []refstore.TreeEntry{{Path: "sessions/s-1", OID: id}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree := strings.TrimSpace(string(out))
 	if err := st.Apply(ctx, "test", refstore.Update{Ref: refstore.ArchivePrefix + "2026-01", New: tree}); err != nil {
 		t.Fatalf("a ref holding a tree: %v", err)
 	}

@@ -12,12 +12,12 @@ import (
 	"time"
 )
 
-// EachStreamed is Each for long listings: the refs are listed by one
+// EachStreamed lists the refs under prefix with their objects: the refs are listed by one
 // `git for-each-ref` (RefIDs) and their objects streamed through one
 // `git cat-file --batch` fed from a goroutine, so that neither process
 // holds the listing: `git for-each-ref` with contents keeps every object
 // it read until it has printed all of them (150 MB for 100,000 batons). In
-// ref order, as Each.
+// ref order.
 //
 // e.Data is valid only until fn returns: one buffer holds each object in
 // turn, so that a hundred thousand of them are not a hundred thousand
@@ -29,16 +29,6 @@ func (s *Store) EachStreamed(ctx context.Context, prefix string, fn func(Entry) 
 		return err
 	}
 	return s.catFileEach(ctx, ids, fn)
-}
-
-// EachStreamedUnordered is EachStreamed handing each entry with n, its
-// place in ref order, for a caller that orders the entries itself.
-func (s *Store) EachStreamedUnordered(ctx context.Context, prefix string, fn func(n int, e Entry) error) error {
-	n := 0
-	return s.EachStreamed(ctx, prefix, func(e Entry) error {
-		n++
-		return fn(n-1, e)
-	})
 }
 
 // ReadEach streams the objects ids name through one git cat-file, in the

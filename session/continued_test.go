@@ -14,7 +14,7 @@ import (
 func TestSwitchRetitlesTheHandoffPackage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	st := testRepo(t)
+	st := memRepo(t)
 	create(t, st, Record{ID: "app-7", Harness: "claude-code", Prompt: "fix it"})
 	rep, err := Replace(ctx, st, ReplaceOptions{OldID: "app-7", NewID: "app-12", Reason: "stuck", Harness: "codex"}, t0)
 	if err != nil {

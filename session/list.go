@@ -18,7 +18,7 @@ type Warning = refstore.Skipped
 
 // List reads every session record through one git process, in ref
 // order. Unreadable records come back as warnings.
-func List(ctx context.Context, st refstore.Clone) ([]Stored, []Warning, error) {
+func List(ctx context.Context, st refstore.Records) ([]Stored, []Warning, error) {
 	out, warns, err := refstore.ListDecoded(ctx, st, refstore.SessionPrefix, Decode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing sessions: %w", err)
@@ -260,7 +260,7 @@ func Records(stored []Stored) []Record {
 // first: one git ls-tree per month, then one cat-file read per record
 // through the store's long-lived cat-file. Unreadable records come back
 // as warnings. fn is handed a fresh record each time.
-func EachArchived(ctx context.Context, st refstore.Clone, fn func(Stored), warns *[]Warning) error {
+func EachArchived(ctx context.Context, st archive.Store, fn func(Stored), warns *[]Warning) error {
 	found, err := archive.List(ctx, st, archive.SessionsDir)
 	if err != nil {
 		return fmt.Errorf("listing archived sessions: %w", err)

@@ -232,7 +232,7 @@ func (e *ExistsError) Unwrap() []error {
 
 // checkReplace refuses what would break the line: a replaced or merged old
 // session, a new id that exists, a cycle or a fork.
-func checkReplace(ctx context.Context, st refstore.Clone, old Record, newID string) error {
+func checkReplace(ctx context.Context, st refstore.Records, old Record, newID string) error {
 	if old.Status == StatusMerged {
 		return &ReadOnlyError{ID: old.ID, Doing: "replace"}
 	}
@@ -266,7 +266,7 @@ func checkReplace(ctx context.Context, st refstore.Clone, old Record, newID stri
 
 // unclaimedBaton finds the baton the old session left that nobody claimed:
 // its owner's private baton on its branch, or a shared one, written by it.
-func unclaimedBaton(ctx context.Context, st refstore.Clone, old Record) (*baton.Stored, []string, error) {
+func unclaimedBaton(ctx context.Context, st refstore.Records, old Record) (*baton.Stored, []string, error) {
 	var notices []string
 	if ref, err := refstore.HandoffRef(false, old.Owner, old.Branch); err == nil {
 		b, err := baton.Read(ctx, st, ref)
@@ -300,7 +300,7 @@ func unclaimedBaton(ctx context.Context, st refstore.Clone, old Record) (*baton.
 // those whose Handoff-Session trailer names it, and, where commits carry no
 // such trailer, those committed since it started. Commits naming another
 // session are left out.
-func sessionCommits(ctx context.Context, st refstore.Clone, old Record) ([]refstore.Commit, int, error) {
+func sessionCommits(ctx context.Context, st refstore.Worktree, old Record) ([]refstore.Commit, int, error) {
 	log, err := st.TrailerLog(ctx, old.Branch, CommitTrailer, 500)
 	if err != nil {
 		return nil, 0, err
@@ -322,7 +322,7 @@ func sessionCommits(ctx context.Context, st refstore.Clone, old Record) ([]refst
 
 // moveBinding points the old session's worktree at the new session when it
 // was bound to the old one. It returns the worktree it rebound.
-func moveBinding(ctx context.Context, st refstore.Clone, old Record, newRef string) (string, string) {
+func moveBinding(ctx context.Context, st refstore.Worktree, old Record, newRef string) (string, string) {
 	wt, done, err := st.OpenWorktree(ctx, old.Worktree)
 	defer done()
 	if err != nil || wt == nil {

@@ -14,7 +14,7 @@ import (
 
 func TestReplace(t *testing.T) {
 	ctx := context.Background()
-	st := testRepo(t)
+	st := memRepo(t)
 	create(t, st, Record{ID: "app-7", Harness: "claude-code", Model: "opus", Prompt: "fix it", Summary: "half done"})
 
 	res, err := Replace(ctx, st, ReplaceOptions{OldID: "app-7", NewID: "app-12", Reason: "stuck", Harness: "codex"}, t0)
@@ -79,7 +79,9 @@ func TestReplace(t *testing.T) {
 }
 
 // TestReplaceConcurrent races replacements of one session in process
-// (run it with -race): exactly one wins, the others name it.
+// (run it with -race): exactly one wins, the others name it. It stays on
+// git: each replacement has a store of its own, and git's transaction
+// decides between them.
 func TestReplaceConcurrent(t *testing.T) {
 	ctx := context.Background()
 	st := testRepo(t)
@@ -130,7 +132,7 @@ func TestReplaceConcurrent(t *testing.T) {
 // same transaction: when one of them cannot apply, nothing changes.
 func TestReplaceTransfer(t *testing.T) {
 	ctx := context.Background()
-	st := testRepo(t)
+	st := memRepo(t)
 	create(t, st, Record{ID: "a", Harness: "codex", Prompt: "p", PR: &PRPointer{Repo: "o/r", Number: 1}})
 	blob, err := st.WriteBlob(ctx, []byte(`{"schema":"test"}`))
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // runtime it returns is recorded with the switch.
 func TestSwitchRunStep(t *testing.T) {
 	ctx := context.Background()
-	st := testRepo(t)
+	st := memRepo(t)
 	rt := &Runtime{Kind: "tmux", Socket: "/tmp/sock", Name: "handoff-app-1"}
 	create(t, st, Record{ID: "app-1", Harness: "claude-code", Prompt: "fix it", Runtime: rt})
 	before, err := Read(ctx, st, "app-1")

@@ -192,7 +192,7 @@ func Read(ctx context.Context, st refstore.Records, id string) (Stored, error) {
 // has no archive: Find is Read there.
 func Find(ctx context.Context, st refstore.Records, id string) (Stored, error) {
 	s, err := Read(ctx, st, id)
-	gs, ok := st.(*refstore.Store)
+	gs, ok := st.(archive.Store)
 	if !ok || !errors.Is(err, refstore.ErrNotFound) {
 		return s, err
 	}
@@ -261,7 +261,7 @@ func namesRef(id, ref string) bool {
 
 // Written builds the swap that stores s in place of what was read (old
 // zero value: create, refusing an existing id).
-func Written(ctx context.Context, st refstore.Clone, s Record, old Stored) (refstore.Update, error) {
+func Written(ctx context.Context, st refstore.Writer, s Record, old Stored) (refstore.Update, error) {
 	ref, err := refstore.SessionRef(s.ID)
 	if err != nil {
 		return refstore.Update{}, err
@@ -278,7 +278,7 @@ func Written(ctx context.Context, st refstore.Clone, s Record, old Stored) (refs
 var ErrExists = errors.New("session already exists")
 
 // Create stores a new session, refusing an id that exists.
-func Create(ctx context.Context, st refstore.Clone, s Record, msg string) (Stored, error) {
+func Create(ctx context.Context, st refstore.Writer, s Record, msg string) (Stored, error) {
 	up, err := Written(ctx, st, s, Stored{})
 	if err != nil {
 		return Stored{}, err
@@ -296,7 +296,7 @@ func Create(ctx context.Context, st refstore.Clone, s Record, msg string) (Store
 // Modify applies fn to the current record of id and swaps it in,
 // re-reading and re-applying fn when someone else changed it meanwhile, a
 // bounded number of times. fn's error stops it unchanged.
-func Modify(ctx context.Context, st refstore.Clone, id, msg string, fn func(*Record) error) (Stored, error) {
+func Modify(ctx context.Context, st refstore.Writer, id, msg string, fn func(*Record) error) (Stored, error) {
 	for attempt := 0; ; attempt++ {
 		cur, err := Read(ctx, st, id)
 		if err != nil {
@@ -395,7 +395,7 @@ func switchHeld(s Record, now time.Time) error {
 // End marks an active session ended because its agent is gone (EndAt),
 // without a baton. A session that is not active changes nothing (false);
 // a switch in flight refuses with *SwitchingError.
-func End(ctx context.Context, st refstore.Clone, id, reason string, now time.Time) (Stored, bool, error) {
+func End(ctx context.Context, st refstore.Writer, id, reason string, now time.Time) (Stored, bool, error) {
 	s, err := Modify(ctx, st, id, "handoff: end "+id, func(s *Record) error {
 		if s.Status != StatusActive {
 			return errUnchanged
@@ -429,7 +429,7 @@ const (
 // the same session. It returns ok false, changing nothing, for a session
 // that ended otherwise (with a baton, replaced, terminated, merged): a
 // resumed conversation then gets a session of its own.
-func Revive(ctx context.Context, st refstore.Clone, id string, now time.Time) (Stored, bool, error) {
+func Revive(ctx context.Context, st refstore.Writer, id string, now time.Time) (Stored, bool, error) {
 	s, err := Modify(ctx, st, id, "handoff: resumed "+id, func(s *Record) error {
 		if s.Status != StatusEnded || s.EndReason != EndAgentExit {
 			return errUnchanged
@@ -447,7 +447,7 @@ func Revive(ctx context.Context, st refstore.Clone, id string, now time.Time) (S
 // with restore or handed on with replace. Terminating a terminated session
 // changes nothing; a replaced or merged one is refused, and so is one a
 // switch holds (*SwitchingError).
-func Terminate(ctx context.Context, st refstore.Clone, id, summary string, now time.Time) (Stored, bool, error) {
+func Terminate(ctx context.Context, st refstore.Writer, id, summary string, now time.Time) (Stored, bool, error) {
 	changed := false
 	s, err := Modify(ctx, st, id, "handoff: terminate "+id, func(s *Record) error {
 		if err := writable(*s, "terminate"); err != nil {
@@ -480,7 +480,7 @@ func Terminate(ctx context.Context, st refstore.Clone, id, summary string, now t
 // when it is a worktree of st's repository) if it still names s as stored
 // (s.OID): a session that ended is bound nowhere. It returns the worktree
 // it unbound, "" when none was bound to it.
-func Unbind(ctx context.Context, st refstore.Clone, s Stored, msg string) (string, error) {
+func Unbind(ctx context.Context, st refstore.Worktree, s Stored, msg string) (string, error) {
 	wt, done, err := st.OpenWorktree(ctx, s.Worktree)
 	defer done()
 	if err != nil || wt == nil {
@@ -495,7 +495,7 @@ func Unbind(ctx context.Context, st refstore.Clone, s Stored, msg string) (strin
 
 // SetRuntime records where the session's agent now runs (nil: nowhere
 // git-handoff knows of).
-func SetRuntime(ctx context.Context, st refstore.Clone, id string, rt *Runtime, now time.Time) (Stored, error) {
+func SetRuntime(ctx context.Context, st refstore.Writer, id string, rt *Runtime, now time.Time) (Stored, error) {
 	return Modify(ctx, st, id, "handoff: runtime of "+id, func(s *Record) error {
 		if err := writable(*s, "record the runtime of"); err != nil {
 			return err
@@ -506,7 +506,7 @@ func SetRuntime(ctx context.Context, st refstore.Clone, id string, rt *Runtime, 
 }
 
 // SetSummary records the latest summary the agent or orchestrator gave.
-func SetSummary(ctx context.Context, st refstore.Clone, id, summary string, now time.Time) (Stored, error) {
+func SetSummary(ctx context.Context, st refstore.Writer, id, summary string, now time.Time) (Stored, error) {
 	return Modify(ctx, st, id, "handoff: summary of "+id, func(s *Record) error {
 		if s.Status == StatusMerged {
 			return &ReadOnlyError{ID: s.ID, Doing: "summarise"}
@@ -541,7 +541,7 @@ const summaryCut = " … (cut)"
 // RecordTurn notes that the session's agent ended a turn, with its last
 // message as the session's summary ("" keeps the summary there is). A
 // session that is not active is left as it is: ok is false.
-func RecordTurn(ctx context.Context, st refstore.Clone, id, summary string, now time.Time) (Stored, bool, error) {
+func RecordTurn(ctx context.Context, st refstore.Writer, id, summary string, now time.Time) (Stored, bool, error) {
 	summary = CapSummary(summary)
 	s, err := Modify(ctx, st, id, "handoff: turn of "+id, func(s *Record) error {
 		if !s.Live() || (s.TurnAt != nil && (summary == "" || summary == s.Summary)) {

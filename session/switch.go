@@ -363,7 +363,7 @@ func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now 
 
 // writableLine is writable with the end of the line named for a replaced
 // session.
-func writableLine(ctx context.Context, st refstore.Clone, s Record, doing string) error {
+func writableLine(ctx context.Context, st refstore.Records, s Record, doing string) error {
 	err := writable(s, doing)
 	var re *ReplacedError
 	if errors.As(err, &re) {
@@ -383,7 +383,7 @@ func canonical(name string) string {
 
 // takeGuard sets the session's switching guard by compare-and-swap. A live
 // guard held by someone else refuses; an expired one is taken over.
-func takeGuard(ctx context.Context, st refstore.Clone, id, by, to, doing string, now time.Time) (Stored, string, error) {
+func takeGuard(ctx context.Context, st refstore.Writer, id, by, to, doing string, now time.Time) (Stored, string, error) {
 	for attempt := 0; ; attempt++ {
 		cur, err := Read(ctx, st, id)
 		if err != nil {
@@ -422,7 +422,7 @@ func holds(s Record, g *Switching) bool {
 }
 
 // releaseGuard clears a guard that is still ours and changes nothing else.
-func releaseGuard(ctx context.Context, st refstore.Clone, guarded Stored) error {
+func releaseGuard(ctx context.Context, st refstore.Writer, guarded Stored) error {
 	_, err := Modify(ctx, st, guarded.ID, "handoff: release switch guard of "+guarded.ID, func(s *Record) error {
 		if !holds(*s, guarded.Switching) {
 			return errUnchanged
@@ -497,7 +497,7 @@ func bindWorktree(ctx context.Context, st refstore.Clone, s Record, endBound fun
 
 // RecordNative remembers a harness's own session id for this session, next
 // to that harness's name: it is only ever handed back to the same harness.
-func RecordNative(ctx context.Context, st refstore.Clone, id, harnessName, nativeID string, now time.Time) (Stored, error) {
+func RecordNative(ctx context.Context, st refstore.Writer, id, harnessName, nativeID string, now time.Time) (Stored, error) {
 	h, err := harness.Lookup(harnessName)
 	if err != nil {
 		return Stored{}, err
@@ -537,7 +537,7 @@ func (s *Record) launched(name string, now time.Time, edit func(*Launched)) {
 }
 
 // MarkLaunched records that the session's current harness was just run.
-func MarkLaunched(ctx context.Context, st refstore.Clone, id string, now time.Time) error {
+func MarkLaunched(ctx context.Context, st refstore.Writer, id string, now time.Time) error {
 	_, err := Modify(ctx, st, id, "handoff: launched "+id, func(s *Record) error {
 		s.launched(canonical(s.Harness), now, func(l *Launched) { l.Last = now })
 		s.UpdatedAt = now

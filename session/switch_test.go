@@ -121,7 +121,7 @@ func testRepo(t *testing.T) *refstore.Store {
 
 var t0 = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 
-func create(t *testing.T, st *refstore.Store, s Record) {
+func create(t *testing.T, st refstore.Clone, s Record) {
 	t.Helper()
 	s.Owner, s.Branch, s.Worktree = "t@example.com", "main", st.Dir()
 	if s.Status == "" {
@@ -135,10 +135,10 @@ func create(t *testing.T, st *refstore.Store, s Record) {
 
 func TestSwitchGuard(t *testing.T) {
 	ctx := context.Background()
-	st := testRepo(t)
+	st := memRepo(t)
 	create(t, st, Record{ID: "app-1", Harness: "claude-code", Prompt: "fix it"})
 
-	other := openAgain(t, st)
+	other := st // the first switch runs in a goroutine of its own
 	held := make(chan struct{})
 	release := make(chan struct{})
 	done := make(chan error)
@@ -194,7 +194,8 @@ func TestSwitchGuard(t *testing.T) {
 
 // TestSwitchConcurrent runs switches at once: each either completes or is
 // refused by the guard, the record ends without a guard, and every launch
-// that completed is recorded.
+// that completed is recorded. It stays on git: each switch has a store of
+// its own, and git's compare-and-swap decides between them.
 func TestSwitchConcurrent(t *testing.T) {
 	ctx := context.Background()
 	st := testRepo(t)
@@ -237,7 +238,7 @@ func TestSwitchConcurrent(t *testing.T) {
 
 func TestRecordNative(t *testing.T) {
 	ctx := context.Background()
-	st := testRepo(t)
+	st := memRepo(t)
 	create(t, st, Record{ID: "app-1", Harness: "claude-code"})
 	if _, err := RecordNative(ctx, st, "app-1", "goose", claudeID, t0); err == nil {
 		t.Fatal("goose accepted a UUID")

@@ -106,13 +106,17 @@ func TestArchivedBatonLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	batons, err := st.List(ctx, refstore.HandoffsPrefix)
+	batons, err := st.RefIDs(ctx, refstore.HandoffsPrefix)
 	if err != nil || len(batons) != 1 {
 		t.Fatalf("batons: %v, %v", batons, err)
 	}
+	e, err := st.Get(ctx, batons[0].Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var rec struct{ ID string }
-	if err := json.Unmarshal(batons[0].Data, &rec); err != nil || rec.ID == "" {
-		t.Fatalf("baton record %s: %v", batons[0].Data, err)
+	if err := json.Unmarshal(e.Data, &rec); err != nil || rec.ID == "" {
+		t.Fatalf("baton record %s: %v", e.Data, err)
 	}
 	before := string(runListing(t, dir, "log", "--json"))
 	p, _ := archive.BatonPath(rec.ID)

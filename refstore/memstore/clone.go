@@ -107,7 +107,7 @@ func (s *Store) Local() refstore.Local {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.local == nil {
-		s.local = NewLocal()
+		s.local = NewLocal(fmt.Sprintf("/mem/store-%p/handoff", s))
 	}
 	return s.local
 }
@@ -115,14 +115,15 @@ func (s *Store) Local() refstore.Local {
 // Notes is an in-memory refstore.Local: a map of note names to bytes,
 // and locks that are mutexes by name.
 type Notes struct {
+	root  string // what Path names them under: one clone's or worktree's
 	mu    sync.Mutex
 	notes map[string][]byte
 	locks map[string]chan struct{}
 }
 
-// NewLocal returns empty notes.
-func NewLocal() *Notes {
-	return &Notes{notes: map[string][]byte{}, locks: map[string]chan struct{}{}}
+// NewLocal returns empty notes whose Path names them under root.
+func NewLocal(root string) *Notes {
+	return &Notes{root: root, notes: map[string][]byte{}, locks: map[string]chan struct{}{}}
 }
 
 func cleanName(name string) (string, error) {
@@ -240,8 +241,9 @@ func (n *Notes) Rename(from, to string) error {
 	return nil
 }
 
-// Path names a note as if on disk: the simulation hands it to no program.
-func (n *Notes) Path(name string) string { return "/mem/notes/" + name }
+// Path names a note as if on disk, under the notes' own root (so that two
+// clones' notes never share a name); the simulation hands it to no program.
+func (n *Notes) Path(name string) string { return path.Join(n.root, name) }
 
 // Signing says signing is off (refstore.Signer).
 func (s *Store) Signing(context.Context) (sign.Config, error) { return sign.Config{}, nil }

@@ -1,9 +1,18 @@
-// Package memstore keeps records in memory: a refstore.Records for tests
-// of workflow code, with nothing of git but its ids. Objects are blobs
-// whose ids are computed as git computes them (go-git's hashing of the
-// object header and content, SHA-1 or SHA-256), refs are checked and
-// swapped as the git store checks and swaps them, and recordstest holds
-// both to the same conformance suite.
+// Package memstore keeps records in memory: the in-memory twin of the
+// git adapter, for tests of workflow code and a deterministic simulation
+// of several clones and their remotes, with nothing of git but its ids
+// and its rules. Objects are blobs and trees whose ids are computed as git
+// computes them (go-git's hashing of the object header and content, SHA-1
+// or SHA-256; trees encoded and ordered as git writes them), refs are
+// checked and swapped as the git store checks and swaps them, and
+// recordstest holds both to the same conformance suite.
+//
+// A Store is one repository's records, configuration, notes and trees
+// (refstore.Writer, refstore.Trees). A Clone is a worktree of one: every
+// role of a refstore.Clone, its HEAD, binding, changes and commits set
+// by the test (worktree.go). A Network holds Stores as remotes by URL,
+// which Clones fetch from and push to as git does, with injected faults
+// (remote.go).
 //
 // A Store is safe for concurrent use by goroutines, each swap atomic
 // under one lock: what git's ref locks are across processes, the mutex is
@@ -34,10 +43,12 @@ type Store struct {
 	crypto crypto.Hash
 
 	mu      sync.RWMutex
-	objects map[string][]byte   // blob id -> content, never modified
-	refs    map[string]string   // ref -> blob id
+	objects map[string][]byte   // object id -> content, never modified
+	types   map[string]string   // object id -> type, for objects other than blobs (trees.go)
+	refs    map[string]string   // ref -> object id
 	config  map[string][]string // canonical key -> values (clone.go)
 	local   *Notes              // the clone's notes (clone.go)
+	repo    *repository         // its worktrees and commits, once a Clone is made of it (worktree.go)
 }
 
 var _ refstore.Records = (*Store)(nil)
@@ -45,7 +56,7 @@ var _ refstore.Records = (*Store)(nil)
 // New returns an empty store whose ids are of format: refstore.FormatSHA1
 // ("" too) or refstore.FormatSHA256.
 func New(format string) (*Store, error) {
-	s := &Store{objects: map[string][]byte{}, refs: map[string]string{}}
+	s := &Store{objects: map[string][]byte{}, types: map[string]string{}, refs: map[string]string{}}
 	switch format {
 	case "", refstore.FormatSHA1:
 		s.format, s.crypto = refstore.FormatSHA1, crypto.SHA1
@@ -101,11 +112,20 @@ func (s *Store) entry(ref, id string) (refstore.Entry, error) {
 		// is collected; said as git's store says it all the same.
 		return refstore.Entry{Ref: ref, OID: id, Type: refstore.TypeMissing}, fmt.Errorf("%s: %w", id, refstore.ErrMissingObject)
 	}
-	e := refstore.Entry{Ref: ref, OID: id, Type: "blob", Size: int64(len(data))}
+	e := refstore.Entry{Ref: ref, OID: id, Type: s.typeOf(id), Size: int64(len(data))}
 	if len(data) <= refstore.MaxRecord {
 		e.Data = append(make([]byte, 0, len(data)), data...)
 	}
 	return e, nil
+}
+
+// typeOf is the type of the object id names ("blob" unless the store
+// wrote it as another). The caller holds s.mu.
+func (s *Store) typeOf(id string) string {
+	if t, ok := s.types[id]; ok {
+		return t
+	}
+	return "blob"
 }
 
 // Get reads the record at ref (refstore.Records).
@@ -323,14 +343,19 @@ func (s *Store) History(ctx context.Context, tip string, fn func(refstore.Entry)
 }
 
 // ReadEach hands fn the objects ids name, in order (refstore.Records); a
-// missing one comes with the type "missing".
+// missing one comes with the type "missing". An id without an OID reads
+// the object its ref holds, as the git store's cat-file resolves it.
 func (s *Store) ReadEach(ctx context.Context, ids []refstore.RefID, fn func(refstore.Entry) error) error {
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		s.mu.RLock()
-		e, err := s.entry(id.Ref, id.OID)
+		oid := id.OID
+		if oid == "" {
+			oid = s.refs[id.Ref]
+		}
+		e, err := s.entry(id.Ref, oid)
 		s.mu.RUnlock()
 		if err != nil && !errors.Is(err, refstore.ErrMissingObject) {
 			return err

@@ -106,3 +106,13 @@ func TestSHA1IsGoGitsComputeHash(t *testing.T) {
 		}
 	}
 }
+
+func TestWriterConformance(t *testing.T) {
+	recordstest.RunWriter(t, func(t *testing.T) recordstest.WriterHarness {
+		st, err := memstore.New(refstore.FormatSHA1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recordstest.WriterHarness{Writer: st, SetConfig: func(t *testing.T, key, value string) { st.Configure(key, value) }}
+	})
+}
