@@ -321,7 +321,13 @@ func (w *world) finish(ctx context.Context) {
 		// of its key), still live here: nothing is lost, but the clone did
 		// not converge. Counted apart
 		// (Report.Stale), not a violation.
-		for ref, id := range got {
+		refs := make([]string, 0, len(got))
+		for ref := range got {
+			refs = append(refs, ref)
+		}
+		sort.Strings(refs)
+		for _, ref := range refs {
+			id := got[ref]
 			if _, ok := want[ref]; !ok && (archived[id] || archived[strings.TrimPrefix(ref, refstore.Root)]) {
 				w.rep.Stale++
 				w.log.add(fmt.Sprintf("stale c%d %s %s", i, ref, id))
