@@ -15,7 +15,7 @@ FISHCONFDIR ?= $(PREFIX)/share/fish/vendor_conf.d
 # `go install ./cmd/git-handoff` makes.
 BIN     := bin/git-handoff
 
-.PHONY: build install test test-git race fuzz demo bench soak vet clean agent-tools
+.PHONY: build install test test-git race fuzz demo bench soak vet clean agent-tools sim sim-planted
 
 build: $(BIN) git-handoff.1
 
@@ -134,6 +134,20 @@ bench: $(BIN)
 SOAKFLAGS ?= -duration 60s -procs 8 -kill 200 -strict
 soak: $(BIN)
 	$(GO) run ./bench/soak -bin $(abspath $(BIN)) $(SOAKFLAGS)
+
+# The deterministic simulation (package sim, issue 35): SEED picks the run
+# (default: from the time), STEPS its length. It prints each fault kind's
+# count and a summary line; a violation prints the seed and a shrunk step
+# list and fails. sim-planted plants each defect (built with -tags
+# simdefects) and prints whether the simulation found it.
+SEED  ?= $(shell date +%s)
+STEPS ?= 10000
+sim:
+	$(GO) run ./sim/cmd/sim -seed $(SEED) -steps $(STEPS)
+
+PLANTED_STEPS ?= 1500
+sim-planted:
+	$(GO) run -tags simdefects ./sim/cmd/sim -planted -seed $(SEED) -steps $(PLANTED_STEPS)
 
 clean:
 	rm -rf bin git-handoff.1 bench/out

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -172,11 +173,16 @@ func (b *Baton) normalize() {
 
 var idEncoding = base32.NewEncoding("abcdefghijkmnpqrstuvwxyz23456789").WithPadding(base32.NoPadding)
 
+// IDSource is where NewID takes its randomness: crypto/rand, except in the
+// deterministic simulation (package sim), which sets a seeded source so
+// that one seed gives one run.
+var IDSource io.Reader = rand.Reader
+
 // NewID makes a short random id: 50 bits, so ids made in different clones
 // do not collide in practice; callers still create with "must not exist".
 func NewID(prefix string) string {
 	var buf [7]byte
-	if _, err := rand.Read(buf[:]); err != nil {
+	if _, err := io.ReadFull(IDSource, buf[:]); err != nil {
 		panic(err) // crypto/rand does not fail on supported platforms
 	}
 	return prefix + "-" + idEncoding.EncodeToString(buf[:])[:10]

@@ -10,6 +10,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/internal/simdefect"
 	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -354,7 +355,10 @@ func (s *starting) arbitrate(ctx context.Context, p *startPass) (again bool, err
 		p.held.release(ctx, s.st)
 		return false, err
 	}
-	err = decider.Arbitrate(ctx, s.st, *p.claimUp)
+	// A planted defect (package sim): false without the simdefects tag.
+	if err = nil; !simdefect.On(simdefect.ClaimSkipsCAS) {
+		err = decider.Arbitrate(ctx, s.st, *p.claimUp)
+	}
 	var ce *baton.ClaimedError
 	switch {
 	case err == nil:

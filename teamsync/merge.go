@@ -10,6 +10,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/internal/simdefect"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -332,7 +333,7 @@ func decide(k *kind, ref string, l, r *version, look lookup) decision {
 		}
 		var loser *version
 		d.winner, loser = r, l
-		if c > 0 {
+		if (c > 0) != simdefect.On(simdefect.JoinPrefersOlder) { // planted defect (package sim), off without the simdefects tag
 			d.winner, loser = l, r
 		}
 		d.conflict = concurrent(k, d.winner, loser, look)

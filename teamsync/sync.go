@@ -567,8 +567,12 @@ func racedAtRemote(err error) bool {
 // clones, so syncs that keep colliding stop colliding.
 func backoff(attempt int) {
 	n := 5 + mrand.IntN(20*attempt)
-	time.Sleep(time.Duration(n) * time.Millisecond)
+	Sleep(time.Duration(n) * time.Millisecond)
 }
+
+// Sleep is how backoff waits: time.Sleep, except in the deterministic
+// simulation (package sim), whose clocks are fake and which must not wait.
+var Sleep = time.Sleep
 
 func contains(list []string, s string) bool {
 	for _, v := range list {

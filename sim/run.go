@@ -1,0 +1,446 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/refstore/memstore"
+	"github.com/git-handoff/git-handoff/teamsync"
+)
+
+// ledger is what the workflow calls reported.
+type ledger struct {
+	written    map[string]string // baton id -> who wrote it ("c1@12")
+	seen       map[string]bool   // baton ids seen in any store's records
+	delivered  map[string]string // baton id -> the session a start delivered it to
+	deleted    map[string]string // baton id -> "cancelled"/"dismissed" and where
+	superseded map[string]string // baton id -> how (an end replaced it; a join dropped it)
+	// claimTold: a start that returned (no crash) without delivering the
+	// baton its session then holds a claim of: session -> baton id it
+	// was told about.
+	toldNot map[string]string
+	crashed map[string]bool // sessions whose start died
+	parsed  map[string]bool // blob ids already read for seen
+}
+
+func newLedger() *ledger {
+	return &ledger{
+		written: map[string]string{}, seen: map[string]bool{}, delivered: map[string]string{},
+		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{},
+		crashed: map[string]bool{}, parsed: map[string]bool{},
+	}
+}
+
+// ids lists every baton id the ledger knows, sorted.
+func (l *ledger) ids() []string {
+	set := map[string]bool{}
+	for id := range l.written {
+		set[id] = true
+	}
+	for id := range l.seen {
+		set[id] = true
+	}
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// clock is clone i's fake clock: the step's time, skewed, a millisecond
+// later at each reading.
+func (w *world) clock(i int) handoff.Clock {
+	t := w.now.Add(w.skew[i])
+	return func() time.Time {
+		t = t.Add(time.Millisecond)
+		return t
+	}
+}
+
+func (w *world) runStep(ctx context.Context, i int, s Step) {
+	w.faults.begin(s.Faults)
+	c := newFaulty(w.clones[s.Clone], w.faults)
+	who := fmt.Sprintf("c%d@%d", s.Clone, i)
+	out := w.call(ctx, c, s, who)
+	if w.faults.died != "" {
+		out += " CRASH " + w.faults.died
+	}
+	w.rep.Outcomes[s.Op.String()+":"+outcomeKind(out)]++
+	w.log.add(fmt.Sprintf("%d %s %s", i, s, out))
+}
+
+func outcomeKind(out string) string {
+	f := strings.Fields(out)
+	if len(f) == 0 {
+		return "?"
+	}
+	if strings.Contains(out, "CRASH") {
+		return f[0] + "+crash"
+	}
+	return f[0]
+}
+
+// call runs one workflow call, recovering the panic of a process that
+// died (its memory is lost: nothing of what it was doing is reported).
+func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(crash); ok {
+				if s.Op == OpStart {
+					w.led.crashed[sessionOf(s.Clone, w.step)] = true
+				}
+				out = "died"
+				return
+			}
+			w.violate(w.step, "panic", fmt.Sprintf("%s: %v\n%s", s, r, debug.Stack()))
+			out = "panicked"
+		}
+	}()
+	clock := w.clock(s.Clone)
+	arb := teamsync.Arbiter{Remote: remote}
+	switch s.Op {
+	case OpEnd:
+		res, err := handoff.End(ctx, c, handoff.EndOptions{Owner: owner, Branch: branch, Harness: "sim", Next: []string{"carry on from " + who}}, clock)
+		if err != nil {
+			return "error " + short(err)
+		}
+		if res.Left {
+			w.led.written[res.Handoff.ID] = who
+		}
+		if res.Superseded != nil {
+			w.led.superseded[res.Superseded.ID] = "replaced by " + res.Handoff.ID + " at " + who
+		}
+		return "wrote " + res.Handoff.ID
+	case OpStart:
+		sid := sessionOf(s.Clone, w.step)
+		res, err := handoff.Start(ctx, c, handoff.StartOptions{Session: sid, Harness: "sim", Owner: owner, Branch: branch, Arbiter: arb}, clock)
+		w.conflicts(c, res.Conflicts, who)
+		if err != nil {
+			w.led.toldNot[sid] = ""
+			return "error " + short(err)
+		}
+		if res.Claimed && res.Handoff != nil {
+			id := res.Handoff.ID
+			if prev, ok := w.led.delivered[id]; ok {
+				w.violate(w.step, "delivered-twice", fmt.Sprintf("baton %s delivered to %s and again to %s (%s)", id, prev, sid, who))
+			}
+			if d, ok := w.led.deleted[id]; ok {
+				w.violate(w.step, "deleted-and-delivered", fmt.Sprintf("baton %s was %s, then delivered to %s (%s)", id, d, sid, who))
+			}
+			w.led.delivered[id] = sid
+			return "claimed " + id + " " + sid
+		}
+		w.led.toldNot[sid] = ""
+		if res.Handoff != nil {
+			w.led.toldNot[sid] = res.Handoff.ID
+			return "unclaimed " + res.Handoff.ID + " " + sid
+		}
+		return "nothing " + sid
+	case OpCancel:
+		res, err := handoff.Cancel(ctx, c, handoff.CancelOptions{Owner: owner, Branch: branch, Arbiter: arb}, clock)
+		w.conflicts(c, res.Conflicts, who)
+		if err != nil {
+			return "error " + short(err)
+		}
+		if res.Cancelled == nil {
+			return "nothing"
+		}
+		w.deleted(res.Cancelled.ID, "cancelled at "+who)
+		return "cancelled " + res.Cancelled.ID
+	case OpDismiss:
+		ids := w.led.ids()
+		if len(ids) == 0 {
+			return "nothing"
+		}
+		id := ids[int(s.Arg)%len(ids)]
+		res, err := handoff.Dismiss(ctx, c, handoff.DismissOptions{ID: id, Arbiter: arb}, clock)
+		w.conflicts(c, res.Conflicts, who)
+		if err != nil {
+			return "error " + id + " " + short(err)
+		}
+		w.deleted(res.Dismissed.ID, "dismissed at "+who)
+		return "dismissed " + res.Dismissed.ID
+	case OpSync, OpRetire:
+		opts := teamsync.Options{Remote: remote, Now: clock()}
+		if s.Op == OpRetire && !w.cfg.NoRetire {
+			opts.Retire, opts.Retention = true, w.cfg.Retention
+		}
+		res, err := teamsync.Sync(ctx, c, opts)
+		w.conflicts(c, res.Conflicts, who)
+		if err != nil {
+			return "error " + short(err)
+		}
+		return fmt.Sprintf("synced local=%d pushed=%d conflicts=%d retired=%d", len(res.Local), len(res.Pushed), len(res.Conflicts), res.Retired)
+	}
+	return "?"
+}
+
+func sessionOf(clone, step int) string { return fmt.Sprintf("s-c%d-%d", clone, step) }
+
+func (w *world) deleted(id, how string) {
+	if s, ok := w.led.delivered[id]; ok {
+		w.violate(w.step, "deleted-and-delivered", fmt.Sprintf("baton %s delivered to %s, then %s", id, s, how))
+	}
+	if _, ok := w.led.deleted[id]; !ok {
+		w.led.deleted[id] = how
+	}
+}
+
+// conflicts notes the batons a join dropped for another baton: reported,
+// so accounted for.
+func (w *world) conflicts(c *faulty, cs []handoff.Conflict, who string) {
+	for _, cf := range cs {
+		if !strings.HasPrefix(cf.Ref, refstore.HandoffsPrefix) {
+			continue
+		}
+		kept, err1 := readBaton(c.Clone, cf.Kept)
+		dropped, err2 := readBaton(c.Clone, cf.Dropped)
+		if err1 != nil || err2 != nil || kept.ID == dropped.ID {
+			continue
+		}
+		if _, ok := w.led.superseded[dropped.ID]; !ok {
+			w.led.superseded[dropped.ID] = "dropped by a join for " + kept.ID + " at " + who
+		}
+	}
+}
+
+func readBaton(st refstore.Records, oid string) (baton.Baton, error) {
+	e, err := st.ReadObject(context.Background(), oid)
+	if err != nil {
+		return baton.Baton{}, err
+	}
+	return baton.DecodeVersion(e)
+}
+
+// batons reads the batons under refs/ao/handoffs/ of a store.
+func batons(ctx context.Context, st refstore.Records) map[string]baton.Baton {
+	out := map[string]baton.Baton{}
+	ids, err := st.RefIDs(ctx, refstore.HandoffsPrefix)
+	if err != nil {
+		return out
+	}
+	for _, id := range ids {
+		b, err := readBaton(st, id.OID)
+		if err == nil {
+			out[id.Ref] = b
+		}
+	}
+	return out
+}
+
+// checkStep checks the invariants after a step: the ones on the ledger
+// are checked as it is written; here, what the stores hold.
+func (w *world) checkStep(ctx context.Context, i int) {
+	stores := []refstore.Records{w.origin}
+	for _, c := range w.clones {
+		stores = append(stores, c)
+	}
+	for _, st := range stores {
+		ids, _ := st.RefIDs(ctx, refstore.Root)
+		for _, id := range ids {
+			if !strings.HasPrefix(id.Ref, refstore.HandoffsPrefix) && !(strings.HasPrefix(id.Ref, refstore.RemotesPrefix) && strings.Contains(id.Ref, "/handoffs/")) {
+				continue
+			}
+			if w.led.parsed[id.OID] {
+				continue
+			}
+			w.led.parsed[id.OID] = true
+			b, err := readBaton(st, id.OID)
+			if err != nil {
+				continue
+			}
+			w.led.seen[b.ID] = true
+			// A new baton written over a waiting one replaced it (what
+			// End reports as Superseded, also when End then failed or
+			// died): read from the version's prev.
+			if b.Prev != "" {
+				if p, err := readBaton(st, b.Prev); err == nil && p.ID != b.ID && p.Live() {
+					if _, ok := w.led.superseded[p.ID]; !ok {
+						w.led.superseded[p.ID] = "replaced by " + b.ID + " (its record's prev)"
+					}
+				}
+			}
+			// A baton the remote holds deleted after it was delivered,
+			// or claimed after a deletion was reported.
+			if b.Deleted != nil {
+				if s, ok := w.led.delivered[b.ID]; ok && w.led.deleted[b.ID] == "" {
+					w.violate(i, "deleted-and-delivered", fmt.Sprintf("baton %s delivered to %s is %s in %s", b.ID, s, b.Deleted.Reason, id.Ref))
+					w.led.deleted[b.ID] = "found deleted"
+				}
+			}
+		}
+	}
+}
+
+// finish runs the final rounds without faults and checks that the clones
+// converge and that every baton is accounted for.
+func (w *world) finish(ctx context.Context) {
+	w.faults.begin(0)
+	w.faults.off = true
+	w.step = -1
+	// The first round retires as of the latest clock (what a retirement
+	// at the remote took out of the live refs leaves every clone too),
+	// then two plain rounds.
+	latest := w.now
+	for i := range w.clones {
+		if t := w.now.Add(w.skew[i]); t.After(latest) {
+			latest = t
+		}
+	}
+	for round := 0; round < 3; round++ {
+		for i, c := range w.clones {
+			f := newFaulty(c, w.faults)
+			opts := teamsync.Options{Remote: remote, Now: w.clock(i)()}
+			if round == 0 && !w.cfg.NoRetire {
+				opts.Retire, opts.Retention, opts.Now = true, w.cfg.Retention, latest
+			}
+			res, err := teamsync.Sync(ctx, f, opts)
+			w.conflicts(f, res.Conflicts, fmt.Sprintf("c%d@final", i))
+			w.log.add(fmt.Sprintf("final c%d sync %s local=%d pushed=%d conflicts=%d warnings=%q", i, short(err), len(res.Local), len(res.Pushed), len(res.Conflicts), res.Warnings))
+			if err != nil && round == 2 {
+				w.violate(-1, "final-sync-failed", fmt.Sprintf("c%d: %v", i, err))
+			}
+		}
+	}
+	w.checkStep(ctx, -1)
+	// Convergence: every clone's records are the remote's.
+	want := recordIDs(ctx, w.origin)
+	archived := archivedBlobs(ctx, w.origin)
+	for i, c := range w.clones {
+		got := recordIDs(ctx, c)
+		// A record the remote's archive holds (that version, or another
+		// of its key), still live here: nothing is lost, but the clone did
+		// not converge. Counted apart
+		// (Report.Stale), not a violation.
+		refs := make([]string, 0, len(got))
+		for ref := range got {
+			refs = append(refs, ref)
+		}
+		sort.Strings(refs)
+		for _, ref := range refs {
+			id := got[ref]
+			if _, ok := want[ref]; !ok && (archived[id] || archived[strings.TrimPrefix(ref, refstore.Root)]) {
+				w.rep.Stale++
+				w.log.add(fmt.Sprintf("stale c%d %s %s", i, ref, id))
+				delete(got, ref)
+			}
+		}
+		if d := diffIDs(want, got); d != "" {
+			w.violate(-1, "not-converged", fmt.Sprintf("c%d differs from the remote: %s", i, d))
+		}
+	}
+	// Accounting: every baton delivered, deleted, superseded (reported),
+	// or waiting where all can see it.
+	final := map[string]baton.Baton{}
+	for _, b := range batons(ctx, w.origin) {
+		final[b.ID] = b
+	}
+	var lines []string
+	for ref, id := range want {
+		lines = append(lines, ref+" "+id)
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		w.log.add("remote " + l)
+	}
+	archivedIDs := map[string]bool{}
+	for oid := range archived {
+		if b, err := readBaton(w.origin, oid); err == nil {
+			archivedIDs[b.ID] = true
+		}
+	}
+	for _, id := range w.led.ids() {
+		b, live := final[id]
+		_, del := w.led.deleted[id]
+		s, dlv := w.led.delivered[id]
+		_, sup := w.led.superseded[id]
+		switch {
+		case live && b.Live():
+			if del {
+				w.violate(-1, "deleted-yet-waiting", fmt.Sprintf("baton %s was %s, yet waits at the remote", id, w.led.deleted[id]))
+			}
+		case live && b.Claimed:
+			if !dlv {
+				who := b.ClaimedBySession
+				why := "nobody was told"
+				if w.led.crashed[who] {
+					w.rep.Faults["stranded_after_crash"]++
+					continue
+				}
+				if t, ok := w.led.toldNot[who]; ok {
+					why = fmt.Sprintf("session %s was told it was not claimed (its start named %q)", who, t)
+				}
+				w.violate(-1, "claimed-not-delivered", fmt.Sprintf("baton %s is claimed by %s at the remote, delivered to nobody: %s", id, who, why))
+			} else if del {
+				w.violate(-1, "deleted-and-delivered", fmt.Sprintf("baton %s delivered to %s and %s", id, s, w.led.deleted[id]))
+			}
+		case live && b.Deleted != nil:
+			if dlv && !del {
+				w.violate(-1, "deleted-and-delivered", fmt.Sprintf("baton %s delivered to %s is %s at the remote", id, s, b.Deleted.Reason))
+			}
+		case dlv || del || sup:
+		default:
+			where := "not in the remote's archive either"
+			if archivedIDs[id] {
+				where = "its remote archive holds it (retired while waiting)"
+			}
+			w.violate(-1, "lost", fmt.Sprintf("baton %s (written by %s) is neither delivered, deleted, replaced nor waiting: %s", id, w.led.written[id], where))
+		}
+	}
+}
+
+// recordIDs lists a store's records (the kinds sync carries and the
+// archive), ref -> blob id.
+func recordIDs(ctx context.Context, st refstore.Records) map[string]string {
+	out := map[string]string{}
+	for _, p := range append(append([]string(nil), refstore.Kinds...), refstore.ArchivePrefix) {
+		ids, _ := st.RefIDs(ctx, p)
+		for _, id := range ids {
+			out[id.Ref] = id.OID
+		}
+	}
+	return out
+}
+
+func diffIDs(want, got map[string]string) string {
+	var d []string
+	for r, id := range want {
+		if got[r] != id {
+			d = append(d, fmt.Sprintf("%s: remote %.8s here %.8s", r, id, got[r]))
+		}
+	}
+	for r, id := range got {
+		if _, ok := want[r]; !ok {
+			d = append(d, fmt.Sprintf("%s: remote none here %.8s", r, id))
+		}
+	}
+	sort.Strings(d)
+	if len(d) > 4 {
+		d = append(d[:4], fmt.Sprintf("and %d more", len(d)-4))
+	}
+	return strings.Join(d, "; ")
+}
+
+var _ = errors.Is
+
+// archivedBlobs lists the blobs the archive's months of st hold.
+func archivedBlobs(ctx context.Context, st *memstore.Store) map[string]bool {
+	out := map[string]bool{}
+	ids, _ := st.RefIDs(ctx, refstore.ArchivePrefix)
+	for _, id := range ids {
+		es, _ := st.ListTree(ctx, id.OID, "")
+		for _, e := range es {
+			out[e.OID], out[e.Path] = true, true
+		}
+	}
+	return out
+}
