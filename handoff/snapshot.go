@@ -253,7 +253,7 @@ func relaunchSnapshot(ctx context.Context, st refstore.Clone, id string, skip bo
 	if err != nil {
 		return SnapshotTaken{}, nil // the workflow reports it
 	}
-	if cur.Worktree == "" || !refstore.Exists(cur.Worktree) {
+	if cur.Worktree == "" || !st.HasWorktree(cur.Worktree) {
 		return SnapshotTaken{}, nil // on another host, or gone
 	}
 	wt, done, err := sessionWorktree(ctx, st, &cur.Record)

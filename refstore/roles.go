@@ -117,6 +117,9 @@ type Worktree interface {
 	RemoteTracking(ctx context.Context, commit string) (string, error)
 	// TrailerLog lists branch's commits that carry trailer key.
 	TrailerLog(ctx context.Context, branch, key string, limit int) ([]TrailerCommit, error)
+	// HasWorktree reports whether the directory of a worktree at dir is
+	// there (a session's worktree may have been deleted).
+	HasWorktree(dir string) bool
 	// AddWorktree re-creates a linked worktree at path on branch.
 	AddWorktree(ctx context.Context, path, branch string) error
 	// OpenWorktree opens another worktree of the same repository (nil

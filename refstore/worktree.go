@@ -30,6 +30,9 @@ func (s *Store) AddWorktree(ctx context.Context, path, branch string) error {
 	return nil
 }
 
+// HasWorktree reports whether dir is there, as a directory (Worktree).
+func (s *Store) HasWorktree(dir string) bool { return Exists(dir) }
+
 // Exists reports whether dir exists as a directory.
 func Exists(dir string) bool {
 	fi, err := os.Stat(dir)

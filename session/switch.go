@@ -244,7 +244,7 @@ func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now 
 	if err := writableLine(ctx, st, cur.Record, doing); err != nil {
 		return RelaunchResult{}, err
 	}
-	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil && (cur.Worktree == "" || refstore.Exists(cur.Worktree)) &&
+	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil && (cur.Worktree == "" || st.HasWorktree(cur.Worktree)) &&
 		!boundElsewhere(ctx, st, cur.Record) {
 		return RelaunchResult{Session: cur, From: cur.Harness, NoOp: true}, nil
 	}
@@ -303,7 +303,7 @@ func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now 
 		return fail(err)
 	}
 	res.Plan = plan
-	if worktree != "" && !refstore.Exists(worktree) {
+	if worktree != "" && !st.HasWorktree(worktree) {
 		if err := st.AddWorktree(ctx, worktree, next.Branch); err != nil {
 			return fail(err)
 		}

@@ -147,7 +147,11 @@ func TestSwitchGuard(t *testing.T) {
 			hold: func() { close(held); <-release }}, t0)
 		done <- err
 	}()
-	<-held
+	select {
+	case <-held:
+	case err := <-done:
+		t.Fatalf("the first switch ended before it held the guard: %v", err)
+	}
 	// While the first switch holds the guard, a second is refused...
 	_, err := Switch(ctx, st, RelaunchOptions{ID: "app-1", Harness: "gemini", By: "second"}, t0.Add(time.Minute))
 	var se *SwitchingError

@@ -717,3 +717,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// HasWorktree reports whether a worktree of the repository is at dir
+// (refstore.Worktree).
+func (c *Clone) HasWorktree(dir string) bool {
+	c.repo.mu.Lock()
+	defer c.repo.mu.Unlock()
+	_, ok := c.repo.worktrees[path.Clean(dir)]
+	return ok
+}
