@@ -143,7 +143,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, mine, theirs *version) error {
 	k := kindOf(up.Ref)
 	look := storeLookup(ctx, st)
-	m, t := mine.rec.(baton.Baton), theirs.rec.(baton.Baton)
+	m, t := recOf[baton.Baton](mine), recOf[baton.Baton](theirs)
 	base := versionOf(ctx, st, k, up.Ref, up.Old)
 	if m.ID == t.ID {
 		if t.Live() {
@@ -164,7 +164,7 @@ func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.U
 	}
 	se := &handoff.SupersededError{Remote: remote, Ref: up.Ref, Mine: m, MineOID: up.Old, Kept: t, KeptOID: theirs.oid, Conflict: conflict}
 	if base != nil {
-		se.Mine = base.rec.(baton.Baton)
+		se.Mine = recOf[baton.Baton](base)
 	}
 	return se
 }

@@ -281,7 +281,7 @@ func lazyMerge(ctx context.Context, st refstore.Clone, remotes []string, byRemot
 			continue
 		}
 		ups = append(ups, refstore.Update{Ref: ref, New: c.v.oid, Old: c.orig})
-		res.Merged = append(res.Merged, Change{Ref: ref, Old: c.orig, New: c.v.oid, Reason: "merged", What: kindOf(ref).describe(c.v.rec)})
+		res.Merged = append(res.Merged, Change{Ref: ref, Old: c.orig, New: c.v.oid, Reason: "merged", What: kindOf(ref).describe(c.v)})
 	}
 	if len(ups) == 0 {
 		return nil

@@ -360,7 +360,7 @@ func (s *syncRun) change(d *decision, w *writes, res *Result) {
 	what := ""
 	switch {
 	case d.winner != nil:
-		what = kindOf(d.ref).describe(d.winner.rec)
+		what = kindOf(d.ref).describe(d.winner)
 	case d.retired != nil:
 		what = d.retired.what
 	}
@@ -551,9 +551,8 @@ func undoneDeletion(d *decision) string {
 	if d.local == nil || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
 		return ""
 	}
-	l, ok1 := d.local.rec.(baton.Baton)
-	w, ok2 := d.winner.rec.(baton.Baton)
-	if !ok1 || !ok2 || l.ID != w.ID || l.Deleted == nil || l.Claimed || !w.Claimed {
+	l, w := recOf[baton.Baton](d.local), recOf[baton.Baton](d.winner)
+	if l.ID != w.ID || l.Deleted == nil || l.Claimed || !w.Claimed {
 		return ""
 	}
 	return fmt.Sprintf("baton %s, %s here, was claimed by session %s on another clone first: the claim stands and the baton was delivered", l.ID, l.Deleted.Reason, w.ClaimedBySession)
@@ -623,7 +622,7 @@ func conflictOf(d *decision) Conflict {
 		Kept:     win.oid,
 		Dropped:  lose.oid,
 		KeptFrom: from,
-		Summary:  fmt.Sprintf("%s: kept the %s %s over the %s %s", d.ref, from, k.describe(win.rec), other, k.describe(lose.rec)),
+		Summary:  fmt.Sprintf("%s: kept the %s %s over the %s %s", d.ref, from, k.describe(win), other, k.describe(lose)),
 		Why:      whyKept(k, win, lose),
 		Fields:   ConflictFields(lose.data, win.data),
 		Diff:     Diff(lose.data, win.data),
