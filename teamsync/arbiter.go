@@ -140,7 +140,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 // claimed or deleted, or another baton the join keeps over the one up
 // started from. When it does, the local ref takes the remote's version
 // through that join (adopt), and the error says what happened.
-func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, mine, theirs *version) error {
+func lostTo(ctx context.Context, st refstore.Records, remote string, up refstore.Update, mine, theirs *version) error {
 	k := kindOf(up.Ref)
 	look := storeLookup(ctx, st)
 	m, t := recOf[baton.Baton](mine), recOf[baton.Baton](theirs)
@@ -170,7 +170,7 @@ func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.U
 }
 
 // versionOf reads the blob oid as the record at ref; nil when it cannot.
-func versionOf(ctx context.Context, st refstore.Clone, k *kind, ref, oid string) *version {
+func versionOf(ctx context.Context, st refstore.Records, k *kind, ref, oid string) *version {
 	if oid == "" {
 		return nil
 	}
@@ -190,7 +190,7 @@ func versionOf(ctx context.Context, st refstore.Clone, k *kind, ref, oid string)
 // make, with its reflog message, so `git handoff log` shows a conflict and
 // the dropped version stays in the reflog. It returns the conflict when the
 // two were written without seeing each other.
-func adopt(ctx context.Context, st refstore.Clone, remote, ref string, theirs *version, look lookup) *Conflict {
+func adopt(ctx context.Context, st refstore.Records, remote, ref string, theirs *version, look lookup) *Conflict {
 	k := kindOf(ref)
 	for range 3 {
 		var cur *version

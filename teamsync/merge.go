@@ -38,7 +38,7 @@ func read(k *kind, local string, e refstore.Entry) (*version, error) {
 type lookup func(oid string) (refstore.Cause, bool)
 
 // storeLookup looks blobs up in st.
-func storeLookup(ctx context.Context, st refstore.Clone) lookup {
+func storeLookup(ctx context.Context, st refstore.Records) lookup {
 	return func(oid string) (refstore.Cause, bool) {
 		e, err := st.ReadObject(ctx, oid)
 		if err != nil || e.Data == nil {

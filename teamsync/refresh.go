@@ -114,7 +114,7 @@ func (a Arbiter) Refresh(ctx context.Context, st refstore.Clone, owner, branch s
 }
 
 // readBatonAt reads blob oid as the baton record of ref.
-func readBatonAt(ctx context.Context, st refstore.Clone, ref, oid string) (baton.Baton, error) {
+func readBatonAt(ctx context.Context, st refstore.Records, ref, oid string) (baton.Baton, error) {
 	e, err := st.ReadObject(ctx, oid)
 	if err != nil {
 		return baton.Baton{}, err

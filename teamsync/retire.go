@@ -62,7 +62,7 @@ const RetireEvery = 24 * time.Hour
 
 // Retention reads the retention age from git config (DefaultRetention when
 // unset; 0 = never retire).
-func Retention(ctx context.Context, st refstore.Clone) (time.Duration, error) {
+func Retention(ctx context.Context, st refstore.Config) (time.Duration, error) {
 	cfg, err := st.Config(ctx, RetentionKey, MaxAgeKey)
 	if err != nil {
 		return 0, err
@@ -113,7 +113,7 @@ func retiredPath(remote string) (string, error) {
 
 // RetireDue reports whether the last retention with remote here is older
 // than RetireEvery (or never happened).
-func RetireDue(st refstore.Clone, remote string, now time.Time) bool {
+func RetireDue(st refstore.Writer, remote string, now time.Time) bool {
 	p, err := retiredPath(remote)
 	if err != nil {
 		return false
@@ -126,7 +126,7 @@ func RetireDue(st refstore.Clone, remote string, now time.Time) bool {
 	return err != nil || now.Sub(last) >= RetireEvery || now.Before(last)
 }
 
-func noteRetired(st refstore.Clone, remote string, now time.Time) error {
+func noteRetired(st refstore.Writer, remote string, now time.Time) error {
 	p, err := retiredPath(remote)
 	if err != nil {
 		return err

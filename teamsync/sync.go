@@ -121,7 +121,7 @@ func localRef(tp, tracking string) (string, bool) {
 
 // checkRemote returns remote's configuration, refusing a remote that is
 // not configured.
-func checkRemote(ctx context.Context, st refstore.Clone, remote string) (refstore.RemoteConfig, error) {
+func checkRemote(ctx context.Context, st refstore.Config, remote string) (refstore.RemoteConfig, error) {
 	rcs, err := st.RemoteConfigs(ctx)
 	if err != nil {
 		return refstore.RemoteConfig{}, err
@@ -136,7 +136,7 @@ func checkRemote(ctx context.Context, st refstore.Clone, remote string) (refstor
 
 // DefaultRemote is the remote sync uses when none is named: the first one
 // init set up, else "origin".
-func DefaultRemote(ctx context.Context, st refstore.Clone) (string, error) {
+func DefaultRemote(ctx context.Context, st refstore.Config) (string, error) {
 	names, err := initialized(ctx, st)
 	if err != nil {
 		return "", err
@@ -514,7 +514,7 @@ func (e *ContentionError) Unwrap() []error { return []error{refstore.ErrConflict
 // applyLocal swaps each of ups on its own, those that settle a conflict
 // with a message of their own, so the reflog (and `git handoff log`) tells
 // them apart.
-func applyLocal(ctx context.Context, st refstore.Clone, msg string, ups []refstore.Update, conflictMsgs map[string]string) error {
+func applyLocal(ctx context.Context, st refstore.Records, msg string, ups []refstore.Update, conflictMsgs map[string]string) error {
 	plain := ups
 	if len(conflictMsgs) > 0 {
 		plain = make([]refstore.Update, 0, len(ups))
@@ -567,7 +567,7 @@ func undoneDeletion(d *decision) string {
 // stays in the notice (and the ref's reflog), in case the object turns up.
 // It asks git for every such ref's object, so it runs only once a fetch
 // failed.
-func dropDangling(ctx context.Context, st refstore.Clone) []string {
+func dropDangling(ctx context.Context, st refstore.Records) []string {
 	all, err := st.RefIDs(ctx, refstore.Root)
 	if err != nil {
 		return nil
