@@ -61,16 +61,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		return err
 	}
 	tracking := tp + strings.TrimPrefix(up.Ref, refstore.Root)
-	k := kindOf(up.Ref)
-	if k == nil || k.prefix != refstore.HandoffsPrefix {
-		return fmt.Errorf("arbitrating %s: not a baton ref", up.Ref)
-	}
-	mine, err := st.ReadObject(ctx, up.New)
-	if err != nil {
-		return err
-	}
-	mine.Ref = up.Ref
-	ours, err := read(k, up.Ref, mine)
+	k, ours, err := readClaim(ctx, st, up)
 	if err != nil {
 		return err
 	}
@@ -133,6 +124,22 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 			return fmt.Errorf("claiming at %s: %w", remote, &refstore.ConflictError{Ref: up.Ref, Expected: oidOf(theirs), Actual: now})
 		}
 	}
+}
+
+// readClaim reads the baton up would write, refusing a ref that holds no
+// baton.
+func readClaim(ctx context.Context, st refstore.Records, up refstore.Update) (*kind, *version, error) {
+	k := kindOf(up.Ref)
+	if k == nil || k.prefix != refstore.HandoffsPrefix {
+		return nil, nil, fmt.Errorf("arbitrating %s: not a baton ref", up.Ref)
+	}
+	mine, err := st.ReadObject(ctx, up.New)
+	if err != nil {
+		return nil, nil, err
+	}
+	mine.Ref = up.Ref
+	ours, err := read(k, up.Ref, mine)
+	return k, ours, err
 }
 
 // lostTo decides whether the remote's version of the baton ref beats the

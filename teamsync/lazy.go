@@ -211,12 +211,7 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 		}
 	}
 	// What each local ref holds, read only for the keys that differ.
-	type cur struct {
-		orig string
-		v    *version
-		bad  bool
-	}
-	locals := map[string]*cur{}
+	locals := map[string]*lazyLocal{}
 	conflictMsgs := map[string]string{}
 	for _, remote := range remotes {
 		tp, err := TrackingPrefix(remote)
@@ -243,7 +238,7 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 				continue
 			}
 			if !seen {
-				c = &cur{orig: localIDs[ref]}
+				c = &lazyLocal{orig: localIDs[ref]}
 				if c.orig != "" {
 					le, err := st.ReadObject(ctx, c.orig)
 					if err == nil {
@@ -269,6 +264,19 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 			c.v = d.winner
 		}
 	}
+	return applyMerged(ctx, st, locals, conflictMsgs, res)
+}
+
+// lazyLocal is what a local ref holds, as lazyMerge joins the fetched
+// copies into it: orig, the blob it held, and v, the join so far.
+type lazyLocal struct {
+	orig string
+	v    *version
+	bad  bool // unreadable here: skipped
+}
+
+// applyMerged swaps each local ref whose join moved it, in ref order.
+func applyMerged(ctx context.Context, st refstore.Records, locals map[string]*lazyLocal, conflictMsgs map[string]string, res *LazyResult) error {
 	var ups []refstore.Update
 	refs := make([]string, 0, len(locals))
 	for ref := range locals {
