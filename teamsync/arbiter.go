@@ -61,16 +61,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		return err
 	}
 	tracking := tp + strings.TrimPrefix(up.Ref, refstore.Root)
-	k := kindOf(up.Ref)
-	if k == nil || k.prefix != refstore.HandoffsPrefix {
-		return fmt.Errorf("arbitrating %s: not a baton ref", up.Ref)
-	}
-	mine, err := st.ReadObject(ctx, up.New)
-	if err != nil {
-		return err
-	}
-	mine.Ref = up.Ref
-	ours, err := read(k, up.Ref, mine)
+	k, ours, err := readClaim(ctx, st, up)
 	if err != nil {
 		return err
 	}
@@ -135,15 +126,31 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 	}
 }
 
+// readClaim reads the baton up would write, refusing a ref that holds no
+// baton.
+func readClaim(ctx context.Context, st refstore.Records, up refstore.Update) (*kind, *version, error) {
+	k := kindOf(up.Ref)
+	if k == nil || k.prefix != refstore.HandoffsPrefix {
+		return nil, nil, fmt.Errorf("arbitrating %s: not a baton ref", up.Ref)
+	}
+	mine, err := st.ReadObject(ctx, up.New)
+	if err != nil {
+		return nil, nil, err
+	}
+	mine.Ref = up.Ref
+	ours, err := read(k, up.Ref, mine)
+	return k, ours, err
+}
+
 // lostTo decides whether the remote's version of the baton ref beats the
 // version up would write there (a claim or a tombstone): the same baton
 // claimed or deleted, or another baton the join keeps over the one up
 // started from. When it does, the local ref takes the remote's version
 // through that join (adopt), and the error says what happened.
-func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, mine, theirs *version) error {
+func lostTo(ctx context.Context, st refstore.Records, remote string, up refstore.Update, mine, theirs *version) error {
 	k := kindOf(up.Ref)
 	look := storeLookup(ctx, st)
-	m, t := mine.rec.(baton.Baton), theirs.rec.(baton.Baton)
+	m, t := recOf[baton.Baton](mine), recOf[baton.Baton](theirs)
 	base := versionOf(ctx, st, k, up.Ref, up.Old)
 	if m.ID == t.ID {
 		if t.Live() {
@@ -164,13 +171,13 @@ func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.U
 	}
 	se := &handoff.SupersededError{Remote: remote, Ref: up.Ref, Mine: m, MineOID: up.Old, Kept: t, KeptOID: theirs.oid, Conflict: conflict}
 	if base != nil {
-		se.Mine = base.rec.(baton.Baton)
+		se.Mine = recOf[baton.Baton](base)
 	}
 	return se
 }
 
 // versionOf reads the blob oid as the record at ref; nil when it cannot.
-func versionOf(ctx context.Context, st refstore.Clone, k *kind, ref, oid string) *version {
+func versionOf(ctx context.Context, st refstore.Records, k *kind, ref, oid string) *version {
 	if oid == "" {
 		return nil
 	}
@@ -190,7 +197,7 @@ func versionOf(ctx context.Context, st refstore.Clone, k *kind, ref, oid string)
 // make, with its reflog message, so `git handoff log` shows a conflict and
 // the dropped version stays in the reflog. It returns the conflict when the
 // two were written without seeing each other.
-func adopt(ctx context.Context, st refstore.Clone, remote, ref string, theirs *version, look lookup) *Conflict {
+func adopt(ctx context.Context, st refstore.Records, remote, ref string, theirs *version, look lookup) *Conflict {
 	k := kindOf(ref)
 	for range 3 {
 		var cur *version

@@ -66,7 +66,7 @@ func arbiterCopy(remote string) (string, error) {
 // teamArbiter is what the remotes of this clone say about the arbiter, as
 // last fetched: the URL they name ("" when none does) and which remote said
 // it. Remotes that name different URLs are an error.
-func teamArbiter(ctx context.Context, st refstore.Clone, rcs []refstore.RemoteConfig) (string, string, error) {
+func teamArbiter(ctx context.Context, st refstore.Records, rcs []refstore.RemoteConfig) (string, string, error) {
 	var team, from string
 	for _, rc := range rcs {
 		ref, err := arbiterCopy(rc.Name)

@@ -89,7 +89,7 @@ func dedupe(es []archive.Entry) []archive.Entry {
 // only when one clone retired a version the other had already replaced:
 // the later is kept, by the versions' causal clocks where they tell, else
 // by their write counts, else by blob id. A blob that cannot be read loses.
-func laterArchived(ctx context.Context, st refstore.Clone) func(path, a, b string) string {
+func laterArchived(ctx context.Context, st refstore.Records) func(path, a, b string) string {
 	return func(_, a, b string) string {
 		ea, erra := st.ReadObject(ctx, a)
 		eb, errb := st.ReadObject(ctx, b)

@@ -34,7 +34,7 @@ type note struct {
 // mergedNote is the local note of what the last merge saw (refstore.Local).
 const mergedNote = "merged"
 
-func readNote(st refstore.Clone) note {
+func readNote(st refstore.Writer) note {
 	var n note
 	if b, err := st.Local().Read(mergedNote); err == nil {
 		_ = json.Unmarshal(b, &n)
@@ -45,7 +45,7 @@ func readNote(st refstore.Clone) note {
 	return n
 }
 
-func writeNote(st refstore.Clone, n note) error {
+func writeNote(st refstore.Writer, n note) error {
 	b, _ := json.Marshal(n)
 	return st.Local().Write(context.Background(), mergedNote, b)
 }
@@ -58,14 +58,14 @@ const fetchedNote = "fetched"
 
 // markFetched notes that a fetch of ours moved (or may have moved) the
 // tracking refs.
-func markFetched(st refstore.Clone) {
+func markFetched(st refstore.Writer) {
 	_ = st.Local().Write(context.Background(), fetchedNote, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"))
 }
 
 // fetchStamp is the fetched note itself (the time of the last fetch of
 // ours, to the nanosecond): what the lazy merge compares with the one it
 // merged at.
-func fetchStamp(st refstore.Clone) string {
+func fetchStamp(st refstore.Writer) string {
 	b, err := st.Local().Read(fetchedNote)
 	if err != nil {
 		return ""
@@ -87,7 +87,7 @@ func digest(lines []string) string {
 // noteSynced records that sync left remote's tracking refs holding the
 // winners of ds and the settled keys, so the next command does not merge
 // them again.
-func noteSynced(st refstore.Clone, remote string, ds []decision, settled map[string]string) error {
+func noteSynced(st refstore.Writer, remote string, ds []decision, settled map[string]string) error {
 	tp, err := TrackingPrefix(remote)
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func Lazy(ctx context.Context, st refstore.Clone) (LazyResult, error) {
 // Lazy, so that `list` or `show` never changes a ref (and never races a
 // writer for one). It costs what Lazy's check costs: a few file stats when
 // nothing was fetched.
-func Unmerged(ctx context.Context, st refstore.Clone) ([]string, error) {
+func Unmerged(ctx context.Context, st refstore.Writer) ([]string, error) {
 	n := readNote(st)
 	if fetchStamp(st) == n.Stamp {
 		return nil, nil
@@ -163,7 +163,7 @@ func Unmerged(ctx context.Context, st refstore.Clone) ([]string, error) {
 // fetched lists the tracking refs of every remote, reading no object, and
 // compares each remote's digest with the note: stale lists, sorted, the
 // remotes whose tracking refs changed since the last merge.
-func fetched(ctx context.Context, st refstore.Clone, n note) (byRemote map[string][]refstore.RefID, digests map[string]string, stale []string, err error) {
+func fetched(ctx context.Context, st refstore.Records, n note) (byRemote map[string][]refstore.RefID, digests map[string]string, stale []string, err error) {
 	byRemote = map[string][]refstore.RefID{}
 	all, err := st.RefIDs(ctx, refstore.RemotesPrefix)
 	if err != nil {
@@ -199,7 +199,7 @@ func fetched(ctx context.Context, st refstore.Clone, n note) (byRemote map[strin
 // lazyMerge joins the tracking copies of remotes into the local records,
 // reading only the copies whose blob differs from the local ref's: what
 // the fetch brought, not what exists.
-func lazyMerge(ctx context.Context, st refstore.Clone, remotes []string, byRemote map[string][]refstore.RefID, res *LazyResult) error {
+func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRemote map[string][]refstore.RefID, res *LazyResult) error {
 	localIDs := map[string]string{}
 	for _, prefix := range refstore.Kinds {
 		ids, err := st.RefIDs(ctx, prefix)
@@ -211,12 +211,7 @@ func lazyMerge(ctx context.Context, st refstore.Clone, remotes []string, byRemot
 		}
 	}
 	// What each local ref holds, read only for the keys that differ.
-	type cur struct {
-		orig string
-		v    *version
-		bad  bool
-	}
-	locals := map[string]*cur{}
+	locals := map[string]*lazyLocal{}
 	conflictMsgs := map[string]string{}
 	for _, remote := range remotes {
 		tp, err := TrackingPrefix(remote)
@@ -243,7 +238,7 @@ func lazyMerge(ctx context.Context, st refstore.Clone, remotes []string, byRemot
 				continue
 			}
 			if !seen {
-				c = &cur{orig: localIDs[ref]}
+				c = &lazyLocal{orig: localIDs[ref]}
 				if c.orig != "" {
 					le, err := st.ReadObject(ctx, c.orig)
 					if err == nil {
@@ -269,6 +264,19 @@ func lazyMerge(ctx context.Context, st refstore.Clone, remotes []string, byRemot
 			c.v = d.winner
 		}
 	}
+	return applyMerged(ctx, st, locals, conflictMsgs, res)
+}
+
+// lazyLocal is what a local ref holds, as lazyMerge joins the fetched
+// copies into it: orig, the blob it held, and v, the join so far.
+type lazyLocal struct {
+	orig string
+	v    *version
+	bad  bool // unreadable here: skipped
+}
+
+// applyMerged swaps each local ref whose join moved it, in ref order.
+func applyMerged(ctx context.Context, st refstore.Records, locals map[string]*lazyLocal, conflictMsgs map[string]string, res *LazyResult) error {
 	var ups []refstore.Update
 	refs := make([]string, 0, len(locals))
 	for ref := range locals {
@@ -281,7 +289,7 @@ func lazyMerge(ctx context.Context, st refstore.Clone, remotes []string, byRemot
 			continue
 		}
 		ups = append(ups, refstore.Update{Ref: ref, New: c.v.oid, Old: c.orig})
-		res.Merged = append(res.Merged, Change{Ref: ref, Old: c.orig, New: c.v.oid, Reason: "merged", What: kindOf(ref).describe(c.v.rec)})
+		res.Merged = append(res.Merged, Change{Ref: ref, Old: c.orig, New: c.v.oid, Reason: "merged", What: kindOf(ref).describe(c.v)})
 	}
 	if len(ups) == 0 {
 		return nil

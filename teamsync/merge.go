@@ -11,157 +11,16 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/internal/simdefect"
-	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
-	"github.com/git-handoff/git-handoff/session"
 	recsign "github.com/git-handoff/git-handoff/sign"
 )
 
 // version is one side's record for a key: its blob id, bytes and decoded
-// value.
+// value, of its kind's own type (recordKind).
 type version struct {
 	oid  string
 	data []byte
 	rec  any
-}
-
-// kind is how one kind of record is read, ordered and described. Records
-// are decoded by their domain package's own decoder: one definition per
-// kind.
-type kind struct {
-	prefix string
-	// decode reads e as a record that belongs at e.Ref.
-	decode  func(e refstore.Entry) (any, error)
-	cause   func(rec any) refstore.Cause
-	compare func(a, b any) int
-	// ordered says, for two versions without rev, whether compare's
-	// answer follows from what happened rather than from a tie-break.
-	ordered func(a, b any) bool
-	// undoes says whether keeping w over l, a version w is not known to
-	// have seen, overrules one of the kind's own rules (a claim undone, an
-	// ended session revived, two ownership histories diverging).
-	undoes   func(w, l any) bool
-	describe func(rec any) string
-	// why says which rule of compare keeps w over l ("" when the two
-	// are equal records).
-	why func(w, l any) string
-}
-
-var kinds = []kind{
-	{
-		prefix: refstore.HandoffsPrefix,
-		decode: func(e refstore.Entry) (any, error) {
-			s, err := baton.Decode(e)
-			return s.Baton, err
-		},
-		cause: func(rec any) refstore.Cause { return rec.(baton.Baton).Cause },
-		why: func(w, l any) string {
-			_, why := decideBy(batonRules, w.(baton.Baton), l.(baton.Baton))
-			return why
-		},
-		compare: func(a, b any) int { return CompareBaton(a.(baton.Baton), b.(baton.Baton)) },
-		ordered: func(a, b any) bool { return orderedBaton(a.(baton.Baton), b.(baton.Baton)) },
-		undoes: func(w, l any) bool {
-			bw, bl := w.(baton.Baton), l.(baton.Baton)
-			return bw.ID == bl.ID && batonRank(&bw) < batonRank(&bl)
-		},
-		describe: func(rec any) string {
-			b := rec.(baton.Baton)
-			switch {
-			case b.Claimed:
-				return fmt.Sprintf("baton %s claimed by session %s", b.ID, b.ClaimedBySession)
-			case b.Deleted != nil:
-				return fmt.Sprintf("baton %s (%s)", b.ID, b.Deleted.Reason)
-			}
-			return fmt.Sprintf("baton %s (waiting)", b.ID)
-		},
-	},
-	{
-		prefix: refstore.ObjectivePrefix,
-		decode: func(e refstore.Entry) (any, error) { return baton.DecodeObjective(e) },
-		cause:  func(rec any) refstore.Cause { return rec.(baton.Objective).Cause },
-		why: func(w, l any) string {
-			_, why := decideBy(objectiveRules, w.(baton.Objective), l.(baton.Objective))
-			return why
-		},
-		compare: func(a, b any) int { return CompareObjective(a.(baton.Objective), b.(baton.Objective)) },
-		ordered: func(a, b any) bool { return orderedObjective(a.(baton.Objective), b.(baton.Objective)) },
-		undoes:  func(w, l any) bool { return false },
-		describe: func(rec any) string {
-			o := rec.(baton.Objective)
-			if o.Text == "" {
-				return "objective (cleared)"
-			}
-			return fmt.Sprintf("objective %q", truncate(o.Text, 40))
-		},
-	},
-	{
-		prefix: refstore.SessionPrefix,
-		decode: func(e refstore.Entry) (any, error) {
-			s, err := session.Decode(e)
-			return s.Record, err
-		},
-		cause: func(rec any) refstore.Cause { return rec.(session.Record).Cause },
-		why: func(w, l any) string {
-			_, why := decideBy(sessionRules, w.(session.Record), l.(session.Record))
-			return why
-		},
-		compare: func(a, b any) int { return CompareSession(a.(session.Record), b.(session.Record)) },
-		ordered: func(a, b any) bool { return orderedSession(a.(session.Record), b.(session.Record)) },
-		undoes: func(w, l any) bool {
-			sw, sl := w.(session.Record), l.(session.Record)
-			return sessionRank(&sw) < sessionRank(&sl)
-		},
-		describe: func(rec any) string {
-			s := rec.(session.Record)
-			if s.ReplacedBy != "" {
-				return fmt.Sprintf("session %s (%s, replaced by %s)", s.ID, s.Status, s.ReplacedBy)
-			}
-			return fmt.Sprintf("session %s (%s)", s.ID, s.Status)
-		},
-	},
-	{
-		prefix: refstore.PRPrefix,
-		decode: func(e refstore.Entry) (any, error) {
-			r, err := prown.Decode(e)
-			return r.Record, err
-		},
-		cause: func(rec any) refstore.Cause { return rec.(prown.Record).Cause },
-		why: func(w, l any) string {
-			_, why := decideBy(prRules, w.(prown.Record), l.(prown.Record))
-			return why
-		},
-		compare: func(a, b any) int { return ComparePR(a.(prown.Record), b.(prown.Record)) },
-		ordered: func(a, b any) bool { return orderedPR(a.(prown.Record), b.(prown.Record)) },
-		undoes: func(w, l any) bool {
-			pw, pl := w.(prown.Record), l.(prown.Record)
-			return pl.Merged() && !pw.Merged() || !orderedPR(pw, pl)
-		},
-		describe: func(rec any) string {
-			p := rec.(prown.Record)
-			if p.Merged() {
-				return fmt.Sprintf("pull request %s#%d owned by session %s (merged)", p.Repo, p.Number, p.OwnerSession)
-			}
-			return fmt.Sprintf("pull request %s#%d owned by session %s", p.Repo, p.Number, p.OwnerSession)
-		},
-	},
-}
-
-func kindOf(ref string) *kind {
-	for i := range kinds {
-		if strings.HasPrefix(ref, kinds[i].prefix) {
-			return &kinds[i]
-		}
-	}
-	return nil
-}
-
-func truncate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }
 
 // read decodes entry e found at ref (a local ref, or a tracking ref whose
@@ -180,7 +39,7 @@ func read(k *kind, local string, e refstore.Entry) (*version, error) {
 type lookup func(oid string) (refstore.Cause, bool)
 
 // storeLookup looks blobs up in st.
-func storeLookup(ctx context.Context, st refstore.Clone) lookup {
+func storeLookup(ctx context.Context, st refstore.Records) lookup {
 	return func(oid string) (refstore.Cause, bool) {
 		e, err := st.ReadObject(ctx, oid)
 		if err != nil || e.Data == nil {
@@ -233,13 +92,14 @@ func relate(w refstore.Cause, l *version, lc refstore.Cause, look lookup) relati
 // versions written without seeing each other (or a rule of the kind
 // overruling a later write), rather than w following l. Such a decision is
 // reported as a conflict.
-func concurrent(k *kind, w, l *version, look lookup) bool {
-	if bytes.Equal(canonical(w.rec), canonical(l.rec)) {
+func concurrent[T any](k *recordKind[T], w, l *version, look lookup) bool {
+	wr, lr := recOf[T](w), recOf[T](l)
+	if bytes.Equal(canonical(wr), canonical(lr)) {
 		return false
 	}
-	wc, lc := k.cause(w.rec), k.cause(l.rec)
+	wc, lc := k.causeOf(wr), k.causeOf(lr)
 	if wc.Rev == 0 && lc.Rev == 0 {
-		return !k.ordered(w.rec, l.rec) // both older than revs: the old rules
+		return !k.ordered(wr, lr) // both older than revs: the old rules
 	}
 	if wc.Rev <= lc.Rev {
 		return true // one rev: concurrent; l's higher: a final state overruled it
@@ -255,7 +115,7 @@ func concurrent(k *kind, w, l *version, look lookup) bool {
 	case forked:
 		return true
 	}
-	return k.undoes(w.rec, l.rec)
+	return k.undoes(wr, lr)
 }
 
 // extends reports whether the claimed baton c may replace theirs at the
@@ -263,7 +123,7 @@ func concurrent(k *kind, w, l *version, look lookup) bool {
 // (its chain reaches it). A chain that ends before saying falls back to
 // the clock, as before revs.
 func extends(c, theirs *version, look lookup) bool {
-	cb, tb := c.rec.(baton.Baton), theirs.rec.(baton.Baton)
+	cb, tb := recOf[baton.Baton](c), recOf[baton.Baton](theirs)
 	if cb.ID == tb.ID {
 		return tb.Live()
 	}
@@ -310,9 +170,15 @@ func oidOf(v *version) string {
 // reported, never the winner, which depends on the two records alone.
 func decide(k *kind, ref string, l, r *version, look lookup) decision {
 	d := decision{ref: ref, local: l, remote: r}
+	k.decide(&d, look)
+	return d
+}
+
+// joinKey decides d (decide) by the rules of the versions' kind.
+func joinKey[T any](k *recordKind[T], d *decision, look lookup) {
+	l, r := d.local, d.remote
 	switch {
 	case l == nil && r == nil:
-		return d
 	case l == nil:
 		d.winner = r
 	case r == nil:
@@ -320,7 +186,7 @@ func decide(k *kind, ref string, l, r *version, look lookup) decision {
 	case l.oid == r.oid:
 		d.winner = l
 	default:
-		c := k.compare(l.rec, r.rec)
+		c, _ := decideBy(k.rules, recOf[T](l), recOf[T](r))
 		if c == 0 {
 			// Equal records in different blobs: a signed copy beats an
 			// unsigned one, so stripping a record's signature never
@@ -338,13 +204,12 @@ func decide(k *kind, ref string, l, r *version, look lookup) decision {
 		}
 		d.conflict = concurrent(k, d.winner, loser, look)
 	}
-	return d
 }
 
 // whyKept says why win was kept over lose: the rule of their kind that
 // told them apart, else the tie-breaks decide applies to equal records.
 func whyKept(k *kind, win, lose *version) string {
-	if why := k.why(win.rec, lose.rec); why != "" {
+	if why := k.why(win, lose); why != "" {
 		return why
 	}
 	if recsign.Signed(win.data) && !recsign.Signed(lose.data) {

@@ -33,7 +33,7 @@ type refIDs struct {
 
 // listIDs lists refs/ao/ once: the local records of our kinds, and the
 // copies of remote's under tp.
-func listIDs(ctx context.Context, st refstore.Clone, tp string) (refIDs, error) {
+func listIDs(ctx context.Context, st refstore.Records, tp string) (refIDs, error) {
 	all, err := st.RefIDs(ctx, refstore.Root)
 	if err != nil {
 		return refIDs{}, fmt.Errorf("listing records: %w", err)
@@ -86,7 +86,7 @@ type planned struct {
 // a record alike on both sides may be old enough to collect (retention,
 // which runs now and then, not on every sync). Keys where either side cannot be read are skipped with a
 // warning: nothing local is lost and nothing unreadable is pushed over.
-func plan(ctx context.Context, st refstore.Clone, tp string, all bool, prog io.Writer, ids refIDs) (planned, error) {
+func plan(ctx context.Context, st refstore.Records, tp string, all bool, prog io.Writer, ids refIDs) (planned, error) {
 	p := planned{settled: map[string]string{}, warns: ids.warns}
 	keys := make([]string, 0, len(ids.local)+len(ids.remote))
 	for ref := range ids.local {

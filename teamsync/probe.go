@@ -90,7 +90,7 @@ func CheckRemote(ctx context.Context, st refstore.Clone, remote string) (CheckRe
 }
 
 // cleanup deletes the probe; failing that, it says what was left behind.
-func cleanup(ctx context.Context, st refstore.Clone, remote, ref, old string) []string {
+func cleanup(ctx context.Context, st refstore.Remote, remote, ref, old string) []string {
 	err := st.Push(ctx, remote, []refstore.Update{{Ref: ref, Old: old}}, refstore.PushOptions{NoVerify: true})
 	if err == nil {
 		return nil

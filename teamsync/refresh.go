@@ -73,6 +73,12 @@ func (a Arbiter) Refresh(ctx context.Context, st refstore.Clone, owner, branch s
 	if err != nil {
 		return []string{"batons fetched from " + remote + " were not merged: " + err.Error()}, nil
 	}
+	return refreshNews(ctx, st, remote, ref, res)
+}
+
+// refreshNews is what the merge of a Refresh did to the batons this start
+// may claim: its notices, and its conflicts.
+func refreshNews(ctx context.Context, st refstore.Records, remote, ref string, res LazyResult) ([]string, []Conflict) {
 	// What the merge did to the batons this start may claim is this
 	// start's news; the owner's batons on other branches were merged too,
 	// and their conflicts are in the log (refstore's conflict notes).
@@ -114,7 +120,7 @@ func (a Arbiter) Refresh(ctx context.Context, st refstore.Clone, owner, branch s
 }
 
 // readBatonAt reads blob oid as the baton record of ref.
-func readBatonAt(ctx context.Context, st refstore.Clone, ref, oid string) (baton.Baton, error) {
+func readBatonAt(ctx context.Context, st refstore.Records, ref, oid string) (baton.Baton, error) {
 	e, err := st.ReadObject(ctx, oid)
 	if err != nil {
 		return baton.Baton{}, err

@@ -62,7 +62,7 @@ const RetireEvery = 24 * time.Hour
 
 // Retention reads the retention age from git config (DefaultRetention when
 // unset; 0 = never retire).
-func Retention(ctx context.Context, st refstore.Clone) (time.Duration, error) {
+func Retention(ctx context.Context, st refstore.Config) (time.Duration, error) {
 	cfg, err := st.Config(ctx, RetentionKey, MaxAgeKey)
 	if err != nil {
 		return 0, err
@@ -113,7 +113,7 @@ func retiredPath(remote string) (string, error) {
 
 // RetireDue reports whether the last retention with remote here is older
 // than RetireEvery (or never happened).
-func RetireDue(st refstore.Clone, remote string, now time.Time) bool {
+func RetireDue(st refstore.Writer, remote string, now time.Time) bool {
 	p, err := retiredPath(remote)
 	if err != nil {
 		return false
@@ -126,7 +126,7 @@ func RetireDue(st refstore.Clone, remote string, now time.Time) bool {
 	return err != nil || now.Sub(last) >= RetireEvery || now.Before(last)
 }
 
-func noteRetired(st refstore.Clone, remote string, now time.Time) error {
+func noteRetired(st refstore.Writer, remote string, now time.Time) error {
 	p, err := retiredPath(remote)
 	if err != nil {
 		return err
@@ -154,61 +154,70 @@ func retireRecords(ds []decision, cutoff time.Time) {
 		if d.winner == nil {
 			continue
 		}
-		r, ok := retires(d.winner.rec, cutoff, needed)
+		r, ok := kindOf(d.ref).retires(d.winner, cutoff, needed)
 		if !ok {
 			continue
 		}
-		r.oid, r.what = d.winner.oid, kindOf(d.ref).describe(d.winner.rec)
+		r.oid, r.what = d.winner.oid, kindOf(d.ref).describe(d.winner)
 		d.winner, d.collected, d.retired = nil, true, &r
 	}
 }
 
-// retires says whether rec retires at cutoff, and where it goes.
-func retires(rec any, cutoff time.Time, needed map[string]bool) (retirement, bool) {
-	final := func(at time.Time) bool { return !at.IsZero() && at.Before(cutoff) }
-	switch r := rec.(type) {
-	case baton.Baton:
-		var at time.Time
-		switch {
-		case r.Claimed && r.ClaimedAt != nil:
-			at = *r.ClaimedAt
-		case r.Deleted != nil:
-			at = r.Deleted.At
-		default:
-			return retirement{}, false // waiting: never retires
-		}
-		if !final(at) {
-			return retirement{}, false
-		}
-		p, err := archive.BatonPath(r.ID)
-		return retirement{path: p, month: archive.Month(at)}, err == nil
-	case baton.Objective:
-		return retirement{}, r.Text == "" && final(r.SetAt)
-	case session.Record:
-		if r.Live() || needed[r.ID] {
-			return retirement{}, false
-		}
-		at := r.UpdatedAt
-		if r.EndedAt != nil {
-			at = *r.EndedAt
-		}
-		if !final(at) {
-			return retirement{}, false
-		}
-		p, err := archive.SessionPath(r.ID)
-		return retirement{path: p, month: archive.Month(at)}, err == nil
-	case prown.Record:
-		if r.MergedAt == nil || !final(*r.MergedAt) {
-			return retirement{}, false
-		}
-		owner, repo, ok := strings.Cut(r.Repo, "/")
-		if !ok {
-			return retirement{}, false
-		}
-		p, err := archive.PRPath(owner, repo, r.Number)
-		return retirement{path: p, month: archive.Month(*r.MergedAt)}, err == nil
+// final says whether a record that became final at at is final since
+// before the retention's cutoff.
+type final func(at time.Time) bool
+
+// retiresBaton: a claimed or removed baton retires, to its month; a
+// waiting one never does.
+func retiresBaton(b baton.Baton, final final, _ map[string]bool) (retirement, bool) {
+	var at time.Time
+	switch {
+	case b.Claimed && b.ClaimedAt != nil:
+		at = *b.ClaimedAt
+	case b.Deleted != nil:
+		at = b.Deleted.At
+	default:
+		return retirement{}, false // waiting: never retires
 	}
-	return retirement{}, false
+	if !final(at) {
+		return retirement{}, false
+	}
+	p, err := archive.BatonPath(b.ID)
+	return retirement{path: p, month: archive.Month(at)}, err == nil
+}
+
+// retiresObjective: a cleared objective goes, archived nowhere.
+func retiresObjective(o baton.Objective, final final, _ map[string]bool) (retirement, bool) {
+	return retirement{}, o.Text == "" && final(o.SetAt)
+}
+
+// retiresSession: an ended session no live one needs.
+func retiresSession(s session.Record, final final, needed map[string]bool) (retirement, bool) {
+	if s.Live() || needed[s.ID] {
+		return retirement{}, false
+	}
+	at := s.UpdatedAt
+	if s.EndedAt != nil {
+		at = *s.EndedAt
+	}
+	if !final(at) {
+		return retirement{}, false
+	}
+	p, err := archive.SessionPath(s.ID)
+	return retirement{path: p, month: archive.Month(at)}, err == nil
+}
+
+// retiresPR: the ownership of a merged pull request.
+func retiresPR(r prown.Record, final final, _ map[string]bool) (retirement, bool) {
+	if r.MergedAt == nil || !final(*r.MergedAt) {
+		return retirement{}, false
+	}
+	owner, repo, ok := strings.Cut(r.Repo, "/")
+	if !ok {
+		return retirement{}, false
+	}
+	p, err := archive.PRPath(owner, repo, r.Number)
+	return retirement{path: p, month: archive.Month(*r.MergedAt)}, err == nil
 }
 
 // neededSessions are the sessions a live one still needs: each active
@@ -221,14 +230,15 @@ func neededSessions(ds []decision) map[string]bool {
 		if d.winner == nil {
 			continue
 		}
-		switch r := d.winner.rec.(type) {
-		case session.Record:
+		switch kindOf(d.ref).prefix {
+		case refstore.SessionPrefix:
+			r := recOf[session.Record](d.winner)
 			byID[r.ID] = r
 			if r.Live() {
 				roots = append(roots, r.ID)
 			}
-		case prown.Record:
-			if r.MergedAt == nil && r.OwnerSession != "" {
+		case refstore.PRPrefix:
+			if r := recOf[prown.Record](d.winner); r.MergedAt == nil && r.OwnerSession != "" {
 				roots = append(roots, r.OwnerSession)
 			}
 		}

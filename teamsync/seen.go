@@ -34,7 +34,7 @@ func seenPath(remote string) (string, error) {
 // readSeen returns ref → blob id of what remote held after the last sync,
 // or nil when there is no note for this remote at this URL. A note that
 // cannot be read is no note: the guard is lost, never a record.
-func readSeen(st refstore.Clone, remote, url string) map[string]string {
+func readSeen(st refstore.Writer, remote, url string) map[string]string {
 	p, err := seenPath(remote)
 	if err != nil {
 		return nil
@@ -63,7 +63,7 @@ func readSeen(st refstore.Clone, remote, url string) map[string]string {
 }
 
 // writeSeen replaces remote's note with seen.
-func writeSeen(st refstore.Clone, remote, url string, seen map[string]string) error {
+func writeSeen(st refstore.Writer, remote, url string, seen map[string]string) error {
 	if strings.ContainsAny(url, "\n\r") {
 		return fmt.Errorf("remote %s: a URL with a line break", remote)
 	}

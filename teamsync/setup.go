@@ -79,7 +79,7 @@ func legacyFetch(spec string) bool {
 
 // migrateFetch takes the fetch refspecs an earlier init added out of
 // remote's configuration and returns them.
-func migrateFetch(ctx context.Context, st refstore.Clone, remote string) ([]string, error) {
+func migrateFetch(ctx context.Context, st refstore.Config, remote string) ([]string, error) {
 	have, err := st.ConfigValues(ctx, "remote."+remote+".fetch")
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func migrateNotice(remote string, removed []string) string {
 // initialized lists the remotes Init set up, in the order git config
 // handoff.remote names them, then those an earlier init set up by adding
 // fetch refspecs (not migrated yet), in config order.
-func initialized(ctx context.Context, st refstore.Clone) ([]string, error) {
+func initialized(ctx context.Context, st refstore.Config) ([]string, error) {
 	names, err := st.ConfigValues(ctx, RemoteKey)
 	if err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func initialized(ctx context.Context, st refstore.Clone) ([]string, error) {
 
 // Initialized reports whether Init set remote up, which is what makes the
 // pre-push hook push our records there.
-func Initialized(ctx context.Context, st refstore.Clone, remote string) (bool, error) {
+func Initialized(ctx context.Context, st refstore.Config, remote string) (bool, error) {
 	names, err := initialized(ctx, st)
 	return contains(names, remote), err
 }
@@ -140,7 +140,7 @@ func Initialized(ctx context.Context, st refstore.Clone, remote string) (bool, e
 // migrate is sync's part of the move away from fetch refspecs: a remote an
 // earlier init set up loses them and is named in handoff.remote instead.
 // It returns the notice to show, "" when there was nothing to do.
-func migrate(ctx context.Context, st refstore.Clone, remote string) (string, error) {
+func migrate(ctx context.Context, st refstore.Config, remote string) (string, error) {
 	removed, err := migrateFetch(ctx, st, remote)
 	if err != nil || len(removed) == 0 {
 		return "", err
@@ -153,7 +153,7 @@ func migrate(ctx context.Context, st refstore.Clone, remote string) (string, err
 
 // markRemote names remote in git config handoff.remote, once; it reports
 // whether it added it now.
-func markRemote(ctx context.Context, st refstore.Clone, remote string) (bool, error) {
+func markRemote(ctx context.Context, st refstore.Config, remote string) (bool, error) {
 	have, err := st.ConfigValues(ctx, RemoteKey)
 	if err != nil || contains(have, remote) {
 		return false, err

@@ -101,6 +101,12 @@ func syncSnapshots(ctx context.Context, st refstore.Clone, remote, tp string, dr
 	if dryRun {
 		return changes, warns
 	}
+	return changes, writeSnapshots(ctx, st, remote, copies, localUps, pushes, warns)
+}
+
+// writeSnapshots moves the snapshot refs here, pushes those the remote
+// lacks and moves their copies, adding what failed to warns.
+func writeSnapshots(ctx context.Context, st refstore.Clone, remote, copies string, localUps, pushes []refstore.Update, warns []string) []string {
 	for _, u := range localUps {
 		// Each on its own: a snapshot taken here meanwhile wins its ref
 		// and goes out with the next sync.
@@ -110,7 +116,7 @@ func syncSnapshots(ctx context.Context, st refstore.Clone, remote, tp string, dr
 	}
 	if len(pushes) > 0 {
 		if err := st.Push(ctx, remote, pushes, refstore.PushOptions{NoVerify: true}); err != nil {
-			return changes, append(warns, fmt.Sprintf("snapshots not pushed to %s (the next sync tries again): %v", remote, err))
+			return append(warns, fmt.Sprintf("snapshots not pushed to %s (the next sync tries again): %v", remote, err))
 		}
 		// git moves the copies itself only where the remote's fetch
 		// refspecs map them; a lost swap here means it did.
@@ -121,7 +127,7 @@ func syncSnapshots(ctx context.Context, st refstore.Clone, remote, tp string, dr
 			}
 		}
 	}
-	return changes, warns
+	return warns
 }
 
 // joinSnapshots picks between a local and a fetched snapshot commit of one

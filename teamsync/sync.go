@@ -121,7 +121,7 @@ func localRef(tp, tracking string) (string, bool) {
 
 // checkRemote returns remote's configuration, refusing a remote that is
 // not configured.
-func checkRemote(ctx context.Context, st refstore.Clone, remote string) (refstore.RemoteConfig, error) {
+func checkRemote(ctx context.Context, st refstore.Config, remote string) (refstore.RemoteConfig, error) {
 	rcs, err := st.RemoteConfigs(ctx)
 	if err != nil {
 		return refstore.RemoteConfig{}, err
@@ -136,7 +136,7 @@ func checkRemote(ctx context.Context, st refstore.Clone, remote string) (refstor
 
 // DefaultRemote is the remote sync uses when none is named: the first one
 // init set up, else "origin".
-func DefaultRemote(ctx context.Context, st refstore.Clone) (string, error) {
+func DefaultRemote(ctx context.Context, st refstore.Config) (string, error) {
 	names, err := initialized(ctx, st)
 	if err != nil {
 		return "", err
@@ -153,238 +153,347 @@ func DefaultRemote(ctx context.Context, st refstore.Clone) (string, error) {
 // pushed meanwhile: fetch, join and push again, a bounded number of times.
 func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) {
 	res := Result{Remote: opts.Remote, DryRun: opts.DryRun}
-	rc, err := checkRemote(ctx, st, opts.Remote)
+	s, err := prepare(ctx, st, opts)
 	if err != nil {
 		return res, err
 	}
-	specs, err := Refspecs(opts.Remote)
-	if err != nil {
-		return res, err
-	}
-	tp, _ := TrackingPrefix(opts.Remote)
-	attempts := opts.Attempts
-	if attempts <= 0 {
-		attempts = DefaultAttempts
-	}
-	var migrated string
-	if !opts.DryRun {
-		if migrated, err = migrate(ctx, st, opts.Remote); err != nil {
-			return res, err
-		}
-	}
-	seen := readSeen(st, opts.Remote, rc.URL)
-	retire := opts.Retire && opts.Retention > 0
-	cutoff := opts.Now.Add(-opts.Retention)
 	var lastErr error
-	var fetchNotes []string // stale locks and dangling refs removed so that git fetch could run
-	for attempt := 1; attempt <= attempts; attempt++ {
+	for attempt := 1; attempt <= s.attempts; attempt++ {
 		res.Attempts = attempt
 		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings, res.Retired = nil, nil, nil, nil, nil, 0
-		// The refs here are listed and the remote asked (git ls-remote,
-		// on a second core meanwhile: RemoteIDs touches nothing else of
-		// st) before anything is fetched: a fetch costs time in the
-		// number of refs here, and with nothing new none is needed.
-		type asked struct {
-			ids map[string]string
-			err error
-		}
-		remoteIDs := make(chan asked, 1)
-		go func() {
-			ids, err := st.RemoteIDs(ctx, opts.Remote, specs...)
-			remoteIDs <- asked{ids, err}
-		}()
-		ids, err := listIDs(ctx, st, tp)
-		want := <-remoteIDs
+		ids, err := s.fetch(ctx)
 		if err != nil {
 			return res, err
 		}
-		if want.err != nil || !maps.Equal(want.ids, ids.copies) {
-			// One more try when it fails: a gc repacking this clone, a
-			// killed fetch's lock, a ref naming a pruned object
-			// (fetchPatiently); an unreachable remote fails the same way
-			// twice.
-			notes, err := fetchPatiently(ctx, st, opts.Remote, specs, 2)
-			fetchNotes = append(fetchNotes, notes...)
-			if err != nil {
-				return res, fmt.Errorf("fetching from %s: %w", opts.Remote, err)
-			}
-			if ids, err = listIDs(ctx, st, tp); err != nil {
-				return res, err
-			}
-		}
-		p, err := plan(ctx, st, tp, retire, opts.Progress, ids)
+		j, err := s.join(ctx, ids)
 		if err != nil {
 			return res, err
 		}
-		ds, warns := p.decisions, p.warns
-		if retire {
-			retireRecords(ds, cutoff)
-		}
-		arch, err := joinArchive(ctx, st, ids, ds)
-		if err != nil {
-			return res, err
-		}
-		withhold(ds, seen)
-		res.Warnings = append(warns, fetchNotes...)
-		if migrated != "" {
-			res.Warnings = append(res.Warnings, migrated)
-		}
-		res.Records = len(ds) + len(p.settled)
-		var localUps, remoteUps, trackUps []refstore.Update
-		conflictMsgs := map[string]string{} // local ref → reflog message of a conflict it settles
-		keepOld := false
-		for i := range ds {
-			d := &ds[i]
-			reason := "merged"
-			if d.collected {
-				reason = "retired"
-				res.Retired++
-			}
-			what := ""
-			switch {
-			case d.winner != nil:
-				what = kindOf(d.ref).describe(d.winner.rec)
-			case d.retired != nil:
-				what = d.retired.what
-			}
-			if d.withheld {
-				res.Withheld = append(res.Withheld, Change{Ref: d.ref, Old: d.local.oid, New: d.local.oid, Reason: "withheld", What: what})
-			}
-			if d.localChange() {
-				if n := undoneDeletion(d); n != "" {
-					res.Warnings = append(res.Warnings, n)
-				}
-				localUps = append(localUps, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.local)})
-				if d.conflict && d.local != nil {
-					conflictMsgs[d.ref] = conflictMsg(d, opts.Remote)
-				}
-				res.Local = append(res.Local, Change{Ref: d.ref, Old: oidOf(d.local), New: oidOf(d.winner), Reason: reason, What: what})
-			}
-			if d.remoteChange() {
-				remoteUps = append(remoteUps, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.remote)})
-				res.Pushed = append(res.Pushed, Change{Ref: d.ref, Old: oidOf(d.remote), New: oidOf(d.winner), Reason: reason, What: what})
-				tr := tp + strings.TrimPrefix(d.ref, refstore.Root)
-				trackUps = append(trackUps, refstore.Update{Ref: tr, New: oidOf(d.winner), Old: oidOf(d.remote)})
-			}
-			if d.conflict {
-				c := conflictOf(d)
-				res.Conflicts = append(res.Conflicts, c)
-				if c.KeptFrom == "local" {
-					keepOld = true
-				}
-			}
-		}
-		// The archive's months go first in the push, so that a push split
-		// in several (a retention of tens of thousands) lands them before
-		// the records they now hold are deleted.
-		var archLocal, archRemote []refstore.Update
-		for _, a := range arch {
-			what := "archive of " + a.month
-			if a.added > 0 {
-				what += fmt.Sprintf(" (%d record(s) retired now)", a.added)
-			}
-			if a.tree != a.local {
-				archLocal = append(archLocal, refstore.Update{Ref: a.ref, Old: a.local, New: a.tree})
-				res.Local = append(res.Local, Change{Ref: a.ref, Old: a.local, New: a.tree, Reason: "archived", What: what})
-			}
-			if a.tree != a.remote {
-				archRemote = append(archRemote, refstore.Update{Ref: a.ref, Old: a.remote, New: a.tree})
-				res.Pushed = append(res.Pushed, Change{Ref: a.ref, Old: a.remote, New: a.tree, Reason: "archived", What: what})
-				trackUps = append(trackUps, refstore.Update{Ref: tp + strings.TrimPrefix(a.ref, refstore.Root), Old: a.remote, New: a.tree})
-			}
-		}
-		remoteUps = append(archRemote, remoteUps...)
-		var snapWarns []string
-		var retiredSnap func(string) bool
-		if retire {
-			retiredSnap = snapshotRetired(ds, ids)
-		}
-		res.Snapshots, snapWarns = syncSnapshots(ctx, st, opts.Remote, tp, opts.DryRun, retiredSnap)
-		res.Warnings = append(res.Warnings, snapWarns...)
+		w := s.changes(j, &res)
+		s.snapshots(ctx, j, ids, &res)
 		if opts.DryRun {
 			return res, nil
 		}
-		if len(archLocal) > 0 {
-			// The archive first: a record leaves its live ref only once
-			// the month that keeps it is here.
-			if err := st.ApplyEach(ctx, "handoff: archive joined with "+opts.Remote, archLocal...); err != nil {
-				if errors.Is(err, refstore.ErrConflict) {
-					lastErr = err
-					backoff(attempt)
-					continue
-				}
-				return res, fmt.Errorf("updating the archive: %w", err)
-			}
+		if err = s.applyLocal(ctx, w); err == nil {
+			err = s.push(ctx, w, j, &res)
 		}
-		if len(localUps) > 0 {
-			progress(opts.Progress, len(localUps), "sync: updating %d local records", len(localUps))
-			// Each key was joined on its own and swaps on its own: a key a
-			// local command wrote meanwhile is decided again next attempt.
-			if err := applyLocal(ctx, st, "handoff: sync from "+opts.Remote, localUps, conflictMsgs); err != nil {
-				if errors.Is(err, refstore.ErrConflict) {
-					lastErr = err
-					backoff(attempt)
-					continue
-				}
-				return res, fmt.Errorf("updating local records: %w", err)
-			}
+		if again, ok := err.(retry); ok {
+			lastErr = again.err
+			backoff(attempt)
+			continue
 		}
-		if len(remoteUps) > 0 {
-			progress(opts.Progress, len(remoteUps), "sync: pushing %d records to %s", len(remoteUps), opts.Remote)
-			popts := refstore.PushOptions{Atomic: true, KeepOld: keepOld, NoVerify: true, Track: specs}
-			var err error
-			if len(warns) == 0 && len(res.Withheld) == 0 && len(remoteUps) > bulkPushMin {
-				// Local refs now hold every winner (retired keys are gone),
-				// and the tracking refs (which Track maps) hold what was
-				// fetched: a push by pattern, pruning, with leases on the
-				// tracking refs moves exactly remoteUps, in linear time.
-				// (Not when a local ref must stay unpushed, or a remote one
-				// undeleted: unreadable or withheld.)
-				err = st.PushMatching(ctx, opts.Remote, slices.Concat(refstore.Kinds, []string{refstore.ArchivePrefix}), popts)
-			} else {
-				err = st.Push(ctx, opts.Remote, remoteUps, popts)
-			}
-			if err != nil {
-				lost, ferr := leaseLost(ctx, st, opts.Remote, specs, trackUps)
-				if ferr != nil {
-					// Said as the arbiter says it: what the push met, then
-					// why it could not be told apart from a lost lease.
-					return res, fmt.Errorf("pushing to %s: %w; then fetching to see why: %w", opts.Remote, err, ferr)
-				}
-				if !(lost || racedAtRemote(err)) {
-					return res, fmt.Errorf("pushing to %s: %w", opts.Remote, err)
-				}
-				lastErr = err
-				backoff(attempt)
-				continue
-			}
+		if err != nil {
+			return res, err
 		}
 		sortResult(&res)
-		if len(ds) >= packMin {
-			// Thousands of refs just written, each a loose file on the
-			// files backend, read by every later git fetch.
-			if p, ok := st.(interface{ PackRecords(context.Context) error }); !ok {
-				// a store of no loose files (the in-memory twin)
-			} else if err := p.PackRecords(ctx); err != nil {
-				res.Warnings = append(res.Warnings, "the records' refs were not packed (git gc will): "+err.Error())
-			}
-		}
-		if retire {
-			if err := noteRetired(st, opts.Remote, opts.Now); err != nil {
-				res.Warnings = append(res.Warnings, "note of this retention not written: "+err.Error())
-			}
-		}
-		if err := noteSynced(st, opts.Remote, ds, p.settled); err != nil {
-			res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
-		}
-		if now := seenAfter(seen, ds, p.settled); seen == nil || !maps.Equal(now, seen) {
-			if err := writeSeen(st, opts.Remote, rc.URL, now); err != nil {
-				res.Warnings = append(res.Warnings, "note of what "+opts.Remote+" holds not written: "+err.Error())
-			}
-		}
+		s.note(ctx, j, &res)
 		return res, nil
 	}
-	return res, &ContentionError{Attempts: attempts, Err: lastErr}
+	return res, &ContentionError{Attempts: s.attempts, Err: lastErr}
+}
+
+// syncRun is what one sync settles before its first attempt, and what its
+// attempts carry from one to the next.
+type syncRun struct {
+	st       refstore.Clone
+	opts     Options
+	url      string // the remote's, for the note of what it holds (seen.go)
+	specs    []string
+	tp       string
+	attempts int
+	migrated string            // what migrate changed, said with every attempt's warnings
+	seen     map[string]string // what the remote held at the last sync (seen.go)
+	retire   bool
+	cutoff   time.Time
+	// fetchNotes are the stale locks and dangling refs removed so that
+	// git fetch could run.
+	fetchNotes []string
+}
+
+// retry is a step that lost a compare-and-swap or a lease to someone
+// writing meanwhile: the attempt starts over from a fetch.
+type retry struct{ err error }
+
+func (r retry) Error() string { return r.err.Error() }
+
+// prepare checks the remote and settles what every attempt uses.
+func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, error) {
+	rc, err := checkRemote(ctx, st, opts.Remote)
+	if err != nil {
+		return nil, err
+	}
+	specs, err := Refspecs(opts.Remote)
+	if err != nil {
+		return nil, err
+	}
+	tp, _ := TrackingPrefix(opts.Remote)
+	s := &syncRun{st: st, opts: opts, url: rc.URL, specs: specs, tp: tp, attempts: opts.Attempts,
+		retire: opts.Retire && opts.Retention > 0, cutoff: opts.Now.Add(-opts.Retention)}
+	if s.attempts <= 0 {
+		s.attempts = DefaultAttempts
+	}
+	if !opts.DryRun {
+		if s.migrated, err = migrate(ctx, st, opts.Remote); err != nil {
+			return nil, err
+		}
+	}
+	s.seen = readSeen(st, opts.Remote, rc.URL)
+	return s, nil
+}
+
+// fetch lists the refs here and, when the remote holds anything else,
+// fetches it into the tracking refs.
+func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
+	// The refs here are listed and the remote asked (git ls-remote, on a
+	// second core meanwhile: RemoteIDs touches nothing else of st) before
+	// anything is fetched: a fetch costs time in the number of refs here,
+	// and with nothing new none is needed.
+	type asked struct {
+		ids map[string]string
+		err error
+	}
+	remoteIDs := make(chan asked, 1)
+	go func() {
+		ids, err := s.st.RemoteIDs(ctx, s.opts.Remote, s.specs...)
+		remoteIDs <- asked{ids, err}
+	}()
+	ids, err := listIDs(ctx, s.st, s.tp)
+	want := <-remoteIDs
+	if err != nil {
+		return ids, err
+	}
+	if want.err == nil && maps.Equal(want.ids, ids.copies) {
+		return ids, nil
+	}
+	// One more try when it fails: a gc repacking this clone, a killed
+	// fetch's lock, a ref naming a pruned object (fetchPatiently); an
+	// unreachable remote fails the same way twice.
+	notes, err := fetchPatiently(ctx, s.st, s.opts.Remote, s.specs, 2)
+	s.fetchNotes = append(s.fetchNotes, notes...)
+	if err != nil {
+		return ids, fmt.Errorf("fetching from %s: %w", s.opts.Remote, err)
+	}
+	return listIDs(ctx, s.st, s.tp)
+}
+
+// joined is one attempt's join: a decision per key, and the archive's
+// months.
+type joined struct {
+	planned
+	arch []archiveMonth
+}
+
+// join decides every key that differs (every key, when retention judges
+// them), retires what retention takes, joins the archive's months and
+// withholds what the remote dropped.
+func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
+	p, err := plan(ctx, s.st, s.tp, s.retire, s.opts.Progress, ids)
+	if err != nil {
+		return joined{}, err
+	}
+	if s.retire {
+		retireRecords(p.decisions, s.cutoff)
+	}
+	arch, err := joinArchive(ctx, s.st, ids, p.decisions)
+	if err != nil {
+		return joined{}, err
+	}
+	withhold(p.decisions, s.seen)
+	return joined{planned: p, arch: arch}, nil
+}
+
+// writes are the ref updates one attempt makes.
+type writes struct {
+	local, remote []refstore.Update
+	// track are the tracking refs' values the pushed refs were leased
+	// on, moved as the push moves them.
+	track []refstore.Update
+	// archive are the archive's months to update here, before any
+	// record.
+	archive      []refstore.Update
+	conflictMsgs map[string]string // local ref → reflog message of a conflict it settles
+	keepOld      bool
+}
+
+// changes turns the join into the updates to make, here and at the
+// remote, and says each in res.
+func (s *syncRun) changes(j joined, res *Result) writes {
+	res.Warnings = append(j.warns, s.fetchNotes...)
+	if s.migrated != "" {
+		res.Warnings = append(res.Warnings, s.migrated)
+	}
+	res.Records = len(j.decisions) + len(j.settled)
+	w := writes{conflictMsgs: map[string]string{}}
+	for i := range j.decisions {
+		s.change(&j.decisions[i], &w, res)
+	}
+	// The archive's months go first in the push, so that a push split in
+	// several (a retention of tens of thousands) lands them before the
+	// records they now hold are deleted.
+	var archRemote []refstore.Update
+	for _, a := range j.arch {
+		what := "archive of " + a.month
+		if a.added > 0 {
+			what += fmt.Sprintf(" (%d record(s) retired now)", a.added)
+		}
+		if a.tree != a.local {
+			w.archive = append(w.archive, refstore.Update{Ref: a.ref, Old: a.local, New: a.tree})
+			res.Local = append(res.Local, Change{Ref: a.ref, Old: a.local, New: a.tree, Reason: "archived", What: what})
+		}
+		if a.tree != a.remote {
+			archRemote = append(archRemote, refstore.Update{Ref: a.ref, Old: a.remote, New: a.tree})
+			res.Pushed = append(res.Pushed, Change{Ref: a.ref, Old: a.remote, New: a.tree, Reason: "archived", What: what})
+			w.track = append(w.track, refstore.Update{Ref: s.tp + strings.TrimPrefix(a.ref, refstore.Root), Old: a.remote, New: a.tree})
+		}
+	}
+	w.remote = append(archRemote, w.remote...)
+	return w
+}
+
+// change adds the updates of one key's decision to w, and says them in res.
+func (s *syncRun) change(d *decision, w *writes, res *Result) {
+	reason := "merged"
+	if d.collected {
+		reason = "retired"
+		res.Retired++
+	}
+	what := ""
+	switch {
+	case d.winner != nil:
+		what = kindOf(d.ref).describe(d.winner)
+	case d.retired != nil:
+		what = d.retired.what
+	}
+	if d.withheld {
+		res.Withheld = append(res.Withheld, Change{Ref: d.ref, Old: d.local.oid, New: d.local.oid, Reason: "withheld", What: what})
+	}
+	if d.localChange() {
+		if n := undoneDeletion(d); n != "" {
+			res.Warnings = append(res.Warnings, n)
+		}
+		w.local = append(w.local, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.local)})
+		if d.conflict && d.local != nil {
+			w.conflictMsgs[d.ref] = conflictMsg(d, s.opts.Remote)
+		}
+		res.Local = append(res.Local, Change{Ref: d.ref, Old: oidOf(d.local), New: oidOf(d.winner), Reason: reason, What: what})
+	}
+	if d.remoteChange() {
+		w.remote = append(w.remote, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.remote)})
+		res.Pushed = append(res.Pushed, Change{Ref: d.ref, Old: oidOf(d.remote), New: oidOf(d.winner), Reason: reason, What: what})
+		tr := s.tp + strings.TrimPrefix(d.ref, refstore.Root)
+		w.track = append(w.track, refstore.Update{Ref: tr, New: oidOf(d.winner), Old: oidOf(d.remote)})
+	}
+	if d.conflict {
+		c := conflictOf(d)
+		res.Conflicts = append(res.Conflicts, c)
+		if c.KeptFrom == "local" {
+			w.keepOld = true
+		}
+	}
+}
+
+// snapshots carries the snapshot refs both ways (snapshots.go); with
+// retention, those of retired sessions retire with them.
+func (s *syncRun) snapshots(ctx context.Context, j joined, ids refIDs, res *Result) {
+	var retiredSnap func(string) bool
+	if s.retire {
+		retiredSnap = snapshotRetired(j.decisions, ids)
+	}
+	var warns []string
+	res.Snapshots, warns = syncSnapshots(ctx, s.st, s.opts.Remote, s.tp, s.opts.DryRun, retiredSnap)
+	res.Warnings = append(res.Warnings, warns...)
+}
+
+// applyLocal writes the archive's months, then the records, here.
+func (s *syncRun) applyLocal(ctx context.Context, w writes) error {
+	if len(w.archive) > 0 {
+		// The archive first: a record leaves its live ref only once the
+		// month that keeps it is here.
+		if err := s.st.ApplyEach(ctx, "handoff: archive joined with "+s.opts.Remote, w.archive...); err != nil {
+			if errors.Is(err, refstore.ErrConflict) {
+				return retry{err}
+			}
+			return fmt.Errorf("updating the archive: %w", err)
+		}
+	}
+	if len(w.local) == 0 {
+		return nil
+	}
+	progress(s.opts.Progress, len(w.local), "sync: updating %d local records", len(w.local))
+	// Each key was joined on its own and swaps on its own: a key a local
+	// command wrote meanwhile is decided again next attempt.
+	if err := applyLocal(ctx, s.st, "handoff: sync from "+s.opts.Remote, w.local, w.conflictMsgs); err != nil {
+		if errors.Is(err, refstore.ErrConflict) {
+			return retry{err}
+		}
+		return fmt.Errorf("updating local records: %w", err)
+	}
+	return nil
+}
+
+// push sends w.remote with leases on what was fetched; a lost lease, or a
+// push that raced another at the remote, is a retry.
+func (s *syncRun) push(ctx context.Context, w writes, j joined, res *Result) error {
+	if len(w.remote) == 0 {
+		return nil
+	}
+	remote := s.opts.Remote
+	progress(s.opts.Progress, len(w.remote), "sync: pushing %d records to %s", len(w.remote), remote)
+	popts := refstore.PushOptions{Atomic: true, KeepOld: w.keepOld, NoVerify: true, Track: s.specs}
+	var err error
+	if len(j.warns) == 0 && len(res.Withheld) == 0 && len(w.remote) > bulkPushMin {
+		// Local refs now hold every winner (retired keys are gone), and the
+		// tracking refs (which Track maps) hold what was fetched: a push by
+		// pattern, pruning, with leases on the tracking refs moves exactly
+		// w.remote, in linear time. (Not when a local ref must stay
+		// unpushed, or a remote one undeleted: unreadable or withheld.)
+		err = s.st.PushMatching(ctx, remote, slices.Concat(refstore.Kinds, []string{refstore.ArchivePrefix}), popts)
+	} else {
+		err = s.st.Push(ctx, remote, w.remote, popts)
+	}
+	if err == nil {
+		return nil
+	}
+	lost, ferr := leaseLost(ctx, s.st, remote, s.specs, w.track)
+	if ferr != nil {
+		// Said as the arbiter says it: what the push met, then why it
+		// could not be told apart from a lost lease.
+		return fmt.Errorf("pushing to %s: %w; then fetching to see why: %w", remote, err, ferr)
+	}
+	if !(lost || racedAtRemote(err)) {
+		return fmt.Errorf("pushing to %s: %w", remote, err)
+	}
+	return retry{err}
+}
+
+// note packs the refs a large sync wrote and keeps the clone's notes of
+// this sync: the retention done, the keys merged (lazy.go) and what the
+// remote holds (seen.go). A note not written is a warning, never a failed
+// sync.
+func (s *syncRun) note(ctx context.Context, j joined, res *Result) {
+	if len(j.decisions) >= packMin {
+		// Thousands of refs just written, each a loose file on the files
+		// backend, read by every later git fetch.
+		if p, ok := s.st.(interface{ PackRecords(context.Context) error }); !ok {
+			// a store of no loose files (the in-memory twin)
+		} else if err := p.PackRecords(ctx); err != nil {
+			res.Warnings = append(res.Warnings, "the records' refs were not packed (git gc will): "+err.Error())
+		}
+	}
+	remote := s.opts.Remote
+	if s.retire {
+		if err := noteRetired(s.st, remote, s.opts.Now); err != nil {
+			res.Warnings = append(res.Warnings, "note of this retention not written: "+err.Error())
+		}
+	}
+	if err := noteSynced(s.st, remote, j.decisions, j.settled); err != nil {
+		res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
+	}
+	if now := seenAfter(s.seen, j.decisions, j.settled); s.seen == nil || !maps.Equal(now, s.seen) {
+		if err := writeSeen(s.st, remote, s.url, now); err != nil {
+			res.Warnings = append(res.Warnings, "note of what "+remote+" holds not written: "+err.Error())
+		}
+	}
 }
 
 // ContentionError is a sync that lost every attempt to someone writing the
@@ -405,7 +514,7 @@ func (e *ContentionError) Unwrap() []error { return []error{refstore.ErrConflict
 // applyLocal swaps each of ups on its own, those that settle a conflict
 // with a message of their own, so the reflog (and `git handoff log`) tells
 // them apart.
-func applyLocal(ctx context.Context, st refstore.Clone, msg string, ups []refstore.Update, conflictMsgs map[string]string) error {
+func applyLocal(ctx context.Context, st refstore.Records, msg string, ups []refstore.Update, conflictMsgs map[string]string) error {
 	plain := ups
 	if len(conflictMsgs) > 0 {
 		plain = make([]refstore.Update, 0, len(ups))
@@ -442,9 +551,8 @@ func undoneDeletion(d *decision) string {
 	if d.local == nil || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
 		return ""
 	}
-	l, ok1 := d.local.rec.(baton.Baton)
-	w, ok2 := d.winner.rec.(baton.Baton)
-	if !ok1 || !ok2 || l.ID != w.ID || l.Deleted == nil || l.Claimed || !w.Claimed {
+	l, w := recOf[baton.Baton](d.local), recOf[baton.Baton](d.winner)
+	if l.ID != w.ID || l.Deleted == nil || l.Claimed || !w.Claimed {
 		return ""
 	}
 	return fmt.Sprintf("baton %s, %s here, was claimed by session %s on another clone first: the claim stands and the baton was delivered", l.ID, l.Deleted.Reason, w.ClaimedBySession)
@@ -459,7 +567,7 @@ func undoneDeletion(d *decision) string {
 // stays in the notice (and the ref's reflog), in case the object turns up.
 // It asks git for every such ref's object, so it runs only once a fetch
 // failed.
-func dropDangling(ctx context.Context, st refstore.Clone) []string {
+func dropDangling(ctx context.Context, st refstore.Records) []string {
 	all, err := st.RefIDs(ctx, refstore.Root)
 	if err != nil {
 		return nil
@@ -514,7 +622,7 @@ func conflictOf(d *decision) Conflict {
 		Kept:     win.oid,
 		Dropped:  lose.oid,
 		KeptFrom: from,
-		Summary:  fmt.Sprintf("%s: kept the %s %s over the %s %s", d.ref, from, k.describe(win.rec), other, k.describe(lose.rec)),
+		Summary:  fmt.Sprintf("%s: kept the %s %s over the %s %s", d.ref, from, k.describe(win), other, k.describe(lose)),
 		Why:      whyKept(k, win, lose),
 		Fields:   ConflictFields(lose.data, win.data),
 		Diff:     Diff(lose.data, win.data),
