@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -84,6 +85,11 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		case !errors.Is(err, refstore.ErrNotFound):
 			return err
 		}
+		if theirs == nil && up.Old != "" {
+			if err := retiredAt(ctx, st, remote, up, recOf[baton.Baton](ours).ID); err != nil {
+				return err
+			}
+		}
 		if theirs != nil {
 			if theirs.oid == up.New {
 				return nil
@@ -126,6 +132,70 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 	}
 }
 
+// RetiredError is a claim or deletion of a baton the remote decided and
+// retired since this clone last saw it: claimed, cancelled or dismissed
+// there, then moved to the remote's archive, so the remote holds no live
+// version of its ref. Pushing this clone's version would bring it back to
+// life and deliver it a second time.
+type RetiredError struct {
+	Remote, Ref, ID string
+}
+
+func (e *RetiredError) Error() string {
+	return fmt.Sprintf("baton %s was decided at %s and retired there (claimed, cancelled or dismissed elsewhere): this clone's copy of %s is stale", e.ID, e.Remote, e.Ref)
+}
+
+func (e *RetiredError) Unwrap() error { return refstore.ErrConflict }
+
+// retiredAt reports a *RetiredError when the remote no longer holds up.Ref
+// and the version up replaces is one the remote decided and retired: the
+// remote held exactly that version when this clone last synced (the seen
+// note), or the remote's archive holds the baton. A version the remote
+// never had (a baton left here since the last sync) is nil: pushing it
+// creates it there.
+func retiredAt(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, id string) error {
+	retired := &RetiredError{Remote: remote, Ref: up.Ref, ID: id}
+	if rcs, err := st.RemoteConfigs(ctx); err == nil {
+		if rc, ok := findRemote(rcs, remote); ok && readSeen(st, remote, rc.URL)[up.Ref] == up.Old {
+			return retired
+		}
+	}
+	if gone, err := archivedThere(ctx, st, remote, id); err != nil || gone {
+		if gone {
+			return retired
+		}
+		return err
+	}
+	return nil
+}
+
+// archivedThere fetches remote's archive and reports whether it holds
+// baton id: the baton became final there and was retired.
+func archivedThere(ctx context.Context, st refstore.Clone, remote, id string) (bool, error) {
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return false, err
+	}
+	arch := strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
+	if _, err := fetchPatiently(ctx, st, remote, []string{"+" + refstore.ArchivePrefix + "*:" + tp + arch + "*"}, 2); err != nil {
+		return false, &UnreachableError{Remote: remote, Err: fmt.Errorf("asking whether baton %s was retired there: %w", id, err)}
+	}
+	p, err := archive.BatonPath(id)
+	if err != nil {
+		return false, nil
+	}
+	months, err := st.RefIDs(ctx, tp+arch)
+	if err != nil {
+		return false, err
+	}
+	for _, m := range months {
+		if _, err := st.ReadPath(ctx, m.Ref, p); err == nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // readClaim reads the baton up would write, refusing a ref that holds no
 // baton.
 func readClaim(ctx context.Context, st refstore.Records, up refstore.Update) (*kind, *version, error) {
@@ -147,7 +217,7 @@ func readClaim(ctx context.Context, st refstore.Records, up refstore.Update) (*k
 // claimed or deleted, or another baton the join keeps over the one up
 // started from. When it does, the local ref takes the remote's version
 // through that join (adopt), and the error says what happened.
-func lostTo(ctx context.Context, st refstore.Records, remote string, up refstore.Update, mine, theirs *version) error {
+func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, mine, theirs *version) error {
 	k := kindOf(up.Ref)
 	look := storeLookup(ctx, st)
 	m, t := recOf[baton.Baton](mine), recOf[baton.Baton](theirs)
@@ -158,9 +228,17 @@ func lostTo(ctx context.Context, st refstore.Records, remote string, up refstore
 		}
 	} else if base != nil {
 		// Another baton: it goes only if the join of the version we
-		// started from and theirs keeps ours, as sync would.
+		// started from and theirs keeps ours, as sync would, and ours was
+		// not decided and retired there (retirement takes a key's
+		// history: theirs, written after, can look concurrent with ours).
 		if d := decide(k, up.Ref, base, theirs, look); d.winner == base {
-			return nil
+			gone, err := archivedThere(ctx, st, remote, m.ID)
+			if err != nil {
+				return err
+			}
+			if !gone {
+				return nil
+			}
 		}
 	} else if extends(mine, theirs, look) {
 		return nil

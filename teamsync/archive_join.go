@@ -2,10 +2,15 @@ package teamsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -116,4 +121,107 @@ func laterArchived(ctx context.Context, st refstore.Records) func(path, a, b str
 		}
 		return b
 	}
+}
+
+// settleArchived settles what retirement left behind. A baton the archive
+// holds became final somewhere (claimed, cancelled or dismissed) and was
+// retired: a live copy a clone still holds is stale, whatever its cause
+// says, and any copy of it loses to another baton at its key that is not
+// retired. A record the remote dropped whose very version the archive
+// holds was retired there, and is retired here too. Retirement takes a key's history with it, so a baton
+// written at the key afterwards has not seen the stale copy: by causes
+// alone the two look concurrent, and a tie-break could bring the retired
+// baton back to life and deliver it twice (found by the simulation, seed
+// 9: a clone away during the claim and the retirement pushed its waiting
+// copy over a newer baton). The other side's version wins; when there is
+// none, the key goes.
+//
+// It runs before this sync retires anything: the archive it reads is both
+// sides' months as they stand.
+func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision) error {
+	var trees []string
+	for _, months := range []map[string]string{ids.archLocal, ids.archRemote} {
+		for _, m := range slices.Backward(slices.Sorted(maps.Keys(months))) { // newest first
+			if t := months[m]; t != "" && !slices.Contains(trees, t) {
+				trees = append(trees, t)
+			}
+		}
+	}
+	if len(trees) == 0 {
+		return nil
+	}
+	archived := func(v *version) (bool, error) {
+		p, err := archive.BatonPath(recOf[baton.Baton](v).ID)
+		if err != nil {
+			return false, nil
+		}
+		at, err := archivedAt(ctx, st, trees, p)
+		return at != "", err
+	}
+	for i := range ds {
+		d := &ds[i]
+		if d.winner == nil {
+			continue
+		}
+		if d.remote == nil && d.winner == d.local {
+			// The remote dropped it: retired there when the archive
+			// holds this very version, which is then retired here too
+			// (else a clone away during the retirement keeps it live
+			// for ever, withheld).
+			r, ok := kindOf(d.ref).retires(d.local, farFuture, nil)
+			if ok && r.path != "" {
+				if at, err := archivedAt(ctx, st, trees, r.path); err != nil {
+					return err
+				} else if at == d.local.oid {
+					d.winner, d.collected = nil, true
+					continue
+				}
+			}
+		}
+		if kindOf(d.ref).prefix != refstore.HandoffsPrefix {
+			continue
+		}
+		stale, err := archived(d.winner)
+		if err != nil || !stale {
+			if err != nil {
+				return fmt.Errorf("reading the archive for %s: %w", d.ref, err)
+			}
+			continue
+		}
+		other := d.remote
+		if d.winner == d.remote {
+			other = d.local
+		}
+		if other != nil && recOf[baton.Baton](other).ID != recOf[baton.Baton](d.winner).ID {
+			if gone, err := archived(other); err != nil {
+				return err
+			} else if !gone {
+				d.winner, d.conflict = other, false
+				continue
+			}
+		}
+		if b := recOf[baton.Baton](d.winner); b.Live() {
+			d.winner, d.conflict = nil, false
+		}
+	}
+	return nil
+}
+
+// farFuture is a cutoff every final record is final before: retires then
+// gives the archive path of any final record.
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// archivedAt is the blob the newest of trees holding path has there, ""
+// when none does.
+func archivedAt(ctx context.Context, st refstore.Trees, trees []string, path string) (string, error) {
+	for _, t := range trees {
+		e, err := st.ReadPath(ctx, t, path)
+		if err == nil {
+			return e.OID, nil
+		}
+		if !errors.Is(err, refstore.ErrNotFound) {
+			return "", err
+		}
+	}
+	return "", nil
 }

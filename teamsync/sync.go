@@ -291,6 +291,9 @@ func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
 	if err != nil {
 		return joined{}, err
 	}
+	if err := settleArchived(ctx, s.st, ids, p.decisions); err != nil {
+		return joined{}, err
+	}
 	if s.retire {
 		retireRecords(p.decisions, s.cutoff)
 	}

@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Runs the simulation failed, shrunk, kept as tests: each must stay free
+// of violations.
+var regressions = []struct {
+	name  string
+	seed  uint64
+	steps []Step
+}{
+	{
+		// A clone away while its baton was claimed elsewhere and then
+		// retired at the remote claimed its own waiting copy again: the
+		// arbiter took "the remote has no version" for "the remote never
+		// had it" and pushed the claim as a create (teamsync retiredAt).
+		name: "a claim of a baton the remote retired", seed: 7,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x51159c94, Faults: 0xbf18b6a7d43ce682},
+			{Clone: 2, Op: OpSync, Arg: 0xad607960, Faults: 0x7cb87cebcacb4d80},
+			{Clone: 0, Op: OpStart, Arg: 0xe439d39e, Faults: 0x19e6417690e617e6},
+			{Clone: 1, Op: OpRetire, Arg: 0xcd44ff1a, Faults: 0x45b344dae97803d2},
+			{Clone: 2, Op: OpStart, Arg: 0xd720187b, Faults: 0x19b9d3430079080f},
+		},
+	},
+	{
+		// Retirement took the key's history with it: a baton written at
+		// the key afterwards looked concurrent with a stale waiting copy,
+		// the tie-break kept the copy, and the retired baton was pushed
+		// back and delivered twice; then a claimed record was dropped for
+		// a retired one (teamsync settleArchived).
+		name: "a stale copy pushed over a baton written after a retirement", seed: 9,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x15ccbcc, Faults: 0x7cecff6ca63ddc0b},
+			{Clone: 2, Op: OpDismiss, Arg: 0x5fcd0f49, Faults: 0xa8870a9f73c4c034},
+			{Clone: 0, Op: OpSync, Arg: 0x48a59917, Faults: 0x3ca603c2e97bb50a},
+			{Clone: 0, Op: OpEnd, Arg: 0x4ad9ef2c, Faults: 0xf49c912a7a36531d},
+			{Clone: 0, Op: OpSync, Arg: 0x3f36a804, Faults: 0x98e427781ae09673},
+			{Clone: 2, Op: OpStart, Arg: 0x75edf414, Faults: 0xbda2856a282a23c8},
+			{Clone: 1, Op: OpRetire, Arg: 0x5c398a4e, Faults: 0xa29f32d99637beb2},
+			{Clone: 1, Op: OpEnd, Arg: 0x367a3b36, Faults: 0x14dd955c0829300a},
+			{Clone: 1, Op: OpSync, Arg: 0x12c2af6c, Faults: 0xfe50d65bb36cf5f},
+			{Clone: 0, Op: OpSync, Arg: 0xd011e993, Faults: 0x444b0b2e0fc88697},
+			{Clone: 1, Op: OpStart, Arg: 0x5843c79, Faults: 0x28fcce67a9e70f1c},
+		},
+	},
+	{
+		// The same loss of history, met by a claim: a start that merged
+		// the stale waiting copy over the baton written after the
+		// retirement claimed it at the remote over that baton (teamsync
+		// lostTo asks the remote's archive).
+		name: "a claim of a stale copy over a baton written after a retirement", seed: 6,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x87915934, Faults: 0xe779ba695f8d3c16},
+			{Clone: 1, Op: OpEnd, Arg: 0xc657044c, Faults: 0x20d30f6f76d02511},
+			{Clone: 1, Op: OpSync, Arg: 0x5b21eb21, Faults: 0x6527f167166890dc},
+			{Clone: 0, Op: OpSync, Arg: 0xf03fff2c, Faults: 0x2243bbe4513bdf6},
+			{Clone: 1, Op: OpStart, Arg: 0xae01b6a0, Faults: 0x99f60d906849dfc3},
+			{Clone: 2, Op: OpRetire, Arg: 0x189d9b33, Faults: 0x775b41c23bdf4a98},
+			{Clone: 1, Op: OpSync, Arg: 0x97de9fa4, Faults: 0x8850dcfd7abcacb4},
+			{Clone: 1, Op: OpEnd, Arg: 0x76bd3712, Faults: 0x8d5c6b73a4b2b24f},
+			{Clone: 1, Op: OpSync, Arg: 0xfa6f3ccc, Faults: 0x816ce49845fcc9b9},
+			{Clone: 0, Op: OpStart, Arg: 0x4872626b, Faults: 0xad26084174ac8739},
+		},
+	},
+}
+
+func TestRegressions(t *testing.T) {
+	for _, r := range regressions {
+		t.Run(r.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var log []string
+			rep := Run(ctx, Config{Seed: r.seed, Clones: 3, NoFaults: true, Log: func(s string) { log = append(log, s) }}, r.steps)
+			if len(rep.Violations) > 0 {
+				for _, l := range log {
+					t.Log(l)
+				}
+				t.Fatalf("violations: %v", rep.Violations)
+			}
+		})
+	}
+}
