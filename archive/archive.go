@@ -11,12 +11,16 @@
 //	sessions/<session-id>
 //	handoffs/<baton-id>
 //	prs/<gh-owner>/<gh-repo>/<number>
+//	keys/<baton ref>
 //
 // each a blob that is the record's final version, the very blob its live
 // ref held (nothing is rewritten, so signatures and "prev" chains still
 // hold). Path components are encoded as the live refs' are
 // (refstore.EncodeComponent). Batons are kept by their id, not their ref:
-// the next baton of the same owner and branch reuses the ref.
+// the next baton of the same owner and branch reuses the ref, so keys/
+// holds, for each baton ref retirement emptied, the last version retired
+// there (the ref's "floor"): a copy of the ref that floor descends from is
+// stale, however long its holder was away (teamsync, settleArchived).
 //
 // Trees are built by git itself (read-tree, update-index --index-info,
 // write-tree on an index file of our own) and the month's ref moves by
@@ -42,6 +46,7 @@ const (
 	SessionsDir = "sessions"
 	HandoffsDir = "handoffs"
 	PRsDir      = "prs"
+	KeysDir     = "keys"
 )
 
 // Store is what the archive is kept in: the records (the months' refs,
@@ -84,6 +89,9 @@ func SessionPath(id string) (string, error) { return path(SessionsDir, id) }
 // BatonPath is where the baton of id is archived.
 func BatonPath(id string) (string, error) { return path(HandoffsDir, id) }
 
+// KeyPath is where the floor of the baton ref is archived.
+func KeyPath(ref string) (string, error) { return path(KeysDir, ref) }
+
 // PRPath is where the record of pull request number of ghOwner/ghRepo is
 // archived.
 func PRPath(ghOwner, ghRepo string, number int) (string, error) {
@@ -116,12 +124,12 @@ func CheckPath(p string) error {
 	parts := strings.Split(p, "/")
 	want := 0
 	switch parts[0] {
-	case SessionsDir, HandoffsDir:
+	case SessionsDir, HandoffsDir, KeysDir:
 		want = 2
 	case PRsDir:
 		want = 4
 	default:
-		return fmt.Errorf("%w: archive path %q is not under %s/, %s/ or %s/", refstore.ErrBadName, p, SessionsDir, HandoffsDir, PRsDir)
+		return fmt.Errorf("%w: archive path %q is not under %s/, %s/, %s/ or %s/", refstore.ErrBadName, p, SessionsDir, HandoffsDir, PRsDir, KeysDir)
 	}
 	if len(parts) != want {
 		return fmt.Errorf("%w: archive path %q has %d components, want %d", refstore.ErrBadName, p, len(parts), want)

@@ -67,6 +67,29 @@ var regressions = []struct {
 			{Clone: 0, Op: OpStart, Arg: 0x4872626b, Faults: 0xad26084174ac8739},
 		},
 	},
+	{
+		// Two retirements at one baton ref, the later one filed under an
+		// earlier month by a skewed clock: the stale copy was measured
+		// against the newest month's floor only, which did not descend
+		// from it (every month's floor counts now).
+		name: "floors of two months at one ref", seed: 19,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x6692b31b, Faults: 0xe8835b0a702ca9a5},
+			{Clone: 0, Op: OpSync, Arg: 0x7b2e14e4, Faults: 0x658bff7288544e8a},
+			{Clone: 2, Op: OpStart, Arg: 0xf24d0d6e, Faults: 0x43543b8930f489d},
+			{Clone: 2, Op: OpEnd, Arg: 0xc39befce, Faults: 0x6870a748466d34cc},
+			{Clone: 0, Op: OpRetire, Arg: 0x1b5f3fba, Faults: 0x4d6136d029eec9ba},
+			{Clone: 2, Op: OpSync, Arg: 0x71ecb7c6, Faults: 0x466aefb3de5212bf},
+			{Clone: 1, Op: OpStart, Arg: 0xceb1adcb, Faults: 0x3044cf16afbc02cf},
+			{Clone: 1, Op: OpEnd, Arg: 0xfd9f5cd6, Faults: 0xe77fd944b67113df},
+			{Clone: 1, Op: OpStart, Arg: 0x952ee5aa, Faults: 0x6e5193ccf00e81ba},
+			{Clone: 0, Op: OpRetire, Arg: 0xbde54b0e, Faults: 0xb7adb0a3cc229b8f},
+			{Clone: 0, Op: OpEnd, Arg: 0x5bdb9757, Faults: 0x5bde18e81ca9d6cc},
+			{Clone: 0, Op: OpSync, Arg: 0x17a792f7, Faults: 0x5e7f900d13065944},
+			{Clone: 2, Op: OpSync, Arg: 0x74b2836f, Faults: 0xc9dc001a5333fe37},
+			{Clone: 2, Op: OpStart, Arg: 0x843e78ba, Faults: 0x4b3fd04fd55f9351},
+		},
+	},
 }
 
 func TestRegressions(t *testing.T) {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -154,13 +154,18 @@ func (e *RetiredError) Unwrap() error { return refstore.ErrConflict }
 // never had (a baton left here since the last sync) is nil: pushing it
 // creates it there.
 func retiredAt(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, id string) error {
+	k := kindOf(up.Ref)
 	retired := &RetiredError{Remote: remote, Ref: up.Ref, ID: id}
 	if rcs, err := st.RemoteConfigs(ctx); err == nil {
 		if rc, ok := findRemote(rcs, remote); ok && readSeen(st, remote, rc.URL)[up.Ref] == up.Old {
 			return retired
 		}
 	}
-	if gone, err := archivedThere(ctx, st, remote, id); err != nil || gone {
+	base := versionOf(ctx, st, k, up.Ref, up.Old)
+	if base == nil {
+		return nil
+	}
+	if gone, err := staleThere(ctx, st, remote, up.Ref, base); err != nil || gone {
 		if gone {
 			return retired
 		}
@@ -169,31 +174,27 @@ func retiredAt(ctx context.Context, st refstore.Clone, remote string, up refstor
 	return nil
 }
 
-// archivedThere fetches remote's archive and reports whether it holds
-// baton id: the baton became final there and was retired.
-func archivedThere(ctx context.Context, st refstore.Clone, remote, id string) (bool, error) {
+// staleThere fetches remote's archive and reports whether v, a version
+// of the baton ref, is behind it (archiveView.stale): decided and retired
+// there.
+func staleThere(ctx context.Context, st refstore.Clone, remote, ref string, v *version) (bool, error) {
 	tp, err := TrackingPrefix(remote)
 	if err != nil {
 		return false, err
 	}
 	arch := strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
 	if _, err := fetchPatiently(ctx, st, remote, []string{"+" + refstore.ArchivePrefix + "*:" + tp + arch + "*"}, 2); err != nil {
-		return false, &UnreachableError{Remote: remote, Err: fmt.Errorf("asking whether baton %s was retired there: %w", id, err)}
-	}
-	p, err := archive.BatonPath(id)
-	if err != nil {
-		return false, nil
+		return false, &UnreachableError{Remote: remote, Err: fmt.Errorf("asking whether baton %s was retired there: %w", recOf[baton.Baton](v).ID, err)}
 	}
 	months, err := st.RefIDs(ctx, tp+arch)
 	if err != nil {
 		return false, err
 	}
-	for _, m := range months {
-		if _, err := st.ReadPath(ctx, m.Ref, p); err == nil {
-			return true, nil
-		}
+	av := archiveView{st: st}
+	for _, m := range slices.Backward(months) { // newest first
+		av.trees = append(av.trees, m.OID)
 	}
-	return false, nil
+	return av.stale(ctx, ref, v)
 }
 
 // readClaim reads the baton up would write, refusing a ref that holds no
@@ -232,7 +233,7 @@ func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.U
 		// not decided and retired there (retirement takes a key's
 		// history: theirs, written after, can look concurrent with ours).
 		if d := decide(k, up.Ref, base, theirs, look); d.winner == base {
-			gone, err := archivedThere(ctx, st, remote, m.ID)
+			gone, err := staleThere(ctx, st, remote, up.Ref, base)
 			if err != nil {
 				return err
 			}

@@ -38,6 +38,13 @@ func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decisi
 			continue
 		}
 		put[d.retired.month] = append(put[d.retired.month], archive.Entry{Path: d.retired.path, OID: d.retired.oid})
+		if kindOf(d.ref).prefix == refstore.HandoffsPrefix {
+			// The ref's floor: what a later copy of the ref must descend
+			// from (archive.KeyPath).
+			if kp, err := archive.KeyPath(d.ref); err == nil {
+				put[d.retired.month] = append(put[d.retired.month], archive.Entry{Path: kp, OID: d.retired.oid})
+			}
+		}
 	}
 	months := map[string]bool{}
 	for m := range put {
@@ -125,16 +132,18 @@ func laterArchived(ctx context.Context, st refstore.Records) func(path, a, b str
 
 // settleArchived settles what retirement left behind. A baton the archive
 // holds became final somewhere (claimed, cancelled or dismissed) and was
-// retired: a live copy a clone still holds is stale, whatever its cause
-// says, and any copy of it loses to another baton at its key that is not
-// retired. A record the remote dropped whose very version the archive
-// holds was retired there, and is retired here too. Retirement takes a key's history with it, so a baton
-// written at the key afterwards has not seen the stale copy: by causes
-// alone the two look concurrent, and a tie-break could bring the retired
-// baton back to life and deliver it twice (found by the simulation, seed
-// 9: a clone away during the claim and the retirement pushed its waiting
-// copy over a newer baton). The other side's version wins; when there is
-// none, the key goes.
+// retired; a baton ref's floor (archive.KeyPath) is the last version
+// retired there. A copy of a baton that is archived, or that the floor of
+// its ref descends from, is stale whatever its cause says: it loses to a
+// version at its key that is not stale, and a live one goes. A record the
+// remote dropped whose very version the archive holds was retired there,
+// and is retired here too.
+//
+// Retirement takes a key's history with it, so a baton written at the key
+// afterwards has not seen the stale copy: by causes alone the two look
+// concurrent, and a tie-break could bring a retired baton back to life and
+// deliver it twice (found by the simulation: a clone away during a claim
+// and the retirement pushed its waiting copy over a newer baton).
 //
 // It runs before this sync retires anything: the archive it reads is both
 // sides' months as they stand.
@@ -150,14 +159,7 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 	if len(trees) == 0 {
 		return nil
 	}
-	archived := func(v *version) (bool, error) {
-		p, err := archive.BatonPath(recOf[baton.Baton](v).ID)
-		if err != nil {
-			return false, nil
-		}
-		at, err := archivedAt(ctx, st, trees, p)
-		return at != "", err
-	}
+	av := archiveView{st: st, trees: trees}
 	for i := range ds {
 		d := &ds[i]
 		if d.winner == nil {
@@ -168,9 +170,8 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 			// holds this very version, which is then retired here too
 			// (else a clone away during the retirement keeps it live
 			// for ever, withheld).
-			r, ok := kindOf(d.ref).retires(d.local, farFuture, nil)
-			if ok && r.path != "" {
-				if at, err := archivedAt(ctx, st, trees, r.path); err != nil {
+			if r, ok := kindOf(d.ref).retires(d.local, farFuture, nil); ok && r.path != "" {
+				if at, err := av.at(ctx, r.path); err != nil {
 					return err
 				} else if at == d.local.oid {
 					d.winner, d.collected = nil, true
@@ -181,19 +182,19 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 		if kindOf(d.ref).prefix != refstore.HandoffsPrefix {
 			continue
 		}
-		stale, err := archived(d.winner)
-		if err != nil || !stale {
-			if err != nil {
-				return fmt.Errorf("reading the archive for %s: %w", d.ref, err)
-			}
+		stale, err := av.stale(ctx, d.ref, d.winner)
+		if err != nil {
+			return fmt.Errorf("reading the archive for %s: %w", d.ref, err)
+		}
+		if !stale {
 			continue
 		}
 		other := d.remote
 		if d.winner == d.remote {
 			other = d.local
 		}
-		if other != nil && recOf[baton.Baton](other).ID != recOf[baton.Baton](d.winner).ID {
-			if gone, err := archived(other); err != nil {
+		if other != nil && other.oid != d.winner.oid {
+			if gone, err := av.stale(ctx, d.ref, other); err != nil {
 				return err
 			} else if !gone {
 				d.winner, d.conflict = other, false
@@ -201,7 +202,9 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 			}
 		}
 		if b := recOf[baton.Baton](d.winner); b.Live() {
-			d.winner, d.conflict = nil, false
+			// Retired elsewhere, so retired here: said as such.
+			what := kindOf(d.ref).describe(d.winner) + " (decided and retired elsewhere)"
+			d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what}
 		}
 	}
 	return nil
@@ -211,11 +214,16 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 // gives the archive path of any final record.
 var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// archivedAt is the blob the newest of trees holding path has there, ""
-// when none does.
-func archivedAt(ctx context.Context, st refstore.Trees, trees []string, path string) (string, error) {
-	for _, t := range trees {
-		e, err := st.ReadPath(ctx, t, path)
+// archiveView reads archive trees, newest first.
+type archiveView struct {
+	st    archive.Store
+	trees []string
+}
+
+// at is the blob the newest tree holding path has there, "" when none.
+func (a archiveView) at(ctx context.Context, path string) (string, error) {
+	for _, t := range a.trees {
+		e, err := a.st.ReadPath(ctx, t, path)
 		if err == nil {
 			return e.OID, nil
 		}
@@ -224,4 +232,39 @@ func archivedAt(ctx context.Context, st refstore.Trees, trees []string, path str
 		}
 	}
 	return "", nil
+}
+
+// stale reports whether v, a version of the baton ref, is behind what
+// the archive holds: its baton archived, or the ref's floor descending
+// from it.
+func (a archiveView) stale(ctx context.Context, ref string, v *version) (bool, error) {
+	if p, err := archive.BatonPath(recOf[baton.Baton](v).ID); err == nil {
+		if at, err := a.at(ctx, p); err != nil || at != "" {
+			return at != "", err
+		}
+	}
+	kp, err := archive.KeyPath(ref)
+	if err != nil {
+		return false, nil
+	}
+	// Every month's floor counts, not only the newest month's: months
+	// are named by when records became final, by clocks that may be
+	// skewed, so the newest month need not hold the latest floor.
+	c := kindOf(ref).cause(v.rec)
+	for _, t := range a.trees {
+		e, err := a.st.ReadPath(ctx, t, kp)
+		if errors.Is(err, refstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if e.OID == v.oid {
+			return true, nil
+		}
+		if d, ok := refstore.RevOf(e.Data).Descends(c); ok && d {
+			return true, nil
+		}
+	}
+	return false, nil
 }
