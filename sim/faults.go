@@ -94,6 +94,15 @@ func (in *injector) count(kind string) {
 	in.mu.Unlock()
 }
 
+// trace shows, when the run is logged (Config.Log), each call the injector
+// was asked about with its roll: what a shrunk run's reader needs to see
+// which call failed. Not in the op log's digest.
+func (in *injector) trace(name string, x float64) {
+	if in.w.cfg.Log != nil {
+		in.w.cfg.Log(fmt.Sprintf("    call %s roll=%.4f faults=%v", name, x, in.w.rep.Faults))
+	}
+}
+
 func (in *injector) die(where string) {
 	if in.died == "" {
 		in.died = where
@@ -114,6 +123,7 @@ func (in *injector) local(name string) (after bool, err error) {
 	}
 	s := in.w.cfg.FaultScale
 	x := in.roll(name)
+	defer in.trace(name, x)
 	if in.w.cfg.NoCrash && (x < rateCrashBefore*s || x >= (rateCrashBefore+rateLocalError)*s) {
 		return false, nil
 	}
@@ -147,6 +157,7 @@ func (in *injector) remote(op memstore.Op) error {
 	}
 	s := in.w.cfg.FaultScale
 	x := in.roll(op.Name + "/" + op.Phase.String())
+	defer in.trace(op.Name+"/"+op.Phase.String(), x)
 	if in.w.cfg.NoCrash {
 		listing = true // a listing's faults: never a death
 	}

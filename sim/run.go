@@ -352,6 +352,24 @@ func (w *world) finish(ctx context.Context) {
 	for _, l := range lines {
 		w.log.add("remote " + l)
 	}
+	// A version a join dropped for a concurrent one is reported in the
+	// clone's conflict notes (`git handoff log`), even when the sync that
+	// dropped it failed afterwards and its result never reached anyone.
+	for i, c := range w.clones {
+		notes, _ := refstore.ConflictNotes(c.Local())
+		for _, n := range notes {
+			b, err := readBaton(c, n.Dropped)
+			if err != nil || !strings.HasPrefix(n.Ref, refstore.HandoffsPrefix) {
+				continue
+			}
+			if k, err := readBaton(c, n.Kept); err == nil && k.ID == b.ID {
+				continue // the same baton, moved on: not a replacement
+			}
+			if _, ok := w.led.superseded[b.ID]; !ok {
+				w.led.superseded[b.ID] = fmt.Sprintf("dropped by a join, noted in c%d's conflict log", i)
+			}
+		}
+	}
 	archivedIDs := map[string]bool{}
 	for oid := range archived {
 		if b, err := readBaton(w.origin, oid); err == nil {

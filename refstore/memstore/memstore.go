@@ -24,6 +24,7 @@ import (
 	"context"
 	"crypto"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -250,7 +251,30 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...refstore.Updat
 			s.refs[u.Ref] = u.New
 		}
 	}
+	s.noteConflicts(msg, updates)
 	return nil
+}
+
+// noteConflicts appends a refstore.ConflictNote for each update of a
+// write whose message says it settled a conflict, to the notes'
+// "conflicts", as the git store does: `git handoff log` and the
+// simulation's accounting read them (refstore.ConflictNotes). The caller
+// holds s.mu.
+func (s *Store) noteConflicts(msg string, updates []refstore.Update) {
+	if !strings.HasPrefix(msg, refstore.ConflictReflog) {
+		return
+	}
+	if s.local == nil {
+		s.local = NewLocal(fmt.Sprintf("/mem/store-%p/handoff", s))
+	}
+	old, _ := s.local.Read("conflicts")
+	for _, u := range updates {
+		line, err := json.Marshal(refstore.ConflictNote{Ref: u.Ref, Kept: u.New, Dropped: u.Old, Message: strings.Join(strings.Fields(msg), " ")})
+		if err == nil {
+			old = append(append(old, line...), '\n')
+		}
+	}
+	_ = s.local.Write(context.Background(), "conflicts", old)
 }
 
 // check decides whether updates can be made, as git's transaction would
