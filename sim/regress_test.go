@@ -9,9 +9,10 @@ import (
 // Runs the simulation failed, shrunk, kept as tests: each must stay free
 // of violations.
 var regressions = []struct {
-	name  string
-	seed  uint64
-	steps []Step
+	name   string
+	seed   uint64
+	faults bool // the run's own faults (no crashes), else none
+	steps  []Step
 }{
 	{
 		// A clone away while its baton was claimed elsewhere and then
@@ -90,6 +91,17 @@ var regressions = []struct {
 			{Clone: 2, Op: OpStart, Arg: 0x843e78ba, Faults: 0x4b3fd04fd55f9351},
 		},
 	},
+	{
+		// A claim won at the arbiter whose local record failed (the
+		// start said "start again to receive it"), then retired before
+		// that next start: the next start must still deliver it (the
+		// arbiter's Held reads the ref's floor in the remote's archive).
+		name: "a pending claim settled after a retirement", seed: 1, faults: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x2784d92c, Faults: 0xf4b057e745e65bcb},
+			{Clone: 1, Op: OpStart, Arg: 0xe25b6ed8, Faults: 0x11a355b0f237d270},
+		},
+	},
 }
 
 func TestRegressions(t *testing.T) {
@@ -98,7 +110,7 @@ func TestRegressions(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			var log []string
-			rep := Run(ctx, Config{Seed: r.seed, Clones: 3, NoFaults: true, Log: func(s string) { log = append(log, s) }}, r.steps)
+			rep := Run(ctx, Config{Seed: r.seed, Clones: 3, NoFaults: !r.faults, NoCrash: true, Log: func(s string) { log = append(log, s) }}, r.steps)
 			if len(rep.Violations) > 0 {
 				for _, l := range log {
 					t.Log(l)

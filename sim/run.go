@@ -281,6 +281,21 @@ func (w *world) checkStep(ctx context.Context, i int) {
 	}
 }
 
+// settlePending runs a start in each clone that holds a pending claim (a
+// claim won at the arbiter that its start could not record, and told so:
+// "start again to receive it"): the next command for that owner and
+// branch settles it, here after the retirement of the final round, the
+// hardest time to.
+func (w *world) settlePending(ctx context.Context) {
+	for i, c := range w.clones {
+		if names, _ := c.Local().List("pending"); len(names) > 0 {
+			w.step = 1<<20 + i // a session id no step of the run made
+			w.runStep(ctx, w.step, Step{Clone: i, Op: OpStart})
+		}
+	}
+	w.step = -1
+}
+
 // finish runs the final rounds without faults and checks that the clones
 // converge and that every baton is accounted for.
 func (w *world) finish(ctx context.Context) {
@@ -309,6 +324,9 @@ func (w *world) finish(ctx context.Context) {
 			if err != nil && round == 2 {
 				w.violate(-1, "final-sync-failed", fmt.Sprintf("c%d: %v", i, err))
 			}
+		}
+		if round == 0 {
+			w.settlePending(ctx)
 		}
 	}
 	w.checkStep(ctx, -1)

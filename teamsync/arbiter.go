@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -178,23 +179,33 @@ func retiredAt(ctx context.Context, st refstore.Clone, remote string, up refstor
 // of the baton ref, is behind it (archiveView.stale): decided and retired
 // there.
 func staleThere(ctx context.Context, st refstore.Clone, remote, ref string, v *version) (bool, error) {
-	tp, err := TrackingPrefix(remote)
+	av, err := remoteArchive(ctx, st, remote)
 	if err != nil {
 		return false, err
+	}
+	return av.stale(ctx, ref, v)
+}
+
+// remoteArchive fetches remote's archive months and views them, newest
+// first.
+func remoteArchive(ctx context.Context, st refstore.Clone, remote string) (archiveView, error) {
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return archiveView{}, err
 	}
 	arch := strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
 	if _, err := fetchPatiently(ctx, st, remote, []string{"+" + refstore.ArchivePrefix + "*:" + tp + arch + "*"}, 2); err != nil {
-		return false, &UnreachableError{Remote: remote, Err: fmt.Errorf("asking whether baton %s was retired there: %w", recOf[baton.Baton](v).ID, err)}
+		return archiveView{}, &UnreachableError{Remote: remote, Err: fmt.Errorf("reading its archive: %w", err)}
 	}
 	months, err := st.RefIDs(ctx, tp+arch)
 	if err != nil {
-		return false, err
+		return archiveView{}, err
 	}
 	av := archiveView{st: st}
 	for _, m := range slices.Backward(months) { // newest first
 		av.trees = append(av.trees, m.OID)
 	}
-	return av.stale(ctx, ref, v)
+	return av, nil
 }
 
 // readClaim reads the baton up would write, refusing a ref that holds no
@@ -378,8 +389,13 @@ func (a Arbiter) remoteFor(ctx context.Context, st refstore.Clone, ref string) (
 }
 
 // Held fetches the baton records of the remote that arbitrates claims of
-// ref and returns the blob id it holds there ("" for none); without a
-// remote, what this clone holds.
+// ref and returns the blob id it holds there; without a remote, what this
+// clone holds. When the remote holds no version of ref, what it retired
+// there last (the ref's floor in its archive) is what it decided: a claim
+// it took and then retired is still the claimer's to deliver (found by the
+// simulation: a claim won at the arbiter, its local record failed, and a
+// retirement before the next start stranded it). "" when it holds
+// neither.
 func (a Arbiter) Held(ctx context.Context, st refstore.Clone, ref string) (string, error) {
 	remote, err := a.remoteFor(ctx, st, ref)
 	if err != nil {
@@ -401,9 +417,24 @@ func (a Arbiter) Held(ctx context.Context, st refstore.Clone, ref string) (strin
 	}
 	oid, err := refstore.ResolveID(ctx, st, tracking)
 	if errors.Is(err, refstore.ErrNotFound) {
-		return "", nil
+		return floorThere(ctx, st, remote, ref)
 	}
 	return oid, err
+}
+
+// floorThere fetches remote's archive and returns the floor of the baton
+// ref there: the last version retired at it (archive.KeyPath), of the
+// newest month that holds one; "" for none.
+func floorThere(ctx context.Context, st refstore.Clone, remote, ref string) (string, error) {
+	av, err := remoteArchive(ctx, st, remote)
+	if err != nil {
+		return "", err
+	}
+	kp, err := archive.KeyPath(ref)
+	if err != nil {
+		return "", nil
+	}
+	return av.at(ctx, kp)
 }
 
 // fetchSpecs are what a claim fetches from its arbiter: the batons and the
