@@ -77,6 +77,7 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 		return baton.Stored{}, nil, err
 	}
 	var pass held
+	decided := false // the arbiter took the tombstone
 	if decider, local := pinned(ctx, st, arb, up.Ref); !local {
 		if pass, err = hold(ctx, st, reason, up.New); err != nil {
 			return baton.Stored{}, nil, err
@@ -89,6 +90,7 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 			}
 			return baton.Stored{}, nil, err
 		}
+		decided = true
 	}
 	err = st.Apply(ctx, "handoff: "+reason+" "+h.ID, append([]refstore.Update{up}, pass.releases()...)...)
 	if err == nil {
@@ -98,5 +100,26 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 	if cur, rerr := refstore.ResolveID(ctx, st, up.Ref); rerr == nil && cur == up.New {
 		return out, nil, nil // a fetch brought the arbiter's copy of our tombstone first
 	}
+	if decided {
+		// The arbiter took the tombstone: the deletion happened, only its
+		// record here failed. Saying it failed would contradict what the
+		// team sees (found by the simulation).
+		return out, nil, &NotRecordedError{ID: h.ID, Done: reason, Err: err}
+	}
 	return baton.Stored{}, nil, baton.LostClaim(ctx, st, h, err)
 }
+
+// NotRecordedError is a deletion the arbiter took whose local record then
+// failed: the baton is deleted for the team, and the next sync (or a
+// command that asks the arbiter) records it here.
+type NotRecordedError struct {
+	ID   string // the baton
+	Done string // "cancelled" or "dismissed"
+	Err  error  // why the local record failed
+}
+
+func (e *NotRecordedError) Error() string {
+	return fmt.Sprintf("baton %s was %s where claims are decided, but recording it here failed (%v): the next sync records it", e.ID, e.Done, e.Err)
+}
+
+func (e *NotRecordedError) Unwrap() error { return e.Err }

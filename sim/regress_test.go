@@ -102,6 +102,28 @@ var regressions = []struct {
 			{Clone: 1, Op: OpStart, Arg: 0xe25b6ed8, Faults: 0x11a355b0f237d270},
 		},
 	},
+	{
+		// The same, with a newer baton at the ref by the time of the next
+		// start: the claim is still delivered (the arbiter's archive holds
+		// exactly the claim pushed: handoff.Archiver).
+		name: "a pending claim settled after a retirement and a newer baton", seed: 1, faults: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x2784d92c, Faults: 0xf4b057e745e65bcb},
+			{Clone: 1, Op: OpStart, Arg: 0xe25b6ed8, Faults: 0x11a355b0f237d270},
+			{Clone: 2, Op: OpEnd, Arg: 0x1e094eec, Faults: 0x855cef5eda86d80},
+		},
+	},
+	{
+		// A cancel the arbiter took whose local record then failed was
+		// reported as a failed cancel, though the team saw the baton
+		// cancelled (handoff.NotRecordedError says what happened).
+		name: "a cancel decided at the arbiter and not recorded here", seed: 5, faults: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x377eb5f, Faults: 0xe7ce1d344aa370f8},
+			{Clone: 2, Op: OpCancel, Arg: 0xe5468ac6, Faults: 0xa7a0117f5f9e8b3},
+			{Clone: 2, Op: OpStart, Arg: 0x5e5203af, Faults: 0x695a3d9062924916},
+		},
+	},
 }
 
 func TestRegressions(t *testing.T) {

@@ -148,6 +148,10 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 	case OpCancel:
 		res, err := handoff.Cancel(ctx, c, handoff.CancelOptions{Owner: owner, Branch: branch, Arbiter: arb}, clock)
 		w.conflicts(c, res.Conflicts, who)
+		var nre *handoff.NotRecordedError
+		if errors.As(err, &nre) {
+			w.deleted(nre.ID, "cancelled (not recorded) at "+who)
+		}
 		if err != nil {
 			return "error " + short(err)
 		}
@@ -164,6 +168,10 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		id := ids[int(s.Arg)%len(ids)]
 		res, err := handoff.Dismiss(ctx, c, handoff.DismissOptions{ID: id, Arbiter: arb}, clock)
 		w.conflicts(c, res.Conflicts, who)
+		var nre *handoff.NotRecordedError
+		if errors.As(err, &nre) {
+			w.deleted(nre.ID, "dismissed (not recorded) at "+who)
+		}
 		if err != nil {
 			return "error " + id + " " + short(err)
 		}
@@ -388,10 +396,17 @@ func (w *world) finish(ctx context.Context) {
 			}
 		}
 	}
-	archivedIDs := map[string]bool{}
+	archivedIDs := map[string]string{} // baton id -> the state archived
 	for oid := range archived {
 		if b, err := readBaton(w.origin, oid); err == nil {
-			archivedIDs[b.ID] = true
+			state := "waiting"
+			switch {
+			case b.Claimed:
+				state = "claimed by " + b.ClaimedBySession
+			case b.Deleted != nil:
+				state = b.Deleted.Reason
+			}
+			archivedIDs[b.ID] = state
 		}
 	}
 	for _, id := range w.led.ids() {
@@ -426,8 +441,8 @@ func (w *world) finish(ctx context.Context) {
 		case dlv || del || sup:
 		default:
 			where := "not in the remote's archive either"
-			if archivedIDs[id] {
-				where = "its remote archive holds it (retired while waiting)"
+			if state, ok := archivedIDs[id]; ok {
+				where = "its remote archive holds it, " + state
 			}
 			w.violate(-1, "lost", fmt.Sprintf("baton %s (written by %s) is neither delivered, deleted, replaced nor waiting: %s", id, w.led.written[id], where))
 		}
@@ -466,7 +481,6 @@ func diffIDs(want, got map[string]string) string {
 	return strings.Join(d, "; ")
 }
 
-var _ = errors.Is
 
 // archivedBlobs lists the blobs the archive's months of st hold.
 func archivedBlobs(ctx context.Context, st *memstore.Store) map[string]bool {

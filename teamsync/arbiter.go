@@ -422,6 +422,27 @@ func (a Arbiter) Held(ctx context.Context, st refstore.Clone, ref string) (strin
 	return oid, err
 }
 
+// Archived fetches the archive of the remote that arbitrates claims of ref
+// and returns the blob it archived for baton id ("" for none): a claim it
+// decided and retired (handoff.Archiver).
+func (a Arbiter) Archived(ctx context.Context, st refstore.Clone, ref, id string) (string, error) {
+	remote, err := a.remoteFor(ctx, st, ref)
+	if err != nil || remote == "" {
+		return "", err
+	}
+	av, err := remoteArchive(ctx, st, remote)
+	if err != nil {
+		return "", err
+	}
+	p, err := archive.BatonPath(id)
+	if err != nil {
+		return "", nil
+	}
+	return av.at(ctx, p)
+}
+
+var _ handoff.Archiver = Arbiter{}
+
 // floorThere fetches remote's archive and returns the floor of the baton
 // ref there: the last version retired at it (archive.KeyPath), of the
 // newest month that holds one; "" for none.

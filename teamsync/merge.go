@@ -204,6 +204,9 @@ func joinKey[T any](k *recordKind[T], d *decision, look lookup) {
 		}
 		d.conflict = concurrent(k, d.winner, loser, look)
 	}
+	if l != nil && simdefect.On(simdefect.SyncDropsRemoteNewer) { // planted defect (package sim), off without the simdefects tag
+		d.winner = l
+	}
 }
 
 // whyKept says why win was kept over lose: the rule of their kind that

@@ -20,7 +20,13 @@ const (
 	// JoinPrefersOlder: the join keeps the version its rules rank lower
 	// (teamsync/merge.go, decide).
 	JoinPrefersOlder Defect = "join-prefers-older"
+	// CrashedClaimNotRecovered: a start never settles the claims a
+	// killed or failed start left pending (handoff/pending.go, settle).
+	CrashedClaimNotRecovered Defect = "crashed-claim-not-recovered"
+	// SyncDropsRemoteNewer: the join keeps the local version over the
+	// remote's, newer or not (teamsync/merge.go, joinKey).
+	SyncDropsRemoteNewer Defect = "sync-drops-remote-newer"
 )
 
 // All is every defect, in the order `make sim-planted` tries them.
-var All = []Defect{ClaimSkipsCAS, DismissSkipsClaimCheck, NoTombstone, JoinPrefersOlder}
+var All = []Defect{ClaimSkipsCAS, DismissSkipsClaimCheck, NoTombstone, JoinPrefersOlder, CrashedClaimNotRecovered, SyncDropsRemoteNewer}
