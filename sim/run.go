@@ -481,7 +481,6 @@ func diffIDs(want, got map[string]string) string {
 	return strings.Join(d, "; ")
 }
 
-
 // archivedBlobs lists the blobs the archive's months of st hold.
 func archivedBlobs(ctx context.Context, st *memstore.Store) map[string]bool {
 	out := map[string]bool{}
