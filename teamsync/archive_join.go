@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
@@ -167,16 +166,20 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 		}
 		if d.remote == nil && d.winner == d.local {
 			// The remote dropped it: retired there when the archive
-			// holds this very version, which is then retired here too
-			// (else a clone away during the retirement keeps it live
-			// for ever, withheld).
-			if r, ok := kindOf(d.ref).retires(d.local, farFuture, nil); ok && r.path != "" {
-				if at, err := av.at(ctx, r.path); err != nil {
-					return err
-				} else if at == d.local.oid {
-					d.winner, d.collected = nil, true
-					continue
-				}
+			// holds this version or one after it, and then retired here
+			// too (else a clone away during the retirement keeps it live
+			// for ever, withheld: an ended session shown active, a
+			// lineage that reads differently on each clone).
+			behind, err := av.behind(ctx, kindOf(d.ref), d.local)
+			if err != nil {
+				return err
+			}
+			if behind {
+				// A baton that waited here is news to its holder: said.
+				k := kindOf(d.ref)
+				waited := k.prefix == refstore.HandoffsPrefix && recLive(d.local)
+				d.winner, d.collected, d.retired = nil, true, &retirement{what: k.describe(d.local), stale: waited}
+				continue
 			}
 		}
 		if kindOf(d.ref).prefix != refstore.HandoffsPrefix {
@@ -203,16 +206,12 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 		}
 		if b := recOf[baton.Baton](d.winner); b.Live() {
 			// Retired elsewhere, so retired here: said as such.
-			what := kindOf(d.ref).describe(d.winner) + " (decided and retired elsewhere)"
-			d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what}
+			what := kindOf(d.ref).describe(d.winner)
+			d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what, stale: true}
 		}
 	}
 	return nil
 }
-
-// farFuture is a cutoff every final record is final before: retires then
-// gives the archive path of any final record.
-var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // archiveView reads archive trees, newest first.
 type archiveView struct {
@@ -232,6 +231,38 @@ func (a archiveView) at(ctx context.Context, path string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// recLive reports whether v, a baton version, waits.
+func recLive(v *version) bool {
+	b := recOf[baton.Baton](v)
+	return b.Live()
+}
+
+// behind reports whether the archive holds v's record at v or at a version
+// that descends from it.
+func (a archiveView) behind(ctx context.Context, k *kind, v *version) (bool, error) {
+	p := k.archivePath(v)
+	if p == "" {
+		return false, nil
+	}
+	c := k.cause(v.rec)
+	for _, t := range a.trees {
+		e, err := a.st.ReadPath(ctx, t, p)
+		if errors.Is(err, refstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if e.OID == v.oid {
+			return true, nil
+		}
+		if d, ok := refstore.RevOf(e.Data).Descends(c); ok && d {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // stale reports whether v, a version of the baton ref, is behind what

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -30,6 +31,9 @@ type recordKind[T any] struct {
 	// retiresAt says whether rec, final since before the retention's
 	// cutoff, leaves the live refs, and where it goes (retire.go).
 	retiresAt func(rec T, final final, needed map[string]bool) (retirement, bool)
+	// archivedAt is where rec's record is archived once retired ("" for a
+	// kind the archive does not keep).
+	archivedAt func(rec T) (string, error)
 }
 
 // kind is one kind of record as the code that does not care which kind
@@ -51,6 +55,7 @@ type joiner interface {
 	describe(v *version) string
 	why(w, l *version) string
 	retires(v *version, cutoff time.Time, needed map[string]bool) (retirement, bool)
+	archivePath(v *version) string
 }
 
 // recOf is v's record as its kind's type T.
@@ -65,6 +70,15 @@ func (k *recordKind[T]) decide(d *decision, look lookup)      { joinKey(k, d, lo
 func (k *recordKind[T]) why(w, l *version) string {
 	_, why := decideBy(k.rules, recOf[T](w), recOf[T](l))
 	return why
+}
+
+// archivePath is where v's record is archived once retired; "" for none.
+func (k *recordKind[T]) archivePath(v *version) string {
+	p, err := k.archivedAt(recOf[T](v))
+	if err != nil {
+		return ""
+	}
+	return p
 }
 
 // retires says whether v retires at cutoff, and where it goes.
@@ -94,11 +108,12 @@ var batons = &recordKind[baton.Baton]{
 		s, err := baton.Decode(e)
 		return s.Baton, err
 	},
-	causeOf:   func(b baton.Baton) refstore.Cause { return b.Cause },
-	rules:     batonRules,
-	ordered:   orderedBaton,
-	retiresAt: retiresBaton,
-	undoes:    func(w, l baton.Baton) bool { return w.ID == l.ID && batonRank(&w) < batonRank(&l) },
+	causeOf:    func(b baton.Baton) refstore.Cause { return b.Cause },
+	rules:      batonRules,
+	ordered:    orderedBaton,
+	retiresAt:  retiresBaton,
+	archivedAt: func(b baton.Baton) (string, error) { return archive.BatonPath(b.ID) },
+	undoes:     func(w, l baton.Baton) bool { return w.ID == l.ID && batonRank(&w) < batonRank(&l) },
 	words: func(b baton.Baton) string {
 		switch {
 		case b.Claimed:
@@ -111,12 +126,13 @@ var batons = &recordKind[baton.Baton]{
 }
 
 var objectives = &recordKind[baton.Objective]{
-	read:      baton.DecodeObjective,
-	causeOf:   func(o baton.Objective) refstore.Cause { return o.Cause },
-	rules:     objectiveRules,
-	ordered:   orderedObjective,
-	retiresAt: retiresObjective,
-	undoes:    func(w, l baton.Objective) bool { return false },
+	read:       baton.DecodeObjective,
+	causeOf:    func(o baton.Objective) refstore.Cause { return o.Cause },
+	rules:      objectiveRules,
+	ordered:    orderedObjective,
+	retiresAt:  retiresObjective,
+	archivedAt: func(baton.Objective) (string, error) { return "", nil },
+	undoes:     func(w, l baton.Objective) bool { return false },
 	words: func(o baton.Objective) string {
 		if o.Text == "" {
 			return "objective (cleared)"
@@ -130,11 +146,12 @@ var sessions = &recordKind[session.Record]{
 		s, err := session.Decode(e)
 		return s.Record, err
 	},
-	causeOf:   func(s session.Record) refstore.Cause { return s.Cause },
-	rules:     sessionRules,
-	ordered:   orderedSession,
-	retiresAt: retiresSession,
-	undoes:    func(w, l session.Record) bool { return sessionRank(&w) < sessionRank(&l) },
+	causeOf:    func(s session.Record) refstore.Cause { return s.Cause },
+	rules:      sessionRules,
+	ordered:    orderedSession,
+	retiresAt:  retiresSession,
+	archivedAt: func(s session.Record) (string, error) { return archive.SessionPath(s.ID) },
+	undoes:     func(w, l session.Record) bool { return sessionRank(&w) < sessionRank(&l) },
 	words: func(s session.Record) string {
 		if s.ReplacedBy != "" {
 			return fmt.Sprintf("session %s (%s, replaced by %s)", s.ID, s.Status, s.ReplacedBy)
@@ -152,7 +169,11 @@ var prs = &recordKind[prown.Record]{
 	rules:     prRules,
 	ordered:   orderedPR,
 	retiresAt: retiresPR,
-	undoes:    func(w, l prown.Record) bool { return l.Merged() && !w.Merged() || !orderedPR(w, l) },
+	archivedAt: func(p prown.Record) (string, error) {
+		owner, repo, _ := strings.Cut(p.Repo, "/")
+		return archive.PRPath(owner, repo, p.Number)
+	},
+	undoes: func(w, l prown.Record) bool { return l.Merged() && !w.Merged() || !orderedPR(w, l) },
 	words: func(p prown.Record) string {
 		if p.Merged() {
 			return fmt.Sprintf("pull request %s#%d owned by session %s (merged)", p.Repo, p.Number, p.OwnerSession)

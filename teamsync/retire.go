@@ -141,6 +141,9 @@ type retirement struct {
 	month string
 	oid   string // the blob retired
 	what  string // the record retired, in words
+	// stale: a live copy of a record decided and retired at the remote,
+	// retired here too (settleArchived), and said so.
+	stale bool
 }
 
 // retireRecords marks the decisions whose winner is final since before

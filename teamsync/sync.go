@@ -367,6 +367,9 @@ func (s *syncRun) change(d *decision, w *writes, res *Result) {
 	case d.retired != nil:
 		what = d.retired.what
 	}
+	if d.retired != nil && d.retired.stale {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s retired %s: it was claimed, cancelled or dismissed there; the copy that waited here is retired too", s.opts.Remote, what))
+	}
 	if d.withheld {
 		res.Withheld = append(res.Withheld, Change{Ref: d.ref, Old: d.local.oid, New: d.local.oid, Reason: "withheld", What: what})
 	}
