@@ -14,15 +14,9 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// The prepare-commit-msg shim is "armed" (present in the hooks directory)
-// once it may have something to do: see "prepare-commit-msg once a session
-// is bound" in doc.go. It is armed while some worktree of
-// the repository is bound to a session, while handoff.commitHook is
-// "always", or when the hooks directory lies outside the repository (a
-// core.hooksPath such as ~/.githooks), where other repositories may run the
-// same shim and this one cannot see their bindings. How arming and
-// disarming keep a bound worktree from ever committing without the shim:
-// see Refresh.
+// Arming the prepare-commit-msg shim, and the protocol that keeps a bound
+// worktree from committing without it: see "prepare-commit-msg once a
+// session is bound" in doc.go.
 
 // CommitHookKey is the git config key that says when the prepare-commit-msg
 // shim is installed: CommitHookBound (the default) or CommitHookAlways.
@@ -36,14 +30,7 @@ const (
 const idleDetail = "installed while a worktree is bound to a session"
 
 // stickyDetail says why a hook file shim of prepare-commit-msg, once armed,
-// stays until `hooks uninstall`. git looks a hook file up (access) and runs
-// it (fork, exec) as two steps: a shim removed between them fails the
-// commit that found it ("cannot run .git/hooks/prepare-commit-msg: No such
-// file or directory"), and a commit in another worktree can be between
-// them at any moment, so no disarm that unlinks is ever safe. An armed shim
-// with nothing to do costs one sh start (bench/commit_hooks.sh). Config
-// hooks disarm safely: git read the event before it runs the command, and
-// the command finds no shim and does nothing.
+// stays until `hooks uninstall` (doc.go says more).
 const stickyDetail = "armed since a worktree was bound; stays until hooks uninstall, as removing it could fail a commit running in another worktree"
 
 // lockName is the lock file, in the common git dir, that serialises every
@@ -72,38 +59,14 @@ var armWait = time.Minute
 var ErrNotArmed = errors.New("the commit hook could not be armed")
 
 // Refresh arms or disarms the prepare-commit-msg shim in repoDir's hooks
-// directory to match the bindings of every worktree of the repository (see
-// the comment at the top of this file). It does nothing unless
-// git-handoff's hooks are installed there, that is unless our shim is at
-// post-checkout or pre-push, so `init --no-hooks` and `hooks uninstall`
-// stay respected; it arms with the command those shims record, so a shim
-// installed with Options.Command keeps it. Arming is Install's own step, so
-// a user's hook is chained exactly as Install chains it. Only config hooks
-// are disarmed (hook files stay armed: stickyDetail), and never a hook that
-// is not ours.
+// directory to match the bindings of every worktree of the repository, by
+// the protocol doc.go describes. It does nothing unless git-handoff's hooks
+// are installed there (our shim at post-checkout or pre-push), so
+// `init --no-hooks` and `hooks uninstall` stay respected; it arms with the
+// command those shims record, chaining a user's hook as Install does.
 //
 // Call Refresh after changing a binding, never before, and do not commit in
-// a newly bound worktree before it returns. The protocol that keeps a bound
-// worktree's commits from ever missing the shim, whatever other worktrees
-// bind and unbind meanwhile:
-//
-//   - Only a disarm (config hooks) removes the shim, and it reads every binding and
-//     removes the shim while holding the hooks lock exclusively.
-//   - A Refresh for a bound worktree (repoDir's own binding, asked of git)
-//     takes the lock, shared, after the binding was written, and sees the
-//     shim in place, or arms it under the exclusive lock. Any disarm that
-//     started before has then finished, and any that starts later reads
-//     this binding; so the shim stays while the binding does. It waits for
-//     the lock up to armWait, not lockWait, and returns ErrNotArmed when it
-//     cannot make sure.
-//   - Any other Refresh disarms only when no binding is left and nothing
-//     else wants the shim; when it cannot take the lock in time the shim
-//     stays, which is always safe.
-//
-// Bindings are asked of git (`git symbolic-ref`, `git cat-file
-// --batch-check` on main-worktree/ and worktrees/<id>/ names), so the
-// decision holds on reftable as well as files repositories; a binding file
-// counts as well, whatever git says, since the shim finds it first.
+// a newly bound worktree before it returns.
 func Refresh(ctx context.Context, repoDir string) (HookResult, error) {
 	l, err := locate(ctx, repoDir)
 	if err != nil {
@@ -246,14 +209,10 @@ func runDuring(during func() error) error {
 }
 
 // BindGuard returns the refstore.BindGuard of the worktree at repoDir
-// (found as rl): a binding is written while the hooks lock is held, after
-// prepare-commit-msg is made sure to be armed, so no disarm can come
-// between them and a process killed at any point leaves the worktree
-// unbound, or bound and armed. Where git-handoff's hooks are not installed
-// the binding is written as it is. When the hook cannot be armed (the lock
-// not taken within a minute, a hook in the way) the binding is not written
-// and the error wraps ErrNotArmed: an unbound worktree's commits name no
-// session, a bound one's always do. Refresh afterwards still applies.
+// (found as rl): the binding is written under the hooks lock once
+// prepare-commit-msg is armed, or not at all (an error wrapping
+// ErrNotArmed). Where git-handoff's hooks are not installed the binding is
+// written as it is.
 func BindGuard(repoDir string, rl refstore.Layout) refstore.BindGuard {
 	return func(bind func() error) error {
 		ctx := context.Background()

@@ -14,47 +14,27 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// Hooks from config (FormConfig).
+// Hooks from config (FormConfig); doc.go's "Two forms" says how they
+// differ from hook files for the user.
 //
-// git 2.54 and later also run hooks named in config: for each value of
-// hook.<friendly-name>.event, the command hook.<friendly-name>.command,
-// through the shell with the hook's arguments appended ("$@"). git 2.55,
-// as checked: it runs them before the hook file of the same event and
-// runs both; each gets the hook's arguments, its stdin (pre-push's ref
-// list, whole, for each), the working directory a hook file gets (the top
-// of the worktree) and, in a linked worktree, GIT_DIR; a command that
-// fails fails the hook as a hook file would, and one naming a program that
-// is not there fails it too ("cannot exec"); and they run even where
-// core.hooksPath is the empty string, which stops hook files only.
+// git 2.54 and later run, for each value of hook.<friendly-name>.event, the
+// command hook.<friendly-name>.command through the shell with the hook's
+// arguments appended, before the hook file of the same event; each gets
+// the hook's arguments, stdin, working directory and, in a linked worktree,
+// GIT_DIR, and a command that fails (or names a missing program) fails the
+// hook. Ours (hook.git-handoff-<name>, in the repository's own config) call
+// no git-handoff: configCommand reads the shim kept in
+// <common dir>/handoff/hooks/<name>, so
 //
-// So Install can register ours there, one friendly name each
-// (hook.git-handoff-<name>, in the repository's own config, the common
-// dir's), and leave the hooks directory alone: nothing of the user's is
-// moved, chained or overwritten, and a user's hook file of the same name
-// runs after ours, as git runs it.
-//
-// The command does not call git-handoff. It is a line of sh builtins that
-// finds the common git dir as the shims do (GIT_DIR or .git, a gitdir:
-// file, commondir) and reads ("." ) the shim kept in git-handoff's own
-// directory there, <common dir>/handoff/hooks/<name>, when that file is
-// there; the shim then decides as a hook file's does. So:
-//
-//   - an idle post-checkout or pre-push costs what a hook file costs, one
-//     sh start with builtins only; no git process, no Go binary;
-//   - prepare-commit-msg keeps its arming (arm.go): its command stays in
-//     config, and its event is set only while armed, so an idle commit
-//     starts nothing at all, as with no hook file. Its shim file is there
-//     exactly while armed and is what Refresh reads to know the state, so
-//     a bind or unbind costs no config read: arming is one `git config
-//     --replace-all` then the shim, disarming the shim's removal then one
-//     `git config --unset-all`, under the hooks lock. (In that order a
-//     kill between the two leaves at worst an idle sh per commit, never a
-//     bound commit without its trailers.);
-//   - no absolute path is written into config: a repository that is moved,
-//     and every worktree of it, still finds its shims;
-//   - a shim that is missing costs nothing and fails nothing, where a
-//     command naming a missing program would fail every commit; Check
-//     reports it (StateBroken).
+//   - an idle post-checkout or pre-push costs one sh start, as a hook file;
+//   - prepare-commit-msg's event is set only while armed, and its shim file
+//     is there exactly then, so Refresh reads the state without git. Arming
+//     sets the event then writes the shim; disarming removes the shim then
+//     the event: a kill between the two costs at worst an idle sh per
+//     commit, never a bound commit without its trailers;
+//   - no absolute path is written into config: a moved repository and its
+//     worktrees still find their shims;
+//   - a missing shim fails nothing (Check reports it, StateBroken).
 
 // configPrefix starts the friendly name of each of our config hooks.
 const configPrefix = "git-handoff-"

@@ -1,26 +1,9 @@
 // Package hooks installs, checks and removes git-handoff's git hooks, and is
 // the body of `git handoff hook <name>` that they call.
 //
-// # API
-//
-//   - Names lists the hooks we install: prepare-commit-msg, post-checkout,
-//     pre-push.
-//   - Dir finds the hooks directory with `git rev-parse --git-path hooks`,
-//     which honours core.hooksPath, linked worktrees and bare repositories.
-//   - Install installs the hooks in one of two forms (Form): shims in the
-//     hooks directory (FormFiles), or, where git runs hooks from config
-//     (ConfigHooksSupported: git 2.54 and later), config hooks
-//     hook.git-handoff-<name> that read shims kept in git-handoff's own
-//     directory (FormConfig, the default there). Check reports each hook
-//     and its form as installed, idle, missing, stale, not-executable,
-//     foreign, broken, ignored or duplicate, and what it chains to;
-//     Uninstall removes either form and puts the user's hooks back.
-//   - Refresh arms or disarms the prepare-commit-msg shim; the CLI calls it
-//     after every command that binds or unbinds a worktree. BindGuard arms
-//     it before a binding is written, under the same lock.
-//   - Shim returns a shim's text.
-//   - Run is the hook body. The CLI supplies a Deps (the bound session, a
-//     waiting baton, pushing records) and exits 0 afterwards.
+// Install, Check and Uninstall manage prepare-commit-msg, post-checkout and
+// pre-push (Names) in one of two forms (Form); Refresh and BindGuard arm the
+// commit hook as worktrees bind; Run is the hook body.
 //
 // # prepare-commit-msg once a session is bound
 //
@@ -39,20 +22,13 @@
 // script) as separate steps; a shim removed in between fails the commit
 // that found it ("cannot run .git/hooks/prepare-commit-msg: No such file
 // or directory"), and a commit in another worktree can be there at any
-// moment. An earlier design removed the shim when the last binding ended;
-// TestUnboundCommitsWhileAnotherWorktreeBindsAndUnbinds failed it three
-// runs in three. An armed shim with nothing to do exits on shell builtins,
-// at the cost of one sh start (bench/commit_hooks.sh). Config hooks do
-// disarm, safely: git has read the event before it runs the command, and
-// the command holds the shim open before it reads it (configCommand).
-//
-// Install leaves prepare-commit-msg to that decision (Action Idle when it
-// installs none) and Check reports it as StateIdle, which is healthy. Refresh
-// applies it: after Install's post-checkout and pre-push shims are in place
-// (it does nothing otherwise, so `init --no-hooks` and `hooks uninstall`
-// hold), it arms exactly as Install chains, and in config form disarms by
-// removing the shim and the event, never touching a hook that is not ours.
-// post-checkout and pre-push are not on the commit path and stay installed.
+// moment (TestUnboundCommitsWhileAnotherWorktreeBindsAndUnbinds). An armed
+// shim with nothing to do costs one sh start. Config hooks do disarm,
+// safely: git has read the event before it runs the command, and the
+// command holds the shim open before it reads it (configCommand).
+// Install leaves prepare-commit-msg to Refresh (Action Idle, StateIdle in
+// Check: healthy); post-checkout and pre-push are not on the commit path
+// and stay installed.
 //
 // The hooks directory is shared by every worktree, so arming is a state of
 // the repository that bindings come and go under, and a bound worktree must
@@ -78,32 +54,22 @@
 //     its worktree unbound, or bound and armed, and one that cannot arm
 //     does not bind (ErrNotArmed).
 //
-// Bindings are read through git (`git symbolic-ref`, and `git cat-file
-// --batch-check` over main-worktree/ and worktrees/<id>/ names for every
-// worktree at once), so the decision holds on reftable too; a binding
-// file counts whatever git says (refstore still writes one there).
+// Bindings are read through git, so the decision holds on reftable too; a
+// binding file counts whatever git says, since the shim finds it first.
 //
 // # Two forms
 //
 // Hook files (FormFiles) are what every git runs: our shim takes the hook's
 // name in the hooks directory and the user's hook, if any, is moved aside
-// and chained (see Shims). Hooks from config (FormConfig, config.go) leave
-// the hooks directory alone: the repository's config names one hook per
-// event, hook.git-handoff-<name>, whose command is a line of sh builtins
-// reading the shim <common dir>/handoff/hooks/<name>; git runs it first and
-// the user's hook file, if any, after it, each with the hook's arguments
-// and stdin. Idle costs are the same: one sh start for post-checkout and
-// pre-push, nothing at all for a disarmed prepare-commit-msg, whose event
-// is set only while armed (its shim file, there exactly then, tells
-// Refresh the state without reading config).
-//
-// What differs for the user's hooks in config form: they run after ours,
-// not before, and git runs each whatever the other's status. A user's
-// prepare-commit-msg sees our trailers already in the message; a pre-push
-// of theirs that refuses the push no longer keeps our records from going to
-// that remote (git handoff sync would push them as well). git also runs
-// hooks from config where core.hooksPath is the empty string, which stops
-// hook files only.
+// and chained (see Shims). Hooks from config (FormConfig, config.go; git
+// 2.54 and later) leave the hooks directory alone: the repository's config
+// names one hook per event, hook.git-handoff-<name>, whose command is a line
+// of sh builtins reading the shim <common dir>/handoff/hooks/<name>; git
+// runs it first and the user's hook file, if any, after it. A disarmed
+// prepare-commit-msg costs nothing there: its event is set only while armed.
+// The user's hooks then run after ours whatever our status, so a user's
+// prepare-commit-msg sees our trailers, and a pre-push of theirs that
+// refuses the push no longer keeps our records from that remote.
 //
 // Install (FormAuto) keeps the form a repository has, drops config hooks
 // that the git on PATH would not run, and otherwise picks config where git
@@ -184,37 +150,10 @@
 //
 // # Trailers
 //
-// prepare-commit-msg gives a bound session's commits
-//
-//	Handoff-Session: <id>
-//	Handoff-Agent: <harness>
-//
-// as the last lines of the trailer block; nothing else records which session
-// made a commit (no ref is written per commit). The trailers behave like the
-// author: written when a message is first made and then kept. A message that
-// already has either key is left alone, so --amend, rebase, cherry-pick and
-// commit -c/-C keep the session that first wrote it and a pair is never split
-// between two sessions (interpret-trailers' --if-exists doNothing, for both
-// keys together).
-//
-// Decisions on message sources:
-//
-//   - message (-m, -F): trailers added. Agents commit this way.
-//   - merge, squash: added; the message is git's own and a bound worktree's
-//     merges are the session's work.
-//   - template (commit.template, -t): skipped. git aborts a commit whose
-//     template comes back unedited, and our trailers would defeat that check.
-//   - an empty message (a plain `git commit` about to open the editor):
-//     skipped, so that quitting the editor still aborts. Commits written in
-//     the editor from nothing therefore get no trailers.
-//
-// Plain messages (no comment-like, conflict or whitespace-only lines, a last
-// paragraph that is prose or wholly canonical trailers) are edited in
-// process, leaving every existing byte in place; the rest goes to
-// `git interpret-trailers --in-place --where end --if-exists doNothing`,
-// which knows core.commentChar, scissors lines and trailer configuration but
-// rewrites existing trailers into canonical "Key: value" form.
-// TestAppendTrailersMatchesGit checks the in-process path against git.
-// Comment lines are assumed to start with '#' when judging whether a message
-// is empty.
+// prepare-commit-msg gives a bound session's commits "Handoff-Session: <id>"
+// and "Handoff-Agent: <harness>" as the last trailers; nothing else records
+// which session made a commit. They are added to messages from -m, -F, merge
+// and squash, not to a template's (git aborts a commit whose template comes
+// back unedited) nor to an empty one (quitting the editor must still abort),
+// and kept once written (addTrailers).
 package hooks

@@ -60,14 +60,6 @@ type Signature struct {
 	Fenced bool `json:"fenced"`
 }
 
-// OfSignature shapes a verification; nil stays nil.
-func OfSignature(v *refstore.Verification) *Signature {
-	if v == nil {
-		return nil
-	}
-	return &Signature{State: string(v.State), Trusted: v.Trusted(), Format: v.Format, Signer: v.Signer, Reason: v.Reason}
-}
-
 // Deletion says why and when a baton went away.
 type Deletion struct {
 	Reason string    `json:"reason"` // cancelled or dismissed

@@ -145,9 +145,7 @@ func newApp(d *deps) *cli.App {
 		},
 	}
 	for _, c := range app.Commands {
-		setUsageHandlers(c)
-		markReadOnly(d, c, "")
-		setUsageText(c, "")
+		prepareCommand(d, c, "")
 	}
 	return app
 }
@@ -162,36 +160,26 @@ var readOnlyCommands = map[string]bool{
 	"hooks check": true, "snapshot show": true,
 }
 
-// markReadOnly makes each read-only command in c's tree tell deps so
-// before its action runs.
-//
-// It also tells deps when the command prints JSON, so that what opening
-// the store has to say goes into that JSON.
-func markReadOnly(d *deps, c *cli.Command, parent string) {
+// prepareCommand readies every command in c's tree before its action runs:
+//   - it tells deps whether the command only reads records, and whether it
+//     prints JSON (what opening the store has to say then goes into it);
+//   - every bad flag is a usage error (exit 129) instead of urfave/cli's
+//     "Incorrect Usage" on stdout, and so is every argument too many or too
+//     few, before the command does anything;
+//   - a command without subcommands gets the usage line generated from its
+//     flags and ArgsUsage, the one the man page shows.
+func prepareCommand(d *deps, c *cli.Command, parent string) {
 	path := strings.TrimSpace(parent + " " + c.Name)
+	if c.OnUsageError == nil {
+		c.OnUsageError = onUsageError
+	}
+	if len(c.Subcommands) == 0 && c.UsageText == "" {
+		c.UsageText = synopsisOf(path, c)
+	}
 	before := c.Before
 	c.Before = func(ctx *cli.Context) error {
 		d.readOnly = d.readOnly || readOnlyCommands[path]
 		d.json = d.json || ctx.Bool("json")
-		if before != nil {
-			return before(ctx)
-		}
-		return nil
-	}
-	for _, sub := range c.Subcommands {
-		markReadOnly(d, sub, path)
-	}
-}
-
-// setUsageHandlers makes every bad flag a usage error (exit 129) instead of
-// urfave/cli's "Incorrect Usage" on stdout, and every argument too many or
-// too few one before the command does anything.
-func setUsageHandlers(c *cli.Command) {
-	if c.OnUsageError == nil {
-		c.OnUsageError = onUsageError
-	}
-	before := c.Before
-	c.Before = func(ctx *cli.Context) error {
 		if err := checkArgs(ctx); err != nil {
 			return err
 		}
@@ -201,19 +189,7 @@ func setUsageHandlers(c *cli.Command) {
 		return nil
 	}
 	for _, sub := range c.Subcommands {
-		setUsageHandlers(sub)
-	}
-}
-
-// setUsageText gives every command without subcommands the usage line
-// generated from its flags and ArgsUsage, the one the man page shows.
-func setUsageText(c *cli.Command, parent string) {
-	path := strings.TrimSpace(parent + " " + c.Name)
-	if len(c.Subcommands) == 0 && c.UsageText == "" {
-		c.UsageText = synopsisOf(path, c)
-	}
-	for _, sub := range c.Subcommands {
-		setUsageText(sub, path)
+		prepareCommand(d, sub, path)
 	}
 }
 

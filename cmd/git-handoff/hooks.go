@@ -31,18 +31,9 @@ func hooksCommand(d *deps) *cli.Command {
 					if err != nil {
 						return usageErrorf(c, "--hooks: %v", err)
 					}
-					st, err := d.Store(c.Context)
-					if err != nil {
-						return err
-					}
-					rep, err := hooks.Install(c.Context, st.Dir(), hooks.Options{Form: form})
-					if perr := printHookReport(d, c.Bool("json"), rep); perr != nil {
-						return perr
-					}
-					if err != nil {
-						return fmt.Errorf("installing hooks: %w", err)
-					}
-					return nil
+					return changeHooks(c, d, "installing hooks", func(dir string) (hooks.Report, error) {
+						return hooks.Install(c.Context, dir, hooks.Options{Form: form})
+					})
 				},
 			},
 			{
@@ -50,18 +41,9 @@ func hooksCommand(d *deps) *cli.Command {
 				Usage: "remove the hooks, from config or the hooks directory, and put back the ones you had",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					st, err := d.Store(c.Context)
-					if err != nil {
-						return err
-					}
-					rep, err := hooks.Uninstall(c.Context, st.Dir())
-					if perr := printHookReport(d, c.Bool("json"), rep); perr != nil {
-						return perr
-					}
-					if err != nil {
-						return fmt.Errorf("removing hooks: %w", err)
-					}
-					return nil
+					return changeHooks(c, d, "removing hooks", func(dir string) (hooks.Report, error) {
+						return hooks.Uninstall(c.Context, dir)
+					})
 				},
 			},
 			{
@@ -119,16 +101,27 @@ func hooksCommand(d *deps) *cli.Command {
 	}
 }
 
-// printHookReport prints what install or uninstall did; its warnings are
-// notices.
-func printHookReport(d *deps, asJSON bool, rep hooks.Report) error {
-	out := toHookReportJSON(rep)
-	if asJSON {
-		return d.printJSON(out)
+// changeHooks runs install or uninstall (change) on the repository's hooks
+// and prints what it did, its warnings as notices, even when it failed.
+func changeHooks(c *cli.Context, d *deps, doing string, change func(dir string) (hooks.Report, error)) error {
+	st, err := d.Store(c.Context)
+	if err != nil {
+		return err
 	}
-	notify(d.stderr, out.Notices)
-	for _, h := range out.Hooks {
-		fmt.Fprintln(d.stdout, h.Name+": "+hookResultText(h))
+	rep, err := change(st.Dir())
+	out := toHookReportJSON(rep)
+	if c.Bool("json") {
+		if perr := d.printJSON(out); perr != nil {
+			return perr
+		}
+	} else {
+		notify(d.stderr, out.Notices)
+		for _, h := range out.Hooks {
+			fmt.Fprintln(d.stdout, h.Name+": "+hookResultText(h))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", doing, err)
 	}
 	return nil
 }
