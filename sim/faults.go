@@ -58,7 +58,7 @@ type injector struct {
 	// loseAfter: the next push's answer is lost after it landed (a push
 	// delivered twice, wide.go).
 	loseAfter atomic.Bool
-	died   string
+	died      string
 }
 
 func newInjector(w *world) *injector { return &injector{w: w, counts: map[string]uint64{}} }

@@ -261,8 +261,8 @@ type world struct {
 	gh       *ghpr.Client
 	late     []latePush
 	claimer  string // the session an explicit claim of this step is for
-	log    *sha256Log
-	rep    *Report
+	log      *sha256Log
+	rep      *Report
 }
 
 // Run runs steps (from Generate, or a shrunk list) with cfg's setup.
