@@ -9,6 +9,13 @@
 // ledger of what each workflow call reported, and at the end after a
 // fault-free final sync of every clone. One seed gives one run exactly: the
 // trace digest says so.
+//
+// Config.Wide (sim -wide) widens the run: wide.go. Not covered: gc at the
+// remote. memstore has no exported way to drop an object (Store.objects is
+// only ever added to), so neither "gc drops what no ref reaches" nor git's
+// --prune=now race (a ref left pointing at an object gc removed) can be
+// made from here; it needs e.g. (*memstore.Store).DropObjects(keep
+// func(oid string) bool) that removes objects without checking refs.
 package sim
 
 import (
