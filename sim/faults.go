@@ -55,7 +55,10 @@ type injector struct {
 	counts map[string]uint64
 	off    bool        // faults off: the final rounds
 	dead   atomic.Bool // the process of this step died: every later call dies too
-	died   string
+	// loseAfter: the next push's answer is lost after it landed (a push
+	// delivered twice, wide.go).
+	loseAfter atomic.Bool
+	died      string
 }
 
 func newInjector(w *world) *injector { return &injector{w: w, counts: map[string]uint64{}} }
@@ -154,6 +157,10 @@ func (in *injector) remote(op memstore.Op) error {
 	}
 	if in.off {
 		return nil
+	}
+	if op.Phase == memstore.After && (op.Name == "push" || op.Name == "push-matching") && in.loseAfter.CompareAndSwap(true, false) {
+		in.count(FaultPushTwice)
+		return fmt.Errorf("%s: the connection to %s closed: %w", op.Name, op.URL, errInjected)
 	}
 	s := in.w.cfg.FaultScale
 	x := in.roll(op.Name + "/" + op.Phase.String())

@@ -98,6 +98,9 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 				if s.Op == OpStart {
 					w.led.crashed[sessionOf(s.Clone, w.step)] = true
 				}
+				if w.claimer != "" {
+					w.led.crashed[w.claimer] = true
+				}
 				out = "died"
 				return
 			}
@@ -107,6 +110,7 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 	}()
 	clock := w.clock(s.Clone)
 	arb := teamsync.Arbiter{Remote: remote}
+	w.claimer = ""
 	switch s.Op {
 	case OpEnd:
 		res, err := handoff.End(ctx, c, handoff.EndOptions{Owner: owner, Branch: branch, Harness: "sim", Next: []string{"carry on from " + who}}, clock)
@@ -128,15 +132,10 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 			w.led.toldNot[sid] = ""
 			return "error " + short(err)
 		}
+		w.wl.sessions[s.Clone] = append(w.wl.sessions[s.Clone], sid)
 		if res.Claimed && res.Handoff != nil {
 			id := res.Handoff.ID
-			if prev, ok := w.led.delivered[id]; ok {
-				w.violate(w.step, "delivered-twice", fmt.Sprintf("baton %s delivered to %s and again to %s (%s)", id, prev, sid, who))
-			}
-			if d, ok := w.led.deleted[id]; ok {
-				w.violate(w.step, "deleted-and-delivered", fmt.Sprintf("baton %s was %s, then delivered to %s (%s)", id, d, sid, who))
-			}
-			w.led.delivered[id] = sid
+			w.deliver(id, sid, who)
 			return "claimed " + id + " " + sid
 		}
 		w.led.toldNot[sid] = ""
@@ -162,6 +161,11 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		return "cancelled " + res.Cancelled.ID
 	case OpDismiss:
 		ids := w.led.ids()
+		if w.cfg.Wide && s.Arg%4 != 3 {
+			if here := w.waitingIn(ctx, c); len(here) > 0 {
+				ids = here // a baton waiting here: one to undismiss later
+			}
+		}
 		if len(ids) == 0 {
 			return "nothing"
 		}
@@ -189,7 +193,7 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		}
 		return fmt.Sprintf("synced local=%d pushed=%d conflicts=%d retired=%d", len(res.Local), len(res.Pushed), len(res.Conflicts), res.Retired)
 	}
-	return "?"
+	return w.callWide(ctx, c, s, who, clock, arb)
 }
 
 func sessionOf(clone, step int) string { return fmt.Sprintf("s-c%d-%d", clone, step) }
@@ -200,6 +204,9 @@ func (w *world) deleted(id, how string) {
 	}
 	if _, ok := w.led.deleted[id]; !ok {
 		w.led.deleted[id] = how
+	}
+	if strings.HasPrefix(how, "dismissed") {
+		w.wl.dismissals = append(w.wl.dismissals, id)
 	}
 }
 
@@ -308,6 +315,7 @@ func (w *world) settlePending(ctx context.Context) {
 // converge and that every baton is accounted for.
 func (w *world) finish(ctx context.Context) {
 	w.faults.begin(0)
+	w.deliverLate(ctx, -1)
 	w.faults.off = true
 	w.step = -1
 	// The first round retires as of the latest clock (what a retirement
@@ -338,6 +346,9 @@ func (w *world) finish(ctx context.Context) {
 		}
 	}
 	w.checkStep(ctx, -1)
+	if w.cfg.Wide {
+		w.finishWide(ctx)
+	}
 	// Convergence: every clone's records are the remote's.
 	want := recordIDs(ctx, w.origin)
 	archived := archivedBlobs(ctx, w.origin)

@@ -9,6 +9,13 @@
 // ledger of what each workflow call reported, and at the end after a
 // fault-free final sync of every clone. One seed gives one run exactly: the
 // trace digest says so.
+//
+// Config.Wide (sim -wide) widens the run: wide.go. Not covered: gc at the
+// remote. memstore has no exported way to drop an object (Store.objects is
+// only ever added to), so neither "gc drops what no ref reaches" nor git's
+// --prune=now race (a ref left pointing at an object gc removed) can be
+// made from here; it needs e.g. (*memstore.Store).DropObjects(keep
+// func(oid string) bool) that removes objects without checking refs.
 package sim
 
 import (
@@ -24,6 +31,8 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/ghpr"
+	"github.com/git-handoff/git-handoff/ghpr/ghprtest"
 	"github.com/git-handoff/git-handoff/internal/simdefect"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/refstore/memstore"
@@ -40,15 +49,28 @@ const (
 	OpDismiss
 	OpSync
 	OpRetire
+	// The widened run's operations (Config.Wide): after the first six, so
+	// the narrow run's steps keep their values.
+	OpClaim
+	OpUndismiss
+	OpReplace
+	OpPRClaim
+	OpPRRelease
+	OpAutoEnd
 	numOps
 )
 
-var opNames = [numOps]string{"end", "start", "cancel", "dismiss", "sync", "retire"}
+var opNames = [numOps]string{"end", "start", "cancel", "dismiss", "sync", "retire",
+	"claim", "undismiss", "replace", "pr-claim", "pr-release", "auto-end"}
 
 func (o Op) String() string { return opNames[o] }
 
 // opWeights are how often each operation is picked, out of their sum.
 var opWeights = [numOps]int{OpEnd: 24, OpStart: 26, OpCancel: 8, OpDismiss: 10, OpSync: 26, OpRetire: 6}
+
+// wideWeights are the widened run's (Config.Wide).
+var wideWeights = [numOps]int{OpEnd: 20, OpStart: 20, OpCancel: 6, OpDismiss: 8, OpSync: 22, OpRetire: 5,
+	OpClaim: 8, OpUndismiss: 6, OpReplace: 5, OpPRClaim: 6, OpPRRelease: 3, OpAutoEnd: 6}
 
 // Step is one step of a run: which clone does what. Arg picks among
 // candidates (the baton a dismissal names); Faults seeds the faults of the
@@ -84,6 +106,12 @@ type Config struct {
 	// NoRetire leaves retirement out: no retire steps, no retiring final
 	// round.
 	NoRetire bool
+	// Wide widens the run: the operations after OpRetire (an explicit
+	// claim, undismiss, session replace, pull request claim and release
+	// against a fake GitHub, the automatic handoff of a session that
+	// worked) and the push faults (wide.go: a push delivered twice, late,
+	// or echoed later).
+	Wide bool
 	// Defect is the planted defect (simdefect; only with the simdefects tag).
 	Defect simdefect.Defect
 	// StopAtFirst stops the run at the first violation.
@@ -115,6 +143,9 @@ func Generate(cfg Config) []Step {
 	cfg.defaults()
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x5157))
 	weights := opWeights
+	if cfg.Wide {
+		weights = wideWeights
+	}
 	if cfg.NoRetire {
 		weights[OpRetire] = 0
 	}
@@ -229,8 +260,16 @@ type world struct {
 
 	faults *injector
 	led    *ledger
-	log    *sha256Log
-	rep    *Report
+	wl     *wideLedger
+
+	// The widened run's: the fake GitHub and its client, and the pushes
+	// queued to land later.
+	ghServer *ghprtest.Server
+	gh       *ghpr.Client
+	late     []latePush
+	claimer  string // the session an explicit claim of this step is for
+	log      *sha256Log
+	rep      *Report
 }
 
 // Run runs steps (from Generate, or a shrunk list) with cfg's setup.
@@ -253,10 +292,19 @@ func Run(ctx context.Context, cfg Config, steps []Step) *Report {
 		now:  time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
 		tick: 7 * time.Minute,
 		led:  newLedger(),
+		wl:   newWideLedger(),
 		log:  newLog(cfg.Log),
 		rep:  &Report{Seed: cfg.Seed, Faults: map[string]int{}, Outcomes: map[string]int{}},
 	}
 	w.faults = newInjector(w)
+	if cfg.Wide {
+		if err := w.setupGitHub(ctx); err != nil {
+			w.violate(-1, "setup", err.Error())
+			w.rep.Trace = w.log.digest()
+			return w.rep
+		}
+		defer w.ghServer.Close()
+	}
 	if err := w.setup(ctx); err != nil {
 		w.violate(-1, "setup", err.Error())
 		w.rep.Trace = w.log.digest()
@@ -268,6 +316,7 @@ func Run(ctx context.Context, cfg Config, steps []Step) *Report {
 		}
 		w.step = i
 		w.now = w.now.Add(w.tick)
+		w.deliverLate(ctx, i)
 		w.runStep(ctx, i, s)
 		w.rep.Steps++
 		w.checkStep(ctx, i)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,4 +64,39 @@ func TestFaultedRunFindings(t *testing.T) {
 		}
 	}
 	t.Log(rep.FaultLines(), rep.Summary())
+}
+
+// The widened run (Config.Wide: claim, undismiss, replace, pull request
+// claim and release against the fake GitHub, automatic handoffs; pushes
+// delivered twice, late, echoed) is deterministic too, and injects the
+// push faults.
+func TestWideReplayIsDeterministic(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := Config{Seed: 42, Steps: 300, Wide: true}
+	a := Run(ctx, cfg, Generate(cfg))
+	b := Run(ctx, cfg, Generate(cfg))
+	if ctx.Err() != nil {
+		t.Fatal("deadline passed")
+	}
+	if a.Trace != b.Trace || a.FaultTotal() != b.FaultTotal() {
+		t.Fatalf("seed 42 (wide) ran twice differently: %s / %s", a.Summary(), b.Summary())
+	}
+	for _, k := range []string{FaultPushTwice, FaultPushLate, FaultPushEcho} {
+		if a.Faults[k] == 0 {
+			t.Errorf("no %s in 300 steps: %v", k, a.FaultLines())
+		}
+	}
+	for _, op := range []Op{OpClaim, OpUndismiss, OpReplace, OpPRClaim, OpPRRelease, OpAutoEnd} {
+		n := 0
+		for k, v := range a.Outcomes {
+			if strings.HasPrefix(k, op.String()+":") {
+				n += v
+			}
+		}
+		if n == 0 {
+			t.Errorf("no %s in 300 steps", op)
+		}
+	}
+	t.Log(a.FaultLines(), a.Summary())
 }

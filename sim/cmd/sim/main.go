@@ -22,6 +22,7 @@ func main() {
 	noFaults := flag.Bool("no-faults", false, "inject no faults")
 	noCrash := flag.Bool("no-crash", false, "inject no process deaths")
 	noRetire := flag.Bool("no-retire", false, "leave retirement out")
+	wide := flag.Bool("wide", false, "the widened run: claim, undismiss, replace, PR claim and release, automatic handoffs; pushes twice, late, echoed")
 	planted := flag.Bool("planted", false, "run once per planted defect (needs -tags simdefects)")
 	verbose := flag.Bool("v", false, "print the op log")
 	shrink := flag.Bool("shrink", true, "shrink a failing run's steps")
@@ -30,7 +31,7 @@ func main() {
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults, NoCrash: *noCrash}
+	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults, NoCrash: *noCrash, Wide: *wide}
 	if *planted {
 		if !simdefect.Built {
 			fmt.Fprintln(os.Stderr, "sim: -planted needs a build with -tags simdefects")
@@ -79,7 +80,7 @@ func main() {
 			k = *kind
 		}
 		small, v := sim.Shrink(ctx, cfg, list, k)
-		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d}, steps):\n", len(small), v, *seed, *clones)
+		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v}, steps):\n", len(small), v, *seed, *clones, *wide, *noFaults)
 		for _, s := range small {
 			fmt.Printf("  %#v\n", s)
 		}
