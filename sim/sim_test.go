@@ -25,23 +25,44 @@ func TestReplayIsDeterministic(t *testing.T) {
 	}
 }
 
-// A short run of the workflows without faults, retirement included,
-// breaks no invariant for this seed. (Seed 7 does not: 5 fault-free
-// steps deliver one baton twice, a retirement at the remote racing a
-// claim; with faults the simulation finds lost batons not yet triaged:
-// TestFaultedRunFindings.)
-func TestShortRunNoViolations(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+// Runs without faults, retirement included, hold the promise: ten seeds
+// of 2,000 steps each (seeds 6, 7, 9 and 19 each found a way to deliver a
+// baton twice before the fixes their shrunk runs name in regress_test.go).
+func TestFaultFreeRunsHoldThePromise(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cfg := Config{Seed: 8, Steps: 2000, NoFaults: true}
-	rep := Run(ctx, cfg, Generate(cfg))
-	if ctx.Err() != nil {
-		t.Fatalf("deadline passed after %d steps", rep.Steps)
+	for seed := uint64(1); seed <= 10; seed++ {
+		cfg := Config{Seed: seed, Steps: 2000, NoFaults: true}
+		rep := Run(ctx, cfg, Generate(cfg))
+		if ctx.Err() != nil {
+			t.Fatalf("seed %d: deadline passed after %d steps", seed, rep.Steps)
+		}
+		for _, v := range rep.Violations {
+			t.Errorf("seed %d: %v", seed, v)
+		}
 	}
-	for _, v := range rep.Violations {
-		t.Error(v)
+}
+
+// Runs with every fault but process deaths (calls that fail, remotes
+// unreachable, stalled, answers lost) hold the promise too, for these
+// seeds: seed 7 of 1,000 steps still finds a baton the ledger cannot
+// account for, not yet triaged (see TestFaultedRunFindings).
+func TestFaultedRunsWithoutDeaths(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	for _, seed := range []uint64{2, 3, 4, 5, 6, 8, 9, 10} {
+		cfg := Config{Seed: seed, Steps: 1000, NoCrash: true}
+		rep := Run(ctx, cfg, Generate(cfg))
+		if ctx.Err() != nil {
+			t.Fatalf("seed %d: deadline passed after %d steps", seed, rep.Steps)
+		}
+		if rep.FaultTotal() == 0 {
+			t.Fatalf("seed %d: no fault injected", seed)
+		}
+		for _, v := range rep.Violations {
+			t.Errorf("seed %d: %v", seed, v)
+		}
 	}
-	t.Log(rep.Summary())
 }
 
 // The faulted run's findings, logged: the simulation reports batons lost
