@@ -15,7 +15,7 @@ FISHCONFDIR ?= $(PREFIX)/share/fish/vendor_conf.d
 # `go install ./cmd/git-handoff` makes.
 BIN     := bin/git-handoff
 
-.PHONY: build install test test-git race fuzz demo bench soak vet clean agent-tools sim sim-planted
+.PHONY: build install test test-git race fuzz demo bench soak vet clean agent-tools sim sim-planted sim sim-planted
 
 build: $(BIN) git-handoff.1
 
@@ -142,8 +142,9 @@ soak: $(BIN)
 # simdefects) and prints whether the simulation found it.
 SEED  ?= $(shell date +%s)
 STEPS ?= 10000
+SIMFLAGS ?=
 sim:
-	$(GO) run ./sim/cmd/sim -seed $(SEED) -steps $(STEPS)
+	$(GO) run ./sim/cmd/sim -seed $(SEED) -steps $(STEPS) $(SIMFLAGS)
 
 PLANTED_STEPS ?= 1500
 sim-planted:

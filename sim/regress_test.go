@@ -124,6 +124,35 @@ var regressions = []struct {
 			{Clone: 2, Op: OpStart, Arg: 0x5e5203af, Faults: 0x695a3d9062924916},
 		},
 	},
+	{
+		// A version the remote held and a join there dropped (for a
+		// concurrent baton that was then claimed and retired) stayed
+		// withheld in its clone for ever: the ref moved on past it, as
+		// its floor in the archive shows.
+		name: "a withheld version the ref moved on from", seed: 1035,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0xa27ae4f3, Faults: 0x9265a8f25150d1e5},
+			{Clone: 1, Op: OpSync, Arg: 0x35a2428d, Faults: 0x18076f9472e76bf1},
+			{Clone: 2, Op: OpEnd, Arg: 0xf4ca60b, Faults: 0x25516e8d1b0bb855},
+			{Clone: 2, Op: OpSync, Arg: 0xab0e5595, Faults: 0xd89489a96b29a7f9},
+			{Clone: 0, Op: OpStart, Arg: 0x2012cbf7, Faults: 0xffd5e0177731a799},
+		},
+	},
+	{
+		// A cancel of a baton never synced, decided at the remote over a
+		// teammate's waiting baton written without seeing it, replaced
+		// that baton by the tie-break and told nobody (the arbiter notes
+		// the conflict now, as sync does).
+		name: "a tie-break at the arbiter is reported", seed: 1052,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xf0e4db85, Faults: 0x3f8a8f2647c04e65},
+			{Clone: 2, Op: OpEnd, Arg: 0x33e98bc7, Faults: 0x113cf72f97ec02d0},
+			{Clone: 0, Op: OpSync, Arg: 0x25d25ab1, Faults: 0xe0d4a760b63a202b},
+			{Clone: 2, Op: OpEnd, Arg: 0xb6f6700e, Faults: 0x17aa34b565bbb964},
+			{Clone: 2, Op: OpCancel, Arg: 0x1859a348, Faults: 0x26dab6509de3239f},
+			{Clone: 1, Op: OpRetire, Arg: 0xe69590e7, Faults: 0x84b28683bcdba08d},
+		},
+	},
 }
 
 func TestRegressions(t *testing.T) {

@@ -396,7 +396,10 @@ func (w *world) finish(ctx context.Context) {
 		notes, _ := refstore.ConflictNotes(c.Local())
 		for _, n := range notes {
 			b, err := readBaton(c, n.Dropped)
-			if err != nil || !strings.HasPrefix(n.Ref, refstore.HandoffsPrefix) {
+			// A baton ref, or its copy from the remote (a claim or
+			// deletion decided there over a baton it replaced).
+			isBaton := strings.HasPrefix(n.Ref, refstore.HandoffsPrefix) || strings.Contains(n.Ref, "/handoffs/")
+			if err != nil || !isBaton {
 				continue
 			}
 			if k, err := readBaton(c, n.Kept); err == nil && k.ID == b.ID {

@@ -91,12 +91,14 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 				return err
 			}
 		}
+		tied := false // ours replaces a baton of the remote's written without seeing it
 		if theirs != nil {
 			if theirs.oid == up.New {
 				return nil
 			}
 			if theirs.oid != up.Old {
-				if lost := lostTo(ctx, st, remote, up, ours, theirs); lost != nil {
+				var lost error
+				if tied, lost = lostTo(ctx, st, remote, up, ours, theirs); lost != nil {
 					return lost
 				}
 			}
@@ -109,7 +111,15 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 			// The remote took it: that is the decision. A tracking ref we
 			// cannot move (a stale lock, a fetch that moved it) is only a
 			// stale copy, which the next fetch mends.
-			_ = st.Apply(ctx, "handoff: decided at "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
+			msg := "handoff: decided at " + remote
+			if tied {
+				// The tie-break dropped the remote's baton: reported, as
+				// sync reports it, in this clone's conflict log (found by
+				// the simulation: a cancel of an unsynced baton replaced a
+				// teammate's waiting one, and nobody was told).
+				msg = fmt.Sprintf("%s from %s: kept %s over %s (a claim or deletion decided there)", refstore.ConflictReflog, remote, up.New, theirs.oid)
+			}
+			_ = st.Apply(ctx, msg, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
 			return nil
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
@@ -229,14 +239,14 @@ func readClaim(ctx context.Context, st refstore.Records, up refstore.Update) (*k
 // claimed or deleted, or another baton the join keeps over the one up
 // started from. When it does, the local ref takes the remote's version
 // through that join (adopt), and the error says what happened.
-func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, mine, theirs *version) error {
+func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, mine, theirs *version) (tied bool, _ error) {
 	k := kindOf(up.Ref)
 	look := storeLookup(ctx, st)
 	m, t := recOf[baton.Baton](mine), recOf[baton.Baton](theirs)
 	base := versionOf(ctx, st, k, up.Ref, up.Old)
 	if m.ID == t.ID {
 		if t.Live() {
-			return nil // the same waiting baton: ours follows it
+			return false, nil // the same waiting baton: ours follows it
 		}
 	} else if base != nil {
 		// Another baton: it goes only if the join of the version we
@@ -246,24 +256,24 @@ func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.U
 		if d := decide(k, up.Ref, base, theirs, look); d.winner == base {
 			gone, err := staleThere(ctx, st, remote, up.Ref, base)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if !gone {
-				return nil
+				return d.conflict, nil
 			}
 		}
 	} else if extends(mine, theirs, look) {
-		return nil
+		return false, nil
 	}
 	conflict := adopt(ctx, st, remote, up.Ref, theirs, look)
 	if m.ID == t.ID {
-		return baton.NotLive(t, remote)
+		return false, baton.NotLive(t, remote)
 	}
 	se := &handoff.SupersededError{Remote: remote, Ref: up.Ref, Mine: m, MineOID: up.Old, Kept: t, KeptOID: theirs.oid, Conflict: conflict}
 	if base != nil {
 		se.Mine = recOf[baton.Baton](base)
 	}
-	return se
+	return false, se
 }
 
 // versionOf reads the blob oid as the record at ref; nil when it cannot.

@@ -146,7 +146,7 @@ func laterArchived(ctx context.Context, st refstore.Records) func(path, a, b str
 //
 // It runs before this sync retires anything: the archive it reads is both
 // sides' months as they stand.
-func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision) error {
+func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision, seen map[string]string) error {
 	var trees []string
 	for _, months := range []map[string]string{ids.archLocal, ids.archRemote} {
 		for _, m := range slices.Backward(slices.Sorted(maps.Keys(months))) { // newest first
@@ -184,6 +184,21 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 		}
 		if kindOf(d.ref).prefix != refstore.HandoffsPrefix {
 			continue
+		}
+		if d.remote == nil && d.winner == d.local && seen != nil && seen[d.ref] == d.local.oid {
+			// The remote held this very version and holds nothing at
+			// its ref now: only a retirement empties a ref, and it left
+			// a floor there. Unless this version came after that floor,
+			// the ref moved on past it (a join there dropped it, then
+			// what won was retired): stale, retired here too.
+			moved, err := av.movedOn(ctx, d.ref, d.local)
+			if err != nil {
+				return err
+			}
+			if moved {
+				d.winner, d.collected, d.retired = nil, true, &retirement{what: kindOf(d.ref).describe(d.local), stale: recLive(d.local)}
+				continue
+			}
 		}
 		stale, err := av.stale(ctx, d.ref, d.winner)
 		if err != nil {
@@ -231,6 +246,32 @@ func (a archiveView) at(ctx context.Context, path string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// movedOn reports whether the archive holds a floor of the baton ref that
+// v does not descend from: the ref went on past v, then retired.
+func (a archiveView) movedOn(ctx context.Context, ref string, v *version) (bool, error) {
+	kp, err := archive.KeyPath(ref)
+	if err != nil {
+		return false, nil
+	}
+	c := kindOf(ref).cause(v.rec)
+	for _, t := range a.trees {
+		e, err := a.st.ReadPath(ctx, t, kp)
+		if errors.Is(err, refstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if e.OID == v.oid {
+			return true, nil
+		}
+		if d, ok := c.Descends(refstore.RevOf(e.Data)); !ok || !d {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // recLive reports whether v, a baton version, waits.

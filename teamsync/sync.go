@@ -291,7 +291,7 @@ func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
 	if err != nil {
 		return joined{}, err
 	}
-	if err := settleArchived(ctx, s.st, ids, p.decisions); err != nil {
+	if err := settleArchived(ctx, s.st, ids, p.decisions, s.seen); err != nil {
 		return joined{}, err
 	}
 	if s.retire {
@@ -368,7 +368,7 @@ func (s *syncRun) change(d *decision, w *writes, res *Result) {
 		what = d.retired.what
 	}
 	if d.retired != nil && d.retired.stale {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s retired %s: it was claimed, cancelled or dismissed there; the copy that waited here is retired too", s.opts.Remote, what))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s retired %s: it was claimed, cancelled, dismissed or replaced there; the copy that waited here is retired too", s.opts.Remote, what))
 	}
 	if d.withheld {
 		res.Withheld = append(res.Withheld, Change{Ref: d.ref, Old: d.local.oid, New: d.local.oid, Reason: "withheld", What: what})

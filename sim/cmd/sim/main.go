@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -18,6 +20,7 @@ import (
 func main() {
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "the run's seed (default: from the time)")
 	steps := flag.Int("steps", 10000, "steps to run")
+	runs := flag.Int("runs", 1, "runs of -steps steps each, of seeds seed, seed+1, …: many short runs cover more than one long one, whose clones pile up records")
 	clones := flag.Int("clones", 3, "clones of the remote")
 	noFaults := flag.Bool("no-faults", false, "inject no faults")
 	noCrash := flag.Bool("no-crash", false, "inject no process deaths")
@@ -55,32 +58,56 @@ func main() {
 	if *verbose {
 		cfg.Log = func(l string) { fmt.Println(l) }
 	}
-	list := sim.Generate(cfg)
-	rep := sim.Run(ctx, cfg, list)
+	total := sim.Report{Seed: *seed, Faults: map[string]int{}}
+	traces := sha256.New()
+	for r := 0; r < *runs; r++ {
+		cfg.Seed = *seed + uint64(r)
+		list := sim.Generate(cfg)
+		rep := sim.Run(ctx, cfg, list)
+		if *runs > 1 {
+			fmt.Println(rep.Summary())
+		}
+		total.Steps += rep.Steps
+		total.Elapsed += rep.Elapsed
+		total.Stale += rep.Stale
+		total.Violations = append(total.Violations, rep.Violations...)
+		for k, v := range rep.Faults {
+			total.Faults[k] += v
+		}
+		traces.Write([]byte(rep.Trace))
+		if len(rep.Violations) > 0 {
+			fail(ctx, cfg, list, rep, *kind, *shrink, *wide, *noFaults)
+		}
+	}
+	total.Trace = hex.EncodeToString(traces.Sum(nil))
+	for _, l := range total.FaultLines() {
+		fmt.Println(l)
+	}
+	fmt.Println(total.Summary())
+}
+
+// fail prints a failing run's violations, its seed and its shrunk steps,
+// and exits 1.
+func fail(ctx context.Context, cfg sim.Config, list []sim.Step, rep *sim.Report, kind string, shrink, wide, noFaults bool) {
 	for _, l := range rep.FaultLines() {
 		fmt.Println(l)
 	}
-	if len(rep.Violations) > 0 {
-		for i, v := range rep.Violations {
-			if i == 10 {
-				fmt.Printf("... and %d more\n", len(rep.Violations)-10)
-				break
-			}
-			fmt.Println("violation:", v)
+	for i, v := range rep.Violations {
+		if i == 10 {
+			fmt.Printf("... and %d more\n", len(rep.Violations)-10)
+			break
 		}
+		fmt.Println("violation:", v)
 	}
 	fmt.Println(rep.Summary())
-	if len(rep.Violations) == 0 {
-		return
-	}
-	fmt.Printf("FAIL seed=%d steps=%d\n", *seed, *steps)
-	if *shrink {
+	fmt.Printf("FAIL seed=%d steps=%d\n", cfg.Seed, cfg.Steps)
+	if shrink {
 		k := rep.Violations[0].Kind
-		if *kind != "" {
-			k = *kind
+		if kind != "" {
+			k = kind
 		}
 		small, v := sim.Shrink(ctx, cfg, list, k)
-		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v}, steps):\n", len(small), v, *seed, *clones, *wide, *noFaults)
+		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v}, steps):\n", len(small), v, cfg.Seed, cfg.Clones, wide, noFaults)
 		for _, s := range small {
 			fmt.Printf("  %#v\n", s)
 		}
