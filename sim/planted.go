@@ -30,5 +30,17 @@ func Planted(ctx context.Context, cfg Config, d simdefect.Defect) (found bool, s
 			return true, at, v.Kind
 		}
 	}
-	return false, rep.Steps, ""
+	// Then the corpus of runs once failed, each clean without a defect
+	// (TestRegressions): what the simulation has learnt to look for.
+	n := rep.Steps
+	for _, c := range Corpus {
+		ccfg := c.Config()
+		ccfg.Defect = d
+		crep := Run(ctx, ccfg, c.steps)
+		n += crep.Steps
+		if len(crep.Violations) > 0 {
+			return true, n, crep.Violations[0].Kind + ", corpus: " + c.name
+		}
+	}
+	return false, n, ""
 }

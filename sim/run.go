@@ -437,7 +437,12 @@ func (w *world) finish(ctx context.Context) {
 			if !dlv {
 				who := b.ClaimedBySession
 				why := "nobody was told"
-				if w.led.crashed[who] {
+				if w.led.crashed[who] && w.recorded(ctx, who) {
+					// Its start died after recording the claim, before it
+					// could say so: the session holds it (what a relaunch
+					// or the agent's hooks offer again), nobody else can
+					// take it. A claim never recorded is the next start's
+					// to deliver (settlePending), and a violation if not.
 					w.rep.Faults["stranded_after_crash"]++
 					continue
 				}
@@ -461,6 +466,25 @@ func (w *world) finish(ctx context.Context) {
 			w.violate(-1, "lost", fmt.Sprintf("baton %s (written by %s) is neither delivered, deleted, replaced nor waiting: %s", id, w.led.written[id], where))
 		}
 	}
+}
+
+// recorded reports whether session id's record is at the remote or in a
+// clone: its start recorded its claim (the session and the claim are one
+// transaction).
+func (w *world) recorded(ctx context.Context, id string) bool {
+	ref, err := refstore.SessionRef(id)
+	if err != nil {
+		return false
+	}
+	if _, err := w.origin.Get(ctx, ref); err == nil {
+		return true
+	}
+	for _, c := range w.clones {
+		if _, err := c.Get(ctx, ref); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // recordIDs lists a store's records (the kinds sync carries and the

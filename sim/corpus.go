@@ -1,0 +1,160 @@
+package sim
+
+// Case is a run the simulation once failed, shrunk: its seed, whether it
+// ran with faults (no process deaths), and its steps.
+type Case struct {
+	name   string
+	seed   uint64
+	faults bool
+	steps  []Step
+}
+
+// Config is the case's configuration.
+func (c Case) Config() Config {
+	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: true}
+}
+
+// Corpus are the runs the simulation failed, shrunk and kept: each must
+// stay free of violations (TestRegressions), and each is part of the
+// search for a planted defect (Planted).
+var Corpus = []Case{
+	{
+		// A clone away while its baton was claimed elsewhere and then
+		// retired at the remote claimed its own waiting copy again: the
+		// arbiter took "the remote has no version" for "the remote never
+		// had it" and pushed the claim as a create (teamsync retiredAt).
+		name: "a claim of a baton the remote retired", seed: 7,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x51159c94, Faults: 0xbf18b6a7d43ce682},
+			{Clone: 2, Op: OpSync, Arg: 0xad607960, Faults: 0x7cb87cebcacb4d80},
+			{Clone: 0, Op: OpStart, Arg: 0xe439d39e, Faults: 0x19e6417690e617e6},
+			{Clone: 1, Op: OpRetire, Arg: 0xcd44ff1a, Faults: 0x45b344dae97803d2},
+			{Clone: 2, Op: OpStart, Arg: 0xd720187b, Faults: 0x19b9d3430079080f},
+		},
+	},
+	{
+		// Retirement took the key's history with it: a baton written at
+		// the key afterwards looked concurrent with a stale waiting copy,
+		// the tie-break kept the copy, and the retired baton was pushed
+		// back and delivered twice; then a claimed record was dropped for
+		// a retired one (teamsync settleArchived).
+		name: "a stale copy pushed over a baton written after a retirement", seed: 9,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x15ccbcc, Faults: 0x7cecff6ca63ddc0b},
+			{Clone: 2, Op: OpDismiss, Arg: 0x5fcd0f49, Faults: 0xa8870a9f73c4c034},
+			{Clone: 0, Op: OpSync, Arg: 0x48a59917, Faults: 0x3ca603c2e97bb50a},
+			{Clone: 0, Op: OpEnd, Arg: 0x4ad9ef2c, Faults: 0xf49c912a7a36531d},
+			{Clone: 0, Op: OpSync, Arg: 0x3f36a804, Faults: 0x98e427781ae09673},
+			{Clone: 2, Op: OpStart, Arg: 0x75edf414, Faults: 0xbda2856a282a23c8},
+			{Clone: 1, Op: OpRetire, Arg: 0x5c398a4e, Faults: 0xa29f32d99637beb2},
+			{Clone: 1, Op: OpEnd, Arg: 0x367a3b36, Faults: 0x14dd955c0829300a},
+			{Clone: 1, Op: OpSync, Arg: 0x12c2af6c, Faults: 0xfe50d65bb36cf5f},
+			{Clone: 0, Op: OpSync, Arg: 0xd011e993, Faults: 0x444b0b2e0fc88697},
+			{Clone: 1, Op: OpStart, Arg: 0x5843c79, Faults: 0x28fcce67a9e70f1c},
+		},
+	},
+	{
+		// The same loss of history, met by a claim: a start that merged
+		// the stale waiting copy over the baton written after the
+		// retirement claimed it at the remote over that baton (teamsync
+		// lostTo asks the remote's archive).
+		name: "a claim of a stale copy over a baton written after a retirement", seed: 6,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x87915934, Faults: 0xe779ba695f8d3c16},
+			{Clone: 1, Op: OpEnd, Arg: 0xc657044c, Faults: 0x20d30f6f76d02511},
+			{Clone: 1, Op: OpSync, Arg: 0x5b21eb21, Faults: 0x6527f167166890dc},
+			{Clone: 0, Op: OpSync, Arg: 0xf03fff2c, Faults: 0x2243bbe4513bdf6},
+			{Clone: 1, Op: OpStart, Arg: 0xae01b6a0, Faults: 0x99f60d906849dfc3},
+			{Clone: 2, Op: OpRetire, Arg: 0x189d9b33, Faults: 0x775b41c23bdf4a98},
+			{Clone: 1, Op: OpSync, Arg: 0x97de9fa4, Faults: 0x8850dcfd7abcacb4},
+			{Clone: 1, Op: OpEnd, Arg: 0x76bd3712, Faults: 0x8d5c6b73a4b2b24f},
+			{Clone: 1, Op: OpSync, Arg: 0xfa6f3ccc, Faults: 0x816ce49845fcc9b9},
+			{Clone: 0, Op: OpStart, Arg: 0x4872626b, Faults: 0xad26084174ac8739},
+		},
+	},
+	{
+		// Two retirements at one baton ref, the later one filed under an
+		// earlier month by a skewed clock: the stale copy was measured
+		// against the newest month's floor only, which did not descend
+		// from it (every month's floor counts now).
+		name: "floors of two months at one ref", seed: 19,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x6692b31b, Faults: 0xe8835b0a702ca9a5},
+			{Clone: 0, Op: OpSync, Arg: 0x7b2e14e4, Faults: 0x658bff7288544e8a},
+			{Clone: 2, Op: OpStart, Arg: 0xf24d0d6e, Faults: 0x43543b8930f489d},
+			{Clone: 2, Op: OpEnd, Arg: 0xc39befce, Faults: 0x6870a748466d34cc},
+			{Clone: 0, Op: OpRetire, Arg: 0x1b5f3fba, Faults: 0x4d6136d029eec9ba},
+			{Clone: 2, Op: OpSync, Arg: 0x71ecb7c6, Faults: 0x466aefb3de5212bf},
+			{Clone: 1, Op: OpStart, Arg: 0xceb1adcb, Faults: 0x3044cf16afbc02cf},
+			{Clone: 1, Op: OpEnd, Arg: 0xfd9f5cd6, Faults: 0xe77fd944b67113df},
+			{Clone: 1, Op: OpStart, Arg: 0x952ee5aa, Faults: 0x6e5193ccf00e81ba},
+			{Clone: 0, Op: OpRetire, Arg: 0xbde54b0e, Faults: 0xb7adb0a3cc229b8f},
+			{Clone: 0, Op: OpEnd, Arg: 0x5bdb9757, Faults: 0x5bde18e81ca9d6cc},
+			{Clone: 0, Op: OpSync, Arg: 0x17a792f7, Faults: 0x5e7f900d13065944},
+			{Clone: 2, Op: OpSync, Arg: 0x74b2836f, Faults: 0xc9dc001a5333fe37},
+			{Clone: 2, Op: OpStart, Arg: 0x843e78ba, Faults: 0x4b3fd04fd55f9351},
+		},
+	},
+	{
+		// A claim won at the arbiter whose local record failed (the
+		// start said "start again to receive it"), then retired before
+		// that next start: the next start must still deliver it (the
+		// arbiter's Held reads the ref's floor in the remote's archive).
+		name: "a pending claim settled after a retirement", seed: 1, faults: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x2784d92c, Faults: 0xf4b057e745e65bcb},
+			{Clone: 1, Op: OpStart, Arg: 0xe25b6ed8, Faults: 0x11a355b0f237d270},
+		},
+	},
+	{
+		// The same, with a newer baton at the ref by the time of the next
+		// start: the claim is still delivered (the arbiter's archive holds
+		// exactly the claim pushed: handoff.Archiver).
+		name: "a pending claim settled after a retirement and a newer baton", seed: 1, faults: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x2784d92c, Faults: 0xf4b057e745e65bcb},
+			{Clone: 1, Op: OpStart, Arg: 0xe25b6ed8, Faults: 0x11a355b0f237d270},
+			{Clone: 2, Op: OpEnd, Arg: 0x1e094eec, Faults: 0x855cef5eda86d80},
+		},
+	},
+	{
+		// A cancel the arbiter took whose local record then failed was
+		// reported as a failed cancel, though the team saw the baton
+		// cancelled (handoff.NotRecordedError says what happened).
+		name: "a cancel decided at the arbiter and not recorded here", seed: 5, faults: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x377eb5f, Faults: 0xe7ce1d344aa370f8},
+			{Clone: 2, Op: OpCancel, Arg: 0xe5468ac6, Faults: 0xa7a0117f5f9e8b3},
+			{Clone: 2, Op: OpStart, Arg: 0x5e5203af, Faults: 0x695a3d9062924916},
+		},
+	},
+	{
+		// A version the remote held and a join there dropped (for a
+		// concurrent baton that was then claimed and retired) stayed
+		// withheld in its clone for ever: the ref moved on past it, as
+		// its floor in the archive shows.
+		name: "a withheld version the ref moved on from", seed: 1035,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0xa27ae4f3, Faults: 0x9265a8f25150d1e5},
+			{Clone: 1, Op: OpSync, Arg: 0x35a2428d, Faults: 0x18076f9472e76bf1},
+			{Clone: 2, Op: OpEnd, Arg: 0xf4ca60b, Faults: 0x25516e8d1b0bb855},
+			{Clone: 2, Op: OpSync, Arg: 0xab0e5595, Faults: 0xd89489a96b29a7f9},
+			{Clone: 0, Op: OpStart, Arg: 0x2012cbf7, Faults: 0xffd5e0177731a799},
+		},
+	},
+	{
+		// A cancel of a baton never synced, decided at the remote over a
+		// teammate's waiting baton written without seeing it, replaced
+		// that baton by the tie-break and told nobody (the arbiter notes
+		// the conflict now, as sync does).
+		name: "a tie-break at the arbiter is reported", seed: 1052,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xf0e4db85, Faults: 0x3f8a8f2647c04e65},
+			{Clone: 2, Op: OpEnd, Arg: 0x33e98bc7, Faults: 0x113cf72f97ec02d0},
+			{Clone: 0, Op: OpSync, Arg: 0x25d25ab1, Faults: 0xe0d4a760b63a202b},
+			{Clone: 2, Op: OpEnd, Arg: 0xb6f6700e, Faults: 0x17aa34b565bbb964},
+			{Clone: 2, Op: OpCancel, Arg: 0x1859a348, Faults: 0x26dab6509de3239f},
+			{Clone: 1, Op: OpRetire, Arg: 0xe69590e7, Faults: 0x84b28683bcdba08d},
+		},
+	},
+}
