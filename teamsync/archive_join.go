@@ -256,22 +256,39 @@ func (a archiveView) movedOn(ctx context.Context, ref string, v *version) (bool,
 		return false, nil
 	}
 	c := kindOf(ref).cause(v.rec)
+	return a.anyAt(ctx, kp, func(e refstore.Entry) bool {
+		d, ok := c.Descends(refstore.RevOf(e.Data))
+		return e.OID == v.oid || !ok || !d
+	})
+}
+
+// anyAt reports whether a tree holds path at an entry match accepts.
+// Every tree counts, not only the newest month's: months are named by
+// when records became final, by clocks that may be skewed, so the newest
+// month need not hold the latest version.
+func (a archiveView) anyAt(ctx context.Context, path string, match func(refstore.Entry) bool) (bool, error) {
 	for _, t := range a.trees {
-		e, err := a.st.ReadPath(ctx, t, kp)
+		e, err := a.st.ReadPath(ctx, t, path)
 		if errors.Is(err, refstore.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return false, err
 		}
-		if e.OID == v.oid {
-			return true, nil
-		}
-		if d, ok := c.Descends(refstore.RevOf(e.Data)); !ok || !d {
+		if match(e) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// atOrAfter is anyAt's match for an entry that is v or descends from it.
+func atOrAfter(k *kind, v *version) func(refstore.Entry) bool {
+	c := k.cause(v.rec)
+	return func(e refstore.Entry) bool {
+		d, ok := refstore.RevOf(e.Data).Descends(c)
+		return e.OID == v.oid || ok && d
+	}
 }
 
 // recLive reports whether v, a baton version, waits.
@@ -287,23 +304,7 @@ func (a archiveView) behind(ctx context.Context, k *kind, v *version) (bool, err
 	if p == "" {
 		return false, nil
 	}
-	c := k.cause(v.rec)
-	for _, t := range a.trees {
-		e, err := a.st.ReadPath(ctx, t, p)
-		if errors.Is(err, refstore.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return false, err
-		}
-		if e.OID == v.oid {
-			return true, nil
-		}
-		if d, ok := refstore.RevOf(e.Data).Descends(c); ok && d {
-			return true, nil
-		}
-	}
-	return false, nil
+	return a.anyAt(ctx, p, atOrAfter(k, v))
 }
 
 // stale reports whether v, a version of the baton ref, is behind what
@@ -319,24 +320,5 @@ func (a archiveView) stale(ctx context.Context, ref string, v *version) (bool, e
 	if err != nil {
 		return false, nil
 	}
-	// Every month's floor counts, not only the newest month's: months
-	// are named by when records became final, by clocks that may be
-	// skewed, so the newest month need not hold the latest floor.
-	c := kindOf(ref).cause(v.rec)
-	for _, t := range a.trees {
-		e, err := a.st.ReadPath(ctx, t, kp)
-		if errors.Is(err, refstore.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return false, err
-		}
-		if e.OID == v.oid {
-			return true, nil
-		}
-		if d, ok := refstore.RevOf(e.Data).Descends(c); ok && d {
-			return true, nil
-		}
-	}
-	return false, nil
+	return a.anyAt(ctx, kp, atOrAfter(kindOf(ref), v))
 }
