@@ -76,50 +76,13 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		attempts = 3
 	}
 	for attempt := 0; ; attempt++ {
-		var theirs *version
-		e, err := st.Get(ctx, tracking)
-		switch {
-		case err == nil:
-			if theirs, err = read(k, up.Ref, e); err != nil {
-				return fmt.Errorf("reading %s: %w", tracking, err)
-			}
-		case !errors.Is(err, refstore.ErrNotFound):
+		theirs, tied, done, err := weigh(ctx, st, remote, tracking, up, k, ours)
+		if done || err != nil {
 			return err
-		}
-		if theirs == nil && up.Old != "" {
-			if err := retiredAt(ctx, st, remote, up, recOf[baton.Baton](ours).ID); err != nil {
-				return err
-			}
-		}
-		tied := false // ours replaces a baton of the remote's written without seeing it
-		if theirs != nil {
-			if theirs.oid == up.New {
-				return nil
-			}
-			if theirs.oid != up.Old {
-				var lost error
-				if tied, lost = lostTo(ctx, st, remote, up, ours, theirs); lost != nil {
-					return lost
-				}
-			}
 		}
 		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
 		if perr == nil {
-			if cur, _ := refstore.ResolveID(ctx, st, tracking); cur == up.New {
-				return nil // git moved the tracking ref itself (the fetch refspecs of a clone set up by an earlier init)
-			}
-			// The remote took it: that is the decision. A tracking ref we
-			// cannot move (a stale lock, a fetch that moved it) is only a
-			// stale copy, which the next fetch mends.
-			msg := "handoff: decided at " + remote
-			if tied {
-				// The tie-break dropped the remote's baton: reported, as
-				// sync reports it, in this clone's conflict log (found by
-				// the simulation: a cancel of an unsynced baton replaced a
-				// teammate's waiting one, and nobody was told).
-				msg = fmt.Sprintf("%s from %s: kept %s over %s (a claim or deletion decided there)", refstore.ConflictReflog, remote, up.New, theirs.oid)
-			}
-			_ = st.Apply(ctx, msg, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
+			recordDecided(ctx, st, remote, tracking, up, theirs, tied)
 			return nil
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
@@ -141,6 +104,54 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 			return fmt.Errorf("claiming at %s: %w", remote, &refstore.ConflictError{Ref: up.Ref, Expected: oidOf(theirs), Actual: now})
 		}
 	}
+}
+
+// weigh reads the remote's version of up.Ref as last fetched (theirs) and
+// decides whether up may be pushed over it: done when the remote holds
+// up.New already, an error when the remote decided otherwise (retired,
+// claimed, deleted or replaced there), tied when ours replaces a baton of
+// the remote's written without seeing it (the join's tie-break).
+func weigh(ctx context.Context, st refstore.Clone, remote, tracking string, up refstore.Update, k *kind, ours *version) (theirs *version, tied, done bool, err error) {
+	e, err := st.Get(ctx, tracking)
+	switch {
+	case err == nil:
+		if theirs, err = read(k, up.Ref, e); err != nil {
+			return nil, false, false, fmt.Errorf("reading %s: %w", tracking, err)
+		}
+	case !errors.Is(err, refstore.ErrNotFound):
+		return nil, false, false, err
+	}
+	if theirs == nil {
+		if up.Old != "" {
+			err = retiredAt(ctx, st, remote, up, recOf[baton.Baton](ours).ID)
+		}
+		return nil, false, false, err
+	}
+	if theirs.oid == up.New {
+		return theirs, false, true, nil
+	}
+	if theirs.oid != up.Old {
+		tied, err = lostTo(ctx, st, remote, up, ours, theirs)
+	}
+	return theirs, tied, false, err
+}
+
+// recordDecided moves the tracking ref to what the remote took: that is
+// the decision. A tracking ref that cannot move (a stale lock, a fetch
+// that moved it) is only a stale copy, which the next fetch mends.
+func recordDecided(ctx context.Context, st refstore.Clone, remote, tracking string, up refstore.Update, theirs *version, tied bool) {
+	if cur, _ := refstore.ResolveID(ctx, st, tracking); cur == up.New {
+		return // git moved the tracking ref itself (the fetch refspecs of a clone set up by an earlier init)
+	}
+	msg := "handoff: decided at " + remote
+	if tied {
+		// The tie-break dropped the remote's baton: reported, as sync
+		// reports it, in this clone's conflict log (found by the
+		// simulation: a cancel of an unsynced baton replaced a
+		// teammate's waiting one, and nobody was told).
+		msg = fmt.Sprintf("%s from %s: kept %s over %s (a claim or deletion decided there)", refstore.ConflictReflog, remote, up.New, theirs.oid)
+	}
+	_ = st.Apply(ctx, msg, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
 }
 
 // RetiredError is a claim or deletion of a baton the remote decided and

@@ -164,66 +164,74 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 		if d.winner == nil {
 			continue
 		}
-		if d.remote == nil && d.winner == d.local {
-			// The remote dropped it: retired there when the archive
-			// holds this version or one after it, and then retired here
-			// too (else a clone away during the retirement keeps it live
-			// for ever, withheld: an ended session shown active, a
-			// lineage that reads differently on each clone).
-			behind, err := av.behind(ctx, kindOf(d.ref), d.local)
+		done, err := retiredThere(ctx, av, d, seen)
+		if err != nil || done {
 			if err != nil {
 				return err
 			}
-			if behind {
-				// A baton that waited here is news to its holder: said.
-				k := kindOf(d.ref)
-				waited := k.prefix == refstore.HandoffsPrefix && recLive(d.local)
-				d.winner, d.collected, d.retired = nil, true, &retirement{what: k.describe(d.local), stale: waited}
-				continue
-			}
-		}
-		if kindOf(d.ref).prefix != refstore.HandoffsPrefix {
 			continue
 		}
-		if d.remote == nil && d.winner == d.local && seen != nil && seen[d.ref] == d.local.oid {
-			// The remote held this very version and holds nothing at
-			// its ref now: only a retirement empties a ref, and it left
-			// a floor there. Unless this version came after that floor,
-			// the ref moved on past it (a join there dropped it, then
-			// what won was retired): stale, retired here too.
-			moved, err := av.movedOn(ctx, d.ref, d.local)
-			if err != nil {
-				return err
-			}
-			if moved {
-				d.winner, d.collected, d.retired = nil, true, &retirement{what: kindOf(d.ref).describe(d.local), stale: recLive(d.local)}
-				continue
+		if kindOf(d.ref).prefix == refstore.HandoffsPrefix {
+			if err := dropStale(ctx, av, d); err != nil {
+				return fmt.Errorf("reading the archive for %s: %w", d.ref, err)
 			}
 		}
-		stale, err := av.stale(ctx, d.ref, d.winner)
+	}
+	return nil
+}
+
+// retiredThere retires d's local version here when the remote dropped it
+// because it was retired there, and reports whether it did. The archive
+// then holds this version or one after it (else a clone away during the
+// retirement keeps it live for ever, withheld: an ended session shown
+// active, a lineage that reads differently on each clone); or, for a
+// baton ref the remote held at this very version, a floor this version
+// does not descend from: only a retirement empties a ref, and the ref
+// moved on past this version (a join there dropped it, then what won was
+// retired).
+func retiredThere(ctx context.Context, av archiveView, d *decision, seen map[string]string) (bool, error) {
+	if d.remote != nil || d.winner != d.local {
+		return false, nil
+	}
+	k := kindOf(d.ref)
+	gone, err := av.behind(ctx, k, d.local)
+	if err == nil && !gone && k.prefix == refstore.HandoffsPrefix && seen != nil && seen[d.ref] == d.local.oid {
+		gone, err = av.movedOn(ctx, d.ref, d.local)
+	}
+	if err != nil || !gone {
+		return false, err
+	}
+	// A baton that waited here is news to its holder: said.
+	waited := k.prefix == refstore.HandoffsPrefix && recLive(d.local)
+	d.winner, d.collected, d.retired = nil, true, &retirement{what: k.describe(d.local), stale: waited}
+	return true, nil
+}
+
+// dropStale settles a baton ref whose winner is stale (archiveView.stale):
+// the other side's version wins when it is not stale itself, else a
+// waiting winner goes, retired here as it was there, and said so.
+func dropStale(ctx context.Context, av archiveView, d *decision) error {
+	stale, err := av.stale(ctx, d.ref, d.winner)
+	if err != nil || !stale {
+		return err
+	}
+	other := d.remote
+	if d.winner == d.remote {
+		other = d.local
+	}
+	if other != nil && other.oid != d.winner.oid {
+		gone, err := av.stale(ctx, d.ref, other)
 		if err != nil {
-			return fmt.Errorf("reading the archive for %s: %w", d.ref, err)
+			return err
 		}
-		if !stale {
-			continue
+		if !gone {
+			d.winner, d.conflict = other, false
+			return nil
 		}
-		other := d.remote
-		if d.winner == d.remote {
-			other = d.local
-		}
-		if other != nil && other.oid != d.winner.oid {
-			if gone, err := av.stale(ctx, d.ref, other); err != nil {
-				return err
-			} else if !gone {
-				d.winner, d.conflict = other, false
-				continue
-			}
-		}
-		if b := recOf[baton.Baton](d.winner); b.Live() {
-			// Retired elsewhere, so retired here: said as such.
-			what := kindOf(d.ref).describe(d.winner)
-			d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what, stale: true}
-		}
+	}
+	if b := recOf[baton.Baton](d.winner); b.Live() {
+		what := kindOf(d.ref).describe(d.winner)
+		d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what, stale: true}
 	}
 	return nil
 }
