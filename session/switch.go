@@ -252,27 +252,15 @@ func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now 
 		return RelaunchResult{Session: cur, From: cur.Harness, NoOp: true}, nil
 	}
 	if opts.Harness == "" {
-		if cur.Harness == "" {
-			return RelaunchResult{}, fmt.Errorf("restoring session %q: it records no harness: use `git handoff session switch %s --harness H`", cur.ID, cur.ID)
-		}
-		if h, err = harness.Lookup(cur.Harness); err != nil {
+		if h, err = recordedHarness(cur.Record); err != nil {
 			return RelaunchResult{}, err
 		}
 	}
 	r := &relaunching{st: st, opts: opts, doing: doing, h: h, now: now, res: RelaunchResult{From: canonical(cur.Harness)}}
-	guarded, note, err := takeGuard(ctx, st, opts.ID, opts.By, h.Name, doing, now)
-	if err != nil {
+	if err := r.takeGuard(ctx); err != nil {
 		return RelaunchResult{}, err
 	}
-	if note != "" {
-		r.res.Notices = append(r.res.Notices, note)
-	}
-	r.guarded = guarded
-	r.worktree = guarded.Worktree
-	if r.worktree == "" && !st.Bare() {
-		r.worktree = st.Dir()
-	}
-	next := guarded.Record
+	next := r.guarded.Record
 	r.change(&next)
 	if err := r.launch(ctx, &next); err != nil {
 		return r.res, err
@@ -295,6 +283,14 @@ func runningAsIs(ctx context.Context, st refstore.Clone, s Record) bool {
 		!boundElsewhere(ctx, st, s)
 }
 
+// recordedHarness is the harness s records, which a restore runs again.
+func recordedHarness(s Record) (harness.Harness, error) {
+	if s.Harness == "" {
+		return harness.Harness{}, fmt.Errorf("restoring session %q: it records no harness: use `git handoff session switch %s --harness H`", s.ID, s.ID)
+	}
+	return harness.Lookup(s.Harness)
+}
+
 // relaunching is a switch or a restore once it holds the session's guard.
 type relaunching struct {
 	st       refstore.Clone
@@ -309,6 +305,24 @@ type relaunching struct {
 	rt  *Runtime
 	ran bool
 	res RelaunchResult
+}
+
+// takeGuard takes the session's switching guard and settles the worktree
+// the session runs in: its own, else this clone's when it has one.
+func (r *relaunching) takeGuard(ctx context.Context) error {
+	guarded, note, err := takeGuard(ctx, r.st, r.opts.ID, r.opts.By, r.h.Name, r.doing, r.now)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		r.res.Notices = append(r.res.Notices, note)
+	}
+	r.guarded = guarded
+	r.worktree = guarded.Worktree
+	if r.worktree == "" && !r.st.Bare() {
+		r.worktree = r.st.Dir()
+	}
+	return nil
 }
 
 // change makes s the record of the relaunched session.
