@@ -275,67 +275,106 @@ func List(ctx context.Context, st refstore.Records, f Filter) ([]Stored, []Warni
 // reduces each selected baton as it is read (to its output, say), and only
 // what it returns is kept, with the order's key, for the sort.
 func ListEach[T any](ctx context.Context, st refstore.Records, f Filter, conv func(*Stored) T) ([]T, []Warning, error) {
-	// What Newer orders by, kept small and free of pointers (the id is
-	// kept in ids, one buffer for all): a hundred thousand of these stay
-	// until the sort, and a collection meanwhile need not look at them.
-	type keyed struct {
-		sec   int64 // createdAt, as Unix seconds and nanoseconds
-		nsec  int32
-		n     int32 // the place in ref order, which breaks ties as a stable sort would
-		idOff int32 // the id: ids[idOff : idOff+idLen]
-		idLen int32
-		v     T
-	}
-	var out []keyed
-	var ids []byte
-	// Each baton comes with its place n in ref order, which breaks the
-	// sort's ties and which the warnings are put back in (a store once
-	// read them in pack order; EachStreamed gives ref order).
-	type placed struct {
-		n int
-		w Warning
-	}
-	var warned []placed
-	// One baton is handed to conv at a time: conv keeps what it needs,
-	// so the same variable serves every baton instead of one allocated
-	// for each.
-	var cur Stored
+	l := listing[T]{conv: conv}
 	n := -1
 	err := st.EachStreamed(ctx, refstore.HandoffsPrefix, func(e refstore.Entry) error {
 		n++
 		s, err := Decode(e)
 		if err != nil {
-			warned = append(warned, placed{n, Warning{Ref: e.Ref, Err: err}})
+			l.warn(n, Warning{Ref: e.Ref, Err: err})
 			return nil
 		}
-		switch {
-		case s.Deleted != nil:
-			return nil
-		case f.All:
-		case !s.Live():
-			return nil
-		case s.Shared:
-		case s.Owner == f.Owner && (f.Branch == "" || s.Branch == f.Branch):
-		default:
+		if !f.selects(&s) {
 			return nil
 		}
-		if len(ids)+len(s.ID) > math.MaxInt32 {
-			return fmt.Errorf("listing batons: more ids than a listing holds")
-		}
-		k := keyed{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(n), idOff: int32(len(ids)), idLen: int32(len(s.ID))}
-		ids = append(ids, s.ID...)
-		cur = s
-		k.v = conv(&cur)
-		out = append(out, k)
-		return nil
+		return l.keep(n, s)
 	})
-	slices.SortFunc(warned, func(a, b placed) int { return cmp.Compare(a.n, b.n) })
+	warns := l.warningsInRefOrder()
+	return l.newestFirst(), warns, err
+}
+
+// selects reports whether f lists s. Tombstones are never listed.
+func (f Filter) selects(s *Stored) bool {
+	switch {
+	case s.Deleted != nil:
+		return false
+	case f.All:
+	case !s.Live():
+		return false
+	case s.Shared:
+	case s.Owner == f.Owner && (f.Branch == "" || s.Branch == f.Branch):
+	default:
+		return false
+	}
+	return true
+}
+
+// listed is what Newer orders by, kept small and free of pointers (the id
+// is kept in listing.ids, one buffer for all): a hundred thousand of these
+// stay until the sort, and a collection meanwhile need not look at them.
+type listed[T any] struct {
+	sec   int64 // createdAt, as Unix seconds and nanoseconds
+	nsec  int32
+	n     int32 // the place in ref order, which breaks ties as a stable sort would
+	idOff int32 // the id: ids[idOff : idOff+idLen]
+	idLen int32
+	v     T
+}
+
+// placedWarning is a warning with its baton's place n in ref order, which
+// the warnings are put back in (a store once read them in pack order;
+// EachStreamed gives ref order).
+type placedWarning struct {
+	n int
+	w Warning
+}
+
+// listing is what ListEach gathers as it reads the batons, each with its
+// place n in ref order, which breaks the sort's ties.
+type listing[T any] struct {
+	conv   func(*Stored) T
+	out    []listed[T]
+	ids    []byte
+	warned []placedWarning
+	// One baton is handed to conv at a time: conv keeps what it needs,
+	// so the same variable serves every baton instead of one allocated
+	// for each.
+	cur Stored
+}
+
+// warn notes the warning for the baton at place n.
+func (l *listing[T]) warn(n int, w Warning) {
+	l.warned = append(l.warned, placedWarning{n, w})
+}
+
+// keep reduces the selected baton s, at place n, with conv and keeps what
+// conv returns with the order's key.
+func (l *listing[T]) keep(n int, s Stored) error {
+	if len(l.ids)+len(s.ID) > math.MaxInt32 {
+		return fmt.Errorf("listing batons: more ids than a listing holds")
+	}
+	k := listed[T]{sec: s.CreatedAt.Unix(), nsec: int32(s.CreatedAt.Nanosecond()), n: int32(n), idOff: int32(len(l.ids)), idLen: int32(len(s.ID))}
+	l.ids = append(l.ids, s.ID...)
+	l.cur = s
+	k.v = l.conv(&l.cur)
+	l.out = append(l.out, k)
+	return nil
+}
+
+// warningsInRefOrder returns the warnings in their batons' ref order.
+func (l *listing[T]) warningsInRefOrder() []Warning {
+	slices.SortFunc(l.warned, func(a, b placedWarning) int { return cmp.Compare(a.n, b.n) })
 	var warns []Warning
-	for _, w := range warned {
+	for _, w := range l.warned {
 		warns = append(warns, w.w)
 	}
-	id := func(k *keyed) []byte { return ids[k.idOff : k.idOff+k.idLen] }
-	slices.SortFunc(out, func(a, b keyed) int {
+	return warns
+}
+
+// newestFirst sorts what was kept as Newer orders batons and returns it.
+func (l *listing[T]) newestFirst() []T {
+	id := func(k *listed[T]) []byte { return l.ids[k.idOff : k.idOff+k.idLen] }
+	slices.SortFunc(l.out, func(a, b listed[T]) int {
 		// Newer, on the two fields it reads (seconds then nanoseconds
 		// order instants as time.Compare does).
 		if c := cmp.Compare(b.sec, a.sec); c != 0 {
@@ -349,11 +388,11 @@ func ListEach[T any](ctx context.Context, st refstore.Records, f Filter, conv fu
 		}
 		return cmp.Compare(a.n, b.n)
 	})
-	vs := make([]T, len(out))
-	for i := range out {
-		vs[i] = out[i].v
+	vs := make([]T, len(l.out))
+	for i := range l.out {
+		vs[i] = l.out[i].v
 	}
-	return vs, warns, err
+	return vs
 }
 
 // FindLive finds an unclaimed baton by id (ErrNotFound when none has it).

@@ -106,28 +106,13 @@ func decideClaim(ctx context.Context, st refstore.Writer, opts ClaimOptions, now
 	if cur.Merged() {
 		return ClaimResult{}, nil, &MergedError{Repo: opts.Repo, Number: opts.Number, Owner: cur.OwnerSession}
 	}
-	sess, err := session.Read(ctx, st, opts.Session)
+	sess, err := readClaimer(ctx, st, opts.Session)
 	if err != nil {
 		return ClaimResult{}, nil, err
 	}
-	if !sess.Live() {
-		e := &InactiveError{Session: sess.ID, Status: sess.Status}
-		if sess.ReplacedBy != "" {
-			if g, err := session.LineGraph(ctx, st, sess.ID); err == nil {
-				e.Live = g.Live(sess.ID)
-			}
-		}
-		return ClaimResult{}, nil, e
-	}
 	res := ClaimResult{Previous: cur.OwnerSession, Record: cur}
-	if p := sess.PR; p != nil && !pointsAt(p, opts.Repo, opts.Number) {
-		other, err := Read(ctx, st, p.Repo, p.Number)
-		switch {
-		case err == nil && other.OwnerSession == sess.ID && !other.Merged():
-			return ClaimResult{}, nil, &BusyError{Session: sess.ID, Repo: p.Repo, Number: p.Number}
-		case err != nil && !errors.Is(err, refstore.ErrNotFound):
-			res.Notices = append(res.Notices, fmt.Sprintf("session %s pointed at %s, which cannot be read (%v); pointing it here now", sess.ID, label(p.Repo, p.Number), err))
-		}
+	if err := checkNotBusyElsewhere(ctx, st, sess, opts, &res); err != nil {
+		return ClaimResult{}, nil, err
 	}
 
 	rec := cur.Record
@@ -143,38 +128,11 @@ func decideClaim(ctx context.Context, st refstore.Writer, opts ClaimOptions, now
 		}
 		// Ours, but the pointer or the URL is missing: repair both.
 	} else {
-		if owner := cur.OwnerSession; owner != "" {
-			old, err := session.Read(ctx, st, owner)
-			switch {
-			case err == nil:
-				res.PreviousStatus = old.Status
-				if old.Live() {
-					if opts.NoTakeover {
-						return ClaimResult{}, nil, &OwnedError{Repo: opts.Repo, Number: opts.Number, Owner: owner}
-					}
-					res.TookOver = true
-				}
-				up, err := clearPointer(ctx, st, old, opts.Repo, opts.Number, now)
-				if err != nil {
-					return ClaimResult{}, nil, err
-				}
-				ups = append(ups, up)
-			case errors.Is(err, refstore.ErrNotFound):
-				res.Notices = append(res.Notices, fmt.Sprintf("the previous owner %s has no session record here; taking over", owner))
-			default:
-				return ClaimResult{}, nil, err
-			}
+		ups, err = takeFromOwner(ctx, st, cur.OwnerSession, opts, now, &res)
+		if err != nil {
+			return ClaimResult{}, nil, err
 		}
-		reason := oneLine(opts.Reason)
-		switch {
-		case reason != "":
-		case res.TookOver:
-			reason = "taken over"
-		case cur.OwnerSession != "" && res.PreviousStatus != "":
-			reason = "claimed (previous owner " + res.PreviousStatus + ")"
-		default:
-			reason = "claimed"
-		}
+		reason := claimReason(opts.Reason, cur, res)
 		rec.OwnerSession, rec.ClaimedAt = sess.ID, now
 		rec.History = append(append([]Transfer{}, rec.History...), Transfer{
 			Session: sess.ID, From: cur.OwnerSession, At: now, Reason: reason, Harness: sess.Harness,
@@ -195,6 +153,92 @@ func decideClaim(ctx context.Context, st refstore.Writer, opts ClaimOptions, now
 	res.Record = Stored{Record: rec, Ref: recUp.Ref, OID: recUp.New}
 	res.Changed = true
 	return res, ups, nil
+}
+
+// readClaimer reads the claiming session, which must be live: one that is
+// not is an *InactiveError, naming its line's live session when it was
+// replaced.
+func readClaimer(ctx context.Context, st refstore.Records, id string) (session.Stored, error) {
+	sess, err := session.Read(ctx, st, id)
+	if err != nil {
+		return session.Stored{}, err
+	}
+	if !sess.Live() {
+		e := &InactiveError{Session: sess.ID, Status: sess.Status}
+		if sess.ReplacedBy != "" {
+			if g, err := session.LineGraph(ctx, st, sess.ID); err == nil {
+				e.Live = g.Live(sess.ID)
+			}
+		}
+		return session.Stored{}, e
+	}
+	return sess, nil
+}
+
+// checkNotBusyElsewhere refuses, with *BusyError, a session that owns
+// another pull request it points at; a pointer to one that cannot be read
+// is only a notice, since the claim points the session here.
+func checkNotBusyElsewhere(ctx context.Context, st refstore.Records, sess session.Stored, opts ClaimOptions, res *ClaimResult) error {
+	p := sess.PR
+	if p == nil || pointsAt(p, opts.Repo, opts.Number) {
+		return nil
+	}
+	other, err := Read(ctx, st, p.Repo, p.Number)
+	switch {
+	case err == nil && other.OwnerSession == sess.ID && !other.Merged():
+		return &BusyError{Session: sess.ID, Repo: p.Repo, Number: p.Number}
+	case err != nil && !errors.Is(err, refstore.ErrNotFound):
+		res.Notices = append(res.Notices, fmt.Sprintf("session %s pointed at %s, which cannot be read (%v); pointing it here now", sess.ID, label(p.Repo, p.Number), err))
+	}
+	return nil
+}
+
+// takeFromOwner settles the previous owner, if any, of a pull request
+// another session claims: it notes the owner's status and whether the claim
+// takes over from a live session (refused, with *OwnedError, under
+// NoTakeover), and returns the update clearing the owner's pointer. An
+// owner with no session record here is only a notice.
+func takeFromOwner(ctx context.Context, st refstore.Writer, owner string, opts ClaimOptions, now time.Time, res *ClaimResult) ([]refstore.Update, error) {
+	if owner == "" {
+		return nil, nil
+	}
+	old, err := session.Read(ctx, st, owner)
+	switch {
+	case err == nil:
+		res.PreviousStatus = old.Status
+		if old.Live() {
+			if opts.NoTakeover {
+				return nil, &OwnedError{Repo: opts.Repo, Number: opts.Number, Owner: owner}
+			}
+			res.TookOver = true
+		}
+		up, err := clearPointer(ctx, st, old, opts.Repo, opts.Number, now)
+		if err != nil {
+			return nil, err
+		}
+		return []refstore.Update{up}, nil
+	case errors.Is(err, refstore.ErrNotFound):
+		res.Notices = append(res.Notices, fmt.Sprintf("the previous owner %s has no session record here; taking over", owner))
+		return nil, nil
+	default:
+		return nil, err
+	}
+}
+
+// claimReason is the history's reason for a claim: the one asked, or what
+// the claim did to the previous owner.
+func claimReason(asked string, cur Stored, res ClaimResult) string {
+	reason := oneLine(asked)
+	switch {
+	case reason != "":
+	case res.TookOver:
+		reason = "taken over"
+	case cur.OwnerSession != "" && res.PreviousStatus != "":
+		reason = "claimed (previous owner " + res.PreviousStatus + ")"
+	default:
+		reason = "claimed"
+	}
+	return reason
 }
 
 // clearPointer builds the swap of the previous owner's record: its pointer

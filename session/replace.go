@@ -79,112 +79,28 @@ func NewID() string { return baton.NewID("s") }
 // *ReplacedError naming the winner. The worktree binding then moves to the
 // new session when the old one's worktree is bound to it.
 func Replace(ctx context.Context, st refstore.Clone, opts ReplaceOptions, now time.Time) (ReplaceResult, error) {
-	if opts.NewID == "" {
-		opts.NewID = NewID()
-	}
-	if opts.Reason = strings.TrimSpace(opts.Reason); opts.Reason == "" {
-		opts.Reason = "manual"
-	}
-	switch opts.Context {
-	case "":
-		opts.Context = ContextSummary
-	case ContextSummary, ContextNone:
-	default:
-		return ReplaceResult{}, fmt.Errorf("unknown context mode %q: use %s or %s", opts.Context, ContextSummary, ContextNone)
+	opts, err := replaceDefaults(opts)
+	if err != nil {
+		return ReplaceResult{}, err
 	}
 	newRef, err := refstore.SessionRef(opts.NewID)
 	if err != nil {
 		return ReplaceResult{}, fmt.Errorf("session id %q: %w", opts.NewID, err)
 	}
-	var terminal string
-	var truncated bool
+	var term terminalExcerpt
 	if len(opts.Terminal) > 0 {
-		terminal, truncated = brief.TerminalExcerpt(opts.Terminal)
+		term.text, term.truncated = brief.TerminalExcerpt(opts.Terminal)
 	}
 	for attempt := 0; ; attempt++ {
-		old, err := Read(ctx, st, opts.OldID)
+		r, err := decideReplace(ctx, st, opts, term, now)
 		if err != nil {
 			return ReplaceResult{}, err
 		}
-		if err := checkReplace(ctx, st, old.Record, opts.NewID); err != nil {
-			return ReplaceResult{}, err
-		}
-		at := now
-		res := ReplaceResult{}
-		next := Record{
-			ID: opts.NewID, Owner: old.Owner, Branch: old.Branch, Worktree: old.Worktree, Host: opts.Host,
-			Harness: old.Harness, Model: old.Model, Status: StatusActive, Prompt: old.Prompt,
-			CreatedAt: now, UpdatedAt: now,
-			Supersedes: old.ID, HandoffReason: opts.Reason, HandoffAt: &at, HandoffContextMode: opts.Context,
-		}
-		if opts.Harness != "" && canonical(opts.Harness) != canonical(old.Harness) {
-			next.Harness, next.Model = opts.Harness, ""
-		}
-		if opts.Model != "" {
-			next.Model = opts.Model
-		}
-		var ups []refstore.Update
-		if opts.Context == ContextSummary {
-			carried, warns, err := unclaimedBaton(ctx, st, old.Record)
-			if err != nil {
-				return ReplaceResult{}, err
-			}
-			res.Notices = append(res.Notices, warns...)
-			in := brief.PackageInput{Old: predecessor(old.Record), NewID: opts.NewID, Reason: opts.Reason, Terminal: terminal, Truncated: truncated, Transcript: opts.Transcript, Extra: opts.PackageExtra, Now: now}
-			if carried != nil && carried.Auto != nil && in.Transcript == "" {
-				in.Transcript = carried.Auto.Transcript
-			}
-			if carried == nil && len(old.ClaimedHandoff) > 0 {
-				// Its task goes on in the new session: shown in the
-				// package, and kept as the baton it works from, so that
-				// a relaunch or the next replacement carries it too.
-				var task baton.Baton
-				if err := json.Unmarshal(old.ClaimedHandoff, &task); err != nil {
-					res.Notices = append(res.Notices, fmt.Sprintf("the baton session %s had claimed could not be read back: %v", old.ID, err))
-				} else {
-					in.Task = &task
-					next.ClaimedHandoff = old.ClaimedHandoff
-				}
-			}
-			if carried != nil {
-				claimed, up, err := baton.Claimed(ctx, st, *carried, opts.NewID, now)
-				if err != nil {
-					return ReplaceResult{}, err
-				}
-				ups = append(ups, up)
-				res.Carried = &claimed
-				in.Baton = &carried.Baton
-				next.ClaimedHandoff, _ = baton.Marshal(&claimed.Baton)
-			}
-			in.Commits, in.Total, err = sessionCommits(ctx, st, old.Record)
-			if err != nil {
-				res.Notices = append(res.Notices, "commits left out of the handoff package: "+err.Error())
-			}
-			// It quotes the old session's summary, task and terminal:
-			// a credential in any of them goes no further than here.
-			res.Package, res.Redacted = redact.Text(brief.BuildPackage(in))
-			next.HandoffPackage = res.Package
-			if n := redact.Describe(res.Redacted); n != "" {
-				res.Notices = append(res.Notices, n+" (the handoff package)")
-			}
-		}
-		prev := old.Record
-		prev.Status, prev.ReplacedBy, prev.HandoffAt, prev.UpdatedAt = StatusReplaced, opts.NewID, &at, now
-		if prev.EndedAt == nil {
-			prev.EndedAt = &at
-		}
-		if opts.Transfer != nil {
-			more, err := opts.Transfer(ctx, old.Record, &next, &prev)
-			if err != nil {
-				return ReplaceResult{}, err
-			}
-			ups = append(ups, more...)
-		}
-		prevUp, err := Written(ctx, st, prev, old)
+		prevUp, err := Written(ctx, st, r.prev, r.old)
 		if err != nil {
 			return ReplaceResult{}, err
 		}
-		nextUp, err := Written(ctx, st, next, Stored{})
+		nextUp, err := Written(ctx, st, r.next, Stored{})
 		if err != nil {
 			return ReplaceResult{}, err
 		}
@@ -194,18 +110,10 @@ func Replace(ctx context.Context, st refstore.Clone, opts ReplaceOptions, now ti
 		// leaves at worst a new session beside an old one still active; the
 		// other way round the old one would be replacedBy a session that
 		// does not exist, and replace and restore of it refused for good.
-		ups = append(append([]refstore.Update{nextUp}, ups...), prevUp)
-		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, old.ID, brief.OneLine(opts.Reason)), ups...)
+		ups := append(append([]refstore.Update{nextUp}, r.ups...), prevUp)
+		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, r.old.ID, brief.OneLine(opts.Reason)), ups...)
 		if err == nil {
-			next.Schema, prev.Schema = Schema, Schema
-			res.Old = Stored{Record: prev, Ref: prevUp.Ref, OID: prevUp.New}
-			res.New = Stored{Record: next, Ref: newRef, OID: nextUp.New}
-			bound, notice := moveBinding(ctx, st, old.Record, newRef)
-			res.Bound = bound
-			if notice != "" {
-				res.Notices = append(res.Notices, notice)
-			}
-			return res, nil
+			return r.applied(ctx, st, prevUp, nextUp, newRef), nil
 		}
 		var ce *refstore.ConflictError
 		if !errors.As(err, &ce) {
@@ -220,6 +128,171 @@ func Replace(ctx context.Context, st refstore.Clone, opts ReplaceOptions, now ti
 		// The old record or its baton moved: decide again from fresh values.
 		// If another replacement won, checkReplace names it.
 	}
+}
+
+// replaceDefaults fills in what opts left out: a new id, the reason
+// "manual", the summary context mode. An unknown context mode is refused.
+func replaceDefaults(opts ReplaceOptions) (ReplaceOptions, error) {
+	if opts.NewID == "" {
+		opts.NewID = NewID()
+	}
+	if opts.Reason = strings.TrimSpace(opts.Reason); opts.Reason == "" {
+		opts.Reason = "manual"
+	}
+	switch opts.Context {
+	case "":
+		opts.Context = ContextSummary
+	case ContextSummary, ContextNone:
+	default:
+		return opts, fmt.Errorf("unknown context mode %q: use %s or %s", opts.Context, ContextSummary, ContextNone)
+	}
+	return opts, nil
+}
+
+// terminalExcerpt is the end of the old session's terminal output that
+// the handoff package quotes.
+type terminalExcerpt struct {
+	text      string
+	truncated bool
+}
+
+// replacement is what one attempt at a replacement decided from the
+// records it read.
+type replacement struct {
+	old  Stored
+	next Record            // the new session
+	prev Record            // the old one, marked replaced
+	ups  []refstore.Update // the carried baton's claim, then Transfer's
+	res  ReplaceResult
+}
+
+// decideReplace reads the old session, checks that it may be replaced by
+// opts.NewID, and decides both records and the updates that go with them.
+func decideReplace(ctx context.Context, st refstore.Clone, opts ReplaceOptions, term terminalExcerpt, now time.Time) (*replacement, error) {
+	old, err := Read(ctx, st, opts.OldID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkReplace(ctx, st, old.Record, opts.NewID); err != nil {
+		return nil, err
+	}
+	at := now
+	r := &replacement{old: old, next: successor(old.Record, opts, &at, now)}
+	if opts.Context == ContextSummary {
+		ups, err := carryContext(ctx, st, old.Record, opts, term, now, &r.next, &r.res)
+		if err != nil {
+			return nil, err
+		}
+		r.ups = ups
+	}
+	r.prev = markedReplaced(old.Record, opts.NewID, &at, now)
+	if opts.Transfer != nil {
+		more, err := opts.Transfer(ctx, old.Record, &r.next, &r.prev)
+		if err != nil {
+			return nil, err
+		}
+		r.ups = append(r.ups, more...)
+	}
+	return r, nil
+}
+
+// successor is the new session's record: old's line, branch, worktree and
+// prompt, with the harness and model opts asks for, handed off at *at.
+func successor(old Record, opts ReplaceOptions, at *time.Time, now time.Time) Record {
+	next := Record{
+		ID: opts.NewID, Owner: old.Owner, Branch: old.Branch, Worktree: old.Worktree, Host: opts.Host,
+		Harness: old.Harness, Model: old.Model, Status: StatusActive, Prompt: old.Prompt,
+		CreatedAt: now, UpdatedAt: now,
+		Supersedes: old.ID, HandoffReason: opts.Reason, HandoffAt: at, HandoffContextMode: opts.Context,
+	}
+	if opts.Harness != "" && canonical(opts.Harness) != canonical(old.Harness) {
+		next.Harness, next.Model = opts.Harness, ""
+	}
+	if opts.Model != "" {
+		next.Model = opts.Model
+	}
+	return next
+}
+
+// markedReplaced is the old session's record once newID replaces it at *at.
+func markedReplaced(old Record, newID string, at *time.Time, now time.Time) Record {
+	prev := old
+	prev.Status, prev.ReplacedBy, prev.HandoffAt, prev.UpdatedAt = StatusReplaced, newID, at, now
+	if prev.EndedAt == nil {
+		prev.EndedAt = at
+	}
+	return prev
+}
+
+// carryContext is summary mode: the old session's unclaimed baton is
+// claimed by the new one (the update returned), and the handoff package is
+// built and set as the new session's first instruction.
+func carryContext(ctx context.Context, st refstore.Clone, old Record, opts ReplaceOptions, term terminalExcerpt, now time.Time, next *Record, res *ReplaceResult) ([]refstore.Update, error) {
+	var ups []refstore.Update
+	carried, warns, err := unclaimedBaton(ctx, st, old)
+	if err != nil {
+		return nil, err
+	}
+	res.Notices = append(res.Notices, warns...)
+	in := brief.PackageInput{Old: predecessor(old), NewID: opts.NewID, Reason: opts.Reason, Terminal: term.text, Truncated: term.truncated, Transcript: opts.Transcript, Extra: opts.PackageExtra, Now: now}
+	if carried != nil && carried.Auto != nil && in.Transcript == "" {
+		in.Transcript = carried.Auto.Transcript
+	}
+	if carried == nil && len(old.ClaimedHandoff) > 0 {
+		continueClaimedTask(old, &in, next, res)
+	}
+	if carried != nil {
+		claimed, up, err := baton.Claimed(ctx, st, *carried, opts.NewID, now)
+		if err != nil {
+			return nil, err
+		}
+		ups = append(ups, up)
+		res.Carried = &claimed
+		in.Baton = &carried.Baton
+		next.ClaimedHandoff, _ = baton.Marshal(&claimed.Baton)
+	}
+	in.Commits, in.Total, err = sessionCommits(ctx, st, old)
+	if err != nil {
+		res.Notices = append(res.Notices, "commits left out of the handoff package: "+err.Error())
+	}
+	// It quotes the old session's summary, task and terminal:
+	// a credential in any of them goes no further than here.
+	res.Package, res.Redacted = redact.Text(brief.BuildPackage(in))
+	next.HandoffPackage = res.Package
+	if n := redact.Describe(res.Redacted); n != "" {
+		res.Notices = append(res.Notices, n+" (the handoff package)")
+	}
+	return ups, nil
+}
+
+// continueClaimedTask carries the baton the old session had claimed, when
+// it left none unclaimed.
+func continueClaimedTask(old Record, in *brief.PackageInput, next *Record, res *ReplaceResult) {
+	// Its task goes on in the new session: shown in the
+	// package, and kept as the baton it works from, so that
+	// a relaunch or the next replacement carries it too.
+	var task baton.Baton
+	if err := json.Unmarshal(old.ClaimedHandoff, &task); err != nil {
+		res.Notices = append(res.Notices, fmt.Sprintf("the baton session %s had claimed could not be read back: %v", old.ID, err))
+	} else {
+		in.Task = &task
+		next.ClaimedHandoff = old.ClaimedHandoff
+	}
+}
+
+// applied is the result once the transaction is applied; the worktree
+// binding then moves to the new session when it was the old one's.
+func (r *replacement) applied(ctx context.Context, st refstore.Clone, prevUp, nextUp refstore.Update, newRef string) ReplaceResult {
+	res := r.res
+	r.next.Schema, r.prev.Schema = Schema, Schema
+	res.Old = Stored{Record: r.prev, Ref: prevUp.Ref, OID: prevUp.New}
+	res.New = Stored{Record: r.next, Ref: newRef, OID: nextUp.New}
+	bound, notice := moveBinding(ctx, st, r.old.Record, newRef)
+	res.Bound = bound
+	if notice != "" {
+		res.Notices = append(res.Notices, notice)
+	}
+	return res
 }
 
 // ExistsError refuses to create a session whose id is taken.

@@ -225,6 +225,10 @@ func Switch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now ti
 	return relaunch(ctx, st, opts, now)
 }
 
+// relaunch is Switch and Restore: it takes the session's guard, plans the
+// launch, re-creates the worktree if it is gone, runs the agent when asked,
+// records the launch (releasing the guard in the same swap) and binds the
+// worktree to the session.
 func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now time.Time) (RelaunchResult, error) {
 	doing := "switch"
 	if opts.Restore {
@@ -244,121 +248,181 @@ func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now 
 	if err := writableLine(ctx, st, cur.Record, doing); err != nil {
 		return RelaunchResult{}, err
 	}
-	if opts.Restore && cur.Status == StatusActive && cur.Switching == nil && (cur.Worktree == "" || st.HasWorktree(cur.Worktree)) &&
-		!boundElsewhere(ctx, st, cur.Record) {
+	if opts.Restore && runningAsIs(ctx, st, cur.Record) {
 		return RelaunchResult{Session: cur, From: cur.Harness, NoOp: true}, nil
 	}
 	if opts.Harness == "" {
-		if cur.Harness == "" {
-			return RelaunchResult{}, fmt.Errorf("restoring session %q: it records no harness: use `git handoff session switch %s --harness H`", cur.ID, cur.ID)
-		}
-		if h, err = harness.Lookup(cur.Harness); err != nil {
+		if h, err = recordedHarness(cur.Record); err != nil {
 			return RelaunchResult{}, err
 		}
 	}
-	res := RelaunchResult{From: canonical(cur.Harness)}
-	guarded, note, err := takeGuard(ctx, st, opts.ID, opts.By, h.Name, doing, now)
-	if err != nil {
+	r := &relaunching{st: st, opts: opts, doing: doing, h: h, now: now, res: RelaunchResult{From: canonical(cur.Harness)}}
+	if err := r.takeGuard(ctx); err != nil {
 		return RelaunchResult{}, err
 	}
-	if note != "" {
-		res.Notices = append(res.Notices, note)
+	next := r.guarded.Record
+	r.change(&next)
+	if err := r.launch(ctx, &next); err != nil {
+		return r.res, err
 	}
-	fail := func(err error) (RelaunchResult, error) {
-		if rerr := releaseGuard(ctx, st, guarded); rerr != nil {
-			res.Notices = append(res.Notices, "the switch guard was left in place (it expires by itself): "+rerr.Error())
-		}
-		return res, err
+	if err := r.record(ctx, next); err != nil {
+		return r.res, err
 	}
+	if bound, notes := bindWorktree(ctx, st, r.res.Session.Record, opts.EndBound, now, &r.res.EndedBound); bound != "" || len(notes) > 0 {
+		r.res.Bound = bound
+		r.res.Notices = append(r.res.Notices, notes...)
+	}
+	return r.res, nil
+}
 
-	worktree := guarded.Worktree
-	if worktree == "" && !st.Bare() {
-		worktree = st.Dir()
+// runningAsIs reports whether a restore of s would change nothing: it is
+// active, no switch holds it, its worktree is there and no other active
+// session is bound to it.
+func runningAsIs(ctx context.Context, st refstore.Clone, s Record) bool {
+	return s.Status == StatusActive && s.Switching == nil && (s.Worktree == "" || st.HasWorktree(s.Worktree)) &&
+		!boundElsewhere(ctx, st, s)
+}
+
+// recordedHarness is the harness s records, which a restore runs again.
+func recordedHarness(s Record) (harness.Harness, error) {
+	if s.Harness == "" {
+		return harness.Harness{}, fmt.Errorf("restoring session %q: it records no harness: use `git handoff session switch %s --harness H`", s.ID, s.ID)
 	}
-	change := func(s *Record) {
-		from := s.Harness
-		s.Harness = h.Name
-		if !opts.Restore && canonical(from) != h.Name {
-			// The package told the agent before that it replaces someone;
-			// the next one takes this session over from that agent.
-			s.HandoffPackage = brief.Continued(s.HandoffPackage, s.ID, s.Supersedes, from, h.Name)
-		}
-		if opts.Model != "" {
-			s.Model = opts.Model
-		} else if canonical(from) != h.Name {
-			s.Model = "" // a model name belongs to its agent
-		}
-		if opts.Prompt != "" {
-			s.Prompt = opts.Prompt
-		}
-		s.Worktree = worktree
-		s.Status, s.EndedAt, s.UpdatedAt = StatusActive, nil, now
-		s.launched(h.Name, now, func(l *Launched) { l.Last = now })
-		s.Switching = nil
-	}
-	next := guarded.Record
-	change(&next)
-	plan, err := PlanLaunch(next, opts.Briefer)
+	return harness.Lookup(s.Harness)
+}
+
+// relaunching is a switch or a restore once it holds the session's guard.
+type relaunching struct {
+	st       refstore.Clone
+	opts     RelaunchOptions
+	doing    string // "switch" or "restore"
+	h        harness.Harness
+	now      time.Time
+	worktree string
+	guarded  Stored // the record as last read with our guard on it
+	// rt is the runtime opts.Run returned, recorded with the launch once
+	// ran is set.
+	rt  *Runtime
+	ran bool
+	res RelaunchResult
+}
+
+// takeGuard takes the session's switching guard and settles the worktree
+// the session runs in: its own, else this clone's when it has one.
+func (r *relaunching) takeGuard(ctx context.Context) error {
+	guarded, note, err := takeGuard(ctx, r.st, r.opts.ID, r.opts.By, r.h.Name, r.doing, r.now)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	res.Plan = plan
-	if worktree != "" && !st.HasWorktree(worktree) {
-		if err := st.AddWorktree(ctx, worktree, next.Branch); err != nil {
-			return fail(err)
+	if note != "" {
+		r.res.Notices = append(r.res.Notices, note)
+	}
+	r.guarded = guarded
+	r.worktree = guarded.Worktree
+	if r.worktree == "" && !r.st.Bare() {
+		r.worktree = r.st.Dir()
+	}
+	return nil
+}
+
+// change makes s the record of the relaunched session.
+func (r *relaunching) change(s *Record) {
+	h, opts, now := r.h, r.opts, r.now
+	from := s.Harness
+	s.Harness = h.Name
+	if !opts.Restore && canonical(from) != h.Name {
+		// The package told the agent before that it replaces someone;
+		// the next one takes this session over from that agent.
+		s.HandoffPackage = brief.Continued(s.HandoffPackage, s.ID, s.Supersedes, from, h.Name)
+	}
+	if opts.Model != "" {
+		s.Model = opts.Model
+	} else if canonical(from) != h.Name {
+		s.Model = "" // a model name belongs to its agent
+	}
+	if opts.Prompt != "" {
+		s.Prompt = opts.Prompt
+	}
+	s.Worktree = r.worktree
+	s.Status, s.EndedAt, s.UpdatedAt = StatusActive, nil, now
+	s.launched(h.Name, now, func(l *Launched) { l.Last = now })
+	s.Switching = nil
+	if r.ran {
+		s.Runtime = r.rt
+	}
+}
+
+// fail releases the guard, noting when that fails, and returns err.
+func (r *relaunching) fail(ctx context.Context, err error) error {
+	if rerr := releaseGuard(ctx, r.st, r.guarded); rerr != nil {
+		r.res.Notices = append(r.res.Notices, "the switch guard was left in place (it expires by itself): "+rerr.Error())
+	}
+	return err
+}
+
+// launch plans the launch of next, re-creates its worktree if it is gone
+// and runs the agent when opts.Run asks, next then recording its runtime.
+// An error releases the guard.
+func (r *relaunching) launch(ctx context.Context, next *Record) error {
+	plan, err := PlanLaunch(*next, r.opts.Briefer)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	r.res.Plan = plan
+	if r.worktree != "" && !r.st.HasWorktree(r.worktree) {
+		if err := r.st.AddWorktree(ctx, r.worktree, next.Branch); err != nil {
+			return r.fail(ctx, err)
 		}
-		res.Recreated = worktree
+		r.res.Recreated = r.worktree
 	}
-	if opts.hold != nil {
-		opts.hold()
+	if r.opts.hold != nil {
+		r.opts.hold()
 	}
-	if opts.Run != nil {
-		rt, err := opts.Run(ctx, guarded.Record, plan)
+	if r.opts.Run != nil {
+		rt, err := r.opts.Run(ctx, r.guarded.Record, plan)
 		if err != nil {
-			return fail(err)
+			return r.fail(ctx, err)
 		}
-		inner := change
-		change = func(s *Record) {
-			inner(s)
-			s.Runtime = rt
-		}
-		change(&next)
+		r.rt, r.ran = rt, true
+		r.change(next)
 	}
-	msg := fmt.Sprintf("handoff: %s %s to %s", doing, opts.ID, h.Name)
+	return nil
+}
+
+// record writes next, releasing the guard in the same swap. A lost swap
+// is applied again on the fresh record while the guard is still ours.
+func (r *relaunching) record(ctx context.Context, next Record) error {
+	opts, doing := r.opts, r.doing
+	msg := fmt.Sprintf("handoff: %s %s to %s", doing, opts.ID, r.h.Name)
 	for attempt := 0; ; attempt++ {
-		up, err := Written(ctx, st, next, guarded)
+		up, err := Written(ctx, r.st, next, r.guarded)
 		if err != nil {
-			return fail(err)
+			return r.fail(ctx, err)
 		}
-		err = st.Apply(ctx, msg, up)
+		err = r.st.Apply(ctx, msg, up)
 		if err == nil {
 			next.Schema = Schema
-			res.Session = Stored{Record: next, Ref: up.Ref, OID: up.New}
-			break
+			r.res.Session = Stored{Record: next, Ref: up.Ref, OID: up.New}
+			return nil
 		}
 		if !errors.Is(err, refstore.ErrConflict) || attempt == 4 {
-			return fail(err)
+			return r.fail(ctx, err)
 		}
 		// Someone else wrote the record (a summary, a native id): keep
 		// theirs and apply ours again, as long as the guard is still ours.
-		fresh, rerr := Read(ctx, st, opts.ID)
+		fresh, rerr := Read(ctx, r.st, opts.ID)
 		if rerr != nil {
-			return res, rerr
+			return rerr
 		}
-		if !holds(fresh.Record, guarded.Switching) {
+		if !holds(fresh.Record, r.guarded.Switching) {
 			if fresh.Switching != nil {
-				return res, &SwitchingError{ID: opts.ID, Guard: *fresh.Switching}
+				return &SwitchingError{ID: opts.ID, Guard: *fresh.Switching}
 			}
-			return res, fmt.Errorf("%s of session %q: the switch guard was taken away meanwhile: %w", doing, opts.ID, refstore.ErrConflict)
+			return fmt.Errorf("%s of session %q: the switch guard was taken away meanwhile: %w", doing, opts.ID, refstore.ErrConflict)
 		}
-		guarded, next = fresh, fresh.Record
-		change(&next)
+		r.guarded, next = fresh, fresh.Record
+		r.change(&next)
 	}
-	if bound, notes := bindWorktree(ctx, st, res.Session.Record, opts.EndBound, now, &res.EndedBound); bound != "" || len(notes) > 0 {
-		res.Bound = bound
-		res.Notices = append(res.Notices, notes...)
-	}
-	return res, nil
 }
 
 // writableLine is writable with the end of the line named for a replaced
