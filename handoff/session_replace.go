@@ -2,10 +2,12 @@ package handoff
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/redact"
@@ -30,6 +32,10 @@ type SessionReplaceOptions struct {
 	// once the replacement exists; Grace is its time to exit on SIGTERM.
 	Stop  bool
 	Grace time.Duration
+	// Arbiter decides the claim of the baton the old session left, carried
+	// to the new one, where claims are decided (as a start's claim is);
+	// nil = Local.
+	Arbiter Arbiter
 }
 
 // SessionReplaceResult is what a replacement did.
@@ -106,7 +112,10 @@ func SessionReplace(ctx context.Context, st refstore.Clone, opts SessionReplaceO
 			return ups, nil
 		}
 	}
+	carry := decideCarry(st, arbiter(opts.Arbiter), ro.NewID)
+	ro.DecideCarry = carry.decide
 	rep, err := session.Replace(ctx, st, ro, now)
+	carry.done(ctx, err == nil)
 	res := SessionReplaceResult{ReplaceResult: rep, GitHub: PRGitHub{Comment: CommentSkipped}, Snapshot: taken, Captured: captured}
 	res.Notices = append(notices, rep.Notices...)
 	if err != nil {
@@ -128,6 +137,78 @@ func SessionReplace(ctx context.Context, st refstore.Clone, opts SessionReplaceO
 		}
 	}
 	return res, nil
+}
+
+// carrying decides the claim of a carried baton at the arbiter, as a
+// claim is decided: its objects held and the claim noted as pending before
+// the push, so that a process killed before the replacement's transaction
+// leaves the claim for the next start to deliver (pending.go).
+type carrying struct {
+	st      refstore.Clone
+	arb     Arbiter
+	session string
+	unlock  func()
+	note    *pendingClaim
+	pass    held
+}
+
+func decideCarry(st refstore.Clone, arb Arbiter, session string) *carrying {
+	return &carrying{st: st, arb: arb, session: session}
+}
+
+// decide is session.ReplaceOptions.DecideCarry. A replacement tries again
+// after a lost swap: a claim this session holds at the arbiter already is
+// its own.
+func (c *carrying) decide(ctx context.Context, up refstore.Update) error {
+	decider, local := pinned(ctx, c.st, c.arb, up.Ref)
+	if local {
+		return nil
+	}
+	if c.unlock == nil {
+		c.unlock = lockClaims(c.st)
+	}
+	c.release(ctx)
+	b, err := baton.Read(ctx, c.st, up.Ref)
+	if err != nil {
+		return err
+	}
+	if c.pass, err = hold(ctx, c.st, "carry", up.New); err != nil {
+		return err
+	}
+	c.note = &pendingClaim{Baton: b.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: c.session, Held: c.pass.group}
+	if err := notePending(ctx, c.st, c.note); err != nil {
+		c.note = nil
+		return err
+	}
+	err = decider.Arbitrate(ctx, c.st, up)
+	var ce *baton.ClaimedError
+	if errors.As(err, &ce) && ce.Baton.ClaimedBySession == c.session {
+		return nil // an earlier attempt's push
+	}
+	if err != nil && (errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) || refusedOutright(err)) {
+		c.release(ctx) // decided elsewhere, or never pushed: nothing pending
+	}
+	return err
+}
+
+// release drops the pending note and the hold of a carry not to record.
+func (c *carrying) release(ctx context.Context) {
+	if c.note != nil {
+		dropPending(ctx, c.st, c.note)
+		c.note = nil
+	}
+}
+
+// done settles the carry once the replacement's transaction ran: recorded,
+// the note goes; not recorded, a claim the arbiter may hold stays noted
+// for the next start.
+func (c *carrying) done(ctx context.Context, recorded bool) {
+	if recorded {
+		c.release(ctx)
+	}
+	if c.unlock != nil {
+		c.unlock()
+	}
 }
 
 // tellOwner writes the ownership comment of the pull request p after its

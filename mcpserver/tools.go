@@ -453,7 +453,7 @@ func (t *tools) replace(ctx context.Context, _ *mcp.CallToolRequest, in replaceI
 	}
 	defer closeStore()
 	res, err := handoff.SessionReplace(ctx, st, handoff.SessionReplaceOptions{
-		ReplaceOptions: ro, ClaimPR: in.ClaimPR, Connect: t.d.PRHost,
+		ReplaceOptions: ro, ClaimPR: in.ClaimPR, Connect: t.d.PRHost, Arbiter: t.d.Arbiter,
 	}, t.clock)
 	if err != nil {
 		return "", replaceOut{}, withNotices(fmt.Errorf("%s: %w", doing, err), notices(opened, res.Notices))

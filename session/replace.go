@@ -49,6 +49,13 @@ type ReplaceOptions struct {
 	// session owns moves to the new one this way. It is called again, with
 	// fresh records, after a lost swap.
 	Transfer func(ctx context.Context, old Record, next, prev *Record) ([]refstore.Update, error)
+	// DecideCarry decides the claim of the baton the old session left
+	// (carried to the new one) where claims are decided, before the
+	// replacement's transaction records it; an error leaves the baton
+	// where it is, not carried, with a notice. nil: the transaction alone
+	// decides (found by the simulation: a carry decided only here let a
+	// start in another clone claim the same baton at the remote).
+	DecideCarry func(ctx context.Context, up refstore.Update) error
 	// PackageExtra is more Markdown for the handoff package (pull request
 	// facts: failing checks, unresolved review threads).
 	PackageExtra string
@@ -246,10 +253,19 @@ func carryContext(ctx context.Context, st refstore.Clone, old Record, opts Repla
 		if err != nil {
 			return nil, err
 		}
-		ups = append(ups, up)
-		res.Carried = &claimed
-		in.Baton = &carried.Baton
-		next.ClaimedHandoff, _ = baton.Marshal(&claimed.Baton)
+		decided := error(nil)
+		if opts.DecideCarry != nil {
+			decided = opts.DecideCarry(ctx, up)
+		}
+		if decided != nil {
+			// Not the new session's: the baton stays where it is.
+			res.Notices = append(res.Notices, fmt.Sprintf("baton %s, left by session %s, was not carried: %v", carried.ID, old.ID, decided))
+		} else {
+			ups = append(ups, up)
+			res.Carried = &claimed
+			in.Baton = &carried.Baton
+			next.ClaimedHandoff, _ = baton.Marshal(&claimed.Baton)
+		}
 	}
 	in.Commits, in.Total, err = sessionCommits(ctx, st, old)
 	if err != nil {

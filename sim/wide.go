@@ -216,7 +216,7 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 		claimPR := s.Arg%4 == 1
 		res, err := handoff.SessionReplace(ctx, c, handoff.SessionReplaceOptions{
 			ReplaceOptions: session.ReplaceOptions{OldID: old, NewID: nid, Reason: "sim"},
-			NoSnapshot:     true, ClaimPR: claimPR, Connect: w.connect,
+			NoSnapshot:     true, ClaimPR: claimPR, Connect: w.connect, Arbiter: arb,
 		}, clock)
 		if claimPR {
 			// A transfer of the old session's pull request may have

@@ -453,7 +453,7 @@ func (s *Server) replaceSession(c *call) error {
 	res, err := handoff.SessionReplace(ctx, c.st, handoff.SessionReplaceOptions{
 		ReplaceOptions: session.ReplaceOptions{OldID: id, NewID: req.NewID, Reason: req.Reason,
 			Harness: name, Model: req.Model, Context: req.Context},
-		Connect: connect,
+		Connect: connect, Arbiter: s.opts.Arbiter,
 	}, s.opts.Clock)
 	if err != nil {
 		return &failed{err: fmt.Errorf("replacing session %q: %w", id, err), notices: res.Notices}

@@ -89,7 +89,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 	}
 	res, err := handoff.SessionReplace(c.Context, st, handoff.SessionReplaceOptions{
 		ReplaceOptions: opts.ReplaceOptions, ClaimPR: opts.ClaimPR, Connect: d.prHost, NoSnapshot: opts.NoSnapshot,
-		Stop: opts.Stop, Grace: opts.StopTimeout,
+		Stop: opts.Stop, Grace: opts.StopTimeout, Arbiter: arbiterFor(false),
 	}, d.Now)
 	if err != nil {
 		notify(d.stderr, res.Notices)
