@@ -31,6 +31,12 @@ type harness struct {
 	run    string // marker prefix, unique to this run
 	t0     time.Time
 
+	// skew, when not 0, puts the clock of skewClone's git-handoff
+	// commands that far ahead: each one runs with GIT_HANDOFF_NOW (a
+	// fixed RFC 3339 instant) set to the real time at its start plus skew.
+	skew      time.Duration
+	skewClone string
+
 	mu     sync.Mutex
 	ops    []Op
 	seq    int
@@ -151,6 +157,10 @@ func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration,
 	defer cancel()
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, h.env
+	if h.skew != 0 && name == h.bin && h.skewClone != "" && dir == h.clones[h.skewClone] {
+		now := time.Now().Add(h.skew).UTC().Format(time.RFC3339Nano)
+		cmd.Env = append(append([]string(nil), h.env...), "GIT_HANDOFF_NOW="+now)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
