@@ -67,6 +67,10 @@ type Seen struct {
 	// claim ever recorded there, even one overwritten before a sync).
 	// Used only to check notices; every other figure ignores it.
 	History bool `json:"history,omitempty"`
+	// Archived: a version retired to an archive month's tree (Ref is
+	// "<month ref>:<path>"): never waiting, but claimed there counts as
+	// claimed, and deleted as deleted.
+	Archived bool `json:"archived,omitempty"`
 	// Missing: a ref under refs/ao/, or the worktree's binding, in clone
 	// Where names an object the clone does not have (Ref says which).
 	Missing bool `json:"missing,omitempty"`
@@ -107,7 +111,8 @@ type Figures struct {
 //   - cancelled: a cancel reported taking m back;
 //   - waiting: m is unclaimed and not deleted at the tip of its ref in clone
 //     a, clone b or the remote after the final sync (anyone can still
-//     claim it);
+//     claim it); a version in an archive month (retired) is never waiting,
+//     but one claimed there counts as claimed, as at a tip;
 //   - dropped in a reported conflict (counted apart, as Conflicts): a
 //     clone's reflog shows a join replacing it as the loser of two
 //     concurrent versions;
@@ -170,6 +175,7 @@ func Account(ops []Op, seen []Seen) Figures {
 	conflictDropped := map[string]bool{}
 	claimedBy := map[string]map[string]bool{} // marker -> claimer sessions on record
 	claimers := map[string]string{}           // session -> a marker it is recorded as claiming
+	retiredOpen := map[string]string{}        // marker -> where it was archived unclaimed and not deleted
 	for _, s := range seen {
 		if s.Missing {
 			f.Dangling++
@@ -185,6 +191,9 @@ func Account(ops []Op, seen []Seen) Figures {
 		}
 		if s.Tip && !s.Claimed && !s.Deleted {
 			waiting[s.Marker] = true
+		}
+		if s.Archived && !s.Claimed && !s.Deleted {
+			retiredOpen[s.Marker] = s.Where + " " + s.Ref
 		}
 		if s.Claimed {
 			if claimedBy[s.Marker] == nil {
@@ -246,6 +255,9 @@ func Account(ops []Op, seen []Seen) Figures {
 			why := ""
 			if kept != nil {
 				why = fmt.Sprintf("; the older %s (end #%d on %s) outlived it", kept.Marker, kept.Seq, kept.Clone)
+			}
+			if a := retiredOpen[m]; a != "" {
+				why += "; it was retired unclaimed to " + a
 			}
 			f.detail("lost: %s (end #%d on %s, %s/%s, at %v..%v) was neither delivered, cancelled, waiting anywhere, nor followed by an end that was%s", m, op.Seq, op.Clone, op.Owner, op.Branch, op.Start.Round(time.Millisecond), op.Finish.Round(time.Millisecond), why)
 		}
@@ -348,7 +360,7 @@ func falseNotices(f *Figures, ops []Op, seen []Seen) {
 		}
 		claimedAny[s.ID] = true
 		claimedBy[[2]string{s.ID, s.ClaimedBy}] = true
-		if s.Where == "remote" || s.Where == "remote-reflog" {
+		if s.Where == "remote" || s.Where == "remote-reflog" || s.Where == "remote-archive" {
 			remoteBy[[2]string{s.ID, s.ClaimedBy}] = true
 		}
 	}

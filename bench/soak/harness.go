@@ -31,6 +31,12 @@ type harness struct {
 	run    string // marker prefix, unique to this run
 	t0     time.Time
 
+	// skew, when not 0, puts the clock of skewClone's git-handoff
+	// commands that far ahead: each one runs with GIT_HANDOFF_NOW (a
+	// fixed RFC 3339 instant) set to the real time at its start plus skew.
+	skew      time.Duration
+	skewClone string
+
 	mu     sync.Mutex
 	ops    []Op
 	seq    int
@@ -151,6 +157,10 @@ func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration,
 	defer cancel()
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, h.env
+	if h.skew != 0 && name == h.bin && h.skewClone != "" && dir == h.clones[h.skewClone] {
+		now := time.Now().Add(h.skew).UTC().Format(time.RFC3339Nano)
+		cmd.Env = append(append([]string(nil), h.env...), "GIT_HANDOFF_NOW="+now)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -419,8 +429,12 @@ func (h *harness) git(ctx context.Context, dir string, args ...string) result {
 const conflictReflog = "handoff: sync conflict"
 
 // observe reads every baton at the tips of refs/ao/handoffs/ in both
-// clones and the remote, and every version the remote's reflog of those
-// refs ever held — with git itself, not through the code under test.
+// clones and the remote, every version the remote's reflog of those
+// refs ever held, and every baton retired to an archive month (the trees
+// of refs/ao/archive/<month> and of any other ref under refs/ao/ naming a
+// tree, such as a clone's copy of the remote's months: paths handoffs/<id>
+// and keys/<baton ref>) — with git itself, not through the code under
+// test.
 func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 	var seen []Seen
 	type place struct{ name, dir, gitdir string }
@@ -487,6 +501,13 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 				return nil
 			})
 		}
+		arch, err := h.archived(ctx, p.dir)
+		if err != nil {
+			return nil, fmt.Errorf("reading the archive in %s: %w", p.name, err)
+		}
+		for _, a := range arch {
+			ids, refs = append(ids, a[0]), append(refs, "archive:"+a[1])
+		}
 		blobs, err := h.catFile(ctx, p.dir, ids)
 		if err != nil {
 			return nil, fmt.Errorf("reading batons in %s: %w", p.name, err)
@@ -509,6 +530,9 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 			switch {
 			case strings.HasPrefix(refs[i], "history:"):
 				s.Tip, s.Where, s.History = false, p.name+"-reflog", true
+			case strings.HasPrefix(refs[i], "archive:"):
+				s.Tip, s.Where, s.Archived = false, p.name+"-archive", true
+				s.Ref = strings.TrimPrefix(refs[i], "archive:")
 			case strings.HasPrefix(refs[i], "conflict:"):
 				s.Tip, s.Where, s.ConflictDropped = false, p.name+"-conflict", true
 				s.Claimed, s.ClaimedBy, s.Deleted = false, "", false
@@ -522,6 +546,37 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 		}
 	}
 	return seen, nil
+}
+
+// archived lists the baton blobs of every archive tree in dir: each
+// {blob id, "<ref>:<path>"}, asked of git (for-each-ref for the refs under
+// refs/ao/ that name a tree, ls-tree -r for their handoffs/ and keys/).
+func (h *harness) archived(ctx context.Context, dir string) ([][2]string, error) {
+	r := h.git(ctx, dir, "for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", "refs/ao/")
+	if r.exit != 0 {
+		return nil, fmt.Errorf("for-each-ref: %s", firstLines(r.stderr, 2))
+	}
+	var out [][2]string
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 3 || f[1] != "tree" || !strings.Contains(f[2], "/archive/") {
+			continue
+		}
+		ls := h.git(ctx, dir, "ls-tree", "-r", f[0], "--", "handoffs/", "keys/")
+		if ls.exit != 0 {
+			return nil, fmt.Errorf("ls-tree %s (%s): %s", f[2], f[0], firstLines(ls.stderr, 2))
+		}
+		for _, e := range strings.Split(strings.TrimSpace(ls.stdout), "\n") {
+			// "<mode> blob <id>\t<path>"
+			head, path, ok := strings.Cut(e, "\t")
+			hf := strings.Fields(head)
+			if !ok || len(hf) != 3 || hf[1] != "blob" {
+				continue
+			}
+			out = append(out, [2]string{hf[2], f[2] + ":" + path})
+		}
+	}
+	return out, nil
 }
 
 // catFile reads objects through one `git cat-file --batch`.

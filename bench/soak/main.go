@@ -47,7 +47,9 @@ type config struct {
 	refuse   int           // and refuses this percentage of pushes
 	web      bool          // a status page (git handoff serve) dismissing batons
 	mcp      bool          // an MCP server (git handoff mcp) starting sessions and cancelling
-	prune    bool          // git gc --prune=now among the maintenance
+	prune    bool          // git gc --prune=now among the maintenance (on the remote too)
+	retire   bool          // sync --retire among the operations, handoff.retention 1s in every clone
+	skew     int           // hours ahead of the real clock for one clone's commands (0: none)
 }
 
 func main() {
@@ -66,6 +68,8 @@ func main() {
 	flag.BoolVar(&c.web, "web", true, "run the status page (git handoff serve) as a writer: DELETE /api/handoffs/{id}")
 	flag.BoolVar(&c.mcp, "mcp", true, "run an MCP server (git handoff mcp) as a writer: session_start, cancel_handoff")
 	flag.BoolVar(&c.prune, "prune", true, "git gc --prune=now alongside (with -no-gc: none)")
+	flag.BoolVar(&c.retire, "retire", true, "retirement among the soak's operations: `sync --retire`, with git config handoff.retention 1s in every clone")
+	flag.IntVar(&c.skew, "skew", 0, "one clone's (a's) git-handoff commands run with the clock this many `hours` ahead (GIT_HANDOFF_NOW)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the scratch repositories and ledgers (always kept when a figure is not zero)")
 	strict := flag.Bool("strict", false, "exit 1 when any figure is not zero")
 	again := flag.String("account", "", "only account again for a kept scratch `DIR`: its ledger and repositories, every detail")
@@ -98,8 +102,8 @@ func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
 	if c.clones < 2 {
 		c.clones = 2
 	}
-	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v, seed %d\n",
-		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.seed)
+	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v retire=%v skew=%dh, seed %d\n",
+		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.retire, c.skew, c.seed)
 	if c.duration > 0 {
 		b, err := soak(ctx, c, w)
 		if err != nil {
@@ -129,6 +133,18 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 		return true, err
 	}
 	defer h.close()
+	if c.retire {
+		// Records retire as soon as they are final: every sync --retire
+		// races the other clones' work on them.
+		for _, name := range h.names {
+			if r := h.git(ctx, h.clones[name], "config", "handoff.retention", "1s"); r.exit != 0 {
+				return true, fmt.Errorf("git config handoff.retention in %s: %s", name, r.stderr)
+			}
+		}
+	}
+	if c.skew != 0 {
+		h.skew, h.skewClone = time.Duration(c.skew)*time.Hour, h.names[0]
+	}
 	if c.stall > 0 || c.refuse > 0 {
 		if err := h.hook(c.stall, c.refuse); err != nil {
 			return true, err
@@ -140,7 +156,13 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	var maintMu sync.Mutex
 	maint := map[string]int{}
 	var maintFail []string
-	for _, name := range h.names {
+	maintDirs := h.dirs()
+	if c.prune {
+		// The remote is where the arbiter's history lives: gc --prune=now
+		// there too.
+		maintDirs = append(maintDirs, h.remote)
+	}
+	for _, dir := range maintDirs {
 		if c.noMaint {
 			break
 		}
@@ -163,6 +185,9 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 				case i%2 == 1:
 					args, kind = []string{"gc", "--quiet"}, "gc"
 				}
+				if dir == h.remote {
+					kind = "remote-" + kind
+				}
 				r := h.git(ctx, dir, args...)
 				maintMu.Lock()
 				maint[kind]++
@@ -171,13 +196,13 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 				}
 				maintMu.Unlock()
 			}
-		}(h.clones[name])
+		}(dir)
 	}
 	for i := 0; i < c.procs; i++ {
 		workWG.Add(1)
 		go func(wk int) {
 			defer workWG.Done()
-			worker(ctx, h, rand.New(rand.NewPCG(c.seed, uint64(wk))), wk, deadline)
+			worker(ctx, h, rand.New(rand.NewPCG(c.seed, uint64(wk))), wk, deadline, c.retire)
 		}(i)
 	}
 	var writerFail []string
@@ -234,7 +259,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 		kinds[op.Kind]++
 	}
 	var kl []string
-	for _, k := range []string{"end", "claim", "start", "cancel", "dismiss", "list", "sync", "web-dismiss", "mcp-start", "mcp-cancel"} {
+	for _, k := range []string{"end", "claim", "start", "cancel", "dismiss", "list", "sync", "retire", "web-dismiss", "mcp-start", "mcp-cancel"} {
 		kl = append(kl, fmt.Sprintf("%s=%d", k, kinds[k]))
 	}
 	won, delivered := 0, 0
@@ -250,8 +275,8 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 			refused++
 		}
 	}
-	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d gc-prune-now=%d pack-refs=%d maint-failures=%d writer-failures=%d told-refused=%d final-syncs=%s\n",
-		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], len(maintFail), len(writerFail), refused, finalSyncs)
+	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d gc-prune-now=%d pack-refs=%d remote-gc-prune-now=%d maint-failures=%d writer-failures=%d told-refused=%d final-syncs=%s\n",
+		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], maint["remote-gc-prune-now"], len(maintFail), len(writerFail), refused, finalSyncs)
 	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n",
 		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts)
 	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d dangling-refs=%d\n", len(fsckFail), len(locks), f.Dangling)
@@ -263,7 +288,8 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 
 // worker is one loop of real git-handoff processes on random clones and
 // keys until the deadline.
-func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline time.Time) {
+// With retire, half the syncs are `sync --retire` (kind retire).
+func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline time.Time, retire bool) {
 	started := map[[2]string]string{} // a session this worker started, by key, for its end
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		clone := h.names[rng.IntN(len(h.names))]
@@ -298,6 +324,9 @@ func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline ti
 		case p < 86:
 			op.Kind, op.Owner, op.Branch = "list", "", ""
 			op.Args = []string{"list", "--all", "--json"}
+		case retire && p >= 93:
+			op.Kind, op.Owner, op.Branch = "retire", "", ""
+			op.Args = []string{"sync", "--retire", "--json"}
 		default:
 			op.Kind, op.Owner, op.Branch = "sync", "", ""
 			op.Args = []string{"sync", "--json"}
