@@ -280,3 +280,38 @@ func TestTwinRetirement(t *testing.T) {
 		t.Fatalf("s1 from the other clone after retirement = %+v, %v", s, err)
 	}
 }
+
+// A replacement carries the baton its old session left only if the
+// arbiter gives it the claim: claimed by a start in another clone first,
+// it stays that session's, and the replacement says so.
+func TestTwinReplaceCarriesOnlyWhatTheArbiterGives(t *testing.T) {
+	ctx := twinCtx(t)
+	net := twinNetwork(t)
+	a, b := twinClone(t, net, "a"), twinClone(t, net, "b")
+	for _, c := range []*memstore.Clone{a, b} {
+		if _, err := teamsync.Init(ctx, c, "origin"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	arb := teamsync.Arbiter{Remote: "origin"}
+	startIn(t, ctx, a, "s1", arb)
+	left := endWith(t, ctx, a, "s1", "carry me")
+	if _, err := teamsync.Sync(ctx, a, teamsync.Options{Remote: "origin", Now: clock()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := startIn(t, ctx, b, "s2", arb); !got.Claimed || got.Handoff.ID != left.ID {
+		t.Fatalf("b's start = claimed %v %+v", got.Claimed, got.Handoff)
+	}
+	res, err := handoff.SessionReplace(ctx, a, handoff.SessionReplaceOptions{
+		ReplaceOptions: session.ReplaceOptions{OldID: "s1", NewID: "s3", Reason: "stuck"}, NoSnapshot: true, Arbiter: arb,
+	}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Carried != nil {
+		t.Fatalf("the replacement carried %s, claimed by s2 already", res.Carried.ID)
+	}
+	if !strings.Contains(strings.Join(res.Notices, "\n"), "was not carried") {
+		t.Fatalf("notices = %q", res.Notices)
+	}
+}
