@@ -148,7 +148,7 @@ sim:
 
 PLANTED_STEPS ?= 1500
 sim-planted:
-	$(GO) run -tags simdefects ./sim/cmd/sim -planted -seed $(SEED) -steps $(PLANTED_STEPS)
+	$(GO) run -tags simdefects ./sim/cmd/sim -planted -seed $(SEED) -steps $(PLANTED_STEPS) -no-crash
 
 clean:
 	rm -rf bin git-handoff.1 bench/out
