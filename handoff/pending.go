@@ -354,7 +354,11 @@ func received(ctx context.Context, st refstore.Records, n *pendingClaim) bool {
 		if id == "" {
 			continue
 		}
-		s, err := session.Read(ctx, st, id)
+		// Find, not Read: a session that received it, ended and retired
+		// since is in the archive (found by the simulation: a note whose
+		// removal failed was settled after the retirement, and the baton
+		// delivered a second time).
+		s, err := session.Find(ctx, st, id)
 		if err != nil || len(s.ClaimedHandoff) == 0 {
 			continue
 		}

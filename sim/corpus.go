@@ -6,12 +6,13 @@ type Case struct {
 	name   string
 	seed   uint64
 	faults bool
+	deaths bool // with process deaths among the faults
 	steps  []Step
 }
 
 // Config is the case's configuration.
 func (c Case) Config() Config {
-	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: true}
+	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: !c.deaths}
 }
 
 // Corpus are the runs the simulation failed, shrunk and kept: each must
@@ -155,6 +156,20 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpEnd, Arg: 0xb6f6700e, Faults: 0x17aa34b565bbb964},
 			{Clone: 2, Op: OpCancel, Arg: 0x1859a348, Faults: 0x26dab6509de3239f},
 			{Clone: 1, Op: OpRetire, Arg: 0xe69590e7, Faults: 0x84b28683bcdba08d},
+		},
+	},
+	{
+		// A start recorded its claim, then failed to remove its pending
+		// note; the session ended and retired, and the next start read
+		// the note as a claim nobody received and delivered it again
+		// (received reads the archive now). With deaths among the
+		// faults, so kept with the run's own faults.
+		name: "a pending note outliving a retired session", seed: 13, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x73343627, Faults: 0xe553dbdaa69bdbee},
+			{Clone: 1, Op: OpRetire, Arg: 0xefdceb14, Faults: 0x63a2fd2fbed2bc3a},
+			{Clone: 0, Op: OpStart, Arg: 0xb57ff019, Faults: 0xa7aeec8ad66704f4},
+			{Clone: 0, Op: OpEnd, Arg: 0x19bdea89, Faults: 0x59a6cc5d4d013ebf},
 		},
 	},
 }
