@@ -410,9 +410,13 @@ func (w *world) finish(ctx context.Context) {
 			}
 		}
 	}
-	archivedIDs := map[string]string{} // baton id -> the state archived
+	archivedIDs := map[string]string{}   // baton id -> the state archived
+	archivedClaim := map[string]string{} // baton id -> the session it is archived claimed by
 	for oid := range archived {
 		if b, err := readBaton(w.origin, oid); err == nil {
+			if b.Claimed {
+				archivedClaim[b.ID] = b.ClaimedBySession
+			}
 			state := "waiting"
 			switch {
 			case b.Claimed:
@@ -458,6 +462,10 @@ func (w *world) finish(ctx context.Context) {
 				w.violate(-1, "deleted-and-delivered", fmt.Sprintf("baton %s delivered to %s is %s at the remote", id, s, b.Deleted.Reason))
 			}
 		case dlv || del || sup:
+		case archivedClaim[id] != "" && w.led.crashed[archivedClaim[id]] && w.recorded(ctx, archivedClaim[id]):
+			// Claimed and recorded by a start that died before saying
+			// so, then retired: as stranded as when it is live.
+			w.rep.Faults["stranded_after_crash"]++
 		default:
 			where := "not in the remote's archive either"
 			if state, ok := archivedIDs[id]; ok {
