@@ -13,6 +13,7 @@ import (
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/refstore/memstore"
+	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/teamsync"
 )
 
@@ -480,15 +481,12 @@ func (w *world) finish(ctx context.Context) {
 // clone: its start recorded its claim (the session and the claim are one
 // transaction).
 func (w *world) recorded(ctx context.Context, id string) bool {
-	ref, err := refstore.SessionRef(id)
-	if err != nil {
-		return false
-	}
-	if _, err := w.origin.Get(ctx, ref); err == nil {
+	// Find: the session may have ended and retired since.
+	if _, err := session.Find(ctx, w.origin, id); err == nil {
 		return true
 	}
 	for _, c := range w.clones {
-		if _, err := c.Get(ctx, ref); err == nil {
+		if _, err := session.Find(ctx, c, id); err == nil {
 			return true
 		}
 	}
