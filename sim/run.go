@@ -24,6 +24,7 @@ type ledger struct {
 	delivered  map[string]string // baton id -> the session a start delivered it to
 	deleted    map[string]string // baton id -> "cancelled"/"dismissed" and where
 	superseded map[string]string // baton id -> how (an end replaced it; a join dropped it)
+	claimedBy  map[string]string // baton id -> the session a record showed it claimed by (a prev, the archive)
 	// claimTold: a start that returned (no crash) without delivering the
 	// baton its session then holds a claim of: session -> baton id it
 	// was told about.
@@ -35,7 +36,7 @@ type ledger struct {
 func newLedger() *ledger {
 	return &ledger{
 		written: map[string]string{}, seen: map[string]bool{}, delivered: map[string]string{},
-		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{},
+		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{}, claimedBy: map[string]string{},
 		crashed: map[string]bool{}, parsed: map[string]bool{},
 	}
 }
@@ -283,6 +284,8 @@ func (w *world) checkStep(ctx context.Context, i int) {
 					if _, ok := w.led.superseded[p.ID]; !ok {
 						w.led.superseded[p.ID] = "replaced by " + b.ID + " (its record's prev)"
 					}
+				} else if err == nil && p.Claimed {
+					w.led.claimedBy[p.ID] = p.ClaimedBySession
 				}
 			}
 			// A baton the remote holds deleted after it was delivered,
@@ -411,12 +414,11 @@ func (w *world) finish(ctx context.Context) {
 			}
 		}
 	}
-	archivedIDs := map[string]string{}   // baton id -> the state archived
-	archivedClaim := map[string]string{} // baton id -> the session it is archived claimed by
+	archivedIDs := map[string]string{} // baton id -> the state archived
 	for oid := range archived {
 		if b, err := readBaton(w.origin, oid); err == nil {
 			if b.Claimed {
-				archivedClaim[b.ID] = b.ClaimedBySession
+				w.led.claimedBy[b.ID] = b.ClaimedBySession
 			}
 			state := "waiting"
 			switch {
@@ -463,9 +465,10 @@ func (w *world) finish(ctx context.Context) {
 				w.violate(-1, "deleted-and-delivered", fmt.Sprintf("baton %s delivered to %s is %s at the remote", id, s, b.Deleted.Reason))
 			}
 		case dlv || del || sup:
-		case archivedClaim[id] != "" && w.led.crashed[archivedClaim[id]] && w.recorded(ctx, archivedClaim[id]):
+		case w.led.claimedBy[id] != "" && w.led.crashed[w.led.claimedBy[id]] && w.recorded(ctx, w.led.claimedBy[id]):
 			// Claimed and recorded by a start that died before saying
-			// so, then retired: as stranded as when it is live.
+			// so, then retired or replaced by a newer baton: as
+			// stranded as when it is live.
 			w.rep.Faults["stranded_after_crash"]++
 		default:
 			where := "not in the remote's archive either"
