@@ -154,8 +154,14 @@ func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 	if seen[me] > hw {
 		// Two processes writing the key at once may both write it: each
 		// wrote a count the other reads as at least its own base, which
-		// is all the mark must give. A failure only leaves the old mark.
-		_ = local.Write(ctx, issuedNote(ref), []byte(strconv.FormatUint(seen[me], 10)+"\n"))
+		// is all the mark must give. A mark that could not be raised
+		// fails the write: once retirement takes the version that carries
+		// this count, the next version of the key would issue it again,
+		// look like what it follows, and win a join it should have been
+		// reported in (found by the simulation, a note write failing).
+		if err := local.Write(ctx, issuedNote(ref), []byte(strconv.FormatUint(seen[me], 10)+"\n")); err != nil {
+			return Cause{}, fmt.Errorf("noting this clone's count for %s: %w", ref, err)
+		}
 	}
 	return Cause{Rev: top + 1, Prev: old, Seen: seen}, nil
 }

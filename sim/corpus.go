@@ -172,4 +172,27 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpEnd, Arg: 0x19bdea89, Faults: 0x59a6cc5d4d013ebf},
 		},
 	},
+	{
+		// A clone's count for a key could not be noted (a note write
+		// failed) and retirement then took the version that carried it:
+		// the next version there issued the same count, looked like what
+		// a teammate's baton followed, and was dropped without a report
+		// (refstore.NextCause fails the write now).
+		name: "a count issued twice after a failed note and a retirement", seed: 14, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x987f6910, Faults: 0xe3800729f2173372},
+			{Clone: 0, Op: OpCancel, Arg: 0x6854be6a, Faults: 0x6fd394ff1cd49334},
+			{Clone: 2, Op: OpDismiss, Arg: 0x54d4ec87, Faults: 0xd542bbc1d69bdc9a},
+			{Clone: 2, Op: OpSync, Arg: 0x320b2955, Faults: 0xf3f3a53bad1f3d8c},
+			{Clone: 1, Op: OpStart, Arg: 0xc68b8942, Faults: 0x389e21369b0724b8},
+			{Clone: 1, Op: OpSync, Arg: 0x17c31566, Faults: 0x85a9a110ac0f69c3},
+			{Clone: 1, Op: OpStart, Arg: 0x33a1e3fb, Faults: 0x108f89351313f591},
+			{Clone: 2, Op: OpStart, Arg: 0x2f309e99, Faults: 0xf9ba0ab928889aca},
+			{Clone: 1, Op: OpDismiss, Arg: 0xf4635f12, Faults: 0x5ae8a3786665f11b},
+			{Clone: 0, Op: OpSync, Arg: 0x7acf5ee3, Faults: 0x929bc293bd8dfd27},
+			{Clone: 0, Op: OpRetire, Arg: 0xa5a5e3d6, Faults: 0x777e35a9ad79f78a},
+			{Clone: 2, Op: OpEnd, Arg: 0x513ebb37, Faults: 0xe6770d3265c9ee9d},
+			{Clone: 0, Op: OpEnd, Arg: 0x3919596f, Faults: 0xe4d58785ad46eb8f},
+		},
+	},
 }
