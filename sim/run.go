@@ -414,7 +414,8 @@ func (w *world) finish(ctx context.Context) {
 			}
 		}
 	}
-	archivedIDs := map[string]string{} // baton id -> the state archived
+	archivedIDs := map[string]string{}   // baton id -> the state archived
+	archivedDeleted := map[string]bool{} // baton ids archived as a tombstone
 	for oid := range archived {
 		if b, err := readBaton(w.origin, oid); err == nil {
 			if b.Claimed {
@@ -426,6 +427,7 @@ func (w *world) finish(ctx context.Context) {
 				state = "claimed by " + b.ClaimedBySession
 			case b.Deleted != nil:
 				state = b.Deleted.Reason
+				archivedDeleted[b.ID] = true
 			}
 			archivedIDs[b.ID] = state
 		}
@@ -465,6 +467,10 @@ func (w *world) finish(ctx context.Context) {
 				w.violate(-1, "deleted-and-delivered", fmt.Sprintf("baton %s delivered to %s is %s at the remote", id, s, b.Deleted.Reason))
 			}
 		case dlv || del || sup:
+		case archivedDeleted[id]:
+			// Cancelled or dismissed by a command whose answer never
+			// came (it died after the arbiter took the tombstone): the
+			// team sees it deleted, as it was.
 		case w.led.claimedBy[id] != "" && w.led.crashed[w.led.claimedBy[id]] && w.recorded(ctx, w.led.claimedBy[id]):
 			// Claimed and recorded by a start that died before saying
 			// so, then retired or replaced by a newer baton: as
