@@ -15,9 +15,9 @@ import (
 // ref's reflog (Apply writes one), which the notice names. Nil when up
 // created the ref or replaced a baton already claimed or cancelled, or when
 // the old record cannot be read (then nothing is known to have been lost).
-func supersededWaiting(ctx context.Context, st refstore.Records, up refstore.Update, by string) (*baton.Stored, []string) {
+func supersededWaiting(ctx context.Context, st refstore.Writer, up refstore.Update, by string) (*baton.Stored, []string) {
 	if up.Old == "" {
-		return nil, nil
+		return supersededThere(ctx, st, up, by)
 	}
 	e, err := st.ReadObject(ctx, up.Old)
 	if err != nil {
@@ -25,7 +25,7 @@ func supersededWaiting(ctx context.Context, st refstore.Records, up refstore.Upd
 	}
 	b, err := baton.DecodeVersion(e)
 	if err != nil || !b.Live() {
-		return nil, nil
+		return supersededThere(ctx, st, up, by)
 	}
 	old := &baton.Stored{Baton: b, Ref: up.Ref, OID: up.Old}
 	from := ""
@@ -34,4 +34,33 @@ func supersededWaiting(ctx context.Context, st refstore.Records, up refstore.Upd
 	}
 	return old, []string{fmt.Sprintf("baton %s%s was still waiting and is now superseded by %s; it stays in the reflog of %s (read it with `git cat-file -p %s`)",
 		b.ID, from, by, up.Ref, up.Old)}
+}
+
+// supersededThere is the baton waiting at a remote (its copy here, last
+// fetched) that up replaces, when this clone's own ref held none: the new
+// version descends from that copy (the version clock reads it), so the
+// next sync drops it, and its author should hear of it now (found by the
+// simulation: a start whose merge of the fetched baton failed, then an
+// end, and the fetched baton went without a word).
+func supersededThere(ctx context.Context, st refstore.Writer, up refstore.Update, by string) (*baton.Stored, []string) {
+	remotes, err := st.Remotes(ctx)
+	if err != nil {
+		return nil, nil
+	}
+	for _, r := range remotes {
+		tr, err := refstore.RemoteRef(r, up.Ref)
+		if err != nil {
+			continue
+		}
+		e, err := st.Get(ctx, tr)
+		if err != nil {
+			continue
+		}
+		b, err := baton.DecodeVersion(e)
+		if err != nil || !b.Live() || b.ID == by {
+			continue
+		}
+		return &baton.Stored{Baton: b, Ref: up.Ref, OID: e.OID}, []string{fmt.Sprintf("baton %s, waiting at %s, is superseded by %s: the next sync replaces it there (read it with `git cat-file -p %s`)", b.ID, r, by, e.OID)}
+	}
+	return nil, nil
 }

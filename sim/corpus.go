@@ -195,4 +195,16 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpEnd, Arg: 0x3919596f, Faults: 0xe4d58785ad46eb8f},
 		},
 	},
+	{
+		// An end written over a baton waiting at the remote that this
+		// clone had fetched but not merged (the merge failed) replaced it
+		// and told nobody (End's Superseded reads the fetched copy now).
+		name: "an end over a baton fetched and not merged", seed: 24, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x12b0a55c, Faults: 0x3cc3a4c3aaa72f51},
+			{Clone: 2, Op: OpSync, Arg: 0xada6919b, Faults: 0xdc9b2c8188412e57},
+			{Clone: 0, Op: OpStart, Arg: 0x25564708, Faults: 0xd182834fb611d76},
+			{Clone: 0, Op: OpEnd, Arg: 0x7fa5adce, Faults: 0x1eae962df078ca39},
+		},
+	},
 }
