@@ -25,6 +25,7 @@ type ledger struct {
 	deleted    map[string]string // baton id -> "cancelled"/"dismissed" and where
 	superseded map[string]string // baton id -> how (an end replaced it; a join dropped it)
 	claimedBy  map[string]string // baton id -> the session a record showed it claimed by (a prev, the archive)
+	tombed     map[string]bool   // baton ids a record showed deleted (a prev, the archive)
 	// claimTold: a start that returned (no crash) without delivering the
 	// baton its session then holds a claim of: session -> baton id it
 	// was told about.
@@ -36,7 +37,7 @@ type ledger struct {
 func newLedger() *ledger {
 	return &ledger{
 		written: map[string]string{}, seen: map[string]bool{}, delivered: map[string]string{},
-		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{}, claimedBy: map[string]string{},
+		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{}, claimedBy: map[string]string{}, tombed: map[string]bool{},
 		crashed: map[string]bool{}, parsed: map[string]bool{},
 	}
 }
@@ -286,6 +287,8 @@ func (w *world) checkStep(ctx context.Context, i int) {
 					}
 				} else if err == nil && p.Claimed {
 					w.led.claimedBy[p.ID] = p.ClaimedBySession
+				} else if err == nil && p.Deleted != nil {
+					w.led.tombed[p.ID] = true
 				}
 			}
 			// A baton the remote holds deleted after it was delivered,
@@ -414,8 +417,7 @@ func (w *world) finish(ctx context.Context) {
 			}
 		}
 	}
-	archivedIDs := map[string]string{}   // baton id -> the state archived
-	archivedDeleted := map[string]bool{} // baton ids archived as a tombstone
+	archivedIDs := map[string]string{} // baton id -> the state archived
 	for oid := range archived {
 		if b, err := readBaton(w.origin, oid); err == nil {
 			if b.Claimed {
@@ -427,7 +429,7 @@ func (w *world) finish(ctx context.Context) {
 				state = "claimed by " + b.ClaimedBySession
 			case b.Deleted != nil:
 				state = b.Deleted.Reason
-				archivedDeleted[b.ID] = true
+				w.led.tombed[b.ID] = true
 			}
 			archivedIDs[b.ID] = state
 		}
@@ -467,10 +469,10 @@ func (w *world) finish(ctx context.Context) {
 				w.violate(-1, "deleted-and-delivered", fmt.Sprintf("baton %s delivered to %s is %s at the remote", id, s, b.Deleted.Reason))
 			}
 		case dlv || del || sup:
-		case archivedDeleted[id]:
+		case w.led.tombed[id]:
 			// Cancelled or dismissed by a command whose answer never
-			// came (it died after the arbiter took the tombstone): the
-			// team sees it deleted, as it was.
+			// came (it died after the arbiter took the tombstone), then
+			// retired or replaced: the team saw it deleted, as it was.
 		case w.led.claimedBy[id] != "" && w.led.crashed[w.led.claimedBy[id]] && w.recorded(ctx, w.led.claimedBy[id]):
 			// Claimed and recorded by a start that died before saying
 			// so, then retired or replaced by a newer baton: as
