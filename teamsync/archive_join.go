@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
@@ -31,6 +32,13 @@ type archiveMonth struct {
 // record retired by ds, and fills in each retirement's blob.
 func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision) ([]archiveMonth, error) {
 	put := map[string][]archive.Entry{}
+	for i := range ds {
+		// First what tie-breaks dropped: a retirement of the same baton
+		// in this sync comes after it, and the last entry of a path wins.
+		if r := ds[i].dropped; r != nil {
+			put[r.month] = append(put[r.month], archive.Entry{Path: r.path, OID: r.oid})
+		}
+	}
 	for i := range ds {
 		d := &ds[i]
 		if d.retired == nil || d.retired.path == "" {
@@ -234,6 +242,35 @@ func dropStale(ctx context.Context, av archiveView, d *decision) error {
 		d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what, stale: true}
 	}
 	return nil
+}
+
+// archiveDropped archives each baton a tie-break dropped for another baton
+// at its key, as of now. The join reports it, and the version kept has
+// not seen it (they were concurrent), so a copy of the dropped baton a
+// clone still holds would look concurrent with every later version too,
+// and could win a later tie-break and be delivered again (found by the
+// simulation without faults, seed 5049: a claimed baton dropped for a
+// waiting one, then a clone away claimed its own waiting copy of it).
+// Archived, it is stale everywhere (archiveView.stale).
+func archiveDropped(ds []decision, now time.Time) {
+	for i := range ds {
+		d := &ds[i]
+		if !d.conflict || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
+			continue
+		}
+		loser := d.remote
+		if d.winner == d.remote {
+			loser = d.local
+		}
+		if loser == nil || recOf[baton.Baton](loser).ID == recOf[baton.Baton](d.winner).ID {
+			continue
+		}
+		p, err := archive.BatonPath(recOf[baton.Baton](loser).ID)
+		if err != nil {
+			continue
+		}
+		d.dropped = &retirement{path: p, month: archive.Month(now), oid: loser.oid}
+	}
 }
 
 // archiveView reads archive trees, newest first.

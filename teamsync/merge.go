@@ -150,6 +150,9 @@ type decision struct {
 	// retired is where a record retention removed goes (retire.go); nil
 	// for a key that stays, or goes without retiring.
 	retired *retirement
+	// dropped is where the other baton a tie-break dropped at this key
+	// goes: the archive, so that no copy of it comes back (archiveDropped).
+	dropped *retirement
 }
 
 func (d *decision) localChange() bool { return oidOf(d.winner) != oidOf(d.local) }

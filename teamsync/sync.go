@@ -294,6 +294,7 @@ func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
 	if err := settleArchived(ctx, s.st, ids, p.decisions, s.seen); err != nil {
 		return joined{}, err
 	}
+	archiveDropped(p.decisions, s.opts.Now)
 	if s.retire {
 		retireRecords(p.decisions, s.cutoff)
 	}
