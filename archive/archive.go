@@ -11,16 +11,16 @@
 //	sessions/<session-id>
 //	handoffs/<baton-id>
 //	prs/<gh-owner>/<gh-repo>/<number>
-//	keys/<baton ref>
+//	keys/<baton ref>/<baton-id>
 //
 // each a blob that is the record's final version, the very blob its live
 // ref held (nothing is rewritten, so signatures and "prev" chains still
 // hold). Path components are encoded as the live refs' are
 // (refstore.EncodeComponent). Batons are kept by their id, not their ref:
 // the next baton of the same owner and branch reuses the ref, so keys/
-// holds, for each baton ref retirement emptied, the last version retired
-// there (the ref's "floor"): a copy of the ref that floor descends from is
-// stale, however long its holder was away (teamsync, settleArchived).
+// holds, for each baton ref, the versions retired there, one per baton
+// (the ref's "floors"): a copy of the ref a floor descends from is stale,
+// however long its holder was away (teamsync, settleArchived).
 //
 // Trees are built by git itself (read-tree, update-index --index-info,
 // write-tree on an index file of our own) and the month's ref moves by
@@ -89,8 +89,11 @@ func SessionPath(id string) (string, error) { return path(SessionsDir, id) }
 // BatonPath is where the baton of id is archived.
 func BatonPath(id string) (string, error) { return path(HandoffsDir, id) }
 
-// KeyPath is where the floor of the baton ref is archived.
-func KeyPath(ref string) (string, error) { return path(KeysDir, ref) }
+// KeyDir holds the floors of the baton ref: the versions retired there.
+func KeyDir(ref string) (string, error) { return path(KeysDir, ref) }
+
+// KeyPath is where the floor of baton id at the baton ref is archived.
+func KeyPath(ref, id string) (string, error) { return path(KeysDir, ref, id) }
 
 // PRPath is where the record of pull request number of ghOwner/ghRepo is
 // archived.
@@ -124,8 +127,10 @@ func CheckPath(p string) error {
 	parts := strings.Split(p, "/")
 	want := 0
 	switch parts[0] {
-	case SessionsDir, HandoffsDir, KeysDir:
+	case SessionsDir, HandoffsDir:
 		want = 2
+	case KeysDir:
+		want = 3
 	case PRsDir:
 		want = 4
 	default:

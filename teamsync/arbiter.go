@@ -464,19 +464,22 @@ func (a Arbiter) Archived(ctx context.Context, st refstore.Clone, ref, id string
 
 var _ handoff.Archiver = Arbiter{}
 
-// floorThere fetches remote's archive and returns the floor of the baton
-// ref there: the last version retired at it (archive.KeyPath), of the
-// newest month that holds one; "" for none.
+// floorThere fetches remote's archive and returns the latest floor of the
+// baton ref there (archive.KeyPath): of the versions retired at it, the
+// one with the highest rev (then blob id); "" for none.
 func floorThere(ctx context.Context, st refstore.Clone, remote, ref string) (string, error) {
 	av, err := remoteArchive(ctx, st, remote)
 	if err != nil {
 		return "", err
 	}
-	kp, err := archive.KeyPath(ref)
-	if err != nil {
-		return "", nil
-	}
-	return av.at(ctx, kp)
+	best, bestRev := "", uint64(0)
+	_, err = av.anyFloor(ctx, ref, func(e refstore.Entry) bool {
+		if r := refstore.RevOf(e.Data).Rev; best == "" || r > bestRev || r == bestRev && e.OID > best {
+			best, bestRev = e.OID, r
+		}
+		return false
+	})
+	return best, err
 }
 
 // fetchSpecs are what a claim fetches from its arbiter: the batons and the

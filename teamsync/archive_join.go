@@ -45,12 +45,8 @@ func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decisi
 			continue
 		}
 		put[d.retired.month] = append(put[d.retired.month], archive.Entry{Path: d.retired.path, OID: d.retired.oid})
-		if kindOf(d.ref).prefix == refstore.HandoffsPrefix {
-			// The ref's floor: what a later copy of the ref must descend
-			// from (archive.KeyPath).
-			if kp, err := archive.KeyPath(d.ref); err == nil {
-				put[d.retired.month] = append(put[d.retired.month], archive.Entry{Path: kp, OID: d.retired.oid})
-			}
+		if d.retired.floor != "" {
+			put[d.retired.month] = append(put[d.retired.month], archive.Entry{Path: d.retired.floor, OID: d.retired.oid})
 		}
 	}
 	months := map[string]bool{}
@@ -139,7 +135,7 @@ func laterArchived(ctx context.Context, st refstore.Records) func(path, a, b str
 
 // settleArchived settles what retirement left behind. A baton the archive
 // holds became final somewhere (claimed, cancelled or dismissed) and was
-// retired; a baton ref's floor (archive.KeyPath) is the last version
+// retired; a baton ref's floors (archive.KeyPath) are the versions
 // retired there. A copy of a baton that is archived, or that the floor of
 // its ref descends from, is stale whatever its cause says: it loses to a
 // version at its key that is not stale, and a live one goes. A record the
@@ -296,15 +292,36 @@ func (a archiveView) at(ctx context.Context, path string) (string, error) {
 // movedOn reports whether the archive holds a floor of the baton ref that
 // v does not descend from: the ref went on past v, then retired.
 func (a archiveView) movedOn(ctx context.Context, ref string, v *version) (bool, error) {
-	kp, err := archive.KeyPath(ref)
-	if err != nil {
-		return false, nil
-	}
 	c := kindOf(ref).cause(v.rec)
-	return a.anyAt(ctx, kp, func(e refstore.Entry) bool {
+	return a.anyFloor(ctx, ref, func(e refstore.Entry) bool {
 		d, ok := c.Descends(refstore.RevOf(e.Data))
 		return e.OID == v.oid || !ok || !d
 	})
+}
+
+// anyFloor reports whether a tree holds a floor of the baton ref (a
+// version retired there, one per baton: archive.KeyDir) match accepts.
+func (a archiveView) anyFloor(ctx context.Context, ref string, match func(refstore.Entry) bool) (bool, error) {
+	dir, err := archive.KeyDir(ref)
+	if err != nil {
+		return false, nil
+	}
+	for _, t := range a.trees {
+		floors, err := a.st.ListTree(ctx, t, dir)
+		if err != nil {
+			return false, err
+		}
+		for _, f := range floors {
+			e, err := a.st.ReadObject(ctx, f.OID)
+			if err != nil {
+				continue // gone from this clone: it says nothing
+			}
+			if match(e) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // anyAt reports whether a tree holds path at an entry match accepts.
@@ -361,9 +378,5 @@ func (a archiveView) stale(ctx context.Context, ref string, v *version) (bool, e
 			return at != "", err
 		}
 	}
-	kp, err := archive.KeyPath(ref)
-	if err != nil {
-		return false, nil
-	}
-	return a.anyAt(ctx, kp, atOrAfter(kindOf(ref), v))
+	return a.anyFloor(ctx, ref, atOrAfter(kindOf(ref), v))
 }

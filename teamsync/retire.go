@@ -141,6 +141,9 @@ type retirement struct {
 	month string
 	oid   string // the blob retired
 	what  string // the record retired, in words
+	// floor is where the retired version also goes as its baton ref's
+	// floor (archive.KeyPath); "" for other kinds.
+	floor string
 	// stale: a live copy of a record decided and retired at the remote,
 	// retired here too (settleArchived), and said so.
 	stale bool
@@ -162,6 +165,10 @@ func retireRecords(ds []decision, cutoff time.Time) {
 			continue
 		}
 		r.oid, r.what = d.winner.oid, kindOf(d.ref).describe(d.winner)
+		if kindOf(d.ref).prefix == refstore.HandoffsPrefix {
+			// The ref's floor for this baton (archive.KeyPath).
+			r.floor, _ = archive.KeyPath(d.ref, recOf[baton.Baton](d.winner).ID)
+		}
 		d.winner, d.collected, d.retired = nil, true, &r
 	}
 }
