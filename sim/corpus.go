@@ -232,4 +232,32 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpStart, Arg: 0x12172340, Faults: 0x1d3113772dd7bd97},
 		},
 	},
+	{
+		// Floors of one ref from two retirements, joined in one month:
+		// with one floor per ref the union kept the older by a tie of
+		// revs, and a retired baton's waiting copy was claimed again (a
+		// floor per baton now).
+		name: "two floors at one ref", seed: 5049,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0xc336d0e, Faults: 0xce43be2d4b5d4ca7},
+			{Clone: 1, Op: OpStart, Arg: 0x289315c5, Faults: 0x98718470efc3e30e},
+			{Clone: 1, Op: OpEnd, Arg: 0x1a1a7ed, Faults: 0x94c07a4e1b0bd570},
+			{Clone: 1, Op: OpEnd, Arg: 0x2cc5adcb, Faults: 0x830aaceeda4ac28d},
+			{Clone: 1, Op: OpCancel, Arg: 0x5c474b54, Faults: 0x14741a2e714074d3},
+			{Clone: 0, Op: OpRetire, Arg: 0xa624204a, Faults: 0xc01aff857fb4eae9},
+			{Clone: 0, Op: OpEnd, Arg: 0xb82fa207, Faults: 0x92227f36005e0df9},
+			{Clone: 0, Op: OpEnd, Arg: 0x2f368e10, Faults: 0x82f116f78368a843},
+			{Clone: 2, Op: OpSync, Arg: 0x618b8b8c, Faults: 0x66f97a759e40ece6},
+			{Clone: 0, Op: OpSync, Arg: 0xafa719cb, Faults: 0x8613ef04b823c7c5},
+			{Clone: 2, Op: OpStart, Arg: 0x6ed2b0de, Faults: 0x1b9005a2331ad765},
+			{Clone: 1, Op: OpSync, Arg: 0x1833b878, Faults: 0xf74a3ee3a7227611},
+			{Clone: 2, Op: OpEnd, Arg: 0x6951f902, Faults: 0x2ca8a329e65f1e87},
+			{Clone: 2, Op: OpStart, Arg: 0x4d3bd6d8, Faults: 0xa213669e701d9e94},
+			{Clone: 1, Op: OpRetire, Arg: 0x3e49795, Faults: 0x4738159bc7e33fab},
+			{Clone: 2, Op: OpRetire, Arg: 0x4f6e2f34, Faults: 0x6dddcdcf7ef893ce},
+			{Clone: 2, Op: OpEnd, Arg: 0x5db4306c, Faults: 0x733940d80b399099},
+			{Clone: 2, Op: OpStart, Arg: 0x5d5c041a, Faults: 0x20ee344c132c6f60},
+			{Clone: 0, Op: OpStart, Arg: 0x12172340, Faults: 0x1d3113772dd7bd97},
+		},
+	},
 }
