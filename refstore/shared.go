@@ -3,7 +3,6 @@ package refstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -158,23 +157,33 @@ func mkdirSharedOnce(shared int, root, dir string) error {
 // a core.sharedRepository repository), so a teammate's process can rewrite
 // or settle it.
 func (s *Store) WriteNote(ctx context.Context, path string, data []byte) error {
-	return s.writeNote(ctx, path, fmt.Sprintf("%s.%d.tmp", path, os.Getpid()), data)
-}
-
-func (s *Store) writeNote(ctx context.Context, path, tmp string, data []byte) error {
 	if err := s.MkdirAll(ctx, filepath.Dir(path)); err != nil {
 		return err
 	}
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	// A temp file of its own: two goroutines of one process (the MCP
+	// server, the page) writing one note at once must not rename each
+	// other's away (found when a failed note write began to fail the
+	// record's write: TestClaimRace).
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return err
 	}
-	if err := s.Share(ctx, tmp); err != nil {
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = s.Share(ctx, tmp)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
 		os.Remove(tmp)
-		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return werr
 }
