@@ -42,6 +42,19 @@ func twinNetwork(t *testing.T) *memstore.Network {
 	return net
 }
 
+// twinTeam is two clones of one remote, each set up with init.
+func twinTeam(t *testing.T, ctx context.Context) (a, b *memstore.Clone) {
+	t.Helper()
+	net := twinNetwork(t)
+	a, b = twinClone(t, net, "a"), twinClone(t, net, "b")
+	for _, c := range []*memstore.Clone{a, b} {
+		if _, err := teamsync.Init(ctx, c, "origin"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, b
+}
+
 func twinCtx(t *testing.T) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -136,13 +149,7 @@ func TestTwinObjective(t *testing.T) {
 // claims it; the loser is told, and a later sync agrees everywhere.
 func TestTwinClonesClaimOnceAtTheArbiter(t *testing.T) {
 	ctx := twinCtx(t)
-	net := twinNetwork(t)
-	a, b := twinClone(t, net, "a"), twinClone(t, net, "b")
-	for _, c := range []*memstore.Clone{a, b} {
-		if _, err := teamsync.Init(ctx, c, "origin"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a, b := twinTeam(t, ctx)
 	arb := teamsync.Arbiter{Remote: "origin"}
 	sync := func(c *memstore.Clone) {
 		t.Helper()
@@ -248,13 +255,7 @@ func TestTwinPROwnership(t *testing.T) {
 // both the clone and the remote, and stay readable from the other clone.
 func TestTwinRetirement(t *testing.T) {
 	ctx := twinCtx(t)
-	net := twinNetwork(t)
-	a, b := twinClone(t, net, "a"), twinClone(t, net, "b")
-	for _, c := range []*memstore.Clone{a, b} {
-		if _, err := teamsync.Init(ctx, c, "origin"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a, b := twinTeam(t, ctx)
 	startIn(t, ctx, a, "s1", nil)
 	endWith(t, ctx, a, "s1", "take it from here")
 	got := startIn(t, ctx, a, "s2", nil)
@@ -286,13 +287,7 @@ func TestTwinRetirement(t *testing.T) {
 // it stays that session's, and the replacement says so.
 func TestTwinReplaceCarriesOnlyWhatTheArbiterGives(t *testing.T) {
 	ctx := twinCtx(t)
-	net := twinNetwork(t)
-	a, b := twinClone(t, net, "a"), twinClone(t, net, "b")
-	for _, c := range []*memstore.Clone{a, b} {
-		if _, err := teamsync.Init(ctx, c, "origin"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a, b := twinTeam(t, ctx)
 	arb := teamsync.Arbiter{Remote: "origin"}
 	startIn(t, ctx, a, "s1", arb)
 	left := endWith(t, ctx, a, "s1", "carry me")
