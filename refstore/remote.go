@@ -74,6 +74,22 @@ type PushError struct {
 	Err    error
 }
 
+// NameConflict reports whether the remote refused ref because a ref of
+// its name's prefix exists there, or one under it does: the server's
+// answer, not a race. Older gits (2.39 among them) word it "failed to update ref",
+// as it words a lock another push held, so the server's message decides.
+func (e *PushError) NameConflict(ref string) bool {
+	if strings.Contains(e.Reasons[ref], "refname conflict") {
+		return true
+	}
+	for _, line := range e.Remote {
+		if strings.Contains(line, "exists; cannot create '"+ref+"'") {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *PushError) Error() string {
 	if len(e.Rejected) == 0 && len(e.Remote) == 0 {
 		return e.Err.Error()

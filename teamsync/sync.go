@@ -668,6 +668,9 @@ func racedAtRemote(err error) bool {
 		return false
 	}
 	for _, ref := range pe.Rejected {
+		if pe.NameConflict(ref) {
+			return false
+		}
 		switch r := pe.Reasons[ref]; {
 		case strings.Contains(r, "stale info"), strings.Contains(r, "atomic push failed"), strings.Contains(r, "fetch first"):
 		case strings.Contains(r, "atomic transaction failed"), strings.Contains(r, "failed to update ref"), strings.Contains(r, "failed to lock"):

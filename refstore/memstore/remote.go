@@ -581,7 +581,7 @@ func (c *Clone) push(ctx context.Context, remote string, repo *Store, op Op, opt
 			continue
 		}
 		if in := repo.inTheWay(st.ref); in != "" {
-			st.reason = "remote rejected: failed to update ref"
+			st.reason = "remote rejected: refname conflict"
 			pe.Remote = append(pe.Remote, fmt.Sprintf("error: cannot lock ref '%s': '%s' exists; cannot create '%s'", st.ref, in, st.ref))
 			failed = true
 			continue
@@ -591,7 +591,7 @@ func (c *Clone) push(ctx context.Context, remote string, repo *Store, op Op, opt
 	if failed && opts.Atomic {
 		repo.refs = before
 		for i := range sts {
-			if sts[i].reason == "" && !sts[i].uptodate || sts[i].reason == "remote rejected: failed to update ref" {
+			if sts[i].reason == "" && !sts[i].uptodate || sts[i].reason == "remote rejected: refname conflict" {
 				sts[i].reason = "remote rejected: atomic transaction failed"
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -183,6 +184,8 @@ func (r *run) snapshot(what string, err error) {
 	r.lines = append(r.lines, line)
 }
 
+var lockPrefix = regexp.MustCompile(`cannot lock ref '[^']*': `)
+
 func outcome(err error) string {
 	var pe *refstore.PushError
 	switch {
@@ -191,11 +194,18 @@ func outcome(err error) string {
 	case errors.As(err, &pe) && len(pe.Rejected) > 0:
 		var out []string
 		for _, ref := range pe.Rejected {
-			out = append(out, ref+" ("+pe.Reasons[ref]+")")
+			reason := pe.Reasons[ref]
+			if pe.NameConflict(ref) && !strings.Contains(reason, "atomic") {
+				// Older gits (2.39) say "failed to update ref" for it.
+				reason = "remote rejected: refname conflict"
+			}
+			out = append(out, ref+" ("+reason+")")
 		}
 		said := ""
 		if len(pe.Remote) > 0 {
-			said = "; the remote said " + strings.Join(pe.Remote, " / ")
+			// The files backend says "cannot lock ref 'R': 'P' exists; ...",
+			// reftable only "'P' exists; ...".
+			said = "; the remote said " + lockPrefix.ReplaceAllString(strings.Join(pe.Remote, " / "), "")
 		}
 		return "rejected " + strings.Join(out, ", ") + said
 	case errors.Is(err, refstore.ErrBadName):
