@@ -38,8 +38,10 @@ type EndResult struct {
 	Left    bool            // a baton was written (false with NoBaton)
 	Session *session.Record // nil when no session record was found
 	Unbound bool            // this worktree was bound to the ended session and no longer is
-	// Superseded is the baton this one replaced while it was still waiting.
-	Superseded *baton.Stored
+	// Superseded are the batons this one replaced while they were still
+	// waiting: the one here, and one waiting at a remote that the merge
+	// had not brought here (supersede.go).
+	Superseded []baton.Stored
 	Snapshot   SnapshotTaken // with EndOptions.Snapshot
 	// Redacted is what was taken out of the notes before they were
 	// written (credentials: redact).
@@ -199,7 +201,7 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 // ended says what the written pass did (the baton it superseded, one whose
 // head is not pushed, the objective cleared) and unbinds the worktree from
 // the ended session.
-func (p *endPass) ended(ctx context.Context, st refstore.Clone, noBaton bool) (superseded *baton.Stored, unbound bool, notices []string) {
+func (p *endPass) ended(ctx context.Context, st refstore.Clone, noBaton bool) (superseded []baton.Stored, unbound bool, notices []string) {
 	if !noBaton {
 		var note []string
 		superseded, note = supersededWaiting(ctx, st, p.up, p.b.ID)

@@ -119,6 +119,18 @@ func sweepHolds(ctx context.Context, st refstore.Records, notes []*pendingClaim)
 	_ = st.ApplyEach(ctx, "handoff: released a dead process's hold", dels...)
 }
 
+// Gone reports whether the process pid of host, which wrote a note of
+// work in flight, can no longer finish it: it ran here and is not
+// running, or it is this process (whose calls that write such notes finish
+// before they return). A process of another host counts as running: it
+// cannot be checked.
+func Gone(host string, pid int) bool {
+	if host != hostname() {
+		return false
+	}
+	return pid == os.Getpid() || !processAlive(pid)
+}
+
 // processAlive reports whether pid may still be running on this host.
 func processAlive(pid int) bool {
 	if pid <= 0 {

@@ -152,13 +152,9 @@ func pendingClaims(st refstore.Writer) []*pendingClaim {
 // alive reports whether the process that last handled p may still be
 // running. A note from another host cannot be checked and counts as alive.
 func (p *pendingClaim) alive() bool {
-	if p.Host != hostname() {
-		return true
-	}
-	if p.PID == os.Getpid() {
-		return false // ours: claims in this process run one at a time (lockClaims)
-	}
-	return processAlive(p.PID)
+	// Ours is gone too: claims in this process run one at a time
+	// (lockClaims).
+	return !Gone(p.Host, p.PID)
 }
 
 // take makes me the one delivering p, by renaming it: of two processes
@@ -243,7 +239,7 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 		}
 		b, ok := readClaim(ctx, st, n.Ref, held)
 		won := ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session
-		if !won && ok && namesAsPrev(ctx, st, held, n.Claimed) {
+		if !won && ok && held != n.Claimed && refstore.WrittenOver(ctx, st, held, n.Claimed) {
 			// The arbiter holds a later version (a newer baton written
 			// over our claim, synced there) whose chain of prev names
 			// the exact blob our claim pushed: that blob was the
@@ -290,24 +286,6 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 		return &wonClaim{note: n, baton: b, decided: true}, nil
 	}
 	return nil, nil
-}
-
-// maxPrevWalk bounds the walk down a prev chain from what the arbiter
-// holds to a claim: a ref rewritten more often than this between a claim
-// and the next start here is not searched further.
-const maxPrevWalk = 64
-
-// namesAsPrev reports whether the version tip, or one it descends from
-// through the prev links of the blobs this clone has, names want as the
-// version it replaced. A blob missing here ends the walk unproven.
-func namesAsPrev(ctx context.Context, st refstore.Records, tip, want string) bool {
-	found, n := false, 0
-	st.History(ctx, tip, func(e refstore.Entry) bool {
-		n++
-		found = refstore.RevOf(e.Data).Prev == want
-		return !found && n < maxPrevWalk
-	})
-	return found
 }
 
 // An Archiver is an Arbiter that retires what it decided into an archive

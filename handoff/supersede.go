@@ -8,36 +8,38 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// supersededWaiting returns the baton that up replaced when it was still
-// waiting (neither claimed nor cancelled), with a notice saying so: a second
+// supersededWaiting returns the batons up replaced while they were still
+// waiting (neither claimed nor cancelled), with a notice for each: a second
 // `end` on the same owner and branch drops the first baton from the queue,
-// and its author should hear of it. The old blob stays reachable from the
-// ref's reflog (Apply writes one), which the notice names. Nil when up
+// and its author should hear of it. That is the version up replaced here,
+// and the copy of a remote's, fetched and not merged, that up was written
+// after seeing (supersededThere). The old blob stays reachable from the
+// ref's reflog (Apply writes one), which the notice names. None when up
 // created the ref or replaced a baton already claimed or cancelled, or when
 // the old record cannot be read (then nothing is known to have been lost).
-func supersededWaiting(ctx context.Context, st refstore.Writer, up refstore.Update, by string) (*baton.Stored, []string) {
-	if up.Old == "" {
-		return supersededThere(ctx, st, up, by)
+func supersededWaiting(ctx context.Context, st refstore.Writer, up refstore.Update, by string) ([]baton.Stored, []string) {
+	var out []baton.Stored
+	var notices []string
+	if e, err := st.ReadObject(ctx, up.Old); up.Old != "" && err == nil {
+		if b, err := baton.DecodeVersion(e); err == nil && b.Live() {
+			out = append(out, baton.Stored{Baton: b, Ref: up.Ref, OID: up.Old})
+			from := ""
+			if b.SessionID != "" {
+				from = " from session " + b.SessionID
+			}
+			notices = append(notices, fmt.Sprintf("baton %s%s was still waiting and is now superseded by %s; it stays in the reflog of %s (read it with `git cat-file -p %s`)",
+				b.ID, from, by, up.Ref, up.Old))
+		}
 	}
-	e, err := st.ReadObject(ctx, up.Old)
-	if err != nil {
-		return nil, nil
+	there, note := supersededThere(ctx, st, up, by)
+	if there != nil && (len(out) == 0 || out[0].ID != there.ID) {
+		out, notices = append(out, *there), append(notices, note...)
 	}
-	b, err := baton.DecodeVersion(e)
-	if err != nil || !b.Live() {
-		return supersededThere(ctx, st, up, by)
-	}
-	old := &baton.Stored{Baton: b, Ref: up.Ref, OID: up.Old}
-	from := ""
-	if b.SessionID != "" {
-		from = " from session " + b.SessionID
-	}
-	return old, []string{fmt.Sprintf("baton %s%s was still waiting and is now superseded by %s; it stays in the reflog of %s (read it with `git cat-file -p %s`)",
-		b.ID, from, by, up.Ref, up.Old)}
+	return out, notices
 }
 
 // supersededThere is the baton waiting at a remote (its copy here, last
-// fetched) that up replaces, when this clone's own ref held none: the new
+// fetched) that up replaces, when the merge has not brought it here: the new
 // version descends from that copy (the version clock reads it), so the
 // next sync drops it, and its author should hear of it now (found by the
 // simulation: a start whose merge of the fetched baton failed, then an
@@ -57,7 +59,7 @@ func supersededThere(ctx context.Context, st refstore.Writer, up refstore.Update
 			continue
 		}
 		b, err := baton.DecodeVersion(e)
-		if err != nil || !b.Live() || b.ID == by {
+		if err != nil || !b.Live() || b.ID == by || e.OID == up.Old {
 			continue
 		}
 		return &baton.Stored{Baton: b, Ref: up.Ref, OID: e.OID}, []string{fmt.Sprintf("baton %s, waiting at %s, is superseded by %s: the next sync replaces it there (read it with `git cat-file -p %s`)", b.ID, r, by, e.OID)}

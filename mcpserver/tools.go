@@ -255,8 +255,8 @@ func (t *tools) end(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (stri
 	}
 	text := fmt.Sprintf("Left baton %s for %s: %s, %s, %s.", h.ID, whom,
 		count(len(h.NextSteps), "next step"), count(len(h.FailedApproaches), "failed approach"), count(len(h.OpenQuestions), "open question"))
-	if res.Superseded != nil {
-		text += fmt.Sprintf(" It replaces baton %s, which was still waiting.", res.Superseded.ID)
+	for _, b := range res.Superseded {
+		text += fmt.Sprintf(" It replaces baton %s, which was still waiting.", b.ID)
 	}
 	if res.Session != nil {
 		text += fmt.Sprintf(" Session %s has ended.", res.Session.ID)

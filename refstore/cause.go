@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -43,10 +44,69 @@ const ArbiterKey = "handoff.arbiter"
 // were written without seeing each other, which the join then reports as a
 // conflict. A prev chain could only tell that with every intermediate blob
 // at hand, and fetches bring only tips.
+//
+// Back names the versions before Prev and the remotes' versions this one
+// was written after seeing (the copies NextCause read), newest first, by
+// the first BackIDLen hex digits of their blob ids, up to MaxBack of
+// them: whether a remote held one exact blob (a claim a process died
+// before it heard the answer to) must be answerable from what the remote
+// holds now, and a fetch brings only the tip, not the blobs between (found
+// by the simulation: a claim that landed, then two versions written over
+// it before the next start of its clone, was taken for refused and its
+// baton delivered to nobody; and a version written over a stale local copy
+// after seeing the claim at the remote).
 type Cause struct {
 	Rev  uint64            `json:"rev,omitempty"`
 	Prev string            `json:"prev,omitempty"`
+	Back []string          `json:"back,omitempty"`
 	Seen map[string]uint64 `json:"seen,omitempty"`
+}
+
+// MaxBack and BackIDLen bound Back: 24 versions of 16 hex digits each, a
+// few hundred bytes a version. 64 bits tell apart the versions of one key.
+const (
+	MaxBack   = 24
+	BackIDLen = 16
+)
+
+// Follows reports whether this version was written over the blob oid
+// (Prev), or after it (Back: up to MaxBack versions before, or seen at a
+// remote).
+func (c Cause) Follows(oid string) bool {
+	if oid == "" {
+		return false
+	}
+	if c.Prev == oid {
+		return true
+	}
+	return slices.Contains(c.Back, shortID(oid))
+}
+
+// backOf is Back for a version replacing one with cause c.
+func backOf(c Cause) []string {
+	var back []string
+	if c.Prev != "" {
+		back = append(back, shortID(c.Prev))
+	}
+	return append(back, c.Back...)
+}
+
+func shortID(oid string) string { return oid[:min(len(oid), BackIDLen)] }
+
+// joinBack is the lists in order, each id once, at most MaxBack.
+func joinBack(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		for _, id := range l {
+			if len(out) == MaxBack {
+				return out
+			}
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
 }
 
 // Descends reports whether a version with cause c was written after seeing
@@ -102,6 +162,7 @@ func RevOf(data []byte) Cause {
 // of the key.
 func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 	var top uint64
+	var back, seenThere, seenBack []string
 	seen := map[string]uint64{}
 	if old != "" {
 		e, err := w.ReadObject(ctx, old)
@@ -110,6 +171,7 @@ func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 		}
 		c := RevOf(e.Data)
 		top = c.Rev
+		back = backOf(c)
 		mergeSeen(seen, c.Seen)
 	}
 	remotes, err := clockRemotes(ctx, w)
@@ -133,7 +195,15 @@ func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 			top = c.Rev
 		}
 		mergeSeen(seen, c.Seen)
+		if e.OID != old {
+			// Written after seeing what the remote held: a version the
+			// remote held counts as one this one follows (Follows), as
+			// its prev does, though it is not the one replaced here.
+			seenThere = append(seenThere, shortID(e.OID))
+			seenBack = append(seenBack, backOf(c)...)
+		}
 	}
+	back = joinBack(seenThere, back, seenBack)
 	local := w.Local()
 	me, err := WriterID(ctx, local)
 	if err != nil {
@@ -163,7 +233,7 @@ func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 			return Cause{}, fmt.Errorf("noting this clone's count for %s: %w", ref, err)
 		}
 	}
-	return Cause{Rev: top + 1, Prev: old, Seen: seen}, nil
+	return Cause{Rev: top + 1, Prev: old, Back: back, Seen: seen}, nil
 }
 
 // issuedNote names the note keeping the highest count this clone issued

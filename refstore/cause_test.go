@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -87,7 +88,7 @@ func TestNextCause(t *testing.T) {
 			}
 			origin, _ := refstore.RemoteRef("origin", ref)
 			upstream, _ := refstore.RemoteRef("upstream", ref)
-			put(t, st, origin, "", rec(5))
+			there := put(t, st, origin, "", rec(5))
 			put(t, st, upstream, "", rec(9))
 			if c, _ = refstore.NextCause(ctx, st, ref, local); c.Rev != 10 || c.Prev != local {
 				t.Fatalf("with fetched copies rev 5 and 9: %+v, want rev 10", c)
@@ -108,8 +109,9 @@ func TestNextCause(t *testing.T) {
 			}
 			// Every NextCause issues a count of this clone's own, never
 			// given again for the key: four asked above, so this is the
-			// fifth.
-			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s","seen":{"%s":5}}`, local, me(t, dir)); string(data) != want {
+			// fifth. Back names the arbiter's copy it was written after
+			// seeing.
+			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s","back":["%s"],"seen":{"%s":5}}`, local, there[:refstore.BackIDLen], me(t, dir)); string(data) != want {
 				t.Fatalf("WriteVersion wrote %s, want %s", data, want)
 			}
 			if e, err := st.ReadObject(ctx, oid); err != nil || string(e.Data) != string(data) {
@@ -185,5 +187,62 @@ func TestSeenVectors(t *testing.T) {
 	}
 	if _, ok := (refstore.Cause{Rev: 4}).Descends(a); ok {
 		t.Error("a record without a vector says something")
+	}
+}
+
+// A version names the versions before the one it replaced (Back), so a
+// clone that fetched only the tip can tell it was written over an exact
+// blob up to MaxBack versions down, and not further.
+func TestBackNamesTheVersionsBeforePrev(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := gittest.Init(t)
+	st := open(t, dir, refstore.Options{})
+	const ref = "refs/ao/handoffs/private/dev/main"
+	var chain []string // oldest first
+	old := ""
+	for i := 0; i < refstore.MaxBack+4; i++ {
+		var rec struct {
+			refstore.Cause
+			Schema string `json:"schema"`
+			N      int    `json:"n"`
+		}
+		rec.Schema, rec.N = "handoff/v1", i
+		oid, _, err := refstore.WriteVersion(ctx, st, ref, old, &rec.Cause, &rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Apply(ctx, "test", refstore.Update{Ref: ref, New: oid, Old: old}); err != nil {
+			t.Fatal(err)
+		}
+		chain, old = append(chain, oid), oid
+	}
+	tip := chain[len(chain)-1]
+	e, err := st.ReadObject(ctx, tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := refstore.RevOf(e.Data)
+	if len(c.Back) != refstore.MaxBack {
+		t.Fatalf("back has %d versions, want %d", len(c.Back), refstore.MaxBack)
+	}
+	// A clone holding the tip's blob alone.
+	other := open(t, gittest.Init(t), refstore.Options{})
+	if _, err := other.WriteBlob(ctx, e.Data); err != nil {
+		t.Fatal(err)
+	}
+	for i, oid := range chain {
+		down := len(chain) - 1 - i // versions below the tip
+		want := down <= refstore.MaxBack+1
+		if got := refstore.WrittenOver(ctx, other, tip, oid); got != want {
+			t.Errorf("%d versions down: written over = %v, want %v", down, got, want)
+		}
+		if !refstore.WrittenOver(ctx, st, tip, oid) {
+			t.Errorf("%d versions down: not found walking the blobs the writer holds", down)
+		}
+	}
+	if refstore.WrittenOver(ctx, other, tip, strings.Repeat("0", len(tip))) {
+		t.Error("a blob never in the chain is found in it")
 	}
 }

@@ -3,11 +3,14 @@ package refstore
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -21,6 +24,30 @@ import (
 // the reftable backend keeps them in no file we could read.
 func (s *Store) History(ctx context.Context, tip string, fn func(Entry) bool) error {
 	return WalkHistory(ctx, s.ReadObject, tip, fn)
+}
+
+// maxOverWalk bounds WrittenOver's walk down a prev chain.
+const maxOverWalk = 64
+
+// WrittenOver reports whether the version tip is want, or was written over
+// it: through the prev links of the blobs this clone has, each version
+// naming the ones it replaced (Cause.Follows: Prev, and Back, which a fetch
+// of the tip alone brings). A blob missing here ends the walk unproven; so
+// does a chain longer than maxOverWalk.
+func WrittenOver(ctx context.Context, st Records, tip, want string) bool {
+	if tip == "" || want == "" {
+		return false
+	}
+	if tip == want {
+		return true
+	}
+	found, n := false, 0
+	st.History(ctx, tip, func(e Entry) bool {
+		n++
+		found = RevOf(e.Data).Follows(want)
+		return !found && n < maxOverWalk
+	})
+	return found
 }
 
 // ConflictNote is one local write that replaced this clone's own version
@@ -89,11 +116,36 @@ func (s *Store) noteConflicts(msg string, updates []Update) {
 	f.Write(b)
 }
 
+// lateConflicts is the directory of conflicts noted apart from the write
+// that settled them (NoteConflict), one file each.
+const lateConflicts = "conflicts.d"
+
+// NoteConflict notes a conflict settled by a write this clone did not see
+// finish: a tie decided at the arbiter by a push whose answer a killed
+// process never read (teamsync/ties.go). Its own file, named by what it
+// records, so a conflict noted twice is one note and no append races one.
+func NoteConflict(ctx context.Context, l Local, n ConflictNote) error {
+	line, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(n.Ref + "\x00" + n.Kept + "\x00" + n.Dropped))
+	return l.Write(ctx, lateConflicts+"/"+hex.EncodeToString(sum[:8]), append(line, '\n'))
+}
+
 // ConflictNotes returns the noted conflicts in l, oldest first. A line a
 // killed writer left torn is skipped.
 func ConflictNotes(l Local) ([]ConflictNote, error) {
 	var out []ConflictNote
-	for _, name := range []string{conflictsNote + ".1", conflictsNote} {
+	names := []string{conflictsNote + ".1", conflictsNote}
+	late, err := l.List(lateConflicts)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, n := range late {
+		names = append(names, lateConflicts+"/"+n)
+	}
+	for _, name := range names {
 		b, err := l.Read(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -108,5 +160,6 @@ func ConflictNotes(l Local) ([]ConflictNote, error) {
 			}
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -120,5 +121,37 @@ func TestConflictNotes(t *testing.T) {
 	}
 	if notes, err = refstore.ConflictNotes(st.Local()); err != nil || len(notes) != 82 || notes[81].Kept != a {
 		t.Fatalf("%d notes after the torn line, want 82: %v", len(notes), err)
+	}
+}
+
+// A conflict noted apart from its write (NoteConflict) is listed with the
+// others, in time order, and noting it twice lists it once.
+func TestNoteConflictListedWithTheOthers(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := gittest.Init(t)
+	st := open(t, dir, refstore.Options{})
+	const ref = "refs/ao/handoffs/private/dev/main"
+	a := put(t, st, ref, "", `{"schema":"handoff/v1","rev":1}`)
+	b, err := st.WriteBlob(ctx, []byte(`{"schema":"handoff/v1","rev":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := refstore.ConflictNote{At: time.Now().Add(-time.Hour).UTC(), Ref: ref, Kept: b, Dropped: a, Message: "tie"}
+	for range 2 {
+		if err := refstore.NoteConflict(ctx, st.Local(), late); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Apply(ctx, refstore.ConflictReflog+" from origin: kept", refstore.Update{Ref: ref, New: b, Old: a}); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := refstore.ConflictNotes(st.Local())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 2 || notes[0].Message != "tie" || notes[1].Message == "tie" {
+		t.Fatalf("notes = %+v, want the late one, then the write's", notes)
 	}
 }

@@ -29,6 +29,13 @@ import (
 //     a version of ours for a teammate's in the join (Store.Apply, noted
 //     after the swap); appended whole lines, a torn last line is skipped;
 //     rotated at 1 MiB, so at most twice that. For `git handoff log`.
+//   - conflicts.d/<hash>: a conflict noted apart from the write that
+//     settled it (NoteConflict: a tie decided at the arbiter by a process
+//     killed before it heard), one JSON line each; kept, like the lines.
+//   - ties/<hash>: a tie about to be decided at the arbiter (teamsync/
+//     ties.go), JSON, written before the push and removed once its fate is
+//     known; a crash leaves it for the next sync, which notes the conflict
+//     if the push landed.
 //   - txn/slot-<n>.journal: the git adapter's journal of a multi-ref
 //     transaction in flight (txn.go), settled by the next Open after a
 //     crash; the slots stay, empty.

@@ -260,4 +260,94 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpStart, Arg: 0x12172340, Faults: 0x1d3113772dd7bd97},
 		},
 	},
+	{
+		// A claim that landed, then two versions written over it before
+		// its clone's next start: the start held only the remote's tip
+		// (a fetch brings tips), could not see the claim two prevs down,
+		// and dropped its note; nobody received the baton. Each version
+		// now names the ones before its prev (Cause.Back).
+		name: "a claim two versions down", seed: 20, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0xccfabf45, Faults: 0x665d83b392c528be},
+			{Clone: 1, Op: OpSync, Arg: 0x5b335e0c, Faults: 0xbceeb4e554a3bfef},
+			{Clone: 2, Op: OpStart, Arg: 0xed23e6c7, Faults: 0xca36b08d4f37bdd8},
+			{Clone: 2, Op: OpSync, Arg: 0xefe3ba16, Faults: 0xaeb6107d6eb826e4},
+			{Clone: 2, Op: OpEnd, Arg: 0x2a64260, Faults: 0xec9180622c6c0e47},
+			{Clone: 1, Op: OpSync, Arg: 0xb0739a72, Faults: 0x1f31c801cf650548},
+			{Clone: 1, Op: OpEnd, Arg: 0x2d33fd24, Faults: 0xdb45497212cdae6f},
+			{Clone: 1, Op: OpEnd, Arg: 0xbf7f970, Faults: 0x7b99398bed34b5fe},
+			{Clone: 2, Op: OpSync, Arg: 0xd94949d9, Faults: 0xf9c1c6218a853c06},
+		},
+	},
+	{
+		// A start whose claim replaced a teammate's concurrent baton at
+		// the remote (a tie-break) died after the push, before noting the
+		// conflict: the teammate's baton was dropped with nobody told.
+		// The tie is now noted before the push (teamsync/ties.go) and
+		// settled by the next sync.
+		name: "a tie decided by a start that died", seed: 28, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xfa07e092, Faults: 0x73e5e3abb3f6dad0},
+			{Clone: 0, Op: OpEnd, Arg: 0xbd23330, Faults: 0xeb3e05ae829f2c9c},
+			{Clone: 2, Op: OpSync, Arg: 0x2416a8a, Faults: 0x6ceacc35cf554742},
+			{Clone: 0, Op: OpStart, Arg: 0x5455e03b, Faults: 0x72f98d5667ded71b},
+		},
+	},
+	{
+		// A won claim delivered to the next start in place of the one
+		// that died, which recorded it and died too: as stranded as the
+		// first (the ledger read only the archive for such claims).
+		name: "a won claim delivered to a start that died", seed: 22, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x50a5796c, Faults: 0xb0e5383d92273244},
+			{Clone: 2, Op: OpStart, Arg: 0xaa83d1f6, Faults: 0x5f8093adf9ec074a},
+			{Clone: 1, Op: OpSync, Arg: 0x2857654e, Faults: 0xa9ed9556e021fced},
+			{Clone: 1, Op: OpEnd, Arg: 0x849a366, Faults: 0x21218148f1938244},
+			{Clone: 2, Op: OpStart, Arg: 0xdc5ab3f6, Faults: 0x8e50361a3877feaf},
+		},
+	},
+	{
+		// A start's claim landed and its local record failed; a teammate's
+		// sync fetched the claim and died before merging it, and its end
+		// wrote a new baton over its stale copy after seeing the claim at
+		// the remote. The claim was in no prev chain: the start settling it
+		// took it for refused. Back now names the remote's copies a
+		// version was written after seeing.
+		name: "a claim seen at the remote, not merged", seed: 41, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x1e7c1a89, Faults: 0x9585659a24def78b},
+			{Clone: 2, Op: OpStart, Arg: 0x8d6dd75, Faults: 0x66003112bbcfca47},
+			{Clone: 0, Op: OpSync, Arg: 0x1dd21a6f, Faults: 0xe006d9aa98a6ee51},
+			{Clone: 0, Op: OpEnd, Arg: 0x6030c7d7, Faults: 0xffbf7fe946413acc},
+		},
+	},
+	{
+		// An end over this clone's own waiting baton, after a fetch
+		// brought a teammate's waiting one it never merged: both are
+		// superseded, and End reported only its own.
+		name: "an end superseding two waiting batons", seed: 20, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x24d0fe75, Faults: 0x8cda1972af581f87},
+			{Clone: 1, Op: OpEnd, Arg: 0xbf7f970, Faults: 0x7b99398bed34b5fe},
+			{Clone: 2, Op: OpSync, Arg: 0xd94949d9, Faults: 0xf9c1c6218a853c06},
+			{Clone: 1, Op: OpStart, Arg: 0x540d383a, Faults: 0xfc1fd6d3cdc8d243},
+			{Clone: 1, Op: OpEnd, Arg: 0xf974db5d, Faults: 0x32a01d208a222a1d},
+		},
+	},
+	{
+		// A tie decided by a start that died, then the claim it pushed
+		// retired and the ref made anew: the tie's note was settled as
+		// not landed, from the new version alone. The archive is read too.
+		name: "a tie whose claim was retired", seed: 46, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x82cb5ccb, Faults: 0xd34b28d2f54fb378},
+			{Clone: 2, Op: OpEnd, Arg: 0xe3f56509, Faults: 0xa30d0a3c570a8f0e},
+			{Clone: 1, Op: OpEnd, Arg: 0x6689d44, Faults: 0xea0a44f61d4504fa},
+			{Clone: 2, Op: OpSync, Arg: 0x68626e47, Faults: 0x9c938144a86fb0a3},
+			{Clone: 1, Op: OpStart, Arg: 0x308444fd, Faults: 0x1c7fc46de05dc9bb},
+			{Clone: 2, Op: OpStart, Arg: 0x90f6ba9e, Faults: 0xb8e03e61e1df1289},
+			{Clone: 2, Op: OpRetire, Arg: 0xb27147a, Faults: 0x316804336dc9be1d},
+			{Clone: 0, Op: OpEnd, Arg: 0x4ba896de, Faults: 0xfba9bf8fd531ebb4},
+		},
+	},
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -123,8 +124,8 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		if res.Left {
 			w.led.written[res.Handoff.ID] = who
 		}
-		if res.Superseded != nil {
-			w.led.superseded[res.Superseded.ID] = "replaced by " + res.Handoff.ID + " at " + who
+		for _, b := range res.Superseded {
+			w.led.superseded[b.ID] = "replaced by " + res.Handoff.ID + " at " + who
 		}
 		return "wrote " + res.Handoff.ID
 	case OpStart:
@@ -402,6 +403,7 @@ func (w *world) finish(ctx context.Context) {
 	for i, c := range w.clones {
 		notes, _ := refstore.ConflictNotes(c.Local())
 		for _, n := range notes {
+			w.log.add(fmt.Sprintf("conflict noted in c%d: %s kept %.8s dropped %.8s", i, n.Ref, n.Kept, n.Dropped))
 			b, err := readBaton(c, n.Dropped)
 			// A baton ref, or its copy from the remote (a claim or
 			// deletion decided there over a baton it replaced).
@@ -434,6 +436,7 @@ func (w *world) finish(ctx context.Context) {
 			archivedIDs[b.ID] = state
 		}
 	}
+	stranded := w.strandedClaims(ctx)
 	for _, id := range w.led.ids() {
 		b, live := final[id]
 		_, del := w.led.deleted[id]
@@ -478,6 +481,10 @@ func (w *world) finish(ctx context.Context) {
 			// so, then retired or replaced by a newer baton: as
 			// stranded as when it is live.
 			w.rep.Faults["stranded_after_crash"]++
+		case stranded[id] != "":
+			// Delivered, in place of a start that died after its claim,
+			// to a start that recorded it and died too: the same.
+			w.rep.Faults["stranded_after_crash"]++
 		default:
 			where := "not in the remote's archive either"
 			if state, ok := archivedIDs[id]; ok {
@@ -486,6 +493,36 @@ func (w *world) finish(ctx context.Context) {
 			w.violate(-1, "lost", fmt.Sprintf("baton %s (written by %s) is neither delivered, deleted, replaced nor waiting: %s", id, w.led.written[id], where))
 		}
 	}
+}
+
+// strandedClaims maps each baton a session whose start died has in its
+// record (at the remote or in a clone, live or archived) to that session.
+func (w *world) strandedClaims(ctx context.Context) map[string]string {
+	out := map[string]string{}
+	for sid := range w.led.crashed {
+		for _, st := range append([]refstore.Records{w.origin}, w.recordsOfClones()...) {
+			s, err := session.Find(ctx, st, sid)
+			if err != nil || len(s.ClaimedHandoff) == 0 {
+				continue
+			}
+			var b struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(s.ClaimedHandoff, &b) == nil && b.ID != "" {
+				out[b.ID] = sid
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (w *world) recordsOfClones() []refstore.Records {
+	out := make([]refstore.Records, len(w.clones))
+	for i, c := range w.clones {
+		out[i] = c
+	}
+	return out
 }
 
 // recorded reports whether session id's record is at the remote or in a

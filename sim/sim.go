@@ -82,6 +82,16 @@ type Step struct {
 	Faults uint64
 }
 
+// opConsts are the operations' names in Go, for GoString.
+var opConsts = [numOps]string{"OpEnd", "OpStart", "OpCancel", "OpDismiss", "OpSync", "OpRetire",
+	"OpClaim", "OpUndismiss", "OpReplace", "OpPRClaim", "OpPRRelease", "OpAutoEnd"}
+
+// GoString is the step as a line of the corpus (corpus.go), so a shrunk
+// run printed with %#v is pasted there as it is.
+func (s Step) GoString() string {
+	return fmt.Sprintf("{Clone: %d, Op: %s, Arg: %#x, Faults: %#x},", s.Clone, opConsts[s.Op], s.Arg, s.Faults)
+}
+
 func (s Step) String() string {
 	return fmt.Sprintf("c%d %s arg=%d faults=%#x", s.Clone, s.Op, s.Arg, s.Faults)
 }

@@ -75,14 +75,28 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 	if attempts <= 0 {
 		attempts = 3
 	}
+	var noted *tie // the tie this decision's push may have settled (ties.go)
 	for attempt := 0; ; attempt++ {
 		theirs, tied, done, err := weigh(ctx, st, remote, tracking, up, k, ours)
+		if done && noted != nil {
+			tieLanded(ctx, st.Local(), *noted) // an earlier push landed, its answer lost
+		}
 		if done || err != nil {
 			return err
+		}
+		if tied {
+			t := tie{Remote: remote, Ref: up.Ref, Kept: up.New, Dropped: theirs.oid, At: time.Now().UTC()}
+			if err := noteTie(ctx, st.Local(), t); err != nil {
+				return fmt.Errorf("noting the baton this decision replaces at %s: %w", remote, err)
+			}
+			noted = &t
 		}
 		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
 		if perr == nil {
 			recordDecided(ctx, st, remote, tracking, up, theirs, tied)
+			if noted != nil {
+				_ = st.Local().Remove(noted.name())
+			}
 			return nil
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
@@ -92,6 +106,10 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		now, err := refstore.ResolveID(ctx, st, tracking)
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 			return err
+		}
+		if now == oidOf(theirs) && noted != nil {
+			_ = st.Local().Remove(noted.name()) // refused: the remote holds what it did
+			noted = nil
 		}
 		if now == oidOf(theirs) {
 			if racedAtRemote(perr) && attempt+1 < attempts {

@@ -174,6 +174,7 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 		if opts.DryRun {
 			return res, nil
 		}
+		settleTies(ctx, st, opts.Remote)
 		if err = s.applyLocal(ctx, w); err == nil {
 			err = s.push(ctx, w, j, &res)
 		}

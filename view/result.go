@@ -88,9 +88,11 @@ func OfApplied(a refstore.Applied) *Applied {
 type End struct {
 	Handoff *Baton `json:"handoff"` // null when no baton was left
 	// Superseded is the waiting baton this one replaced, if any (still
-	// reachable from the ref's reflog).
-	Superseded *Baton    `json:"superseded"`
-	Snapshot   *Snapshot `json:"snapshot,omitempty"` // with --snapshot
+	// reachable from the ref's reflog); AlsoSuperseded the one waiting at
+	// a remote, fetched and not merged, that it replaces there too.
+	Superseded     *Baton    `json:"superseded"`
+	AlsoSuperseded []*Baton  `json:"alsoSuperseded,omitempty"`
+	Snapshot       *Snapshot `json:"snapshot,omitempty"` // with --snapshot
 	// Redacted: credentials taken out of the notes before they were
 	// written, by kind; [] when none.
 	Redacted     []redact.Hit `json:"redacted"`
@@ -100,8 +102,14 @@ type End struct {
 
 // OfEnd shapes an end, with notices in place of the workflow's own.
 func OfEnd(res handoff.EndResult, notices []string) End {
-	out := End{Superseded: OfBaton(res.Superseded), Snapshot: OfSnapshot(res.Snapshot.Snapshot, false),
-		Redacted: NonNil(res.Redacted), Notices: NonNil(notices)}
+	out := End{Snapshot: OfSnapshot(res.Snapshot.Snapshot, false), Redacted: NonNil(res.Redacted), Notices: NonNil(notices)}
+	for i := range res.Superseded {
+		if i == 0 {
+			out.Superseded = OfBaton(&res.Superseded[i])
+		} else {
+			out.AlsoSuperseded = append(out.AlsoSuperseded, OfBaton(&res.Superseded[i]))
+		}
+	}
 	if res.Left {
 		out.Handoff = OfBaton(&res.Handoff)
 	}

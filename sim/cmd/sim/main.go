@@ -107,7 +107,7 @@ func fail(ctx context.Context, cfg sim.Config, list []sim.Step, rep *sim.Report,
 			k = kind
 		}
 		small, v := sim.Shrink(ctx, cfg, list, k)
-		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v}, steps):\n", len(small), v, cfg.Seed, cfg.Clones, wide, noFaults)
+		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v, NoCrash: %v}, steps):\n", len(small), v, cfg.Seed, cfg.Clones, wide, noFaults, cfg.NoCrash)
 		for _, s := range small {
 			fmt.Printf("  %#v\n", s)
 		}

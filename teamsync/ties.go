@@ -1,0 +1,145 @@
+package teamsync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// A claim or deletion decided at the arbiter can replace a teammate's baton
+// written without seeing ours (the join's tie-break, weigh): the replaced
+// baton goes in this clone's conflict log once the push is known to have
+// landed (recordDecided). A process killed after the push and before that,
+// or a push that landed with its answer lost, dropped the teammate's baton
+// with nobody told (found by the simulation: a start that died after its
+// claim's push, seeds 28, 31 and 32). So the tie is noted first, in
+// ties/<hash>, and settled by whoever learns the push's fate: the arbiter
+// itself when it hears, else the next sync after its fetch (settleTies).
+
+// tiesDir holds the notes of ties in flight (refstore/local.go).
+const tiesDir = "ties"
+
+// tie is a decision at the arbiter that replaces a concurrent version.
+type tie struct {
+	Remote  string    `json:"remote"`
+	Ref     string    `json:"ref"`
+	Kept    string    `json:"kept"`    // ours, pushed
+	Dropped string    `json:"dropped"` // the remote's, the push's lease
+	At      time.Time `json:"at"`
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+}
+
+func (t tie) name() string {
+	sum := sha256.Sum256([]byte(t.Ref + "\x00" + t.Kept + "\x00" + t.Dropped))
+	return tiesDir + "/" + hex.EncodeToString(sum[:8])
+}
+
+// noteTie notes t before its push. A note that cannot be written fails the
+// decision before anything is pushed.
+func noteTie(ctx context.Context, l refstore.Local, t tie) error {
+	t.Host, _ = os.Hostname()
+	t.PID = os.Getpid()
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return l.Write(ctx, t.name(), data)
+}
+
+// tieLanded notes t's conflict, the push having landed, and drops its note.
+func tieLanded(ctx context.Context, l refstore.Local, t tie) {
+	n := refstore.ConflictNote{At: t.At, Ref: t.Ref, Kept: t.Kept, Dropped: t.Dropped,
+		Message: refstore.ConflictReflog + " from " + t.Remote + ": kept " + t.Kept + " over " + t.Dropped + " (a claim or deletion decided there; its process did not hear the answer)"}
+	if refstore.NoteConflict(ctx, l, n) == nil {
+		_ = l.Remove(t.name())
+	}
+}
+
+// settleTies settles the ties noted for remote by processes that are gone,
+// from what this clone fetched from it last: a push that landed (the
+// remote holds our version, one written over it, or archived one of them)
+// gets its conflict noted; one that did not is dropped. A remote's refs
+// not fetched (a failed fetch) settle nothing.
+func settleTies(ctx context.Context, st refstore.Clone, remote string) {
+	l := st.Local()
+	names, err := l.List(tiesDir)
+	if err != nil || len(names) == 0 {
+		return
+	}
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		data, err := l.Read(tiesDir + "/" + name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var t tie
+		if err != nil || json.Unmarshal(data, &t) != nil || t.Ref == "" {
+			_ = l.Remove(tiesDir + "/" + name) // torn by a kill: it was never pushed
+			continue
+		}
+		if t.Remote != remote || !handoff.Gone(t.Host, t.PID) {
+			continue
+		}
+		landed, known := tieFate(ctx, st, tp, t)
+		switch {
+		case !known:
+		case landed:
+			tieLanded(ctx, l, t)
+		default:
+			_ = l.Remove(t.name())
+		}
+	}
+}
+
+// tieFate tells whether t's push landed at the remote whose tracking refs
+// are under tp: the remote holds t.Kept or a version written after it, or
+// its archive holds one (the baton retired since). known is false when the
+// clone cannot tell yet (the remote's archive not readable).
+func tieFate(ctx context.Context, st refstore.Clone, tp string, t tie) (landed, known bool) {
+	tracking := tp + t.Ref[len(refstore.Root):]
+	cur, err := refstore.ResolveID(ctx, st, tracking)
+	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
+		return false, false
+	}
+	if refstore.WrittenOver(ctx, st, cur, t.Kept) {
+		return true, true
+	}
+	// Not in what the remote holds at the ref: it may have been retired
+	// since, and the ref made anew (found by the simulation).
+	e, err := st.ReadObject(ctx, t.Kept)
+	if err != nil {
+		return false, false
+	}
+	e.Ref = t.Ref
+	var b baton.Baton
+	if refstore.Decode(e, baton.Schema, &b) != nil {
+		return false, true
+	}
+	av, err := remoteArchive(ctx, st, t.Remote)
+	if err != nil {
+		return false, false
+	}
+	p, err := archive.BatonPath(b.ID)
+	if err != nil {
+		return false, true
+	}
+	oid, err := av.at(ctx, p)
+	if err != nil {
+		return false, false
+	}
+	return oid != "" && refstore.WrittenOver(ctx, st, oid, t.Kept), true
+}
