@@ -239,22 +239,14 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 		}
 		b, ok := readClaim(ctx, st, n.Ref, held)
 		won := ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session
-		if !won && ok && held != n.Claimed && refstore.WrittenOver(ctx, st, held, n.Claimed) {
-			// The arbiter holds a later version (a newer baton written
-			// over our claim, synced there) whose chain of prev names
-			// the exact blob our claim pushed: that blob was the
-			// arbiter's, so the claim landed and was won before it was
-			// replaced, and its notes are still ours to deliver. A
-			// version vector that merely covers the claim's proves
-			// nothing: its counters are per clone and key, so a later
-			// version can cover a claim the arbiter refused.
-			if c, cok := readClaim(ctx, st, n.Ref, n.Claimed); cok {
-				b, won = c, true
-			}
-		}
-		if !won && archivedClaim(ctx, st, arb, n) {
-			// The arbiter took our claim and retired it since (a newer
-			// baton may hold the ref now): its notes are still ours.
+		if !won && heldOnce(ctx, st, arb, held, n) {
+			// The arbiter held our claim, and a later version since (a
+			// newer baton written after it), or retired it: the claim
+			// landed and was won before it was replaced, and its notes
+			// are still ours to deliver. A version vector that merely
+			// covers the claim's proves nothing: its counters are per
+			// clone and key, so a later version can cover a claim the
+			// arbiter refused; the exact blob must be named (Back).
 			if c, cok := readClaim(ctx, st, n.Ref, n.Claimed); cok {
 				b, won = c, true
 			}
@@ -288,22 +280,28 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 	return nil, nil
 }
 
-// An Archiver is an Arbiter that retires what it decided into an archive
-// (the monthly archive of a remote): Archived returns the blob it archived
-// for baton id, "" for none.
+// An Archiver is an Arbiter that keeps what it decided and retired (the
+// monthly archive of a remote): HeldOnce reports whether it held the blob
+// oid at ref at some time: it holds it or a version written after it, or
+// its archive does.
 type Archiver interface {
-	Archived(ctx context.Context, st refstore.Clone, ref, id string) (string, error)
+	HeldOnce(ctx context.Context, st refstore.Clone, ref, oid string) (bool, error)
 }
 
-// archivedClaim reports whether the arbiter archived exactly the claim n
-// pushed: it was won, then retired before this clone recorded it.
-func archivedClaim(ctx context.Context, st refstore.Clone, arb Arbiter, n *pendingClaim) bool {
+// heldOnce reports whether the arbiter held exactly the claim n pushed at
+// some time: it holds held now, written after the claim (refstore.
+// WrittenOver, from the blobs here), or says so itself (Archiver): the
+// claim was won, then replaced or retired before this clone recorded it.
+func heldOnce(ctx context.Context, st refstore.Clone, arb Arbiter, held string, n *pendingClaim) bool {
+	if refstore.WrittenOver(ctx, st, held, n.Claimed) {
+		return true
+	}
 	a, ok := arb.(Archiver)
 	if !ok {
 		return false
 	}
-	oid, err := a.Archived(ctx, st, n.Ref, n.Baton)
-	return err == nil && oid == n.Claimed
+	yes, err := a.HeldOnce(ctx, st, n.Ref, n.Claimed)
+	return err == nil && yes
 }
 
 // finish pushes the noted claim to the arbiter again and reports whether

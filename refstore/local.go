@@ -32,6 +32,10 @@ import (
 //   - conflicts.d/<hash>: a conflict noted apart from the write that
 //     settled it (NoteConflict: a tie decided at the arbiter by a process
 //     killed before it heard), one JSON line each; kept, like the lines.
+//   - heal/<hash of ref>: "<ref> <object>", a ref of a remote naming an
+//     object the remote lost, being deleted there and pushed back or marked
+//     lost (teamsync/lost.go); written before the deletion, removed after
+//     the push; a crash leaves it for the next sync, which finishes it.
 //   - ties/<hash>: a tie about to be decided at the arbiter (teamsync/
 //     ties.go), JSON, written before the push and removed once its fate is
 //     known; a crash leaves it for the next sync, which notes the conflict

@@ -24,6 +24,12 @@ const (
 	// that month (package archive). Not in Kinds: its refs are not
 	// records, and sync joins them as trees.
 	ArchivePrefix = "refs/ao/archive/"
+	// LostPrefix holds, at a remote, refs/ao/lost/<object id>: a clone
+	// found a ref there naming that object, which the remote lost (its gc
+	// raced a push), and could not push it back; a clone that holds it
+	// does, then deletes the mark (teamsync/lost.go). The ref names an
+	// empty blob. Never fetched.
+	LostPrefix = "refs/ao/lost/"
 	// WorktreeSession is this worktree's binding: a symbolic ref to
 	// refs/ao/sessions/<id>, per worktree and never pushed.
 	WorktreeSession = "refs/worktree/ao/session"

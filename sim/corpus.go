@@ -350,4 +350,76 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpEnd, Arg: 0x4ba896de, Faults: 0xfba9bf8fd531ebb4},
 		},
 	},
+	{
+		// A tie decided by a start that died; its claim was then replaced
+		// by a teammate's baton, cancelled and retired, and the ref made
+		// anew: only the ref's floor in the archive still tells the claim
+		// landed (Arbiter.HeldOnce reads the floors).
+		name: "a tie told only by a floor", seed: 86, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xe51a9134, Faults: 0xd6cbea880bfe3b18},
+			{Clone: 0, Op: OpSync, Arg: 0x83beb4f1, Faults: 0x9858aef3f0588e13},
+			{Clone: 2, Op: OpEnd, Arg: 0xbb9b79d0, Faults: 0x5cfdb2fb0076a71a},
+			{Clone: 2, Op: OpStart, Arg: 0x32a09659, Faults: 0xb3409bdb692d1c70},
+			{Clone: 1, Op: OpStart, Arg: 0x21df4587, Faults: 0x75d59762407a341e},
+			{Clone: 1, Op: OpEnd, Arg: 0x4bf10330, Faults: 0xb78a45bf1aecb197},
+			{Clone: 1, Op: OpCancel, Arg: 0x5f7f2280, Faults: 0x53557a0cb3958f7e},
+		},
+	},
+	{
+		// The same for a claim a start died after pushing: replaced,
+		// cancelled, retired, the ref made anew; the next start of its
+		// clone took it for refused.
+		name: "a claim told only by a floor", seed: 102, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x8e587b87, Faults: 0x84af6a2b63dd5ae3},
+			{Clone: 0, Op: OpRetire, Arg: 0x9688a230, Faults: 0x8e6c36b6e1950737},
+			{Clone: 2, Op: OpStart, Arg: 0x16f8850a, Faults: 0xd9e073e401ccd0a5},
+			{Clone: 0, Op: OpStart, Arg: 0x1f25bd7, Faults: 0x570ca0cddc4e187a},
+			{Clone: 0, Op: OpEnd, Arg: 0x4d9732f7, Faults: 0xd471c25775654fa1},
+			{Clone: 0, Op: OpCancel, Arg: 0xee3a1453, Faults: 0xcd4158e3b4d00200},
+			{Clone: 2, Op: OpRetire, Arg: 0x37b48850, Faults: 0xf83747d326fdc170},
+			{Clone: 2, Op: OpEnd, Arg: 0x43f35db, Faults: 0x78718381ddabae66},
+		},
+	},
+	{
+		// The remote's gc lost the baton a clone pushed; that clone's own
+		// syncs fetched nothing (it held the object), the others' failed
+		// whole. Fetches now leave such a ref out, and mark the object lost
+		// at the remote (refs/ao/lost/), where a clone that holds it sees
+		// the mark and pushes it again (teamsync/lost.go).
+		name: "a baton the remote lost", seed: 4, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x97266e75, Faults: 0x58641adacfc50633},
+			{Clone: 2, Op: OpStart, Arg: 0xdb52b776, Faults: 0x6454621283d15952},
+			{Clone: 2, Op: OpCancel, Arg: 0xaf24dee0, Faults: 0xad9278d034abf7d1},
+			{Clone: 2, Op: OpEnd, Arg: 0xf39859df, Faults: 0x9f3dc25e054f431f},
+			{Clone: 2, Op: OpSync, Arg: 0xadab61d8, Faults: 0xf007f384903e7f37},
+			{Clone: 2, Op: OpStart, Arg: 0xd4a95858, Faults: 0x4de692d51d491cc7},
+		},
+	},
+	{
+		// A tie decided at the arbiter whose local note write failed after
+		// the push landed: the tie's note was removed all the same, and
+		// the teammate's baton it dropped was told to nobody.
+		name: "a tie whose conflict could not be noted", seed: 8, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x351cfc6e, Faults: 0x2031725f45221c7b},
+			{Clone: 0, Op: OpEnd, Arg: 0xedd53098, Faults: 0xb7e95affbaed5900},
+			{Clone: 2, Op: OpSync, Arg: 0xb4b4e9b, Faults: 0xba311318a562c9b6},
+			{Clone: 0, Op: OpStart, Arg: 0xc3b4b71, Faults: 0xc08d305c0221a6f9},
+		},
+	},
+	{
+		// A claim whose object the remote's gc lost: the next start read
+		// the ref as absent (the fetch left it out) and dropped the claim's
+		// note. Held now gives the object the remote names, or says it
+		// cannot tell.
+		name: "a claim the remote lost", seed: 1, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xff256d95, Faults: 0xe2973bf6c972cb64},
+			{Clone: 0, Op: OpStart, Arg: 0x6974cb49, Faults: 0xf959f3591b328871},
+			{Clone: 0, Op: OpStart, Arg: 0xbb1777f, Faults: 0x57554e1cd8bbab04},
+		},
+	},
 }

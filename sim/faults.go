@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -22,6 +23,9 @@ const (
 	FaultRemoteLost   = "remote_lost_answer" // the remote did it; the answer is lost
 	FaultCrashRemote  = "crash_after_remote" // the remote did it; the process dies before the answer
 	FaultCrashBeforeR = "crash_before_remote"
+	// The remote's gc raced a push that landed: a ref it moved names an
+	// object the remote no longer has (teamsync/lost.go).
+	FaultRemoteGC = "remote_gc_lost_object"
 )
 
 // rates, per call, of each fault (times Config.FaultScale).
@@ -34,6 +38,7 @@ var (
 	rateRemoteLost  = 1.0 / 16
 	rateCrashRemote = 1.0 / 60
 	rateCrashBefR   = 1.0 / 120
+	rateRemoteGC    = 1.0 / 50
 )
 
 // errInjected is the error of an injected failure.
@@ -182,6 +187,9 @@ func (in *injector) remote(op memstore.Op) error {
 		}
 		return nil
 	}
+	if (op.Name == "push" || op.Name == "push-matching") && in.roll("gc/"+op.Name) < rateRemoteGC*s {
+		in.loseAtRemote(op)
+	}
 	switch {
 	case x < rateRemoteLost*s:
 		in.count(FaultRemoteLost)
@@ -191,6 +199,30 @@ func (in *injector) remote(op memstore.Op) error {
 		in.die("after remote " + op.Name)
 	}
 	return nil
+}
+
+// loseAtRemote drops, at the remote, the object of one ref the push op
+// moved (a push names refs, a matching push prefixes of them): what the
+// remote's gc does when it races a push.
+func (in *injector) loseAtRemote(op memstore.Op) {
+	ids, err := in.w.origin.RefIDs(context.Background(), refstore.Root)
+	if err != nil {
+		return
+	}
+	var hit []string
+	for _, id := range ids {
+		for _, r := range op.Refs {
+			if id.Ref == r || strings.HasSuffix(r, "/") && strings.HasPrefix(id.Ref, r) {
+				hit = append(hit, id.OID)
+				break
+			}
+		}
+	}
+	if len(hit) == 0 {
+		return
+	}
+	in.count(FaultRemoteGC)
+	in.w.origin.LoseObject(hit[int(in.roll("gc-which")*float64(len(hit)))%len(hit)])
 }
 
 // faulty is a clone whose local writes go through the injector (its

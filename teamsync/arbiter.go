@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -93,15 +92,21 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		}
 		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
 		if perr == nil {
-			recordDecided(ctx, st, remote, tracking, up, theirs, tied)
-			if noted != nil {
-				_ = st.Local().Remove(noted.name())
+			// The tie is noted from its note, which goes only once noted
+			// (a failed local write here must not lose it).
+			recordDecided(ctx, st, remote, tracking, up, theirs)
+			if tied {
+				tieLanded(ctx, st.Local(), *noted)
 			}
 			return nil
 		}
 		// Lost the lease, or never reached the remote? Fetch and see.
-		if _, err := fetchPatiently(ctx, st, remote, specs, 3); err != nil {
+		f, err := fetchPatiently(ctx, st, remote, specs, 3)
+		if err != nil {
 			return &UnreachableError{Remote: remote, Err: fmt.Errorf("%v; then fetching to see why: %w", perr, err)}
+		}
+		if err := f.unknown(ctx, st, remote, up.Ref); err != nil {
+			return err
 		}
 		now, err := refstore.ResolveID(ctx, st, tracking)
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) {
@@ -157,19 +162,11 @@ func weigh(ctx context.Context, st refstore.Clone, remote, tracking string, up r
 // recordDecided moves the tracking ref to what the remote took: that is
 // the decision. A tracking ref that cannot move (a stale lock, a fetch
 // that moved it) is only a stale copy, which the next fetch mends.
-func recordDecided(ctx context.Context, st refstore.Clone, remote, tracking string, up refstore.Update, theirs *version, tied bool) {
+func recordDecided(ctx context.Context, st refstore.Clone, remote, tracking string, up refstore.Update, theirs *version) {
 	if cur, _ := refstore.ResolveID(ctx, st, tracking); cur == up.New {
 		return // git moved the tracking ref itself (the fetch refspecs of a clone set up by an earlier init)
 	}
-	msg := "handoff: decided at " + remote
-	if tied {
-		// The tie-break dropped the remote's baton: reported, as sync
-		// reports it, in this clone's conflict log (found by the
-		// simulation: a cancel of an unsynced baton replaced a
-		// teammate's waiting one, and nobody was told).
-		msg = fmt.Sprintf("%s from %s: kept %s over %s (a claim or deletion decided there)", refstore.ConflictReflog, remote, up.New, theirs.oid)
-	}
-	_ = st.Apply(ctx, msg, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
+	_ = st.Apply(ctx, "handoff: decided at "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
 }
 
 // RetiredError is a claim or deletion of a baton the remote decided and
@@ -451,8 +448,12 @@ func (a Arbiter) Held(ctx context.Context, st refstore.Clone, ref string) (strin
 	if err != nil {
 		return "", err
 	}
-	if _, err := fetchPatiently(ctx, st, remote, specs, 3); err != nil {
+	f, err := fetchPatiently(ctx, st, remote, specs, 3)
+	if err != nil {
 		return "", &UnreachableError{Remote: remote, Err: err}
+	}
+	if err := f.unknown(ctx, st, remote, ref); err != nil {
+		return "", err
 	}
 	oid, err := refstore.ResolveID(ctx, st, tracking)
 	if errors.Is(err, refstore.ErrNotFound) {
@@ -461,23 +462,20 @@ func (a Arbiter) Held(ctx context.Context, st refstore.Clone, ref string) (strin
 	return oid, err
 }
 
-// Archived fetches the archive of the remote that arbitrates claims of ref
-// and returns the blob it archived for baton id ("" for none): a claim it
-// decided and retired (handoff.Archiver).
-func (a Arbiter) Archived(ctx context.Context, st refstore.Clone, ref, id string) (string, error) {
+// HeldOnce reports whether the remote that arbitrates claims of ref held
+// the blob oid there at some time, reading its archive when what it holds
+// now does not tell (heldOnce): a claim it decided, then replaced or
+// retired before this clone recorded it (handoff.Archiver).
+func (a Arbiter) HeldOnce(ctx context.Context, st refstore.Clone, ref, oid string) (bool, error) {
 	remote, err := a.remoteFor(ctx, st, ref)
 	if err != nil || remote == "" {
-		return "", err
+		return false, err
 	}
-	av, err := remoteArchive(ctx, st, remote)
+	tp, err := TrackingPrefix(remote)
 	if err != nil {
-		return "", err
+		return false, err
 	}
-	p, err := archive.BatonPath(id)
-	if err != nil {
-		return "", nil
-	}
-	return av.at(ctx, p)
+	return heldOnce(ctx, st, remote, tp, ref, oid)
 }
 
 var _ handoff.Archiver = Arbiter{}
@@ -520,21 +518,33 @@ func fetchSpecs(remote string) ([]string, error) {
 // a killed fetch left a lock on a tracking ref, or a ref of ours names an
 // object a gc pruned: between tries it waits a little and removes such
 // stale locks and dangling refs. It returns what it removed, in words, for
-// the caller to pass on. A claim decided at the remote must not be taken
+// the caller to pass on, and the remote's refs it left out because they
+// name objects the remote lost (lost.go). A claim decided at the remote must not be taken
 // for one that could not be asked, nor a sync fail on a dead fetch's
 // leftovers.
-func fetchPatiently(ctx context.Context, st refstore.Clone, remote string, specs []string, tries int) (notes []string, err error) {
+func fetchPatiently(ctx context.Context, st refstore.Clone, remote string, specs []string, tries int) (f fetchResult, err error) {
 	dropped := 0
+	specs = slices.Clone(specs)
 	for try := 1; ; try++ {
 		err = st.Fetch(ctx, remote, true, specs...)
 		if err == nil {
 			markFetched(st)
 		}
+		// A ref naming an object the remote lost fails every fetch:
+		// fetch the rest without it (lost.go). Not a try: each such ref
+		// is left out once.
+		if oid := lostThere(err); oid != "" && len(f.lost) < maxLost && f.leaveOut(ctx, st, remote, oid, &specs) {
+			try--
+			continue
+		}
+		if err == nil {
+			f.track(ctx, st, remote)
+		}
 		if err == nil || try >= tries || ctx.Err() != nil {
 			if dropped > 0 {
-				notes = append(notes, fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", dropped, remote))
+				f.notes = append(f.notes, fmt.Sprintf("removed %d stale lock(s) a killed git fetch left on the copies of %s's records (they hold nothing the next fetch does not bring again)", dropped, remote))
 			}
-			return notes, err
+			return f, err
 		}
 		backoff(try)
 		if tp, terr := TrackingPrefix(remote); terr == nil {
@@ -543,7 +553,10 @@ func fetchPatiently(ctx context.Context, st refstore.Clone, remote string, specs
 		if missingObject(err) {
 			// git fetch walks every ref and fails on one that names a
 			// missing object: with those gone it can fetch.
-			notes = append(notes, dropDangling(ctx, st)...)
+			f.notes = append(f.notes, dropDangling(ctx, st)...)
 		}
 	}
 }
+
+// maxLost bounds the refs one fetch leaves out for naming lost objects.
+const maxLost = 64

@@ -183,6 +183,13 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 			backoff(attempt)
 			continue
 		}
+		if lost := lostAtPush(ctx, st, opts.Remote, err); len(lost) > 0 && attempt < s.attempts {
+			// The remote took no push: a ref there names an object it
+			// lost, which no fetch of ours needed (lost.go).
+			s.fetchNotes = append(s.fetchNotes, heal(ctx, st, opts.Remote, lost)...)
+			lastErr = err
+			continue
+		}
 		if err != nil {
 			return res, err
 		}
@@ -255,7 +262,8 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 	}
 	remoteIDs := make(chan asked, 1)
 	go func() {
-		ids, err := s.st.RemoteIDs(ctx, s.opts.Remote, s.specs...)
+		// With the marks of objects the remote lost (lost.go).
+		ids, err := s.st.RemoteIDs(ctx, s.opts.Remote, append(slices.Clone(s.specs), lostSpec)...)
 		remoteIDs <- asked{ids, err}
 	}()
 	ids, err := listIDs(ctx, s.st, s.tp)
@@ -263,16 +271,27 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 	if err != nil {
 		return ids, err
 	}
+	if marks := marked(want.ids); len(marks) > 0 && !s.opts.DryRun {
+		s.fetchNotes = append(s.fetchNotes, healMarked(ctx, s.st, s.opts.Remote, marks)...)
+	}
 	if want.err == nil && maps.Equal(want.ids, ids.copies) {
 		return ids, nil
 	}
 	// One more try when it fails: a gc repacking this clone, a killed
 	// fetch's lock, a ref naming a pruned object (fetchPatiently); an
 	// unreachable remote fails the same way twice.
-	notes, err := fetchPatiently(ctx, s.st, s.opts.Remote, s.specs, 2)
-	s.fetchNotes = append(s.fetchNotes, notes...)
+	f, err := fetchPatiently(ctx, s.st, s.opts.Remote, s.specs, 2)
+	s.fetchNotes = append(s.fetchNotes, f.notes...)
 	if err != nil {
 		return ids, fmt.Errorf("fetching from %s: %w", s.opts.Remote, err)
+	}
+	if !s.opts.DryRun {
+		if healed := heal(ctx, s.st, s.opts.Remote, f.lost); len(healed) > 0 {
+			s.fetchNotes = append(s.fetchNotes, healed...)
+			if _, err := fetchPatiently(ctx, s.st, s.opts.Remote, s.specs, 2); err != nil {
+				return ids, fmt.Errorf("fetching from %s after healing it: %w", s.opts.Remote, err)
+			}
+		}
 	}
 	return listIDs(ctx, s.st, s.tp)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
@@ -60,7 +61,7 @@ func noteTie(ctx context.Context, l refstore.Local, t tie) error {
 // tieLanded notes t's conflict, the push having landed, and drops its note.
 func tieLanded(ctx context.Context, l refstore.Local, t tie) {
 	n := refstore.ConflictNote{At: t.At, Ref: t.Ref, Kept: t.Kept, Dropped: t.Dropped,
-		Message: refstore.ConflictReflog + " from " + t.Remote + ": kept " + t.Kept + " over " + t.Dropped + " (a claim or deletion decided there; its process did not hear the answer)"}
+		Message: refstore.ConflictReflog + " from " + t.Remote + ": kept " + t.Kept + " over " + t.Dropped + " (a claim or deletion decided there)"}
 	if refstore.NoteConflict(ctx, l, n) == nil {
 		_ = l.Remove(t.name())
 	}
@@ -105,41 +106,42 @@ func settleTies(ctx context.Context, st refstore.Clone, remote string) {
 	}
 }
 
-// tieFate tells whether t's push landed at the remote whose tracking refs
-// are under tp: the remote holds t.Kept or a version written after it, or
-// its archive holds one (the baton retired since). known is false when the
-// clone cannot tell yet (the remote's archive not readable).
+// tieFate tells whether t's push landed: the remote held t.Kept at some
+// time (heldOnce). known is false when the clone cannot tell yet.
 func tieFate(ctx context.Context, st refstore.Clone, tp string, t tie) (landed, known bool) {
-	tracking := tp + t.Ref[len(refstore.Root):]
-	cur, err := refstore.ResolveID(ctx, st, tracking)
+	landed, err := heldOnce(ctx, st, t.Remote, tp, t.Ref, t.Kept)
+	return landed, err == nil
+}
+
+// heldOnce reports whether remote (its tracking refs under tp) held the
+// blob oid at ref at some time: it holds oid or a version written after it
+// (refstore.WrittenOver), or its archive holds one: the baton's own
+// version, retired, or a floor of the ref, when a version written over it
+// was retired and the ref made anew (found by the simulation).
+func heldOnce(ctx context.Context, st refstore.Clone, remote, tp, ref, oid string) (bool, error) {
+	cur, err := refstore.ResolveID(ctx, st, tp+strings.TrimPrefix(ref, refstore.Root))
 	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
-		return false, false
+		return false, err
 	}
-	if refstore.WrittenOver(ctx, st, cur, t.Kept) {
-		return true, true
+	if refstore.WrittenOver(ctx, st, cur, oid) {
+		return true, nil
 	}
-	// Not in what the remote holds at the ref: it may have been retired
-	// since, and the ref made anew (found by the simulation).
-	e, err := st.ReadObject(ctx, t.Kept)
+	av, err := remoteArchive(ctx, st, remote)
 	if err != nil {
-		return false, false
+		return false, err
 	}
-	e.Ref = t.Ref
-	var b baton.Baton
-	if refstore.Decode(e, baton.Schema, &b) != nil {
-		return false, true
+	if e, err := st.ReadObject(ctx, oid); err == nil {
+		e.Ref = ref
+		var b baton.Baton
+		if refstore.Decode(e, baton.Schema, &b) == nil {
+			if p, err := archive.BatonPath(b.ID); err == nil {
+				if at, err := av.at(ctx, p); err == nil && refstore.WrittenOver(ctx, st, at, oid) {
+					return true, nil
+				}
+			}
+		}
 	}
-	av, err := remoteArchive(ctx, st, t.Remote)
-	if err != nil {
-		return false, false
-	}
-	p, err := archive.BatonPath(b.ID)
-	if err != nil {
-		return false, true
-	}
-	oid, err := av.at(ctx, p)
-	if err != nil {
-		return false, false
-	}
-	return oid != "" && refstore.WrittenOver(ctx, st, oid, t.Kept), true
+	return av.anyFloor(ctx, ref, func(e refstore.Entry) bool {
+		return refstore.WrittenOver(ctx, st, e.OID, oid)
+	})
 }

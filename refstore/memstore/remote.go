@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -312,9 +313,14 @@ func (c *Clone) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 		refspecs, _ = c.ConfigValues(ctx, "remote."+remote+".fetch")
 	}
 	var specs []spec
+	var excluded []string // negative refspecs' sources (git >= 2.29)
 	for _, r := range refspecs {
-		if strings.HasPrefix(r, "^") {
-			return fail(fmt.Errorf("refspec %q: negative refspecs are not kept in memory", r))
+		if neg, ok := strings.CutPrefix(r, "^"); ok {
+			if !strings.HasPrefix(neg, "refs/") || strings.Contains(neg, ":") || strings.Count(neg, "*") > 1 {
+				return fail(fmt.Errorf("%w: refspec %q", refstore.ErrBadName, r))
+			}
+			excluded = append(excluded, neg)
+			continue
 		}
 		sp, err := parseSpec(r)
 		if err != nil {
@@ -327,6 +333,13 @@ func (c *Clone) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 		return fail(err)
 	}
 	theirs := refsSnapshot(repo)
+	for ref := range theirs {
+		for _, neg := range excluded {
+			if _, ok := match(neg, neg, ref); ok {
+				delete(theirs, ref)
+			}
+		}
+	}
 	set := map[string]string{}
 	var ids []string
 	for _, sp := range specs {
@@ -376,6 +389,16 @@ func (c *Clone) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 	if err := c.net.fault(op); err != nil {
 		return fail(err)
 	}
+	// A ref naming an object the remote lost (its gc racing a push) fails
+	// the whole fetch, as upload-pack refuses a want it cannot serve.
+	repo.mu.RLock()
+	for _, ref := range sortedKeys(theirs) {
+		if _, ok := repo.objects[theirs[ref]]; !ok && slices.Contains(ids, theirs[ref]) {
+			repo.mu.RUnlock()
+			return fail(fmt.Errorf("remote error: upload-pack: not our ref %s", theirs[ref]))
+		}
+	}
+	repo.mu.RUnlock()
 	p := repo.objectsOf(ids)
 	c.Store.mu.Lock()
 	c.Store.add(p, ids)
@@ -551,9 +574,18 @@ func (c *Clone) push(ctx context.Context, remote string, repo *Store, op Op, opt
 			}
 		}
 	}
+	// git sends no object the remote advertises, or that one reaches:
+	// it takes the remote to hold them, also one it lost (its gc racing
+	// a push), which such a push cannot bring back.
+	c.Store.mu.RLock()
+	has := map[string]bool{}
+	for _, id := range repo.refs {
+		c.Store.closure(id, has)
+	}
+	c.Store.mu.RUnlock()
 	missing := false
 	for _, st := range sts {
-		if _, ok := pack.data[st.new]; pending(st) && st.new != "" && !ok {
+		if _, ok := pack.data[st.new]; pending(st) && st.new != "" && !ok && !has[st.new] {
 			missing = true // git pack-objects fails on it, and the remote's unpack
 		}
 	}
@@ -568,7 +600,20 @@ func (c *Clone) push(ctx context.Context, remote string, repo *Store, op Op, opt
 			sent = append(sent, st.new)
 		}
 	}
+	for id := range has {
+		delete(pack.data, id)
+	}
 	repo.add(pack, sent)
+	// git's receive-pack checks what a push brings against every ref it
+	// has (rev-list --not --all): one naming an object it lost fails the
+	// check, and with it every update but a deletion.
+	broken := ""
+	for _, ref := range sortedKeys(repo.refs) {
+		if !repo.complete(repo.refs[ref]) {
+			broken = ref
+			break
+		}
+	}
 	before := maps.Clone(repo.refs)
 	failed := false
 	for i := range sts {
@@ -578,6 +623,21 @@ func (c *Clone) push(ctx context.Context, remote string, repo *Store, op Op, opt
 		}
 		if st.new == "" {
 			delete(repo.refs, st.ref)
+			continue
+		}
+		if broken != "" || !repo.complete(st.new) {
+			// What the push did not send, taken to be there, is not
+			// (git's receive-pack checks that every object a new value
+			// reaches is there).
+			st.reason = "remote rejected: missing necessary objects"
+			bad := st.new // git names what it walked from: the value, then --all's refs
+			if repo.complete(st.new) {
+				bad = broken
+			}
+			if msg := "fatal: bad object " + bad; !slices.Contains(pe.Remote, msg) {
+				pe.Remote = append(pe.Remote, msg)
+			}
+			failed = true
 			continue
 		}
 		if in := repo.inTheWay(st.ref); in != "" {
@@ -620,6 +680,37 @@ func (c *Clone) push(ctx context.Context, remote string, repo *Store, op Op, opt
 		return pe
 	}
 	return nil
+}
+
+// complete reports whether s has id and every object it reaches. The
+// caller holds s.mu.
+func (s *Store) complete(id string) bool {
+	if _, ok := s.objects[id]; !ok {
+		return false
+	}
+	if s.typeOf(id) != "tree" {
+		return true
+	}
+	entries, err := s.decodeTree(s.objects[id])
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.mode != "160000" && !s.complete(e.oid) {
+			return false
+		}
+	}
+	return true
+}
+
+// LoseObject drops object id from s as a git gc --prune=now racing a push
+// can: the refs naming it stay, naming an object s no longer has, and a
+// fetch of one fails ("not our ref") until a push brings it back.
+func (s *Store) LoseObject(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.objects, id)
+	delete(s.types, id)
 }
 
 // inTheWay is a ref that keeps ref from being made: one whose name is a

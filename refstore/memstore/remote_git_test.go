@@ -31,6 +31,9 @@ type world interface {
 	// remotePut makes the remote's ref hold body, as another clone's
 	// push would have ("" deletes it).
 	remotePut(t *testing.T, ref, body string)
+	// remoteLose drops the object of body from the remote, as its gc
+	// racing a push can; its refs stay.
+	remoteLose(t *testing.T, id string)
 	format() string
 }
 
@@ -82,6 +85,14 @@ func (w *gitWorld) remotePut(t *testing.T, ref, body string) {
 	gittest.Run(t, w.bare, "update-ref", ref, id)
 }
 
+func (w *gitWorld) remoteLose(t *testing.T, id string) {
+	// A push of a few objects is unpacked into loose ones
+	// (transfer.unpackLimit).
+	if err := os.Remove(filepath.Join(w.bare, "objects", id[:2], id[2:])); err != nil {
+		t.Fatal(err)
+	}
+}
+
 type memWorld struct {
 	net    *memstore.Network
 	remote *memstore.Store
@@ -128,6 +139,8 @@ func (w *memWorld) remotePut(t *testing.T, ref, body string) {
 		t.Fatal(err)
 	}
 }
+
+func (w *memWorld) remoteLose(t *testing.T, id string) { w.remote.LoseObject(id) }
 
 // run plays a scenario on a world and returns its transcript.
 type run struct {
@@ -261,6 +274,11 @@ func (r *run) remote(ref, body string) {
 	r.snapshot(fmt.Sprintf("remote %s=%s", ref, body), nil)
 }
 
+func (r *run) lose(body string) {
+	r.w.remoteLose(r.t, r.id(body))
+	r.snapshot("the remote loses "+body, nil)
+}
+
 func (r *run) ids(who string, specs ...string) {
 	ctx := context.Background()
 	ids, err := r.w.clone(who).RemoteIDs(ctx, "origin", specs...)
@@ -288,6 +306,27 @@ var scenarios = []struct {
 	name string
 	play func(r *run)
 }{
+	{"a remote that lost an object", func(r *run) {
+		r.put("a", sessions+"x", "a1")
+		r.put("a", sessions+"y", "a2")
+		r.push("a", []up{{sessions + "x", "a1", ""}, {sessions + "y", "a2", ""}}, refstore.PushOptions{Atomic: true, Track: track})
+		r.lose("a1")
+		r.fetch("b", false, sessionSpec)
+		r.fetch("b", false, sessionSpec, "^"+sessions+"x")
+		// A push of what the remote names brings nothing: git takes the
+		// remote to hold what it advertises; the remote refuses a new ref
+		// naming it.
+		r.push("a", []up{{sessions + "x", "a1", "a1"}}, refstore.PushOptions{Track: track})
+		r.push("a", []up{{sessions + "z", "a1", ""}}, refstore.PushOptions{Track: track})
+		// Nor any other push but a deletion, while a ref names it.
+		r.put("b", sessions+"w", "a3")
+		r.push("b", []up{{sessions + "w", "a3", ""}}, refstore.PushOptions{Track: track})
+		r.fetch("b", false, sessionSpec)
+		// Deleted under a lease, then pushed again: sent, and healed.
+		r.push("a", []up{{sessions + "x", "", "a1"}}, refstore.PushOptions{Atomic: true, Track: track})
+		r.push("a", []up{{sessions + "x", "a1", ""}}, refstore.PushOptions{Track: track})
+		r.fetch("b", false, sessionSpec)
+	}},
 	{"create, fetch, prune", func(r *run) {
 		r.put("a", sessions+"x", "a1")
 		r.put("a", sessions+"y", "a2")

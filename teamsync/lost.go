@@ -1,0 +1,336 @@
+package teamsync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// A remote's gc racing a push (git's documented race of gc --prune=now
+// with writers) can remove an object a ref there names. Every fetch of
+// that ref then fails ("not our ref"), and git fetch fails whole: with
+// one such ref, no clone could sync at all (found by the soak: every sync
+// of every clone failed until the end). And a push cannot bring it back:
+// git sends no object the remote advertises, taking the remote to hold it.
+//
+// So a fetch that meets one fetches the rest without it (a negative
+// refspec, git >= 2.29), and sync heals it from a clone that holds the
+// object: it deletes the ref there under a lease on the lost object, then
+// pushes it again, which sends the object. A heal note (heal/<hash>) is
+// written first: a kill between the two pushes leaves the ref deleted
+// there, and the next sync here pushes it back. Meanwhile the other clones
+// see the ref gone, which they withhold rather than drop (seen.go).
+
+// lostSpec lists the marks of lost objects (LostPrefix) by their names.
+var lostSpec = refstore.LostPrefix + "*:" + refstore.LostPrefix + "*"
+
+var notOurRef = regexp.MustCompile(`not our ref ([0-9a-f]{40,64})`)
+
+// lostThere is the object a fetch failed on because the remote lacks it,
+// "" when it failed otherwise.
+func lostThere(err error) string {
+	if err == nil {
+		return ""
+	}
+	if m := notOurRef.FindStringSubmatch(err.Error()); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var badObjectRef = regexp.MustCompile(`bad object (refs/ao/\S+)`)
+
+// lostAtPush returns the refs of remote (ref → object) that a push
+// refused as a whole named, in git's words, as reaching an object the
+// remote lacks: the check of what a push brings walks every ref there.
+func lostAtPush(ctx context.Context, st refstore.Remote, remote string, err error) map[string]string {
+	var pe *refstore.PushError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	var refs []string
+	for _, line := range pe.Remote {
+		if m := badObjectRef.FindStringSubmatch(line); m != nil {
+			refs = append(refs, m[1])
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	ids, lerr := st.RemoteIDs(ctx, remote, refstore.Root+"*:"+refstore.Root+"*")
+	if lerr != nil {
+		return nil
+	}
+	var lost map[string]string
+	for _, ref := range refs {
+		if oid := ids[ref]; oid != "" {
+			lost = mapWith(lost, ref, oid)
+		}
+	}
+	return lost
+}
+
+// fetchResult is what fetchPatiently did besides fetching: stale locks and
+// dangling refs removed (notes, in words) and the remote's refs left out
+// because they name objects it lost (ref → object).
+type fetchResult struct {
+	notes []string
+	lost  map[string]string
+}
+
+// leaveOut adds to specs a negative refspec for each ref of remote (under
+// refs/ao/, where every spec of ours fetches from) that names oid, and records them in f. It returns false when no ref of the
+// specs names it that is not left out already (nothing more to leave out:
+// the fetch fails for good).
+func (f *fetchResult) leaveOut(ctx context.Context, st refstore.Remote, remote, oid string, specs *[]string) bool {
+	// Keyed by the remote's own names (an identity refspec).
+	ids, err := st.RemoteIDs(ctx, remote, refstore.Root+"*:"+refstore.Root+"*")
+	if err != nil {
+		return false
+	}
+	found := false
+	for ref, id := range ids {
+		if _, left := f.lost[ref]; id == oid && !left {
+			f.lost = mapWith(f.lost, ref, oid)
+			*specs = append(*specs, "^"+ref)
+			found = true
+		}
+	}
+	return found
+}
+
+// track points the tracking ref of each ref left out at the object the
+// remote names, when this clone holds it: the copy is then what the
+// remote holds, as a fetch would have left it.
+func (f *fetchResult) track(ctx context.Context, st refstore.Clone, remote string) {
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return
+	}
+	for ref, oid := range f.lost {
+		if _, err := st.ReadObject(ctx, oid); err != nil {
+			continue
+		}
+		tracking := tp + strings.TrimPrefix(ref, refstore.Root)
+		cur, err := refstore.ResolveID(ctx, st, tracking)
+		if err != nil && !errors.Is(err, refstore.ErrNotFound) || cur == oid {
+			continue
+		}
+		_ = st.Apply(ctx, "handoff: fetched from "+remote+" (an object it lost, held here)", refstore.Update{Ref: tracking, New: oid, Old: cur})
+	}
+}
+
+// unknown is an error when the fetch left ref out and this clone lacks the
+// object the remote names there: what the remote holds cannot be read, and
+// must not be taken for what the copy here says.
+func (f *fetchResult) unknown(ctx context.Context, st refstore.Records, remote, ref string) error {
+	oid, ok := f.lost[ref]
+	if !ok {
+		return nil
+	}
+	if _, err := st.ReadObject(ctx, oid); err == nil {
+		return nil
+	}
+	return &UnreachableError{Remote: remote, Err: fmt.Errorf("its %s names object %s, which it has lost (its gc raced a push): what it holds there cannot be read until a clone that has the object heals it with a sync", ref, oid)}
+}
+
+// healDir holds the heals in flight (refstore/local.go).
+const healDir = "heal"
+
+func healName(ref string) string {
+	sum := sha256.Sum256([]byte(ref))
+	return healDir + "/" + hex.EncodeToString(sum[:8])
+}
+
+// markRef is the mark of ref's lost object oid at the remote: it names
+// both, so a clone holding the object knows where it goes.
+func markRef(ref, oid string) string {
+	return refstore.LostPrefix + oid + "/" + strings.TrimPrefix(ref, refstore.Root)
+}
+
+// parseMark is the ref and object a mark names.
+func parseMark(mark string) (ref, oid string, ok bool) {
+	rest, ok := strings.CutPrefix(mark, refstore.LostPrefix)
+	if !ok {
+		return "", "", false
+	}
+	oid, rel, ok := strings.Cut(rest, "/")
+	if !ok || !refstore.IsID(oid, len(oid)) || refstore.CheckRef(refstore.Root+rel) != nil {
+		return "", "", false
+	}
+	return refstore.Root + rel, oid, true
+}
+
+// heal settles the refs of remote that name objects it lost (ref →
+// object). While one is there the remote takes no push but a deletion
+// (its check of what a push brings walks every ref, and fails on it), so
+// each is first deleted under a lease on the lost object; then what this
+// clone holds is pushed again, which sends it, and the rest is marked lost
+// at the remote (LostPrefix), where a clone that holds it, whose own
+// fetches need nothing of it and so never fail, finds the mark and pushes
+// it back (healMarked). A heal note per ref, written before the deletion,
+// lets the next sync here finish a heal a kill cut short. It returns what
+// it did and what it could not, in words.
+func heal(ctx context.Context, st refstore.Clone, remote string, lost map[string]string) []string {
+	l := st.Local()
+	lost = withHealNotes(l, lost)
+	if len(lost) == 0 {
+		return nil
+	}
+	var notes, refs []string
+	var dels []refstore.Update
+	for _, ref := range slices.Sorted(maps.Keys(lost)) {
+		if err := l.Write(ctx, healName(ref), []byte(ref+" "+lost[ref]+"\n")); err != nil {
+			notes = append(notes, fmt.Sprintf("%s's %s names object %s, which %s has lost (its gc raced a push); not healed: %v", remote, ref, lost[ref], remote, err))
+			continue
+		}
+		refs = append(refs, ref)
+		dels = append(dels, refstore.Update{Ref: ref, Old: lost[ref]})
+	}
+	ids, err := st.RemoteIDs(ctx, remote, refstore.Root+"*:"+refstore.Root+"*")
+	if err != nil {
+		return append(notes, fmt.Sprintf("healing what %s lost: %v", remote, err))
+	}
+	// Deleted under the lease, or gone already (a heal a kill cut short);
+	// a ref moved on since is healed.
+	var gone []refstore.Update
+	for _, d := range dels {
+		switch ids[d.Ref] {
+		case d.Old:
+			gone = append(gone, d)
+		case "":
+		default:
+			_ = l.Remove(healName(d.Ref))
+			refs = slices.DeleteFunc(refs, func(r string) bool { return r == d.Ref })
+		}
+	}
+	if err := st.Push(ctx, remote, gone, refstore.PushOptions{NoVerify: true}); err != nil && !staleLease(err) {
+		return append(notes, fmt.Sprintf("healing what %s lost: deleting the refs that name lost objects: %v", remote, err))
+	}
+	var back, marks []refstore.Update
+	empty := ""
+	for _, ref := range refs {
+		oid := lost[ref]
+		if _, err := st.ReadObject(ctx, oid); err == nil {
+			back = append(back, refstore.Update{Ref: ref, New: oid})
+			notes = append(notes, fmt.Sprintf("healed %s's %s: it named object %s, which %s had lost (its gc raced a push); pushed again from here", remote, ref, oid, remote))
+			continue
+		}
+		if empty == "" {
+			if empty, err = st.WriteBlob(ctx, nil); err != nil {
+				return append(notes, err.Error())
+			}
+		}
+		marks = append(marks, refstore.Update{Ref: markRef(ref, oid), New: empty})
+		notes = append(notes, fmt.Sprintf("%s's %s named object %s, which %s has lost (its gc raced a push): marked lost there; a clone that holds the object pushes it back with its next sync", remote, ref, oid, remote))
+	}
+	if err := st.Push(ctx, remote, append(back, marks...), refstore.PushOptions{NoVerify: true}); err != nil && !staleLease(err) {
+		return append(notes, fmt.Sprintf("healing what %s lost: %v (the next sync here tries again)", remote, err))
+	}
+	for _, ref := range refs {
+		_ = l.Remove(healName(ref))
+	}
+	return notes
+}
+
+// withHealNotes adds to lost the heals a killed sync here left.
+func withHealNotes(l refstore.Local, lost map[string]string) map[string]string {
+	names, err := l.List(healDir)
+	if err != nil {
+		return lost
+	}
+	for _, n := range names {
+		data, err := l.Read(healDir + "/" + n)
+		ref, oid, ok := strings.Cut(strings.TrimSpace(string(data)), " ")
+		if err != nil || !ok {
+			_ = l.Remove(healDir + "/" + n)
+			continue
+		}
+		if _, isLost := lost[ref]; !isLost {
+			lost = mapWith(lost, ref, oid)
+		}
+	}
+	return lost
+}
+
+func mapWith(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// lostMark is a mark of a lost object at the remote: the ref and object
+// it names, and the blob the mark itself names (its deletion's lease).
+type lostMark struct{ ref, oid, at string }
+
+// marked returns the marks of lost objects among what the remote lists
+// (ids, keyed as RemoteIDs keys them, by mark ref), and takes them out of
+// ids.
+func marked(ids map[string]string) map[string]lostMark {
+	var out map[string]lostMark
+	for mark, at := range ids {
+		if !strings.HasPrefix(mark, refstore.LostPrefix) {
+			continue
+		}
+		delete(ids, mark)
+		if ref, oid, ok := parseMark(mark); ok {
+			if out == nil {
+				out = map[string]lostMark{}
+			}
+			out[mark] = lostMark{ref: ref, oid: oid, at: at}
+		}
+	}
+	return out
+}
+
+// healMarked pushes back each object a mark names that this clone holds,
+// to its ref when the remote has none there (a ref written anew since is
+// healed), and removes the mark.
+func healMarked(ctx context.Context, st refstore.Clone, remote string, marks map[string]lostMark) []string {
+	var ups, done []refstore.Update
+	var notes []string
+	for _, mark := range slices.Sorted(maps.Keys(marks)) {
+		m := marks[mark]
+		if _, err := st.ReadObject(ctx, m.oid); err != nil {
+			continue // not ours to heal
+		}
+		ups = append(ups, refstore.Update{Ref: m.ref, New: m.oid})
+		done = append(done, refstore.Update{Ref: mark, Old: m.at})
+		notes = append(notes, fmt.Sprintf("healed %s's %s: a teammate found it naming object %s, which %s had lost (its gc raced a push); pushed again from here", remote, m.ref, m.oid, remote))
+	}
+	if len(ups) == 0 {
+		return nil
+	}
+	if err := st.Push(ctx, remote, ups, refstore.PushOptions{NoVerify: true}); err != nil && !staleLease(err) {
+		return []string{fmt.Sprintf("healing what %s lost: %v", remote, err)}
+	}
+	if err := st.Push(ctx, remote, done, refstore.PushOptions{NoVerify: true}); err != nil && !staleLease(err) {
+		notes = append(notes, fmt.Sprintf("removing the marks of what %s lost: %v", remote, err))
+	}
+	return notes
+}
+
+// staleLease reports a push refused only because the remote's ref was not
+// what the lease said: another push got there first.
+func staleLease(err error) bool {
+	var pe *refstore.PushError
+	if !errors.As(err, &pe) || len(pe.Rejected) == 0 {
+		return false
+	}
+	for _, ref := range pe.Rejected {
+		if !strings.Contains(pe.Reasons[ref], "stale info") {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,60 @@
+package teamsync
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The remote's gc lost the object of a baton a clone pushed (git's race of
+// gc --prune=now with a push): every fetch of it fails there. A teammate's
+// sync fetches the rest, says so and marks the object lost at the remote;
+// the clone that holds it heals it with its next sync, though its own
+// fetches need nothing of it; then the teammate gets the baton. Real git,
+// a real bare remote.
+func TestSyncHealsAnObjectTheRemoteLost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, b, 0) // b has synced with the remote before
+	left := end(t, a, 0, "the next step")
+	syncAt(t, a, 0)
+	// A push of a few objects is unpacked into loose ones
+	// (transfer.unpackLimit): the gc race removes one.
+	if err := os.Remove(filepath.Join(tm.remote, "objects", left.OID[:2], left.OID[2:])); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Fetch(ctx, "origin", false, mustRefspecs(t)...); err == nil || lostThere(err) != left.OID {
+		t.Fatalf("git fetch of a ref naming a lost object: %v, want git's \"not our ref %s\"", err, left.OID)
+	}
+
+	res := syncAt(t, b, 1)
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "which origin has lost (its gc raced a push): marked lost there") {
+		t.Fatalf("b's sync warned %q, want the lost object named", res.Warnings)
+	}
+	// b cannot push it back: it deleted the ref (while it names a lost
+	// object the remote takes no other push) and marked it lost.
+	if ids, err := b.RemoteIDs(ctx, "origin", lostSpec); err != nil || ids[markRef(mainRef, left.OID)] == "" {
+		t.Fatalf("marks at the remote: %v %v, want %s marked", ids, err, left.OID)
+	}
+
+	res = syncAt(t, a, 2)
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "healed origin's "+mainRef+": a teammate found it") {
+		t.Fatalf("a's sync warned %q, want the heal", res.Warnings)
+	}
+	if out := strings.TrimSpace(git(t, tm.remote, "cat-file", "-t", left.OID)); out != "blob" {
+		t.Fatalf("the remote holds %q for the baton after the heal", out)
+	}
+	if ids, err := a.RemoteIDs(ctx, "origin", lostSpec); err != nil || len(ids) != 0 {
+		t.Fatalf("marks left at the remote: %v %v", ids, err)
+	}
+
+	syncAt(t, b, 3)
+	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
+		t.Fatalf("b holds %s (live %v), want the healed baton %s", got.ID, got.Live(), left.ID)
+	}
+}
