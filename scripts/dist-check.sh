@@ -78,7 +78,7 @@ export GIT_COMMITTER_NAME=dist-check GIT_COMMITTER_EMAIL=dist-check@example.inva
 export GIT_AUTHOR_DATE="@$epoch +0000" GIT_COMMITTER_DATE="@$epoch +0000"
 git -C "$a" init -q
 git -C "$a" add -A
-git -C "$a" -c commit.gpgsign=false commit -q -m "dist-check"
+git -C "$a" -c commit.gpgsign=false -c core.hooksPath=/dev/null commit -q -m "dist-check"
 unset SOURCE_DATE_EPOCH VERSION DIST_DIR DIST_RELEASE_URL
 
 # --- the version ------------------------------------------------------

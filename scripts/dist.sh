@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/dist.sh: the release files of this checkout, in DIST_DIR (default
-# dist/), as `make dist` makes them:
+# dist/; a relative one is taken from the repository's top), as
+# `make dist` makes them:
 #   git-handoff_<v>_<os>_<arch>.tar.gz  linux and darwin, amd64 and arm64:
 #       the binary, git-handoff.1, completions/ (bash, zsh, fish), README.md
 #       and LICENSE, under one directory of the archive's name
@@ -13,8 +14,8 @@
 # v0.0.0-<commits>-g<commit>.
 #
 # Reproducible: one commit gives the same bytes on any machine with the
-# same Go (go.mod's toolchain line), so that anyone can check a release
-# against its tag. Hence -trimpath (no build directory in the binary),
+# same Go release (dist prints which it used), so that anyone can check a
+# release against its tag. Hence -trimpath (no build directory in the binary),
 # -buildvcs=false (no checkout state; the version is passed with -X
 # instead), a fixed environment for the compiler, every file's time the
 # commit's (SOURCE_DATE_EPOCH), archives with sorted entries owned by 0/0,
@@ -75,10 +76,19 @@ if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
 fi
 export SOURCE_DATE_EPOCH
 
+# GNU tar, for --sort and --mtime (macOS: brew install gnu-tar, which
+# gives gtar).
+tar=tar
+tar --version 2>/dev/null | grep -q 'GNU tar' || tar=gtar
+"$tar" --version 2>/dev/null | grep -q 'GNU tar' || die "GNU tar needed, as tar or gtar, for archives that are the same bytes every time"
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-rm -rf "$out"
+# The files of an earlier make dist go, and nothing else: DIST_DIR may be
+# a directory of other things too.
 mkdir -p "$out"
+out=$(cd "$out" && pwd) # nfpm runs elsewhere
+rm -f "$out"/git-handoff_*.tar.gz "$out"/git-handoff_*.deb "$out"/git-handoff-*.rpm "$out/SHA256SUMS" "$out/git-handoff.rb"
 
 # The compiler's environment, whatever the caller's: GOFLAGS, GOAMD64,
 # GOARM64 or GOEXPERIMENT set by a developer would change the bytes.
@@ -88,7 +98,7 @@ build() { # build GOOS GOARCH OUTPUT
 		-o "$3" ./cmd/git-handoff
 }
 
-echo "dist: $version, files dated $(date -u -d "@$SOURCE_DATE_EPOCH" +%FT%TZ)"
+echo "dist: $version, files dated @$SOURCE_DATE_EPOCH, $("$go" env GOVERSION)"
 for platform in $platforms; do
 	echo "dist: building for $platform"
 	build "${platform%/*}" "${platform#*/}" "$work/bin/$platform/git-handoff"
@@ -110,7 +120,7 @@ cp README.md LICENSE "$common/"
 nfpm=$(env -u GOFLAGS -u GOOS -u GOARCH "$go" tool -C packaging/tools -n nfpm)
 
 archive() { # archive DIR: DIR.tar.gz beside it, the same bytes every time
-	tar -C "$(dirname "$1")" --sort=name --format=gnu --mtime="@$SOURCE_DATE_EPOCH" \
+	"$tar" -C "$(dirname "$1")" --sort=name --format=gnu --mtime="@$SOURCE_DATE_EPOCH" \
 		--owner=0 --group=0 --numeric-owner --mode=u=rwX,go=rX \
 		-cf - "$(basename "$1")" | gzip -n -9 >"$1.tar.gz"
 }
@@ -133,7 +143,7 @@ for platform in $platforms; do
 	fi
 done
 
-(cd "$out" && sha256sum -- *.tar.gz *.deb *.rpm | LC_ALL=C sort -k2 >SHA256SUMS)
+(cd "$out" && sha256sum -- git-handoff_*.tar.gz git-handoff_*.deb git-handoff-*.rpm | LC_ALL=C sort -k2 >SHA256SUMS)
 
 # The formula: each platform's archive URL and sum into the template.
 formula=$(cat packaging/homebrew/git-handoff.rb.in)
