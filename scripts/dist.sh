@@ -119,10 +119,11 @@ cp README.md LICENSE "$common/"
 # (once; go keeps it in its cache) and prints where it is.
 nfpm=$(env -u GOFLAGS -u GOOS -u GOARCH "$go" tool -C packaging/tools -n nfpm)
 
+# gzip's default level: -9 took three times as long here for 0.2% less.
 archive() { # archive DIR: DIR.tar.gz beside it, the same bytes every time
 	"$tar" -C "$(dirname "$1")" --sort=name --format=gnu --mtime="@$SOURCE_DATE_EPOCH" \
 		--owner=0 --group=0 --numeric-owner --mode=u=rwX,go=rX \
-		-cf - "$(basename "$1")" | gzip -n -9 >"$1.tar.gz"
+		-cf - "$(basename "$1")" | gzip -n >"$1.tar.gz"
 }
 
 for platform in $platforms; do
