@@ -15,7 +15,7 @@ FISHCONFDIR ?= $(PREFIX)/share/fish/vendor_conf.d
 # `go install ./cmd/git-handoff` makes.
 BIN     := bin/git-handoff
 
-.PHONY: build install test test-git race fuzz demo bench soak vet clean agent-tools sim sim-planted sim sim-planted
+.PHONY: build install dist dist-check test test-git race fuzz demo bench soak vet clean agent-tools sim sim-planted sim sim-planted
 
 build: $(BIN) git-handoff.1
 
@@ -38,6 +38,22 @@ install: build
 	$(abspath $(BIN)) completion bash > $(BASHCOMPDIR)/git-handoff
 	$(abspath $(BIN)) completion zsh > $(ZSHCOMPDIR)/_git-handoff
 	$(abspath $(BIN)) completion fish > $(FISHCONFDIR)/git-handoff.fish
+
+# The release files in dist/ (scripts/dist.sh says what and how): archives
+# for linux and darwin on amd64 and arm64, a .deb and an .rpm, SHA256SUMS
+# and the Homebrew formula. The version is the tag's (git describe), or
+# VERSION=vX.Y.Z. The packages are made by nfpm v2.48.0, pinned in
+# packaging/tools/go.mod, a module of its own so that the project's go.mod
+# keeps only what the binary needs, and go.sum there pins nfpm's bytes so
+# that a later dist needs no network.
+dist:
+	./scripts/dist.sh
+
+# make dist checked end to end in two copies of this tree tagged v1.2.3:
+# the binary prints the tag, the packages put the files where Debian and
+# Fedora look, the sums verify, and the two builds are the same bytes.
+dist-check:
+	./scripts/dist-check.sh
 
 # Unit, scenario and concurrency tests, plus the fuzz seed corpora (go test
 # runs every Fuzz target's seeds as ordinary tests). The agent CLIs the
@@ -151,6 +167,6 @@ sim-planted:
 	$(GO) run -tags simdefects ./sim/cmd/sim -planted -seed $(SEED) -steps $(PLANTED_STEPS) -no-crash
 
 clean:
-	rm -rf bin git-handoff.1 bench/out
+	rm -rf bin git-handoff.1 bench/out dist
 
 FORCE:

@@ -282,6 +282,14 @@ func TestVersionCommand(t *testing.T) {
 	if got := versionOf(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}); got != "(devel)" {
 		t.Errorf("versionOf without vcs = %q", got)
 	}
+	// A release build sets version (make dist: -X main.version=TAG), and
+	// --version prints it as it is. scripts/dist-check.sh checks the same
+	// of a real release binary.
+	defer func(v string) { version = v }(version)
+	version = "v1.2.3-rc.1"
+	if stdout, _, code := cliRun(t, "--version"); code != 0 || stdout != "git handoff version v1.2.3-rc.1\n" {
+		t.Errorf("--version with the release's version: exit %d, %q", code, stdout)
+	}
 }
 
 // --help writes options as they are typed, with no "(default: false)".

@@ -26,9 +26,19 @@ func printVersion(w io.Writer) error {
 	return err
 }
 
-// buildVersion is this binary's version, as --version and the MCP server
-// report it.
+// version is the release this binary was built as, set by `make dist`
+// (scripts/dist.sh) with -ldflags "-X main.version=TAG". A release build
+// passes -buildvcs=false and -trimpath so that two builds of one tag are
+// the same bytes, which leaves the build information without the commit:
+// the tag names it instead. Empty in every other build.
+var version string
+
+// buildVersion is this binary's version, as --version, the man page and
+// the MCP server report it.
 func buildVersion() string {
+	if version != "" {
+		return version
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return versionOf(nil)
