@@ -691,7 +691,7 @@ func (s *Store) complete(id string) bool {
 	if s.typeOf(id) != "tree" {
 		return true
 	}
-	entries, err := s.decodeTree(s.objects[id])
+	entries, err := s.treeOf(id, s.objects[id])
 	if err != nil {
 		return false
 	}
@@ -773,7 +773,7 @@ func (s *Store) add(p pack, ids []string) {
 			}
 		}
 		if p.types[id] == "tree" {
-			entries, _ := s.decodeTree(data)
+			entries, _ := s.treeOf(id, data)
 			for _, e := range entries {
 				walk(e.oid)
 			}

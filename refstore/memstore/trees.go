@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/hash"
 
@@ -75,6 +77,35 @@ func (s *Store) encodeTree(entries []treeEntry) ([]byte, error) {
 }
 
 // decodeTree reads the entries of a tree object's content.
+// treeOf is the entries of the tree object id (whose content is data),
+// decoded once: an object never changes, and its id names its content in
+// every store, so the decoded entries are kept by id for all stores (a
+// long simulation decodes the growing archive's trees thousands of times).
+// The entries are shared: read them, never change them.
+func (s *Store) treeOf(id string, data []byte) ([]treeEntry, error) {
+	if e, ok := decodedTrees.Load(id); ok {
+		return e.([]treeEntry), nil
+	}
+	entries, err := s.decodeTree(data)
+	if err != nil {
+		return nil, err
+	}
+	if decodedCount.Add(1) > maxDecodedTrees {
+		decodedTrees.Clear()
+		decodedCount.Store(1)
+	}
+	decodedTrees.Store(id, entries)
+	return entries, nil
+}
+
+var (
+	decodedTrees sync.Map // tree id -> []treeEntry
+	decodedCount atomic.Int64
+)
+
+// maxDecodedTrees bounds decodedTrees: past it the cache starts again.
+const maxDecodedTrees = 20000
+
 func (s *Store) decodeTree(data []byte) ([]treeEntry, error) {
 	n := s.hexLen() / 2
 	var out []treeEntry
@@ -144,7 +175,7 @@ func (s *Store) flatten(id, prefix string, leaves map[string]leaf) error {
 	if s.typeOf(id) != "tree" {
 		return fmt.Errorf("%s: not a tree object", id)
 	}
-	entries, err := s.decodeTree(s.objects[id])
+	entries, err := s.treeOf(id, s.objects[id])
 	if err != nil {
 		return err
 	}
@@ -317,7 +348,7 @@ func (s *Store) ReadPath(ctx context.Context, treeish, path string) (refstore.En
 		if s.typeOf(id) != "tree" {
 			return refstore.Entry{Ref: rev}, notFound
 		}
-		entries, err := s.decodeTree(s.objects[id])
+		entries, err := s.treeOf(id, s.objects[id])
 		if err != nil {
 			return refstore.Entry{Ref: rev}, err
 		}
@@ -349,7 +380,7 @@ func (s *Store) closure(id string, ids map[string]bool) {
 	if s.typeOf(id) != "tree" {
 		return
 	}
-	entries, err := s.decodeTree(s.objects[id])
+	entries, err := s.treeOf(id, s.objects[id])
 	if err != nil {
 		return
 	}
