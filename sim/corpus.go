@@ -422,4 +422,34 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpStart, Arg: 0xbb1777f, Faults: 0x57554e1cd8bbab04},
 		},
 	},
+	{
+		// A clone that could not heal a lost claim deleted the ref and
+		// died before marking it; a cancel from there found no ref at the
+		// remote and created its tombstone over the delivered claim. A
+		// ref marked lost is now decided by nobody until it is healed, and
+		// sync pushes nothing to it.
+		name: "a cancel over a claim the remote lost", seed: 133, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x7036f9b8, Faults: 0xf8b22e3043336289},
+			{Clone: 1, Op: OpEnd, Arg: 0x5b786825, Faults: 0xbf9e1811178c34e},
+			{Clone: 2, Op: OpStart, Arg: 0x7774d1bc, Faults: 0xe8ad5b91fc680079},
+			{Clone: 1, Op: OpSync, Arg: 0x6a394551, Faults: 0xa01f52820eb61661},
+			{Clone: 2, Op: OpStart, Arg: 0x7e90f163, Faults: 0x3239abb823a77ff0},
+			{Clone: 0, Op: OpStart, Arg: 0x775e9920, Faults: 0x7597e1ff9b0e48c5},
+			{Clone: 2, Op: OpSync, Arg: 0x649d40c5, Faults: 0x597fe2aa44b96521},
+			{Clone: 2, Op: OpCancel, Arg: 0x68cdd002, Faults: 0x5ce0fcf888dc7056},
+		},
+	},
+	{
+		name: "a baton lost with a retirement in between", seed: 103, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x414a9ca0, Faults: 0x324f8ca16897f1c4},
+			{Clone: 2, Op: OpEnd, Arg: 0x2c1052e1, Faults: 0x3de79754151f9a0a},
+			{Clone: 2, Op: OpStart, Arg: 0x10bfa4b5, Faults: 0x672f373611609143},
+			{Clone: 2, Op: OpEnd, Arg: 0x90d3f8b9, Faults: 0x6488ccd26e476d6c},
+			{Clone: 1, Op: OpRetire, Arg: 0x7a48373e, Faults: 0x26e9adb304857ee7},
+			{Clone: 0, Op: OpSync, Arg: 0xe07f6c5b, Faults: 0x63f3533677bbc2eb},
+			{Clone: 1, Op: OpSync, Arg: 0xa76e99e4, Faults: 0x1758e8cb3d6eff3e},
+		},
+	},
 }

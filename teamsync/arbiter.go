@@ -83,6 +83,13 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		if done || err != nil {
 			return err
 		}
+		if theirs == nil {
+			// The remote holds no version, as far as this clone knows:
+			// unless it deleted a ref whose object it lost (lost.go).
+			if err := markedLost(ctx, st, remote, up.Ref); err != nil {
+				return err
+			}
+		}
 		if tied {
 			t := tie{Remote: remote, Ref: up.Ref, Kept: up.New, Dropped: theirs.oid, At: time.Now().UTC()}
 			if err := noteTie(ctx, st.Local(), t); err != nil {

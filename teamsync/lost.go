@@ -320,6 +320,61 @@ func healMarked(ctx context.Context, st refstore.Clone, remote string, marks map
 	return notes
 }
 
+// unhealed are the refs marks name whose objects this clone lacks (ref →
+// object).
+func unhealed(ctx context.Context, st refstore.Records, marks map[string]lostMark) map[string]string {
+	var out map[string]string
+	for _, m := range marks {
+		if _, err := st.ReadObject(ctx, m.oid); err != nil {
+			out = mapWith(out, m.ref, m.oid)
+		}
+	}
+	return out
+}
+
+// noteUnhealed adds to s.unhealed the refs of lost whose objects this
+// clone lacks: heal marks them lost, and this sync pushes nothing there.
+func (s *syncRun) noteUnhealed(ctx context.Context, lost map[string]string) {
+	for ref, oid := range lost {
+		if _, err := s.st.ReadObject(ctx, oid); err != nil {
+			s.unhealed = mapWith(s.unhealed, ref, oid)
+		}
+	}
+}
+
+// leaveMarked drops from ups the refs marked lost at the remote that this
+// clone cannot heal, with a warning: the ref is absent there for now, and
+// a version pushed from here would replace the lost one, which a teammate
+// still holds and pushes back.
+func (s *syncRun) leaveMarked(ups []refstore.Update, res *Result) []refstore.Update {
+	if len(s.unhealed) == 0 {
+		return ups
+	}
+	return slices.DeleteFunc(ups, func(u refstore.Update) bool {
+		oid, ok := s.unhealed[u.Ref]
+		if ok {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s not pushed: %s lost the object %s it named (its gc raced a push), and a clone that holds it is to push it back first", u.Ref, s.opts.Remote, oid))
+		}
+		return ok
+	})
+}
+
+// markedLost is an error when remote marks ref lost (its object lost
+// there, the ref deleted until a clone holding it pushes it back): what
+// the remote holds there cannot be known, so nothing may be decided there.
+func markedLost(ctx context.Context, st refstore.Remote, remote, ref string) error {
+	ids, err := st.RemoteIDs(ctx, remote, lostSpec)
+	if err != nil {
+		return &UnreachableError{Remote: remote, Err: err}
+	}
+	for mark := range ids {
+		if r, oid, ok := parseMark(mark); ok && r == ref {
+			return &UnreachableError{Remote: remote, Err: fmt.Errorf("its %s named object %s, which it lost (its gc raced a push): nothing is decided there until a clone that holds the object pushes it back with a sync", ref, oid)}
+		}
+	}
+	return nil
+}
+
 // staleLease reports a push refused only because the remote's ref was not
 // what the lease said: another push got there first.
 func staleLease(err error) bool {

@@ -170,6 +170,7 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 			return res, err
 		}
 		w := s.changes(j, &res)
+		w.remote = s.leaveMarked(w.remote, &res)
 		s.snapshots(ctx, j, ids, &res)
 		if opts.DryRun {
 			return res, nil
@@ -186,6 +187,7 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 		if lost := lostAtPush(ctx, st, opts.Remote, err); len(lost) > 0 && attempt < s.attempts {
 			// The remote took no push: a ref there names an object it
 			// lost, which no fetch of ours needed (lost.go).
+			s.noteUnhealed(ctx, lost)
 			s.fetchNotes = append(s.fetchNotes, heal(ctx, st, opts.Remote, lost)...)
 			lastErr = err
 			continue
@@ -213,6 +215,10 @@ type syncRun struct {
 	seen     map[string]string // what the remote held at the last sync (seen.go)
 	retire   bool
 	cutoff   time.Time
+	// unhealed are the refs the remote lost the object of, marked lost
+	// there, that this clone cannot heal (lost.go): nothing is pushed to
+	// them, which would replace what a teammate still holds.
+	unhealed map[string]string
 	// fetchNotes are the stale locks and dangling refs removed so that
 	// git fetch could run.
 	fetchNotes []string
@@ -273,6 +279,7 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 	}
 	if marks := marked(want.ids); len(marks) > 0 && !s.opts.DryRun {
 		s.fetchNotes = append(s.fetchNotes, healMarked(ctx, s.st, s.opts.Remote, marks)...)
+		s.unhealed = unhealed(ctx, s.st, marks)
 	}
 	if want.err == nil && maps.Equal(want.ids, ids.copies) {
 		return ids, nil
@@ -286,6 +293,7 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 		return ids, fmt.Errorf("fetching from %s: %w", s.opts.Remote, err)
 	}
 	if !s.opts.DryRun {
+		s.noteUnhealed(ctx, f.lost)
 		if healed := heal(ctx, s.st, s.opts.Remote, f.lost); len(healed) > 0 {
 			s.fetchNotes = append(s.fetchNotes, healed...)
 			if _, err := fetchPatiently(ctx, s.st, s.opts.Remote, s.specs, 2); err != nil {
@@ -468,7 +476,7 @@ func (s *syncRun) push(ctx context.Context, w writes, j joined, res *Result) err
 	progress(s.opts.Progress, len(w.remote), "sync: pushing %d records to %s", len(w.remote), remote)
 	popts := refstore.PushOptions{Atomic: true, KeepOld: w.keepOld, NoVerify: true, Track: s.specs}
 	var err error
-	if len(j.warns) == 0 && len(res.Withheld) == 0 && len(w.remote) > bulkPushMin {
+	if len(j.warns) == 0 && len(res.Withheld) == 0 && len(s.unhealed) == 0 && len(w.remote) > bulkPushMin {
 		// Local refs now hold every winner (retired keys are gone), and the
 		// tracking refs (which Track maps) hold what was fetched: a push by
 		// pattern, pruning, with leases on the tracking refs moves exactly
