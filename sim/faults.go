@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,6 +66,9 @@ type injector struct {
 	// delivered twice, wide.go).
 	loseAfter atomic.Bool
 	died      string
+	// beforePush is what the remote's refs were as the last push began
+	// (loseAtRemote).
+	beforePush map[string]string
 }
 
 func newInjector(w *world) *injector { return &injector{w: w, counts: map[string]uint64{}} }
@@ -174,6 +179,11 @@ func (in *injector) remote(op memstore.Op) error {
 		listing = true // a listing's faults: never a death
 	}
 	if op.Phase == memstore.Before {
+		if op.Name == "push" || op.Name == "push-matching" {
+			in.mu.Lock()
+			in.beforePush = refValues(in.w.origin)
+			in.mu.Unlock()
+		}
 		switch {
 		case x < rateRemoteDown*s:
 			in.count(FaultRemoteDown)
@@ -187,8 +197,11 @@ func (in *injector) remote(op memstore.Op) error {
 		}
 		return nil
 	}
+	in.mu.Lock()
+	before := in.beforePush
+	in.mu.Unlock()
 	if (op.Name == "push" || op.Name == "push-matching") && in.roll("gc/"+op.Name) < rateRemoteGC*s {
-		in.loseAtRemote(op)
+		in.loseAtRemote(op, before)
 	}
 	switch {
 	case x < rateRemoteLost*s:
@@ -201,16 +214,31 @@ func (in *injector) remote(op memstore.Op) error {
 	return nil
 }
 
+// refValues are the refs of s.
+func refValues(s *memstore.Store) map[string]string {
+	ids, _ := s.RefIDs(context.Background(), refstore.Root)
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
+		out[id.Ref] = id.OID
+	}
+	return out
+}
+
 // loseAtRemote drops, at the remote, the object of one ref the push op
-// moved (a push names refs, a matching push prefixes of them): what the
-// remote's gc does when it races a push.
-func (in *injector) loseAtRemote(op memstore.Op) {
+// moved (a push names refs, a matching push prefixes of them; before is
+// what the remote's refs were): what the remote's gc does when it races a
+// push. An object a ref named before is safe from gc: only a push's new
+// objects, not yet named when gc looked, are lost.
+func (in *injector) loseAtRemote(op memstore.Op, before map[string]string) {
 	ids, err := in.w.origin.RefIDs(context.Background(), refstore.Root)
 	if err != nil {
 		return
 	}
 	var hit []string
 	for _, id := range ids {
+		if before[id.Ref] == id.OID || slices.Contains(slices.Collect(maps.Values(before)), id.OID) {
+			continue
+		}
 		for _, r := range op.Refs {
 			if id.Ref == r || strings.HasSuffix(r, "/") && strings.HasPrefix(id.Ref, r) {
 				hit = append(hit, id.OID)

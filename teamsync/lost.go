@@ -342,21 +342,20 @@ func (s *syncRun) noteUnhealed(ctx context.Context, lost map[string]string) {
 	}
 }
 
-// leaveMarked drops from ups the refs marked lost at the remote that this
-// clone cannot heal, with a warning: the ref is absent there for now, and
-// a version pushed from here would replace the lost one, which a teammate
-// still holds and pushes back.
-func (s *syncRun) leaveMarked(ups []refstore.Update, res *Result) []refstore.Update {
-	if len(s.unhealed) == 0 {
-		return ups
-	}
-	return slices.DeleteFunc(ups, func(u refstore.Update) bool {
-		oid, ok := s.unhealed[u.Ref]
-		if ok {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s not pushed: %s lost the object %s it named (its gc raced a push), and a clone that holds it is to push it back first", u.Ref, s.opts.Remote, oid))
+// leaveUnhealed takes the refs marked lost at the remote that this clone
+// cannot heal out of this sync's join, with a warning: the ref is absent
+// there for now, and a version pushed from here would replace the lost
+// one, which a teammate still holds and pushes back; nor is the absence
+// news (seen.go keeps what the remote held before).
+func (s *syncRun) leaveUnhealed(ids refIDs) {
+	for _, ref := range slices.Sorted(maps.Keys(s.unhealed)) {
+		_, here := ids.local[ref]
+		delete(ids.local, ref)
+		delete(ids.remote, ref)
+		if here {
+			s.fetchNotes = append(s.fetchNotes, fmt.Sprintf("%s not synced: %s lost the object %s it named there (its gc raced a push), and a clone that holds it is to push it back first", ref, s.opts.Remote, s.unhealed[ref]))
 		}
-		return ok
-	})
+	}
 }
 
 // markedLost is an error when remote marks ref lost (its object lost

@@ -165,12 +165,12 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 		if err != nil {
 			return res, err
 		}
+		s.leaveUnhealed(ids)
 		j, err := s.join(ctx, ids)
 		if err != nil {
 			return res, err
 		}
 		w := s.changes(j, &res)
-		w.remote = s.leaveMarked(w.remote, &res)
 		s.snapshots(ctx, j, ids, &res)
 		if opts.DryRun {
 			return res, nil

@@ -88,10 +88,11 @@ func OfApplied(a refstore.Applied) *Applied {
 type End struct {
 	Handoff *Baton `json:"handoff"` // null when no baton was left
 	// Superseded is the waiting baton this one replaced, if any (still
-	// reachable from the ref's reflog); AlsoSuperseded the one waiting at
-	// a remote, fetched and not merged, that it replaces there too.
+	// reachable from the ref's reflog); AlsoSuperseded the ids of those
+	// waiting at a remote, fetched and not merged, that it replaces there
+	// too (the notices say where to read them).
 	Superseded     *Baton    `json:"superseded"`
-	AlsoSuperseded []*Baton  `json:"alsoSuperseded,omitempty"`
+	AlsoSuperseded []string  `json:"alsoSuperseded,omitempty"`
 	Snapshot       *Snapshot `json:"snapshot,omitempty"` // with --snapshot
 	// Redacted: credentials taken out of the notes before they were
 	// written, by kind; [] when none.
@@ -107,7 +108,7 @@ func OfEnd(res handoff.EndResult, notices []string) End {
 		if i == 0 {
 			out.Superseded = OfBaton(&res.Superseded[i])
 		} else {
-			out.AlsoSuperseded = append(out.AlsoSuperseded, OfBaton(&res.Superseded[i]))
+			out.AlsoSuperseded = append(out.AlsoSuperseded, res.Superseded[i].ID)
 		}
 	}
 	if res.Left {
