@@ -232,6 +232,12 @@ func (r *tomlReader) multiLiteral() (string, error) {
 
 func (r *tomlReader) basic() (string, error) {
 	r.i++
+	// Most strings hold no escape: they are the text as it stands.
+	if j := strings.IndexAny(r.s[r.i:], "\"\\\n"); j >= 0 && r.s[r.i+j] == '"' {
+		v := r.s[r.i : r.i+j]
+		r.i += j + 1
+		return v, nil
+	}
 	var b strings.Builder
 	for r.i < len(r.s) {
 		c := r.s[r.i]
