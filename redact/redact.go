@@ -6,9 +6,10 @@
 // secret itself.
 //
 // The rules are gitleaks' (gitleaks.go): the 200-odd its maintainers keep
-// in its default configuration, each with a regex, the keywords every
-// match holds, an entropy threshold, the capture group that is the secret
-// and allowlists, applied as gitleaks' detector applies them. What differs
+// in its default configuration (the version go.mod names), each with a
+// regex, the keywords every match holds, an entropy threshold, the capture
+// group that is the secret and allowlists, applied as gitleaks' detector
+// applies them. What differs
 // from running gitleaks' detector, and why:
 //
 //   - Only the rules a text's keywords call for are compiled, on first
