@@ -58,15 +58,20 @@ me64=$(printf '%s\n' "${e64[@]}" | median)
 mst=$(printf '%s\n' "${st[@]}" | median)
 
 kb() { awk -v n="$1" 'BEGIN { printf "%.0f KB", n / 1024 }'; }
+# Columns of a benchmark line: 3 ns/op, 7 CPU ns/op (the process's CPU
+# time, which moves less than the wall clock when others share the
+# machine), 9 B/op.
 pass() { # case, what, goal in ms
-	local name=$1 what=$2 goal=$3 cold warm mem git_ns
+	local name=$1 what=$2 goal=$3 cold warm cpu wcpu mem git_ns
 	cold=$(figure "$name/cold" 3)
+	cpu=$(figure "$name/cold" 7)
 	warm=$(figure "$name/warm" 3)
-	mem=$(figure "$name/cold" 7)
+	wcpu=$(figure "$name/warm" 7)
+	mem=$(figure "$name/cold" 9)
 	git_ns=$mh1
 	[ "$name" = summary-64KB ] && git_ns=$mh64
-	printf 'redaction pass, %s  cold %s (%s)  warm %s  git hash-object %s  ratio cold %s×  warm %s×  (goal: <= %s ms added)\n' \
-		"$what" "$(ms "$cold")" "$(kb "$mem")" "$(ms "$warm")" "$(ms "$git_ns")" "$(ratio "$cold" "$git_ns")" "$(ratio "$warm" "$git_ns")" "$goal"
+	printf 'redaction pass, %s  cold %s (CPU %s, %s)  warm %s (CPU %s)  git hash-object %s  ratio cold %s×  warm %s×  (goal: <= %s ms added)\n' \
+		"$what" "$(ms "$cold")" "$(ms "$cpu")" "$(kb "$mem")" "$(ms "$warm")" "$(ms "$wcpu")" "$(ms "$git_ns")" "$(ratio "$cold" "$git_ns")" "$(ratio "$warm" "$git_ns")" "$goal"
 }
 pass baton-line "one-line baton" 2
 pass summary-64KB "64 KB summary" 10

@@ -187,19 +187,11 @@ func str(e tomlEntry) (string, error) {
 }
 
 func strs(e tomlEntry) ([]string, error) {
-	l, ok := e.value.([]any)
+	l, ok := e.value.([]string)
 	if !ok {
-		return nil, fmt.Errorf("gitleaks config line %d: %s is not an array", e.line, e.key)
+		return nil, fmt.Errorf("gitleaks config line %d: %s is not an array of strings", e.line, e.key)
 	}
-	out := make([]string, len(l))
-	for i, v := range l {
-		s, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("gitleaks config line %d: %s holds a value that is not a string", e.line, e.key)
-		}
-		out[i] = s
-	}
-	return out, nil
+	return l, nil
 }
 
 // defaultGitleaksConfig is the configuration the rules come from.

@@ -98,7 +98,7 @@ func TestReadTOML(t *testing.T) {
 	}
 	want := []tomlEntry{
 		{table: "", key: "title", value: "té"},
-		{table: "allowlist", newTable: true, key: "regexes", value: []any{"a", "b", `c"`}},
+		{table: "allowlist", newTable: true, key: "regexes", value: []string{"a", "b", `c"`}},
 		{table: "rules", newTable: true, key: "id", value: "x"},
 		{table: "rules", key: "entropy", value: 3.5},
 		{table: "rules", key: "secretGroup", value: int64(2)},
@@ -118,6 +118,7 @@ func TestReadTOML(t *testing.T) {
 		"x = \"\"\"multi\"\"\"\n",
 		"x = 'open\n",
 		"x = [1, 2\n",
+		"x = [1, 2]\n",
 		"x = \"a\" y\n",
 		"[rules\n",
 		"= 3\n",
@@ -142,11 +143,11 @@ func TestReadTOML(t *testing.T) {
 }
 
 func sameValue(a, b any) bool {
-	la, ok := a.([]any)
+	la, ok := a.([]string)
 	if !ok {
 		return a == b
 	}
-	lb, ok := b.([]any)
+	lb, ok := b.([]string)
 	return ok && slices.Equal(la, lb)
 }
 

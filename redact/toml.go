@@ -9,7 +9,7 @@ import (
 // A reader of the part of TOML that gitleaks' generated configuration is
 // written in: comments, [table] and [[array-of-tables]] headers, and
 // key = value lines whose values are strings (basic, literal, multi-line
-// literal), numbers, booleans and arrays of those. A full TOML decoder
+// literal), numbers, booleans and arrays of strings. A full TOML decoder
 // took 4 to 15 ms to read the file here, on every command that writes a
 // note; this takes a fraction of a millisecond. Anything outside the
 // subset is an error, not a guess, and TestGitleaksRulesAsGitleaksReadsThem
@@ -22,7 +22,7 @@ type tomlEntry struct {
 	// element when the header was [[…]].
 	newTable bool
 	key      string
-	value    any // string, float64, int64, bool or []any
+	value    any // string, float64, int64, bool or []string
 	line     int
 }
 
@@ -291,11 +291,12 @@ func (r *tomlReader) basic() (string, error) {
 	return "", r.errorf("a string without its closing quote")
 }
 
-// array reads [v, v, …] over any number of lines, with a comma allowed
-// after the last value.
-func (r *tomlReader) array() ([]any, error) {
+// array reads [s, s, …] over any number of lines, with a comma allowed
+// after the last string. The arrays of gitleaks' configuration hold
+// strings alone (keywords, regexes, stopwords).
+func (r *tomlReader) array() ([]string, error) {
 	r.i++
-	out := []any{}
+	out := []string{}
 	for {
 		r.skipBlank()
 		if r.take(']') {
@@ -305,7 +306,11 @@ func (r *tomlReader) array() ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		str, ok := v.(string)
+		if !ok {
+			return nil, r.errorf("an array of something other than strings")
+		}
+		out = append(out, str)
 		r.skipBlank()
 		if r.take(',') {
 			continue
