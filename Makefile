@@ -140,7 +140,7 @@ demo: $(BIN)
 	./scripts/demo.sh $(CURDIR)/$(BIN)
 
 bench: $(BIN)
-	./bench/run.sh $(CURDIR)/$(BIN)
+	GO=$(GO) ./bench/run.sh $(CURDIR)/$(BIN)
 
 # The figures of "nothing lost, nothing delivered twice": real git-handoff
 # processes on four clones of one remote that stalls and refuses at random,

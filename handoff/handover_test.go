@@ -348,7 +348,7 @@ func TestTheAgentsLastMessageIsRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(s.Summary, secret) || !strings.Contains(s.Summary, "[redacted aws-access-key-id]") {
+	if strings.Contains(s.Summary, secret) || !strings.Contains(s.Summary, "[redacted aws-access-token]") {
 		t.Fatalf("summary %q", s.Summary)
 	}
 }

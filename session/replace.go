@@ -68,7 +68,8 @@ type ReplaceResult struct {
 	Package string        // the handoff package; "" in none mode
 	Carried *baton.Stored // the old session's baton, now claimed by the new one
 	Bound   string        // the worktree now bound to the new session, if any
-	// Redacted is what was taken out of the package before it was written.
+	// Redacted is what was taken out of the reason and the package before
+	// they were written.
 	Redacted []redact.Hit
 	Notices  []string
 }
@@ -90,6 +91,10 @@ func Replace(ctx context.Context, st refstore.Clone, opts ReplaceOptions, now ti
 	if err != nil {
 		return ReplaceResult{}, err
 	}
+	// The reason is free text ("any text", says --reason), kept in the new
+	// record and quoted by its package: a credential in it goes no further.
+	var reasonHits []redact.Hit
+	opts.Reason, reasonHits = redact.Text(opts.Reason)
 	newRef, err := refstore.SessionRef(opts.NewID)
 	if err != nil {
 		return ReplaceResult{}, fmt.Errorf("session id %q: %w", opts.NewID, err)
@@ -120,7 +125,12 @@ func Replace(ctx context.Context, st refstore.Clone, opts ReplaceOptions, now ti
 		ups := append(append([]refstore.Update{nextUp}, r.ups...), prevUp)
 		err = st.Apply(ctx, fmt.Sprintf("handoff: %s replaces %s (%s)", opts.NewID, r.old.ID, brief.OneLine(opts.Reason)), ups...)
 		if err == nil {
-			return r.applied(ctx, st, prevUp, nextUp, newRef), nil
+			res := r.applied(ctx, st, prevUp, nextUp, newRef)
+			if n := redact.Describe(reasonHits); n != "" {
+				res.Redacted = redact.Merge(reasonHits, res.Redacted)
+				res.Notices = append(res.Notices, n+" (the reason)")
+			}
+			return res, nil
 		}
 		var ce *refstore.ConflictError
 		if !errors.As(err, &ce) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/brief"
 	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -341,7 +342,13 @@ func (r *relaunching) change(s *Record) {
 		s.Model = "" // a model name belongs to its agent
 	}
 	if opts.Prompt != "" {
-		s.Prompt = opts.Prompt
+		// Kept in the record, which every clone reads, and briefed from:
+		// a credential typed into a prompt goes no further than here.
+		var hits []redact.Hit
+		s.Prompt, hits = redact.Text(opts.Prompt)
+		if n := redact.Describe(hits); n != "" {
+			r.res.Notices = append(r.res.Notices, n+" (the prompt)")
+		}
 	}
 	s.Worktree = r.worktree
 	s.Status, s.EndedAt, s.UpdatedAt = StatusActive, nil, now
