@@ -4,18 +4,17 @@
 // as arbiter, Cancel, Dismiss; teamsync.Sync, with retirement now and
 // then) chosen at random from a seed, faults injected at the interface
 // calls (a call fails; the process dies before or after it; the remote is
-// unreachable, stalls, or applies a call and loses the answer), clocks
-// fake and skewed. Invariants are checked after every step against a
-// ledger of what each workflow call reported, and at the end after a
-// fault-free final sync of every clone. One seed gives one run exactly: the
-// trace digest says so.
+// unreachable, stalls, or applies a call and loses the answer; the
+// remote's gc, racing a push, loses an object the push just brought, as
+// git's gc --prune=now can: memstore.Store.LoseObject), clocks fake and
+// skewed. Invariants are checked after every step against a ledger of what
+// each workflow call reported, and at the end after a fault-free final
+// sync of every clone. One seed gives one run exactly: the trace digest
+// says so.
 //
-// Config.Wide (sim -wide) widens the run: wide.go. Not covered: gc at the
-// remote. memstore has no exported way to drop an object (Store.objects is
-// only ever added to), so neither "gc drops what no ref reaches" nor git's
-// --prune=now race (a ref left pointing at an object gc removed) can be
-// made from here; it needs e.g. (*memstore.Store).DropObjects(keep
-// func(oid string) bool) that removes objects without checking refs.
+// Config.Wide (sim -wide) widens the run: wide.go. Not covered: gc
+// dropping what no ref reaches at a clone (the soak's `git gc
+// --prune=now` in every clone); a clone's objects are never lost here.
 package sim
 
 import (
