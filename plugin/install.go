@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -19,6 +20,9 @@ type Env struct {
 	Home       string // $HOME
 	DataHome   string // $XDG_DATA_HOME, else ~/.local/share
 	ConfigHome string // $XDG_CONFIG_HOME, else ~/.config
+	// CopilotHome is $COPILOT_HOME, else ~/.copilot: where Copilot CLI
+	// keeps its settings.
+	CopilotHome string
 	// LookPath finds an agent's CLI; nil means exec.LookPath.
 	LookPath func(string) (string, error)
 }
@@ -43,6 +47,12 @@ func (e Env) filled() (Env, error) {
 	if e.ConfigHome == "" {
 		e.ConfigHome = filepath.Join(e.Home, ".config")
 	}
+	if e.CopilotHome == "" {
+		e.CopilotHome = os.Getenv("COPILOT_HOME")
+	}
+	if e.CopilotHome == "" {
+		e.CopilotHome = filepath.Join(e.Home, ".copilot")
+	}
 	if e.LookPath == nil {
 		e.LookPath = exec.LookPath
 	}
@@ -66,6 +76,14 @@ type Step struct {
 	// Remove is what a removal step of Uninstall deletes, a file or a
 	// directory; empty for every other step.
 	Remove string
+	// Dir is where the command runs, "" for here: a project-scoped
+	// install is removed from its project.
+	Dir string
+	// Edit, with Member, is a settings file of the agent's that a step of
+	// Uninstall takes one member out of (a path of object keys), where the
+	// agent's own commands leave it behind.
+	Edit   string
+	Member []string
 	// Output is what the command printed, stdout and stderr together.
 	Output string
 	// Skipped says Uninstall found nothing for the step to remove (the
@@ -79,15 +97,27 @@ type Step struct {
 	// ours says whether a removal step's path holds the plugin's files
 	// (nil: whatever is there is, being git-handoff's own directory).
 	ours func(path string) (bool, error)
+	// each, when set, replaces the step by one step per item the agent's
+	// list shows (present): one per scope the plugin is installed in.
+	each func(items []map[string]any) ([]Step, []string)
 }
 
 // String is the step as a shell command the user could run.
 func (s Step) String() string {
-	if s.Remove != "" {
+	switch {
+	case s.Remove != "":
 		return "rm -rf " + shellQuote(s.Remove)
-	}
-	if s.Args == nil {
+	case s.Edit != "":
+		// No command does it: the user edits the file.
+		keys := make([]string, len(s.Member))
+		for i, k := range s.Member {
+			keys[i] = strconv.Quote(k)
+		}
+		return "# in " + s.Edit + ", delete " + strings.Join(keys, " > ")
+	case s.Args == nil:
 		return "mkdir -p " + shellQuote(s.CopyTo) + " && cp -R " + shellQuote(s.CopyFrom) + "/. " + shellQuote(s.CopyTo)
+	case s.Dir != "":
+		return "(cd " + shellQuote(s.Dir) + " && " + quoteArgs(s.Args) + ")"
 	}
 	return quoteArgs(s.Args)
 }
@@ -261,6 +291,7 @@ func run(ctx context.Context, st *Step, e Env, o Options) error {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, bin, st.Args[1:]...)
+	cmd.Dir = st.Dir
 	var out strings.Builder
 	cmd.Stdin = o.Stdin
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -215,6 +215,9 @@ type pluginStepJSON struct {
 	Command []string `json:"command,omitempty"`
 	CopyTo  string   `json:"copyTo,omitempty"`
 	Remove  string   `json:"remove,omitempty"`
+	Dir     string   `json:"dir,omitempty"`
+	Edit    string   `json:"edit,omitempty"`
+	Member  []string `json:"member,omitempty"`
 	Output  string   `json:"output,omitempty"`
 	Skipped bool     `json:"skipped,omitempty"`
 }
@@ -251,7 +254,7 @@ type pluginJSON struct {
 func toPluginStepsJSON(steps []plugin.Step) []pluginStepJSON {
 	out := make([]pluginStepJSON, len(steps))
 	for i, s := range steps {
-		out[i] = pluginStepJSON{Command: s.Args, CopyTo: s.CopyTo, Remove: s.Remove, Output: s.Output, Skipped: s.Skipped}
+		out[i] = pluginStepJSON{Command: s.Args, CopyTo: s.CopyTo, Remove: s.Remove, Dir: s.Dir, Edit: s.Edit, Member: s.Member, Output: s.Output, Skipped: s.Skipped}
 	}
 	return out
 }
