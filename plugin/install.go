@@ -389,22 +389,27 @@ type Info struct {
 	Written, Stale bool
 	// Steps are the agent's own install commands.
 	Steps []Step
+	// Installed says whether the agent has the plugin installed, and
+	// where.
+	Installed Installed
 }
 
 // List reports every agent's plugin: where it goes, whether this binary's
-// files are there, and the agent's install commands.
-func List(e Env) ([]Info, error) {
+// files are there, the agent's install commands, and whether (and where)
+// the agent has it installed, asking each agent's own list command.
+func List(ctx context.Context, e Env) ([]Info, error) {
 	e, err := e.filled()
 	if err != nil {
 		return nil, err
 	}
+	installed := installedAll(ctx, e)
 	var out []Info
-	for _, s := range specs {
+	for i, s := range specs {
 		files, err := Embedded(s.agent)
 		if err != nil {
 			return nil, err
 		}
-		in := Info{Agent: s.agent, Dir: e.dir(s.agent), Steps: s.install(e.dir(s.agent), e)}
+		in := Info{Agent: s.agent, Dir: e.dir(s.agent), Steps: s.install(e.dir(s.agent), e), Installed: installed[i]}
 		switch same, err := dirHolds(in.Dir, files); {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
