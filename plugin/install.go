@@ -222,6 +222,9 @@ type Result struct {
 	// NotInstalled says Uninstall ran and found nothing of the plugin to
 	// remove: every step was skipped.
 	NotInstalled bool
+	// Trusted are the events of the hooks Install recorded the user's
+	// trust in (Codex's), none when there was nothing to trust.
+	Trusted []string
 }
 
 // Install writes agent's plugin from the binary's own files to the user's
@@ -246,13 +249,16 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 		return res, err
 	}
 	res.Steps = s.install(res.Dir, e)
-	if s.agent == "codex" {
-		res.Notices = append(res.Notices, "Codex runs a plugin's hooks only once you trust them: accept them in codex's /hooks screen, or start codex with --dangerously-bypass-hook-trust")
-	}
 	if o.NoRun {
+		if s.agent == "codex" {
+			res.Notices = append(res.Notices, codexTrustHowTo)
+		}
 		return res, nil
 	}
 	if res.Missing = missingCLI(res.Steps, e); res.Missing != "" {
+		if s.agent == "codex" {
+			res.Notices = append(res.Notices, codexTrustHowTo)
+		}
 		return res, nil
 	}
 	for i := range res.Steps {
@@ -268,8 +274,22 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 		}
 	}
 	res.Ran = true
+	if s.agent == "codex" {
+		events, err := trustCodexHooks(ctx, e)
+		switch {
+		case err != nil:
+			res.Notices = append(res.Notices, "the plugin's hooks could not be trusted ("+err.Error()+"); "+codexTrustHowTo)
+		case len(events) > 0:
+			res.Trusted = events
+			res.Notices = append(res.Notices, "trusted the plugin's hooks in Codex ("+strings.Join(events, ", ")+"), as its /hooks screen would: Codex runs a plugin's hooks only once trusted, and a new version's again only after this install")
+		}
+	}
 	return res, nil
 }
+
+// codexTrustHowTo says what the user must do for Codex to run the plugin's
+// hooks when install could not record the trust itself.
+const codexTrustHowTo = "Codex runs the plugin's hooks only once you trust them: after installing, start `codex`, type /hooks and trust git-handoff's hooks (SessionStart, Stop, PreCompact, SessionEnd), or run `git handoff plugin install codex` again with codex on PATH, which records that trust; `codex --dangerously-bypass-hook-trust` runs them untrusted for one session"
 
 // missingCLI is the first agent CLI the steps run that is not on PATH, ""
 // when every one is: then the user runs the steps, and none is run here.

@@ -125,8 +125,8 @@ func TestInstallPrintsWithoutCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(res.Dir, ".codex-plugin", "plugin.json")); err != nil {
 		t.Errorf("plugin not written: %v", err)
 	}
-	if len(res.Notices) == 0 {
-		t.Errorf("no notice about Codex's hook trust")
+	if len(res.Notices) != 1 || !strings.Contains(res.Notices[0], "type /hooks and trust git-handoff's hooks") {
+		t.Errorf("notices %q: none says how to trust Codex's hooks", res.Notices)
 	}
 
 	e, log = testEnv(t, "gemini")
@@ -268,5 +268,24 @@ func TestListSaysWhatIsInstalled(t *testing.T) {
 	}
 	if c := got["codex"]; c.Known || c.Why != "codex is not on PATH" {
 		t.Errorf("codex: %+v", c)
+	}
+}
+
+// When codex is on PATH but its app-server cannot record the trust, the
+// install stands and says exactly what the user must do.
+func TestInstallCodexTrustFallsBack(t *testing.T) {
+	e, log := testEnv(t, "codex")
+	res, err := Install(ctx(t), "codex", Options{Env: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Ran || len(res.Trusted) != 0 {
+		t.Errorf("result %+v", res)
+	}
+	if len(res.Notices) != 1 || !strings.Contains(res.Notices[0], "could not be trusted") || !strings.Contains(res.Notices[0], "type /hooks") {
+		t.Errorf("notices %q", res.Notices)
+	}
+	if got := calls(t, log); !slices.Contains(got, "codex app-server") {
+		t.Errorf("ran %q: codex app-server was not asked", got)
 	}
 }

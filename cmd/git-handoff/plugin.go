@@ -30,7 +30,9 @@ func pluginCommand(d *deps) *cli.Command {
 				Description: "Writes the plugin this binary carries to $XDG_DATA_HOME/git-handoff/plugins/AGENT, then runs the\n" +
 					"agent's own install: `claude plugin marketplace add` and `claude plugin install`, `codex plugin\n" +
 					"marketplace add` and `codex plugin add`, `gemini extensions install --consent`; for Cursor and\n" +
-					"OpenCode it copies the plugin into the directory the agent loads plugins from. When the agent's\n" +
+					"OpenCode it copies the plugin into the directory the agent loads plugins from. Codex runs a plugin's\n" +
+					"hooks only once the user trusts them: install records that trust as Codex's /hooks screen does,\n" +
+					"through `codex app-server`, and says what to do when it cannot. When the agent's\n" +
 					"CLI is not on PATH (or with --print), it prints the commands to run instead. Run it again after\n" +
 					"upgrading git-handoff.",
 				Flags: []cli.Flag{
@@ -241,7 +243,9 @@ type pluginInstallJSON struct {
 	Steps   []pluginStepJSON `json:"steps"`
 	Ran     bool             `json:"ran"`
 	Missing string           `json:"missing,omitempty"`
-	Notices []string         `json:"notices"`
+	// Trusted are the hooks whose trust install recorded (Codex's).
+	Trusted []string `json:"trusted"`
+	Notices []string `json:"notices"`
 }
 
 type pluginUninstallJSON struct {
@@ -278,7 +282,7 @@ func toPluginStepsJSON(steps []plugin.Step) []pluginStepJSON {
 }
 
 func toPluginInstallJSON(r plugin.Result) pluginInstallJSON {
-	return pluginInstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing, Notices: view.NonNil(r.Notices)}
+	return pluginInstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing, Trusted: view.NonNil(r.Trusted), Notices: view.NonNil(r.Notices)}
 }
 
 func toPluginUninstallJSON(r plugin.Result) pluginUninstallJSON {
