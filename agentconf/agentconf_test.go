@@ -461,3 +461,23 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// RemoveMember takes one member out, anywhere down a path of objects, and
+// leaves the others in their order; a path that is not there changes
+// nothing.
+func TestRemoveMember(t *testing.T) {
+	doc := []byte(`{"z": 1, "enabledPlugins": {"b@b": true, "git-handoff@git-handoff": false, "a@a": true}, "m": [1]}`)
+	out, removed, err := agentconf.RemoveMember(doc, "enabledPlugins", "git-handoff@git-handoff")
+	want := "{\n  \"z\": 1,\n  \"enabledPlugins\": {\n    \"b@b\": true,\n    \"a@a\": true\n  },\n  \"m\": [\n    1\n  ]\n}\n"
+	if err != nil || !removed || string(out) != want {
+		t.Errorf("RemoveMember = %q, %v, %v; want %q", out, removed, err, want)
+	}
+	for _, path := range [][]string{{"enabledPlugins", "nope"}, {"nope", "x"}, {"z", "x"}, {}} {
+		if out, removed, err := agentconf.RemoveMember(doc, path...); err != nil || removed || string(out) != string(doc) {
+			t.Errorf("RemoveMember %q = %q, %v, %v; want the document unchanged", path, out, removed, err)
+		}
+	}
+	if _, _, err := agentconf.RemoveMember([]byte("[1]"), "x"); err == nil {
+		t.Error("a document that is not an object: no error")
+	}
+}

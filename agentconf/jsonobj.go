@@ -155,3 +155,40 @@ func sameJSON(a, b []byte) bool {
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
 }
+
+// RemoveMember returns the JSON object doc without the member at path
+// (object keys, the outermost first), laid out as this package writes
+// settings files, and whether there was such a member. The other members
+// keep their order and their text; doc is returned as it was when there
+// was none (or a value on the way is not an object).
+func RemoveMember(doc []byte, path ...string) ([]byte, bool, error) {
+	if len(path) == 0 {
+		return doc, false, nil
+	}
+	o, err := parseObject(doc)
+	if err != nil {
+		return doc, false, err
+	}
+	v, ok := o.get(path[0])
+	if !ok {
+		return doc, false, nil
+	}
+	if len(path) == 1 {
+		o.del(path[0])
+	} else {
+		inner, removed, err := RemoveMember(v, path[1:]...)
+		if err != nil || !removed {
+			return doc, false, nil
+		}
+		o.set(path[0], inner)
+	}
+	raw, err := o.MarshalJSON()
+	if err != nil {
+		return doc, false, err
+	}
+	out, err := pretty(raw)
+	if err != nil {
+		return doc, false, err
+	}
+	return out, true, nil
+}

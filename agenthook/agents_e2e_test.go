@@ -59,7 +59,11 @@ func newProject(t *testing.T, agents ...string) *project {
 	p := &project{t: t, dir: gittest.Init(t), bin: agenttest.HandoffBin(t), home: home}
 	gittest.Run(t, p.dir, "config", "user.name", "Test Dev")
 	gittest.Run(t, p.dir, "config", "user.email", "dev@example.com")
-	p.handoff("init", "--agent", strings.Join(agents, ","))
+	args := []string{"init"}
+	for _, a := range agents {
+		args = append(args, "--agent", a)
+	}
+	p.handoff(args...)
 	return p
 }
 

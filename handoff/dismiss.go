@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/git-handoff/git-handoff/baton"
@@ -27,6 +28,15 @@ type DismissOptions struct {
 func Dismiss(ctx context.Context, st refstore.Clone, opts DismissOptions, clock Clock) (DismissResult, error) {
 	h, warns, err := baton.FindLive(ctx, st, opts.ID)
 	res := DismissResult{Notices: warningLines(warns)}
+	if errors.Is(err, refstore.ErrNotFound) {
+		// A baton this clone holds, already cancelled or dismissed, is
+		// there but gone from the queue: a conflict of state (exit 5),
+		// as undismiss of a waiting baton is, not "not found" (exit 6,
+		// for an id no record here has).
+		if gone, ok := tombstoneOf(ctx, st, opts.ID); ok {
+			err = baton.NotLive(gone.Baton, "")
+		}
+	}
 	if err != nil {
 		return res, fmt.Errorf("dismissing baton: %w", err)
 	}
@@ -39,6 +49,23 @@ func Dismiss(ctx context.Context, st refstore.Clone, opts DismissOptions, clock 
 	}
 	res.Dismissed = out
 	return res, nil
+}
+
+// tombstoneOf finds the current version of baton id when it is a
+// cancellation or a dismissal.
+func tombstoneOf(ctx context.Context, st refstore.Records, id string) (baton.Stored, bool) {
+	var found *baton.Stored
+	var warns []baton.Warning // met already by FindLive, and said
+	baton.Each(ctx, st, refstore.HandoffsPrefix, func(s baton.Stored) {
+		if s.ID == id && s.Deleted != nil && !s.Claimed {
+			c := s
+			found = &c
+		}
+	}, &warns)
+	if found == nil {
+		return baton.Stored{}, false
+	}
+	return *found, true
 }
 
 func warningLines(warns []baton.Warning) []string {

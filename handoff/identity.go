@@ -21,6 +21,9 @@ type Who struct {
 	Head   string // commit HEAD points at; "" on an unborn branch
 }
 
+// ownerKeys are the configuration that names the owner, first found wins.
+var ownerKeys = []string{"handoff.owner", "user.email", "user.name"}
+
 // Resolve decides owner and branch: the flags, else git config
 // handoff.owner, user.email, user.name, the OS user, else "local"; the
 // current branch, else "unknown" (detached HEAD, unborn, bare).
@@ -34,15 +37,23 @@ func Resolve(ctx context.Context, st refstore.Clone, owner, branch string) (Who,
 		// The signing setup comes from the same git process: every
 		// command that resolves who it is for also reads or writes
 		// records, and would otherwise ask git config again.
-		cfg, err := st.Config(ctx, append([]string{"handoff.owner", "user.email", "user.name"}, sign.Keys...)...)
+		cfg, err := st.Config(ctx, append(append([]string(nil), ownerKeys...), sign.Keys...)...)
 		if err != nil {
 			return Who{}, err
 		}
 		if p, ok := st.(interface{ PreloadSigning(map[string]string) }); ok {
 			p.PreloadSigning(cfg) // the git adapter's: saves it a git process
 		}
-		for _, k := range []string{"handoff.owner", "user.email", "user.name"} {
-			if v := strings.TrimSpace(cfg[k]); v != "" {
+		// The owner is read as the person's own git reads it, also in an
+		// agent's shell that hides their user configuration (Gemini
+		// CLI's): one person, one owner, whichever agent runs this.
+		// Outside such a shell this is the listing above, no new process.
+		person, err := st.PersonConfig(ctx, ownerKeys...)
+		if err != nil {
+			return Who{}, err
+		}
+		for _, k := range ownerKeys {
+			if v := strings.TrimSpace(person[k]); v != "" {
 				w.Owner = v
 				break
 			}

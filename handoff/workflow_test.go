@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/ghpr/ghprtest"
 	"github.com/git-handoff/git-handoff/handoff"
@@ -241,8 +242,14 @@ func TestCancelDismissObjective(t *testing.T) {
 	if err != nil || dis.Dismissed.ID != end.Handoff.ID || dis.Dismissed.Deleted == nil {
 		t.Fatalf("dismiss = %+v, %v", dis, err)
 	}
-	if _, err := handoff.Dismiss(ctx, st, handoff.DismissOptions{ID: end.Handoff.ID}, clock); !errors.Is(err, refstore.ErrNotFound) {
-		t.Fatalf("second dismiss: %v, want not found", err)
+	// The second finds the baton dismissed: a conflict of state, not an
+	// id unknown here.
+	var gone *baton.DeletedError
+	if _, err := handoff.Dismiss(ctx, st, handoff.DismissOptions{ID: end.Handoff.ID}, clock); !errors.As(err, &gone) || !errors.Is(err, refstore.ErrConflict) || gone.Baton.Deleted.Reason != "dismissed" {
+		t.Fatalf("second dismiss: %v, want already dismissed (a conflict)", err)
+	}
+	if _, err := handoff.Dismiss(ctx, st, handoff.DismissOptions{ID: "h-nosuchbaton"}, clock); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("dismiss of an unknown id: %v, want not found", err)
 	}
 
 	obj, err := handoff.Objective(ctx, st, handoff.ObjectiveOptions{Text: "ship it"}, clock)

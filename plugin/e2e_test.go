@@ -153,10 +153,11 @@ func TestPluginDeliversBaton(t *testing.T) {
 			// The install, as the user would run it: the agent's CLI on
 			// PATH, the agent's own HOME and XDG directories.
 			var inst struct {
-				Agent string `json:"agent"`
-				Dir   string `json:"dir"`
-				Ran   bool   `json:"ran"`
-				Steps []struct {
+				Agent   string   `json:"agent"`
+				Dir     string   `json:"dir"`
+				Ran     bool     `json:"ran"`
+				Trusted []string `json:"trusted"`
+				Steps   []struct {
 					Command []string `json:"command"`
 				} `json:"steps"`
 			}
@@ -164,6 +165,9 @@ func TestPluginDeliversBaton(t *testing.T) {
 			decode(t, handoff(t, bin, installDir, a.Environ("PWD="+installDir), "plugin", "install", agent, "--json"), &inst)
 			if !inst.Ran || inst.Agent != agent || len(inst.Steps) == 0 {
 				t.Fatalf("plugin install: %+v, want the agent's own commands run", inst)
+			}
+			if agent == agenttest.Codex && len(inst.Trusted) != 4 {
+				t.Errorf("plugin install codex trusted hooks %q, want the plugin's four", inst.Trusted)
 			}
 			if want := filepath.Join(a.Home, ".local", "share", "git-handoff", "plugins", agent); inst.Dir != want {
 				t.Errorf("plugin written to %s, want %s", inst.Dir, want)
@@ -187,7 +191,20 @@ func TestPluginDeliversBaton(t *testing.T) {
 			if agent == agenttest.OpenCode {
 				timeout *= 3
 			}
-			res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on", Timeout: timeout})
+			// Codex runs without --dangerously-bypass-hook-trust, in a
+			// folder never trusted, as a user would: the plugin's hooks
+			// run because install recorded the user's trust in them.
+			untrusted := agent == agenttest.Codex
+			if untrusted {
+				var trusted struct {
+					Trusted []string `json:"trusted"`
+				}
+				decode(t, handoff(t, bin, installDir, a.Environ("PWD="+installDir), "plugin", "install", agent, "--json"), &trusted)
+				if len(trusted.Trusted) != 0 {
+					t.Errorf("a third install trusted %q again: the trust recorded before was not found", trusted.Trusted)
+				}
+			}
+			res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on", Timeout: timeout, Untrusted: untrusted})
 			if res.Code != 0 || res.SessionID == "" {
 				t.Fatalf("%s run: %s\nrequests:\n%s", agent, res, fake.Dump())
 			}
@@ -221,7 +238,7 @@ func TestPluginDeliversBaton(t *testing.T) {
 			// A second, fresh session: the baton was claimed once, by
 			// the first, and is given to nobody else.
 			before := len(fake.Requests())
-			second := a.Run(agenttest.Run{Dir: dir, Prompt: "something else", Timeout: timeout})
+			second := a.Run(agenttest.Run{Dir: dir, Prompt: "something else", Timeout: timeout, Untrusted: untrusted})
 			if second.Code != 0 {
 				t.Fatalf("second %s run: %s", agent, second)
 			}

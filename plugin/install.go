@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -19,6 +20,9 @@ type Env struct {
 	Home       string // $HOME
 	DataHome   string // $XDG_DATA_HOME, else ~/.local/share
 	ConfigHome string // $XDG_CONFIG_HOME, else ~/.config
+	// CopilotHome is $COPILOT_HOME, else ~/.copilot: where Copilot CLI
+	// keeps its settings.
+	CopilotHome string
 	// LookPath finds an agent's CLI; nil means exec.LookPath.
 	LookPath func(string) (string, error)
 }
@@ -43,6 +47,12 @@ func (e Env) filled() (Env, error) {
 	if e.ConfigHome == "" {
 		e.ConfigHome = filepath.Join(e.Home, ".config")
 	}
+	if e.CopilotHome == "" {
+		e.CopilotHome = os.Getenv("COPILOT_HOME")
+	}
+	if e.CopilotHome == "" {
+		e.CopilotHome = filepath.Join(e.Home, ".copilot")
+	}
 	if e.LookPath == nil {
 		e.LookPath = exec.LookPath
 	}
@@ -66,6 +76,14 @@ type Step struct {
 	// Remove is what a removal step of Uninstall deletes, a file or a
 	// directory; empty for every other step.
 	Remove string
+	// Dir is where the command runs, "" for here: a project-scoped
+	// install is removed from its project.
+	Dir string
+	// Edit, with Member, is a settings file of the agent's that a step of
+	// Uninstall takes one member out of (a path of object keys), where the
+	// agent's own commands leave it behind.
+	Edit   string
+	Member []string
 	// Output is what the command printed, stdout and stderr together.
 	Output string
 	// Skipped says Uninstall found nothing for the step to remove (the
@@ -79,15 +97,27 @@ type Step struct {
 	// ours says whether a removal step's path holds the plugin's files
 	// (nil: whatever is there is, being git-handoff's own directory).
 	ours func(path string) (bool, error)
+	// each, when set, replaces the step by one step per item the agent's
+	// list shows (present): one per scope the plugin is installed in.
+	each func(items []map[string]any) ([]Step, []string)
 }
 
 // String is the step as a shell command the user could run.
 func (s Step) String() string {
-	if s.Remove != "" {
+	switch {
+	case s.Remove != "":
 		return "rm -rf " + shellQuote(s.Remove)
-	}
-	if s.Args == nil {
+	case s.Edit != "":
+		// No command does it: the user edits the file.
+		keys := make([]string, len(s.Member))
+		for i, k := range s.Member {
+			keys[i] = strconv.Quote(k)
+		}
+		return "# in " + s.Edit + ", delete " + strings.Join(keys, " > ")
+	case s.Args == nil:
 		return "mkdir -p " + shellQuote(s.CopyTo) + " && cp -R " + shellQuote(s.CopyFrom) + "/. " + shellQuote(s.CopyTo)
+	case s.Dir != "":
+		return "(cd " + shellQuote(s.Dir) + " && " + quoteArgs(s.Args) + ")"
 	}
 	return quoteArgs(s.Args)
 }
@@ -192,6 +222,9 @@ type Result struct {
 	// NotInstalled says Uninstall ran and found nothing of the plugin to
 	// remove: every step was skipped.
 	NotInstalled bool
+	// Trusted are the events of the hooks Install recorded the user's
+	// trust in (Codex's), none when there was nothing to trust.
+	Trusted []string
 }
 
 // Install writes agent's plugin from the binary's own files to the user's
@@ -216,13 +249,16 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 		return res, err
 	}
 	res.Steps = s.install(res.Dir, e)
-	if s.agent == "codex" {
-		res.Notices = append(res.Notices, "Codex runs a plugin's hooks only once you trust them: accept them in codex's /hooks screen, or start codex with --dangerously-bypass-hook-trust")
-	}
 	if o.NoRun {
+		if s.agent == "codex" {
+			res.Notices = append(res.Notices, codexTrustHowTo)
+		}
 		return res, nil
 	}
 	if res.Missing = missingCLI(res.Steps, e); res.Missing != "" {
+		if s.agent == "codex" {
+			res.Notices = append(res.Notices, codexTrustHowTo)
+		}
 		return res, nil
 	}
 	for i := range res.Steps {
@@ -238,8 +274,22 @@ func Install(ctx context.Context, agent string, o Options) (Result, error) {
 		}
 	}
 	res.Ran = true
+	if s.agent == "codex" {
+		events, err := trustCodexHooks(ctx, e)
+		switch {
+		case err != nil:
+			res.Notices = append(res.Notices, "the plugin's hooks could not be trusted ("+err.Error()+"); "+codexTrustHowTo)
+		case len(events) > 0:
+			res.Trusted = events
+			res.Notices = append(res.Notices, "trusted the plugin's hooks in Codex ("+strings.Join(events, ", ")+"), as its /hooks screen would: Codex runs a plugin's hooks only once trusted, and a new version's again only after this install")
+		}
+	}
 	return res, nil
 }
+
+// codexTrustHowTo says what the user must do for Codex to run the plugin's
+// hooks when install could not record the trust itself.
+const codexTrustHowTo = "Codex runs the plugin's hooks only once you trust them: after installing, start `codex`, type /hooks and trust git-handoff's hooks (SessionStart, Stop, PreCompact, SessionEnd), or run `git handoff plugin install codex` again with codex on PATH, which records that trust; `codex --dangerously-bypass-hook-trust` runs them untrusted for one session"
 
 // missingCLI is the first agent CLI the steps run that is not on PATH, ""
 // when every one is: then the user runs the steps, and none is run here.
@@ -261,6 +311,7 @@ func run(ctx context.Context, st *Step, e Env, o Options) error {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, bin, st.Args[1:]...)
+	cmd.Dir = st.Dir
 	var out strings.Builder
 	cmd.Stdin = o.Stdin
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -358,22 +409,27 @@ type Info struct {
 	Written, Stale bool
 	// Steps are the agent's own install commands.
 	Steps []Step
+	// Installed says whether the agent has the plugin installed, and
+	// where.
+	Installed Installed
 }
 
 // List reports every agent's plugin: where it goes, whether this binary's
-// files are there, and the agent's install commands.
-func List(e Env) ([]Info, error) {
+// files are there, the agent's install commands, and whether (and where)
+// the agent has it installed, asking each agent's own list command.
+func List(ctx context.Context, e Env) ([]Info, error) {
 	e, err := e.filled()
 	if err != nil {
 		return nil, err
 	}
+	installed := installedAll(ctx, e)
 	var out []Info
-	for _, s := range specs {
+	for i, s := range specs {
 		files, err := Embedded(s.agent)
 		if err != nil {
 			return nil, err
 		}
-		in := Info{Agent: s.agent, Dir: e.dir(s.agent), Steps: s.install(e.dir(s.agent), e)}
+		in := Info{Agent: s.agent, Dir: e.dir(s.agent), Steps: s.install(e.dir(s.agent), e), Installed: installed[i]}
 		switch same, err := dirHolds(in.Dir, files); {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:

@@ -86,7 +86,7 @@ func TestInstallWritesAndRuns(t *testing.T) {
 	if err := os.WriteFile(stray, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	infos, err := List(e)
+	infos, err := List(ctx(t), e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestInstallWritesAndRuns(t *testing.T) {
 	if _, err := os.Stat(stray); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file the plugin does not have survived a second install: %v", err)
 	}
-	if infos, _ := List(e); !infos[0].Written || infos[0].Stale {
+	if infos, _ := List(ctx(t), e); !infos[0].Written || infos[0].Stale {
 		t.Errorf("List after install: %+v", infos[0])
 	}
 	entries, _ := os.ReadDir(filepath.Dir(dir))
@@ -125,8 +125,8 @@ func TestInstallPrintsWithoutCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(res.Dir, ".codex-plugin", "plugin.json")); err != nil {
 		t.Errorf("plugin not written: %v", err)
 	}
-	if len(res.Notices) == 0 {
-		t.Errorf("no notice about Codex's hook trust")
+	if len(res.Notices) != 1 || !strings.Contains(res.Notices[0], "type /hooks and trust git-handoff's hooks") {
+		t.Errorf("notices %q: none says how to trust Codex's hooks", res.Notices)
 	}
 
 	e, log = testEnv(t, "gemini")
@@ -232,5 +232,60 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// List says per agent whether the plugin is installed and where, as the
+// agent's own list says (Claude Code: one place per scope), or as the
+// copy install made shows (Cursor, OpenCode); an agent whose CLI is not on
+// PATH is unknown, saying so.
+func TestListSaysWhatIsInstalled(t *testing.T) {
+	e, _ := testEnv(t)
+	project := t.TempDir()
+	fakeCLI(t, &e, "claude", map[string]string{
+		"plugin list --json": `[{"id":"other@elsewhere","scope":"user"},{"id":"git-handoff@git-handoff","scope":"user"},` +
+			`{"id":"git-handoff@git-handoff","scope":"project","projectPath":"` + project + `","enabled":false}]`,
+	})
+	if _, err := Install(ctx(t), "cursor", Options{Env: e}); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := List(ctx(t), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Installed{}
+	for _, in := range infos {
+		got[in.Agent] = in.Installed
+	}
+	if c := got["claude-code"]; !c.Known || !slices.Equal(c.Where, []string{"user", "project " + project + " (disabled)"}) {
+		t.Errorf("claude-code: %+v", c)
+	}
+	if c := got["cursor"]; !c.Known || !slices.Equal(c.Where, []string{filepath.Join(e.Home, ".cursor", "plugins", "local", Name)}) {
+		t.Errorf("cursor: %+v", c)
+	}
+	if c := got["opencode"]; !c.Known || len(c.Where) != 0 {
+		t.Errorf("opencode: %+v", c)
+	}
+	if c := got["codex"]; c.Known || c.Why != "codex is not on PATH" {
+		t.Errorf("codex: %+v", c)
+	}
+}
+
+// When codex is on PATH but its app-server cannot record the trust, the
+// install stands and says exactly what the user must do.
+func TestInstallCodexTrustFallsBack(t *testing.T) {
+	e, log := testEnv(t, "codex")
+	res, err := Install(ctx(t), "codex", Options{Env: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Ran || len(res.Trusted) != 0 {
+		t.Errorf("result %+v", res)
+	}
+	if len(res.Notices) != 1 || !strings.Contains(res.Notices[0], "could not be trusted") || !strings.Contains(res.Notices[0], "type /hooks") {
+		t.Errorf("notices %q", res.Notices)
+	}
+	if got := calls(t, log); !slices.Contains(got, "codex app-server") {
+		t.Errorf("ran %q: codex app-server was not asked", got)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-handoff/git-handoff/agentconf"
 )
 
 // uninstaller plans the agent's own uninstall of the plugin written to
@@ -34,12 +36,44 @@ func claudeUninstall(string, Env) []Step {
 		{
 			Args:    []string{"claude", "plugin", "uninstall", Name + "@" + Name},
 			present: &listed{args: []string{"claude", "plugin", "list", "--json"}, match: fieldIs("id", Name+"@"+Name)},
+			each:    claudeScopes,
 		},
 		{
 			Args:    []string{"claude", "plugin", "marketplace", "remove", Name},
 			present: &listed{args: []string{"claude", "plugin", "marketplace", "list", "--json"}, match: fieldIs("name", Name)},
 		},
 	}
+}
+
+// claudeScopes is one uninstall per scope Claude Code lists the plugin
+// in. `claude plugin uninstall` removes the user's install only; one made
+// with `--scope project` (or local) is in the project's
+// .claude/settings.json (settings.local.json), and is removed by the same
+// command with that scope, run in the project. Removing the marketplace
+// alone drops it from Claude's list but leaves the project's settings
+// enabling it.
+func claudeScopes(items []map[string]any) ([]Step, []string) {
+	var steps []Step
+	var notices []string
+	for _, it := range items {
+		scope, _ := it["scope"].(string)
+		project, _ := it["projectPath"].(string)
+		args := []string{"claude", "plugin", "uninstall", Name + "@" + Name}
+		switch scope {
+		case "", "user":
+			steps = append(steps, Step{Args: args})
+		case "project", "local":
+			st := Step{Args: append(args, "--scope", scope), Dir: project}
+			if _, err := os.Stat(project); project == "" || err != nil {
+				st.Skipped = true
+				notices = append(notices, fmt.Sprintf("the %s-scope install in %s was not uninstalled: the directory is not there (the marketplace's removal drops it from Claude Code's list)", scope, project))
+			}
+			steps = append(steps, st)
+		default:
+			notices = append(notices, fmt.Sprintf("kept the %s-scope install: it is not the user's or a project's to remove", scope))
+		}
+	}
+	return steps, notices
 }
 
 func codexUninstall(string, Env) []Step {
@@ -64,7 +98,7 @@ func geminiUninstall(string, Env) []Step {
 	}}
 }
 
-func copilotUninstall(string, Env) []Step {
+func copilotUninstall(_ string, e Env) []Step {
 	// Copilot's uninstall of a plugin it loads live from a local
 	// marketplace only disables it ("It is still on disk … nothing was
 	// removed"); removing the marketplace then drops it from the list.
@@ -79,6 +113,10 @@ func copilotUninstall(string, Env) []Step {
 			Args:    []string{"copilot", "plugin", "marketplace", "remove", Name},
 			present: &listed{args: []string{"copilot", "plugin", "marketplace", "list", "--json"}, match: fieldIs("name", Name)},
 		},
+		// Both leave "git-handoff@git-handoff": false in settings.json's
+		// enabledPlugins, which no command of Copilot's removes (a second
+		// uninstall says it "is not installed").
+		{Edit: filepath.Join(e.CopilotHome, "settings.json"), Member: []string{"enabledPlugins", Name + "@" + Name}},
 	}
 }
 
@@ -181,21 +219,21 @@ func fieldIs(key, want string) func(map[string]any) bool {
 	}
 }
 
-// lists runs the list command and says whether an item matches. A list
+// lists runs the list command and returns the items that match. A list
 // command that fails, or prints no JSON of the expected shape, is an
 // error naming it: guessing would either leave the plugin installed or
 // run a remove command that fails.
-func (l *listed) lists(ctx context.Context, e Env) (bool, error) {
+func (l *listed) lists(ctx context.Context, e Env) ([]map[string]any, error) {
 	bin, err := e.LookPath(l.args[0])
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, bin, l.args[1:]...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return false, fmt.Errorf("`%s`: %w\n%s%s", quoteArgs(l.args), err, out, stderr.String())
+		return nil, fmt.Errorf("`%s`: %w\n%s%s", quoteArgs(l.args), err, out, stderr.String())
 	}
 	// Gemini CLI prints its list on stderr.
 	items, err := l.items(out)
@@ -203,14 +241,15 @@ func (l *listed) lists(ctx context.Context, e Env) (bool, error) {
 		items, err = l.items([]byte(stderr.String()))
 	}
 	if err != nil {
-		return false, fmt.Errorf("`%s`: %w\n%s%s", quoteArgs(l.args), err, out, stderr.String())
+		return nil, fmt.Errorf("`%s`: %w\n%s%s", quoteArgs(l.args), err, out, stderr.String())
 	}
+	var found []map[string]any
 	for _, it := range items {
 		if l.match(it) {
-			return true, nil
+			found = append(found, it)
 		}
 	}
-	return false, nil
+	return found, nil
 }
 
 // items decodes the list from the command's output: the first line that
@@ -273,6 +312,14 @@ func Uninstall(ctx context.Context, agent string, o Options) (Result, error) {
 	// kept, saying so.
 	for i := range res.Steps {
 		st := &res.Steps[i]
+		if st.Edit != "" {
+			has, err := hasMember(st.Edit, st.Member)
+			if err != nil {
+				return res, err
+			}
+			st.Skipped = !has
+			continue
+		}
 		if st.Remove == "" {
 			continue
 		}
@@ -294,14 +341,18 @@ func Uninstall(ctx context.Context, agent string, o Options) (Result, error) {
 			res.Notices = append(res.Notices, "kept "+st.Remove+": it is not git-handoff's plugin as install writes it, or holds files of yours")
 		}
 	}
+	if s.agent == "claude-code" && (o.NoRun || missingCLI(res.Steps, e) != "") {
+		res.Notices = append(res.Notices, "an install made with --scope project (or local) is removed in its project: (cd PROJECT && claude plugin uninstall "+Name+"@"+Name+" --scope project)")
+	}
 	if o.NoRun {
 		return res, nil
 	}
 	if res.Missing = missingCLI(res.Steps, e); res.Missing != "" {
 		return res, nil
 	}
-	for i := range res.Steps {
-		st := &res.Steps[i]
+	planned := res.Steps
+	res.Steps = nil
+	for _, st := range planned {
 		switch {
 		case st.Skipped:
 		case st.Remove != "":
@@ -309,21 +360,40 @@ func Uninstall(ctx context.Context, agent string, o Options) (Result, error) {
 				return res, fmt.Errorf("removing %s: %w", st.Remove, err)
 			}
 			res.Removed = append(res.Removed, st.Remove)
+		case st.Edit != "":
+			if err := removeMember(st.Edit, st.Member); err != nil {
+				return res, err
+			}
 		default:
+			steps := []Step{st}
 			if st.present != nil {
-				there, err := st.present.lists(ctx, e)
+				items, err := st.present.lists(ctx, e)
 				if err != nil {
 					return res, err
 				}
-				if !there {
+				if len(items) == 0 {
 					st.Skipped = true
+					res.Steps = append(res.Steps, st)
 					continue
 				}
+				if st.each != nil {
+					var notices []string
+					steps, notices = st.each(items)
+					res.Notices = append(res.Notices, notices...)
+				}
 			}
-			if err := run(ctx, st, e, o); err != nil {
-				return res, err
+			for _, one := range steps {
+				if !one.Skipped {
+					if err := run(ctx, &one, e, o); err != nil {
+						res.Steps = append(res.Steps, one)
+						return res, err
+					}
+				}
+				res.Steps = append(res.Steps, one)
 			}
+			continue
 		}
+		res.Steps = append(res.Steps, st)
 	}
 	res.Ran = true
 	res.NotInstalled = true
@@ -331,4 +401,59 @@ func Uninstall(ctx context.Context, agent string, o Options) (Result, error) {
 		res.NotInstalled = res.NotInstalled && st.Skipped
 	}
 	return res, nil
+}
+
+// hasMember says whether the JSON settings file at path has the member at
+// keys; a file that is not there has none.
+func hasMember(path string, keys []string) (bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, has, err := agentconf.RemoveMember(b, keys...)
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return has, nil
+}
+
+// removeMember takes the member at keys out of the JSON settings file at
+// path, keeping the rest as it is, in a file written whole and renamed
+// into place with the mode the old one had.
+func removeMember(path string, keys []string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, removed, err := agentconf.RemoveMember(b, keys...)
+	if err != nil || !removed {
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("editing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return fmt.Errorf("editing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("editing %s: %w", path, err)
+	}
+	return nil
 }

@@ -52,10 +52,25 @@ func agentOutput(t *testing.T, a *agenttest.Agent, args ...string) string {
 	return string(out)
 }
 
+// agentOutputIn is agentOutput run in dir (a project).
+func agentOutputIn(t *testing.T, a *agenttest.Agent, dir string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a.Bin, args...)
+	cmd.Dir, cmd.Env = dir, a.Environ("PWD="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s in %s: %v\n%s", a.Name, strings.Join(args, " "), dir, err, out)
+	}
+	return string(out)
+}
+
 // For each agent whose CLI removes plugins offline: `git handoff plugin
 // uninstall` after `plugin install` runs the agent's own remove commands,
 // after which the agent's own lists (plugins, marketplaces) no longer name
-// the plugin, its written files are gone, and (where a session start hook
+// the plugin, its written files are gone, neither a project-scoped Claude
+// Code install nor Copilot's settings entry is left, and (where a session start hook
 // delivers the baton) a headless session is no longer given a waiting
 // baton, which stays unclaimed; a second uninstall succeeds, running
 // nothing and saying nothing was installed.
@@ -108,6 +123,21 @@ func TestPluginUninstalls(t *testing.T) {
 					t.Fatalf("after install, `%s %s` does not name the plugin: the check below would prove nothing\n%s", agent, strings.Join(args, " "), out)
 				}
 			}
+			// A project-scoped install beside the user's: Claude Code
+			// enables it in the project's own settings.
+			projectSettings := filepath.Join(dir, ".claude", "settings.json")
+			if agent == agenttest.Claude {
+				agentOutputIn(t, a, dir, "plugin", "install", "git-handoff@git-handoff", "--scope", "project")
+				if b, _ := os.ReadFile(projectSettings); !strings.Contains(string(b), `"git-handoff@git-handoff": true`) {
+					t.Fatalf("after a project-scoped install, %s does not enable the plugin: the check below would prove nothing\n%s", projectSettings, b)
+				}
+			}
+			copilotSettings := filepath.Join(a.Home, ".copilot", "settings.json")
+			if agent == agenttest.Copilot {
+				if b, _ := os.ReadFile(copilotSettings); !strings.Contains(string(b), `"git-handoff@git-handoff"`) {
+					t.Fatalf("after install, %s does not name the plugin: the check below would prove nothing\n%s", copilotSettings, b)
+				}
+			}
 
 			var un uninstallJSON
 			decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "uninstall", agent, "--json"), &un)
@@ -126,6 +156,16 @@ func TestPluginUninstalls(t *testing.T) {
 			}
 			if _, err := os.Stat(inst.Dir); !os.IsNotExist(err) {
 				t.Errorf("the written plugin %s is still there: %v", inst.Dir, err)
+			}
+			if agent == agenttest.Claude {
+				if b, _ := os.ReadFile(projectSettings); strings.Contains(string(b), `"git-handoff@git-handoff"`) {
+					t.Errorf("after uninstall, the project's %s still names the plugin\n%s", projectSettings, b)
+				}
+			}
+			if agent == agenttest.Copilot {
+				if b, _ := os.ReadFile(copilotSettings); strings.Contains(string(b), `"git-handoff@git-handoff"`) {
+					t.Errorf("after uninstall, %s still names the plugin\n%s", copilotSettings, b)
+				}
 			}
 
 			// Copilot's start hook delivers nothing (a skill asks for

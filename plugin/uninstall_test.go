@@ -351,3 +351,119 @@ func TestListedNeedsJSON(t *testing.T) {
 		t.Errorf("items %v, %v", items, err)
 	}
 }
+
+// fakeCLI puts a fake agent CLI named name on e's PATH that logs each call
+// with the directory it ran in, and answers each command in answers (its
+// arguments joined by spaces) with the text given, else "did <args>".
+func fakeCLI(t *testing.T, e *Env, name string, answers map[string]string) string {
+	t.Helper()
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "calls")
+	script := "#!/bin/sh\necho \"" + name + " $* in $(pwd)\" >> " + log + "\ncase \"$*\" in\n"
+	for args, out := range answers {
+		script += "'" + args + "') cat <<'EOF'\n" + out + "\nEOF\n;;\n"
+	}
+	script += "*) echo did \"$*\" ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.LookPath = func(n string) (string, error) {
+		if n != name {
+			return "", os.ErrNotExist
+		}
+		return filepath.Join(bin, n), nil
+	}
+	return log
+}
+
+// Claude Code lists an install per scope: the user's is uninstalled here,
+// a project's (or local) one in its project with its --scope, and one of
+// a project that is gone is skipped, saying so.
+func TestUninstallClaudeEveryScope(t *testing.T) {
+	e, _ := testEnv(t)
+	project := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "removed-project")
+	log := fakeCLI(t, &e, "claude", map[string]string{
+		"plugin list --json": `[{"id":"git-handoff@git-handoff","scope":"user"},` +
+			`{"id":"git-handoff@git-handoff","scope":"project","projectPath":"` + project + `"},` +
+			`{"id":"git-handoff@git-handoff","scope":"local","projectPath":"` + missing + `"},` +
+			`{"id":"other@elsewhere","scope":"project","projectPath":"` + project + `"}]`,
+		"plugin marketplace list --json": `[{"name":"git-handoff"}]`,
+	})
+	here, _ := os.Getwd()
+	res, err := Uninstall(ctx(t), "claude", Options{Env: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"claude plugin list --json in " + here,
+		"claude plugin uninstall git-handoff@git-handoff in " + here,
+		"claude plugin uninstall git-handoff@git-handoff --scope project in " + project,
+		"claude plugin marketplace list --json in " + here,
+		"claude plugin marketplace remove git-handoff in " + here,
+	}
+	if got := calls(t, log); !slices.Equal(got, want) {
+		t.Errorf("ran\n%q\nwant\n%q", got, want)
+	}
+	var steps []string
+	for _, st := range res.Steps {
+		if !st.Skipped {
+			steps = append(steps, st.String())
+		}
+	}
+	dir := filepath.Join(e.DataHome, "git-handoff", "plugins", "claude-code")
+	wantSteps := []string{
+		"claude plugin uninstall git-handoff@git-handoff",
+		"(cd " + project + " && claude plugin uninstall git-handoff@git-handoff --scope project)",
+		"claude plugin marketplace remove git-handoff",
+	}
+	if !slices.Equal(steps, wantSteps) || !res.Ran || res.NotInstalled {
+		t.Errorf("steps run %q, want %q (result %+v)", steps, wantSteps, res)
+	}
+	if len(res.Notices) != 1 || !strings.Contains(res.Notices[0], "local-scope install in "+missing+" was not uninstalled") {
+		t.Errorf("notices %q", res.Notices)
+	}
+	gone(t, dir)
+}
+
+// Copilot's own uninstall leaves the plugin's key in settings.json's
+// enabledPlugins: uninstall takes it out and nothing else; with nothing of
+// the plugin left a second uninstall finds nothing, and --print says what
+// to delete.
+func TestUninstallCopilotSettingsEntry(t *testing.T) {
+	e, _ := testEnv(t)
+	e.CopilotHome = filepath.Join(e.Home, ".copilot")
+	settings := filepath.Join(e.CopilotHome, "settings.json")
+	write(t, settings, `{"model": "x", "enabledPlugins": {"mine@market": true, "git-handoff@git-handoff": false}, "extraKnownMarketplaces": {}}`)
+	log := fakeCLI(t, &e, "copilot", map[string]string{
+		"plugin list --json":             `[]`,
+		"plugin marketplace list --json": `[]`,
+	})
+	printed, err := Uninstall(ctx(t), "copilot", Options{Env: e, NoRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLine := "# in " + settings + `, delete "enabledPlugins" > "git-handoff@git-handoff"`
+	if st := printed.Steps[2]; st.Skipped || st.String() != wantLine {
+		t.Errorf("--print step %q (skipped %v), want %q", st.String(), st.Skipped, wantLine)
+	}
+	res, err := Uninstall(ctx(t), "copilot", Options{Env: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Ran || res.NotInstalled {
+		t.Errorf("result %+v", res)
+	}
+	b, _ := os.ReadFile(settings)
+	want := "{\n  \"model\": \"x\",\n  \"enabledPlugins\": {\n    \"mine@market\": true\n  },\n  \"extraKnownMarketplaces\": {}\n}\n"
+	if string(b) != want {
+		t.Errorf("settings.json:\n%s\nwant\n%s", b, want)
+	}
+	again, err := Uninstall(ctx(t), "copilot", Options{Env: e})
+	if err != nil || !again.NotInstalled {
+		t.Errorf("second uninstall: %+v, %v", again, err)
+	}
+	if got := calls(t, log); len(got) != 4 {
+		t.Errorf("ran %q, want the two list commands twice", got)
+	}
+}

@@ -114,7 +114,11 @@ func Git(ctx context.Context, dir string, clean bool, stdin []byte, args ...stri
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
 	if err := cmd.Run(); err != nil {
-		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
+		gerr := &GitError{Args: args, Stderr: errb.String(), Err: err}
+		if uerr := unwritableRefDir(dir, gerr.Stderr, gerr); uerr != nil {
+			return out.Bytes(), uerr // a fetch into read-only refs: say why
+		}
+		return out.Bytes(), gerr
 	}
 	return out.Bytes(), nil
 }

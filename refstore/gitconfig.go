@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -213,6 +214,12 @@ func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, 
 	if err != nil {
 		return nil, err
 	}
+	return c.pick(keys), nil
+}
+
+// pick returns the last value of each of keys that is set, keyed by the
+// lower-cased key.
+func (c configList) pick(keys []string) map[string]string {
 	want := make(map[string]string, len(keys))
 	for _, k := range keys {
 		want[canonicalKey(k)] = strings.ToLower(k)
@@ -223,7 +230,7 @@ func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, 
 			vals[out] = e.value
 		}
 	}
-	return vals, nil
+	return vals
 }
 
 // ConfigValues returns every non-empty value of a multi-valued key in the
@@ -240,4 +247,65 @@ func (s *Store) ConfigValues(ctx context.Context, key string) ([]string, error) 
 		}
 	}
 	return vals, nil
+}
+
+// Who a person is must not depend on which agent's shell asks. Gemini CLI
+// runs its shell commands with GIT_CONFIG_GLOBAL pointing at the null
+// device (and the system file hidden too), so that git inside the agent
+// ignores the user's credential helpers, hooks and pagers; a user.email
+// kept in ~/.gitconfig vanishes with them, and a baton left from inside
+// that shell would go to another owner than one left outside it.
+//
+// Of the two ways out, reading the user's configuration as git would
+// without that override was chosen over recording the owner once (at init
+// or at the first session) in the repository: a record would pin whatever
+// the first command saw, which is the wrong owner when that command ran
+// inside such a shell, and would go stale when the person changes their
+// user.email; asking git again needs no state and gives the answer git
+// gives in the person's own terminal. A null GIT_CONFIG_GLOBAL is the
+// sign: it hides the person's file without naming another, which nobody
+// does to become someone else. A GIT_CONFIG_GLOBAL naming a file is
+// honoured, as git honours it.
+
+// nullGlobal says whether env points git's user configuration at the null
+// device.
+func nullGlobal(env []string) bool {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "GIT_CONFIG_GLOBAL" {
+			return v == os.DevNull || v == "/dev/null"
+		}
+	}
+	return false
+}
+
+// withoutVar returns env without the variable name.
+func withoutVar(env []string, name string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k != name {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// PersonConfig returns the values of keys as Config does, except that a
+// user configuration hidden by a GIT_CONFIG_GLOBAL naming the null device
+// is read as git reads it when the variable is unset (see above): for who
+// the person is (handoff.owner, user.email, user.name), never for how git
+// behaves.
+func (s *Store) PersonConfig(ctx context.Context, keys ...string) (map[string]string, error) {
+	if !nullGlobal(os.Environ()) {
+		return s.Config(ctx, keys...)
+	}
+	cmd := exec.CommandContext(ctx, "git", "config", "--list", "-z", "--show-scope")
+	cmd.Dir = s.startDir
+	cmd.Env = withoutVar(os.Environ(), "GIT_CONFIG_GLOBAL")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, &GitError{Args: cmd.Args[1:], Stderr: errb.String(), Err: err}
+	}
+	return parseConfigList(out).pick(keys), nil
 }

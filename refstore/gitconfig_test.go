@@ -143,3 +143,56 @@ func TestConfigSeesOwnWrites(t *testing.T) {
 		t.Errorf("after writing: x.y = %q, x.z = %q", v["x.y"], zs)
 	}
 }
+
+// Gemini CLI's shell points GIT_CONFIG_GLOBAL at /dev/null: git there sees
+// no user.email of ~/.gitconfig, PersonConfig still does (and the
+// includeIf in it), while Config answers as git does; a GIT_CONFIG_GLOBAL
+// naming a file is that file for both.
+func TestPersonConfigSeesThroughANullGlobal(t *testing.T) {
+	home := gittest.Isolate(t)
+	repo := gittest.Init(t)
+	gittest.WriteFile(t, home, "work.gitconfig", []byte("[user]\n\temail = work@example.com\n"))
+	gittest.Run(t, "", "config", "--global", "includeIf.gitdir:"+filepath.Dir(repo)+"/.path", filepath.Join(home, "work.gitconfig"))
+	ctx := context.Background()
+	person := func(t *testing.T) (map[string]string, map[string]string) {
+		t.Helper()
+		st, err := Open(ctx, repo, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		c, err := st.Config(ctx, "user.email", "user.name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := st.PersonConfig(ctx, "user.email", "user.name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, p
+	}
+	c, p := person(t)
+	if c["user.email"] != "work@example.com" || p["user.email"] != "work@example.com" {
+		t.Errorf("with the user's file: Config %v, PersonConfig %v; want work@example.com from both", c, p)
+	}
+
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	if v, found := gitGet(t, repo, "user.email"); found {
+		t.Fatalf("git config user.email = %q with GIT_CONFIG_GLOBAL=%s: the premise is gone", v, os.DevNull)
+	}
+	c, p = person(t)
+	if _, ok := c["user.email"]; ok {
+		t.Errorf("Config = %v with a null global, want no user.email, as git says", c)
+	}
+	if p["user.email"] != "work@example.com" || p["user.name"] != "Test Dev" {
+		t.Errorf("PersonConfig = %v with a null global, want the user's own file's", p)
+	}
+
+	other := filepath.Join(t.TempDir(), "other.gitconfig")
+	gittest.WriteFile(t, filepath.Dir(other), "other.gitconfig", []byte("[user]\n\temail = other@example.com\n"))
+	t.Setenv("GIT_CONFIG_GLOBAL", other)
+	c, p = person(t)
+	if c["user.email"] != "other@example.com" || p["user.email"] != "other@example.com" {
+		t.Errorf("GIT_CONFIG_GLOBAL naming a file: Config %v, PersonConfig %v; want other@example.com from both", c, p)
+	}
+}

@@ -23,6 +23,7 @@ import (
 // the next transaction starts another.
 type refWriter struct {
 	msg    string
+	stamp  identStamp // the files git read the reflog identity from
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
@@ -48,10 +49,10 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func startRefWriter(dir, msg string) (*refWriter, error) {
+func startRefWriter(dir, msg string, stamp identStamp) (*refWriter, error) {
 	// Not CommandContext: the process outlives the context of the first
 	// transaction it runs. Each transaction watches its own context.
-	w := &refWriter{msg: msg, stderr: &syncBuffer{}}
+	w := &refWriter{msg: msg, stamp: stamp, stderr: &syncBuffer{}}
 	var err error
 	if w.cmd, w.in, w.out, err = startCoprocess(dir, w.stderr, "update-ref", "--create-reflog", "-m", msg, "--stdin"); err != nil {
 		return nil, err
@@ -132,9 +133,14 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 	if n := killAfter(); n >= 0 {
 		s.tornForTest(msg, updates, n)
 	}
+	// git reads the committer identity of its reflog entries when it
+	// starts: a Store that lives on (serve, mcp) starts another once the
+	// configuration it came from changed, or its entries would carry the
+	// name the person had when it started.
+	stamp := s.identStamp()
 	s.mu.Lock()
 	w := s.refw
-	if w != nil && w.msg != msg {
+	if w != nil && (w.msg != msg || w.stamp != stamp) {
 		s.refw = nil
 		w.close()
 		w = nil
@@ -142,7 +148,7 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 	s.mu.Unlock()
 	if w == nil {
 		var err error
-		if w, err = startRefWriter(s.workDir, msg); err != nil {
+		if w, err = startRefWriter(s.workDir, msg, stamp); err != nil {
 			return "", err
 		}
 	}
@@ -183,4 +189,39 @@ func (s *Store) tornForTest(msg string, updates []Update, n int) {
 		os.WriteFile(lock, []byte(u.New+"\n"), 0o666)
 	}
 	killSelf()
+}
+
+// identStamp is what stat says of the configuration files a reflog
+// identity comes from: the repository's and this worktree's, and the
+// user's (GIT_CONFIG_GLOBAL, else ~/.gitconfig and the XDG file). Files
+// pulled in by include are not watched.
+type identStamp struct {
+	repo [2]fileStamp
+	user [2]fileStamp
+}
+
+func (s *Store) identStamp() identStamp {
+	st := identStamp{repo: s.configStamp()}
+	var user []string
+	if g, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
+		user = []string{g}
+	} else {
+		home, _ := os.UserHomeDir()
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if home != "" {
+			user = append(user, filepath.Join(home, ".gitconfig"))
+		}
+		if xdg != "" {
+			user = append(user, filepath.Join(xdg, "git", "config"))
+		}
+	}
+	for i, p := range user {
+		if fi, err := os.Stat(p); err == nil {
+			st.user[i] = fileStamp{ino: inodeOf(fi), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		}
+	}
+	return st
 }

@@ -44,6 +44,10 @@ type Config interface {
 	// Config returns the value of each key that is set (the last value
 	// of a multi-valued key).
 	Config(ctx context.Context, keys ...string) (map[string]string, error)
+	// PersonConfig is Config for the keys that say who the person is,
+	// read the same whichever agent's shell narrowed git's view of the
+	// user's configuration (gitconfig.go says how and why).
+	PersonConfig(ctx context.Context, keys ...string) (map[string]string, error)
 	// ConfigValues returns every value of a multi-valued key, in order.
 	ConfigValues(ctx context.Context, key string) ([]string, error)
 	// Remotes lists the configured remotes, in config order.

@@ -155,12 +155,16 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 			// ref directories as git creates them, and git gives up
 			// ("unable to create directory") after three tries. The
 			// transaction changed nothing, so trying again is safe.
+			gerr := &GitError{Args: []string{"update-ref", "--stdin"}, Stderr: stderr, Err: err}
+			if uerr := unwritableRefDir(s.workDir, stderr, gerr); uerr != nil {
+				return uerr // no try will do better, and git did not say why
+			}
 			if transient < 3 && !killed(err) {
 				transient++
 				time.Sleep(time.Duration(5*transient) * time.Millisecond)
 				continue
 			}
-			return &GitError{Args: []string{"update-ref", "--stdin"}, Stderr: stderr, Err: err}
+			return gerr
 		}
 		if recover {
 			// A git-handoff killed mid-transaction may have left it; its

@@ -46,7 +46,7 @@ echo "(exit code $code: the baton was already claimed)"
 
 # The agents' own hooks: what Claude Code runs when a session starts and
 # when it stops (the JSON is what it sends on standard input).
-run git handoff init --agent claude,codex,gemini
+run git handoff init --agent claude --agent codex --agent gemini
 run git handoff end --session codex-1 --next "wire the block comments into the parser"
 note "Claude Code starts: its SessionStart hook claims the baton and gives the model the brief"
 printf '{"session_id":"0b9c5a3e-1111-4222-8333-444455556666","source":"startup","hook_event_name":"SessionStart"}' |

@@ -127,7 +127,9 @@ func TestDismiss(t *testing.T) {
 		t.Fatal("the dismissed baton is still listed")
 	}
 	code, out = f.do(t, "DELETE", "/api/handoffs/"+f.waiting+"?project=repo", "", nil)
-	wantStatus(t, "dismiss twice", code, http.StatusNotFound, out)
+	// the second finds it dismissed already: there, in a state that rules
+	// the action out (409, as for the CLI's exit 5), not unknown (404)
+	wantStatus(t, "dismiss twice", code, http.StatusConflict, out)
 }
 
 // A change from anywhere but the page itself is refused, and changes

@@ -17,7 +17,13 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// Exit codes, the same for every command.
+// Exit codes, the same for every command. Not finding something is one
+// rule: a command that looks at what waits for me (show, list, brief,
+// objective, log) or tidies it (cancel) and finds nothing has nothing to do
+// and exits 0, saying so; exitNotFound is for what the command was given
+// or exists to take and is not there (an id no record here has; for claim,
+// a baton); a record that is there in a state that rules the action out
+// (claimed, cancelled, dismissed, replaced, already waiting) is a conflict.
 const (
 	exitOK       = 0
 	exitError    = 1
@@ -36,8 +42,11 @@ var exitCodes = []struct {
 		"cancel with no baton to take back, end with no baton flags (the session ends, no baton is written)"},
 	{exitError, "an error not listed below"},
 	{exitAuth, "GitHub refused: no token, or the token lacks permission"},
-	{exitConflict, "conflict: lost a compare-and-swap, the baton is already claimed, a switch is in progress, the pull request is owned elsewhere"},
-	{exitNotFound, "a record named on the command line does not exist (dismiss ID, session show ID, pr route N with no owner)"},
+	{exitConflict, "conflict: the record named is there, in a state that rules the action out (a baton already claimed, cancelled or dismissed; " +
+		"undismiss of a baton that waits), a lost compare-and-swap, a switch in progress, the pull request owned elsewhere"},
+	{exitNotFound, "not found: what the command was given or exists to take is not there: an id no record in this clone has " +
+		"(dismiss ID, undismiss ID, session show ID, snapshot show ID), pr route N with no owner, claim with no baton waiting; " +
+		"a command that only looks at what waits for me (show, list, brief, objective, log) or cancel, finding nothing, exits 0"},
 	{exitUsage, "wrong usage: an unknown command or option, a missing or extra argument, a value out of range"},
 }
 

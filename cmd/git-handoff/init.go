@@ -28,7 +28,7 @@ func initCommand(d *deps) *cli.Command {
 			"and why servers do that. Without a remote, init installs the hooks and says how to add one.\n\n" +
 			"The hooks go into the repository's config where git runs hooks from there (git 2.54 and later), else\n" +
 			"into the hooks directory; --hooks chooses (see `git handoff hooks install`).\n\n" +
-			"--agent NAME (repeatable, comma-separated, or all) also writes that coding agent's project-level hook\n" +
+			"--agent NAME (repeat the flag for more agents, or all) also writes that coding agent's project-level hook\n" +
 			"configuration, merged into the files there, so that the agent runs `git handoff hook agent` when a\n" +
 			"session starts, stops and ends. --agent NAME --remove takes out only what init wrote, and nothing else.",
 		Flags: []cli.Flag{
@@ -36,15 +36,18 @@ func initCommand(d *deps) *cli.Command {
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"},
 			hooksFormFlag,
 			&cli.BoolFlag{Name: "no-check", Usage: "do not check that the remote takes records (a probe ref pushed, updated and deleted)"},
-			&cli.StringSliceFlag{Name: "agent", Usage: "also configure the hooks of coding agent `NAME` (" + strings.Join(agentconf.Names(), ", ") + ", or all); repeat the flag or separate names with commas"},
+			&cli.StringSliceFlag{Name: "agent", Usage: "also configure the hooks of coding agent `NAME` (" + strings.Join(agentconf.Names(), ", ") + ", or all); repeat the flag for more, one name each"},
 			&cli.BoolFlag{Name: "remove", Usage: "with --agent: remove those agents' hook configuration (and do nothing else)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			var agents []string
 			if c.IsSet("agent") {
-				var err error
-				if agents, err = agentconf.Resolve(agentNames(c.StringSlice("agent"))); err != nil {
+				names, err := agentNames(c.StringSlice("agent"))
+				if err != nil {
+					return usageErrorf(c, "%v", err)
+				}
+				if agents, err = agentconf.Resolve(names); err != nil {
 					return usageErrorf(c, "%v", err)
 				}
 			}
@@ -291,13 +294,22 @@ func toAgentsJSON(rep agentconf.Report) *agentsJSON {
 	return out
 }
 
-// agentNames splits --agent's values at commas: the app keeps commas in
-// every repeatable flag (they hold prose elsewhere), and no agent's name
-// has one, so `--agent claude,codex` still names two.
-func agentNames(values []string) []string {
-	var out []string
+// agentNames checks --agent's values against the rule every list flag
+// follows: the flag is repeated, one value each, kept whole (prose flags
+// keep their commas, as the app has no separator). No agent's name has a
+// comma, so a value with one is someone's `--agent claude,codex`, refused
+// with the spelling that works rather than read two ways.
+func agentNames(values []string) ([]string, error) {
 	for _, v := range values {
-		out = append(out, strings.Split(v, ",")...)
+		if strings.Contains(v, ",") {
+			var fix []string
+			for _, n := range strings.Split(v, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					fix = append(fix, "--agent "+n)
+				}
+			}
+			return nil, fmt.Errorf("--agent takes one name, as every list flag takes one value: repeat it (%s)", strings.Join(fix, " "))
+		}
 	}
-	return out
+	return values, nil
 }

@@ -30,7 +30,9 @@ func pluginCommand(d *deps) *cli.Command {
 				Description: "Writes the plugin this binary carries to $XDG_DATA_HOME/git-handoff/plugins/AGENT, then runs the\n" +
 					"agent's own install: `claude plugin marketplace add` and `claude plugin install`, `codex plugin\n" +
 					"marketplace add` and `codex plugin add`, `gemini extensions install --consent`; for Cursor and\n" +
-					"OpenCode it copies the plugin into the directory the agent loads plugins from. When the agent's\n" +
+					"OpenCode it copies the plugin into the directory the agent loads plugins from. Codex runs a plugin's\n" +
+					"hooks only once the user trusts them: install records that trust as Codex's /hooks screen does,\n" +
+					"through `codex app-server`, and says what to do when it cannot. When the agent's\n" +
 					"CLI is not on PATH (or with --print), it prints the commands to run instead. Run it again after\n" +
 					"upgrading git-handoff.",
 				Flags: []cli.Flag{
@@ -117,15 +119,19 @@ func pluginCommand(d *deps) *cli.Command {
 				},
 			},
 			{
-				Name:      "list",
-				Usage:     "list the agents with a plugin, where it goes, and how each installs it",
+				Name:  "list",
+				Usage: "list the agents with a plugin: whether each has it installed and where, where its files are written, and how it installs",
+				Description: "Asks each agent's own list command (claude plugin list, codex plugin list, gemini extensions list,\n" +
+					"copilot plugin list) whether the plugin is installed, and where: Claude Code's scopes (user, or a\n" +
+					"project's), the agent's copy; for Cursor and OpenCode, which have no such command, the copy install\n" +
+					"made. An agent whose CLI is not on PATH is \"unknown\". The commands run at once, each some seconds.",
 				ArgsUsage: " ",
 				Flags:     []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
 					if c.NArg() > 0 {
 						return usageErrorf(c, "plugin list takes no arguments, got %q", c.Args().First())
 					}
-					infos, err := plugin.List(plugin.Env{})
+					infos, err := plugin.List(c.Context, plugin.Env{})
 					if err != nil {
 						return err
 					}
@@ -137,14 +143,23 @@ func pluginCommand(d *deps) *cli.Command {
 						return d.printJSON(map[string]any{"plugins": out})
 					}
 					for _, in := range infos {
-						state := "not written"
+						installed := "not installed"
+						switch {
+						case !in.Installed.Known:
+							installed = "unknown: " + firstLineOf(in.Installed.Why)
+						case len(in.Installed.Where) > 0:
+							installed = "installed: " + strings.Join(in.Installed.Where, "; ")
+						}
+						written := "not written"
 						switch {
 						case in.Written:
-							state = "written"
+							written = "written"
 						case in.Stale:
-							state = "written by another version"
+							written = "written by another version"
 						}
-						fmt.Fprintf(d.stdout, "%-12s %-26s %s\n", in.Agent, state, stepsLine(in.Steps))
+						fmt.Fprintf(d.stdout, "%-12s %s\n", in.Agent, installed)
+						fmt.Fprintf(d.stdout, "%-12s files %s: %s\n", "", written, in.Dir)
+						fmt.Fprintf(d.stdout, "%-12s install: %s\n", "", stepsLine(in.Steps))
 					}
 					return nil
 				},
@@ -215,6 +230,9 @@ type pluginStepJSON struct {
 	Command []string `json:"command,omitempty"`
 	CopyTo  string   `json:"copyTo,omitempty"`
 	Remove  string   `json:"remove,omitempty"`
+	Dir     string   `json:"dir,omitempty"`
+	Edit    string   `json:"edit,omitempty"`
+	Member  []string `json:"member,omitempty"`
 	Output  string   `json:"output,omitempty"`
 	Skipped bool     `json:"skipped,omitempty"`
 }
@@ -225,7 +243,9 @@ type pluginInstallJSON struct {
 	Steps   []pluginStepJSON `json:"steps"`
 	Ran     bool             `json:"ran"`
 	Missing string           `json:"missing,omitempty"`
-	Notices []string         `json:"notices"`
+	// Trusted are the hooks whose trust install recorded (Codex's).
+	Trusted []string `json:"trusted"`
+	Notices []string `json:"notices"`
 }
 
 type pluginUninstallJSON struct {
@@ -246,18 +266,23 @@ type pluginJSON struct {
 	Written bool             `json:"written"`
 	Stale   bool             `json:"stale"`
 	Steps   []pluginStepJSON `json:"steps"`
+	// Installed is null when it could not be told (Unknown says why);
+	// Where lists the places it is installed.
+	Installed *bool    `json:"installed"`
+	Unknown   string   `json:"unknown,omitempty"`
+	Where     []string `json:"where"`
 }
 
 func toPluginStepsJSON(steps []plugin.Step) []pluginStepJSON {
 	out := make([]pluginStepJSON, len(steps))
 	for i, s := range steps {
-		out[i] = pluginStepJSON{Command: s.Args, CopyTo: s.CopyTo, Remove: s.Remove, Output: s.Output, Skipped: s.Skipped}
+		out[i] = pluginStepJSON{Command: s.Args, CopyTo: s.CopyTo, Remove: s.Remove, Dir: s.Dir, Edit: s.Edit, Member: s.Member, Output: s.Output, Skipped: s.Skipped}
 	}
 	return out
 }
 
 func toPluginInstallJSON(r plugin.Result) pluginInstallJSON {
-	return pluginInstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing, Notices: view.NonNil(r.Notices)}
+	return pluginInstallJSON{Agent: r.Agent, Dir: r.Dir, Steps: toPluginStepsJSON(r.Steps), Ran: r.Ran, Missing: r.Missing, Trusted: view.NonNil(r.Trusted), Notices: view.NonNil(r.Notices)}
 }
 
 func toPluginUninstallJSON(r plugin.Result) pluginUninstallJSON {
@@ -266,5 +291,19 @@ func toPluginUninstallJSON(r plugin.Result) pluginUninstallJSON {
 }
 
 func toPluginJSON(in plugin.Info) pluginJSON {
-	return pluginJSON{Agent: in.Agent, Dir: in.Dir, Written: in.Written, Stale: in.Stale, Steps: toPluginStepsJSON(in.Steps)}
+	out := pluginJSON{Agent: in.Agent, Dir: in.Dir, Written: in.Written, Stale: in.Stale, Steps: toPluginStepsJSON(in.Steps), Where: view.NonNil(in.Installed.Where)}
+	if in.Installed.Known {
+		yes := len(in.Installed.Where) > 0
+		out.Installed = &yes
+	} else {
+		out.Unknown = in.Installed.Why
+	}
+	return out
+}
+
+// firstLineOf is s up to its first newline (a failed list's error carries
+// the command's output after it).
+func firstLineOf(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }

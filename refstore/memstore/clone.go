@@ -61,6 +61,12 @@ func (s *Store) Config(ctx context.Context, keys ...string) (map[string]string, 
 	return out, nil
 }
 
+// PersonConfig is Config: the twin has no agent's shell to see through
+// (refstore.Config).
+func (s *Store) PersonConfig(ctx context.Context, keys ...string) (map[string]string, error) {
+	return s.Config(ctx, keys...)
+}
+
 // ConfigValues returns every non-empty value of key (refstore.Config).
 func (s *Store) ConfigValues(ctx context.Context, key string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
