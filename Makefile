@@ -45,8 +45,18 @@ install: build
 # it those tests skip. Tests of what only newer gits do (hooks from config,
 # git >= 2.54) also run the git named in GIT_HANDOFF_TEST_NEWEST_GIT (CI:
 # scripts/newest-git.sh's) and skip without one.
+#
+# The tests run with -json through internal/testreport, which prints what
+# plain go test would (each package's line, the output of failed tests,
+# build errors) and then the ten slowest tests and packages, so that a slow
+# run says where its time went. TESTJSON (a file outside the clone; none
+# by default) keeps the whole stream for a closer look:
+# `go run ./internal/testreport -quiet -sub -n 30 < $TESTJSON`.
+TESTJSON ?=
+test: SHELL := /bin/bash
+test: .SHELLFLAGS := -o pipefail -c
 test: vet agent-tools
-	$(GO) test -count=1 -timeout 40m ./...
+	$(GO) test -count=1 -timeout 40m -json ./... | $(GO) run ./internal/testreport -n 10 $(if $(TESTJSON),-o $(TESTJSON))
 
 # The git matrix (issue 23): the scenarios, the store's suites, teamsync
 # and the hooks under the git in GIT (a bin directory; default: the one on PATH) in
