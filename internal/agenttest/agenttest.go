@@ -135,6 +135,8 @@ func New(t testing.TB, agent string, fake *fakemodel.Server) *Agent {
 		err = a.writeCodexConfig()
 	case Gemini:
 		err = a.writeGeminiSettings()
+	case OpenCode:
+		SeedOpenCode(t, filepath.Join(a.Home, ".config", "opencode"))
 	}
 	if err != nil {
 		t.Fatalf("agenttest: configuring %s: %v", agent, err)
@@ -347,6 +349,12 @@ func (a *Agent) Run(run Run) Result {
 		// trust dialog was accepted.
 		if err := a.updateClaudeState(run.Dir); err != nil {
 			a.t.Fatalf("agenttest: trusting %s for claude: %v", run.Dir, err)
+		}
+	}
+	if a.Name == OpenCode {
+		// The project's plugin directory, which init --agent made.
+		if fi, err := os.Stat(filepath.Join(run.Dir, ".opencode")); err == nil && fi.IsDir() {
+			SeedOpenCode(a.t, filepath.Join(run.Dir, ".opencode"))
 		}
 	}
 	if a.Name == Codex && !run.Untrusted {
