@@ -68,3 +68,14 @@ if [ "$have" != "$oc" ]; then
 	printf '{\n  "dependencies": {\n    "@opencode-ai/plugin": "%s"\n  }\n}\n' "$oc" >"$deps/package.json"
 	npm install --prefix "$deps" --no-audit --no-fund --loglevel=error || failed
 fi
+
+# Copilot CLI unpacks itself (235 MB) into $XDG_CACHE_HOME/copilot/pkg
+# before its first request in every fresh HOME: unpacked once here,
+# internal/agenttest links it into each test's HOME.
+cp=${pins##*@github/copilot@}
+cp=${cp%% *}
+if ! ls -d "$dir/copilot-cache/copilot/pkg"/*/"$cp" >/dev/null 2>&1; then
+	echo "agent CLIs: unpacking copilot $cp into $dir/copilot-cache" >&2
+	rm -rf "$dir/copilot-cache"
+	XDG_CACHE_HOME="$dir/copilot-cache" "$dir/node_modules/.bin/copilot" --version >/dev/null || failed
+fi

@@ -137,6 +137,8 @@ func New(t testing.TB, agent string, fake *fakemodel.Server) *Agent {
 		err = a.writeGeminiSettings()
 	case OpenCode:
 		SeedOpenCode(t, filepath.Join(a.Home, ".config", "opencode"))
+	case Copilot:
+		seedCopilot(t, a.Home)
 	}
 	if err != nil {
 		t.Fatalf("agenttest: configuring %s: %v", agent, err)
@@ -367,8 +369,8 @@ func (a *Agent) Run(run Run) Result {
 		timeout = DefaultTimeout
 		if a.Name == Copilot {
 			// Copilot unpacks itself into each fresh HOME before its
-			// first request: 40 s of a 90 s budget under make test's
-			// load, once past it.
+			// first request (unless seedCopilot could spare it): 40 s
+			// of a 90 s budget under make test's load, once past it.
 			timeout = 4 * DefaultTimeout
 		}
 	}

@@ -63,3 +63,28 @@ func packageVersion(path string) string {
 	}
 	return p.Version
 }
+
+// seedCopilot links the copilot package scripts/agent-tools.sh unpacked
+// once into home's cache directory, where Copilot CLI unpacks itself
+// (235 MB) before its first request in every fresh HOME: 40 s of a run
+// under make test's load. Without that unpacked copy at the installed
+// version, Copilot unpacks itself as it would for a user.
+func seedCopilot(t testing.TB, home string) {
+	t.Helper()
+	version := packageVersion(filepath.Join(toolsDir, "..", "@github", "copilot", "package.json"))
+	pkg, err := filepath.Abs(filepath.Join(toolsDir, "..", "..", "copilot-cache", "copilot", "pkg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found, _ := filepath.Glob(filepath.Join(pkg, "*", version)); version == "" || len(found) == 0 {
+		t.Logf("agenttest: no copilot %s unpacked in %s: it unpacks itself", version, pkg)
+		return
+	}
+	dir := filepath.Join(home, ".cache", "copilot")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(pkg, filepath.Join(dir, "pkg")); err != nil {
+		t.Fatal(err)
+	}
+}
