@@ -74,7 +74,7 @@ fi
 # internal/agenttest links it into each test's HOME.
 cp=${pins##*@github/copilot@}
 cp=${cp%% *}
-if ! ls -d "$dir/copilot-cache/copilot/pkg"/*/"$cp" >/dev/null 2>&1; then
+if ! ls "$dir/copilot-cache/copilot/pkg"/*/"$cp"/.extraction-complete >/dev/null 2>&1; then
 	echo "agent CLIs: unpacking copilot $cp into $dir/copilot-cache" >&2
 	rm -rf "$dir/copilot-cache"
 	XDG_CACHE_HOME="$dir/copilot-cache" "$dir/node_modules/.bin/copilot" --version >/dev/null || failed

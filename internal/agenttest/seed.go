@@ -76,7 +76,8 @@ func seedCopilot(t testing.TB, home string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found, _ := filepath.Glob(filepath.Join(pkg, "*", version)); version == "" || len(found) == 0 {
+	// Copilot's own mark of an unpacking that finished.
+	if found, _ := filepath.Glob(filepath.Join(pkg, "*", version, ".extraction-complete")); version == "" || len(found) == 0 {
 		t.Logf("agenttest: no copilot %s unpacked in %s: it unpacks itself", version, pkg)
 		return
 	}
