@@ -108,15 +108,28 @@ vet:
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1; }
 
-# The race detector over the packages whose code runs goroutines (go
-# func in non-test code, or tests that race goroutines in process). The
-# real agents' end-to-end tests run once, in make test: under -race they
-# only drive other programs, which the detector cannot see into, and
-# cmd/git-handoff's concurrency tests race processes, not goroutines.
-RACEPKGS ?= ./refstore/... ./teamsync ./handoff ./hooks ./mcpserver ./webui ./ghpr/... ./session ./prown ./archive ./internal/fakemodel
+# The race detector where goroutines share memory in one process:
+# - RACEPKGS, whole: the packages whose own code starts goroutines (go
+#   statements: refstore's readers, teamsync, hooks, ghpr, the fake model)
+#   or serves requests concurrently (webui's HTTP server, mcpserver's).
+#   Their tests that only drive other processes (mcpserver's Inspector and
+#   process race, RACEPROCS) are left to make test: the detector cannot
+#   see into another program.
+# - RACEINPROC, only RACEINPROCTESTS: packages with no goroutine of their
+#   own (handoff, session, prown, archive), whose callers (the servers
+#   above) run them concurrently; their tests that race goroutines in one
+#   process are what the detector can add to make test.
+# - agenthook without the real agents' end-to-end tests (RACESKIP), which
+#   only drive other programs. cmd/git-handoff's concurrency tests race
+#   processes, not goroutines.
+RACEPKGS ?= ./refstore/... ./teamsync ./hooks ./mcpserver ./webui ./ghpr/... ./internal/fakemodel
+RACEPROCS ?= ^(TestInspector|TestClaimRaceProcesses)$$
+RACEINPROC ?= ./handoff ./session ./prown ./archive
+RACEINPROCTESTS ?= InOneProcess|AtOnce|Concurrent|Race|SwitchGuard
 RACESKIP ?= ^(TestAgents|TestClaude|TestReplacing|TestCopilot|TestCodex|TestOpenCode)
 race:
-	$(GO) test -count=1 -timeout 60m -race $(RACEPKGS)
+	$(GO) test -count=1 -timeout 60m -race -skip '$(RACEPROCS)' $(RACEPKGS)
+	$(GO) test -count=1 -timeout 20m -race -run '$(RACEINPROCTESTS)' $(RACEINPROC)
 	$(GO) test -count=1 -timeout 20m -race -skip '$(RACESKIP)' ./agenthook
 
 # Coverage-guided fuzzing beyond the seeds: every Fuzz target go test
