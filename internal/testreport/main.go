@@ -94,6 +94,7 @@ type report struct {
 func read(in io.Reader, echo io.Writer) (*report, error) {
 	r := &report{}
 	held := map[[2]string]*strings.Builder{}
+	result := map[string]string{}
 	// A test's Elapsed leaves out its parallel subtests (a parent that
 	// only starts them reports 0 s) and a parallel test's wait for its
 	// turn: its cost is the wall time from run to end less its pauses.
@@ -137,6 +138,9 @@ func read(in io.Reader, echo io.Writer) (*report, error) {
 				held[key] = w
 			}
 			w.WriteString(e.Output)
+		case e.Action == "output" && (strings.HasPrefix(e.Output, "FAIL\t") || strings.HasPrefix(e.Output, "ok  \t")):
+			// the package's result line, after whatever its end shows
+			result[e.Package] += e.Output
 		case e.Action == "output":
 			if e.Output != "PASS\n" {
 				fmt.Fprint(echo, e.Output)
@@ -160,6 +164,8 @@ func read(in io.Reader, echo io.Writer) (*report, error) {
 						delete(held, k)
 					}
 				}
+				fmt.Fprint(echo, result[e.Package])
+				delete(result, e.Package)
 				r.pkgs = append(r.pkgs, timing{pkg: e.Package, secs: e.Elapsed, action: e.Action})
 				continue
 			}
@@ -180,6 +186,9 @@ func read(in io.Reader, echo io.Writer) (*report, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
+	}
+	for _, line := range result {
+		fmt.Fprint(echo, line)
 	}
 	if len(r.pkgs) == 0 && len(r.tests) == 0 && !r.failed && line > 0 {
 		return nil, errors.New("no test results in the stream (was it go test -json?)")

@@ -14,7 +14,7 @@ import (
 // A real `go test -json` stream of a module made for the test: a package
 // whose tests pass (one slow only in its parallel subtests, which its own
 // Elapsed leaves out; two parallel ones that wait for it), one with a
-// failing test, one that does not build. The report shows the failure and
+// failing test, one that does not build, one that times out. The report shows the failure and
 // the build error, hides the passing tests' output, and ranks the slow
 // test first, with its subtests' time and not the parallel tests' wait.
 func TestReadsGoTestJSON(t *testing.T) {
@@ -40,6 +40,10 @@ func TestOK(t *testing.T) { t.Log("passing noise") }
 func TestBroken(t *testing.T) { t.Error("the broken thing") }
 `,
 		"nobuild/nobuild_test.go": "package nobuild\nimport \"testing\"\nfunc TestX(t *testing.T) { undefinedThing() }\n",
+		"hang/hang_test.go": `package hang
+import ("testing"; "time")
+func TestHang(t *testing.T) { t.Log("hanging on"); time.Sleep(time.Minute) }
+`,
 	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
@@ -50,7 +54,7 @@ func TestBroken(t *testing.T) { t.Error("the broken thing") }
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-json", "./...")
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-timeout=8s", "-json", "./...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	stream, err := cmd.Output()
@@ -74,6 +78,12 @@ func TestBroken(t *testing.T) { t.Error("the broken thing") }
 		if !strings.Contains(shown, want) {
 			t.Errorf("the output lacks %q:\n%s", want, shown)
 		}
+	}
+	// A package that timed out: its running test's output, then its
+	// result line.
+	hang, result := strings.Index(shown, "hanging on"), strings.Index(shown, "FAIL\texample.com/m/hang")
+	if hang < 0 || result < hang || !strings.Contains(shown, "panic: test timed out") {
+		t.Errorf("the timed-out test's output is not shown before its package's FAIL line:\n%s", shown)
 	}
 	if strings.Contains(shown, "noise") {
 		t.Errorf("the output shows passing tests' output:\n%s", shown)
