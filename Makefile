@@ -61,8 +61,18 @@ dist-check:
 # it those tests skip. Tests of what only newer gits do (hooks from config,
 # git >= 2.54) also run the git named in GIT_HANDOFF_TEST_NEWEST_GIT (CI:
 # scripts/newest-git.sh's) and skip without one.
+#
+# The tests run with -json through internal/testreport, which prints what
+# plain go test would (each package's line, the output of failed tests,
+# build errors) and then the ten slowest tests and packages, so that a slow
+# run says where its time went. TESTJSON (a file outside the clone; none
+# by default) keeps the whole stream for a closer look:
+# `go run ./internal/testreport -quiet -sub -n 30 < $TESTJSON`.
+TESTJSON ?=
+test: SHELL := /bin/bash
+test: .SHELLFLAGS := -o pipefail -c
 test: vet agent-tools
-	$(GO) test -count=1 -timeout 40m ./...
+	$(GO) test -count=1 -timeout 40m -json ./... | $(GO) run ./internal/testreport -n 10 $(if $(TESTJSON),-o $(TESTJSON))
 
 # The git matrix (issue 23): the scenarios, the store's suites, teamsync
 # and the hooks under the git in GIT (a bin directory; default: the one on PATH) in
@@ -114,15 +124,31 @@ vet:
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1; }
 
-# The race detector over the packages whose code runs goroutines (go
-# func in non-test code, or tests that race goroutines in process). The
-# real agents' end-to-end tests run once, in make test: under -race they
-# only drive other programs, which the detector cannot see into, and
-# cmd/git-handoff's concurrency tests race processes, not goroutines.
-RACEPKGS ?= ./refstore/... ./teamsync ./handoff ./hooks ./mcpserver ./webui ./ghpr/... ./session ./prown ./archive ./internal/fakemodel
+# The race detector where goroutines share memory in one process:
+# - RACEPKGS, whole: the packages whose own code starts goroutines (go
+#   statements: refstore's readers, teamsync, hooks, ghpr, the fake model)
+#   or serves requests concurrently (webui's HTTP server, mcpserver's).
+#   Left to make test (RACEPKGSKIP): mcpserver's Inspector and process
+#   race, which only drive other processes (the detector cannot see into
+#   another program), and teamsync's retention of 6,000 records, whose
+#   cost is their number: every sync runs the goroutine teamsync has (the
+#   remote asked while the refs here are listed), and every other sync
+#   test runs it under the detector.
+# - RACEINPROC, only RACEINPROCTESTS: packages with no goroutine of their
+#   own (handoff, session, prown, archive), whose callers (the servers
+#   above) run them concurrently; their tests that race goroutines in one
+#   process are what the detector can add to make test.
+# - agenthook without the real agents' end-to-end tests (RACESKIP), which
+#   only drive other programs. cmd/git-handoff's concurrency tests race
+#   processes, not goroutines.
+RACEPKGS ?= ./refstore/... ./teamsync ./hooks ./mcpserver ./webui ./ghpr/... ./internal/fakemodel
+RACEPKGSKIP ?= ^(TestInspector|TestClaimRaceProcesses|TestRetentionOfThousands)$$
+RACEINPROC ?= ./handoff ./session ./prown ./archive
+RACEINPROCTESTS ?= InOneProcess|AtOnce|Concurrent|Race|SwitchGuard
 RACESKIP ?= ^(TestAgents|TestClaude|TestReplacing|TestCopilot|TestCodex|TestOpenCode)
 race:
-	$(GO) test -count=1 -timeout 60m -race $(RACEPKGS)
+	$(GO) test -count=1 -timeout 60m -race -skip '$(RACEPKGSKIP)' $(RACEPKGS)
+	$(GO) test -count=1 -timeout 20m -race -run '$(RACEINPROCTESTS)' $(RACEINPROC)
 	$(GO) test -count=1 -timeout 20m -race -skip '$(RACESKIP)' ./agenthook
 
 # Coverage-guided fuzzing beyond the seeds: every Fuzz target go test

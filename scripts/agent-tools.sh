@@ -33,18 +33,49 @@ for p in $pins; do
 		"$dir/node_modules/$name/package.json" 2>/dev/null || true)
 	[ "$have" = "$want" ] || missing="$missing $p"
 done
-if [ -z "$missing" ]; then
-	echo "agent CLIs: $pins (installed)"
-	exit 0
-fi
-mkdir -p "$dir"
-[ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
-echo "agent CLIs: installing$missing into $dir" >&2
-# shellcheck disable=SC2086 # one word per package
-if ! npm install --prefix "$dir" --save-exact --no-audit --no-fund --loglevel=error $missing; then
+failed() {
 	if [ "$mode" = --if-npm ]; then
 		echo "agent CLIs: npm install failed, the tests that run them will skip" >&2
 		exit 0
 	fi
 	exit 1
+}
+if [ -z "$missing" ]; then
+	echo "agent CLIs: $pins (installed)"
+else
+	mkdir -p "$dir"
+	[ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
+	echo "agent CLIs: installing$missing into $dir" >&2
+	# shellcheck disable=SC2086 # one word per package
+	npm install --prefix "$dir" --save-exact --no-audit --no-fund --loglevel=error $missing || failed
+fi
+
+# OpenCode npm-installs its plugin SDK, @opencode-ai/plugin at its own
+# version, into its configuration directory and every project's .opencode
+# at each start where none is: a minute to three of a test's time on a
+# loaded machine, for each fresh HOME and repository. The same install,
+# made once here (the package.json as opencode writes it), is what
+# internal/agenttest.SeedOpenCode links into those directories first.
+oc=${pins##*opencode-ai@}
+oc=${oc%% *}
+deps="$dir/opencode-plugin-deps"
+have=$(node -e 'try { console.log(require(process.argv[1]).version) } catch (e) {}' \
+	"$deps/node_modules/@opencode-ai/plugin/package.json" 2>/dev/null || true)
+if [ "$have" != "$oc" ]; then
+	echo "agent CLIs: @opencode-ai/plugin@$oc into $deps" >&2
+	rm -rf "$deps"
+	mkdir -p "$deps"
+	printf '{\n  "dependencies": {\n    "@opencode-ai/plugin": "%s"\n  }\n}\n' "$oc" >"$deps/package.json"
+	npm install --prefix "$deps" --no-audit --no-fund --loglevel=error || failed
+fi
+
+# Copilot CLI unpacks itself (235 MB) into $XDG_CACHE_HOME/copilot/pkg
+# before its first request in every fresh HOME: unpacked once here,
+# internal/agenttest links it into each test's HOME.
+cp=${pins##*@github/copilot@}
+cp=${cp%% *}
+if ! ls "$dir/copilot-cache/copilot/pkg"/*/"$cp"/.extraction-complete >/dev/null 2>&1; then
+	echo "agent CLIs: unpacking copilot $cp into $dir/copilot-cache" >&2
+	rm -rf "$dir/copilot-cache"
+	XDG_CACHE_HOME="$dir/copilot-cache" "$dir/node_modules/.bin/copilot" --version >/dev/null || failed
 fi

@@ -135,6 +135,10 @@ func New(t testing.TB, agent string, fake *fakemodel.Server) *Agent {
 		err = a.writeCodexConfig()
 	case Gemini:
 		err = a.writeGeminiSettings()
+	case OpenCode:
+		SeedOpenCode(t, filepath.Join(a.Home, ".config", "opencode"))
+	case Copilot:
+		seedCopilot(t, a.Home)
 	}
 	if err != nil {
 		t.Fatalf("agenttest: configuring %s: %v", agent, err)
@@ -349,6 +353,12 @@ func (a *Agent) Run(run Run) Result {
 			a.t.Fatalf("agenttest: trusting %s for claude: %v", run.Dir, err)
 		}
 	}
+	if a.Name == OpenCode {
+		// The project's plugin directory, which init --agent made.
+		if fi, err := os.Stat(filepath.Join(run.Dir, ".opencode")); err == nil && fi.IsDir() {
+			SeedOpenCode(a.t, filepath.Join(run.Dir, ".opencode"))
+		}
+	}
 	if a.Name == Codex && !run.Untrusted {
 		if err := a.trustCodexProject(run.Dir); err != nil {
 			a.t.Fatalf("agenttest: trusting %s for codex: %v", run.Dir, err)
@@ -359,8 +369,8 @@ func (a *Agent) Run(run Run) Result {
 		timeout = DefaultTimeout
 		if a.Name == Copilot {
 			// Copilot unpacks itself into each fresh HOME before its
-			// first request: 40 s of a 90 s budget under make test's
-			// load, once past it.
+			// first request (unless seedCopilot could spare it): 40 s
+			// of a 90 s budget under make test's load, once past it.
 			timeout = 4 * DefaultTimeout
 		}
 	}
