@@ -239,7 +239,16 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 		}
 		b, ok := readClaim(ctx, st, n.Ref, held)
 		won := ok && b.ID == n.Baton && b.Claimed && b.ClaimedBySession == n.Session
-		if !won && heldOnce(ctx, st, arb, held, n) {
+		once := false
+		if !won {
+			// An arbiter that cannot say leaves the note for the next
+			// start: dropping it would lose a claim that landed (found by
+			// the simulation: its archive's fetch failed).
+			if once, err = heldOnce(ctx, st, arb, held, n); err != nil {
+				return nil, fmt.Errorf("settling the claim of baton %s that session %s made here: %w", n.Baton, n.Session, err)
+			}
+		}
+		if once {
 			// The arbiter held our claim, and a later version since (a
 			// newer baton written after it), or retired it: the claim
 			// landed and was won before it was replaced, and its notes
@@ -292,16 +301,15 @@ type Archiver interface {
 // some time: it holds held now, written after the claim (refstore.
 // WrittenOver, from the blobs here), or says so itself (Archiver): the
 // claim was won, then replaced or retired before this clone recorded it.
-func heldOnce(ctx context.Context, st refstore.Clone, arb Arbiter, held string, n *pendingClaim) bool {
+func heldOnce(ctx context.Context, st refstore.Clone, arb Arbiter, held string, n *pendingClaim) (bool, error) {
 	if refstore.WrittenOver(ctx, st, held, n.Claimed) {
-		return true
+		return true, nil
 	}
 	a, ok := arb.(Archiver)
 	if !ok {
-		return false
+		return false, nil
 	}
-	yes, err := a.HeldOnce(ctx, st, n.Ref, n.Claimed)
-	return err == nil && yes
+	return a.HeldOnce(ctx, st, n.Ref, n.Claimed)
 }
 
 // finish pushes the noted claim to the arbiter again and reports whether

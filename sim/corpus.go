@@ -452,4 +452,22 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpSync, Arg: 0xa76e99e4, Faults: 0x1758e8cb3d6eff3e},
 		},
 	},
+	{
+		// A claim that landed and was retired, settled by a start whose
+		// read of the remote's archive failed: the note was dropped as if
+		// the claim had been refused. An arbiter that cannot say now
+		// leaves it for the next start.
+		name: "a claim settled while the archive could not be read", seed: 323, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xae753424, Faults: 0xd3e6e3e0562a2f07},
+			{Clone: 2, Op: OpSync, Arg: 0xa150bc08, Faults: 0xceea95aaeb900913},
+			{Clone: 1, Op: OpStart, Arg: 0x55174db, Faults: 0xcdfb4a8a0368d76c},
+			{Clone: 1, Op: OpSync, Arg: 0xda7390b8, Faults: 0x5021dc594c2b0066},
+			{Clone: 0, Op: OpRetire, Arg: 0x797467bc, Faults: 0x291b3e2a28b1b741},
+			{Clone: 2, Op: OpSync, Arg: 0xc061c13c, Faults: 0x1de7227758e7da9a},
+			{Clone: 2, Op: OpEnd, Arg: 0xbaddd6df, Faults: 0x85c9bf9379f3107a},
+			{Clone: 2, Op: OpSync, Arg: 0x647fd84c, Faults: 0x2d7ee223a3ccf0c0},
+			{Clone: 1, Op: OpStart, Arg: 0x2a861815, Faults: 0xcfcdb54ea0766c47},
+		},
+	},
 }
