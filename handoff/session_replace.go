@@ -10,7 +10,6 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/prown"
-	"github.com/git-handoff/git-handoff/redact"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -74,17 +73,9 @@ func SessionReplace(ctx context.Context, st refstore.Clone, opts SessionReplaceO
 		}
 	}
 	if err == nil && ro.Context != session.ContextNone {
-		// What its agent said last, from its transcript, unless a
-		// terminal shows it already.
-		quote, n := transcriptQuote(prev.Harness, noteOf(ctx, st, &prev.Record).Transcript)
-		if n != "" {
-			notices = append(notices, n)
-		}
-		var hits []redact.Hit
-		ro.Transcript, hits = scrubText(quote)
-		if n := redactedNotice(hits); n != "" {
-			notices = append(notices, n)
-		}
+		var more []string
+		ro.Transcript, more = lastWords(ctx, st, prev)
+		notices = append(notices, more...)
 	}
 	if err == nil && prev.PR != nil {
 		if ro.Context == session.ContextSummary {
@@ -227,4 +218,20 @@ func tellOwner(ctx context.Context, st refstore.Records, connect Connect, p *ses
 	}
 	_, _, err = gh.UpsertOwnershipComment(ctx, p.Number, prdata.RenderOwnershipComment(prown.Comment(rec.Record)))
 	return err
+}
+
+// lastWords is what the replaced session's agent said last, from its
+// transcript, credentials taken out, with notices of what was not found
+// or was redacted.
+func lastWords(ctx context.Context, st refstore.Clone, prev session.Stored) (string, []string) {
+	var notices []string
+	quote, n := transcriptQuote(prev.Harness, noteOf(ctx, st, &prev.Record).Transcript)
+	if n != "" {
+		notices = append(notices, n)
+	}
+	text, hits := scrubText(quote)
+	if n := redactedNotice(hits); n != "" {
+		notices = append(notices, n)
+	}
+	return text, notices
 }

@@ -83,19 +83,10 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		if done || err != nil {
 			return err
 		}
-		if theirs == nil {
-			// The remote holds no version, as far as this clone knows:
-			// unless it deleted a ref whose object it lost (lost.go).
-			if err := markedLost(ctx, st, remote, up.Ref); err != nil {
-				return err
-			}
-		}
-		if tied {
-			t := tie{Remote: remote, Ref: up.Ref, Kept: up.New, Dropped: theirs.oid, At: time.Now().UTC()}
-			if err := noteTie(ctx, st.Local(), t); err != nil {
-				return fmt.Errorf("noting the baton this decision replaces at %s: %w", remote, err)
-			}
-			noted = &t
+		if t, err := beforePush(ctx, st, remote, up, theirs, tied); err != nil {
+			return err
+		} else if t != nil {
+			noted = t
 		}
 		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
 		if perr == nil {
@@ -134,6 +125,25 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 			return fmt.Errorf("claiming at %s: %w", remote, &refstore.ConflictError{Ref: up.Ref, Expected: oidOf(theirs), Actual: now})
 		}
 	}
+}
+
+// beforePush is what a decision's push needs first: a remote that holds
+// no version of the ref, as far as this clone knows, has not deleted it
+// for an object it lost (lost.go); a tie is noted (ties.go), and returned.
+func beforePush(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, theirs *version, tied bool) (*tie, error) {
+	if theirs == nil {
+		if err := markedLost(ctx, st, remote, up.Ref); err != nil {
+			return nil, err
+		}
+	}
+	if !tied {
+		return nil, nil
+	}
+	t := tie{Remote: remote, Ref: up.Ref, Kept: up.New, Dropped: theirs.oid, At: time.Now().UTC()}
+	if err := noteTie(ctx, st.Local(), t); err != nil {
+		return nil, fmt.Errorf("noting the baton this decision replaces at %s: %w", remote, err)
+	}
+	return &t, nil
 }
 
 // weigh reads the remote's version of up.Ref as last fetched (theirs) and
