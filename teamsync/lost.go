@@ -29,6 +29,10 @@ import (
 // there, and the next sync here pushes it back. Meanwhile the other clones
 // see the ref gone, which they withhold rather than drop (seen.go).
 
+// byOwnName lists a remote's refs under refs/ao/ keyed by their names
+// there (an identity refspec; RemoteIDs keys by destination).
+const byOwnName = refstore.Root + "*:" + refstore.Root + "*"
+
 // lostSpec lists the marks of lost objects (LostPrefix) by their names.
 var lostSpec = refstore.LostPrefix + "*:" + refstore.LostPrefix + "*"
 
@@ -65,7 +69,7 @@ func lostAtPush(ctx context.Context, st refstore.Remote, remote string, err erro
 	if len(refs) == 0 {
 		return nil
 	}
-	ids, lerr := st.RemoteIDs(ctx, remote, refstore.Root+"*:"+refstore.Root+"*")
+	ids, lerr := st.RemoteIDs(ctx, remote, byOwnName)
 	if lerr != nil {
 		return nil
 	}
@@ -91,8 +95,7 @@ type fetchResult struct {
 // specs names it that is not left out already (nothing more to leave out:
 // the fetch fails for good).
 func (f *fetchResult) leaveOut(ctx context.Context, st refstore.Remote, remote, oid string, specs *[]string) bool {
-	// Keyed by the remote's own names (an identity refspec).
-	ids, err := st.RemoteIDs(ctx, remote, refstore.Root+"*:"+refstore.Root+"*")
+	ids, err := st.RemoteIDs(ctx, remote, byOwnName)
 	if err != nil {
 		return false
 	}
@@ -195,7 +198,7 @@ func heal(ctx context.Context, st refstore.Clone, remote string, lost map[string
 		refs = append(refs, ref)
 		dels = append(dels, refstore.Update{Ref: ref, Old: lost[ref]})
 	}
-	ids, err := st.RemoteIDs(ctx, remote, refstore.Root+"*:"+refstore.Root+"*")
+	ids, err := st.RemoteIDs(ctx, remote, byOwnName)
 	if err != nil {
 		return append(notes, fmt.Sprintf("healing what %s lost: %v", remote, err))
 	}
