@@ -20,7 +20,7 @@ import (
 // writers keep their window to the microseconds between writing an object
 // and the ref that names it:
 //
-//	refs/ao/inflight/<host>/<pid>-<purpose>/<n>
+//	refs/ao/inflight/<host>/<pid>-<purpose>[-<try>]/<n>
 //
 // never pushed (our push and fetch refspecs name the record kinds one by
 // one) and released in the transaction that moves the records, or as soon
@@ -42,17 +42,33 @@ func hold(ctx context.Context, st refstore.Records, purpose string, oids ...stri
 	if err != nil {
 		return held{}, err
 	}
-	h := held{group: holdPrefix + host + "/" + strconv.Itoa(os.Getpid()) + "-" + purpose}
-	for _, oid := range oids {
-		if oid != "" {
-			h.refs = append(h.refs, refstore.Update{Ref: h.group + "/" + strconv.Itoa(len(h.refs)), New: oid})
+	base := holdPrefix + host + "/" + strconv.Itoa(os.Getpid()) + "-" + purpose
+	// A group of that name already there is a dead process's whose pid
+	// this one reuses, or another decision of this process at the same
+	// time (the MCP server's, the status page's): the next free name is
+	// ours (found by the simulation, whose processes share a pid).
+	for try := 0; try < holdNames; try++ {
+		h := held{group: base}
+		if try > 0 {
+			h.group += "-" + strconv.Itoa(try)
+		}
+		for _, oid := range oids {
+			if oid != "" {
+				h.refs = append(h.refs, refstore.Update{Ref: h.group + "/" + strconv.Itoa(len(h.refs)), New: oid})
+			}
+		}
+		if err = st.Apply(ctx, "handoff: held for a decision in flight", h.refs...); err == nil {
+			return h, nil
+		}
+		if !errors.Is(err, refstore.ErrConflict) {
+			break
 		}
 	}
-	if err := st.Apply(ctx, "handoff: held for a decision in flight", h.refs...); err != nil {
-		return held{}, fmt.Errorf("keeping the new records' objects from git gc: %w", err)
-	}
-	return h, nil
+	return held{}, fmt.Errorf("keeping the new records' objects from git gc: %w", err)
 }
+
+// holdNames bounds the names hold tries for one group.
+const holdNames = 16
 
 // releases are the deletes that take the hold away, to go in the
 // transaction that makes the objects reachable from the records' refs.
@@ -104,7 +120,7 @@ func sweepHolds(ctx context.Context, st refstore.Records, notes []*pendingClaim)
 	me, _ := refstore.EncodeComponent(hostname())
 	var dels []refstore.Update
 	for _, id := range ids {
-		// <host>/<pid>-<purpose>/<n>
+		// <host>/<pid>-<purpose>[-<try>]/<n>
 		parts := strings.Split(strings.TrimPrefix(id.Ref, holdPrefix), "/")
 		if len(parts) != 3 || parts[0] != me || named[holdPrefix+parts[0]+"/"+parts[1]] {
 			continue

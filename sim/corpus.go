@@ -470,4 +470,144 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpStart, Arg: 0x2a861815, Faults: 0xcfcdb54ea0766c47},
 		},
 	},
+	{
+		// A sync dropped a waiting baton for a concurrent claimed one, archived
+		// it (archiveDropped), wrote the archive and died before the record
+		// and its conflict note. The next sync retired the waiting copy as
+		// stale with a warning only: a baton gone with no `log` entry. A copy
+		// retired as stale is now noted with its deletion.
+		name: "a tie-break loser archived by a sync that died before its conflict note", seed: 6008, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xccdfa66c, Faults: 0x523c146657555432},
+			{Clone: 1, Op: OpEnd, Arg: 0xbcaf454b, Faults: 0xbbe6dcdb78a20529},
+			{Clone: 0, Op: OpStart, Arg: 0x8684a95a, Faults: 0x5bc046fbbffa448f},
+			{Clone: 1, Op: OpSync, Arg: 0x44dfa932, Faults: 0x392b48b2649e1820},
+		},
+	},
+	{
+		// A sync healing a ref whose object the remote lost deleted it there,
+		// lost the answer and never marked it; no later fetch met the lost
+		// object again, so the heal was never finished and the clone holding
+		// the object never pushed it back. Noted heals are now finished by
+		// every sync.
+		name: "a heal cut short after its deletion", seed: 6105, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x106ea459, Faults: 0x2f33391eee4a10b5},
+			{Clone: 0, Op: OpSync, Arg: 0xeaaa356f, Faults: 0x74e1e6d16aabf2ba},
+			{Clone: 2, Op: OpRetire, Arg: 0x6c31a1da, Faults: 0xa9d859db51111255},
+		},
+	},
+	{
+		// A baton dropped at the remote for a concurrent one, archived there,
+		// was retired from the clone that wrote it with only a warning.
+		name: "a waiting baton archived at the remote and retired here unsaid", seed: 6071, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x7deb34c7, Faults: 0xff7133fcc8fec4d1},
+			{Clone: 2, Op: OpCancel, Arg: 0xec1fa86d, Faults: 0x9b7d89ad3be2dda0},
+			{Clone: 0, Op: OpEnd, Arg: 0xfe6ae48b, Faults: 0x921dfaf00801285c},
+			{Clone: 1, Op: OpStart, Arg: 0xad832815, Faults: 0xfbe7adbbae77128f},
+			{Clone: 1, Op: OpStart, Arg: 0x3fb15882, Faults: 0x48108d8c8a9e95c1},
+			{Clone: 0, Op: OpSync, Arg: 0x6769ab12, Faults: 0xe0951c9c4e31a7a8},
+			{Clone: 1, Op: OpEnd, Arg: 0xc21a04f1, Faults: 0x26f63e162051df5},
+			{Clone: 0, Op: OpEnd, Arg: 0x4e5529cc, Faults: 0xecba675d573a4d4f},
+			{Clone: 1, Op: OpSync, Arg: 0x29d85761, Faults: 0x5c9174809a8d4dfe},
+			{Clone: 1, Op: OpSync, Arg: 0x5c12e479, Faults: 0xc578e5d7ad65abbb},
+			{Clone: 2, Op: OpRetire, Arg: 0x82d8f2f0, Faults: 0xd490a839e8238ac0},
+			{Clone: 1, Op: OpSync, Arg: 0x35951175, Faults: 0x17129d8ecc0c3193},
+		},
+	},
+	{
+		// A clone holding a baton whose object the remote lost saw the ref
+		// deleted there by a teammate's heal, before the mark, and took it for
+		// retired (an older floor it does not descend from): its copy went with
+		// a warning and no note. It is now noted, and pushed back when the mark
+		// comes.
+		name: "a heal's deletion taken for a retirement", seed: 103, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x414a9ca0, Faults: 0x324f8ca16897f1c4},
+			{Clone: 2, Op: OpEnd, Arg: 0x2c1052e1, Faults: 0x3de79754151f9a0a},
+			{Clone: 2, Op: OpSync, Arg: 0x9d69501c, Faults: 0x7e9b298bc6cefb34},
+			{Clone: 2, Op: OpStart, Arg: 0x10bfa4b5, Faults: 0x672f373611609143},
+			{Clone: 2, Op: OpEnd, Arg: 0x90d3f8b9, Faults: 0x6488ccd26e476d6c},
+			{Clone: 1, Op: OpRetire, Arg: 0x7a48373e, Faults: 0x26e9adb304857ee7},
+			{Clone: 0, Op: OpSync, Arg: 0xe07f6c5b, Faults: 0x63f3533677bbc2eb},
+			{Clone: 1, Op: OpSync, Arg: 0xa76e99e4, Faults: 0x1758e8cb3d6eff3e},
+		},
+	},
+	{
+		// An end written after seeing a waiting baton at the remote replaced it
+		// (its back names it), and died before saying so: the record keeps it,
+		// as a prev does (the ledger read prevs only).
+		name: "a baton replaced by an end that saw it at the remote and died", seed: 35, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x206d775f, Faults: 0xb9154b5587fb47d9},
+			{Clone: 1, Op: OpSync, Arg: 0x77a9de06, Faults: 0x15064d7211a11307},
+			{Clone: 2, Op: OpStart, Arg: 0x4c594c5f, Faults: 0xaf74c5e4f7802b23},
+			{Clone: 1, Op: OpEnd, Arg: 0xf17340a, Faults: 0x6aa476835a91adeb},
+			{Clone: 1, Op: OpSync, Arg: 0xa2a4d00b, Faults: 0x4e6522de4e08ca7c},
+			{Clone: 2, Op: OpEnd, Arg: 0x84353bfa, Faults: 0xef15f3155200b5a5},
+			{Clone: 2, Op: OpStart, Arg: 0x899437dd, Faults: 0xf4f09d1c0eecf0a8},
+			{Clone: 2, Op: OpEnd, Arg: 0xb39cf15a, Faults: 0xac3ff53a070d46ca},
+		},
+	},
+	{
+		// A claim landed at the remote, its local write failed, a baton was
+		// written over it there and then dropped for a concurrent one: the
+		// claim was nowhere, and its clone's next start took it for refused.
+		// The dropped version is now a floor of its ref, where HeldOnce finds
+		// the claim. (Also: a hold group named like a dead process's.)
+		name: "a landed claim whose successor lost a tie-break", seed: 41, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0xa863df3a, Faults: 0xdcb0be17f0cdc3cd},
+			{Clone: 1, Op: OpStart, Arg: 0x5a45a864, Faults: 0xceceaa5840de08c3},
+			{Clone: 1, Op: OpEnd, Arg: 0x530dbf88, Faults: 0xc8cdf2d42ed7231},
+			{Clone: 1, Op: OpStart, Arg: 0x2589709b, Faults: 0xf4a89256716f0266},
+			{Clone: 1, Op: OpSync, Arg: 0xedfcb4a9, Faults: 0x4cbbf4ca8e13f647},
+			{Clone: 0, Op: OpStart, Arg: 0xf30998a4, Faults: 0x9af751085e80f388},
+			{Clone: 0, Op: OpEnd, Arg: 0x6e38cbc5, Faults: 0xe2ccd082f96a84b5},
+			{Clone: 0, Op: OpSync, Arg: 0x41c7fe2a, Faults: 0x37b88ce1e55753e7},
+			{Clone: 1, Op: OpSync, Arg: 0x78682aa6, Faults: 0x630aba0c5ee05d69},
+			{Clone: 2, Op: OpEnd, Arg: 0x7bc7c320, Faults: 0x7dde060623cce10e},
+			{Clone: 0, Op: OpStart, Arg: 0x92bca89e, Faults: 0x54aae85624aa7784},
+			{Clone: 1, Op: OpEnd, Arg: 0xd45bc12b, Faults: 0x24d9097e9eb10a80},
+			{Clone: 1, Op: OpStart, Arg: 0x176670ca, Faults: 0xa78c5549e096c16a},
+			{Clone: 1, Op: OpSync, Arg: 0x21d311d7, Faults: 0xf90daa53fe24e922},
+			{Clone: 2, Op: OpStart, Arg: 0x430e04e8, Faults: 0xd431cb50c3c02f6d},
+			{Clone: 2, Op: OpEnd, Arg: 0xc3c2e4a5, Faults: 0x57f2c83f5e0008e8},
+			{Clone: 2, Op: OpEnd, Arg: 0x6f369b0a, Faults: 0x72f4fac6af202487},
+			{Clone: 1, Op: OpEnd, Arg: 0xa78ebe32, Faults: 0xc8e778c603cd6a48},
+			{Clone: 0, Op: OpEnd, Arg: 0x6a2d83e0, Faults: 0xbdb0546bb303d554},
+			{Clone: 1, Op: OpRetire, Arg: 0xd942f739, Faults: 0x974af5511cc2daa8},
+			{Clone: 0, Op: OpEnd, Arg: 0xc49e4c68, Faults: 0xfcfe515505f9d984},
+			{Clone: 2, Op: OpEnd, Arg: 0xdef68696, Faults: 0x8cebff49a9fc5f01},
+			{Clone: 0, Op: OpStart, Arg: 0x7245119c, Faults: 0xa7f1be334d7d3ff7},
+			{Clone: 0, Op: OpEnd, Arg: 0x42bd82ed, Faults: 0x270cb2ddd073d823},
+			{Clone: 1, Op: OpEnd, Arg: 0x8b36616f, Faults: 0xe4c8d159f1835426},
+			{Clone: 2, Op: OpStart, Arg: 0xd6b766a, Faults: 0x7771d27d0583dec},
+			{Clone: 2, Op: OpEnd, Arg: 0xd39ba452, Faults: 0x787ab3b6358d783d},
+			{Clone: 2, Op: OpEnd, Arg: 0x4a7f502e, Faults: 0xc3001ca8c4337a87},
+			{Clone: 1, Op: OpEnd, Arg: 0xd7b91bba, Faults: 0x166a4a443c13d7c8},
+			{Clone: 2, Op: OpEnd, Arg: 0x91d9a296, Faults: 0x55c2e89fe513e01c},
+			{Clone: 2, Op: OpCancel, Arg: 0x251ea0de, Faults: 0x41419ed741cbd38},
+			{Clone: 0, Op: OpEnd, Arg: 0xd0dd0af1, Faults: 0x5071eeb1d30ea2c5},
+			{Clone: 0, Op: OpSync, Arg: 0x51494809, Faults: 0x786713ee053b2fd7},
+			{Clone: 0, Op: OpEnd, Arg: 0xd6d054a5, Faults: 0x9fe709ae510a526d},
+			{Clone: 1, Op: OpEnd, Arg: 0xd1c6b68a, Faults: 0xe79fc3ecb73d6a05},
+			{Clone: 0, Op: OpDismiss, Arg: 0x9f8c6888, Faults: 0x6378b03c2053267d},
+			{Clone: 1, Op: OpStart, Arg: 0x50837ef5, Faults: 0x553f3f6a8d92d358},
+			{Clone: 1, Op: OpEnd, Arg: 0x8d922507, Faults: 0x3e631e79578cfa94},
+			{Clone: 0, Op: OpEnd, Arg: 0x92cbeeb1, Faults: 0x855132dd5442b932},
+			{Clone: 1, Op: OpEnd, Arg: 0x8f2fe0f1, Faults: 0x2c358876aceee4cc},
+			{Clone: 2, Op: OpRetire, Arg: 0x71762fc0, Faults: 0x9387fc16700100a7},
+			{Clone: 2, Op: OpEnd, Arg: 0xb05c59bd, Faults: 0x28fa3a9ff1ffe297},
+			{Clone: 0, Op: OpEnd, Arg: 0x7aa9a2f9, Faults: 0x63353e65e93ec5e9},
+			{Clone: 2, Op: OpStart, Arg: 0x8d6dd75, Faults: 0x66003112bbcfca47},
+			{Clone: 1, Op: OpStart, Arg: 0xfc69a68f, Faults: 0x70e7488101f6d57},
+			{Clone: 1, Op: OpEnd, Arg: 0xaaf1a030, Faults: 0x813364ad6d2d613f},
+			{Clone: 1, Op: OpSync, Arg: 0x666e847f, Faults: 0xba15b271afe2ea5},
+			{Clone: 2, Op: OpSync, Arg: 0x9ded76fc, Faults: 0x1e68fe7f27f707cb},
+			{Clone: 0, Op: OpEnd, Arg: 0x6030c7d7, Faults: 0xffbf7fe946413acc},
+			{Clone: 0, Op: OpEnd, Arg: 0x8956a08, Faults: 0x98bdf84f2eeca095},
+		},
+	},
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -33,13 +35,21 @@ type ledger struct {
 	toldNot map[string]string
 	crashed map[string]bool // sessions whose start died
 	parsed  map[string]bool // blob ids already read for seen
+	// liveAt: the short id (refstore.BackIDLen) of each waiting version
+	// read -> its baton id; backBy: each short id a version's back names
+	// -> that version's baton id. A waiting version another baton's
+	// record names in its back was replaced by a write that saw it (an
+	// end over a fetched copy, End's supersededThere), which the record
+	// keeps when End died before saying so.
+	liveAt map[string]string
+	backBy map[string]string
 }
 
 func newLedger() *ledger {
 	return &ledger{
 		written: map[string]string{}, seen: map[string]bool{}, delivered: map[string]string{},
 		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{}, claimedBy: map[string]string{}, tombed: map[string]bool{},
-		crashed: map[string]bool{}, parsed: map[string]bool{},
+		crashed: map[string]bool{}, parsed: map[string]bool{}, liveAt: map[string]string{}, backBy: map[string]string{},
 	}
 }
 
@@ -278,6 +288,12 @@ func (w *world) checkStep(ctx context.Context, i int) {
 				continue
 			}
 			w.led.seen[b.ID] = true
+			if b.Live() {
+				w.led.liveAt[id.OID[:refstore.BackIDLen]] = b.ID
+			}
+			for _, short := range b.Back {
+				w.led.backBy[short] = b.ID
+			}
 			// A new baton written over a waiting one replaced it (what
 			// End reports as Superseded, also when End then failed or
 			// died): read from the version's prev.
@@ -434,6 +450,14 @@ func (w *world) finish(ctx context.Context) {
 				w.led.tombed[b.ID] = true
 			}
 			archivedIDs[b.ID] = state
+		}
+	}
+	for _, short := range slices.Sorted(maps.Keys(w.led.backBy)) {
+		by := w.led.backBy[short]
+		if id, ok := w.led.liveAt[short]; ok && id != by {
+			if _, ok := w.led.superseded[id]; !ok {
+				w.led.superseded[id] = "replaced by " + by + " (its record's back)"
+			}
 		}
 	}
 	stranded := w.strandedClaims(ctx)

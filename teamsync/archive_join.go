@@ -35,7 +35,7 @@ func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decisi
 	for i := range ds {
 		// First what tie-breaks dropped: a retirement of the same baton
 		// in this sync comes after it, and the last entry of a path wins.
-		if r := ds[i].dropped; r != nil {
+		for _, r := range ds[i].dropped {
 			put[r.month] = append(put[r.month], archive.Entry{Path: r.path, OID: r.oid})
 		}
 	}
@@ -248,6 +248,14 @@ func dropStale(ctx context.Context, av archiveView, d *decision) error {
 // simulation without faults, seed 5049: a claimed baton dropped for a
 // waiting one, then a clone away claimed its own waiting copy of it).
 // Archived, it is stale everywhere (archiveView.stale).
+//
+// The dropped version also becomes a floor of its ref (archive.KeyPath):
+// what it was written over, or after seeing, is history only it carried.
+// A claim that landed and then had a baton written over it that lost a
+// tie-break is found there (Arbiter.HeldOnce reads the floors); without
+// it, its claimer's next start took it for refused, and nobody received
+// the baton (found by the simulation, seed 41). The kept version, not
+// written after the dropped one, is not behind it.
 func archiveDropped(ds []decision, now time.Time) {
 	for i := range ds {
 		d := &ds[i]
@@ -258,14 +266,20 @@ func archiveDropped(ds []decision, now time.Time) {
 		if d.winner == d.remote {
 			loser = d.local
 		}
-		if loser == nil || recOf[baton.Baton](loser).ID == recOf[baton.Baton](d.winner).ID {
+		if loser == nil {
 			continue
 		}
-		p, err := archive.BatonPath(recOf[baton.Baton](loser).ID)
-		if err != nil {
+		id := recOf[baton.Baton](loser).ID
+		if id == recOf[baton.Baton](d.winner).ID {
 			continue
 		}
-		d.dropped = &retirement{path: p, month: archive.Month(now), oid: loser.oid}
+		month := archive.Month(now)
+		if p, err := archive.BatonPath(id); err == nil {
+			d.dropped = append(d.dropped, retirement{path: p, month: month, oid: loser.oid})
+		}
+		if p, err := archive.KeyPath(d.ref, id); err == nil {
+			d.dropped = append(d.dropped, retirement{path: p, month: month, oid: loser.oid})
+		}
 	}
 }
 

@@ -244,6 +244,22 @@ func heal(ctx context.Context, st refstore.Clone, remote string, lost map[string
 	return notes
 }
 
+// resumeHeals finishes the heals this clone's earlier syncs left noted,
+// once the remote answered (listErr nil). It reports whether it did
+// anything there.
+func (s *syncRun) resumeHeals(ctx context.Context, listErr error) bool {
+	if s.opts.DryRun || listErr != nil {
+		return false
+	}
+	pending := withHealNotes(s.st.Local(), nil)
+	if len(pending) == 0 {
+		return false
+	}
+	s.noteUnhealed(ctx, pending)
+	s.fetchNotes = append(s.fetchNotes, heal(ctx, s.st, s.opts.Remote, nil)...)
+	return true
+}
+
 // withHealNotes adds to lost the heals a killed sync here left.
 func withHealNotes(l refstore.Local, lost map[string]string) map[string]string {
 	names, err := l.List(healDir)

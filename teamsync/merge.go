@@ -151,8 +151,9 @@ type decision struct {
 	// for a key that stays, or goes without retiring.
 	retired *retirement
 	// dropped is where the other baton a tie-break dropped at this key
-	// goes: the archive, so that no copy of it comes back (archiveDropped).
-	dropped *retirement
+	// goes, with the final versions only it carried: the archive, so that
+	// no copy of it comes back and no claim is forgotten (archiveDropped).
+	dropped []retirement
 }
 
 func (d *decision) localChange() bool { return oidOf(d.winner) != oidOf(d.local) }

@@ -281,7 +281,13 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 		s.fetchNotes = append(s.fetchNotes, healMarked(ctx, s.st, s.opts.Remote, marks)...)
 		s.unhealed = unhealed(ctx, s.st, marks)
 	}
-	if want.err == nil && maps.Equal(want.ids, ids.copies) {
+	// A heal a kill or a lost answer cut short is finished whatever this
+	// fetch meets: its deletion may have landed, and then no fetch meets
+	// the lost object again, while the ref stays gone there and nobody
+	// marked it for the clone that holds it (found by the simulation,
+	// seed 6105).
+	resumed := s.resumeHeals(ctx, want.err)
+	if want.err == nil && !resumed && maps.Equal(want.ids, ids.copies) {
 		return ids, nil
 	}
 	// One more try when it fails: a gc repacking this clone, a killed
@@ -407,8 +413,17 @@ func (s *syncRun) change(d *decision, w *writes, res *Result) {
 			res.Warnings = append(res.Warnings, n)
 		}
 		w.local = append(w.local, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.local)})
-		if d.conflict && d.local != nil {
+		switch {
+		case d.conflict && d.local != nil:
 			w.conflictMsgs[d.ref] = conflictMsg(d, s.opts.Remote)
+		case d.retired != nil && d.retired.stale:
+			// A baton that waited here leaves because the archive says it
+			// is behind: claimed, cancelled or dismissed there, or dropped
+			// by a join. The warning above is this run's; the note is
+			// `git handoff log`'s, kept with the deletion itself, since the
+			// join that dropped it may have died after archiving it
+			// (found by the simulation, seed 6008).
+			w.conflictMsgs[d.ref] = fmt.Sprintf("%s from %s: dropped %s, retired there", refstore.ConflictReflog, s.opts.Remote, oidOf(d.local))
 		}
 		res.Local = append(res.Local, Change{Ref: d.ref, Old: oidOf(d.local), New: oidOf(d.winner), Reason: reason, What: what})
 	}
