@@ -7,12 +7,13 @@ type Case struct {
 	seed   uint64
 	faults bool
 	deaths bool // with process deaths among the faults
+	wide   bool // the widened run (Config.Wide)
 	steps  []Step
 }
 
 // Config is the case's configuration.
 func (c Case) Config() Config {
-	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: !c.deaths}
+	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: !c.deaths, Wide: c.wide}
 }
 
 // Corpus are the runs the simulation failed, shrunk and kept: each must
@@ -608,6 +609,19 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpSync, Arg: 0x9ded76fc, Faults: 0x1e68fe7f27f707cb},
 			{Clone: 0, Op: OpEnd, Arg: 0x6030c7d7, Faults: 0xffbf7fe946413acc},
 			{Clone: 0, Op: OpEnd, Arg: 0x8956a08, Faults: 0x98bdf84f2eeca095},
+		},
+	},
+	{
+		// A heal deleted a ref whose object the remote lost and pushed it back;
+		// a late copy of the deletion found the same object under its lease and
+		// deleted it again, and every clone withheld the session for good. A
+		// ref pushed back keeps its heal note until a sync sees it there.
+		name: "a heal undone by a late copy of its deletion", seed: 10, faults: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpStart, Arg: 0xb0a3b0d1, Faults: 0xce700747b2c39e7c},
+			{Clone: 2, Op: OpReplace, Arg: 0x698e129e, Faults: 0x5f9191458572eead},
+			{Clone: 2, Op: OpRetire, Arg: 0x609802b6, Faults: 0xbddd4a039453250f},
+			{Clone: 2, Op: OpRetire, Arg: 0xe1779663, Faults: 0xf031afce0a439b4f},
 		},
 	},
 }

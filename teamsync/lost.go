@@ -180,78 +180,86 @@ func parseMark(mark string) (ref, oid string, ok bool) {
 // at the remote (LostPrefix), where a clone that holds it, whose own
 // fetches need nothing of it and so never fail, finds the mark and pushes
 // it back (healMarked). A heal note per ref, written before the deletion,
-// lets the next sync here finish a heal a kill cut short. It returns what
-// it did and what it could not, in words.
+// lets the next sync here finish a heal a kill cut short; a ref pushed
+// back keeps its note until a later sync sees it there, since a copy of
+// the deletion arriving late would find the same object under the lease
+// and delete it again (found by the simulation, seed 10 of the widened
+// run). It returns what it did and what it could not, in words.
 func heal(ctx context.Context, st refstore.Clone, remote string, lost map[string]string) []string {
 	l := st.Local()
-	lost = withHealNotes(l, lost)
-	if len(lost) == 0 {
+	notes, pushedBack := withHealNotes(l, lost)
+	if len(notes) == 0 {
 		return nil
-	}
-	var notes, refs []string
-	var dels []refstore.Update
-	for _, ref := range slices.Sorted(maps.Keys(lost)) {
-		if err := l.Write(ctx, healName(ref), []byte(ref+" "+lost[ref]+"\n")); err != nil {
-			notes = append(notes, fmt.Sprintf("%s's %s names object %s, which %s has lost (its gc raced a push); not healed: %v", remote, ref, lost[ref], remote, err))
-			continue
-		}
-		refs = append(refs, ref)
-		dels = append(dels, refstore.Update{Ref: ref, Old: lost[ref]})
 	}
 	ids, err := st.RemoteIDs(ctx, remote, byOwnName)
 	if err != nil {
-		return append(notes, fmt.Sprintf("healing what %s lost: %v", remote, err))
+		return []string{fmt.Sprintf("healing what %s lost: %v", remote, err)}
 	}
-	// Deleted under the lease, or gone already (a heal a kill cut short);
-	// a ref moved on since is healed.
+	var said, refs []string
 	var gone []refstore.Update
-	for _, d := range dels {
-		switch ids[d.Ref] {
-		case d.Old:
-			gone = append(gone, d)
-		case "":
-		default:
-			_ = l.Remove(healName(d.Ref))
-			refs = slices.DeleteFunc(refs, func(r string) bool { return r == d.Ref })
+	for _, ref := range slices.Sorted(maps.Keys(notes)) {
+		oid := notes[ref]
+		_, lostNow := lost[ref]
+		switch {
+		case pushedBack[ref] && !lostNow && ids[ref] == oid, ids[ref] != "" && ids[ref] != oid:
+			// Healed and seen there, or moved on since: healed.
+			_ = l.Remove(healName(ref))
+			continue
+		case ids[ref] == oid:
+			// Deleted under the lease, with a note first.
+			if err := l.Write(ctx, healName(ref), []byte(ref+" "+oid+"\n")); err != nil {
+				said = append(said, fmt.Sprintf("%s's %s names object %s, which %s has lost (its gc raced a push); not healed: %v", remote, ref, oid, remote, err))
+				continue
+			}
+			gone = append(gone, refstore.Update{Ref: ref, Old: oid})
 		}
+		// Gone there already (a heal cut short, or a late deletion): put
+		// back below.
+		refs = append(refs, ref)
 	}
 	if err := st.Push(ctx, remote, gone, refstore.PushOptions{NoVerify: true}); err != nil && !staleLease(err) {
-		return append(notes, fmt.Sprintf("healing what %s lost: deleting the refs that name lost objects: %v", remote, err))
+		return append(said, fmt.Sprintf("healing what %s lost: deleting the refs that name lost objects: %v", remote, err))
 	}
 	var back, marks []refstore.Update
 	empty := ""
 	for _, ref := range refs {
-		oid := lost[ref]
+		oid := notes[ref]
 		if _, err := st.ReadObject(ctx, oid); err == nil {
 			back = append(back, refstore.Update{Ref: ref, New: oid})
-			notes = append(notes, fmt.Sprintf("healed %s's %s: it named object %s, which %s had lost (its gc raced a push); pushed again from here", remote, ref, oid, remote))
+			said = append(said, fmt.Sprintf("healed %s's %s: it named object %s, which %s had lost (its gc raced a push); pushed again from here", remote, ref, oid, remote))
 			continue
 		}
 		if empty == "" {
 			if empty, err = st.WriteBlob(ctx, nil); err != nil {
-				return append(notes, err.Error())
+				return append(said, err.Error())
 			}
 		}
 		marks = append(marks, refstore.Update{Ref: markRef(ref, oid), New: empty})
-		notes = append(notes, fmt.Sprintf("%s's %s named object %s, which %s has lost (its gc raced a push): marked lost there; a clone that holds the object pushes it back with its next sync", remote, ref, oid, remote))
+		said = append(said, fmt.Sprintf("%s's %s named object %s, which %s has lost (its gc raced a push): marked lost there; a clone that holds the object pushes it back with its next sync", remote, ref, oid, remote))
 	}
 	if err := st.Push(ctx, remote, append(back, marks...), refstore.PushOptions{NoVerify: true}); err != nil && !staleLease(err) {
-		return append(notes, fmt.Sprintf("healing what %s lost: %v (the next sync here tries again)", remote, err))
+		return append(said, fmt.Sprintf("healing what %s lost: %v (the next sync here tries again)", remote, err))
 	}
-	for _, ref := range refs {
+	for _, u := range back {
+		_ = l.Write(ctx, healName(u.Ref), []byte(u.Ref+" "+u.New+" "+healPushedBack+"\n"))
+	}
+	for _, u := range marks {
+		ref, _, _ := parseMark(u.Ref)
 		_ = l.Remove(healName(ref))
 	}
-	return notes
+	return said
 }
 
 // resumeHeals finishes the heals this clone's earlier syncs left noted,
-// once the remote answered (listErr nil). It reports whether it did
-// anything there.
+// once the remote answered (listErr nil): a deletion may have landed, and
+// then no fetch meets the lost object again, while the ref stays gone
+// there (found by the simulation, seed 6105). It reports whether there
+// were any.
 func (s *syncRun) resumeHeals(ctx context.Context, listErr error) bool {
 	if s.opts.DryRun || listErr != nil {
 		return false
 	}
-	pending := withHealNotes(s.st.Local(), nil)
+	pending, _ := withHealNotes(s.st.Local(), nil)
 	if len(pending) == 0 {
 		return false
 	}
@@ -260,24 +268,39 @@ func (s *syncRun) resumeHeals(ctx context.Context, listErr error) bool {
 	return true
 }
 
-// withHealNotes adds to lost the heals a killed sync here left.
-func withHealNotes(l refstore.Local, lost map[string]string) map[string]string {
+// healPushedBack marks a heal note whose object was pushed back: the next
+// sync that sees it there drops the note.
+const healPushedBack = "pushed-back"
+
+// withHealNotes is lost with the heals this clone's syncs left noted, and
+// which of those were pushed back already.
+func withHealNotes(l refstore.Local, lost map[string]string) (map[string]string, map[string]bool) {
+	out := maps.Clone(lost)
+	var pushedBack map[string]bool
 	names, err := l.List(healDir)
 	if err != nil {
-		return lost
+		return out, nil
 	}
 	for _, n := range names {
 		data, err := l.Read(healDir + "/" + n)
-		ref, oid, ok := strings.Cut(strings.TrimSpace(string(data)), " ")
-		if err != nil || !ok {
+		fields := strings.Fields(string(data))
+		if err != nil || len(fields) < 2 {
 			_ = l.Remove(healDir + "/" + n)
 			continue
 		}
-		if _, isLost := lost[ref]; !isLost {
-			lost = mapWith(lost, ref, oid)
+		ref, oid := fields[0], fields[1]
+		if _, isLost := out[ref]; isLost {
+			continue
+		}
+		out = mapWith(out, ref, oid)
+		if len(fields) > 2 && fields[2] == healPushedBack {
+			if pushedBack == nil {
+				pushedBack = map[string]bool{}
+			}
+			pushedBack[ref] = true
 		}
 	}
-	return lost
+	return out, pushedBack
 }
 
 func mapWith(m map[string]string, k, v string) map[string]string {

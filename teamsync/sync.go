@@ -282,10 +282,7 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 		s.unhealed = unhealed(ctx, s.st, marks)
 	}
 	// A heal a kill or a lost answer cut short is finished whatever this
-	// fetch meets: its deletion may have landed, and then no fetch meets
-	// the lost object again, while the ref stays gone there and nobody
-	// marked it for the clone that holds it (found by the simulation,
-	// seed 6105).
+	// fetch meets (lost.go).
 	resumed := s.resumeHeals(ctx, want.err)
 	if want.err == nil && !resumed && maps.Equal(want.ids, ids.copies) {
 		return ids, nil
