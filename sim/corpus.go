@@ -624,4 +624,31 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpRetire, Arg: 0xe1779663, Faults: 0xf031afce0a439b4f},
 		},
 	},
+	{
+		// The same, with the heal pushed back and taken for confirmed by a retry
+		// of the same sync, before the late deletion landed: only a later sync
+		// confirms it.
+		name: "a heal confirmed before a late copy of its deletion", seed: 9, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpStart, Arg: 0x7f2b58d5, Faults: 0xb474d01deaf393d},
+			{Clone: 0, Op: OpStart, Arg: 0xf9e2335d, Faults: 0x8d2b4b58be20ccf3},
+			{Clone: 0, Op: OpSync, Arg: 0x632a5f80, Faults: 0xf2f179f2d896a42b},
+			{Clone: 0, Op: OpEnd, Arg: 0x121bf2d1, Faults: 0x8a524c60537aa30},
+			{Clone: 0, Op: OpSync, Arg: 0x92f32906, Faults: 0x4ffd0893e8bf6867},
+		},
+	},
+	{
+		// A dismissal pushed late, then an undismiss that died before its local
+		// write: its restore landed, and the baton was delivered. A ledger gap:
+		// an undismiss that dies has an unknown outcome.
+		name: "an undismiss that died after its push", seed: 11, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x2c82a5ca, Faults: 0x6a027fc3072b14c4},
+			{Clone: 1, Op: OpStart, Arg: 0xb776be4a, Faults: 0xed3d2bb3c659ef72},
+			{Clone: 0, Op: OpDismiss, Arg: 0x27c80d4a, Faults: 0x59318da8dfbd7901},
+			{Clone: 0, Op: OpUndismiss, Arg: 0x1c9824cb, Faults: 0x3ebba99e8f00a2a},
+			{Clone: 0, Op: OpEnd, Arg: 0x138d2db8, Faults: 0x2925f70abe756ab6},
+			{Clone: 1, Op: OpStart, Arg: 0xc5ba257e, Faults: 0x25d0dc972db41462},
+		},
+	},
 }

@@ -186,17 +186,18 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 			c = newFaulty(w.clones[at], w.faults)
 			who += fmt.Sprintf(" (at c%d)", at)
 		}
+		// Unknown until it returns: a process that dies in it may have
+		// pushed the restore first.
+		w.wl.restoreUnknown[id] = true
 		res, err := handoff.Undismiss(ctx, c, handoff.UndismissOptions{ID: id, Arbiter: arb}, clock)
 		w.conflicts(c, res.Conflicts, who)
 		if err != nil {
+			// Refused for what was found, or a lost swap: not restored.
+			// Anything else (an unreachable arbiter, a lost answer) may
+			// have landed.
 			var nr *handoff.NotRestorableError
-			if !errors.As(err, &nr) || nr.Err != nil {
-				// Refused for what was found, or a lost swap: not
-				// restored. Anything else (an unreachable arbiter, a
-				// lost answer) may have landed.
-				if nr == nil {
-					w.wl.restoreUnknown[id] = true
-				}
+			if errors.As(err, &nr) {
+				delete(w.wl.restoreUnknown, id)
 			}
 			return "error " + id + " " + short(err)
 		}

@@ -185,7 +185,8 @@ func parseMark(mark string) (ref, oid string, ok bool) {
 // the deletion arriving late would find the same object under the lease
 // and delete it again (found by the simulation, seed 10 of the widened
 // run). It returns what it did and what it could not, in words.
-func heal(ctx context.Context, st refstore.Clone, remote string, lost map[string]string) []string {
+func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
+	st, remote := s.st, s.opts.Remote
 	l := st.Local()
 	notes, pushedBack := withHealNotes(l, lost)
 	if len(notes) == 0 {
@@ -201,8 +202,9 @@ func heal(ctx context.Context, st refstore.Clone, remote string, lost map[string
 		oid := notes[ref]
 		_, lostNow := lost[ref]
 		switch {
-		case pushedBack[ref] && !lostNow && ids[ref] == oid, ids[ref] != "" && ids[ref] != oid:
-			// Healed and seen there, or moved on since: healed.
+		case pushedBack[ref] && !s.pushedBack[ref] && !lostNow && ids[ref] == oid, ids[ref] != "" && ids[ref] != oid:
+			// Healed and seen there by a later sync, or moved on since:
+			// healed.
 			_ = l.Remove(healName(ref))
 			continue
 		case ids[ref] == oid:
@@ -242,6 +244,7 @@ func heal(ctx context.Context, st refstore.Clone, remote string, lost map[string
 	}
 	for _, u := range back {
 		_ = l.Write(ctx, healName(u.Ref), []byte(u.Ref+" "+u.New+" "+healPushedBack+"\n"))
+		s.pushedBack = mapWithTrue(s.pushedBack, u.Ref)
 	}
 	for _, u := range marks {
 		ref, _, _ := parseMark(u.Ref)
@@ -264,7 +267,7 @@ func (s *syncRun) resumeHeals(ctx context.Context, listErr error) bool {
 		return false
 	}
 	s.noteUnhealed(ctx, pending)
-	s.fetchNotes = append(s.fetchNotes, heal(ctx, s.st, s.opts.Remote, nil)...)
+	s.fetchNotes = append(s.fetchNotes, s.heal(ctx, nil)...)
 	return true
 }
 
@@ -294,13 +297,18 @@ func withHealNotes(l refstore.Local, lost map[string]string) (map[string]string,
 		}
 		out = mapWith(out, ref, oid)
 		if len(fields) > 2 && fields[2] == healPushedBack {
-			if pushedBack == nil {
-				pushedBack = map[string]bool{}
-			}
-			pushedBack[ref] = true
+			pushedBack = mapWithTrue(pushedBack, ref)
 		}
 	}
 	return out, pushedBack
+}
+
+func mapWithTrue(m map[string]bool, k string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[k] = true
+	return m
 }
 
 func mapWith(m map[string]string, k, v string) map[string]string {

@@ -188,7 +188,7 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 			// The remote took no push: a ref there names an object it
 			// lost, which no fetch of ours needed (lost.go).
 			s.noteUnhealed(ctx, lost)
-			s.fetchNotes = append(s.fetchNotes, heal(ctx, st, opts.Remote, lost)...)
+			s.fetchNotes = append(s.fetchNotes, s.heal(ctx, lost)...)
 			lastErr = err
 			continue
 		}
@@ -219,6 +219,9 @@ type syncRun struct {
 	// there, that this clone cannot heal (lost.go): nothing is pushed to
 	// them, which would replace what a teammate still holds.
 	unhealed map[string]string
+	// pushedBack are the refs this sync's heals pushed back: their heal
+	// notes stay for a later sync to see them there (lost.go).
+	pushedBack map[string]bool
 	// fetchNotes are the stale locks and dangling refs removed so that
 	// git fetch could run.
 	fetchNotes []string
@@ -297,7 +300,7 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 	}
 	if !s.opts.DryRun {
 		s.noteUnhealed(ctx, f.lost)
-		if healed := heal(ctx, s.st, s.opts.Remote, f.lost); len(healed) > 0 {
+		if healed := s.heal(ctx, f.lost); len(healed) > 0 {
 			s.fetchNotes = append(s.fetchNotes, healed...)
 			if _, err := fetchPatiently(ctx, s.st, s.opts.Remote, s.specs, 2); err != nil {
 				return ids, fmt.Errorf("fetching from %s after healing it: %w", s.opts.Remote, err)
