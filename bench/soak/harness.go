@@ -478,6 +478,9 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 				}
 				return nil
 			})
+			// Retiring a ref takes its reflog with it: the clone's notes
+			// of conflicts, which `git handoff log` reads, keep them.
+			dropped = append(dropped, notedConflicts(p.gitdir)...)
 			for _, id := range dropped {
 				ids, refs = append(ids, id), append(refs, "conflict:"+p.name)
 			}
@@ -546,6 +549,32 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 		}
 	}
 	return seen, nil
+}
+
+// notedConflicts are the versions a clone's notes of conflicts (the files
+// `git handoff log` reads its conflict events from: handoff/conflicts, its
+// older half conflicts.1, and conflicts.d/, one JSON object a line) name
+// as dropped.
+func notedConflicts(gitdir string) []string {
+	dir := filepath.Join(gitdir, "handoff")
+	files := []string{filepath.Join(dir, "conflicts"), filepath.Join(dir, "conflicts.1")}
+	late, _ := filepath.Glob(filepath.Join(dir, "conflicts.d", "*"))
+	var out []string
+	for _, f := range append(files, late...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			var n struct {
+				Dropped string `json:"dropped"`
+			}
+			if json.Unmarshal([]byte(l), &n) == nil && strings.Trim(n.Dropped, "0") != "" {
+				out = append(out, n.Dropped)
+			}
+		}
+	}
+	return out
 }
 
 // archived lists the baton blobs of every archive tree in dir: each
