@@ -55,11 +55,23 @@ const ArbiterKey = "handoff.arbiter"
 // it before the next start of its clone, was taken for refused and its
 // baton delivered to nobody; and a version written over a stale local copy
 // after seeing the claim at the remote).
+//
+// JumpBy and JumpBase are set when this clone's count jumped: its own count in
+// Seen is one past the highest it ever issued for the key (issuedNote),
+// above what the versions this one builds on carry (JumpBase). The counts in
+// between are other writes of this clone's that this version did not see
+// (a concurrent process's end while a start claimed the baton the end
+// replaced): Descends does not count them as covered (found by the soak:
+// such a claim silently replaced the end's newer baton).
 type Cause struct {
 	Rev  uint64            `json:"rev,omitempty"`
 	Prev string            `json:"prev,omitempty"`
 	Back []string          `json:"back,omitempty"`
 	Seen map[string]uint64 `json:"seen,omitempty"`
+	// JumpBy is the writer whose count jumped (its WriterID), JumpBase
+	// its count in what this version builds on.
+	JumpBy   string `json:"jumpBy,omitempty"`
+	JumpBase uint64 `json:"jumpBase,omitempty"`
 }
 
 // MaxBack and BackIDLen bound Back: 24 versions of 16 hex digits each, a
@@ -118,7 +130,7 @@ func (c Cause) Descends(o Cause) (descends, ok bool) {
 		return false, false
 	}
 	for w, n := range o.Seen {
-		if c.Seen[w] < n {
+		if c.Seen[w] < n || w == c.JumpBy && n > c.JumpBase && n < c.Seen[w] {
 			return false, true
 		}
 	}
@@ -217,10 +229,17 @@ func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 	// (found by the soak). The high-water mark of what this clone issued
 	// for the key is a local note (issuedNote).
 	hw := issued(local, ref)
+	base := seen[me]
 	if seen[me] < hw {
 		seen[me] = hw
 	}
 	seen[me]++
+	by := ""
+	if seen[me] > base+1 {
+		by = me
+	} else {
+		base = 0
+	}
 	if seen[me] > hw {
 		// Two processes writing the key at once may both write it: each
 		// wrote a count the other reads as at least its own base, which
@@ -233,7 +252,7 @@ func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 			return Cause{}, fmt.Errorf("noting this clone's count for %s: %w", ref, err)
 		}
 	}
-	return Cause{Rev: top + 1, Prev: old, Back: back, Seen: seen}, nil
+	return Cause{Rev: top + 1, Prev: old, Back: back, Seen: seen, JumpBy: by, JumpBase: base}, nil
 }
 
 // issuedNote names the note keeping the highest count this clone issued

@@ -110,8 +110,10 @@ func TestNextCause(t *testing.T) {
 			// Every NextCause issues a count of this clone's own, never
 			// given again for the key: four asked above, so this is the
 			// fifth. Back names the arbiter's copy it was written after
-			// seeing.
-			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s","back":["%s"],"seen":{"%s":5}}`, local, there[:refstore.BackIDLen], me(t, dir)); string(data) != want {
+			// seeing. The versions it builds on carry none of this
+			// clone's counts, so counts 1 to 4 are ones it did not see:
+			// jumpBy says so (jumpBase, 0, is left out).
+			if want := fmt.Sprintf(`{"schema":"handoff/v1","rev":6,"prev":"%s","back":["%s"],"seen":{"%s":5},"jumpBy":"%s"}`, local, there[:refstore.BackIDLen], me(t, dir), me(t, dir)); string(data) != want {
 				t.Fatalf("WriteVersion wrote %s, want %s", data, want)
 			}
 			if e, err := st.ReadObject(ctx, oid); err != nil || string(e.Data) != string(data) {
@@ -244,5 +246,31 @@ func TestBackNamesTheVersionsBeforePrev(t *testing.T) {
 	}
 	if refstore.WrittenOver(ctx, other, tip, strings.Repeat("0", len(tip))) {
 		t.Error("a blob never in the chain is found in it")
+	}
+}
+
+// A version whose own count jumped past what it builds on does not cover
+// the versions of its writer in between: a concurrent process's write it
+// never read.
+func TestDescendsNotAcrossAJump(t *testing.T) {
+	ended := refstore.Cause{Seen: map[string]uint64{"w": 3, "x": 1}}
+	claim := refstore.Cause{Seen: map[string]uint64{"w": 4, "x": 1}, JumpBy: "w", JumpBase: 2}
+	if d, ok := claim.Descends(ended); !ok || d {
+		t.Errorf("claim over base 2 descends from w's count 3: %v %v, want concurrent", d, ok)
+	}
+	if d, ok := ended.Descends(claim); !ok || d {
+		t.Errorf("count 3 descends from count 4: %v %v", d, ok)
+	}
+	base := refstore.Cause{Seen: map[string]uint64{"w": 2, "x": 1}}
+	if d, ok := claim.Descends(base); !ok || !d {
+		t.Errorf("claim does not descend from what it builds on: %v %v", d, ok)
+	}
+	later := refstore.Cause{Seen: map[string]uint64{"w": 5, "x": 1}}
+	if d, ok := later.Descends(claim); !ok || !d {
+		t.Errorf("a later version of w does not descend from the claim: %v %v", d, ok)
+	}
+	plain := refstore.Cause{Seen: map[string]uint64{"w": 4, "x": 1}}
+	if d, ok := plain.Descends(ended); !ok || !d {
+		t.Errorf("without a jump, count 4 covers count 3: %v %v", d, ok)
 	}
 }
