@@ -18,6 +18,7 @@ const (
 	ObjectivePrefix = "refs/ao/objectives/"
 	SessionPrefix   = "refs/ao/sessions/"
 	PRPrefix        = "refs/ao/prs/"
+	LeasePrefix     = "refs/ao/leases/"
 	RemotesPrefix   = "refs/ao/remotes/"
 	// ArchivePrefix holds one ref per month, refs/ao/archive/<YYYY-MM>,
 	// naming a tree (not a blob, not a commit) of the records retired
