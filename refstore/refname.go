@@ -38,7 +38,7 @@ const (
 
 // Kinds are the record prefixes that travel between clones, in the order
 // sync handles them.
-var Kinds = []string{HandoffsPrefix, ObjectivePrefix, SessionPrefix, PRPrefix}
+var Kinds = []string{HandoffsPrefix, ObjectivePrefix, SessionPrefix, PRPrefix, LeasePrefix}
 
 // maxComponent keeps an encoded component within a file name: 255 bytes on
 // common file systems, less the ".lock" git appends while it writes.
