@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -401,4 +403,30 @@ func holdsHere(ctx context.Context, st *refstore.Store, id string) bool {
 		}
 	}
 	return false
+}
+
+// withLeaseEvents adds the events the lease records keep (take, takeover,
+// release, break, handover: kind "lease-<action>", id the key, owner who
+// broke it or the holder's person) to the baton events, newest first, at
+// most limit. A lease that cannot be read adds nothing.
+func withLeaseEvents(ctx context.Context, st refstore.Records, events []baton.Event, limit int) []baton.Event {
+	list, _, err := lease.List(ctx, st, lease.Prefix)
+	if err != nil {
+		return events
+	}
+	for _, l := range list {
+		for _, e := range l.History {
+			who := e.By
+			if who == "" {
+				who = l.Owner
+			}
+			events = append(events, baton.Event{At: e.At, Kind: "lease-" + e.Action, ID: l.Record.Key, Owner: who,
+				Session: e.Session, Ref: l.Ref, Reason: e.Reason})
+		}
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].At.After(events[j].At) })
+	if limit > 0 && len(events) > limit {
+		events = events[:limit]
+	}
+	return events
 }
