@@ -106,6 +106,26 @@ func ReadBoard(ctx context.Context, st refstore.Records, prefix, guardRef string
 	case !errors.Is(err, refstore.ErrNotFound):
 		return Snapshot{}, err
 	}
+	// A path lease the guard names whose ref the listing lacks (a fetch
+	// left it out, its object lost at the remote; or a torn read) is
+	// taken as the guard has it: a swap from that version fails unless
+	// the board still holds it, so nothing is decided on a guess.
+	for k, oid := range s.Paths {
+		pk, _ := ParseKey(k)
+		ref, err := pk.Ref()
+		if err != nil {
+			continue
+		}
+		if _, ok := s.Leases[ref]; ok {
+			continue
+		}
+		if e, err := st.ReadObject(ctx, oid); err == nil {
+			e.Ref = ref
+			if l, err := Decode(e); err == nil {
+				s.Leases[ref] = l
+			}
+		}
+	}
 	return s, nil
 }
 

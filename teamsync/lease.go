@@ -49,11 +49,16 @@ var leaseRules = []rule[lease.Record]{
 	{whyEncoding, func(a, b lease.Record) int { return bytes.Compare(canonical(a), canonical(b)) }},
 }
 
-// retiresLease: a released or broken lease, final since before the
-// cutoff, leaves the live refs; the archive does not keep leases (the
-// next take of the key creates it afresh).
-func retiresLease(r lease.Record, final final, _ map[string]bool) (retirement, bool) {
-	return retirement{}, !r.Held() && final(r.RenewedAt)
+// retiresLease: never. Retiring a freed lease would start the key's
+// versions over (a new take creates the ref afresh, rev from nothing), and
+// a clone still holding a copy from before the retirement (a holder that
+// was broken or expired) could then win the join against the new lineage
+// and push the dead holding back over the arbiter's decision (found by
+// the simulation, seed 8 without faults: two sessions holding src/**).
+// Batons avoid it with the floors their archive keeps; leases keep their
+// refs instead, one per key ever leased.
+func retiresLease(lease.Record, final, map[string]bool) (retirement, bool) {
+	return retirement{}, false
 }
 
 // LeaseBoard is where this clone's leases are decided: the arbiter (the
@@ -70,11 +75,20 @@ func LeaseBoard(ctx context.Context, st refstore.Clone, offline bool) (lease.Boa
 	if remote == "" {
 		return lease.LocalBoard{St: st}, nil
 	}
+	return LeaseBoardAt(st, remote)
+}
+
+// LeaseBoardAt is the board at the named remote.
+func LeaseBoardAt(st refstore.Clone, remote string) (lease.Board, error) {
 	tp, err := TrackingPrefix(remote)
 	if err != nil {
 		return nil, err
 	}
-	return &remoteBoard{st: st, remote: remote, tp: tp}, nil
+	enc, err := refstore.EncodeComponent(remote)
+	if err != nil {
+		return nil, err
+	}
+	return &remoteBoard{st: st, remote: remote, tp: tp, guardCopies: guardCopiesPrefix + enc + "/"}, nil
 }
 
 // remoteBoard decides leases at a remote: read by fetching its leases and
@@ -83,6 +97,8 @@ type remoteBoard struct {
 	st     refstore.Clone
 	remote string
 	tp     string // its tracking prefix
+	// guardCopies is where its guard is fetched to.
+	guardCopies string
 }
 
 func (b *remoteBoard) Where() string { return "remote " + b.remote }
@@ -92,10 +108,19 @@ func (b *remoteBoard) tracking(ref string) string {
 	return b.tp + strings.TrimPrefix(ref, refstore.Root)
 }
 
+// copyOf is where this clone keeps its copy of the remote's ref: the
+// tracking ref of a lease, the guard's own copy.
+func (b *remoteBoard) copyOf(ref string) string {
+	if ref == lease.GuardRef {
+		return b.guardCopies + strings.TrimPrefix(ref, guardDir)
+	}
+	return b.tracking(ref)
+}
+
 func (b *remoteBoard) fetch(ctx context.Context) error {
 	specs := []string{
 		"+" + lease.Prefix + "*:" + b.tracking(lease.Prefix) + "*",
-		"+" + guardDir + "*:" + b.tracking(guardDir) + "*",
+		"+" + guardDir + "*:" + b.guardCopies + "*",
 	}
 	if _, err := fetchPatiently(ctx, b.st, b.remote, specs, 3); err != nil {
 		return &UnreachableError{Remote: b.remote, Err: err}
@@ -104,14 +129,18 @@ func (b *remoteBoard) fetch(ctx context.Context) error {
 }
 
 // guardDir is the guard's directory: fetched by pattern, since a fetch of
-// one ref the remote lacks fails.
+// one ref the remote lacks fails. Its copy is kept outside the tracking
+// prefix, where sync would take it for a record of an unknown kind.
 var guardDir = lease.GuardRef[:strings.LastIndex(lease.GuardRef, "/")+1]
+
+// guardCopiesPrefix holds each remote's guard: refs/ao/leaseguards/<remote>/.
+const guardCopiesPrefix = "refs/ao/leaseguards/"
 
 func (b *remoteBoard) Snapshot(ctx context.Context) (lease.Snapshot, error) {
 	if err := b.fetch(ctx); err != nil {
 		return lease.Snapshot{}, err
 	}
-	return lease.ReadBoard(ctx, b.st, b.tracking(lease.Prefix), b.tracking(lease.GuardRef))
+	return lease.ReadBoard(ctx, b.st, b.tracking(lease.Prefix), b.copyOf(lease.GuardRef))
 }
 
 // Swap pushes ups atomically. A push that fails is looked into by a
@@ -128,7 +157,7 @@ func (b *remoteBoard) Swap(ctx context.Context, msg string, ups []refstore.Updat
 		landed, unmoved := true, true
 		var moved *refstore.ConflictError
 		for _, u := range ups {
-			now, err := refstore.ResolveID(ctx, b.st, b.tracking(u.Ref))
+			now, err := refstore.ResolveID(ctx, b.st, b.copyOf(u.Ref))
 			if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 				return err
 			}
@@ -157,7 +186,7 @@ func (b *remoteBoard) Swap(ctx context.Context, msg string, ups []refstore.Updat
 // fetch or sync mends it.
 func (b *remoteBoard) record(ctx context.Context, msg string, ups []refstore.Update) {
 	for _, u := range ups {
-		targets := []string{b.tracking(u.Ref)}
+		targets := []string{b.copyOf(u.Ref)}
 		if strings.HasPrefix(u.Ref, lease.Prefix) {
 			targets = append(targets, u.Ref)
 		}
