@@ -33,13 +33,17 @@ import (
 // a renewal reaches the board within TTL/2 of being due:
 //
 //  1. A holder believes it holds the key only until TTL after its last
-//     write landed, by its own clock (Fresh). A holder whose renewals
-//     fail stops believing at that moment, whatever the others do.
+//     write, by its own clock (Fresh), counted from a reading taken just
+//     before the swap was sent (plan.commit): no later than the moment
+//     the board took the version. A holder whose renewals fail stops
+//     believing at that moment, whatever the others do.
 //  2. A contender takes over version V only after seeing V for a whole
-//     TTL by its clock. V was written before the contender first saw it,
-//     so the takeover comes more than TTL (real time) after V's write:
+//     TTL by its clock. The board took V before the contender first saw
+//     it, so the takeover comes at least TTL (real time) after that:
 //     after the holder of V stopped believing (1), unless the holder
 //     wrote another version since — and then the board holds that one.
+//     The same holds for a path lease overlapping V's: a take passing an
+//     expired V writes V broken in the same swap.
 //  3. The takeover is a swap from V at the board. If the holder renewed,
 //     the board no longer holds V and the swap loses; the contender
 //     re-reads, sees a new version, and its clock for it starts again.
