@@ -149,6 +149,18 @@ func (b *remoteBoard) Snapshot(ctx context.Context) (lease.Snapshot, error) {
 // returned as it is; anything else lost a lease to another writer
 // (refstore.ErrConflict), for the caller to read again.
 func (b *remoteBoard) Swap(ctx context.Context, msg string, ups []refstore.Update) error {
+	// A ref the remote holds no version of may be one it deleted for an
+	// object its gc lost, until a clone holding the object pushes it back
+	// (lost.go): creating it then would decide over a holding nobody can
+	// see (found by the simulation, seed 6035: a renewal's object lost,
+	// the key taken afresh by another session).
+	for _, u := range ups {
+		if u.Old == "" {
+			if err := markedLost(ctx, b.st, b.remote, u.Ref); err != nil {
+				return err
+			}
+		}
+	}
 	perr := b.st.Push(ctx, b.remote, ups, refstore.PushOptions{Atomic: true, NoVerify: true})
 	if perr != nil {
 		if err := b.fetch(ctx); err != nil {
