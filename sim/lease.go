@@ -90,17 +90,14 @@ func (w *world) callLease(ctx context.Context, c *faulty, s Step, clock handoff.
 		}
 		res, err = lease.Release(ctx, c, b, me, keys, "done", lc)
 	case OpLeaseBreak:
-		// A person breaks a lease because its holder is gone: the holder
-		// session, whichever clone it is in, is taken for dead as to that
-		// key (a real person breaks only a dead holder's lease).
-		res, err = lease.Break(ctx, c, b, keys[0], "sim person", "holder gone", lc)
-		if err == nil {
-			for i := range w.clones {
-				if res.Leases[0].From == leaseSession(i) {
-					w.leases.drop(i, keys[0].String())
-				}
-			}
+		// A person breaks a lease because its holder is gone: whoever
+		// holds the key is taken for dead as to it from the moment the
+		// person decides, whether or not the break is heard to land (a
+		// real person breaks only a dead holder's lease).
+		for i := range w.clones {
+			w.leases.drop(i, keys[0].String())
 		}
+		res, err = lease.Break(ctx, c, b, keys[0], "sim person", "holder gone", lc)
 	case OpLeaseExpire:
 		var snap lease.Snapshot
 		if snap, err = b.Snapshot(ctx); err == nil {
