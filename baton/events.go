@@ -25,6 +25,8 @@ type Event struct {
 	// a teammate's concurrent one replaced; the ref's reflog keeps it
 	// (git cat-file -p <id>).
 	Dropped string `json:"dropped,omitempty"`
+	// Reason is why, for an event that has one (a lease broken).
+	Reason string `json:"reason,omitempty"`
 }
 
 // EventSource is what Events reads: the records and the archive

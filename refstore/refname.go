@@ -18,6 +18,7 @@ const (
 	ObjectivePrefix = "refs/ao/objectives/"
 	SessionPrefix   = "refs/ao/sessions/"
 	PRPrefix        = "refs/ao/prs/"
+	LeasePrefix     = "refs/ao/leases/"
 	RemotesPrefix   = "refs/ao/remotes/"
 	// ArchivePrefix holds one ref per month, refs/ao/archive/<YYYY-MM>,
 	// naming a tree (not a blob, not a commit) of the records retired
@@ -37,7 +38,7 @@ const (
 
 // Kinds are the record prefixes that travel between clones, in the order
 // sync handles them.
-var Kinds = []string{HandoffsPrefix, ObjectivePrefix, SessionPrefix, PRPrefix}
+var Kinds = []string{HandoffsPrefix, ObjectivePrefix, SessionPrefix, PRPrefix, LeasePrefix}
 
 // maxComponent keeps an encoded component within a file name: 255 bytes on
 // common file systems, less the ".lock" git appends while it writes.

@@ -206,6 +206,8 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 			return "error " + short(err)
 		}
 		return fmt.Sprintf("synced local=%d pushed=%d conflicts=%d retired=%d", len(res.Local), len(res.Pushed), len(res.Conflicts), res.Retired)
+	case OpLeaseTake, OpLeaseRenew, OpLeaseRelease, OpLeaseBreak, OpLeaseExpire:
+		return w.callLease(ctx, c, s, clock)
 	}
 	return w.callWide(ctx, c, s, who, clock, arb)
 }
@@ -269,6 +271,7 @@ func batons(ctx context.Context, st refstore.Records) map[string]baton.Baton {
 // checkStep checks the invariants after a step: the ones on the ledger
 // are checked as it is written; here, what the stores hold.
 func (w *world) checkStep(ctx context.Context, i int) {
+	w.checkLeases(i)
 	stores := []refstore.Records{w.origin}
 	for _, c := range w.clones {
 		stores = append(stores, c)

@@ -56,20 +56,29 @@ const (
 	OpPRClaim
 	OpPRRelease
 	OpAutoEnd
+	// The lease operations (lease.go): in the narrow run and the wide.
+	OpLeaseTake
+	OpLeaseRenew
+	OpLeaseRelease
+	OpLeaseBreak
+	OpLeaseExpire
 	numOps
 )
 
 var opNames = [numOps]string{"end", "start", "cancel", "dismiss", "sync", "retire",
-	"claim", "undismiss", "replace", "pr-claim", "pr-release", "auto-end"}
+	"claim", "undismiss", "replace", "pr-claim", "pr-release", "auto-end",
+	"lease-take", "lease-renew", "lease-release", "lease-break", "lease-expire"}
 
 func (o Op) String() string { return opNames[o] }
 
 // opWeights are how often each operation is picked, out of their sum.
-var opWeights = [numOps]int{OpEnd: 24, OpStart: 26, OpCancel: 8, OpDismiss: 10, OpSync: 26, OpRetire: 6}
+var opWeights = [numOps]int{OpEnd: 24, OpStart: 26, OpCancel: 8, OpDismiss: 10, OpSync: 26, OpRetire: 6,
+	OpLeaseTake: 10, OpLeaseRenew: 8, OpLeaseRelease: 3, OpLeaseBreak: 1, OpLeaseExpire: 3}
 
 // wideWeights are the widened run's (Config.Wide).
 var wideWeights = [numOps]int{OpEnd: 20, OpStart: 20, OpCancel: 6, OpDismiss: 8, OpSync: 22, OpRetire: 5,
-	OpClaim: 8, OpUndismiss: 6, OpReplace: 5, OpPRClaim: 6, OpPRRelease: 3, OpAutoEnd: 6}
+	OpClaim: 8, OpUndismiss: 6, OpReplace: 5, OpPRClaim: 6, OpPRRelease: 3, OpAutoEnd: 6,
+	OpLeaseTake: 10, OpLeaseRenew: 8, OpLeaseRelease: 3, OpLeaseBreak: 1, OpLeaseExpire: 3}
 
 // Step is one step of a run: which clone does what. Arg picks among
 // candidates (the baton a dismissal names); Faults seeds the faults of the
@@ -83,7 +92,8 @@ type Step struct {
 
 // opConsts are the operations' names in Go, for GoString.
 var opConsts = [numOps]string{"OpEnd", "OpStart", "OpCancel", "OpDismiss", "OpSync", "OpRetire",
-	"OpClaim", "OpUndismiss", "OpReplace", "OpPRClaim", "OpPRRelease", "OpAutoEnd"}
+	"OpClaim", "OpUndismiss", "OpReplace", "OpPRClaim", "OpPRRelease", "OpAutoEnd",
+	"OpLeaseTake", "OpLeaseRenew", "OpLeaseRelease", "OpLeaseBreak", "OpLeaseExpire"}
 
 // GoString is the step as a line of the corpus (corpus.go), so a shrunk
 // run printed with %#v is pasted there as it is.
@@ -277,6 +287,7 @@ type world struct {
 	gh       *ghpr.Client
 	late     []latePush
 	claimer  string // the session an explicit claim of this step is for
+	leases   leaseLedger
 	log      *sha256Log
 	rep      *Report
 }
@@ -297,13 +308,14 @@ func Run(ctx context.Context, cfg Config, steps []Step) *Report {
 
 	start := time.Now()
 	w := &world{
-		cfg:  cfg,
-		now:  time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
-		tick: 7 * time.Minute,
-		led:  newLedger(),
-		wl:   newWideLedger(),
-		log:  newLog(cfg.Log),
-		rep:  &Report{Seed: cfg.Seed, Faults: map[string]int{}, Outcomes: map[string]int{}},
+		cfg:    cfg,
+		now:    time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
+		tick:   7 * time.Minute,
+		led:    newLedger(),
+		leases: leaseLedger{},
+		wl:     newWideLedger(),
+		log:    newLog(cfg.Log),
+		rep:    &Report{Seed: cfg.Seed, Faults: map[string]int{}, Outcomes: map[string]int{}},
 	}
 	w.faults = newInjector(w)
 	if cfg.Wide {

@@ -92,6 +92,7 @@ var kinds = []kind{
 	{refstore.ObjectivePrefix, objectives},
 	{refstore.SessionPrefix, sessions},
 	{refstore.PRPrefix, prs},
+	{refstore.LeasePrefix, leases},
 }
 
 func kindOf(ref string) *kind {

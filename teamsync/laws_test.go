@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -264,6 +265,8 @@ func clone(t *testing.T, sk simKind, v *version) any {
 		rec = new(session.Record)
 	case prown.Record:
 		rec = new(prown.Record)
+	case lease.Record:
+		rec = new(lease.Record)
 	}
 	if err := refstore.Decode(refstore.Entry{Ref: sk.ref, Data: v.data}, schemaOf(v.rec), rec); err != nil {
 		t.Fatal(err)
@@ -279,6 +282,8 @@ func schemaOf(rec any) string {
 		return baton.ObjectiveSchema
 	case session.Record:
 		return session.Schema
+	case lease.Record:
+		return lease.Schema
 	}
 	return prown.Schema
 }
@@ -325,7 +330,7 @@ func (s *sim) run(steps int) {
 }
 
 func TestJoinLaws(t *testing.T) {
-	for _, name := range []string{"baton", "objective", "session", "pr"} {
+	for _, name := range []string{"baton", "objective", "session", "pr", "lease"} {
 		t.Run(name, func(t *testing.T) {
 			causal, forks, twins := 0, 0, 0
 			for seed := int64(1); seed <= 40; seed++ {

@@ -140,6 +140,7 @@ func newApp(d *deps) *cli.App {
 			sessionCommand(d),
 			snapshotCommand(d),
 			prCommand(d),
+			leaseCommand(d),
 			initCommand(d),
 			syncCommand(d),
 			serveCommand(d),

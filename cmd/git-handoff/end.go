@@ -57,6 +57,7 @@ func endCommand(d *deps) *cli.Command {
 			ended := ""
 			if res.Session != nil {
 				ended = res.Session.ID
+				res.Notices = append(res.Notices, leasesAfterEnd(c.Context, st, ended, d.Now)...)
 			}
 			if c.Bool("json") {
 				return d.printJSON(view.OfEnd(res, res.Notices))

@@ -12,7 +12,7 @@ import (
 func logCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:  "log",
-		Usage: "recent baton events (created, claimed, cancelled, dismissed, conflict), newest first",
+		Usage: "recent baton events (created, claimed, cancelled, dismissed, conflict) and lease events, newest first",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 50, Usage: "show at most `N` events", Action: atLeast("limit", 1, "")},
 			jsonFlag,
@@ -26,6 +26,7 @@ func logCommand(d *deps) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("reading the baton history: %w", err)
 			}
+			events = withLeaseEvents(c.Context, st, events, c.Int("limit"))
 			if c.Bool("json") {
 				return d.printJSON(toLogJSON(events))
 			}
@@ -34,6 +35,9 @@ func logCommand(d *deps) *cli.Command {
 				last := e.Session
 				if e.Dropped != "" {
 					last = "dropped " + e.Dropped + " (git cat-file -p " + e.Dropped + ")"
+				}
+				if e.Reason != "" {
+					last += ": " + e.Reason
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.At.Format("2006-01-02 15:04:05"), e.Kind, e.ID, e.Owner, e.Branch, last)
 			}

@@ -96,6 +96,7 @@ func runSessionReplace(c *cli.Context, d *deps, opts sessionReplaceOptions) erro
 		return sessionError(c, "replacing session "+fmt.Sprintf("%q", opts.OldID), opts.OldID, err)
 	}
 	d.refreshCommitHook(c.Context, res.Bound)
+	res.Notices = append(res.Notices, leasesAfterReplace(c.Context, st, res.Old.ID, res.New.ID, d.Now)...)
 	var ghErr error
 	if len(res.GitHub.Errors) > 0 {
 		p := res.New.PR

@@ -38,6 +38,7 @@ func sessionTerminateCommand(d *deps) *cli.Command {
 				notify(d.stderr, res.Notices)
 				return sessionError(c, fmt.Sprintf("terminating session %q", id), id, err)
 			}
+			res.Notices = append(res.Notices, leasesAfterEnd(c.Context, st, id, d.Now)...)
 			if c.Bool("json") {
 				return d.printJSON(terminateJSON{Session: view.OfSession(res.Session.Record, false), Changed: res.Changed,
 					Stopped: res.Stopped, Unbound: res.Unbound, Notices: view.NonNil(res.Notices)})

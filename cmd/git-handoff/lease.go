@@ -1,0 +1,432 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/lease"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/teamsync"
+	"github.com/git-handoff/git-handoff/view"
+)
+
+// leaseCommand groups the lease commands: thin translations to the
+// handoff lease workflows, at the board teamsync.LeaseBoard chooses.
+func leaseCommand(d *deps) *cli.Command {
+	sessionFlag := &cli.StringFlag{Name: "session", Usage: "the session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"}
+	offlineFlag := &cli.BoolFlag{Name: "offline", Usage: "decide in this clone only, without asking the arbiter; the next sync settles it"}
+	return &cli.Command{
+		Name:  "lease",
+		Usage: "exclusive, expiring claims on work: issues, pull requests, paths, named things",
+		Description: "A lease says one session works on something; no other session can take it until it is released,\n" +
+			"broken, or expires. KEY is issue:N (also #N, OWNER/REPO#N or an issue URL), pr:N (or a pull request\n" +
+			"URL), path:PATHSPEC (git's pathspec rules; overlapping path leases conflict) or key:NAME. Leases are\n" +
+			"decided by compare-and-swap at the arbiter (git config handoff.arbiter), else in this clone.\n" +
+			"A lease expires when its holder stops renewing it: once this machine has seen the same version of it\n" +
+			"unchanged for its time to live, by this machine's clock (no clock of another machine is trusted).",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "take",
+				Usage:     "take leases on KEYs, all or none (exit 5 when another session holds one)",
+				ArgsUsage: "KEY...",
+				Flags: []cli.Flag{
+					&cli.DurationFlag{Name: "ttl", Value: lease.DefaultTTL, Usage: "time to live `D`: how long others wait after the holder stops renewing"},
+					&cli.StringFlag{Name: "note", Usage: "what the session does with it"},
+					sessionFlag, offlineFlag, jsonFlag,
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return usageErrorf(c, "lease take needs at least one KEY")
+					}
+					if err := lease.CheckTTL(c.Duration("ttl")); err != nil {
+						return usageErrorf(c, "--ttl: %v", err)
+					}
+					return runLease(c, d, c.Bool("offline"), handoff.LeaseTake, handoff.LeaseOptions{
+						Keys: c.Args().Slice(), Session: c.String("session"), TTL: c.Duration("ttl"), Note: c.String("note"),
+					})
+				},
+			},
+			{
+				Name:      "renew",
+				Usage:     "renew the session's leases (KEYs, else all) whose renewal is due (half their TTL passed)",
+				ArgsUsage: "[KEY...]",
+				Flags:     []cli.Flag{sessionFlag, offlineFlag, jsonFlag},
+				Action: func(c *cli.Context) error {
+					return runLease(c, d, c.Bool("offline"), handoff.LeaseRenew, handoff.LeaseOptions{Keys: c.Args().Slice(), Session: c.String("session")})
+				},
+			},
+			{
+				Name:      "release",
+				Usage:     "release the session's leases on KEYs at once",
+				ArgsUsage: "KEY...",
+				Flags:     []cli.Flag{sessionFlag, offlineFlag, jsonFlag},
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return usageErrorf(c, "lease release needs at least one KEY")
+					}
+					return runLease(c, d, c.Bool("offline"), handoff.LeaseRelease, handoff.LeaseOptions{Keys: c.Args().Slice(), Session: c.String("session")})
+				},
+			},
+			{
+				Name:      "break",
+				Usage:     "free another session's lease now (a dead holder's), with a reason kept in `git handoff log`",
+				ArgsUsage: "KEY",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "reason", Usage: "why (required)"},
+					sessionFlag, offlineFlag, jsonFlag,
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf(c, "lease break takes exactly one KEY")
+					}
+					if strings.TrimSpace(c.String("reason")) == "" {
+						return usageErrorf(c, "lease break needs --reason")
+					}
+					return runLease(c, d, c.Bool("offline"), handoff.LeaseBreak, handoff.LeaseOptions{
+						Keys: c.Args().Slice(), Session: c.String("session"), Reason: c.String("reason"),
+					})
+				},
+			},
+			{
+				Name:  "list",
+				Usage: "list the leases held (--all: also released and broken ones)",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "also leases nobody holds"}, sessionFlag, offlineFlag, jsonFlag},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usageErrorf(c, "lease list takes no arguments")
+					}
+					return runLeaseList(c, d)
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "show one key's lease and its history",
+				ArgsUsage: "KEY",
+				Flags:     []cli.Flag{sessionFlag, offlineFlag, jsonFlag},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf(c, "lease show takes exactly one KEY")
+					}
+					return runLeaseShow(c, d)
+				},
+			},
+		},
+	}
+}
+
+type leaseWorkflow func(context.Context, refstore.Clone, lease.Board, handoff.LeaseOptions, handoff.Clock) (handoff.LeaseResult, error)
+
+// leaseBoard opens the store and the board leases are decided at.
+func leaseBoard(c *cli.Context, d *deps, offline bool) (*refstore.Store, lease.Board, error) {
+	st, err := d.Store(c.Context)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := teamsync.LeaseBoard(c.Context, st, offline)
+	if err != nil {
+		return nil, nil, withHint(fmt.Errorf("finding where leases are decided: %w", err), "leases go to one remote per team (git config "+teamsync.ArbiterKey+"), set by `git handoff init --remote <name>`; or decide in this clone with --offline")
+	}
+	return st, b, nil
+}
+
+func runLease(c *cli.Context, d *deps, offline bool, wf leaseWorkflow, opts handoff.LeaseOptions) error {
+	st, b, err := leaseBoard(c, d, offline)
+	if err != nil {
+		return err
+	}
+	res, err := wf(c.Context, st, b, opts, d.Now)
+	if errors.Is(err, lease.ErrBadKey) {
+		return usageErrorf(c, "%v", err)
+	}
+	if err != nil {
+		notify(d.stderr, res.Notices)
+		var ue *teamsync.UnreachableError
+		if errors.As(err, &ue) {
+			return withHint(err, "retry when the remote is reachable, or decide in this clone with --offline")
+		}
+		return err
+	}
+	now := d.Now()
+	if c.Bool("json") {
+		out := leaseResultJSON{Leases: []leaseOutcomeJSON{}, Where: res.Where, Offline: res.Offline, Session: res.Session, Notices: view.NonNil(res.Notices)}
+		for _, o := range res.Leases {
+			out.Leases = append(out.Leases, leaseOutcomeJSON{Key: o.Key.String(), Action: o.Action, From: o.From, Lease: toLeaseJSON(lease.View{Stored: o.Lease, Key: o.Key, Mine: o.Lease.Held() && o.Lease.Session == res.Session}, now)})
+		}
+		return d.printJSON(out)
+	}
+	notify(d.stderr, res.Notices)
+	for _, o := range res.Leases {
+		l := o.Lease
+		switch o.Action {
+		case lease.Taken:
+			fmt.Fprintf(d.stdout, "%s taken by session %s for %s (decided at %s)\n", o.Key, l.Session, l.TTL(), res.Where)
+		case lease.TookOver:
+			fmt.Fprintf(d.stdout, "%s taken by session %s from %s, whose lease expired (decided at %s)\n", o.Key, l.Session, o.From, res.Where)
+		case lease.Mine:
+			fmt.Fprintf(d.stdout, "%s is already held by session %s\n", o.Key, l.Session)
+		case lease.Renewed:
+			fmt.Fprintf(d.stdout, "%s renewed for %s\n", o.Key, l.TTL())
+		case lease.NotDue:
+			fmt.Fprintf(d.stdout, "%s held; renewal not due yet\n", o.Key)
+		case lease.Released:
+			fmt.Fprintf(d.stdout, "%s released\n", o.Key)
+		case lease.NotHeld:
+			fmt.Fprintf(d.stdout, "%s was not held\n", o.Key)
+		case lease.Broken:
+			fmt.Fprintf(d.stdout, "%s broken (held by session %s)\n", o.Key, o.From)
+		}
+	}
+	return nil
+}
+
+// leaseResultJSON is the result of take, renew, release and break --json.
+type leaseResultJSON struct {
+	Leases  []leaseOutcomeJSON `json:"leases"`
+	Where   string             `json:"where"`
+	Offline bool               `json:"offline"`
+	Session string             `json:"session"`
+	Notices []string           `json:"notices"`
+}
+
+type leaseOutcomeJSON struct {
+	Key    string    `json:"key"`
+	Action string    `json:"action"`
+	From   string    `json:"from,omitempty"`
+	Lease  leaseJSON `json:"lease"`
+}
+
+// leaseJSON is one lease, as list, show and the others print it.
+type leaseJSON struct {
+	Key        string             `json:"key"`
+	Kind       string             `json:"kind"`
+	State      string             `json:"state"`
+	Session    string             `json:"session"`
+	Owner      string             `json:"owner"`
+	Agent      string             `json:"agent"`
+	TTL        string             `json:"ttl"`
+	TTLSeconds float64            `json:"ttlSeconds"`
+	Note       string             `json:"note"`
+	TakenAt    time.Time          `json:"takenAt"`
+	RenewedAt  time.Time          `json:"renewedAt"`
+	Offline    bool               `json:"offline"`
+	Mine       bool               `json:"mine"`
+	FreesAt    *time.Time         `json:"freesAt"`
+	FreesIn    *float64           `json:"freesInSeconds"`
+	Expired    bool               `json:"expired"`
+	Ref        string             `json:"ref"`
+	Blob       string             `json:"blob"`
+	History    []leaseHistoryJSON `json:"history"`
+}
+
+type leaseHistoryJSON = lease.Event
+
+func toLeaseJSON(v lease.View, now time.Time) leaseJSON {
+	j := leaseJSON{
+		Key: v.Record.Key, Kind: v.Key.Kind, State: v.State, Session: v.Session, Owner: v.Owner, Agent: v.Agent,
+		TTL: v.TTL().String(), TTLSeconds: v.TTL().Seconds(), Note: v.Note, TakenAt: v.TakenAt, RenewedAt: v.RenewedAt,
+		Offline: v.Offline, Mine: v.Mine, Expired: v.Expired, Ref: v.Ref, Blob: v.OID, History: v.History,
+	}
+	if j.History == nil {
+		j.History = []lease.Event{}
+	}
+	if !v.FreesAt.IsZero() {
+		at := v.FreesAt.UTC()
+		in := max(0, at.Sub(now).Seconds())
+		j.FreesAt, j.FreesIn = &at, &in
+	}
+	return j
+}
+
+// leaseListJSON is the result of lease list --json.
+type leaseListJSON struct {
+	Leases  []leaseJSON `json:"leases"`
+	Where   string      `json:"where"`
+	Session string      `json:"session"`
+	Notices []string    `json:"notices"`
+}
+
+func runLeaseList(c *cli.Context, d *deps) error {
+	st, b, err := leaseBoard(c, d, c.Bool("offline"))
+	if err != nil {
+		return err
+	}
+	vs, err := handoff.LeaseList(c.Context, st, b, handoff.LeaseOptions{Session: c.String("session"), All: c.Bool("all")}, d.Now)
+	if err != nil {
+		return err
+	}
+	now := d.Now()
+	if c.Bool("json") {
+		out := leaseListJSON{Leases: []leaseJSON{}, Where: vs.Where, Session: vs.Session, Notices: view.NonNil(vs.Notices)}
+		for _, v := range vs.Leases {
+			out.Leases = append(out.Leases, toLeaseJSON(v, now))
+		}
+		return d.printJSON(out)
+	}
+	notify(d.stderr, vs.Notices)
+	if len(vs.Leases) == 0 {
+		fmt.Fprintf(d.stderr, "no leases held (at %s)\n", vs.Where)
+		return nil
+	}
+	tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tSTATE\tSESSION\tOWNER\tAGENT\tFREES\tNOTE")
+	for _, v := range vs.Leases {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Record.Key, stateWord(v), v.Session, dash(v.Owner), dash(v.Agent), freesWord(v, now), v.Note)
+	}
+	return tw.Flush()
+}
+
+func runLeaseShow(c *cli.Context, d *deps) error {
+	st, b, err := leaseBoard(c, d, c.Bool("offline"))
+	if err != nil {
+		return err
+	}
+	v, vs, err := handoff.LeaseShow(c.Context, st, b, handoff.LeaseOptions{Keys: c.Args().Slice(), Session: c.String("session")}, d.Now)
+	if errors.Is(err, lease.ErrBadKey) {
+		return usageErrorf(c, "%v", err)
+	}
+	notify(d.stderr, vs.Notices)
+	if err != nil {
+		return err
+	}
+	now := d.Now()
+	if c.Bool("json") {
+		return d.printJSON(toLeaseJSON(v, now))
+	}
+	tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
+	showLease(tw, v, now)
+	return tw.Flush()
+}
+
+func showLease(w io.Writer, v lease.View, now time.Time) {
+	fmt.Fprintf(w, "%s\t%s\n", v.Record.Key, stateWord(v))
+	fmt.Fprintf(w, "session\t%s\nowner\t%s\nagent\t%s\nttl\t%s\nfrees\t%s\n", v.Session, dash(v.Owner), dash(v.Agent), v.TTL(), freesWord(v, now))
+	if v.Note != "" {
+		fmt.Fprintf(w, "note\t%s\n", v.Note)
+	}
+	if v.Offline {
+		fmt.Fprintln(w, "offline\ttaken without the arbiter")
+	}
+	for _, e := range v.History {
+		line := fmt.Sprintf("  %s  %s", e.At.Local().Format("2006-01-02 15:04:05"), e.Action)
+		for _, part := range [][2]string{{"session", e.Session}, {"from", e.From}, {"by", e.By}} {
+			if part[1] != "" {
+				line += " " + part[0] + " " + part[1]
+			}
+		}
+		if e.Reason != "" {
+			line += ": " + e.Reason
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func stateWord(v lease.View) string {
+	switch {
+	case v.Mine:
+		return "held (mine)"
+	case v.Expired:
+		return "held (expired here)"
+	}
+	return v.State
+}
+
+func freesWord(v lease.View, now time.Time) string {
+	switch {
+	case !v.Held():
+		return "-"
+	case v.FreesAt.IsZero():
+		return "unknown"
+	case v.Expired:
+		return "now"
+	}
+	return "in " + v.FreesAt.Sub(now).Round(time.Second).String() + " unless renewed"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// leasesAfterEnd releases the leases an ended session held; leasesAfter
+// Replace hands them to the successor. Only when this clone's copies show
+// the session holding one (a session that took none costs no fetch). A
+// board that cannot be reached is a notice: the leases then expire after
+// their TTL.
+func leasesAfterEnd(ctx context.Context, st *refstore.Store, id string, now handoff.Clock) []string {
+	if id == "" || !holdsHere(ctx, st, id) {
+		return nil
+	}
+	b, err := teamsync.LeaseBoard(ctx, st, false)
+	if err == nil {
+		_, err = handoff.LeasesOfEnded(ctx, st, b, id, now)
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("the leases of session %s were not released (%v): they free once their holder's version is unchanged for its TTL", id, err)}
+	}
+	return nil
+}
+
+func leasesAfterReplace(ctx context.Context, st *refstore.Store, from, to string, now handoff.Clock) []string {
+	if from == "" || to == "" || !holdsHere(ctx, st, from) {
+		return nil
+	}
+	b, err := teamsync.LeaseBoard(ctx, st, false)
+	if err == nil {
+		_, err = handoff.LeasesToSuccessor(ctx, st, b, from, to, now)
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("the leases of session %s were not handed to %s (%v): take them again with `git handoff lease take --session %s`", from, to, err, to)}
+	}
+	return nil
+}
+
+func holdsHere(ctx context.Context, st *refstore.Store, id string) bool {
+	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef)
+	if err != nil {
+		return true // cannot tell: ask the board
+	}
+	for _, l := range s.Leases {
+		if l.Held() && l.Session == id {
+			return true
+		}
+	}
+	return false
+}
+
+// withLeaseEvents adds the events the lease records keep (take, takeover,
+// release, break, handover: kind "lease-<action>", id the key, owner who
+// broke it or the holder's person) to the baton events, newest first, at
+// most limit. A lease that cannot be read adds nothing.
+func withLeaseEvents(ctx context.Context, st refstore.Records, events []baton.Event, limit int) []baton.Event {
+	list, _, err := lease.List(ctx, st, lease.Prefix)
+	if err != nil {
+		return events
+	}
+	for _, l := range list {
+		for _, e := range l.History {
+			who := e.By
+			if who == "" {
+				who = l.Owner
+			}
+			events = append(events, baton.Event{At: e.At, Kind: "lease-" + e.Action, ID: l.Record.Key, Owner: who,
+				Session: e.Session, Ref: l.Ref, Reason: e.Reason})
+		}
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].At.After(events[j].At) })
+	if limit > 0 && len(events) > limit {
+		events = events[:limit]
+	}
+	return events
+}

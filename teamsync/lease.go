@@ -1,0 +1,217 @@
+package teamsync
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/git-handoff/git-handoff/lease"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Leases as a kind sync joins (kinds.go lists it), and the arbiter as a
+// lease board.
+
+var leases = &recordKind[lease.Record]{
+	read: func(e refstore.Entry) (lease.Record, error) {
+		s, err := lease.Decode(e)
+		return s.Record, err
+	},
+	causeOf:    func(r lease.Record) refstore.Cause { return r.Cause },
+	rules:      leaseRules,
+	ordered:    func(a, b lease.Record) bool { return a.Offline != b.Offline || bytes.Equal(canonical(a), canonical(b)) },
+	retiresAt:  retiresLease,
+	archivedAt: func(lease.Record) (string, error) { return "", nil },
+	// Keeping w over a concurrent l overrules a lease when l was another
+	// holder's (that holder lost it) or l freed what w still holds.
+	undoes: func(w, l lease.Record) bool {
+		return w.Held() && l.Held() && w.Session != l.Session || w.Held() && !l.Held() && w.Session == l.Session
+	},
+	words: func(r lease.Record) string {
+		if r.Held() {
+			return fmt.Sprintf("lease %s held by session %s", r.Key, r.Session)
+		}
+		return fmt.Sprintf("lease %s (%s, last held by session %s)", r.Key, r.State, r.Session)
+	},
+}
+
+// leaseRules: rev; then, of two versions written without seeing each
+// other, one decided at the arbiter over one written offline (the arbiter
+// is where leases are decided); then a released or broken version over a
+// held one (freeing is final for that holding: a later take writes after
+// seeing it, with a higher rev); then the encoding.
+var leaseRules = []rule[lease.Record]{
+	{whyRev, func(a, b lease.Record) int { return cmpRev(a.Cause, b.Cause) }},
+	{"it was decided at the arbiter; the other was written offline", func(a, b lease.Record) int { return cmpBool(!a.Offline, !b.Offline) }},
+	{"a released or broken lease is not revived by a copy that still reads held", func(a, b lease.Record) int { return cmpBool(!a.Held(), !b.Held()) }},
+	{whyEncoding, func(a, b lease.Record) int { return bytes.Compare(canonical(a), canonical(b)) }},
+}
+
+// retiresLease: never. Retiring a freed lease would start the key's
+// versions over (a new take creates the ref afresh, rev from nothing), and
+// a clone still holding a copy from before the retirement (a holder that
+// was broken or expired) could then win the join against the new lineage
+// and push the dead holding back over the arbiter's decision (found by
+// the simulation, seed 8 without faults: two sessions holding src/**).
+// Batons avoid it with the floors their archive keeps; leases keep their
+// refs instead, one per key ever leased.
+func retiresLease(lease.Record, final, map[string]bool) (retirement, bool) {
+	return retirement{}, false
+}
+
+// LeaseBoard is where this clone's leases are decided: the arbiter (the
+// remote handoff.arbiter names, else the one remote that carries the
+// team's records), else, with no remote or offline, this clone.
+func LeaseBoard(ctx context.Context, st refstore.Clone, offline bool) (lease.Board, error) {
+	if offline {
+		return lease.LocalBoard{St: st}, nil
+	}
+	remote, err := Arbiter{}.remoteFor(ctx, st, lease.GuardRef)
+	if err != nil {
+		return nil, err
+	}
+	if remote == "" {
+		return lease.LocalBoard{St: st}, nil
+	}
+	return LeaseBoardAt(st, remote)
+}
+
+// LeaseBoardAt is the board at the named remote.
+func LeaseBoardAt(st refstore.Clone, remote string) (lease.Board, error) {
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := refstore.EncodeComponent(remote)
+	if err != nil {
+		return nil, err
+	}
+	return &remoteBoard{st: st, remote: remote, tp: tp, guardCopies: guardCopiesPrefix + enc + "/"}, nil
+}
+
+// remoteBoard decides leases at a remote: read by fetching its leases and
+// guard, written by one atomic push with a lease on every ref.
+type remoteBoard struct {
+	st     refstore.Clone
+	remote string
+	tp     string // its tracking prefix
+	// guardCopies is where its guard is fetched to.
+	guardCopies string
+}
+
+func (b *remoteBoard) Where() string { return "remote " + b.remote }
+func (b *remoteBoard) Local() bool   { return false }
+
+func (b *remoteBoard) tracking(ref string) string {
+	return b.tp + strings.TrimPrefix(ref, refstore.Root)
+}
+
+// copyOf is where this clone keeps its copy of the remote's ref: the
+// tracking ref of a lease, the guard's own copy.
+func (b *remoteBoard) copyOf(ref string) string {
+	if ref == lease.GuardRef {
+		return b.guardCopies + strings.TrimPrefix(ref, guardDir)
+	}
+	return b.tracking(ref)
+}
+
+func (b *remoteBoard) fetch(ctx context.Context) error {
+	specs := []string{
+		"+" + lease.Prefix + "*:" + b.tracking(lease.Prefix) + "*",
+		"+" + guardDir + "*:" + b.guardCopies + "*",
+	}
+	if _, err := fetchPatiently(ctx, b.st, b.remote, specs, 3); err != nil {
+		return &UnreachableError{Remote: b.remote, Err: err}
+	}
+	return nil
+}
+
+// guardDir is the guard's directory: fetched by pattern, since a fetch of
+// one ref the remote lacks fails. Its copy is kept outside the tracking
+// prefix, where sync would take it for a record of an unknown kind.
+var guardDir = lease.GuardRef[:strings.LastIndex(lease.GuardRef, "/")+1]
+
+// guardCopiesPrefix holds each remote's guard: refs/ao/leaseguards/<remote>/.
+const guardCopiesPrefix = "refs/ao/leaseguards/"
+
+func (b *remoteBoard) Snapshot(ctx context.Context) (lease.Snapshot, error) {
+	if err := b.fetch(ctx); err != nil {
+		return lease.Snapshot{}, err
+	}
+	return lease.ReadBoard(ctx, b.st, b.tracking(lease.Prefix), b.copyOf(lease.GuardRef))
+}
+
+// Swap pushes ups atomically. A push that fails is looked into by a
+// fetch: every ref at its New is a push that landed whose answer was
+// lost; every ref still at its Old is a refusal (a hook, a permission),
+// returned as it is; anything else lost a lease to another writer
+// (refstore.ErrConflict), for the caller to read again.
+func (b *remoteBoard) Swap(ctx context.Context, msg string, ups []refstore.Update) error {
+	// A ref the remote holds no version of may be one it deleted for an
+	// object its gc lost, until a clone holding the object pushes it back
+	// (lost.go): creating it then would decide over a holding nobody can
+	// see (found by the simulation, seed 6035: a renewal's object lost,
+	// the key taken afresh by another session).
+	for _, u := range ups {
+		if u.Old == "" {
+			if err := markedLost(ctx, b.st, b.remote, u.Ref); err != nil {
+				return err
+			}
+		}
+	}
+	perr := b.st.Push(ctx, b.remote, ups, refstore.PushOptions{Atomic: true, NoVerify: true})
+	if perr != nil {
+		if err := b.fetch(ctx); err != nil {
+			return fmt.Errorf("%v; then fetching to see why: %w", perr, err)
+		}
+		landed, unmoved := true, true
+		var moved *refstore.ConflictError
+		for _, u := range ups {
+			now, err := refstore.ResolveID(ctx, b.st, b.copyOf(u.Ref))
+			if err != nil && !errors.Is(err, refstore.ErrNotFound) {
+				return err
+			}
+			landed = landed && now == u.New
+			if now != u.Old {
+				unmoved = false
+				if moved == nil {
+					moved = &refstore.ConflictError{Ref: u.Ref, Expected: u.Old, Actual: now}
+				}
+			}
+		}
+		switch {
+		case landed:
+		case unmoved:
+			return fmt.Errorf("pushing the lease to %s: %w", b.remote, perr)
+		default:
+			return fmt.Errorf("deciding at %s: %w", b.remote, moved)
+		}
+	}
+	b.record(ctx, msg, ups)
+	return nil
+}
+
+// record moves the tracking refs and this clone's lease refs to what the
+// remote took. A ref that cannot move is only a stale copy: the next
+// fetch or sync mends it.
+func (b *remoteBoard) record(ctx context.Context, msg string, ups []refstore.Update) {
+	for _, u := range ups {
+		targets := []string{b.copyOf(u.Ref)}
+		if strings.HasPrefix(u.Ref, lease.Prefix) {
+			targets = append(targets, u.Ref)
+		}
+		for _, ref := range targets {
+			for range 3 {
+				cur, err := refstore.ResolveID(ctx, b.st, ref)
+				if err != nil && !errors.Is(err, refstore.ErrNotFound) || cur == u.New {
+					break
+				}
+				if err := b.st.Apply(ctx, msg+" (decided at "+b.remote+")", refstore.Update{Ref: ref, New: u.New, Old: cur}); !errors.Is(err, refstore.ErrConflict) {
+					break
+				}
+			}
+		}
+	}
+}
