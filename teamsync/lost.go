@@ -411,7 +411,15 @@ func (s *syncRun) leaveUnhealed(ids refIDs) {
 // markedLost is an error when remote marks ref lost (its object lost
 // there, the ref deleted until a clone holding it pushes it back): what
 // the remote holds there cannot be known, so nothing may be decided there.
-func markedLost(ctx context.Context, st refstore.Remote, remote, ref string) error {
+func markedLost(ctx context.Context, st refstore.Clone, remote, ref string) error {
+	// A heal of this clone's own that deleted the ref there and has not
+	// yet marked it or pushed it back: the remote shows nothing there, and
+	// a decision taking that for "never held" would create the ref anew
+	// over a lost claim (found by the simulation, seed 6045: a baton
+	// delivered twice).
+	if notes, back := withHealNotes(st.Local(), nil); notes[ref] != "" && !back[ref] {
+		return &UnreachableError{Remote: remote, Err: fmt.Errorf("its %s named object %s, which it lost (its gc raced a push), and this clone's heal of it is not finished: nothing is decided there until a sync finishes it", ref, notes[ref])}
+	}
 	ids, err := st.RemoteIDs(ctx, remote, lostSpec)
 	if err != nil {
 		return &UnreachableError{Remote: remote, Err: err}
