@@ -87,9 +87,23 @@ test: vet agent-tools
 # SUITES picks among the suites (all by default): store (refstore and the
 # record conformance suite), sync (teamsync), hooks and scripts (the
 # scenarios); TestMatrix always runs.
+#
+# MATRIXSCRIPTS names the scenarios a row runs (make test runs them all):
+# those where git itself, not git-handoff's own logic, is what can differ
+# between gits and formats: every sync through a bare remote, the hooks git
+# runs, gc and packed refs, linked worktrees, snapshot trees, signatures,
+# hostile ref names, unreadable and misplaced refs, the worktree binding (a
+# symbolic ref), and the brief's first-parent log; formats is the row's own
+# check (testdata/matrix). The others (JSON goldens, pull requests against
+# the fake GitHub, plugins, briefs' budgets, eligibility) run the same store
+# calls, which the store suite checks per row. MATRIXSCRIPTS=. runs all.
+# MATRIXSKIP: teamsync's retention of 6,000 records proves chunked pushes
+# and a big archive, the same on every git; make test runs it.
 GIT    ?= $(dir $(shell command -v git))
 FORMAT ?= files
 SUITES ?= store sync hooks scripts
+MATRIXSCRIPTS ?= formats|sync_.*|hooks_.*|init_remote_check|end_unpushed|snapshot_travel|baton_worktree_gc|baton_bad_records|baton_many_misplaced|baton_names|baton_signed|baton_end_start|session_start_end|session_restore|baton_brief_merge_log
+MATRIXSKIP ?= ^TestRetentionOfThousands$$
 test-git:
 	@case "$(FORMAT)" in \
 	files) refs=files hash=sha1 ;; \
@@ -107,9 +121,9 @@ test-git:
 	store) pkgs="$$pkgs ./refstore/... ./archive" ;; sync) pkgs="$$pkgs ./teamsync" ;; hooks) pkgs="$$pkgs ./hooks" ;; scripts) scripts=1 ;; \
 	*) echo "make test-git: SUITES from store, sync, hooks, scripts; not $$s" >&2; exit 2 ;; \
 	esac; done; \
-	$(GO) test -count=1 -timeout 30m $$pkgs; a=$$?; b=0; \
+	$(GO) test -count=1 -timeout 30m -skip '$(MATRIXSKIP)' $$pkgs; a=$$?; b=0; \
 	if [ -n "$$scripts" ]; then \
-		$(GO) test -count=1 -timeout 30m -run '^(TestScripts|TestScriptsMatrix)$$' ./cmd/git-handoff; b=$$?; \
+		$(GO) test -count=1 -timeout 30m -run '^(TestScripts|TestScriptsMatrix)$$/^($(MATRIXSCRIPTS))$$' ./cmd/git-handoff; b=$$?; \
 	fi; \
 	[ $$a = 0 ] && [ $$b = 0 ]
 
