@@ -143,11 +143,15 @@ vet:
 #   statements: refstore's readers, teamsync, hooks, ghpr, the fake model)
 #   or serves requests concurrently (webui's HTTP server, mcpserver's).
 #   Left to make test (RACEPKGSKIP): mcpserver's Inspector and process
-#   race, which only drive other processes (the detector cannot see into
-#   another program), and teamsync's retention of 6,000 records, whose
-#   cost is their number: every sync runs the goroutine teamsync has (the
-#   remote asked while the refs here are listed), and every other sync
-#   test runs it under the detector.
+#   race, and hooks' shims checked against the binary, which only drive
+#   other processes (the detector cannot see into another program);
+#   teamsync's tests whose cost is their number, not a path of their own:
+#   the retention of 6,000 records, twelve rounds of same-second syncs, a
+#   bulk push by pattern and claims over git daemon (every sync runs the
+#   goroutine teamsync has, the remote asked while the refs here are
+#   listed, and every other sync test runs it under the detector); and the
+#   join's laws and properties, pure functions of records that start no
+#   goroutine and share nothing.
 # - RACEINPROC, only RACEINPROCTESTS: packages with no goroutine of their
 #   own (handoff, session, prown, archive), whose callers (the servers
 #   above) run them concurrently; their tests that race goroutines in one
@@ -156,7 +160,7 @@ vet:
 #   only drive other programs. cmd/git-handoff's concurrency tests race
 #   processes, not goroutines.
 RACEPKGS ?= ./refstore/... ./teamsync ./hooks ./mcpserver ./webui ./ghpr/... ./internal/fakemodel
-RACEPKGSKIP ?= ^(TestInspector|TestClaimRaceProcesses|TestRetentionOfThousands)$$
+RACEPKGSKIP ?= ^(TestInspector|TestClaimRaceProcesses|TestRetentionOfThousands|TestSyncKeepsBatonWrittenInTheSameSecond|TestBulkPushByPattern|TestOverGitDaemon|TestJoinLaws|TestJoinProperties|TestJoinAnyOrder|TestShimTrailersMatchGitHandoff)$$
 RACEINPROC ?= ./handoff ./session ./prown ./archive
 RACEINPROCTESTS ?= InOneProcess|AtOnce|Concurrent|Race|SwitchGuard
 RACESKIP ?= ^(TestAgents|TestClaude|TestReplacing|TestCopilot|TestCodex|TestOpenCode)
