@@ -114,7 +114,9 @@ func decode(t *testing.T, s string, v any) {
 // OpenCode, whose install is a copy into its plugins directory): the
 // plugin installs with `git handoff plugin install`, and a headless session
 // in a repository without init receives the waiting baton through it,
-// claiming it once; a second session is given nothing.
+// claiming it once; a second session is given nothing. Then, on the same
+// install (but OpenCode's), the plugin works beside a team's `init
+// --agent` (checkBesideInitAgent) and uninstalls (checkUninstall).
 func TestPluginDeliversBaton(t *testing.T) {
 	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini, agenttest.OpenCode} {
 		t.Run(agent, func(t *testing.T) {
@@ -276,6 +278,16 @@ func TestPluginDeliversBaton(t *testing.T) {
 					t.Errorf("baton %s: claimed %v by %q, want by %s", b.ID, b.Claimed, b.ClaimedBySession, claimer.ID)
 				}
 			}
+
+			// The rest of the plugin's life on the same install (each
+			// was a test of its own, with an install of its own): beside
+			// a team's init --agent, then uninstalled. OpenCode's plugin
+			// is a copy, with no agent command to remove it.
+			if agent == agenttest.OpenCode {
+				return
+			}
+			checkBesideInitAgent(t, a, fake, bin, env)
+			checkUninstall(t, a, fake, bin, installDir, inst.Dir, dir, env)
 		})
 	}
 }
@@ -368,7 +380,8 @@ func hookCommands(t *testing.T, b []byte) []string {
 // Copilot's, not Claude Code's: its start hook claims nothing (Copilot
 // ignores what it prints), the plugin's skill asks the agent to run `git
 // handoff start`, and the brief comes back as that command's output, in a
-// session recorded as Copilot's, claimed once.
+// session recorded as Copilot's, claimed once. Then it uninstalls
+// (checkUninstall).
 func TestCopilotPluginStartsThroughSkill(t *testing.T) {
 	agenttest.Find(t, agenttest.Copilot)
 	bin := agenttest.HandoffBin(t)
@@ -400,7 +413,8 @@ func TestCopilotPluginStartsThroughSkill(t *testing.T) {
 	a.Path = []string{bin, agenttest.ToolsDir()}
 	installDir := t.TempDir()
 	var inst struct {
-		Ran bool `json:"ran"`
+		Ran bool   `json:"ran"`
+		Dir string `json:"dir"`
 	}
 	decode(t, handoff(t, bin, installDir, a.Environ("PWD="+installDir), "plugin", "install", "copilot", "--json"), &inst)
 	if !inst.Ran {
@@ -431,69 +445,57 @@ func TestCopilotPluginStartsThroughSkill(t *testing.T) {
 	if s.Harness != agenttest.Copilot || s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != left.Handoff.ID {
 		t.Errorf("session %s: harness %q, claimed %+v; want copilot, baton %s", s.ID, s.Harness, s.ClaimedHandoff, left.Handoff.ID)
 	}
+	// And it uninstalls, on the same install.
+	checkUninstall(t, a, fake, bin, installDir, inst.Dir, dir, env)
 }
 
-// A team that committed `init --agent`'s configuration, and a member who
-// also installed the plugin: both run the same hook commands. The session
-// must still be one, claim the baton once and be given the brief once
-// (Claude Code runs identical commands once; for the others the second
-// start of the same agent session continues the first).
-func TestPluginBesideInitAgent(t *testing.T) {
-	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini} {
-		t.Run(agent, func(t *testing.T) {
-			agenttest.Find(t, agent)
-			bin := agenttest.HandoffBin(t)
-			home := gittest.Isolate(t)
-			dir := gittest.Init(t)
-			gittest.Run(t, dir, "config", "user.name", "Test Dev")
-			gittest.Run(t, dir, "config", "user.email", "dev@example.com")
-			env := userEnv(home, bin)
-			handoff(t, bin, dir, env, "init", "--agent", agent)
-			next := "NEXT-BOTH-" + token()
-			var left struct {
-				Handoff batonJSON `json:"handoff"`
-			}
-			decode(t, handoff(t, bin, dir, env, "end", "--next", "look at "+next, "--json"), &left)
+// checkBesideInitAgent: a team that committed `init --agent`'s
+// configuration, and a member who also installed the plugin (a's HOME has
+// it: TestPluginDeliversBaton installed it): both run the same hook
+// commands. The session must still be one, claim the baton once and be
+// given the brief once (Claude Code runs identical commands once; for the
+// others the second start of the same agent session continues the first).
+// It was TestPluginBesideInitAgent, which installed the plugin again.
+func checkBesideInitAgent(t *testing.T, a *agenttest.Agent, fake *fakemodel.Server, bin string, env []string) {
+	t.Helper()
+	agent := a.Name
+	dir := gittest.Init(t)
+	gittest.Run(t, dir, "config", "user.name", "Test Dev")
+	gittest.Run(t, dir, "config", "user.email", "dev@example.com")
+	handoff(t, bin, dir, env, "init", "--agent", agent)
+	next := "NEXT-BOTH-" + token()
+	var left struct {
+		Handoff batonJSON `json:"handoff"`
+	}
+	decode(t, handoff(t, bin, dir, env, "end", "--next", "look at "+next, "--json"), &left)
 
-			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
-				if !r.OffersShell() {
-					return fakemodel.Say("a title")
-				}
-				return fakemodel.Say("done")
-			})
-			a := agenttest.New(t, agent, fake)
-			a.Path = []string{bin, agenttest.ToolsDir()}
-			installDir := t.TempDir()
-			handoff(t, bin, installDir, a.Environ("PWD="+installDir), "plugin", "install", agent)
-
-			res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on"})
-			if res.Code != 0 || res.SessionID == "" {
-				t.Fatalf("%s run: %s\nrequests:\n%s", agent, res, fake.Dump())
-			}
-			var first *fakemodel.Request
-			for _, r := range fake.Requests() {
-				if r.OffersShell() {
-					first = r
-					break
-				}
-			}
-			if first == nil {
-				t.Fatalf("no main request\n%s", fake.Dump())
-			}
-			if n := strings.Count(first.Text, next); n != 1 {
-				t.Errorf("the first request holds the baton's step %d times, want once\n%s", n, first.Text)
-			}
-			var sessions struct {
-				Sessions []sessionJSON `json:"sessions"`
-			}
-			decode(t, handoff(t, bin, dir, env, "session", "ls", "--all", "--json"), &sessions)
-			if len(sessions.Sessions) != 1 {
-				t.Fatalf("%d sessions, want 1: %+v", len(sessions.Sessions), sessions.Sessions)
-			}
-			s := sessions.Sessions[0]
-			if s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != left.Handoff.ID || s.Launched[agent].NativeID != res.SessionID {
-				t.Errorf("session %+v, want %s's session %s holding baton %s", s, agent, res.SessionID, left.Handoff.ID)
-			}
-		})
+	before := len(fake.Requests())
+	res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on"})
+	if res.Code != 0 || res.SessionID == "" {
+		t.Fatalf("%s run beside init --agent: %s\nrequests:\n%s", agent, res, fake.Dump())
+	}
+	var first *fakemodel.Request
+	for _, r := range fake.Requests()[before:] {
+		if r.OffersShell() {
+			first = r
+			break
+		}
+	}
+	if first == nil {
+		t.Fatalf("no main request beside init --agent\n%s", fake.Dump())
+	}
+	if n := strings.Count(first.Text, next); n != 1 {
+		t.Errorf("beside init --agent, the first request holds the baton's step %d times, want once\n%s", n, first.Text)
+	}
+	var sessions struct {
+		Sessions []sessionJSON `json:"sessions"`
+	}
+	decode(t, handoff(t, bin, dir, env, "session", "ls", "--all", "--json"), &sessions)
+	if len(sessions.Sessions) != 1 {
+		t.Fatalf("beside init --agent: %d sessions, want 1: %+v", len(sessions.Sessions), sessions.Sessions)
+	}
+	s := sessions.Sessions[0]
+	if s.ClaimedHandoff == nil || s.ClaimedHandoff.ID != left.Handoff.ID || s.Launched[agent].NativeID != res.SessionID {
+		t.Errorf("beside init --agent: session %+v, want %s's session %s holding baton %s", s, agent, res.SessionID, left.Handoff.ID)
 	}
 }

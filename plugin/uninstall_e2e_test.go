@@ -12,7 +12,6 @@ import (
 
 	"github.com/git-handoff/git-handoff/internal/agenttest"
 	"github.com/git-handoff/git-handoff/internal/fakemodel"
-	"github.com/git-handoff/git-handoff/internal/gittest"
 )
 
 // uninstallDeadline bounds one `git handoff plugin uninstall`: it runs the
@@ -66,145 +65,117 @@ func agentOutputIn(t *testing.T, a *agenttest.Agent, dir string, args ...string)
 	return string(out)
 }
 
-// For each agent whose CLI removes plugins offline: `git handoff plugin
-// uninstall` after `plugin install` runs the agent's own remove commands,
+// uninstallLists are the agents' own lists that name an installed plugin.
+var uninstallLists = map[string][][]string{
+	agenttest.Claude:  {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
+	agenttest.Codex:   {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
+	agenttest.Gemini:  {{"extensions", "list", "--output-format", "json"}},
+	agenttest.Copilot: {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
+}
+
+// checkUninstall is the uninstall half of a plugin's life, run by
+// TestPluginDeliversBaton (Claude Code, Codex, Gemini) and
+// TestCopilotPluginStartsThroughSkill (Copilot) on the agent whose plugin
+// they installed (instDir, from installDir) and proved working in dir; it
+// was TestPluginUninstalls, which installed each plugin again for itself.
+// `git handoff plugin uninstall` runs the agent's own remove commands,
 // after which the agent's own lists (plugins, marketplaces) no longer name
 // the plugin, its written files are gone, neither a project-scoped Claude
-// Code install nor Copilot's settings entry is left, and (where a session start hook
-// delivers the baton) a headless session is no longer given a waiting
-// baton, which stays unclaimed; a second uninstall succeeds, running
-// nothing and saying nothing was installed.
-func TestPluginUninstalls(t *testing.T) {
-	lists := map[string][][]string{
-		agenttest.Claude:  {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
-		agenttest.Codex:   {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
-		agenttest.Gemini:  {{"extensions", "list", "--output-format", "json"}},
-		agenttest.Copilot: {{"plugin", "list", "--json"}, {"plugin", "marketplace", "list", "--json"}},
+// Code install nor Copilot's settings entry is left, and (where a session
+// start hook delivers the baton) a headless session is no longer given a
+// waiting baton, which stays unclaimed; a second uninstall succeeds,
+// running nothing and saying nothing was installed.
+func checkUninstall(t *testing.T, a *agenttest.Agent, fake *fakemodel.Server, bin, installDir, instDir, dir string, env []string) {
+	t.Helper()
+	agent := a.Name
+	start := time.Now()
+	agentEnv := a.Environ("PWD=" + installDir)
+	for _, args := range uninstallLists[agent] {
+		if out := agentOutput(t, a, args...); !strings.Contains(out, `"git-handoff`) {
+			t.Fatalf("after install, `%s %s` does not name the plugin: the check below would prove nothing\n%s", agent, strings.Join(args, " "), out)
+		}
 	}
-	for _, agent := range []string{agenttest.Claude, agenttest.Codex, agenttest.Gemini, agenttest.Copilot} {
-		t.Run(agent, func(t *testing.T) {
-			agenttest.Find(t, agent)
-			start := time.Now()
-			bin := agenttest.HandoffBin(t)
-			home := gittest.Isolate(t)
-			dir := gittest.Init(t)
-			gittest.Run(t, dir, "config", "user.name", "Test Dev")
-			gittest.Run(t, dir, "config", "user.email", "dev@example.com")
-			env := userEnv(home, bin)
-
-			fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
-				if !r.OffersShell() {
-					return fakemodel.Say("a title")
-				}
-				return fakemodel.Say("done")
-			})
-			a := agenttest.New(t, agent, fake)
-			a.Path = []string{bin, agenttest.ToolsDir()}
-			if agent == agenttest.Codex {
-				// As in TestPluginDeliversBaton: codex's shell reads a
-				// login profile that sets PATH afresh.
-				profile := "PATH=" + bin + ":$PATH\nexport PATH\n"
-				if err := os.WriteFile(filepath.Join(a.Home, ".bash_profile"), []byte(profile), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			installDir := t.TempDir()
-			agentEnv := a.Environ("PWD=" + installDir)
-			var inst struct {
-				Ran bool   `json:"ran"`
-				Dir string `json:"dir"`
-			}
-			decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "install", agent, "--json"), &inst)
-			if !inst.Ran {
-				t.Fatalf("plugin install did not run %s's own commands", agent)
-			}
-			for _, args := range lists[agent] {
-				if out := agentOutput(t, a, args...); !strings.Contains(out, `"git-handoff`) {
-					t.Fatalf("after install, `%s %s` does not name the plugin: the check below would prove nothing\n%s", agent, strings.Join(args, " "), out)
-				}
-			}
-			// A project-scoped install beside the user's: Claude Code
-			// enables it in the project's own settings.
-			projectSettings := filepath.Join(dir, ".claude", "settings.json")
-			if agent == agenttest.Claude {
-				agentOutputIn(t, a, dir, "plugin", "install", "git-handoff@git-handoff", "--scope", "project")
-				if b, _ := os.ReadFile(projectSettings); !strings.Contains(string(b), `"git-handoff@git-handoff": true`) {
-					t.Fatalf("after a project-scoped install, %s does not enable the plugin: the check below would prove nothing\n%s", projectSettings, b)
-				}
-			}
-			copilotSettings := filepath.Join(a.Home, ".copilot", "settings.json")
-			if agent == agenttest.Copilot {
-				if b, _ := os.ReadFile(copilotSettings); !strings.Contains(string(b), `"git-handoff@git-handoff"`) {
-					t.Fatalf("after install, %s does not name the plugin: the check below would prove nothing\n%s", copilotSettings, b)
-				}
-			}
-
-			var un uninstallJSON
-			decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "uninstall", agent, "--json"), &un)
-			if !un.Ran || un.NotInstalled || un.Missing != "" || !slices.Contains(un.Removed, inst.Dir) {
-				t.Fatalf("plugin uninstall: %+v", un)
-			}
-			for _, st := range un.Steps {
-				if st.Skipped {
-					t.Errorf("after an install, uninstall skipped %v%s", st.Command, st.Remove)
-				}
-			}
-			for _, args := range lists[agent] {
-				if out := agentOutput(t, a, args...); strings.Contains(out, `"git-handoff`) {
-					t.Errorf("after uninstall, `%s %s` still names the plugin\n%s", agent, strings.Join(args, " "), out)
-				}
-			}
-			if _, err := os.Stat(inst.Dir); !os.IsNotExist(err) {
-				t.Errorf("the written plugin %s is still there: %v", inst.Dir, err)
-			}
-			if agent == agenttest.Claude {
-				if b, _ := os.ReadFile(projectSettings); strings.Contains(string(b), `"git-handoff@git-handoff"`) {
-					t.Errorf("after uninstall, the project's %s still names the plugin\n%s", projectSettings, b)
-				}
-			}
-			if agent == agenttest.Copilot {
-				if b, _ := os.ReadFile(copilotSettings); strings.Contains(string(b), `"git-handoff@git-handoff"`) {
-					t.Errorf("after uninstall, %s still names the plugin\n%s", copilotSettings, b)
-				}
-			}
-
-			// Copilot's start hook delivers nothing (a skill asks for
-			// `git handoff start`): only the others' sessions tell.
-			if agent != agenttest.Copilot {
-				next := "NEXT-UNINSTALLED-" + token()
-				var left struct {
-					Handoff batonJSON `json:"handoff"`
-				}
-				decode(t, handoff(t, bin, dir, env, "end", "--next", "look at "+next, "--json"), &left)
-				res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on", Timeout: 2 * agenttest.DefaultTimeout})
-				if res.Code != 0 {
-					t.Fatalf("%s run: %s\nrequests:\n%s", agent, res, fake.Dump())
-				}
-				if len(fake.Requests()) == 0 {
-					t.Fatalf("the %s run made no request: the check below would prove nothing\n%s", agent, res)
-				}
-				for _, r := range fake.Requests() {
-					if r.Contains(next) {
-						t.Fatalf("a session after uninstall was given the baton\n%s", fake.Dump())
-					}
-				}
-				var batons struct {
-					Handoffs []batonJSON `json:"handoffs"`
-				}
-				decode(t, handoff(t, bin, dir, env, "list", "--all", "--json"), &batons)
-				for _, b := range batons.Handoffs {
-					if b.ID == left.Handoff.ID && b.Claimed {
-						t.Errorf("baton %s was claimed by %q after uninstall", b.ID, b.ClaimedBySession)
-					}
-				}
-			}
-
-			var again uninstallJSON
-			decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "uninstall", agent, "--json"), &again)
-			if !again.Ran || !again.NotInstalled || len(again.Removed) != 0 {
-				t.Errorf("second uninstall: %+v", again)
-			}
-			t.Logf("%s: install, uninstall, session, uninstall again in %v", agent, time.Since(start).Round(time.Second))
-		})
+	// A project-scoped install beside the user's: Claude Code
+	// enables it in the project's own settings.
+	projectSettings := filepath.Join(dir, ".claude", "settings.json")
+	if agent == agenttest.Claude {
+		agentOutputIn(t, a, dir, "plugin", "install", "git-handoff@git-handoff", "--scope", "project")
+		if b, _ := os.ReadFile(projectSettings); !strings.Contains(string(b), `"git-handoff@git-handoff": true`) {
+			t.Fatalf("after a project-scoped install, %s does not enable the plugin: the check below would prove nothing\n%s", projectSettings, b)
+		}
 	}
+	copilotSettings := filepath.Join(a.Home, ".copilot", "settings.json")
+	if agent == agenttest.Copilot {
+		if b, _ := os.ReadFile(copilotSettings); !strings.Contains(string(b), `"git-handoff@git-handoff"`) {
+			t.Fatalf("after install, %s does not name the plugin: the check below would prove nothing\n%s", copilotSettings, b)
+		}
+	}
+
+	var un uninstallJSON
+	decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "uninstall", agent, "--json"), &un)
+	if !un.Ran || un.NotInstalled || un.Missing != "" || !slices.Contains(un.Removed, instDir) {
+		t.Fatalf("plugin uninstall: %+v", un)
+	}
+	for _, st := range un.Steps {
+		if st.Skipped {
+			t.Errorf("after an install, uninstall skipped %v%s", st.Command, st.Remove)
+		}
+	}
+	for _, args := range uninstallLists[agent] {
+		if out := agentOutput(t, a, args...); strings.Contains(out, `"git-handoff`) {
+			t.Errorf("after uninstall, `%s %s` still names the plugin\n%s", agent, strings.Join(args, " "), out)
+		}
+	}
+	if _, err := os.Stat(instDir); !os.IsNotExist(err) {
+		t.Errorf("the written plugin %s is still there: %v", instDir, err)
+	}
+	if agent == agenttest.Claude {
+		if b, _ := os.ReadFile(projectSettings); strings.Contains(string(b), `"git-handoff@git-handoff"`) {
+			t.Errorf("after uninstall, the project's %s still names the plugin\n%s", projectSettings, b)
+		}
+	}
+	if agent == agenttest.Copilot {
+		if b, _ := os.ReadFile(copilotSettings); strings.Contains(string(b), `"git-handoff@git-handoff"`) {
+			t.Errorf("after uninstall, %s still names the plugin\n%s", copilotSettings, b)
+		}
+	}
+
+	// Copilot's start hook delivers nothing (a skill asks for
+	// `git handoff start`): only the others' sessions tell.
+	if agent != agenttest.Copilot {
+		next := "NEXT-UNINSTALLED-" + token()
+		var left struct {
+			Handoff batonJSON `json:"handoff"`
+		}
+		decode(t, handoff(t, bin, dir, env, "end", "--next", "look at "+next, "--json"), &left)
+		before := len(fake.Requests())
+		res := a.Run(agenttest.Run{Dir: dir, Prompt: "carry on", Timeout: 2 * agenttest.DefaultTimeout})
+		if res.Code != 0 {
+			t.Fatalf("%s run: %s\nrequests:\n%s", agent, res, fake.Dump())
+		}
+		if len(fake.Requests()) == before {
+			t.Fatalf("the %s run made no request: the check below would prove nothing\n%s", agent, res)
+		}
+		for _, r := range fake.Requests()[before:] {
+			if r.Contains(next) {
+				t.Fatalf("a session after uninstall was given the baton\n%s", fake.Dump())
+			}
+		}
+		var batons struct {
+			Handoffs []batonJSON `json:"handoffs"`
+		}
+		decode(t, handoff(t, bin, dir, env, "list", "--all", "--json"), &batons)
+		for _, b := range batons.Handoffs {
+			if b.ID == left.Handoff.ID && b.Claimed {
+				t.Errorf("baton %s was claimed by %q after uninstall", b.ID, b.ClaimedBySession)
+			}
+		}
+	}
+
+	var again uninstallJSON
+	decode(t, handoffWithin(t, uninstallDeadline, bin, installDir, agentEnv, "plugin", "uninstall", agent, "--json"), &again)
+	if !again.Ran || !again.NotInstalled || len(again.Removed) != 0 {
+		t.Errorf("second uninstall: %+v", again)
+	}
+	t.Logf("%s: uninstall, session, uninstall again in %v", agent, time.Since(start).Round(time.Second))
 }

@@ -3,10 +3,12 @@ package refstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -57,5 +59,55 @@ func TestPushRejectedShowsServerReason(t *testing.T) {
 				t.Errorf("message passes the server's escape sequences on: %q", msg)
 			}
 		})
+	}
+}
+
+// TestPushOfThousandsGoesInChunks: a push of more refs than one git push's
+// arguments may hold goes in several pushes, and every ref arrives; so do
+// their deletions. Retention pushes thousands at once (teamsync's
+// TestRetentionOfThousands, over the in-memory twins); this is the part
+// only git can show. The names are long (over 200 bytes) so that 1,500
+// refs with their leases (840 KB) and their deletions (710 KB) are each
+// over refstore's bound of 512 KiB: git's time for one push grows faster
+// than its number of refs (6,000 short names took a minute).
+func TestPushOfThousandsGoesInChunks(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	remote := gittest.Init(t, "--bare")
+	dir := gittest.Init(t)
+	st := open(t, dir, refstore.Options{})
+	id, err := st.WriteBlob(ctx, []byte(`{"schema":"session/v1","id":"many"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1500
+	long := strings.Repeat("x", 194)
+	ups := make([]refstore.Update, n)
+	for i := range ups {
+		ups[i] = refstore.Update{Ref: fmt.Sprintf("refs/ao/sessions/%s-%05d", long, i), New: id}
+	}
+	if err := st.Apply(ctx, "test", ups...); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		t.Helper()
+		return len(strings.Fields(gittest.Run(t, remote, "for-each-ref", "--format=x", "refs/ao/sessions/")))
+	}
+	if err := st.Push(ctx, remote, ups, refstore.PushOptions{}); err != nil {
+		t.Fatalf("pushing %d refs: %v", n, err)
+	}
+	if got := count(); got != n {
+		t.Fatalf("the remote holds %d refs, want %d", got, n)
+	}
+	dels := make([]refstore.Update, n)
+	for i, u := range ups {
+		dels[i] = refstore.Update{Ref: u.Ref, Old: id}
+	}
+	if err := st.Push(ctx, remote, dels, refstore.PushOptions{}); err != nil {
+		t.Fatalf("pushing %d deletions: %v", n, err)
+	}
+	if got := count(); got != 0 {
+		t.Errorf("the remote holds %d refs after their deletions, want 0", got)
 	}
 }
