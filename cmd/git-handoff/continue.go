@@ -289,3 +289,13 @@ func (a agentWorkflows) Failed(ctx context.Context, dir string, opts handoff.Age
 	}
 	return fmt.Sprintf("%s. Session %s continues in %s: start it with `%s`.", co.Why, co.ID, co.To, res.Command), notices, nil
 }
+
+// mcpDetach is the MCP server's way to run a command that outlives it
+// (mcpserver.Deps.Detach), in the server's directory; nil where this
+// system has none.
+func mcpDetach(d *deps) func(args ...string) error {
+	if d.detach == nil {
+		return nil
+	}
+	return func(args ...string) error { return d.detach(".", args...) }
+}
