@@ -75,7 +75,7 @@ func RememberLimit(ctx context.Context, st refstore.Clone, owner, agent string, 
 	if err != nil {
 		return err
 	}
-	unlock, err := st.Local().Lock(ctx, "limited")
+	unlock, err := st.Local().Lock(ctx, "limited.lock")
 	if err != nil {
 		return err
 	}
