@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/harness"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/tmuxrt"
 )
 
@@ -76,6 +77,13 @@ func AgentFailure(ctx context.Context, st refstore.Clone, opts AgentFailureOptio
 	}
 	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume)
 	if err != nil || !ok {
+		if id, _ := SessionID(st, ""); id != "" && err == nil {
+			// The session here was continued from this agent already:
+			// the report comes from a watcher that was not first.
+			if cur, rerr := session.Read(ctx, st, id); rerr == nil && cur.Continued != nil && cur.Continued.From == h.Name {
+				return AgentFailureResult{Session: id, Why: fmt.Sprintf("%s stopped; session %s continues in %s already", h.Name, id, cur.Continued.To)}, nil
+			}
+		}
 		return AgentFailureResult{Why: "no live session for this agent here"}, err
 	}
 	res := AgentFailureResult{Session: s.ID}
