@@ -71,11 +71,9 @@ func continueCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			id := c.String("session")
-			if id == "" {
-				if id, err = sessionIDFromEnv(c, st); err != nil {
-					return err
-				}
+			id, err := continuedID(c, st)
+			if err != nil {
+				return err
 			}
 			tmux := c.Bool("tmux")
 			if modes == 0 {
@@ -98,6 +96,16 @@ func continueCommand(d *deps) *cli.Command {
 			return d.printContinue(c, res)
 		},
 	}
+}
+
+// continuedID is the session to continue: --session, else
+// GIT_HANDOFF_SESSION, else the one this worktree is bound to.
+func continuedID(c *cli.Context, st *refstore.Store) (string, error) {
+	id, err := handoff.SessionID(st, c.String("session"))
+	if err == nil && id == "" {
+		err = usageErrorf(c, "name the session with --session ID (no GIT_HANDOFF_SESSION is set and this worktree is bound to none)")
+	}
+	return id, err
 }
 
 // checkAgent refuses an unknown agent as a usage error, before anything is
@@ -214,11 +222,9 @@ func (d *deps) continueUndo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	id := c.String("session")
-	if id == "" {
-		if id, err = sessionIDFromEnv(c, st); err != nil {
-			return err
-		}
+	id, err := continuedID(c, st)
+	if err != nil {
+		return err
 	}
 	res, err := handoff.ContinueUndo(c.Context, st, handoff.ContinueUndoOptions{
 		ID: id, By: guardHolder(), Grace: c.Duration("stop-timeout"), Launcher: launcher(), Exited: exitedCommand(),
