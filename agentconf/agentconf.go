@@ -31,6 +31,9 @@ const (
 	// EventCompact runs before the agent compacts its context: the
 	// session's summary is kept before the context it came from is lost.
 	EventCompact = "pre-compact"
+	// EventStopFailure runs when the agent's turn ended on an API error
+	// (a usage limit): the session may continue in a fallback agent.
+	EventStopFailure = "stop-failure"
 )
 
 // Command is the hook command for one agent and event. It ends in

@@ -6,7 +6,10 @@ import "encoding/json"
 // checked with claude 2.1.197): SessionStart's matcher is the session's
 // source, so one entry covers a fresh start, a resume, /clear and a
 // compaction; Stop can block once with a reason; PreCompact and Stop keep the
-// agent's last message as the session's summary; SessionEnd ends it.
+// agent's last message as the session's summary; SessionEnd ends it;
+// StopFailure (a turn ended on an API error: a usage limit, billing,
+// credentials, the API down) may continue the session in a fallback agent
+// (handoff.fallback); its matcher is the error's kind, none takes all.
 func claudeCode() agent {
 	const h = "claude-code"
 	return agent{name: h, parts: []part{hooksFile{
@@ -18,6 +21,7 @@ func claudeCode() agent {
 			{"Stop", groupEntry("", h, EventStop, nil)},
 			{"PreCompact", groupEntry("", h, EventCompact, nil)},
 			{"SessionEnd", groupEntry("", h, EventEnd, nil)},
+			{"StopFailure", groupEntry("", h, EventStopFailure, nil)},
 		},
 	}}}
 }

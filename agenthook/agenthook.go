@@ -31,11 +31,14 @@ const (
 	EventSessionEnd   = "session-end"
 	// EventPreCompact: the agent is about to compact its context.
 	EventPreCompact = "pre-compact"
+	// EventStopFailure: the agent's turn ended on an API error (Claude
+	// Code's StopFailure), which may mean it cannot go on (a usage limit).
+	EventStopFailure = "stop-failure"
 )
 
 // Events lists them, in the order an agent fires them.
 func Events() []string {
-	return []string{EventSessionStart, EventStop, EventPreCompact, EventSessionEnd}
+	return []string{EventSessionStart, EventStop, EventStopFailure, EventPreCompact, EventSessionEnd}
 }
 
 // SkipEnv, set to 1 in an agent's environment, keeps git-handoff out of that
@@ -62,6 +65,7 @@ var (
 		EventSessionStart: 40 * time.Second,
 		EventStop:         15 * time.Second,
 		EventPreCompact:   15 * time.Second,
+		EventStopFailure:  15 * time.Second,
 		EventSessionEnd:   1200 * time.Millisecond,
 	}
 )
@@ -162,6 +166,8 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
 		}
 		return
+	case EventStopFailure:
+		answer = stopFailure(ctx, h.Name, dir, in, stderr, wf)
 	case EventSessionEnd:
 		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason, Transcript: in.TranscriptPath}); err != nil && !errors.Is(err, refstore.ErrNotRepository) {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
@@ -205,6 +211,10 @@ type input struct {
 	// prompt_response. Copilot's Stop gives none (its transcript has it).
 	LastAssistantMessage string `json:"last_assistant_message"`
 	PromptResponse       string `json:"prompt_response"`
+	// A failure's kind and details (Claude Code's StopFailure: error,
+	// error_details; its last_assistant_message is then the error's text).
+	Error        string `json:"error"`
+	ErrorDetails string `json:"error_details"`
 }
 
 func (in input) lastMessage() string {

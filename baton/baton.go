@@ -83,6 +83,11 @@ type Auto struct {
 	Transcript string `json:"transcript,omitempty"`
 	// Snapshot is the commit recording the session's uncommitted work.
 	Snapshot string `json:"snapshot,omitempty"`
+	// Continued names the agent that took the session over in the same
+	// worktree (`git handoff continue`): the session did not end, it goes
+	// on in that agent, which claimed this baton at once. Why then says
+	// why it took over.
+	Continued string `json:"continued,omitempty"`
 }
 
 // AutoCommit is one commit of an automatic handoff's session.

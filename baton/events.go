@@ -14,7 +14,7 @@ import (
 // record tell it.
 type Event struct {
 	At      time.Time `json:"at"`
-	Kind    string    `json:"kind"` // created, claimed, cancelled, dismissed, conflict
+	Kind    string    `json:"kind"` // created, continued, claimed, cancelled, dismissed, conflict
 	ID      string    `json:"id,omitempty"`
 	Owner   string    `json:"owner,omitempty"`
 	Branch  string    `json:"branch,omitempty"`
@@ -147,6 +147,11 @@ func eventsOf(ref string, b Baton) []Event {
 		}
 		e.Session = b.ClaimedBySession
 		out = append(out, e)
+	}
+	if b.Auto != nil && b.Auto.Continued != "" {
+		// A continuation's automatic handoff: the session went on in
+		// another agent (`git handoff continue`).
+		return append(out, ev("continued", b.CreatedAt))
 	}
 	return append(out, ev("created", b.CreatedAt))
 }

@@ -177,7 +177,11 @@ func SessionLaunch(ctx context.Context, st refstore.Clone, opts SessionLaunchOpt
 	if err != nil {
 		return SessionLaunchResult{}, err
 	}
-	plan, err := session.PlanLaunch(cur.Record, SessionBriefer(ctx, st, clock))
+	br := SessionBriefer(ctx, st, clock)
+	// A continuation waiting for its agent: that agent learns why it
+	// takes over even when it resumes a conversation of its own.
+	br.Continuing = cur.Waiting()
+	plan, err := session.PlanLaunch(cur.Record, br)
 	if err != nil {
 		return SessionLaunchResult{}, err
 	}

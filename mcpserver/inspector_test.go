@@ -122,7 +122,7 @@ func TestInspector(t *testing.T) {
 			t.Errorf("%s: schemas of type %v and %v, want object", tl.Name, tl.InputSchema["type"], tl.OutputSchema["type"])
 		}
 	}
-	if got, want := strings.Join(names, " "), "bootstrap cancel_handoff handoff_list handoff_show pr_route session_end session_replace session_start"; got != want {
+	if got, want := strings.Join(names, " "), "bootstrap cancel_handoff handoff_list handoff_show pr_route session_continue session_end session_replace session_start"; got != want {
 		t.Errorf("tools = %s, want %s", got, want)
 	}
 

@@ -46,6 +46,10 @@ type Deps struct {
 	// against the checkout's GitHub repository, as `git handoff pr route`
 	// does, returning the repository's full name and the number.
 	PRTarget func(ctx context.Context, arg string) (repo string, number int, err error)
+	// Detach runs `git-handoff ARGS...` in a process of its own that
+	// outlives this server (session_continue under tmux stops the agent,
+	// and with it this server); nil continues without tmux.
+	Detach func(args ...string) error
 	// Log receives the server's own messages (stderr: stdout is the
 	// protocol's).
 	Log io.Writer

@@ -186,7 +186,7 @@ func TestSchemasPortable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"bootstrap", "cancel_handoff", "handoff_list", "handoff_show", "pr_route", "session_end", "session_replace", "session_start"}
+	want := []string{"bootstrap", "cancel_handoff", "handoff_list", "handoff_show", "pr_route", "session_continue", "session_end", "session_replace", "session_start"}
 	var names []string
 	total, seen := 0, 0
 	for _, tl := range res.Tools {

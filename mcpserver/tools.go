@@ -51,6 +51,7 @@ func (t *tools) all() []toolDef {
 		tool("cancel_handoff", "Take back my own baton on this branch before another session claims it (left by mistake, or with wrong steps); says so when none is waiting.", false, t.cancel, nil),
 		tool("bootstrap", "Preview the brief a session starting now would get, as Markdown, claiming nothing and starting no session (session_start begins one).", true, t.bootstrap, nil),
 		tool("session_replace", "Call when another session is stuck or crashed: replaces it, by id, with a new one that inherits its baton, its worktree and (claimPr) its pull request. Returns the new session's id and its handoff package.", false, t.replace, requireSession),
+		tool("session_continue", "Hand a session (default: yours) to another coding agent in this worktree, with a brief. preview: change nothing.", false, t.continueSession, nil),
 		tool("pr_route", "Call when CI or a review arrives for a pull request (pr: 7, \"#7\" or its URL): names the session that should receive the work now, following replacements. Reads git only.", true, t.prRoute, numberOrString),
 	}
 }

@@ -65,6 +65,10 @@ import (
 //     never pushed; a lost note loses the guard, never a record.
 //   - hooks/: the shims of hooks installed in git's config (hooks/), kept
 //     while the hooks are installed.
+//   - limited/<owner>.json: the agents that reported a usage limit for
+//     owner, each with when it resets (handoff/limited.go), JSON, rewritten
+//     whole under the lock limited.lock; entries past their reset are
+//     dropped at the next write; a torn note only forgets limits.
 //
 // This worktree's (Store.WorktreeLocal, <git dir>/handoff/), the agent
 // hooks' notes, per worktree because what they compare (HEAD, the working

@@ -71,6 +71,10 @@ type Record struct {
 	// Runtime is where the agent runs when git-handoff started it (a tmux
 	// session); nil when it runs wherever its user started it.
 	Runtime *Runtime `json:"runtime,omitempty"`
+	// Continued is the last continuation of this session in another agent
+	// (`git handoff continue`, by hand or on a limit): what it replaced,
+	// so that it can be undone, and why.
+	Continued *Continuation `json:"continued,omitempty"`
 	// rev and prev: the version's place among the versions of this
 	// record, which sync orders by (refstore.Cause). Not to be confused
 	// with Supersedes above, the session this one replaced.
@@ -155,6 +159,9 @@ func (s *Record) Clone() Record {
 	}
 	if r := s.Runtime; r != nil {
 		c.Runtime = &Runtime{Kind: strings.Clone(r.Kind), Socket: strings.Clone(r.Socket), Name: strings.Clone(r.Name), Host: strings.Clone(r.Host)}
+	}
+	if k := s.Continued; k != nil {
+		c.Continued = k.clone()
 	}
 	if s.Seen != nil {
 		c.Seen = make(map[string]uint64, len(s.Seen))

@@ -68,6 +68,13 @@ type Briefer struct {
 	// hooks installed there to run (Codex keeps them from untrusted
 	// paths); nil adds nothing.
 	Hooks func(dir, harnessName string) (hooks []harness.Hook, bypassTrust bool, note string)
+	// Continuing marks a continuation's launch (or the launch of one
+	// waiting for its agent): the brief, headed by the continuation's
+	// automatic handoff, is the first message even with no saved prompt,
+	// and a resumed conversation is given it too, as its next prompt: the
+	// agent must learn why it took over even when it ran this session
+	// before.
+	Continuing bool
 }
 
 // PlanLaunch builds the command for s's current harness. A harness that ran
@@ -92,14 +99,22 @@ func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 		base.Hooks, base.BypassHookTrust, p.Note = br.Hooks(s.Worktree, h.Name)
 	}
 	if l := s.Launched[h.Name]; l.NativeID != "" && h.CanResume {
-		launch, err := h.Resume(l.NativeID, base)
+		opts := base
+		if br.Continuing {
+			msg, err := FirstMessage(s, br)
+			if err != nil {
+				return LaunchPlan{}, err
+			}
+			opts.Prompt = msg
+		}
+		launch, err := h.Resume(l.NativeID, opts)
 		if err != nil {
 			return LaunchPlan{}, err
 		}
 		p.Mode, p.NativeID = ModeResume, l.NativeID
 		return withLaunch(p, launch), nil
 	}
-	if strings.TrimSpace(s.Prompt) == "" && strings.TrimSpace(s.HandoffPackage) == "" {
+	if strings.TrimSpace(s.Prompt) == "" && strings.TrimSpace(s.HandoffPackage) == "" && !br.Continuing {
 		why := "has no saved native id to resume"
 		if !h.CanResume {
 			why = "cannot resume a conversation"
@@ -193,6 +208,18 @@ type RelaunchOptions struct {
 	// handoff) where End alone would drop it. Unset: End.
 	EndBound func(ctx context.Context, id string) (ended bool, notices []string, err error)
 
+	// Expect, when set, is checked on the record each time the guard is
+	// about to be taken: its error refuses the relaunch. A continuation
+	// asks that the session still runs the agent it decided to leave, so
+	// that of two deciders the second finds the work done.
+	Expect func(Record) error
+	// Prepare, when set, runs once the guard is held, before the launch is
+	// planned: what only the holder may do (a continuation's snapshot and
+	// its automatic handoff). Its error releases the guard and refuses; the
+	// edit it returns is applied to the record last, over the relaunch's
+	// own changes.
+	Prepare func(ctx context.Context, guarded Record) (edit func(*Record), err error)
+
 	hold func() // tests: runs while the guard is held
 }
 
@@ -261,6 +288,13 @@ func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now 
 	if err := r.takeGuard(ctx); err != nil {
 		return RelaunchResult{}, err
 	}
+	if opts.Prepare != nil {
+		edit, err := opts.Prepare(ctx, r.guarded.Record)
+		if err != nil {
+			return r.res, r.fail(ctx, err)
+		}
+		r.edit = edit
+	}
 	next := r.guarded.Record
 	r.change(&next)
 	if err := r.launch(ctx, &next); err != nil {
@@ -303,15 +337,16 @@ type relaunching struct {
 	guarded  Stored // the record as last read with our guard on it
 	// rt is the runtime opts.Run returned, recorded with the launch once
 	// ran is set.
-	rt  *Runtime
-	ran bool
-	res RelaunchResult
+	rt   *Runtime
+	ran  bool
+	edit func(*Record) // what opts.Prepare returned
+	res  RelaunchResult
 }
 
 // takeGuard takes the session's switching guard and settles the worktree
 // the session runs in: its own, else this clone's when it has one.
 func (r *relaunching) takeGuard(ctx context.Context) error {
-	guarded, note, err := takeGuard(ctx, r.st, r.opts.ID, r.opts.By, r.h.Name, r.doing, r.now)
+	guarded, note, err := takeGuard(ctx, r.st, r.opts.ID, r.opts.By, r.h.Name, r.doing, r.now, r.opts.Expect)
 	if err != nil {
 		return err
 	}
@@ -356,6 +391,9 @@ func (r *relaunching) change(s *Record) {
 	s.Switching = nil
 	if r.ran {
 		s.Runtime = r.rt
+	}
+	if r.edit != nil {
+		r.edit(s)
 	}
 }
 
@@ -454,7 +492,7 @@ func canonical(name string) string {
 
 // takeGuard sets the session's switching guard by compare-and-swap. A live
 // guard held by someone else refuses; an expired one is taken over.
-func takeGuard(ctx context.Context, st refstore.Writer, id, by, to, doing string, now time.Time) (Stored, string, error) {
+func takeGuard(ctx context.Context, st refstore.Writer, id, by, to, doing string, now time.Time, expect func(Record) error) (Stored, string, error) {
 	for attempt := 0; ; attempt++ {
 		cur, err := Read(ctx, st, id)
 		if err != nil {
@@ -462,6 +500,13 @@ func takeGuard(ctx context.Context, st refstore.Writer, id, by, to, doing string
 		}
 		if err := writableLine(ctx, st, cur.Record, doing); err != nil {
 			return Stored{}, "", err
+		}
+		if expect != nil && (cur.Switching == nil || !now.Before(cur.Switching.Until)) {
+			// Checked only when the guard is free to take: while another
+			// holds it, the SwitchingError below says who is at it.
+			if err := expect(cur.Record); err != nil {
+				return Stored{}, "", err
+			}
 		}
 		note := ""
 		if g := cur.Switching; g != nil {

@@ -137,6 +137,23 @@ type Session struct {
 	// the revision to read it by, refs/ao/archive/<month>:sessions/<id>);
 	// absent for a live session.
 	Archived string `json:"archived,omitempty"`
+	// Continued is the session's last continuation in another agent;
+	// absent when it had none.
+	Continued *Continued `json:"continued,omitempty"`
+}
+
+// Continued is a continuation of a session in another agent (`git handoff
+// continue`). Start, while its new agent waits to be started (it was
+// decided outside tmux), is the one command that starts it.
+type Continued struct {
+	From  string    `json:"from"`
+	To    string    `json:"to"`
+	Why   string    `json:"why"`
+	Auto  bool      `json:"auto"`
+	By    string    `json:"by"`
+	At    time.Time `json:"at"`
+	Baton string    `json:"baton,omitempty"`
+	Start string    `json:"start,omitempty"`
 }
 
 // MarkArchived marks out as read from the archive month, by revision rev
@@ -209,6 +226,12 @@ func OfSession(s session.Record, withPackage bool) Session {
 	}
 	if r := s.Runtime; r != nil {
 		out.Runtime = &Runtime{Runtime: *r}
+	}
+	if k := s.Continued; k != nil {
+		out.Continued = &Continued{From: k.From, To: k.To, Why: k.Why, Auto: k.Auto, By: k.By, At: k.At, Baton: k.Baton}
+		if s.Waiting() {
+			out.Continued.Start = handoff.LaunchCommand(s.ID)
+		}
 	}
 	return out
 }

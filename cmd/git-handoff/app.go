@@ -138,6 +138,7 @@ func newApp(d *deps) *cli.App {
 			objectiveCommand(d),
 			logCommand(d),
 			sessionCommand(d),
+			continueCommand(d),
 			snapshotCommand(d),
 			prCommand(d),
 			leaseCommand(d),

@@ -12,7 +12,7 @@ import (
 func logCommand(d *deps) *cli.Command {
 	return &cli.Command{
 		Name:  "log",
-		Usage: "recent baton events (created, claimed, cancelled, dismissed, conflict) and lease events, newest first",
+		Usage: "recent baton events (created, continued, claimed, cancelled, dismissed, conflict) and lease events, newest first",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 50, Usage: "show at most `N` events", Action: atLeast("limit", 1, "")},
 			jsonFlag,

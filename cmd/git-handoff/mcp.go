@@ -53,7 +53,8 @@ func mcpCommand(d *deps) *cli.Command {
 					t, err := parseTarget(nil, repo, arg)
 					return t.name(), t.Number, err
 				},
-				Log: d.stderr,
+				Detach: mcpDetach(d),
+				Log:    d.stderr,
 			}, buildVersion())
 		},
 	}

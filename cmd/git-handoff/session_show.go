@@ -71,6 +71,7 @@ func sessionShowCommand(d *deps) *cli.Command {
 			if s.Switching != nil {
 				fmt.Fprintf(w, "switching to %s by %s until %s\n", s.Switching.To, s.Switching.By, stamp(s.Switching.Until))
 			}
+			printContinued(w, s)
 			names := make([]string, 0, len(s.Launched))
 			for h := range s.Launched {
 				names = append(names, h)

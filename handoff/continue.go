@@ -1,0 +1,375 @@
+package handoff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/tmuxrt"
+)
+
+// Continue carries a session on in another agent in the same worktree
+// (`git handoff continue`, the MCP tool session_continue, and the agents'
+// failure hooks). It is a switch (session.Switch, under the same guard)
+// that first writes the session's automatic handoff for the new agent:
+// the reason it takes over, the last summary, the claimed task, the
+// commits, the end of the transcript and the uncommitted work as a
+// snapshot. That handoff is a baton claimed at once by the session itself
+// (`log` shows it as "continued"), and it heads the brief the new agent is
+// launched with.
+//
+// Exactly once: the decision is the compare-and-swap that takes the
+// session's switch guard, and it is taken only while the session still
+// runs the agent the decider saw (From). Of two deciders racing, one holds
+// the guard and the other gets *session.SwitchingError; one coming after
+// gets *AlreadyContinuedError.
+
+// ContinueOptions are what a continuation was asked.
+type ContinueOptions struct {
+	ID    string
+	To    string // the agent to continue in
+	Model string // its model ("" its default)
+	By    string // who decides: user, host, process
+	// From is the agent the decider saw stop; "" is the one the session
+	// runs when read. A session that runs another by the time the guard is
+	// taken was continued already (*AlreadyContinuedError).
+	From string
+	// Why is what the new agent is told first; "" says it was by hand.
+	Why  string
+	Auto bool // decided by a hook
+	// Preview renders the brief the new agent would get and writes
+	// nothing at all.
+	Preview bool
+	// Tmux starts the new agent under tmux now: in the session's pane when
+	// its agent runs there (stopped first), else in a tmux session of its
+	// own. Without it the continuation is recorded and the new agent
+	// started by the caller or the user (ContinueResult.Command).
+	Tmux bool
+	// Grace, Launcher and Exited: as for a switch (SessionRelaunchOptions).
+	Grace            time.Duration
+	Launcher, Exited []string
+}
+
+// ContinueResult is what a continuation did, or would do (Preview).
+type ContinueResult struct {
+	Session session.Record
+	From    string
+	Why     string
+	Plan    session.LaunchPlan
+	// Brief is the first message the new agent gets.
+	Brief string
+	// Baton is the automatic handoff written (nil: a waiting baton kept
+	// its place, or Preview).
+	Baton *baton.Stored
+	// Started: the new agent runs under tmux. Otherwise Command is the one
+	// command that starts it.
+	Started bool
+	Command string
+	Notices []string
+}
+
+// AlreadyContinuedError refuses a continuation of a session that no longer
+// runs the agent the decider saw stop: another decider was first.
+type AlreadyContinuedError struct {
+	ID, From, Now string
+	By            string // the continuation that was first, when recorded
+}
+
+func (e *AlreadyContinuedError) Error() string {
+	by := ""
+	if e.By != "" {
+		by = " by " + e.By
+	}
+	return fmt.Sprintf("session %q no longer runs %s: it was continued in %s%s", e.ID, e.From, e.Now, by)
+}
+
+func (e *AlreadyContinuedError) Unwrap() error { return refstore.ErrConflict }
+
+// LiveUnderTmux reports whether session id's agent runs under tmux now,
+// where a continuation starts the new agent in its pane.
+func LiveUnderTmux(ctx context.Context, st refstore.Clone, id string) bool {
+	cur, err := session.Read(ctx, st, id)
+	if err != nil {
+		return false
+	}
+	rs := runtimeState(ctx, cur.Record)
+	return rs != nil && rs.State == tmuxrt.StateLive
+}
+
+// LaunchCommand is the one command that starts session id's recorded agent
+// in the foreground of a terminal.
+func LaunchCommand(id string) string { return "git handoff session launch " + id + " --exec" }
+
+// Continue runs a continuation (see above).
+func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, clock Clock) (ContinueResult, error) {
+	to, err := harness.Lookup(opts.To)
+	if err != nil {
+		return ContinueResult{}, err
+	}
+	cur, err := session.Read(ctx, st, opts.ID)
+	if err != nil {
+		return ContinueResult{}, err
+	}
+	if !cur.Live() {
+		return ContinueResult{}, &NotActiveError{ID: opts.ID, Status: cur.Status}
+	}
+	from := HarnessName(opts.From, cur.Harness)
+	if opts.From != "" && HarnessName(cur.Harness) != from {
+		return ContinueResult{}, alreadyContinued(cur.Record, from)
+	}
+	if from == to.Name {
+		return ContinueResult{}, fmt.Errorf("session %q runs %s already: name another agent to continue in", opts.ID, to.Name)
+	}
+	now := clock()
+	why := opts.Why
+	if why == "" {
+		why = fmt.Sprintf("continued by hand from %s (%s)", from, opts.By)
+	}
+	k := continuation{Continuation: session.Continuation{From: from, FromModel: cur.Model, To: to.Name, Why: why, Auto: opts.Auto, By: opts.By, At: now}}
+	br := SessionBriefer(ctx, st, clock)
+	br.Continuing = true
+	ro := session.RelaunchOptions{
+		ID: opts.ID, Harness: to.Name, Model: opts.Model, By: opts.By, Briefer: br,
+		Expect: func(r session.Record) error {
+			if HarnessName(r.Harness) != from {
+				return alreadyContinued(r, from)
+			}
+			if !r.Live() {
+				return &NotActiveError{ID: r.ID, Status: r.Status}
+			}
+			return nil
+		},
+	}
+	res := ContinueResult{From: from, Why: why}
+	if opts.Preview {
+		return previewContinue(ctx, st, ro, k, res, clock)
+	}
+	var written *baton.Stored
+	ro.Prepare = func(ctx context.Context, guarded session.Record) (func(*session.Record), error) {
+		// Under the guard: only the decider that won writes anything.
+		t, notes := relaunchSnapshot(ctx, st, guarded.ID, false)
+		if t.Snapshot != nil {
+			k.snapshot = t.Snapshot.Commit
+		}
+		b, head, more := continuationBaton(ctx, st, guarded, k, now)
+		notes = append(notes, more...)
+		k.Head = head
+		if b != nil {
+			stored, n, err := writeClaimed(ctx, st, *b, guarded.ID)
+			notes = append(notes, n...)
+			if err != nil {
+				return nil, err
+			}
+			written = stored
+		}
+		res.Notices = append(res.Notices, notes...)
+		return continuedEdit(k, written, guarded), nil
+	}
+	notices := new([]string) // a live start's, under tmux
+	if opts.Tmux {
+		grace := opts.Grace
+		if grace <= 0 {
+			grace = StopGrace
+		}
+		if grace > maxGrace {
+			return res, fmt.Errorf("a stop timeout of %s is too long: the switch guard lasts %s, so stay at or under %s", grace, session.GuardTTL, maxGrace)
+		}
+		ro.Run = liveRun(st, grace, opts.Launcher, opts.Exited, notices)
+	}
+	ro.EndBound = endBoundFor(st, clock)
+	rr, err := session.Switch(ctx, st, ro, now)
+	res.Notices = append(append(res.Notices, *notices...), rr.Notices...)
+	if err != nil {
+		if written != nil {
+			// The new agent did not start: the session stays as it was,
+			// its baton too.
+			if n := restoreBaton(ctx, st, *written, clock); n != "" {
+				res.Notices = append(res.Notices, n)
+			}
+		}
+		return res, err
+	}
+	res.Session, res.Plan, res.Baton = rr.Session.Record, rr.Plan, written
+	res.Brief, _ = session.FirstMessage(rr.Session.Record, br)
+	res.Started = rr.Session.Runtime != nil && opts.Tmux
+	if !res.Started {
+		res.Command = LaunchCommand(opts.ID)
+	}
+	return res, nil
+}
+
+// previewContinue renders what Continue would give the new agent, from a
+// baton built and never written. The one thing it cannot show is the
+// snapshot's commit id: taking a snapshot writes a ref.
+func previewContinue(ctx context.Context, st refstore.Clone, ro session.RelaunchOptions, k continuation, res ContinueResult, clock Clock) (ContinueResult, error) {
+	cur, err := session.Read(ctx, st, ro.ID)
+	if err != nil {
+		return res, err
+	}
+	now := clock()
+	b, head, notes := continuationBaton(ctx, st, cur.Record, k, now)
+	k.Head = head
+	var shown *baton.Stored
+	if b != nil {
+		c := *b
+		c.Claimed, c.ClaimedAt, c.ClaimedBySession = true, &now, cur.ID
+		shown = &baton.Stored{Baton: c}
+	}
+	next, plan, err := session.SwitchPreview(ctx, st, ro, continuedEdit(k, shown, cur.Record), now)
+	if err != nil {
+		return res, err
+	}
+	res.Session, res.Plan, res.Notices = next, plan, notes
+	res.Brief, err = session.FirstMessage(next, ro.Briefer)
+	return res, err
+}
+
+func alreadyContinued(r session.Record, from string) error {
+	e := &AlreadyContinuedError{ID: r.ID, From: from, Now: HarnessName(r.Harness)}
+	if k := r.Continued; k != nil {
+		e.By = k.By
+	}
+	return e
+}
+
+// continuation is the record of a continuation being made, with the
+// snapshot taken for it.
+type continuation struct {
+	session.Continuation
+	snapshot string
+}
+
+// continuedEdit is what a continuation changes in the session record, over
+// the switch's own changes: the claimed baton is the continuation's
+// automatic handoff, and the record remembers what it replaced.
+func continuedEdit(k continuation, b *baton.Stored, before session.Record) func(*session.Record) {
+	rec := k.Continuation
+	rec.PrevClaimed = append([]byte(nil), before.ClaimedHandoff...)
+	rec.PrevPackage = before.HandoffPackage
+	if b != nil {
+		rec.Baton = b.ID
+	}
+	return func(s *session.Record) {
+		c := rec
+		s.Continued = &c
+		if b != nil {
+			if data, err := baton.Marshal(&b.Baton); err == nil {
+				s.ClaimedHandoff = data
+			}
+		}
+	}
+}
+
+// continuationBaton builds the automatic handoff of session s for the
+// agent that takes it over: claimed by s itself, so that nobody else is
+// offered it. nil when a baton waits on s's branch already (it keeps its
+// place; the brief points at it). It also returns the worktree's HEAD.
+func continuationBaton(ctx context.Context, st refstore.Clone, s session.Record, k continuation, now time.Time) (*baton.Baton, string, []string) {
+	ref, err := refstore.HandoffRef(false, s.Owner, s.Branch)
+	if err != nil {
+		return nil, "", []string{err.Error()}
+	}
+	if cur, err := baton.Read(ctx, st, ref); err == nil && cur.Live() {
+		return nil, "", []string{fmt.Sprintf("baton %s waits on `%s`: it keeps its place, and no automatic handoff was written for the continuation", cur.ID, s.Branch)}
+	}
+	wt, done, err := sessionWorktree(ctx, st, &s)
+	if err != nil || wt == nil {
+		wt, done = st, func() {}
+	}
+	defer done()
+	var notes []string
+	head, err := wt.Head(ctx)
+	if err != nil {
+		return nil, "", []string{"no automatic handoff for the continuation: " + err.Error()}
+	}
+	a := &baton.Auto{Session: s.ID, Why: k.Why, Summary: session.Cap(s.Summary, autoSummaryBytes), StartHead: s.StartHead, Continued: k.To, Snapshot: k.snapshot}
+	if s.StartHead != "" && head.Commit != "" && head.Commit != s.StartHead {
+		if commits, total, err := wt.Log(ctx, head.Commit, s.StartHead, autoCommits); err == nil {
+			a.CommitTotal = total
+			for _, c := range commits {
+				a.Commits = append(a.Commits, baton.AutoCommit{ID: c.ID, Subject: c.Subject})
+			}
+		}
+	}
+	var n string
+	a.Transcript, n = transcriptQuote(s.Harness, noteOf(ctx, st, &s).Transcript)
+	if n != "" {
+		notes = append(notes, n)
+	}
+	d := baton.Draft{Owner: s.Owner, Branch: s.Branch, Harness: s.Harness, SessionID: s.ID, Head: head.Commit, Auto: a}
+	task, err := claimedTask(s)
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	if task != nil {
+		a.Task = task.ID
+		d.NextSteps, d.FailedApproaches, d.OpenQuestions = task.NextSteps, task.FailedApproaches, task.OpenQuestions
+	}
+	if len(d.NextSteps) == 0 {
+		d.NextSteps = []string{fmt.Sprintf("Carry on with the work of session %s: read its summary and commits here, then check `git status` and the tests.", s.ID)}
+	}
+	if n := redactedNotice(scrubAuto(&d)); n != "" {
+		notes = append(notes, n)
+	}
+	b, err := baton.New(d, now)
+	if err != nil {
+		return nil, head.Commit, append(notes, "no automatic handoff for the continuation: "+err.Error())
+	}
+	b.Claimed, b.ClaimedAt, b.ClaimedBySession = true, &now, s.ID
+	return &b, head.Commit, notes
+}
+
+// writeClaimed stores b in place of what its ref holds, unless a baton
+// came to wait there meanwhile (then nothing is written).
+func writeClaimed(ctx context.Context, st refstore.Clone, b baton.Baton, id string) (*baton.Stored, []string, error) {
+	for attempt := 0; ; attempt++ {
+		stored, up, err := baton.Written(ctx, st, b)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cur, err := baton.Read(ctx, st, stored.Ref); err == nil && cur.Live() {
+			return nil, []string{fmt.Sprintf("baton %s came to wait on `%s`: it keeps its place", cur.ID, b.Branch)}, nil
+		}
+		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s: session %s continues in %s", b.ID, id, b.Auto.Continued), up)
+		if err == nil {
+			return &stored, nil, nil
+		}
+		if !errors.Is(err, refstore.ErrConflict) || attempt == 3 {
+			return nil, nil, fmt.Errorf("writing the continuation's automatic handoff: %w", err)
+		}
+	}
+}
+
+// restoreBaton puts back what the ref of b held before b was written, while
+// it still holds b: the version before it (the task the session had
+// claimed, most often), or, with none, b as a tombstone ("cancelled").
+func restoreBaton(ctx context.Context, st refstore.Clone, b baton.Stored, clock Clock) string {
+	cur, err := baton.Read(ctx, st, b.Ref)
+	if err != nil || cur.ID != b.ID {
+		return ""
+	}
+	back := cur.Baton
+	back.Deleted = &baton.Deletion{Reason: "cancelled", At: clock().UTC()}
+	if cur.Prev != "" {
+		if e, err := st.ReadObject(ctx, cur.Prev); err == nil {
+			e.Ref = b.Ref
+			if prior, err := baton.Decode(e); err == nil {
+				back = prior.Baton
+				back.Cause = refstore.Cause{}
+			}
+		}
+	}
+	oid, _, err := refstore.WriteVersion(ctx, st, b.Ref, cur.OID, &back.Cause, &back)
+	if err == nil {
+		err = st.Apply(ctx, fmt.Sprintf("handoff: withdraw %s (the continuation is undone)", b.ID), refstore.Update{Ref: b.Ref, New: oid, Old: cur.OID})
+	}
+	if err != nil {
+		return fmt.Sprintf("the continuation's automatic handoff %s could not be withdrawn: %v", b.ID, err)
+	}
+	return ""
+}
