@@ -518,13 +518,24 @@ func hostname() string {
 	return h
 }
 
+// boundLive is the session this worktree is bound to, for a caller to
+// whom a binding to a record that is gone is no binding (endBound has no
+// session to end then): the git adapter can often answer that from what it
+// asked git as it opened (refstore.Store.BoundLive), with no git process.
+func boundLive(st refstore.Clone) (string, error) {
+	if l, ok := st.(interface{ BoundLive() (string, error) }); ok {
+		return l.BoundLive()
+	}
+	return st.BoundSession()
+}
+
 // endBound ends the active session this worktree is bound to, other than
 // id, before id is bound here: one worktree, one active session. It says
 // so in the notices it returns (with what the ended one handed on), and
 // names the ended one in *ended. A session a switch holds is left as it is
 // (the notice says so).
 func endBound(ctx context.Context, st refstore.Clone, id string, clock Clock, ended *string) []string {
-	bound, err := st.BoundSession()
+	bound, err := boundLive(st)
 	if err != nil || bound == "" || bound == id {
 		return nil
 	}
