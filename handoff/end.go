@@ -56,6 +56,9 @@ func End(ctx context.Context, st refstore.Clone, opts EndOptions, clock Clock) (
 	if opts.NoBaton && len(opts.Next)+len(opts.Failed)+len(opts.Questions) > 0 {
 		return EndResult{}, errors.New("ending without a baton, yet given a baton's notes")
 	}
+	if !opts.NoBaton {
+		writeAhead(ctx, st)
+	}
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return EndResult{}, err

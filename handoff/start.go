@@ -147,10 +147,12 @@ type startPass struct {
 // newStarting resolves who starts, the session's id and agent, and takes
 // credentials out of the objective.
 func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, clock Clock) (*starting, error) {
+	writeAhead(ctx, st) // the session's record, at least
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return nil, err
 	}
+	logAhead(st, who)
 	id := opts.Session
 	if id == "" {
 		id = baton.NewID("s")

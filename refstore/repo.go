@@ -74,6 +74,16 @@ func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits
 	if since == from {
 		return nil, 0, nil
 	}
+	if since == "" {
+		if a := s.takeLogAhead(from, limit); a != nil {
+			select {
+			case <-a.done:
+				return parseLog(a.out, a.err, limit)
+			case <-ctx.Done():
+				return nil, 0, ctx.Err()
+			}
+		}
+	}
 	rng, n := from, limit+1
 	if since != "" {
 		rng, n = since+".."+from, limit
@@ -86,10 +96,38 @@ func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits
 			return nil, 0, nil
 		}
 	}
-	out, err := Git(ctx, s.workDir, false, nil, "log", "--first-parent", "-z", "--no-color", fmt.Sprintf("-n%d", n), "--format=%H%x1f%an%x1f%aI%x1f%s", rng, "--")
+	out, err := Git(ctx, s.workDir, false, nil, logArgs(rng, n)...)
+	if since == "" {
+		return parseLog(out, err, limit)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
+	commits = parseCommits(out)
+	return commits, total, nil
+}
+
+// logArgs is the git log of n commits of rng that Log reads.
+func logArgs(rng string, n int) []string {
+	return []string{"log", "--first-parent", "-z", "--no-color", fmt.Sprintf("-n%d", n), "--format=%H%x1f%an%x1f%aI%x1f%s", rng, "--"}
+}
+
+// parseLog is Log's answer without since, from git log's output of limit+1
+// commits.
+func parseLog(out []byte, err error, limit int) ([]Commit, int, error) {
+	if err != nil {
+		return nil, 0, err
+	}
+	commits := parseCommits(out)
+	total := len(commits)
+	if total > limit {
+		commits, total = commits[:limit], -1
+	}
+	return commits, total, nil
+}
+
+// parseCommits reads logArgs's output.
+func parseCommits(out []byte) (commits []Commit) {
 	for _, rec := range strings.Split(string(out), "\x00") {
 		f := strings.SplitN(rec, "\x1f", 4)
 		if len(f) != 4 {
@@ -98,13 +136,48 @@ func (s *Store) Log(ctx context.Context, from, since string, limit int) (commits
 		when, _ := time.Parse(time.RFC3339, f[2])
 		commits = append(commits, Commit{ID: f[0], Author: f[1], When: when, Subject: f[3]})
 	}
-	if since == "" {
-		total = len(commits)
-		if total > limit {
-			commits, total = commits[:limit], -1
-		}
+	return commits
+}
+
+// logAhead is a git log LogAhead started, for the Log that asks it.
+type logAhead struct {
+	from  string
+	limit int
+	done  chan struct{}
+	out   []byte
+	err   error
+}
+
+// LogAhead starts, in the background, the git log that Log(ctx, from, "",
+// limit) reads, for a command that will ask it after reads of its own (a
+// brief's recent commits): the two then run at once. A Store keeps one;
+// Log takes it when asked the same, else asks git itself.
+func (s *Store) LogAhead(from string, limit int) {
+	if from == "" {
+		return
 	}
-	return commits, total, nil
+	a := &logAhead{from: from, limit: limit, done: make(chan struct{})}
+	dir := s.workDir
+	go func() {
+		defer close(a.done)
+		a.out, a.err = Git(context.Background(), dir, false, nil, logArgs(from, limit+1)...)
+	}()
+	s.mu.Lock()
+	s.logAhead = a
+	s.mu.Unlock()
+}
+
+// takeLogAhead returns the log LogAhead started when it is the one asked
+// (nil otherwise), and forgets it.
+func (s *Store) takeLogAhead(from string, limit int) *logAhead {
+	s.mu.Lock()
+	a := s.logAhead
+	s.logAhead = nil
+	s.mu.Unlock()
+	if a == nil || a.from != from || a.limit != limit {
+		return nil
+	}
+	return a
 }
 
 // BoundSession reads this worktree's binding (refs/worktree/ao/session) and

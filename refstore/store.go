@@ -84,6 +84,8 @@ type Store struct {
 
 	bindGuard BindGuard // runs every Bind when set (GuardBindings)
 
+	logAhead *logAhead // the git log LogAhead started, until Log takes it
+
 	cfg        configList // the configuration as git lists it (gitconfig.go)
 	cfgRead    bool
 	cfgPending chan configResult // the listing Open started, until taken
