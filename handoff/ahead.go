@@ -6,10 +6,10 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// A command that will write starts the git process that writes its blobs
-// before it reads, and a start starts the git log its brief lists before
-// it reads the records: each git then starts while the reads run, not
-// after them. Only the git adapter (refstore.Store) has processes to
+// A command that will write starts the git processes that write its blobs
+// and its refs before it reads, and a start starts the git log its brief
+// lists before it reads the records: each git then starts while the reads
+// run, not after them. Only the git adapter (refstore.Store) has processes to
 // start; other stores are left alone.
 
 // writeAhead starts st's blob writer now.
@@ -23,5 +23,12 @@ func writeAhead(ctx context.Context, st refstore.Clone) {
 func logAhead(st refstore.Clone, who Who) {
 	if l, ok := st.(interface{ LogAhead(string, int) }); ok && who.Head != "" {
 		l.LogAhead(who.Head, recentLimit)
+	}
+}
+
+// refsAhead starts the update-ref st's transaction under msg will run in.
+func refsAhead(st refstore.Clone, msg string) {
+	if w, ok := st.(interface{ WriteRefsAhead(string) }); ok {
+		w.WriteRefsAhead(msg)
 	}
 }

@@ -160,6 +160,7 @@ func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, cloc
 	if _, err := refstore.SessionRef(id); err != nil {
 		return nil, fmt.Errorf("session id %q: %w", id, err)
 	}
+	refsAhead(st, startMessage(id))
 	harnessName, nativeID, err := startHarness(opts)
 	if err != nil {
 		return nil, err
@@ -396,7 +397,7 @@ func (s *starting) record(ctx context.Context, p *startPass) error {
 	}
 	// The hold goes last: a kill before it leaves it for sweepHolds.
 	ups = append(ups, p.held.releases()...)
-	err := s.st.Apply(ctx, "handoff: start "+s.id, ups...)
+	err := s.st.Apply(ctx, startMessage(s.id), ups...)
 	if err == nil && p.note != nil {
 		p.note.Held = "" // released by the transaction
 	}
@@ -462,6 +463,9 @@ func (s *starting) notRecorded(ctx context.Context, p *startPass, err error) err
 	}
 	return nil
 }
+
+// startMessage is the reflog message of session id's start.
+func startMessage(id string) string { return "handoff: start " + id }
 
 // startHarness names the agent of a starting session and its own id for it:
 // the options' (an id must have that agent's shape, so it can be handed back

@@ -72,9 +72,12 @@ type Store struct {
 	startDir string
 
 	mu      sync.Mutex
-	batcher *catFile    // for CLI reads of single objects, started on demand
-	refw    *refWriter  // every ref write (refwriter.go), started on demand
-	blobw   *blobWriter // every blob write (blobwriter.go), started on demand
+	batcher *catFile   // for CLI reads of single objects, started on demand
+	refw    *refWriter // every ref write (refwriter.go), started on demand
+	// refAhead is the update-ref WriteRefsAhead started, until a
+	// transaction under its message takes it.
+	refAhead *refWriter
+	blobw    *blobWriter // every blob write (blobwriter.go), started on demand
 
 	sharedOnce sync.Once
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
@@ -169,6 +172,10 @@ func (s *Store) Close() error {
 			err = e
 		}
 		s.refw = nil
+	}
+	if s.refAhead != nil {
+		s.refAhead.close() // never used: it has nothing to report
+		s.refAhead = nil
 	}
 	if s.blobw != nil {
 		if e := s.blobw.close(); err == nil {
