@@ -127,6 +127,16 @@ func (w *refWriter) close() error {
 	return w.cmd.Wait()
 }
 
+// abandon ends a writer that never started a transaction. Killed, not
+// closed: at the end of its input a fresh update-ref commits the empty
+// transaction it opened by default, running reference-transaction hooks
+// for nothing. Idle, it holds no lock.
+func (w *refWriter) abandon() {
+	w.cmd.Process.Kill()
+	w.in.Close()
+	w.cmd.Wait()
+}
+
 // runUpdateRef runs one transaction of updates through the Store's
 // update-ref for msg, starting one when there is none for msg.
 func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) (string, error) {
@@ -150,7 +160,7 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 		if a.stamp == stamp {
 			w = a
 		} else {
-			a.close()
+			a.abandon()
 		}
 	}
 	s.mu.Unlock()
@@ -186,7 +196,7 @@ func (s *Store) WriteRefsAhead(msg string) {
 	s.refAhead = w
 	s.mu.Unlock()
 	if old != nil {
-		old.close()
+		old.abandon()
 	}
 }
 

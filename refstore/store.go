@@ -201,7 +201,7 @@ func (s *Store) Close() error {
 		s.refw = nil
 	}
 	if s.refAhead != nil {
-		s.refAhead.close() // never used: it has nothing to report
+		s.refAhead.abandon()
 		s.refAhead = nil
 	}
 	if s.blobw != nil {
