@@ -123,14 +123,21 @@ type Draft struct {
 	SessionID        string
 	Head             string
 	Auto             *Auto // git-handoff writes this draft itself
+	// ID is the baton's id, drawn (NewID) by a caller that names it
+	// before the baton is made; "" draws one.
+	ID string
 }
 
 // New builds a baton from a draft: entries are trimmed, empty ones dropped,
 // and at least one next step must remain.
 func New(d Draft, now time.Time) (Baton, error) {
+	id := d.ID
+	if id == "" {
+		id = NewID("h")
+	}
 	b := Baton{
 		Schema:           Schema,
-		ID:               NewID("h"),
+		ID:               id,
 		Owner:            d.Owner,
 		Branch:           d.Branch,
 		Shared:           d.Shared,

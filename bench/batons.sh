@@ -3,14 +3,18 @@
 # 100,000 batons, loose and packed (goal <= 1.5x); start at 100,000 against
 # start at 10, and the same after git gc (goal <= 1.2x); list --all --json on 100,000 against
 # for-each-ref | cat-file --batch (goal <= 1.0x) and its peak memory (goal
-# < 100 MB). Each line: the figure, its goal, the ratio.
-#   usage: bench/batons.sh path/to/git-handoff [runs] [sizes]
+# < 100 MB). Each line: the figure, its goal, the ratio; end + start's
+# line also the git processes each side starts (counted by git's trace2 on
+# one more run of each, not timed). parts "floor" stops after end + start;
+# BATONS_ARGV=1 prints each side's git commands there too.
+#   usage: bench/batons.sh path/to/git-handoff [runs] [sizes] [all|floor]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 bin=${1:?usage: batons.sh path/to/git-handoff [runs] [sizes]}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 runs=${2:-25}
 sizes=${3:-10 10000 100000}
+parts=${4:-all}
 bench_tmp
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" && ln -sf "$bin" "$tmp/bin/git-handoff"
@@ -29,9 +33,11 @@ floor() {
 	claimed=$(git cat-file blob "$ref" | sed 's/"claimed":false/"claimed":true/' | git hash-object -w --stdin)
 	git update-ref -m "handoff: claimed" "$ref" "$claimed" "$new"
 }
+ours_end() { git handoff end --owner me@example.com --next "go on" >/dev/null; }
+ours_start() { git handoff start --owner me@example.com --session "b-$1" --json >/dev/null; }
 ours() {
-	git handoff end --owner me@example.com --next "go on" >/dev/null
-	git handoff start --owner me@example.com --session "b-$1" --json >/dev/null
+	ours_end
+	ours_start "$1"
 }
 start_only() { git handoff start --owner me@example.com --session "s-$1" --json; }
 
@@ -64,11 +70,19 @@ for n in $sizes; do
 		c0=$(cpu_ms); for i in $(seq "$runs"); do ours "c$i"; done
 		c1=$(cpu_ms); for i in $(seq "$runs"); do floor "c$i"; done
 		c2=$(cpu_ms)
-		printf 'end+start  %6d batons %-6s  wall: git-handoff %s  floor %s  ratio %s×  cpu: %s vs %s  ratio %s×  (goal ≤ 1.5×; populated in %s)\n' "$n" "$layout" "$(ms "$mo")" "$(ms "$mt")" "$(ratio "$mo" "$mt")" \
-			"$(ms $(((c1 - c0) * 1000000 / runs)))" "$(ms $(((c2 - c1) * 1000000 / runs)))" "$(ratio $((c1 - c0)) $((c2 - c1)))" "$(secs $((t1 - t0)))"
+		pe=$(git_procs ours_end); ps=$(git_procs ours_start p); pf=$(git_procs floor p)
+		printf 'end+start  %6d batons %-6s  wall: git-handoff %s  floor %s  ratio %s×  cpu: %s vs %s  ratio %s×  git processes: %d (end %d + start %d) vs %d  (goal ≤ 1.5×; populated in %s)\n' "$n" "$layout" "$(ms "$mo")" "$(ms "$mt")" "$(ratio "$mo" "$mt")" \
+			"$(ms $(((c1 - c0) * 1000000 / runs)))" "$(ms $(((c2 - c1) * 1000000 / runs)))" "$(ratio $((c1 - c0)) $((c2 - c1)))" $((pe + ps)) "$pe" "$ps" "$pf" "$(secs $((t1 - t0)))"
+		if [ "${BATONS_ARGV:-}" = 1 ]; then
+			echo "  end:";   git_argvs ours_end | sed 's/^/    /'
+			echo "  start:"; git_argvs ours_start a | sed 's/^/    /'
+			echo "  floor:"; git_argvs floor a | sed 's/^/    /'
+		fi
 		cd "$tmp"
 	done
 done
+
+[ "$parts" = floor ] && exit 0
 
 # start with a baton waiting at the largest size against the smallest:
 # the two repositories take turns, so that what the machine (and its

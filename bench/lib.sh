@@ -86,6 +86,27 @@ populate_batons() {
 	rm -f "$dir/.blobs.ids"
 }
 
+# git_procs CMD...: how many git processes one run of CMD starts, as git's
+# own trace2 counts them (one "start" event per git process: the git that
+# runs git-handoff, and every git git-handoff runs). Output discarded.
+git_procs() {
+	local ev="$tmp/trace2-events"
+	rm -f "$ev"
+	GIT_TRACE2_EVENT="$ev" "$@" >/dev/null 2>&1
+	grep -c '"event":"start"' "$ev" || true
+	rm -f "$ev"
+}
+
+# git_argvs CMD...: the git commands one run of CMD starts, one a line, in
+# the order they started (trace2's argv of each "start" event).
+git_argvs() {
+	local ev="$tmp/trace2-events"
+	rm -f "$ev"
+	GIT_TRACE2_EVENT="$ev" "$@" >/dev/null 2>&1
+	grep '"event":"start"' "$ev" | sed 's/.*"argv":\[//; s/\]}$//; s/","/ /g; s/"//g' || true
+	rm -f "$ev"
+}
+
 # peak_kb CMD...: the peak resident memory of CMD in KiB, or "n/a".
 peak_kb() {
 	if [ -x /usr/bin/time ]; then

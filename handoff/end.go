@@ -56,6 +56,14 @@ func End(ctx context.Context, st refstore.Clone, opts EndOptions, clock Clock) (
 	if opts.NoBaton && len(opts.Next)+len(opts.Failed)+len(opts.Questions) > 0 {
 		return EndResult{}, errors.New("ending without a baton, yet given a baton's notes")
 	}
+	// The baton's id is drawn first: the transaction's reflog message
+	// names it, and its update-ref then starts while the records are read.
+	batonID := ""
+	if !opts.NoBaton {
+		batonID = baton.NewID("h")
+		writeAhead(ctx, st)
+		refsAhead(st, endMessage(batonID))
+	}
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return EndResult{}, err
@@ -78,7 +86,8 @@ func End(ctx context.Context, st refstore.Clone, opts EndOptions, clock Clock) (
 	}
 	for attempt := 0; ; attempt++ {
 		now := clock()
-		p := &endPass{id: id, msg: "handoff: end session " + id}
+		p := &endPass{id: id, batonID: batonID, msg: "handoff: end session " + id}
+		batonID = "" // a pass that follows a lost swap draws its own
 		if id != "" {
 			missing, err := p.endRecord(ctx, st, now)
 			if err != nil {
@@ -105,6 +114,9 @@ func End(ctx context.Context, st refstore.Clone, opts EndOptions, clock Clock) (
 		}
 	}
 }
+
+// endMessage is the reflog message of the end that leaves baton id.
+func endMessage(id string) string { return "handoff: end " + id }
 
 // scrubNotes takes credentials out of the baton's notes, returning what it
 // took.
@@ -138,6 +150,7 @@ type endPass struct {
 	objUp   refstore.Update   // the objective cleared
 	ups     []refstore.Update // every write, in the order Apply moves them
 	msg     string            // the transaction's message
+	batonID string            // the id of the baton to leave; "": drawn when it is made
 }
 
 // endRecord reads the session's record and makes it ended as of now;
@@ -171,6 +184,7 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 			Owner: who.Owner, Branch: who.Branch, Shared: opts.Shared,
 			NextSteps: opts.Next, FailedApproaches: opts.Failed, OpenQuestions: opts.Questions,
 			Harness: HarnessName(opts.Harness, p.harness), SessionID: p.id, Head: who.Head,
+			ID: p.batonID,
 		}, now)
 		if err != nil {
 			return err
@@ -179,7 +193,7 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 			return err
 		}
 		p.ups = append(p.ups, p.up)
-		p.msg = "handoff: end " + p.b.ID
+		p.msg = endMessage(p.b.ID)
 	}
 	objUp, objChanged, err := baton.ObjectiveUpdate(ctx, st, who.Owner, who.Branch, "", p.id, now)
 	if err != nil {

@@ -147,10 +147,12 @@ type startPass struct {
 // newStarting resolves who starts, the session's id and agent, and takes
 // credentials out of the objective.
 func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, clock Clock) (*starting, error) {
+	writeAhead(ctx, st) // the session's record, at least
 	who, err := Resolve(ctx, st, opts.Owner, opts.Branch)
 	if err != nil {
 		return nil, err
 	}
+	logAhead(st, who)
 	id := opts.Session
 	if id == "" {
 		id = baton.NewID("s")
@@ -158,6 +160,7 @@ func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, cloc
 	if _, err := refstore.SessionRef(id); err != nil {
 		return nil, fmt.Errorf("session id %q: %w", id, err)
 	}
+	refsAhead(st, startMessage(id))
 	harnessName, nativeID, err := startHarness(opts)
 	if err != nil {
 		return nil, err
@@ -394,7 +397,7 @@ func (s *starting) record(ctx context.Context, p *startPass) error {
 	}
 	// The hold goes last: a kill before it leaves it for sweepHolds.
 	ups = append(ups, p.held.releases()...)
-	err := s.st.Apply(ctx, "handoff: start "+s.id, ups...)
+	err := s.st.Apply(ctx, startMessage(s.id), ups...)
 	if err == nil && p.note != nil {
 		p.note.Held = "" // released by the transaction
 	}
@@ -461,6 +464,9 @@ func (s *starting) notRecorded(ctx context.Context, p *startPass, err error) err
 	return nil
 }
 
+// startMessage is the reflog message of session id's start.
+func startMessage(id string) string { return "handoff: start " + id }
+
 // startHarness names the agent of a starting session and its own id for it:
 // the options' (an id must have that agent's shape, so it can be handed back
 // to it on resume), else what the agent's environment says.
@@ -518,13 +524,24 @@ func hostname() string {
 	return h
 }
 
+// boundLive is the session this worktree is bound to, for a caller to
+// whom a binding to a record that is gone is no binding (endBound has no
+// session to end then): the git adapter can often answer that from what it
+// asked git as it opened (refstore.Store.BoundLive), with no git process.
+func boundLive(st refstore.Clone) (string, error) {
+	if l, ok := st.(interface{ BoundLive() (string, error) }); ok {
+		return l.BoundLive()
+	}
+	return st.BoundSession()
+}
+
 // endBound ends the active session this worktree is bound to, other than
 // id, before id is bound here: one worktree, one active session. It says
 // so in the notices it returns (with what the ended one handed on), and
 // names the ended one in *ended. A session a switch holds is left as it is
 // (the notice says so).
 func endBound(ctx context.Context, st refstore.Clone, id string, clock Clock, ended *string) []string {
-	bound, err := st.BoundSession()
+	bound, err := boundLive(st)
 	if err != nil || bound == "" || bound == id {
 		return nil
 	}

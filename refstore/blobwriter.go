@@ -70,23 +70,9 @@ func (w *blobWriter) close() error {
 // that cannot be made, a path git would read as two), and the caller
 // writes the blob another way.
 func (s *Store) writeBlobBatched(ctx context.Context, data []byte) (id string, ok bool, err error) {
-	s.mu.Lock()
-	w := s.blobw
-	s.mu.Unlock()
+	w := s.blobWriter(ctx)
 	if w == nil {
-		tmp := filepath.Join(s.commonDir, "handoff", "tmp")
-		if strings.ContainsAny(tmp, "\n\r\"\\") {
-			return "", false, nil
-		}
-		if err := s.MkdirAll(ctx, tmp); err != nil {
-			return "", false, nil
-		}
-		if w, err = startBlobWriter(s.workDir, tmp); err != nil {
-			return "", false, nil
-		}
-		s.mu.Lock()
-		s.blobw = w
-		s.mu.Unlock()
+		return "", false, nil
 	}
 	id, err = w.write(data)
 	if err != nil {
@@ -101,3 +87,35 @@ func (s *Store) writeBlobBatched(ctx context.Context, data []byte) (id string, o
 	}
 	return id, true, nil
 }
+
+// blobWriter is the Store's blobWriter, started if need be; nil when it
+// cannot be.
+func (s *Store) blobWriter(ctx context.Context) *blobWriter {
+	s.mu.Lock()
+	w := s.blobw
+	s.mu.Unlock()
+	if w != nil {
+		return w
+	}
+	tmp := filepath.Join(s.commonDir, "handoff", "tmp")
+	if strings.ContainsAny(tmp, "\n\r\"\\") {
+		return nil
+	}
+	if err := s.MkdirAll(ctx, tmp); err != nil {
+		return nil
+	}
+	w, err := startBlobWriter(s.workDir, tmp)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	s.blobw = w
+	s.mu.Unlock()
+	return w
+}
+
+// WriteAhead starts the process that writes the Store's blobs now, for a
+// command that will write some once it has read what it needs: git then
+// starts while those reads run, not after them. (A command that ends up
+// writing no blob has started one git process for nothing.)
+func (s *Store) WriteAhead(ctx context.Context) { s.blobWriter(ctx) }

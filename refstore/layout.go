@@ -23,11 +23,18 @@ type Layout struct {
 	// hooks at all (Gemini CLI sets it so for every shell command it runs).
 	noHooks      bool
 	objectFormat string // "sha1" or "sha256"
+	// head is the ref HEAD names ("HEAD" when detached); binding the
+	// session ref this worktree's binding names when that record exists
+	// (name "" when there is no binding, or it names a record that is
+	// gone). Unknown when HEAD is unborn or ambiguous.
+	head, binding resolved
 }
 
 // Locate finds the repository containing dir through one git rev-parse:
 // git's own setup (GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR, ceilings,
-// core.worktree, safe.directory) decides.
+// core.worktree, safe.directory) decides. The same process says what HEAD
+// and this worktree's binding name (Layout.head, Layout.binding), which
+// every command asks next: two git processes fewer.
 func Locate(ctx context.Context, dir string) (Layout, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -36,11 +43,18 @@ func Locate(ctx context.Context, dir string) (Layout, error) {
 	args := []string{"rev-parse", "--path-format=absolute",
 		"--git-dir", "--git-common-dir", "--is-bare-repository", "--show-object-format",
 		"--is-inside-work-tree", "--show-cdup"}
-	out, err := Git(ctx, abs, false, nil, append(args, "--git-path", "hooks")...)
+	// After --revs-only, a name that does not resolve (an unborn HEAD, no
+	// binding, a binding to a record that is gone) prints nothing and
+	// everything after it is taken for a path, unprinted: so these come
+	// last, HEAD first, with a line git always prints
+	// (--is-bare-repository) between the two names.
+	names := []string{"--revs-only", "--symbolic-full-name", "HEAD", "--is-bare-repository", WorktreeSession}
+	hooksArgs := append(append(args[:len(args):len(args)], "--git-path", "hooks"), names...)
+	out, err := Git(ctx, abs, false, nil, hooksArgs...)
 	noHooks := false
 	if hooksPathEmpty(err) {
 		noHooks = true
-		out, err = Git(ctx, abs, false, nil, args...)
+		out, err = Git(ctx, abs, false, nil, append(args, names...)...)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if err != nil {
@@ -50,13 +64,6 @@ func Locate(ctx context.Context, dir string) (Layout, error) {
 		}
 		return Layout{}, err
 	}
-	// --show-cdup prints an empty line at the top itself: the hooks
-	// path, when asked, is always the last line.
-	hooks := ""
-	if !noHooks && len(lines) > 0 {
-		hooks = filepath.Clean(lines[len(lines)-1])
-		lines = lines[:len(lines)-1]
-	}
 	if len(lines) < 5 {
 		return Layout{}, fmt.Errorf("git rev-parse: unexpected output %q", out)
 	}
@@ -65,19 +72,57 @@ func Locate(ctx context.Context, dir string) (Layout, error) {
 		CommonDir:    filepath.Clean(lines[1]),
 		Bare:         lines[2] == "true",
 		objectFormat: lines[3],
-		hooks:        hooks,
 		noHooks:      noHooks,
 	}
-	// The way up to the top, only inside a worktree; git's paths are
-	// real paths, so is this one.
+	rest := lines[5:]
+	// --show-cdup prints a line (empty at the top) only inside a
+	// worktree; the way up to the top, and git's paths are real paths,
+	// so is this one.
 	if lines[4] == "true" {
-		up := ""
-		if len(lines) > 5 {
-			up = lines[5]
+		if len(rest) == 0 {
+			return Layout{}, fmt.Errorf("git rev-parse: unexpected output %q", out)
 		}
-		l.WorkTree = filepath.Join(realPath(abs), up)
+		l.WorkTree = filepath.Join(realPath(abs), rest[0])
+		rest = rest[1:]
 	}
+	if !noHooks {
+		if len(rest) == 0 {
+			return Layout{}, fmt.Errorf("git rev-parse: unexpected output %q", out)
+		}
+		l.hooks = filepath.Clean(rest[0])
+		rest = rest[1:]
+	}
+	l.head, l.binding = parseNames(rest)
 	return l, nil
+}
+
+// parseNames reads what rev-parse said of HEAD and the binding: nothing
+// when HEAD did not resolve (unborn, whereupon the binding was not asked
+// either); else HEAD's full name unless git found it ambiguous, the
+// separator, and the binding's target when it resolves.
+func parseNames(rest []string) (head, binding resolved) {
+	if len(rest) == 0 {
+		return resolved{}, resolved{}
+	}
+	if rest[0] != "true" && rest[0] != "false" {
+		head = resolved{name: rest[0], known: true}
+		rest = rest[1:]
+	}
+	if len(rest) == 0 || rest[0] != "true" && rest[0] != "false" {
+		return head, resolved{} // not the shape asked for: git is asked again later
+	}
+	binding.known = true
+	if len(rest) > 1 {
+		binding.name = rest[1]
+	}
+	return head, binding
+}
+
+// resolved is a symbolic name as rev-parse resolved it while the Store
+// opened: known says it answered (name "" then: nothing resolved).
+type resolved struct {
+	name  string
+	known bool
 }
 
 func realPath(p string) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // Log lists the branch's first-parent line for a history with a merge, the
@@ -69,6 +70,42 @@ func TestLogAuthorAndZoneOnBothPaths(t *testing.T) {
 		_, off := c.When.Zone()
 		if c.ID != head || c.Author != "Ada  de Lovelace" || c.Subject != "  zoned subject second line" || c.When.Unix() != 1772580967 || off != 5*3600+30*60 {
 			t.Errorf("%s: got %+v (offset %d)", name, c, off)
+		}
+	}
+}
+
+// A log LogAhead started is the answer Log gives when asked the same, and
+// is not taken for another question: at and under the limit, and beyond
+// it (total -1).
+func TestLogAhead(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	dir := gittest.Init(t) // "first"
+	for _, m := range []string{"two", "three"} {
+		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", m)
+	}
+	head := gittest.Run(t, dir, "rev-parse", "HEAD")
+	parent := gittest.Run(t, dir, "rev-parse", "HEAD~")
+	for _, limit := range []int{2, 3, 10} {
+		plain := open(t, dir, refstore.Options{})
+		wantCommits, wantTotal, err := plain.Log(ctx, head, "", limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := open(t, dir, refstore.Options{})
+		st.LogAhead(head, limit)
+		// Another question than the one asked ahead: git is asked.
+		other, _, err := st.Log(ctx, parent, "", limit)
+		if err != nil || len(other) == 0 || other[0].ID != parent {
+			t.Fatalf("limit %d: log of HEAD~ after LogAhead(HEAD) = %v, %v", limit, other, err)
+		}
+		st.LogAhead(head, limit)
+		commits, total, err := st.Log(ctx, head, "", limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(commits, wantCommits) || total != wantTotal {
+			t.Errorf("limit %d: Log after LogAhead = %v, %d; without = %v, %d", limit, commits, total, wantCommits, wantTotal)
 		}
 	}
 }

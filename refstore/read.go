@@ -2,6 +2,7 @@ package refstore
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,13 +10,14 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 func (s *Store) catFile(ctx context.Context) (*catFile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.batcher == nil {
-		b, err := startCatFile(s.workDir)
+		b, err := startCatFile(s.workDir, os.Stderr)
 		if err != nil {
 			return nil, err
 		}
@@ -30,8 +32,8 @@ type catFile struct {
 	out *bufio.Reader
 }
 
-func startCatFile(dir string) (*catFile, error) {
-	cmd, in, out, err := startCoprocess(dir, os.Stderr, "cat-file", "--batch")
+func startCatFile(dir string, stderr io.Writer) (*catFile, error) {
+	cmd, in, out, err := startCoprocess(dir, stderr, "cat-file", "--batch")
 	if err != nil {
 		return nil, err
 	}
@@ -89,4 +91,42 @@ func readSized(r *bufio.Reader, size int64) ([]byte, error) {
 func (c *catFile) close() error {
 	c.in.Close()
 	return c.cmd.Wait()
+}
+
+// heldWriter keeps what a process writes until release passes it, and
+// everything after, on to w, or drop discards it: the stderr of a git
+// started before the Store knew there is a repository, which would say
+// so again beside the Store's own error.
+type heldWriter struct {
+	mu      sync.Mutex
+	w       io.Writer // nil while held
+	buf     bytes.Buffer
+	dropped bool
+}
+
+func (h *heldWriter) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.dropped:
+		return len(p), nil
+	case h.w != nil:
+		return h.w.Write(p)
+	}
+	return h.buf.Write(p)
+}
+
+func (h *heldWriter) release(w io.Writer) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.w = w
+	w.Write(h.buf.Bytes())
+	h.buf.Reset()
+}
+
+func (h *heldWriter) drop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropped = true
+	h.buf.Reset()
 }

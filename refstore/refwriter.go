@@ -127,6 +127,16 @@ func (w *refWriter) close() error {
 	return w.cmd.Wait()
 }
 
+// abandon ends a writer that never started a transaction. Killed, not
+// closed: at the end of its input a fresh update-ref commits the empty
+// transaction it opened by default, running reference-transaction hooks
+// for nothing. Idle, it holds no lock.
+func (w *refWriter) abandon() {
+	w.cmd.Process.Kill()
+	w.in.Close()
+	w.cmd.Wait()
+}
+
 // runUpdateRef runs one transaction of updates through the Store's
 // update-ref for msg, starting one when there is none for msg.
 func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) (string, error) {
@@ -145,6 +155,14 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 		w.close()
 		w = nil
 	}
+	if a := s.refAhead; w == nil && a != nil && a.msg == msg {
+		s.refAhead = nil
+		if a.stamp == stamp {
+			w = a
+		} else {
+			a.abandon()
+		}
+	}
 	s.mu.Unlock()
 	if w == nil {
 		var err error
@@ -161,6 +179,25 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 	}
 	s.mu.Unlock()
 	return strings.TrimSpace(stderr), err
+}
+
+// WriteRefsAhead starts the update-ref that a transaction under msg will
+// run in, for a command that knows its message before it has read what it
+// decides from: git then starts while those reads run. Transactions under
+// other messages meanwhile run in their own processes; the one started
+// here waits for its own (and ends, unused, with the Store).
+func (s *Store) WriteRefsAhead(msg string) {
+	w, err := startRefWriter(s.workDir, msg, s.identStamp())
+	if err != nil {
+		return // the transaction starts its own, and says why it cannot
+	}
+	s.mu.Lock()
+	old := s.refAhead
+	s.refAhead = w
+	s.mu.Unlock()
+	if old != nil {
+		old.abandon()
+	}
 }
 
 // tornForTest leaves what a git update-ref killed after n of its renames

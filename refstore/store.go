@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,9 +73,12 @@ type Store struct {
 	startDir string
 
 	mu      sync.Mutex
-	batcher *catFile    // for CLI reads of single objects, started on demand
-	refw    *refWriter  // every ref write (refwriter.go), started on demand
-	blobw   *blobWriter // every blob write (blobwriter.go), started on demand
+	batcher *catFile   // for CLI reads of single objects, started on demand
+	refw    *refWriter // every ref write (refwriter.go), started on demand
+	// refAhead is the update-ref WriteRefsAhead started, until a
+	// transaction under its message takes it.
+	refAhead *refWriter
+	blobw    *blobWriter // every blob write (blobwriter.go), started on demand
 
 	sharedOnce sync.Once
 	shared     int // core.sharedRepository, as parseSharedPerm reads it
@@ -83,6 +87,8 @@ type Store struct {
 	sig       signing  // the signing setup and verifications (signing.go)
 
 	bindGuard BindGuard // runs every Bind when set (GuardBindings)
+
+	logAhead *logAhead // the git log LogAhead started, until Log takes it
 
 	cfg        configList // the configuration as git lists it (gitconfig.go)
 	cfgRead    bool
@@ -113,30 +119,56 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	}
 	s := &Store{workDir: abs, startDir: abs}
 	s.prefetchConfig()
-	if err := s.locate(ctx); err != nil {
+	// cat-file starts beside rev-parse and the config listing, where they
+	// run: the same git setup from the same directory finds the same
+	// repository, and every read names a ref or an id, not a path of the
+	// working directory. Ready by the first read. What it says goes to
+	// stderr only once rev-parse found the repository.
+	held := &heldWriter{}
+	if b, err := startCatFile(abs, held); err == nil {
+		s.batcher = b
+	}
+	fromGitDir, err := s.locate(ctx)
+	if err != nil {
+		held.drop()
+		s.Close()
 		return nil, err
+	}
+	held.release(os.Stderr)
+	if fromGitDir {
+		// Opened inside the git dir, where git sees no worktree: the
+		// Store's git runs at the top of the worktree instead.
+		s.mu.Lock()
+		b := s.batcher
+		s.batcher = nil
+		s.mu.Unlock()
+		if b != nil {
+			b.close()
+		}
+		s.catFile(ctx)
 	}
 	// The config files as the prefetched listing (about) saw them.
 	s.openStamp = s.configStamp()
-	// Started now, it is ready by the first read.
-	s.catFile(ctx)
 	return s, nil
 }
 
-// locate finds the repository's git dirs and worktree (Locate).
-func (s *Store) locate(ctx context.Context) error {
+// locate finds the repository's git dirs and worktree (Locate);
+// fromGitDir says it was asked from inside the git dir of a repository
+// with a worktree, where the Store's git commands do not run.
+func (s *Store) locate(ctx context.Context) (fromGitDir bool, err error) {
 	l, err := Locate(ctx, s.workDir)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if l.WorkTree == "" && !l.Bare {
 		// Inside the git dir of a repository with a worktree: git says
 		// where the worktree is (or that there is none to run in).
 		top, err := Git(ctx, s.workDir, false, nil, "rev-parse", "--show-toplevel")
 		if err != nil {
-			return err
+			return false, err
 		}
 		l.WorkTree = strings.TrimSpace(string(top))
+		fromGitDir = true
 	}
 	s.gitDir, s.commonDir, s.bare = l.GitDir, l.CommonDir, l.Bare
 	if s.bare {
@@ -150,7 +182,7 @@ func (s *Store) locate(ctx context.Context) error {
 		// again from the directory the Store's git commands run in.
 		s.layout.hooks = ""
 	}
-	return nil
+	return fromGitDir, nil
 }
 
 // Close ends any git processes the store started.
@@ -167,6 +199,10 @@ func (s *Store) Close() error {
 			err = e
 		}
 		s.refw = nil
+	}
+	if s.refAhead != nil {
+		s.refAhead.abandon()
+		s.refAhead = nil
 	}
 	if s.blobw != nil {
 		if e := s.blobw.close(); err == nil {
