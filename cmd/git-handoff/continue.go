@@ -197,16 +197,21 @@ func (d *deps) execLaunch(c *cli.Context, st *refstore.Store, id string) error {
 	if err != nil {
 		return sessionError(c, fmt.Sprintf("launching session %q", id), id, err)
 	}
-	plan := res.Plan
+	return d.runPlan(c, id, res.Plan, res.Notices)
+}
+
+// runPlan runs a launch plan in the foreground, this terminal's, and
+// exits with its program's code.
+func (d *deps) runPlan(c *cli.Context, id string, plan session.LaunchPlan, notices []string) error {
 	if plan.Note != "" {
 		fmt.Fprintf(d.stderr, "notice: %s\n", plan.Note)
 	}
-	notify(d.stderr, res.Notices)
+	notify(d.stderr, notices)
 	cmd := exec.CommandContext(c.Context, plan.Argv[0], plan.Argv[1:]...)
 	cmd.Dir = plan.Dir
 	cmd.Env = append(os.Environ(), plan.Env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = d.stdin, d.stdout, d.stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return &silentCode{code: ee.ExitCode()}

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 
 	"github.com/urfave/cli/v2"
 
@@ -69,23 +67,7 @@ func sessionLaunchCommand(d *deps) *cli.Command {
 				d.printPlan(plan)
 				return nil
 			}
-			if plan.Note != "" {
-				fmt.Fprintf(d.stderr, "notice: %s\n", plan.Note)
-			}
-			notify(d.stderr, res.Notices)
-			cmd := exec.CommandContext(c.Context, plan.Argv[0], plan.Argv[1:]...)
-			cmd.Dir = plan.Dir
-			cmd.Env = append(os.Environ(), plan.Env...)
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = d.stdin, d.stdout, d.stderr
-			err = cmd.Run()
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				return &silentCode{code: ee.ExitCode()}
-			}
-			if err != nil {
-				return fmt.Errorf("launching session %q: %w", id, err)
-			}
-			return nil
+			return d.runPlan(c, id, plan, res.Notices)
 		},
 	}
 }
