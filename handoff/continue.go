@@ -107,23 +107,9 @@ func LaunchCommand(id string) string { return "git handoff session launch " + id
 
 // Continue runs a continuation (see above).
 func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, clock Clock) (ContinueResult, error) {
-	to, err := harness.Lookup(opts.To)
+	to, cur, from, err := continuable(ctx, st, opts)
 	if err != nil {
 		return ContinueResult{}, err
-	}
-	cur, err := session.Read(ctx, st, opts.ID)
-	if err != nil {
-		return ContinueResult{}, err
-	}
-	if !cur.Live() {
-		return ContinueResult{}, &NotActiveError{ID: opts.ID, Status: cur.Status}
-	}
-	from := HarnessName(opts.From, cur.Harness)
-	if opts.From != "" && HarnessName(cur.Harness) != from {
-		return ContinueResult{}, alreadyContinued(cur.Record, from)
-	}
-	if from == to.Name {
-		return ContinueResult{}, fmt.Errorf("session %q runs %s already: name another agent to continue in", opts.ID, to.Name)
 	}
 	now := clock()
 	why := opts.Why
@@ -172,14 +158,9 @@ func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, cloc
 	}
 	notices := new([]string) // a live start's, under tmux
 	if opts.Tmux {
-		grace := opts.Grace
-		if grace <= 0 {
-			grace = StopGrace
+		if ro.Run, err = inPlace(st, opts, notices); err != nil {
+			return res, err
 		}
-		if grace > maxGrace {
-			return res, fmt.Errorf("a stop timeout of %s is too long: the switch guard lasts %s, so stay at or under %s", grace, session.GuardTTL, maxGrace)
-		}
-		ro.Run = liveRun(st, grace, opts.Launcher, opts.Exited, notices)
 	}
 	ro.EndBound = endBoundFor(st, clock)
 	rr, err := session.Switch(ctx, st, ro, now)
@@ -201,6 +182,44 @@ func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, cloc
 		res.Command = LaunchCommand(opts.ID)
 	}
 	return res, nil
+}
+
+// continuable checks that opts names a live session that runs another
+// agent than the one to continue in (and, for a watcher, still the one it
+// saw stop): the agent to continue in, the session, and the agent left.
+func continuable(ctx context.Context, st refstore.Clone, opts ContinueOptions) (harness.Harness, session.Stored, string, error) {
+	to, err := harness.Lookup(opts.To)
+	if err != nil {
+		return to, session.Stored{}, "", err
+	}
+	cur, err := session.Read(ctx, st, opts.ID)
+	if err != nil {
+		return to, cur, "", err
+	}
+	if !cur.Live() {
+		return to, cur, "", &NotActiveError{ID: opts.ID, Status: cur.Status}
+	}
+	from := HarnessName(opts.From, cur.Harness)
+	if opts.From != "" && HarnessName(cur.Harness) != from {
+		return to, cur, "", alreadyContinued(cur.Record, from)
+	}
+	if from == to.Name {
+		return to, cur, "", fmt.Errorf("session %q runs %s already: name another agent to continue in", opts.ID, to.Name)
+	}
+	return to, cur, from, nil
+}
+
+// inPlace is the run that stops the agent in its tmux pane and starts the
+// new one there, within the switch guard's time.
+func inPlace(st refstore.Clone, opts ContinueOptions, notices *[]string) (func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error), error) {
+	grace := opts.Grace
+	if grace <= 0 {
+		grace = StopGrace
+	}
+	if grace > maxGrace {
+		return nil, fmt.Errorf("a stop timeout of %s is too long: the switch guard lasts %s, so stay at or under %s", grace, session.GuardTTL, maxGrace)
+	}
+	return liveRun(st, grace, opts.Launcher, opts.Exited, notices), nil
 }
 
 // previewContinue renders what Continue would give the new agent, from a

@@ -315,6 +315,15 @@ func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opt
 		}
 		outs = append(outs, Outcome{Key: k, Action: action, From: from, Lease: v})
 	}
+	if err := p.breakExpired(ctx, w, s, breaking, opts.Session, now); err != nil {
+		return nil, nil, err
+	}
+	return outs, p, nil
+}
+
+// breakExpired writes the path leases a take overlapped, found expired
+// (breaking, by ref), as broken by session me.
+func (p *plan) breakExpired(ctx context.Context, w refstore.Writer, s Snapshot, breaking map[string]Stored, me string, now time.Time) error {
 	refs := make([]string, 0, len(breaking))
 	for ref := range breaking {
 		refs = append(refs, ref)
@@ -325,17 +334,17 @@ func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opt
 		if cur, ok := s.Leases[ref]; !ok || cur.OID != old.OID {
 			// The guard named a version the listing does not hold at
 			// the ref: read again.
-			return nil, nil, &refstore.ConflictError{Ref: ref, Expected: old.OID, Actual: cur.OID}
+			return &refstore.ConflictError{Ref: ref, Expected: old.OID, Actual: cur.OID}
 		}
 		rec := old.Record
 		rec.State, rec.RenewedAt = StateBroken, now
-		rec.History = withEvent(old.History, Event{At: now, Action: "break", By: opts.Session,
+		rec.History = withEvent(old.History, Event{At: now, Action: "break", By: me,
 			Reason: "expired (unchanged for " + old.TTL().String() + " by the taker's clock) and overlapped by a path lease taken"})
 		if _, err := p.write(ctx, w, rec, old, ref); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
-	return outs, p, nil
+	return nil
 }
 
 // overlapping refuses a path key overlapping a path lease another session
