@@ -40,16 +40,19 @@ func leaseCommand(d *deps) *cli.Command {
 				Usage:     "take leases on KEYs, all or none (exit 5 when another session holds one)",
 				ArgsUsage: "KEY...",
 				Flags: []cli.Flag{
-					&cli.DurationFlag{Name: "ttl", Value: lease.DefaultTTL, Usage: "time to live `D`: how long others wait after the holder stops renewing"},
+					&cli.DurationFlag{Name: "ttl", Value: lease.DefaultTTL, Usage: "time to live `D`: how long others wait after the holder stops renewing",
+						Action: func(c *cli.Context, v time.Duration) error {
+							if err := lease.CheckTTL(v); err != nil {
+								return usageErrorf(c, "--ttl: %v", err)
+							}
+							return nil
+						}},
 					&cli.StringFlag{Name: "note", Usage: "what the session does with it"},
 					sessionFlag, offlineFlag, jsonFlag,
 				},
 				Action: func(c *cli.Context) error {
 					if c.NArg() == 0 {
 						return usageErrorf(c, "lease take needs at least one KEY")
-					}
-					if err := lease.CheckTTL(c.Duration("ttl")); err != nil {
-						return usageErrorf(c, "--ttl: %v", err)
 					}
 					return runLease(c, d, c.Bool("offline"), handoff.LeaseTake, handoff.LeaseOptions{
 						Keys: c.Args().Slice(), Session: c.String("session"), TTL: c.Duration("ttl"), Note: c.String("note"),
