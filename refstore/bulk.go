@@ -16,6 +16,7 @@ import (
 // name taken by a ref's path: ErrMissingObject, ErrBadName), else the
 // first lost swap as a *ConflictError; any other error at once.
 func (s *Store) ApplyEach(ctx context.Context, msg string, updates ...Update) error {
+	s.forgetBinding() // as Apply does
 	if err := CheckUpdates(updates, HexLen(s.layout.objectFormat)); err != nil {
 		return err
 	}

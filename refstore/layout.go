@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Layout is where a repository's parts are, as git's setup finds them from
@@ -111,7 +112,7 @@ func parseNames(rest []string) (head, binding resolved) {
 	if len(rest) == 0 || rest[0] != "true" && rest[0] != "false" {
 		return head, resolved{} // not the shape asked for: git is asked again later
 	}
-	binding.known = true
+	binding.known, binding.at = true, time.Now()
 	if len(rest) > 1 {
 		binding.name = rest[1]
 	}
@@ -119,11 +120,28 @@ func parseNames(rest []string) (head, binding resolved) {
 }
 
 // resolved is a symbolic name as rev-parse resolved it while the Store
-// opened: known says it answered (name "" then: nothing resolved).
+// opened: known says it answered (name "" then: nothing resolved), at
+// when.
 type resolved struct {
 	name  string
 	known bool
+	at    time.Time
 }
+
+// fresh is r when it was resolved moments ago, else nothing known: a
+// command asks right after it opens, but a long-lived Store (the MCP
+// server, the status page, a test) may first ask long after another
+// process moved the binding (found by TestReplaceAndRoute).
+func (r resolved) fresh() resolved {
+	if !r.known || time.Since(r.at) > bindingFresh {
+		return resolved{}
+	}
+	return r
+}
+
+// bindingFresh is how long Open's answer of the binding may stand for
+// git's: a command's first question comes within milliseconds.
+const bindingFresh = time.Second
 
 func realPath(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {

@@ -199,7 +199,7 @@ func (s *Store) BoundSession() (string, error) {
 // the first question and git gave one, is then enough either way.
 func (s *Store) BoundLive() (string, error) {
 	s.mu.Lock()
-	b := s.layout.binding
+	b := s.layout.binding.fresh()
 	s.layout.binding = resolved{}
 	s.mu.Unlock()
 	if !b.known {
@@ -215,7 +215,7 @@ func (s *Store) BoundLive() (string, error) {
 func (s *Store) takeBinding() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := s.layout.binding
+	b := s.layout.binding.fresh()
 	s.layout.binding = resolved{}
 	return b.name
 }

@@ -82,6 +82,9 @@ func (s *Store) Apply(ctx context.Context, msg string, updates ...Update) error 
 	if len(updates) == 0 {
 		return nil
 	}
+	// Past its first write a Store is past its command's first moments:
+	// Open's answer of the binding may be older than what others did.
+	s.forgetBinding()
 	if err := CheckUpdates(updates, HexLen(s.layout.objectFormat)); err != nil {
 		return err
 	}
