@@ -101,28 +101,30 @@ func LeaseTake(ctx context.Context, st refstore.Clone, b lease.Board, opts Lease
 	return res, err
 }
 
-// sessionOf is the session a renewal or release acts for.
-func sessionOf(st refstore.Clone, flag string, res *LeaseResult) error {
-	id, err := SessionID(st, flag)
+// sessionKeys is what a renewal or release starts from: the keys of
+// opts, and the session it acts for, in res.
+func sessionKeys(st refstore.Clone, b lease.Board, opts LeaseOptions) (LeaseResult, []lease.Key, error) {
+	res := LeaseResult{Offline: b.Local()}
+	keys, err := ParseLeaseKeys(opts.Keys)
 	if err != nil {
-		return err
+		return res, nil, err
+	}
+	id, err := SessionID(st, opts.Session)
+	if err != nil {
+		return res, nil, err
 	}
 	if id == "" {
-		return fmt.Errorf("leases are held by a session: %w", ErrNoSession)
+		return res, nil, fmt.Errorf("leases are held by a session: %w", ErrNoSession)
 	}
 	res.Session = id
-	return nil
+	return res, keys, nil
 }
 
 // LeaseRenew renews the session's leases (opts.Keys; none = all) whose
 // renewal is due; with none due it reads nothing but this clone.
 func LeaseRenew(ctx context.Context, st refstore.Clone, b lease.Board, opts LeaseOptions, clock Clock) (LeaseResult, error) {
-	res := LeaseResult{Offline: b.Local()}
-	keys, err := ParseLeaseKeys(opts.Keys)
+	res, keys, err := sessionKeys(st, b, opts)
 	if err != nil {
-		return res, err
-	}
-	if err := sessionOf(st, opts.Session, &res); err != nil {
 		return res, err
 	}
 	r, err := lease.Renew(ctx, st, b, res.Session, keys, lease.Clock(clock))
@@ -132,12 +134,8 @@ func LeaseRenew(ctx context.Context, st refstore.Clone, b lease.Board, opts Leas
 
 // LeaseRelease frees the session's leases on opts.Keys (none = all).
 func LeaseRelease(ctx context.Context, st refstore.Clone, b lease.Board, opts LeaseOptions, clock Clock) (LeaseResult, error) {
-	res := LeaseResult{Offline: b.Local()}
-	keys, err := ParseLeaseKeys(opts.Keys)
+	res, keys, err := sessionKeys(st, b, opts)
 	if err != nil {
-		return res, err
-	}
-	if err := sessionOf(st, opts.Session, &res); err != nil {
 		return res, err
 	}
 	r, err := lease.Release(ctx, st, b, res.Session, keys, opts.Reason, lease.Clock(clock))
