@@ -651,4 +651,39 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpStart, Arg: 0xc5ba257e, Faults: 0x25d0dc972db41462},
 		},
 	},
+	{
+		// A sync healing a lease whose renewal's object the remote's gc lost deleted
+		// it there, and its second push, the mark, failed: the remote showed no lease,
+		// and another clone took the key anew. A heal now deletes the all-clear with
+		// its refs, and nothing new is decided there until it is back (allclear.go).
+		name: "a lease taken in a heal's window", seed: 6093, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpLeaseTake, Arg: 0x4ba505cd, Faults: 0xa034ae9083ee503f},
+			{Clone: 2, Op: OpSync, Arg: 0xcbdc7ee, Faults: 0xaef7b1f075ffe543},
+			{Clone: 0, Op: OpSync, Arg: 0xc7d3c40a, Faults: 0x992c2aabaf34ed9b},
+			{Clone: 0, Op: OpLeaseRenew, Arg: 0xbde7539b, Faults: 0x86cfc786c06bbea4},
+			{Clone: 1, Op: OpSync, Arg: 0xa720454c, Faults: 0xae1aa3eeabd9b322},
+			{Clone: 2, Op: OpLeaseTake, Arg: 0x655531a2, Faults: 0x1a8ce51f163d148f},
+		},
+	},
+	{
+		// A claim's object lost at the remote, the ref healed away and marked; a
+		// clone that had not listed the marks (its listing failed) pushed its old
+		// copy of the ref, and another clone claimed the baton over it. A sync that
+		// cannot list the marks, or meets a heal under way, pushes nothing.
+		name: "a baton claimed again after its claim was healed away", seed: 6045, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpSync, Arg: 0x357c6029, Faults: 0x82abafd021db269c},
+			{Clone: 1, Op: OpEnd, Arg: 0x62497162, Faults: 0xda6c306c7500205a},
+			{Clone: 1, Op: OpCancel, Arg: 0x17427184, Faults: 0x1104703af33c3c29},
+			{Clone: 2, Op: OpSync, Arg: 0x1ce3e934, Faults: 0x8ef96298ab13119e},
+			{Clone: 2, Op: OpEnd, Arg: 0x5a3ff132, Faults: 0x205eba1dcdbba3b4},
+			{Clone: 0, Op: OpStart, Arg: 0x850de67, Faults: 0x768e9dcec9c67727},
+			{Clone: 2, Op: OpSync, Arg: 0x3eeedbe9, Faults: 0x65333501100c1502},
+			{Clone: 1, Op: OpStart, Arg: 0xceb085b2, Faults: 0x90725a4830372ede},
+			{Clone: 2, Op: OpRetire, Arg: 0xc22d7dd5, Faults: 0xb7fab7189bfc3d70},
+			{Clone: 0, Op: OpSync, Arg: 0x627c0a4d, Faults: 0x5ecae7d104845a6c},
+			{Clone: 2, Op: OpStart, Arg: 0xce7c2c8a, Faults: 0xdf79b74882b74844},
+		},
+	},
 }

@@ -428,7 +428,7 @@ func (a Arbiter) remoteFor(ctx context.Context, st refstore.Clone, ref string) (
 		if err != nil || contains(cands, rc.Name) {
 			continue
 		}
-		if _, err := st.Get(ctx, tr); err == nil {
+		if _, err := st.Get(ctx, tr); err == nil || knewRef(st, rc, ref) {
 			cands = append(cands, rc.Name)
 		}
 	}
@@ -439,6 +439,22 @@ func (a Arbiter) remoteFor(ctx context.Context, st refstore.Clone, ref string) (
 		return cands[0], nil
 	}
 	return "", fmt.Errorf("%w: remotes %s all carry the team's records and git config %s names none of them: run `git handoff init --remote <the remote your team shares>`", ErrNoArbiter, strings.Join(cands, ", "), ArbiterKey)
+}
+
+// knewRef reports whether rc held ref when this clone last looked, though
+// its copy is gone now: the remote's last sync noted it there (seen.go),
+// or a heal of this clone's deleted it there or marked it lost
+// (lost.go). Its copy goes
+// when the remote's ref goes, which a heal does for a while; deciding
+// here alone then would decide again what the remote decided (found by
+// the simulation, seed 6045: a baton claimed at the remote, the claim's
+// object lost, the ref healed away, then claimed again here).
+func knewRef(st refstore.Clone, rc refstore.RemoteConfig, ref string) bool {
+	if readSeen(st, rc.Name, rc.URL)[ref] != "" {
+		return true
+	}
+	notes, _ := withHealNotes(st.Local(), nil)
+	return notes[ref] != "" || markedHere(st.Local(), ref)
 }
 
 // Held fetches the baton records of the remote that arbitrates claims of

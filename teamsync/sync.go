@@ -176,7 +176,11 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 			return res, nil
 		}
 		settleTies(ctx, st, opts.Remote)
-		if err = s.applyLocal(ctx, w); err == nil {
+		held := s.holdPush != "" && len(w.remote) > 0
+		if err = s.applyLocal(ctx, w); err == nil && held {
+			res.Pushed = nil
+			res.Warnings = append(res.Warnings, s.holdPush)
+		} else if err == nil {
 			err = s.push(ctx, w, j, &res)
 		}
 		if again, ok := err.(retry); ok {
@@ -196,7 +200,9 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 			return res, err
 		}
 		sortResult(&res)
-		s.note(ctx, j, &res)
+		if !held { // the notes say what the remote holds now: not what a held push left out
+			s.note(ctx, j, &res)
+		}
 		return res, nil
 	}
 	return res, &ContentionError{Attempts: s.attempts, Err: lastErr}
@@ -222,6 +228,11 @@ type syncRun struct {
 	// pushedBack are the refs this sync's heals pushed back: their heal
 	// notes stay for a later sync to see them there (lost.go).
 	pushedBack map[string]bool
+	// healingMore is set while a heal heals what its own push met
+	// (lost.go).
+	healingMore bool
+	// holdPush, when set, says why this attempt pushes nothing.
+	holdPush string
 	// fetchNotes are the stale locks and dangling refs removed so that
 	// git fetch could run.
 	fetchNotes []string
@@ -280,7 +291,26 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 	if err != nil {
 		return ids, err
 	}
-	if marks := marked(want.ids); len(marks) > 0 && !s.opts.DryRun {
+	// Nothing is pushed while a teammate's heal is half done there, nor
+	// when the remote's marks could not be listed: a ref absent there may
+	// be one a heal deleted, which a push of this clone's copy would write
+	// over the version it holds (allclear.go; found by the simulation,
+	// seed 6045).
+	s.holdPush = ""
+	if want.err != nil {
+		s.holdPush = fmt.Sprintf("nothing pushed: listing %s's refs failed (%v); the next sync pushes", s.opts.Remote, want.err)
+	} else {
+		v := observeClear(ctx, s.st.Local(), s.opts.Remote, want.ids)
+		s.fetchNotes = append(s.fetchNotes, s.settleClear(ctx, v)...)
+		if v.underway && !tookClear(s.st.Local(), s.opts.Remote) {
+			s.holdPush = fmt.Sprintf("nothing pushed: a teammate's sync is healing a ref of %s that names an object it lost, and has not finished; the next sync pushes", s.opts.Remote)
+		}
+	}
+	marks := marked(want.ids)
+	if want.err == nil && !s.opts.DryRun {
+		dropGoneMarks(s.st.Local(), marks)
+	}
+	if len(marks) > 0 && !s.opts.DryRun {
 		s.fetchNotes = append(s.fetchNotes, healMarked(ctx, s.st, s.opts.Remote, marks)...)
 		s.unhealed = unhealed(ctx, s.st, marks)
 	}
