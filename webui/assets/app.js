@@ -460,7 +460,7 @@ async function continueIn(s) {
     el("p", { text: (stateOf(s) === "live" ? "Its agent is stopped in its tmux pane and " + preview.to + " starts there" :
       "The continuation is recorded, and you are given the command that starts " + preview.to) + ". " + preview.to + "'s first prompt:" }),
     el("pre", { class: "brief", tabindex: 0, text: preview.brief }),
-    preview.notices.length ? el("p", { class: "more", text: preview.notices.join("; ") }) : null,
+    ...(preview.notices.length ? [el("p", { class: "more", text: preview.notices.join("; ") })] : []),
   ]);
   if (!ok) return;
   try {
