@@ -18,10 +18,15 @@ import (
 // the new agent, since the page has no terminal to start it in.
 
 // continueRequest is the body of POST /api/sessions/{id}/continue; the
-// preview takes the same as ?in= and ?model=.
+// preview takes in and model as ?in= and ?model=. From is the agent the
+// preview showed the session running: the page sends it, so that a
+// session continued by someone else since (a failure hook, another page)
+// is refused (*handoff.AlreadyContinuedError) rather than continued a
+// second time from an agent the person never saw.
 type continueRequest struct {
 	In    string `json:"in"`
 	Model string `json:"model"`
+	From  string `json:"from"`
 }
 
 // continueJSON is the shape of `continue --json`, with the line that
@@ -62,7 +67,7 @@ func (s *Server) runContinue(c *call, req continueRequest, preview bool) error {
 	}
 	ctx := c.r.Context()
 	res, err := handoff.Continue(ctx, c.st, handoff.ContinueOptions{
-		ID: id, To: to, Model: req.Model, By: s.opts.By, Preview: preview,
+		ID: id, To: to, Model: req.Model, From: req.From, By: s.opts.By, Preview: preview,
 		Tmux:     !preview && handoff.LiveUnderTmux(ctx, c.st, id),
 		Launcher: s.opts.Launcher, Exited: s.opts.Exited,
 	}, s.opts.Clock)

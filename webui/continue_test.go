@@ -64,7 +64,14 @@ func TestContinueAPI(t *testing.T) {
 		t.Fatalf("after the preview s5 = %+v", s)
 	}
 
-	code, out = f.do(t, "POST", "/api/sessions/s5/continue?project=repo", `{"in":"gemini"}`, nil)
+	// Continued by someone else since the preview (it runs claude-code,
+	// not the codex the page saw): refused, and nothing written.
+	code, out = f.do(t, "POST", "/api/sessions/s5/continue?project=repo", `{"in":"gemini","from":"codex"}`, nil)
+	wantStatus(t, "continue from an agent the session no longer runs", code, http.StatusConflict, out)
+	if !strings.Contains(out["error"].(string), "no longer runs codex") || f.refs(t) != before {
+		t.Fatalf("continue from codex = %v", out)
+	}
+	code, out = f.do(t, "POST", "/api/sessions/s5/continue?project=repo", `{"in":"gemini","from":"claude-code"}`, nil)
 	wantStatus(t, "continue", code, http.StatusOK, out)
 	if out["preview"] != false || out["started"] != false || out["command"] != "git handoff session launch s5 --exec" || out["baton"] == "" {
 		t.Fatalf("continue = %v", out)

@@ -464,7 +464,9 @@ async function continueIn(s) {
   ]);
   if (!ok) return;
   try {
-    const body = { in: pick.in };
+    // From: what the preview showed; continued by someone else since,
+    // the session is refused rather than continued twice.
+    const body = { in: pick.in, from: preview.from };
     if (pick.model) body.model = pick.model;
     const res = await post("/api/sessions/" + encodeURIComponent(s.id) + "/continue", body);
     let text = "Session " + s.id + " continues in " + res.to + " (" + res.why + ").";
