@@ -16,6 +16,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/harness"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -45,7 +46,12 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/sessions/{id}/restore", s.withRepo(true, s.restoreSession))
 	m.HandleFunc("GET /api/sessions/{id}/attach", s.withRepo(false, s.attachSession))
 	m.HandleFunc("GET /api/sessions/{id}/pane", s.withRepo(false, s.sessionPane))
+	m.HandleFunc("GET /api/sessions/{id}/continue", s.withRepo(false, s.previewContinue))
+	m.HandleFunc("POST /api/sessions/{id}/continue", s.withRepo(true, s.continueSession))
 	m.HandleFunc("GET /api/prs", s.withRepo(false, s.listPRs))
+	m.HandleFunc("GET /api/leases", s.withRepo(false, s.listLeases))
+	m.HandleFunc("POST /api/leases/release", s.withRepo(true, s.releaseLease))
+	m.HandleFunc("POST /api/leases/break", s.withRepo(true, s.breakLease))
 	m.HandleFunc("GET /api/events", s.events)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no such endpoint: %s %s", r.Method, r.URL.Path), nil)
@@ -126,7 +132,7 @@ func statusOf(err error) int {
 	case errors.As(err, &notLive), errors.As(err, &noPlan), errors.As(err, &noProg), errors.As(err, &noTree):
 		// The session's state does not allow it now, as a conflict does.
 		return http.StatusConflict
-	case errors.Is(err, harness.ErrUnknown), errors.Is(err, refstore.ErrBadName):
+	case errors.Is(err, harness.ErrUnknown), errors.Is(err, refstore.ErrBadName), errors.Is(err, lease.ErrBadKey):
 		return http.StatusBadRequest
 	case errors.As(err, &ce), errors.Is(err, refstore.ErrConflict):
 		return http.StatusConflict

@@ -34,14 +34,16 @@ func serveCommand(d *deps) *cli.Command {
 	repos := &repoFlag{}
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "a status page and JSON API for supervising agents: batons, sessions, lineage and pull requests, with their actions",
+		Usage: "a status page and JSON API for supervising agents: batons, sessions, leases, lineage and pull requests, with their actions",
 		Description: "Serves the repository it is run in (project id: its directory's name), or each --repo.\n" +
 			"The page shows the batons waiting and lately claimed, and every session with its worktree,\n" +
 			"host, agent, state under tmux (with the last lines of a live agent's pane), objective,\n" +
-			"summary and claimed baton. Its actions are the commands': launch (session launch --tmux),\n" +
-			"attach (the session attach line to copy), restore, replace, switch (the Agent dropdown)\n" +
-			"and dismiss, which asks first and can be undone while the baton's tombstone is the\n" +
-			"current version of its ref.\n" +
+			"summary and claimed baton, and the leases held. Its actions are the commands': launch\n" +
+			"(session launch --tmux), attach (the session attach line to copy), restore, replace, switch\n" +
+			"(the Agent dropdown), Continue in… (continue --in: the brief is previewed first; outside\n" +
+			"tmux the page gives the command that starts the new agent), lease release (of your own\n" +
+			"sessions' leases) and lease break (another's, with a reason), and dismiss, which asks first\n" +
+			"and can be undone while the baton's tombstone is the current version of its ref.\n" +
 			"It listens on loopback; another --addr prints a warning and needs a token, sent as\n" +
 			"`Authorization: Bearer T`, because the API changes records. Changes are taken only from the\n" +
 			"page's own origin carrying the page's token.",

@@ -431,6 +431,54 @@ async function replace(s) {
   refresh(true);
 }
 
+// continueIn is `git handoff continue --in AGENT`: pick the agent, read
+// the brief it would get (the preview changes nothing), then confirm.
+async function continueIn(s) {
+  const names = agents.filter((a) => a.installed && a.name !== s.harness).map((a) => a.name);
+  if (names.length === 0) {
+    say("No other agent is installed on this machine to continue session " + s.id + " in.", "error");
+    return;
+  }
+  const pick = await ask("Continue session " + s.id + " in another agent", "Preview", [
+    el("p", { text: "The session goes on in the same worktree with another agent (until now " + (s.harness || "none") +
+      "), whose first prompt is a brief of where the work is. The preview shows that brief and changes nothing." }),
+    el("label", { for: "continue-agent", text: "Agent" }),
+    el("select", { id: "continue-agent", name: "in" }, ...names.map((n) => el("option", { value: n, text: n }))),
+    el("label", { for: "continue-model", text: "Model (optional: the agent's default)" }),
+    el("input", { type: "text", id: "continue-model", name: "model" }),
+  ]);
+  if (!pick) return;
+  const q = "?in=" + encodeURIComponent(pick.in) + (pick.model ? "&model=" + encodeURIComponent(pick.model) : "");
+  let preview;
+  try {
+    preview = await api("/api/sessions/" + encodeURIComponent(s.id) + "/continue" + q);
+  } catch (e) {
+    say(e.message, "error");
+    return;
+  }
+  const ok = await ask("Continue session " + s.id + " in " + preview.to + "?", "Continue in " + preview.to, [
+    el("p", { text: (stateOf(s) === "live" ? "Its agent is stopped in its tmux pane and " + preview.to + " starts there" :
+      "The continuation is recorded, and you are given the command that starts " + preview.to) + ". " + preview.to + "'s first prompt:" }),
+    el("pre", { class: "brief", tabindex: 0, text: preview.brief }),
+    ...(preview.notices.length ? [el("p", { class: "more", text: preview.notices.join("; ") })] : []),
+  ]);
+  if (!ok) return;
+  try {
+    // From: what the preview showed; continued by someone else since,
+    // the session is refused rather than continued twice.
+    const body = { in: pick.in, from: preview.from };
+    if (pick.model) body.model = pick.model;
+    const res = await post("/api/sessions/" + encodeURIComponent(s.id) + "/continue", body);
+    let text = "Session " + s.id + " continues in " + res.to + " (" + res.why + ").";
+    if (res.baton) text += " Its automatic handoff is baton " + res.baton + ".";
+    if (res.started) await copyLine(text + " It runs in its tmux pane; attach to it." + noticesText(res), res.attach);
+    else await copyLine(text + " Start it in a terminal, in the session's worktree." + noticesText(res), res.command);
+  } catch (e) {
+    say(e.message, "error");
+  }
+  refresh(true);
+}
+
 function sessionActions(s) {
   const out = [];
   const st = stateOf(s);
@@ -443,6 +491,9 @@ function sessionActions(s) {
   }
   if (s.status === "ended" || s.status === "terminated") {
     out.push(button("Restore", "restore", s.id, "Restore session " + s.id, () => restore(s)));
+  }
+  if (s.status === "active" && !s.switching) {
+    out.push(button("Continue in…", "continue", s.id, "Continue session " + s.id + " in another agent", () => continueIn(s)));
   }
   if (s.status === "active") {
     out.push(button("Replace", "replace", s.id, "Replace session " + s.id, () => replace(s)));
@@ -459,6 +510,12 @@ function workCell(s) {
   if (s.pr) lines.push(el("div", {}, el("span", { class: "label", text: "PR" }), s.pr.repo + "#" + s.pr.number));
   if (s.supersedes || s.handoffReason) lines.push(el("div", { class: "more" }, "took over from ", el("code", { text: s.supersedes || "?" }), s.handoffReason ? " (" + s.handoffReason + ")" : ""));
   if (s.replacedBy) lines.push(el("div", { class: "more" }, "replaced by ", el("code", { text: s.replacedBy })));
+  const k = s.continued;
+  if (k) {
+    lines.push(el("div", { class: "continued" }, el("span", { class: "label", text: "continued" }),
+      (k.from || "?") + " → " + (k.to || "?") + (k.auto ? " by itself" : " by hand") + ": " + (k.why || "")));
+    if (k.start) lines.push(el("div", { class: "more" }, "start it: ", el("code", { class: "start", text: k.start })));
+  }
   if (lines.length === 0) lines.push(el("span", { class: "more", text: "—" }));
   return el("td", { class: "work" }, ...lines);
 }
@@ -529,6 +586,82 @@ async function readPanes() {
   } finally {
     panesBusy = false;
   }
+}
+
+// ---- leases -------------------------------------------------------------
+
+// duration says a number of seconds as a person reads it.
+function duration(sec) {
+  const s = Math.max(0, Math.round(sec));
+  if (s < 60) return s + "s";
+  if (s < 3600) return Math.floor(s / 60) + "m" + (s % 60 ? " " + (s % 60) + "s" : "");
+  return Math.floor(s / 3600) + "h" + (Math.floor(s / 60) % 60 ? " " + (Math.floor(s / 60) % 60) + "m" : "");
+}
+
+// freesText is when a held lease frees if its holder stops renewing it,
+// by this machine's clock: the holder's renewals push it on.
+function freesText(l) {
+  if (l.state !== "held") return l.state;
+  if (l.expired) return "now (unrenewed for its " + l.ttl + ")";
+  if (l.freesInSeconds === null || l.freesInSeconds === undefined) return "unknown";
+  return "in " + duration(l.freesInSeconds) + " unless renewed";
+}
+
+function renderLeases(data) {
+  const body = document.getElementById("leases-body");
+  const count = document.getElementById("leases-count");
+  if (data.error) {
+    count.textContent = "";
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 5, class: "error", text: data.error })));
+    return;
+  }
+  count.textContent = data.total + " held · decided at " + data.where;
+  const rows = data.items.map((l) => {
+    const action = l.yours
+      ? button("Release", "release", l.key, "Release lease " + l.key, (b) => releaseLease(l, b))
+      : button("Break", "break", l.key, "Break lease " + l.key, (b) => breakLease(l, b));
+    return el("tr", { "data-lease": l.key },
+      el("th", { scope: "row" }, el("code", { class: "lease-key", text: l.key }), l.offline ? [" ", el("span", { class: "badge", title: "taken in one clone without the arbiter", text: "offline" })] : null),
+      el("td", { class: "holder" }, (l.agent || "a person") + " · ", el("code", { text: l.session }), el("div", { class: "more", text: l.owner || "—" })),
+      el("td", { class: "note", text: l.note || "" }),
+      el("td", { class: "frees nowrap", title: l.freesAt ? stamp(l.freesAt) : "", text: freesText(l) }),
+      el("td", { class: "actions" }, action));
+  });
+  if (rows.length === 0) rows.push(el("tr", {}, el("td", { colspan: 5, class: "empty", text: "No lease is held." })));
+  keepFocus(body, () => body.replaceChildren(...rows));
+}
+
+async function releaseLease(l, btn) {
+  const ok = await ask("Release " + l.key + "?", "Release", [
+    el("p", { text: "Session " + l.session + " (" + (l.agent || "a person") + ") holds it; released, any session can take it at once." }),
+  ]);
+  if (!ok) return;
+  btn.disabled = true;
+  try {
+    const res = await post("/api/leases/release", { key: l.key, session: l.session });
+    say("Released " + l.key + " (held by session " + l.session + ")." + noticesText(res), "ok");
+  } catch (e) {
+    say(e.message, "error");
+  }
+  refresh(true);
+}
+
+async function breakLease(l, btn) {
+  const v = await ask("Break " + l.key + "?", "Break", [
+    el("p", { text: "Session " + l.session + " of " + (l.owner || "someone") + " (" + (l.agent || "a person") + ") holds it, " +
+      freesText(l) + ". Break it when its holder is gone; if it is alive, it will find its lease taken." }),
+    el("label", { for: "break-reason", text: "Reason (kept in git handoff log)" }),
+    el("input", { type: "text", id: "break-reason", name: "reason", required: true, placeholder: "its agent crashed an hour ago" }),
+  ], true);
+  if (!v) return;
+  btn.disabled = true;
+  try {
+    const res = await post("/api/leases/break", { key: l.key, session: l.session, reason: v.reason });
+    say("Broke " + l.key + " (held by session " + l.session + "): " + v.reason + "." + noticesText(res), "ok");
+  } catch (e) {
+    say(e.message, "error");
+  }
+  refresh(true);
 }
 
 // ---- lineage ------------------------------------------------------------
@@ -634,15 +767,19 @@ function refresh(force) {
   if (loading) { again = force ? "force" : (again || true); return loading; }
   loading = (async () => {
     try {
-      const [handoffs, sessions, prs, ag] = await Promise.all([
+      // The leases may be decided at a remote that cannot be read now:
+      // that is said in their panel, and the rest is shown all the same.
+      const [handoffs, sessions, prs, ag, leases] = await Promise.all([
         api("/api/handoffs?recentClaimed=" + RECENT_CLAIMED), api("/api/sessions?all=true"), api("/api/prs"), api("/api/agents"),
+        api("/api/leases").catch((e) => ({ error: e.message, notices: [] })),
       ]);
       agents = ag.agents;
       renderHandoffs(handoffs);
       renderSessions(sessions);
+      renderLeases(leases);
       renderPRs(prs);
       await renderLineage(sessions.items);
-      const notices = [].concat(handoffs.notices, sessions.notices, prs.notices);
+      const notices = [].concat(handoffs.notices, sessions.notices, leases.notices, prs.notices);
       lastRead.textContent = "Read " + new Date().toLocaleTimeString() + (notices.length ? " · " + notices.join("; ") : "");
       shownRoot = handoffs.lastSeenRoot;
       document.body.dataset.root = shownRoot;
