@@ -94,14 +94,12 @@ func TestPreToolUseDeniesInEachAgentsFormat(t *testing.T) {
 				s, _ := m["reason"].(string)
 				return s
 			}},
-		{"copilot", `{"timestamp":1765000000000,"cwd":` + jsonString(dir) + `,"toolName":"edit","toolArgs":` + jsonString(string(copilotArgs)) + `}`,
-			func(m map[string]any) string {
-				if m["permissionDecision"] != "deny" {
-					return ""
-				}
-				s, _ := m["permissionDecisionReason"].(string)
-				return s
-			}},
+		// As Copilot CLI 1.0.102 sent it (recorded), arguments an object.
+		{"copilot", `{"sessionId":"` + uuid + `","timestamp":1796533357199,"cwd":` + jsonString(dir) + `,"toolName":"edit","toolArgs":` + string(copilotArgs) + `}`,
+			copilotReason},
+		// Its documentation's shape: arguments a string holding JSON.
+		{"copilot", `{"timestamp":1765000000000,"cwd":` + jsonString(dir) + `,"toolName":"create","toolArgs":` + jsonString(string(copilotArgs)) + `}`,
+			copilotReason},
 		{"cursor", `{"conversation_id":"c1","hook_event_name":"preToolUse","workspace_roots":[` + jsonString(dir) + `],"tool_name":"Write","tool_input":{"file_path":` + jsonString(file) + `}}`,
 			func(m map[string]any) string {
 				if m["permission"] != "deny" || m["user_message"] != m["agent_message"] {
@@ -126,6 +124,14 @@ func TestPreToolUseDeniesInEachAgentsFormat(t *testing.T) {
 			t.Errorf("%s: reason %q names no time", tc.harness, reason)
 		}
 	}
+}
+
+func copilotReason(m map[string]any) string {
+	if m["permissionDecision"] != "deny" {
+		return ""
+	}
+	s, _ := m["permissionDecisionReason"].(string)
+	return s
 }
 
 func claudeReason(m map[string]any) string {

@@ -81,8 +81,10 @@ func claudeDeny(reason string) any {
 // The tools that write files, per agent, as their pre-tool hooks name them
 // (checked in each released CLI: Claude Code 2.1.197's tool schemas, Codex
 // 0.171.0's apply_patch hook payload {"command": patch}, Gemini CLI
-// 0.61.0's write_file and replace, Copilot CLI 1.0.102's create, edit,
-// str_replace_editor and apply_patch; Cursor's from its documentation).
+// 0.61.0's write_file and replace, Copilot CLI 1.0.102's create and edit
+// (seen refused through its preToolUse, toolArgs an object), and the
+// str_replace_editor and apply_patch it carries for other models; Cursor's
+// from its documentation only).
 // Shells are not among them: a command line is not parsed for the files
 // it might write.
 var (
