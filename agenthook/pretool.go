@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -62,6 +63,10 @@ func preToolUse(ctx context.Context, p protocol, harnessName, dir string, in inp
 // to dir), after one listing that says whether any path is leased at all.
 func leaseBlocks(ctx context.Context, harnessName, dir, nativeID string, paths []string) ([]handoff.LeaseBlock, error) {
 	out, err := refstore.Git(ctx, dir, false, nil, "for-each-ref", "--count=1", "--format=%(refname)", handoff.PathLeasePrefix)
+	var ge *refstore.GitError
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
+		return nil, nil // a plugin's hooks run in every folder: outside a repository nothing is leased
+	}
 	if err != nil || len(bytes.TrimSpace(out)) == 0 {
 		return nil, err
 	}

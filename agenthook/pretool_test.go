@@ -185,8 +185,8 @@ func TestPreToolUseNoLeaseAndExpired(t *testing.T) {
 	repo := gittest.Init(t)
 	for _, dir := range []string{plain, repo} {
 		in := `{"cwd":` + jsonString(dir) + `,"tool_name":"Write","tool_input":{"file_path":` + jsonString(filepath.Join(dir, "a.go")) + `}}`
-		if out, _ := preTool(t, "claude-code", in); out != "" {
-			t.Errorf("%s: answered %q", dir, out)
+		if out, errOut := preTool(t, "claude-code", in); out != "" || errOut != "" {
+			t.Errorf("%s: answered %q, said %q; want nothing at all", dir, out, errOut)
 		}
 	}
 	dir := leasedRepo(t, lease.MinTTL)
