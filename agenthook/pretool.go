@@ -60,15 +60,25 @@ func preToolUse(ctx context.Context, p protocol, harnessName, dir string, in inp
 }
 
 // leaseBlocks asks handoff.LeaseGuard about paths (absolute, or relative
-// to dir), after one listing that says whether any path is leased at all.
+// to dir), after one listing that says whether any path is leased at all
+// and, when one is, is the listing the guard reads.
 func leaseBlocks(ctx context.Context, harnessName, dir, nativeID string, paths []string) ([]handoff.LeaseBlock, error) {
-	out, err := refstore.Git(ctx, dir, false, nil, "for-each-ref", "--count=1", "--format=%(refname)", handoff.PathLeasePrefix)
+	out, err := refstore.Git(ctx, dir, false, nil, "for-each-ref", "--format=%(objectname) %(refname)", handoff.PathLeasePrefix)
 	var ge *refstore.GitError
 	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
 		return nil, nil // a plugin's hooks run in every folder: outside a repository nothing is leased
 	}
-	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	var listed []refstore.RefID
+	for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
+		if oid, ref, ok := strings.Cut(line, " "); ok {
+			listed = append(listed, refstore.RefID{Ref: ref, OID: oid})
+		}
+	}
+	if len(listed) == 0 {
+		return nil, nil
 	}
 	st, err := refstore.Open(ctx, dir, refstore.Options{})
 	if err != nil {
@@ -89,7 +99,7 @@ func leaseBlocks(ctx context.Context, harnessName, dir, nativeID string, paths [
 			rel = append(rel, r)
 		}
 	}
-	return handoff.LeaseGuard(ctx, st, handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel}, time.Now)
+	return handoff.LeaseGuard(ctx, st, handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel, Listed: listed}, time.Now)
 }
 
 // inWorktree is p's path from the top of the worktree top (a real path,

@@ -25,6 +25,10 @@ type LeaseGuardOptions struct {
 	// Paths are the files the tool would write, relative to the top of
 	// the worktree, with forward slashes.
 	Paths []string
+	// Listed are the path leases' refs and blob ids when the caller has
+	// listed PathLeasePrefix already (a hook's first look); nil: listed
+	// here. Their blobs are read through the store's one cat-file.
+	Listed []refstore.RefID
 }
 
 // LeaseBlock is one file the asking session may not write.
@@ -45,9 +49,23 @@ func LeaseGuard(ctx context.Context, st refstore.Clone, opts LeaseGuardOptions, 
 	if len(opts.Paths) == 0 {
 		return nil, nil
 	}
-	held, _, err := refstore.ListDecoded(ctx, st, PathLeasePrefix, lease.Decode)
-	if err != nil {
-		return nil, fmt.Errorf("listing path leases: %w", err)
+	ids := opts.Listed
+	if ids == nil {
+		var err error
+		if ids, err = st.RefIDs(ctx, PathLeasePrefix); err != nil {
+			return nil, fmt.Errorf("listing path leases: %w", err)
+		}
+	}
+	var held []lease.Stored
+	for _, id := range ids {
+		e, err := st.ReadObject(ctx, id.OID)
+		if err != nil {
+			return nil, fmt.Errorf("reading the lease %s: %w", id.Ref, err)
+		}
+		e.Ref = id.Ref
+		if l, err := lease.Decode(e); err == nil {
+			held = append(held, l) // a record that is not whole guards nothing
+		}
 	}
 	mine := map[string]bool{}
 	if opts.NativeID != "" {
