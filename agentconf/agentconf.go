@@ -34,6 +34,11 @@ const (
 	// EventStopFailure runs when the agent's turn ended on an API error
 	// (a usage limit): the session may continue in a fallback agent.
 	EventStopFailure = "stop-failure"
+	// EventPreToolUse runs before the agent's file-writing tools: a write
+	// under a path lease another session holds is refused. Each agent's
+	// entry carries a matcher naming those tools where the agent takes
+	// one, so reads, searches and shells never start the hook.
+	EventPreToolUse = "pre-tool-use"
 )
 
 // Command is the hook command for one agent and event. It ends in

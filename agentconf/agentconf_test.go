@@ -285,7 +285,7 @@ func TestStaleAndPartial(t *testing.T) {
 		t.Errorf("action %s", rep.Agents[0].Files[0].Action)
 	}
 	got := read(t, root, ".cursor/hooks.json")
-	if strings.Count(got, agentconf.Marker) != 3 || strings.Count(got, agentconf.Command("cursor", "stop")) != 1 {
+	if strings.Count(got, agentconf.Marker) != 4 || strings.Count(got, agentconf.Command("cursor", "stop")) != 1 {
 		t.Errorf("after install:\n%s", got)
 	}
 	os.Remove(filepath.Join(root, ".cursor/rules/git-handoff.mdc"))
@@ -409,7 +409,7 @@ func TestCodexProblems(t *testing.T) {
 	}
 	// Trust recorded the way Codex writes it.
 	path, _ := filepath.EvalSymlinks(filepath.Join(root, ".codex/hooks.json"))
-	toml := "model = \"x\"\n\n[hooks.state.\"" + path + ":session_start:0:0\"]\ntrusted_hash = \"sha256:00\"\n\n[hooks.state.\"" + path + ":stop:0:0\"]\ntrusted_hash = \"sha256:11\"\n\n[hooks.state.\"" + path + ":pre_compact:0:0\"]\ntrusted_hash = \"sha256:33\"\n\n[hooks.state.\"" + path + ":session_end:0:0\"]\ntrusted_hash = \"sha256:22\"\n"
+	toml := "model = \"x\"\n\n[hooks.state.\"" + path + ":session_start:0:0\"]\ntrusted_hash = \"sha256:00\"\n\n[hooks.state.\"" + path + ":pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:44\"\n\n[hooks.state.\"" + path + ":stop:0:0\"]\ntrusted_hash = \"sha256:11\"\n\n[hooks.state.\"" + path + ":pre_compact:0:0\"]\ntrusted_hash = \"sha256:33\"\n\n[hooks.state.\"" + path + ":session_end:0:0\"]\ntrusted_hash = \"sha256:22\"\n"
 	write(t, codexHome, "config.toml", toml)
 	if main := st(root); !main.OK() {
 		t.Errorf("trusted: %+v", main)

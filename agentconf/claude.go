@@ -9,7 +9,10 @@ import "encoding/json"
 // agent's last message as the session's summary; SessionEnd ends it;
 // StopFailure (a turn ended on an API error: a usage limit, billing,
 // credentials, the API down) may continue the session in a fallback agent
-// (handoff.fallback); its matcher is the error's kind, none takes all.
+// (handoff.fallback); its matcher is the error's kind, none takes all;
+// PreToolUse, matched to the tools that write files (Write, Edit,
+// NotebookEdit, and MultiEdit of earlier releases), refuses a write under
+// another session's path lease.
 func claudeCode() agent {
 	const h = "claude-code"
 	return agent{name: h, parts: []part{hooksFile{
@@ -18,6 +21,7 @@ func claudeCode() agent {
 		cmdKey:  "command",
 		events: []hookEvent{
 			{"SessionStart", groupEntry("startup|resume|clear|compact", h, EventStart, nil)},
+			{"PreToolUse", groupEntry("Write|Edit|MultiEdit|NotebookEdit", h, EventPreToolUse, nil)},
 			{"Stop", groupEntry("", h, EventStop, nil)},
 			{"PreCompact", groupEntry("", h, EventCompact, nil)},
 			{"SessionEnd", groupEntry("", h, EventEnd, nil)},

@@ -11,7 +11,8 @@ import (
 // Codex reads project hooks from .codex/hooks.json, in Claude Code's shape
 // under a top-level "hooks" object (HARNESSES.md, checked with codex
 // 0.171.0): SessionStart, Stop, PreCompact and SessionEnd, which ends the
-// session.
+// session; PreToolUse for apply_patch, its one tool that writes files (its
+// hook payload names it so, whatever the matcher said).
 func codex() agent {
 	const h = "codex"
 	return agent{
@@ -22,6 +23,7 @@ func codex() agent {
 			cmdKey:  "command",
 			events: []hookEvent{
 				{"SessionStart", groupEntry("", h, EventStart, nil)},
+				{"PreToolUse", groupEntry("apply_patch", h, EventPreToolUse, nil)},
 				{"Stop", groupEntry("", h, EventStop, nil)},
 				{"PreCompact", groupEntry("", h, EventCompact, nil)},
 				{"SessionEnd", groupEntry("", h, EventEnd, nil)},
@@ -61,7 +63,7 @@ func codexProblems(root string, o Options) []Problem {
 	}
 	trusted := codexTrusted(filepath.Join(home, "config.toml"))
 	var untrusted []string
-	for _, ev := range []string{"session_start", "stop", "pre_compact", "session_end"} {
+	for _, ev := range []string{"session_start", "pre_tool_use", "stop", "pre_compact", "session_end"} {
 		if !trusted[path+":"+ev] {
 			untrusted = append(untrusted, ev)
 		}

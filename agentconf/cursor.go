@@ -4,10 +4,15 @@ package agentconf
 // {"command":…}; its docs, per HARNESSES.md). sessionStart may return
 // additional_context, but some builds reject that event and -p mode fires
 // no stop hooks, so an always-applied rule asks the agent to run
-// `git handoff start` itself when no brief reached it.
+// `git handoff start` itself when no brief reached it. preToolUse (its
+// docs: one hook for every tool, a matcher on the tool's type) covers the
+// tools that write files.
 func cursor() agent {
 	const h = "cursor"
 	entry := func(ev string) []byte { return mustJSON(object{{"command", mustJSON(Command(h, ev))}}) }
+	matched := func(matcher, ev string) []byte {
+		return mustJSON(object{{"command", mustJSON(Command(h, ev))}, {"matcher", mustJSON(matcher)}})
+	}
 	return agent{name: h, parts: []part{
 		hooksFile{
 			path:   ".cursor/hooks.json",
@@ -15,6 +20,7 @@ func cursor() agent {
 			top:    []member{{"version", mustJSON(1)}},
 			events: []hookEvent{
 				{"sessionStart", entry(EventStart)},
+				{"preToolUse", matched("Write|Edit|Delete", EventPreToolUse)},
 				{"stop", entry(EventStop)},
 				{"sessionEnd", entry(EventEnd)},
 			},

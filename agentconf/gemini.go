@@ -9,7 +9,9 @@ import (
 // Gemini CLI reads project hooks from .gemini/settings.json (its settings
 // schema in @google/gemini-cli 0.61.0: hooks.<Event> is an array of
 // {matcher, hooks:[{name, type:"command", command, timeout (ms)}]}).
-// AfterAgent is its Stop. hooksConfig.enabled defaults to true there, so
+// AfterAgent is its Stop; BeforeTool, matched to write_file and replace
+// (its matcher is an unanchored regular expression), refuses a write
+// under another session's path lease. hooksConfig.enabled defaults to true there, so
 // nothing needs switching on; a user's explicit false is reported, not
 // overridden.
 func gemini() agent {
@@ -23,6 +25,7 @@ func gemini() agent {
 			cmdKey:  "command",
 			events: []hookEvent{
 				{"SessionStart", groupEntry("", h, EventStart, named(EventStart))},
+				{"BeforeTool", groupEntry("^(write_file|replace)$", h, EventPreToolUse, named(EventPreToolUse))},
 				{"AfterAgent", groupEntry("", h, EventStop, named(EventStop))},
 				{"SessionEnd", groupEntry("", h, EventEnd, named(EventEnd))},
 			},

@@ -5,7 +5,8 @@
 // agent goes on, and it is told what went wrong where it can be.
 //
 // Events are git-handoff's names, whatever the agent calls them:
-// session-start, stop, pre-compact, session-end. Which agent event is installed under
+// session-start, stop, pre-compact, stop-failure, session-end, and
+// pre-tool-use (pretool.go). Which agent event is installed under
 // which name is package agentconf's business.
 package agenthook
 
@@ -34,11 +35,13 @@ const (
 	// EventStopFailure: the agent's turn ended on an API error (Claude
 	// Code's StopFailure), which may mean it cannot go on (a usage limit).
 	EventStopFailure = "stop-failure"
+	// EventPreToolUse: the agent is about to run a tool (pretool.go).
+	EventPreToolUse = "pre-tool-use"
 )
 
 // Events lists them, in the order an agent fires them.
 func Events() []string {
-	return []string{EventSessionStart, EventStop, EventStopFailure, EventPreCompact, EventSessionEnd}
+	return []string{EventSessionStart, EventPreToolUse, EventStop, EventStopFailure, EventPreCompact, EventSessionEnd}
 }
 
 // SkipEnv, set to 1 in an agent's environment, keeps git-handoff out of that
@@ -67,6 +70,10 @@ var (
 		EventPreCompact:   15 * time.Second,
 		EventStopFailure:  15 * time.Second,
 		EventSessionEnd:   1200 * time.Millisecond,
+		// The agent waits on it before each write; past this the write
+		// goes ahead (Copilot denies a tool whose hook fails or times out,
+		// so the hook must answer well within its own timeout).
+		EventPreToolUse: 5 * time.Second,
 	}
 )
 
@@ -168,6 +175,8 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 		return
 	case EventStopFailure:
 		answer = stopFailure(ctx, h.Name, dir, in, stderr, wf)
+	case EventPreToolUse:
+		answer = preToolUse(ctx, p, h.Name, dir, in, stderr)
 	case EventSessionEnd:
 		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason, Transcript: in.TranscriptPath}); err != nil && !errors.Is(err, refstore.ErrNotRepository) {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)
@@ -215,6 +224,13 @@ type input struct {
 	// error_details; its last_assistant_message is then the error's text).
 	Error        string `json:"error"`
 	ErrorDetails string `json:"error_details"`
+	// The tool a pre-tool hook is asked about, and its arguments: Claude
+	// Code, Codex, Gemini CLI and Cursor send tool_name and tool_input (an
+	// object); Copilot CLI toolName and toolArgs (a string holding JSON).
+	ToolName      string          `json:"tool_name"`
+	ToolNameCamel string          `json:"toolName"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolArgs      json.RawMessage `json:"toolArgs"`
 }
 
 func (in input) lastMessage() string {

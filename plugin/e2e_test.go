@@ -168,8 +168,8 @@ func TestPluginDeliversBaton(t *testing.T) {
 			if !inst.Ran || inst.Agent != agent || len(inst.Steps) == 0 {
 				t.Fatalf("plugin install: %+v, want the agent's own commands run", inst)
 			}
-			if agent == agenttest.Codex && len(inst.Trusted) != 4 {
-				t.Errorf("plugin install codex trusted hooks %q, want the plugin's four", inst.Trusted)
+			if agent == agenttest.Codex && len(inst.Trusted) != 5 {
+				t.Errorf("plugin install codex trusted hooks %q, want the plugin's five", inst.Trusted)
 			}
 			if want := filepath.Join(a.Home, ".local", "share", "git-handoff", "plugins", agent); inst.Dir != want {
 				t.Errorf("plugin written to %s, want %s", inst.Dir, want)

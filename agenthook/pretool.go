@@ -1,0 +1,221 @@
+package agenthook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// EventPreToolUse: the agent is about to run a tool. An edit or write of a
+// file under a path lease another session holds is refused, with a reason
+// the model reads; everything else (reads, shells, searches) goes on
+// untouched. It answers from this clone's refs alone and fails open: an
+// error allows the tool.
+//
+// Its cost is paid on every write the agent makes, so it is kept to what
+// the answer needs: a tool that writes nothing runs no git at all (and the
+// installed matcher keeps most of them from starting the hook); a write
+// with no path lease in the repository runs one `git for-each-ref`; only
+// with path leases is the store opened and the leases read.
+
+// writeTool reads the files a tool call would write from its arguments;
+// nil for a call that writes nothing (Copilot's editor viewing a file).
+type writeTool func(args map[string]any) []string
+
+// preToolUse answers EventPreToolUse: the agent's deny when a file the
+// tool writes is leased to another session, else nil (allowed).
+func preToolUse(ctx context.Context, p protocol, harnessName, dir string, in input, stderr io.Writer) any {
+	tool := in.tool()
+	read, ok := p.writes[tool]
+	if !ok || p.deny == nil {
+		return nil
+	}
+	args, err := in.toolArgs()
+	if err != nil {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: %s arguments: %v (allowed)\n", tool, err)
+		return nil
+	}
+	paths := read(args)
+	if len(paths) == 0 {
+		return nil
+	}
+	blocks, err := leaseBlocks(ctx, harnessName, dir, in.SessionID, paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: checking path leases: %v (allowed)\n", err)
+		return nil
+	}
+	if len(blocks) == 0 {
+		return nil
+	}
+	return p.deny(blockReason(blocks))
+}
+
+// leaseBlocks asks handoff.LeaseGuard about paths (absolute, or relative
+// to dir), after one listing that says whether any path is leased at all
+// and, when one is, is the listing the guard reads.
+func leaseBlocks(ctx context.Context, harnessName, dir, nativeID string, paths []string) ([]handoff.LeaseBlock, error) {
+	out, err := refstore.Git(ctx, dir, false, nil, "for-each-ref", "--format=%(objectname) %(refname)", handoff.PathLeasePrefix)
+	var ge *refstore.GitError
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
+		return nil, nil // a plugin's hooks run in every folder: outside a repository nothing is leased
+	}
+	if err != nil {
+		return nil, err
+	}
+	var listed []refstore.RefID
+	for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
+		if oid, ref, ok := strings.Cut(line, " "); ok {
+			listed = append(listed, refstore.RefID{Ref: ref, OID: oid})
+		}
+	}
+	if len(listed) == 0 {
+		return nil, nil
+	}
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	top := st.Layout().WorkTree
+	if top == "" {
+		return nil, nil // a bare repository has no files to write
+	}
+	base, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	var rel []string
+	for _, p := range paths {
+		if r, ok := inWorktree(top, base, p); ok {
+			rel = append(rel, r)
+		}
+	}
+	return handoff.LeaseGuard(ctx, st, handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel, Listed: listed}, time.Now)
+}
+
+// inWorktree is p's path from the top of the worktree top (a real path,
+// as git gives it), with forward slashes; false for a path outside it.
+// The agent may name the file through a symbolic link (macOS's /tmp), and
+// the file may not exist yet: the nearest directory above it that exists
+// is resolved.
+func inWorktree(top, base, p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	p = filepath.Clean(p)
+	dir, rest := p, ""
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			p = filepath.Join(real, rest)
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+	r, err := filepath.Rel(top, p)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// blockReason is what the model reads: who holds each file, until when,
+// and what to do instead.
+func blockReason(blocks []handoff.LeaseBlock) string {
+	lines := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		l := b.Lease
+		who := "session " + l.Session
+		if l.Agent != "" {
+			who = l.Agent + " " + who
+		}
+		if l.Owner != "" {
+			who += " of " + l.Owner
+		}
+		lease := l.Key
+		if l.Note != "" {
+			lease += ": " + l.Note
+		}
+		lines = append(lines, fmt.Sprintf("%s is leased to %s until %s (%s); take another task or ask",
+			b.Path, who, b.FreesAt.Local().Format("15:04"), lease))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (in input) tool() string {
+	if in.ToolName != "" {
+		return in.ToolName
+	}
+	return in.ToolNameCamel
+}
+
+// toolArgs are the tool call's arguments: an object, or (Copilot's
+// toolArgs) a string holding one.
+func (in input) toolArgs() (map[string]any, error) {
+	raw := in.ToolInput
+	if len(raw) == 0 {
+		raw = in.ToolArgs
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{}, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		raw = []byte(s)
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+// pathArg reads the file path a tool takes under one of keys.
+func pathArg(keys ...string) writeTool {
+	return func(args map[string]any) []string {
+		for _, k := range keys {
+			if s, ok := args[k].(string); ok && s != "" {
+				return []string{s}
+			}
+		}
+		return nil
+	}
+}
+
+// patchPaths reads the files an apply_patch envelope touches (Codex's
+// format: "*** Add File: p", "*** Update File: p", "*** Delete File: p",
+// "*** Move to: p"), from the argument that carries the patch.
+func patchPaths(keys ...string) writeTool {
+	return func(args map[string]any) []string {
+		var out []string
+		for _, k := range keys {
+			s, _ := args[k].(string)
+			for _, line := range strings.Split(s, "\n") {
+				line = strings.TrimSpace(line)
+				for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+					if p, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(p) != "" {
+						out = append(out, strings.TrimSpace(p))
+					}
+				}
+			}
+		}
+		return out
+	}
+}
