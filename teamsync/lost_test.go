@@ -2,11 +2,14 @@ package teamsync
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // The remote's gc lost the object of a baton a clone pushed (git's race of
@@ -57,5 +60,50 @@ func TestSyncHealsAnObjectTheRemoteLost(t *testing.T) {
 	syncAt(t, b, 3)
 	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
 		t.Fatalf("b holds %s (live %v), want the healed baton %s", got.ID, got.Live(), left.ID)
+	}
+}
+
+// A teammate's heal deleted a ref naming a lost object, with the
+// all-clear, and has not yet marked it or pushed it back: the remote
+// shows nothing there, as for a key never leased. Nothing new is decided
+// there meanwhile — a lease take is refused as unreachable, saying why —
+// and a sync pushes nothing; once the all-clear is back both go on. Real
+// git, a real bare remote.
+func TestNothingDecidedWhileAHealIsHalfDone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0) // the first sync writes the all-clear, the next sees it
+	syncAt(t, b, 0)
+	if ids, err := b.RemoteIDs(ctx, "origin", lostSpec); err != nil || ids[allClearRef] == "" || ids[trackedRef] == "" {
+		t.Fatalf("refs under %s after the first syncs: %v %v, want the all-clear", refstore.LostPrefix, ids, err)
+	}
+	// The teammate's heal, cut short after its deletion.
+	git(t, tm.remote, "update-ref", "-d", allClearRef)
+
+	_, err := leaseTake(ctx, b, "s-b", "key:deploy")
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "has not finished") {
+		t.Fatalf("lease take during a heal: %v, want it refused as unreachable, naming the heal", err)
+	}
+	end(t, b, 0, "the next step")
+	res, err := Sync(ctx, b, Options{Remote: "origin", Now: at(1), Retention: DefaultRetention})
+	if err != nil || len(res.Pushed) != 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), "nothing pushed") {
+		t.Fatalf("sync during a heal: pushed %v, warnings %q, err %v; want nothing pushed, said", res.Pushed, res.Warnings, err)
+	}
+	if out := git(t, tm.remote, "for-each-ref", "refs/ao/handoffs/", "refs/ao/leases/"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the remote took %q during the heal", out)
+	}
+
+	// The heal finishes: the all-clear is back.
+	empty := strings.TrimSpace(git(t, tm.remote, "hash-object", "-w", "/dev/null"))
+	git(t, tm.remote, "update-ref", allClearRef, empty)
+	if _, err := leaseTake(ctx, b, "s-b", "key:deploy"); err != nil {
+		t.Fatalf("lease take once the heal finished: %v", err)
+	}
+	if res := syncAt(t, b, 1); len(res.Pushed) == 0 {
+		t.Fatalf("sync once the heal finished pushed nothing: %+v", res)
 	}
 }
