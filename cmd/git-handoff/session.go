@@ -43,6 +43,9 @@ func sessionCommand(d *deps) *cli.Command {
 // sessionID is the session a command names: its first argument, else
 // GIT_HANDOFF_SESSION, else this worktree's binding.
 func sessionID(c *cli.Context, st *refstore.Store) (string, error) {
+	if id := c.String("session"); id != "" {
+		return id, nil // a command that names its session by flag (snapshot take)
+	}
 	if c.NArg() > 0 {
 		return c.Args().First(), nil
 	}

@@ -22,12 +22,18 @@ func sessionSummaryCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			text := c.Args().Get(c.NArg() - 1)
-			var id string
-			if c.NArg() == 2 {
-				id = c.Args().First()
-			} else if id, err = sessionIDFromEnv(c, st); err != nil {
-				return err
+			var id, text string
+			switch c.NArg() {
+			case 1:
+				text = c.Args().First()
+				if id, err = handoff.SessionID(st, ""); err != nil {
+					return err
+				}
+				if id == "" {
+					return usageErrorf(c, "no session to record %q for: give it as git handoff session summary ID TEXT (no GIT_HANDOFF_SESSION is set and this worktree is bound to none)", text)
+				}
+			default: // one or two: the arguments' check
+				id, text = c.Args().First(), c.Args().Get(1)
 			}
 			if strings.TrimSpace(text) == "" {
 				return usageErrorf(c, "the summary is empty")
