@@ -8,12 +8,13 @@ type Case struct {
 	faults bool
 	deaths bool // with process deaths among the faults
 	wide   bool // the widened run (Config.Wide)
+	cont   bool // with the continuation operations (Config.Continue)
 	steps  []Step
 }
 
 // Config is the case's configuration.
 func (c Case) Config() Config {
-	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: !c.deaths, Wide: c.wide}
+	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: !c.deaths, Wide: c.wide, Continue: c.cont}
 }
 
 // Corpus are the runs the simulation failed, shrunk and kept: each must
@@ -649,6 +650,20 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpUndismiss, Arg: 0x1c9824cb, Faults: 0x3ebba99e8f00a2a},
 			{Clone: 0, Op: OpEnd, Arg: 0x138d2db8, Faults: 0x2925f70abe756ab6},
 			{Clone: 1, Op: OpStart, Arg: 0xc5ba257e, Faults: 0x25d0dc972db41462},
+		},
+	},
+	// Continuation (Config.Continue; sim/continue.go): cases kept together.
+	{
+		// A start whose pending-claim note outlived its recorded claim (a
+		// failed removal), then a continuation of that session: it replaced
+		// the claimed baton the note was known as received by, and the
+		// final start settled the note and delivered the baton again.
+		// Continue now removes such notes first (dropReceivedNotes).
+		name: "a continuation over a claim whose note stayed", seed: 3, faults: true, deaths: true, cont: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0xfce0e974, Faults: 0x521ec92cd0f72948},
+			{Clone: 1, Op: OpStart, Arg: 0x7e99ad80, Faults: 0x9e908fee16468775},
+			{Clone: 1, Op: OpContinueRace, Arg: 0x23f9cec0, Faults: 0x48d73bfbe0c036fd},
 		},
 	},
 }
