@@ -156,12 +156,12 @@ func (w *world) continued(sid string, res handoff.ContinueResult, who string) st
 func (w *world) continueRace(ctx context.Context, c *faulty, s Step, cur session.Record, who string, clock handoff.Clock) string {
 	from := handoff.HarnessName(cur.Harness)
 	a, b := pick(contAgents, s.Arg>>4), pick(contAgents, s.Arg>>7)
-	other := c
+	other, where := c, s.Clone
 	if s.Arg&0x2000 != 0 && len(w.clones) > 1 {
 		j := (s.Clone + 1 + int(s.Arg>>14)%(len(w.clones)-1)) % len(w.clones)
-		other = newFaulty(w.clones[j], w.faults)
+		other, where = newFaulty(w.clones[j], w.faults), j
 		if theirs, err := session.Read(ctx, other, cur.ID); err != nil || handoff.HarnessName(theirs.Harness) != from {
-			other = c // its copy is not the one seen: a second process here
+			other, where = c, s.Clone // its copy is not the one seen: a second process here
 		}
 	}
 	decide := func(st *faulty, to string) (res handoff.ContinueResult, err error, died bool) {
@@ -187,7 +187,7 @@ func (w *world) continueRace(ctx context.Context, c *faulty, s Step, cur session
 		res  handoff.ContinueResult
 		err  error
 		died bool
-	}{{"a", resA, errA, diedA}, {"b", resB, errB, diedB}} {
+	}{{"a", resA, errA, diedA}, {fmt.Sprintf("b@c%d", where), resB, errB, diedB}} {
 		switch {
 		case d.died:
 			out += " " + d.name + ":died"
