@@ -134,6 +134,13 @@ func (e *AlreadyContinuedError) Error() string {
 
 func (e *AlreadyContinuedError) Unwrap() error { return refstore.ErrConflict }
 
+// ElsewhereError refuses to continue a session that runs on another host.
+type ElsewhereError struct{ ID, Host string }
+
+func (e *ElsewhereError) Error() string {
+	return fmt.Sprintf("session %q runs on %s: continue it there", e.ID, e.Host)
+}
+
 // LiveUnderTmux reports whether session id's agent runs under tmux now,
 // where a continuation starts the new agent in its pane.
 func LiveUnderTmux(ctx context.Context, st refstore.Clone, id string) bool {
@@ -188,8 +195,9 @@ func failedToStart(err error) bool {
 	var sw *session.SwitchingError
 	var na *NotActiveError
 	var stale *StaleError
+	var elsewhere *ElsewhereError
 	switch {
-	case errors.As(err, &already), errors.As(err, &sw), errors.As(err, &na), errors.As(err, &stale),
+	case errors.As(err, &already), errors.As(err, &sw), errors.As(err, &na), errors.As(err, &stale), errors.As(err, &elsewhere),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, refstore.ErrNotFound):
 		return false
 	}
@@ -298,6 +306,12 @@ func continuable(ctx context.Context, st refstore.Clone, opts ContinueOptions) (
 	}
 	if !cur.Live() {
 		return to, cur, "", &NotActiveError{ID: opts.ID, Status: cur.Status}
+	}
+	if h := hostname(); cur.Host != "" && h != "" && cur.Host != h {
+		// Its worktree, and its agent, are there: the guard is a swap in
+		// this clone's records, which a decider there does not see, so a
+		// continuation made here could be a second one.
+		return to, cur, "", &ElsewhereError{ID: cur.ID, Host: cur.Host}
 	}
 	from := HarnessName(opts.From, cur.Harness)
 	if opts.From != "" && HarnessName(cur.Harness) != from {
