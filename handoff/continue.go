@@ -407,7 +407,8 @@ func started(ctx context.Context, srv tmuxrt.Server, name, agent string, window 
 		case err != nil:
 			return err
 		case !ok:
-			return &StartError{Agent: agent, Exit: "its tmux session is gone"}
+			// Destroyed by someone else: not the agent's failure.
+			return &StaleError{ID: name, Err: fmt.Errorf("its tmux session %s was destroyed as %s started", name, agent)}
 		case p.Dead && p.Signal != 0:
 			return &StartError{Agent: agent, Exit: fmt.Sprintf("killed by signal %d", p.Signal)}
 		case p.Dead:

@@ -149,13 +149,49 @@ func exitContinuation(ctx context.Context, st refstore.Clone, s session.Record, 
 	if co == nil {
 		return nil, why + "; " + skipped, err
 	}
+	// A command that stops the agent on purpose (`session terminate`)
+	// destroys its tmux session right after: an exit is believed once
+	// the pane has stayed dead a moment, in a session nobody switches.
+	time.Sleep(exitSettle)
+	again, err := session.Read(ctx, st, s.ID)
+	if err != nil || !again.Live() || again.Switching != nil || HarnessName(again.Harness) != from {
+		return nil, "", err
+	}
+	if rs := runtimeState(ctx, again.Record); rs == nil || rs.State != tmuxrt.StateExited {
+		return nil, why + "; its pane did not stay dead: not continued", nil
+	}
 	co.Still = func(ctx context.Context, r session.Record) error {
 		if rs := runtimeState(ctx, r); rs == nil || rs.State != tmuxrt.StateExited {
 			return errors.New("its agent's pane is no longer dead")
 		}
 		return nil
 	}
+	co.Run = exitRun(st, co)
 	return co, "", nil
+}
+
+// exitSettle is how long a dead pane is left before it is believed.
+const exitSettle = time.Second
+
+// exitRun starts the fallback in the dead pane of the agent that exited,
+// and nowhere else: a pane that is gone or runs again by then was acted
+// on by someone else (*StaleError), and no other agent is tried.
+func exitRun(st refstore.Clone, co *ContinueOptions) func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error) {
+	return func(ctx context.Context, cur session.Record, plan session.LaunchPlan) (*session.Runtime, error) {
+		var notices []string
+		rt, err := respawnDead(ctx, st, cur, plan, co.Launcher, co.Exited, &notices)
+		if err != nil {
+			return nil, err
+		}
+		if rt == nil {
+			return nil, &StaleError{ID: cur.ID, Err: errors.New("its agent's pane is gone or runs again")}
+		}
+		window := co.StartWindow
+		if window <= 0 {
+			window = startWindow
+		}
+		return rt, started(ctx, server(rt), rt.Name, plan.Harness, window)
+	}
 }
 
 // fallbackFor is the continuation of s in handoff.fallback's agents that

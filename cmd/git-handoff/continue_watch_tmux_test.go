@@ -149,3 +149,27 @@ func TestTmuxStalledAgentContinues(t *testing.T) {
 		t.Fatalf("log shows %d continuations, want 1:\n%s", n, e.handoff("log"))
 	}
 }
+
+// An agent stopped on purpose is not continued: `session terminate`, with
+// a fallback configured, stops it and destroys its tmux session, and the
+// pane-died hook that fires in between leaves it so.
+func TestTmuxTerminatedAgentIsNotContinued(t *testing.T) {
+	e := newTmuxEnv(t)
+	if err := os.WriteFile(filepath.Join(e.hold, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.must("git", "config", "handoff.fallback", "codex")
+	srv, name, _ := e.launch("s-term", "claude")
+	e.handoff("session", "terminate", "s-term")
+	// Longer than the hook's settling and a fallback's start.
+	time.Sleep(3 * time.Second)
+	if _, ok, err := srv.Pane(t.Context(), name); err != nil || ok {
+		t.Fatalf("tmux session %s is there after terminate (%v)", name, err)
+	}
+	if s := e.ls()["s-term"]; s.Harness != "claude-code" || s.Status != "terminated" {
+		t.Fatalf("session after terminate: %+v", s)
+	}
+	if n := e.continuations(); n != 0 {
+		t.Fatalf("log shows %d continuations:\n%s", n, e.handoff("log"))
+	}
+}
