@@ -161,7 +161,8 @@ func LaunchCommand(id string) string { return "git handoff session launch " + id
 func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, clock Clock) (ContinueResult, error) {
 	agents := append([]string{opts.To}, opts.Then...)
 	var failed []string
-	for i, to := range agents {
+	for i := 0; ; i++ {
+		to := agents[i]
 		o := opts
 		o.To, o.Then = to, nil
 		res, err := continueIn(ctx, st, o, clock)
@@ -175,10 +176,9 @@ func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, cloc
 		if cur, rerr := session.Read(ctx, st, opts.ID); rerr == nil && (errors.As(err, &se) || errors.As(err, &pnf)) {
 			// Not to be picked again by the next watcher while it
 			// would fail the same way.
-			RememberLimit(ctx, st, cur.Owner, to, Limit{Until: clock().Add(failedStartHold), Why: "it failed to start: " + err.Error()}, clock())
+			_ = RememberLimit(ctx, st, cur.Owner, to, Limit{Until: clock().Add(failedStartHold), Why: "it failed to start: " + err.Error()}, clock())
 		}
 	}
-	panic("unreachable")
 }
 
 // failedStartHold is how long an agent that failed to start is passed
