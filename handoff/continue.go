@@ -31,8 +31,12 @@ import (
 
 // ContinueOptions are what a continuation was asked.
 type ContinueOptions struct {
-	ID    string
-	To    string // the agent to continue in
+	ID string
+	To string // the agent to continue in
+	// Then are the agents to try next, in order, when To fails to start
+	// (handoff.fallback's others): each failure leaves the session as it
+	// was and is said in the notices.
+	Then  []string
 	Model string // its model ("" its default)
 	By    string // who decides: user, host, process
 	// From is the agent the decider saw stop; "" is the one the session
@@ -53,6 +57,46 @@ type ContinueOptions struct {
 	// Grace, Launcher and Exited: as for a switch (SessionRelaunchOptions).
 	Grace            time.Duration
 	Launcher, Exited []string
+	// Still, when set, is a watcher's own reason checked again once the
+	// guard is taken (the agent's pane still dead, or still unchanged):
+	// an error refuses the continuation as *StaleError, and no other
+	// agent is tried.
+	Still func(context.Context, session.Record) error
+	// Run, when set, starts the new agent in place of Tmux's way (the
+	// simulation's stand-in for a process); an error is a failed start.
+	Run func(context.Context, session.Record, session.LaunchPlan) (*session.Runtime, error)
+	// StartWindow is how long a new agent started under tmux must keep
+	// running to count as started (0: startWindow). One that exits
+	// sooner failed to start (*StartError).
+	StartWindow time.Duration
+}
+
+// startWindow: an agent that cannot start (a broken install, a missing
+// credential that makes its CLI exit at once) is gone within a second in
+// practice; one that runs longer is taken to have started.
+const startWindow = 1500 * time.Millisecond
+
+// StaleError refuses a watcher's continuation whose reason no longer
+// holds under the guard: the agent came back, or someone acted first.
+type StaleError struct {
+	ID  string
+	Err error
+}
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("session %q: the reason to continue it no longer holds: %v", e.ID, e.Err)
+}
+
+func (e *StaleError) Unwrap() error { return refstore.ErrConflict }
+
+// StartError is a new agent that did not keep running under tmux.
+type StartError struct {
+	Agent string
+	Exit  string // how it ended: "status 1", "killed by signal 9"
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("%s exited at once (%s): it failed to start", e.Agent, e.Exit)
 }
 
 // ContinueResult is what a continuation did, or would do (Preview).
@@ -90,6 +134,13 @@ func (e *AlreadyContinuedError) Error() string {
 
 func (e *AlreadyContinuedError) Unwrap() error { return refstore.ErrConflict }
 
+// ElsewhereError refuses to continue a session that runs on another host.
+type ElsewhereError struct{ ID, Host string }
+
+func (e *ElsewhereError) Error() string {
+	return fmt.Sprintf("session %q runs on %s: continue it there", e.ID, e.Host)
+}
+
 // LiveUnderTmux reports whether session id's agent runs under tmux now,
 // where a continuation starts the new agent in its pane.
 func LiveUnderTmux(ctx context.Context, st refstore.Clone, id string) bool {
@@ -105,8 +156,56 @@ func LiveUnderTmux(ctx context.Context, st refstore.Clone, id string) bool {
 // in the foreground of a terminal.
 func LaunchCommand(id string) string { return "git handoff session launch " + id + " --exec" }
 
-// Continue runs a continuation (see above).
+// Continue runs a continuation (see above): in To, else in the first of
+// Then that starts.
 func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, clock Clock) (ContinueResult, error) {
+	agents := append([]string{opts.To}, opts.Then...)
+	var failed []string
+	for i := 0; ; i++ {
+		to := agents[i]
+		o := opts
+		o.To, o.Then = to, nil
+		res, err := continueIn(ctx, st, o, clock)
+		res.Notices = append(failed, res.Notices...)
+		if err == nil || opts.Preview || i == len(agents)-1 || !failedToStart(err) {
+			return res, err
+		}
+		failed = append(res.Notices, fmt.Sprintf("%s did not take over: %v; the session stays as it was, trying %s next", to, err, agents[i+1]))
+		var se *StartError
+		var pnf *ProgramNotFoundError
+		if cur, rerr := session.Read(ctx, st, opts.ID); rerr == nil && (errors.As(err, &se) || errors.As(err, &pnf)) {
+			// Not to be picked again by the next watcher while it
+			// would fail the same way.
+			_ = RememberLimit(ctx, st, cur.Owner, to, Limit{Until: clock().Add(failedStartHold), Why: "it failed to start: " + err.Error()}, clock())
+		}
+	}
+}
+
+// failedStartHold is how long an agent that failed to start is passed
+// over as a fallback: long enough that the watchers of one failure do not
+// try it again, short enough that a fixed install is used soon.
+const failedStartHold = 10 * time.Minute
+
+// failedToStart tells an error of starting the new agent (another may
+// start) from one that says the continuation is not this decider's to
+// make: another was first, the session is not live, the reason is stale,
+// or the context ended.
+func failedToStart(err error) bool {
+	var already *AlreadyContinuedError
+	var sw *session.SwitchingError
+	var na *NotActiveError
+	var stale *StaleError
+	var elsewhere *ElsewhereError
+	switch {
+	case errors.As(err, &already), errors.As(err, &sw), errors.As(err, &na), errors.As(err, &stale), errors.As(err, &elsewhere),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, refstore.ErrNotFound):
+		return false
+	}
+	return true
+}
+
+// continueIn is one continuation, in opts.To.
+func continueIn(ctx context.Context, st refstore.Clone, opts ContinueOptions, clock Clock) (ContinueResult, error) {
 	to, cur, from, err := continuable(ctx, st, opts)
 	if err != nil {
 		return ContinueResult{}, err
@@ -138,6 +237,14 @@ func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, cloc
 	var written *baton.Stored
 	ro.Prepare = func(ctx context.Context, guarded session.Record) (func(*session.Record), error) {
 		// Under the guard: only the decider that won writes anything.
+		if opts.Still != nil {
+			if err := opts.Still(ctx, guarded); err != nil {
+				return nil, &StaleError{ID: guarded.ID, Err: err}
+			}
+		}
+		if err := dropReceivedNotes(ctx, st, guarded); err != nil {
+			return nil, err
+		}
 		t, notes := relaunchSnapshot(ctx, st, guarded.ID, false)
 		if t.Snapshot != nil {
 			k.snapshot = t.Snapshot.Commit
@@ -157,7 +264,8 @@ func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, cloc
 		return continuedEdit(k, written, guarded), nil
 	}
 	notices := new([]string) // a live start's, under tmux
-	if opts.Tmux {
+	ro.Run = opts.Run
+	if opts.Tmux && opts.Run == nil {
 		if ro.Run, err = inPlace(st, opts, notices); err != nil {
 			return res, err
 		}
@@ -199,6 +307,12 @@ func continuable(ctx context.Context, st refstore.Clone, opts ContinueOptions) (
 	if !cur.Live() {
 		return to, cur, "", &NotActiveError{ID: opts.ID, Status: cur.Status}
 	}
+	if h := hostname(); cur.Host != "" && h != "" && cur.Host != h {
+		// Its worktree, and its agent, are there: the guard is a swap in
+		// this clone's records, which a decider there does not see, so a
+		// continuation made here could be a second one.
+		return to, cur, "", &ElsewhereError{ID: cur.ID, Host: cur.Host}
+	}
 	from := HarnessName(opts.From, cur.Harness)
 	if opts.From != "" && HarnessName(cur.Harness) != from {
 		return to, cur, "", alreadyContinued(cur.Record, from)
@@ -207,6 +321,27 @@ func continuable(ctx context.Context, st refstore.Clone, opts ContinueOptions) (
 		return to, cur, "", fmt.Errorf("session %q runs %s already: name another agent to continue in", opts.ID, to.Name)
 	}
 	return to, cur, from, nil
+}
+
+// dropReceivedNotes removes the notes of claims session s made here and
+// received (pending.go): a note whose removal failed after its claim was
+// recorded is known as received only by the baton s holds, which a
+// continuation replaces; left, it would have the next start here deliver
+// that baton again (found by the simulation). A note that cannot be
+// removed refuses the continuation: the session stays as it was.
+func dropReceivedNotes(ctx context.Context, st refstore.Clone, s session.Record) error {
+	for _, n := range pendingClaims(st) {
+		if n.Session != s.ID && n.taker != s.ID || !received(ctx, st, n) {
+			continue
+		}
+		if err := st.Local().Remove(n.path); err != nil {
+			return fmt.Errorf("the note of session %s's claim of baton %s could not be removed: %w", s.ID, n.Baton, err)
+		}
+		if n.Held != "" {
+			releaseGroup(ctx, st, n.Held)
+		}
+	}
+	return nil
 }
 
 // inPlace is the run that stops the agent in its tmux pane and starts the
@@ -219,7 +354,75 @@ func inPlace(st refstore.Clone, opts ContinueOptions, notices *[]string) (func(c
 	if grace > maxGrace {
 		return nil, fmt.Errorf("a stop timeout of %s is too long: the switch guard lasts %s, so stay at or under %s", grace, session.GuardTTL, maxGrace)
 	}
-	return liveRun(st, grace, opts.Launcher, opts.Exited, notices), nil
+	window := opts.StartWindow
+	if window <= 0 {
+		window = startWindow
+	}
+	live := liveRun(st, grace, opts.Launcher, opts.Exited, notices)
+	return func(ctx context.Context, cur session.Record, plan session.LaunchPlan) (*session.Runtime, error) {
+		rt, err := respawnDead(ctx, st, cur, plan, opts.Launcher, opts.Exited, notices)
+		if err == nil && rt == nil {
+			rt, err = live(ctx, cur, plan)
+		}
+		if err != nil {
+			return rt, err
+		}
+		return rt, started(ctx, server(rt), rt.Name, plan.Harness, window)
+	}, nil
+}
+
+// respawnDead starts the new agent in the pane of a session whose agent
+// exited, that pane lingering (remain-on-exit): the same pane, and whoever
+// is attached to it, see the new agent. nil, nil when the pane is not
+// there or not dead (liveRun's cases).
+func respawnDead(ctx context.Context, st refstore.Writer, cur session.Record, plan session.LaunchPlan, launcher, exited []string, notices *[]string) (*session.Runtime, error) {
+	rt := cur.Runtime
+	if rt == nil || rt.Kind != tmuxrt.Kind || (rt.Host != "" && rt.Host != hostname()) {
+		return nil, nil
+	}
+	srv := server(rt)
+	p, ok, err := srv.Pane(ctx, rt.Name)
+	if err != nil || !ok || !p.Dead {
+		return nil, err
+	}
+	sp, err := spec(st, plan, launcher, exited)
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Respawn(ctx, rt.Name, sp); err != nil {
+		return nil, err
+	}
+	*notices = append(*notices, fmt.Sprintf("started %s in the pane %s's agent had left, in tmux session %s", plan.Harness, cur.Harness, rt.Name))
+	next := *rt
+	return &next, nil
+}
+
+// started waits window for the agent just started in tmux session name:
+// gone before, it failed to start.
+func started(ctx context.Context, srv tmuxrt.Server, name, agent string, window time.Duration) error {
+	deadline := time.Now().Add(window)
+	for {
+		p, ok, err := srv.Pane(ctx, name)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			// Destroyed by someone else: not the agent's failure.
+			return &StaleError{ID: name, Err: fmt.Errorf("its tmux session %s was destroyed as %s started", name, agent)}
+		case p.Dead && p.Signal != 0:
+			return &StartError{Agent: agent, Exit: fmt.Sprintf("killed by signal %d", p.Signal)}
+		case p.Dead:
+			return &StartError{Agent: agent, Exit: fmt.Sprintf("status %d", p.ExitStatus)}
+		}
+		if !time.Now().Before(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // previewContinue renders what Continue would give the new agent, from a

@@ -389,3 +389,72 @@ func TestAFallbackThatCannotStartLeavesTheSessionAsItWas(t *testing.T) {
 		t.Fatalf("the branch's baton = %+v, want the task %s claimed by %s", b.Baton, task.ID, id)
 	}
 }
+
+// A session started on another host is continued there, not here: this
+// clone's guard is not the one a decider there takes.
+func TestContinueRefusesASessionOfAnotherHost(t *testing.T) {
+	ctx := deadline(t)
+	st := open(t)
+	id, _ := continuedSession(t, st)
+	if _, err := session.Modify(ctx, st, id, "test: elsewhere", func(s *session.Record) error {
+		s.Host = "elsewhere.invalid"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := allRefs(t, st.Dir())
+	_, err := handoff.Continue(ctx, st, handoff.ContinueOptions{ID: id, To: "codex", By: "test"}, clock)
+	var ee *handoff.ElsewhereError
+	if !errors.As(err, &ee) || ee.Host != "elsewhere.invalid" {
+		t.Fatalf("continued a session of another host: %v", err)
+	}
+	if after := allRefs(t, st.Dir()); after != before {
+		t.Fatalf("the refused continuation wrote refs:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// A fallback that fails to start leaves the session as it was, its
+// automatic handoff withdrawn, is passed over for a while, and the next
+// of Then takes over.
+func TestContinueTriesTheNextWhenAFallbackFailsToStart(t *testing.T) {
+	ctx := deadline(t)
+	st := open(t)
+	fakeAgents(t, "gemini", "codex")
+	id, task := continuedSession(t, st)
+	var tried []string
+	run := func(_ context.Context, _ session.Record, plan session.LaunchPlan) (*session.Runtime, error) {
+		tried = append(tried, plan.Harness)
+		if plan.Harness == "gemini" {
+			return nil, &handoff.StartError{Agent: "gemini", Exit: "status 1"}
+		}
+		return nil, nil
+	}
+	res, err := handoff.Continue(ctx, st, handoff.ContinueOptions{ID: id, To: "gemini", Then: []string{"codex"}, By: "test", Auto: true, Why: "claude-code stopped", Run: run}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(tried, " ") != "gemini codex" || res.Session.Harness != "codex" {
+		t.Fatalf("tried %q, the session runs %s", tried, res.Session.Harness)
+	}
+	if !strings.Contains(strings.Join(res.Notices, "\n"), "gemini did not take over: gemini exited at once (status 1)") {
+		t.Errorf("the notices do not say gemini failed:\n%s", strings.Join(res.Notices, "\n"))
+	}
+	if res.Session.Continued == nil || !strings.Contains(string(res.Session.Continued.PrevClaimed), task.ID) {
+		t.Errorf("the continuation does not keep the task the session held: %+v", res.Session.Continued)
+	}
+	got, _, err := handoff.ChooseFallback(st, res.Session.Owner, "claude-code", []string{"gemini", "codex"}, clock())
+	if err != nil || got != "codex" {
+		t.Errorf("after gemini failed to start the fallback is %q (%v), want codex", got, err)
+	}
+	// Alone, the failure is the answer, and the session is as it was.
+	before, _ := session.Read(ctx, st, id)
+	_, err = handoff.Continue(ctx, st, handoff.ContinueOptions{ID: id, To: "gemini", By: "test", Run: run}, clock)
+	var se *handoff.StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("a failed start answered %v", err)
+	}
+	after, _ := session.Read(ctx, st, id)
+	if after.Harness != before.Harness || string(after.ClaimedHandoff) != string(before.ClaimedHandoff) {
+		t.Fatalf("the failed start changed the session: %s -> %s", before.Harness, after.Harness)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,10 +124,23 @@ var lookPath = exec.LookPath
 // stopped (from), is installed (its program on PATH) and is not limited
 // for owner. It returns "" when none is, with why each was passed over.
 func ChooseFallback(st refstore.Clone, owner, from string, fallbacks []string, now time.Time) (string, []Skipped, error) {
+	all, skipped, err := ChooseFallbacks(st, owner, from, fallbacks, now)
+	if err != nil || len(all) == 0 {
+		return "", skipped, err
+	}
+	// Those after the first were not passed over: they come next.
+	return all[0], skipped, nil
+}
+
+// ChooseFallbacks is every agent of fallbacks that can take over, in
+// order (the first is tried first; the others when it fails to start),
+// and why the others were passed over.
+func ChooseFallbacks(st refstore.Clone, owner, from string, fallbacks []string, now time.Time) ([]string, []Skipped, error) {
 	limited, err := Limited(st, owner, now)
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
+	var ok []string
 	var skipped []Skipped
 	for _, name := range fallbacks {
 		h, err := harness.Lookup(name)
@@ -137,6 +151,7 @@ func ChooseFallback(st refstore.Clone, owner, from string, fallbacks []string, n
 		switch l, isLimited := limited[h.Name]; {
 		case h.Name == HarnessName(from):
 			skipped = append(skipped, Skipped{h.Name, "it is the agent that stopped"})
+		case slices.Contains(ok, h.Name):
 		case h.Binary == "":
 			skipped = append(skipped, Skipped{h.Name, "git-handoff cannot launch it"})
 		case isLimited:
@@ -146,10 +161,10 @@ func ChooseFallback(st refstore.Clone, owner, from string, fallbacks []string, n
 				skipped = append(skipped, Skipped{h.Name, fmt.Sprintf("not installed (%q is not on PATH)", h.Binary)})
 				continue
 			}
-			return h.Name, skipped, nil
+			ok = append(ok, h.Name)
 		}
 	}
-	return "", skipped, nil
+	return ok, skipped, nil
 }
 
 // skippedText says in one line why the fallbacks were passed over.

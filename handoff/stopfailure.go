@@ -115,20 +115,20 @@ func AgentFailure(ctx context.Context, st refstore.Clone, opts AgentFailureOptio
 		res.Why = why + "; " + FallbackKey + " is not set, so nothing continues by itself (`git handoff continue --in AGENT` does it by hand)"
 		return res, nil
 	}
-	to, skipped, err := ChooseFallback(st, s.Owner, h.Name, fallbacks, now)
+	agents, skipped, err := ChooseFallbacks(st, s.Owner, h.Name, fallbacks, now)
 	if err != nil {
 		return res, err
 	}
 	if len(skipped) > 0 {
 		res.Notices = append(res.Notices, "passed over: "+skippedText(skipped))
 	}
-	if to == "" {
+	if len(agents) == 0 {
 		res.Why = why + "; no agent of " + FallbackKey + " can take over"
 		return res, nil
 	}
 	rs := runtimeState(ctx, s.Record)
 	res.InPlace = rs != nil && rs.State == tmuxrt.StateLive
-	res.Continue = &ContinueOptions{ID: s.ID, To: to, From: h.Name, Why: why, Auto: true, Tmux: res.InPlace}
+	res.Continue = &ContinueOptions{ID: s.ID, To: agents[0], Then: agents[1:], From: h.Name, Why: why, Auto: true, Tmux: res.InPlace}
 	res.Why = why
 	return res, nil
 }

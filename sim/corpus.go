@@ -8,12 +8,13 @@ type Case struct {
 	faults bool
 	deaths bool // with process deaths among the faults
 	wide   bool // the widened run (Config.Wide)
+	cont   bool // with the continuation operations (Config.Continue)
 	steps  []Step
 }
 
 // Config is the case's configuration.
 func (c Case) Config() Config {
-	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: !c.deaths, Wide: c.wide}
+	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: !c.deaths, Wide: c.wide, Continue: c.cont}
 }
 
 // Corpus are the runs the simulation failed, shrunk and kept: each must
@@ -684,6 +685,20 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpRetire, Arg: 0xc22d7dd5, Faults: 0xb7fab7189bfc3d70},
 			{Clone: 0, Op: OpSync, Arg: 0x627c0a4d, Faults: 0x5ecae7d104845a6c},
 			{Clone: 2, Op: OpStart, Arg: 0xce7c2c8a, Faults: 0xdf79b74882b74844},
+		},
+	},
+	// Continuation (Config.Continue; sim/continue.go): cases kept together.
+	{
+		// A start whose pending-claim note outlived its recorded claim (a
+		// failed removal), then a continuation of that session: it replaced
+		// the claimed baton the note was known as received by, and the
+		// final start settled the note and delivered the baton again.
+		// Continue now removes such notes first (dropReceivedNotes).
+		name: "a continuation over a claim whose note stayed", seed: 3, faults: true, deaths: true, cont: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0xfce0e974, Faults: 0x521ec92cd0f72948},
+			{Clone: 1, Op: OpStart, Arg: 0x7e99ad80, Faults: 0x9e908fee16468775},
+			{Clone: 1, Op: OpContinueRace, Arg: 0x23f9cec0, Faults: 0x48d73bfbe0c036fd},
 		},
 	},
 }

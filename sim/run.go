@@ -208,6 +208,8 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		return fmt.Sprintf("synced local=%d pushed=%d conflicts=%d retired=%d", len(res.Local), len(res.Pushed), len(res.Conflicts), res.Retired)
 	case OpLeaseTake, OpLeaseRenew, OpLeaseRelease, OpLeaseBreak, OpLeaseExpire:
 		return w.callLease(ctx, c, s, clock)
+	case OpContinue, OpContinueRace, OpContinueFail:
+		return w.callContinue(ctx, c, s, who, clock)
 	}
 	return w.callWide(ctx, c, s, who, clock, arb)
 }
@@ -290,6 +292,7 @@ func (w *world) checkStep(ctx context.Context, i int) {
 			if err != nil {
 				continue
 			}
+			w.noteContinuation(b)
 			w.led.seen[b.ID] = true
 			if b.Live() {
 				w.led.liveAt[id.OID[:refstore.BackIDLen]] = b.ID

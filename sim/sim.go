@@ -62,12 +62,18 @@ const (
 	OpLeaseRelease
 	OpLeaseBreak
 	OpLeaseExpire
+	// Continuation (continue.go), with Config.Continue: after the rest,
+	// so that every earlier op keeps its value.
+	OpContinue
+	OpContinueRace
+	OpContinueFail
 	numOps
 )
 
 var opNames = [numOps]string{"end", "start", "cancel", "dismiss", "sync", "retire",
 	"claim", "undismiss", "replace", "pr-claim", "pr-release", "auto-end",
-	"lease-take", "lease-renew", "lease-release", "lease-break", "lease-expire"}
+	"lease-take", "lease-renew", "lease-release", "lease-break", "lease-expire",
+	"continue", "continue-race", "continue-fail"}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -93,7 +99,8 @@ type Step struct {
 // opConsts are the operations' names in Go, for GoString.
 var opConsts = [numOps]string{"OpEnd", "OpStart", "OpCancel", "OpDismiss", "OpSync", "OpRetire",
 	"OpClaim", "OpUndismiss", "OpReplace", "OpPRClaim", "OpPRRelease", "OpAutoEnd",
-	"OpLeaseTake", "OpLeaseRenew", "OpLeaseRelease", "OpLeaseBreak", "OpLeaseExpire"}
+	"OpLeaseTake", "OpLeaseRenew", "OpLeaseRelease", "OpLeaseBreak", "OpLeaseExpire",
+	"OpContinue", "OpContinueRace", "OpContinueFail"}
 
 // GoString is the step as a line of the corpus (corpus.go), so a shrunk
 // run printed with %#v is pasted there as it is.
@@ -131,6 +138,9 @@ type Config struct {
 	// worked) and the push faults (wide.go: a push delivered twice, late,
 	// or echoed later).
 	Wide bool
+	// Continue adds the continuation operations (continue.go). Off, a
+	// seed gives the steps it gave before they existed.
+	Continue bool
 	// Defect is the planted defect (simdefect; only with the simdefects tag).
 	Defect simdefect.Defect
 	// StopAtFirst stops the run at the first violation.
@@ -167,6 +177,11 @@ func Generate(cfg Config) []Step {
 	}
 	if cfg.NoRetire {
 		weights[OpRetire] = 0
+	}
+	if cfg.Continue {
+		for op, n := range continueWeights {
+			weights[op] = n
+		}
 	}
 	total := 0
 	for _, w := range weights {
@@ -288,6 +303,7 @@ type world struct {
 	late     []latePush
 	claimer  string // the session an explicit claim of this step is for
 	leases   leaseLedger
+	cl       *contLedger
 	log      *sha256Log
 	rep      *Report
 }
@@ -313,6 +329,7 @@ func Run(ctx context.Context, cfg Config, steps []Step) *Report {
 		tick:   7 * time.Minute,
 		led:    newLedger(),
 		leases: leaseLedger{},
+		cl:     newContLedger(),
 		wl:     newWideLedger(),
 		log:    newLog(cfg.Log),
 		rep:    &Report{Seed: cfg.Seed, Faults: map[string]int{}, Outcomes: map[string]int{}},

@@ -160,18 +160,38 @@ type Spec struct {
 // gives its argument to sh -c after expanding #{formats} in it, so every
 // word is quoted for sh, then the whole for tmux's parser, and # doubled.
 func (sp Spec) exitHook() string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`)
+	return `run-shell -b "` + r.Replace(jobCommand(sp.Dir, sp.OnExit)) + `"`
+}
+
+// jobCommand is argv, run in dir, as the argument of tmux's run-shell:
+// given to sh -c after #{formats} are expanded, so every word is quoted
+// for sh and # doubled.
+func jobCommand(dir string, argv []string) string {
 	var b strings.Builder
-	if sp.Dir != "" {
-		b.WriteString("cd " + shQuote(sp.Dir) + " && ")
+	if dir != "" {
+		b.WriteString("cd " + shQuote(dir) + " && ")
 	}
 	b.WriteString("exec")
-	for _, a := range sp.OnExit {
+	for _, a := range argv {
 		b.WriteString(" " + shQuote(a))
 	}
 	b.WriteString(" </dev/null >/dev/null 2>&1")
-	sh := strings.ReplaceAll(b.String(), "#", "##")
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`)
-	return `run-shell -b "` + r.Replace(sh) + `"`
+	return strings.ReplaceAll(b.String(), "#", "##")
+}
+
+// Background has the server run argv in dir as a job of its own, in the
+// background, its output discarded: a process that outlives whoever asked
+// for it and needs no terminal (a watcher of a pane), started the way the
+// server starts its pane-died hook.
+func (s Server) Background(ctx context.Context, dir string, argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("no program to run")
+	}
+	if _, err := s.run(ctx, "run-shell", "-b", jobCommand(dir, argv)); err != nil {
+		return fmt.Errorf("starting %s under tmux: %w", argv[0], err)
+	}
+	return nil
 }
 
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

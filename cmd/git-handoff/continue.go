@@ -43,7 +43,9 @@ func continueCommand(d *deps) *cli.Command {
 			&cli.StringFlag{Name: "from", Hidden: true},
 			&cli.StringFlag{Name: "reason", Hidden: true},
 			&cli.BoolFlag{Name: "auto", Hidden: true},
+			&cli.StringSliceFlag{Name: "then", Hidden: true},
 		},
+		Subcommands: continueWatchCommands(d),
 		Action: func(c *cli.Context) error {
 			modes := 0
 			for _, m := range []string{"tmux", "exec", "print", "preview"} {
@@ -80,9 +82,9 @@ func continueCommand(d *deps) *cli.Command {
 				tmux = handoff.LiveUnderTmux(c.Context, st, id)
 			}
 			res, err := handoff.Continue(c.Context, st, handoff.ContinueOptions{
-				ID: id, To: to, Model: c.String("model"), By: guardHolder(), From: c.String("from"),
+				ID: id, To: to, Then: c.StringSlice("then"), Model: c.String("model"), By: guardHolder(), From: c.String("from"),
 				Why: c.String("reason"), Auto: c.Bool("auto"), Preview: c.Bool("preview"), Tmux: tmux,
-				Grace: c.Duration("stop-timeout"), Launcher: launcher(), Exited: exitedCommand(),
+				Grace: c.Duration("stop-timeout"), Launcher: launcher(), Exited: continueExitedCommand(),
 			}, d.Now)
 			if err != nil {
 				notify(d.stderr, res.Notices)
@@ -232,7 +234,7 @@ func (d *deps) continueUndo(c *cli.Context) error {
 		return err
 	}
 	res, err := handoff.ContinueUndo(c.Context, st, handoff.ContinueUndoOptions{
-		ID: id, By: guardHolder(), Grace: c.Duration("stop-timeout"), Launcher: launcher(), Exited: exitedCommand(),
+		ID: id, By: guardHolder(), Grace: c.Duration("stop-timeout"), Launcher: launcher(), Exited: continueExitedCommand(),
 	}, d.Now)
 	if err != nil {
 		notify(d.stderr, res.Notices)
@@ -277,9 +279,12 @@ func (a agentWorkflows) Failed(ctx context.Context, dir string, opts handoff.Age
 	}
 	co := *dec.Continue
 	co.By = "the failure hook of " + opts.Harness + " (" + guardHolder() + ")"
-	co.Launcher, co.Exited = launcher(), exitedCommand()
+	co.Launcher, co.Exited = launcher(), continueExitedCommand()
 	if dec.InPlace && a.d.detach != nil {
 		args := []string{"continue", "--in", co.To, "--session", co.ID, "--from", co.From, "--reason", co.Why, "--auto", "--tmux"}
+		for _, next := range co.Then {
+			args = append(args, "--then", next)
+		}
 		if err := a.d.detach(st.Dir(), args...); err == nil {
 			return fmt.Sprintf("%s. Session %s continues in %s in its tmux pane.", co.Why, co.ID, co.To), notices, nil
 		}

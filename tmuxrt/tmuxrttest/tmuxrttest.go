@@ -83,6 +83,26 @@ func Agents(t *testing.T, names ...string) string {
 	return dir
 }
 
+// broken is a stand-in agent that cannot start: it says so and exits 1,
+// as a CLI missing its credentials or a dependency does.
+const broken = `#!/bin/sh
+echo "stand-in %[1]s cannot start"
+exit 1
+`
+
+// Broken writes stand-in agents that exit at once with status 1, with
+// the given names, into a new directory, and returns it (for PATH).
+func Broken(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(fmt.Sprintf(broken, n)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // Wait polls the pane of session name until ok says yes, for at most a
 // bounded number of tries (a bound, not a timing claim), and returns the
 // last pane and capture seen.

@@ -26,6 +26,7 @@ func main() {
 	noCrash := flag.Bool("no-crash", false, "inject no process deaths")
 	noRetire := flag.Bool("no-retire", false, "leave retirement out")
 	wide := flag.Bool("wide", false, "the widened run: claim, undismiss, replace, PR claim and release, automatic handoffs; pushes twice, late, echoed")
+	cont := flag.Bool("continue", false, "add the continuation operations: continue by hand, two deciders racing, a fallback that fails to start")
 	planted := flag.Bool("planted", false, "run once per planted defect (needs -tags simdefects)")
 	verbose := flag.Bool("v", false, "print the op log")
 	shrink := flag.Bool("shrink", true, "shrink a failing run's steps")
@@ -34,7 +35,7 @@ func main() {
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults, NoCrash: *noCrash, Wide: *wide}
+	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults, NoCrash: *noCrash, Wide: *wide, Continue: *cont}
 	if *planted {
 		if !simdefect.Built {
 			fmt.Fprintln(os.Stderr, "sim: -planted needs a build with -tags simdefects")
@@ -107,7 +108,7 @@ func fail(ctx context.Context, cfg sim.Config, list []sim.Step, rep *sim.Report,
 			k = kind
 		}
 		small, v := sim.Shrink(ctx, cfg, list, k)
-		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v, NoCrash: %v}, steps):\n", len(small), v, cfg.Seed, cfg.Clones, wide, noFaults, cfg.NoCrash)
+		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v, NoCrash: %v, Continue: %v}, steps):\n", len(small), v, cfg.Seed, cfg.Clones, wide, noFaults, cfg.NoCrash, cfg.Continue)
 		for _, s := range small {
 			fmt.Printf("  %#v\n", s)
 		}
