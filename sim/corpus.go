@@ -701,4 +701,22 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpContinueRace, Arg: 0x23f9cec0, Faults: 0x48d73bfbe0c036fd},
 		},
 	},
+	{
+		// A ref lost at the remote twice, in two versions, each marked: the
+		// clone holding both pushed both to the one ref, which git refuses,
+		// every sync, and the ref stayed unsynced. The join picks the version
+		// that goes back (healMarked).
+		name: "two lost versions of one ref", seed: 1, faults: true, deaths: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpStart, Arg: 0xb5379cb3, Faults: 0x1d6642a335f2a944},
+			{Clone: 1, Op: OpEnd, Arg: 0x23d1584a, Faults: 0x47772972b111b68f},
+			{Clone: 2, Op: OpContinueFail, Arg: 0xc3a0ed11, Faults: 0x73d0e201dbdf617e},
+			{Clone: 1, Op: OpCancel, Arg: 0xcb0b0ce0, Faults: 0xf8dddf4c30008791},
+			{Clone: 2, Op: OpEnd, Arg: 0xb0f5abcd, Faults: 0x3a6877f4fddfbbc7},
+			{Clone: 2, Op: OpStart, Arg: 0x3eb4dee, Faults: 0x468f26c6c9ae659f},
+			{Clone: 1, Op: OpSync, Arg: 0x6c54d3c6, Faults: 0x86f77b44c000fafc},
+			{Clone: 2, Op: OpEnd, Arg: 0xf2715bd9, Faults: 0x8671ea5216ce68a8},
+			{Clone: 2, Op: OpStart, Arg: 0x39b1194b, Faults: 0x98f48954488b3919},
+		},
+	},
 }

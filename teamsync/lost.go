@@ -454,16 +454,25 @@ func marked(ids map[string]string) map[string]lostMark {
 // to its ref when the remote has none there (a ref written anew since is
 // healed), and removes the mark.
 func healMarked(ctx context.Context, st refstore.Clone, remote string, marks map[string]lostMark) []string {
+	// The versions of each ref lost there that this clone holds: more than
+	// one when a ref was lost, written anew and lost again (found by the
+	// simulation, seed 1 with continuation: both pushed to one ref). The
+	// join picks the one that goes back; every mark of the ref goes.
+	held := map[string][]string{} // ref -> marks held here
+	for _, mark := range slices.Sorted(maps.Keys(marks)) {
+		if _, err := st.ReadObject(ctx, marks[mark].oid); err == nil {
+			held[marks[mark].ref] = append(held[marks[mark].ref], mark)
+		}
+	}
 	var ups, done []refstore.Update
 	var notes []string
-	for _, mark := range slices.Sorted(maps.Keys(marks)) {
-		m := marks[mark]
-		if _, err := st.ReadObject(ctx, m.oid); err != nil {
-			continue // not ours to heal
+	for _, ref := range slices.Sorted(maps.Keys(held)) {
+		oid := bestHeld(ctx, st, ref, marks, held[ref])
+		for _, mark := range held[ref] {
+			done = append(done, refstore.Update{Ref: mark, Old: marks[mark].at})
 		}
-		ups = append(ups, refstore.Update{Ref: m.ref, New: m.oid})
-		done = append(done, refstore.Update{Ref: mark, Old: m.at})
-		notes = append(notes, fmt.Sprintf("healed %s's %s: a teammate found it naming object %s, which %s had lost (its gc raced a push); pushed again from here", remote, m.ref, m.oid, remote))
+		ups = append(ups, refstore.Update{Ref: ref, New: oid})
+		notes = append(notes, fmt.Sprintf("healed %s's %s: a teammate found it naming object %s, which %s had lost (its gc raced a push); pushed again from here", remote, ref, oid, remote))
 	}
 	if len(ups) == 0 {
 		return nil
@@ -475,6 +484,34 @@ func healMarked(ctx context.Context, st refstore.Clone, remote string, marks map
 		notes = append(notes, fmt.Sprintf("removing the marks of what %s lost: %v", remote, err))
 	}
 	return notes
+}
+
+// bestHeld is the version of ref, among the lost ones the marks name,
+// that the join keeps: the first, when they cannot be read as records.
+func bestHeld(ctx context.Context, st refstore.Clone, ref string, marks map[string]lostMark, held []string) string {
+	k := kindOf(ref)
+	var best *version
+	for _, mark := range held {
+		e, err := st.ReadObject(ctx, marks[mark].oid)
+		if err != nil || k == nil {
+			continue
+		}
+		v, err := read(k, ref, e)
+		if err != nil {
+			continue
+		}
+		if best == nil {
+			best = v
+			continue
+		}
+		if w := decide(k, ref, best, v, storeLookup(ctx, st)).winner; w != nil {
+			best = w
+		}
+	}
+	if best == nil {
+		return marks[held[0]].oid
+	}
+	return best.oid
 }
 
 // unhealed are the refs marks name whose objects this clone lacks (ref →
