@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/teamsync"
@@ -70,7 +71,22 @@ func (a agentWorkflows) Stop(ctx context.Context, dir string, opts handoff.Agent
 	if err != nil {
 		return handoff.AgentStopResult{}, err
 	}
-	return handoff.AgentStop(ctx, st, opts, a.d.Now)
+	res, err := handoff.AgentStop(ctx, st, opts, a.d.Now)
+	if err == nil && res.Session != "" {
+		res.Notices = append(res.Notices, renewTurn(ctx, st, res.Session, a.d.Now)...)
+	}
+	return res, err
+}
+
+// renewTurn renews, at the end of an agent's turn, the session's leases
+// whose renewal is due; a failure is a notice (the agent goes on, and the
+// next turn tries again while the lease has time left).
+func renewTurn(ctx context.Context, st *refstore.Store, id string, now handoff.Clock) []string {
+	open := func(ctx context.Context) (lease.Board, error) { return teamsync.LeaseBoard(ctx, st, false) }
+	if _, err := handoff.LeaseRenewTurn(ctx, st, id, open, now); err != nil {
+		return []string{fmt.Sprintf("the leases of session %s were not renewed: %v", id, err)}
+	}
+	return nil
 }
 
 func (a agentWorkflows) End(ctx context.Context, dir string, opts handoff.AgentEndOptions) (string, error) {
