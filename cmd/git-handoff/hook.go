@@ -160,6 +160,31 @@ func (h hookDeps) WaitingBaton(ctx context.Context, branch string) (hooks.Waitin
 	return w, true, nil
 }
 
+// PathLeases are the path leases other sessions hold, as this clone's
+// copies have them: a commit is checked against what this clone knows,
+// with no fetch.
+func (h hookDeps) PathLeases(ctx context.Context, session string) ([]hooks.PathLease, error) {
+	st, err := h.d.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := lease.Views(ctx, st.Local(), s, session, false, h.d.Now())
+	if err != nil {
+		return nil, err
+	}
+	var out []hooks.PathLease
+	for _, v := range vs {
+		if v.Held() && !v.Mine && !v.Expired && v.Key.Kind == lease.KindPath {
+			out = append(out, hooks.PathLease{Key: v.Record.Key, Session: v.Session, Owner: v.Owner, Agent: v.Agent, FreesAt: v.FreesAt})
+		}
+	}
+	return out, nil
+}
+
 // PushRecords syncs our records with remote when `git handoff init` set it
 // up; other remotes (or a URL) get nothing.
 func (h hookDeps) PushRecords(ctx context.Context, remote, _ string) error {
