@@ -64,7 +64,9 @@
 // reftable) the commit goes to git-handoff instead of the shim's fast
 // path, and prepare-commit-msg warns on stderr when the staged paths fall
 // under another session's path lease (leases.go; Deps that implement
-// LeaseReader). With no path lease the commit costs what it did.
+// LeaseReader). With no path lease the commit costs what it did: whether
+// packed-refs holds one is kept in <git dir>/handoff-hook-leased while that
+// is newer than packed-refs.
 //
 // # Two forms
 //

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/lease"
 )
 
@@ -93,11 +94,18 @@ func TestUnboundCommitWarnsOnlyWhenLeased(t *testing.T) {
 		e.install(dir)
 		e.git(dir, "config", "handoff.commitHook", "always")
 		e.refresh(dir)
+		e.git(dir, "pack-refs", "--all")
 		e.resetLog()
 		e.stage(dir, "src/a.go")
 		e.git(dir, "commit", "-q", "-m", "free")
 		if s := e.starts(); s != nil {
 			t.Fatalf("git-handoff started with nothing leased: %q", s)
+		}
+		// What packed-refs holds is remembered until it changes.
+		if gittest.RefFormat(t, dir) != "reftable" {
+			if got := readFile(t, filepath.Join(dir, ".git", "handoff-hook-leased")); got != "0\n" {
+				t.Fatalf("handoff-hook-leased = %q, want 0", got)
+			}
 		}
 		e.lease(dir, "path:*.go", "s-ann", "held")
 		e.stage(dir, "src/b.go")

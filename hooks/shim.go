@@ -177,15 +177,27 @@ fast() {
 # leased: a path lease may be held (a ref under refs/ao/leases/path/,
 # loose, packed or, in a reftable, listed by git). Then git-handoff runs,
 # to warn when the commit touches another session's leased files; with
-# none, the commit never pays for it.
+# none, the commit never pays for it. What packed-refs holds is kept in
+# GITDIR/handoff-hook-leased while that is newer than packed-refs, so a
+# commit greps it only after it changed.
 leased() {
 	lc=$d
 	if [ -f "$d/commondir" ]; then
 		read -r lc <"$d/commondir"
 		case $lc in /*) ;; *) lc=$d/$lc ;; esac
 	fi
-	[ -d "$lc/refs/ao/leases/path" ] || grep -qs ' refs/ao/leases/path/' "$lc/packed-refs" ||
-		{ [ -d "$lc/reftable" ] && [ -n "$(git for-each-ref --count=1 --format=x refs/ao/leases/path/)" ]; }
+	[ ! -d "$lc/refs/ao/leases/path" ] || return 0
+	if [ -f "$lc/packed-refs" ]; then
+		lp=$d/handoff-hook-leased la=
+		[ "$lp" -nt "$lc/packed-refs" ] && read -r la <"$lp"
+		if [ -z "$la" ]; then
+			la=0
+			grep -qs ' refs/ao/leases/path/' "$lc/packed-refs" && la=1
+			printf '%s\n' "$la" 2>/dev/null >"$lp"
+		fi
+		[ "$la" = 0 ] || return 0
+	fi
+	[ -d "$lc/reftable" ] && [ -n "$(git for-each-ref --count=1 --format=x refs/ao/leases/path/)" ]
 }
 if [ -z "$` + SessionEnv + `" ]; then
 ` + indent(gitDirLines) + `	r=
