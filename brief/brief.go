@@ -41,7 +41,10 @@ type Input struct {
 	Progress string
 	// PR is the Markdown facts of the pull request the session owns; it
 	// may be trimmed like the sections after it.
-	PR     string
+	PR string
+	// Leases are those held on this repository as this clone last saw
+	// them: other sessions' and (Mine) the session's own.
+	Leases []Lease
 	Recent []refstore.Commit
 	Now    time.Time
 }
@@ -70,6 +73,7 @@ func Render(in Input, maxBytes int) (text string, fits bool) {
 	if b.Len()+len(line) <= maxBytes {
 		b.WriteString(line)
 	}
+	appendTrimmed(&b, leaseSection(in.Leases, in.Now), maxBytes)
 	appendTrimmed(&b, progressSection(in.Progress), maxBytes)
 	appendTrimmed(&b, lines(in.PR), maxBytes)
 	appendTrimmed(&b, recentSection(in), maxBytes)

@@ -188,6 +188,7 @@ func goingOnBrief(ctx context.Context, st refstore.Clone, s session.Record, now 
 	if err != nil {
 		return sessionBrief{}, err
 	}
+	g.addLeases(ctx, st, s.ID)
 	waiting := withClaimed(ctx, st, s, &g, who)
 	out := sessionBrief{baton: g.input.Baton, notices: g.notices}
 	g.input.Package = s.HandoffPackage

@@ -3,9 +3,11 @@ package handoff
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/brief"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
@@ -59,7 +61,12 @@ func Brief(ctx context.Context, st refstore.Clone, opts BriefOptions, clock Cloc
 			g.notices = append(g.notices, note)
 		}
 	}
-	if id, err := SessionID(st, opts.Session); err == nil && id != "" {
+	id, err := SessionID(st, opts.Session)
+	if err != nil {
+		id = ""
+	}
+	g.addLeases(ctx, st, id)
+	if id != "" {
 		if s, err := sessionFor(ctx, st, id, opts.Record); err == nil {
 			g.input.Package = s.HandoffPackage
 			if opts.Claimed {
@@ -92,4 +99,51 @@ func sessionFor(ctx context.Context, st refstore.Records, id string, rec *sessio
 		return session.Stored{Record: *rec}, nil
 	}
 	return session.Read(ctx, st, id)
+}
+
+// addLeases lists in g's brief the leases held on this repository, from
+// this clone's copies (a brief is read at every start: it fetches
+// nothing), session's own marked as its; leases that cannot be read are
+// a notice.
+func (g *gathered) addLeases(ctx context.Context, st refstore.Clone, session string) {
+	ls, err := briefLeases(ctx, st, session, g.input.Now)
+	if err != nil {
+		g.notices = append(g.notices, "the leases were left out of the brief: "+err.Error())
+	}
+	g.input.Leases = ls
+}
+
+// briefLeases are the leases held as this clone's copies have them, for
+// a brief or package written for session.
+func briefLeases(ctx context.Context, st refstore.Clone, session string, now time.Time) ([]brief.Lease, error) {
+	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef)
+	if err != nil || len(s.Leases) == 0 {
+		return nil, err
+	}
+	vs, err := lease.Views(ctx, st.Local(), s, session, false, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]brief.Lease, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, brief.Lease{Key: v.Record.Key, Session: v.Session, Owner: v.Owner, Agent: v.Agent,
+			Note: v.Note, Mine: v.Mine, FreesAt: v.FreesAt, Expired: v.Expired})
+	}
+	return out, nil
+}
+
+// packageLeases is the handoff package's section on the leases session
+// old holds here, which the replacement hands to its successor.
+func packageLeases(ctx context.Context, st refstore.Clone, old string, now time.Time) string {
+	ls, err := briefLeases(ctx, st, old, now)
+	if err != nil {
+		return ""
+	}
+	var mine []brief.Lease
+	for _, l := range ls {
+		if l.Mine {
+			mine = append(mine, l)
+		}
+	}
+	return brief.PackageLeases(mine)
 }

@@ -237,3 +237,54 @@ func LeasesToSuccessor(ctx context.Context, st refstore.Clone, b lease.Board, fr
 	}
 	return lease.HandOver(ctx, st, b, from, h, lease.Clock(clock))
 }
+
+// LeaseRenewTurn renews the leases session id holds whose renewal is due,
+// for the agents' hooks at the end of every turn: while the session is
+// alive its leases never lapse. With none due (the common turn) it reads
+// this clone's refs alone and never opens the board (open), so a turn
+// pays no fetch and no search for the arbiter.
+func LeaseRenewTurn(ctx context.Context, st refstore.Clone, id string, open func(context.Context) (lease.Board, error), clock Clock) (lease.Result, error) {
+	if id == "" {
+		return lease.Result{}, nil
+	}
+	b := &lazyBoard{open: open}
+	r, err := lease.Renew(ctx, st, b, id, nil, lease.Clock(clock))
+	if b.b != nil {
+		r.Where = b.b.Where()
+	}
+	return r, err
+}
+
+// lazyBoard opens its board at the first read, so that an operation that
+// needs none (a renewal with nothing due) never looks for it.
+type lazyBoard struct {
+	open func(context.Context) (lease.Board, error)
+	b    lease.Board
+}
+
+func (l *lazyBoard) Where() string {
+	if l.b == nil {
+		return "the arbiter"
+	}
+	return l.b.Where()
+}
+
+func (l *lazyBoard) Local() bool { return l.b != nil && l.b.Local() }
+
+func (l *lazyBoard) Snapshot(ctx context.Context) (lease.Snapshot, error) {
+	if l.b == nil {
+		b, err := l.open(ctx)
+		if err != nil {
+			return lease.Snapshot{}, err
+		}
+		l.b = b
+	}
+	return l.b.Snapshot(ctx)
+}
+
+func (l *lazyBoard) Swap(ctx context.Context, msg string, ups []refstore.Update) error {
+	if l.b == nil {
+		return errors.New("lease board: swap before any read")
+	}
+	return l.b.Swap(ctx, msg, ups)
+}

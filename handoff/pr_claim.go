@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/git-handoff/git-handoff/ghpr/prdata"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -20,6 +22,10 @@ type PRClaimOptions struct {
 	Assign     bool   // assign the pull request to the token's user
 	Label      string // add this label; "" = none
 	NoComment  bool   // leave the ownership comment alone
+	// Leases is where the pull request's lease (pr:N) is decided: the
+	// claiming session takes it before the swap, and another session
+	// holding it refuses the claim (*lease.HeldError). nil takes none.
+	Leases lease.Board
 }
 
 // PRClaimResult is what a claim did, in git and then on GitHub.
@@ -27,6 +33,9 @@ type PRClaimResult struct {
 	Number int // the pull request, also when the claim failed
 	prown.ClaimResult
 	GitHub PRGitHub
+	// Lease is what was done to the lease pr:N (taken, already the
+	// session's, taken over); nil when none was taken.
+	Lease *lease.Outcome
 }
 
 // PRGitHub says what was done on GitHub after the swap in git.
@@ -88,7 +97,17 @@ func PRClaim(ctx context.Context, st refstore.Clone, gh PRHost, opts PRClaimOpti
 		return res, fmt.Errorf("%s: #%d is %s: %w", doing, res.Number, pr.State, prdata.ErrNotOpen)
 	}
 
-	// 2. The swap in git: the source of truth.
+	// 2. The lease: one session works on the pull request.
+	pl := prLeasing{st: st, b: opts.Leases, session: session, key: lease.Key{Kind: lease.KindPR, Value: strconv.Itoa(res.Number)}, clock: clock}
+	owner := ""
+	if rec, err := prown.Read(ctx, st, repo, res.Number); err == nil {
+		owner = rec.OwnerSession
+	}
+	if err := pl.before(ctx, owner); err != nil {
+		return res, fmt.Errorf("%s: %w", doing, err)
+	}
+
+	// 3. The swap in git: the source of truth.
 	notices := res.Notices
 	claim, err := prown.Claim(ctx, st, prown.ClaimOptions{
 		Repo: repo, Number: res.Number, URL: pr.URL, Session: session, NoTakeover: opts.NoTakeover,
@@ -96,12 +115,113 @@ func PRClaim(ctx context.Context, st refstore.Clone, gh PRHost, opts PRClaimOpti
 	res.ClaimResult = claim
 	res.Notices = append(notices, claim.Notices...)
 	if err != nil {
+		res.Notices = append(res.Notices, pl.undo(ctx)...)
 		return res, fmt.Errorf("%s: %w", doing, err)
 	}
+	res.Notices = append(res.Notices, pl.after(ctx, repo, res.Number, owner)...)
+	res.Lease = pl.outcome
 
-	// 3. GitHub, only now.
+	// 4. GitHub, only now.
 	res.GitHub = onGitHub(ctx, gh, opts, res.Number, pr, claim.Record.Record)
 	return res, nil
+}
+
+// PRLeaseNote is the note of a lease pr:N taken with the pull request's
+// ownership.
+const PRLeaseNote = "with the ownership of the pull request (pr claim)"
+
+// prLeasing holds the lease of the pull request a session claims (pr:N)
+// for it, at board b (nil: none is taken). It is taken before the swap:
+// another session holding it refuses the claim (*lease.HeldError, exit 5)
+// when it took it by `lease take`. One that holds it with the ownership
+// (PRLeaseNote: its own pr claim, even one whose swap has not landed yet)
+// or owns the pull request leaves the claim to ownership's rules, as
+// before leases (--no-takeover), and a claim that stands takes the lease
+// over (a break, in the log, then a take). A lease that cannot be decided
+// otherwise (the arbiter unreachable) is a notice: ownership is decided
+// in git whatever the leases.
+type prLeasing struct {
+	st      refstore.Clone
+	b       lease.Board
+	session string
+	key     lease.Key
+	clock   Clock
+	taken   bool // taken anew by this claim: released if the swap fails
+	later   bool // held by the owner: taken once the claim stands
+	notice  string
+	outcome *lease.Outcome
+}
+
+func (p *prLeasing) take(ctx context.Context) error {
+	// The take's own notices (decided in this clone only, a session
+	// without a record) are left out: the outcome says where.
+	lr, err := LeaseTake(ctx, p.st, p.b, LeaseOptions{Keys: []string{p.key.String()}, Session: p.session, Note: PRLeaseNote}, p.clock)
+	if err != nil {
+		return err
+	}
+	for _, o := range lr.Leases {
+		if o.Key == p.key {
+			p.outcome, p.taken = &o, o.Action != lease.Mine
+		}
+	}
+	return nil
+}
+
+// before takes the lease, or refuses the claim; owner is the pull
+// request's owner now ("" none).
+func (p *prLeasing) before(ctx context.Context, owner string) error {
+	if p.b == nil {
+		return nil
+	}
+	err := p.take(ctx)
+	var held *lease.HeldError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &held):
+		p.notice = fmt.Sprintf("the lease %s was not taken (%v): take it with `git handoff lease take %s`", p.key, err, p.key)
+		return nil
+	case held.By.Note == PRLeaseNote || owner != "" && owner != p.session && held.By.Session == owner:
+		p.later = true
+		return nil
+	}
+	return fmt.Errorf("%w (once its holder is gone, `git handoff lease break %s --reason R` frees it)", err, p.key)
+}
+
+// after runs once the claim stands: a takeover takes the lease of the
+// owner before it, unless another claim took the pull request since.
+func (p *prLeasing) after(ctx context.Context, repo string, n int, owner string) []string {
+	if p.later {
+		if rec, err := prown.Read(ctx, p.st, repo, n); err == nil && rec.OwnerSession == p.session {
+			from := "the pull request over"
+			if owner != "" {
+				from += " from session " + owner
+			}
+			_, err := lease.Break(ctx, p.st, p.b, p.key, "session "+p.session, "pr claim took "+from, lease.Clock(p.clock))
+			if err == nil || errors.Is(err, refstore.ErrNotFound) {
+				err = p.take(ctx)
+			}
+			if err != nil {
+				p.notice = fmt.Sprintf("the lease %s was not taken over (%v): `git handoff lease take %s`", p.key, err, p.key)
+			}
+		}
+	}
+	if p.notice != "" {
+		return []string{p.notice}
+	}
+	return nil
+}
+
+// undo releases a lease taken anew for a claim that failed.
+func (p *prLeasing) undo(ctx context.Context) []string {
+	if !p.taken {
+		return nil
+	}
+	p.outcome = nil
+	if _, err := lease.Release(ctx, p.st, p.b, p.session, []lease.Key{p.key}, "the claim of the pull request failed", lease.Clock(p.clock)); err != nil {
+		return []string{fmt.Sprintf("the lease %s taken for the claim was not released (%v): `git handoff lease release %s`", p.key, err, p.key)}
+	}
+	return nil
 }
 
 // prToClaim reads the pull request to claim: num, else the open one of

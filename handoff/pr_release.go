@@ -2,9 +2,12 @@ package handoff
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/git-handoff/git-handoff/ghpr/prdata"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -17,12 +20,19 @@ type PRReleaseOptions struct {
 	// Connect reaches GitHub to edit the comment; only called when there
 	// is one to edit.
 	Connect Connect
+	// Leases is where the released owner's lease pr:N is freed; nil
+	// frees none.
+	Leases lease.Board
 }
 
 // PRReleaseResult is what a release did, in git and then on GitHub.
 type PRReleaseResult struct {
 	prown.ReleaseResult
 	GitHub PRGitHub // Comment: updated, none, skipped or failed
+	// Lease is the released owner's lease pr:N, freed; nil when it held
+	// none (or none was asked to be freed).
+	Lease   *lease.Outcome
+	Notices []string
 }
 
 // PRRelease leaves the pull request without an owner (prown.Release), then
@@ -34,6 +44,7 @@ func PRRelease(ctx context.Context, st refstore.Clone, opts PRReleaseOptions, cl
 		return PRReleaseResult{}, fmt.Errorf("releasing #%d: %w", opts.Number, err)
 	}
 	res := PRReleaseResult{ReleaseResult: rel, GitHub: PRGitHub{Comment: CommentSkipped}}
+	res.Lease, res.Notices = releasePRLease(ctx, st, opts.Leases, rel.Previous, opts.Number, clock)
 	if opts.NoComment {
 		return res, nil
 	}
@@ -66,4 +77,29 @@ func editReleased(ctx context.Context, connect Connect, n int, rec prown.Record)
 	}
 	// Without a token this is an *AuthError before any request.
 	return gh.EditOwnershipComment(ctx, n, prdata.RenderOwnershipComment(prown.Comment(rec)))
+}
+
+// releasePRLease frees the lease pr:n that the released owner held. A
+// lease another session holds stays theirs; one nobody holds is nothing to
+// do; a board that cannot be reached is a notice (the lease then expires
+// once its holder stops renewing it).
+func releasePRLease(ctx context.Context, st refstore.Clone, b lease.Board, owner string, n int, clock Clock) (*lease.Outcome, []string) {
+	if b == nil || owner == "" {
+		return nil, nil
+	}
+	key := lease.Key{Kind: lease.KindPR, Value: strconv.Itoa(n)}
+	r, err := lease.Release(ctx, st, b, owner, []lease.Key{key}, "its pull request was released", lease.Clock(clock))
+	var nh *lease.NotHolderError
+	switch {
+	case errors.As(err, &nh):
+		return nil, nil
+	case err != nil:
+		return nil, []string{fmt.Sprintf("the lease %s of session %s was not released (%v): `git handoff lease release %s --session %s`", key, owner, err, key, owner)}
+	}
+	for _, o := range r.Leases {
+		if o.Action == lease.Released {
+			return &o, nil
+		}
+	}
+	return nil, nil
 }

@@ -85,6 +85,9 @@ func SessionReplace(ctx context.Context, st refstore.Clone, opts SessionReplaceO
 			notices = append(notices, fmt.Sprintf("%s#%d stays owned by %s; `git handoff pr route %d` leads to its successor (pass --claim-pr to move it)", prev.PR.Repo, prev.PR.Number, prev.ID, prev.PR.Number))
 		}
 	}
+	if err == nil && ro.Context != session.ContextNone {
+		ro.PackageExtra += packageLeases(ctx, st, ro.OldID, now)
+	}
 	if ro.NewID == "" {
 		ro.NewID = session.NewID() // named in the package's snapshot section
 	}

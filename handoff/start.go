@@ -204,6 +204,7 @@ func (s *starting) readBrief(ctx context.Context) (*startPass, error) {
 	if p.brief, err = gather(ctx, s.st, s.who, p.now); err != nil {
 		return nil, err
 	}
+	p.brief.addLeases(ctx, s.st, s.id)
 	s.notices.addAll(p.brief.notices)
 	return p, nil
 }

@@ -57,6 +57,17 @@
 // Bindings are read through git, so the decision holds on reftable too; a
 // binding file counts whatever git says, since the shim finds it first.
 //
+// # Leases at commit time
+//
+// A commit is never blocked by a lease. While a path lease ref exists
+// (refs/ao/leases/path/, which the shim tests with builtins, or git on
+// reftable) the commit goes to git-handoff instead of the shim's fast
+// path, and prepare-commit-msg warns on stderr when the staged paths fall
+// under another session's path lease (leases.go; Deps that implement
+// LeaseReader). With no path lease the commit costs what it did: whether
+// packed-refs holds one is kept in <git dir>/handoff-hook-leased while that
+// is newer than packed-refs.
+//
 // # Two forms
 //
 // Hook files (FormFiles) are what every git runs: our shim takes the hook's

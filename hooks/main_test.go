@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -138,4 +139,32 @@ func (d envDeps) PushRecords(ctx context.Context, remote, url string) error {
 	_, err := refstore.Git(ctx, ".", false, nil, "push", "--no-verify", "--quiet", remote,
 		"+refs/ao/sessions/*:refs/ao/sessions/*", "+refs/ao/handoffs/*:refs/ao/handoffs/*")
 	return err
+}
+
+// PathLeases reads the path leases under refs/ao/leases/path/ held by
+// another session than session; the test writes them as plain JSON with
+// the record's key, state and holder.
+func (d envDeps) PathLeases(ctx context.Context, session string) ([]hooks.PathLease, error) {
+	if err := d.fail(ctx); err != nil {
+		return nil, err
+	}
+	out, err := refstore.Git(ctx, ".", false, nil, "for-each-ref", "--format=%(objectname)", "refs/ao/leases/path/")
+	if err != nil {
+		return nil, err
+	}
+	var held []hooks.PathLease
+	for _, oid := range strings.Fields(string(out)) {
+		blob, err := refstore.Git(ctx, ".", false, nil, "cat-file", "blob", oid)
+		if err != nil {
+			return nil, err
+		}
+		var r struct{ Key, State, Session, Owner, Agent string }
+		if err := json.Unmarshal(blob, &r); err != nil {
+			return nil, err
+		}
+		if r.State == "held" && r.Session != session {
+			held = append(held, hooks.PathLease{Key: r.Key, Session: r.Session, Owner: r.Owner, Agent: r.Agent})
+		}
+	}
+	return held, nil
 }

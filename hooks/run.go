@@ -116,7 +116,7 @@ func runHook(ctx context.Context, name string, args []string, stderr io.Writer, 
 	}
 	switch name {
 	case PrepareCommitMsg:
-		return prepareCommitMsg(ctx, args, deps)
+		return prepareCommitMsg(ctx, args, stderr, deps)
 	case PostCheckout:
 		return postCheckout(ctx, args, stderr, deps)
 	case PrePush:
@@ -125,28 +125,34 @@ func runHook(ctx context.Context, name string, args []string, stderr io.Writer, 
 	return nil
 }
 
-// prepareCommitMsg adds our trailers; args are the message file, then
+// prepareCommitMsg adds our trailers, and warns when the commit touches
+// another session's path lease; args are the message file, then
 // optionally the source and a commit id.
-func prepareCommitMsg(ctx context.Context, args []string, deps Deps) error {
+func prepareCommitMsg(ctx context.Context, args []string, stderr io.Writer, deps Deps) error {
 	if len(args) < 1 {
 		return errors.New("missing message file argument")
-	}
-	// A message from commit.template or -t opens in an editor, and git
-	// aborts if it comes back unchanged; our trailers would defeat that.
-	if len(args) > 1 && args[1] == "template" {
-		return nil
 	}
 	s, ok, err := deps.BoundSession(ctx)
 	if err != nil {
 		return fmt.Errorf("reading bound session: %w", err)
 	}
-	if !ok {
-		return nil
+	id := ""
+	if ok {
+		id = s.ID
+	}
+	var leaseErr error
+	if err := warnLeased(ctx, stderr, deps, id); err != nil {
+		leaseErr = fmt.Errorf("checking leases: %w", err)
+	}
+	// A message from commit.template or -t opens in an editor, and git
+	// aborts if it comes back unchanged; our trailers would defeat that.
+	if !ok || len(args) > 1 && args[1] == "template" {
+		return leaseErr
 	}
 	if err := addTrailers(ctx, args[0], s); err != nil {
-		return fmt.Errorf("adding trailers: %w", err)
+		return errors.Join(fmt.Errorf("adding trailers: %w", err), leaseErr)
 	}
-	return nil
+	return leaseErr
 }
 
 // postCheckout prints one line when a baton waits on the branch just

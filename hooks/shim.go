@@ -8,7 +8,7 @@ import (
 
 // ShimVersion changes whenever the text of any shim changes, so Check can
 // tell a current shim from a stale one left by an older git-handoff.
-const ShimVersion = 7
+const ShimVersion = 8
 
 // shimMarker starts the second line of every shim; it is how Install, Check
 // and Uninstall recognise a hook as ours whatever its version.
@@ -174,6 +174,31 @@ fast() {
 		git interpret-trailers --in-place --where end --if-exists doNothing --if-missing add "$@" "$f" 2>/dev/null || return 1 ;;
 	esac
 }
+# leased: a path lease may be held (a ref under refs/ao/leases/path/,
+# loose, packed or, in a reftable, listed by git). Then git-handoff runs,
+# to warn when the commit touches another session's leased files; with
+# none, the commit never pays for it. What packed-refs holds is kept in
+# GITDIR/handoff-hook-leased while that is newer than packed-refs, so a
+# commit greps it only after it changed.
+leased() {
+	lc=$d
+	if [ -f "$d/commondir" ]; then
+		read -r lc <"$d/commondir"
+		case $lc in /*) ;; *) lc=$d/$lc ;; esac
+	fi
+	[ ! -d "$lc/refs/ao/leases/path" ] || return 0
+	if [ -f "$lc/packed-refs" ]; then
+		lp=$d/handoff-hook-leased la=
+		[ "$lp" -nt "$lc/packed-refs" ] && read -r la <"$lp"
+		if [ -z "$la" ]; then
+			la=0
+			grep -qs ' refs/ao/leases/path/' "$lc/packed-refs" && la=1
+			printf '%s\n' "$la" 2>/dev/null >"$lp"
+		fi
+		[ "$la" = 0 ] || return 0
+	fi
+	[ -d "$lc/reftable" ] && [ -n "$(git for-each-ref --count=1 --format=x refs/ao/leases/path/)" ]
+}
 if [ -z "$` + SessionEnv + `" ]; then
 ` + indent(gitDirLines) + `	r=
 	if [ -f "$d/refs/worktree/ao/session" ]; then
@@ -186,12 +211,15 @@ if [ -z "$` + SessionEnv + `" ]; then
 			read -r c <"$d/commondir"
 			case $c in /*) ;; *) c=$d/$c ;; esac
 		fi
-		[ -d "$c/reftable" ] || exit 0
-		r=$(git symbolic-ref -q refs/worktree/ao/session 2>/dev/null) || exit 0
+		if [ -d "$c/reftable" ]; then
+			r=$(git symbolic-ref -q refs/worktree/ao/session 2>/dev/null) || r=
+		fi
+		# Unbound: only a path lease gives git-handoff anything to say.
+		[ -n "$r" ] || leased || exit 0
 	fi
 	case ${2-}:${r#ref: } in
 	message:refs/ao/sessions/*[!A-Za-z0-9._@+-]* | message:refs/ao/sessions/) ;;
-	message:refs/ao/sessions/*) fast "$1" "${r#ref: }" && exit 0 ;;
+	message:refs/ao/sessions/*) leased || { fast "$1" "${r#ref: }" && exit 0; } ;;
 	esac
 fi
 %INVOKE% </dev/null || :

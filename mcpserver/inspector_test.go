@@ -122,7 +122,7 @@ func TestInspector(t *testing.T) {
 			t.Errorf("%s: schemas of type %v and %v, want object", tl.Name, tl.InputSchema["type"], tl.OutputSchema["type"])
 		}
 	}
-	if got, want := strings.Join(names, " "), "bootstrap cancel_handoff handoff_list handoff_show pr_route session_continue session_end session_replace session_start"; got != want {
+	if got, want := strings.Join(names, " "), "bootstrap cancel_handoff handoff_list handoff_show lease_list lease_release lease_take pr_route session_continue session_end session_replace session_start"; got != want {
 		t.Errorf("tools = %s, want %s", got, want)
 	}
 
@@ -211,6 +211,24 @@ func TestInspector(t *testing.T) {
 	if got := gittest.Run(t, repo, "for-each-ref", "--format=%(refname)", "refs/ao/sessions/"); !strings.Contains(got, "s-inspected") {
 		t.Errorf("session refs after session_start: %q", got)
 	}
+
+	// A lease, the key given as one string where a list is wanted; then
+	// another session refused as a tool error naming the holder.
+	r, code = callTool("lease_take", "keys=#42", "session=s-inspected")
+	var took view.LeaseResult
+	if code != 0 || r.IsError || json.Unmarshal(r.StructuredContent, &took) != nil || len(took.Leases) != 1 || took.Leases[0].Key != "issue:42" || !took.Leases[0].Lease.Mine {
+		t.Fatalf("lease_take keys=#42: exit %d, %+v", code, r)
+	}
+	check("lease_take", r)
+	r, code = callTool("lease_take", "keys=issue:42", "session=s-rival")
+	if code == 0 || !r.IsError || len(r.Content) == 0 || !strings.Contains(r.Content[0].Text, "held by session s-inspected") {
+		t.Errorf("lease_take of a held key: exit %d, %+v; want a tool error naming s-inspected", code, r)
+	}
+	r, code = callTool("lease_list")
+	if code != 0 || r.IsError {
+		t.Fatalf("lease_list: exit %d, %+v", code, r)
+	}
+	check("lease_list", r)
 
 	// A tool error reaches the client as one (isError), with the CLI's text.
 	r, code = callTool("session_start", "session=s-inspected")

@@ -1,6 +1,6 @@
 // Package mcpserver serves the handoff workflows as MCP tools: the same
 // functions `git handoff start`, `end`, `show`, `list`, `cancel`, `brief`,
-// `session replace` and `pr route` call, with inputs taken as agents send
+// `session replace`, `pr route` and `lease take|release|list` call, with inputs taken as agents send
 // them and results given twice: Markdown for the model to read, and the
 // CLI's --json shape (package view's) as structuredContent, with what the
 // CLI prints as null left out. The waiting baton is also a
@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -50,6 +51,9 @@ type Deps struct {
 	// outlives this server (session_continue under tmux stops the agent,
 	// and with it this server); nil continues without tmux.
 	Detach func(args ...string) error
+	// LeaseBoard is where leases are decided (the CLI's: the arbiter
+	// remote, else this clone); nil decides in this clone.
+	LeaseBoard func(ctx context.Context, st refstore.Clone) (lease.Board, error)
 	// Log receives the server's own messages (stderr: stdout is the
 	// protocol's).
 	Log io.Writer

@@ -186,7 +186,7 @@ func TestSchemasPortable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"bootstrap", "cancel_handoff", "handoff_list", "handoff_show", "pr_route", "session_continue", "session_end", "session_replace", "session_start"}
+	want := []string{"bootstrap", "cancel_handoff", "handoff_list", "handoff_show", "lease_list", "lease_release", "lease_take", "pr_route", "session_continue", "session_end", "session_replace", "session_start"}
 	var names []string
 	total, seen := 0, 0
 	for _, tl := range res.Tools {
@@ -237,12 +237,14 @@ func TestSchemasPortable(t *testing.T) {
 	// automatic handoff) in seven of them; a client keeps them to check
 	// structuredContent, and they grow with the baton (and with the
 	// shapes: start's snapshot offer and conflicts, end's redactions and
-	// list's snapshots came with the CLI's shapes, about 2.7 kB).
-	if seen > 5000 {
-		t.Errorf("the tools' names, descriptions and input schemas are %d bytes; keep them under 5000", seen)
+	// list's snapshots came with the CLI's shapes, about 2.7 kB). The
+	// three lease tools add about 1.1 kB a model reads and 4 kB of output
+	// schemas (the lease commands' shapes, each lease with its history).
+	if seen > 6000 {
+		t.Errorf("the tools' names, descriptions and input schemas are %d bytes; keep them under 6000", seen)
 	}
-	if total > 22000 {
-		t.Errorf("tools/list is %d bytes; keep the tools and their schemas under 22000", total)
+	if total > 27500 {
+		t.Errorf("tools/list is %d bytes; keep the tools and their schemas under 27500", total)
 	}
 }
 

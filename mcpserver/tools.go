@@ -43,7 +43,7 @@ var writing sync.Mutex
 // The descriptions are what a model reads to decide when to call a tool:
 // each says when, and what comes back.
 func (t *tools) all() []toolDef {
-	return []toolDef{
+	return append([]toolDef{
 		tool("session_start", "Call once when you begin work in this repository: starts your git-handoff session, claims the baton (next steps, failed approaches, open questions) a previous session left on this branch, and returns the brief to work from as Markdown. Calling it again from this client continues the session it started and returns its brief again (continued: true) rather than starting a second; so does a first call when your agent's own session-start hook already started this worktree's session.", false, t.start, nil),
 		tool("session_end", "Call when you stop working: ends your session and leaves a baton for the next one. Give next steps (required), failed approaches and open questions as lists, one whole sentence per item (commas stay inside an item). Returns what was written.", false, t.end, requireNext),
 		tool("handoff_show", "Read, in full and as Markdown, the baton waiting on this branch without claiming it: to look before starting, or when session_start says a baton did not fit. Says so when none is waiting.", true, t.show, nil),
@@ -53,7 +53,7 @@ func (t *tools) all() []toolDef {
 		tool("session_replace", "Call when another session is stuck or crashed: replaces it, by id, with a new one that inherits its baton, its worktree and (claimPr) its pull request. Returns the new session's id and its handoff package.", false, t.replace, requireSession),
 		tool("session_continue", "Hand a session (default: yours) to another coding agent in this worktree, with a brief. preview: change nothing.", false, t.continueSession, nil),
 		tool("pr_route", "Call when CI or a review arrives for a pull request (pr: 7, \"#7\" or its URL): names the session that should receive the work now, following replacements. Reads git only.", true, t.prRoute, numberOrString),
-	}
+	}, t.leaseTools()...)
 }
 
 // open opens the store for one call, as the matching command would; a

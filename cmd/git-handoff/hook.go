@@ -12,6 +12,7 @@ import (
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/hooks"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/teamsync"
@@ -70,7 +71,22 @@ func (a agentWorkflows) Stop(ctx context.Context, dir string, opts handoff.Agent
 	if err != nil {
 		return handoff.AgentStopResult{}, err
 	}
-	return handoff.AgentStop(ctx, st, opts, a.d.Now)
+	res, err := handoff.AgentStop(ctx, st, opts, a.d.Now)
+	if err == nil && res.Session != "" {
+		res.Notices = append(res.Notices, renewTurn(ctx, st, res.Session, a.d.Now)...)
+	}
+	return res, err
+}
+
+// renewTurn renews, at the end of an agent's turn, the session's leases
+// whose renewal is due; a failure is a notice (the agent goes on, and the
+// next turn tries again while the lease has time left).
+func renewTurn(ctx context.Context, st *refstore.Store, id string, now handoff.Clock) []string {
+	open := func(ctx context.Context) (lease.Board, error) { return teamsync.LeaseBoard(ctx, st, false) }
+	if _, err := handoff.LeaseRenewTurn(ctx, st, id, open, now); err != nil {
+		return []string{fmt.Sprintf("the leases of session %s were not renewed: %v", id, err)}
+	}
+	return nil
 }
 
 func (a agentWorkflows) End(ctx context.Context, dir string, opts handoff.AgentEndOptions) (string, error) {
@@ -142,6 +158,31 @@ func (h hookDeps) WaitingBaton(ctx context.Context, branch string) (hooks.Waitin
 		w.Step = strings.SplitN(b.NextSteps[0], "\n", 2)[0]
 	}
 	return w, true, nil
+}
+
+// PathLeases are the path leases other sessions hold, as this clone's
+// copies have them: a commit is checked against what this clone knows,
+// with no fetch.
+func (h hookDeps) PathLeases(ctx context.Context, session string) ([]hooks.PathLease, error) {
+	st, err := h.d.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := lease.Views(ctx, st.Local(), s, session, false, h.d.Now())
+	if err != nil {
+		return nil, err
+	}
+	var out []hooks.PathLease
+	for _, v := range vs {
+		if v.Held() && !v.Mine && !v.Expired && v.Key.Kind == lease.KindPath {
+			out = append(out, hooks.PathLease{Key: v.Record.Key, Session: v.Session, Owner: v.Owner, Agent: v.Agent, FreesAt: v.FreesAt})
+		}
+	}
+	return out, nil
 }
 
 // PushRecords syncs our records with remote when `git handoff init` set it

@@ -161,11 +161,7 @@ func runLease(c *cli.Context, d *deps, offline bool, wf leaseWorkflow, opts hand
 	}
 	now := d.Now()
 	if c.Bool("json") {
-		out := leaseResultJSON{Leases: []leaseOutcomeJSON{}, Where: res.Where, Offline: res.Offline, Session: res.Session, Notices: view.NonNil(res.Notices)}
-		for _, o := range res.Leases {
-			out.Leases = append(out.Leases, leaseOutcomeJSON{Key: o.Key.String(), Action: o.Action, From: o.From, Lease: toLeaseJSON(lease.View{Stored: o.Lease, Key: o.Key, Mine: o.Lease.Held() && o.Lease.Session == res.Session}, now)})
-		}
-		return d.printJSON(out)
+		return d.printJSON(view.OfLeaseResult(res, res.Notices, now))
 	}
 	notify(d.stderr, res.Notices)
 	for _, o := range res.Leases {
@@ -192,71 +188,13 @@ func runLease(c *cli.Context, d *deps, offline bool, wf leaseWorkflow, opts hand
 	return nil
 }
 
-// leaseResultJSON is the result of take, renew, release and break --json.
-type leaseResultJSON struct {
-	Leases  []leaseOutcomeJSON `json:"leases"`
-	Where   string             `json:"where"`
-	Offline bool               `json:"offline"`
-	Session string             `json:"session"`
-	Notices []string           `json:"notices"`
-}
-
-type leaseOutcomeJSON struct {
-	Key    string    `json:"key"`
-	Action string    `json:"action"`
-	From   string    `json:"from,omitempty"`
-	Lease  leaseJSON `json:"lease"`
-}
-
-// leaseJSON is one lease, as list, show and the others print it.
-type leaseJSON struct {
-	Key        string             `json:"key"`
-	Kind       string             `json:"kind"`
-	State      string             `json:"state"`
-	Session    string             `json:"session"`
-	Owner      string             `json:"owner"`
-	Agent      string             `json:"agent"`
-	TTL        string             `json:"ttl"`
-	TTLSeconds float64            `json:"ttlSeconds"`
-	Note       string             `json:"note"`
-	TakenAt    time.Time          `json:"takenAt"`
-	RenewedAt  time.Time          `json:"renewedAt"`
-	Offline    bool               `json:"offline"`
-	Mine       bool               `json:"mine"`
-	FreesAt    *time.Time         `json:"freesAt"`
-	FreesIn    *float64           `json:"freesInSeconds"`
-	Expired    bool               `json:"expired"`
-	Ref        string             `json:"ref"`
-	Blob       string             `json:"blob"`
-	History    []leaseHistoryJSON `json:"history"`
-}
-
-type leaseHistoryJSON = lease.Event
-
-func toLeaseJSON(v lease.View, now time.Time) leaseJSON {
-	j := leaseJSON{
-		Key: v.Record.Key, Kind: v.Key.Kind, State: v.State, Session: v.Session, Owner: v.Owner, Agent: v.Agent,
-		TTL: v.TTL().String(), TTLSeconds: v.TTL().Seconds(), Note: v.Note, TakenAt: v.TakenAt, RenewedAt: v.RenewedAt,
-		Offline: v.Offline, Mine: v.Mine, Expired: v.Expired, Ref: v.Ref, Blob: v.OID, History: v.History,
-	}
-	if j.History == nil {
-		j.History = []lease.Event{}
-	}
-	if !v.FreesAt.IsZero() {
-		at := v.FreesAt.UTC()
-		in := max(0, at.Sub(now).Seconds())
-		j.FreesAt, j.FreesIn = &at, &in
-	}
-	return j
-}
-
-// leaseListJSON is the result of lease list --json.
-type leaseListJSON struct {
-	Leases  []leaseJSON `json:"leases"`
-	Where   string      `json:"where"`
-	Session string      `json:"session"`
-	Notices []string    `json:"notices"`
-}
+// The JSON shapes of the lease commands are package view's, shared with
+// the MCP lease tools.
+type (
+	leaseJSON       = view.Lease
+	leaseListJSON   = view.LeaseList
+	leaseResultJSON = view.LeaseResult
+)
 
 func runLeaseList(c *cli.Context, d *deps) error {
 	st, b, err := leaseBoard(c, d, c.Bool("offline"))
@@ -269,11 +207,7 @@ func runLeaseList(c *cli.Context, d *deps) error {
 	}
 	now := d.Now()
 	if c.Bool("json") {
-		out := leaseListJSON{Leases: []leaseJSON{}, Where: vs.Where, Session: vs.Session, Notices: view.NonNil(vs.Notices)}
-		for _, v := range vs.Leases {
-			out.Leases = append(out.Leases, toLeaseJSON(v, now))
-		}
-		return d.printJSON(out)
+		return d.printJSON(view.OfLeaseList(vs, vs.Notices, now))
 	}
 	notify(d.stderr, vs.Notices)
 	if len(vs.Leases) == 0 {
@@ -303,7 +237,7 @@ func runLeaseShow(c *cli.Context, d *deps) error {
 	}
 	now := d.Now()
 	if c.Bool("json") {
-		return d.printJSON(toLeaseJSON(v, now))
+		return d.printJSON(view.OfLease(v, now))
 	}
 	tw := tabwriter.NewWriter(d.stdout, 0, 4, 2, ' ', 0)
 	showLease(tw, v, now)

@@ -6,8 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/mcpserver"
 	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/teamsync"
 )
 
 // mcpCommand serves the workflows as MCP tools on stdin and stdout. Each
@@ -54,7 +56,10 @@ func mcpCommand(d *deps) *cli.Command {
 					return t.name(), t.Number, err
 				},
 				Detach: mcpDetach(d),
-				Log:    d.stderr,
+				LeaseBoard: func(ctx context.Context, st refstore.Clone) (lease.Board, error) {
+					return teamsync.LeaseBoard(ctx, st, false)
+				},
+				Log: d.stderr,
 			}, buildVersion())
 		},
 	}

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/lease"
+	"github.com/git-handoff/git-handoff/refstore"
+	"github.com/git-handoff/git-handoff/teamsync"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -32,7 +37,9 @@ func prClaimCommand(d *deps) *cli.Command {
 			"pull requests are refused (a merged one marks its owning session merged). Ownership changes by\n" +
 			"compare-and-swap in git first; then the pull request's one ownership comment is written or edited,\n" +
 			"and the token's user assigned (--assign) and a label added (--label). If GitHub fails after the swap,\n" +
-			"the ownership stands and running the same claim again finishes the GitHub side.",
+			"the ownership stands and running the same claim again finishes the GitHub side.\n" +
+			"The session also takes the lease pr:NUMBER (see `git handoff lease`); one another session took with\n" +
+			"`lease take` refuses the claim (exit 5, naming it); one taken with the ownership moves with a takeover.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Usage: "the claiming session `ID` (default: GIT_HANDOFF_SESSION, else this worktree's)"},
 			&cli.BoolFlag{Name: "no-takeover", Usage: "refuse (exit 5) when another active session owns it"},
@@ -58,7 +65,10 @@ type prClaimJSON struct {
 	TookOver      bool         `json:"tookOver"`
 	Changed       bool         `json:"changed"`
 	GitHub        prGitHubJSON `json:"github"`
-	Notices       []string     `json:"notices"`
+	// Lease is the lease pr:N the session holds with the pull request (as
+	// `lease take --json` gives each key); null when none was taken.
+	Lease   *view.LeaseOutcome `json:"lease"`
+	Notices []string           `json:"notices"`
 }
 
 // prGitHubJSON says what was done on GitHub after the swap.
@@ -84,10 +94,14 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 	if err != nil {
 		return err
 	}
+	board, boardNote := prLeaseBoard(ctx, st)
 	res, err := handoff.PRClaim(ctx, st, gh, handoff.PRClaimOptions{
 		Number: t.Number, Session: opts.Session, NoTakeover: opts.NoTakeover,
-		Assign: opts.Assign, Label: opts.Label, NoComment: opts.NoComment,
+		Assign: opts.Assign, Label: opts.Label, NoComment: opts.NoComment, Leases: board,
 	}, d.Now)
+	if err == nil && boardNote != "" {
+		res.Notices = append(res.Notices, boardNote)
+	}
 	if err != nil {
 		notify(d.stderr, res.Notices)
 		var ae *ghpr.AuthError
@@ -105,7 +119,8 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 	if opts.JSON {
 		out := prClaimJSON{
 			Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, TookOver: res.TookOver,
-			Changed: res.Changed, GitHub: toPRGitHubJSON(res.GitHub), Notices: view.NonNil(res.Notices),
+			Changed: res.Changed, GitHub: toPRGitHubJSON(res.GitHub), Lease: prLeaseJSON(res.Lease, res.Record.OwnerSession, d.Now()),
+			Notices: view.NonNil(res.Notices),
 		}
 		if err := d.printJSON(out); err != nil {
 			return err
@@ -140,6 +155,26 @@ func runPRClaim(c *cli.Context, d *deps, opts prClaimOptions) error {
 	}
 	return fmt.Errorf("%s owns #%d in git, but GitHub was not updated (run the same `git handoff pr claim %d` again to retry; it is idempotent): %w",
 		res.Record.OwnerSession, res.Number, res.Number, ghErrs[0])
+}
+
+// prLeaseBoard is where the lease of a pull request is decided, as for
+// `lease take`; when that cannot be found, no lease is taken and the
+// notice says so (ownership is decided in git regardless).
+func prLeaseBoard(ctx context.Context, st *refstore.Store) (lease.Board, string) {
+	b, err := teamsync.LeaseBoard(ctx, st, false)
+	if err != nil {
+		return nil, fmt.Sprintf("no lease was taken or freed with the pull request (finding where leases are decided: %v)", err)
+	}
+	return b, ""
+}
+
+// prLeaseJSON shapes the lease a pull request command took or freed.
+func prLeaseJSON(o *lease.Outcome, session string, now time.Time) *view.LeaseOutcome {
+	if o == nil {
+		return nil
+	}
+	res := view.OfLeaseResult(handoff.LeaseResult{Result: lease.Result{Leases: []lease.Outcome{*o}}, Session: session}, nil, now)
+	return &res.Leases[0]
 }
 
 func toPRGitHubJSON(g handoff.PRGitHub) prGitHubJSON { return view.OfPRGitHub(g) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/ghpr"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/view"
 )
 
 // prReleaseJSON is the result of `pr release --json`.
@@ -15,7 +16,10 @@ type prReleaseJSON struct {
 	PreviousOwner string              `json:"previousOwner"`
 	Changed       bool                `json:"changed"`
 	GitHub        prReleaseGitHubJSON `json:"github"`
-	Notices       []string            `json:"notices"`
+	// Lease is the released owner's lease pr:N, freed; null when it
+	// held none.
+	Lease   *view.LeaseOutcome `json:"lease"`
+	Notices []string           `json:"notices"`
 }
 
 // prReleaseGitHubJSON says what was done on GitHub after the release.
@@ -34,7 +38,7 @@ func prReleaseCommand(d *deps) *cli.Command {
 			"release. Releasing what nobody owns changes nothing in git. Then the pull request's ownership\n" +
 			"comment, if there is one, is edited to say that no session owns it any more (none is posted).\n" +
 			"If GitHub fails or no token is found, the release stands and a warning says so; running the same\n" +
-			"release again finishes the comment.",
+			"release again finishes the comment. The owner's lease pr:NUMBER is released with it.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "no-comment", Usage: "do not touch the ownership comment on GitHub"},
 			jsonFlag,
@@ -44,20 +48,25 @@ func prReleaseCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
+			board, boardNote := prLeaseBoard(c.Context, st)
 			res, err := handoff.PRRelease(c.Context, st, handoff.PRReleaseOptions{
-				Repo: t.name(), Number: t.Number, NoComment: c.Bool("no-comment"), Connect: d.prHost,
+				Repo: t.name(), Number: t.Number, NoComment: c.Bool("no-comment"), Connect: d.prHost, Leases: board,
 			}, d.Now)
 			if err != nil {
 				return prHint(t.Number, err)
 			}
+			if boardNote != "" && res.Changed {
+				res.Notices = append(res.Notices, boardNote)
+			}
 			if c.Bool("json") {
 				out := prReleaseJSON{Record: toPRRecordJSON(res.Record), PreviousOwner: res.Previous, Changed: res.Changed,
-					GitHub:  prReleaseGitHubJSON{Comment: res.GitHub.Comment, CommentID: res.GitHub.CommentID, Errors: toPRGitHubJSON(res.GitHub).Errors},
-					Notices: []string{}}
+					GitHub: prReleaseGitHubJSON{Comment: res.GitHub.Comment, CommentID: res.GitHub.CommentID, Errors: toPRGitHubJSON(res.GitHub).Errors},
+					Lease:  prLeaseJSON(res.Lease, "", d.Now()), Notices: view.NonNil(res.Notices)}
 				if err := d.printJSON(out); err != nil {
 					return err
 				}
 			} else {
+				notify(d.stderr, res.Notices)
 				if res.Changed {
 					fmt.Fprintf(d.stderr, "released %s#%d (was owned by %s)\n", res.Record.Repo, res.Record.Number, res.Previous)
 				} else {
