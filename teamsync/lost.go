@@ -231,37 +231,60 @@ func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
 		// back below.
 		refs = append(refs, ref)
 	}
-	// The all-clear goes with the deletions, in one atomic push, and comes
-	// back with the marks (allclear.go). While this clone holds it away
-	// (a took note), its heals put it back; while another does, when it
-	// is gone and was seen, this one deletes nothing until that finishes.
+	clear, took, stop := s.deleteLost(ctx, ids, notes, gone)
+	if stop != "" {
+		return append(said, stop)
+	}
+	putsClear := (took || !clear.there && !clear.underway) && notes[allClearRef] == "" && notes[trackedRef] == ""
+	return append(said, s.putBack(ctx, refs, notes, putsClear)...)
+}
+
+// deleteLost deletes the refs gone names (their heal notes written) at
+// the remote, under leases on their lost objects. The all-clear goes with
+// them, in one atomic push, and comes back with the marks (allclear.go):
+// while this clone holds it away (a took note), its heals put it back;
+// while another does, when it is gone and was seen, this one deletes
+// nothing until that finishes. It returns what the remote showed of the
+// all-clear, whether this clone holds it away, and, when the heal stops
+// here, why.
+func (s *syncRun) deleteLost(ctx context.Context, ids, notes map[string]string, gone []refstore.Update) (clearView, bool, string) {
+	st, remote, l := s.st, s.opts.Remote, s.st.Local()
 	clear := observeClear(ctx, l, remote, ids)
 	took := tookClear(l, remote)
-	if len(gone) > 0 {
-		switch {
-		case clear.there && notes[allClearRef] == "":
-			if err := l.Write(ctx, tookName(remote), nil); err != nil {
-				forget(l, gone)
-				return append(said, fmt.Sprintf("healing what %s lost: %v (the next sync tries again)", remote, err))
-			}
-			took = true
-			gone = append(gone, refstore.Update{Ref: allClearRef, Old: ids[allClearRef]})
-		case clear.underway && !took:
-			forget(l, gone)
-			return append(said, fmt.Sprintf("%s lost objects its refs name (its gc raced a push), and a teammate's heal of them is under way: this sync waits for it", remote))
-		}
-		if err := st.Push(ctx, remote, gone, refstore.PushOptions{NoVerify: true, Atomic: true}); err != nil {
-			if staleLease(err) { // refused whole: a teammate's heal got there first
-				forget(l, gone)
-				if clear.there {
-					_ = l.Remove(tookName(remote))
-				}
-			}
-			return append(said, fmt.Sprintf("healing what %s lost: deleting the refs that name lost objects: %v (the next sync tries again)", remote, err))
-		}
+	if len(gone) == 0 {
+		return clear, took, ""
 	}
+	switch {
+	case clear.there && notes[allClearRef] == "":
+		if err := l.Write(ctx, tookName(remote), nil); err != nil {
+			forget(l, gone)
+			return clear, took, fmt.Sprintf("healing what %s lost: %v (the next sync tries again)", remote, err)
+		}
+		took = true
+		gone = append(gone, refstore.Update{Ref: allClearRef, Old: ids[allClearRef]})
+	case clear.underway && !took:
+		forget(l, gone)
+		return clear, took, fmt.Sprintf("%s lost objects its refs name (its gc raced a push), and a teammate's heal of them is under way: this sync waits for it", remote)
+	}
+	if err := st.Push(ctx, remote, gone, refstore.PushOptions{NoVerify: true, Atomic: true}); err != nil {
+		if staleLease(err) { // refused whole: a teammate's heal got there first
+			forget(l, gone)
+			if clear.there {
+				_ = l.Remove(tookName(remote))
+			}
+		}
+		return clear, took, fmt.Sprintf("healing what %s lost: deleting the refs that name lost objects: %v (the next sync tries again)", remote, err)
+	}
+	return clear, took, ""
+}
+
+// putBack pushes back each of refs (gone at the remote, their lost
+// objects in notes) whose object this clone holds, marks the rest lost
+// there, and with putsClear puts the all-clear back, in one push.
+func (s *syncRun) putBack(ctx context.Context, refs []string, notes map[string]string, putsClear bool) []string {
+	st, remote, l := s.st, s.opts.Remote, s.st.Local()
+	var said []string
 	var back, marks []refstore.Update
-	putsClear := (took || !clear.there && !clear.underway) && notes[allClearRef] == "" && notes[trackedRef] == ""
 	if putsClear {
 		ups, err := putClear(ctx, st)
 		if err != nil {
@@ -281,6 +304,7 @@ func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
 			continue
 		}
 		if empty == "" {
+			var err error
 			if empty, err = st.WriteBlob(ctx, nil); err != nil {
 				return append(said, err.Error())
 			}
