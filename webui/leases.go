@@ -29,42 +29,14 @@ import (
 // leaseJSON is one lease, in the shape of `lease list --json`, with what
 // the page may do with it.
 type leaseJSON struct {
-	Key        string        `json:"key"`
-	Kind       string        `json:"kind"`
-	State      string        `json:"state"`
-	Session    string        `json:"session"`
-	Owner      string        `json:"owner"`
-	Agent      string        `json:"agent"`
-	TTL        string        `json:"ttl"`
-	TTLSeconds float64       `json:"ttlSeconds"`
-	Note       string        `json:"note"`
-	TakenAt    time.Time     `json:"takenAt"`
-	RenewedAt  time.Time     `json:"renewedAt"`
-	Offline    bool          `json:"offline"`
-	Mine       bool          `json:"mine"`
-	FreesAt    *time.Time    `json:"freesAt"`
-	FreesIn    *float64      `json:"freesInSeconds"`
-	Expired    bool          `json:"expired"`
-	Ref        string        `json:"ref"`
-	History    []lease.Event `json:"history"`
+	view.Lease
 	// Yours: held by a session of the person the page acts for, so the
 	// page offers Release; any other held lease it offers to Break.
 	Yours bool `json:"yours"`
 }
 
 func toLeaseJSON(v lease.View, person string, now time.Time) leaseJSON {
-	j := leaseJSON{
-		Key: v.Record.Key, Kind: v.Key.Kind, State: v.State, Session: v.Session, Owner: v.Owner, Agent: v.Agent,
-		TTL: v.TTL().String(), TTLSeconds: v.TTL().Seconds(), Note: v.Note, TakenAt: v.TakenAt, RenewedAt: v.RenewedAt,
-		Offline: v.Offline, Mine: v.Mine, Expired: v.Expired, Ref: v.Ref, History: view.NonNil(v.History),
-		Yours: v.Held() && person != "" && v.Owner == person,
-	}
-	if !v.FreesAt.IsZero() {
-		at := v.FreesAt.UTC()
-		in := max(0, at.Sub(now).Seconds())
-		j.FreesAt, j.FreesIn = &at, &in
-	}
-	return j
+	return leaseJSON{Lease: view.OfLease(v, now), Yours: v.Held() && person != "" && v.Owner == person}
 }
 
 // leasesJSON is the leases listing: where they are decided, and who the
