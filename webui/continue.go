@@ -29,23 +29,6 @@ type continueRequest struct {
 	From  string `json:"from"`
 }
 
-// continueJSON is the shape of `continue --json`, with the line that
-// attaches a terminal when the new agent runs under tmux.
-type continueJSON struct {
-	Session view.Session `json:"session"`
-	From    string       `json:"from"`
-	To      string       `json:"to"`
-	Why     string       `json:"why"`
-	Preview bool         `json:"preview"`
-	Brief   string       `json:"brief"`
-	Baton   string       `json:"baton,omitempty"`
-	Launch  view.Launch  `json:"launch"`
-	Started bool         `json:"started"`
-	Command string       `json:"command,omitempty"`
-	Attach  string       `json:"attach,omitempty"`
-	Notices []string     `json:"notices"`
-}
-
 func (s *Server) previewContinue(c *call) error {
 	q := c.r.URL.Query()
 	return s.runContinue(c, continueRequest{In: q.Get("in"), Model: q.Get("model")}, true)
@@ -74,14 +57,7 @@ func (s *Server) runContinue(c *call, req continueRequest, preview bool) error {
 	if err != nil {
 		return &failed{err: fmt.Errorf("continuing session %q in %s: %w", id, to, err), notices: res.Notices}
 	}
-	out := continueJSON{
-		Session: view.OfSession(res.Session, false), From: res.From, To: res.Session.Harness, Why: res.Why,
-		Preview: preview, Brief: res.Brief, Launch: view.OfLaunch(res.Plan), Started: res.Started,
-		Command: res.Command, Notices: view.NonNil(append(c.notices, res.Notices...)),
-	}
-	if res.Baton != nil {
-		out.Baton = res.Baton.ID
-	}
+	out := view.OfContinue(res, preview, c.notices...)
 	if res.Started {
 		out.Attach = attachLine(id)
 	}

@@ -138,38 +138,10 @@ func continueError(c *cli.Context, id, to string, err error) error {
 	return sessionError(c, doing, id, err)
 }
 
-// continueJSON is the result of `continue`, and of the MCP tool.
-type continueJSON struct {
-	Session view.Session `json:"session"`
-	From    string       `json:"from"`
-	To      string       `json:"to"`
-	Why     string       `json:"why"`
-	Preview bool         `json:"preview"`
-	Brief   string       `json:"brief"`
-	Baton   string       `json:"baton,omitempty"`
-	Launch  view.Launch  `json:"launch"`
-	Started bool         `json:"started"`
-	// Command starts the new agent when nothing started it (outside tmux).
-	Command string   `json:"command,omitempty"`
-	Notices []string `json:"notices"`
-}
-
-func continueOut(res handoff.ContinueResult, preview bool) continueJSON {
-	out := continueJSON{
-		Session: view.OfSession(res.Session, false), From: res.From, To: res.Session.Harness, Why: res.Why,
-		Preview: preview, Brief: res.Brief, Launch: view.OfLaunch(res.Plan), Started: res.Started,
-		Command: res.Command, Notices: view.NonNil(res.Notices),
-	}
-	if res.Baton != nil {
-		out.Baton = res.Baton.ID
-	}
-	return out
-}
-
 func (d *deps) printContinue(c *cli.Context, res handoff.ContinueResult) error {
 	preview := c.Bool("preview")
 	if c.Bool("json") {
-		return d.printJSON(continueOut(res, preview))
+		return d.printJSON(view.OfContinue(res, preview))
 	}
 	notify(d.stderr, res.Notices)
 	s := res.Session
