@@ -2,6 +2,7 @@ package agenthook_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/internal/agenttest"
 	"github.com/git-handoff/git-handoff/internal/fakemodel"
+	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/tmuxrt/tmuxrttest"
 )
@@ -23,10 +25,10 @@ const continueE2EDeadline = 3 * time.Minute
 // failureLog keeps the moments the test measures between: the 429 and
 // Codex's first request, as the fake saw them.
 type failureLog struct {
-	mu       sync.Mutex
-	limited  time.Time
-	codexAt  time.Time
-	codexHit int
+	mu      sync.Mutex
+	limited time.Time // the first 429
+	limits  int       // 429s answered
+	codexAt time.Time // codex's first request with the brief
 }
 
 // TestClaudeUsageLimitContinuesInCodex: Claude Code, launched under tmux
@@ -45,9 +47,6 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 	defer cancel()
 
 	p := newProject(t, agenttest.Claude, agenttest.Codex)
-	// After the project, so its server is killed before the directories
-	// its agents work in are removed.
-	socket := tmuxrttest.Socket(t)
 	tok := tokenE2E()
 	last := "LAST-" + tok + ": nested lists parse now; the error messages are next."
 	goOn := "GO-ON-" + tok
@@ -64,13 +63,15 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 			if strings.Contains(r.Text, takeOver) && fl.codexAt.IsZero() {
 				fl.codexAt = r.At
 			}
-			fl.codexHit++
 			fl.mu.Unlock()
 			return fakemodel.Say("codex on it " + tok)
 		}
 		if strings.Contains(r.LastUser, goOn) {
 			fl.mu.Lock()
-			fl.limited = r.At
+			if fl.limited.IsZero() {
+				fl.limited = r.At
+			}
+			fl.limits++
 			fl.mu.Unlock()
 			return fakemodel.UsageLimit(time.Now().Add(3 * time.Hour))
 		}
@@ -94,19 +95,21 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	gitCmd := exec.Command("git", "config", "handoff.fallback", "codex")
-	gitCmd.Dir = p.dir
-	if out, err := gitCmd.CombinedOutput(); err != nil {
-		t.Fatalf("git config: %v\n%s", err, out)
-	}
+	// After every directory the agents use, so that its server (and the
+	// agents in it) is gone before they are removed.
+	socket := tmuxrttest.Socket(t)
+
+	gittest.Run(t, p.dir, "config", "handoff.fallback", "codex")
 	const id = "s-limit"
 	p.handoff("start", "--session", id, "--harness", "claude-code", "--objective", "OBJ-"+tok+": parse nested lists")
 
 	// One environment for the tmux server, whose panes inherit it: Claude
-	// Code's and Codex's, each pointed at the fake, with no retry of the
-	// 429 (as the recorded payload was made).
+	// Code's and Codex's, each pointed at the fake. Claude Code's retries
+	// are left as a user has them: the 429's retry-after, hours away,
+	// makes it give up at once (without one it retried ten times, for
+	// minutes, before StopFailure).
 	env := claude.Environ("PWD="+p.dir, "CODEX_HOME="+codex.CodexHome(), "FAKE_OPENAI_KEY="+agenttest.APIKey,
-		"CLAUDE_CODE_MAX_RETRIES=0", tmuxrt.SocketEnv+"="+socket)
+		tmuxrt.SocketEnv+"="+socket)
 	handoffEnv := func(args ...string) string {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, filepath.Join(p.bin, "git-handoff"), args...)
@@ -192,9 +195,9 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 	})
 	fl.mu.Lock()
 	took := fl.codexAt.Sub(fl.limited)
-	limited := fl.limited
+	limited, limits := fl.limited, fl.limits
 	fl.mu.Unlock()
-	t.Logf("from the 429 to codex's first request: %v", took.Round(time.Millisecond))
+	t.Logf("from the 429 to codex's first request: %v (%d 429s answered)", took.Round(time.Millisecond), limits)
 	if limited.IsZero() || took > 60*time.Second {
 		t.Errorf("codex's first request came %v after the 429 (at %v), want well under a minute (the goal is 10s)", took, limited)
 	}
@@ -202,21 +205,33 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 		t.Errorf("Claude Code ran no StopFailure hook: %v", err)
 	} else {
 		t.Logf("StopFailure payload: %s", raw)
+		var in struct {
+			Event   string `json:"hook_event_name"`
+			Error   string `json:"error"`
+			Message string `json:"last_assistant_message"`
+		}
+		if err := json.Unmarshal(raw, &in); err != nil || in.Event != "StopFailure" || in.Error != "rate_limit" || !strings.Contains(in.Message, "429") {
+			t.Errorf("the StopFailure payload (%v) is not the rate limit's", err)
+		}
+	}
+	mid, _, err := srv.Pane(ctx, name)
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	// Codex answered; nothing more may start after it: give a second
 	// continuation the time the first one took, and more.
-	time.Sleep(3 * time.Second)
-	var firsts []*fakemodel.Request
+	time.Sleep(took + 3*time.Second)
+	var turns []*fakemodel.Request
 	for _, r := range fake.Requests() {
-		if r.API == fakemodel.OpenAI && r.OffersShell() && strings.Contains(r.LastUser, takeOver) && len(r.ToolResults) == 0 {
-			firsts = append(firsts, r)
+		if r.API == fakemodel.OpenAI && r.OffersShell() {
+			turns = append(turns, r)
 		}
 	}
-	if len(firsts) != 1 {
-		t.Fatalf("codex was given the brief in %d first requests, want 1\n%s", len(firsts), fake.Dump())
+	if len(turns) != 1 {
+		t.Fatalf("codex made %d requests of its main loop, want 1 (its first prompt, answered with text)\n%s", len(turns), fake.Dump())
 	}
-	first := firsts[0]
+	first := turns[0]
 	for _, want := range []string{reasonHead, "LAST-" + tok, "OBJ-" + tok} {
 		if !strings.Contains(first.LastUser, want) {
 			t.Errorf("codex's first prompt lacks %q:\n%s", want, first.LastUser)
@@ -235,8 +250,8 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 	if err != nil || !ok || after.Dead {
 		t.Fatalf("pane after the continuation: %+v found %v: %v\n%s", after, ok, err, screen())
 	}
-	if after.ID != before.ID || after.PID == before.PID {
-		t.Errorf("pane %s pid %d after, %s pid %d before: want the same pane with another program", after.ID, after.PID, before.ID, before.PID)
+	if after.ID != before.ID || after.PID == before.PID || after.PID != mid.PID {
+		t.Errorf("pane %s: pid %d under claude, %d at codex's first request, %d now: want the same pane, with one program after claude's", after.ID, before.PID, mid.PID, after.PID)
 	}
 	if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(after.PID) + "/cmdline"); err == nil && !strings.Contains(string(cmdline), "codex") {
 		t.Errorf("the pane runs %q, not codex", strings.ReplaceAll(string(cmdline), "\x00", " "))
@@ -248,16 +263,20 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 	var s struct {
 		Harness   string `json:"harness"`
 		Continued *struct {
-			From string `json:"from"`
-			To   string `json:"to"`
-			Why  string `json:"why"`
-			Auto bool   `json:"auto"`
+			From string    `json:"from"`
+			To   string    `json:"to"`
+			Why  string    `json:"why"`
+			Auto bool      `json:"auto"`
+			At   time.Time `json:"at"`
 		} `json:"continued"`
 	}
 	p.decode(p.handoff("session", "show", id, "--json"), &s)
 	if s.Harness != agenttest.Codex || s.Continued == nil || s.Continued.From != agenttest.Claude || !s.Continued.Auto || !strings.HasPrefix(s.Continued.Why, reasonHead) {
-		t.Errorf("session %s after the limit: harness %q, continued %+v", id, s.Harness, s.Continued)
+		t.Fatalf("session %s after the limit: harness %q, continued %+v", id, s.Harness, s.Continued)
 	}
+	// Where the time went: Claude Code and the hook up to the record, then
+	// stopping Claude Code and starting Codex.
+	t.Logf("429 → continuation recorded %v → codex's first request %v", s.Continued.At.Sub(limited).Round(time.Millisecond), first.At.Sub(s.Continued.At).Round(time.Millisecond))
 	logged := p.handoff("log", "--json")
 	if n := strings.Count(logged, `"kind":"continued"`) + strings.Count(logged, `"kind": "continued"`); n != 1 {
 		t.Errorf("log has %d continuations, want 1:\n%s", n, logged)

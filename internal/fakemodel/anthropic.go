@@ -114,8 +114,12 @@ func (s *Server) failAnthropic(w http.ResponseWriter, f Failure) {
 }
 
 // UsageLimit is the answer the Messages API gives an account over its
-// usage limit: 429 with a rate_limit_error, and the unified rate-limit
-// headers saying the limit is reached and when it resets.
+// usage limit: 429 with a rate_limit_error, the unified rate-limit headers
+// saying the limit is reached and when it resets, and retry-after until
+// then. Claude Code 2.1.197 with an API key shows it as "API Error: Request
+// rejected (429) · …" whatever the headers say (the "session limit ·
+// resets …" text is a subscriber's); it gives up at once on a retry-after
+// that far away, and without one retries ten times, for minutes.
 func UsageLimit(reset time.Time) Reply {
 	return Reply{Fail: &Failure{
 		Status:  http.StatusTooManyRequests,
