@@ -155,7 +155,7 @@ func continueAgent(ctx context.Context, st refstore.Clone, s session.Stored, har
 	if sourceName(opts.Source) == SourceStartup && os.Getenv(session.BriefedEnv) == s.ID {
 		// Launched fresh with the whole brief as its first prompt, which
 		// the agent reads right after this context.
-		out.Context = fmt.Sprintf("_You are continuing git-handoff session %s (%s): its brief is your first prompt. Do not run `git handoff start`._\n", s.ID, SourceStartup)
+		out.Context = fmt.Sprintf("_You are continuing git-handoff session %s (%s): its brief comes in your first prompt. Do not run `git handoff start`._\n", s.ID, SourceStartup)
 		return out, nil
 	}
 	sb, err := goingOnBrief(ctx, st, s.Record, now, sourceName(opts.Source))

@@ -312,7 +312,7 @@ func TestBriefedLaunchIsNotBriefedAgainAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !got.Continued || got.Session.ID != "s-briefed" || strings.Contains(got.Context, "carry on with the lexer") ||
-		!strings.Contains(got.Context, "continuing git-handoff session s-briefed (startup): its brief is your first prompt") {
+		!strings.Contains(got.Context, "continuing git-handoff session s-briefed (startup): its brief comes in your first prompt") {
 		t.Fatalf("the briefed launch's start = %+v", got)
 	}
 	if s, err := session.Read(ctx, st, "s-briefed"); err != nil || s.Launched["codex"].NativeID != codexID {
