@@ -152,6 +152,12 @@ func continueAgent(ctx context.Context, st refstore.Clone, s session.Stored, har
 	} else if _, err := noteAgent(ctx, st, s.ID, agentNote{transcript: opts.Transcript}); err != nil {
 		out.Notices = append(out.Notices, "the agent's session was not noted here: "+err.Error())
 	}
+	if sourceName(opts.Source) == SourceStartup && os.Getenv(session.BriefedEnv) == s.ID {
+		// Launched fresh with the whole brief as its first prompt, which
+		// the agent reads right after this context.
+		out.Context = fmt.Sprintf("_You are continuing git-handoff session %s (%s): its brief comes in your first prompt. Do not run `git handoff start`._\n", s.ID, SourceStartup)
+		return out, nil
+	}
 	sb, err := goingOnBrief(ctx, st, s.Record, now, sourceName(opts.Source))
 	if err != nil {
 		return AgentStartResult{}, err

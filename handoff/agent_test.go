@@ -279,6 +279,52 @@ func TestAgentLaunchedForASessionContinuesIt(t *testing.T) {
 	}
 }
 
+// Found with the real agents (Codex continuing a session from Claude Code):
+// a fresh launch gives the whole brief as the first prompt, and the
+// session-start hook gave it again, baton and all. The plan marks the
+// launch briefed; the hook then names the session and nothing more (without
+// the mark it gives the brief: TestAgentLaunchedForASessionContinuesIt).
+func TestBriefedLaunchIsNotBriefedAgainAtStart(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	leaveBaton(t, st, "carry on with the lexer")
+	res, err := handoff.Start(ctx, st, handoff.StartOptions{Session: "s-briefed", Harness: "codex", Objective: "finish the lexer"}, clock)
+	if err != nil || !res.Claimed {
+		t.Fatalf("start = %+v, %v", res, err)
+	}
+	plan, err := handoff.SessionLaunch(ctx, st, handoff.SessionLaunchOptions{ID: "s-briefed"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := plan.Plan.Argv[len(plan.Plan.Argv)-1]; !strings.Contains(first, "carry on with the lexer") {
+		t.Fatalf("the first prompt lacks the brief:\n%s", first)
+	}
+	if !slices.Contains(plan.Plan.Env, session.BriefedEnv+"=s-briefed") {
+		t.Fatalf("a fresh launch with the brief has env %q", plan.Plan.Env)
+	}
+	for _, kv := range plan.Plan.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	const codexID = "5f0c2a9e-aaaa-4bbb-8ccc-ddddeeee0001"
+	got, err := handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "codex", NativeID: codexID, Source: "startup"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Continued || got.Session.ID != "s-briefed" || strings.Contains(got.Context, "carry on with the lexer") ||
+		!strings.Contains(got.Context, "continuing git-handoff session s-briefed (startup): its brief comes in your first prompt") {
+		t.Fatalf("the briefed launch's start = %+v", got)
+	}
+	if s, err := session.Read(ctx, st, "s-briefed"); err != nil || s.Launched["codex"].NativeID != codexID {
+		t.Fatalf("codex's id was not recorded: %+v, %v", s.Launched, err)
+	}
+	// A compaction later in the same process gives the brief again.
+	compact, err := handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "codex", NativeID: codexID, Source: "compact"}, clock)
+	if err != nil || !strings.Contains(compact.Context, "carry on with the lexer") {
+		t.Fatalf("compact got %q, %v; want the brief", compact.Context, err)
+	}
+}
+
 // Found with the real agents: after `session switch`, the fresh launch's
 // first message said no baton was waiting, though the session held one.
 func TestRelaunchGivesTheClaimedBatonAgain(t *testing.T) {

@@ -144,8 +144,19 @@ func PlanLaunch(s Record, br Briefer) (LaunchPlan, error) {
 		return LaunchPlan{}, err
 	}
 	p.Mode = ModeFresh
+	if br.Brief != nil {
+		// The agent's session-start hook would give the same brief
+		// again: this tells it the first prompt holds it.
+		p.Env = append(p.Env, BriefedEnv+"="+s.ID)
+	}
 	return withLaunch(p, launch), nil
 }
+
+// BriefedEnv, set to the session's id in a fresh launch whose first
+// message is the session's whole brief, tells the agent's session-start
+// hook that the brief is in the prompt already: the hook names the session
+// and does not repeat it (an agent given its baton twice reads it as two).
+const BriefedEnv = "GIT_HANDOFF_BRIEFED"
 
 func joinNotes(a, b string) string {
 	switch {

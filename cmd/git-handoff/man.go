@@ -27,6 +27,7 @@ func manCommand(d *deps) *cli.Command {
 // holds it to the code's os.Getenv calls).
 var environment = []struct{ name, meaning string }{
 	{"GIT_HANDOFF_SESSION", "the session a command acts for when --session is not given; agents launched by git handoff run with it set. Without it, the session this worktree is bound to."},
+	{"GIT_HANDOFF_BRIEFED", "set by a fresh launch to the session's id when the agent's first prompt holds the session's whole brief, so that the agent's session-start hook does not give it again; not for users to set."},
 	{"GIT_HANDOFF_SKIP", "set to 1 in a coding agent's environment, keeps git-handoff out of that agent session: its hooks start no session and ask for no baton."},
 	{"GIT_HANDOFF_TMUX_SOCKET", "the tmux server agents run on, as tmux -L names it (default: the user's own server)."},
 	{"GIT_HANDOFF_NOW", "pins the clock (RFC 3339), for reproducible scripts and tests, as GIT_COMMITTER_DATE pins git's."},

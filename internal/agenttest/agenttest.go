@@ -339,6 +339,23 @@ func dropVar(k string) bool {
 	return k == "PATH" || k == "NO_COLOR" || k == "PWD"
 }
 
+// Trust marks dir trusted for the agent, as Run does before each run: for
+// a test that starts the agent itself (in a terminal, under tmux), where
+// a trust dialog would wait for a key. Only Claude Code and Codex ask.
+func (a *Agent) Trust(dir string) {
+	a.t.Helper()
+	var err error
+	switch a.Name {
+	case Claude:
+		err = a.updateClaudeState(dir)
+	case Codex:
+		err = a.trustCodexProject(dir)
+	}
+	if err != nil {
+		a.t.Fatalf("agenttest: trusting %s for %s: %v", dir, a.Name, err)
+	}
+}
+
 // Run runs the agent once and returns what it left. A run that times out
 // is an error of the test; its output is still returned.
 func (a *Agent) Run(run Run) Result {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // parseAnthropic reads a Messages API request: system, messages (whose
@@ -96,4 +98,38 @@ func (s *Server) answerAnthropic(w http.ResponseWriter, r *Request, reply Reply,
 	}
 	e.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// failAnthropic answers with an error as the Messages API does: the
+// status, and {"type":"error","error":{"type":…,"message":…}}.
+func (s *Server) failAnthropic(w http.ResponseWriter, f Failure) {
+	for k, v := range f.Header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(f.Status)
+	json.NewEncoder(w).Encode(map[string]any{
+		"type": "error", "error": map[string]any{"type": f.Type, "message": f.Message},
+	})
+}
+
+// UsageLimit is the answer the Messages API gives an account over its
+// usage limit: 429 with a rate_limit_error, the unified rate-limit headers
+// saying the limit is reached and when it resets, and retry-after until
+// then. Claude Code 2.1.197 with an API key shows it as "API Error: Request
+// rejected (429) · …" whatever the headers say (the "session limit ·
+// resets …" text is a subscriber's); it gives up at once on a retry-after
+// that far away, and without one retries ten times, for minutes.
+func UsageLimit(reset time.Time) Reply {
+	return Reply{Fail: &Failure{
+		Status:  http.StatusTooManyRequests,
+		Type:    "rate_limit_error",
+		Message: "This request would exceed your account's rate limit. Please try again later.",
+		Header: map[string]string{
+			"anthropic-ratelimit-unified-status":               "rejected",
+			"anthropic-ratelimit-unified-reset":                strconv.FormatInt(reset.Unix(), 10),
+			"anthropic-ratelimit-unified-representative-claim": "five_hour",
+			"retry-after": strconv.Itoa(int(time.Until(reset).Seconds())),
+		},
+	}}
 }

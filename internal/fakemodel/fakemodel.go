@@ -85,6 +85,18 @@ type Reply struct {
 	// estimate from the request's size): a large figure makes an agent
 	// that compacts by token count compact now.
 	InputTokens int
+	// Fail, if set, answers with an API error instead of a message (only
+	// on Anthropic's API so far).
+	Fail *Failure
+}
+
+// Failure is an error answer: the HTTP status, the error's type and
+// message as the API's error body carries them, and headers sent with it.
+type Failure struct {
+	Status  int
+	Type    string
+	Message string
+	Header  map[string]string
 }
 
 func (rep Reply) inputTokens(r *Request) int {
@@ -299,6 +311,15 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.scriptMu.Lock()
 	reply := s.script(r)
 	s.scriptMu.Unlock()
+	if reply.Fail != nil {
+		if r.API != Anthropic {
+			s.fault("%s: the script answered with a failure, which this fake sends only on Anthropic's API", r.Path)
+			http.Error(w, "no failure here", http.StatusBadRequest)
+			return
+		}
+		s.failAnthropic(w, *reply.Fail)
+		return
+	}
 	if reply.Tool != nil && !r.HasTool(reply.Tool.Name) {
 		s.fault("script asked for tool %q, which %s does not offer (offered: %v)", reply.Tool.Name, r.Path, r.Tools)
 	}
