@@ -164,7 +164,10 @@ func (w *world) continueRace(ctx context.Context, c *faulty, s Step, cur session
 			other, where = c, s.Clone // its copy is not the one seen: a second process here
 		}
 	}
-	decide := func(st *faulty, to string) (res handoff.ContinueResult, err error, died bool) {
+	// Each decider reads its own clone's clock: a first sighting of a
+	// lease the brief notes with another clone's skewed clock would take
+	// hours off its wait (found by seed 12 with continuation).
+	decide := func(st *faulty, to string, clock handoff.Clock) (res handoff.ContinueResult, err error, died bool) {
 		defer func() {
 			if r := recover(); r != nil {
 				if _, ok := r.(crash); !ok {
@@ -176,11 +179,15 @@ func (w *world) continueRace(ctx context.Context, c *faulty, s Step, cur session
 		res, err = handoff.Continue(ctx, st, handoff.ContinueOptions{ID: cur.ID, To: to, From: from, Auto: true, By: who, Why: "sim: " + from + " stopped"}, clock)
 		return res, err, false
 	}
-	resA, errA, diedA := decide(c, a)
+	resA, errA, diedA := decide(c, a, clock)
 	// The second decider is a process of its own: the first's death is
 	// not its.
 	w.faults.dead.Store(false)
-	resB, errB, diedB := decide(other, b)
+	clockB := clock
+	if where != s.Clone {
+		clockB = w.clock(where)
+	}
+	resB, errB, diedB := decide(other, b, clockB)
 	out := "race " + cur.ID
 	for _, d := range []struct {
 		name string
