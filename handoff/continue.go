@@ -28,6 +28,17 @@ import (
 // runs the agent the decider saw (From). Of two deciders racing, one holds
 // the guard and the other gets *session.SwitchingError; one coming after
 // gets *AlreadyContinuedError.
+//
+// The guard is the session's for one agent's try only: it is released
+// when a fallback fails to start, before the next is tried. In that gap
+// the session looks as the decider found it, an agent's pane dead and no
+// switch, and the failed fallback's own exit has tmux run another
+// decider (AgentExited) that would take the gap for a decision of its
+// own: end the session (its agent exited, no switch holds it), or
+// continue it for the fallback's exit as if the first agent had failed
+// again, refusing the first decider its next try. So the deciders of one
+// session on this host also take its decision lock (lockDecisions) for
+// all their tries, and read the session only once they hold it.
 
 // ContinueOptions are what a continuation was asked.
 type ContinueOptions struct {
@@ -159,6 +170,43 @@ func LaunchCommand(id string) string { return "git handoff session launch " + id
 // Continue runs a continuation (see above): in To, else in the first of
 // Then that starts.
 func Continue(ctx context.Context, st refstore.Clone, opts ContinueOptions, clock Clock) (ContinueResult, error) {
+	if !opts.Preview {
+		unlock, err := lockDecisions(ctx, st, opts.ID)
+		if err != nil {
+			return ContinueResult{}, err
+		}
+		defer unlock()
+	}
+	return continueTries(ctx, st, opts, clock)
+}
+
+// decisionWait bounds the wait for another decider of the session: one
+// that takes longer than a few stops (StopGrace) and starts is stuck, and
+// the guard it may hold expires by then.
+const decisionWait = 2 * session.GuardTTL
+
+// lockDecisions takes session id's decision lock (see above), waiting for
+// the decider that holds it; the lock is the kernel's, so a decider that
+// is killed leaves none behind.
+func lockDecisions(ctx context.Context, st refstore.Clone, id string) (func(), error) {
+	name, err := refstore.EncodeComponent(id)
+	if err != nil {
+		return nil, err
+	}
+	wait, cancel := context.WithTimeout(ctx, decisionWait)
+	defer cancel()
+	unlock, err := st.Local().Lock(wait, "continue/"+name+".lock")
+	switch {
+	case err == nil:
+		return unlock, nil
+	case ctx.Err() == nil && wait.Err() != nil:
+		return nil, fmt.Errorf("session %q: another continuation of it has been under way for over %s: %w", id, decisionWait, err)
+	}
+	return nil, err
+}
+
+// continueTries is Continue under the session's decision lock.
+func continueTries(ctx context.Context, st refstore.Clone, opts ContinueOptions, clock Clock) (ContinueResult, error) {
 	agents := append([]string{opts.To}, opts.Then...)
 	var failed []string
 	for i := 0; ; i++ {

@@ -27,8 +27,11 @@ import (
 //     exits with it.
 //
 // Both decide through Continue, under the session's switch guard, with
-// their reason checked again once the guard is theirs (Still): of any
-// number of watchers and hooks, one continuation is made.
+// their reason checked again once the guard is theirs (Still), and hold
+// the session's decision lock from reading it to their last try (a
+// fallback that fails to start exits, which is a hook's exit to decide
+// too): of any number of watchers and hooks, one continuation is made,
+// and each fallback is tried in turn.
 
 // StallAfterKey is the git config key of the time an agent under tmux may
 // wait for input before its session continues in a fallback; unset or 0,
@@ -87,6 +90,15 @@ type AgentExitedResult struct {
 // exited. See above.
 func AgentExited(ctx context.Context, st refstore.Clone, opts WatchOptions, clock Clock) (AgentExitedResult, error) {
 	var res AgentExitedResult
+	// The whole decision, ending the session included, is made holding
+	// the decision lock: this may be the exit of a fallback that another
+	// decider is trying (see Continue).
+	unlock, err := lockDecisions(ctx, st, opts.ID)
+	if err != nil {
+		opts.log("session %s: its agent exited; not decided here: %v", opts.ID, err)
+		return res, err
+	}
+	defer unlock()
 	cur, err := session.Read(ctx, st, opts.ID)
 	if err != nil {
 		return res, err
@@ -97,7 +109,7 @@ func AgentExited(ctx context.Context, st refstore.Clone, opts WatchOptions, cloc
 	}
 	if co != nil {
 		co.By, co.Launcher, co.Exited = opts.By, opts.Launcher, opts.Exited
-		k, err := Continue(ctx, st, *co, clock)
+		k, err := continueTries(ctx, st, *co, clock)
 		res.Notices = append(res.Notices, k.Notices...)
 		for _, n := range k.Notices {
 			opts.log("session %s: %s", opts.ID, n)
@@ -119,6 +131,9 @@ func AgentExited(ctx context.Context, st refstore.Clone, opts WatchOptions, cloc
 	}
 	res.Ended, err = SessionExited(ctx, st, opts.ID, clock)
 	res.Notices = append(res.Notices, res.Ended.Notices...)
+	if res.Ended.Ended {
+		opts.log("session %s: its agent exited: the session ended", opts.ID)
+	}
 	return res, err
 }
 
@@ -310,24 +325,39 @@ func Watch(ctx context.Context, st refstore.Clone, opts WatchOptions, clock Cloc
 				}
 				return nil
 			}
-			k, err := Continue(ctx, st, *co, clock)
-			for _, n := range k.Notices {
-				opts.log("session %s: %s", opts.ID, n)
-			}
+			stallContinue(ctx, st, opts, *co, why, clock)
 			since = time.Now()
-			switch {
-			case err == nil:
-				opts.log("session %s: %s; it continues in %s", opts.ID, why, k.Session.Harness)
-			case failedToStart(err):
-				opts.log("session %s: %s; no fallback started: %v", opts.ID, why, err)
-				restartStopped(ctx, st, opts, clock)
-			default:
-				opts.log("session %s: %s; not continued here: %v", opts.ID, why, err)
-			}
 		}
 		if err := sleep(ctx, poll); err != nil {
 			return err
 		}
+	}
+}
+
+// stallContinue makes the continuation co of a stalled agent, and starts
+// that agent again when no fallback took over, all under the session's
+// decision lock: the exit of the stopped agent, or of a fallback that
+// failed, has tmux run AgentExited, which is to find the session as this
+// left it.
+func stallContinue(ctx context.Context, st refstore.Clone, opts WatchOptions, co ContinueOptions, why string, clock Clock) {
+	unlock, err := lockDecisions(ctx, st, opts.ID)
+	if err != nil {
+		opts.log("session %s: %s; not continued here: %v", opts.ID, why, err)
+		return
+	}
+	defer unlock()
+	k, err := continueTries(ctx, st, co, clock)
+	for _, n := range k.Notices {
+		opts.log("session %s: %s", opts.ID, n)
+	}
+	switch {
+	case err == nil:
+		opts.log("session %s: %s; it continues in %s", opts.ID, why, k.Session.Harness)
+	case failedToStart(err):
+		opts.log("session %s: %s; no fallback started: %v", opts.ID, why, err)
+		restartStopped(ctx, st, opts, clock)
+	default:
+		opts.log("session %s: %s; not continued here: %v", opts.ID, why, err)
 	}
 }
 

@@ -56,6 +56,16 @@ func (e *tmuxEnv) watchLog() string {
 	return string(b)
 }
 
+// logWatchOnFailure has a failed test show what the watchers decided, before
+// the temporary directory holding their log goes.
+func (e *tmuxEnv) logWatchOnFailure() {
+	e.t.Cleanup(func() {
+		if e.t.Failed() {
+			e.t.Logf("watch.log:\n%s", e.watchLog())
+		}
+	})
+}
+
 // waitRuns waits, at most 20 seconds, until session id runs agent, no
 // switch holding it.
 func (e *tmuxEnv) waitRuns(id, agent string) {
@@ -91,6 +101,7 @@ func holds(t *testing.T, srv tmuxrt.Server, name string, pid int, d time.Duratio
 // reason first in its brief, and stays; `log` shows one continuation.
 func TestTmuxKilledAgentContinues(t *testing.T) {
 	e := newTmuxEnv(t)
+	e.logWatchOnFailure()
 	e.withBroken("gemini")
 	e.must("git", "config", "handoff.fallback", "gemini codex")
 	srv, name, before := e.launch("s-kill", "claude")
@@ -129,6 +140,7 @@ func TestTmuxKilledAgentContinues(t *testing.T) {
 // is not continued again.
 func TestTmuxStalledAgentContinues(t *testing.T) {
 	e := newTmuxEnv(t)
+	e.logWatchOnFailure()
 	e.must("git", "config", "handoff.fallback", "codex claude-code")
 	srv, name, before := e.launch("s-stall", "claude")
 	// Longer than a watcher's look without stallAfter, and than 2s.
@@ -155,6 +167,7 @@ func TestTmuxStalledAgentContinues(t *testing.T) {
 // pane-died hook that fires in between leaves it so.
 func TestTmuxTerminatedAgentIsNotContinued(t *testing.T) {
 	e := newTmuxEnv(t)
+	e.logWatchOnFailure()
 	if err := os.WriteFile(filepath.Join(e.hold, "release"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
