@@ -239,7 +239,16 @@ func continueAfterClaudeLimit(t *testing.T, next continueTarget) {
 	tmux("send-keys", "-t", "="+name+":", "-l", "go on, "+goOn)
 	time.Sleep(300 * time.Millisecond) // the TUI takes pasted text before Enter
 	tmux("send-keys", "-t", "="+name+":", "Enter")
+	// swapped: when the pane first ran another program than Claude Code
+	// (to the wait's 100ms), which parts git-handoff's time from the
+	// next agent's own start-up.
+	var swapped time.Time
 	wait("did "+next.name+" send its first request", time.Minute, func() bool {
+		if swapped.IsZero() {
+			if pane, ok, err := srv.Pane(ctx, name); err == nil && ok && pane.PID != before.PID {
+				swapped = time.Now()
+			}
+		}
 		fl.mu.Lock()
 		defer fl.mu.Unlock()
 		return !fl.nextAt.IsZero()
@@ -326,8 +335,10 @@ func continueAfterClaudeLimit(t *testing.T, next continueTarget) {
 		t.Fatalf("session %s after the limit: harness %q, continued %+v", id, s.Harness, s.Continued)
 	}
 	// Where the time went: Claude Code and the hook up to the record, then
-	// stopping Claude Code and starting the next agent.
-	t.Logf("429 → continuation recorded %v → %s's first request %v", s.Continued.At.Sub(limited).Round(time.Millisecond), next.name, first.At.Sub(s.Continued.At).Round(time.Millisecond))
+	// stopping Claude Code, then the next agent's own start-up.
+	t.Logf("429 → continuation recorded %v → %s in the pane %v → its first request %v",
+		s.Continued.At.Sub(limited).Round(time.Millisecond), next.name,
+		swapped.Sub(s.Continued.At).Round(time.Millisecond), first.At.Sub(swapped).Round(time.Millisecond))
 	logged := p.handoff("log", "--json")
 	if n := strings.Count(logged, `"kind":"continued"`) + strings.Count(logged, `"kind": "continued"`); n != 1 {
 		t.Errorf("log has %d continuations, want 1:\n%s", n, logged)
