@@ -23,12 +23,23 @@ import (
 const continueE2EDeadline = 3 * time.Minute
 
 // failureLog keeps the moments the test measures between: the 429 and
-// Codex's first request, as the fake saw them.
+// the next agent's first request, as the fake saw them.
 type failureLog struct {
 	mu      sync.Mutex
 	limited time.Time // the first 429
 	limits  int       // 429s answered
-	codexAt time.Time // codex's first request with the brief
+	nextAt  time.Time // the next agent's first request with the brief
+}
+
+// continueTarget is an agent a session goes on in after Claude Code's
+// usage limit, and what the test needs to drive it.
+type continueTarget struct {
+	name string        // its harness name, handoff.fallback's value
+	api  fakemodel.API // the protocol its requests come in on
+	// setUp makes the agent ready to run in the project against fake,
+	// under Claude Code's HOME (the tmux server's, which the pane keeps),
+	// and returns the environment it needs beside Claude Code's.
+	setUp func(t *testing.T, p *project, claude *agenttest.Agent, fake *fakemodel.Server) []string
 }
 
 // TestClaudeUsageLimitContinuesInCodex: Claude Code, launched under tmux
@@ -40,13 +51,55 @@ type failureLog struct {
 // the reason and Claude's last message, once; the time from the 429 to
 // Codex's first request is logged.
 func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
+	continueAfterClaudeLimit(t, continueTarget{
+		name: agenttest.Codex,
+		api:  fakemodel.OpenAI,
+		setUp: func(t *testing.T, p *project, _ *agenttest.Agent, fake *fakemodel.Server) []string {
+			codex := p.agentFor(agenttest.Codex, fake)
+			codex.Trust(p.dir)
+			return []string{"CODEX_HOME=" + codex.CodexHome(), "FAKE_OPENAI_KEY=" + agenttest.APIKey}
+		},
+	})
+}
+
+// TestClaudeUsageLimitContinuesInGemini: the same with handoff.fallback
+// gemini: the session goes on in the real Gemini CLI, interactive in the
+// pane (--prompt-interactive with the brief).
+func TestClaudeUsageLimitContinuesInGemini(t *testing.T) {
+	continueAfterClaudeLimit(t, continueTarget{
+		name: agenttest.Gemini,
+		api:  fakemodel.Gemini,
+		setUp: func(t *testing.T, p *project, claude *agenttest.Agent, fake *fakemodel.Server) []string {
+			// Gemini CLI reads its user settings (API-key auth, hooks on,
+			// no update check) from the HOME it shares with Claude Code.
+			if err := claude.WriteJSON(filepath.Join(claude.Home, ".gemini", "settings.json"), agenttest.GeminiUserSettings()); err != nil {
+				t.Fatal(err)
+			}
+			// The variables agenttest points Gemini CLI at the fake with
+			// (its key, base URL, and the workspace trusted, where an
+			// interactive start would ask).
+			var env []string
+			for _, kv := range agenttest.New(t, agenttest.Gemini, fake).Environ() {
+				if strings.HasPrefix(kv, "GEMINI_") || strings.HasPrefix(kv, "GOOGLE_") {
+					env = append(env, kv)
+				}
+			}
+			return env
+		},
+	})
+}
+
+// continueAfterClaudeLimit runs Claude Code into its usage limit under
+// tmux with handoff.fallback next.name and checks the session goes on in
+// next, once, in the same pane and worktree, with the brief.
+func continueAfterClaudeLimit(t *testing.T, next continueTarget) {
 	agenttest.Find(t, agenttest.Claude)
-	agenttest.Find(t, agenttest.Codex)
+	agenttest.Find(t, next.name)
 	deadline := time.Now().Add(continueE2EDeadline)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 
-	p := newProject(t, agenttest.Claude, agenttest.Codex)
+	p := newProject(t, agenttest.Claude, next.name)
 	tok := tokenE2E()
 	last := "LAST-" + tok + ": nested lists parse now; the error messages are next."
 	goOn := "GO-ON-" + tok
@@ -58,13 +111,13 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 		if !r.OffersShell() {
 			return fakemodel.Say("a title")
 		}
-		if r.API == fakemodel.OpenAI {
+		if r.API == next.api {
 			fl.mu.Lock()
-			if strings.Contains(r.Text, takeOver) && fl.codexAt.IsZero() {
-				fl.codexAt = r.At
+			if strings.Contains(r.Text, takeOver) && fl.nextAt.IsZero() {
+				fl.nextAt = r.At
 			}
 			fl.mu.Unlock()
-			return fakemodel.Say("codex on it " + tok)
+			return fakemodel.Say(next.name + " on it " + tok)
 		}
 		if strings.Contains(r.LastUser, goOn) {
 			fl.mu.Lock()
@@ -78,12 +131,11 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 		return fakemodel.Say(last)
 	})
 	claude := p.agentFor(agenttest.Claude, fake)
-	codex := p.agentFor(agenttest.Codex, fake)
 	// The agents' programs on PATH, where the launch and the continuation
 	// look for them.
 	claude.Path = append(claude.Path, agenttest.ToolsDir())
 	claude.Trust(p.dir)
-	codex.Trust(p.dir)
+	nextEnv := next.setUp(t, p, claude, fake)
 
 	// What Claude Code gives its StopFailure hook, copied by a user-level
 	// hook beside the project's.
@@ -99,17 +151,16 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 	// agents in it) is gone before they are removed.
 	socket := tmuxrttest.Socket(t)
 
-	gittest.Run(t, p.dir, "config", "handoff.fallback", "codex")
+	gittest.Run(t, p.dir, "config", "handoff.fallback", next.name)
 	const id = "s-limit"
 	p.handoff("start", "--session", id, "--harness", "claude-code", "--objective", "OBJ-"+tok+": parse nested lists")
 
 	// One environment for the tmux server, whose panes inherit it: Claude
-	// Code's and Codex's, each pointed at the fake. Claude Code's retries
+	// Code's and the next agent's, each pointed at the fake. Claude Code's retries
 	// are left as a user has them: the 429's retry-after, hours away,
 	// makes it give up at once (without one it retried ten times, for
 	// minutes, before StopFailure).
-	env := claude.Environ("PWD="+p.dir, "CODEX_HOME="+codex.CodexHome(), "FAKE_OPENAI_KEY="+agenttest.APIKey,
-		tmuxrt.SocketEnv+"="+socket)
+	env := claude.Environ(append(nextEnv, "PWD="+p.dir, tmuxrt.SocketEnv+"="+socket)...)
 	handoffEnv := func(args ...string) string {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, filepath.Join(p.bin, "git-handoff"), args...)
@@ -188,18 +239,27 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 	tmux("send-keys", "-t", "="+name+":", "-l", "go on, "+goOn)
 	time.Sleep(300 * time.Millisecond) // the TUI takes pasted text before Enter
 	tmux("send-keys", "-t", "="+name+":", "Enter")
-	wait("did Codex send its first request", time.Minute, func() bool {
+	// swapped: when the pane first ran another program than Claude Code
+	// (to the wait's 100ms), which parts git-handoff's time from the
+	// next agent's own start-up.
+	var swapped time.Time
+	wait("did "+next.name+" send its first request", time.Minute, func() bool {
+		if swapped.IsZero() {
+			if pane, ok, err := srv.Pane(ctx, name); err == nil && ok && pane.PID != before.PID {
+				swapped = time.Now()
+			}
+		}
 		fl.mu.Lock()
 		defer fl.mu.Unlock()
-		return !fl.codexAt.IsZero()
+		return !fl.nextAt.IsZero()
 	})
 	fl.mu.Lock()
-	took := fl.codexAt.Sub(fl.limited)
+	took := fl.nextAt.Sub(fl.limited)
 	limited, limits := fl.limited, fl.limits
 	fl.mu.Unlock()
-	t.Logf("from the 429 to codex's first request: %v (%d 429s answered)", took.Round(time.Millisecond), limits)
+	t.Logf("from the 429 to %s's first request: %v (%d 429s answered)", next.name, took.Round(time.Millisecond), limits)
 	if limited.IsZero() || took > 60*time.Second {
-		t.Errorf("codex's first request came %v after the 429 (at %v), want well under a minute (the goal is 10s)", took, limited)
+		t.Errorf("%s's first request came %v after the 429 (at %v), want well under a minute (the goal is 10s)", next.name, took, limited)
 	}
 	if raw, err := os.ReadFile(recorded); err != nil {
 		t.Errorf("Claude Code ran no StopFailure hook: %v", err)
@@ -219,42 +279,42 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Codex answered; nothing more may start after it: give a second
+	// The next agent answered; nothing more may start after it: give a second
 	// continuation the time the first one took, and more.
 	time.Sleep(took + 3*time.Second)
 	var turns []*fakemodel.Request
 	for _, r := range fake.Requests() {
-		if r.API == fakemodel.OpenAI && r.OffersShell() {
+		if r.API == next.api && r.OffersShell() {
 			turns = append(turns, r)
 		}
 	}
 	if len(turns) != 1 {
-		t.Fatalf("codex made %d requests of its main loop, want 1 (its first prompt, answered with text)\n%s", len(turns), fake.Dump())
+		t.Fatalf("%s made %d requests of its main loop, want 1 (its first prompt, answered with text)\n%s", next.name, len(turns), fake.Dump())
 	}
 	first := turns[0]
 	for _, want := range []string{reasonHead, "LAST-" + tok, "OBJ-" + tok} {
 		if !strings.Contains(first.LastUser, want) {
-			t.Errorf("codex's first prompt lacks %q:\n%s", want, first.LastUser)
+			t.Errorf("%s's first prompt lacks %q:\n%s", next.name, want, first.LastUser)
 		}
 	}
 	if n := strings.Count(first.Text, takeOver); n != 1 {
-		t.Errorf("codex's first request holds the brief %d times, want 1:\n%s", n, first.Text)
+		t.Errorf("%s's first request holds the brief %d times, want 1:\n%s", next.name, n, first.Text)
 	}
 	realDir, _ := filepath.EvalSymlinks(p.dir)
 	if !first.Contains(p.dir) && !first.Contains(realDir) {
-		t.Errorf("codex's first request names no cwd %s:\n%s", p.dir, first.Text)
+		t.Errorf("%s's first request names no cwd %s:\n%s", next.name, p.dir, first.Text)
 	}
 
-	// The same pane, now codex's, in the worktree.
+	// The same pane, now the next agent's, in the worktree.
 	after, ok, err := srv.Pane(ctx, name)
 	if err != nil || !ok || after.Dead {
 		t.Fatalf("pane after the continuation: %+v found %v: %v\n%s", after, ok, err, screen())
 	}
 	if after.ID != before.ID || after.PID == before.PID || after.PID != mid.PID {
-		t.Errorf("pane %s: pid %d under claude, %d at codex's first request, %d now: want the same pane, with one program after claude's", after.ID, before.PID, mid.PID, after.PID)
+		t.Errorf("pane %s: pid %d under claude, %d at %s's first request, %d now: want the same pane, with one program after claude's", after.ID, before.PID, mid.PID, next.name, after.PID)
 	}
-	if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(after.PID) + "/cmdline"); err == nil && !strings.Contains(string(cmdline), "codex") {
-		t.Errorf("the pane runs %q, not codex", strings.ReplaceAll(string(cmdline), "\x00", " "))
+	if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(after.PID) + "/cmdline"); err == nil && !strings.Contains(string(cmdline), next.name) {
+		t.Errorf("the pane runs %q, not %s", strings.ReplaceAll(string(cmdline), "\x00", " "), next.name)
 	}
 	if cwd := tmux("display-message", "-p", "-t", "="+name+":", "#{pane_current_path}"); cwd != p.dir && cwd != realDir {
 		t.Errorf("the pane works in %s, want %s", cwd, p.dir)
@@ -271,12 +331,14 @@ func TestClaudeUsageLimitContinuesInCodex(t *testing.T) {
 		} `json:"continued"`
 	}
 	p.decode(p.handoff("session", "show", id, "--json"), &s)
-	if s.Harness != agenttest.Codex || s.Continued == nil || s.Continued.From != agenttest.Claude || !s.Continued.Auto || !strings.HasPrefix(s.Continued.Why, reasonHead) {
+	if s.Harness != next.name || s.Continued == nil || s.Continued.From != agenttest.Claude || !s.Continued.Auto || !strings.HasPrefix(s.Continued.Why, reasonHead) {
 		t.Fatalf("session %s after the limit: harness %q, continued %+v", id, s.Harness, s.Continued)
 	}
 	// Where the time went: Claude Code and the hook up to the record, then
-	// stopping Claude Code and starting Codex.
-	t.Logf("429 → continuation recorded %v → codex's first request %v", s.Continued.At.Sub(limited).Round(time.Millisecond), first.At.Sub(s.Continued.At).Round(time.Millisecond))
+	// stopping Claude Code, then the next agent's own start-up.
+	t.Logf("429 → continuation recorded %v → %s in the pane %v → its first request %v",
+		s.Continued.At.Sub(limited).Round(time.Millisecond), next.name,
+		swapped.Sub(s.Continued.At).Round(time.Millisecond), first.At.Sub(swapped).Round(time.Millisecond))
 	logged := p.handoff("log", "--json")
 	if n := strings.Count(logged, `"kind":"continued"`) + strings.Count(logged, `"kind": "continued"`); n != 1 {
 		t.Errorf("log has %d continuations, want 1:\n%s", n, logged)
