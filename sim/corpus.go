@@ -719,20 +719,4 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpStart, Arg: 0x39b1194b, Faults: 0x98f48954488b3919},
 		},
 	},
-	{
-		// A continuation race whose second decider ran on another clone with the
-		// first clone's clock (a harness defect): the brief it wrote noted its
-		// first sighting of a lease hours early by that clone's clock, and it took
-		// the lease over long before its TTL. Each decider reads its own clock.
-		name: "a racing decider on another clone, by its own clock", seed: 12, faults: true, deaths: true, cont: true,
-		steps: []Step{
-			{Clone: 2, Op: OpSync, Arg: 0xdbf946d5, Faults: 0x23c143d05208fbb5},
-			{Clone: 0, Op: OpStart, Arg: 0x2ec94fe6, Faults: 0x2acea80cd92b8fb},
-			{Clone: 0, Op: OpSync, Arg: 0x2bf62016, Faults: 0x3ec4506213162c03},
-			{Clone: 0, Op: OpLeaseTake, Arg: 0x61138317, Faults: 0xc0b746ede9e6c371},
-			{Clone: 1, Op: OpSync, Arg: 0xd2e94625, Faults: 0xbd5578902fa24ce5},
-			{Clone: 0, Op: OpContinueRace, Arg: 0xf186a20a, Faults: 0xc25852afbad70be4},
-			{Clone: 1, Op: OpLeaseTake, Arg: 0x3230d3e4, Faults: 0x134d6d684779b0b4},
-		},
-	},
 }
