@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -60,36 +59,51 @@ func seenNote(ref string) string {
 	return "leases/seen/" + hex.EncodeToString(sum[:8])
 }
 
-// readSeen reads the note of ref: the version and when it was first seen.
-func readSeen(l refstore.Local, ref string) (string, time.Time, bool) {
+// readSeen reads the note of ref: the version, when it was first seen,
+// and whether this clone wrote it (its write landed then) rather than
+// only saw it.
+func readSeen(l refstore.Local, ref string) (string, time.Time, bool, bool) {
 	b, err := l.Read(seenNote(ref))
 	if err != nil {
-		return "", time.Time{}, false
+		return "", time.Time{}, false, false
 	}
-	oid, ns, ok := strings.Cut(string(bytes.TrimSpace(b)), " ")
-	n, err := strconv.ParseInt(ns, 10, 64)
-	if !ok || err != nil {
-		return "", time.Time{}, false
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return "", time.Time{}, false, false
 	}
-	return oid, time.Unix(0, n), true
+	n, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return "", time.Time{}, false, false
+	}
+	return f[0], time.Unix(0, n), len(f) > 2 && f[2] == wroteMark, true
 }
+
+// wroteMark ends the note of a version this clone wrote. Only such a note
+// lets the holder believe (Fresh): a sighting of its own version, noted
+// by a reader (a brief, a listing) after a sighting of another's, would
+// restart the holder's TTL on a lease already taken over (found by the
+// simulation, seed 29 with continuation).
+const wroteMark = "wrote"
 
 // Seen is when this clone first saw version oid of ref, by its own clock:
 // the note's time when the note names oid and is not in the future, else
 // now, noted.
 func Seen(ctx context.Context, l refstore.Local, ref, oid string, now time.Time) (time.Time, error) {
-	if got, at, ok := readSeen(l, ref); ok && got == oid && !now.Before(at) {
+	if got, at, _, ok := readSeen(l, ref); ok && got == oid && !now.Before(at) {
 		return at, nil
 	}
-	if err := noteSeen(ctx, l, ref, oid, now); err != nil {
+	if err := noteSeen(ctx, l, ref, oid, now, false); err != nil {
 		return time.Time{}, err
 	}
 	return now, nil
 }
 
-func noteSeen(ctx context.Context, l refstore.Local, ref, oid string, now time.Time) error {
-	line := oid + " " + strconv.FormatInt(now.UnixNano(), 10) + "\n"
-	if err := l.Write(ctx, seenNote(ref), []byte(line)); err != nil {
+func noteSeen(ctx context.Context, l refstore.Local, ref, oid string, now time.Time, wrote bool) error {
+	line := oid + " " + strconv.FormatInt(now.UnixNano(), 10)
+	if wrote {
+		line += " " + wroteMark
+	}
+	if err := l.Write(ctx, seenNote(ref), []byte(line+"\n")); err != nil {
 		return fmt.Errorf("noting when this clone saw the lease %s: %w", ref, err)
 	}
 	return nil
@@ -113,12 +127,12 @@ func expiryOf(ctx context.Context, l refstore.Local, cur Stored, now time.Time) 
 }
 
 // renewDue reports whether the holder should write a new version of cur:
-// this clone wrote (or first saw) cur at least half its TTL ago, by its
-// own clock, or has no note of it (it was written elsewhere: a successor
-// on another machine renews at once, without reading the writer's clock).
+// this clone wrote cur at least half its TTL ago, by its own clock, or
+// has no note of writing it (it was written elsewhere: a successor on
+// another machine renews at once, without reading the writer's clock).
 func renewDue(l refstore.Local, cur Stored, now time.Time) bool {
-	oid, at, ok := readSeen(l, cur.Ref)
-	if !ok || oid != cur.OID || now.Before(at) {
+	oid, at, wrote, ok := readSeen(l, cur.Ref)
+	if !ok || !wrote || oid != cur.OID || now.Before(at) {
 		return true
 	}
 	return now.Sub(at) >= cur.TTL()/2
@@ -129,6 +143,6 @@ func renewDue(l refstore.Local, cur Stored, now time.Time) bool {
 // wrote it (noted when the write landed). A version this clone has no note
 // of is not fresh: the holder renews before relying on it.
 func Fresh(l refstore.Local, cur Stored, now time.Time) bool {
-	oid, at, ok := readSeen(l, cur.Ref)
-	return ok && oid == cur.OID && !now.Before(at) && now.Sub(at) < cur.TTL()
+	oid, at, wrote, ok := readSeen(l, cur.Ref)
+	return ok && wrote && oid == cur.OID && !now.Before(at) && now.Sub(at) < cur.TTL()
 }

@@ -185,7 +185,7 @@ func (p *plan) commit(ctx context.Context, w refstore.Writer, b Board, s Snapsho
 	}
 	for _, v := range p.written {
 		if v.Held() {
-			if err := noteSeen(ctx, w.Local(), v.Ref, v.OID, before); err != nil {
+			if err := noteSeen(ctx, w.Local(), v.Ref, v.OID, before, true); err != nil {
 				return err
 			}
 		}
@@ -651,7 +651,7 @@ func Views(ctx context.Context, l refstore.Local, s Snapshot, session string, al
 		switch {
 		case !cur.Held():
 		case v.Mine:
-			if oid, at, ok := readSeen(l, cur.Ref); ok && oid == cur.OID {
+			if oid, at, wrote, ok := readSeen(l, cur.Ref); ok && wrote && oid == cur.OID {
 				v.FreesAt = at.Add(cur.TTL())
 			}
 		default:

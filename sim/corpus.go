@@ -719,4 +719,47 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpStart, Arg: 0x39b1194b, Faults: 0x98f48954488b3919},
 		},
 	},
+	{
+		// A holder's own lease, taken over after it expired, was noted again as
+		// first seen by a brief listing it from this clone's stale copy (after the
+		// note had moved to the taker's version): the holder's renewal read that
+		// note as its own write and answered "fresh", and two sessions believed
+		// they held src/a.go. Only a note of this clone's own write lets a holder
+		// believe or skip a renewal (lease/expiry.go, wroteMark).
+		name: "a holder's lease noted again as first seen", seed: 29, faults: true, deaths: true, cont: true,
+		steps: []Step{
+			{Clone: 0, Op: OpLeaseTake, Arg: 0xdcbf7a1a, Faults: 0x82d0f432e14bbc4e},
+			{Clone: 2, Op: OpSync, Arg: 0xd4eb321a, Faults: 0x646f96c7e1d2470},
+			{Clone: 2, Op: OpStart, Arg: 0x16b02f16, Faults: 0x80f1142ba76c21b6},
+			{Clone: 0, Op: OpCancel, Arg: 0xabe2a9d1, Faults: 0x8645a1ca6a5a46bc},
+			{Clone: 0, Op: OpStart, Arg: 0x86814b4d, Faults: 0x51f834df4aa45cfe},
+			{Clone: 2, Op: OpSync, Arg: 0xd5d1376b, Faults: 0x8213d75434546314},
+			{Clone: 2, Op: OpSync, Arg: 0x140eb1af, Faults: 0x5b8169e00ee0a126},
+			{Clone: 2, Op: OpLeaseRenew, Arg: 0x7e910cf9, Faults: 0x7ad0a2750331432},
+			{Clone: 1, Op: OpStart, Arg: 0x4abf55e3, Faults: 0x2d21e0e1b5185f9c},
+			{Clone: 2, Op: OpEnd, Arg: 0x9e5e0e3a, Faults: 0xd4c05713b2b6b440},
+			{Clone: 0, Op: OpSync, Arg: 0x2402688e, Faults: 0xd2c8f459f192cacf},
+			{Clone: 2, Op: OpLeaseExpire, Arg: 0x512e728b, Faults: 0x7d5a754afdde1a5b},
+			{Clone: 2, Op: OpEnd, Arg: 0x53a82cbf, Faults: 0xfdd3d288c00708cf},
+			{Clone: 0, Op: OpStart, Arg: 0x9926dea4, Faults: 0xdb55122ef5877ed1},
+			{Clone: 2, Op: OpEnd, Arg: 0x2b839a66, Faults: 0xac505d2d3d0800be},
+			{Clone: 2, Op: OpRetire, Arg: 0xe6fd96e6, Faults: 0xa239aa0af0eacce},
+			{Clone: 1, Op: OpSync, Arg: 0x93c27bc7, Faults: 0x86e0f8510651b898},
+			{Clone: 2, Op: OpEnd, Arg: 0xaf555972, Faults: 0x1183203c47b4e8a3},
+			{Clone: 1, Op: OpSync, Arg: 0x3ad34f7a, Faults: 0xa339bf0a5633e332},
+			{Clone: 0, Op: OpStart, Arg: 0xeabc83c7, Faults: 0x8c01fff462235f46},
+			{Clone: 1, Op: OpSync, Arg: 0x8515c8d2, Faults: 0x2cbcc755ec441890},
+			{Clone: 0, Op: OpSync, Arg: 0xd13c0751, Faults: 0x4bdececdf0efdd},
+			{Clone: 2, Op: OpEnd, Arg: 0xbfc74725, Faults: 0x6f0c0e5602271ec8},
+			{Clone: 0, Op: OpSync, Arg: 0x954472b, Faults: 0x2e04c2a906426c0a},
+			{Clone: 2, Op: OpDismiss, Arg: 0x7309a6b4, Faults: 0x947a6230b28f425b},
+			{Clone: 0, Op: OpStart, Arg: 0xde065a5e, Faults: 0x8576e0e01a6d09f5},
+			{Clone: 2, Op: OpLeaseRelease, Arg: 0x41dd2dba, Faults: 0xf0cbb45a00a42fc6},
+			{Clone: 1, Op: OpRetire, Arg: 0xf5f5d0f8, Faults: 0x29cbe9bf0d80c8df},
+			{Clone: 2, Op: OpLeaseTake, Arg: 0xe95ef75c, Faults: 0x14f7a8927f7d518b},
+			{Clone: 0, Op: OpLeaseTake, Arg: 0xf19d50aa, Faults: 0x11d6c121992d98f2},
+			{Clone: 0, Op: OpContinue, Arg: 0x13496333, Faults: 0xcf6460156a2f8aaf},
+			{Clone: 0, Op: OpLeaseRenew, Arg: 0xba59bc0f, Faults: 0x16898d760db45e76},
+		},
+	},
 }
