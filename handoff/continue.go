@@ -625,6 +625,10 @@ func restoreBaton(ctx context.Context, st refstore.Clone, b baton.Stored, clock 
 	}
 	back := cur.Baton
 	back.Deleted = &baton.Deletion{Reason: "cancelled", At: clock().UTC()}
+	// Withdrawn, it was never delivered: no claim stays on it (found by
+	// the simulation, seed 12 with continuation: a withdrawn handoff
+	// reached the remote still saying its session had claimed it).
+	back.Claimed, back.ClaimedAt, back.ClaimedBySession = false, nil, ""
 	if cur.Prev != "" {
 		if e, err := st.ReadObject(ctx, cur.Prev); err == nil {
 			e.Ref = b.Ref

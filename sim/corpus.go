@@ -762,4 +762,21 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpLeaseRenew, Arg: 0xba59bc0f, Faults: 0x16898d760db45e76},
 		},
 	},
+	{
+		// Two deciders race to continue a session, the second on another clone,
+		// where starting the agent fails after its handoff was written, claimed by
+		// the session: the handoff was withdrawn as a tombstone still saying the
+		// session had claimed it, and reached the remote so, delivered to nobody.
+		// A withdrawn handoff keeps no claim (restoreBaton).
+		name: "a withdrawn continuation handoff that still said claimed", seed: 12, faults: true, deaths: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpSync, Arg: 0xdbf946d5, Faults: 0x23c143d05208fbb5},
+			{Clone: 0, Op: OpStart, Arg: 0x2ec94fe6, Faults: 0x2acea80cd92b8fb},
+			{Clone: 0, Op: OpSync, Arg: 0x2bf62016, Faults: 0x3ec4506213162c03},
+			{Clone: 0, Op: OpLeaseTake, Arg: 0x61138317, Faults: 0xc0b746ede9e6c371},
+			{Clone: 1, Op: OpSync, Arg: 0xd2e94625, Faults: 0xbd5578902fa24ce5},
+			{Clone: 0, Op: OpContinueRace, Arg: 0xf186a20a, Faults: 0xc25852afbad70be4},
+			{Clone: 1, Op: OpLeaseTake, Arg: 0x3230d3e4, Faults: 0x134d6d684779b0b4},
+		},
+	},
 }
