@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -74,8 +75,17 @@ func portableFor[T any]() *jsonschema.Schema {
 	return s
 }
 
+// rawAny is the schema of a json.RawMessage field (a conflict's field
+// values): any JSON value. Inferred, it would be an array of bytes, and a
+// string or object there failed the SDK's check of the tool's output
+// (found by the soak: an MCP sync with a conflict answered an error).
+var rawAny = map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.RawMessage](): {AnyOf: []*jsonschema.Schema{
+	{Type: "string"}, {Type: "number"}, {Type: "boolean"},
+	{Type: "object", AdditionalProperties: &jsonschema.Schema{}}, {Type: "array"},
+}}}
+
 func schemaFor[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: rawAny})
 	if err != nil {
 		panic(fmt.Sprintf("schema of %T: %v", *new(T), err))
 	}
