@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 // The watchers of an agent under tmux (handoff.AgentExited, handoff.Watch):
@@ -30,41 +31,39 @@ func continueWatchCommands(d *deps) []*cli.Command {
 		}
 		return handoff.WatchOptions{ID: c.Args().First(), By: guardHolder(), Launcher: launcher(), Exited: continueExitedCommand()}, nil
 	}
+	// watching is a watcher command's action: its session named, the
+	// store opened, its decisions logged to the watch log.
+	watching := func(run func(*cli.Context, *refstore.Store, handoff.WatchOptions) error) cli.ActionFunc {
+		return func(c *cli.Context) error {
+			opts, err := watchOpts(c)
+			if err != nil {
+				return err
+			}
+			st, err := d.Store(c.Context)
+			if err != nil {
+				return err
+			}
+			opts.Log = handoff.WatchLog(st)
+			return run(c, st, opts)
+		}
+	}
 	return []*cli.Command{{
 		Name:      "exited",
 		Hidden:    true,
 		Usage:     "internal: tmux saw a session's agent exit; continue it in a fallback agent, or end it",
 		ArgsUsage: "ID",
-		Action: func(c *cli.Context) error {
-			opts, err := watchOpts(c)
-			if err != nil {
-				return err
-			}
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			opts.Log = handoff.WatchLog(st)
+		Action: watching(func(c *cli.Context, st *refstore.Store, opts handoff.WatchOptions) error {
 			res, err := handoff.AgentExited(c.Context, st, opts, d.Now)
 			notify(d.stderr, res.Notices)
 			return err
-		},
+		}),
 	}, {
 		Name:      "watch",
 		Hidden:    true,
 		Usage:     "internal: watch a session's agent under tmux for a stall (handoff.stallAfter), until its pane is gone",
 		ArgsUsage: "ID",
-		Action: func(c *cli.Context) error {
-			opts, err := watchOpts(c)
-			if err != nil {
-				return err
-			}
-			st, err := d.Store(c.Context)
-			if err != nil {
-				return err
-			}
-			opts.Log = handoff.WatchLog(st)
+		Action: watching(func(c *cli.Context, st *refstore.Store, opts handoff.WatchOptions) error {
 			return handoff.Watch(c.Context, st, opts, d.Now)
-		},
+		}),
 	}}
 }
