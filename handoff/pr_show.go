@@ -62,7 +62,7 @@ func PRShow(ctx context.Context, st refstore.Clone, opts PRShowOptions) (prown.S
 	if repo == "" {
 		return prByNumber(ctx, st, n)
 	}
-	rec, err := prown.Read(ctx, st, repo, n)
+	rec, err := prown.Find(ctx, st, repo, n)
 	if err != nil {
 		return prown.Stored{Record: prown.Record{Repo: repo, Number: n}}, fmt.Errorf("showing #%d: %w", n, err)
 	}

@@ -56,7 +56,7 @@ func PRStatus(ctx context.Context, st refstore.Clone, gh PRHost, opts PRStatusOp
 		return res, fmt.Errorf("reading the facts of #%d: %w", res.Number, err)
 	}
 	res.Facts = f
-	rec, rerr := prown.Read(ctx, st, res.Repo, res.Number)
+	rec, rerr := prown.Find(ctx, st, res.Repo, res.Number)
 	switch {
 	case rerr == nil:
 		res.Owner = rec.OwnerSession

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/ghpr/prdata"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -64,6 +65,9 @@ type Stored struct {
 	Record
 	Ref string `json:"-"`
 	OID string `json:"-"`
+	// Archived is the month whose archive holds the record (Find), ""
+	// for a live one: the ownership of a merged pull request, retired.
+	Archived string `json:"archived,omitempty"`
 }
 
 // Pointer is what the owning session's record says about the pull request.
@@ -132,6 +136,62 @@ func Read(ctx context.Context, st refstore.Records, repo string, number int) (St
 		return Stored{}, err
 	}
 	return Decode(e)
+}
+
+// Find is Read for every pull request this clone can answer for: the live
+// record, else the one the archive holds (package archive), marked
+// Archived: a merged pull request's ownership retires there. Only for
+// reads; writers use Read, so that an archived record is never changed
+// and written back as a live one. A store other than git's has no
+// archive: Find is Read there.
+func Find(ctx context.Context, st refstore.Records, repo string, number int) (Stored, error) {
+	s, err := Read(ctx, st, repo, number)
+	gs, ok := st.(archive.Store)
+	if !ok || !errors.Is(err, refstore.ErrNotFound) {
+		return s, err
+	}
+	ref, rerr := Ref(repo, number)
+	if rerr != nil {
+		return Stored{}, rerr
+	}
+	e, month, aerr := findArchived(ctx, gs, repo, number)
+	if errors.Is(aerr, refstore.ErrNotFound) {
+		return Stored{}, err
+	}
+	if aerr != nil {
+		return Stored{}, fmt.Errorf("%s in the archive: %w", label(repo, number), aerr)
+	}
+	rev := e.Ref
+	e.Ref = ref
+	out, derr := Decode(e)
+	if derr != nil {
+		return Stored{}, fmt.Errorf("archived in %s: %w", month, derr)
+	}
+	out.Ref, out.Archived = rev, month
+	return out, nil
+}
+
+// findArchived finds the archived record of repo's pull request number:
+// at the path in lower case, as its live ref is named (and retirement
+// archives it), else as repo is written (archives of versions before
+// that).
+func findArchived(ctx context.Context, st archive.Store, repo string, number int) (refstore.Entry, string, error) {
+	owner, name, err := SplitRepo(repo)
+	if err != nil {
+		return refstore.Entry{}, "", err
+	}
+	lower, err := archive.PRPath(strings.ToLower(owner), strings.ToLower(name), number)
+	if err != nil {
+		return refstore.Entry{}, "", err
+	}
+	e, month, err := archive.Find(ctx, st, lower)
+	if !errors.Is(err, refstore.ErrNotFound) {
+		return e, month, err
+	}
+	if asIs, perr := archive.PRPath(owner, name, number); perr == nil && asIs != lower {
+		return archive.Find(ctx, st, asIs)
+	}
+	return e, month, err
 }
 
 // Decode reads one entry as an ownership record, refusing a record that

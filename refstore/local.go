@@ -58,8 +58,10 @@ import (
 //   - merged, fetched: what the last merge of fetched copies saw, and the
 //     time of the last fetch of ours (teamsync/lazy.go); rewritten whole;
 //     a lost note only costs one more merge.
-//   - retired/<remote>: when this clone last retired records with remote
-//     (teamsync/retire.go); a lost note only retires sooner.
+//   - retirement/<remote>: when this clone last judged every record for
+//     retirement with remote (teamsync/retire.go); a lost note only
+//     judges sooner. (retired/<remote>, its name in releases that kept
+//     final records live for a while, is left as it is.)
 //   - seen/<remote>: what remote held after the last sync (teamsync/
 //     seen.go), the guard that tells a record the remote dropped from one
 //     never pushed; a lost note loses the guard, never a record.

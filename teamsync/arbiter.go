@@ -380,6 +380,9 @@ func adopt(ctx context.Context, st refstore.Records, remote, ref string, theirs 
 			return nil
 		}
 		c := conflictOf(&d)
+		if err := archiveDroppedHere(ctx, st, &d); err != nil {
+			c.Summary += " (the dropped baton was not archived here: " + err.Error() + "; it stays in the reflog until its ref retires)"
+		}
 		return &c
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
@@ -30,7 +32,7 @@ type archiveMonth struct {
 
 // joinArchive joins every month whose two sides differ or that takes a
 // record retired by ds, and fills in each retirement's blob.
-func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision) ([]archiveMonth, error) {
+func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision) ([]archiveMonth, []Conflict, error) {
 	put := map[string][]archive.Entry{}
 	for i := range ds {
 		// First what tie-breaks dropped: a retirement of the same baton
@@ -63,16 +65,19 @@ func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decisi
 			months[m] = true
 		}
 	}
-	var out []archiveMonth
+	var (
+		out       []archiveMonth
+		conflicts []Conflict
+	)
 	for m := range months {
 		a := archiveMonth{month: m, ref: archive.Ref(m), local: ids.archLocal[m], remote: ids.archRemote[m]}
-		tree, err := archive.Union(ctx, st, a.local, a.remote, laterArchived(ctx, st))
+		tree, err := archive.Union(ctx, st, a.local, a.remote, laterArchived(ctx, st, &conflicts))
 		if err != nil {
-			return nil, fmt.Errorf("joining the archive of %s: %w", m, err)
+			return nil, nil, fmt.Errorf("joining the archive of %s: %w", m, err)
 		}
 		if entries := dedupe(put[m]); len(entries) > 0 {
 			if tree, err = archive.Build(ctx, st, tree, entries); err != nil {
-				return nil, fmt.Errorf("archiving into %s: %w", m, err)
+				return nil, nil, fmt.Errorf("archiving into %s: %w", m, err)
 			}
 			a.added = len(entries)
 		}
@@ -80,7 +85,7 @@ func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decisi
 		out = append(out, a)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].month < out[j].month })
-	return out, nil
+	return out, conflicts, nil
 }
 
 // dedupe keeps one entry per path, the last: a baton id retired under two
@@ -101,11 +106,18 @@ func dedupe(es []archive.Entry) []archive.Entry {
 
 // laterArchived chooses between two archived versions of one record, the
 // same way on every clone. The archive holds final versions, so two differ
-// only when one clone retired a version the other had already replaced:
-// the later is kept, by the versions' causal clocks where they tell, else
-// by their write counts, else by blob id. A blob that cannot be read loses.
-func laterArchived(ctx context.Context, st refstore.Records) func(path, a, b string) string {
-	return func(_, a, b string) string {
+// when one clone retired a version the other had already replaced, or
+// when two clones made one record final concurrently (two offline claims
+// of one baton, a session ended on one clone while another wrote to it):
+// the record's kind joins them by its own rules, as sync joins live
+// records (the later wins; concurrent ones, by the kind's order). A
+// concurrent pair where this clone's version (a) loses is a conflict,
+// reported through conflicts. Where the blobs cannot be read as their
+// kind, the later by their causal clocks wins, else by their write counts,
+// else by blob id; a blob that cannot be read loses.
+func laterArchived(ctx context.Context, st refstore.Records, conflicts *[]Conflict) func(path, a, b string) string {
+	look := storeLookup(ctx, st)
+	return func(path, a, b string) string {
 		ea, erra := st.ReadObject(ctx, a)
 		eb, errb := st.ReadObject(ctx, b)
 		switch {
@@ -113,6 +125,18 @@ func laterArchived(ctx context.Context, st refstore.Records) func(path, a, b str
 			return b
 		case errb != nil && erra == nil:
 			return a
+		}
+		if k, ref, ok := archivedKind(path, ea); ok {
+			ea.Ref, eb.Ref = ref, ref
+			va, err1 := read(k, ref, ea)
+			vb, err2 := read(k, ref, eb)
+			if err1 == nil && err2 == nil {
+				d := decide(k, ref, va, vb, look)
+				if d.conflict && d.winner == vb && conflicts != nil && !strings.HasPrefix(path, archive.KeysDir+"/") {
+					*conflicts = append(*conflicts, conflictOf(&d))
+				}
+				return d.winner.oid
+			}
 		}
 		ca, cb := refstore.RevOf(ea.Data), refstore.RevOf(eb.Data)
 		if d, ok := cb.Descends(ca); ok && d {
@@ -131,6 +155,51 @@ func laterArchived(ctx context.Context, st refstore.Records) func(path, a, b str
 		}
 		return b
 	}
+}
+
+// archivedKind is the kind of the record archived at path, and the live
+// ref it left, e being one of its versions (a baton's ref is its owner's
+// and branch's, which the path does not say).
+func archivedKind(path string, e refstore.Entry) (*kind, string, bool) {
+	dir, rest, _ := strings.Cut(path, "/")
+	var ref string
+	switch dir {
+	case archive.SessionsDir:
+		id, err := refstore.DecodeComponent(rest)
+		if err != nil {
+			return nil, "", false
+		}
+		if ref, err = refstore.SessionRef(id); err != nil {
+			return nil, "", false
+		}
+	case archive.HandoffsDir, archive.KeysDir:
+		b, err := baton.DecodeVersion(e)
+		if err != nil {
+			return nil, "", false
+		}
+		if ref, err = refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil {
+			return nil, "", false
+		}
+	case archive.PRsDir:
+		parts := strings.Split(rest, "/")
+		if len(parts) != 3 {
+			return nil, "", false
+		}
+		owner, err1 := refstore.DecodeComponent(parts[0])
+		repo, err2 := refstore.DecodeComponent(parts[1])
+		n, err3 := strconv.Atoi(parts[2])
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, "", false
+		}
+		var err error
+		if ref, err = refstore.PRRef(owner, repo, n); err != nil {
+			return nil, "", false
+		}
+	default:
+		return nil, "", false
+	}
+	k := kindOf(ref)
+	return k, ref, k != nil
 }
 
 // settleArchived settles what retirement left behind. A baton the archive
@@ -202,6 +271,9 @@ func retiredThere(ctx context.Context, av archiveView, d *decision, seen map[str
 	if err == nil && !gone && k.prefix == refstore.HandoffsPrefix && seen != nil && seen[d.ref] == d.local.oid {
 		gone, err = av.movedOn(ctx, d.ref, d.local)
 	}
+	if err == nil && !gone {
+		gone, err = av.outjoined(ctx, k, d)
+	}
 	if err != nil || !gone {
 		return false, err
 	}
@@ -258,29 +330,68 @@ func dropStale(ctx context.Context, av archiveView, d *decision) error {
 // written after the dropped one, is not behind it.
 func archiveDropped(ds []decision, now time.Time) {
 	for i := range ds {
-		d := &ds[i]
-		if !d.conflict || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
-			continue
-		}
-		loser := d.remote
-		if d.winner == d.remote {
-			loser = d.local
-		}
-		if loser == nil {
-			continue
-		}
-		id := recOf[baton.Baton](loser).ID
-		if id == recOf[baton.Baton](d.winner).ID {
-			continue
-		}
-		month := archive.Month(now)
-		if p, err := archive.BatonPath(id); err == nil {
-			d.dropped = append(d.dropped, retirement{path: p, month: month, oid: loser.oid})
-		}
-		if p, err := archive.KeyPath(d.ref, id); err == nil {
-			d.dropped = append(d.dropped, retirement{path: p, month: month, oid: loser.oid})
-		}
+		ds[i].dropped = append(ds[i].dropped, droppedBaton(&ds[i], archive.Month(now))...)
 	}
+}
+
+// droppedBaton is where the other baton a tie-break at d's key dropped
+// goes, in month: its own path and its floor at the ref. None when d
+// dropped no other baton (no conflict, or two versions of one baton).
+func droppedBaton(d *decision, month string) []retirement {
+	if !d.conflict || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
+		return nil
+	}
+	loser := d.remote
+	if d.winner == d.remote {
+		loser = d.local
+	}
+	if loser == nil || loser.rec == nil {
+		return nil
+	}
+	id := recOf[baton.Baton](loser).ID
+	if id == recOf[baton.Baton](d.winner).ID {
+		return nil
+	}
+	var out []retirement
+	if p, err := archive.BatonPath(id); err == nil {
+		out = append(out, retirement{path: p, month: month, oid: loser.oid})
+	}
+	if p, err := archive.KeyPath(d.ref, id); err == nil {
+		out = append(out, retirement{path: p, month: month, oid: loser.oid})
+	}
+	return out
+}
+
+// archiveDroppedHere is archiveDropped for a command that joins by itself,
+// here only (a claim adopting the arbiter's version, the lazy merge of
+// fetched copies): the baton a tie-break dropped goes to this clone's
+// archive at once, and the next sync carries it to the remote's. Its live
+// ref and that ref's reflog go when the key retires, and the dropped
+// baton, which the conflict report says is kept, with them (found by the
+// soak: a baton an end wrote over a claim it had not seen, dropped by a
+// claim's adoption, then gone with the retirement and a gc). Archived
+// under the month it was written in: a command has no clock of the
+// team's, and its month is what every clone computes alike. A failure is
+// only a warning: the conflict itself is decided.
+func archiveDroppedHere(ctx context.Context, st refstore.Records, d *decision) error {
+	as, ok := st.(archive.Store)
+	if !ok {
+		return nil
+	}
+	rets := droppedBaton(d, "")
+	if len(rets) == 0 {
+		return nil
+	}
+	loser := d.remote
+	if d.winner == d.remote {
+		loser = d.local
+	}
+	month := archive.Month(recOf[baton.Baton](loser).CreatedAt)
+	entries := make([]archive.Entry, len(rets))
+	for i, r := range rets {
+		entries[i] = archive.Entry{Path: r.path, OID: r.oid}
+	}
+	return archive.Put(ctx, as, month, "handoff: archived "+kindOf(d.ref).describe(loser)+", dropped by a tie-break", entries)
 }
 
 // archiveView reads archive trees, newest first.
@@ -381,6 +492,52 @@ func (a archiveView) behind(ctx context.Context, k *kind, v *version) (bool, err
 		return false, nil
 	}
 	return a.anyAt(ctx, p, atOrAfter(k, v))
+}
+
+// outjoined joins d's local version, which the remote no longer holds,
+// with each version the archive holds of the same record, by the kind's
+// own rules, as if the remote still held it, and reports whether an
+// archived one wins: then the local copy retires too. So a record reads
+// the same on every clone however soon it retired: an ended or replaced
+// session retired there while this clone changed its copy concurrently (a
+// summary written, a turn noted), or a baton two clones claimed offline,
+// one claim already retired when the other arrives. Where the two were
+// concurrent, d.conflict is set and d.archived is the other side, for the
+// conflict report, whichever won: a local version that wins (the earlier
+// of two offline claims, a session revived after it retired) stays, and
+// retires over the archived one when it is final.
+func (a archiveView) outjoined(ctx context.Context, k *kind, d *decision) (bool, error) {
+	p := k.archivePath(d.local)
+	if p == "" {
+		return false, nil
+	}
+	look := storeLookup(ctx, a.st)
+	for _, t := range a.trees {
+		e, err := a.st.ReadPath(ctx, t, p)
+		if errors.Is(err, refstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if e.OID == d.local.oid {
+			continue // behind already said
+		}
+		e.Ref = d.ref
+		arch, err := read(k, d.ref, e)
+		if err != nil {
+			continue // a version this clone cannot read decides nothing
+		}
+		j := decide(k, d.ref, d.local, arch, look)
+		if j.conflict {
+			d.conflict, d.archived = true, arch
+		}
+		if j.winner == arch {
+			d.archived = arch
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // stale reports whether v, a version of the baton ref, is behind what

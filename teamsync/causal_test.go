@@ -103,9 +103,12 @@ func TestSyncKeepsMergedPR(t *testing.T) {
 	syncAt(t, a, 22)
 	for c, st := range tm.clones {
 		for i := range n {
-			r, err := prown.Read(ctx, st, "acme/app", 100+i)
+			r, err := prown.Find(ctx, st, "acme/app", 100+i)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if r.Archived == "" {
+				t.Errorf("clone %d, pull request %d: merged, yet still live", c, 100+i)
 			}
 			if !r.Merged() {
 				t.Errorf("clone %d, pull request %d: sync undid merged", c, 100+i)

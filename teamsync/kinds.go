@@ -28,8 +28,9 @@ type recordKind[T any] struct {
 	// ended session revived, two ownership histories diverging).
 	undoes func(w, l T) bool
 	words  func(rec T) string
-	// retiresAt says whether rec, final since before the retention's
-	// cutoff, leaves the live refs, and where it goes (retire.go).
+	// retiresAt says whether rec, final (a dismissal: since before the
+	// retention's cutoff), leaves the live refs, and where it goes
+	// (retire.go).
 	retiresAt func(rec T, final final, needed map[string]bool) (retirement, bool)
 	// archivedAt is where rec's record is archived once retired ("" for a
 	// kind the archive does not keep).
@@ -54,7 +55,7 @@ type joiner interface {
 	decide(d *decision, look lookup)
 	describe(v *version) string
 	why(w, l *version) string
-	retires(v *version, cutoff time.Time, needed map[string]bool) (retirement, bool)
+	retires(v *version, undo time.Time, needed map[string]bool) (retirement, bool)
 	archivePath(v *version) string
 }
 
@@ -81,10 +82,10 @@ func (k *recordKind[T]) archivePath(v *version) string {
 	return p
 }
 
-// retires says whether v retires at cutoff, and where it goes.
-func (k *recordKind[T]) retires(v *version, cutoff time.Time, needed map[string]bool) (retirement, bool) {
-	final := func(at time.Time) bool { return !at.IsZero() && at.Before(cutoff) }
-	return k.retiresAt(recOf[T](v), final, needed)
+// retires says whether v retires now (what can be undone: once final
+// before undo), and where it goes.
+func (k *recordKind[T]) retires(v *version, undo time.Time, needed map[string]bool) (retirement, bool) {
+	return k.retiresAt(recOf[T](v), final{undo: undo}, needed)
 }
 
 var kinds = []kind{
@@ -170,10 +171,7 @@ var prs = &recordKind[prown.Record]{
 	rules:     prRules,
 	ordered:   orderedPR,
 	retiresAt: retiresPR,
-	archivedAt: func(p prown.Record) (string, error) {
-		owner, repo, _ := strings.Cut(p.Repo, "/")
-		return archive.PRPath(owner, repo, p.Number)
-	},
+	archivedAt: prArchivePath,
 	undoes: func(w, l prown.Record) bool { return l.Merged() && !w.Merged() || !orderedPR(w, l) },
 	words: func(p prown.Record) string {
 		if p.Merged() {

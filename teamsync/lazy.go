@@ -213,6 +213,7 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 	// What each local ref holds, read only for the keys that differ.
 	locals := map[string]*lazyLocal{}
 	conflictMsgs := map[string]string{}
+	var dropped []decision
 	for _, remote := range remotes {
 		tp, err := TrackingPrefix(remote)
 		if err != nil {
@@ -259,12 +260,23 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 				res.Conflicts = append(res.Conflicts, conflictOf(&d))
 				if d.local != nil && d.local.oid == c.orig && d.winner != d.local {
 					conflictMsgs[ref] = conflictMsg(&d, remote)
+					dropped = append(dropped, d)
 				}
 			}
 			c.v = d.winner
 		}
 	}
-	return applyMerged(ctx, st, locals, conflictMsgs, res)
+	if err := applyMerged(ctx, st, locals, conflictMsgs, res); err != nil {
+		return err
+	}
+	// The local batons the joins dropped, once their refs moved on: to
+	// the archive, as sync's join keeps them (archiveDroppedHere).
+	for i := range dropped {
+		if err := archiveDroppedHere(ctx, st, &dropped[i]); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the dropped baton was not archived here (%v); it stays in the reflog until its ref retires", dropped[i].ref, err))
+		}
+	}
+	return nil
 }
 
 // lazyLocal is what a local ref holds, as lazyMerge joins the fetched

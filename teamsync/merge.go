@@ -154,6 +154,10 @@ type decision struct {
 	// goes, with the final versions only it carried: the archive, so that
 	// no copy of it comes back and no claim is forgotten (archiveDropped).
 	dropped []retirement
+	// archived is the archived version a local one lost to when the
+	// remote no longer held the key (archiveView.outjoined): the other
+	// side of its conflict.
+	archived *version
 }
 
 func (d *decision) localChange() bool { return oidOf(d.winner) != oidOf(d.local) }

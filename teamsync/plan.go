@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strings"
 
@@ -64,6 +65,12 @@ func listIDs(ctx context.Context, st refstore.Records, tp string) (refIDs, error
 		}
 	}
 	return ids, nil
+}
+
+// differ says whether the two sides differ anywhere: a record, or an
+// archive month. Where nothing does, a sync has nothing to judge.
+func (ids refIDs) differ() bool {
+	return !maps.Equal(ids.local, ids.remote) || !maps.Equal(ids.archLocal, ids.archRemote)
 }
 
 // isCopyOfOther reports a fetched ref under tp that is not a record: a

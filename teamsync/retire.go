@@ -3,6 +3,7 @@ package teamsync
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -14,44 +15,55 @@ import (
 	"github.com/git-handoff/git-handoff/session"
 )
 
-// Retention: records whose story is over leave the live refs, on every
-// clone and on the remote, and move to the monthly archive (package
-// archive), which costs refs per month, not per record, and stays
-// answerable (session show, lineage, log, the status page). A record
-// retires once it has been final for longer than the retention age:
+// Retirement: a record whose story is over leaves the live refs, on
+// every clone and on the remote, at the next sync that sees it final, and
+// moves to the monthly archive (package archive), which costs refs per
+// month, not per record, and stays answerable (session show, lineage, log,
+// the status page). Live refs are live work: every ref under refs/ao/ is
+// one more ref each plain `git fetch` of every clone checks, so what
+// nobody can act on any more does not keep one. Final means:
 //
 //   - a session that ended, was replaced or terminated, unless a live
 //     session still needs it: every session on the lineage of an active
 //     one, and the owner of a pull request not merged yet;
-//   - a baton claimed, cancelled or dismissed;
+//   - a baton claimed or cancelled; a dismissed one once the retention
+//     age has passed since (until then `undismiss` can still act on it);
 //   - a cleared objective (not archived: it says nothing);
 //   - the ownership record of a merged pull request.
+//
+// Finality is a property of the record, not of anybody's clock: a record
+// a clone whose clock runs hours ahead made final retires as soon as any
+// clone sees it, and no clock decides whether it does (the dismissed
+// baton's undo window excepted, which only delays).
 //
 // Retirement is a decision of sync's join: the key goes away on both sides
 // by compare-and-swap (locally) and a push with a lease (remotely), in the
 // same atomic push as the archive month that now holds it, so a record
 // another clone changed meanwhile is decided again, never removed, and the
 // remote never drops a record its archive lacks. A clone that still holds
-// a record the remote retired withholds it (seen.go) until its own
-// retention removes it.
+// a record the remote retired retires its copy too (settleArchived).
 //
-// Judging every record costs a read of each, so a sync retires only now
-// and then (RetireEvery, or `sync --retire`); a sync with nothing new
-// reads no record.
+// Judging every record costs a read of each: a sync judges them when
+// anything differs between the two sides (then the live records are few:
+// what is being worked on), and now and then for the undo window
+// (RetireEvery, or `sync --retire`); a sync with nothing new reads no
+// record.
 
 // RetentionKey is the git config key holding the retention age: days
-// ("30d"), a Go duration ("720h"), or "never" (or "0") to keep every record
-// live. The older key MaxAgeKey is read when it is unset.
+// ("30d"), a Go duration ("720h"), or "never" (or "0"). It no longer keeps
+// final records live (they retire at once): it is how long a dismissed
+// baton can still be undone, and how far back the listings of final
+// records (`session ls --all`) reach into the archive. The older key
+// MaxAgeKey is read when it is unset.
 const RetentionKey = "handoff.retention"
 
-// DefaultRetention is how long a record stays live once final: a week of
-// work stays in `session ls --all` and the like, and a clone that was
-// away that long still joins without withholding. Retired records stay
-// answerable (the archive), while every live record is a ref that each
-// plain `git fetch` of every clone checks: measured over a year of a
-// team's records (bench/year.sh), a week keeps about 5,000 refs live and a
-// teammate's first sync at 7 s, where 30 days keeps 17,500 and takes 14 s.
+// DefaultRetention is the retention age when none is set: a week of
+// dismissals can be undone, and a week of ended sessions is listed.
 const DefaultRetention = 7 * 24 * time.Hour
+
+// Never is the retention "never": dismissed batons stay live, and the
+// listings reach back to the first archive month.
+const Never time.Duration = math.MaxInt64
 
 // MaxAgeKey is the key of the tombstone age in versions before retention;
 // read when RetentionKey is unset.
@@ -61,7 +73,7 @@ const MaxAgeKey = "handoff.tombstoneMaxAge"
 const RetireEvery = 24 * time.Hour
 
 // Retention reads the retention age from git config (DefaultRetention when
-// unset; 0 = never retire).
+// unset; Never for "never").
 func Retention(ctx context.Context, st refstore.Config) (time.Duration, error) {
 	cfg, err := st.Config(ctx, RetentionKey, MaxAgeKey)
 	if err != nil {
@@ -83,12 +95,12 @@ func Retention(ctx context.Context, st refstore.Config) (time.Duration, error) {
 }
 
 // ParseAge reads an age as git config handoff.retention holds it: "30d",
-// "720h", "never" or "0" (0: never).
+// "720h", "never" or "0" (both Never).
 func ParseAge(v string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
 	switch strings.ToLower(v) {
 	case "never", "0":
-		return 0, nil
+		return Never, nil
 	}
 	if days, ok := strings.CutSuffix(v, "d"); ok {
 		n, err := strconv.ParseUint(days, 10, 16)
@@ -101,14 +113,29 @@ func ParseAge(v string) (time.Duration, error) {
 	return 0, fmt.Errorf("%q is not an age such as 30d, 720h or never", v)
 }
 
-// retiredPath names the local note retired/<remote, encoded>: when this
-// clone last retired with remote.
+// undoCutoff is when a dismissal must have happened to be past undoing,
+// with the retention age retention (0: DefaultRetention; Never: never).
+func undoCutoff(now time.Time, retention time.Duration) time.Time {
+	switch {
+	case retention == 0:
+		retention = DefaultRetention
+	case retention == Never:
+		return time.Time{}
+	}
+	return now.Add(-retention)
+}
+
+// retiredPath names the local note retirement/<remote, encoded>: when
+// this clone last judged every record with remote. (Releases that kept
+// final records live for the retention age wrote retired/<remote>: a
+// clone they left finds retirement due at its first sync, which retires
+// what they kept.)
 func retiredPath(remote string) (string, error) {
 	enc, err := refstore.EncodeComponent(remote)
 	if err != nil {
 		return "", err
 	}
-	return "retired/" + enc, nil
+	return "retirement/" + enc, nil
 }
 
 // RetireDue reports whether the last retention with remote here is older
@@ -149,18 +176,18 @@ type retirement struct {
 	stale bool
 }
 
-// retireRecords marks the decisions whose winner is final since before
-// cutoff as retired (collected, with the archive path it moves to), the
-// sessions a live one still needs excepted. ds must hold every key: the
-// needs are read from them.
-func retireRecords(ds []decision, cutoff time.Time) {
+// retireRecords marks the decisions whose winner is final as retired
+// (collected, with the archive path it moves to), the sessions a live one
+// still needs excepted, and dismissed batons only once dismissed before
+// undo. ds must hold every key: the needs are read from them.
+func retireRecords(ds []decision, undo time.Time) {
 	needed := neededSessions(ds)
 	for i := range ds {
 		d := &ds[i]
 		if d.winner == nil {
 			continue
 		}
-		r, ok := kindOf(d.ref).retires(d.winner, cutoff, needed)
+		r, ok := kindOf(d.ref).retires(d.winner, undo, needed)
 		if !ok {
 			continue
 		}
@@ -173,11 +200,23 @@ func retireRecords(ds []decision, cutoff time.Time) {
 	}
 }
 
-// final says whether a record that became final at at is final since
-// before the retention's cutoff.
-type final func(at time.Time) bool
+// final says whether a record that became final at at retires now: always
+// for a record that says when (a record that does not is kept, as one from
+// a version before that field); for what can still be undone, only once
+// undoable says it no longer can.
+type final struct {
+	undo time.Time // a dismissal before this can no longer be undone
+}
 
-// retiresBaton: a claimed or removed baton retires, to its month; a
+// at: a record final at at retires.
+func (f final) at(at time.Time) bool { return !at.IsZero() }
+
+// undone: a record final at at that can be undone until the retention age
+// has passed retires.
+func (f final) undone(at time.Time) bool { return !at.IsZero() && at.Before(f.undo) }
+
+// retiresBaton: a claimed or cancelled baton retires, to its month; a
+// dismissed one once it can no longer be undone (handoff.Undismiss); a
 // waiting one never does.
 func retiresBaton(b baton.Baton, final final, _ map[string]bool) (retirement, bool) {
 	var at time.Time
@@ -186,10 +225,13 @@ func retiresBaton(b baton.Baton, final final, _ map[string]bool) (retirement, bo
 		at = *b.ClaimedAt
 	case b.Deleted != nil:
 		at = b.Deleted.At
+		if b.Deleted.Reason == "dismissed" && !final.undone(at) {
+			return retirement{}, false
+		}
 	default:
 		return retirement{}, false // waiting: never retires
 	}
-	if !final(at) {
+	if !final.at(at) {
 		return retirement{}, false
 	}
 	p, err := archive.BatonPath(b.ID)
@@ -198,7 +240,7 @@ func retiresBaton(b baton.Baton, final final, _ map[string]bool) (retirement, bo
 
 // retiresObjective: a cleared objective goes, archived nowhere.
 func retiresObjective(o baton.Objective, final final, _ map[string]bool) (retirement, bool) {
-	return retirement{}, o.Text == "" && final(o.SetAt)
+	return retirement{}, o.Text == "" && final.at(o.SetAt)
 }
 
 // retiresSession: an ended session no live one needs.
@@ -210,7 +252,7 @@ func retiresSession(s session.Record, final final, needed map[string]bool) (reti
 	if s.EndedAt != nil {
 		at = *s.EndedAt
 	}
-	if !final(at) {
+	if !final.at(at) {
 		return retirement{}, false
 	}
 	p, err := archive.SessionPath(s.ID)
@@ -219,20 +261,28 @@ func retiresSession(s session.Record, final final, needed map[string]bool) (reti
 
 // retiresPR: the ownership of a merged pull request.
 func retiresPR(r prown.Record, final final, _ map[string]bool) (retirement, bool) {
-	if r.MergedAt == nil || !final(*r.MergedAt) {
+	if r.MergedAt == nil || !final.at(*r.MergedAt) {
 		return retirement{}, false
 	}
+	p, err := prArchivePath(r)
+	return retirement{path: p, month: archive.Month(*r.MergedAt)}, err == nil
+}
+
+// prArchivePath is where r is archived: in lower case, as its live ref is
+// named (prown.Ref), so that one pull request is one path whatever case a
+// clone's remote wrote (prown.Find reads either).
+func prArchivePath(r prown.Record) (string, error) {
 	owner, repo, ok := strings.Cut(r.Repo, "/")
 	if !ok {
-		return retirement{}, false
+		return "", fmt.Errorf("%w: pull request repository %q", refstore.ErrInvalidRecord, r.Repo)
 	}
-	p, err := archive.PRPath(owner, repo, r.Number)
-	return retirement{path: p, month: archive.Month(*r.MergedAt)}, err == nil
+	return archive.PRPath(strings.ToLower(owner), strings.ToLower(repo), r.Number)
 }
 
 // neededSessions are the sessions a live one still needs: each active
 // session and every session on its lineage (what it superseded, and so
-// on), and each owner of a pull request not merged yet.
+// on), each owner of a pull request not merged yet, and each session a
+// waiting baton came from, with their lineages.
 func neededSessions(ds []decision) map[string]bool {
 	byID := map[string]session.Record{}
 	var roots []string
@@ -250,6 +300,17 @@ func neededSessions(ds []decision) map[string]bool {
 		case refstore.PRPrefix:
 			if r := recOf[prown.Record](d.winner); r.MergedAt == nil && r.OwnerSession != "" {
 				roots = append(roots, r.OwnerSession)
+			}
+		case refstore.HandoffsPrefix:
+			// The session a waiting baton came from: its next session
+			// reads its record and applies its snapshot (snapshots
+			// retire with their session).
+			if b := recOf[baton.Baton](d.winner); b.Live() {
+				for _, id := range []string{b.SessionID, autoSession(b.Auto)} {
+					if id != "" {
+						roots = append(roots, id)
+					}
+				}
 			}
 		}
 	}
@@ -282,4 +343,12 @@ func snapshotRetired(ds []decision, ids refIDs) func(enc string) bool {
 		ref := refstore.SessionPrefix + enc
 		return retired[ref] || ids.local[ref] == "" && ids.remote[ref] == ""
 	}
+}
+
+// autoSession is the session an automatic handoff speaks for ("" for none).
+func autoSession(a *baton.Auto) string {
+	if a == nil {
+		return ""
+	}
+	return a.Session
 }

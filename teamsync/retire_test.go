@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/prown"
@@ -61,79 +62,96 @@ func sessRef(t *testing.T, id string) string {
 	return ref
 }
 
-// Retention moves final records to the archive on both sides, keeps what a
-// live session needs, and every clone ends up with the same live refs and
-// the same archive; an archived session is still found.
+// Retirement moves final records to the archive on both sides at the
+// first sync that sees them final, keeps what a live session needs, and
+// every clone ends up with the same live refs and the same archive; an
+// archived session is still found, and a clone's stale live copy of a
+// record retired elsewhere retires too.
 func TestRetentionMovesFinalRecordsToTheArchive(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// s-old ended long ago; s-prev too, but the active s-live replaced it;
-	// s-owner ended long ago and owns an open pull request; s-recent ended
-	// within the retention age.
+	// s-old ended; s-prev too, but the active s-live replaced it; s-owner
+	// ended and owns an open pull request; s-recent ended just now,
+	// after s-old; s-gone is active, and ends later on a only.
 	for _, r := range []session.Record{
 		sess("s-old", session.StatusEnded, "", 0),
 		sess("s-prev", session.StatusReplaced, "", 0),
 		sess("s-live", session.StatusActive, "s-prev", 10),
 		sess("s-owner", session.StatusEnded, "", 0),
+		sess("s-recent", session.StatusEnded, "s-old", 30),
+		sess("s-gone", session.StatusActive, "", 5),
 	} {
 		put(t, a, sessRef(t, r.ID), r)
 	}
-	later := int(DefaultRetention/time.Minute) + 100
-	put(t, a, sessRef(t, "s-recent"), sess("s-recent", session.StatusEnded, "s-old", later-10))
 	open7, _ := refstore.PRRef("o", "r", 7)
 	merged8, _ := refstore.PRRef("o", "r", 8)
 	put(t, a, open7, prown.Record{Schema: prown.Schema, Number: 7, Repo: "o/r", OwnerSession: "s-owner", ClaimedAt: at(0)})
-	put(t, a, merged8, prown.Record{Schema: prown.Schema, Number: 8, Repo: "o/r", OwnerSession: "s-old", ClaimedAt: at(0), MergedAt: atp(1)})
-	syncAt(t, a, 1)
-	syncAt(t, b, 2)
+	put(t, a, merged8, prown.Record{Schema: prown.Schema, Number: 8, Repo: "O/R", OwnerSession: "s-old", ClaimedAt: at(0), MergedAt: atp(1)})
 
-	res := retireAt(t, a, later)
-	if res.Retired != 2 {
-		t.Fatalf("retired %d, want s-old and pull request 8: %+v", res.Retired, res)
+	res := syncAt(t, a, 1)
+	if res.Retired != 3 {
+		t.Fatalf("retired %d, want s-old, s-recent and pull request 8: %+v", res.Retired, res)
 	}
 	live := func(dir string) string {
 		return git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ao/sessions/", "refs/ao/prs/")
 	}
-	want := strings.Join([]string{"refs/ao/prs/o/r/7", sessRef(t, "s-live"), sessRef(t, "s-owner"), sessRef(t, "s-prev"), sessRef(t, "s-recent")}, "\n")
+	want := strings.Join([]string{"refs/ao/prs/o/r/7", sessRef(t, "s-gone"), sessRef(t, "s-live"), sessRef(t, "s-owner"), sessRef(t, "s-prev")}, "\n")
 	for _, dir := range []string{a.Dir(), tm.remote} {
 		if got := live(dir); got != want {
 			t.Errorf("%s live records:\n%s\nwant\n%s", dir, got, want)
 		}
 	}
 	month := archive.Month(at(0))
-	if got := git(t, tm.remote, "ls-tree", "-r", "--name-only", "refs/ao/archive/"+month); got != "prs/o/r/8\nsessions/s-old" {
+	if got := git(t, tm.remote, "ls-tree", "-r", "--name-only", "refs/ao/archive/"+month); got != "prs/o/r/8\nsessions/s-old\nsessions/s-recent" {
 		t.Errorf("the remote's archive of %s holds:\n%s", month, got)
 	}
+	syncAt(t, b, 2)
 
-	// b held s-old; the remote retired it: b keeps it until its own
-	// retention, pushes nothing back, then retires it too.
-	syncAt(t, b, later+1)
-	if got := live(tm.remote); got != want {
-		t.Errorf("b pushed a retired record back:\n%s", got)
+	// a ends s-gone; b still holds it active. a's sync retires it; b's
+	// next sync finds its copy behind the archived one and retires it too,
+	// pushing nothing back.
+	if _, err := session.Modify(ctx, a, "s-gone", "test", func(s *session.Record) error {
+		s.Status, s.EndedAt, s.UpdatedAt = session.StatusEnded, atp(6), at(6)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
-	retireAt(t, b, later+2)
-	if got := live(b.Dir()); got != want {
-		t.Errorf("b's live records after its retention:\n%s", got)
+	if res := syncAt(t, a, 7); res.Retired != 1 {
+		t.Fatalf("a's sync after ending s-gone: %+v", res)
+	}
+	want = strings.Join([]string{"refs/ao/prs/o/r/7", sessRef(t, "s-live"), sessRef(t, "s-owner"), sessRef(t, "s-prev")}, "\n")
+	if res := syncAt(t, b, 8); len(res.Pushed) != 0 || res.Retired != 1 {
+		t.Errorf("b's sync: %+v", res)
+	}
+	for _, dir := range []string{a.Dir(), b.Dir(), tm.remote} {
+		if got := live(dir); got != want {
+			t.Errorf("%s live records:\n%s\nwant\n%s", dir, got, want)
+		}
 	}
 	if ga, gb := git(t, a.Dir(), "rev-parse", "refs/ao/archive/"+month), git(t, b.Dir(), "rev-parse", "refs/ao/archive/"+month); ga != gb {
 		t.Errorf("the clones' archives differ: %s and %s", ga, gb)
 	}
-	found, err := session.Find(ctx, open(t, b.Dir()), "s-old")
-	if err != nil || found.Archived != month || found.Status != session.StatusEnded {
-		t.Fatalf("the archived session is not found: %+v %v", found, err)
+	for _, id := range []string{"s-old", "s-gone"} {
+		found, err := session.Find(ctx, open(t, b.Dir()), id)
+		if err != nil || found.Archived != month || found.Status != session.StatusEnded {
+			t.Fatalf("the archived session %s is not found: %+v %v", id, found, err)
+		}
+		if _, err := session.Read(ctx, b, id); !errors.Is(err, refstore.ErrNotFound) {
+			t.Errorf("the retired session %s is still live: %v", id, err)
+		}
 	}
-	if _, err := session.Read(ctx, b, "s-old"); !errors.Is(err, refstore.ErrNotFound) {
-		t.Errorf("the retired session is still live: %v", err)
+	if pr, err := prown.Find(ctx, open(t, b.Dir()), "o/r", 8); err != nil || pr.Archived != month || !pr.Merged() {
+		t.Errorf("the merged pull request's record is not found: %+v %v", pr, err)
 	}
-	// s-recent replaced s-old, which is archived now: not a broken link.
+	// s-recent replaced s-old, both archived now: not a broken link.
 	_, notices, err := handoff.SessionListEach(ctx, open(t, b.Dir()), handoff.SessionListOptions{All: true}, func(r *session.Record) string { return r.ID })
 	if err != nil || len(notices) != 0 {
-		t.Errorf("session ls after retention: %q %v", notices, err)
+		t.Errorf("session ls after retirement: %q %v", notices, err)
 	}
-	if RetireDue(b, "origin", at(later+2).Add(time.Hour)) {
-		t.Errorf("retention is due again an hour after it ran")
+	if RetireDue(b, "origin", at(8).Add(time.Hour)) {
+		t.Errorf("retirement is due again an hour after a sync judged every record")
 	}
 }
 
@@ -179,11 +197,15 @@ func TestSnapshotRetiresWithItsSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	later := int(DefaultRetention/time.Minute) + 100
+	// s-old's snapshot waits with its baton, at the remote too; s-new
+	// claims that baton, and the sync that sees it retires s-old and its
+	// snapshot, here and there. s-new's waits with its own baton.
 	snap("s-old", 0)
-	snap("s-new", later-10)
-	syncAt(t, a, later-5)
-	res := retireAt(t, a, later)
+	if res := syncAt(t, a, 2); len(res.Snapshots) != 1 {
+		t.Fatalf("s-old's snapshot was not pushed: %+v", res.Snapshots)
+	}
+	snap("s-new", 10)
+	res := syncAt(t, a, 20)
 	snaps := 0
 	for _, c := range res.Snapshots {
 		if c.Reason == "retired" && c.Ref == "refs/ao/snapshots/s-old" {
@@ -241,6 +263,17 @@ func TestRetentionOfThousands(t *testing.T) {
 	if err := a.Apply(ctx, "test", ups...); err != nil {
 		t.Fatal(err)
 	}
+	// The remote holds them live too, as one that a release before
+	// retirement was immediate filled: the sync that meets it retires
+	// them there.
+	for _, u := range ups {
+		if _, err := origin.WriteBlob(ctx, mustBlob(t, a, u.New)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := origin.Apply(ctx, "test", ups...); err != nil {
+		t.Fatal(err)
+	}
 	type lister interface {
 		RefIDs(ctx context.Context, prefix string) ([]refstore.RefID, error)
 		ListTree(ctx context.Context, tree, dir string) ([]refstore.TreeEntry, error)
@@ -253,13 +286,16 @@ func TestRetentionOfThousands(t *testing.T) {
 		}
 		return len(ids)
 	}
-	if _, err := Sync(ctx, a, Options{Remote: "origin", Now: at(1), Retention: DefaultRetention}); err != nil {
-		t.Fatalf("sync: %v", err)
-	}
 	if got := live(origin); got != n {
 		t.Fatalf("the remote holds %d sessions, want %d", got, n)
 	}
-	res, err := Sync(ctx, a, Options{Remote: "origin", Now: at(int(DefaultRetention/time.Minute) + 100), Retention: DefaultRetention, Retire: true})
+	// Nothing differs between the two sides: what judges them is the
+	// retirement due now and then, which the first sync of this release
+	// finds due (RetireDue).
+	if !RetireDue(a, "origin", at(1)) {
+		t.Fatal("retirement is not due at a clone's first sync")
+	}
+	res, err := Sync(ctx, a, Options{Remote: "origin", Now: at(1), Retire: true})
 	if err != nil {
 		t.Fatalf("retiring sync: %v", err)
 	}
@@ -280,13 +316,23 @@ func TestRetentionOfThousands(t *testing.T) {
 	}
 }
 
+// mustBlob is the content of blob oid in st.
+func mustBlob(t *testing.T, st refstore.Records, oid string) []byte {
+	t.Helper()
+	e, err := st.ReadObject(context.Background(), oid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Data
+}
+
 func count(t *testing.T, dir, prefix string) int {
 	t.Helper()
 	return len(strings.Fields(git(t, dir, "for-each-ref", "--format=x", prefix)))
 }
 
 func TestParseAge(t *testing.T) {
-	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "720h": 720 * time.Hour, "1d": 24 * time.Hour, "never": 0, "0": 0, " 7d ": 7 * 24 * time.Hour, "90m": 90 * time.Minute} {
+	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "720h": 720 * time.Hour, "1d": 24 * time.Hour, "never": Never, "0": Never, " 7d ": 7 * 24 * time.Hour, "90m": 90 * time.Minute} {
 		if got, err := ParseAge(in); err != nil || got != want {
 			t.Errorf("ParseAge(%q) = %v, %v; want %v", in, got, err, want)
 		}
@@ -312,7 +358,7 @@ func TestRetentionConfig(t *testing.T) {
 		t.Fatalf("the older key: %v %v", d, err)
 	}
 	git(t, dir, "config", RetentionKey, "never")
-	if d, err := age(); err != nil || d != 0 {
+	if d, err := age(); err != nil || d != Never {
 		t.Fatalf("never: %v %v", d, err)
 	}
 	git(t, dir, "config", RetentionKey, "soon")
@@ -333,7 +379,12 @@ func TestRetentionRacingAWriter(t *testing.T) {
 	later := int(DefaultRetention/time.Minute) + 100
 	for round := range 6 {
 		id := fmt.Sprintf("s-race%d", round)
+		// Ended, and live at the remote and in both clones, as a
+		// release that kept final records live a while left it: the
+		// syncs that find nothing differing judge nothing.
 		put(t, a, sessRef(t, id), sess(id, session.StatusEnded, "", 0))
+		put(t, b, sessRef(t, id), sess(id, session.StatusEnded, "", 0))
+		git(t, a.Dir(), "push", "-q", "origin", sessRef(t, id))
 		syncAt(t, a, 1)
 		syncAt(t, b, 1)
 		summary := fmt.Sprintf("written by b in round %d", round)
@@ -438,5 +489,45 @@ func TestRefusedClaimLeavesNothingToSettle(t *testing.T) {
 	}
 	if out := git(t, tm.remote, "cat-file", "-p", mainRef); !strings.Contains(out, `"claimedBySession":"s-next"`) {
 		t.Errorf("the remote holds %s", out)
+	}
+}
+
+// A baton the lazy merge drops by tie-break goes to the archive here at
+// once, as sync's join keeps what it drops: its live ref retires with the
+// claimed baton that beat it, and that ref's reflog with it, and a gc
+// then left the notes of a successful end nowhere (found by the soak).
+func TestLazyMergeArchivesTheBatonItDrops(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 0, "first")
+	syncAt(t, a, 1)
+	syncAt(t, b, 1)
+	if _, err := claim(b, "s-b", 3, Arbiter{}); err != nil {
+		t.Fatal(err)
+	}
+	// a, not knowing of the claim, has a baton of its own there, written
+	// without seeing the first (no prev): concurrent with the claim, which
+	// has more writes and wins.
+	dropped := baton.Baton{Schema: baton.Schema, ID: "h-dropped", Owner: "dev", Branch: "main", NextSteps: []string{"my notes"}, CreatedAt: at(4), Cause: refstore.Cause{Rev: 1}}
+	put(t, a, mainRef, dropped)
+	fetchRecords(t, a)
+	res, err := Lazy(ctx, a)
+	if err != nil || len(res.Conflicts) != 1 || res.Conflicts[0].KeptFrom != "remote" {
+		t.Fatalf("lazy merge: %+v %v", res, err)
+	}
+	// The claimed baton retires at a's sync; the dropped one stays in
+	// the archive, here and at the remote, through a gc that prunes.
+	syncAt(t, a, 5)
+	git(t, a.Dir(), "gc", "-q", "--prune=now")
+	for _, st := range []*refstore.Store{a, open(t, tm.remote)} {
+		e, month, err := archive.Find(ctx, st, "handoffs/h-dropped")
+		if err != nil || !strings.Contains(string(e.Data), "my notes") {
+			t.Fatalf("%s: the dropped baton is not archived: %q %s %v", st.Dir(), e.Data, month, err)
+		}
+	}
+	if got := lastBaton(t, a, mainRef); got.ClaimedBySession != "s-b" {
+		t.Fatalf("a: %+v", got.Baton)
 	}
 }

@@ -116,26 +116,35 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatal("the ignored file travelled")
 	}
 
-	// Two snapshots of one session taken without seeing each other: the
-	// later wins everywhere, and reaching the remote takes a forced push
-	// (it is no fast-forward), under a lease.
+	// s-a's baton is claimed: s-a and its snapshot are history now, and
+	// retire with the next sync that sees it.
+	syncAt(t, b, 7)
+	if out := git(t, tm.dir, "--git-dir", tm.remote, "for-each-ref", "refs/ao/snapshots/"); out != "" {
+		t.Fatalf("the snapshot of s-a, whose baton was claimed, is still live: %s", out)
+	}
+
+	// Two snapshots of one live session taken without seeing each other:
+	// the later wins everywhere, and reaching the remote takes a forced
+	// push (it is no fast-forward), under a lease.
+	syncAt(t, a, 7)
 	gittest.WriteFile(t, ad, "untracked.txt", []byte("A again\n"))
-	if _, err := handoff.TakeSnapshot(ctx, a, "s-a"); err != nil {
+	ta, err := handoff.TakeSnapshot(ctx, a, "s-b")
+	if err != nil {
 		t.Fatal(err)
 	}
-	syncAt(t, a, 7)
+	syncAt(t, a, 8)
 	gittest.WriteFile(t, bd, "untracked.txt", []byte("B meanwhile\n"))
 	t.Setenv("GIT_COMMITTER_DATE", "2035-01-01T00:00:00Z")
-	tb, err := handoff.TakeSnapshot(ctx, b, "s-a")
+	tb, err := handoff.TakeSnapshot(ctx, b, "s-b")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("GIT_COMMITTER_DATE", "")
-	if tb.Snapshot.Previous != first {
-		t.Fatalf("B's snapshot builds on %s, want %s", tb.Snapshot.Previous, first)
+	if tb.Snapshot.Previous == ta.Snapshot.Commit {
+		t.Fatalf("B's snapshot builds on A's %s, which it never saw", ta.Snapshot.Commit)
 	}
 	sb = syncAt(t, b, 8)
-	if got := git(t, tm.dir, "--git-dir", tm.remote, "rev-parse", "refs/ao/snapshots/s-a"); got != tb.Snapshot.Commit {
+	if got := git(t, tm.dir, "--git-dir", tm.remote, "rev-parse", "refs/ao/snapshots/s-b"); got != tb.Snapshot.Commit {
 		t.Fatalf("remote holds %s after B's sync, want B's later snapshot %s (warnings %v)", got, tb.Snapshot.Commit, sb.Warnings)
 	}
 	found := false
@@ -146,7 +155,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatalf("no warning about concurrent snapshots: %v", sb.Warnings)
 	}
 	syncAt(t, a, 9)
-	if got, _ := refstore.ResolveID(ctx, a, "refs/ao/snapshots/s-a"); got != tb.Snapshot.Commit {
+	if got, _ := refstore.ResolveID(ctx, a, "refs/ao/snapshots/s-b"); got != tb.Snapshot.Commit {
 		t.Fatalf("A holds %s, want %s", got, tb.Snapshot.Commit)
 	}
 	if out := git(t, tm.dir, "--git-dir", tm.remote, "for-each-ref", "refs/ao/preserved/"); out != "" {

@@ -25,12 +25,14 @@ const DefaultAttempts = 5
 type Options struct {
 	Remote string // a configured remote's name
 	DryRun bool   // fetch and decide, change nothing local or remote
-	// Retention is how long a record stays live once final (retire.go);
-	// 0 = forever.
+	// Retention is how long a dismissed baton stays live to be undone
+	// (retire.go): 0 is DefaultRetention, Never keeps it. Every other
+	// final record retires at the first sync that judges it.
 	Retention time.Duration
-	// Retire judges every record for retention, which reads every record:
-	// what a sync does now and then (RetireDue), never one with nothing
-	// new.
+	// Retire judges every record for retirement even when nothing
+	// differs between the two sides, which reads every record: what a
+	// sync does now and then (RetireDue), for the dismissals whose undo
+	// window passed. A sync where anything differs judges them anyway.
 	Retire   bool
 	Now      time.Time
 	Attempts int
@@ -219,8 +221,10 @@ type syncRun struct {
 	attempts int
 	migrated string            // what migrate changed, said with every attempt's warnings
 	seen     map[string]string // what the remote held at the last sync (seen.go)
-	retire   bool
-	cutoff   time.Time
+	// retire: this attempt judges every record for retirement (join).
+	retire bool
+	// undo: a dismissal before it can no longer be undone, and retires.
+	undo time.Time
 	// unhealed are the refs the remote lost the object of, marked lost
 	// there, that this clone cannot heal (lost.go): nothing is pushed to
 	// them, which would replace what a teammate still holds.
@@ -256,7 +260,7 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 	}
 	tp, _ := TrackingPrefix(opts.Remote)
 	s := &syncRun{st: st, opts: opts, url: rc.URL, specs: specs, tp: tp, attempts: opts.Attempts,
-		retire: opts.Retire && opts.Retention > 0, cutoff: opts.Now.Add(-opts.Retention)}
+		undo: undoCutoff(opts.Now, opts.Retention)}
 	if s.attempts <= 0 {
 		s.attempts = DefaultAttempts
 	}
@@ -345,12 +349,16 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 type joined struct {
 	planned
 	arch []archiveMonth
+	// archConflicts are the records two clones made final concurrently,
+	// where the archive's join kept the remote's (laterArchived).
+	archConflicts []Conflict
 }
 
-// join decides every key that differs (every key, when retention judges
-// them), retires what retention takes, joins the archive's months and
-// withholds what the remote dropped.
+// join decides every key that differs (every key, when retirement judges
+// them: whenever anything differs), retires what is final, joins the
+// archive's months and withholds what the remote dropped.
 func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
+	s.retire = s.opts.Retire || ids.differ()
 	p, err := plan(ctx, s.st, s.tp, s.retire, s.opts.Progress, ids)
 	if err != nil {
 		return joined{}, err
@@ -360,14 +368,14 @@ func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
 	}
 	archiveDropped(p.decisions, s.opts.Now)
 	if s.retire {
-		retireRecords(p.decisions, s.cutoff)
+		retireRecords(p.decisions, s.undo)
 	}
-	arch, err := joinArchive(ctx, s.st, ids, p.decisions)
+	arch, archConflicts, err := joinArchive(ctx, s.st, ids, p.decisions)
 	if err != nil {
 		return joined{}, err
 	}
 	withhold(p.decisions, s.seen)
-	return joined{planned: p, arch: arch}, nil
+	return joined{planned: p, arch: arch, archConflicts: archConflicts}, nil
 }
 
 // writes are the ref updates one attempt makes.
@@ -395,6 +403,7 @@ func (s *syncRun) changes(j joined, res *Result) writes {
 	for i := range j.decisions {
 		s.change(&j.decisions[i], &w, res)
 	}
+	res.Conflicts = append(res.Conflicts, j.archConflicts...)
 	// The archive's months go first in the push, so that a push split in
 	// several (a retention of tens of thousands) lands them before the
 	// records they now hold are deleted.
@@ -689,9 +698,19 @@ func missingObject(err error) bool {
 // tells the losing side what it lost.
 func conflictOf(d *decision) Conflict {
 	k := kindOf(d.ref)
-	win, lose, from := d.local, d.remote, "local"
-	if d.winner == nil || d.winner.oid != d.local.oid {
-		win, lose, from = d.remote, d.local, "remote"
+	remote := d.remote
+	if remote == nil {
+		remote = d.archived // the version the remote retired
+	}
+	// What the join kept: the winner, or the version that then retired
+	// in this same sync.
+	kept := oidOf(d.winner)
+	if d.winner == nil && d.retired != nil {
+		kept = d.retired.oid
+	}
+	win, lose, from := d.local, remote, "local"
+	if d.local == nil || kept != d.local.oid {
+		win, lose, from = remote, d.local, "remote"
 	}
 	other := "remote"
 	if from == "remote" {

@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-handoff/git-handoff/archive"
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
@@ -148,6 +149,55 @@ func readBaton(t *testing.T, st *refstore.Store, ref string) baton.Stored {
 	return b
 }
 
+// lastBaton is the baton ref's current version: the live one, else, once
+// it retired (claimed, cancelled), the newest floor the archive keeps of
+// the ref (archive.KeyDir), by write count.
+func lastBaton(t *testing.T, st *refstore.Store, ref string) baton.Stored {
+	t.Helper()
+	ctx := context.Background()
+	b, err := baton.Read(ctx, st, ref)
+	if !errors.Is(err, refstore.ErrNotFound) {
+		if err != nil {
+			t.Fatalf("reading %s: %v", ref, err)
+		}
+		return b
+	}
+	dir, err := archive.KeyDir(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	months, err := archive.Months(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best baton.Stored
+	var rev uint64
+	for _, m := range months {
+		floors, err := st.ListTree(ctx, m.OID, dir)
+		if err != nil {
+			t.Fatalf("listing %s in %s: %v", dir, m.Ref, err)
+		}
+		for _, f := range floors {
+			e, err := st.ReadObject(ctx, f.OID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Ref = ref
+			v, err := baton.Decode(e)
+			if err != nil {
+				t.Fatalf("floor %s: %v", f.Path, err)
+			}
+			if r := refstore.RevOf(e.Data).Rev; best.ID == "" || r > rev {
+				best, rev = v, r
+			}
+		}
+	}
+	if best.ID == "" {
+		t.Fatalf("%s: no baton live or archived at %s", st.Dir(), ref)
+	}
+	return best
+}
+
 func TestInitLeavesFetchRefspecsAlone(t *testing.T) {
 	tm := newTeam(t, 1)
 	st := tm.clones[0]
@@ -243,19 +293,20 @@ func TestSyncCarriesBatonAndClaim(t *testing.T) {
 	if out := git(t, tm.remote, "cat-file", "-p", mainRef); !strings.Contains(out, `"claimedBySession":"s-b"`) {
 		t.Fatalf("remote was not told of the claim: %s", out)
 	}
-	syncAt(t, a, 4)
-	if got := readBaton(t, a, mainRef); !got.Claimed || got.ClaimedBySession != "s-b" {
-		t.Fatalf("a has %+v", got)
-	}
-	if out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", "refs/ao/preserved/").Output(); len(out) != 0 {
-		t.Fatalf("preserved ref pushed: %s", out)
-	}
 	// A second claimer, even one that never synced, loses at the remote.
 	_, err := claim(a, "s-a", 5, Arbiter{})
 	var ce *baton.ClaimedError
 	if !errors.As(err, &ce) || ce.Baton.ClaimedBySession != "s-b" {
 		t.Fatalf("second claim: %v", err)
 	}
+	syncAt(t, a, 4)
+	if got := lastBaton(t, a, mainRef); !got.Claimed || got.ClaimedBySession != "s-b" {
+		t.Fatalf("a has %+v", got)
+	}
+	if out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", "refs/ao/preserved/").Output(); len(out) != 0 {
+		t.Fatalf("preserved ref pushed: %s", out)
+	}
+
 }
 
 func TestClaimLosesAtRemoteAndLocalAdopts(t *testing.T) {
@@ -357,18 +408,21 @@ func TestOfflineClaimsSettledBySync(t *testing.T) {
 		t.Fatalf("a's conflicts %+v", res.Conflicts)
 	}
 	for _, st := range []*refstore.Store{a, b} {
-		if got := readBaton(t, st, mainRef); got.ClaimedBySession != "s-early" {
+		if got := lastBaton(t, st, mainRef); got.ClaimedBySession != "s-early" {
 			t.Fatalf("%s has %+v", st.Dir(), got.Baton)
 		}
 	}
-	// the loser stays reachable from a's reflog (git resolves
-	// <ref>@{N}: blobs' reflogs have no git reflog listing)
-	if logs := gittest.ReflogOIDs(t, a.Dir(), mainRef); !slices.Contains(logs, lost.OID) {
-		t.Fatalf("loser %s not in reflog %q", lost.OID, logs)
+	// A claim is final: both retired at once, a's first (the remote never
+	// held it live), so the loser is kept where its retirement put it: a
+	// tree a's archive month named before the join replaced it (git
+	// resolves <ref>@{N}).
+	month := archive.Ref(archive.Month(at(5)))
+	var kept bool
+	for _, tree := range gittest.ReflogOIDs(t, a.Dir(), month) {
+		kept = kept || strings.Contains(git(t, a.Dir(), "ls-tree", "-r", tree), lost.OID)
 	}
-	// and b's tracking ref logged the remote's losing version
-	if logs := gittest.ReflogOIDs(t, b.Dir(), trackMainRef); !slices.Contains(logs, lost.OID) {
-		t.Fatalf("remote loser not kept in b's tracking reflog: %q", logs)
+	if !kept {
+		t.Fatalf("loser %s is in no tree of %s's reflog", lost.OID, month)
 	}
 }
 
@@ -382,21 +436,24 @@ func TestCancelIsNotUndoneByFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	syncAt(t, b, 3) // b still holds it live and pushes nothing new
-	syncAt(t, a, 4)
-	syncAt(t, b, 5)
+	// A cancel is final: the sync that carries it retires it, here and
+	// at the remote.
+	if res := syncAt(t, a, 4); res.Retired != 1 || !retired(res.Local, mainRef) || len(res.Pushed) == 0 {
+		t.Fatalf("a's sync: %+v", res)
+	}
+	// b's waiting copy is behind what the archive holds: it retires too,
+	// and b is told.
+	if res := syncAt(t, b, 5); !hasWarning(res.Warnings, "retired") {
+		t.Fatalf("b's sync: %+v", res)
+	}
 	for _, st := range []*refstore.Store{a, b} {
-		if got := readBaton(t, st, mainRef); got.Deleted == nil {
+		if got := lastBaton(t, st, mainRef); got.Deleted == nil {
 			t.Fatalf("%s: cancelled baton came back: %+v", st.Dir(), got.Baton)
 		}
 		list, _, err := baton.List(context.Background(), st, baton.Filter{All: true})
 		if err != nil || len(list) != 0 {
 			t.Fatalf("list --all shows %+v %v", list, err)
 		}
-	}
-	// past the age, the tombstone is collected everywhere
-	res := retireAt(t, a, 2+int(DefaultRetention/time.Minute)+1)
-	if res.Retired != 1 || !retired(res.Local, mainRef) || !retired(res.Pushed, mainRef) {
-		t.Fatalf("collect: %+v", res)
 	}
 	if _, err := a.Get(context.Background(), mainRef); !errors.Is(err, refstore.ErrNotFound) {
 		t.Fatalf("tombstone left: %v", err)
@@ -492,10 +549,18 @@ func TestSessionsStayReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	syncAt(t, a, 10)
-	syncAt(t, b, 11)
+	// a's sync retired the replaced s-1 at once; b's concurrent copy
+	// joins with the archived version, and loses, as it would have to
+	// the live one.
+	if res := syncAt(t, b, 11); len(res.Conflicts) != 1 || res.Conflicts[0].KeptFrom != "remote" {
+		t.Fatalf("b's sync: conflicts %+v", res.Conflicts)
+	}
 	syncAt(t, a, 12)
 	for _, st := range []*refstore.Store{a, b} {
-		got, err := session.Read(ctx, st, "s-1")
+		if _, err := session.Read(ctx, st, "s-1"); !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("%s: the replaced session is still live: %v", st.Dir(), err)
+		}
+		got, err := session.Find(ctx, st, "s-1")
 		if err != nil || got.ReplacedBy != "s-2" || got.Status != session.StatusReplaced {
 			t.Fatalf("%s: %+v %v", st.Dir(), got.Record, err)
 		}
@@ -567,11 +632,11 @@ func TestAwayCloneDoesNotBringCollectedBatonBack(t *testing.T) {
 	if _, err := baton.Delete(context.Background(), a, h, "cancelled", at(2)); err != nil {
 		t.Fatal(err)
 	}
-	syncAt(t, a, 3)
-	later := 2 + int(DefaultRetention/time.Minute) + 1
-	if res := retireAt(t, a, later); res.Retired != 1 || !retired(res.Pushed, mainRef) {
+	// The cancel is final: the sync that carries it retires it.
+	if res := syncAt(t, a, 3); res.Retired != 1 || !retired(res.Local, mainRef) {
 		t.Fatalf("collect: %+v", res)
 	}
+	later := 4
 	onRemote := func() string {
 		out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", mainRef).Output()
 		return string(out)
