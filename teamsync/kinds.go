@@ -167,12 +167,12 @@ var prs = &recordKind[prown.Record]{
 		r, err := prown.Decode(e)
 		return r.Record, err
 	},
-	causeOf:   func(p prown.Record) refstore.Cause { return p.Cause },
-	rules:     prRules,
-	ordered:   orderedPR,
-	retiresAt: retiresPR,
+	causeOf:    func(p prown.Record) refstore.Cause { return p.Cause },
+	rules:      prRules,
+	ordered:    orderedPR,
+	retiresAt:  retiresPR,
 	archivedAt: prArchivePath,
-	undoes: func(w, l prown.Record) bool { return l.Merged() && !w.Merged() || !orderedPR(w, l) },
+	undoes:     func(w, l prown.Record) bool { return l.Merged() && !w.Merged() || !orderedPR(w, l) },
 	words: func(p prown.Record) string {
 		if p.Merged() {
 			return fmt.Sprintf("pull request %s#%d owned by session %s (merged)", p.Repo, p.Number, p.OwnerSession)
