@@ -176,6 +176,18 @@ func TestAccountNewFigures(t *testing.T) {
 		{name: "already claimed by a local claim, seen in a clone's reflog only",
 			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c2", 0, "m1"), withNotice(claim(3, "c1", 5), "baton h-1 was already claimed by session c2")},
 			seen: []Seen{idSeen("a-reflog", "h-1", "m1", "c2", true), waiting("m3")}},
+		// Seed 11: the claim (c2, won) was replaced by the next end, whose
+		// ref then retired, deleting the reflogs that held the claim; the
+		// archived record still names the claimed version it replaced.
+		{name: "already claimed, seen only as the version a later record replaced",
+			ops:  []Op{end(1, "m1", 0, 10), claim(2, "c2", 0, "m1"), withNotice(claim(3, "c1", 5), "claiming the baton: baton h-1 was already claimed by session c2 at 2026-12-06T07:12:21Z")},
+			seen: []Seen{{Where: "a-prev", History: true, ID: "h-1", Marker: "m1", Claimed: true, ClaimedBy: "c2"}, {Where: "remote-archive", Archived: true, ID: "h-2", Marker: "m2", Deleted: true}}},
+		{name: "won by, seen only as the version a later record replaced, is not the remote's word",
+			ops:  []Op{end(1, "m1", 0, 10), withNotice(claim(2, "s6", 0, "m1"), "baton h-1 was won by session s1, which stopped before receiving it: delivered to session s6 instead")},
+			seen: []Seen{{Where: "remote-prev", History: true, ID: "h-1", Marker: "m1", Claimed: true, ClaimedBy: "s1"}}, falseN: 1},
+		{name: "won by, in the remote's log of what it accepted, after its ref retired",
+			ops:  []Op{end(1, "m1", 0, 10), withNotice(claim(2, "s6", 0, "m1"), "baton h-1 was won by session s1, which stopped before receiving it: delivered to session s6 instead")},
+			seen: []Seen{{Where: "remote-reflog", Ref: "received:refs/ao/handoffs/private/alice/main", ID: "h-1", Marker: "m1", Claimed: true, ClaimedBy: "s1"}}},
 		{name: "won by a session the remote never accepted",
 			ops:  []Op{end(1, "m1", 0, 10), withNotice(claim(2, "s6", 0, "m1"), "baton h-1 was won by session s1, which stopped before receiving it: delivered to session s6 instead")},
 			seen: []Seen{idSeen("remote", "h-1", "m1", "s2", true), idSeen("a", "h-1", "m1", "s1", true)}, falseN: 1},

@@ -121,6 +121,9 @@ func newHarness(ctx context.Context, bin, name string, n int) (*harness, error) 
 			return nil, fmt.Errorf("setting up (%s): %v: %s", strings.Join(s[1:], " "), err, out)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(h.remote, "hooks", "post-receive"), []byte(receivedHook), 0o755); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -515,14 +518,22 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading batons in %s: %w", p.name, err)
 		}
-		for i, id := range ids {
-			var rec struct {
-				ID               string          `json:"id"`
-				NextSteps        []string        `json:"nextSteps"`
-				Claimed          bool            `json:"claimed"`
-				ClaimedBySession string          `json:"claimedBySession"`
-				Deleted          json.RawMessage `json:"deleted"`
+		if p.name == "remote" {
+			// What the remote accepted, kept by its post-receive hook: its
+			// reflog, as it was before retirement deleted refs with theirs.
+			for _, r := range readReceived(h.receivedDir()) {
+				ids, refs = append(ids, r.id), append(refs, "received:"+r.ref)
+				if _, ok := blobs[r.id]; !ok {
+					blobs[r.id] = r.data
+				}
 			}
+		}
+		ids, refs, err = h.withPrevs(ctx, p.dir, ids, refs, blobs)
+		if err != nil {
+			return nil, fmt.Errorf("reading earlier versions in %s: %w", p.name, err)
+		}
+		for i, id := range ids {
+			var rec record
 			b, ok := blobs[id]
 			if !ok || json.Unmarshal(b, &rec) != nil {
 				continue
@@ -533,6 +544,10 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 			switch {
 			case strings.HasPrefix(refs[i], "history:"):
 				s.Tip, s.Where, s.History = false, p.name+"-reflog", true
+			case strings.HasPrefix(refs[i], "prev:"):
+				s.Tip, s.Where, s.History = false, p.name+"-prev", true
+			case strings.HasPrefix(refs[i], "received:"):
+				s.Tip, s.Where = false, "remote-reflog"
 			case strings.HasPrefix(refs[i], "archive:"):
 				s.Tip, s.Where, s.Archived = false, p.name+"-archive", true
 				s.Ref = strings.TrimPrefix(refs[i], "archive:")
@@ -549,6 +564,99 @@ func (h *harness) observe(ctx context.Context) ([]Seen, error) {
 		}
 	}
 	return seen, nil
+}
+
+// record is what the observation reads of a baton version.
+type record struct {
+	ID               string          `json:"id"`
+	NextSteps        []string        `json:"nextSteps"`
+	Claimed          bool            `json:"claimed"`
+	ClaimedBySession string          `json:"claimedBySession"`
+	Deleted          json.RawMessage `json:"deleted"`
+	// Prev is the blob of the version this one replaced, as its writer
+	// recorded it.
+	Prev string `json:"prev"`
+}
+
+// withPrevs adds to ids (and refs, "prev:<id of the later version>") the
+// earlier versions the records of blobs name as replaced (their "prev"),
+// and theirs, as far as dir still has the objects, reading them into
+// blobs. A version a later one replaced stays named by it after the
+// reflogs that held it are gone (retiring a ref deletes its reflog, in a
+// clone as at the remote): it is the history `git handoff log` tells.
+// These count only as History, for the notices: a writer may have
+// replaced a version no other repository ever held.
+func (h *harness) withPrevs(ctx context.Context, dir string, ids, refs []string, blobs map[string][]byte) ([]string, []string, error) {
+	named := map[string]bool{}
+	for _, id := range ids {
+		named[id] = true
+	}
+	todo := ids
+	for len(todo) > 0 {
+		var next, from []string
+		for _, id := range todo {
+			var rec record
+			if json.Unmarshal(blobs[id], &rec) != nil || !hexID(rec.Prev) || named[rec.Prev] {
+				continue
+			}
+			named[rec.Prev] = true
+			next, from = append(next, rec.Prev), append(from, id)
+		}
+		read, err := h.catFile(ctx, dir, next)
+		if err != nil {
+			return nil, nil, err
+		}
+		todo = todo[:0:0]
+		for i, id := range next {
+			if b, ok := read[id]; ok {
+				blobs[id] = b
+				ids, refs = append(ids, id), append(refs, "prev:"+from[i])
+				todo = append(todo, id)
+			}
+		}
+	}
+	return ids, refs, nil
+}
+
+// hexID: an object name, and nothing git would read as another revision.
+func hexID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// received is one version the remote accepted, as receivedHook kept it.
+type received struct {
+	id, ref string
+	data    []byte
+}
+
+// readReceived reads receivedHook's log and the blobs it kept (none when
+// the hook never ran).
+func readReceived(dir string) []received {
+	b, err := os.ReadFile(filepath.Join(dir, "log"))
+	if err != nil {
+		return nil
+	}
+	var out []received
+	for _, l := range strings.Split(string(b), "\n") {
+		id, ref, ok := strings.Cut(strings.TrimSpace(l), " ")
+		if !ok || !hexID(id) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, id))
+		if err != nil {
+			continue
+		}
+		out = append(out, received{id: id, ref: ref, data: data})
+	}
+	return out
 }
 
 // notedConflicts are the versions a clone's notes of conflicts (the files

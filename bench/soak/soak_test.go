@@ -147,3 +147,89 @@ func TestSoakSmoke(t *testing.T) {
 	}
 	t.Log(text)
 }
+
+// TestObserveRetiredHistory is the shape of seed 11's false notice: a
+// claim the remote accepted, replaced by the next end, whose ref then
+// retired. Retiring deletes the ref and, with it, its reflog in every
+// repository, and gc --prune=now removes the claimed blob, which no ref
+// reaches any more. The claim must still be seen: in the remote's log of
+// what it accepted, and as the earlier version the archived record names.
+func TestObserveRetiredHistory(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	h, err := newHarness(ctx, binary(t), "test", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.close(); os.RemoveAll(h.dir) })
+	who := []string{"--owner", "alice", "--branch", "topic"}
+	run := func(clone, kind string, args ...string) Op {
+		t.Helper()
+		op := h.handoff(ctx, Op{Kind: kind, Clone: clone, Owner: "alice", Branch: "topic", Args: append(args, "--json")}, 0, false)
+		if op.Exit != 0 || op.Unclear != "" {
+			t.Fatalf("%s on %s: %+v", kind, clone, op)
+		}
+		return op
+	}
+	m1, m2 := h.marker(), h.marker()
+	first := h.handoff(ctx, Op{Kind: "end", Clone: "a", Owner: "alice", Branch: "topic", Marker: m1,
+		Args: append(append([]string{"end", "--session", "e1"}, who...), "--next", m1, "--json")}, 0, false)
+	if first.Exit != 0 || first.BatonID == "" {
+		t.Fatalf("end: %+v", first)
+	}
+	run("a", "sync", "sync")
+	if op := run("a", "claim", append([]string{"claim", "--session", "c22"}, who...)...); !op.Won {
+		t.Fatalf("claim: not won: %+v", op)
+	}
+	run("b", "sync", "sync")
+	if op := h.handoff(ctx, Op{Kind: "end", Clone: "b", Owner: "alice", Branch: "topic", Marker: m2,
+		Args: append(append([]string{"end", "--session", "e2"}, who...), "--next", m2, "--json")}, 0, false); op.Exit != 0 {
+		t.Fatalf("end on b: %+v", op)
+	}
+	run("b", "cancel", append([]string{"cancel"}, who...)...)
+	run("b", "sync", "sync")
+	run("a", "sync", "sync") // a's tip moves on too: no clone holds the claimed version
+	// Only now may records retire: the claimed version was replaced
+	// before any sync could retire it.
+	for _, c := range h.names {
+		if r := h.git(ctx, h.clones[c], "config", "handoff.retention", "1s"); r.exit != 0 {
+			t.Fatal(r.stderr)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // older than the retention of 1s
+	run("b", "retire", "sync", "--retire")
+	run("a", "retire", "sync", "--retire")
+	ref := "refs/ao/handoffs/private/alice/topic"
+	for _, dir := range append(h.dirs(), h.remote) {
+		if r := h.git(ctx, dir, "rev-parse", "-q", "--verify", ref); r.exit == 0 {
+			t.Fatalf("%s still holds %s: the baton did not retire", dir, ref)
+		}
+		if r := h.git(ctx, dir, "gc", "-q", "--prune=now"); r.exit != 0 {
+			t.Fatalf("git gc in %s: %s", dir, r.stderr)
+		}
+	}
+
+	seen, err := h.observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var remote, prev bool
+	for _, s := range seen {
+		if s.ID == first.BatonID && s.Claimed && s.ClaimedBy == "c22" {
+			remote = remote || s.Where == "remote-reflog"
+			prev = prev || s.History && strings.HasSuffix(s.Where, "-prev")
+		}
+	}
+	if !remote {
+		t.Errorf("the claim by c22 of %s is not in the remote's history: %+v", first.BatonID, seen)
+	}
+	// The archived tombstone names the claimed version it replaced only
+	// where gc kept that blob; that is not asked of git here.
+	t.Logf("claim found as an earlier version of a record: %v", prev)
+	h.record(Op{Kind: "claim", Clone: "a", Owner: "alice", Branch: "topic", Session: "c43", Exit: 5,
+		Notices: []string{"claiming the baton: baton " + first.BatonID + " was already claimed by session c22 at 2026-12-06T07:12:21Z",
+			"baton " + first.BatonID + " was won by session c22, which stopped before receiving it: delivered to session s6 instead"}})
+	if f := Account(h.snapshot(), seen); f.FalseNotices+f.Lost+f.Twice+f.FalseLost+f.Unclear != 0 {
+		t.Errorf("figures: %+v\n%s", f, strings.Join(f.Details, "\n"))
+	}
+}

@@ -62,6 +62,31 @@ func (h *harness) hookRange(min, stall time.Duration, refuse int) error {
 	return os.WriteFile(filepath.Join(dir, "pre-receive"), []byte(stallHook), 0o755)
 }
 
+// receivedHook is the remote's post-receive hook: it keeps, beside the
+// reflog, every baton version the remote accepted (soak-received/log, one
+// "<blob> <ref>" a line, and each blob's content in soak-received/<blob>).
+// Retiring a baton ref deletes the ref, and git deletes a ref's reflog
+// with it, so once a ref retires the remote's reflog no longer names the
+// versions it held before its last one (a claim a later end replaced,
+// say), and the blobs of those versions are unreachable, for the next
+// gc --prune=now to remove. The observation reads this log as the
+// remote's reflog. Short lines appended with O_APPEND do not interleave,
+// so hooks of concurrent pushes can share the log.
+const receivedHook = `#!/bin/sh
+d="$(dirname "$0")/../soak-received"
+mkdir -p "$d" || exit 0
+while read old new ref; do
+	case "$ref" in refs/ao/handoffs/*) ;; *) continue ;; esac
+	case "$new" in *[!0]*) ;; *) continue ;; esac
+	[ -e "$d/$new" ] || { git cat-file blob "$new" >"$d/$new.$$" && mv "$d/$new.$$" "$d/$new"; }
+	printf '%s %s\n' "$new" "$ref" >>"$d/log"
+done
+exit 0
+`
+
+// receivedDir is where receivedHook keeps the remote's accepted versions.
+func (h *harness) receivedDir() string { return filepath.Join(h.remote, "soak-received") }
+
 // unhook removes the remote's pre-receive hook.
 func (h *harness) unhook() { os.Remove(filepath.Join(h.remote, "hooks", "pre-receive")) }
 
