@@ -340,6 +340,14 @@ func Find(ctx context.Context, st Store, path string) (refstore.Entry, string, e
 // path order within a month, and a path archived in several months only
 // once, from the newest. One git ls-tree per month.
 func List(ctx context.Context, st Store, kindDir string) ([]Found, error) {
+	return ListFrom(ctx, st, kindDir, "")
+}
+
+// ListFrom is List of the months from month from ("2026-01") on; "" for
+// every month. Records are archived under the month they became final
+// in, so a listing of what became final since a time reads only the
+// months since.
+func ListFrom(ctx context.Context, st Store, kindDir, from string) ([]Found, error) {
 	kindDir = strings.TrimSuffix(kindDir, "/")
 	if kindDir != SessionsDir && kindDir != HandoffsDir && kindDir != PRsDir {
 		return nil, fmt.Errorf("%w: %q is not an archive kind", refstore.ErrBadName, kindDir)
@@ -351,11 +359,14 @@ func List(ctx context.Context, st Store, kindDir string) ([]Found, error) {
 	var out []Found
 	seen := map[string]bool{}
 	for _, m := range months {
+		month := strings.TrimPrefix(m.Ref, refstore.ArchivePrefix)
+		if month < from {
+			break // newest first: the rest are older too
+		}
 		entries, err := st.ListTree(ctx, m.OID, kindDir)
 		if err != nil {
 			return nil, err
 		}
-		month := strings.TrimPrefix(m.Ref, refstore.ArchivePrefix)
 		for _, e := range entries {
 			if seen[e.Path] {
 				continue

@@ -2,6 +2,7 @@ package baton_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -119,8 +120,9 @@ func TestEligibleSharedClaimedByAnotherCloneSync(t *testing.T) {
 	}
 	tm.sync(a, 6)
 	tm.sync(b, 7)
-	if cur, err := baton.Read(tm.ctx, b, s.Ref); err != nil || !cur.Claimed {
-		t.Fatalf("clone b did not merge the claim: %+v, %v", cur.Baton, err)
+	// Claimed, it is final: b's sync retires its waiting copy.
+	if cur, err := baton.Read(tm.ctx, b, s.Ref); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("clone b still holds the claimed baton live: %+v, %v", cur.Baton, err)
 	}
 	if got := tm.eligible(b); got != older.ID {
 		t.Fatalf("after the claim came through sync, clone b: eligible = %q, want %s", got, older.ID)

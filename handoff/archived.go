@@ -3,7 +3,9 @@ package handoff
 import (
 	"context"
 	"errors"
+	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -37,13 +39,24 @@ func SessionFind(ctx context.Context, st refstore.Clone, id string) (SessionShow
 // SessionListArchived lists the archived sessions that have no live
 // record here (session.EachArchived), newest month first, each marked
 // Archived, with notices for the records that could not be read: what
-// `session ls --archived` adds after the live ones.
-func SessionListArchived(ctx context.Context, st refstore.Clone) ([]session.Stored, []string, error) {
+// `session ls --archived` adds after the live ones. With since set, only
+// those that ended (or last changed) on or after it: what `session ls
+// --all` adds, the sessions that ended within the retention age, which
+// retire at once.
+func SessionListArchived(ctx context.Context, st refstore.Clone, since time.Time) ([]session.Stored, []string, error) {
 	var (
 		out   []session.Stored
 		warns []session.Warning
+		from  string
 	)
-	err := session.EachArchived(ctx, st, func(s session.Stored) { out = append(out, s) }, &warns)
+	if !since.IsZero() {
+		from = archive.Month(since)
+	}
+	err := session.EachArchived(ctx, st, from, func(s session.Stored) {
+		if since.IsZero() || !finalAt(&s.Record).Before(since) {
+			out = append(out, s)
+		}
+	}, &warns)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,4 +65,12 @@ func SessionListArchived(ctx context.Context, st refstore.Clone) ([]session.Stor
 		notices = append(notices, w.String())
 	}
 	return out, notices, nil
+}
+
+// finalAt is when s became final: its end, else its last change.
+func finalAt(s *session.Record) time.Time {
+	if s.EndedAt != nil {
+		return *s.EndedAt
+	}
+	return s.UpdatedAt
 }

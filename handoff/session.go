@@ -316,8 +316,13 @@ func SessionShow(ctx context.Context, st refstore.Clone, id string) (SessionShow
 // SessionListOptions are what `session ls` was asked.
 type SessionListOptions struct {
 	All bool // ended, terminated, replaced and merged sessions too
-	// Archived lists, after the others, the sessions retention moved to
-	// the archive (and that have no live record here); it implies All.
+	// Recent, with All, lists after the others the archived sessions
+	// (with no live record here) that ended on or after it: final
+	// sessions retire at once, and a listing of all reaches back the
+	// retention age (teamsync.Retention). Zero: none.
+	Recent time.Time
+	// Archived lists, after the others, every session retirement moved
+	// to the archive (and that have no live record here); it implies All.
 	Archived bool
 }
 
@@ -452,9 +457,13 @@ func SessionListEach[T any](ctx context.Context, st refstore.Clone, opts Session
 		}
 		items = append(items, SessionItem[T]{V: k.v, Lineage: lines.Summary(k.id), Runtime: rs})
 	})
-	if opts.Archived {
+	if opts.Archived || opts.All && !opts.Recent.IsZero() {
+		since := opts.Recent
+		if opts.Archived {
+			since = time.Time{}
+		}
 		var more []string
-		if items, more, err = appendArchived(ctx, st, items, conv); err != nil {
+		if items, more, err = appendArchived(ctx, st, since, items, conv); err != nil {
 			return nil, nil, err
 		}
 		notices = append(notices, more...)
@@ -478,9 +487,10 @@ func listNotices(ctx context.Context, st refstore.Records, warns []session.Warni
 	return notices
 }
 
-// appendArchived adds the archived sessions to a session list.
-func appendArchived[T any](ctx context.Context, st refstore.Clone, items []SessionItem[T], conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
-	old, notices, err := SessionListArchived(ctx, st)
+// appendArchived adds the archived sessions (that ended since since; zero:
+// all) to a session list.
+func appendArchived[T any](ctx context.Context, st refstore.Clone, since time.Time, items []SessionItem[T], conv func(*session.Record) T) ([]SessionItem[T], []string, error) {
+	old, notices, err := SessionListArchived(ctx, st, since)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -183,14 +184,26 @@ func TestTwinClonesClaimOnceAtTheArbiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ea, errA := a.Get(ctx, ref)
-	eb, errB := b.Get(ctx, ref)
-	if errA != nil || errB != nil || ea.OID != eb.OID {
-		t.Fatalf("the clones disagree on %s: %s (%v) and %s (%v)", ref, ea.OID, errA, eb.OID, errB)
+	// Claimed, the baton is final: the syncs retired it on both clones,
+	// into the same archive, which holds the claim.
+	for _, st := range []refstore.Clone{a, b} {
+		if _, err := st.Get(ctx, ref); !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("%s: the claimed baton is still live: %v", st.Dir(), err)
+		}
 	}
-	st, err := baton.Read(ctx, a, ref)
+	p, err := archive.BatonPath(left.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ea, _, errA := archive.Find(ctx, a, p)
+	eb, _, errB := archive.Find(ctx, b, p)
+	if errA != nil || errB != nil || ea.OID != eb.OID {
+		t.Fatalf("the clones' archives disagree on %s: %s (%v) and %s (%v)", p, ea.OID, errA, eb.OID, errB)
+	}
+	ea.Ref = ref
+	st, err := baton.Decode(ea)
 	if err != nil || !st.Claimed {
-		t.Fatalf("the baton after sync = %+v, %v", st, err)
+		t.Fatalf("the archived baton = %+v, %v", st, err)
 	}
 }
 

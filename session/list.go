@@ -254,14 +254,15 @@ func Records(stored []Stored) []Record {
 	return out
 }
 
-// EachArchived hands fn every archived session that has no live record
+// EachArchived hands fn every archived session (of the months from
+// month from on; "" for all) that has no live record
 // here (a clone that has not synced since another retired it still has
 // both: the live one is the one listed), marked Archived, newest month
 // first: one git ls-tree per month, then one cat-file read per record
 // through the store's long-lived cat-file. Unreadable records come back
 // as warnings. fn is handed a fresh record each time.
-func EachArchived(ctx context.Context, st archive.Store, fn func(Stored), warns *[]Warning) error {
-	found, err := archive.List(ctx, st, archive.SessionsDir)
+func EachArchived(ctx context.Context, st archive.Store, from string, fn func(Stored), warns *[]Warning) error {
+	found, err := archive.ListFrom(ctx, st, archive.SessionsDir, from)
 	if err != nil {
 		return fmt.Errorf("listing archived sessions: %w", err)
 	}

@@ -125,6 +125,20 @@ func undoCutoff(now time.Time, retention time.Duration) time.Time {
 	return now.Add(-retention)
 }
 
+// ListedSince is how far back a listing of final records (`session ls
+// --all`, the status page's) reaches into the archive at now, with the
+// retention age retention (0: DefaultRetention; Never: to the first
+// month).
+func ListedSince(now time.Time, retention time.Duration) time.Time {
+	switch retention {
+	case 0:
+		retention = DefaultRetention
+	case Never:
+		return time.Unix(0, 0).UTC()
+	}
+	return now.Add(-retention)
+}
+
 // retiredPath names the local note retirement/<remote, encoded>: when
 // this clone last judged every record with remote. (Releases that kept
 // final records live for the retention age wrote retired/<remote>: a

@@ -150,6 +150,24 @@ func TestRetentionMovesFinalRecordsToTheArchive(t *testing.T) {
 	if err != nil || len(notices) != 0 {
 		t.Errorf("session ls after retirement: %q %v", notices, err)
 	}
+	// A listing of all reaches back into the archive as far as asked
+	// (`session ls --all`: the retention age), the archived marked.
+	for since, want := range map[int]string{20: "s-live s-owner s-prev s-recent", 0: "s-live s-owner s-prev s-gone s-old s-recent"} {
+		items, _, err := handoff.SessionListEach(ctx, open(t, b.Dir()), handoff.SessionListOptions{All: true, Recent: at(since)}, func(r *session.Record) string { return r.ID })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range items {
+			if (it.Archived != "") != (it.V == "s-recent" || it.V == "s-old" || it.V == "s-gone") {
+				t.Errorf("since %d: %s listed with archived %q", since, it.V, it.Archived)
+			}
+			got = append(got, it.V)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("session ls --all since %d: %q, want %q", since, strings.Join(got, " "), want)
+		}
+	}
 	if RetireDue(b, "origin", at(8).Add(time.Hour)) {
 		t.Errorf("retirement is due again an hour after a sync judged every record")
 	}

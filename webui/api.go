@@ -20,6 +20,7 @@ import (
 	"github.com/git-handoff/git-handoff/lineage"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/teamsync"
 	"github.com/git-handoff/git-handoff/tmuxrt"
 	"github.com/git-handoff/git-handoff/view"
 )
@@ -311,7 +312,17 @@ func (s *Server) listSessions(c *call) error {
 		return err
 	}
 	root := fingerprint(c.st.CommonDir())
-	res, err := handoff.SessionList(c.r.Context(), c.st, handoff.SessionListOptions{All: all != nil && *all})
+	opts := handoff.SessionListOptions{All: all != nil && *all}
+	if opts.All {
+		// Final sessions retire at once: all reaches back the retention
+		// age into the archive, as `session ls --all` does.
+		retention, err := teamsync.Retention(c.r.Context(), c.st)
+		if err != nil {
+			return err
+		}
+		opts.Recent = teamsync.ListedSince(s.opts.Clock(), retention)
+	}
+	res, err := handoff.SessionList(c.r.Context(), c.st, opts)
 	if err != nil {
 		return err
 	}

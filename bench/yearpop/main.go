@@ -71,7 +71,7 @@ func main() {
 	n := flag.Int("n", 100000, "session records")
 	seed := flag.Uint64("seed", 1, "random seed")
 	nowFlag := flag.String("now", "", "the time the year ends at, RFC 3339 (default: now, to the hour)")
-	retention := flag.Duration("retention", 7*day, "how long an ended session stays live (the retention window)")
+	retention := flag.Duration("retention", 0, "how long a final record stays live (0: git-handoff's rule, retired at the first sync that sees it final)")
 	flag.Parse()
 	if *repo == "" || *n < 50 {
 		fmt.Fprintln(os.Stderr, "usage: yearpop -repo DIR [-n N>=50] [-seed S] [-now RFC3339] [-retention D]")
@@ -360,6 +360,7 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 	}
 	var active, recentEnded, liveSessions int
 	counted := map[string]int{}
+	liveSession := map[string]bool{}
 	for i := range ss {
 		s := &ss[i].rec
 		counted[s.Status]++
@@ -367,11 +368,14 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 		case s.Status == session.StatusActive:
 			active++
 			liveSessions++
+			liveSession[s.ID] = true
 		case s.EndedAt != nil && !s.EndedAt.Before(cutoff):
 			recentEnded++
 			liveSessions++
+			liveSession[s.ID] = true
 		case needed[s.ID]:
 			liveSessions++
+			liveSession[s.ID] = true
 		}
 		ref, err := refstore.SessionRef(s.ID)
 		if err != nil {
@@ -450,6 +454,17 @@ func populate(n int, seed uint64, now time.Time, retention time.Duration) ([]rec
 			final(at)
 		case left.After(week) && r < 0.6:
 			waiting++ // left this week, not yet claimed
+			// The session it came from is needed while it waits (its
+			// next session reads it), with its lineage, as sync keeps it.
+			for id := leftBy.ID; id != "" && !liveSession[id]; {
+				liveSession[id] = true
+				liveSessions++
+				if p := byID[id]; p != nil {
+					id = p.Supersedes
+				} else {
+					id = ""
+				}
+			}
 		case r < 0.03:
 			at := sec(left.Add(time.Hour))
 			b.Deleted = &baton.Deletion{Reason: "cancelled", At: at}

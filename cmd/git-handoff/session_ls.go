@@ -9,6 +9,7 @@ import (
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/teamsync"
 	"github.com/git-handoff/git-handoff/view"
 )
 
@@ -35,6 +36,15 @@ func sessionLsCommand(d *deps) *cli.Command {
 				return err
 			}
 			opts := handoff.SessionListOptions{All: c.Bool("all"), Archived: c.Bool("archived")}
+			if opts.All {
+				// Final sessions retire at once: --all reaches back the
+				// retention age into the archive.
+				retention, err := teamsync.Retention(c.Context, st)
+				if err != nil {
+					return err
+				}
+				opts.Recent = teamsync.ListedSince(d.Now(), retention)
+			}
 			if c.Bool("json") {
 				return sessionLsJSON(c, d, st, opts)
 			}

@@ -26,14 +26,15 @@ func syncCommand(d *deps) *cli.Command {
 			"rule and which fields differ (--json adds the whole line diff); the other stays in the reflog. --dry-run\n" +
 			"says what it would change. Only records whose two sides differ are read:\n" +
 			"a sync with nothing new reads no record and moves no ref.\n\n" +
-			"Once a day (or with --retire) sync also retires records final for longer than git config\n" +
-			teamsync.RetentionKey + " (default 7d; \"never\" keeps them): ended sessions no live session needs,\n" +
-			"claimed or cancelled batons, cleared objectives, merged pull requests' records. They leave the live\n" +
-			"refs here and on the remote and move to the monthly archive under refs/ao/archive/, where\n" +
-			"`session show`, `session lineage`, `log` and the status page still find them.",
+			"Sync also retires final records at once: ended sessions no live session needs, claimed or\n" +
+			"cancelled batons, cleared objectives, merged pull requests' records, and dismissed batons older than\n" +
+			"git config " + teamsync.RetentionKey + " (default 7d; the undo window of a dismissal, and how far back\n" +
+			"`session ls --all` reaches). They leave the live refs here and on the remote and move to the monthly\n" +
+			"archive under refs/ao/archive/, where `session show`, `session lineage`, `pr show`, `log` and the\n" +
+			"status page still find them.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "fetch and show what would change, change nothing"},
-			&cli.BoolFlag{Name: "retire", Usage: "judge every record for retention now (sync does once a day on its own)"},
+			&cli.BoolFlag{Name: "retire", Usage: "judge every record for retirement now, even with nothing new (sync does once a day on its own)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
