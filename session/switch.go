@@ -281,6 +281,9 @@ func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now 
 		}
 	}
 	cur, err := Read(ctx, st, opts.ID)
+	if errors.Is(err, refstore.ErrNotFound) && opts.Restore {
+		cur, err = unarchive(ctx, st, opts.ID)
+	}
 	if err != nil {
 		return RelaunchResult{}, err
 	}
@@ -319,6 +322,35 @@ func relaunch(ctx context.Context, st refstore.Clone, opts RelaunchOptions, now 
 		r.res.Notices = append(r.res.Notices, notes...)
 	}
 	return r.res, nil
+}
+
+// unarchive makes a session that retired to the archive (an ended one:
+// final records retire at the first sync that sees them) live again for a
+// restore: its archived version goes back to its live ref as it is, by
+// compare-and-swap on an absent ref, and the restore then writes after it
+// as after any ended session, so sync orders the revived session after
+// the archived one. A restore that stops before writing leaves the
+// archived version live, which the next sync retires again.
+func unarchive(ctx context.Context, st refstore.Clone, id string) (Stored, error) {
+	arch, err := Find(ctx, st, id)
+	if err != nil {
+		return Stored{}, err
+	}
+	if arch.Archived == "" {
+		return arch, nil // made live between the two reads
+	}
+	ref, err := refstore.SessionRef(id)
+	if err != nil {
+		return Stored{}, err
+	}
+	e, err := st.ReadObject(ctx, arch.OID)
+	if err != nil {
+		return Stored{}, fmt.Errorf("session %q in the archive: %w", id, err)
+	}
+	if err := st.Apply(ctx, "handoff: restored "+id+" from the archive of "+arch.Archived, refstore.Update{Ref: ref, New: e.OID}); err != nil {
+		return Stored{}, fmt.Errorf("restoring session %q from the archive: %w", id, err)
+	}
+	return Read(ctx, st, id)
 }
 
 // runningAsIs reports whether a restore of s would change nothing: it is

@@ -549,3 +549,37 @@ func TestLazyMergeArchivesTheBatonItDrops(t *testing.T) {
 		t.Fatalf("a: %+v", got.Baton)
 	}
 }
+
+// A session retired at the sync after its end is still restored in place:
+// its archived version goes back live and the restore is written after
+// it, so the next sync keeps the revived session live, on both sides.
+func TestRestoreOfARetiredSession(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	if _, err := handoff.Start(ctx, a, handoff.StartOptions{Session: "s-a", Owner: "dev", Branch: "main", Harness: "claude-code"}, clock(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := handoff.EndSession(ctx, a, "s-a", session.EndAgentExit, clock(2)); err != nil {
+		t.Fatal(err)
+	}
+	if res := syncAt(t, a, 3); res.Retired == 0 {
+		t.Fatalf("the ended session did not retire: %+v", res)
+	}
+	if _, err := session.Read(ctx, a, "s-a"); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("s-a is still live: %v", err)
+	}
+	res, err := handoff.SessionRestore(ctx, a, handoff.SessionRelaunchOptions{ID: "s-a", By: "test", Prompt: "go on"}, clock(4))
+	if err != nil || res.Session.Status != session.StatusActive {
+		t.Fatalf("restore of a retired session: %+v, %v", res.Session.Record, err)
+	}
+	syncAt(t, a, 5)
+	syncAt(t, b, 6)
+	for _, st := range []*refstore.Store{a, b} {
+		got, err := session.Read(ctx, st, "s-a")
+		if err != nil || got.Status != session.StatusActive {
+			t.Fatalf("%s: the restored session after sync: %+v %v", st.Dir(), got.Record, err)
+		}
+	}
+}
