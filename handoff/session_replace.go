@@ -107,6 +107,10 @@ func SessionReplace(ctx context.Context, st refstore.Clone, opts SessionReplaceO
 		}
 	}
 	carry := decideCarry(st, arbiter(opts.Arbiter), ro.NewID)
+	// The claims lock goes with the call however it ends: a panic through
+	// Replace (the simulation's process death) left it held, and the next
+	// claim of this repository in the same process waited for ever.
+	defer carry.unlocked()
 	ro.DecideCarry = carry.decide
 	rep, err := session.Replace(ctx, st, ro, now)
 	carry.done(ctx, err == nil)
@@ -200,8 +204,14 @@ func (c *carrying) done(ctx context.Context, recorded bool) {
 	if recorded {
 		c.release(ctx)
 	}
+	c.unlocked()
+}
+
+// unlocked releases the claims lock the carry took, if it holds it.
+func (c *carrying) unlocked() {
 	if c.unlock != nil {
 		c.unlock()
+		c.unlock = nil
 	}
 }
 

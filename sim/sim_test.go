@@ -121,3 +121,28 @@ func TestWideReplayIsDeterministic(t *testing.T) {
 	}
 	t.Log(a.FaultLines(), a.Summary())
 }
+
+// A process death in the middle of a replacement that carried a baton
+// (a crash fault panics through session.Replace) left the claims lock of
+// its repository held, and the next start of that clone waited for it
+// for ever: seed 102 of the widened run stopped at step 1,210. In a real
+// process the death frees it; in one that lives on (the MCP server, the
+// page), so must a panic.
+func TestReplaceDeathFreesTheClaimsLock(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cfg := Config{Seed: 102, Steps: 1300, Wide: true}
+	done := make(chan *Report, 1)
+	go func() { done <- Run(ctx, cfg, Generate(cfg)) }()
+	select {
+	case rep := <-done:
+		if ctx.Err() != nil {
+			t.Fatalf("deadline passed after %d steps", rep.Steps)
+		}
+		for _, v := range rep.Violations {
+			t.Errorf("%v", v)
+		}
+	case <-ctx.Done():
+		t.Fatal("the run stopped moving: a lock a crashed step held is never released")
+	}
+}
