@@ -154,10 +154,22 @@ type decision struct {
 	// goes, with the final versions only it carried: the archive, so that
 	// no copy of it comes back and no claim is forgotten (archiveDropped).
 	dropped []retirement
+	// final is the winner this sync retired (winner is nil then): what
+	// the join kept, for what is said of it (kept).
+	final *version
 	// archived is the archived version a local one lost to when the
 	// remote no longer held the key (archiveView.outjoined): the other
 	// side of its conflict.
 	archived *version
+}
+
+// kept is the version the join kept: the winner, or the one this sync
+// retired.
+func (d *decision) kept() *version {
+	if d.winner != nil {
+		return d.winner
+	}
+	return d.final
 }
 
 func (d *decision) localChange() bool { return oidOf(d.winner) != oidOf(d.local) }
@@ -232,7 +244,7 @@ func whyKept(k *kind, win, lose *version) string {
 // conflictMsg is the reflog message of a local write that settles conflict
 // d with the remote's version (refstore.ConflictReflog).
 func conflictMsg(d *decision, remote string) string {
-	return fmt.Sprintf("%s from %s: kept %s over %s", refstore.ConflictReflog, remote, oidOf(d.winner), oidOf(d.local))
+	return fmt.Sprintf("%s from %s: kept %s over %s", refstore.ConflictReflog, remote, oidOf(d.kept()), oidOf(d.local))
 }
 
 // Diff renders two records line by line, "-" for the first and "+" for the

@@ -210,7 +210,7 @@ func retireRecords(ds []decision, undo time.Time) {
 			// The ref's floor for this baton (archive.KeyPath).
 			r.floor, _ = archive.KeyPath(d.ref, recOf[baton.Baton](d.winner).ID)
 		}
-		d.winner, d.collected, d.retired = nil, true, &r
+		d.final, d.winner, d.collected, d.retired = d.winner, nil, true, &r
 	}
 }
 

@@ -126,3 +126,21 @@ func seenAfter(old map[string]string, ds []decision, settled map[string]string) 
 	}
 	return seen
 }
+
+// movedSince reports whether the remote holds a record other than what it
+// held after the last sync (seen; nil: no note), by the tracking copies
+// of this fetch: a claim, cancel or dismissal decided there (by this
+// clone's commands too, which leave the two sides alike) made a record
+// final, which a sync with nothing differing retires all the same. Keys
+// the note holds that the remote does not (withheld) are no move.
+func movedSince(remote, seen map[string]string) bool {
+	if seen == nil {
+		return true
+	}
+	for ref, oid := range remote {
+		if seen[ref] != oid {
+			return true
+		}
+	}
+	return false
+}

@@ -355,10 +355,11 @@ type joined struct {
 }
 
 // join decides every key that differs (every key, when retirement judges
-// them: whenever anything differs), retires what is final, joins the
-// archive's months and withholds what the remote dropped.
+// them: whenever anything differs, or the remote moved since the last
+// sync), retires what is final, joins the archive's months and withholds
+// what the remote dropped.
 func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
-	s.retire = s.opts.Retire || ids.differ()
+	s.retire = s.opts.Retire || ids.differ() || movedSince(ids.remote, s.seen)
 	p, err := plan(ctx, s.st, s.tp, s.retire, s.opts.Progress, ids)
 	if err != nil {
 		return joined{}, err
@@ -637,10 +638,10 @@ func sortResult(res *Result) {
 // claim of the same baton: the deletion was reported done, and the baton
 // was delivered all the same.
 func undoneDeletion(d *decision) string {
-	if d.local == nil || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
+	if d.local == nil || d.kept() == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
 		return ""
 	}
-	l, w := recOf[baton.Baton](d.local), recOf[baton.Baton](d.winner)
+	l, w := recOf[baton.Baton](d.local), recOf[baton.Baton](d.kept())
 	if l.ID != w.ID || l.Deleted == nil || l.Claimed || !w.Claimed {
 		return ""
 	}
@@ -702,14 +703,8 @@ func conflictOf(d *decision) Conflict {
 	if remote == nil {
 		remote = d.archived // the version the remote retired
 	}
-	// What the join kept: the winner, or the version that then retired
-	// in this same sync.
-	kept := oidOf(d.winner)
-	if d.winner == nil && d.retired != nil {
-		kept = d.retired.oid
-	}
 	win, lose, from := d.local, remote, "local"
-	if d.local == nil || kept != d.local.oid {
+	if d.local == nil || oidOf(d.kept()) != d.local.oid {
 		win, lose, from = remote, d.local, "remote"
 	}
 	other := "remote"
