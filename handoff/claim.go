@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -142,13 +143,34 @@ func (c *claiming) claimEligible(ctx context.Context) (w *wonClaim, mine *ClaimR
 func (c *claiming) noneEligible(ctx context.Context) (*ClaimResult, error) {
 	if ref, err := refstore.HandoffRef(false, c.who.Owner, c.who.Branch); err == nil {
 		if mine, err := baton.Read(ctx, c.st, ref); err == nil && mine.Claimed {
-			if mine.ClaimedBySession == c.id {
-				return &ClaimResult{Handoff: mine, Notices: c.notices.list}, nil
+			if mine.ClaimedBySession != c.id {
+				return nil, &baton.ClaimedError{Baton: mine.Baton}
 			}
-			return nil, &baton.ClaimedError{Baton: mine.Baton}
+			if deliveredElsewhere(ctx, c.st, c.id, mine.ID) {
+				return nil, fmt.Errorf("%w: a start whose claim's outcome it could not learn made it in this session's name, and a later start here took the claim over and delivered it to its own session", &baton.ClaimedError{Baton: mine.Baton})
+			}
+			return &ClaimResult{Handoff: mine, Notices: c.notices.list}, nil
 		}
 	}
 	return nil, fmt.Errorf("no baton is waiting for %s on %q: %w", c.who.Owner, c.who.Branch, refstore.ErrNotFound)
+}
+
+// deliveredElsewhere reports whether baton id, claimed at its ref in
+// session me's name, was delivered to another session: me's record holds
+// no claim of it. A start whose claim's outcome it could not learn (the
+// remote unreachable after the push) leaves the claim pending, and the
+// next start for the owner and branch takes it over and delivers it to its
+// own session (settle): the record still names me, who was told nothing
+// was claimed, and must not be handed it again (found by the simulation,
+// seed 201 of the widened run). A session with no record here says
+// nothing: the claim is taken as its own, as before.
+func deliveredElsewhere(ctx context.Context, st refstore.Records, me, id string) bool {
+	cur, err := session.Read(ctx, st, me)
+	if err != nil {
+		return false
+	}
+	var held baton.Baton
+	return len(cur.ClaimedHandoff) == 0 || json.Unmarshal(cur.ClaimedHandoff, &held) != nil || held.ID != id
 }
 
 // arbitrate has decider decide the claim w (up) before it is recorded

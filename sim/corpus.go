@@ -779,4 +779,19 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpLeaseTake, Arg: 0x3230d3e4, Faults: 0x134d6d684779b0b4},
 		},
 	},
+	{
+		// A start whose claim's push landed while the remote was unreachable
+		// for its answer was told nothing was claimed; the next start took the
+		// pending claim over and delivered the baton to its own session; then a
+		// claim in the first session's name found the baton claimed by it and
+		// handed it over again (handoff.deliveredElsewhere).
+		name: "a claim taken over by the next start is not handed to the first session again", seed: 201, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x700dd33b, Faults: 0x59833b391ab0d847},
+			{Clone: 1, Op: OpSync, Arg: 0x67eac233, Faults: 0x2c78228cacb6166d},
+			{Clone: 1, Op: OpStart, Arg: 0x899ce5b5, Faults: 0x66817de3b79d788e},
+			{Clone: 1, Op: OpStart, Arg: 0x786f497b, Faults: 0x8c56d543b898470},
+			{Clone: 1, Op: OpClaim, Arg: 0x7e340ad3, Faults: 0xa53926fe238b1c1c},
+		},
+	},
 }
