@@ -85,7 +85,10 @@ func isCopyOfOther(tp, ref string) bool {
 type planned struct {
 	decisions []decision
 	settled   map[string]string
-	warns     []string
+	// unread are the keys skipped because a side could not be read, with
+	// what the remote holds there ("" for nothing).
+	unread map[string]string
+	warns  []string
 }
 
 // plan joins the keys where the local record and remote's copy differ,
@@ -94,7 +97,7 @@ type planned struct {
 // which runs now and then, not on every sync). Keys where either side cannot be read are skipped with a
 // warning: nothing local is lost and nothing unreadable is pushed over.
 func plan(ctx context.Context, st refstore.Records, tp string, all bool, prog io.Writer, ids refIDs) (planned, error) {
-	p := planned{settled: map[string]string{}, warns: ids.warns}
+	p := planned{settled: map[string]string{}, unread: map[string]string{}, warns: ids.warns}
 	keys := make([]string, 0, len(ids.local)+len(ids.remote))
 	for ref := range ids.local {
 		keys = append(keys, ref)
@@ -150,6 +153,7 @@ func plan(ctx context.Context, st refstore.Records, tp string, all bool, prog io
 		lv, lerr := side(got, ref, l)
 		rv, rerr := side(got, ref, r)
 		if lerr != nil || rerr != nil {
+			p.unread[ref] = r
 			if lerr != nil {
 				p.warns = append(p.warns, fmt.Sprintf("skipping %s: %v", ref, lerr))
 			}

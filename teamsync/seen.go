@@ -101,9 +101,11 @@ func withhold(ds []decision, seen map[string]string) {
 
 // seenAfter is what remote holds once a sync that decided ds has pushed:
 // every winner, the keys both sides held alike (settled), the withheld
-// records (so they stay withheld), and the old entries of keys this sync
-// could not read.
-func seenAfter(old map[string]string, ds []decision, settled map[string]string) map[string]string {
+// records (so they stay withheld), and for the keys this sync could not
+// read (unread), what the remote holds there, else their old entries: a
+// malformed record at the remote is no move of the remote at the next
+// sync (movedSince), which would read every record again each time.
+func seenAfter(old map[string]string, ds []decision, settled, unread map[string]string) map[string]string {
 	decided := make(map[string]bool, len(ds)+len(settled))
 	seen := make(map[string]string, len(ds)+len(settled))
 	for ref, oid := range settled {
@@ -117,6 +119,12 @@ func seenAfter(old map[string]string, ds []decision, settled map[string]string) 
 			seen[d.ref] = d.local.oid
 		case d.winner != nil:
 			seen[d.ref] = d.winner.oid
+		}
+	}
+	for ref, oid := range unread {
+		if oid != "" && !decided[ref] {
+			decided[ref] = true
+			seen[ref] = oid
 		}
 	}
 	for ref, oid := range old {

@@ -579,7 +579,7 @@ func (s *syncRun) note(ctx context.Context, j joined, res *Result) {
 	if err := noteSynced(s.st, remote, j.decisions, j.settled); err != nil {
 		res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
 	}
-	if now := seenAfter(s.seen, j.decisions, j.settled); s.seen == nil || !maps.Equal(now, s.seen) {
+	if now := seenAfter(s.seen, j.decisions, j.settled, j.unread); s.seen == nil || !maps.Equal(now, s.seen) {
 		if err := writeSeen(s.st, remote, s.url, now); err != nil {
 			res.Warnings = append(res.Warnings, "note of what "+remote+" holds not written: "+err.Error())
 		}

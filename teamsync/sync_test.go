@@ -686,6 +686,11 @@ func TestSyncWithNothingNewReadsAndWritesNothing(t *testing.T) {
 	git(t, a.Dir(), "update-ref", badRef, bad)
 	git(t, a.Dir(), "push", "-q", "origin", badRef+":"+badRef)
 	git(t, a.Dir(), "update-ref", "refs/ao/remotes/origin/sessions/s-bad", bad)
+	// The remote moved since a's last sync (the push above): that sync
+	// judges every record, and says the malformed one is skipped.
+	if res := syncAt(t, a, 3); !hasWarning(res.Warnings, "skipping "+badRef) {
+		t.Errorf("a sync that judges every record reads the malformed one too: %q", res.Warnings)
+	}
 
 	refs := func() string { return git(t, a.Dir(), "for-each-ref", "refs/ao/") }
 	logs := func() int {
