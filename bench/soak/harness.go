@@ -262,7 +262,7 @@ func (h *harness) handoffKill(ctx context.Context, op Op, killAfter time.Duratio
 		op.Unclear = classify(r)
 		interpret(&op, r)
 		if op.Exit != 0 {
-			op.Stderr = firstLines(r.stderr, 3)
+			op.Stderr = tell(r.stderr, 3)
 		}
 	}
 	return h.record(op)
@@ -300,10 +300,10 @@ func classify(r result) string {
 		if hasErrorLine(r.stderr) && strings.Contains(r.stderr, refusedMark) {
 			return ""
 		}
-		return fmt.Sprintf("exit %d: %s", r.exit, firstLines(r.stderr, 3))
+		return fmt.Sprintf("exit %d: %s", r.exit, tell(r.stderr, 3))
 	case 5, 6:
 	default:
-		return fmt.Sprintf("exit %d: %s", r.exit, firstLines(r.stderr, 3))
+		return fmt.Sprintf("exit %d: %s", r.exit, tell(r.stderr, 3))
 	}
 	if !hasErrorLine(r.stderr) {
 		return fmt.Sprintf("exit %d without an error: line: %q", r.exit, firstLines(r.stderr, 2))
@@ -318,6 +318,25 @@ func hasErrorLine(s string) bool {
 		}
 	}
 	return false
+}
+
+// tell is the first n lines of a command's stderr and its first `error:`
+// line when that comes later: a sync that joined several keys says a
+// notice for each before the error that made it fail (seed 12's #100 was
+// an unclear exit 1 whose ledger kept three notices and not why).
+func tell(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	if len(ls) <= n {
+		return strings.Join(ls, " | ")
+	}
+	out := ls[:n:n]
+	for _, l := range ls[n:] {
+		if strings.HasPrefix(l, "error: ") {
+			out = append(out, "…", l)
+			break
+		}
+	}
+	return strings.Join(out, " | ")
 }
 
 func firstLines(s string, n int) string {
