@@ -245,6 +245,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	// The remote stops stalling and refusing: the final syncs must join
 	// everything.
 	h.hook(0, 0)
+	crossEnds := crossEnd(ctx, h)
 	finalSyncs := settle(ctx, h)
 	var fsckFail []string
 	for _, d := range append(h.dirs(), h.remote) {
@@ -282,8 +283,8 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 			refused++
 		}
 	}
-	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d gc-prune-now=%d pack-refs=%d remote-gc-prune-now=%d maint-failures=%d writer-failures=%d told-refused=%d final-syncs=%s\n",
-		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], maint["remote-gc-prune-now"], len(maintFail), len(writerFail), refused, finalSyncs)
+	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d gc-prune-now=%d pack-refs=%d remote-gc-prune-now=%d maint-failures=%d writer-failures=%d told-refused=%d cross-ends=%d final-syncs=%s\n",
+		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], maint["remote-gc-prune-now"], len(maintFail), len(writerFail), refused, crossEnds, finalSyncs)
 	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
 		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts, f.PruneRaced)
 	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d dangling-refs=%d\n", len(fsckFail), len(locks), f.Dangling)
@@ -343,6 +344,45 @@ func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline ti
 			started[k] = op.Session
 		}
 	}
+}
+
+// crossEnd ends, on the next clone, the session each clone's worktree is
+// bound to, and claims the baton it leaves there (ledger kinds sync, end
+// and claim, judged as the others), so that the final syncs bring each
+// clone its own session's end from elsewhere, final and retired: the
+// binding must go with it. (A session started on b and ended on c retired
+// at b's next sync and left b's refs/worktree/ao/session naming a ref that
+// was gone: git fsck failed there, and dangling-refs counts it.) It
+// returns how many sessions it ended and whose baton it claimed.
+func crossEnd(ctx context.Context, h *harness) int {
+	n := 0
+	for i, name := range h.names {
+		b := h.git(ctx, h.clones[name], "symbolic-ref", "-q", "refs/worktree/ao/session")
+		if b.exit != 0 {
+			continue
+		}
+		v := h.git(ctx, h.clones[name], "cat-file", "-p", strings.TrimSpace(b.stdout))
+		var rec struct{ ID, Owner, Branch, Status string }
+		if v.exit != 0 || json.Unmarshal([]byte(v.stdout), &rec) != nil || rec.Status != "active" {
+			continue
+		}
+		other := h.names[(i+1)%len(h.names)]
+		for _, c := range []string{name, other} {
+			h.handoff(ctx, Op{Kind: "sync", Clone: c, Args: []string{"sync", "--json"}}, 0, false)
+		}
+		who := []string{"--owner", rec.Owner, "--branch", rec.Branch}
+		end := Op{Kind: "end", Clone: other, Owner: rec.Owner, Branch: rec.Branch, Marker: h.marker()}
+		end.Args = append(append([]string{"end", "--session", rec.ID}, who...), "--next", end.Marker, "--json")
+		if end = h.handoff(ctx, end, 0, false); end.Exit != 0 {
+			continue
+		}
+		claim := Op{Kind: "claim", Clone: other, Owner: rec.Owner, Branch: rec.Branch, Session: "c-" + strings.TrimPrefix(h.marker(), "soak.")}
+		claim.Args = append(append([]string{"claim", "--session", claim.Session}, who...), "--json")
+		if claim = h.handoff(ctx, claim, 0, false); claim.Exit == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // settle syncs every clone, then every one but the last again, so that
