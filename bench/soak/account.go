@@ -416,6 +416,7 @@ func setList(set map[string]bool) string {
 var pruneWords = []string{
 	"unable to migrate objects to permanent storage",
 	"missing necessary objects",
+	"bad pack",
 	"unpacker error",
 	"unable to create temporary file",
 	"unable to write file",

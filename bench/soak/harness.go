@@ -718,10 +718,11 @@ func (h *harness) archived(ctx context.Context, dir string) ([][2]string, error)
 		if len(f) != 3 || f[1] != "tree" || !strings.Contains(f[2], "/archive/") {
 			continue
 		}
+		// A tree missing a subtree (the soak's gc --prune=now deleted it
+		// under a fetch or a write: seed 15 with -skew 960 left clone b's
+		// month so) is read as far as git gets; git fsck, run in every
+		// repository, reports the rest as a failure.
 		ls := h.git(ctx, dir, "ls-tree", "-r", f[0], "--", "handoffs/", "keys/")
-		if ls.exit != 0 {
-			return nil, fmt.Errorf("ls-tree %s (%s): %s", f[2], f[0], firstLines(ls.stderr, 2))
-		}
 		for _, e := range strings.Split(strings.TrimSpace(ls.stdout), "\n") {
 			// "<mode> blob <id>\t<path>"
 			head, path, ok := strings.Cut(e, "\t")
