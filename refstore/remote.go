@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -97,7 +98,7 @@ func (e *PushError) Error() string {
 	var b strings.Builder
 	if len(e.Rejected) > 0 {
 		b.WriteString("push rejected for ")
-		for i, ref := range e.Rejected[:min(3, len(e.Rejected))] {
+		for i, ref := range e.causesFirst()[:min(3, len(e.Rejected))] {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -119,6 +120,29 @@ func (e *PushError) Error() string {
 		fmt.Fprintf(&b, ": %v", e.Err)
 	}
 	return b.String()
+}
+
+// atomicEcho is what a server refusing an atomic push says of every ref
+// but the one whose refusal failed it (git receive-pack's words).
+const atomicEcho = "atomic push failure"
+
+// causesFirst is Rejected with the refs whose reason is the atomic echo
+// last: the ref that failed an atomic push of many may sort after the
+// three the message shows, and its reason is the one to read (the soak's
+// seed 11 showed three echoes "and 4 more").
+func (e *PushError) causesFirst() []string {
+	refs := slices.Clone(e.Rejected)
+	slices.SortStableFunc(refs, func(a, b string) int {
+		ea, eb := strings.Contains(e.Reasons[a], atomicEcho), strings.Contains(e.Reasons[b], atomicEcho)
+		switch {
+		case ea == eb:
+			return 0
+		case eb:
+			return -1
+		}
+		return 1
+	})
+	return refs
 }
 
 // maxPushArgs bounds the bytes of refspecs and leases given to one git push,

@@ -62,6 +62,36 @@ func TestPushRejectedShowsServerReason(t *testing.T) {
 	}
 }
 
+// An atomic push refused for one ref says that ref's reason first, not
+// the echo git gives every other ref: the one refused may sort after the
+// three refs the message names.
+func TestAtomicPushRefusalNamesTheCauseFirst(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	remote := gittest.Init(t, "--bare")
+	hook := filepath.Join(remote, "hooks", "update")
+	os.MkdirAll(filepath.Dir(hook), 0o777)
+	os.WriteFile(hook, []byte("#!/bin/sh\n[ \"$1\" != refs/ao/sessions/z ]\n"), 0o777)
+	st := open(t, gittest.Init(t), refstore.Options{})
+	id, err := st.WriteBlob(ctx, []byte(`{"schema":"session/v1","id":"a"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ups []refstore.Update
+	for _, name := range []string{"a", "b", "c", "d", "z"} {
+		ups = append(ups, refstore.Update{Ref: "refs/ao/sessions/" + name, New: id})
+	}
+	err = st.Push(ctx, remote, ups, refstore.PushOptions{Atomic: true})
+	var pe *refstore.PushError
+	if !errors.As(err, &pe) || len(pe.Rejected) != 5 {
+		t.Fatalf("Push = %v, want all five refs rejected", err)
+	}
+	if msg, want := err.Error(), "push rejected for refs/ao/sessions/z (remote rejected: hook declined), refs/ao/sessions/a (remote rejected: atomic push failure)"; !strings.HasPrefix(msg, want) {
+		t.Errorf("message %q\ndoes not start with %q", msg, want)
+	}
+}
+
 // TestPushOfThousandsGoesInChunks: a push of more refs than one git push's
 // arguments may hold goes in several pushes, and every ref arrives; so do
 // their deletions. Retention pushes thousands at once (teamsync's

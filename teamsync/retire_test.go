@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -595,5 +596,56 @@ func TestRestoreOfARetiredSession(t *testing.T) {
 		if err != nil || got.Status != session.StatusActive {
 			t.Fatalf("%s: the restored session after sync: %+v %v", st.Dir(), got.Record, err)
 		}
+	}
+}
+
+// A session started in a worktree here and ended on another clone retires
+// at the sync that brings its end: the worktrees bound to it (this one,
+// and the session's own linked worktree) are unbound first, so no binding
+// names a ref that is gone (git fsck fails on one), while a worktree bound
+// to a live session stays bound.
+func TestSyncUnbindsASessionEndedElsewhere(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	there, live := filepath.Join(tm.dir, "wt-there"), filepath.Join(tm.dir, "wt-live")
+	git(t, b.Dir(), "worktree", "add", "-q", "-b", "there", there)
+	git(t, b.Dir(), "worktree", "add", "-q", "-b", "live", live)
+	for id, dir := range map[string]string{"s-here": b.Dir(), "s-there": there, "s-live": live} {
+		r := sess(id, session.StatusActive, "", 0)
+		r.Worktree = dir
+		put(t, b, sessRef(t, id), r)
+		git(t, dir, "symbolic-ref", refstore.WorktreeSession, sessRef(t, id))
+	}
+	syncAt(t, b, 1)
+	syncAt(t, a, 2)
+	for _, id := range []string{"s-here", "s-there"} {
+		if _, err := session.Modify(ctx, a, id, "test", func(s *session.Record) error {
+			s.Status, s.EndedAt, s.UpdatedAt = session.StatusEnded, atp(3), at(3)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res := syncAt(t, a, 4); res.Retired != 2 {
+		t.Fatalf("a's sync after ending two sessions retired %d: %+v", res.Retired, res)
+	}
+	res := syncAt(t, b, 5)
+	if res.Retired != 2 || len(res.Unbound) != 2 {
+		t.Errorf("b's sync retired %d and unbound %q: want 2 and 2", res.Retired, res.Unbound)
+	}
+	for dir, want := range map[string]string{b.Dir(): "", there: "", live: sessRef(t, "s-live")} {
+		cmd := exec.CommandContext(ctx, "git", "symbolic-ref", "-q", refstore.WorktreeSession)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("%s is bound to %q, want %q", dir, got, want)
+		}
+	}
+	cmd := exec.CommandContext(ctx, "git", "fsck", "--no-dangling")
+	cmd.Dir = b.Dir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("git fsck in b: %v\n%s", err, out)
 	}
 }

@@ -78,6 +78,9 @@ type Result struct {
 	// Snapshots are the snapshot refs moved, here or at the remote
 	// (snapshots.go); Old and New are commit ids.
 	Snapshots []Change `json:"snapshots"`
+	// Unbound are the worktrees that were bound to a session this sync
+	// brought the end (or retirement) of, now unbound (unbind.go).
+	Unbound []string `json:"unbound,omitempty"`
 }
 
 // ErrUnknownRemote is returned for a remote that is not configured.
@@ -179,7 +182,7 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 		}
 		settleTies(ctx, st, opts.Remote)
 		held := s.holdPush != "" && len(w.remote) > 0
-		if err = s.applyLocal(ctx, w); err == nil && held {
+		if err = s.applyLocal(ctx, w, &res); err == nil && held {
 			res.Pushed = nil
 			res.Warnings = append(res.Warnings, s.holdPush)
 		} else if err == nil {
@@ -390,6 +393,9 @@ type writes struct {
 	archive      []refstore.Update
 	conflictMsgs map[string]string // local ref → reflog message of a conflict it settles
 	keepOld      bool
+	// unbind are the local sessions the join ends or retires: a worktree
+	// still bound to one is unbound before they change (unbind.go).
+	unbind []unbinding
 }
 
 // changes turns the join into the updates to make, here and at the
@@ -453,6 +459,9 @@ func (s *syncRun) change(d *decision, w *writes, res *Result) {
 			res.Warnings = append(res.Warnings, n)
 		}
 		w.local = append(w.local, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.local)})
+		if u, ok := endedHere(d); ok {
+			w.unbind = append(w.unbind, u)
+		}
 		switch {
 		case d.conflict && d.local != nil:
 			w.conflictMsgs[d.ref] = conflictMsg(d, s.opts.Remote)
@@ -494,8 +503,9 @@ func (s *syncRun) snapshots(ctx context.Context, j joined, ids refIDs, res *Resu
 	res.Warnings = append(res.Warnings, warns...)
 }
 
-// applyLocal writes the archive's months, then the records, here.
-func (s *syncRun) applyLocal(ctx context.Context, w writes) error {
+// applyLocal writes the archive's months, then the records, here; res
+// gets the worktrees unbound from sessions that ended elsewhere.
+func (s *syncRun) applyLocal(ctx context.Context, w writes, res *Result) error {
 	if len(w.archive) > 0 {
 		// The archive first: a record leaves its live ref only once the
 		// month that keeps it is here.
@@ -509,6 +519,8 @@ func (s *syncRun) applyLocal(ctx context.Context, w writes) error {
 	if len(w.local) == 0 {
 		return nil
 	}
+	unbound, warns := unbindEnded(ctx, s.st, "handoff: sync from "+s.opts.Remote+": session ended", w.unbind)
+	res.Unbound, res.Warnings = append(res.Unbound, unbound...), append(res.Warnings, warns...)
 	progress(s.opts.Progress, len(w.local), "sync: updating %d local records", len(w.local))
 	// Each key was joined on its own and swaps on its own: a key a local
 	// command wrote meanwhile is decided again next attempt.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -87,6 +88,9 @@ type Figures struct {
 	Twice     int
 	FalseLost int
 	Unclear   int
+	// PruneRaced: the unclear ops whose reason is an object that vanished
+	// under git (pruneRaced). Shown, not judged: still counted in Unclear.
+	PruneRaced int
 	// DismissedDelivered: batons that a dismiss or cancel (CLI, status
 	// page, MCP) reported taking back and that a claim or start was told
 	// it won.
@@ -152,6 +156,9 @@ func Account(ops []Op, seen []Seen) Figures {
 	for _, op := range ops {
 		if op.Unclear != "" {
 			f.Unclear++
+			if pruneRaced(op.Unclear) {
+				f.PruneRaced++
+			}
 			f.detail("unclear: #%d %s on %s exit %d: %s", op.Seq, op.Kind, op.Clone, op.Exit, op.Unclear)
 		}
 		if op.Killed {
@@ -396,4 +403,37 @@ func setList(set map[string]bool) string {
 	}
 	sort.Strings(out)
 	return fmt.Sprint(out)
+}
+
+// pruneWords are what git says (and git-handoff relays) when an object it
+// was writing, or counted on finding, vanished meanwhile: the soak's
+// `git gc --prune=now`, run beside the writers, deletes objects no ref
+// reaches yet (a blob written before its ref, a quarantined push's new
+// objects, a thin push's delta base), and empty object directories (under
+// a file being created or a quarantine being moved in). git's manual says
+// --prune=now is not safe beside concurrent writers. Without -prune none
+// of these should appear.
+var pruneWords = []string{
+	"unable to migrate objects to permanent storage",
+	"missing necessary objects",
+	"bad pack",
+	"unpacker error",
+	"unable to create temporary file",
+	"unable to write file",
+	"missing object",
+	"not a tree object",
+	"does not point to a valid object",
+	"bad object",
+}
+
+// pruneRaced says whether an unclear reason is one of pruneWords: the
+// soak's own pruning, most likely, rather than git-handoff. Told apart
+// so that the other unclear ones stand out.
+func pruneRaced(reason string) bool {
+	for _, w := range pruneWords {
+		if strings.Contains(reason, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -250,6 +250,22 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// An unclear exit 1 keeps its error line in the ledger however many
+// notices come first, and one that names an object vanished under git
+// counts among the prune-raced as well as the unclear.
+func TestUnclearTellsWhy(t *testing.T) {
+	notices := "notice: a\nnotice: b\nnotice: c\n"
+	raced := classify(result{exit: 1, stderr: notices + "error: syncing with origin: pushing to origin: push rejected for refs/ao/x (remote rejected: unable to migrate objects to permanent storage)\n"})
+	if !strings.Contains(raced, "unable to migrate") {
+		t.Fatalf("classify kept no error line: %q", raced)
+	}
+	other := classify(result{exit: 1, stderr: notices + "error: syncing with origin: something else\n"})
+	f := Account([]Op{{Seq: 1, Kind: "sync", Exit: 1, Unclear: raced}, {Seq: 2, Kind: "sync", Exit: 1, Unclear: other}}, nil)
+	if f.Unclear != 2 || f.PruneRaced != 1 {
+		t.Errorf("unclear=%d prune-raced=%d, want 2 and 1", f.Unclear, f.PruneRaced)
+	}
+}
+
 func TestInterpret(t *testing.T) {
 	m1, m2 := "soak.abcdef.1", "soak.abcdef.2"
 	brief := `"brief": "## Baton\n- ` + m2 + `\n", "notices": ["baton ` + m2 + ` waits"]`

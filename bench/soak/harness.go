@@ -262,7 +262,7 @@ func (h *harness) handoffKill(ctx context.Context, op Op, killAfter time.Duratio
 		op.Unclear = classify(r)
 		interpret(&op, r)
 		if op.Exit != 0 {
-			op.Stderr = firstLines(r.stderr, 3)
+			op.Stderr = tell(r.stderr, 3)
 		}
 	}
 	return h.record(op)
@@ -300,10 +300,10 @@ func classify(r result) string {
 		if hasErrorLine(r.stderr) && strings.Contains(r.stderr, refusedMark) {
 			return ""
 		}
-		return fmt.Sprintf("exit %d: %s", r.exit, firstLines(r.stderr, 3))
+		return fmt.Sprintf("exit %d: %s", r.exit, tell(r.stderr, 3))
 	case 5, 6:
 	default:
-		return fmt.Sprintf("exit %d: %s", r.exit, firstLines(r.stderr, 3))
+		return fmt.Sprintf("exit %d: %s", r.exit, tell(r.stderr, 3))
 	}
 	if !hasErrorLine(r.stderr) {
 		return fmt.Sprintf("exit %d without an error: line: %q", r.exit, firstLines(r.stderr, 2))
@@ -318,6 +318,25 @@ func hasErrorLine(s string) bool {
 		}
 	}
 	return false
+}
+
+// tell is the first n lines of a command's stderr and its first `error:`
+// line when that comes later: a sync that joined several keys says a
+// notice for each before the error that made it fail (seed 12's #100 was
+// an unclear exit 1 whose ledger kept three notices and not why).
+func tell(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	if len(ls) <= n {
+		return strings.Join(ls, " | ")
+	}
+	out := ls[:n:n]
+	for _, l := range ls[n:] {
+		if strings.HasPrefix(l, "error: ") {
+			out = append(out, "…", l)
+			break
+		}
+	}
+	return strings.Join(out, " | ")
 }
 
 func firstLines(s string, n int) string {
@@ -699,10 +718,11 @@ func (h *harness) archived(ctx context.Context, dir string) ([][2]string, error)
 		if len(f) != 3 || f[1] != "tree" || !strings.Contains(f[2], "/archive/") {
 			continue
 		}
+		// A tree missing a subtree (the soak's gc --prune=now deleted it
+		// under a fetch or a write: seed 15 with -skew 960 left clone b's
+		// month so) is read as far as git gets; git fsck, run in every
+		// repository, reports the rest as a failure.
 		ls := h.git(ctx, dir, "ls-tree", "-r", f[0], "--", "handoffs/", "keys/")
-		if ls.exit != 0 {
-			return nil, fmt.Errorf("ls-tree %s (%s): %s", f[2], f[0], firstLines(ls.stderr, 2))
-		}
 		for _, e := range strings.Split(strings.TrimSpace(ls.stdout), "\n") {
 			// "<mode> blob <id>\t<path>"
 			head, path, ok := strings.Cut(e, "\t")

@@ -48,8 +48,13 @@ type config struct {
 	web      bool          // a status page (git handoff serve) dismissing batons
 	mcp      bool          // an MCP server (git handoff mcp) starting sessions and cancelling
 	prune    bool          // git gc --prune=now among the maintenance (on the remote too)
-	retire   bool          // sync --retire among the operations, handoff.retention 1s in every clone
-	skew     int           // hours ahead of the real clock for one clone's commands (0: none)
+	retire   bool          // sync --retire among the operations
+	// retention is git config handoff.retention in every clone ("": git
+	// handoff's default, a week): how long a dismissed baton can be
+	// undone before it retires. Every other final record retires at the
+	// first sync that sees it, whatever this says.
+	retention string
+	skew      int // hours ahead of the real clock for one clone's commands (0: none)
 }
 
 func main() {
@@ -68,7 +73,8 @@ func main() {
 	flag.BoolVar(&c.web, "web", true, "run the status page (git handoff serve) as a writer: DELETE /api/handoffs/{id}")
 	flag.BoolVar(&c.mcp, "mcp", true, "run an MCP server (git handoff mcp) as a writer: session_start, cancel_handoff")
 	flag.BoolVar(&c.prune, "prune", true, "git gc --prune=now alongside (with -no-gc: none)")
-	flag.BoolVar(&c.retire, "retire", true, "retirement among the soak's operations: `sync --retire`, with git config handoff.retention 1s in every clone")
+	flag.BoolVar(&c.retire, "retire", true, "`sync --retire` among the soak's operations (half of the syncs)")
+	flag.StringVar(&c.retention, "retention", "1s", "git config handoff.retention in every clone: the undo window of a dismissed baton (\"\": unset, a week)")
 	flag.IntVar(&c.skew, "skew", 0, "one clone's (a's) git-handoff commands run with the clock this many `hours` ahead (GIT_HANDOFF_NOW)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the scratch repositories and ledgers (always kept when a figure is not zero)")
 	strict := flag.Bool("strict", false, "exit 1 when any figure is not zero")
@@ -102,8 +108,8 @@ func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
 	if c.clones < 2 {
 		c.clones = 2
 	}
-	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v retire=%v skew=%dh, seed %d\n",
-		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.retire, c.skew, c.seed)
+	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v retire=%v retention=%q skew=%dh, seed %d\n",
+		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.retire, c.retention, c.skew, c.seed)
 	if c.duration > 0 {
 		b, err := soak(ctx, c, w)
 		if err != nil {
@@ -133,11 +139,12 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 		return true, err
 	}
 	defer h.close()
-	if c.retire {
-		// Records retire as soon as they are final: every sync --retire
-		// races the other clones' work on them.
+	if c.retention != "" {
+		// Final records retire at the first sync that sees them, and with
+		// 1s dismissed batons too: syncs race the other clones' work on
+		// them.
 		for _, name := range h.names {
-			if r := h.git(ctx, h.clones[name], "config", "handoff.retention", "1s"); r.exit != 0 {
+			if r := h.git(ctx, h.clones[name], "config", "handoff.retention", c.retention); r.exit != 0 {
 				return true, fmt.Errorf("git config handoff.retention in %s: %s", name, r.stderr)
 			}
 		}
@@ -238,6 +245,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	// The remote stops stalling and refusing: the final syncs must join
 	// everything.
 	h.hook(0, 0)
+	crossEnds := crossEnd(ctx, h)
 	finalSyncs := settle(ctx, h)
 	var fsckFail []string
 	for _, d := range append(h.dirs(), h.remote) {
@@ -275,10 +283,10 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 			refused++
 		}
 	}
-	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d gc-prune-now=%d pack-refs=%d remote-gc-prune-now=%d maint-failures=%d writer-failures=%d told-refused=%d final-syncs=%s\n",
-		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], maint["remote-gc-prune-now"], len(maintFail), len(writerFail), refused, finalSyncs)
-	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d)\n",
-		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts)
+	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d gc-prune-now=%d pack-refs=%d remote-gc-prune-now=%d maint-failures=%d writer-failures=%d told-refused=%d cross-ends=%d final-syncs=%s\n",
+		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], maint["remote-gc-prune-now"], len(maintFail), len(writerFail), refused, crossEnds, finalSyncs)
+	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
+		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts, f.PruneRaced)
 	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d dangling-refs=%d\n", len(fsckFail), len(locks), f.Dangling)
 	printDetails(w, c.details, f.Details, fsckFail, locks, maintFail, writerFail)
 	bad := f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.Dangling+f.FalseLost+f.Unclear+len(fsckFail)+len(locks) > 0
@@ -336,6 +344,45 @@ func worker(ctx context.Context, h *harness, rng *rand.Rand, wk int, deadline ti
 			started[k] = op.Session
 		}
 	}
+}
+
+// crossEnd ends, on the next clone, the session each clone's worktree is
+// bound to, and claims the baton it leaves there (ledger kinds sync, end
+// and claim, judged as the others), so that the final syncs bring each
+// clone its own session's end from elsewhere, final and retired: the
+// binding must go with it. (A session started on b and ended on c retired
+// at b's next sync and left b's refs/worktree/ao/session naming a ref that
+// was gone: git fsck failed there, and dangling-refs counts it.) It
+// returns how many sessions it ended and whose baton it claimed.
+func crossEnd(ctx context.Context, h *harness) int {
+	n := 0
+	for i, name := range h.names {
+		b := h.git(ctx, h.clones[name], "symbolic-ref", "-q", "refs/worktree/ao/session")
+		if b.exit != 0 {
+			continue
+		}
+		v := h.git(ctx, h.clones[name], "cat-file", "-p", strings.TrimSpace(b.stdout))
+		var rec struct{ ID, Owner, Branch, Status string }
+		if v.exit != 0 || json.Unmarshal([]byte(v.stdout), &rec) != nil || rec.Status != "active" {
+			continue
+		}
+		other := h.names[(i+1)%len(h.names)]
+		for _, c := range []string{name, other} {
+			h.handoff(ctx, Op{Kind: "sync", Clone: c, Args: []string{"sync", "--json"}}, 0, false)
+		}
+		who := []string{"--owner", rec.Owner, "--branch", rec.Branch}
+		end := Op{Kind: "end", Clone: other, Owner: rec.Owner, Branch: rec.Branch, Marker: h.marker()}
+		end.Args = append(append([]string{"end", "--session", rec.ID}, who...), "--next", end.Marker, "--json")
+		if end = h.handoff(ctx, end, 0, false); end.Exit != 0 {
+			continue
+		}
+		claim := Op{Kind: "claim", Clone: other, Owner: rec.Owner, Branch: rec.Branch, Session: "c-" + strings.TrimPrefix(h.marker(), "soak.")}
+		claim.Args = append(append([]string{"claim", "--session", claim.Session}, who...), "--json")
+		if claim = h.handoff(ctx, claim, 0, false); claim.Exit == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // settle syncs every clone, then every one but the last again, so that
@@ -411,8 +458,8 @@ func reaccount(ctx context.Context, dir string, w io.Writer) error {
 	}
 	seen = append(seen, h.dangling(ctx)...)
 	f := Account(ops, seen)
-	fmt.Fprintf(w, "account: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d dangling-refs=%d false-lost-claims=%d unclear=%d\n",
-		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.Dangling, f.FalseLost, f.Unclear)
+	fmt.Fprintf(w, "account: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d dangling-refs=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
+		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.Dangling, f.FalseLost, f.Unclear, f.Conflicts, f.PruneRaced)
 	for _, d := range f.Details {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
