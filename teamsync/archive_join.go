@@ -231,7 +231,7 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 	if len(trees) == 0 {
 		return nil
 	}
-	av := archiveView{st: st, trees: trees}
+	av := &archiveView{st: st, trees: trees}
 	for i := range ds {
 		d := &ds[i]
 		if d.winner == nil {
@@ -262,7 +262,7 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 // does not descend from: only a retirement empties a ref, and the ref
 // moved on past this version (a join there dropped it, then what won was
 // retired).
-func retiredThere(ctx context.Context, av archiveView, d *decision, seen map[string]string) (bool, error) {
+func retiredThere(ctx context.Context, av *archiveView, d *decision, seen map[string]string) (bool, error) {
 	if d.remote != nil || d.winner != d.local {
 		return false, nil
 	}
@@ -286,7 +286,7 @@ func retiredThere(ctx context.Context, av archiveView, d *decision, seen map[str
 // dropStale settles a baton ref whose winner is stale (archiveView.stale):
 // the other side's version wins when it is not stale itself, else a
 // waiting winner goes, retired here as it was there, and said so.
-func dropStale(ctx context.Context, av archiveView, d *decision) error {
+func dropStale(ctx context.Context, av *archiveView, d *decision) error {
 	stale, err := av.stale(ctx, d.ref, d.winner)
 	if err != nil || !stale {
 		return err
@@ -398,10 +398,38 @@ func archiveDroppedHere(ctx context.Context, st refstore.Records, d *decision) e
 type archiveView struct {
 	st    archive.Store
 	trees []string
+	// floors are the trees' floors (archive.KeysDir), by tree and then
+	// by the baton ref's directory: one git ls-tree per tree for a whole
+	// sync, not one per tree and baton (a year's 13 months and 300
+	// waiting batons made a teammate's first sync spawn 4,000 processes).
+	floors map[string]map[string][]refstore.TreeEntry
+}
+
+// floorsIn lists the floors tree holds under dir, listing the tree's
+// floors once.
+func (a *archiveView) floorsIn(ctx context.Context, tree, dir string) ([]refstore.TreeEntry, error) {
+	if a.floors == nil {
+		a.floors = map[string]map[string][]refstore.TreeEntry{}
+	}
+	byDir, ok := a.floors[tree]
+	if !ok {
+		all, err := a.st.ListTree(ctx, tree, archive.KeysDir)
+		if err != nil {
+			return nil, err
+		}
+		byDir = map[string][]refstore.TreeEntry{}
+		for _, e := range all {
+			if i := strings.LastIndexByte(e.Path, '/'); i > 0 {
+				byDir[e.Path[:i]] = append(byDir[e.Path[:i]], e)
+			}
+		}
+		a.floors[tree] = byDir
+	}
+	return byDir[strings.TrimSuffix(dir, "/")], nil
 }
 
 // at is the blob the newest tree holding path has there, "" when none.
-func (a archiveView) at(ctx context.Context, path string) (string, error) {
+func (a *archiveView) at(ctx context.Context, path string) (string, error) {
 	for _, t := range a.trees {
 		e, err := a.st.ReadPath(ctx, t, path)
 		if err == nil {
@@ -416,7 +444,7 @@ func (a archiveView) at(ctx context.Context, path string) (string, error) {
 
 // movedOn reports whether the archive holds a floor of the baton ref that
 // v does not descend from: the ref went on past v, then retired.
-func (a archiveView) movedOn(ctx context.Context, ref string, v *version) (bool, error) {
+func (a *archiveView) movedOn(ctx context.Context, ref string, v *version) (bool, error) {
 	c := kindOf(ref).cause(v.rec)
 	return a.anyFloor(ctx, ref, func(e refstore.Entry) bool {
 		d, ok := c.Descends(refstore.RevOf(e.Data))
@@ -426,13 +454,13 @@ func (a archiveView) movedOn(ctx context.Context, ref string, v *version) (bool,
 
 // anyFloor reports whether a tree holds a floor of the baton ref (a
 // version retired there, one per baton: archive.KeyDir) match accepts.
-func (a archiveView) anyFloor(ctx context.Context, ref string, match func(refstore.Entry) bool) (bool, error) {
+func (a *archiveView) anyFloor(ctx context.Context, ref string, match func(refstore.Entry) bool) (bool, error) {
 	dir, err := archive.KeyDir(ref)
 	if err != nil {
 		return false, nil
 	}
 	for _, t := range a.trees {
-		floors, err := a.st.ListTree(ctx, t, dir)
+		floors, err := a.floorsIn(ctx, t, dir)
 		if err != nil {
 			return false, err
 		}
@@ -453,7 +481,7 @@ func (a archiveView) anyFloor(ctx context.Context, ref string, match func(refsto
 // Every tree counts, not only the newest month's: months are named by
 // when records became final, by clocks that may be skewed, so the newest
 // month need not hold the latest version.
-func (a archiveView) anyAt(ctx context.Context, path string, match func(refstore.Entry) bool) (bool, error) {
+func (a *archiveView) anyAt(ctx context.Context, path string, match func(refstore.Entry) bool) (bool, error) {
 	for _, t := range a.trees {
 		e, err := a.st.ReadPath(ctx, t, path)
 		if errors.Is(err, refstore.ErrNotFound) {
@@ -486,7 +514,7 @@ func recLive(v *version) bool {
 
 // behind reports whether the archive holds v's record at v or at a version
 // that descends from it.
-func (a archiveView) behind(ctx context.Context, k *kind, v *version) (bool, error) {
+func (a *archiveView) behind(ctx context.Context, k *kind, v *version) (bool, error) {
 	p := k.archivePath(v)
 	if p == "" {
 		return false, nil
@@ -506,7 +534,7 @@ func (a archiveView) behind(ctx context.Context, k *kind, v *version) (bool, err
 // conflict report, whichever won: a local version that wins (the earlier
 // of two offline claims, a session revived after it retired) stays, and
 // retires over the archived one when it is final.
-func (a archiveView) outjoined(ctx context.Context, k *kind, d *decision) (bool, error) {
+func (a *archiveView) outjoined(ctx context.Context, k *kind, d *decision) (bool, error) {
 	p := k.archivePath(d.local)
 	if p == "" {
 		return false, nil
@@ -543,7 +571,7 @@ func (a archiveView) outjoined(ctx context.Context, k *kind, d *decision) (bool,
 // stale reports whether v, a version of the baton ref, is behind what
 // the archive holds: its baton archived, or the ref's floor descending
 // from it.
-func (a archiveView) stale(ctx context.Context, ref string, v *version) (bool, error) {
+func (a *archiveView) stale(ctx context.Context, ref string, v *version) (bool, error) {
 	if p, err := archive.BatonPath(recOf[baton.Baton](v).ID); err == nil {
 		if at, err := a.at(ctx, p); err != nil || at != "" {
 			return at != "", err
