@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/git-handoff/git-handoff/internal/simdefect"
@@ -33,6 +34,14 @@ func main() {
 	kind := flag.String("kind", "", "shrink for this violation kind (default: the first found)")
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up after this long")
 	flag.Parse()
+	// The simulation allocates much and keeps little (a clone's records,
+	// decoded and dropped at each step): at go's default GOGC=100 a
+	// third of its CPU time went to the collector; 400 gives that back
+	// for 50 MB instead of 30 (same runs: the trace hashes match). A
+	// GOGC of the caller's wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults, NoCrash: *noCrash, Wide: *wide, Continue: *cont}
