@@ -7,12 +7,12 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -158,8 +158,9 @@ func laterArchived(ctx context.Context, st refstore.Records, conflicts *[]Confli
 }
 
 // archivedKind is the kind of the record archived at path, and the live
-// ref it left, e being one of its versions (a baton's ref is its owner's
-// and branch's, which the path does not say).
+// ref it left, e being one of its versions (a baton's and a pull
+// request's ref is named by the record: a baton's owner and branch are
+// not in its path, and a pull request's ref is in lower case).
 func archivedKind(path string, e refstore.Entry) (*kind, string, bool) {
 	dir, rest, _ := strings.Cut(path, "/")
 	var ref string
@@ -181,18 +182,12 @@ func archivedKind(path string, e refstore.Entry) (*kind, string, bool) {
 			return nil, "", false
 		}
 	case archive.PRsDir:
-		parts := strings.Split(rest, "/")
-		if len(parts) != 3 {
-			return nil, "", false
-		}
-		owner, err1 := refstore.DecodeComponent(parts[0])
-		repo, err2 := refstore.DecodeComponent(parts[1])
-		n, err3 := strconv.Atoi(parts[2])
-		if err1 != nil || err2 != nil || err3 != nil {
+		var r prown.Record
+		if err := refstore.Decode(e, prown.Schema, &r); err != nil {
 			return nil, "", false
 		}
 		var err error
-		if ref, err = refstore.PRRef(owner, repo, n); err != nil {
+		if ref, err = prown.Ref(r.Repo, r.Number); err != nil {
 			return nil, "", false
 		}
 	default:
@@ -291,10 +286,7 @@ func dropStale(ctx context.Context, av *archiveView, d *decision) error {
 	if err != nil || !stale {
 		return err
 	}
-	other := d.remote
-	if d.winner == d.remote {
-		other = d.local
-	}
+	other := d.lost()
 	if other != nil && other.oid != d.winner.oid {
 		gone, err := av.stale(ctx, d.ref, other)
 		if err != nil {
@@ -341,10 +333,7 @@ func droppedBaton(d *decision, month string) []retirement {
 	if !d.conflict || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
 		return nil
 	}
-	loser := d.remote
-	if d.winner == d.remote {
-		loser = d.local
-	}
+	loser := d.lost()
 	if loser == nil || loser.rec == nil {
 		return nil
 	}
@@ -382,10 +371,7 @@ func archiveDroppedHere(ctx context.Context, st refstore.Records, d *decision) e
 	if len(rets) == 0 {
 		return nil
 	}
-	loser := d.remote
-	if d.winner == d.remote {
-		loser = d.local
-	}
+	loser := d.lost()
 	month := archive.Month(recOf[baton.Baton](loser).CreatedAt)
 	entries := make([]archive.Entry, len(rets))
 	for i, r := range rets {
@@ -540,21 +526,14 @@ func (a *archiveView) outjoined(ctx context.Context, k *kind, d *decision) (bool
 		return false, nil
 	}
 	look := storeLookup(ctx, a.st)
-	for _, t := range a.trees {
-		e, err := a.st.ReadPath(ctx, t, p)
-		if errors.Is(err, refstore.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return false, err
-		}
+	return a.anyAt(ctx, p, func(e refstore.Entry) bool {
 		if e.OID == d.local.oid {
-			continue // behind already said
+			return false // behind already said
 		}
 		e.Ref = d.ref
 		arch, err := read(k, d.ref, e)
 		if err != nil {
-			continue // a version this clone cannot read decides nothing
+			return false // a version this clone cannot read decides nothing
 		}
 		j := decide(k, d.ref, d.local, arch, look)
 		if j.conflict {
@@ -562,10 +541,10 @@ func (a *archiveView) outjoined(ctx context.Context, k *kind, d *decision) (bool
 		}
 		if j.winner == arch {
 			d.archived = arch
-			return true, nil
+			return true
 		}
-	}
-	return false, nil
+		return false
+	})
 }
 
 // stale reports whether v, a version of the baton ref, is behind what

@@ -172,6 +172,15 @@ func (d *decision) kept() *version {
 	return d.final
 }
 
+// lost is the side the join did not keep: the local version when the
+// remote's won, else the remote's (nil where that side is absent).
+func (d *decision) lost() *version {
+	if d.winner == d.remote {
+		return d.local
+	}
+	return d.remote
+}
+
 func (d *decision) localChange() bool { return oidOf(d.winner) != oidOf(d.local) }
 func (d *decision) remoteChange() bool {
 	return !d.withheld && oidOf(d.winner) != oidOf(d.remote)
