@@ -53,7 +53,7 @@ func SessionListArchived(ctx context.Context, st refstore.Clone, since time.Time
 		from = archive.Month(since)
 	}
 	err := session.EachArchived(ctx, st, from, func(s session.Stored) {
-		if since.IsZero() || !finalAt(&s.Record).Before(since) {
+		if since.IsZero() || !s.FinalAt().Before(since) {
 			out = append(out, s)
 		}
 	}, &warns)
@@ -65,12 +65,4 @@ func SessionListArchived(ctx context.Context, st refstore.Clone, since time.Time
 		notices = append(notices, w.String())
 	}
 	return out, notices, nil
-}
-
-// finalAt is when s became final: its end, else its last change.
-func finalAt(s *session.Record) time.Time {
-	if s.EndedAt != nil {
-		return *s.EndedAt
-	}
-	return s.UpdatedAt
 }

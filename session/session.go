@@ -175,6 +175,16 @@ func (s *Record) Clone() Record {
 // Live reports whether the session may still do work.
 func (s *Record) Live() bool { return s.Status == StatusActive }
 
+// FinalAt is when a session that is not live became final: its end, else
+// its last change (retirement archives it under that month; listings of
+// what ended since a time compare it).
+func (s *Record) FinalAt() time.Time {
+	if s.EndedAt != nil {
+		return *s.EndedAt
+	}
+	return s.UpdatedAt
+}
+
 // Read reads the session record of id (ErrNotFound when none).
 func Read(ctx context.Context, st refstore.Records, id string) (Stored, error) {
 	ref, err := refstore.SessionRef(id)

@@ -93,8 +93,8 @@ type planned struct {
 
 // plan joins the keys where the local record and remote's copy differ,
 // reading only those blobs; with all, it reads and judges every key, since
-// a record alike on both sides may be old enough to collect (retention,
-// which runs now and then, not on every sync). Keys where either side cannot be read are skipped with a
+// a record alike on both sides may be final (retirement, which judges
+// them when anything differs or the remote moved, and now and then). Keys where either side cannot be read are skipped with a
 // warning: nothing local is lost and nothing unreadable is pushed over.
 func plan(ctx context.Context, st refstore.Records, tp string, all bool, prog io.Writer, ids refIDs) (planned, error) {
 	p := planned{settled: map[string]string{}, unread: map[string]string{}, warns: ids.warns}

@@ -114,15 +114,13 @@ func ParseAge(v string) (time.Duration, error) {
 }
 
 // undoCutoff is when a dismissal must have happened to be past undoing,
-// with the retention age retention (0: DefaultRetention; Never: never).
+// with the retention age retention (0: DefaultRetention; Never: never):
+// the start of what the listings reach.
 func undoCutoff(now time.Time, retention time.Duration) time.Time {
-	switch {
-	case retention == 0:
-		retention = DefaultRetention
-	case retention == Never:
+	if retention == Never {
 		return time.Time{}
 	}
-	return now.Add(-retention)
+	return ListedSince(now, retention)
 }
 
 // ListedSince is how far back a listing of final records (`session ls
@@ -262,10 +260,7 @@ func retiresSession(s session.Record, final final, needed map[string]bool) (reti
 	if s.Live() || needed[s.ID] {
 		return retirement{}, false
 	}
-	at := s.UpdatedAt
-	if s.EndedAt != nil {
-		at = *s.EndedAt
-	}
+	at := s.FinalAt()
 	if !final.at(at) {
 		return retirement{}, false
 	}
