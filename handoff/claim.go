@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -169,8 +168,8 @@ func deliveredElsewhere(ctx context.Context, st refstore.Records, me, id string)
 	if err != nil {
 		return false
 	}
-	var held baton.Baton
-	return len(cur.ClaimedHandoff) == 0 || json.Unmarshal(cur.ClaimedHandoff, &held) != nil || held.ID != id
+	held, err := claimedTask(cur.Record)
+	return err != nil || held == nil || held.ID != id
 }
 
 // arbitrate has decider decide the claim w (up) before it is recorded

@@ -343,11 +343,7 @@ func unarchive(ctx context.Context, st refstore.Clone, id string) (Stored, error
 	if err != nil {
 		return Stored{}, err
 	}
-	e, err := st.ReadObject(ctx, arch.OID)
-	if err != nil {
-		return Stored{}, fmt.Errorf("session %q in the archive: %w", id, err)
-	}
-	if err := st.Apply(ctx, "handoff: restored "+id+" from the archive of "+arch.Archived, refstore.Update{Ref: ref, New: e.OID}); err != nil {
+	if err := st.Apply(ctx, "handoff: restored "+id+" from the archive of "+arch.Archived, refstore.Update{Ref: ref, New: arch.OID}); err != nil {
 		return Stored{}, fmt.Errorf("restoring session %q from the archive: %w", id, err)
 	}
 	return Read(ctx, st, id)
