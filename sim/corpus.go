@@ -809,4 +809,19 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpDismiss, Arg: 0x52f03780, Faults: 0x462036b9396b2c8a},
 		},
 	},
+	{
+		// A sync's heal deleted a ref naming an object the remote lost, with
+		// the all-clear, and its push was sent twice: the second copy was
+		// refused as stale by the first's landing, so the heal took nothing
+		// to have landed and dropped its notes; the all-clear stayed gone and
+		// every clone held its pushes (teamsync.allGone).
+		name: "a heal's deletion refused by its own earlier copy", seed: 1796553708284203774, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xe94c0aa1, Faults: 0xd13518669a056ccc},
+			{Clone: 2, Op: OpSync, Arg: 0x928f80f7, Faults: 0x247ab730d4e3e8df},
+			{Clone: 0, Op: OpStart, Arg: 0x679c8565, Faults: 0xf74d17b4e7f3340a},
+			{Clone: 1, Op: OpSync, Arg: 0x259d801d, Faults: 0x9bbe98804ea4bc46},
+			{Clone: 0, Op: OpReplace, Arg: 0x1cd474f8, Faults: 0xf3413c64749fd254},
+		},
+	},
 }

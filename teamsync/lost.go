@@ -267,7 +267,9 @@ func (s *syncRun) deleteLost(ctx context.Context, ids, notes map[string]string, 
 		return clear, took, fmt.Sprintf("%s lost objects its refs name (its gc raced a push), and a teammate's heal of them is under way: this sync waits for it", remote)
 	}
 	if err := st.Push(ctx, remote, gone, refstore.PushOptions{NoVerify: true, Atomic: true}); err != nil {
-		if staleLease(err) { // refused whole: a teammate's heal got there first
+		if staleLease(err) && !allGone(ctx, st, remote, gone) {
+			// Refused whole, and something of it is still there: nothing
+			// of this push landed.
 			forget(l, gone)
 			if clear.there {
 				_ = l.Remove(tookName(remote))
@@ -276,6 +278,30 @@ func (s *syncRun) deleteLost(ctx context.Context, ids, notes map[string]string, 
 		return clear, took, fmt.Sprintf("healing what %s lost: deleting the refs that name lost objects: %v (the next sync tries again)", remote, err)
 	}
 	return clear, took, ""
+}
+
+// allGone reports whether the remote now shows none of the refs gone
+// deletes. A deletion refused as stale may have landed all the same: a
+// push whose answer was lost and that was sent again is refused by its
+// own first landing (found by the simulation, seed 1796553708284203774:
+// the all-clear gone for good, every clone's pushes held). The remote
+// cannot say whose deletion it was, so this clone keeps its notes and
+// finishes the heal at its next sync: by then a teammate's heal of the
+// same refs, which deleted the same set, has put its own back, and
+// pushing back what is there already is refused as stale, harmlessly. A
+// listing that fails is taken for "gone": the notes kept cost one more
+// look at the next sync.
+func allGone(ctx context.Context, st refstore.Remote, remote string, gone []refstore.Update) bool {
+	ids, err := st.RemoteIDs(ctx, remote, byOwnName)
+	if err != nil {
+		return true
+	}
+	for _, u := range gone {
+		if ids[u.Ref] != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // putBack pushes back each of refs (gone at the remote, their lost
