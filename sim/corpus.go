@@ -824,4 +824,34 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpReplace, Arg: 0x1cd474f8, Faults: 0xf3413c64749fd254},
 		},
 	},
+	{
+		// A replaced session retired at a sync whose push then failed: the
+		// remote kept its copy from before the replacement, and the next sync
+		// took that copy for news, so every clone read the replacement's
+		// predecessor as active with no replacedBy (retiredThere: a remote
+		// version the archive here holds a later version of is retired again).
+		name: "a session retired here whose retiring push failed", seed: 1796553356653802526, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpLeaseTake, Arg: 0x91dd56e2, Faults: 0xe648b166efae4e9c},
+			{Clone: 1, Op: OpSync, Arg: 0xc56e6a55, Faults: 0xa0b90e393f52b6cd},
+			{Clone: 1, Op: OpAutoEnd, Arg: 0x826d6528, Faults: 0xc9661c0ab0ca6349},
+			{Clone: 0, Op: OpLeaseRenew, Arg: 0x175550ff, Faults: 0xe3b4546558ff0382},
+			{Clone: 1, Op: OpSync, Arg: 0xfd56ef89, Faults: 0x1508b9430a86a89a},
+			{Clone: 0, Op: OpLeaseTake, Arg: 0x57c1c8a3, Faults: 0x20998ae6d428d32d},
+			{Clone: 0, Op: OpRetire, Arg: 0x4f56b618, Faults: 0x9ccbc088656199af},
+			{Clone: 0, Op: OpRetire, Arg: 0xf5cf892f, Faults: 0xf3d41234f0721d5e},
+			{Clone: 1, Op: OpLeaseTake, Arg: 0xe5c88062, Faults: 0xe691baa22615b56b},
+			{Clone: 1, Op: OpSync, Arg: 0x8294a966, Faults: 0xfd7066f81dfcb5fb},
+			{Clone: 2, Op: OpStart, Arg: 0x27d1b4bc, Faults: 0x2c08ad4904c95c4d},
+			{Clone: 2, Op: OpReplace, Arg: 0x4fd557e7, Faults: 0x47a0b878fd32913e},
+			{Clone: 1, Op: OpUndismiss, Arg: 0xd5ea990a, Faults: 0x3966e272d7d512f0},
+			{Clone: 2, Op: OpLeaseRenew, Arg: 0x20b2644, Faults: 0x6c181e4fd6cbcb9a},
+			{Clone: 2, Op: OpStart, Arg: 0xfdcb3fe3, Faults: 0x19d928ee33071723},
+			{Clone: 2, Op: OpRetire, Arg: 0x793d068c, Faults: 0x968c9585c02a43b0},
+			{Clone: 2, Op: OpReplace, Arg: 0x977f118b, Faults: 0xae026d2f99d9744e},
+			{Clone: 2, Op: OpStart, Arg: 0x63004d81, Faults: 0xc48a775dfa6f38b6},
+			{Clone: 2, Op: OpAutoEnd, Arg: 0x107b6e67, Faults: 0x6743db5457bea061},
+			{Clone: 2, Op: OpRetire, Arg: 0x3916ab64, Faults: 0xa162c87f19e4a2c5},
+		},
+	},
 }

@@ -248,26 +248,52 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 	return nil
 }
 
-// retiredThere retires d's local version here when the remote dropped it
-// because it was retired there, and reports whether it did. The archive
-// then holds this version or one after it (else a clone away during the
+// retiredThere retires the side of d that only one side holds, when the
+// archive says it was retired, and reports whether it did.
+//
+// A local version the remote dropped was retired there when the archive
+// holds this version or one after it (else a clone away during the
 // retirement keeps it live for ever, withheld: an ended session shown
 // active, a lineage that reads differently on each clone); or, for a
 // baton ref the remote held at this very version, a floor this version
 // does not descend from: only a retirement empties a ref, and the ref
 // moved on past this version (a join there dropped it, then what won was
 // retired).
+//
+// A remote version this clone lacks was retired here, by a sync whose
+// push then failed, when the archive holds a version after it: its
+// deletion is pushed again, instead of the old copy coming back as news
+// (found by the simulation, seed 1796553356653802526: a replaced session
+// retired here, its push lost, came back active from the remote and read
+// replacedBy="" for ever). Batons are dropStale's.
 func retiredThere(ctx context.Context, av *archiveView, d *decision, seen map[string]string) (bool, error) {
-	if d.remote != nil || d.winner != d.local {
-		return false, nil
-	}
 	k := kindOf(d.ref)
+	switch {
+	case d.remote == nil && d.winner == d.local:
+		return retiredRemotely(ctx, av, k, d, seen)
+	case d.local == nil && d.winner == d.remote && k.prefix != refstore.HandoffsPrefix:
+		gone, err := av.behind(ctx, k, d.remote)
+		if err == nil && !gone {
+			gone, err = av.outjoined(ctx, k, d, d.remote)
+		}
+		if err != nil || !gone {
+			return false, err
+		}
+		// The join kept what the archive holds, retired already.
+		d.winner, d.final, d.collected, d.retired = nil, d.archived, true, &retirement{what: k.describe(d.remote)}
+		return true, nil
+	}
+	return false, nil
+}
+
+// retiredRemotely is retiredThere for a local version the remote dropped.
+func retiredRemotely(ctx context.Context, av *archiveView, k *kind, d *decision, seen map[string]string) (bool, error) {
 	gone, err := av.behind(ctx, k, d.local)
 	if err == nil && !gone && k.prefix == refstore.HandoffsPrefix && seen != nil && seen[d.ref] == d.local.oid {
 		gone, err = av.movedOn(ctx, d.ref, d.local)
 	}
 	if err == nil && !gone {
-		gone, err = av.outjoined(ctx, k, d)
+		gone, err = av.outjoined(ctx, k, d, d.local)
 	}
 	if err != nil || !gone {
 		return false, err
@@ -508,26 +534,26 @@ func (a *archiveView) behind(ctx context.Context, k *kind, v *version) (bool, er
 	return a.anyAt(ctx, p, atOrAfter(k, v))
 }
 
-// outjoined joins d's local version, which the remote no longer holds,
-// with each version the archive holds of the same record, by the kind's
-// own rules, as if the remote still held it, and reports whether an
-// archived one wins: then the local copy retires too. So a record reads
-// the same on every clone however soon it retired: an ended or replaced
-// session retired there while this clone changed its copy concurrently (a
-// summary written, a turn noted), or a baton two clones claimed offline,
-// one claim already retired when the other arrives. Where the two were
-// concurrent, d.conflict is set and d.archived is the other side, for the
-// conflict report, whichever won: a local version that wins (the earlier
-// of two offline claims, a session revived after it retired) stays, and
-// retires over the archived one when it is final.
-func (a *archiveView) outjoined(ctx context.Context, k *kind, d *decision) (bool, error) {
-	p := k.archivePath(d.local)
+// outjoined joins v, the one side of d that holds the key, with each
+// version the archive holds of the same record, by the kind's own rules,
+// as if the other side still held it, and reports whether an archived one
+// wins: then v retires too. So a record reads the same on every clone
+// however soon it retired: an ended or replaced session retired there
+// while this clone changed its copy concurrently (a summary written, a
+// turn noted), or a baton two clones claimed offline, one claim already
+// retired when the other arrives. Where the two were concurrent,
+// d.conflict is set and d.archived is the other side, for the conflict
+// report, whichever won: a version that wins (the earlier of two offline
+// claims, a session revived after it retired) stays, and retires over the
+// archived one when it is final.
+func (a *archiveView) outjoined(ctx context.Context, k *kind, d *decision, v *version) (bool, error) {
+	p := k.archivePath(v)
 	if p == "" {
 		return false, nil
 	}
 	look := storeLookup(ctx, a.st)
 	return a.anyAt(ctx, p, func(e refstore.Entry) bool {
-		if e.OID == d.local.oid {
+		if e.OID == v.oid {
 			return false // behind already said
 		}
 		e.Ref = d.ref
@@ -535,7 +561,7 @@ func (a *archiveView) outjoined(ctx context.Context, k *kind, d *decision) (bool
 		if err != nil {
 			return false // a version this clone cannot read decides nothing
 		}
-		j := decide(k, d.ref, d.local, arch, look)
+		j := decide(k, d.ref, v, arch, look)
 		if j.conflict {
 			d.conflict, d.archived = true, arch
 		}

@@ -711,13 +711,16 @@ func missingObject(err error) bool {
 // tells the losing side what it lost.
 func conflictOf(d *decision) Conflict {
 	k := kindOf(d.ref)
-	remote := d.remote
+	local, remote := d.local, d.remote
+	if local == nil {
+		local = d.archived // the version this clone retired
+	}
 	if remote == nil {
 		remote = d.archived // the version the remote retired
 	}
-	win, lose, from := d.local, remote, "local"
-	if d.local == nil || oidOf(d.kept()) != d.local.oid {
-		win, lose, from = remote, d.local, "remote"
+	win, lose, from := local, remote, "local"
+	if local == nil || oidOf(d.kept()) != local.oid {
+		win, lose, from = remote, local, "remote"
 	}
 	other := "remote"
 	if from == "remote" {
