@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
@@ -141,7 +142,11 @@ func (c *claiming) claimEligible(ctx context.Context) (w *wonClaim, mine *ClaimR
 // having been claimed says more than "none".
 func (c *claiming) noneEligible(ctx context.Context) (*ClaimResult, error) {
 	if ref, err := refstore.HandoffRef(false, c.who.Owner, c.who.Branch); err == nil {
-		if mine, err := baton.Read(ctx, c.st, ref); err == nil && mine.Claimed {
+		mine, err := baton.Read(ctx, c.st, ref)
+		if errors.Is(err, refstore.ErrNotFound) {
+			mine, err = claimedRetired(ctx, c.st, ref, c.id)
+		}
+		if err == nil && mine.Claimed {
 			if mine.ClaimedBySession != c.id {
 				return nil, &baton.ClaimedError{Baton: mine.Baton}
 			}
@@ -152,6 +157,47 @@ func (c *claiming) noneEligible(ctx context.Context) (*ClaimResult, error) {
 		}
 	}
 	return nil, fmt.Errorf("no baton is waiting for %s on %q: %w", c.who.Owner, c.who.Branch, refstore.ErrNotFound)
+}
+
+// claimedRetired is the newest baton retired at ref (its floor there,
+// archive.KeyPath) that session me claimed: a claim whose process died
+// after recording it and before saying so is retired by the next sync
+// like any claim, and the claim run again delivers it from there (found
+// by the simulation, seed 1796556298527470563: a claim by a session with
+// no record, which therefore held no copy, answered "no baton waiting"
+// once a sync had retired its baton). One git ls-tree per month, newest
+// first, on the answer "nothing is waiting" only.
+func claimedRetired(ctx context.Context, st refstore.Clone, ref, me string) (baton.Stored, error) {
+	dir, err := archive.KeyDir(ref)
+	if err != nil {
+		return baton.Stored{}, err
+	}
+	months, err := archive.Months(ctx, st)
+	if err != nil {
+		return baton.Stored{}, err
+	}
+	for _, m := range months {
+		floors, err := st.ListTree(ctx, m.OID, dir)
+		if err != nil {
+			return baton.Stored{}, err
+		}
+		var newest baton.Stored
+		for _, f := range floors {
+			if b, ok := readClaim(ctx, st, ref, f.OID); ok && b.CreatedAt.After(newest.CreatedAt) {
+				newest = b
+			}
+		}
+		if newest.OID == "" {
+			continue
+		}
+		// Only the key's latest baton: a later one someone else took
+		// says mine is long delivered.
+		if newest.Claimed && newest.ClaimedBySession == me {
+			return newest, nil
+		}
+		break
+	}
+	return baton.Stored{}, fmt.Errorf("archive: %s: %w", dir, refstore.ErrNotFound)
 }
 
 // deliveredElsewhere reports whether baton id, claimed at its ref in

@@ -854,4 +854,16 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpRetire, Arg: 0x3916ab64, Faults: 0xa162c87f19e4a2c5},
 		},
 	},
+	{
+		// A claim by a session with no record died after recording its claim
+		// and before answering; the next sync retired the claimed baton, and
+		// the claim run again answered "no baton waiting": it now finds its
+		// claim among the key's retired batons (handoff.claimedRetired). The
+		// end check runs that claim again (world.claimsAgain).
+		name: "a claim that died after recording it, run again after a sync", seed: 1796556298527470563, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x3a84fcd, Faults: 0x5f1b81fd0a02d36},
+			{Clone: 2, Op: OpClaim, Arg: 0x21747498, Faults: 0x82566f42dfd0b27f},
+		},
+	},
 }

@@ -515,6 +515,11 @@ func (w *world) finish(ctx context.Context) {
 			// Delivered, in place of a start that died after its claim,
 			// to a start that recorded it and died too: the same.
 			w.rep.Faults["stranded_after_crash"]++
+		case w.led.claimedBy[id] != "" && w.led.crashed[w.led.claimedBy[id]] && w.claimsAgain(ctx, w.led.claimedBy[id], id):
+			// Claimed by a claim that died before saying so, for a
+			// session with no record to hold it, then retired: the claim
+			// run again delivers it from the archive.
+			w.rep.Faults["stranded_after_crash"]++
 		default:
 			where := "not in the remote's archive either"
 			if state, ok := archivedIDs[id]; ok {
@@ -553,6 +558,24 @@ func (w *world) recordsOfClones() []refstore.Records {
 		out[i] = c
 	}
 	return out
+}
+
+// claimsAgain reports whether a claim by session sid, run again on its
+// clone, delivers baton id: what its agent does when the claim died
+// before answering. Not where a baton waits there, which the claim would
+// take instead (a violation then stays one).
+func (w *world) claimsAgain(ctx context.Context, sid, id string) bool {
+	var clone, step int
+	if _, err := fmt.Sscanf(sid, "s-c%d-%d", &clone, &step); err != nil || clone < 0 || clone >= len(w.clones) {
+		return false
+	}
+	c := w.clones[clone]
+	ref, _ := refstore.HandoffRef(false, owner, branch)
+	if b, err := baton.Read(ctx, c, ref); err == nil && b.Live() {
+		return false
+	}
+	res, err := handoff.Claim(ctx, c, handoff.ClaimOptions{Session: sid, Owner: owner, Branch: branch, Arbiter: teamsync.Arbiter{Remote: remote}}, w.clock(clone))
+	return err == nil && res.Handoff.ID == id
 }
 
 // recorded reports whether session id's record is at the remote or in a
