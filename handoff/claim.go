@@ -223,7 +223,10 @@ func deliveredElsewhere(ctx context.Context, st refstore.Records, me, id string)
 // returns the claim to record.
 func (c *claiming) arbitrate(ctx context.Context, decider Arbiter, w *wonClaim, up refstore.Update) (*wonClaim, error) {
 	note := w.note
-	pass, err := hold(ctx, c.st, "claim", up.New)
+	// Named for the baton too: a released hold is the proof of a recorded
+	// claim (received), which a later claim of this process (the MCP
+	// server's, the page's) must not take back by reusing the name.
+	pass, err := hold(ctx, c.st, "claim-"+shortSum(note.Baton), up.New)
 	if err != nil {
 		return nil, err
 	}
@@ -312,6 +315,14 @@ func recordClaim(ctx context.Context, st refstore.Clone, w *wonClaim, me string,
 	if ok {
 		ups = append(ups, up)
 	}
+	// The hold on the claim's objects goes in the same transaction: a
+	// note whose hold is gone was recorded (received), even for a session
+	// with no record to show it.
+	rel, err := groupReleases(ctx, st, w.note.Held)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	ups = append(ups, rel...)
 	cur, err := session.Read(ctx, st, me)
 	switch {
 	case err == nil:

@@ -2,6 +2,8 @@ package handoff
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -67,6 +69,13 @@ func hold(ctx context.Context, st refstore.Records, purpose string, oids ...stri
 	return held{}, fmt.Errorf("keeping the new records' objects from git gc: %w", err)
 }
 
+// shortSum is a short hex digest of s, for a hold's name: a teammate's
+// baton id may hold what no ref name can.
+func shortSum(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
+}
+
 // holdNames bounds the names hold tries for one group.
 const holdNames = 16
 
@@ -91,18 +100,37 @@ func (h held) release(ctx context.Context, st refstore.Records) {
 // releaseGroup deletes whatever refs group holds (a hold of another
 // process, named by a claim note it left).
 func releaseGroup(ctx context.Context, st refstore.Records, group string) {
+	if dels, err := groupReleases(ctx, st, group); err == nil {
+		_ = st.ApplyEach(ctx, "handoff: released", dels...)
+	}
+}
+
+// groupReleases are the deletes of the refs group holds now, to go in a
+// transaction: none for a group that holds nothing (or is no hold's).
+func groupReleases(ctx context.Context, st refstore.Records, group string) ([]refstore.Update, error) {
 	if !strings.HasPrefix(group, holdPrefix) {
-		return
+		return nil, nil
 	}
 	ids, err := st.RefIDs(ctx, group+"/")
 	if err != nil {
-		return
+		return nil, err
 	}
 	var dels []refstore.Update
 	for _, id := range ids {
 		dels = append(dels, refstore.Update{Ref: id.Ref, Old: id.OID})
 	}
-	_ = st.ApplyEach(ctx, "handoff: released", dels...)
+	return dels, nil
+}
+
+// released reports whether group, a hold a claim note names, is gone: the
+// claim's recording transaction took it (recordClaim), or the note was
+// being dropped. Unknown (false) when the refs cannot be listed.
+func released(ctx context.Context, st refstore.Records, group string) bool {
+	if !strings.HasPrefix(group, holdPrefix) {
+		return false
+	}
+	ids, err := st.RefIDs(ctx, group+"/")
+	return err == nil && len(ids) == 0
 }
 
 // sweepHolds removes the holds of processes of this host that are gone,

@@ -866,4 +866,17 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpClaim, Arg: 0x21747498, Faults: 0x82566f42dfd0b27f},
 		},
 	},
+	{
+		// A claim by a session with no record was recorded here, and the
+		// removal of its pending note failed; the next sync retired the
+		// claimed baton, so nothing showed the claim recorded, and the final
+		// start took the claim over and delivered the baton a second time. The
+		// recording transaction now releases the claim's hold, whose absence
+		// says the claim was received (handoff.received).
+		name: "a recorded claim whose note stayed, after its baton retired", seed: 1796556681226807627, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x7f2d8130, Faults: 0x13f2cc40d32f6c11},
+			{Clone: 2, Op: OpClaim, Arg: 0xd726e78c, Faults: 0x60bf8f701b80f36d},
+		},
+	},
 }
