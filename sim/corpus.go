@@ -879,4 +879,25 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpClaim, Arg: 0xd726e78c, Faults: 0x60bf8f701b80f36d},
 		},
 	},
+	{
+		// A sync retired a replaced session here and its push failed; the next
+		// command's lazy merge took the remote's older copy, the one this clone
+		// had seen there at its last sync, for news, and brought the session
+		// back active with no replacedBy on every clone (lazyMerge skips a copy
+		// seen at the last sync of a record no longer held here).
+		name: "a retirement whose push failed, undone by the next command's lazy merge", seed: 1796557133988800600, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpStart, Arg: 0xa394e521, Faults: 0x4379a439d2c0e236},
+			{Clone: 0, Op: OpReplace, Arg: 0xcec2ce5a, Faults: 0x512987efe0f90893},
+			{Clone: 0, Op: OpEnd, Arg: 0x76c06b57, Faults: 0x9eaa10fa30d64649},
+			{Clone: 0, Op: OpSync, Arg: 0x801a359, Faults: 0xf9a8e85163ef7347},
+			{Clone: 0, Op: OpReplace, Arg: 0xb278f9c6, Faults: 0x92ffbd39297aa3fd},
+			{Clone: 1, Op: OpSync, Arg: 0x584c9deb, Faults: 0xd53d70f8e854c4ed},
+			{Clone: 1, Op: OpStart, Arg: 0x82152faa, Faults: 0x4bdbb04ff989a4bd},
+			{Clone: 0, Op: OpAutoEnd, Arg: 0x3ac41944, Faults: 0xf903907b891c9df4},
+			{Clone: 0, Op: OpSync, Arg: 0x9dbabf58, Faults: 0xfba89949182e69ab},
+			{Clone: 2, Op: OpSync, Arg: 0x47a1dcb8, Faults: 0xc266cc587d6d4124},
+			{Clone: 0, Op: OpStart, Arg: 0xa0d265e8, Faults: 0x61682782807ee5d4},
+		},
+	},
 }

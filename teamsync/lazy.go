@@ -133,7 +133,7 @@ func Lazy(ctx context.Context, st refstore.Clone) (LazyResult, error) {
 		return res, err
 	}
 	if len(stale) > 0 {
-		if err := lazyMerge(ctx, st, stale, byRemote, &res); err != nil {
+		if err := lazyMerge(ctx, st, stale, byRemote, seenBy(ctx, st, stale), &res); err != nil {
 			if errors.Is(err, refstore.ErrConflict) {
 				// Some keys moved; the next command joins the rest and
 				// reports them.
@@ -196,10 +196,28 @@ func fetched(ctx context.Context, st refstore.Records, n note) (byRemote map[str
 	return byRemote, digests, stale, nil
 }
 
+// seenBy is what each of remotes held at this clone's last sync with it
+// (seen.go), nil for a remote with no note.
+func seenBy(ctx context.Context, st refstore.Clone, remotes []string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, remote := range remotes {
+		if rc, err := checkRemote(ctx, st, remote); err == nil {
+			out[remote] = readSeen(st, remote, rc.URL)
+		}
+	}
+	return out
+}
+
 // lazyMerge joins the tracking copies of remotes into the local records,
 // reading only the copies whose blob differs from the local ref's: what
-// the fetch brought, not what exists.
-func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRemote map[string][]refstore.RefID, res *LazyResult) error {
+// the fetch brought, not what exists. A copy of a record this clone no
+// longer holds that the remote held already at the last sync (seen) is
+// no news: the record left here since, retired by a sync whose push then
+// failed, and the next sync settles it with the archive; adopted, the
+// old copy came back over the retired version for good (found by the
+// simulation, seed 1796557133988800600: a replaced session read active,
+// replacedBy "", on every clone).
+func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRemote map[string][]refstore.RefID, seen map[string]map[string]string, res *LazyResult) error {
 	localIDs := map[string]string{}
 	for _, prefix := range refstore.Kinds {
 		ids, err := st.RefIDs(ctx, prefix)
@@ -224,9 +242,12 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 			if !ok {
 				continue
 			}
-			c, seen := locals[ref]
-			if !seen && localIDs[ref] == id.OID {
+			c, met := locals[ref]
+			if !met && localIDs[ref] == id.OID {
 				continue // the same record on both sides
+			}
+			if !met && localIDs[ref] == "" && seen[remote] != nil && seen[remote][ref] == id.OID {
+				continue // left here since the last sync: no news
 			}
 			k := kindOf(ref)
 			e, err := st.ReadObject(ctx, id.OID)
@@ -238,7 +259,7 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 				res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", id.Ref, err))
 				continue
 			}
-			if !seen {
+			if !met {
 				c = &lazyLocal{orig: localIDs[ref]}
 				if c.orig != "" {
 					le, err := st.ReadObject(ctx, c.orig)
