@@ -237,6 +237,7 @@ func (c *claiming) arbitrate(ctx context.Context, decider Arbiter, w *wonClaim, 
 	}
 	err = decider.Arbitrate(ctx, c.st, up)
 	if err == nil {
+		w.hold = pass
 		return w, nil
 	}
 	var ce *baton.ClaimedError
@@ -318,9 +319,11 @@ func recordClaim(ctx context.Context, st refstore.Clone, w *wonClaim, me string,
 	// The hold on the claim's objects goes in the same transaction: a
 	// note whose hold is gone was recorded (received), even for a session
 	// with no record to show it.
-	rel, err := groupReleases(ctx, st, w.note.Held)
-	if err != nil {
-		return ClaimResult{}, err
+	rel := w.hold.releases()
+	if len(rel) == 0 { // a note's claim, settled: its hold read from the refs
+		if rel, err = groupReleases(ctx, st, w.note.Held); err != nil {
+			return ClaimResult{}, err
+		}
 	}
 	ups = append(ups, rel...)
 	cur, err := session.Read(ctx, st, me)

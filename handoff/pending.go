@@ -192,6 +192,10 @@ type wonClaim struct {
 	// decided says the arbiter was seen holding this claim (settle, or
 	// Held after a lost local swap): a won claim, whatever happens here.
 	decided bool
+	// hold is the hold this process put on the claim's objects, released
+	// by the transaction that records it; zero for a note's claim, whose
+	// hold (note.Held) is read from the refs.
+	hold held
 }
 
 // crashed names the session that won the claim when it is not the one

@@ -260,8 +260,11 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 // moved on past this version (a join there dropped it, then what won was
 // retired).
 //
-// A remote version this clone lacks was retired here, by a sync whose
-// push then failed, when the archive holds a version after it: its
+// A remote version this clone lacks, which the remote held at the last
+// sync already (seen: the record left here since; a teammate's new
+// record, or any in a clone's first sync, costs no look into the
+// archive), was retired here, by a sync whose push then failed, when the
+// archive holds a version after it: its
 // deletion is pushed again, instead of the old copy coming back as news
 // (found by the simulation, seed 1796553356653802526: a replaced session
 // retired here, its push lost, came back active from the remote and read
@@ -271,7 +274,7 @@ func retiredThere(ctx context.Context, av *archiveView, d *decision, seen map[st
 	switch {
 	case d.remote == nil && d.winner == d.local:
 		return retiredRemotely(ctx, av, k, d, seen)
-	case d.local == nil && d.winner == d.remote && k.prefix != refstore.HandoffsPrefix:
+	case d.local == nil && d.winner == d.remote && k.prefix != refstore.HandoffsPrefix && seen != nil && seen[d.ref] == d.remote.oid:
 		gone, err := av.behind(ctx, k, d.remote)
 		if err == nil && !gone {
 			gone, err = av.outjoined(ctx, k, d, d.remote)
