@@ -900,4 +900,31 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpStart, Arg: 0xa0d265e8, Faults: 0x61682782807ee5d4},
 		},
 	},
+	{
+		// A start died after its claim landed and before recording it; the
+		// claim was retired into the remote's archive, whose month the remote
+		// then lost (its gc raced a push). The next claim here fetched the
+		// archive without that month, found no floor, took the crashed claim
+		// for never won and dropped its note: nobody received the baton.
+		// remoteArchive now says it cannot tell (UnreachableError), and the
+		// note waits for a start once the month is healed.
+		name: "a crashed start's claim read against an archive the remote lost a month of", seed: 1796557578437617681, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpLeaseTake, Arg: 0x3a3650a7, Faults: 0x9f0b466cb7e07a6a},
+			{Clone: 0, Op: OpLeaseTake, Arg: 0x1b15c8d, Faults: 0x6b23c4bc28aa598c},
+			{Clone: 0, Op: OpStart, Arg: 0xff95fbf1, Faults: 0xaa91e8335e10c60d},
+			{Clone: 0, Op: OpStart, Arg: 0xe3cd34be, Faults: 0xec21081035a5f20},
+			{Clone: 1, Op: OpLeaseTake, Arg: 0x3672a55a, Faults: 0x2fef4ee8ac8b686f},
+			{Clone: 2, Op: OpLeaseTake, Arg: 0xc93e7971, Faults: 0x33a68cd478cb9e25},
+			{Clone: 1, Op: OpLeaseTake, Arg: 0x75bed844, Faults: 0xa40cd7eb95bca2b3},
+			{Clone: 2, Op: OpEnd, Arg: 0x68c8c859, Faults: 0xc4579eb0559d21a},
+			{Clone: 2, Op: OpSync, Arg: 0xb19e111e, Faults: 0x528514696019fd8d},
+			{Clone: 1, Op: OpEnd, Arg: 0xa0d654f8, Faults: 0xba0bdceb1e614c47},
+			{Clone: 1, Op: OpStart, Arg: 0x23191181, Faults: 0xe17ba8acd40e6806},
+			{Clone: 1, Op: OpSync, Arg: 0x52fda2a7, Faults: 0x39160dd9b35e34},
+			{Clone: 2, Op: OpEnd, Arg: 0x21ece171, Faults: 0xd0ff5b4ea903ab76},
+			{Clone: 0, Op: OpSync, Arg: 0x8c562b36, Faults: 0xf3d6d6b42ff9e889},
+			{Clone: 1, Op: OpClaim, Arg: 0xb11a2afa, Faults: 0x8eb54db0f4fc1bc},
+		},
+	},
 }

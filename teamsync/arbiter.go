@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -247,8 +248,21 @@ func remoteArchive(ctx context.Context, st refstore.Clone, remote string) (archi
 		return archiveView{}, err
 	}
 	arch := strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
-	if _, err := fetchPatiently(ctx, st, remote, []string{"+" + refstore.ArchivePrefix + "*:" + tp + arch + "*"}, 2); err != nil {
+	f, err := fetchPatiently(ctx, st, remote, []string{"+" + refstore.ArchivePrefix + "*:" + tp + arch + "*"}, 2)
+	if err != nil {
 		return archiveView{}, &UnreachableError{Remote: remote, Err: fmt.Errorf("reading its archive: %w", err)}
+	}
+	// A month the remote lost the tree of (its gc raced a push) was left
+	// out of the fetch: read from here when this clone holds it, else the
+	// archive cannot say, and a floor missing from it is no answer (found
+	// by the simulation, seed 1796557578437617681: a crashed start's claim
+	// taken for never won, its note dropped, the baton delivered to
+	// nobody).
+	f.track(ctx, st, remote)
+	for _, ref := range slices.Sorted(maps.Keys(f.lost)) {
+		if err := f.unknown(ctx, st, remote, ref); err != nil {
+			return archiveView{}, err
+		}
 	}
 	months, err := st.RefIDs(ctx, tp+arch)
 	if err != nil {
