@@ -3,8 +3,11 @@ package handoff
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -83,6 +86,11 @@ func prByNumber(ctx context.Context, st refstore.Clone, n int) (prown.Stored, er
 			found = append(found, r)
 		}
 	}
+	if len(found) == 0 {
+		if found, err = archivedByNumber(ctx, st, n); err != nil {
+			return prown.Stored{Record: prown.Record{Number: n}}, fmt.Errorf("showing #%d: %w", n, err)
+		}
+	}
 	switch len(found) {
 	case 0:
 		return prown.Stored{Record: prown.Record{Number: n}}, fmt.Errorf("showing #%d: no record of pull request #%d here: %w", n, n, refstore.ErrNotFound)
@@ -94,4 +102,36 @@ func prByNumber(ctx context.Context, st refstore.Clone, n int) (prown.Stored, er
 		e.Repos = append(e.Repos, r.Repo)
 	}
 	return prown.Stored{Record: prown.Record{Number: n}}, fmt.Errorf("showing #%d: %w", n, e)
+}
+
+// archivedByNumber finds the archived ownership records of pull requests
+// numbered n, whatever their repository: a merged pull request's record
+// retires at the next sync, and `pr show N` outside a GitHub remote must
+// still answer for it. One git ls-tree per archive month.
+func archivedByNumber(ctx context.Context, st refstore.Clone, n int) ([]prown.Stored, error) {
+	all, err := archive.List(ctx, st, archive.PRsDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []prown.Stored
+	for _, f := range all {
+		// prs/<owner>/<name>/<number>, each part encoded (archive.PRPath)
+		parts := strings.Split(f.Path, "/")
+		if len(parts) != 4 || parts[3] != strconv.Itoa(n) {
+			continue
+		}
+		owner, oerr := refstore.DecodeComponent(parts[1])
+		name, nerr := refstore.DecodeComponent(parts[2])
+		if oerr != nil || nerr != nil {
+			continue
+		}
+		rec, err := prown.Find(ctx, st, owner+"/"+name, n)
+		if err != nil {
+			continue // unreadable: the others may still answer
+		}
+		if !slices.ContainsFunc(out, func(r prown.Stored) bool { return strings.EqualFold(r.Repo, rec.Repo) }) {
+			out = append(out, rec)
+		}
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -52,5 +53,40 @@ func TestPRShowWithoutAGitHubRepository(t *testing.T) {
 	// Named, the repository decides as before.
 	if rec, err := handoff.PRShow(ctx, st, handoff.PRShowOptions{Repo: "octo-org/hello-world", Number: 7}); err != nil || rec.OwnerSession != "s1" {
 		t.Fatalf("named repository: %+v, %v", rec.Record, err)
+	}
+}
+
+// A merged pull request's record retires to the archive at the next sync:
+// shown by number alone, without a GitHub repository to name it, it is
+// still found there, marked archived.
+func TestPRShowByNumberFindsTheArchive(t *testing.T) {
+	ctx := deadline(t)
+	st := open(t)
+	start(t, st, "s1")
+	_, gh := fakeGitHub(t, token)
+	if _, err := handoff.PRClaim(ctx, st, gh, handoff.PRClaimOptions{Number: 7, Session: "s1"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	const ref = "refs/ao/prs/octo-org/hello-world/7"
+	e, err := st.Get(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := archive.PRPath("octo-org", "hello-world", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := archive.Put(ctx, st, "2026-11", "test: retired", []archive.Entry{{Path: p, OID: e.OID}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, "test: retired", refstore.Update{Ref: ref, Old: e.OID}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := handoff.PRShow(ctx, st, handoff.PRShowOptions{Number: 7})
+	if err != nil || rec.Repo != "octo-org/hello-world" || rec.OwnerSession != "s1" || rec.Archived != "2026-11" {
+		t.Fatalf("an archived #7 by number: %+v archived %q, %v", rec.Record, rec.Archived, err)
+	}
+	if _, err := handoff.PRShow(ctx, st, handoff.PRShowOptions{Number: 8}); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("a number nobody recorded: %v, want not found", err)
 	}
 }
