@@ -927,4 +927,26 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpClaim, Arg: 0xb11a2afa, Faults: 0x8eb54db0f4fc1bc},
 		},
 	},
+	{
+		// A heal's deletion of a ref whose object the remote lost, with the
+		// all-clear, was echoed by the network and landed again after the heal
+		// had pushed the ref back with the same object and put the all-clear
+		// back: its leases held again, and the all-clear was gone for good.
+		// Each putting back now names a blob of its own, so the late copy is
+		// refused whole (allclear.go).
+		name: "a heal's deletion echoed after the heal finished", seed: 1796558440929616849, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpStart, Arg: 0xad670edd, Faults: 0x81e9a83c3c0a7355},
+			{Clone: 2, Op: OpStart, Arg: 0xbfe2df33, Faults: 0x32d7acaf5b819115},
+			{Clone: 2, Op: OpStart, Arg: 0xb4c3f4f5, Faults: 0x8f40f0d66434fd63},
+			{Clone: 2, Op: OpEnd, Arg: 0x93b75093, Faults: 0x934f6197012e24dd},
+			{Clone: 2, Op: OpReplace, Arg: 0x28da621b, Faults: 0x5cd271c2ce1e7612},
+			{Clone: 0, Op: OpSync, Arg: 0x1c2901f4, Faults: 0x8666b2798a2bd875},
+			{Clone: 2, Op: OpSync, Arg: 0xdb432a96, Faults: 0x1c2d7dfdbb705b80},
+			{Clone: 2, Op: OpReplace, Arg: 0xcd1e3a62, Faults: 0x6de33026a4577c5},
+			{Clone: 0, Op: OpSync, Arg: 0xa0f48f3c, Faults: 0x6039bbbf01820a47},
+			{Clone: 1, Op: OpRetire, Arg: 0xb3e44d32, Faults: 0x59da6ef7673a72ef},
+			{Clone: 0, Op: OpSync, Arg: 0x25fe4f85, Faults: 0x72b1f8aa28b7e618},
+		},
+	},
 }

@@ -2,6 +2,8 @@ package teamsync
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -30,8 +32,15 @@ import (
 // (trackedRef), and by memory: a clone that has seen the all-clear at a
 // remote knows its absence is a heal's.
 //
-// It names the empty blob, whoever writes it, so putting it back is up
-// to date when a teammate already did, and deleting it leases that id.
+// Each putting back names a blob of its own (a random line), and a heal
+// deletes it under a lease on that id: a late copy of a heal's deletion
+// (a push echoed by the network) then finds another all-clear there and
+// is refused whole, refs and all. Were it the same blob each time, the
+// copy would delete the all-clear again after its heal put it back, and
+// with it the ref pushed back with the same object: the all-clear gone
+// for good, every clone's pushes held (found by the simulation, seed
+// 1796558440929616849). Putting it back where a teammate already did is
+// refused as stale, harmlessly.
 const allClearRef = refstore.LostPrefix + "clear"
 
 // trackedRef says the remote keeps an all-clear: written with its first,
@@ -140,11 +149,19 @@ func tookClear(l refstore.Local, remote string) bool {
 // putClear are the updates that put the all-clear back at the remote,
 // with trackedRef (up to date where it is).
 func putClear(ctx context.Context, st refstore.Writer) ([]refstore.Update, error) {
+	var nonce [12]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, err
+	}
+	clear, err := st.WriteBlob(ctx, []byte("all-clear "+hex.EncodeToString(nonce[:])+"\n"))
+	if err != nil {
+		return nil, err
+	}
 	empty, err := st.WriteBlob(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	return []refstore.Update{{Ref: allClearRef, New: empty}, {Ref: trackedRef, New: empty}}, nil
+	return []refstore.Update{{Ref: allClearRef, New: clear}, {Ref: trackedRef, New: empty}}, nil
 }
 
 // settleClear, at a sync, writes the all-clear at a remote that never
