@@ -949,4 +949,20 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpSync, Arg: 0x25fe4f85, Faults: 0x72b1f8aa28b7e618},
 		},
 	},
+	{
+		// A sync's push creating a baton arrived twice: its copy landed after the
+		// baton was claimed and retired, its lease ("absent") holding again, and
+		// the next start claimed the baton a second time. A claim now refuses a
+		// waiting baton the archive holds (teamsync.resurrected), and a start's
+		// Refresh brings the archive's months with the batons.
+		name: "a baton brought back by a late copy of its first push", seed: 1796558850849151183, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x888f3ace, Faults: 0x41f8312d327545},
+			{Clone: 0, Op: OpSync, Arg: 0xd3dbd1a6, Faults: 0xf6fe151c957d2db5},
+			{Clone: 1, Op: OpSync, Arg: 0x1dc3d7aa, Faults: 0xc77dedf78e729fc6},
+			{Clone: 0, Op: OpStart, Arg: 0x299b2144, Faults: 0xf4aeaa275b8f7396},
+			{Clone: 1, Op: OpRetire, Arg: 0xa9ea4e90, Faults: 0xb5a495dd96f7f055},
+			{Clone: 2, Op: OpStart, Arg: 0x88a246ce, Faults: 0x35c79edb63f21954},
+		},
+	},
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -173,8 +174,45 @@ func weigh(ctx context.Context, st refstore.Clone, remote, tracking string, up r
 	}
 	if theirs.oid != up.Old {
 		tied, err = lostTo(ctx, st, remote, up, ours, theirs)
+	} else if recLive(theirs) {
+		err = resurrected(ctx, st, remote, up, theirs)
 	}
 	return theirs, tied, false, err
+}
+
+// resurrected is a *RetiredError when the waiting baton the remote holds
+// at up.Ref, which up decides, is archived already: claimed, cancelled or
+// dismissed there and retired, then written again by a late copy of the
+// push that first created it (its lease, "absent", held again once the
+// ref retired). Claimed, it would be delivered a second time (found by
+// the simulation, seed 1796558850849151183). It reads the archive months
+// as last fetched, here and the remote's (Refresh brings the remote's
+// with the batons), by the baton's own path: cat-file reads, no process
+// of its own. A sync drops the stale baton there (dropStale).
+func resurrected(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, theirs *version) error {
+	id := recOf[baton.Baton](theirs).ID
+	p, err := archive.BatonPath(id)
+	if err != nil {
+		return nil
+	}
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return nil
+	}
+	av := &archiveView{st: st}
+	for _, prefix := range []string{tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root), refstore.ArchivePrefix} {
+		months, err := st.RefIDs(ctx, prefix)
+		if err != nil {
+			return err
+		}
+		for _, m := range slices.Backward(months) {
+			av.trees = append(av.trees, m.OID)
+		}
+	}
+	if at, err := av.at(ctx, p); err != nil || at == "" {
+		return err
+	}
+	return &RetiredError{Remote: remote, Ref: up.Ref, ID: id}
 }
 
 // recordDecided moves the tracking ref to what the remote took: that is
