@@ -80,6 +80,11 @@ func Undismiss(ctx context.Context, st refstore.Clone, opts UndismissOptions, cl
 			if errors.As(err, &se) && se.Conflict != nil {
 				res.Conflicts = append(res.Conflicts, *se.Conflict)
 			}
+			if !errors.Is(err, refstore.ErrConflict) {
+				// Not refused: the push may have landed, its answer
+				// lost, or land yet (a remote that stalls).
+				return res, fmt.Errorf("restoring baton %s: the remote did not confirm it, so whether it is waiting again is unknown until the next sync (then `git handoff show %s` says): %w", opts.ID, opts.ID, err)
+			}
 			return res, restoreLost(ctx, st, tomb, fmt.Errorf("restoring baton %s: %w", opts.ID, err))
 		}
 	}

@@ -965,4 +965,21 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpStart, Arg: 0x88a246ce, Faults: 0x35c79edb63f21954},
 		},
 	},
+	{
+		// An undismiss whose push got no answer landed later; a second undismiss
+		// found the baton waiting and was refused as not restorable, which the
+		// ledger took for "the first one did not land either", and counted the
+		// baton's delivery as one of a dismissed baton. Not a defect of the
+		// workflow: the ledger keeps an earlier unknown outcome unknown. The
+		// undismiss now says its outcome is unknown instead of failing plainly.
+		name: "an undismiss that landed late, then one refused as not restorable", seed: 1796559480173318832, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0xe1c1f8ea, Faults: 0x9c06f57141048001},
+			{Clone: 1, Op: OpDismiss, Arg: 0x6d7d78f2, Faults: 0x128a5b145176f06a},
+			{Clone: 1, Op: OpUndismiss, Arg: 0x3428e4eb, Faults: 0xd5e94be3b3db29b5},
+			{Clone: 0, Op: OpCancel, Arg: 0xd762f9c8, Faults: 0x30da67c410606e46},
+			{Clone: 1, Op: OpStart, Arg: 0x54af32f8, Faults: 0x2196e87b646d6437},
+			{Clone: 2, Op: OpUndismiss, Arg: 0x895206ca, Faults: 0x59f489f0bd104185},
+		},
+	},
 }

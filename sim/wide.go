@@ -187,7 +187,11 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 			who += fmt.Sprintf(" (at c%d)", at)
 		}
 		// Unknown until it returns: a process that dies in it may have
-		// pushed the restore first.
+		// pushed the restore first. An earlier undismiss's unknown
+		// outcome stays unknown whatever this one says: its push may
+		// land later yet, or have landed already, which this one then
+		// finds (a baton waiting, "not restorable").
+		earlier := w.wl.restoreUnknown[id]
 		w.wl.restoreUnknown[id] = true
 		res, err := handoff.Undismiss(ctx, c, handoff.UndismissOptions{ID: id, Arbiter: arb}, clock)
 		w.conflicts(c, res.Conflicts, who)
@@ -196,7 +200,7 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 			// Anything else (an unreachable arbiter, a lost answer) may
 			// have landed.
 			var nr *handoff.NotRestorableError
-			if errors.As(err, &nr) {
+			if errors.As(err, &nr) && !earlier {
 				delete(w.wl.restoreUnknown, id)
 			}
 			return "error " + id + " " + short(err)

@@ -121,7 +121,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 				backoff(attempt + 1) // the server could not lock the ref another push held
 				continue
 			}
-			return fmt.Errorf("pushing the claim to %s: %w", remote, perr) // not a lease: refused
+			return fmt.Errorf("pushing the decision to %s: %w", remote, perr) // not a lease: refused, or no answer
 		}
 		if attempt+1 >= attempts {
 			return fmt.Errorf("claiming at %s: %w", remote, &refstore.ConflictError{Ref: up.Ref, Expected: oidOf(theirs), Actual: now})
