@@ -15,12 +15,7 @@ import (
 // several hold that number, and a number nobody recorded is not found.
 func TestPRShowWithoutAGitHubRepository(t *testing.T) {
 	ctx := deadline(t)
-	st := open(t)
-	start(t, st, "s1")
-	_, gh := fakeGitHub(t, token)
-	if _, err := handoff.PRClaim(ctx, st, gh, handoff.PRClaimOptions{Number: 7, Session: "s1"}, clock); err != nil {
-		t.Fatal(err)
-	}
+	st := ownedPR7(t)
 
 	rec, err := handoff.PRShow(ctx, st, handoff.PRShowOptions{Number: 7})
 	if err != nil || rec.Repo != "octo-org/hello-world" || rec.OwnerSession != "s1" {
@@ -61,12 +56,7 @@ func TestPRShowWithoutAGitHubRepository(t *testing.T) {
 // still found there, marked archived.
 func TestPRShowByNumberFindsTheArchive(t *testing.T) {
 	ctx := deadline(t)
-	st := open(t)
-	start(t, st, "s1")
-	_, gh := fakeGitHub(t, token)
-	if _, err := handoff.PRClaim(ctx, st, gh, handoff.PRClaimOptions{Number: 7, Session: "s1"}, clock); err != nil {
-		t.Fatal(err)
-	}
+	st := ownedPR7(t)
 	const ref = "refs/ao/prs/octo-org/hello-world/7"
 	e, err := st.Get(ctx, ref)
 	if err != nil {
@@ -89,4 +79,16 @@ func TestPRShowByNumberFindsTheArchive(t *testing.T) {
 	if _, err := handoff.PRShow(ctx, st, handoff.PRShowOptions{Number: 8}); !errors.Is(err, refstore.ErrNotFound) {
 		t.Fatalf("a number nobody recorded: %v, want not found", err)
 	}
+}
+
+// ownedPR7 is a clone where session s1 claimed octo-org/hello-world#7.
+func ownedPR7(t *testing.T) *refstore.Store {
+	t.Helper()
+	st := open(t)
+	start(t, st, "s1")
+	_, gh := fakeGitHub(t, token)
+	if _, err := handoff.PRClaim(deadline(t), st, gh, handoff.PRClaimOptions{Number: 7, Session: "s1"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
