@@ -187,11 +187,15 @@ func weigh(ctx context.Context, st refstore.Clone, remote, tracking string, up r
 // ref retired). Claimed, it would be delivered a second time (found by
 // the simulation, seed 1796558850849151183). It reads the archive months
 // as last fetched, here and the remote's (Refresh brings the remote's
-// with the batons), by the baton's own path: cat-file reads, no process
-// of its own. A sync drops the stale baton there (dropStale).
+// with the batons), at the baton's own path, through the long-lived
+// cat-file and by the months' names: no process of its own, which a
+// listing of the months would cost every claim. The months looked in are
+// those a retirement of this baton can be filed under: from two months
+// before it was written to three after now, room for clocks that far
+// apart. A sync drops the stale baton there (dropStale).
 func resurrected(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, theirs *version) error {
-	id := recOf[baton.Baton](theirs).ID
-	p, err := archive.BatonPath(id)
+	b := recOf[baton.Baton](theirs)
+	p, err := archive.BatonPath(b.ID)
 	if err != nil {
 		return nil
 	}
@@ -199,20 +203,25 @@ func resurrected(ctx context.Context, st refstore.Clone, remote string, up refst
 	if err != nil {
 		return nil
 	}
-	av := &archiveView{st: st}
-	for _, prefix := range []string{tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root), refstore.ArchivePrefix} {
-		months, err := st.RefIDs(ctx, prefix)
-		if err != nil {
-			return err
-		}
-		for _, m := range slices.Backward(months) {
-			av.trees = append(av.trees, m.OID)
+	copies := tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
+	from := b.CreatedAt.UTC().AddDate(0, -2, 0)
+	to := time.Now().UTC().AddDate(0, 3, 0)
+	if oldest := to.AddDate(-3, 0, 0); from.Before(oldest) {
+		from = oldest // a baton of no date (an older release's), or years old
+	}
+	for m := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC); !m.After(to); m = m.AddDate(0, 1, 0) {
+		month := archive.Month(m)
+		for _, ref := range []string{archive.Ref(month), copies + month} {
+			_, err := st.ReadPath(ctx, ref, p)
+			if err == nil {
+				return &RetiredError{Remote: remote, Ref: up.Ref, ID: b.ID}
+			}
+			if !errors.Is(err, refstore.ErrNotFound) {
+				return err
+			}
 		}
 	}
-	if at, err := av.at(ctx, p); err != nil || at == "" {
-		return err
-	}
-	return &RetiredError{Remote: remote, Ref: up.Ref, ID: id}
+	return nil
 }
 
 // recordDecided moves the tracking ref to what the remote took: that is

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-handoff/git-handoff/handoff"
 )
 
 func TestNormURLOneSpellingPerRepository(t *testing.T) {
@@ -86,5 +89,41 @@ func TestPinNamesTheRemoteThatDecides(t *testing.T) {
 	}
 	if got, local := (Arbiter{}).Pin(ctx, a, mainRef); local || got.(Arbiter).Remote != "" {
 		t.Fatalf("a choice that fails: Pin = %+v, local %v; want it unpinned, not local", got, local)
+	}
+}
+
+// A late copy of the push that first created a baton lands after the
+// baton was claimed and retired: the remote holds the waiting version
+// again (its lease, "absent", held once more). With real git, the next
+// start in another clone must not claim it (resurrected): the archive it
+// fetched with the batons says the baton was delivered.
+func TestStartRefusesABatonALatePushBroughtBack(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	end(t, a, 0, "next")
+	syncAt(t, a, 1)
+	waiting, err := exec.Command("git", "-C", tm.remote, "rev-parse", mainRef).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claim(a, "s-a", 2, Arbiter{}); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, a, 3) // the claimed baton retires
+	if out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", mainRef).Output(); len(out) != 0 {
+		t.Fatalf("the claimed baton did not retire at the remote: %s", out)
+	}
+	// The late copy lands.
+	if out, err := exec.Command("git", "-C", tm.remote, "update-ref", mainRef, strings.TrimSpace(string(waiting))).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	res, err := handoff.Start(context.Background(), b, handoff.StartOptions{Session: "s-b", Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(4))
+	if err != nil || res.Claimed {
+		t.Fatalf("start claimed a baton delivered already: claimed=%v notices=%q, %v", res.Claimed, res.Notices, err)
+	}
+	_, err = claim(b, "s-b2", 5, Arbiter{})
+	var re *RetiredError
+	if !errors.As(err, &re) {
+		t.Fatalf("claim of the brought-back baton: %v, want a RetiredError", err)
 	}
 }
