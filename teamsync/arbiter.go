@@ -203,7 +203,7 @@ func resurrected(ctx context.Context, st refstore.Clone, remote string, up refst
 	if err != nil {
 		return nil
 	}
-	copies := tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
+	copies := archiveCopies(tp)
 	from := b.CreatedAt.UTC().AddDate(0, -2, 0)
 	to := time.Now().UTC().AddDate(0, 3, 0)
 	if oldest := to.AddDate(-3, 0, 0); from.Before(oldest) {
@@ -258,10 +258,8 @@ func (e *RetiredError) Unwrap() error { return refstore.ErrConflict }
 func retiredAt(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, id string) error {
 	k := kindOf(up.Ref)
 	retired := &RetiredError{Remote: remote, Ref: up.Ref, ID: id}
-	if rcs, err := st.RemoteConfigs(ctx); err == nil {
-		if rc, ok := findRemote(rcs, remote); ok && readSeen(st, remote, rc.URL)[up.Ref] == up.Old {
-			return retired
-		}
+	if seenAt(ctx, st, remote)[up.Ref] == up.Old {
+		return retired
 	}
 	base := versionOf(ctx, st, k, up.Ref, up.Old)
 	if base == nil {
@@ -294,8 +292,7 @@ func remoteArchive(ctx context.Context, st refstore.Clone, remote string) (archi
 	if err != nil {
 		return archiveView{}, err
 	}
-	arch := strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
-	f, err := fetchPatiently(ctx, st, remote, []string{"+" + refstore.ArchivePrefix + "*:" + tp + arch + "*"}, 2)
+	f, err := fetchPatiently(ctx, st, remote, []string{archiveRefspec(tp)}, 2)
 	if err != nil {
 		return archiveView{}, &UnreachableError{Remote: remote, Err: fmt.Errorf("reading its archive: %w", err)}
 	}
@@ -311,7 +308,7 @@ func remoteArchive(ctx context.Context, st refstore.Clone, remote string) (archi
 			return archiveView{}, err
 		}
 	}
-	months, err := st.RefIDs(ctx, tp+arch)
+	months, err := st.RefIDs(ctx, archiveCopies(tp))
 	if err != nil {
 		return archiveView{}, err
 	}

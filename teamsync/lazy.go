@@ -197,13 +197,11 @@ func fetched(ctx context.Context, st refstore.Records, n note) (byRemote map[str
 }
 
 // seenBy is what each of remotes held at this clone's last sync with it
-// (seen.go), nil for a remote with no note.
+// (seenAt).
 func seenBy(ctx context.Context, st refstore.Clone, remotes []string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, remote := range remotes {
-		if rc, err := checkRemote(ctx, st, remote); err == nil {
-			out[remote] = readSeen(st, remote, rc.URL)
-		}
+		out[remote] = seenAt(ctx, st, remote)
 	}
 	return out
 }

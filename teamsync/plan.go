@@ -40,7 +40,7 @@ func listIDs(ctx context.Context, st refstore.Records, tp string) (refIDs, error
 		return refIDs{}, fmt.Errorf("listing records: %w", err)
 	}
 	ids := refIDs{local: map[string]string{}, remote: map[string]string{}, archLocal: map[string]string{}, archRemote: map[string]string{}, copies: map[string]string{}}
-	archCopies := tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
+	archCopies := archiveCopies(tp)
 	for _, id := range all {
 		if strings.HasPrefix(id.Ref, tp) {
 			ids.copies[id.Ref] = id.OID
@@ -76,7 +76,7 @@ func (ids refIDs) differ() bool {
 // isCopyOfOther reports a fetched ref under tp that is not a record: a
 // snapshot (snapshots.go) or an archive month (archive_join.go).
 func isCopyOfOther(tp, ref string) bool {
-	return isSnapshotCopy(tp, ref) || strings.HasPrefix(ref, tp+strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root))
+	return isSnapshotCopy(tp, ref) || strings.HasPrefix(ref, archiveCopies(tp))
 }
 
 // planned is what plan decided: a decision for each key whose two sides

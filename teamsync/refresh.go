@@ -52,11 +52,10 @@ func (a Arbiter) Refresh(ctx context.Context, st refstore.Clone, owner, branch s
 	// The archive's months too: a claim refuses a waiting baton the
 	// archive holds (resurrected), which only a month fetched with it
 	// shows.
-	arch := strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
 	specs := []string{
 		"+" + mine + "*:" + tp + strings.TrimPrefix(mine, refstore.Root) + "*",
 		"+" + refstore.SharedPrefix + "*:" + tp + strings.TrimPrefix(refstore.SharedPrefix, refstore.Root) + "*",
-		"+" + refstore.ArchivePrefix + "*:" + tp + arch + "*",
+		archiveRefspec(tp),
 	}
 	limit := a.RefreshTimeout
 	if limit <= 0 {

@@ -62,6 +62,16 @@ func readSeen(st refstore.Writer, remote, url string) map[string]string {
 	return seen
 }
 
+// seenAt is readSeen for remote by its name, at its configured URL: nil
+// for a remote not configured, or with no note.
+func seenAt(ctx context.Context, st refstore.Clone, remote string) map[string]string {
+	rc, err := checkRemote(ctx, st, remote)
+	if err != nil {
+		return nil
+	}
+	return readSeen(st, remote, rc.URL)
+}
+
 // writeSeen replaces remote's note with seen.
 func writeSeen(st refstore.Writer, remote, url string, seen map[string]string) error {
 	if strings.ContainsAny(url, "\n\r") {

@@ -109,8 +109,18 @@ func Refspecs(remote string) ([]string, error) {
 	}
 	// Then the archive's months (trees, archive_join.go) and snapshots
 	// (commits, snapshots.go): not records.
-	arch := strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
-	return append(out, "+"+refstore.ArchivePrefix+"*:"+tp+arch+"*", snapshotRefspec(tp)), nil
+	return append(out, archiveRefspec(tp), snapshotRefspec(tp)), nil
+}
+
+// archiveCopies is where a remote's archive months are copied here, under
+// its tracking prefix tp.
+func archiveCopies(tp string) string {
+	return tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
+}
+
+// archiveRefspec fetches a remote's archive months to archiveCopies(tp).
+func archiveRefspec(tp string) string {
+	return "+" + refstore.ArchivePrefix + "*:" + archiveCopies(tp) + "*"
 }
 
 // localRef maps a tracking ref back to the local ref its record belongs at,
