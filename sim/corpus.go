@@ -982,4 +982,29 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpUndismiss, Arg: 0x895206ca, Faults: 0x59f489f0bd104185},
 		},
 	},
+	{
+		// The remote's gc lost the archive month that filed a claimed baton; a
+		// sync deleted the month there and marked it lost, and another baton was
+		// written anew on the ref. A clone whose copy still held the baton waiting
+		// took the new one for a rival written without seeing it, found nothing in
+		// the archive months it could fetch, and claimed the baton a second time.
+		// Deciding against the archive now reads a month marked lost from this
+		// clone when it holds it, and is unreachable when it does not.
+		name: "a claim decided against an archive month the remote lost", seed: 1796565202, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x8a3b1e6f, Faults: 0x419a8de7162907f3},
+			{Clone: 0, Op: OpStart, Arg: 0xe81bf22c, Faults: 0x6416591618e7872a},
+			{Clone: 1, Op: OpRetire, Arg: 0xb35b72a2, Faults: 0xf6f8479383dd608f},
+			{Clone: 0, Op: OpEnd, Arg: 0xccc60cb7, Faults: 0x7792338ca9042be2},
+			{Clone: 1, Op: OpStart, Arg: 0xa3ee73d1, Faults: 0xf98403acf870699b},
+			{Clone: 0, Op: OpRetire, Arg: 0xbcfe3e70, Faults: 0x97d66a6545fb4e8e},
+			{Clone: 2, Op: OpStart, Arg: 0x33c9a9f5, Faults: 0xc5ea7df3602ababa},
+			{Clone: 1, Op: OpSync, Arg: 0x36880555, Faults: 0x56dd6f01a94d1133},
+			{Clone: 1, Op: OpEnd, Arg: 0x4254c992, Faults: 0xbf5b6b8d36549970},
+			{Clone: 1, Op: OpEnd, Arg: 0xaa91333b, Faults: 0xe61727cfdc15fe4b},
+			{Clone: 1, Op: OpSync, Arg: 0x1d175922, Faults: 0x2eb6d08eea61740d},
+			{Clone: 2, Op: OpSync, Arg: 0x1b3e3118, Faults: 0xb2a585595f851b50},
+			{Clone: 0, Op: OpStart, Arg: 0x186c5888, Faults: 0xf4131f4b7d929c94},
+		},
+	},
 }

@@ -330,11 +330,11 @@ func (w *world) checkStep(ctx context.Context, i int) {
 // claim won at the arbiter that its start could not record, and told so:
 // "start again to receive it"): the next command for that owner and
 // branch settles it, here after the retirement of the final round, the
-// hardest time to.
-func (w *world) settlePending(ctx context.Context) {
+// hardest time to, and after the round that follows it.
+func (w *world) settlePending(ctx context.Context, round int) {
 	for i, c := range w.clones {
 		if names, _ := c.Local().List("pending"); len(names) > 0 {
-			w.step = 1<<20 + i // a session id no step of the run made
+			w.step = 1<<20 + round*len(w.clones) + i // a session id no step of the run made
 			w.runStep(ctx, w.step, Step{Clone: i, Op: OpStart})
 		}
 	}
@@ -350,14 +350,15 @@ func (w *world) finish(ctx context.Context) {
 	w.step = -1
 	// The first round retires as of the latest clock (what a retirement
 	// at the remote took out of the live refs leaves every clone too),
-	// then two plain rounds.
+	// then three plain rounds: the pending claims settled after the first
+	// two reach every clone by the last.
 	latest := w.now
 	for i := range w.clones {
 		if t := w.now.Add(w.skew[i]); t.After(latest) {
 			latest = t
 		}
 	}
-	for round := 0; round < 3; round++ {
+	for round := 0; round < 4; round++ {
 		for i, c := range w.clones {
 			f := newFaulty(c, w.faults)
 			opts := teamsync.Options{Remote: remote, Now: w.clock(i)()}
@@ -367,12 +368,15 @@ func (w *world) finish(ctx context.Context) {
 			res, err := teamsync.Sync(ctx, f, opts)
 			w.conflicts(f, res.Conflicts, fmt.Sprintf("c%d@final", i))
 			w.log.add(fmt.Sprintf("final c%d sync %s local=%d pushed=%d conflicts=%d warnings=%q", i, short(err), len(res.Local), len(res.Pushed), len(res.Conflicts), res.Warnings))
-			if err != nil && round == 2 {
+			if err != nil && round == 3 {
 				w.violate(-1, "final-sync-failed", fmt.Sprintf("c%d: %v", i, err))
 			}
 		}
-		if round == 0 {
-			w.settlePending(ctx)
+		// Again after the next round: a claim that could not be settled
+		// while the remote had lost a month of its archive settles once a
+		// teammate's sync has pushed the month back (lost.go).
+		if round < 2 {
+			w.settlePending(ctx, round)
 		}
 	}
 	w.checkStep(ctx, -1)

@@ -316,6 +316,24 @@ func remoteArchive(ctx context.Context, st refstore.Clone, remote string) (archi
 	for _, m := range slices.Backward(months) { // newest first
 		av.trees = append(av.trees, m.OID)
 	}
+	// A month the remote lost and a sync deleted there, marked lost until
+	// a clone that holds it pushes it back, is no longer fetched at all:
+	// read it from here when this clone holds it, else the archive cannot
+	// say (found by the simulation, seed 1796565202: the month naming a
+	// claimed baton lost, the ref recreated by another baton, and the
+	// claim's tie-break taken for a baton never decided there, which was
+	// delivered twice).
+	lost, err := lostThereNow(ctx, st, remote, func(ref string) bool { return strings.HasPrefix(ref, refstore.ArchivePrefix) })
+	if err != nil {
+		return archiveView{}, err
+	}
+	for _, mark := range slices.Sorted(maps.Keys(lost)) {
+		m := lost[mark]
+		if _, err := st.ReadObject(ctx, m.oid); err != nil {
+			return archiveView{}, errMarkedLost(remote, m.ref, m.oid)
+		}
+		av.trees = append(av.trees, m.oid)
+	}
 	return av, nil
 }
 

@@ -606,27 +606,45 @@ func (s *syncRun) leaveUnhealed(ids refIDs) {
 // there, the ref deleted until a clone holding it pushes it back): what
 // the remote holds there cannot be known, so nothing may be decided there.
 func markedLost(ctx context.Context, st refstore.Clone, remote, ref string) error {
-	// A heal of this clone's own that deleted the ref there and has not
-	// yet marked it or pushed it back: the remote shows nothing there, and
-	// a decision taking that for "never held" would create the ref anew
-	// over a lost claim (found by the simulation, seed 6045: a baton
-	// delivered twice).
-	if notes, back := withHealNotes(st.Local(), nil); notes[ref] != "" && !back[ref] {
-		return &UnreachableError{Remote: remote, Err: fmt.Errorf("its %s named object %s, which it lost (its gc raced a push), and this clone's heal of it is not finished: nothing is decided there until a sync finishes it", ref, notes[ref])}
+	lost, err := lostThereNow(ctx, st, remote, func(r string) bool { return r == ref })
+	if err != nil {
+		return err
+	}
+	for _, m := range lost {
+		return errMarkedLost(remote, m.ref, m.oid)
+	}
+	return nil
+}
+
+func errMarkedLost(remote, ref, oid string) error {
+	return &UnreachableError{Remote: remote, Err: fmt.Errorf("its %s named object %s, which it lost (its gc raced a push): nothing is decided there until a clone that holds the object pushes it back with a sync", ref, oid)}
+}
+
+// lostThereNow is the marks of the refs of remote that match, lost there
+// (mark → what it names), asked of the remote now. It is an error when
+// what the remote holds cannot be known at all: a heal of this clone's own
+// that deleted a matching ref there and has not yet marked it or pushed it
+// back (the remote shows nothing there, and a decision taking that for
+// "never held" would create the ref anew over a lost claim: found by the
+// simulation, seed 6045, a baton delivered twice), or a teammate's heal
+// half done.
+func lostThereNow(ctx context.Context, st refstore.Clone, remote string, match func(ref string) bool) (map[string]lostMark, error) {
+	notes, back := withHealNotes(st.Local(), nil)
+	for _, ref := range slices.Sorted(maps.Keys(notes)) {
+		if match(ref) && !back[ref] {
+			return nil, &UnreachableError{Remote: remote, Err: fmt.Errorf("its %s named object %s, which it lost (its gc raced a push), and this clone's heal of it is not finished: nothing is decided there until a sync finishes it", ref, notes[ref])}
+		}
 	}
 	ids, err := st.RemoteIDs(ctx, remote, lostSpec)
 	if err != nil {
-		return &UnreachableError{Remote: remote, Err: err}
+		return nil, &UnreachableError{Remote: remote, Err: err}
 	}
 	if observeClear(ctx, st.Local(), remote, ids).underway {
-		return errHealUnderway(remote)
+		return nil, errHealUnderway(remote)
 	}
-	for mark := range ids {
-		if r, oid, ok := parseMark(mark); ok && r == ref {
-			return &UnreachableError{Remote: remote, Err: fmt.Errorf("its %s named object %s, which it lost (its gc raced a push): nothing is decided there until a clone that holds the object pushes it back with a sync", ref, oid)}
-		}
-	}
-	return nil
+	lost := marked(ids)
+	maps.DeleteFunc(lost, func(_ string, m lostMark) bool { return !match(m.ref) })
+	return lost, nil
 }
 
 // staleLease reports a push refused only because the remote's ref was not
