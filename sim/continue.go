@@ -49,7 +49,10 @@ func (w *world) noteContinuation(b baton.Baton) {
 		return
 	}
 	switch {
-	case b.Deleted != nil && b.Deleted.Reason == "cancelled" && b.ClaimedBySession == b.Auto.Session:
+	// Withdrawn: cancelled, its claim by its own session taken off with it
+	// (restoreBaton), or left on (an older release's withdrawal). Born
+	// claimed, no one else can cancel it.
+	case b.Deleted != nil && b.Deleted.Reason == "cancelled" && (b.ClaimedBySession == b.Auto.Session || b.ClaimedBySession == ""):
 		w.cl.withdrawn[b.ID] = true
 		if w.led.delivered[b.ID] == b.Auto.Session {
 			delete(w.led.delivered, b.ID)

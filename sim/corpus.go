@@ -1007,4 +1007,66 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpStart, Arg: 0x186c5888, Faults: 0xf4131f4b7d929c94},
 		},
 	},
+	{
+		// A cancel died after the remote took its tombstone; a baton written
+		// after it took the ref, and the join dropped the tombstone (no work to
+		// keep) with no conflict. Not a defect of the workflow: the ledger took the
+		// baton for lost. A tombstone seen at the remote is now the team's word
+		// that the baton was deleted.
+		name: "a tombstone the remote took, then replaced by a newer baton", seed: 1796570082, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xd64eb511, Faults: 0xb2013b0354c94208},
+			{Clone: 0, Op: OpEnd, Arg: 0x52cf9cad, Faults: 0x13d98380e83a328c},
+			{Clone: 0, Op: OpStart, Arg: 0x3f3b4d7, Faults: 0x79a8b30a3ab53383},
+			{Clone: 1, Op: OpEnd, Arg: 0x3c533987, Faults: 0x55c1df4313292278},
+			{Clone: 2, Op: OpSync, Arg: 0xff8b22fc, Faults: 0x989f99e95f19abad},
+			{Clone: 1, Op: OpStart, Arg: 0x1802e386, Faults: 0x5a79bddaef14b3f7},
+			{Clone: 1, Op: OpEnd, Arg: 0xb7832771, Faults: 0x5527b293c4c4b708},
+			{Clone: 1, Op: OpEnd, Arg: 0xaaca2f2f, Faults: 0xaf6f15026c435b5f},
+			{Clone: 0, Op: OpEnd, Arg: 0x2590e25d, Faults: 0xdbc0a654fb97a31a},
+			{Clone: 0, Op: OpSync, Arg: 0x5db79d66, Faults: 0x18318cff988844f8},
+			{Clone: 2, Op: OpStart, Arg: 0x1b34a4b4, Faults: 0xa6722e5555b78adf},
+			{Clone: 0, Op: OpSync, Arg: 0x28e1c74d, Faults: 0x33a2f7944d3ab9ce},
+			{Clone: 1, Op: OpRetire, Arg: 0x4ec961a8, Faults: 0xb52e2169a29f8a2b},
+			{Clone: 0, Op: OpSync, Arg: 0x923abb02, Faults: 0xe0fda0f2f003bb9},
+			{Clone: 0, Op: OpEnd, Arg: 0xac993013, Faults: 0xd6769cf253d78ec5},
+			{Clone: 2, Op: OpEnd, Arg: 0x8c9af0ac, Faults: 0x4f9b2a575447cc18},
+			{Clone: 0, Op: OpStart, Arg: 0x9747fcc8, Faults: 0xd2dcb33ebb4b201b},
+			{Clone: 2, Op: OpStart, Arg: 0x9786b1a0, Faults: 0x39aec4b402e1fc},
+			{Clone: 2, Op: OpEnd, Arg: 0xff65ef6e, Faults: 0x33f142c21fd5e333},
+			{Clone: 2, Op: OpStart, Arg: 0xc913e49, Faults: 0x3bc1e9bf05b21593},
+			{Clone: 2, Op: OpEnd, Arg: 0xd96d2809, Faults: 0x63e6146bbd681d3a},
+			{Clone: 2, Op: OpRetire, Arg: 0x511be290, Faults: 0x2c65afbc705c6752},
+			{Clone: 2, Op: OpEnd, Arg: 0x2f9250f1, Faults: 0x99bb1ebf6a0c613b},
+			{Clone: 1, Op: OpStart, Arg: 0x7c90c871, Faults: 0xc7455f8118815490},
+			{Clone: 1, Op: OpEnd, Arg: 0xa17fdac8, Faults: 0xbb6d23d39beec5fc},
+			{Clone: 2, Op: OpEnd, Arg: 0x9031a9c0, Faults: 0x8fbbcf5ef49e3773},
+			{Clone: 2, Op: OpEnd, Arg: 0xddacb520, Faults: 0xd464f97bb6596b95},
+			{Clone: 1, Op: OpCancel, Arg: 0x2905ca42, Faults: 0x9915b71f203583ca},
+			{Clone: 2, Op: OpStart, Arg: 0x71d2b6a2, Faults: 0x9590ed2d85ca389},
+			{Clone: 1, Op: OpSync, Arg: 0x5c68058c, Faults: 0x8760870d890642a},
+			{Clone: 2, Op: OpEnd, Arg: 0xc3c7c693, Faults: 0x2f8448bb583121f7},
+			{Clone: 1, Op: OpEnd, Arg: 0x93605afb, Faults: 0x44a59ec6495961cc},
+			{Clone: 1, Op: OpCancel, Arg: 0xf0afd8c3, Faults: 0xfe525badb8ab573d},
+			{Clone: 2, Op: OpStart, Arg: 0xdadd7e60, Faults: 0xe7de59649e63b0fc},
+			{Clone: 2, Op: OpEnd, Arg: 0xbbabd4e9, Faults: 0xf54b90a678059953},
+			{Clone: 2, Op: OpSync, Arg: 0x261140ac, Faults: 0x29a4eb93eda412dc},
+		},
+	},
+	{
+		// A continuation that failed to start withdrew its automatic handoff
+		// (restoreBaton: cancelled, its claim taken off), and the ledger, which
+		// counted only a withdrawal still claimed by its own session, took the
+		// handoff for lost. Not a defect of the workflow: the ledger now counts
+		// both.
+		name: "a continuation's handoff withdrawn unclaimed", seed: 1796570094, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 1, Op: OpStart, Arg: 0x9f71cc62, Faults: 0x83673c2508a33be4},
+			{Clone: 0, Op: OpStart, Arg: 0xaf2ae1a3, Faults: 0xf46cfc844e06f0c4},
+			{Clone: 1, Op: OpSync, Arg: 0x59def2a4, Faults: 0x98b0c6211fba7096},
+			{Clone: 0, Op: OpSync, Arg: 0x80365051, Faults: 0xe3d6ddfad0f9dbb9},
+			{Clone: 1, Op: OpContinueRace, Arg: 0x7621f0ab, Faults: 0xacaa2bc22e43f0c8},
+			{Clone: 0, Op: OpContinueRace, Arg: 0x8f1d1b57, Faults: 0x28a857cd8ee12333},
+		},
+	},
 }

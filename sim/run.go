@@ -314,6 +314,15 @@ func (w *world) checkStep(ctx context.Context, i int) {
 					w.led.tombed[p.ID] = true
 				}
 			}
+			// A tombstone the remote took is the team's word that the
+			// baton was deleted, also when the command that wrote it
+			// died before saying so and a newer baton then took the ref
+			// (a tombstone is no work to keep: the join drops it for
+			// any baton written after, with no conflict; seed
+			// 1796570082).
+			if b.Deleted != nil && st == refstore.Records(w.origin) {
+				w.led.tombed[b.ID] = true
+			}
 			// A baton the remote holds deleted after it was delivered,
 			// or claimed after a deletion was reported.
 			if b.Deleted != nil {
