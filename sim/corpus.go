@@ -1069,4 +1069,19 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpContinueRace, Arg: 0x8f1d1b57, Faults: 0x28a857cd8ee12333},
 		},
 	},
+	{
+		// A person broke a lease; its holder, not dead after all, renewed it from
+		// its own clone ("fresh": nothing asked of the remote, by design of the
+		// per-tool-call guard) and the ledger counted it as holding again, beside
+		// the session that took the key after the break. Not a defect of the
+		// workflow: a break takes its holder for dead as to the key. The ledger
+		// keeps the broken versions and counts no belief in them.
+		name: "a broken holder's renewal answered by its own clone", seed: 1796570373, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 1, Op: OpLeaseTake, Arg: 0x2bb4cde3, Faults: 0xe067709924cdb734},
+			{Clone: 0, Op: OpLeaseBreak, Arg: 0xd5af9161, Faults: 0x96fdafd2203b98b8},
+			{Clone: 1, Op: OpLeaseRenew, Arg: 0x29752c76, Faults: 0xc5450d6e69f869cc},
+			{Clone: 2, Op: OpLeaseTake, Arg: 0x83927b9d, Faults: 0x1140a58f236160bc},
+		},
+	},
 }

@@ -34,20 +34,42 @@ func leaseSession(clone int) string { return fmt.Sprintf("ls-c%d", clone) }
 
 // leaseLedger is what each lease session was told it holds: the version
 // each successful take, renewal or handover returned, by key.
-type leaseLedger map[int]map[string]lease.Stored
+type leaseLedger struct {
+	held map[int]map[string]lease.Stored
+	// broken are the versions a person broke: their holder is taken for
+	// dead as to them, so a renewal answered from its own clone ("fresh",
+	// nothing asked of the remote) that returns one is no belief (found by
+	// the simulation, seed 1796570373: a broken holder counted as holding
+	// again, beside the session that took the key after the break).
+	broken map[string]bool
+}
+
+func newLeaseLedger() leaseLedger {
+	return leaseLedger{held: map[int]map[string]lease.Stored{}, broken: map[string]bool{}}
+}
 
 func (l leaseLedger) hold(clone int, outs []lease.Outcome) {
-	if l[clone] == nil {
-		l[clone] = map[string]lease.Stored{}
+	if l.held[clone] == nil {
+		l.held[clone] = map[string]lease.Stored{}
 	}
 	for _, o := range outs {
-		if o.Lease.Held() && o.Lease.Session == leaseSession(clone) {
-			l[clone][o.Key.String()] = o.Lease
+		if o.Lease.Held() && o.Lease.Session == leaseSession(clone) && !l.broken[o.Lease.OID] {
+			l.held[clone][o.Key.String()] = o.Lease
 		}
 	}
 }
 
-func (l leaseLedger) drop(clone int, key string) { delete(l[clone], key) }
+func (l leaseLedger) drop(clone int, key string) { delete(l.held[clone], key) }
+
+// breakAll drops every belief in key, its versions broken for good.
+func (l leaseLedger) breakAll(key string) {
+	for clone, held := range l.held {
+		if v, ok := held[key]; ok {
+			l.broken[v.OID] = true
+		}
+		l.drop(clone, key)
+	}
+}
 
 func pickKeys(arg uint32) []lease.Key {
 	k1, _ := lease.ParseKey(leaseKeys[int(arg)%len(leaseKeys)])
@@ -94,9 +116,7 @@ func (w *world) callLease(ctx context.Context, c *faulty, s Step, clock handoff.
 		// holds the key is taken for dead as to it from the moment the
 		// person decides, whether or not the break is heard to land (a
 		// real person breaks only a dead holder's lease).
-		for i := range w.clones {
-			w.leases.drop(i, keys[0].String())
-		}
+		w.leases.breakAll(keys[0].String())
 		res, err = lease.Break(ctx, c, b, keys[0], "sim person", "holder gone", lc)
 	case OpLeaseExpire:
 		var snap lease.Snapshot
@@ -140,7 +160,7 @@ func (w *world) checkLeases(i int) {
 		l     lease.Stored
 	}
 	var bs []belief
-	for clone, held := range w.leases {
+	for clone, held := range w.leases.held {
 		// The clone's clock now: its readings during the step were a
 		// millisecond apart from the step's time (world.clock).
 		now := w.now.Add(w.skew[clone]).Add(time.Second)

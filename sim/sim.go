@@ -328,7 +328,7 @@ func Run(ctx context.Context, cfg Config, steps []Step) *Report {
 		now:    time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
 		tick:   7 * time.Minute,
 		led:    newLedger(),
-		leases: leaseLedger{},
+		leases: newLeaseLedger(),
 		cl:     newContLedger(),
 		wl:     newWideLedger(),
 		log:    newLog(cfg.Log),
