@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +107,45 @@ func TestNothingDecidedWhileAHealIsHalfDone(t *testing.T) {
 	}
 	if res := syncAt(t, b, 1); len(res.Pushed) == 0 {
 		t.Fatalf("sync once the heal finished pushed nothing: %+v", res)
+	}
+}
+
+// The remote lost an archive month, and a sync deleted it there and
+// marked it lost: a decision read against the remote's archive reads the
+// month from a clone that holds it, and from one that does not is
+// unreachable, naming the month — not "never retired there", which took a
+// claimed baton for one never decided and delivered it twice (found by the
+// simulation, seed 1796565202). Real git, a real bare remote.
+func TestArchiveReadsAMonthMarkedLost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	// A month's tree that only b holds, marked lost at the remote.
+	mkTree := func(dir string) string {
+		t.Helper()
+		cmd := exec.Command("git", "mktree")
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader("100644 blob " + strings.TrimSpace(git(t, dir, "hash-object", "-w", "/dev/null")) + "\tb-lost.json\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	month := mkTree(b.Dir())
+	empty := strings.TrimSpace(git(t, tm.remote, "hash-object", "-w", "/dev/null"))
+	git(t, tm.remote, "update-ref", markRef(refstore.ArchivePrefix+"2026-03", month), empty)
+
+	_, err := remoteArchive(ctx, a, "origin")
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), refstore.ArchivePrefix+"2026-03") || !strings.Contains(err.Error(), month) {
+		t.Fatalf("a's view of the archive with a month it lacks marked lost: %v, want unreachable, naming the month and its object", err)
+	}
+	av, err := remoteArchive(ctx, b, "origin")
+	if err != nil || !slices.Contains(av.trees, month) {
+		t.Fatalf("b's view of the archive with a month it holds marked lost: %v %v, want the month read from b", av.trees, err)
 	}
 }
