@@ -149,6 +149,28 @@ func pendingClaims(st refstore.Writer) []*pendingClaim {
 	return out
 }
 
+// UnsettledClaims maps the ref of each baton with a claim noted here and
+// not yet settled to the waiting version that claim started from. The
+// claim may have won at the remote, and the baton been retired there
+// since: a sync pushing that version to a ref the remote no longer holds
+// would bring the baton back to life (found by the simulation, seed
+// 1796570701: a start died after its claim landed, the claimed baton was
+// retired, a sync of the crashed clone pushed it back waiting, a teammate
+// cancelled it, and the next start here delivered it cancelled).
+func UnsettledClaims(st refstore.Writer) map[string]string {
+	var out map[string]string
+	for _, p := range pendingClaims(st) {
+		if p.Ref == "" || p.Old == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[p.Ref] = p.Old
+	}
+	return out
+}
+
 // alive reports whether the process that last handled p may still be
 // running. A note from another host cannot be checked and counts as alive.
 func (p *pendingClaim) alive() bool {

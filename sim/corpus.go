@@ -1084,4 +1084,23 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpLeaseTake, Arg: 0x83927b9d, Faults: 0x1140a58f236160bc},
 		},
 	},
+	{
+		// A start died after its claim landed; the claimed baton was retired and
+		// the remote's gc lost the archive month filing it. A sync of the crashed
+		// clone pushed the baton back waiting (the copy it held, to a ref the
+		// remote no longer held), a teammate cancelled it, and the next start here
+		// settled the claim and delivered it cancelled. A sync now holds back the
+		// waiting version an unsettled claim made here started from
+		// (handoff.UnsettledClaims) until a start settles the claim.
+		name: "a crashed start's baton pushed back waiting by its own clone's sync", seed: 1796570701, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpRetire, Arg: 0xdd80e1fe, Faults: 0x4898433c6ca73ed6},
+			{Clone: 2, Op: OpEnd, Arg: 0x5eedb3c2, Faults: 0x4b0e736609405b81},
+			{Clone: 2, Op: OpStart, Arg: 0xe2e5f35, Faults: 0xad3148d6d92e7b64},
+			{Clone: 1, Op: OpSync, Arg: 0x74f6a152, Faults: 0x866a968c2ac9d497},
+			{Clone: 2, Op: OpSync, Arg: 0x5aacd02f, Faults: 0x45fa3c40c52530fd},
+			{Clone: 0, Op: OpSync, Arg: 0x9b4415, Faults: 0x5ddaef53c7ce9b9},
+			{Clone: 0, Op: OpCancel, Arg: 0xcb038d83, Faults: 0x9152582d7d76c25d},
+		},
+	},
 }

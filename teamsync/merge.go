@@ -147,6 +147,7 @@ type decision struct {
 	conflict      bool     // the two could not be ordered; a tie-break chose
 	collected     bool
 	withheld      bool // the remote dropped it since it was seen there: not pushed back (seen.go)
+	unsettled     bool // a claim made here of the waiting baton it would push is not settled: not pushed (holdUnsettled)
 	// retired is where a record retention removed goes (retire.go); nil
 	// for a key that stays, or goes without retiring.
 	retired *retirement
@@ -183,7 +184,7 @@ func (d *decision) lost() *version {
 
 func (d *decision) localChange() bool { return oidOf(d.winner) != oidOf(d.local) }
 func (d *decision) remoteChange() bool {
-	return !d.withheld && oidOf(d.winner) != oidOf(d.remote)
+	return !d.withheld && !d.unsettled && oidOf(d.winner) != oidOf(d.remote)
 }
 
 func oidOf(v *version) string {

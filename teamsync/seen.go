@@ -109,6 +109,24 @@ func withhold(ds []decision, seen map[string]string) {
 	}
 }
 
+// holdUnsettled marks the decisions that would push, to a ref the remote
+// does not hold, the waiting version a claim made here started from while
+// that claim is unsettled (unsettled: ref → that version,
+// handoff.UnsettledClaims): the claim may have won there and the baton
+// been retired since. They wait here until a start settles the claim, and
+// say so.
+func holdUnsettled(ds []decision, unsettled map[string]string) []string {
+	var notes []string
+	for i := range ds {
+		d := &ds[i]
+		if d.local != nil && d.remote == nil && d.winner == d.local && unsettled[d.ref] == d.local.oid {
+			d.unsettled = true
+			notes = append(notes, fmt.Sprintf("%s not pushed: a claim of it made here is not settled (its start died or could not record it); the next start here settles it", d.ref))
+		}
+	}
+	return notes
+}
+
 // seenAfter is what remote holds once a sync that decided ds has pushed:
 // every winner, the keys both sides held alike (settled), the withheld
 // records (so they stay withheld), and for the keys this sync could not
@@ -127,6 +145,7 @@ func seenAfter(old map[string]string, ds []decision, settled, unread map[string]
 		switch {
 		case d.withheld:
 			seen[d.ref] = d.local.oid
+		case d.unsettled: // not pushed: the remote holds nothing there
 		case d.winner != nil:
 			seen[d.ref] = d.winner.oid
 		}
