@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -29,6 +30,101 @@ type Trees interface {
 }
 
 var _ Trees = (*Store)(nil)
+
+// PartTrees is a store whose trees can reach objects it lacks: a tree
+// written while a git gc --prune=now ran (git's documented race of
+// --prune=now with writers) can keep its top and lose the subtrees written
+// with it, and then every read of it fails, and so does every git gc of
+// the repository ("bad tree object"). *Store is one; package memstore
+// loses no object of a clone.
+type PartTrees interface {
+	// Missing lists the objects trees reach that the repository lacks.
+	Missing(ctx context.Context, trees ...string) ([]string, error)
+	// ReadableTree lists the blobs of tree that can still be read, in
+	// path order, and the objects it reaches that the repository lacks.
+	ReadableTree(ctx context.Context, tree string) (entries []TreeEntry, missing []string, err error)
+	// ForgetReflog drops every entry of ref's reflog: an entry naming a
+	// damaged tree keeps git gc from repacking as the ref itself does.
+	ForgetReflog(ctx context.Context, ref string) error
+}
+
+var _ PartTrees = (*Store)(nil)
+
+// Missing asks git for every object trees reach, in one walk, the missing
+// ones printed, not fatal (rev-list --objects --missing=print).
+func (s *Store) Missing(ctx context.Context, trees ...string) ([]string, error) {
+	if len(trees) == 0 {
+		return nil, nil
+	}
+	out, err := s.gitWith(ctx, nil, nil, append([]string{"rev-list", "--objects", "--missing=print"}, trees...)...)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if oid, ok := strings.CutPrefix(line, "?"); ok {
+			missing = append(missing, oid)
+		}
+	}
+	return missing, nil
+}
+
+// ReadableTree asks git for every object tree reaches, the missing ones
+// printed, not fatal (rev-list --objects --missing=print), and for the
+// types of those it has (cat-file --batch-check).
+func (s *Store) ReadableTree(ctx context.Context, tree string) ([]TreeEntry, []string, error) {
+	out, err := s.gitWith(ctx, nil, nil, "rev-list", "--objects", "--missing=print", tree)
+	if err != nil {
+		return nil, nil, err
+	}
+	var missing []string
+	paths := map[string][]string{} // oid -> the paths it is at
+	var ids bytes.Buffer
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if line == "" {
+			continue
+		}
+		if oid, ok := strings.CutPrefix(line, "?"); ok {
+			missing = append(missing, oid)
+			continue
+		}
+		// "<oid> <path>"; the tree itself has no path. Archive paths
+		// are encoded components: no newline, never quoted.
+		oid, p, _ := strings.Cut(line, " ")
+		if p == "" {
+			continue
+		}
+		if _, seen := paths[oid]; !seen {
+			ids.WriteString(oid + "\n")
+		}
+		paths[oid] = append(paths[oid], p)
+	}
+	if ids.Len() == 0 {
+		return nil, missing, nil
+	}
+	out, err = s.gitWith(ctx, nil, ids.Bytes(), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, nil, err
+	}
+	var entries []TreeEntry
+	for line := range strings.SplitSeq(string(out), "\n") {
+		oid, typ, _ := strings.Cut(line, " ")
+		if typ != "blob" {
+			continue
+		}
+		for _, p := range paths[oid] {
+			entries = append(entries, TreeEntry{Path: p, OID: oid})
+		}
+	}
+	slices.SortFunc(entries, func(a, b TreeEntry) int { return strings.Compare(a.Path, b.Path) })
+	return entries, missing, nil
+}
+
+// ForgetReflog expires every entry of ref's reflog (git reflog expire).
+func (s *Store) ForgetReflog(ctx context.Context, ref string) error {
+	_, err := s.gitWith(ctx, nil, nil, "reflog", "expire", "--expire=now", "--expire-unreachable=now", ref)
+	return err
+}
 
 // BuildTree writes the tree through git on an index file of its own:
 // read-tree, update-index --index-info, write-tree. The index lives in a
@@ -70,6 +166,11 @@ func (s *Store) ListTree(ctx context.Context, tree, dir string) ([]TreeEntry, er
 	}
 	out, err := s.gitWith(ctx, nil, nil, args...)
 	if err != nil {
+		// A tree whose subtrees a git gc --prune=now removed is named as
+		// such (ErrMissingObject), for the caller that can mend it.
+		if missing, e := s.Missing(ctx, tree); e == nil && len(missing) > 0 {
+			return nil, fmt.Errorf("%w: tree %s reaches %d objects this repository lacks (%s first), removed by a git gc --prune=now while it was written: %v", ErrMissingObject, tree, len(missing), missing[0], err)
+		}
 		return nil, err
 	}
 	var entries []TreeEntry

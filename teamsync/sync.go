@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -173,6 +174,14 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 		return res, err
 	}
 	var lastErr error
+	// A retirement, due now and then, looks first for damage a git gc
+	// --prune=now did to the archive (mendArchive): found otherwise only
+	// when a sync reads the month, while every git gc of the clone fails.
+	mended := false
+	if opts.Retire && !opts.DryRun {
+		mended = true
+		s.fetchNotes = append(s.fetchNotes, s.mendArchive(ctx)...)
+	}
 	for attempt := 1; attempt <= s.attempts; attempt++ {
 		res.Attempts = attempt
 		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings, res.Retired = nil, nil, nil, nil, nil, 0
@@ -182,6 +191,18 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 		}
 		s.leaveUnhealed(ids)
 		j, err := s.join(ctx, ids)
+		if errors.Is(err, refstore.ErrMissingObject) && !mended {
+			// A month of the archive here, or a copy of the remote's,
+			// damaged by a git gc --prune=now: put right, then this
+			// attempt again (found by the soak: every sync of that clone
+			// failed, and every git gc of it).
+			mended = true
+			if notes := s.mendArchive(ctx); len(notes) > 0 {
+				s.fetchNotes = append(s.fetchNotes, notes...)
+				attempt--
+				continue
+			}
+		}
 		if err != nil {
 			return res, err
 		}
@@ -407,6 +428,21 @@ type writes struct {
 	// unbind are the local sessions the join ends or retires: a worktree
 	// still bound to one is unbound before they change (unbind.go).
 	unbind []unbinding
+}
+
+// mendArchive puts right the months of the archive, here and the
+// remote's copies, whose trees reach objects this clone lacks
+// (archive.Mend), and says what it did.
+func (s *syncRun) mendArchive(ctx context.Context) []string {
+	var notes []string
+	for _, prefix := range []string{refstore.ArchivePrefix, archiveCopies(s.tp)} {
+		n, err := archive.Mend(ctx, s.st, prefix)
+		notes = append(notes, n...)
+		if err != nil {
+			notes = append(notes, err.Error())
+		}
+	}
+	return notes
 }
 
 // changes turns the join into the updates to make, here and at the

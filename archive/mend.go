@@ -1,0 +1,73 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// Mend puts right the months under prefix whose trees reach objects the
+// repository lacks: a month written while a git gc --prune=now ran (git's
+// documented race of --prune=now with writers) can keep its top tree and
+// lose the subtrees written with it, and then every sync of this clone
+// fails reading it, and every git gc of the repository fails repacking it.
+// A month of this clone's own (prefix refstore.ArchivePrefix) is rebuilt
+// from the records still readable in it (none: the ref goes), and sync
+// then joins the remote's copy of it in as ever; a copy of a remote's
+// month is deleted, and the next fetch brings it whole. Either way the
+// ref's reflog goes too: an entry naming the damaged tree stops git gc as
+// the ref did. It returns a note per month put right, for the user: the
+// records only the missing part held are gone from this clone.
+func Mend(ctx context.Context, st Store, prefix string) ([]string, error) {
+	pt, ok := st.(refstore.PartTrees)
+	if !ok {
+		return nil, nil
+	}
+	ids, err := st.RefIDs(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	// One walk of them all first: most often nothing is amiss.
+	trees := make([]string, len(ids))
+	for i, id := range ids {
+		trees[i] = id.OID
+	}
+	if missing, err := pt.Missing(ctx, trees...); err != nil || len(missing) == 0 {
+		return nil, err
+	}
+	var notes []string
+	for _, id := range ids {
+		entries, missing, err := pt.ReadableTree(ctx, id.OID)
+		if err != nil {
+			return notes, fmt.Errorf("reading %s: %w", id.Ref, err)
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		tree := ""
+		if prefix == refstore.ArchivePrefix && len(entries) > 0 {
+			if tree, err = st.BuildTree(ctx, "", entries); err != nil {
+				return notes, fmt.Errorf("rebuilding %s: %w", id.Ref, err)
+			}
+		}
+		if err := st.Apply(ctx, "handoff: mend "+id.Ref+" (a git gc --prune=now removed part of it)", refstore.Update{Ref: id.Ref, New: tree, Old: id.OID}); err != nil {
+			return notes, fmt.Errorf("mending %s: %w", id.Ref, err)
+		}
+		// A ref deleted took its reflog with it.
+		if tree != "" {
+			if err := pt.ForgetReflog(ctx, id.Ref); err != nil {
+				return notes, fmt.Errorf("mending %s: %w", id.Ref, err)
+			}
+		}
+		switch {
+		case tree == "" && prefix == refstore.ArchivePrefix:
+			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was written), and nothing in it could be read: deleted; any record only it held is gone from this clone's archive, unless the remote's copy of the month holds it", id.Ref, len(missing)))
+		case prefix != refstore.ArchivePrefix:
+			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was fetched): deleted; the next fetch brings the month whole", id.Ref, len(missing)))
+		default:
+			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was written): rebuilt from the %d records still readable in it; any record only the lost part held is gone from this clone's archive, unless the remote's copy of the month holds it", id.Ref, len(missing), len(entries)))
+		}
+	}
+	return notes, nil
+}

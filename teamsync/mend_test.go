@@ -1,0 +1,99 @@
+package teamsync
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// A git gc --prune=now in a clone raced the sync that wrote a month of its
+// archive (git's documented race of --prune=now with writers): the month's
+// tree is there, a subtree written with it is not. Every sync of that
+// clone that read the month failed, and every git gc of it failed
+// repacking it (found by the soak). A sync that reads the month, and a
+// retiring sync whether or not it reads it, put the month right — rebuilt
+// from what is readable, the remote's copy joined in — say so, and go on;
+// git gc and git fsck pass again. Real git, a real bare remote.
+func TestSyncMendsAMonthAGCPruneDamaged(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	left := end(t, a, 0, "the next step")
+	if _, err := claim(a, "s-a", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	retireAt(t, a, 2)
+	month := archive.Ref(archive.Month(at(1)))
+	p, err := archive.BatonPath(left.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// damage points the month here at its tree with the handoffs subtree
+	// replaced by one the repository lacks: what gc --prune=now leaves.
+	damage := func() {
+		t.Helper()
+		var entries []string
+		for line := range strings.SplitSeq(strings.TrimSpace(git(t, a.Dir(), "cat-file", "-p", month)), "\n") {
+			if strings.HasSuffix(line, "\t"+archive.HandoffsDir) {
+				gone := strings.TrimSpace(gitIn(t, a.Dir(), "no such tree "+line, "hash-object", "--stdin"))
+				line = "040000 tree " + gone + "\t" + archive.HandoffsDir
+			}
+			entries = append(entries, line)
+		}
+		broken := strings.TrimSpace(gitIn(t, a.Dir(), strings.Join(entries, "\n")+"\n", "mktree", "--missing"))
+		git(t, a.Dir(), "update-ref", month, broken)
+		gc := exec.Command("git", "gc", "--quiet")
+		gc.Dir = a.Dir()
+		if out, err := gc.CombinedOutput(); err == nil {
+			t.Fatalf("git gc passed with the month damaged (%s): the test damaged nothing", out)
+		}
+	}
+	mended := func(res Result, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("sync with a damaged month: %v", err)
+		}
+		if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, month+" named a tree reaching") {
+			t.Fatalf("sync warned %q, want the month put right named", res.Warnings)
+		}
+		git(t, a.Dir(), "gc", "--quiet")
+		if out := git(t, a.Dir(), "fsck", "--no-dangling"); strings.Contains(out, "missing") || strings.Contains(out, "broken") {
+			t.Fatalf("git fsck after the mend: %s", out)
+		}
+		if _, err := a.ReadPath(ctx, month, p); err != nil {
+			t.Fatalf("the claimed baton is not back in the month from the remote's copy: %v", err)
+		}
+	}
+
+	// A sync that reads the month: a new baton here is weighed against
+	// the archive's floors of its ref.
+	damage()
+	end(t, a, 3, "the step after")
+	mended(Sync(ctx, a, Options{Remote: "origin", Now: at(4), Retention: DefaultRetention}))
+
+	// A retiring sync with nothing to read there.
+	damage()
+	mended(Sync(ctx, a, Options{Remote: "origin", Now: at(5), Retention: DefaultRetention, Retire: true}))
+	if _, err := refstore.ResolveID(ctx, a, month); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gitIn runs git in dir with stdin.
+func gitIn(t *testing.T, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return string(out)
+}
