@@ -171,6 +171,34 @@ func UnsettledClaims(st refstore.Writer) map[string]string {
 	return out
 }
 
+// UnsettledClaimError refuses to write a baton's tombstone where the
+// remote holds no version of it while a claim of it made in this clone is
+// unsettled: that claim's push, which created the ref there (leased on
+// "absent"), may land yet, and once the tombstone retired the ref is
+// absent again, so the claim would land on it and deliver a baton reported
+// deleted (found by the simulation, seed 1796562072535163498: a start's
+// claim push had no answer, a cancel here then won and a teammate's sync
+// retired the tombstone, the claim landed, and the next start delivered
+// the cancelled baton). Where the remote holds a version, a claim leased
+// on it cannot land once the tombstone has. A start, or a claim, settles
+// the claim.
+type UnsettledClaimError struct{ ID, Session string }
+
+func (e *UnsettledClaimError) Error() string {
+	return fmt.Sprintf("baton %s has a claim made here by session %s that is not settled yet (its start died, or its push got no answer, and it may still land): run `git handoff start` (or `claim`) to settle it first", e.ID, e.Session)
+}
+
+// UnsettledClaim is an *UnsettledClaimError when a claim of baton id made
+// in this clone is unsettled.
+func UnsettledClaim(st refstore.Writer, id string) error {
+	for _, p := range pendingClaims(st) {
+		if p.Baton == id {
+			return &UnsettledClaimError{ID: id, Session: p.Session}
+		}
+	}
+	return nil
+}
+
 // alive reports whether the process that last handled p may still be
 // running. A note from another host cannot be checked and counts as alive.
 func (p *pendingClaim) alive() bool {

@@ -1103,4 +1103,20 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpCancel, Arg: 0xcb038d83, Faults: 0x9152582d7d76c25d},
 		},
 	},
+	{
+		// A start's claim push got no answer (its note kept: the outcome unknown);
+		// a cancel here then won at the remote and a teammate's sync retired the
+		// tombstone; the claim landed late on the emptied ref, its lease "absent"
+		// holding again, and the next start delivered the cancelled baton. A
+		// tombstone that would create the ref at the remote is now refused while
+		// a claim of the baton made here is unsettled (handoff.UnsettledClaimError,
+		// checked in the arbiter's weigh): a start settles the claim first.
+		name: "a cancel while this clone's claim of the baton was unsettled", seed: 1796562072535163498, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x900ec6e4, Faults: 0xff8f43c8a7966082},
+			{Clone: 0, Op: OpStart, Arg: 0xb05416c7, Faults: 0xec768c2d33c7cdc2},
+			{Clone: 0, Op: OpCancel, Arg: 0x2a3c652b, Faults: 0x34fee1490c7e8893},
+			{Clone: 2, Op: OpSync, Arg: 0x97c5d98f, Faults: 0xf3be2958c53aedeb},
+		},
+	},
 }

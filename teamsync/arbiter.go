@@ -167,6 +167,9 @@ func weigh(ctx context.Context, st refstore.Clone, remote, tracking string, up r
 		if up.Old != "" {
 			err = retiredAt(ctx, st, remote, up, recOf[baton.Baton](ours).ID)
 		}
+		if b := recOf[baton.Baton](ours); err == nil && b.Deleted != nil {
+			err = handoff.UnsettledClaim(st, b.ID)
+		}
 		return nil, false, false, err
 	}
 	if theirs.oid == up.New {

@@ -712,3 +712,42 @@ func TestPromiseSkippedRecordNoticedOnce(t *testing.T) {
 		t.Errorf("sync names the malformed record %d times on stderr, want once:\n%s", n, stderr)
 	}
 }
+
+// TestCancelWaitsForAnUnsettledClaim: a start's claim of a baton the
+// remote never had (its push creates the ref there) was killed while the
+// remote held the push: its note says the outcome is not known here. A
+// cancel, and a dismissal, of that baton in this clone are refused until a
+// start settles the claim, saying so: had the claim's push landed after a
+// cancel won and a teammate's sync retired the tombstone, it would have
+// found the ref absent again and delivered a cancelled baton (found by the
+// simulation, seed 1796562072535163498). The next start settles the claim
+// and delivers the baton.
+func TestCancelWaitsForAnUnsettledClaim(t *testing.T) {
+	c := newCLI(t)
+	tm := newTeam(c, "a")
+	a := tm.clones["a"]
+	x := tm.end("a", "the step X")
+	flag := filepath.Join(tm.dir, "hook-began")
+	tm.preReceive(stallHook(flag, 3, 1))
+	p := tm.c.spawn(a, nil, "start", "--session", "s1")
+	waitFile(t, flag, p)
+	p.kill()
+	p.wait(t)
+	tm.preReceive("")
+	if len(pendingNotes(t, a)) == 0 {
+		t.Fatalf("the killed start left no pending note: the kill came before the claim was noted")
+	}
+	for _, args := range [][]string{{"cancel"}, {"dismiss", x}} {
+		_, stderr, code := c.run(a, nil, append([]string{"handoff"}, args...)...)
+		if code == 0 || !strings.Contains(stderr, "not settled yet") || !strings.Contains(stderr, "s1") {
+			t.Fatalf("%s with the claim unsettled: exit %d, %s; want it refused, naming the claim", args[0], code, stderr)
+		}
+	}
+	if _, _, code := c.run(tm.remote, nil, "rev-parse", "-q", "--verify", batonRef); code == 0 {
+		t.Fatalf("the remote took a version of the baton while the claim was unsettled")
+	}
+	got := tm.start("a", "--session", "s2")
+	if !got.delivered(x) {
+		t.Fatalf("start after the refusals did not deliver X (%s): %+v", x, got.Notices)
+	}
+}
