@@ -1119,4 +1119,17 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpSync, Arg: 0x97c5d98f, Faults: 0xf3be2958c53aedeb},
 		},
 	},
+	{
+		// A replace died after its replacement session had claimed the baton
+		// waiting for it and recorded the claim: the session holds it, as after a
+		// start that died so, and a relaunch of it is offered the baton. Not a
+		// defect of the workflow: the ledger counted only starts that died. It
+		// counts the replacement session of a replace that died too.
+		name: "a replace that died after its new session claimed the baton", seed: 1796571013, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 0, Op: OpStart, Arg: 0x3a94a32a, Faults: 0x4a141f748b01b74c},
+			{Clone: 0, Op: OpEnd, Arg: 0x8881cc29, Faults: 0xc228cf0586233d8e},
+			{Clone: 0, Op: OpReplace, Arg: 0x1270d7e0, Faults: 0x6506fdc655f2e44f},
+		},
+	},
 }

@@ -109,8 +109,13 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(crash); ok {
-				if s.Op == OpStart {
+				switch s.Op {
+				case OpStart:
 					w.led.crashed[sessionOf(s.Clone, w.step)] = true
+				case OpReplace:
+					// The replacement session, which claims what waits
+					// for it as a start does (seed 1796571013).
+					w.led.crashed[replacementOf(s.Clone, w.step)] = true
 				}
 				if w.claimer != "" {
 					w.led.crashed[w.claimer] = true
@@ -215,6 +220,9 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 }
 
 func sessionOf(clone, step int) string { return fmt.Sprintf("s-c%d-%d", clone, step) }
+
+// replacementOf is the session a replace at clone and step starts.
+func replacementOf(clone, step int) string { return fmt.Sprintf("r-c%d-%d", clone, step) }
 
 func (w *world) deleted(id, how string) {
 	if s, ok := w.led.delivered[id]; ok {

@@ -217,7 +217,7 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 		if old == "" {
 			return "nothing"
 		}
-		nid := fmt.Sprintf("r-c%d-%d", s.Clone, w.step)
+		nid := replacementOf(s.Clone, w.step)
 		claimPR := s.Arg%4 == 1
 		res, err := handoff.SessionReplace(ctx, c, handoff.SessionReplaceOptions{
 			ReplaceOptions: session.ReplaceOptions{OldID: old, NewID: nid, Reason: "sim"},
