@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,14 +125,8 @@ func TestArchiveReadsAMonthMarkedLost(t *testing.T) {
 	// A month's tree that only b holds, marked lost at the remote.
 	mkTree := func(dir string) string {
 		t.Helper()
-		cmd := exec.Command("git", "mktree")
-		cmd.Dir = dir
-		cmd.Stdin = strings.NewReader("100644 blob " + strings.TrimSpace(git(t, dir, "hash-object", "-w", "/dev/null")) + "\tb-lost.json\n")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(string(out))
+		empty := strings.TrimSpace(git(t, dir, "hash-object", "-w", "/dev/null"))
+		return strings.TrimSpace(gitIn(t, dir, "100644 blob "+empty+"\tb-lost.json\n", "mktree"))
 	}
 	month := mkTree(b.Dir())
 	empty := strings.TrimSpace(git(t, tm.remote, "hash-object", "-w", "/dev/null"))
