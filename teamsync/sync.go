@@ -410,7 +410,7 @@ func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
 		return joined{}, err
 	}
 	withhold(p.decisions, s.seen)
-	s.fetchNotes = append(s.fetchNotes, holdUnsettled(p.decisions, handoff.UnsettledClaims(s.st))...)
+	p.warns = append(p.warns, holdUnsettled(p.decisions, handoff.UnsettledClaims(s.st))...)
 	return joined{planned: p, arch: arch, archConflicts: archConflicts}, nil
 }
 
