@@ -610,10 +610,11 @@ func markedLost(ctx context.Context, st refstore.Clone, remote, ref string) erro
 	if err != nil {
 		return err
 	}
-	for _, m := range lost {
-		return errMarkedLost(remote, m.ref, m.oid)
+	if len(lost) == 0 {
+		return nil
 	}
-	return nil
+	m := lost[slices.Min(slices.Collect(maps.Keys(lost)))] // the same one each time: the simulation replays by its words
+	return errMarkedLost(remote, m.ref, m.oid)
 }
 
 func errMarkedLost(remote, ref, oid string) error {
