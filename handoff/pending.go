@@ -314,10 +314,10 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 				b, won = c, true
 			}
 		}
-		if !won && held != n.Old {
+		if !won && held != n.Old && held != "" {
 			// Lost, cancelled or replaced: nothing of ours to deliver,
 			// and a push still in flight cannot land (its lease names
-			// n.Old).
+			// n.Old, or "absent" where the remote holds something now).
 			dropPending(ctx, st, n)
 			continue
 		}
@@ -325,7 +325,11 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 			continue // another process took it first
 		}
 		if !won {
-			// The arbiter still holds the baton unclaimed. The push may
+			// The arbiter still holds the baton unclaimed, or holds
+			// nothing there: a claim of a baton it never had creates the
+			// ref, leased on "absent", which holds still (found by the
+			// simulation, seed 1796576616: the note dropped, the claim
+			// landed late, and nobody received the baton). The push may
 			// still be on its way (a killed git-handoff leaves its git
 			// push running), so the note cannot be dropped: finish the
 			// claim instead. Whichever of the two pushes lands, the

@@ -1132,4 +1132,19 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpReplace, Arg: 0x1270d7e0, Faults: 0x6506fdc655f2e44f},
 		},
 	},
+	{
+		// A start's claim of a baton the remote never had got no answer; the next
+		// start settled the note, found nothing at the remote, and dropped it, but
+		// the claim's push (leased on "absent", which still held) landed late: the
+		// baton claimed by a session nobody was told had it. A note whose baton the
+		// remote holds nothing of is now finished (the claim pushed again), as one
+		// whose baton the remote holds unclaimed was.
+		name: "a claim settled while its create was on its way", seed: 1796576616, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xb01f00ef, Faults: 0x6e8c9ec7cdd80230},
+			{Clone: 2, Op: OpStart, Arg: 0xaa5eb2f9, Faults: 0x5f425971bbd8bf91},
+			{Clone: 2, Op: OpStart, Arg: 0x1ab11f87, Faults: 0x7fe53e4e1c40109c},
+			{Clone: 2, Op: OpSync, Arg: 0x416489cf, Faults: 0xac0db069e46bc9ca},
+		},
+	},
 }
