@@ -184,6 +184,10 @@ func UnsettledClaims(st refstore.Writer) map[string]string {
 // the claim.
 type UnsettledClaimError struct{ ID, Session string }
 
+// Unwrap makes it a conflict (exit 5): the claim in progress rules the
+// deletion out for now.
+func (e *UnsettledClaimError) Unwrap() error { return refstore.ErrConflict }
+
 func (e *UnsettledClaimError) Error() string {
 	return fmt.Sprintf("baton %s has a claim made here by session %s that is not settled yet (its start died, or its push got no answer, and it may still land): run `git handoff start` (or `claim`) to settle it first", e.ID, e.Session)
 }

@@ -739,8 +739,8 @@ func TestCancelWaitsForAnUnsettledClaim(t *testing.T) {
 	}
 	for _, args := range [][]string{{"cancel"}, {"dismiss", x}} {
 		_, stderr, code := c.run(a, nil, append([]string{"handoff"}, args...)...)
-		if code == 0 || !strings.Contains(stderr, "not settled yet") || !strings.Contains(stderr, "s1") {
-			t.Fatalf("%s with the claim unsettled: exit %d, %s; want it refused, naming the claim", args[0], code, stderr)
+		if code != 5 || !strings.Contains(stderr, "not settled yet") || !strings.Contains(stderr, "s1") {
+			t.Fatalf("%s with the claim unsettled: exit %d, %s; want it refused as a conflict (5), naming the claim", args[0], code, stderr)
 		}
 	}
 	if _, _, code := c.run(tm.remote, nil, "rev-parse", "-q", "--verify", batonRef); code == 0 {
