@@ -50,59 +50,23 @@ type PartTrees interface {
 
 var _ PartTrees = (*Store)(nil)
 
-// Missing asks git for every object trees reach, in one walk, the missing
-// ones printed, not fatal (rev-list --objects --missing=print).
+// Missing lists the objects trees reach that the repository lacks.
 func (s *Store) Missing(ctx context.Context, trees ...string) ([]string, error) {
 	if len(trees) == 0 {
 		return nil, nil
 	}
-	out, err := s.gitWith(ctx, nil, nil, append([]string{"rev-list", "--objects", "--missing=print"}, trees...)...)
-	if err != nil {
-		return nil, err
-	}
-	var missing []string
-	for line := range strings.SplitSeq(string(out), "\n") {
-		if oid, ok := strings.CutPrefix(line, "?"); ok {
-			missing = append(missing, oid)
-		}
-	}
-	return missing, nil
+	_, _, missing, err := s.reached(ctx, trees...)
+	return missing, err
 }
 
-// ReadableTree asks git for every object tree reaches, the missing ones
-// printed, not fatal (rev-list --objects --missing=print), and for the
-// types of those it has (cat-file --batch-check).
+// ReadableTree adds to what reached finds the types of the objects it has
+// (cat-file --batch-check), to keep the blobs.
 func (s *Store) ReadableTree(ctx context.Context, tree string) ([]TreeEntry, []string, error) {
-	out, err := s.gitWith(ctx, nil, nil, "rev-list", "--objects", "--missing=print", tree)
-	if err != nil {
-		return nil, nil, err
+	ids, paths, missing, err := s.reached(ctx, tree)
+	if err != nil || len(ids) == 0 {
+		return nil, missing, err
 	}
-	var missing []string
-	paths := map[string][]string{} // oid -> the paths it is at
-	var ids bytes.Buffer
-	for line := range strings.SplitSeq(string(out), "\n") {
-		if line == "" {
-			continue
-		}
-		if oid, ok := strings.CutPrefix(line, "?"); ok {
-			missing = append(missing, oid)
-			continue
-		}
-		// "<oid> <path>"; the tree itself has no path. Archive paths
-		// are encoded components: no newline, never quoted.
-		oid, p, _ := strings.Cut(line, " ")
-		if p == "" {
-			continue
-		}
-		if _, seen := paths[oid]; !seen {
-			ids.WriteString(oid + "\n")
-		}
-		paths[oid] = append(paths[oid], p)
-	}
-	if ids.Len() == 0 {
-		return nil, missing, nil
-	}
-	out, err = s.gitWith(ctx, nil, ids.Bytes(), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	out, err := s.gitWith(ctx, nil, []byte(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch-check=%(objectname) %(objecttype)")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,6 +82,38 @@ func (s *Store) ReadableTree(ctx context.Context, tree string) ([]TreeEntry, []s
 	}
 	slices.SortFunc(entries, func(a, b TreeEntry) int { return strings.Compare(a.Path, b.Path) })
 	return entries, missing, nil
+}
+
+// reached asks git for every object trees reach, in one walk, the missing
+// ones printed, not fatal (rev-list --objects --missing=print): the ids
+// of those it has below the trees themselves, in the order given, the
+// paths each is at, and the missing ones.
+func (s *Store) reached(ctx context.Context, trees ...string) (ids []string, paths map[string][]string, missing []string, err error) {
+	out, err := s.gitWith(ctx, nil, nil, append([]string{"rev-list", "--objects", "--missing=print"}, trees...)...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	paths = map[string][]string{}
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if line == "" {
+			continue
+		}
+		if oid, ok := strings.CutPrefix(line, "?"); ok {
+			missing = append(missing, oid)
+			continue
+		}
+		// "<oid> <path>"; a tree asked for has no path. Archive paths
+		// are encoded components: no newline, never quoted.
+		oid, p, _ := strings.Cut(line, " ")
+		if p == "" {
+			continue
+		}
+		if _, seen := paths[oid]; !seen {
+			ids = append(ids, oid)
+		}
+		paths[oid] = append(paths[oid], p)
+	}
+	return ids, paths, missing, nil
 }
 
 // ForgetReflog expires every entry of ref's reflog (git reflog expire).
