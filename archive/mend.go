@@ -3,11 +3,12 @@ package archive
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// Mend puts right the months under prefix whose trees reach objects the
+// Mend puts right the months under prefixes whose trees reach objects the
 // repository lacks: a month written while a git gc --prune=now ran (git's
 // documented race of --prune=now with writers) can keep its top tree and
 // lose the subtrees written with it, and then every sync of this clone
@@ -19,14 +20,18 @@ import (
 // ref's reflog goes too: an entry naming the damaged tree stops git gc as
 // the ref did. It returns a note per month put right, for the user: the
 // records only the missing part held are gone from this clone.
-func Mend(ctx context.Context, st Store, prefix string) ([]string, error) {
+func Mend(ctx context.Context, st Store, prefixes ...string) ([]string, error) {
 	pt, ok := st.(refstore.PartTrees)
 	if !ok {
 		return nil, nil
 	}
-	ids, err := st.RefIDs(ctx, prefix)
-	if err != nil {
-		return nil, err
+	var ids []refstore.RefID
+	for _, prefix := range prefixes {
+		under, err := st.RefIDs(ctx, prefix)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, under...)
 	}
 	// One walk of them all first: most often nothing is amiss.
 	trees := make([]string, len(ids))
@@ -45,8 +50,9 @@ func Mend(ctx context.Context, st Store, prefix string) ([]string, error) {
 		if len(missing) == 0 {
 			continue
 		}
+		own := strings.HasPrefix(id.Ref, refstore.ArchivePrefix)
 		tree := ""
-		if prefix == refstore.ArchivePrefix && len(entries) > 0 {
+		if own && len(entries) > 0 {
 			if tree, err = st.BuildTree(ctx, "", entries); err != nil {
 				return notes, fmt.Errorf("rebuilding %s: %w", id.Ref, err)
 			}
@@ -61,9 +67,9 @@ func Mend(ctx context.Context, st Store, prefix string) ([]string, error) {
 			}
 		}
 		switch {
-		case tree == "" && prefix == refstore.ArchivePrefix:
+		case tree == "" && own:
 			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was written), and nothing in it could be read: deleted; any record only it held is gone from this clone's archive, unless the remote's copy of the month holds it", id.Ref, len(missing)))
-		case prefix != refstore.ArchivePrefix:
+		case !own:
 			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was fetched): deleted; the next fetch brings the month whole", id.Ref, len(missing)))
 		default:
 			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was written): rebuilt from the %d records still readable in it; any record only the lost part held is gone from this clone's archive, unless the remote's copy of the month holds it", id.Ref, len(missing), len(entries)))

@@ -434,13 +434,9 @@ type writes struct {
 // remote's copies, whose trees reach objects this clone lacks
 // (archive.Mend), and says what it did.
 func (s *syncRun) mendArchive(ctx context.Context) []string {
-	var notes []string
-	for _, prefix := range []string{refstore.ArchivePrefix, archiveCopies(s.tp)} {
-		n, err := archive.Mend(ctx, s.st, prefix)
-		notes = append(notes, n...)
-		if err != nil {
-			notes = append(notes, err.Error())
-		}
+	notes, err := archive.Mend(ctx, s.st, refstore.ArchivePrefix, archiveCopies(s.tp))
+	if err != nil {
+		notes = append(notes, err.Error())
 	}
 	return notes
 }
