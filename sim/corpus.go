@@ -1147,4 +1147,21 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpSync, Arg: 0x416489cf, Faults: 0xac0db069e46bc9ca},
 		},
 	},
+	{
+		// A dismissal of a baton only this clone held got no answer: its
+		// tombstone would have created the ref at the remote, leased on
+		// "absent". A start here then claimed the baton and a retirement
+		// emptied the ref, so the late tombstone's lease held again and it
+		// landed: a delivered baton shown dismissed. A tombstone now follows
+		// the waiting baton it deletes, pushed first (teamsync.pushNow).
+		name: "dismissal landing late after the claim and retirement", seed: 1796573255, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpStart, Arg: 0xe0989e31, Faults: 0x83def16605220f50},
+			{Clone: 2, Op: OpAutoEnd, Arg: 0x89d479a4, Faults: 0xd72e1b620043c285},
+			{Clone: 2, Op: OpDismiss, Arg: 0x88f50a5d, Faults: 0x3dc1c9322a3d6ce9},
+			{Clone: 2, Op: OpStart, Arg: 0x2901159e, Faults: 0x3a533d2c4485c6a},
+			{Clone: 2, Op: OpRetire, Arg: 0xd80a85b5, Faults: 0x5dbc438e66625c8c},
+			{Clone: 2, Op: OpLeaseRelease, Arg: 0x77634030, Faults: 0x547e8890f33d8fb6},
+		},
+	},
 }

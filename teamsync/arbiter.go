@@ -90,7 +90,13 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		} else if t != nil {
 			noted = t
 		}
-		perr := st.Push(ctx, remote, []refstore.Update{{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}}, refstore.PushOptions{NoVerify: true})
+		push, first := pushNow(up, theirs, ours)
+		perr := st.Push(ctx, remote, []refstore.Update{push}, refstore.PushOptions{NoVerify: true})
+		if perr == nil && first {
+			recordDecided(ctx, st, remote, tracking, push, nil)
+			attempt-- // the deletion itself is still to push
+			continue
+		}
 		if perr == nil {
 			// The tie is noted from its note, which goes only once noted
 			// (a failed local write here must not lose it).
@@ -127,6 +133,32 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 			return fmt.Errorf("claiming at %s: %w", remote, &refstore.ConflictError{Ref: up.Ref, Expected: oidOf(theirs), Actual: now})
 		}
 	}
+}
+
+// A tombstone is never pushed to create its ref at the remote: the
+// waiting baton it deletes is pushed first, then the tombstone with a
+// lease on it (createsFirst, in Arbitrate). A push leased on "absent"
+// holds again once a retirement empties the ref, so a late copy of such a
+// tombstone, whose answer was lost, could land after the baton was
+// claimed here and retired, and show a delivered baton dismissed (found
+// by the simulation, seed 1796573255: a dismissal of a baton only this
+// clone held got no answer, a start here claimed it, a retirement emptied
+// the ref, and the tombstone landed). A late copy of the waiting baton
+// instead is a baton decided and retired coming back, which claims refuse
+// (resurrected) and sync drops (dropStale). A claim still creates the ref
+// in one push: the pending note of a claim with no answer keeps this
+// clone from deleting the baton until a start settles it
+// (handoff.UnsettledClaim), and no other clone can hold a baton the
+// remote never had. pushNow is the update to push next toward up, over
+// theirs, the remote's version as last fetched: first when it is the
+// waiting baton a tombstone still has to follow.
+func pushNow(up refstore.Update, theirs, ours *version) (_ refstore.Update, first bool) {
+	push := refstore.Update{Ref: up.Ref, New: up.New, Old: oidOf(theirs)}
+	if theirs == nil && up.Old != "" && recOf[baton.Baton](ours).Deleted != nil {
+		push.New = up.Old
+		return push, true
+	}
+	return push, false
 }
 
 // beforePush is what a decision's push needs first: a remote that holds

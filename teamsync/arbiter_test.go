@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
 )
 
 func TestNormURLOneSpellingPerRepository(t *testing.T) {
@@ -125,5 +128,35 @@ func TestStartRefusesABatonALatePushBroughtBack(t *testing.T) {
 	var re *RetiredError
 	if !errors.As(err, &re) {
 		t.Fatalf("claim of the brought-back baton: %v, want a RetiredError", err)
+	}
+}
+
+// A dismissal of a baton the remote never had reaches it as two pushes:
+// the waiting baton, then the tombstone leased on it, never the tombstone
+// leased on "absent", whose late copy could land once a retirement emptied
+// the ref again (seed 1796573255 of the simulation). The remote's reflog
+// says what it took, in order.
+func TestTombstoneFollowsTheWaitingBaton(t *testing.T) {
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	git(t, tm.remote, "config", "core.logAllRefUpdates", "always")
+	waiting := end(t, a, 0, "next")
+	if out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", mainRef).Output(); len(out) != 0 {
+		t.Fatalf("the remote holds the baton before any push: %s", out)
+	}
+	res, err := handoff.Dismiss(context.Background(), a, handoff.DismissOptions{ID: waiting.ID, Arbiter: Arbiter{}}, clock(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tomb, err := refstore.ResolveID(context.Background(), a, mainRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dismissed.ID != waiting.ID || readBaton(t, a, mainRef).Deleted == nil {
+		t.Fatalf("dismissed %+v; the ref holds %+v", res.Dismissed, readBaton(t, a, mainRef))
+	}
+	got := gittest.ReflogOIDs(t, tm.remote, mainRef)
+	if want := []string{waiting.OID, tomb}; !slices.Equal(got, want) {
+		t.Fatalf("the remote took %q, want the waiting baton then the tombstone %q", got, want)
 	}
 }
