@@ -17,12 +17,18 @@ import (
 // file is not made, and the model's next request carries the reason as
 // the tool's result), and a free file is written. Claude Code (Write) also
 // takes a lease of its own from its shell first and writes under it.
-// Gemini CLI (write_file) does only the two writes: each of its turns
-// costs seconds. Codex 0.171.0 offers the scripted model no apply_patch
-// tool (only exec_command), so its hook is checked on its payload shape
-// alone (pretool_test.go).
+// Gemini CLI (write_file) and Codex (apply_patch) do only the two writes:
+// each of their turns costs seconds.
+//
+// Codex offers apply_patch only to a model whose metadata names an
+// apply_patch tool type, and gives a slug missing from its bundled catalog
+// (the fake's usual "gpt-fake") metadata without one; [features]
+// apply_patch_freeform does not add it either (checked with 0.171.0). So
+// its run names a model that 0.171.0's catalog gives the freeform
+// apply_patch: the call is a custom tool call carrying the patch, and its
+// hook payload is {"tool_name":"apply_patch","tool_input":{"command":patch}}.
 func TestAgentsPreToolUseRefuseLeasedWrite(t *testing.T) {
-	for _, name := range []string{agenttest.Claude, agenttest.Gemini} {
+	for _, name := range []string{agenttest.Claude, agenttest.Gemini, agenttest.Codex} {
 		t.Run(name, func(t *testing.T) {
 			agenttest.Find(t, name)
 			p := newProject(t, name)
@@ -30,13 +36,17 @@ func TestAgentsPreToolUseRefuseLeasedWrite(t *testing.T) {
 			tok := tokenE2E()
 			write := func(rel, text string) func(*fakemodel.Request) fakemodel.Reply {
 				path := filepath.Join(p.dir, filepath.FromSlash(rel))
-				tool := "Write"
-				if name == agenttest.Gemini {
-					tool = "write_file"
+				var call fakemodel.ToolCall
+				switch name {
+				case agenttest.Claude:
+					call = fakemodel.ToolCall{Name: "Write", Input: map[string]any{"file_path": path, "content": text + "\n"}}
+				case agenttest.Gemini:
+					call = fakemodel.ToolCall{Name: "write_file", Input: map[string]any{"file_path": path, "content": text + "\n"}}
+				case agenttest.Codex:
+					// A patch names files relative to the session's folder.
+					call = fakemodel.ToolCall{Name: "apply_patch", Raw: "*** Begin Patch\n*** Add File: " + rel + "\n+" + text + "\n*** End Patch\n"}
 				}
-				return func(*fakemodel.Request) fakemodel.Reply {
-					return fakemodel.Reply{Tool: &fakemodel.ToolCall{Name: tool, Input: map[string]any{"file_path": path, "content": text + "\n"}}}
-				}
+				return func(*fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Tool: &call} }
 			}
 			steps := []func(*fakemodel.Request) fakemodel.Reply{write("src/lexer/scan.go", "LEASED-"+tok), write("free.go", "FREE-"+tok)}
 			written := map[string]string{"free.go": "FREE-" + tok}
@@ -65,12 +75,18 @@ func TestAgentsPreToolUseRefuseLeasedWrite(t *testing.T) {
 			a := p.agentFor(name, fake)
 			t0 := time.Now()
 			run := agenttest.Run{Dir: p.dir, Prompt: "edit the scanner"}
-			if name == agenttest.Claude {
+			switch name {
+			case agenttest.Claude:
 				// -p mode cannot ask: the refusal must be the hook's,
 				// not a missing permission.
 				run.Args = []string{"--permission-mode", "acceptEdits"}
+			case agenttest.Codex:
+				run.Model = codexPatchModel
 			}
 			res := mustRun(t, a, fake, run)
+			if turns := mainTurns(fake, 0); name == agenttest.Codex && (len(turns) == 0 || !turns[0].HasTool("apply_patch")) {
+				t.Fatalf("codex offered model %s no apply_patch tool: its catalog no longer names a patch tool for it\n%s", codexPatchModel, fake.Dump())
+			}
 			t.Logf("%s ran %v, %d requests", name, time.Since(t0).Round(time.Millisecond), len(fake.Requests()))
 
 			if _, err := os.Stat(filepath.Join(p.dir, "src", "lexer", "scan.go")); err == nil {
@@ -117,3 +133,7 @@ func TestAgentsPreToolUseRefuseLeasedWrite(t *testing.T) {
 		})
 	}
 }
+
+// codexPatchModel is a slug Codex 0.171.0's bundled model catalog gives
+// apply_patch_tool_type "freeform".
+const codexPatchModel = "gpt-5.5"

@@ -84,7 +84,9 @@ func TestPreToolUseDeniesInEachAgentsFormat(t *testing.T) {
 			claudeReason},
 		{"claude-code", `{"session_id":"` + uuid + `","cwd":` + jsonString(filepath.Join(dir, "src")) + `,"hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"lexer/scan.go","old_string":"a","new_string":"b"}}`,
 			claudeReason},
-		{"codex", `{"session_id":"` + uuid + `","turn_id":"1","cwd":` + jsonString(dir) + `,"hook_event_name":"PreToolUse","model":"m","permission_mode":"default","tool_name":"apply_patch","tool_input":{"command":` + jsonString(patch) + `},"tool_use_id":"call_1"}`,
+		// Codex 0.171.0's keys for its freeform apply_patch, as its hook
+		// received them in TestAgentsPreToolUseRefuseLeasedWrite.
+		{"codex", `{"session_id":"` + uuid + `","turn_id":"1","transcript_path":"/nonexistent/rollout.jsonl","cwd":` + jsonString(dir) + `,"hook_event_name":"PreToolUse","model":"m","permission_mode":"bypassPermissions","tool_name":"apply_patch","tool_input":{"command":` + jsonString(patch) + `},"tool_use_id":"call_1"}`,
 			claudeReason},
 		{"gemini", `{"session_id":"` + uuid + `","cwd":` + jsonString(dir) + `,"hook_event_name":"BeforeTool","timestamp":"2026-12-06T10:00:00Z","tool_name":"replace","tool_input":{"file_path":` + jsonString(file) + `,"old_string":"a","new_string":"b"}}`,
 			func(m map[string]any) string {

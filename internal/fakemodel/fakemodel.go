@@ -46,6 +46,9 @@ type Request struct {
 	Text string
 	// Tools are the names of the tools the request offers the model.
 	Tools []string
+	// Freeform are the names among Tools of freeform tools (the Responses
+	// API's "custom" type), which take one raw string, not JSON arguments.
+	Freeform []string
 	// ToolResults are the texts of the tool results in the conversation,
 	// oldest first.
 	ToolResults []string
@@ -61,6 +64,16 @@ type Request struct {
 	Schema map[string]any
 
 	json map[string]any
+}
+
+// freeform says whether the request offers name as a freeform tool.
+func (r *Request) freeform(name string) bool {
+	for _, n := range r.Freeform {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // HasTool says whether the request offers a tool of that name.
@@ -106,10 +119,14 @@ func (rep Reply) inputTokens(r *Request) int {
 	return len(r.Body) / 4
 }
 
-// ToolCall asks the client to run one of its tools.
+// ToolCall asks the client to run one of its tools: a function tool with
+// Input as its JSON arguments, or a freeform tool (Codex's apply_patch,
+// offered as a "custom" tool to models whose metadata asks for it) with
+// Raw as its whole input.
 type ToolCall struct {
 	Name  string
 	Input map[string]any
+	Raw   string
 }
 
 // Say is a text-only reply.
@@ -322,6 +339,15 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	if reply.Tool != nil && !r.HasTool(reply.Tool.Name) {
 		s.fault("script asked for tool %q, which %s does not offer (offered: %v)", reply.Tool.Name, r.Path, r.Tools)
+	}
+	if t := reply.Tool; t != nil && r.HasTool(t.Name) && r.freeform(t.Name) != (t.Raw != "") {
+		// A freeform tool given JSON, or a function tool given raw text,
+		// would reach the client as a call it rejects: a script mistake.
+		kind := "a function tool (JSON Input)"
+		if r.freeform(t.Name) {
+			kind = "a freeform tool (Raw input)"
+		}
+		s.fault("script called %q with Raw %q and Input %v, but %s offers it as %s", t.Name, t.Raw, t.Input, r.Path, kind)
 	}
 	id := s.next()
 	switch r.API {

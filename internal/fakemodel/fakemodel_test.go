@@ -187,3 +187,50 @@ func TestGeminiRouterAnsweredFromSchema(t *testing.T) {
 		t.Errorf("faults %q", f.all())
 	}
 }
+
+// Codex offers apply_patch as a freeform ("custom") tool: the call is a
+// custom_tool_call carrying the raw patch, and its result comes back as a
+// custom_tool_call_output.
+func TestOpenAIFreeformCall(t *testing.T) {
+	const patch = "*** Begin Patch\n*** Add File: a.go\n+package a\n*** End Patch\n"
+	s, f := start(t, func(r *Request) Reply {
+		if len(r.ToolResults) > 0 {
+			return Say("done")
+		}
+		return Reply{Tool: &ToolCall{Name: "apply_patch", Raw: patch}}
+	})
+	tools := `"tools":[{"type":"function","name":"exec_command"},{"type":"custom","name":"apply_patch","format":{"type":"grammar"}}]`
+	_, events := post(t, s.URL+"/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[]}`)
+	item := asMap(asList(asMap(events[len(events)-1]["response"])["output"])[0])
+	if item["type"] != "custom_tool_call" || item["name"] != "apply_patch" || item["input"] != patch || item["call_id"] == "" {
+		t.Errorf("output item %v", item)
+	}
+	post(t, s.URL+"/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[
+		{"type":"custom_tool_call","call_id":"c1","name":"apply_patch","input":"x"},
+		{"type":"custom_tool_call_output","call_id":"c1","output":"REFUSED-HERE"}]}`)
+	if r := s.Requests()[1]; len(r.ToolResults) != 1 || r.ToolResults[0] != "REFUSED-HERE" {
+		t.Errorf("tool results %q, want the custom tool's output", r.ToolResults)
+	}
+	if got := f.all(); len(got) != 0 {
+		t.Errorf("faults %q", got)
+	}
+	if r := s.Requests()[0]; len(r.Freeform) != 1 || r.Freeform[0] != "apply_patch" {
+		t.Errorf("freeform tools %q, want apply_patch", r.Freeform)
+	}
+}
+
+// A freeform tool called with JSON arguments, or a function tool with raw
+// text, is a script mistake the client would reject: reported.
+func TestFreeformMismatchIsAFault(t *testing.T) {
+	tools := `"tools":[{"type":"function","name":"exec_command"},{"type":"custom","name":"apply_patch"}]`
+	for _, call := range []ToolCall{
+		{Name: "apply_patch", Input: map[string]any{"input": "p"}},
+		{Name: "exec_command", Raw: "ls"},
+	} {
+		s, f := start(t, func(r *Request) Reply { return Reply{Tool: &call} })
+		post(t, s.URL+"/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[]}`)
+		if got := f.all(); len(got) != 1 || !strings.Contains(got[0], call.Name) {
+			t.Errorf("%s: faults %q, want one naming it", call.Name, got)
+		}
+	}
+}

@@ -15,6 +15,9 @@ func parseOpenAI(r *Request) {
 		tm := asMap(t)
 		if n := asString(tm["name"]); n != "" {
 			r.Tools = append(r.Tools, n)
+			if asString(tm["type"]) == "custom" {
+				r.Freeform = append(r.Freeform, n)
+			}
 		} else if typ := asString(tm["type"]); typ != "" {
 			// Built-in tools (web_search, local_shell) have only a type.
 			r.Tools = append(r.Tools, typ)
@@ -61,7 +64,13 @@ func (s *Server) answerOpenAI(w http.ResponseWriter, r *Request, reply Reply, id
 			"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}},
 		})
 	}
-	if reply.Tool != nil {
+	switch {
+	case reply.Tool != nil && r.freeform(reply.Tool.Name):
+		items = append(items, map[string]any{
+			"type": "custom_tool_call", "id": fmt.Sprintf("ctc_fake%04d", id), "call_id": fmt.Sprintf("call_fake%04d", id),
+			"name": reply.Tool.Name, "input": reply.Tool.Raw, "status": "completed",
+		})
+	case reply.Tool != nil:
 		args, _ := json.Marshal(reply.Tool.Input)
 		items = append(items, map[string]any{
 			"type": "function_call", "id": fmt.Sprintf("fc_fake%04d", id), "call_id": fmt.Sprintf("call_fake%04d", id),
