@@ -1164,4 +1164,26 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpLeaseRelease, Arg: 0x77634030, Faults: 0x547e8890f33d8fb6},
 		},
 	},
+	{
+		// A sync's push of a new session got no answer but landed. The
+		// session was then replaced and both retired here before any sync
+		// saw the remote holding it, so the seen note did not name it, and
+		// the remote's old active copy came back to every clone reading
+		// replacedBy="". A version pushed with no answer is now noted in
+		// doubt (teamsync/doubt.go) and looked up in the archive as a seen
+		// one is.
+		name: "session pushed with no answer, retired here, back from the remote", seed: 1796558850864547850, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x5d155253, Faults: 0xe78a6ed2cac85c70},
+			{Clone: 0, Op: OpSync, Arg: 0xf38061e2, Faults: 0x964ff8920cc0b618},
+			{Clone: 0, Op: OpStart, Arg: 0xf1407471, Faults: 0xdce17de4fd97b10},
+			{Clone: 1, Op: OpStart, Arg: 0x7d8ede74, Faults: 0xbe41e23b865c19a2},
+			{Clone: 0, Op: OpSync, Arg: 0xbc639d6d, Faults: 0x48536a51f0259292},
+			{Clone: 0, Op: OpStart, Arg: 0x8f865edd, Faults: 0x4beb7e8ef9a5e35e},
+			{Clone: 0, Op: OpAutoEnd, Arg: 0x5cb625a8, Faults: 0x726912f2f7ebf31f},
+			{Clone: 0, Op: OpReplace, Arg: 0xce37df4b, Faults: 0x172f8f18d686184f},
+			{Clone: 0, Op: OpAutoEnd, Arg: 0x70b2c7be, Faults: 0x8bc4b16a7780d1f3},
+			{Clone: 0, Op: OpRetire, Arg: 0xf8f67e3d, Faults: 0xb0d2b18290f6baa1},
+		},
+	},
 }

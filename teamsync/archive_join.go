@@ -214,7 +214,7 @@ func archivedKind(path string, e refstore.Entry) (*kind, string, bool) {
 //
 // It runs before this sync retires anything: the archive it reads is both
 // sides' months as they stand.
-func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision, seen map[string]string) error {
+func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []decision, seen, doubt map[string]string) error {
 	var trees []string
 	for _, months := range []map[string]string{ids.archLocal, ids.archRemote} {
 		for _, m := range slices.Backward(slices.Sorted(maps.Keys(months))) { // newest first
@@ -232,7 +232,7 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 		if d.winner == nil {
 			continue
 		}
-		done, err := retiredThere(ctx, av, d, seen)
+		done, err := retiredThere(ctx, av, d, seen, doubt)
 		if err != nil || done {
 			if err != nil {
 				return err
@@ -268,13 +268,15 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 // deletion is pushed again, instead of the old copy coming back as news
 // (found by the simulation, seed 1796553356653802526: a replaced session
 // retired here, its push lost, came back active from the remote and read
-// replacedBy="" for ever). Batons are dropStale's.
-func retiredThere(ctx context.Context, av *archiveView, d *decision, seen map[string]string) (bool, error) {
+// replacedBy="" for ever). So is a remote version a push from here may
+// have left there with no answer (doubt: doubt.go). Batons are
+// dropStale's.
+func retiredThere(ctx context.Context, av *archiveView, d *decision, seen, doubt map[string]string) (bool, error) {
 	k := kindOf(d.ref)
 	switch {
 	case d.remote == nil && d.winner == d.local:
 		return retiredRemotely(ctx, av, k, d, seen)
-	case d.local == nil && d.winner == d.remote && k.prefix != refstore.HandoffsPrefix && seen != nil && seen[d.ref] == d.remote.oid:
+	case d.local == nil && d.winner == d.remote && k.prefix != refstore.HandoffsPrefix && (seen != nil && seen[d.ref] == d.remote.oid || doubt[d.ref] == d.remote.oid):
 		gone, err := av.behind(ctx, k, d.remote)
 		if err == nil && !gone {
 			gone, err = av.outjoined(ctx, k, d, d.remote)

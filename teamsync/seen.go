@@ -39,6 +39,13 @@ func readSeen(st refstore.Writer, remote, url string) map[string]string {
 	if err != nil {
 		return nil
 	}
+	return readRefNote(st, p, url)
+}
+
+// readRefNote reads a note of refs and blob ids kept for the remote at
+// url (the seen note, the doubt note): nil when there is none, it is for
+// another URL, or it cannot be read.
+func readRefNote(st refstore.Writer, p, url string) map[string]string {
 	b, err := st.Local().Read(p)
 	if err != nil {
 		return nil
@@ -74,12 +81,17 @@ func seenAt(ctx context.Context, st refstore.Clone, remote string) map[string]st
 
 // writeSeen replaces remote's note with seen.
 func writeSeen(st refstore.Writer, remote, url string, seen map[string]string) error {
-	if strings.ContainsAny(url, "\n\r") {
-		return fmt.Errorf("remote %s: a URL with a line break", remote)
-	}
 	p, err := seenPath(remote)
 	if err != nil {
 		return err
+	}
+	return writeRefNote(st, p, url, seen)
+}
+
+// writeRefNote replaces the note at p with url and refs.
+func writeRefNote(st refstore.Writer, p, url string, seen map[string]string) error {
+	if strings.ContainsAny(url, "\n\r") {
+		return fmt.Errorf("remote URL %q has a line break", url)
 	}
 	refs := make([]string, 0, len(seen))
 	for ref := range seen {

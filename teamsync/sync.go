@@ -255,6 +255,7 @@ type syncRun struct {
 	attempts int
 	migrated string            // what migrate changed, said with every attempt's warnings
 	seen     map[string]string // what the remote held at the last sync (seen.go)
+	doubt    map[string]string // what pushes with no answer may have left there (doubt.go)
 	// retire: this attempt judges every record for retirement (join).
 	retire bool
 	// undo: a dismissal before it can no longer be undone, and retires.
@@ -304,6 +305,7 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 		}
 	}
 	s.seen = readSeen(st, opts.Remote, rc.URL)
+	s.doubt = readDoubt(st, opts.Remote, rc.URL)
 	return s, nil
 }
 
@@ -398,7 +400,7 @@ func (s *syncRun) join(ctx context.Context, ids refIDs) (joined, error) {
 	if err != nil {
 		return joined{}, err
 	}
-	if err := settleArchived(ctx, s.st, ids, p.decisions, s.seen); err != nil {
+	if err := settleArchived(ctx, s.st, ids, p.decisions, s.seen, s.doubt); err != nil {
 		return joined{}, err
 	}
 	archiveDropped(p.decisions, s.opts.Now)
@@ -599,6 +601,9 @@ func (s *syncRun) push(ctx context.Context, w writes, j joined, res *Result) err
 	if err == nil {
 		return nil
 	}
+	if pe := (*refstore.PushError)(nil); !errors.As(err, &pe) || len(pe.Rejected) == 0 {
+		noteDoubt(s.st, remote, s.url, w.remote) // no answer: it may land yet
+	}
 	lost, ferr := leaseLost(ctx, s.st, remote, s.specs, w.track)
 	if ferr != nil {
 		// Said as the arbiter says it: what the push met, then why it
@@ -634,6 +639,7 @@ func (s *syncRun) note(ctx context.Context, j joined, res *Result) {
 	if err := noteSynced(s.st, remote, j.decisions, j.settled); err != nil {
 		res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
 	}
+	settleDoubt(s.st, remote, s.url, s.doubt, heldThere(j.decisions, j.settled))
 	if now := seenAfter(s.seen, j.decisions, j.settled, j.unread); s.seen == nil || !maps.Equal(now, s.seen) {
 		if err := writeSeen(s.st, remote, s.url, now); err != nil {
 			res.Warnings = append(res.Warnings, "note of what "+remote+" holds not written: "+err.Error())

@@ -1,0 +1,103 @@
+package teamsync
+
+import (
+	"maps"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// A sync's push that fails without the remote refusing it (no answer, a
+// connection cut, a fetch after it that failed too) may have landed, or
+// land later. The versions it carried are noted, per remote, as in doubt:
+// the remote may hold them though no sync here saw it there, so the seen
+// note cannot say so. Should this clone retire such a record before it
+// learns the push landed, the remote's copy is behind the archive and must
+// not come back as a teammate's news: retiredThere looks into the archive
+// for a remote version in doubt as for one seen (found by the simulation,
+// seed 1796558850864547850: a session's push got no answer but landed,
+// the session was replaced and retired here, and the remote's old active
+// copy came back to every clone reading replacedBy="" for ever).
+//
+// An entry goes once a sync finds the remote holding that version (it is
+// then handled, and seen, as any other), or a later doubtful push of the
+// ref replaces it. One that never lands stays: a line in a note, which
+// costs a look into the archive only if that very version appears.
+
+// doubtPath names the local note doubt/<remote, encoded>.
+func doubtPath(remote string) (string, error) {
+	enc, err := refstore.EncodeComponent(remote)
+	if err != nil {
+		return "", err
+	}
+	return "doubt/" + enc, nil
+}
+
+// readDoubt is ref → blob id of the versions pushed to remote (at url)
+// whose push had no answer, nil when none.
+func readDoubt(st refstore.Writer, remote, url string) map[string]string {
+	p, err := doubtPath(remote)
+	if err != nil {
+		return nil
+	}
+	return readRefNote(st, p, url)
+}
+
+// noteDoubt adds the versions ups would have written at remote (not its
+// deletions) to its note. A note that cannot be written leaves the guard
+// to the seen note, as before it: the push's own error is what is said.
+func noteDoubt(st refstore.Writer, remote, url string, ups []refstore.Update) {
+	doubt := readDoubt(st, remote, url)
+	if doubt == nil {
+		doubt = map[string]string{}
+	}
+	n := len(doubt)
+	for _, u := range ups {
+		if u.New != "" && doubt[u.Ref] != u.New {
+			doubt[u.Ref] = u.New
+			n = -1
+		}
+	}
+	if n < 0 {
+		writeDoubt(st, remote, url, doubt)
+	}
+}
+
+// settleDoubt drops the entries whose version the remote was found
+// holding by this sync (held: ref → the remote's blob id).
+func settleDoubt(st refstore.Writer, remote, url string, doubt, held map[string]string) {
+	if len(doubt) == 0 {
+		return
+	}
+	left := maps.Clone(doubt)
+	maps.DeleteFunc(left, func(ref, oid string) bool { return held[ref] == oid })
+	if len(left) != len(doubt) {
+		writeDoubt(st, remote, url, left)
+	}
+}
+
+func writeDoubt(st refstore.Writer, remote, url string, doubt map[string]string) {
+	p, err := doubtPath(remote)
+	if err != nil {
+		return
+	}
+	if len(doubt) == 0 {
+		_ = st.Local().Remove(p)
+		return
+	}
+	_ = writeRefNote(st, p, url, doubt)
+}
+
+// heldThere is what this sync found the remote holding: each decision's
+// remote version, and the keys both sides held alike (settled).
+func heldThere(ds []decision, settled map[string]string) map[string]string {
+	held := maps.Clone(settled)
+	if held == nil {
+		held = map[string]string{}
+	}
+	for _, d := range ds {
+		if d.remote != nil {
+			held[d.ref] = d.remote.oid
+		}
+	}
+	return held
+}

@@ -1,0 +1,42 @@
+package teamsync
+
+import (
+	"maps"
+	"path/filepath"
+	"testing"
+
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// The doubt note keeps what a push with no answer carried, per remote and
+// URL: the versions written, not the deletions; a later doubtful push of
+// a ref replaces its entry, and an entry goes once a sync found the remote
+// holding that version.
+func TestDoubtNoteKeepsWhatMayHaveLanded(t *testing.T) {
+	gitEnv(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "c")
+	st := open(t, filepath.Join(dir, "c"))
+	const url = "/srv/team.git"
+	a, b := "refs/ao/sessions/s-a", "refs/ao/sessions/s-b"
+	noteDoubt(st, "origin", url, []refstore.Update{{Ref: a, New: "1111"}, {Ref: b, Old: "2222"}})
+	if got, want := readDoubt(st, "origin", url), map[string]string{a: "1111"}; !maps.Equal(got, want) {
+		t.Fatalf("after a push with no answer: %v, want %v (deletions are not in doubt)", got, want)
+	}
+	noteDoubt(st, "origin", url, []refstore.Update{{Ref: a, New: "3333"}, {Ref: b, New: "4444"}})
+	want := map[string]string{a: "3333", b: "4444"}
+	if got := readDoubt(st, "origin", url); !maps.Equal(got, want) {
+		t.Fatalf("after a second: %v, want %v", got, want)
+	}
+	if got := readDoubt(st, "origin", "/srv/elsewhere.git"); got != nil {
+		t.Fatalf("the note read for another URL: %v", got)
+	}
+	settleDoubt(st, "origin", url, want, map[string]string{a: "3333", b: "5555"})
+	if got, want := readDoubt(st, "origin", url), map[string]string{b: "4444"}; !maps.Equal(got, want) {
+		t.Fatalf("after a sync found %s there: %v, want %v", a, got, want)
+	}
+	settleDoubt(st, "origin", url, map[string]string{b: "4444"}, map[string]string{b: "4444"})
+	if _, err := st.Local().Read("doubt/origin"); err == nil {
+		t.Fatal("the note stayed with nothing in doubt")
+	}
+}
