@@ -1186,4 +1186,32 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpRetire, Arg: 0xf8f67e3d, Faults: 0xb0d2b18290f6baa1},
 		},
 	},
+	{
+		// The remote's gc lost the all-clear's own object; a heal pushed
+		// the same blob back, an echo of the push that first wrote it
+		// re-created it meanwhile, and a late copy of a heal's deletion,
+		// leased on that blob, found it again and deleted it: every clone
+		// then waited on a heal nobody held, and nothing converged. An
+		// all-clear whose object was lost is now put back fresh.
+		name: "all-clear deleted again by a late copy after it was pushed back", seed: 1796571007, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpLeaseTake, Arg: 0x9e2f1e47, Faults: 0x81e7fa0f1d108c80},
+			{Clone: 1, Op: OpLeaseTake, Arg: 0xe5fd821, Faults: 0x6503ca24cce74123},
+			{Clone: 0, Op: OpAutoEnd, Arg: 0xdab9eee6, Faults: 0x69eddeb5b4133e44},
+			{Clone: 0, Op: OpLeaseRelease, Arg: 0x878f2124, Faults: 0xc90127ad93962889},
+			{Clone: 0, Op: OpStart, Arg: 0xb4673ed7, Faults: 0x9c9c7976e4aeeac5},
+			{Clone: 2, Op: OpStart, Arg: 0x6a62b0de, Faults: 0x2f3b005244eed390},
+			{Clone: 1, Op: OpStart, Arg: 0x85a8f688, Faults: 0x2102c094753f6a9a},
+			{Clone: 0, Op: OpStart, Arg: 0x9db7cedc, Faults: 0xd745772e07117a88},
+			{Clone: 2, Op: OpPRRelease, Arg: 0x2709e470, Faults: 0x4a029cfa91adf82},
+			{Clone: 1, Op: OpSync, Arg: 0x9cca9d3f, Faults: 0xf8c284164eb6b0db},
+			{Clone: 1, Op: OpPRClaim, Arg: 0x7778e63b, Faults: 0xb30bd204eeb421da},
+			{Clone: 1, Op: OpEnd, Arg: 0x864c8564, Faults: 0xc62ae98c24564dad},
+			{Clone: 1, Op: OpStart, Arg: 0x136d1ec5, Faults: 0x77eaf0668f02d370},
+			{Clone: 0, Op: OpLeaseRenew, Arg: 0xbdc49118, Faults: 0xfd3f664d7cc3dfd3},
+			{Clone: 2, Op: OpRetire, Arg: 0x5166e7b5, Faults: 0x53742baf9825d476},
+			{Clone: 2, Op: OpSync, Arg: 0x37bda410, Faults: 0x9a9bd1bf9aebf201},
+			{Clone: 1, Op: OpReplace, Arg: 0x69bc65ac, Faults: 0x7dc17abfeac27174},
+		},
+	},
 }

@@ -235,7 +235,17 @@ func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
 	if stop != "" {
 		return append(said, stop)
 	}
-	putsClear := (took || !clear.there && !clear.underway) && notes[allClearRef] == "" && notes[trackedRef] == ""
+	// An all-clear whose own object was lost is put back fresh, never
+	// with its old blob: a late copy of a deletion leased on that blob
+	// (this heal's, or an earlier one's, after an echo of the push that
+	// first wrote it) would find it again and delete it, and every clone
+	// would wait on a heal nobody holds (found by the simulation, seed
+	// 1796571007).
+	clearLost := notes[allClearRef] != "" || notes[trackedRef] != ""
+	if clearLost {
+		refs = slices.DeleteFunc(refs, func(ref string) bool { return ref == allClearRef || ref == trackedRef })
+	}
+	putsClear := clearLost || (took || !clear.there && !clear.underway)
 	return append(said, s.putBack(ctx, refs, notes, putsClear)...)
 }
 

@@ -142,3 +142,43 @@ func TestArchiveReadsAMonthMarkedLost(t *testing.T) {
 		t.Fatalf("b's view of the archive with a month it holds marked lost: %v %v, want the month read from b", av.trees, err)
 	}
 }
+
+// The remote's gc lost the all-clear's own object (git then takes no push
+// that sends objects): the sync that meets it puts back a fresh
+// all-clear, never the old blob, on which a late copy of a deletion could
+// still hold a lease (the simulation's seed 1796571007), and pushes its
+// own records in the same sync.
+func TestAllClearWhoseObjectWasLostComesBackFresh(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	old := strings.TrimSpace(git(t, tm.remote, "rev-parse", allClearRef))
+	if err := os.Remove(filepath.Join(tm.remote, "objects", old[:2], old[2:])); err != nil {
+		t.Fatal(err)
+	}
+	end(t, b, 1, "the next step")
+	// Before, the all-clear was marked lost like any record, and the
+	// sync that found it held its own push back, waiting for the clone
+	// holding the old blob to push it back.
+	res := syncAt(t, b, 1)
+	if len(res.Pushed) != 1 || res.Pushed[0].Ref != mainRef {
+		t.Fatalf("b's sync pushed %+v (warnings %q), want its baton", res.Pushed, res.Warnings)
+	}
+	ids, err := a.RemoteIDs(ctx, "origin", lostSpec)
+	if err != nil || ids[allClearRef] == "" || ids[allClearRef] == old || ids[trackedRef] == "" {
+		t.Fatalf("the remote's all-clear after the heal: %v %v, want one other than the lost %s", ids, err, old)
+	}
+	if out := strings.TrimSpace(git(t, tm.remote, "cat-file", "-t", ids[allClearRef])); out != "blob" {
+		t.Fatalf("the remote holds %q for its new all-clear", out)
+	}
+	res = syncAt(t, a, 2)
+	if w := strings.Join(res.Warnings, "\n"); strings.Contains(w, "under way") || strings.Contains(w, "lost") {
+		t.Fatalf("a's sync after the heal warned %q", w)
+	}
+	if got := readBaton(t, a, mainRef); !got.Live() {
+		t.Fatalf("a holds %+v after the heal, want b's baton waiting", got)
+	}
+}
