@@ -2,7 +2,6 @@ package teamsync
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -149,11 +148,11 @@ func tookClear(l refstore.Local, remote string) bool {
 // putClear are the updates that put the all-clear back at the remote,
 // with trackedRef (up to date where it is).
 func putClear(ctx context.Context, st refstore.Writer) ([]refstore.Update, error) {
-	var nonce [12]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
+	nonce, err := refstore.Nonce(st, 12)
+	if err != nil {
 		return nil, err
 	}
-	clear, err := st.WriteBlob(ctx, []byte("all-clear "+hex.EncodeToString(nonce[:])+"\n"))
+	clear, err := st.WriteBlob(ctx, []byte("all-clear "+hex.EncodeToString(nonce)+"\n"))
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,7 @@ var _ refstore.Clone = (*Clone)(nil)
 // which worktrees there are, the commits, the branches.
 type repository struct {
 	mu        sync.Mutex
+	nonces    uint64 // Nonce's calls so far
 	worktrees map[string]*Clone
 	commits   map[string]*CommitInfo
 	seq       map[string]int    // commit -> the order it was added in
@@ -725,4 +726,20 @@ func (c *Clone) HasWorktree(dir string) bool {
 	defer c.repo.mu.Unlock()
 	_, ok := c.repo.worktrees[path.Clean(dir)]
 	return ok
+}
+
+// Nonce is n bytes of a sequence of this repository's own, the same in
+// every run that makes the same calls: the in-memory twin's unique ids
+// replay (refstore.Noncer).
+func (c *Clone) Nonce(n int) []byte {
+	c.repo.mu.Lock()
+	c.repo.nonces++
+	i := c.repo.nonces
+	c.repo.mu.Unlock()
+	var out []byte
+	for block := uint64(0); len(out) < n; block++ {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s %d %d", c.dir, i, block))
+		out = append(out, sum[:]...)
+	}
+	return out[:n]
 }
