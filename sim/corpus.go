@@ -1214,4 +1214,18 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpReplace, Arg: 0x69bc65ac, Faults: 0x7dc17abfeac27174},
 		},
 	},
+	{
+		// A pull request claim died after its swap: the ledger took the
+		// session for an owner only once the claim answered, so the owner
+		// the dead claim left was called unknown (a ledger error, not the
+		// workflow's: the claim did make it the owner).
+		name: "pull request claim that died after its swap", seed: 12, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 1, Op: OpStart, Arg: 0xe1977c2, Faults: 0x5276d52028fa0354},
+			{Clone: 1, Op: OpStart, Arg: 0x6ae7d656, Faults: 0xdcf8f1e289054e67},
+			{Clone: 1, Op: OpEnd, Arg: 0x98cb848d, Faults: 0x9647a4f134657935},
+			{Clone: 1, Op: OpReplace, Arg: 0x20575e8d, Faults: 0x28b6c43bd079718e},
+			{Clone: 1, Op: OpPRClaim, Arg: 0x705d0fd0, Faults: 0x274026b6adf17dc},
+		},
+	},
 }

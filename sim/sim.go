@@ -67,13 +67,18 @@ const (
 	OpContinue
 	OpContinueRace
 	OpContinueFail
+	// A session's agent switched, and an ended session restored in
+	// place (the widened run's): after the rest, so that every earlier op
+	// keeps its value.
+	OpSwitch
+	OpRestore
 	numOps
 )
 
 var opNames = [numOps]string{"end", "start", "cancel", "dismiss", "sync", "retire",
 	"claim", "undismiss", "replace", "pr-claim", "pr-release", "auto-end",
 	"lease-take", "lease-renew", "lease-release", "lease-break", "lease-expire",
-	"continue", "continue-race", "continue-fail"}
+	"continue", "continue-race", "continue-fail", "switch", "restore"}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -84,7 +89,8 @@ var opWeights = [numOps]int{OpEnd: 24, OpStart: 26, OpCancel: 8, OpDismiss: 10, 
 // wideWeights are the widened run's (Config.Wide).
 var wideWeights = [numOps]int{OpEnd: 20, OpStart: 20, OpCancel: 6, OpDismiss: 8, OpSync: 22, OpRetire: 5,
 	OpClaim: 8, OpUndismiss: 6, OpReplace: 5, OpPRClaim: 6, OpPRRelease: 3, OpAutoEnd: 6,
-	OpLeaseTake: 10, OpLeaseRenew: 8, OpLeaseRelease: 3, OpLeaseBreak: 1, OpLeaseExpire: 3}
+	OpLeaseTake: 10, OpLeaseRenew: 8, OpLeaseRelease: 3, OpLeaseBreak: 1, OpLeaseExpire: 3,
+	OpSwitch: 4, OpRestore: 3}
 
 // Step is one step of a run: which clone does what. Arg picks among
 // candidates (the baton a dismissal names); Faults seeds the faults of the
@@ -100,7 +106,7 @@ type Step struct {
 var opConsts = [numOps]string{"OpEnd", "OpStart", "OpCancel", "OpDismiss", "OpSync", "OpRetire",
 	"OpClaim", "OpUndismiss", "OpReplace", "OpPRClaim", "OpPRRelease", "OpAutoEnd",
 	"OpLeaseTake", "OpLeaseRenew", "OpLeaseRelease", "OpLeaseBreak", "OpLeaseExpire",
-	"OpContinue", "OpContinueRace", "OpContinueFail"}
+	"OpContinue", "OpContinueRace", "OpContinueFail", "OpSwitch", "OpRestore"}
 
 // GoString is the step as a line of the corpus (corpus.go), so a shrunk
 // run printed with %#v is pasted there as it is.

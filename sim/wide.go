@@ -144,6 +144,9 @@ func (w *world) deliver(id, sid, who string) {
 }
 
 // callWide runs one of the widened operations.
+// simHarnesses are the agents a switch picks among.
+var simHarnesses = []string{"claude-code", "codex", "gemini"}
+
 func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clock handoff.Clock, arb handoff.Arbiter) string {
 	switch s.Op {
 	case OpClaim:
@@ -219,19 +222,19 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 		}
 		nid := replacementOf(s.Clone, w.step)
 		claimPR := s.Arg%4 == 1
-		res, err := handoff.SessionReplace(ctx, c, handoff.SessionReplaceOptions{
-			ReplaceOptions: session.ReplaceOptions{OldID: old, NewID: nid, Reason: "sim"},
-			NoSnapshot:     true, ClaimPR: claimPR, Connect: w.connect, Arbiter: arb,
-		}, clock)
 		if claimPR {
-			// A transfer of the old session's pull request may have
-			// landed whatever the answer.
+			// A transfer of the old session's pull request may land
+			// whatever the answer, or a death half-way.
 			for _, n := range simPRs {
 				if w.wl.prOwners[n][old] {
 					w.wl.owner(n, nid)
 				}
 			}
 		}
+		res, err := handoff.SessionReplace(ctx, c, handoff.SessionReplaceOptions{
+			ReplaceOptions: session.ReplaceOptions{OldID: old, NewID: nid, Reason: "sim"},
+			NoSnapshot:     true, ClaimPR: claimPR, Connect: w.connect, Arbiter: arb,
+		}, clock)
 		if err != nil {
 			return "error " + old + " " + short(err)
 		}
@@ -247,14 +250,48 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 			out += " carrying " + id
 		}
 		return out
+	case OpSwitch, OpRestore:
+		sid := w.sessionFor(c, s.Clone, s.Arg)
+		if sid == "" {
+			return "nothing"
+		}
+		// The sessions start under the harness "sim", which no launch
+		// knows: a restore goes through for a session a switch gave a
+		// real agent, and is refused before any write otherwise.
+		opts := handoff.SessionRelaunchOptions{ID: sid, By: who, NoSnapshot: true, Prompt: "carry on from " + who}
+		before, _ := session.Read(ctx, c.Clone, sid)
+		var res session.RelaunchResult
+		var err error
+		if s.Op == OpSwitch {
+			opts.Harness = simHarnesses[int(s.Arg>>8)%len(simHarnesses)]
+			res, err = handoff.SessionSwitch(ctx, c, opts, clock)
+		} else {
+			res, err = handoff.SessionRestore(ctx, c, opts, clock)
+		}
+		if err != nil {
+			return "error " + sid + " " + short(err)
+		}
+		// What the session is now, here: the agent asked for, in the
+		// worktree and the line it had (a switch changes the agent, never
+		// the work or the lineage).
+		if after, rerr := session.Read(ctx, c.Clone, sid); rerr != nil {
+			w.violate(w.step, "false-notice", fmt.Sprintf("%s of %s reported done, and the session reads %v (%s)", s.Op, sid, rerr, who))
+		} else if s.Op == OpSwitch && after.Harness != opts.Harness ||
+			before.ID != "" && (after.Worktree != before.Worktree || after.Supersedes != before.Supersedes || after.ReplacedBy != before.ReplacedBy) {
+			w.violate(w.step, "false-notice", fmt.Sprintf("%s of %s to %q: the session reads harness %q worktree %q supersedes %q replacedBy %q, before %q %q %q (%s)",
+				s.Op, sid, opts.Harness, after.Harness, after.Worktree, after.Supersedes, after.ReplacedBy, before.Worktree, before.Supersedes, before.ReplacedBy, who))
+		}
+		return fmt.Sprintf("%s %s to %s noop=%v", s.Op, sid, res.Session.Harness, res.NoOp)
 	case OpPRClaim:
 		sid := w.sessionFor(c, s.Clone, s.Arg)
 		if sid == "" {
 			return "nothing"
 		}
 		n := simPRs[int(s.Arg>>8)%len(simPRs)]
+		// May own it from here on, whatever the answer: an error after
+		// the swap, or a death after it (seed 12), leaves it made.
+		w.wl.owner(n, sid)
 		res, err := handoff.PRClaim(ctx, c, w.gh, handoff.PRClaimOptions{Number: n, Session: sid, NoComment: s.Arg%3 == 0}, clock)
-		w.wl.owner(n, sid) // an error after the swap leaves it made
 		if err != nil {
 			return fmt.Sprintf("error #%d %s %s", n, sid, short(err))
 		}
