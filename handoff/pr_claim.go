@@ -152,10 +152,10 @@ type prLeasing struct {
 	outcome *lease.Outcome
 }
 
-func (p *prLeasing) take(ctx context.Context) error {
+func (p *prLeasing) take(ctx context.Context, over func() bool, reason string) error {
 	// The take's own notices (decided in this clone only, a session
 	// without a record) are left out: the outcome says where.
-	lr, err := LeaseTake(ctx, p.st, p.b, LeaseOptions{Keys: []string{p.key.String()}, Session: p.session, Note: PRLeaseNote}, p.clock)
+	lr, err := LeaseTake(ctx, p.st, p.b, LeaseOptions{Keys: []string{p.key.String()}, Session: p.session, Note: PRLeaseNote, Over: over, Reason: reason}, p.clock)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (p *prLeasing) before(ctx context.Context, owner string) error {
 	if p.b == nil {
 		return nil
 	}
-	err := p.take(ctx)
+	err := p.take(ctx, nil, "")
 	var held *lease.HeldError
 	switch {
 	case err == nil:
@@ -189,21 +189,23 @@ func (p *prLeasing) before(ctx context.Context, owner string) error {
 }
 
 // after runs once the claim stands: a takeover takes the lease of the
-// owner before it, unless another claim took the pull request since.
+// owner before it, in one swap, while this session still owns the pull
+// request when the swap is decided: of takeovers racing, the lease ends
+// with the one that owns it last (a break here and a take after, as
+// before, let a claim that had lost the ownership break the new owner's
+// lease and keep it).
 func (p *prLeasing) after(ctx context.Context, repo string, n int, owner string) []string {
 	if p.later {
-		if rec, err := prown.Read(ctx, p.st, repo, n); err == nil && rec.OwnerSession == p.session {
-			from := "the pull request over"
-			if owner != "" {
-				from += " from session " + owner
-			}
-			_, err := lease.Break(ctx, p.st, p.b, p.key, "session "+p.session, "pr claim took "+from, lease.Clock(p.clock))
-			if err == nil || errors.Is(err, refstore.ErrNotFound) {
-				err = p.take(ctx)
-			}
-			if err != nil {
-				p.notice = fmt.Sprintf("the lease %s was not taken over (%v): `git handoff lease take %s`", p.key, err, p.key)
-			}
+		from := "the pull request over"
+		if owner != "" {
+			from += " from session " + owner
+		}
+		owns := func() bool {
+			rec, err := prown.Read(ctx, p.st, repo, n)
+			return err == nil && rec.OwnerSession == p.session
+		}
+		if err := p.take(ctx, owns, "pr claim took "+from); err != nil && !errors.Is(err, lease.ErrNotOver) {
+			p.notice = fmt.Sprintf("the lease %s was not taken over (%v): `git handoff lease take %s`", p.key, err, p.key)
 		}
 	}
 	if p.notice != "" {

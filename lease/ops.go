@@ -41,7 +41,21 @@ type TakeOptions struct {
 	Holder
 	TTL  time.Duration // 0 = DefaultTTL
 	Note string
+	// Over, when set, takes the keys over from another session that
+	// holds them, breaking its lease in the same swap, for the reason
+	// OverReason, and only while Over says so: it is asked at each
+	// attempt after the board is read, and the swap is on the versions
+	// read, so of takeovers racing, the one that lands last had Over's
+	// consent over the version it replaced (a pull request's lease goes
+	// with its ownership, read at that moment). When it says no, nothing
+	// is written and the take fails with ErrNotOver.
+	Over       func() bool
+	OverReason string
 }
+
+// ErrNotOver is a take over (TakeOptions.Over) its condition no longer
+// allowed: nothing was written.
+var ErrNotOver = errors.New("the takeover is no longer called for")
 
 // The outcomes of one key.
 const (
@@ -252,6 +266,9 @@ func Take(ctx context.Context, w refstore.Writer, b Board, opts TakeOptions, clo
 }
 
 func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opts TakeOptions, now time.Time) ([]Outcome, *plan, error) {
+	if opts.Over != nil && !opts.Over() {
+		return nil, nil, ErrNotOver
+	}
 	p := newPlan(s)
 	holders, err := pathHolders(ctx, w, s)
 	if err != nil {
@@ -265,11 +282,13 @@ func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opt
 			return nil, nil, err
 		}
 		cur, has := s.Leases[ref]
-		action, from := Taken, ""
+		action, from, broke := Taken, "", false
 		if has && cur.Held() {
 			from = cur.Session
 			if cur.Session == opts.Session {
 				action = Mine
+			} else if opts.Over != nil {
+				action, broke = TookOver, true
 			} else {
 				ex, err := expiryOf(ctx, w.Local(), cur, now)
 				if err != nil {
@@ -304,6 +323,11 @@ func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opt
 				rec.Note = cur.Note
 			}
 		case TookOver:
+			if broke { // taken over while held: a break, then a take, in the log
+				rec.History = withEvent(withEvent(cur.History, Event{At: now, Action: "break", From: from, By: "session " + opts.Session, Reason: oneLine(opts.OverReason)}),
+					Event{At: now, Action: "take", Session: opts.Session})
+				break
+			}
 			rec.History = withEvent(cur.History, Event{At: now, Action: "takeover", Session: opts.Session, From: from,
 				Reason: "its version was unchanged for " + cur.TTL().String() + " by the taker's clock"})
 		default:

@@ -189,3 +189,36 @@ func TestBreakHandOver(t *testing.T) {
 		t.Fatalf("take after break: %v", err)
 	}
 }
+
+// A take with Over breaks a live holder's lease and takes it in one swap,
+// while Over says so when the swap is decided; when it says no, nothing
+// is written (a pull request's lease going with its ownership).
+func TestTakeOver(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, b := twoClones(t)
+	k := key(t, "pr:8")
+	if _, err := take(ctx, a, "sa", time.Hour, k); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := Read(ctx, a, k)
+	over := func(yes bool) TakeOptions {
+		return TakeOptions{Keys: []Key{k}, Holder: Holder{Session: "sb"}, Over: func() bool { return yes }, OverReason: "pr claim took it over"}
+	}
+	if _, err := Take(ctx, b, b.board(), over(false), b.clock); !errors.Is(err, ErrNotOver) {
+		t.Fatalf("a takeover no longer called for: %v", err)
+	}
+	if l, _ := Read(ctx, a, k); l.OID != before.OID {
+		t.Fatalf("a takeover refused wrote %+v", l.Record)
+	}
+	r, err := Take(ctx, b, b.board(), over(true), b.clock)
+	if err != nil || r.Leases[0].Action != TookOver || r.Leases[0].From != "sa" {
+		t.Fatalf("takeover: %+v %v", r, err)
+	}
+	l, _ := Read(ctx, a, k)
+	h := l.History
+	if l.Session != "sb" || !l.Held() || len(h) < 2 || h[len(h)-2].Action != "break" || h[len(h)-2].From != "sa" ||
+		h[len(h)-2].Reason != "pr claim took it over" || h[len(h)-1].Action != "take" {
+		t.Fatalf("taken over: %+v", l.Record)
+	}
+}

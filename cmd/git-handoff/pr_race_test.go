@@ -153,4 +153,13 @@ func TestPRClaimRace(t *testing.T) {
 	if p := pointing("t", 8); len(p) != 1 || p[0] != rec.OwnerSession {
 		t.Errorf("sessions pointing at #8: %v, owner %s", p, rec.OwnerSession)
 	}
+	// The lease goes with the ownership: held by the owner, however the
+	// takeovers interleaved.
+	var l struct{ State, Session string }
+	if err := json.Unmarshal([]byte(gittest.Run(t, dir, "handoff", "lease", "show", "pr:8", "--json")), &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.State != "held" || l.Session != rec.OwnerSession {
+		t.Errorf("the lease pr:8 is %s by %s, and %s owns #8", l.State, l.Session, rec.OwnerSession)
+	}
 }
