@@ -1228,4 +1228,22 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpPRClaim, Arg: 0x705d0fd0, Faults: 0x274026b6adf17dc},
 		},
 	},
+	{
+		// A start's claim landed but its record here failed; the remote's gc
+		// then lost the claimed baton's object and a teammate's heal deleted
+		// the ref and marked it lost. The next claim here took the noted claim
+		// for never won (the remote held nothing, the archive neither) and
+		// dropped the note: the baton, pushed back from here later, was
+		// claimed by a session that never received it. A mark naming the
+		// claim now says the remote held it (teamsync heldOnce).
+		name: "claim whose object the remote lost, settled as never won", seed: 1796600000, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xd69a54b2, Faults: 0x6a6fbc1c7018408f},
+			{Clone: 2, Op: OpSync, Arg: 0xbbe866e7, Faults: 0x98e1219bee8dc1c5},
+			{Clone: 2, Op: OpStart, Arg: 0xeaaaddc4, Faults: 0x7249e333d9195651},
+			{Clone: 1, Op: OpRetire, Arg: 0xfb7563de, Faults: 0x9faa0f33009f0186},
+			{Clone: 2, Op: OpClaim, Arg: 0x112eb284, Faults: 0xec4ce08033bba877},
+			{Clone: 0, Op: OpStart, Arg: 0x2038a, Faults: 0x4d8b3a8911df1e43},
+		},
+	},
 }

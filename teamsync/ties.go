@@ -117,7 +117,14 @@ func tieFate(ctx context.Context, st refstore.Clone, tp string, t tie) (landed, 
 // blob oid at ref at some time: it holds oid or a version written after it
 // (refstore.WrittenOver), or its archive holds one: the baton's own
 // version, retired, or a floor of the ref, when a version written over it
-// was retired and the ref made anew (found by the simulation).
+// was retired and the ref made anew (found by the simulation); or it
+// marks the ref lost naming oid or a version written after it: it held
+// that, then its gc lost the object and a heal deleted the ref until a
+// clone holding it pushes it back (found by the simulation, seed
+// 1796600000: a start's claim landed, the remote lost its object, and
+// the next claim here took the noted claim for never won, dropped the
+// note, and the baton, pushed back from here later, was claimed by a
+// session that never received it).
 func heldOnce(ctx context.Context, st refstore.Clone, remote, tp, ref, oid string) (bool, error) {
 	cur, err := refstore.ResolveID(ctx, st, tp+strings.TrimPrefix(ref, refstore.Root))
 	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
@@ -125,6 +132,17 @@ func heldOnce(ctx context.Context, st refstore.Clone, remote, tp, ref, oid strin
 	}
 	if refstore.WrittenOver(ctx, st, cur, oid) {
 		return true, nil
+	}
+	if cur == "" {
+		lost, err := lostThereNow(ctx, st, remote, func(r string) bool { return r == ref })
+		if err != nil {
+			return false, err
+		}
+		for _, m := range lost {
+			if refstore.WrittenOver(ctx, st, m.oid, oid) {
+				return true, nil
+			}
+		}
 	}
 	av, err := remoteArchive(ctx, st, remote)
 	if err != nil {
