@@ -1246,4 +1246,27 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpStart, Arg: 0x2038a, Faults: 0x4d8b3a8911df1e43},
 		},
 	},
+	{
+		// A sync's push of a new session landed and the sync died before
+		// its notes, so neither the seen note nor the doubt note named what
+		// the remote held. The session was replaced, retired here by a sync
+		// whose push failed, and the next start's lazy merge adopted the
+		// remote's old active copy back from the tracking ref. A push is now
+		// noted in doubt before it is sent, and the lazy merge reads the
+		// doubt note as sync does.
+		name: "session pushed then the sync died, adopted back by a lazy merge", seed: 1796600301, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpRetire, Arg: 0x93935823, Faults: 0x49f404de4ea41ef4},
+			{Clone: 2, Op: OpStart, Arg: 0xbcdcf73a, Faults: 0x4d2474cd8b69c8d3},
+			{Clone: 2, Op: OpSync, Arg: 0xbf457e48, Faults: 0xb24898c678256c64},
+			{Clone: 2, Op: OpReplace, Arg: 0x949e5c45, Faults: 0xae6337da93ef77a1},
+			{Clone: 2, Op: OpStart, Arg: 0x4ca509a5, Faults: 0x37550238eab39bdf},
+			{Clone: 2, Op: OpAutoEnd, Arg: 0x89eb383b, Faults: 0xa1e8a26d47718ff6},
+			{Clone: 0, Op: OpStart, Arg: 0x725e4099, Faults: 0x82d24bf36637594d},
+			{Clone: 0, Op: OpContinueFail, Arg: 0x1f343340, Faults: 0x965ca15bb105e080},
+			{Clone: 2, Op: OpSync, Arg: 0xafcbade, Faults: 0x4c7b8f4657987403},
+			{Clone: 0, Op: OpSync, Arg: 0x7ffa80f8, Faults: 0xda20ae69f6e271e1},
+			{Clone: 2, Op: OpStart, Arg: 0x89c544de, Faults: 0xd367932a2897fd6a},
+		},
+	},
 }

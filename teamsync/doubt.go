@@ -18,9 +18,14 @@ import (
 // the session was replaced and retired here, and the remote's old active
 // copy came back to every clone reading replacedBy="" for ever).
 //
-// An entry goes once a sync finds the remote holding that version (it is
-// then handled, and seen, as any other), or a later doubtful push of the
-// ref replaces it. One that never lands stays: a line in a note, which
+// A push is noted before it is sent (a bulk push's thousands only once
+// one fails without an answer: their note would cost more than the rare
+// death it guards), and its entries go once its fate is known (landed, or
+// refused whole), once the seen note names that version (after the push
+// that landed it, or a sync that found the remote holding it: it is then
+// handled as any other), or when a later push of the ref replaces them. The lazy merge of a command's fetch reads the note
+// as sync does: a record this clone retired is not adopted back from a
+// tracking copy in doubt. One that never lands stays: a line in a note, which
 // costs a look into the archive only if that very version appears.
 
 // doubtPath names the local note doubt/<remote, encoded>.
@@ -62,14 +67,35 @@ func noteDoubt(st refstore.Writer, remote, url string, ups []refstore.Update) {
 	}
 }
 
-// settleDoubt drops the entries whose version the remote was found
-// holding by this sync (held: ref → the remote's blob id).
-func settleDoubt(st refstore.Writer, remote, url string, doubt, held map[string]string) {
+// doubtEarlyMax bounds the pushes noted in doubt before they are sent.
+const doubtEarlyMax = bulkPushMin
+
+// forgetDoubt drops the entries of ups' versions, whose push's fate is
+// known: it landed, or was refused whole.
+func forgetDoubt(st refstore.Writer, remote, url string, ups []refstore.Update) {
+	doubt := readDoubt(st, remote, url)
+	left := maps.Clone(doubt)
+	for _, u := range ups {
+		if u.New != "" && left[u.Ref] == u.New {
+			delete(left, u.Ref)
+		}
+	}
+	if len(left) != len(doubt) {
+		writeDoubt(st, remote, url, left)
+	}
+}
+
+// settleDoubt drops the entries the seen note now names (seen), or whose
+// version this sync found the remote holding (held): from then on they
+// are known, not in doubt. It reads the note afresh: this sync's own
+// push added to it.
+func settleDoubt(st refstore.Writer, remote, url string, seen, held map[string]string) {
+	doubt := readDoubt(st, remote, url)
 	if len(doubt) == 0 {
 		return
 	}
 	left := maps.Clone(doubt)
-	maps.DeleteFunc(left, func(ref, oid string) bool { return held[ref] == oid })
+	maps.DeleteFunc(left, func(ref, oid string) bool { return seen[ref] == oid || held[ref] == oid })
 	if len(left) != len(doubt) {
 		writeDoubt(st, remote, url, left)
 	}

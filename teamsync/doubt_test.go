@@ -8,10 +8,10 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// The doubt note keeps what a push with no answer carried, per remote and
-// URL: the versions written, not the deletions; a later doubtful push of
-// a ref replaces its entry, and an entry goes once a sync found the remote
-// holding that version.
+// The doubt note keeps what a push that may have landed carried, per
+// remote and URL: the versions written, not the deletions; a later push
+// of a ref replaces its entry, and an entry goes once a sync found the
+// remote holding that version or its seen note names it.
 func TestDoubtNoteKeepsWhatMayHaveLanded(t *testing.T) {
 	gitEnv(t)
 	dir := t.TempDir()
@@ -31,11 +31,13 @@ func TestDoubtNoteKeepsWhatMayHaveLanded(t *testing.T) {
 	if got := readDoubt(st, "origin", "/srv/elsewhere.git"); got != nil {
 		t.Fatalf("the note read for another URL: %v", got)
 	}
-	settleDoubt(st, "origin", url, want, map[string]string{a: "3333", b: "5555"})
+	// A sync found the remote holding a's version (held), and its seen
+	// note names b's.
+	settleDoubt(st, "origin", url, map[string]string{b: "5555"}, map[string]string{a: "3333"})
 	if got, want := readDoubt(st, "origin", url), map[string]string{b: "4444"}; !maps.Equal(got, want) {
 		t.Fatalf("after a sync found %s there: %v, want %v", a, got, want)
 	}
-	settleDoubt(st, "origin", url, map[string]string{b: "4444"}, map[string]string{b: "4444"})
+	settleDoubt(st, "origin", url, map[string]string{b: "4444"}, nil)
 	if _, err := st.Local().Read("doubt/origin"); err == nil {
 		t.Fatal("the note stayed with nothing in doubt")
 	}

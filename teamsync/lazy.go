@@ -133,7 +133,8 @@ func Lazy(ctx context.Context, st refstore.Clone) (LazyResult, error) {
 		return res, err
 	}
 	if len(stale) > 0 {
-		if err := lazyMerge(ctx, st, stale, byRemote, seenBy(ctx, st, stale), &res); err != nil {
+		seen, doubt := seenBy(ctx, st, stale)
+		if err := lazyMerge(ctx, st, stale, byRemote, seen, doubt, &res); err != nil {
 			if errors.Is(err, refstore.ErrConflict) {
 				// Some keys moved; the next command joins the rest and
 				// reports them.
@@ -197,13 +198,16 @@ func fetched(ctx context.Context, st refstore.Records, n note) (byRemote map[str
 }
 
 // seenBy is what each of remotes held at this clone's last sync with it
-// (seenAt).
-func seenBy(ctx context.Context, st refstore.Clone, remotes []string) map[string]map[string]string {
-	out := map[string]map[string]string{}
+// (seenAt), and what pushes of ours with no answer may have left there
+// (doubt.go).
+func seenBy(ctx context.Context, st refstore.Clone, remotes []string) (seen, doubt map[string]map[string]string) {
+	seen, doubt = map[string]map[string]string{}, map[string]map[string]string{}
 	for _, remote := range remotes {
-		out[remote] = seenAt(ctx, st, remote)
+		if rc, err := checkRemote(ctx, st, remote); err == nil {
+			seen[remote], doubt[remote] = readSeen(st, remote, rc.URL), readDoubt(st, remote, rc.URL)
+		}
 	}
-	return out
+	return seen, doubt
 }
 
 // lazyMerge joins the tracking copies of remotes into the local records,
@@ -215,7 +219,7 @@ func seenBy(ctx context.Context, st refstore.Clone, remotes []string) map[string
 // old copy came back over the retired version for good (found by the
 // simulation, seed 1796557133988800600: a replaced session read active,
 // replacedBy "", on every clone).
-func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRemote map[string][]refstore.RefID, seen map[string]map[string]string, res *LazyResult) error {
+func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRemote map[string][]refstore.RefID, seen, doubt map[string]map[string]string, res *LazyResult) error {
 	localIDs := map[string]string{}
 	for _, prefix := range refstore.Kinds {
 		ids, err := st.RefIDs(ctx, prefix)
@@ -244,8 +248,8 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 			if !met && localIDs[ref] == id.OID {
 				continue // the same record on both sides
 			}
-			if !met && localIDs[ref] == "" && seen[remote] != nil && seen[remote][ref] == id.OID {
-				continue // left here since the last sync: no news
+			if !met && localIDs[ref] == "" && (seen[remote] != nil && seen[remote][ref] == id.OID || doubt[remote][ref] == id.OID) {
+				continue // left here since the last sync (or a push of ours that may have landed): no news
 			}
 			k := kindOf(ref)
 			e, err := st.ReadObject(ctx, id.OID)

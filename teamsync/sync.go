@@ -587,6 +587,14 @@ func (s *syncRun) push(ctx context.Context, w writes, j joined, res *Result) err
 	remote := s.opts.Remote
 	progress(s.opts.Progress, len(w.remote), "sync: pushing %d records to %s", len(w.remote), remote)
 	popts := refstore.PushOptions{Atomic: true, KeepOld: w.keepOld, NoVerify: true, Track: s.specs}
+	// In doubt from before it is sent: a process killed after the push
+	// landed and before its notes leaves the remote holding what no note
+	// here names (seed 1796600301). Not a bulk push's thousands, which
+	// are noted only once one fails without an answer.
+	early := len(w.remote) <= doubtEarlyMax
+	if early {
+		noteDoubt(s.st, remote, s.url, w.remote)
+	}
 	var err error
 	if len(j.warns) == 0 && len(res.Withheld) == 0 && len(s.unhealed) == 0 && len(w.remote) > bulkPushMin {
 		// Local refs now hold every winner (retired keys are gone), and the
@@ -598,11 +606,20 @@ func (s *syncRun) push(ctx context.Context, w writes, j joined, res *Result) err
 	} else {
 		err = s.st.Push(ctx, remote, w.remote, popts)
 	}
+	refused := false
+	if pe := (*refstore.PushError)(nil); errors.As(err, &pe) && len(pe.Rejected) > 0 {
+		refused = true // an atomic push: nothing of it landed
+	}
+	switch {
+	case refused && early:
+		forgetDoubt(s.st, remote, s.url, w.remote) // nothing of it landed
+	case err != nil && !refused && !early:
+		noteDoubt(s.st, remote, s.url, w.remote) // no answer: it may land yet
+	}
+	// Landed, its entries stay until the seen note names what it left
+	// (note): a death before then must still find them.
 	if err == nil {
 		return nil
-	}
-	if pe := (*refstore.PushError)(nil); !errors.As(err, &pe) || len(pe.Rejected) == 0 {
-		noteDoubt(s.st, remote, s.url, w.remote) // no answer: it may land yet
 	}
 	lost, ferr := leaseLost(ctx, s.st, remote, s.specs, w.track)
 	if ferr != nil {
@@ -639,12 +656,14 @@ func (s *syncRun) note(ctx context.Context, j joined, res *Result) {
 	if err := noteSynced(s.st, remote, j.decisions, j.settled); err != nil {
 		res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
 	}
-	settleDoubt(s.st, remote, s.url, s.doubt, heldThere(j.decisions, j.settled))
-	if now := seenAfter(s.seen, j.decisions, j.settled, j.unread); s.seen == nil || !maps.Equal(now, s.seen) {
+	now := seenAfter(s.seen, j.decisions, j.settled, j.unread)
+	if s.seen == nil || !maps.Equal(now, s.seen) {
 		if err := writeSeen(s.st, remote, s.url, now); err != nil {
 			res.Warnings = append(res.Warnings, "note of what "+remote+" holds not written: "+err.Error())
+			return // the doubt note keeps guarding what the seen note does not name
 		}
 	}
+	settleDoubt(s.st, remote, s.url, now, heldThere(j.decisions, j.settled))
 }
 
 // ContentionError is a sync that lost every attempt to someone writing the
