@@ -28,19 +28,10 @@ import (
 // tracking copy in doubt. One that never lands stays: a line in a note, which
 // costs a look into the archive only if that very version appears.
 
-// doubtPath names the local note doubt/<remote, encoded>.
-func doubtPath(remote string) (string, error) {
-	enc, err := refstore.EncodeComponent(remote)
-	if err != nil {
-		return "", err
-	}
-	return "doubt/" + enc, nil
-}
-
 // readDoubt is ref → blob id of the versions pushed to remote (at url)
 // whose push had no answer, nil when none.
 func readDoubt(st refstore.Writer, remote, url string) map[string]string {
-	p, err := doubtPath(remote)
+	p, err := remoteNote("doubt", remote)
 	if err != nil {
 		return nil
 	}
@@ -102,7 +93,7 @@ func settleDoubt(st refstore.Writer, remote, url string, seen, held map[string]s
 }
 
 func writeDoubt(st refstore.Writer, remote, url string, doubt map[string]string) {
-	p, err := doubtPath(remote)
+	p, err := remoteNote("doubt", remote)
 	if err != nil {
 		return
 	}

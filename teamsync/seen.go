@@ -22,20 +22,21 @@ import (
 // pointed somewhere new starts with no note, so an empty new remote does
 // not look like one that dropped every record.
 
-// seenPath names the local note seen/<remote, encoded>.
-func seenPath(remote string) (string, error) {
+// remoteNote names the local note dir/<remote, encoded>: seen/ (what the
+// remote held at the last sync), doubt/ (doubt.go).
+func remoteNote(dir, remote string) (string, error) {
 	enc, err := refstore.EncodeComponent(remote)
 	if err != nil {
 		return "", err
 	}
-	return "seen/" + enc, nil
+	return dir + "/" + enc, nil
 }
 
 // readSeen returns ref → blob id of what remote held after the last sync,
 // or nil when there is no note for this remote at this URL. A note that
 // cannot be read is no note: the guard is lost, never a record.
 func readSeen(st refstore.Writer, remote, url string) map[string]string {
-	p, err := seenPath(remote)
+	p, err := remoteNote("seen", remote)
 	if err != nil {
 		return nil
 	}
@@ -81,7 +82,7 @@ func seenAt(ctx context.Context, st refstore.Clone, remote string) map[string]st
 
 // writeSeen replaces remote's note with seen.
 func writeSeen(st refstore.Writer, remote, url string, seen map[string]string) error {
-	p, err := seenPath(remote)
+	p, err := remoteNote("seen", remote)
 	if err != nil {
 		return err
 	}
