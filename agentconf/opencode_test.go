@@ -2,9 +2,7 @@ package agentconf_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -120,38 +118,32 @@ func TestOpenCodeLoadsPlugin(t *testing.T) {
 			})
 			// A loaded machine (make test runs two packages at once) took
 			// over three minutes for opencode's first session, npm
-			// installing its plugin SDK (SeedOpenCode spares that). The
-			// first request a just-started server accepts can go
-			// unanswered for good (seen every time here: the retry was
-			// answered in seconds), so it is given 10 s, every later one
-			// the long wait.
-			client := &http.Client{Timeout: 10 * time.Second}
-			url := "http://127.0.0.1:" + strconv.Itoa(port) + "/session?directory=" + root
-			id := ""
-			// A bound on how long a server that never comes up is waited
+			// installing its plugin SDK (SeedOpenCode spares that). A
+			// bound on how long a server that never comes up is waited
 			// for, not a timing claim.
-			for deadline := time.Now().Add(360 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-				resp, err := client.Post(url, "application/json", strings.NewReader("{}"))
-				if err != nil {
-					if errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err) {
-						client.Timeout = 150 * time.Second
-					}
-					continue
-				}
-				var b bytes.Buffer
-				b.ReadFrom(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					t.Fatalf("creating a session: %s %s\n%s", resp.Status, b.String(), out.String())
-				}
-				if i := strings.Index(b.String(), `"id":"ses_`); i >= 0 {
-					id = b.String()[i+6 : i+6+strings.Index(b.String()[i+6:], `"`)]
-				}
+			base := "http://127.0.0.1:" + strconv.Itoa(port)
+			if err := agenttest.OpenCodeServeReady(base, root, 360*time.Second); err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			client := &http.Client{Timeout: 150 * time.Second}
+			url := base + "/session?directory=" + root
+			resp, err := client.Post(url, "application/json", strings.NewReader("{}"))
+			if err != nil {
+				t.Fatalf("creating a session: %v\n%s", err, out.String())
+			}
+			var b bytes.Buffer
+			b.ReadFrom(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("creating a session: %s %s\n%s", resp.Status, b.String(), out.String())
+			}
+			id := ""
+			if i := strings.Index(b.String(), `"id":"ses_`); i >= 0 {
+				id = b.String()[i+6 : i+6+strings.Index(b.String()[i+6:], `"`)]
 			}
 			if id == "" {
-				t.Fatalf("opencode serve never created a session:\n%s", out.String())
+				t.Fatalf("opencode serve created no session: %s\n%s", b.String(), out.String())
 			}
-			client.Timeout = 150 * time.Second
 			if !withHandoff {
 				// Fail open: a second session after the failed hook is still made.
 				resp, err := client.Post(url, "application/json", strings.NewReader("{}"))
@@ -171,7 +163,7 @@ func TestOpenCodeLoadsPlugin(t *testing.T) {
 			if !bytes.Contains(got, []byte(want)) {
 				t.Fatalf("hook calls:\n%s\nwant %s\nopencode:\n%s", got, want, out.String())
 			}
-			// Once per session (a slow first request retried makes a second one).
+			// Once per session.
 			if n := bytes.Count(got, []byte(`session-start {"session_id":"`+id+`"`)); n != 1 {
 				t.Errorf("session-start ran %d times for %s:\n%s", n, id, got)
 			}

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -741,22 +740,12 @@ func startOpenCodeServer(t *testing.T, a *agenttest.Agent, dir string) *openCode
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 	})
-	// A bound on how long a server that never comes up is waited for.
-	client := &http.Client{Timeout: 10 * time.Second}
 	// Generous: under load (go test ./... with the other opencode tests)
 	// it took over a minute.
-	for deadline := time.Now().Add(240 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		resp, err := client.Get(srv.url + "/session?directory=" + url.QueryEscape(dir))
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return srv
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("opencode serve never answered: %v\n%s", err, srv.out.String())
-		}
+	if err := agenttest.OpenCodeServeReady(srv.url, dir, 240*time.Second); err != nil {
+		t.Fatalf("%v\n%s", err, srv.out.String())
 	}
+	return srv
 }
 
 // post sends body to path and returns the answer's field key ("" = none).

@@ -7,6 +7,7 @@ package agenthook_test
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,7 +109,9 @@ func TestReplacingAClaudeSessionCarriesItsTaskAndSummary(t *testing.T) {
 
 // Claude Code killed right after its SessionStart hook claimed a baton,
 // before its first turn: the next Claude session here is given that
-// baton, with a notice naming the first.
+// baton, with a notice naming the first. It is killed as its first turn's
+// request reaches the model (which the hook's brief is part of), not at a
+// deadline waited out.
 func TestClaudeKilledAtStartLeavesItsBatonToTheNext(t *testing.T) {
 	agenttest.Find(t, agenttest.Claude)
 	p := newProject(t, agenttest.Claude)
@@ -117,8 +120,11 @@ func TestClaudeKilledAtStartLeavesItsBatonToTheNext(t *testing.T) {
 	var hang atomic.Bool
 	hang.Store(true)
 	release := make(chan struct{})
+	asked := make(chan struct{})
+	var askedOnce sync.Once
 	fake := fakemodel.Start(t, func(r *fakemodel.Request) fakemodel.Reply {
 		if r.OffersShell() && hang.Load() {
+			askedOnce.Do(func() { close(asked) })
 			select { // the model does not answer: the agent is killed
 			case <-release:
 			case <-time.After(60 * time.Second):
@@ -127,9 +133,9 @@ func TestClaudeKilledAtStartLeavesItsBatonToTheNext(t *testing.T) {
 		return fakemodel.Say("got it " + tok)
 	})
 	claude := p.agentFor(agenttest.Claude, fake)
-	killed := claude.Run(agenttest.Run{Dir: p.dir, Prompt: "start", Timeout: 25 * time.Second, Killed: true})
-	if !killed.TimedOut {
-		t.Fatalf("claude was not killed: %s", killed)
+	killed := claude.Run(agenttest.Run{Dir: p.dir, Prompt: "start", Kill: asked})
+	if !killed.Killed {
+		t.Fatalf("claude was not killed at its first turn: %s\n%s", killed, fake.Dump())
 	}
 	if b := p.baton(task); !b.Claimed {
 		t.Fatalf("claude's start hook did not claim the baton before it was killed: %+v\n%s", b, fake.Dump())

@@ -169,6 +169,7 @@ printf '{"decision":"%s","reason":"%s"}\n' '`+ev[3]+`' '`+s.stopReason()+`'`)
 			if len(stops) != 2 {
 				t.Fatalf("the stop hook ran %d times, want 2 (block, then pass)\n%s\nrequests:\n%s", len(stops), res, fake.Dump())
 			}
+			checkMachinery(t, agent, s, hooks, res, fake)
 			path := transcriptPath(stops[0])
 			want := layout[agent](res.SessionID)
 			if rel, err := filepath.Rel(a.Home, path); err != nil || res.SessionID == "" || !regexp.MustCompile(want).MatchString(rel) {
@@ -223,6 +224,46 @@ printf '{"decision":"%s","reason":"%s"}\n' '`+ev[3]+`' '`+s.stopReason()+`'`)
 				}
 			}
 		})
+	}
+}
+
+// checkMachinery holds the run to what every test that drives these agents
+// needs of them (internal/agenttest, whose TestOneRunShellAndHooks started
+// each agent once more for it, Copilot's start 15 s and more): the prompt
+// reached the model; the shell commands it asked for ran and their output
+// went back to it (ls's complaint is in no command line); the start hook
+// ran, and its context reached a main-loop request but Copilot's, which
+// runs the hook and ignores what it prints (if that ever changes, the
+// catalogue can say Copilot injects); and the stop hook that blocked once
+// made the agent go on with its reason as the last user message of
+// exactly one request.
+func checkMachinery(t *testing.T, agent string, s session, hooks string, res agenttest.Result, fake *fakemodel.Server) {
+	t.Helper()
+	if len(fake.Find(s.prompt())) == 0 {
+		t.Errorf("the prompt reached no request\nrequests:\n%s", fake.Dump())
+	}
+	if !fake.SawToolOutput("No such file or directory") {
+		t.Errorf("the model never saw the failing command's output\nrequests:\n%s", fake.Dump())
+	}
+	if len(hookInputs(t, hooks, "start")) == 0 {
+		t.Errorf("the start hook never ran\n%s", res)
+	}
+	injected := "S-" + s.tok + " started for this session"
+	var hit bool
+	for _, r := range fake.Find(injected) {
+		hit = hit || r.OffersShell()
+	}
+	if want := agent != agenttest.Copilot; hit != want {
+		t.Errorf("the start hook's context reached a main-loop request: %v, want %v\nrequests:\n%s", hit, want, fake.Dump())
+	}
+	var withReason int
+	for _, r := range fake.Requests() {
+		if r.OffersShell() && strings.Contains(r.LastUser, s.stopReason()) {
+			withReason++
+		}
+	}
+	if withReason != 1 {
+		t.Errorf("%d main-loop requests carry the stop reason in the last user message, want 1\nrequests:\n%s", withReason, fake.Dump())
 	}
 }
 

@@ -161,9 +161,10 @@ type Run struct {
 	Args    []string // extra options, before the prompt
 	Env     []string // extra environment for this run only
 	Timeout time.Duration
-	// Killed: the run is meant to be killed at Timeout (an agent that
-	// crashes), which is then no error.
-	Killed bool
+	// Kill, when it closes, kills the agent's process group as a crash
+	// would (Result.Killed): a test that means to kill it at some point
+	// of its run closes Kill then, rather than waiting out a Timeout.
+	Kill <-chan struct{}
 	// Untrusted runs Codex as a user would in a folder it was never told
 	// to trust: the project is not marked trusted and hook trust is not
 	// bypassed (Args may pass what a launch adds).
@@ -175,6 +176,7 @@ type Result struct {
 	Stdout, Stderr string
 	Code           int  // exit code; -1 when killed
 	TimedOut       bool // the timeout killed it
+	Killed         bool // Run.Kill closed and killed it
 	// SessionID is the agent's own session id, read from its JSON output
 	// (claude's session_id, codex's thread.started thread_id, gemini's
 	// session_id, copilot's result sessionId, opencode's events' sessionID);
@@ -398,6 +400,21 @@ func (a *Agent) Run(run Run) Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	killed := make(chan bool, 1)
+	if run.Kill != nil {
+		kctx, kcancel := context.WithCancel(ctx)
+		defer kcancel()
+		go func() {
+			select {
+			case <-run.Kill:
+				killed <- true
+				kcancel()
+			case <-kctx.Done():
+				killed <- false
+			}
+		}()
+		ctx = kctx
+	}
 	cmd := exec.CommandContext(ctx, a.Bin, a.Args(run)...)
 	cmd.Dir = run.Dir
 	// PWD too: opencode takes its directory from PWD, not from getcwd,
@@ -425,10 +442,13 @@ func (a *Agent) Run(run Run) Result {
 		res.Code = -1
 		res.Stderr += "\nagenttest: " + err.Error()
 	}
-	if ctx.Err() != nil {
+	if run.Kill != nil && ctx.Err() != nil {
+		res.Killed = <-killed
+	}
+	if ctx.Err() != nil && !res.Killed {
 		res.TimedOut = true
 	}
-	if res.TimedOut && !run.Killed {
+	if res.TimedOut {
 		a.t.Errorf("agenttest: %s timed out after %v\n%s\nrequests:\n%s", a.Name, timeout, res, a.Fake.Dump())
 	}
 	res.SessionID = sessionID(a.Name, res.Stdout)
