@@ -68,3 +68,31 @@ func TestListContentsIsGet(t *testing.T) {
 		t.Errorf("a pattern for a prefix: %v, want ErrBadName", err)
 	}
 }
+
+// A Lazy Store finds the same repository as a plain one and reads and
+// writes as it does, its cat-file and configuration asked for when first
+// needed, from a subdirectory too.
+func TestOpenLazy(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := gittest.Init(t)
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain := open(t, dir, refstore.Options{})
+	oid := put(t, plain, "refs/ao/x/a", "", `{"schema":"x"}`)
+	lazy := open(t, sub, refstore.Options{Lazy: true})
+	if lazy.Layout().WorkTree != plain.Layout().WorkTree || lazy.GitDir() != plain.GitDir() || lazy.CommonDir() != plain.CommonDir() {
+		t.Errorf("Lazy found %+v, a plain Open %+v", lazy.Layout(), plain.Layout())
+	}
+	e, err := lazy.Get(ctx, "refs/ao/x/a")
+	if err != nil || e.OID != oid || string(e.Data) != `{"schema":"x"}` {
+		t.Errorf("Lazy Get: %+v, %v", e, err)
+	}
+	put(t, lazy, "refs/ao/x/b", "", `{"schema":"y"}`)
+	if e, err := plain.Get(ctx, "refs/ao/x/b"); err != nil || string(e.Data) != `{"schema":"y"}` {
+		t.Errorf("a write through the Lazy Store reads back %+v, %v", e, err)
+	}
+}
