@@ -342,15 +342,19 @@ func (p Pattern) matchesSomeFile() bool {
 // whenever one exists, since every path matching both is a walk through
 // these states: the answer is exact, no guess in either direction.
 func intersect(a, b []token) bool {
-	seen := map[step]bool{}
-	queue := []step{{0, 0, atStart}}
+	// The states seen, one flag each, indexed as (i, j, at): a slice, not
+	// a map, since every lease read (Decode, Compile) searches once.
+	seen := make([]bool, (len(a)+1)*(len(b)+1)*3)
+	index := func(s step) int { return (s.i*(len(b)+1)+s.j)*3 + s.at }
+	queue := make([]step, 1, 16)
+	queue[0] = step{0, 0, atStart}
 	push := func(s step) {
-		if !seen[s] {
-			seen[s] = true
+		if k := index(s); !seen[k] {
+			seen[k] = true
 			queue = append(queue, s)
 		}
 	}
-	seen[queue[0]] = true
+	seen[index(queue[0])] = true
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
