@@ -1,13 +1,16 @@
 package agentconf_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-handoff/git-handoff/agentconf"
 	"github.com/git-handoff/git-handoff/internal/gittest"
@@ -479,5 +482,56 @@ func TestRemoveMember(t *testing.T) {
 	}
 	if _, _, err := agentconf.RemoveMember([]byte("[1]"), "x"); err == nil {
 		t.Error("a document that is not an object: no error")
+	}
+}
+
+// The installed command runs git-handoff itself when the shell finds it on
+// PATH, through `git handoff` when only git finds it (in git's exec-path
+// here), and fails nothing when neither does. A script stands in for
+// git-handoff, noting the arguments it was run with; the shell and git
+// are the real ones.
+func TestCommandFindsGitHandoff(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	gitOnly := t.TempDir() // a PATH with git and nothing else
+	if err := os.Symlink(git, filepath.Join(gitOnly, "git")); err != nil {
+		t.Fatal(err)
+	}
+	stub := t.TempDir()
+	log := filepath.Join(t.TempDir(), "log")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\n"
+	if err := os.WriteFile(filepath.Join(stub, "git-handoff"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := agentconf.Command("claude-code", agentconf.EventStop)
+	for _, c := range []struct {
+		name string
+		env  []string
+		ran  bool
+	}{
+		{"on PATH", []string{"PATH=" + stub + string(os.PathListSeparator) + gitOnly}, true},
+		{"only where git looks", []string{"PATH=" + gitOnly, "GIT_EXEC_PATH=" + stub}, true},
+		{"nowhere", []string{"PATH=" + gitOnly}, false},
+	} {
+		os.Remove(log)
+		sh := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
+		sh.Env = append([]string{"HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}, c.env...)
+		sh.Dir = t.TempDir()
+		out, err := sh.CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: %q failed: %v\n%s", c.name, cmd, err, out)
+		}
+		got, _ := os.ReadFile(log)
+		want := ""
+		if c.ran {
+			want = "hook agent claude-code stop\n"
+		}
+		if string(got) != want {
+			t.Errorf("%s: git-handoff ran with %q, want %q (output %s)", c.name, got, want, out)
+		}
 	}
 }

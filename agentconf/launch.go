@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/git-handoff/git-handoff/harness"
 )
@@ -78,7 +77,7 @@ func hookCommands(data []byte) (ours int, foreign bool) {
 	for _, groups := range file.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				if strings.HasPrefix(strings.TrimSpace(h.Command), Marker) {
+				if isCommand(h.Command) {
 					ours++
 				} else {
 					foreign = true

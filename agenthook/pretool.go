@@ -24,8 +24,9 @@ import (
 // Its cost is paid on every write the agent makes, so it is kept to what
 // the answer needs: a tool that writes nothing runs no git at all (and the
 // installed matcher keeps most of them from starting the hook); a write
-// with no path lease in the repository runs one `git for-each-ref`; only
-// with path leases is the store opened and the leases read.
+// runs one `git for-each-ref`, which reads the path leases whole; only
+// when one of them may cover the file is the store opened (a rev-parse),
+// and the session's own ids looked up only when one does.
 
 // writeTool reads the files a tool call would write from its arguments;
 // nil for a call that writes nothing (Copilot's editor viewing a file).
@@ -60,27 +61,32 @@ func preToolUse(ctx context.Context, p protocol, harnessName, dir string, in inp
 }
 
 // leaseBlocks asks handoff.LeaseGuard about paths (absolute, or relative
-// to dir), after one listing that says whether any path is leased at all
-// and, when one is, is the listing the guard reads.
+// to dir). One `git for-each-ref` reads the path leases with their
+// records; the Store is opened (one rev-parse, for the top of the
+// worktree) only when some held lease may cover a path at all, which
+// needs no git: a file's path from the top of the worktree is one of the
+// tails of its real path (mayCover).
 func leaseBlocks(ctx context.Context, harnessName, dir, nativeID string, paths []string) ([]handoff.LeaseBlock, error) {
-	out, err := refstore.Git(ctx, dir, false, nil, "for-each-ref", "--format=%(objectname) %(refname)", handoff.PathLeasePrefix)
+	held, err := handoff.HeldPathLeases(ctx, dir)
 	var ge *refstore.GitError
 	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
 		return nil, nil // a plugin's hooks run in every folder: outside a repository nothing is leased
 	}
+	if err != nil || len(held) == 0 {
+		return nil, err
+	}
+	base, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	var listed []refstore.RefID
-	for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
-		if oid, ref, ok := strings.Cut(line, " "); ok {
-			listed = append(listed, refstore.RefID{Ref: ref, OID: oid})
-		}
+	resolved := make([]string, len(paths))
+	for i, p := range paths {
+		resolved[i] = realPath(base, p)
 	}
-	if len(listed) == 0 {
+	if !mayCover(held, resolved) {
 		return nil, nil
 	}
-	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	st, err := refstore.Open(ctx, dir, refstore.Options{Lazy: true})
 	if err != nil {
 		return nil, err
 	}
@@ -89,25 +95,20 @@ func leaseBlocks(ctx context.Context, harnessName, dir, nativeID string, paths [
 	if top == "" {
 		return nil, nil // a bare repository has no files to write
 	}
-	base, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
 	var rel []string
-	for _, p := range paths {
-		if r, ok := inWorktree(top, base, p); ok {
+	for _, p := range resolved {
+		if r, ok := inWorktree(top, p); ok {
 			rel = append(rel, r)
 		}
 	}
-	return handoff.LeaseGuard(ctx, st, handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel, Listed: listed}, time.Now)
+	return handoff.LeaseGuard(ctx, st, held, handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel}, time.Now)
 }
 
-// inWorktree is p's path from the top of the worktree top (a real path,
-// as git gives it), with forward slashes; false for a path outside it.
-// The agent may name the file through a symbolic link (macOS's /tmp), and
-// the file may not exist yet: the nearest directory above it that exists
-// is resolved.
-func inWorktree(top, base, p string) (string, bool) {
+// realPath is p (absolute, or relative to base) with the symbolic links of
+// its directories resolved, as git's paths are: the agent may name the
+// file through a link (macOS's /tmp), and the file may not exist yet, so
+// the nearest directory above it that exists is resolved.
+func realPath(base, p string) string {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
 	}
@@ -115,21 +116,48 @@ func inWorktree(top, base, p string) (string, bool) {
 	dir, rest := p, ""
 	for {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			p = filepath.Join(real, rest)
-			break
+			return filepath.Join(real, rest)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			break
+			return p
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = parent
 	}
+}
+
+// inWorktree is the real path p's path from the top of the worktree top
+// (a real path, as git gives it), with forward slashes; false for a path
+// outside it.
+func inWorktree(top, p string) (string, bool) {
 	r, err := filepath.Rel(top, p)
 	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return "", false
 	}
 	return filepath.ToSlash(r), true
+}
+
+// mayCover reports whether some lease of held matches some tail of one of
+// the real paths ("c", "b/c", "a/b/c" of /a/b/c). The worktree's top is
+// a directory above a file in it, so the file's path from the top is one
+// of those tails: when no lease matches any of them, none covers the
+// file, wherever the top is, and the hook needs not ask git where it is.
+func mayCover(held []handoff.PathLease, real []string) bool {
+	for _, p := range real {
+		p = filepath.ToSlash(p)
+		for i := len(p) - 1; i >= 0; i-- {
+			if p[i] != '/' || i == len(p)-1 {
+				continue
+			}
+			for _, l := range held {
+				if l.Pattern.Match(p[i+1:]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // blockReason is what the model reads: who holds each file, until when,

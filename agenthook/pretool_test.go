@@ -227,9 +227,12 @@ func TestPreToolUseMatchersAreTheWriteTools(t *testing.T) {
 		}
 		var got []string
 		found := 0
+		// The command as json.Marshal writes it inside the entry ("&" and
+		// ">" escaped).
+		cmd := strings.Trim(mustMarshal(t, agentconf.Command(name, EventPreToolUse)), `"`)
 		for _, entries := range doc.Hooks {
 			for _, e := range entries {
-				if !strings.Contains(mustMarshal(t, e), agentconf.Command(name, EventPreToolUse)) {
+				if !strings.Contains(mustMarshal(t, e), cmd) {
 					continue
 				}
 				found++

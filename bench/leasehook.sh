@@ -5,9 +5,11 @@
 # held by another session (a write of a free file, which every lease is
 # matched against, and a write the hook refuses).
 # Goals (issue 37): the hook adds at most 10 ms to a tool call with nothing
-# leased, at most 30 ms with leases. The hook's command is what agentconf
-# installs: `git handoff …`, so git's own start is in its time. Tools that
-# write nothing never start it (the installed matchers).
+# leased, at most 30 ms with leases. The hook's command is the one `init
+# --agent claude-code` installs, run as Claude Code runs it (sh -c): the
+# shell's start is in its time, and git's when the command goes through
+# `git handoff`. Tools that write nothing never start it (the installed
+# matchers).
 #   usage: bench/leasehook.sh path/to/git-handoff [runs] [leases]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -26,10 +28,18 @@ git init -q "$repo"
 git -C "$repo" commit -q --allow-empty -m init
 cd "$repo"
 
+# The installed command, read back from where init wrote it (one JSON
+# string a line; ours hold no quote or backslash to unescape).
+git handoff init --agent claude-code --no-hooks --no-check >/dev/null 2>&1 ||
+	{ echo "leasehook: init --agent claude-code failed" >&2; exit 1; }
+command=$(sed -n 's/^ *"command": "\(.*pre-tool-use.*\)",\{0,1\}$/\1/p' .claude/settings.json)
+[ -n "$command" ] || { echo "leasehook: no pre-tool-use command in .claude/settings.json" >&2; exit 1; }
+echo "pre-tool hook command: $command"
+
 # hook FILE: the hook asked about a Write of FILE, as Claude Code asks it.
 hook() {
 	printf '{"session_id":"0b9c5a3e-1111-4222-8333-444455556666","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"%s/%s","content":"x"}}' "$repo" "$repo" "$1" |
-		git handoff hook agent claude-code pre-tool-use
+		sh -c "$command"
 }
 
 # measure LABEL FILE: the median of runs of the hook on FILE and of

@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/git-handoff/git-handoff/lease"
@@ -18,6 +17,37 @@ import (
 // pre-tool hook lists.
 const PathLeasePrefix = lease.Prefix + lease.KindPath + "/"
 
+// PathLease is a held path lease with its pathspec compiled.
+type PathLease struct {
+	lease.Stored
+	Pattern lease.Pattern
+}
+
+// HeldPathLeases reads the path leases of the repository dir is in
+// through one `git for-each-ref` (refstore.ListContents), opening no
+// Store: the ones held, in ref order. A record that is not whole guards
+// nothing and is passed over. Outside a repository it is git's error (a
+// *refstore.GitError).
+func HeldPathLeases(ctx context.Context, dir string) ([]PathLease, error) {
+	entries, err := refstore.ListContents(ctx, dir, PathLeasePrefix)
+	if err != nil {
+		return nil, err
+	}
+	var held []PathLease
+	for _, e := range entries {
+		l, err := lease.Decode(e)
+		if err != nil || !l.Held() {
+			continue
+		}
+		pat, err := lease.Compile(l.ParsedKey().Value)
+		if err != nil {
+			continue // Decode took the key, so Compile does: never here
+		}
+		held = append(held, PathLease{Stored: l, Pattern: pat})
+	}
+	return held, nil
+}
+
 // LeaseGuardOptions are what a pre-tool hook asks.
 type LeaseGuardOptions struct {
 	Harness  string
@@ -25,10 +55,6 @@ type LeaseGuardOptions struct {
 	// Paths are the files the tool would write, relative to the top of
 	// the worktree, with forward slashes.
 	Paths []string
-	// Listed are the path leases' refs and blob ids when the caller has
-	// listed PathLeasePrefix already (a hook's first look); nil: listed
-	// here. Their blobs are read through the store's one cat-file.
-	Listed []refstore.RefID
 }
 
 // LeaseBlock is one file the asking session may not write.
@@ -38,61 +64,44 @@ type LeaseBlock struct {
 	FreesAt time.Time    // by this clone's clock, if its holder stops renewing
 }
 
-// LeaseGuard returns the files of opts.Paths under a path lease held by a
-// session other than the asking one, which this clone has not seen
-// unchanged for its TTL. The asking session is every id it may hold
-// leases under: the session its agent id is noted for, and the one a
-// `lease take` from its shell names (GIT_HANDOFF_SESSION, else the
-// worktree's binding). A first sighting of another's lease is noted, as
-// `lease list` notes it, so that its expiry is counted from now.
-func LeaseGuard(ctx context.Context, st refstore.Clone, opts LeaseGuardOptions, clock Clock) ([]LeaseBlock, error) {
+// LeaseGuard returns the files of opts.Paths under one of the path leases
+// held (HeldPathLeases of st's repository) by a session other than the
+// asking one, which this clone has not seen unchanged for its TTL. The
+// asking session is every id it may hold leases under: the session its
+// agent id is noted for, and the one a `lease take` from its shell names
+// (GIT_HANDOFF_SESSION, else the worktree's binding); they are looked up
+// only once some lease covers a path. A first sighting of another's lease
+// is noted, as `lease list` notes it, so that its expiry is counted from
+// now.
+func LeaseGuard(ctx context.Context, st refstore.Clone, held []PathLease, opts LeaseGuardOptions, clock Clock) ([]LeaseBlock, error) {
 	if len(opts.Paths) == 0 {
 		return nil, nil
 	}
-	ids := opts.Listed
-	if ids == nil {
-		var err error
-		if ids, err = st.RefIDs(ctx, PathLeasePrefix); err != nil {
-			return nil, fmt.Errorf("listing path leases: %w", err)
+	var mine map[string]bool
+	isMine := func(session string) bool {
+		if mine == nil {
+			mine = map[string]bool{}
+			if opts.NativeID != "" {
+				if id, err := indexedSession(st, HarnessName(opts.Harness), opts.NativeID); err == nil && id != "" {
+					mine[id] = true
+				}
+			}
+			if id, err := SessionID(st, ""); err == nil && id != "" {
+				mine[id] = true
+			}
 		}
-	}
-	var held []lease.Stored
-	for _, id := range ids {
-		e, err := st.ReadObject(ctx, id.OID)
-		if err != nil {
-			return nil, fmt.Errorf("reading the lease %s: %w", id.Ref, err)
-		}
-		e.Ref = id.Ref
-		if l, err := lease.Decode(e); err == nil {
-			held = append(held, l) // a record that is not whole guards nothing
-		}
-	}
-	mine := map[string]bool{}
-	if opts.NativeID != "" {
-		if id, err := indexedSession(st, HarnessName(opts.Harness), opts.NativeID); err == nil && id != "" {
-			mine[id] = true
-		}
-	}
-	if id, err := SessionID(st, ""); err == nil && id != "" {
-		mine[id] = true
+		return mine[session]
 	}
 	now := clock()
 	var out []LeaseBlock
 	for _, l := range held {
-		if !l.Held() || mine[l.Session] {
-			continue
-		}
-		pat, err := lease.Compile(l.ParsedKey().Value)
-		if err != nil {
-			continue // Decode took the key, so Compile does: never here
-		}
 		var covered []string
 		for _, p := range opts.Paths {
-			if pat.Match(p) {
+			if l.Pattern.Match(p) {
 				covered = append(covered, p)
 			}
 		}
-		if len(covered) == 0 {
+		if len(covered) == 0 || isMine(l.Session) {
 			continue
 		}
 		first, err := lease.Seen(ctx, st.Local(), l.Ref, l.OID, now)
@@ -104,7 +113,7 @@ func LeaseGuard(ctx context.Context, st refstore.Clone, opts LeaseGuardOptions, 
 			continue // unchanged for its TTL here: free to take, so to write
 		}
 		for _, p := range covered {
-			out = append(out, LeaseBlock{Path: p, Lease: l, FreesAt: frees})
+			out = append(out, LeaseBlock{Path: p, Lease: l.Stored, FreesAt: frees})
 		}
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-handoff/git-handoff/harness"
@@ -137,13 +138,15 @@ func AgentFailure(ctx context.Context, st refstore.Clone, opts AgentFailureOptio
 // "· resets 3pm (UTC)", "resets 3:30pm (Europe/Paris)", "resets Dec 7,
 // 3pm (UTC)" (its format: the hour alone when on the hour, the date when
 // more than a day away, the time zone in parentheses).
-var resetRE = regexp.MustCompile(`resets ((?:([A-Z][a-z]{2}) (\d{1,2}), (?:(\d{4}), )?)?(\d{1,2})(?::(\d{2}))?([ap]m))(?: \(([^)]+)\))?`)
+var resetRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`resets ((?:([A-Z][a-z]{2}) (\d{1,2}), (?:(\d{4}), )?)?(\d{1,2})(?::(\d{2}))?([ap]m))(?: \(([^)]+)\))?`)
+})
 
 // resetOf reads the reset time out of an agent's limit message: the time
 // (zero when it names none, or a zone not known here) and the words as
 // said, for the brief ("15:00 UTC").
 func resetOf(msg string, now time.Time) (time.Time, string) {
-	m := resetRE.FindStringSubmatch(msg)
+	m := resetRE().FindStringSubmatch(msg)
 	if m == nil {
 		return time.Time{}, ""
 	}

@@ -244,17 +244,69 @@ const (
 type step struct{ i, j, at int }
 
 // Match reports whether the pattern matches path (a file's path from the
-// top of the worktree).
+// top of the worktree). It answers what intersect would of the glob and
+// the path as a literal glob, without the product search: a pre-tool hook
+// matches every write against every path lease, so this is one pass over
+// the path with the set of glob positions it may be at (time
+// len(path)·len(glob), two slices of memory).
 func (p Pattern) Match(path string) bool {
+	if !isPath(path) {
+		return false
+	}
 	for _, g := range p.globs {
-		if matchGlob(g, literal(path)) {
+		if matchGlob(g, path) {
 			return true
 		}
 	}
 	return false
 }
 
-func matchGlob(g, lit []token) bool { return intersect(g, lit) }
+// isPath holds the rules intersect keeps for every path: not empty, no
+// "/" at either end, no "//".
+func isPath(p string) bool {
+	return p != "" && p[0] != '/' && p[len(p)-1] != '/' && !strings.Contains(p, "//")
+}
+
+// matchGlob runs g's automaton over path: at[i] says the bytes read so
+// far can leave g at token i. A star may be passed over (an empty run)
+// or take a byte and stay; a set takes one byte it holds and moves on.
+// A star takes any byte but NUL (anyByte), as intersect's does.
+func matchGlob(g []token, path string) bool {
+	at, next := make([]bool, len(g)+1), make([]bool, len(g)+1)
+	at[0] = true
+	closeStars(g, at)
+	for k := 0; k < len(path); k++ {
+		c := path[k]
+		clear(next)
+		some := false
+		for i, ok := range at[:len(g)] {
+			if !ok {
+				continue
+			}
+			switch t := g[i]; {
+			case t.star && anyByte.has(c):
+				next[i], some = true, true
+			case !t.star && t.set.has(c):
+				next[i+1], some = true, true
+			}
+		}
+		if !some {
+			return false
+		}
+		closeStars(g, next)
+		at, next = next, at
+	}
+	return at[len(g)]
+}
+
+// closeStars adds to at what passing over stars reaches.
+func closeStars(g []token, at []bool) {
+	for i, t := range g {
+		if at[i] && t.star {
+			at[i+1] = true
+		}
+	}
+}
 
 // Overlap reports whether some file's path matches both pathspecs.
 func Overlap(a, b Pattern) bool {
@@ -290,15 +342,19 @@ func (p Pattern) matchesSomeFile() bool {
 // whenever one exists, since every path matching both is a walk through
 // these states: the answer is exact, no guess in either direction.
 func intersect(a, b []token) bool {
-	seen := map[step]bool{}
-	queue := []step{{0, 0, atStart}}
+	// The states seen, one flag each, indexed as (i, j, at): a slice, not
+	// a map, since every lease read (Decode, Compile) searches once.
+	seen := make([]bool, (len(a)+1)*(len(b)+1)*3)
+	index := func(s step) int { return (s.i*(len(b)+1)+s.j)*3 + s.at }
+	queue := make([]step, 1, 16)
+	queue[0] = step{0, 0, atStart}
 	push := func(s step) {
-		if !seen[s] {
-			seen[s] = true
+		if k := index(s); !seen[k] {
+			seen[k] = true
 			queue = append(queue, s)
 		}
 	}
-	seen[queue[0]] = true
+	seen[index(queue[0])] = true
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]

@@ -178,3 +178,36 @@ func needsLonger(a, b string) bool { return a == "x*y*z" || b == "x*y*z" }
 func validPath(p string) bool {
 	return p != "" && !strings.HasPrefix(p, "/") && !strings.HasSuffix(p, "/") && !strings.Contains(p, "//")
 }
+
+// Match answers what the product search (intersect) answers of the glob
+// and the path as a literal glob, over every short path of a small
+// alphabet, paths no file has ("/a", "a//b", a NUL) included.
+func TestMatchAgreesWithIntersect(t *testing.T) {
+	pats := []string{"src", "src/", "src/*", "*.go", "a*", "*b", "?", "??", "a/?", "[ab]", "[!a]", "*/*", "a\\*",
+		"x*y*z", "*", "a*/b", "**/a", "[[:alpha:]]*", "\\?"}
+	alphabet := []string{"a", "b", "/", ".go", "src", "*", "?", "x", "y", "z", "\x00"}
+	var cands []string
+	var grow func(s string, n int)
+	grow = func(s string, n int) {
+		cands = append(cands, s)
+		if n == 0 {
+			return
+		}
+		for _, a := range alphabet {
+			grow(s+a, n-1)
+		}
+	}
+	grow("", 4)
+	for _, p := range pats {
+		pat := mustCompile(t, p)
+		for _, c := range cands {
+			want := false
+			for _, g := range pat.globs {
+				want = want || intersect(g, literal(c))
+			}
+			if got := pat.Match(c); got != want {
+				t.Errorf("%q.Match(%q) = %v, the product search says %v", p, c, got, want)
+			}
+		}
+	}
+}

@@ -177,8 +177,10 @@ func TestFilesAreWhole(t *testing.T) {
 				t.Errorf("%s: no hook commands in %s", agent, hf)
 			}
 			for _, c := range cmds {
-				if !strings.HasPrefix(c, agentconf.Marker+" "+agent+" ") || !strings.HasSuffix(c, " || true") {
-					t.Errorf("%s: hook command %q is not `git handoff hook agent %s EVENT || true`", agent, c, agent)
+				ev := c[strings.LastIndex(strings.TrimSuffix(c, "; fi || true"), " ")+1:]
+				ev = strings.TrimSuffix(ev, "; fi || true")
+				if c != agentconf.Command(agent, ev) {
+					t.Errorf("%s: hook command %q is not agentconf's command of %s for an event", agent, c, agent)
 				}
 			}
 			wantEvents := []string{agentconf.EventStart, agentconf.EventStop, agentconf.EventEnd}

@@ -99,7 +99,15 @@ type Store struct {
 }
 
 // Options tune Open. The zero value is right for the command.
-type Options struct{}
+type Options struct {
+	// Lazy starts no git beside Open's rev-parse: the configuration is
+	// listed, and cat-file started, when first asked for. For a process
+	// that will most likely ask neither (an agent's pre-tool hook, which
+	// read its records through ListContents before it opened the Store,
+	// and reads a note or two): two git processes fewer for it, a git
+	// start later for one that does ask.
+	Lazy bool
+}
 
 // Open finds the repository containing dir. It settles what a killed
 // git-handoff left of a multi-ref transaction (Recovered says what it did).
@@ -118,6 +126,12 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{workDir: abs, startDir: abs}
+	if opts.Lazy {
+		if _, err := s.locate(ctx); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	s.prefetchConfig()
 	// cat-file starts beside rev-parse and the config listing, where they
 	// run: the same git setup from the same directory finds the same

@@ -91,10 +91,11 @@ out=$(cd "$out" && pwd) # nfpm runs elsewhere
 rm -f "$out"/git-handoff_*.tar.gz "$out"/git-handoff_*.deb "$out"/git-handoff-*.rpm "$out/SHA256SUMS" "$out/git-handoff.rb"
 
 # The compiler's environment, whatever the caller's: GOFLAGS, GOAMD64,
-# GOARM64 or GOEXPERIMENT set by a developer would change the bytes.
+# GOARM64 or GOEXPERIMENT set by a developer would change the bytes. The
+# tags are the Makefile's (GOTAGS there says why).
 build() { # build GOOS GOARCH OUTPUT
 	env -u GOFLAGS CGO_ENABLED=0 GOOS="$1" GOARCH="$2" GOAMD64=v1 GOARM64=v8.0 GOEXPERIMENT= \
-		"$go" build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$version" \
+		"$go" build -tags urfave_cli_no_docs -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$version" \
 		-o "$3" ./cmd/git-handoff
 }
 

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -36,7 +37,7 @@ const byOwnName = refstore.Root + "*:" + refstore.Root + "*"
 // lostSpec lists the marks of lost objects (LostPrefix) by their names.
 var lostSpec = refstore.LostPrefix + "*:" + refstore.LostPrefix + "*"
 
-var notOurRef = regexp.MustCompile(`not our ref ([0-9a-f]{40,64})`)
+var notOurRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`not our ref ([0-9a-f]{40,64})`) })
 
 // lostThere is the object a fetch failed on because the remote lacks it,
 // "" when it failed otherwise.
@@ -44,13 +45,13 @@ func lostThere(err error) string {
 	if err == nil {
 		return ""
 	}
-	if m := notOurRef.FindStringSubmatch(err.Error()); m != nil {
+	if m := notOurRef().FindStringSubmatch(err.Error()); m != nil {
 		return m[1]
 	}
 	return ""
 }
 
-var badObjectRef = regexp.MustCompile(`bad object (refs/ao/\S+)`)
+var badObjectRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`bad object (refs/ao/\S+)`) })
 
 // lostAtPush returns the refs of remote (ref → object) that a push
 // refused as a whole named, in git's words, as reaching an object the
@@ -62,7 +63,7 @@ func lostAtPush(ctx context.Context, st refstore.Remote, remote string, err erro
 	}
 	var refs []string
 	for _, line := range pe.Remote {
-		if m := badObjectRef.FindStringSubmatch(line); m != nil {
+		if m := badObjectRef().FindStringSubmatch(line); m != nil {
 			refs = append(refs, m[1])
 		}
 	}

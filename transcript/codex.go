@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // Codex: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl,
@@ -114,7 +115,9 @@ func readCodexItem(c *conversation, p codexPayload, compaction bool) {
 
 // exitLine is how a command's output tells its exit code to the model.
 // (Codex: "Process exited with code 1"; Gemini CLI: "Exit Code: 1").
-var exitLine = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit [Cc]ode:) (-?\d+)$`)
+var exitLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Process exited with code|Exit [Cc]ode:) (-?\d+)$`)
+})
 
 // codexOutputStatus reads a call's status from its output: text that
 // names an exit code, an older {"output", "metadata": {"exit_code"}} as
@@ -147,7 +150,7 @@ func codexOutputStatus(raw json.RawMessage) string {
 // exitStatus reads the exit code a command's output names, if it names
 // one.
 func exitStatus(output string) (string, bool) {
-	m := exitLine.FindStringSubmatch(output)
+	m := exitLine().FindStringSubmatch(output)
 	if m == nil {
 		return "", false
 	}

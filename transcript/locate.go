@@ -5,11 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 )
 
 // sessionIDs are the agents' session ids Locate takes: letters, digits,
 // "-" and "_" (a UUID), so an id cannot name a path of its own.
-var sessionIDs = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var sessionIDs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`) })
 
 // Locate returns the path of the transcript of an agent's session, for
 // hooks whose input names none: Copilot CLI's sessionStart and sessionEnd
@@ -22,7 +23,7 @@ func Locate(harness, sessionID string) (string, error) {
 	if harness != "copilot" {
 		return "", fmt.Errorf("locating the transcript of a %s session (its hooks name it): %w", harness, ErrUnsupported)
 	}
-	if !sessionIDs.MatchString(sessionID) {
+	if !sessionIDs().MatchString(sessionID) {
 		return "", fmt.Errorf("locating the transcript of %s session %q: not a session id", harness, sessionID)
 	}
 	dir := os.Getenv("COPILOT_HOME")

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"sync"
 )
 
 // The page is plain HTML, CSS and JavaScript, embedded so the binary
@@ -14,7 +15,9 @@ import (
 //go:embed assets
 var assets embed.FS
 
-var pageTemplate = template.Must(template.ParseFS(assets, "assets/index.html"))
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(assets, "assets/index.html"))
+})
 
 func assetHandler() http.Handler {
 	sub, err := fs.Sub(assets, "assets")
@@ -33,7 +36,7 @@ type pageData struct {
 
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, pageData{Token: s.pageToken, Projects: s.order}); err != nil {
+	if err := pageTemplate().Execute(&buf, pageData{Token: s.pageToken, Projects: s.order}); err != nil {
 		writeError(w, http.StatusInternalServerError, err, nil)
 		return
 	}

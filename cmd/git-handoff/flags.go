@@ -42,6 +42,20 @@ type flagDoc struct {
 }
 
 func describeFlag(f cli.Flag) flagDoc {
+	doc := flagShape(f)
+	if df, ok := f.(cli.DocGenerationFlag); ok && df.TakesValue() && !doc.repeatable {
+		doc.defaultText = df.GetDefaultText()
+		if doc.defaultText == `""` {
+			doc.defaultText = ""
+		}
+	}
+	return doc
+}
+
+// flagShape is describeFlag without the default: all a synopsis shows,
+// which every start makes for every command (prepareCommand), where
+// formatting each flag's default would cost a tenth of a millisecond.
+func flagShape(f cli.Flag) flagDoc {
 	doc := flagDoc{names: f.Names()}
 	df, ok := f.(cli.DocGenerationFlag)
 	if !ok {
@@ -68,12 +82,6 @@ func describeFlag(f cli.Flag) flagDoc {
 			doc.placeholder = strings.ToUpper(doc.names[0])
 		}
 	}
-	if !doc.repeatable {
-		doc.defaultText = df.GetDefaultText()
-		if doc.defaultText == `""` {
-			doc.defaultText = ""
-		}
-	}
 	return doc
 }
 
@@ -97,7 +105,7 @@ func placeholder(usage string) (name, text string) {
 func synopsisOf(path string, c *cli.Command) string {
 	parts := []string{progName, path}
 	for _, f := range visibleFlags(c.Flags) {
-		fl := describeFlag(f)
+		fl := flagShape(f)
 		if fl.names[0] == "help" {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -146,14 +147,14 @@ func writeMan(w io.Writer, app *cli.App) error {
 
 // synopsisWord is one word of a synopsis as it wraps: an option in its
 // brackets with its value and repetition, or a bare word.
-var synopsisWord = regexp.MustCompile(`\[[^\]]*\](\.\.\.)?|\S+`)
+var synopsisWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[^\]]*\](\.\.\.)?|\S+`) })
 
 // wrapSynopsis breaks a synopsis line between options, the lines after the
 // first indented, as git's own pages do (man does not fill a synopsis).
 func wrapSynopsis(line string, width int) string {
 	var b strings.Builder
 	col := 0
-	for i, w := range synopsisWord.FindAllString(line, -1) {
+	for i, w := range synopsisWord().FindAllString(line, -1) {
 		switch {
 		case i == 0:
 		case col+1+len(w) > width:
