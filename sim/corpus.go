@@ -1269,4 +1269,27 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpStart, Arg: 0x89c544de, Faults: 0xd367932a2897fd6a},
 		},
 	},
+	{
+		// A session replaced here was released (its pull request) in another
+		// clone at the same time. A sync here joined the two and retired the
+		// session, but its push failed, and it kept no note of the remote's
+		// version it had joined: the next sync took that version for a
+		// teammate's news and every clone read replacedBy="". A sync whose push
+		// fails after its join now notes what the remote held when fetched
+		// (teamsync.seenFetched).
+		name: "replaced session joined with a concurrent release, its retiring push failed", seed: 1796640100, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpStart, Arg: 0x1988ec7d, Faults: 0x4c40970fd3e283f0},
+			{Clone: 2, Op: OpPRClaim, Arg: 0xaa952f8f, Faults: 0xbf9bc76343ed39bd},
+			{Clone: 2, Op: OpSync, Arg: 0x8ff2089e, Faults: 0x69eb9839a65f6e0b},
+			{Clone: 0, Op: OpSync, Arg: 0x799f0a40, Faults: 0xccd65b5ebd0d446c},
+			{Clone: 2, Op: OpReplace, Arg: 0x7b0676b7, Faults: 0xa149e75a4c5e4874},
+			{Clone: 2, Op: OpStart, Arg: 0xbc88edae, Faults: 0xe5117e4a2b9073e},
+			{Clone: 2, Op: OpEnd, Arg: 0x1f06fbf7, Faults: 0x38ce8d18512b14f8},
+			{Clone: 2, Op: OpAutoEnd, Arg: 0x8c744255, Faults: 0x203a8b0993027aa},
+			{Clone: 0, Op: OpPRRelease, Arg: 0xc370bf13, Faults: 0xcd0a6c8b9841a14b},
+			{Clone: 0, Op: OpSync, Arg: 0x9b4ff4fd, Faults: 0x98d75fa36992ed63},
+			{Clone: 2, Op: OpSync, Arg: 0x89a804f2, Faults: 0xbd07d51bca40cae9},
+		},
+	},
 }

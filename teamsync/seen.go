@@ -177,6 +177,31 @@ func seenAfter(old map[string]string, ds []decision, settled, unread map[string]
 	return seen
 }
 
+// seenFetched is what remote held when a sync fetched it, for a sync that
+// joined it here and then could not push: each decision's remote version
+// (none where the remote held none), the keys both sides held alike, the
+// withheld records (so they stay withheld), and the unread keys as
+// seenAfter keeps them. It is as true as seenAfter's after a push, of an
+// earlier moment: a record this sync joined with the remote's version and
+// retired here is then no teammate's news at the next sync, when the
+// remote still holds that version (found by the simulation, seed
+// 1796640100: a session replaced here and released concurrently in
+// another clone, joined and retired by a sync whose push failed, came
+// back at the next one reading replacedBy="").
+func seenFetched(old map[string]string, ds []decision, settled, unread map[string]string) map[string]string {
+	seen := seenAfter(old, ds, settled, unread)
+	for _, d := range ds {
+		switch {
+		case d.withheld:
+		case d.remote != nil:
+			seen[d.ref] = d.remote.oid
+		default:
+			delete(seen, d.ref)
+		}
+	}
+	return seen
+}
+
 // movedSince reports whether the remote holds a record other than what it
 // held after the last sync (seen; nil: no note), by the tracking copies
 // of this fetch: a claim, cancel or dismissal decided there (by this

@@ -213,11 +213,12 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 		}
 		settleTies(ctx, st, opts.Remote)
 		held := s.holdPush != "" && len(w.remote) > 0
+		pushed := false
 		if err = s.applyLocal(ctx, w, &res); err == nil && held {
 			res.Pushed = nil
 			res.Warnings = append(res.Warnings, s.holdPush)
 		} else if err == nil {
-			err = s.push(ctx, w, j, &res)
+			err, pushed = s.push(ctx, w, j, &res), true
 		}
 		if again, ok := err.(retry); ok {
 			lastErr = again.err
@@ -233,6 +234,9 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 			continue
 		}
 		if err != nil {
+			if pushed {
+				s.noteFetched(j) // joined here, whatever became of the push
+			}
 			return res, err
 		}
 		sortResult(&res)
@@ -664,6 +668,15 @@ func (s *syncRun) note(ctx context.Context, j joined, res *Result) {
 		}
 	}
 	settleDoubt(s.st, remote, s.url, now, heldThere(j.decisions, j.settled))
+}
+
+// noteFetched keeps, for a sync whose push failed after it joined the
+// remote's records here, what the remote held when fetched (seenFetched).
+// A note not written leaves the last one, as a failed sync always did.
+func (s *syncRun) noteFetched(j joined) {
+	if now := seenFetched(s.seen, j.decisions, j.settled, j.unread); s.seen == nil || !maps.Equal(now, s.seen) {
+		_ = writeSeen(s.st, s.opts.Remote, s.url, now)
+	}
 }
 
 // ContentionError is a sync that lost every attempt to someone writing the
