@@ -137,7 +137,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 
 // A tombstone is never pushed to create its ref at the remote: the
 // waiting baton it deletes is pushed first, then the tombstone with a
-// lease on it (createsFirst, in Arbitrate). A push leased on "absent"
+// lease on it (pushNow, in Arbitrate). A push leased on "absent"
 // holds again once a retirement empties the ref, so a late copy of such a
 // tombstone, whose answer was lost, could land after the baton was
 // claimed here and retired, and show a delivered baton dismissed (found

@@ -20,16 +20,17 @@ import (
 //
 // A push is noted before it is sent (a bulk push's thousands only once
 // one fails without an answer: their note would cost more than the rare
-// death it guards), and its entries go once its fate is known (landed, or
-// refused whole), once the seen note names that version (after the push
-// that landed it, or a sync that found the remote holding it: it is then
-// handled as any other), or when a later push of the ref replaces them. The lazy merge of a command's fetch reads the note
-// as sync does: a record this clone retired is not adopted back from a
-// tracking copy in doubt. One that never lands stays: a line in a note, which
-// costs a look into the archive only if that very version appears.
+// death it guards). Its entries go when it is refused whole (nothing of
+// it landed), once the seen note names that version (after the push that
+// landed it, or a sync that found the remote holding it: it is then
+// handled as any other), or when a later push of the ref replaces them.
+// The lazy merge of a command's fetch reads the note as sync does: a
+// record this clone retired is not adopted back from a tracking copy in
+// doubt. One that never lands stays: a line in a note, which costs a look
+// into the archive only if that very version appears.
 
 // readDoubt is ref → blob id of the versions pushed to remote (at url)
-// whose push had no answer, nil when none.
+// that may have landed there unseen, nil when none.
 func readDoubt(st refstore.Writer, remote, url string) map[string]string {
 	p, err := remoteNote("doubt", remote)
 	if err != nil {
@@ -46,14 +47,13 @@ func noteDoubt(st refstore.Writer, remote, url string, ups []refstore.Update) {
 	if doubt == nil {
 		doubt = map[string]string{}
 	}
-	n := len(doubt)
+	changed := false
 	for _, u := range ups {
 		if u.New != "" && doubt[u.Ref] != u.New {
-			doubt[u.Ref] = u.New
-			n = -1
+			doubt[u.Ref], changed = u.New, true
 		}
 	}
-	if n < 0 {
+	if changed {
 		writeDoubt(st, remote, url, doubt)
 	}
 }
@@ -61,32 +61,29 @@ func noteDoubt(st refstore.Writer, remote, url string, ups []refstore.Update) {
 // doubtEarlyMax bounds the pushes noted in doubt before they are sent.
 const doubtEarlyMax = bulkPushMin
 
-// forgetDoubt drops the entries of ups' versions, whose push's fate is
-// known: it landed, or was refused whole.
+// forgetDoubt drops the entries of ups' versions: their push was refused
+// whole.
 func forgetDoubt(st refstore.Writer, remote, url string, ups []refstore.Update) {
-	doubt := readDoubt(st, remote, url)
-	left := maps.Clone(doubt)
+	pushed := map[string]string{}
 	for _, u := range ups {
-		if u.New != "" && left[u.Ref] == u.New {
-			delete(left, u.Ref)
-		}
+		pushed[u.Ref] = u.New
 	}
-	if len(left) != len(doubt) {
-		writeDoubt(st, remote, url, left)
-	}
+	dropDoubt(st, remote, url, func(ref, oid string) bool { return pushed[ref] == oid })
 }
 
 // settleDoubt drops the entries the seen note now names (seen), or whose
 // version this sync found the remote holding (held): from then on they
-// are known, not in doubt. It reads the note afresh: this sync's own
-// push added to it.
+// are known, not in doubt.
 func settleDoubt(st refstore.Writer, remote, url string, seen, held map[string]string) {
+	dropDoubt(st, remote, url, func(ref, oid string) bool { return seen[ref] == oid || held[ref] == oid })
+}
+
+// dropDoubt drops the entries drop says, reading the note afresh (a sync's
+// own push adds to it after the sync read it).
+func dropDoubt(st refstore.Writer, remote, url string, drop func(ref, oid string) bool) {
 	doubt := readDoubt(st, remote, url)
-	if len(doubt) == 0 {
-		return
-	}
 	left := maps.Clone(doubt)
-	maps.DeleteFunc(left, func(ref, oid string) bool { return seen[ref] == oid || held[ref] == oid })
+	maps.DeleteFunc(left, drop)
 	if len(left) != len(doubt) {
 		writeDoubt(st, remote, url, left)
 	}
