@@ -140,20 +140,7 @@ func TestMatchIsGit(t *testing.T) {
 func TestOverlapAgreesWithWitnesses(t *testing.T) {
 	pats := []string{"src", "src/", "src/*", "*.go", "a*", "*b", "?", "??", "a/?", "[ab]", "[!a]", "*/*", "a\\*", "x*y*z"}
 	alphabet := []string{"a", "b", "c", "/", ".go", "src", "*", "x", "y", "z"}
-	var cands []string
-	var grow func(s string, n int)
-	grow = func(s string, n int) {
-		if s != "" {
-			cands = append(cands, s)
-		}
-		if n == 0 {
-			return
-		}
-		for _, a := range alphabet {
-			grow(s+a, n-1)
-		}
-	}
-	grow("", 4)
+	cands := joins(alphabet, 4)[1:] // not the empty path
 	for _, a := range pats {
 		for _, b := range pats {
 			pa, pb := mustCompile(t, a), mustCompile(t, b)
@@ -186,18 +173,7 @@ func TestMatchAgreesWithIntersect(t *testing.T) {
 	pats := []string{"src", "src/", "src/*", "*.go", "a*", "*b", "?", "??", "a/?", "[ab]", "[!a]", "*/*", "a\\*",
 		"x*y*z", "*", "a*/b", "**/a", "[[:alpha:]]*", "\\?"}
 	alphabet := []string{"a", "b", "/", ".go", "src", "*", "?", "x", "y", "z", "\x00"}
-	var cands []string
-	var grow func(s string, n int)
-	grow = func(s string, n int) {
-		cands = append(cands, s)
-		if n == 0 {
-			return
-		}
-		for _, a := range alphabet {
-			grow(s+a, n-1)
-		}
-	}
-	grow("", 4)
+	cands := joins(alphabet, 4)
 	for _, p := range pats {
 		pat := mustCompile(t, p)
 		for _, c := range cands {
@@ -210,4 +186,20 @@ func TestMatchAgreesWithIntersect(t *testing.T) {
 			}
 		}
 	}
+}
+
+// joins is every string of at most n pieces of alphabet, the empty one
+// first.
+func joins(alphabet []string, n int) []string {
+	out := []string{""}
+	for last := out; n > 0; n-- {
+		var next []string
+		for _, s := range last {
+			for _, a := range alphabet {
+				next = append(next, s+a)
+			}
+		}
+		out, last = append(out, next...), next
+	}
+	return out
 }
