@@ -91,17 +91,6 @@ func notePending(ctx context.Context, st refstore.Writer, p *pendingClaim) error
 	return nil
 }
 
-// refusedOutright reports a claim's push that the remote received and
-// refused, every ref of it (a hook that said no, a hidden ref): an atomic
-// push of which nothing landed. Unlike a remote that could not be reached,
-// or one that hung up mid-push, it leaves nothing to settle, and its
-// pending note goes, or the next claim here would complete it at the
-// arbiter for a session that was told it was not claimed.
-func refusedOutright(err error) bool {
-	var pe *refstore.PushError
-	return errors.As(err, &pe) && len(pe.Rejected) > 0
-}
-
 // dropPending removes the note, and the hold on its objects unless a
 // transaction released it already: its claim is recorded, lost or void.
 func dropPending(ctx context.Context, st refstore.Writer, p *pendingClaim) {

@@ -378,8 +378,11 @@ func (s *starting) arbitrate(ctx context.Context, p *startPass) (again bool, err
 		}
 		return true, nil
 	}
-	if errors.Is(err, ErrNoArbiter) || refusedOutright(err) {
-		dropPending(ctx, s.st, p.note) // refused before any push, or the whole push refused
+	if errors.Is(err, ErrNoArbiter) || refstore.Refused(err) {
+		// Refused before any push, or the whole push refused: nothing is
+		// left to settle, and a note kept would have the next claim here
+		// complete it for a session that was told it was not claimed.
+		dropPending(ctx, s.st, p.note)
 	}
 	// The session still starts; the baton waits for a claim that can
 	// reach the remote (or an --offline one). The push may have landed:

@@ -75,6 +75,15 @@ type PushError struct {
 	Err    error
 }
 
+// Refused reports a push the remote received and answered by refusing
+// refs of it (a lost lease, a hook that said no, a hidden ref): unlike one
+// that could not reach it, or whose answer was lost, its outcome is
+// known. Of an atomic push, nothing landed.
+func Refused(err error) bool {
+	var pe *PushError
+	return errors.As(err, &pe) && len(pe.Rejected) > 0
+}
+
 // NameConflict reports whether the remote refused ref because a ref of
 // its name's prefix exists there, or one under it does: the server's
 // answer, not a race. Older gits (2.39 among them) word it "failed to update ref",

@@ -610,10 +610,7 @@ func (s *syncRun) push(ctx context.Context, w writes, j joined, res *Result) err
 	} else {
 		err = s.st.Push(ctx, remote, w.remote, popts)
 	}
-	refused := false
-	if pe := (*refstore.PushError)(nil); errors.As(err, &pe) && len(pe.Rejected) > 0 {
-		refused = true // an atomic push: nothing of it landed
-	}
+	refused := refstore.Refused(err) // an atomic push: nothing of it landed
 	switch {
 	case refused && early:
 		forgetDoubt(s.st, remote, s.url, w.remote) // nothing of it landed
