@@ -11,7 +11,7 @@ type Noncer interface {
 
 // Nonce is n bytes no other call returns: the store's own (Noncer), else
 // the system's random source.
-func Nonce(st any, n int) ([]byte, error) {
+func Nonce(st Writer, n int) ([]byte, error) {
 	if x, ok := st.(Noncer); ok {
 		return x.Nonce(n), nil
 	}
