@@ -91,7 +91,7 @@ func AgentStart(ctx context.Context, st refstore.Clone, opts AgentStartOptions, 
 		return AgentStartResult{}, err
 	}
 	defer unlock()
-	if s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, opts.Source); err != nil {
+	if s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, opts.Source, clock()); err != nil {
 		return AgentStartResult{}, err
 	} else if ok {
 		if id, _ := indexedSession(st, h.Name, opts.NativeID); id == s.ID && sourceName(opts.Source) == SourceStartup {
@@ -245,12 +245,12 @@ func resumedSession(ctx context.Context, st refstore.Clone, harnessName, nativeI
 // agentSession finds the live session an agent's hook belongs to: the one
 // indexed under the agent's own id, else the session GIT_HANDOFF_SESSION or
 // the worktree's binding names when it
-// runs the same agent and either has no id of that agent yet (a session
+// runs the same agent (or is being switched to it: switchingTo) and either has no id of that agent yet (a session
 // launched or switched to an agent that cannot be told its id) or the agent
 // says its conversation goes on (resume, clear, compact). A new
 // conversation of the agent in a worktree still bound to an older one of
 // its conversations gets a session of its own.
-func agentSession(ctx context.Context, st refstore.Clone, harnessName, nativeID, source string) (session.Stored, bool, error) {
+func agentSession(ctx context.Context, st refstore.Clone, harnessName, nativeID, source string, now time.Time) (session.Stored, bool, error) {
 	if nativeID != "" {
 		if id, err := indexedSession(st, harnessName, nativeID); err == nil && id != "" {
 			s, err := session.Read(ctx, st, id)
@@ -272,7 +272,7 @@ func agentSession(ctx context.Context, st refstore.Clone, harnessName, nativeID,
 	if errors.Is(err, refstore.ErrNotFound) {
 		return session.Stored{}, false, nil
 	}
-	if err != nil || !s.Live() || HarnessName(s.Harness) != harnessName {
+	if err != nil || !s.Live() || HarnessName(s.Harness) != harnessName && !switchingTo(s.Record, harnessName, now) {
 		return session.Stored{}, false, err
 	}
 	known := s.Launched[harnessName].NativeID
@@ -280,6 +280,19 @@ func agentSession(ctx context.Context, st refstore.Clone, harnessName, nativeID,
 		return s, true, nil
 	}
 	return session.Stored{}, false, nil
+}
+
+// switchingTo reports whether s is being switched to harnessName right
+// now: a switch or a continuation starts the new agent while it holds the
+// session's guard and records the new agent only once it runs, so the
+// agent's session-start hook can read the record before that write lands
+// (found with the real Codex continuing Claude Code's session on a loaded
+// machine: the hook saw claude-code, made a session of its own, and the
+// continued session never learned Codex's id). The guard names the agent
+// it is switching to.
+func switchingTo(s session.Record, harnessName string, now time.Time) bool {
+	g := s.Switching
+	return g != nil && now.Before(g.Until) && HarnessName(g.To) == harnessName
 }
 
 // agentDir holds the hooks' local notes: per worktree, because what they
@@ -514,7 +527,7 @@ func AgentStop(ctx context.Context, st refstore.Clone, opts AgentStopOptions, cl
 		return AgentStopResult{}, err
 	}
 	defer unlock()
-	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume)
+	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume, clock())
 	if err != nil || !ok {
 		return AgentStopResult{Why: "no live session for this agent here"}, err
 	}
@@ -683,7 +696,7 @@ func AgentEnd(ctx context.Context, st refstore.Clone, opts AgentEndOptions, cloc
 	if err != nil {
 		return "", err
 	}
-	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume)
+	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume, clock())
 	if err != nil || !ok {
 		return "", err
 	}

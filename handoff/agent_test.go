@@ -439,3 +439,53 @@ func TestAgentConversationsLeaveOnlyTheirIndexNotes(t *testing.T) {
 		t.Fatalf("the native index directory holds %q, want %q", names, want)
 	}
 }
+
+// Found with the real Codex continuing a Claude Code session on a loaded
+// machine: a switch starts the new agent while it holds the session's
+// guard and records the new agent after, so the new agent's session-start
+// hook read a record that still named Claude Code, made a session of its
+// own, and the switched session never learned Codex's id.
+func TestAgentStartedDuringItsSwitchContinuesTheSession(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	leaveBaton(t, st, "carry on with the parser")
+	if res, err := handoff.Start(ctx, st, handoff.StartOptions{Session: "s-switch", Harness: "claude-code"}, clock); err != nil || !res.Claimed {
+		t.Fatalf("start = %+v, %v", res, err)
+	}
+	t.Setenv("GIT_HANDOFF_SESSION", "s-switch")
+	const codexID = "5f0c2a9e-aaaa-4bbb-8ccc-ddddeeee0002"
+	var during handoff.AgentStartResult
+	run := func(ctx context.Context, cur session.Record, plan session.LaunchPlan) (*session.Runtime, error) {
+		// The agent's own hook, run by the agent the launch started,
+		// before the switch is recorded.
+		if cur.Harness != "claude-code" || cur.Switching == nil {
+			t.Errorf("the launch ran on a record with harness %q and guard %+v, want claude-code under the guard", cur.Harness, cur.Switching)
+		}
+		var err error
+		during, err = handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "codex", NativeID: codexID, Source: "startup"}, clock)
+		return nil, err
+	}
+	if _, err := session.Switch(ctx, st, session.RelaunchOptions{ID: "s-switch", Harness: "codex", Prompt: "go on with the parser", By: "test", Run: run}, clock()); err != nil {
+		t.Fatal(err)
+	}
+	if !during.Continued || during.Session.ID != "s-switch" {
+		t.Fatalf("the hook of the agent switched to made %+v, want session s-switch continued", during.Session)
+	}
+	s, err := session.Read(ctx, st, "s-switch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Harness != "codex" || s.Launched["codex"].NativeID != codexID || s.Switching != nil {
+		t.Fatalf("after the switch: harness %q launched %+v guard %+v", s.Harness, s.Launched, s.Switching)
+	}
+	ids, err := st.RefIDs(ctx, refstore.SessionPrefix)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("sessions %v (%v), want only s-switch", ids, err)
+	}
+	// Another agent started meanwhile is not the one switched to: it gets
+	// a session of its own.
+	other, err := handoff.AgentStart(ctx, st, handoff.AgentStartOptions{Harness: "gemini", NativeID: "c0ffee00-1111-4222-8333-444455556666", Source: "startup"}, clock)
+	if err != nil || other.Session.ID == "s-switch" {
+		t.Fatalf("gemini's start = %+v, %v; want a session of its own", other.Session, err)
+	}
+}

@@ -76,7 +76,7 @@ func AgentFailure(ctx context.Context, st refstore.Clone, opts AgentFailureOptio
 	if err != nil {
 		return AgentFailureResult{}, err
 	}
-	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume)
+	s, ok, err := agentSession(ctx, st, h.Name, opts.NativeID, SourceResume, clock())
 	if err != nil || !ok {
 		if id, _ := SessionID(st, ""); id != "" && err == nil {
 			// The session here was continued from this agent already:
