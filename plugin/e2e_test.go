@@ -238,16 +238,25 @@ func TestPluginDeliversBaton(t *testing.T) {
 			}
 
 			// A second, fresh session: the baton was claimed once, by
-			// the first, and is given to nobody else.
-			before := len(fake.Requests())
-			second := a.Run(agenttest.Run{Dir: dir, Prompt: "something else", Timeout: timeout, Untrusted: untrusted})
-			if second.Code != 0 {
-				t.Fatalf("second %s run: %s", agent, second)
-			}
-			for _, r := range fake.Requests()[before:] {
-				if r.Contains(next) {
-					t.Errorf("the second session was given the baton again\n%s", fake.Dump())
-					break
+			// the first, and is given to nobody else. Only OpenCode's
+			// plugin, a module of its own that runs git handoff itself,
+			// is run twice for it: the others' plugins run the same hook
+			// commands as init --agent, whose chain of real agents
+			// (agenthook's TestAgentsChainBatons) gives each baton to
+			// exactly one of Claude Code, Codex and Gemini CLI, and a
+			// second run here cost each agent another start (issue 35:
+			// CI in 20 minutes).
+			if agent == agenttest.OpenCode {
+				before := len(fake.Requests())
+				second := a.Run(agenttest.Run{Dir: dir, Prompt: "something else", Timeout: timeout, Untrusted: untrusted})
+				if second.Code != 0 {
+					t.Fatalf("second %s run: %s", agent, second)
+				}
+				for _, r := range fake.Requests()[before:] {
+					if r.Contains(next) {
+						t.Errorf("the second session was given the baton again\n%s", fake.Dump())
+						break
+					}
 				}
 			}
 

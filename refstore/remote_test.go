@@ -111,7 +111,16 @@ func TestPushOfThousandsGoesInChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 1500
+	// The real bound splits pushes of many thousands of refs; a push of
+	// 300 long names at a bound of 24 KiB is split the same way, into
+	// chunks of about 45 refs, without the minutes git push takes over
+	// thousands of refspecs. The real bound stays far below the kernel's
+	// limit on a command line (ARG_MAX, 2 MiB on Linux by default).
+	if b := refstore.MaxPushArgs(); b > 1<<20 {
+		t.Fatalf("a push is given up to %d bytes of arguments: too near the kernel's 2 MiB", b)
+	}
+	defer refstore.SetMaxPushArgs(24 << 10)()
+	const n = 300
 	long := strings.Repeat("x", 194)
 	ups := make([]refstore.Update, n)
 	for i := range ups {
@@ -124,11 +133,28 @@ func TestPushOfThousandsGoesInChunks(t *testing.T) {
 		t.Helper()
 		return len(strings.Fields(gittest.Run(t, remote, "for-each-ref", "--format=x", "refs/ao/sessions/")))
 	}
+	// The remote counts the pushes it receives.
+	pushes := filepath.Join(t.TempDir(), "pushes")
+	hook := filepath.Join(remote, "hooks", "post-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho push >>'"+pushes+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	received := func() int {
+		t.Helper()
+		data, err := os.ReadFile(pushes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "push\n")
+	}
 	if err := st.Push(ctx, remote, ups, refstore.PushOptions{}); err != nil {
 		t.Fatalf("pushing %d refs: %v", n, err)
 	}
 	if got := count(); got != n {
 		t.Fatalf("the remote holds %d refs, want %d", got, n)
+	}
+	if got := received(); got < 5 {
+		t.Fatalf("%d refs arrived in %d pushes, want them split in at least 5", n, got)
 	}
 	dels := make([]refstore.Update, n)
 	for i, u := range ups {

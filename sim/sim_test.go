@@ -25,13 +25,16 @@ func TestReplayIsDeterministic(t *testing.T) {
 	}
 }
 
-// Runs without faults, retirement included, hold the promise: ten seeds
-// of 2,000 steps each (seeds 6, 7, 9 and 19 each found a way to deliver a
-// baton twice before the fixes their shrunk runs name in regress_test.go).
+// Runs without faults, retirement included, hold the promise over long
+// runs (2,000 steps, where records pile up and retire): seeds 6, 7 and 9
+// each found a way to deliver a baton twice before the fixes their shrunk
+// runs name in the corpus. The sweep over many seeds is CI's simulation
+// stage (.ci/run: 130 seeds without faults); ten seeds here were the
+// slowest test of make test, 112 s of CI's 20 minutes.
 func TestFaultFreeRunsHoldThePromise(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	for seed := uint64(1); seed <= 10; seed++ {
+	for _, seed := range []uint64{6, 7, 9} {
 		cfg := Config{Seed: seed, Steps: 2000, NoFaults: true}
 		rep := Run(ctx, cfg, Generate(cfg))
 		if ctx.Err() != nil {

@@ -21,12 +21,7 @@ func TestBulkPushByPattern(t *testing.T) {
 	a, b := tm.clones[0], tm.clones[1]
 	ctx := context.Background()
 	n := bulkPushMin + 36
-	for i := 0; i < n; i++ {
-		_, err := handoff.End(ctx, a, handoff.EndOptions{Owner: "dev", Branch: fmt.Sprintf("b%03d", i), Next: []string{"step"}}, clock(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	leaveBatons(t, a, 0, n, "step", at(0))
 	res := syncAt(t, a, 1)
 	if len(res.Pushed) != n {
 		t.Fatalf("pushed %d, want %d", len(res.Pushed), n)
@@ -44,12 +39,7 @@ func TestBulkPushByPattern(t *testing.T) {
 	if _, err := handoff.Claim(ctx, b, handoff.ClaimOptions{Session: "s-b", Owner: "dev", Branch: "b000", Arbiter: Arbiter{}}, clock(3)); err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i < n; i++ {
-		_, err := handoff.End(ctx, a, handoff.EndOptions{Owner: "dev", Branch: fmt.Sprintf("b%03d", i), Next: []string{"newer step"}}, func() time.Time { return at(4) })
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	leaveBatons(t, a, 1, n, "newer step", at(4))
 	// a meets b's claim, which is final: its sync retires it (a deletion
 	// and the archive month pushed) beside the n-1 newer batons.
 	res = syncAt(t, a, 5)
@@ -72,5 +62,29 @@ func TestBulkPushByPattern(t *testing.T) {
 	e, _ = b.Get(ctx, other)
 	if err := refstore.Decode(e, baton.Schema, &rb); err != nil || rb.NextSteps[0] != "newer step" {
 		t.Fatalf("b has %+v, %v", rb, err)
+	}
+}
+
+// leaveBatons writes the batons of dev on branches b<from>…b<to-1>, each
+// with the one next step, in one transaction: what as many ends would
+// leave, without the dozen git processes each end starts (this test's
+// cost was its set-up: 27 s of CI).
+func leaveBatons(t *testing.T, st *refstore.Store, from, to int, step string, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	var ups []refstore.Update
+	for i := from; i < to; i++ {
+		b, err := baton.New(baton.Draft{Owner: "dev", Branch: fmt.Sprintf("b%03d", i), NextSteps: []string{step}}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, up, err := baton.Written(ctx, st, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ups = append(ups, up)
+	}
+	if err := st.Apply(ctx, "test: batons", ups...); err != nil {
+		t.Fatal(err)
 	}
 }

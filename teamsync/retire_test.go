@@ -246,7 +246,7 @@ func TestSnapshotRetiresWithItsSession(t *testing.T) {
 // workflow at that size, and with real git it took 80 s of make test.
 // What git adds at that size, one push's arguments past refstore's bound
 // split into several pushes, is refstore's TestPushOfThousandsGoesInChunks,
-// which the git matrix runs in every row.
+// which make test runs.
 func TestRetentionOfThousands(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
