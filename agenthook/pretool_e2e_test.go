@@ -17,8 +17,8 @@ import (
 // file is not made, and the model's next request carries the reason as
 // the tool's result), and a free file is written. Claude Code (Write) also
 // takes a lease of its own from its shell first and writes under it.
-// Gemini CLI (write_file) and Codex (apply_patch) do only the two writes:
-// each of their turns costs seconds.
+// Gemini CLI (write_file), Codex (apply_patch) and Copilot CLI (create)
+// do only the two writes: each of their turns costs seconds.
 //
 // Codex offers apply_patch only to a model whose metadata names an
 // apply_patch tool type, and gives a slug missing from its bundled catalog
@@ -28,7 +28,7 @@ import (
 // apply_patch: the call is a custom tool call carrying the patch, and its
 // hook payload is {"tool_name":"apply_patch","tool_input":{"command":patch}}.
 func TestAgentsPreToolUseRefuseLeasedWrite(t *testing.T) {
-	for _, name := range []string{agenttest.Claude, agenttest.Gemini, agenttest.Codex} {
+	for _, name := range []string{agenttest.Claude, agenttest.Gemini, agenttest.Codex, agenttest.Copilot} {
 		t.Run(name, func(t *testing.T) {
 			agenttest.Find(t, name)
 			p := newProject(t, name)
@@ -45,6 +45,8 @@ func TestAgentsPreToolUseRefuseLeasedWrite(t *testing.T) {
 				case agenttest.Codex:
 					// A patch names files relative to the session's folder.
 					call = fakemodel.ToolCall{Name: "apply_patch", Raw: "*** Begin Patch\n*** Add File: " + rel + "\n+" + text + "\n*** End Patch\n"}
+				case agenttest.Copilot:
+					call = fakemodel.ToolCall{Name: "create", Input: map[string]any{"path": path, "file_text": text + "\n"}}
 				}
 				return func(*fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Tool: &call} }
 			}
