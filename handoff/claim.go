@@ -151,7 +151,7 @@ func (c *claiming) noneEligible(ctx context.Context) (*ClaimResult, error) {
 				return nil, &baton.ClaimedError{Baton: mine.Baton}
 			}
 			if deliveredElsewhere(ctx, c.st, c.id, mine.ID) {
-				return nil, fmt.Errorf("%w: a start whose claim's outcome it could not learn made it in this session's name, and a later start here took the claim over and delivered it to its own session", &baton.ClaimedError{Baton: mine.Baton})
+				return nil, fmt.Errorf("%w: a claim made in this session's name whose outcome was never learned (its process died, or the remote did not answer) was taken over by a later start or claim here and delivered to that session", &baton.ClaimedError{Baton: mine.Baton})
 			}
 			return &ClaimResult{Handoff: mine, Notices: c.notices.list}, nil
 		}
@@ -207,10 +207,14 @@ func claimedRetired(ctx context.Context, st refstore.Clone, ref, me string) (bat
 // next start for the owner and branch takes it over and delivers it to its
 // own session (settle): the record still names me, who was told nothing
 // was claimed, and must not be handed it again (found by the simulation,
-// seed 201 of the widened run). A session with no record here says
-// nothing: the claim is taken as its own, as before.
+// seed 201 of the widened run). me's record is read where it is, live or
+// archived: an ended session retires at the next sync, and its claim run
+// again after that read no record, took the claim for its own and was
+// handed the baton a later start here had received (seed 3 of the widened
+// run). A session with no record anywhere says nothing: the claim is
+// taken as its own, as before.
 func deliveredElsewhere(ctx context.Context, st refstore.Records, me, id string) bool {
-	cur, err := session.Read(ctx, st, me)
+	cur, err := session.Find(ctx, st, me)
 	if err != nil {
 		return false
 	}
@@ -326,7 +330,7 @@ func recordClaim(ctx context.Context, st refstore.Clone, w *wonClaim, me string,
 		}
 	}
 	ups = append(ups, rel...)
-	cur, err := session.Read(ctx, st, me)
+	cur, err := session.Find(ctx, st, me)
 	switch {
 	case err == nil:
 		s := cur.Record

@@ -1292,4 +1292,24 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpSync, Arg: 0x89a804f2, Faults: 0xbd07d51bca40cae9},
 		},
 	},
+	{
+		// An ended session's explicit claim won at the remote and its process died
+		// before recording it. A sync retired the session (ended) and the claimed
+		// baton; the next claim here, by another session, took the pending claim
+		// over and was handed the baton. The ended session's claim run again read
+		// no live record of it, took the claimed baton for its own and was handed
+		// it too. deliveredElsewhere now reads the session's record where it is,
+		// live or archived (session.Find).
+		name: "claim of an ended session run again after its crashed claim was delivered elsewhere and it retired", seed: 3, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpStart, Arg: 0x296a8d17, Faults: 0x708fedbc29f42d4b},
+			{Clone: 2, Op: OpStart, Arg: 0x7c561413, Faults: 0x993a368e6e49187c},
+			{Clone: 2, Op: OpStart, Arg: 0x66f4b151, Faults: 0xb58822f8d7c67a73},
+			{Clone: 2, Op: OpEnd, Arg: 0x9e035b92, Faults: 0x40c95d0dfac004d3},
+			{Clone: 2, Op: OpClaim, Arg: 0x7debf4ea, Faults: 0xb88c0539d29b905c},
+			{Clone: 2, Op: OpSync, Arg: 0x9092bc90, Faults: 0xa4679e4ff9eb588},
+			{Clone: 2, Op: OpClaim, Arg: 0x9b351940, Faults: 0x534c6a59282f0071},
+			{Clone: 2, Op: OpClaim, Arg: 0x78ebaa45, Faults: 0xe182ac09a6f90323},
+		},
+	},
 }
