@@ -24,7 +24,9 @@ type PRClaimOptions struct {
 	NoComment  bool   // leave the ownership comment alone
 	// Leases is where the pull request's lease (pr:N) is decided: the
 	// claiming session takes it before the swap, and another session
-	// holding it refuses the claim (*lease.HeldError). nil takes none.
+	// holding it refuses the claim (*lease.HeldError); once the claim
+	// stands, the lease is taken over or confirmed in one swap with the
+	// ownership record (prLeasing.after). nil takes none.
 	Leases lease.Board
 }
 
@@ -230,9 +232,15 @@ func (p *prLeasing) after(ctx context.Context, repo string, n int, owner string)
 			p.notice = fmt.Sprintf("the lease %s was not taken over (%v): `git handoff lease take %s`", p.key, err, p.key)
 		}
 	case p.outcome != nil && carry != nil:
+		before := *p.outcome
 		err := p.take(ctx, nil, "", carry)
 		switch {
 		case err == nil:
+			// What the claim did to the lease is what it did before the
+			// swap (taken, taken over when expired); the confirmation
+			// only names the version the board holds now.
+			before.Lease = p.outcome.Lease
+			p.outcome = &before
 		case errors.Is(err, lease.ErrNotCarried):
 			p.notice = fmt.Sprintf("the lease %s was given back: %s holds a claim of the pull request that wins over this one (the next `git handoff sync` brings it here)", p.key, p.b.Where())
 			if _, rerr := lease.Release(ctx, p.st, p.b, p.session, []lease.Key{p.key}, "another claim of the pull request won at "+p.b.Where(), lease.Clock(p.clock)); rerr != nil {

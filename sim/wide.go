@@ -85,10 +85,23 @@ func (l *wideLedger) prSettled(n, clone int) {
 	}
 }
 
-// synced: clone's writes reached the remote.
-func (l *wideLedger) synced(clone int) {
-	for _, p := range l.prPending {
-		delete(p, clone)
+// prSynced: after a sync of clone, its ownership writes the remote
+// holds now (the same version at both: a sync may push nothing, held
+// back) are no longer pending.
+func (w *world) prSynced(ctx context.Context, clone int) {
+	for _, n := range simPRs {
+		if !w.wl.prPending[n][clone] {
+			continue
+		}
+		ref, err := prown.Ref(w.gh.Repo().FullName(), n)
+		if err != nil {
+			continue
+		}
+		here, err1 := w.clones[clone].Get(ctx, ref)
+		there, err2 := w.origin.Get(ctx, ref)
+		if errors.Is(err1, refstore.ErrNotFound) && errors.Is(err2, refstore.ErrNotFound) || err1 == nil && err2 == nil && here.OID == there.OID {
+			delete(w.wl.prPending[n], clone)
+		}
 	}
 }
 
