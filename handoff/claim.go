@@ -330,7 +330,7 @@ func recordClaim(ctx context.Context, st refstore.Clone, w *wonClaim, me string,
 		}
 	}
 	ups = append(ups, rel...)
-	cur, err := session.Find(ctx, st, me)
+	cur, err := session.Read(ctx, st, me)
 	switch {
 	case err == nil:
 		s := cur.Record

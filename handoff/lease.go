@@ -26,6 +26,9 @@ type LeaseOptions struct {
 	// Over (take): take the keys over from their holder while it says
 	// so, the break's reason Reason (lease.TakeOptions.Over).
 	Over func() bool
+	// Carry (take): updates swapped with the take, all or none
+	// (lease.TakeOptions.Carry).
+	Carry func() ([]refstore.Update, error)
 }
 
 // LeaseResult is what a lease workflow did.
@@ -99,7 +102,7 @@ func LeaseTake(ctx context.Context, st refstore.Clone, b lease.Board, opts Lease
 	if b.Local() {
 		res.Notices = append(res.Notices, "taken in this clone only, not at the arbiter: another clone may take the same key until the next sync settles it")
 	}
-	r, err := lease.Take(ctx, st, b, lease.TakeOptions{Keys: keys, Holder: h, TTL: opts.TTL, Note: opts.Note, Over: opts.Over, OverReason: opts.Reason}, lease.Clock(clock))
+	r, err := lease.Take(ctx, st, b, lease.TakeOptions{Keys: keys, Holder: h, TTL: opts.TTL, Note: opts.Note, Over: opts.Over, OverReason: opts.Reason, Carry: opts.Carry}, lease.Clock(clock))
 	res.Result = r
 	return res, err
 }

@@ -24,7 +24,9 @@ type PRClaimOptions struct {
 	NoComment  bool   // leave the ownership comment alone
 	// Leases is where the pull request's lease (pr:N) is decided: the
 	// claiming session takes it before the swap, and another session
-	// holding it refuses the claim (*lease.HeldError). nil takes none.
+	// holding it refuses the claim (*lease.HeldError); once the claim
+	// stands, the lease is taken over or confirmed in one swap with the
+	// ownership record (prLeasing.after). nil takes none.
 	Leases lease.Board
 }
 
@@ -152,16 +154,16 @@ type prLeasing struct {
 	outcome *lease.Outcome
 }
 
-func (p *prLeasing) take(ctx context.Context, over func() bool, reason string) error {
+func (p *prLeasing) take(ctx context.Context, over func() bool, reason string, carry func() ([]refstore.Update, error)) error {
 	// The take's own notices (decided in this clone only, a session
 	// without a record) are left out: the outcome says where.
-	lr, err := LeaseTake(ctx, p.st, p.b, LeaseOptions{Keys: []string{p.key.String()}, Session: p.session, Note: PRLeaseNote, Over: over, Reason: reason}, p.clock)
+	lr, err := LeaseTake(ctx, p.st, p.b, LeaseOptions{Keys: []string{p.key.String()}, Session: p.session, Note: PRLeaseNote, Over: over, Reason: reason, Carry: carry}, p.clock)
 	if err != nil {
 		return err
 	}
 	for _, o := range lr.Leases {
 		if o.Key == p.key {
-			p.outcome, p.taken = &o, o.Action != lease.Mine
+			p.outcome, p.taken = &o, p.taken || o.Action != lease.Mine
 		}
 	}
 	return nil
@@ -173,7 +175,7 @@ func (p *prLeasing) before(ctx context.Context, owner string) error {
 	if p.b == nil {
 		return nil
 	}
-	err := p.take(ctx, nil, "")
+	err := p.take(ctx, nil, "", nil)
 	var held *lease.HeldError
 	switch {
 	case err == nil:
@@ -188,14 +190,31 @@ func (p *prLeasing) before(ctx context.Context, owner string) error {
 	return fmt.Errorf("%w (once its holder is gone, `git handoff lease break %s --reason R` frees it)", err, p.key)
 }
 
-// after runs once the claim stands: a takeover takes the lease of the
-// owner before it, in one swap, while this session still owns the pull
-// request when the swap is decided: of takeovers racing, the lease ends
-// with the one that owns it last (a break here and a take after, as
-// before, let a claim that had lost the ownership break the new owner's
-// lease and keep it).
+// after runs once the claim stands: the lease goes to the claim's
+// session, in one swap with the claim's ownership record (carried to the
+// board, Carrier), while this session still owns the pull request here
+// and the join sync applies keeps its record over the board's. A
+// takeover takes the lease of the owner before it that way; a lease
+// taken (or held) before the swap is confirmed that way.
+//
+// Why the record rides along: ownership is written in this clone and
+// reaches the others by sync, but the lease is decided at the arbiter at
+// once. A takeover that asked only this clone's record could, with a
+// stale copy, take the lease from a claim that owns the pull request by
+// now (claims in two clones: B swaps, C swaps after seeing it, C takes
+// the lease, then B takes it back: owner C, lease B). With every claim's
+// record at the board in the swap that moves the lease, the swap of a
+// claim another has won over fails there (lease.ErrNotCarried), and of
+// claims racing, the lease ends with the one whose record the join
+// keeps. A board's record that wins over ours also gives back a lease
+// taken before the swap: the pull request is another's.
 func (p *prLeasing) after(ctx context.Context, repo string, n int, owner string) []string {
-	if p.later {
+	if p.b == nil {
+		return nil
+	}
+	carry := p.carry(ctx, repo, n)
+	switch {
+	case p.later:
 		from := "the pull request over"
 		if owner != "" {
 			from += " from session " + owner
@@ -204,14 +223,59 @@ func (p *prLeasing) after(ctx context.Context, repo string, n int, owner string)
 			rec, err := prown.Read(ctx, p.st, repo, n)
 			return err == nil && rec.OwnerSession == p.session
 		}
-		if err := p.take(ctx, owns, "pr claim took "+from); err != nil && !errors.Is(err, lease.ErrNotOver) {
+		err := p.take(ctx, owns, "pr claim took "+from, carry)
+		switch {
+		case err == nil, errors.Is(err, lease.ErrNotOver):
+		case errors.Is(err, lease.ErrNotCarried):
+			p.notice = fmt.Sprintf("the lease %s stays with its holder: %s holds a claim of the pull request that wins over this one (the next `git handoff sync` brings it here)", p.key, p.b.Where())
+		default:
 			p.notice = fmt.Sprintf("the lease %s was not taken over (%v): `git handoff lease take %s`", p.key, err, p.key)
+		}
+	case p.outcome != nil && carry != nil:
+		before := *p.outcome
+		err := p.take(ctx, nil, "", carry)
+		switch {
+		case err == nil:
+			// What the claim did to the lease is what it did before the
+			// swap (taken, taken over when expired); the confirmation
+			// only names the version the board holds now.
+			before.Lease = p.outcome.Lease
+			p.outcome = &before
+		case errors.Is(err, lease.ErrNotCarried):
+			p.notice = fmt.Sprintf("the lease %s was given back: %s holds a claim of the pull request that wins over this one (the next `git handoff sync` brings it here)", p.key, p.b.Where())
+			if _, rerr := lease.Release(ctx, p.st, p.b, p.session, []lease.Key{p.key}, "another claim of the pull request won at "+p.b.Where(), lease.Clock(p.clock)); rerr != nil {
+				p.notice += fmt.Sprintf("; releasing it failed (%v): `git handoff lease release %s`", rerr, p.key)
+			}
+			p.outcome = nil
+		default:
+			p.notice = fmt.Sprintf("the lease %s was not confirmed with the ownership at %s (%v): `git handoff pr claim` again settles it", p.key, p.b.Where(), err)
 		}
 	}
 	if p.notice != "" {
 		return []string{p.notice}
 	}
 	return nil
+}
+
+// carry is what a take of the lease carries to a board that can
+// (lease.Carrier): the pull request's ownership record, as this clone
+// has it when the take decides. nil for a board that cannot.
+func (p *prLeasing) carry(ctx context.Context, repo string, n int) func() ([]refstore.Update, error) {
+	c, ok := p.b.(lease.Carrier)
+	if !ok {
+		return nil
+	}
+	return func() ([]refstore.Update, error) {
+		ref, err := prown.Ref(repo, n)
+		if err != nil {
+			return nil, err
+		}
+		up, err := c.Carry(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		return []refstore.Update{up}, nil
+	}
 }
 
 // undo releases a lease taken anew for a claim that failed.

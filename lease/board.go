@@ -143,6 +143,16 @@ func (b LocalBoard) Swap(ctx context.Context, msg string, ups []refstore.Update)
 	return b.St.Apply(ctx, msg, ups...)
 }
 
+// Carry: this clone is the board, so its version is there already; the
+// update only guards it (Carrier).
+func (b LocalBoard) Carry(ctx context.Context, ref string) (refstore.Update, error) {
+	e, err := b.St.Get(ctx, ref)
+	if err != nil {
+		return refstore.Update{}, err
+	}
+	return refstore.Update{Ref: ref, New: e.OID, Old: e.OID}, nil
+}
+
 // pathHolders are the held path leases the snapshot knows: those the
 // guard names (read by blob id) and those listed, each version once.
 func pathHolders(ctx context.Context, st refstore.Records, s Snapshot) ([]Stored, error) {

@@ -51,7 +51,33 @@ type TakeOptions struct {
 	// is written and the take fails with ErrNotOver.
 	Over       func() bool
 	OverReason string
+	// Carry, when set, is asked at each attempt, after the board is read
+	// (and after Over): the updates it returns go in the same all-or-none
+	// swap as the take, so the holding and what it goes with (a pull
+	// request's ownership record, Carrier) are decided together at the
+	// board. When it returns any, a key the session holds already and
+	// needs no new version of is swapped from its version to itself: the
+	// swap then fails, and is read again, if the key moved meanwhile. An
+	// error fails the take with nothing written (ErrNotOver: no longer
+	// called for).
+	Carry func() ([]refstore.Update, error)
 }
+
+// A Carrier is a board that can carry a record of this clone in a swap
+// (TakeOptions.Carry): the board of a remote pushes it, the local board
+// only checks it is still there.
+type Carrier interface {
+	// Carry is the update that puts this clone's version of ref at the
+	// board: from the board's version (read now) when the join sync
+	// applies keeps ours over it, from ours to ours when the board holds
+	// ours already (a guard: it fails if the board's moves). A board
+	// whose version the join keeps over ours is ErrNotCarried.
+	Carry(ctx context.Context, ref string) (refstore.Update, error)
+}
+
+// ErrNotCarried is a record the board holds a version of that wins over
+// this clone's: carrying ours would undo a decision taken elsewhere.
+var ErrNotCarried = errors.New("the board holds a version that wins over this clone's")
 
 // ErrNotOver is a take over (TakeOptions.Over) its condition no longer
 // allowed: nothing was written.
@@ -342,7 +368,31 @@ func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opt
 	if err := p.breakExpired(ctx, w, s, breaking, opts.Session, now); err != nil {
 		return nil, nil, err
 	}
+	if opts.Carry != nil {
+		ups, err := opts.Carry()
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ups) > 0 {
+			for _, o := range outs {
+				if o.Action == Mine && o.Lease.OID != "" && !p.writes(o.Lease.Ref) {
+					p.ups = append(p.ups, refstore.Update{Ref: o.Lease.Ref, New: o.Lease.OID, Old: o.Lease.OID})
+				}
+			}
+			p.ups = append(p.ups, ups...)
+		}
+	}
 	return outs, p, nil
+}
+
+// writes reports whether the plan swaps ref already.
+func (p *plan) writes(ref string) bool {
+	for _, u := range p.ups {
+		if u.Ref == ref {
+			return true
+		}
+	}
+	return false
 }
 
 // breakExpired writes the path leases a take overlapped, found expired

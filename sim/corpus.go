@@ -1312,4 +1312,20 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpClaim, Arg: 0x78ebaa45, Faults: 0xe182ac09a6f90323},
 		},
 	},
+	{
+		// Two clones claimed one pull request without seeing each other's
+		// claim: the first took the lease pr:8 with its claim, the second
+		// took it over because its own clone said it owned the pull
+		// request, and the join then kept the first claim's record:
+		// owner s-c2-0, lease held by s-c1-2. A lease swap now carries
+		// the claim's ownership record to the arbiter, taken only while
+		// the join keeps it over the arbiter's (lease.Carrier).
+		name: "pull request lease taken over by a claim the join overrules", seed: 10, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpStart, Arg: 0x420b0ba0, Faults: 0x8694a4e921b10a5d},
+			{Clone: 2, Op: OpPRClaim, Arg: 0x23e8e57f, Faults: 0x45c8c9b906905ee8},
+			{Clone: 1, Op: OpStart, Arg: 0x2fe8c0ba, Faults: 0xf81c0cf17628db0},
+			{Clone: 1, Op: OpPRClaim, Arg: 0xc566f392, Faults: 0x74aeccab567326b8},
+		},
+	},
 }

@@ -210,6 +210,9 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		if err != nil {
 			return "error " + short(err)
 		}
+		if w.cfg.Wide {
+			w.prSynced(ctx, s.Clone)
+		}
 		return fmt.Sprintf("synced local=%d pushed=%d conflicts=%d retired=%d", len(res.Local), len(res.Pushed), len(res.Conflicts), res.Retired)
 	case OpLeaseTake, OpLeaseRenew, OpLeaseRelease, OpLeaseBreak, OpLeaseExpire:
 		return w.callLease(ctx, c, s, clock)
@@ -282,6 +285,9 @@ func batons(ctx context.Context, st refstore.Records) map[string]baton.Baton {
 // are checked as it is written; here, what the stores hold.
 func (w *world) checkStep(ctx context.Context, i int) {
 	w.checkLeases(i)
+	if w.cfg.Wide {
+		w.checkPRLeases(ctx, i)
+	}
 	stores := []refstore.Records{w.origin}
 	for _, c := range w.clones {
 		stores = append(stores, c)
@@ -383,6 +389,9 @@ func (w *world) finish(ctx context.Context) {
 				opts.Retire, opts.Retention, opts.Now = true, w.cfg.Retention, latest
 			}
 			res, err := teamsync.Sync(ctx, f, opts)
+			if err == nil && w.cfg.Wide {
+				w.prSynced(ctx, i)
+			}
 			w.conflicts(f, res.Conflicts, fmt.Sprintf("c%d@final", i))
 			w.log.add(fmt.Sprintf("final c%d sync %s local=%d pushed=%d conflicts=%d warnings=%q", i, short(err), len(res.Local), len(res.Pushed), len(res.Conflicts), res.Warnings))
 			if err != nil && round == 3 {

@@ -17,6 +17,7 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/refstore/memstore"
 	"github.com/git-handoff/git-handoff/session"
+	"github.com/git-handoff/git-handoff/teamsync"
 )
 
 // The widened run (Config.Wide): more workflows, each through the real
@@ -45,12 +46,62 @@ type wideLedger struct {
 	// prOwners: pull request -> every session a claim or a replacement
 	// reported (or may have made, on an unknown outcome) its owner.
 	prOwners map[int]map[string]bool
+	// prUnsettled: pull requests whose last claim or release was not
+	// seen to finish with its lease (an error, a death, a notice that the
+	// lease was not taken): ownership and the lease pr:N may differ until
+	// a claim of it finishes (checkPRLeases).
+	prUnsettled map[int]bool
+	// prPending: pull request -> the clones holding an ownership write of
+	// it the arbiter has not seen (a release, a replacement's transfer, a
+	// claim not seen to finish with its lease) until their next sync: it
+	// may win the join over what the arbiter decided the lease with, so a
+	// claim settles the pull request only once none is left.
+	prPending map[int]map[int]bool
 }
 
 func newWideLedger() *wideLedger {
 	return &wideLedger{
 		sessions: map[int][]string{}, restored: map[string]string{}, restoreUnknown: map[string]bool{},
-		replaced: map[string]string{}, prOwners: map[int]map[string]bool{},
+		replaced: map[string]string{}, prOwners: map[int]map[string]bool{}, prUnsettled: map[int]bool{}, prPending: map[int]map[int]bool{},
+	}
+}
+
+// prWrote marks an ownership write of pull request n at clone the
+// arbiter did not decide with the lease (prPending).
+func (l *wideLedger) prWrote(n, clone int) {
+	if l.prPending[n] == nil {
+		l.prPending[n] = map[int]bool{}
+	}
+	l.prPending[n][clone] = true
+	l.prUnsettled[n] = true
+}
+
+// prSettled: a claim at clone finished with the lease, its record at the
+// arbiter with it.
+func (l *wideLedger) prSettled(n, clone int) {
+	delete(l.prPending[n], clone)
+	if len(l.prPending[n]) == 0 {
+		l.prUnsettled[n] = false
+	}
+}
+
+// prSynced: after a sync of clone, its ownership writes the remote
+// holds now (the same version at both: a sync may push nothing, held
+// back) are no longer pending.
+func (w *world) prSynced(ctx context.Context, clone int) {
+	for _, n := range simPRs {
+		if !w.wl.prPending[n][clone] {
+			continue
+		}
+		ref, err := prown.Ref(w.gh.Repo().FullName(), n)
+		if err != nil {
+			continue
+		}
+		here, err1 := w.clones[clone].Get(ctx, ref)
+		there, err2 := w.origin.Get(ctx, ref)
+		if errors.Is(err1, refstore.ErrNotFound) && errors.Is(err2, refstore.ErrNotFound) || err1 == nil && err2 == nil && here.OID == there.OID {
+			delete(w.wl.prPending[n], clone)
+		}
 	}
 }
 
@@ -228,6 +279,7 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 			for _, n := range simPRs {
 				if w.wl.prOwners[n][old] {
 					w.wl.owner(n, nid)
+					w.wl.prWrote(n, s.Clone)
 				}
 			}
 		}
@@ -291,21 +343,37 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 		// May own it from here on, whatever the answer: an error after
 		// the swap, or a death after it (seed 12), leaves it made.
 		w.wl.owner(n, sid)
-		res, err := handoff.PRClaim(ctx, c, w.gh, handoff.PRClaimOptions{Number: n, Session: sid, NoComment: s.Arg%3 == 0}, clock)
+		// The lease pr:N is decided at the arbiter, as the CLI's
+		// prLeaseBoard finds it. Until the claim is seen to finish with
+		// the lease, the two may differ (prLeaseInFlight).
+		w.wl.prWrote(n, s.Clone)
+		b, err := teamsync.LeaseBoardAt(c, remote)
+		if err != nil {
+			return "error " + short(err)
+		}
+		res, err := handoff.PRClaim(ctx, c, w.gh, handoff.PRClaimOptions{Number: n, Session: sid, NoComment: s.Arg%3 == 0, Leases: b}, clock)
 		if err != nil {
 			return fmt.Sprintf("error #%d %s %s", n, sid, short(err))
 		}
 		if res.Record.OwnerSession != sid {
 			w.violate(w.step, "pr-claim-owner", fmt.Sprintf("a claim of #%d by %s reported success with owner %q", n, sid, res.Record.OwnerSession))
 		}
-		return fmt.Sprintf("pr-claimed #%d %s changed=%v comment=%s", n, sid, res.Changed, res.GitHub.Comment)
+		if res.Lease != nil && res.Lease.Lease.Session == sid && !leaseNoticed(res.Notices) {
+			w.wl.prSettled(n, s.Clone)
+		}
+		return fmt.Sprintf("pr-claimed #%d %s changed=%v comment=%s lease=%s", n, sid, res.Changed, res.GitHub.Comment, leaseAction(res.Lease))
 	case OpPRRelease:
 		n := simPRs[int(s.Arg>>8)%len(simPRs)]
-		res, err := handoff.PRRelease(ctx, c, handoff.PRReleaseOptions{Repo: w.gh.Repo().FullName(), Number: n, NoComment: s.Arg%3 == 0, Connect: w.connect}, clock)
+		w.wl.prWrote(n, s.Clone)
+		b, err := teamsync.LeaseBoardAt(c, remote)
+		if err != nil {
+			return "error " + short(err)
+		}
+		res, err := handoff.PRRelease(ctx, c, handoff.PRReleaseOptions{Repo: w.gh.Repo().FullName(), Number: n, NoComment: s.Arg%3 == 0, Connect: w.connect, Leases: b}, clock)
 		if err != nil {
 			return fmt.Sprintf("error #%d %s", n, short(err))
 		}
-		return fmt.Sprintf("pr-released #%d previous=%s changed=%v comment=%s", n, res.Previous, res.Changed, res.GitHub.Comment)
+		return fmt.Sprintf("pr-released #%d previous=%s changed=%v comment=%s lease=%s", n, res.Previous, res.Changed, res.GitHub.Comment, leaseAction(res.Lease))
 	case OpAutoEnd:
 		sid := w.sessionFor(c, s.Clone, s.Arg)
 		if sid == "" {

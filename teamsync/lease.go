@@ -117,10 +117,19 @@ func (b *remoteBoard) copyOf(ref string) string {
 	return b.tracking(ref)
 }
 
-func (b *remoteBoard) fetch(ctx context.Context) error {
+func (b *remoteBoard) fetch(ctx context.Context, carried ...string) error {
 	specs := []string{
 		"+" + lease.Prefix + "*:" + b.tracking(lease.Prefix) + "*",
 		"+" + guardDir + "*:" + b.guardCopies + "*",
+	}
+	// A record carried in a swap (Carry) is fetched with its kind, by
+	// pattern: a fetch of one ref the remote lacks fails.
+	for _, ref := range carried {
+		if k := kindOf(ref); k != nil && k.prefix != lease.Prefix {
+			if spec := "+" + k.prefix + "*:" + b.tracking(k.prefix) + "*"; !contains(specs, spec) {
+				specs = append(specs, spec)
+			}
+		}
 	}
 	if _, err := fetchPatiently(ctx, b.st, b.remote, specs, 3); err != nil {
 		return &UnreachableError{Remote: b.remote, Err: err}
@@ -163,7 +172,11 @@ func (b *remoteBoard) Swap(ctx context.Context, msg string, ups []refstore.Updat
 	}
 	perr := b.st.Push(ctx, b.remote, ups, refstore.PushOptions{Atomic: true, NoVerify: true})
 	if perr != nil {
-		if err := b.fetch(ctx); err != nil {
+		var carried []string
+		for _, u := range ups {
+			carried = append(carried, u.Ref)
+		}
+		if err := b.fetch(ctx, carried...); err != nil {
 			return fmt.Errorf("%v; then fetching to see why: %w", perr, err)
 		}
 		landed, unmoved := true, true
@@ -214,4 +227,49 @@ func (b *remoteBoard) record(ctx context.Context, msg string, ups []refstore.Upd
 			}
 		}
 	}
+}
+
+// Carry puts this clone's version of a record (ref, of a kind sync
+// joins) in a swap at the remote, the way sync would push it: over the
+// remote's version, fetched now, when the join keeps ours (lease.Carrier);
+// lease.ErrNotCarried when it keeps the remote's. The swap's lease on the
+// remote's version makes the two one decision: a pull request's lease is
+// taken with its ownership only while no other claim's ownership won at
+// the remote meanwhile.
+func (b *remoteBoard) Carry(ctx context.Context, ref string) (refstore.Update, error) {
+	k := kindOf(ref)
+	if k == nil || k.prefix == lease.Prefix {
+		return refstore.Update{}, fmt.Errorf("carrying %s with a lease: not a record sync joins", ref)
+	}
+	e, err := b.st.Get(ctx, ref)
+	if err != nil {
+		return refstore.Update{}, err
+	}
+	if err := b.fetch(ctx, ref); err != nil {
+		return refstore.Update{}, err
+	}
+	up := refstore.Update{Ref: ref, New: e.OID}
+	te, err := b.st.Get(ctx, b.tracking(ref))
+	switch {
+	case errors.Is(err, refstore.ErrNotFound):
+		return up, nil
+	case err != nil:
+		return refstore.Update{}, err
+	}
+	up.Old = te.OID
+	if te.OID == e.OID {
+		return up, nil
+	}
+	ours, err := read(k, ref, e)
+	if err != nil {
+		return refstore.Update{}, err
+	}
+	theirs, err := read(k, ref, te)
+	if err != nil {
+		return refstore.Update{}, err
+	}
+	if d := decide(k, ref, ours, theirs, nil); d.winner != ours {
+		return refstore.Update{}, fmt.Errorf("%s at %s: %w", ref, b.remote, lease.ErrNotCarried)
+	}
+	return up, nil
 }
