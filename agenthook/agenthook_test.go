@@ -55,6 +55,13 @@ func (r *recorder) End(_ context.Context, dir string, o handoff.AgentEndOptions)
 	return "", nil
 }
 
+func (r *recorder) RenewLeases(_ context.Context, dir string, o handoff.AgentRenewOptions) error {
+	r.dir, r.calls = dir, append(r.calls, "renew")
+	return nil
+}
+
+func (r *recorder) Now() time.Time { return time.Now() }
+
 const uuid = "0b9c5a3e-1111-4222-8333-444455556666"
 
 func run(t *testing.T, harnessName, event, in string, r *recorder) (stdout, stderr string) {

@@ -8,14 +8,11 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// The question an agent's pre-tool hook asks before a file is written: is
-// it under a path lease another session holds? Answered from this clone's
-// refs alone (a hook must not wait for the arbiter), listing only the path
+// The questions an agent's pre-tool hook asks before a file is written:
+// is it under a path lease another session held? and is a lease of the
+// calling session due for renewal? Answered from this clone's refs alone
+// (a hook must not wait for the arbiter), through one listing of the
 // leases.
-
-// PathLeasePrefix is where path leases are kept: the one namespace a
-// pre-tool hook lists.
-const PathLeasePrefix = lease.Prefix + lease.KindPath + "/"
 
 // PathLease is a held path lease with its pathspec compiled.
 type PathLease struct {
@@ -23,27 +20,36 @@ type PathLease struct {
 	Pattern lease.Pattern
 }
 
-// HeldPathLeases reads the path leases of the repository dir is in
-// through one `git for-each-ref` (refstore.ListContents), opening no
-// Store: the ones held, in ref order. A record that is not whole guards
-// nothing and is passed over. Outside a repository it is git's error (a
-// *refstore.GitError).
-func HeldPathLeases(ctx context.Context, dir string) ([]PathLease, error) {
-	entries, err := refstore.ListContents(ctx, dir, PathLeasePrefix)
+// HeldLeases are the leases held, as one listing read them.
+type HeldLeases struct {
+	All   []lease.Stored // every kind, in ref order
+	Paths []PathLease    // the path leases of All
+}
+
+// ListHeldLeases reads the leases of the repository dir is in through one
+// `git for-each-ref` (refstore.ListContents), opening no Store: the ones
+// held, every kind (a renewal is due for any kind; only path leases
+// guard files). A record that is not whole is passed over. Outside a
+// repository it is git's error (a *refstore.GitError).
+func ListHeldLeases(ctx context.Context, dir string) (HeldLeases, error) {
+	entries, err := refstore.ListContents(ctx, dir, lease.Prefix)
 	if err != nil {
-		return nil, err
+		return HeldLeases{}, err
 	}
-	var held []PathLease
+	var held HeldLeases
 	for _, e := range entries {
 		l, err := lease.Decode(e)
 		if err != nil || !l.Held() {
 			continue
 		}
-		pat, err := lease.Compile(l.ParsedKey().Value)
-		if err != nil {
-			continue // Decode took the key, so Compile does: never here
+		held.All = append(held.All, l)
+		if k := l.ParsedKey(); k.Kind == lease.KindPath {
+			pat, err := lease.Compile(k.Value)
+			if err != nil {
+				continue // Decode took the key, so Compile does: never here
+			}
+			held.Paths = append(held.Paths, PathLease{Stored: l, Pattern: pat})
 		}
-		held = append(held, PathLease{Stored: l, Pattern: pat})
 	}
 	return held, nil
 }
@@ -65,7 +71,7 @@ type LeaseBlock struct {
 }
 
 // LeaseGuard returns the files of opts.Paths under one of the path leases
-// held (HeldPathLeases of st's repository) by a session other than the
+// held (ListHeldLeases's Paths, of st's repository) by a session other than the
 // asking one, which this clone has not seen unchanged for its TTL. The
 // asking session is every id it may hold leases under: the session its
 // agent id is noted for, and the one a `lease take` from its shell names
