@@ -49,3 +49,96 @@ func TestLeaseRenewTurn(t *testing.T) {
 		t.Fatalf("no session: %+v (%v)", r, err)
 	}
 }
+
+// Within a turn, the pre-tool hook asks LeaseRenewalMayBeDue (notes only)
+// and renews through AgentRenewLeases only when it says a lease of the
+// agent's session may be due: the session its agent id is noted for, the
+// one GIT_HANDOFF_SESSION names, or the worktree's binding; never another
+// session's lease.
+func TestAgentRenewLeasesWithinATurn(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st := open(t)
+	started := agentStart(t, st, claudeID, "startup")
+	me := started.Session.ID
+	if err := st.Unbind(ctx); err != nil { // the agent's id alone names the session
+		t.Fatal(err)
+	}
+	now := clock()
+	at := func() time.Time { return now }
+	local := lease.LocalBoard{St: st}
+	take := func(session, key string) {
+		t.Helper()
+		if _, err := handoff.LeaseTake(ctx, st, local, handoff.LeaseOptions{Session: session, Keys: []string{key}, TTL: 10 * time.Minute}, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	take(me, "issue:7")
+	take("s-other", "path:src/**")
+	held := func() []lease.Stored {
+		t.Helper()
+		all, _, err := lease.List(ctx, st, lease.Prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return all
+	}
+	check := handoff.LeaseRenewalCheck{Harness: "claude-code", NativeID: claudeID, Clone: st.Local(), Worktree: st.WorktreeLocal()}
+	opened := 0
+	board := func(context.Context) (lease.Board, error) { opened++; return local, nil }
+	renew := func() lease.Result {
+		t.Helper()
+		r, err := handoff.AgentRenewLeases(ctx, st, handoff.AgentRenewOptions{Harness: "claude-code", NativeID: claudeID}, board, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+
+	now = now.Add(4 * time.Minute)
+	if handoff.LeaseRenewalMayBeDue(held(), check, now) {
+		t.Fatal("before half the TTL: a renewal may be due")
+	}
+	if r := renew(); opened != 0 || len(r.Leases) != 1 || r.Leases[0].Action != lease.NotDue {
+		t.Fatalf("before half the TTL: %+v, board opened %d times", r, opened)
+	}
+
+	now = now.Add(2 * time.Minute)
+	if !handoff.LeaseRenewalMayBeDue(held(), check, now) {
+		t.Fatal("past half the TTL: no renewal due for the agent's session")
+	}
+	other := check
+	other.NativeID = claudeID2 // another agent's: only s-other's and this one's leases here
+	if handoff.LeaseRenewalMayBeDue(held(), other, now) {
+		t.Fatal("an agent with no session here may have a renewal due")
+	}
+	for name, c := range map[string]handoff.LeaseRenewalCheck{
+		"bound":   {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: me},
+		"unknown": {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), BoundUnknown: true},
+	} {
+		if !handoff.LeaseRenewalMayBeDue(held(), c, now) {
+			t.Errorf("%s binding: no renewal due", name)
+		}
+	}
+	t.Setenv("GIT_HANDOFF_SESSION", me)
+	if !handoff.LeaseRenewalMayBeDue(held(), handoff.LeaseRenewalCheck{Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal()}, now) {
+		t.Error("GIT_HANDOFF_SESSION's lease: no renewal due")
+	}
+	t.Setenv("GIT_HANDOFF_SESSION", "")
+
+	before := held()
+	r := renew()
+	if opened != 1 || len(r.Leases) != 1 || r.Leases[0].Action != lease.Renewed || r.Leases[0].Key.String() != "issue:7" {
+		t.Fatalf("past half the TTL: %+v, board opened %d times", r, opened)
+	}
+	after := held()
+	for i := range after {
+		changed := after[i].OID != before[i].OID
+		if mine := after[i].Session == me; changed != mine {
+			t.Errorf("%s of %s: changed %v", after[i].Key, after[i].Session, changed)
+		}
+	}
+	if handoff.LeaseRenewalMayBeDue(after, check, now) {
+		t.Error("just renewed: a renewal may still be due")
+	}
+}

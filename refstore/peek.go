@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Peeking: what a hook that runs before each of an agent's writes may
@@ -247,4 +248,23 @@ func isFile(p string) bool {
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// sameDevice reports whether a and b are on one filesystem (known false
+// when either cannot be read).
+func sameDevice(a, b string) (same, known bool) {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false, false
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return false, false
+	}
+	sa, ok := fa.Sys().(*syscall.Stat_t)
+	sb, ok2 := fb.Sys().(*syscall.Stat_t)
+	if !ok || !ok2 {
+		return false, false
+	}
+	return sa.Dev == sb.Dev, true
 }
