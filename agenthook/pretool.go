@@ -150,7 +150,11 @@ func leaseBlocks(ctx context.Context, r *hookRepo, harnessName, nativeID string,
 			rel = append(rel, p)
 		}
 	}
-	return handoff.LeaseGuard(ctx, st, held, handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel}, now)
+	opts := handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel}
+	if r.peeked {
+		opts.Bound, opts.BoundKnown = r.peek.BoundSession()
+	}
+	return handoff.LeaseGuard(ctx, st, held, opts, now)
 }
 
 // renewDue renews the calling session's leases when one of held may be

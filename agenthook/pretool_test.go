@@ -385,6 +385,10 @@ func TestPreToolUseRenewsOnlyWhenDue(t *testing.T) {
 	// names none (and the agent's id is noted for none here).
 	t.Setenv("GIT_HANDOFF_SESSION", "")
 	expect("unbound", "src/a.go", false, 0, "for-each-ref")
+	// The guard reads the binding from the files too (no symbolic-ref).
+	expect("unbound, another's file", "src/lexer/scan.go", true, 0, "for-each-ref", "rev-parse")
+	gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession, refstore.SessionPrefix+"s-other")
+	expect("bound to the holder, its file", "src/lexer/scan.go", false, 1, "for-each-ref", "rev-parse")
 	gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession, refstore.SessionPrefix+"s-me")
 	expect("bound", "src/a.go", false, 1, "for-each-ref")
 	gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession, refstore.SessionPrefix+"s-third")

@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/git-handoff/git-handoff/lease"
@@ -61,6 +62,12 @@ type LeaseGuardOptions struct {
 	// Paths are the files the tool would write, relative to the top of
 	// the worktree, with forward slashes.
 	Paths []string
+	// Bound is the session the worktree's binding names, as the caller
+	// read it from the files (refstore.Peeked.BoundSession) when
+	// BoundKnown: git is then not asked again (a symbolic-ref, on every
+	// write of a leased file in an unbound worktree).
+	Bound      string
+	BoundKnown bool
 }
 
 // LeaseBlock is one file the asking session may not write.
@@ -92,7 +99,11 @@ func LeaseGuard(ctx context.Context, st refstore.Clone, held []PathLease, opts L
 					mine[id] = true
 				}
 			}
-			if id, err := SessionID(st, ""); err == nil && id != "" {
+			id, err := opts.Bound, error(nil) // SessionID's answer, read without git
+			if !opts.BoundKnown || os.Getenv("GIT_HANDOFF_SESSION") != "" {
+				id, err = SessionID(st, "")
+			}
+			if err == nil && id != "" {
 				mine[id] = true
 			}
 		}
