@@ -89,13 +89,27 @@ type hookRepo struct {
 	dir    string
 	peek   refstore.Peeked
 	peeked bool
-	st     *refstore.Store
+	// bound is the worktree's binding as its file says, when boundKnown
+	// (read once, when first asked).
+	bound            string
+	boundKnown, read bool
+	st               *refstore.Store
 }
 
 func newHookRepo(dir string) *hookRepo {
 	r := &hookRepo{dir: dir}
 	r.peek, r.peeked = refstore.Peek(dir)
 	return r
+}
+
+// binding is Peeked.BoundSession, read once: known false when the files
+// cannot say.
+func (r *hookRepo) binding() (string, bool) {
+	if !r.read && r.peeked {
+		r.bound, r.boundKnown = r.peek.BoundSession()
+	}
+	r.read = true
+	return r.bound, r.boundKnown
 }
 
 func (r *hookRepo) store(ctx context.Context) (*refstore.Store, error) {
@@ -151,36 +165,34 @@ func leaseBlocks(ctx context.Context, r *hookRepo, harnessName, nativeID string,
 		}
 	}
 	opts := handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel}
-	if r.peeked {
-		opts.Bound, opts.BoundKnown = r.peek.BoundSession()
-	}
+	opts.Bound, opts.BoundKnown = r.binding()
 	return handoff.LeaseGuard(ctx, st, held, opts, now)
 }
 
 // renewDue renews the calling session's leases when one of held may be
-// due: decided from notes the files give (no git) where Peek could read
-// the repository and its binding, else after the one rev-parse the Store
-// asks (a reftable, an unusual layout).
+// due, decided from the notes in the repository's files (no git), the
+// worktree's binding read from its file too where Peek can (asked of git
+// only when it decides, in a reftable), and the Store opened (a
+// rev-parse) only where Peek could not find the git dirs.
 func renewDue(ctx context.Context, r *hookRepo, wf Workflows, harnessName, nativeID string, held []lease.Stored) error {
 	if len(held) == 0 {
 		return nil
 	}
 	c := handoff.LeaseRenewalCheck{Harness: harnessName, NativeID: nativeID}
-	bound, known := "", false
 	if r.peeked {
-		bound, known = r.peek.BoundSession()
-	}
-	if known {
-		c.Clone, c.Worktree, c.Bound = refstore.NotesIn(r.peek.CommonDir), refstore.NotesIn(r.peek.GitDir), bound
+		c.Clone, c.Worktree = refstore.NotesIn(r.peek.CommonDir), refstore.NotesIn(r.peek.GitDir)
+		c.Bound = func() (string, error) {
+			if id, known := r.binding(); known {
+				return id, nil
+			}
+			return refstore.BoundSessionOf(ctx, r.dir)
+		}
 	} else {
 		st, err := r.store(ctx)
 		if err != nil {
 			return err
 		}
-		c.Clone, c.Worktree = st.Local(), st.WorktreeLocal()
-		if c.Bound, err = st.BoundSession(); err != nil {
-			c.BoundUnknown = true
-		}
+		c.Clone, c.Worktree, c.Bound = st.Local(), st.WorktreeLocal(), st.BoundSession
 	}
 	if !handoff.LeaseRenewalMayBeDue(held, c, wf.Now()) {
 		return nil

@@ -411,3 +411,65 @@ func TestPreToolUseRenewsOnlyWhenDue(t *testing.T) {
 		}
 	}
 }
+
+// In a reftable (made by the newest git, when there is one), whose refs no
+// file shows, the hook asks git whether any lease is held, and renews as
+// in files: the binding, which no file shows either, is asked of git only
+// when a lease is due and nothing else names the caller.
+func TestPreToolUseReftable(t *testing.T) {
+	newest := os.Getenv(gittest.NewestGitEnv)
+	if gits, _ := filepath.Glob("/root/.cache/git-handoff/git-*/bin/git"); newest == "" && len(gits) > 0 {
+		newest = gits[len(gits)-1]
+	}
+	if newest == "" {
+		t.Skip("no newer git (" + gittest.NewestGitEnv + ", or /root/.cache/git-handoff/git-*/bin/git) to make a reftable")
+	}
+	gittest.Isolate(t)
+	t.Setenv("GIT_HANDOFF_SESSION", "")
+	t.Setenv("PATH", filepath.Dir(newest)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := filepath.Join(t.TempDir(), "repo")
+	gittest.Run(t, "", "init", "-q", "-b", "main", "--ref-format=reftable", dir)
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ran := gitLog(t)
+	r := &recorder{}
+	write := func(what, file string, renews int, git ...string) {
+		t.Helper()
+		r.calls, r.renew = nil, nil
+		ran()
+		in := `{"session_id":"` + uuid + `","cwd":` + jsonString(dir) + `,"tool_name":"Write","tool_input":{"file_path":` + jsonString(filepath.Join(dir, file)) + `}}`
+		out, errOut := run(t, "claude-code", EventPreToolUse, in, r)
+		if deny := strings.Contains(file, "lexer"); strings.Contains(out, `"deny"`) != deny || !deny && out != "" || errOut != "" {
+			t.Errorf("%s: answered %q, said %q", what, out, errOut)
+		}
+		if len(r.renew) != renews {
+			t.Errorf("%s: workflows %v, want %d renewals", what, r.calls, renews)
+		}
+		if got := ran(); !slices.Equal(got, git) {
+			t.Errorf("%s: ran git %q, want %q", what, got, git)
+		}
+	}
+	write("nothing leased", "src/a.go", 0, "for-each-ref")
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t0 := time.Now()
+	for session, key := range map[string]string{"s-other": "path:src/lexer/**", "s-me": "issue:7"} {
+		k, _ := lease.ParseKey(key)
+		if _, err := lease.Take(ctx, st, lease.LocalBoard{St: st}, lease.TakeOptions{Keys: []lease.Key{k}, TTL: 10 * time.Minute, Holder: lease.Holder{Session: session}}, func() time.Time { return t0 }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.now = t0.Add(time.Minute)
+	write("nothing due", "src/a.go", 0, "for-each-ref")
+	write("nothing due, another's file", "src/lexer/scan.go", 0, "for-each-ref", "rev-parse", "symbolic-ref")
+	r.now = t0.Add(6 * time.Minute)
+	write("due, unbound", "src/a.go", 0, "for-each-ref", "symbolic-ref")
+	gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession, refstore.SessionPrefix+"s-me")
+	write("due, bound", "src/a.go", 1, "for-each-ref", "symbolic-ref")
+	t.Setenv("GIT_HANDOFF_SESSION", "s-me")
+	write("due, named by the environment", "src/a.go", 1, "for-each-ref")
+}

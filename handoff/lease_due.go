@@ -27,42 +27,53 @@ type LeaseRenewalCheck struct {
 	// Clone and Worktree are the notes of the clone (its common dir) and
 	// of this worktree (its git dir).
 	Clone, Worktree refstore.NoteReader
-	// Bound is the session this worktree's binding names ("" for none);
-	// BoundUnknown when it could not be read.
-	Bound        string
-	BoundUnknown bool
+	// Bound says which session this worktree's binding names ("" for
+	// none). It is asked last, only when a lease is due that no cheaper
+	// answer claims (it may start git); an error counts every holder as
+	// maybe the caller; nil is no binding.
+	Bound func() (string, error)
 }
 
 // LeaseRenewalMayBeDue reports whether a lease of held may belong to the
 // session an agent's hooks act for and be due for renewal
 // (lease.RenewDue): false only when certainly none is. The session
 // AgentRenewLeases settles on is one of the agent's id's noted session,
-// GIT_HANDOFF_SESSION and the worktree's binding (agentSession): a lease
-// of none of those is not the caller's. It starts no git.
+// GIT_HANDOFF_SESSION, or else the worktree's binding (agentSession): a
+// lease held by none of those is not the caller's. It reads notes, and
+// asks Bound only when that decides.
 func LeaseRenewalMayBeDue(held []lease.Stored, c LeaseRenewalCheck, now time.Time) bool {
-	if len(held) == 0 {
+	var due []lease.Stored
+	for _, l := range held {
+		if l.Held() && lease.RenewDue(c.Clone, l, now) {
+			due = append(due, l)
+		}
+	}
+	if len(due) == 0 {
 		return false
 	}
-	ids := map[string]bool{}
+	holds := func(id string) bool {
+		for _, l := range due {
+			if l.Session == id {
+				return true
+			}
+		}
+		return false
+	}
 	if c.NativeID != "" {
 		if b, err := c.Worktree.Read(indexPath(HarnessName(c.Harness), c.NativeID)); err == nil {
-			ids[strings.TrimSpace(string(b))] = true
+			if id := strings.TrimSpace(string(b)); id != "" && holds(id) {
+				return true
+			}
 		}
 	}
-	anyone := false // the binding could not be read: any holder may be the caller
 	if v := os.Getenv("GIT_HANDOFF_SESSION"); v != "" {
-		ids[v] = true
-	} else if c.BoundUnknown {
-		anyone = true
-	} else if c.Bound != "" {
-		ids[c.Bound] = true
+		return holds(v)
 	}
-	for _, l := range held {
-		if l.Held() && l.Session != "" && (anyone || ids[l.Session]) && lease.RenewDue(c.Clone, l, now) {
-			return true
-		}
+	if c.Bound == nil {
+		return false
 	}
-	return false
+	bound, err := c.Bound()
+	return err != nil || bound != "" && holds(bound)
 }
 
 // AgentRenewOptions name the agent whose session's leases are renewed.

@@ -2,6 +2,7 @@ package handoff_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -113,16 +114,25 @@ func TestAgentRenewLeasesWithinATurn(t *testing.T) {
 		t.Fatal("an agent with no session here may have a renewal due")
 	}
 	for name, c := range map[string]handoff.LeaseRenewalCheck{
-		"bound":   {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: me},
-		"unknown": {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), BoundUnknown: true},
+		"bound":      {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: func() (string, error) { return me, nil }},
+		"unreadable": {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: func() (string, error) { return "", errors.New("no") }},
 	} {
 		if !handoff.LeaseRenewalMayBeDue(held(), c, now) {
 			t.Errorf("%s binding: no renewal due", name)
 		}
 	}
+	bound := handoff.LeaseRenewalCheck{Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: func() (string, error) { return "s-other", nil }}
+	if !handoff.LeaseRenewalMayBeDue(held(), bound, now) {
+		t.Error("bound to a session with a lease due: no renewal due") // the caller may be s-other
+	}
+	// GIT_HANDOFF_SESSION names the session before the binding does.
 	t.Setenv("GIT_HANDOFF_SESSION", me)
 	if !handoff.LeaseRenewalMayBeDue(held(), handoff.LeaseRenewalCheck{Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal()}, now) {
 		t.Error("GIT_HANDOFF_SESSION's lease: no renewal due")
+	}
+	t.Setenv("GIT_HANDOFF_SESSION", "s-third")
+	if handoff.LeaseRenewalMayBeDue(held(), bound, now) {
+		t.Error("GIT_HANDOFF_SESSION names a session with no lease: a renewal may be due")
 	}
 	t.Setenv("GIT_HANDOFF_SESSION", "")
 

@@ -33,6 +33,8 @@ type Peeked struct {
 	// GitDir is the worktree's git dir, CommonDir the one every worktree
 	// shares; both "" when no repository contains the directory.
 	GitDir, CommonDir string
+	// files: the refs are certainly in files (filesOnly), read once.
+	files bool
 }
 
 // peekEnv are the variables with which git finds (or reads) a repository
@@ -130,7 +132,7 @@ func peekGitDir(gitDir string) (Peeked, bool) {
 	if !isFile(filepath.Join(gitDir, "HEAD")) || !looksLikeGitDir(common) {
 		return Peeked{}, false
 	}
-	return Peeked{GitDir: gitDir, CommonDir: common}, true
+	return Peeked{GitDir: gitDir, CommonDir: common, files: filesOnly(common)}, true
 }
 
 // looksLikeGitDir: a HEAD file, an objects directory and a refs
@@ -139,18 +141,16 @@ func looksLikeGitDir(d string) bool {
 	return isFile(filepath.Join(d, "HEAD")) && isDir(filepath.Join(d, "objects")) && isDir(filepath.Join(d, "refs"))
 }
 
-// filesBackend reports whether the repository certainly keeps its refs in
-// files (refs/ and packed-refs): no reftable directory, and no ref
-// storage named in its config (git >= 2.45 names reftable there, and a
-// later backend would be named there too).
-func (p Peeked) filesBackend() bool {
-	if p.CommonDir == "" {
+// filesOnly reports whether the repository at the common dir common
+// certainly keeps its refs in files (refs/ and packed-refs): no reftable
+// directory, and no ref storage named in its config file (git >= 2.45
+// names reftable there, and a later backend would be named there too).
+// Store.filesBackend asks git's reading of the config instead.
+func filesOnly(common string) bool {
+	if _, err := os.Lstat(filepath.Join(common, "reftable")); !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	if _, err := os.Lstat(filepath.Join(p.CommonDir, "reftable")); !errors.Is(err, fs.ErrNotExist) {
-		return false
-	}
-	cfg, err := os.ReadFile(filepath.Join(p.CommonDir, "config"))
+	cfg, err := os.ReadFile(filepath.Join(common, "config"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
@@ -170,7 +170,7 @@ func (p Peeked) MayHold(prefix string) bool {
 	if p.GitDir == "" {
 		return false
 	}
-	if !strings.HasPrefix(prefix, "refs/") || !strings.HasSuffix(prefix, "/") || !p.filesBackend() {
+	if !strings.HasPrefix(prefix, "refs/") || !strings.HasSuffix(prefix, "/") || !p.files {
 		return true
 	}
 	loose := filepath.Join(p.CommonDir, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
@@ -191,7 +191,7 @@ func (p Peeked) MayHold(prefix string) bool {
 // say (the files backend; a file git wrote as a symbolic ref or a plain
 // one).
 func (p Peeked) BoundSession() (id string, known bool) {
-	if !p.filesBackend() {
+	if !p.files {
 		return "", false
 	}
 	b, err := readSmall(filepath.Join(p.GitDir, filepath.FromSlash(WorktreeSession)))

@@ -139,7 +139,7 @@ func checkMayHold(t *testing.T, git, main, linked string) {
 				t.Fatalf("%s: %s: Peek said to ask git", when, dir)
 			}
 			// Certain only in the files backend; a reftable is asked.
-			if want := listed || !p.filesBackend(); p.MayHold(prefix) != want {
+			if want := listed || !p.files; p.MayHold(prefix) != want {
 				t.Errorf("%s: %s: MayHold = %v, want %v (git lists refs: %v)", when, dir, !want, want, listed)
 			}
 			if listed && !p.MayHold(LeasePrefix) {
@@ -179,7 +179,7 @@ func TestPeekBoundSession(t *testing.T) {
 	if !ok {
 		t.Fatal("Peek said to ask git")
 	}
-	if !p.filesBackend() {
+	if !p.files {
 		t.Skip("a reftable row: BoundSession is TestPeekReftable's")
 	}
 	bound := func(dir string) (string, bool) {
