@@ -181,18 +181,14 @@ func renewDue(ctx context.Context, r *hookRepo, wf Workflows, harnessName, nativ
 	c := handoff.LeaseRenewalCheck{Harness: harnessName, NativeID: nativeID}
 	if r.peeked {
 		c.Clone, c.Worktree = refstore.NotesIn(r.peek.CommonDir), refstore.NotesIn(r.peek.GitDir)
-		c.Bound = func() (string, error) {
-			if id, known := r.binding(); known {
-				return id, nil
-			}
-			return refstore.BoundSessionOf(ctx, r.dir)
-		}
+		c.Bound, c.BoundKnown = r.binding()
+		c.AskBound = func() (string, error) { return refstore.BoundSessionOf(ctx, r.dir) }
 	} else {
 		st, err := r.store(ctx)
 		if err != nil {
 			return err
 		}
-		c.Clone, c.Worktree, c.Bound = st.Local(), st.WorktreeLocal(), st.BoundSession
+		c.Clone, c.Worktree, c.AskBound = st.Local(), st.WorktreeLocal(), st.BoundSession
 	}
 	if !handoff.LeaseRenewalMayBeDue(held, c, wf.Now()) {
 		return nil

@@ -27,11 +27,14 @@ type LeaseRenewalCheck struct {
 	// Clone and Worktree are the notes of the clone (its common dir) and
 	// of this worktree (its git dir).
 	Clone, Worktree refstore.NoteReader
-	// Bound says which session this worktree's binding names ("" for
-	// none). It is asked last, only when a lease is due that no cheaper
-	// answer claims (it may start git); an error counts every holder as
-	// maybe the caller; nil is no binding.
-	Bound func() (string, error)
+	// Bound is the session this worktree's binding names ("" for none)
+	// when BoundKnown: read from its file, at no cost.
+	Bound      string
+	BoundKnown bool
+	// AskBound asks git for the binding when it is not known, only once
+	// some lease is due that nothing cheaper claims; an error (or nil)
+	// counts every holder as maybe the caller.
+	AskBound func() (string, error)
 }
 
 // LeaseRenewalMayBeDue reports whether a lease of held may belong to the
@@ -39,41 +42,48 @@ type LeaseRenewalCheck struct {
 // (lease.RenewDue): false only when certainly none is. The session
 // AgentRenewLeases settles on is one of the agent's id's noted session,
 // GIT_HANDOFF_SESSION, or else the worktree's binding (agentSession): a
-// lease held by none of those is not the caller's. It reads notes, and
-// asks Bound only when that decides.
+// lease held by none of those is not the caller's, and its note is not
+// even read. It starts no git but through AskBound.
 func LeaseRenewalMayBeDue(held []lease.Stored, c LeaseRenewalCheck, now time.Time) bool {
-	var due []lease.Stored
-	for _, l := range held {
-		if l.Held() && lease.RenewDue(c.Clone, l, now) {
-			due = append(due, l)
-		}
-	}
-	if len(due) == 0 {
-		return false
-	}
-	holds := func(id string) bool {
-		for _, l := range due {
-			if l.Session == id {
-				return true
-			}
-		}
-		return false
-	}
+	named := map[string]bool{}
 	if c.NativeID != "" {
 		if b, err := c.Worktree.Read(indexPath(HarnessName(c.Harness), c.NativeID)); err == nil {
-			if id := strings.TrimSpace(string(b)); id != "" && holds(id) {
-				return true
-			}
+			named[strings.TrimSpace(string(b))] = true
 		}
 	}
-	if v := os.Getenv("GIT_HANDOFF_SESSION"); v != "" {
-		return holds(v)
+	env := os.Getenv("GIT_HANDOFF_SESSION")
+	switch {
+	case env != "":
+		named[env] = true
+	case c.BoundKnown:
+		named[c.Bound] = true
 	}
-	if c.Bound == nil {
+	delete(named, "")
+	due := func(l lease.Stored) bool { return l.Held() && lease.RenewDue(c.Clone, l, now) }
+	for _, l := range held {
+		if named[l.Session] && due(l) {
+			return true
+		}
+	}
+	if env != "" || c.BoundKnown {
 		return false
 	}
-	bound, err := c.Bound()
-	return err != nil || bound != "" && holds(bound)
+	// The binding is unknown: ask it only if another session's lease is
+	// due at all.
+	others := map[string]bool{}
+	for _, l := range held {
+		if !named[l.Session] && due(l) {
+			others[l.Session] = true
+		}
+	}
+	if len(others) == 0 {
+		return false
+	}
+	if c.AskBound == nil {
+		return true
+	}
+	bound, err := c.AskBound()
+	return err != nil || others[bound]
 }
 
 // AgentRenewOptions name the agent whose session's leases are renewed.

@@ -84,7 +84,8 @@ func TestAgentRenewLeasesWithinATurn(t *testing.T) {
 		}
 		return all
 	}
-	check := handoff.LeaseRenewalCheck{Harness: "claude-code", NativeID: claudeID, Clone: st.Local(), Worktree: st.WorktreeLocal()}
+	// Unbound, as the hook reads the binding's file.
+	check := handoff.LeaseRenewalCheck{Harness: "claude-code", NativeID: claudeID, Clone: st.Local(), Worktree: st.WorktreeLocal(), BoundKnown: true}
 	opened := 0
 	board := func(context.Context) (lease.Board, error) { opened++; return local, nil }
 	renew := func() lease.Result {
@@ -97,8 +98,11 @@ func TestAgentRenewLeasesWithinATurn(t *testing.T) {
 	}
 
 	now = now.Add(4 * time.Minute)
-	if handoff.LeaseRenewalMayBeDue(held(), check, now) {
-		t.Fatal("before half the TTL: a renewal may be due")
+	asked := 0
+	unknown := handoff.LeaseRenewalCheck{Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(),
+		AskBound: func() (string, error) { asked++; return "", nil }}
+	if handoff.LeaseRenewalMayBeDue(held(), check, now) || handoff.LeaseRenewalMayBeDue(held(), unknown, now) || asked != 0 {
+		t.Fatalf("before half the TTL: a renewal may be due (the binding asked %d times)", asked)
 	}
 	if r := renew(); opened != 0 || len(r.Leases) != 1 || r.Leases[0].Action != lease.NotDue {
 		t.Fatalf("before half the TTL: %+v, board opened %d times", r, opened)
@@ -114,20 +118,21 @@ func TestAgentRenewLeasesWithinATurn(t *testing.T) {
 		t.Fatal("an agent with no session here may have a renewal due")
 	}
 	for name, c := range map[string]handoff.LeaseRenewalCheck{
-		"bound":      {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: func() (string, error) { return me, nil }},
-		"unreadable": {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: func() (string, error) { return "", errors.New("no") }},
+		"bound":      {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: me, BoundKnown: true},
+		"asked":      {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), AskBound: func() (string, error) { return me, nil }},
+		"unreadable": {Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), AskBound: func() (string, error) { return "", errors.New("no") }},
 	} {
 		if !handoff.LeaseRenewalMayBeDue(held(), c, now) {
 			t.Errorf("%s binding: no renewal due", name)
 		}
 	}
-	bound := handoff.LeaseRenewalCheck{Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: func() (string, error) { return "s-other", nil }}
+	bound := handoff.LeaseRenewalCheck{Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), Bound: "s-other", BoundKnown: true}
 	if !handoff.LeaseRenewalMayBeDue(held(), bound, now) {
 		t.Error("bound to a session with a lease due: no renewal due") // the caller may be s-other
 	}
 	// GIT_HANDOFF_SESSION names the session before the binding does.
 	t.Setenv("GIT_HANDOFF_SESSION", me)
-	if !handoff.LeaseRenewalMayBeDue(held(), handoff.LeaseRenewalCheck{Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal()}, now) {
+	if !handoff.LeaseRenewalMayBeDue(held(), handoff.LeaseRenewalCheck{Harness: "claude-code", Clone: st.Local(), Worktree: st.WorktreeLocal(), BoundKnown: true}, now) {
 		t.Error("GIT_HANDOFF_SESSION's lease: no renewal due")
 	}
 	t.Setenv("GIT_HANDOFF_SESSION", "s-third")
