@@ -57,6 +57,12 @@ type Workflows interface {
 	// Delivered is told once the start hook's answer, holding the brief
 	// of session id, is written for the agent.
 	Delivered(ctx context.Context, dir, id string) error
+	// RenewLeases renews the due leases of the agent's session
+	// (handoff.AgentRenewLeases): the pre-tool hook calls it only once a
+	// lease of the session may be due.
+	RenewLeases(ctx context.Context, dir string, opts handoff.AgentRenewOptions) error
+	// Now is the clock the workflows read (GIT_HANDOFF_NOW pins it).
+	Now() time.Time
 }
 
 // Deadlines. An agent waits for its hooks (Claude Code kills a hook after
@@ -176,7 +182,7 @@ func Run(ctx context.Context, harnessName, event string, stdin io.Reader, stdout
 	case EventStopFailure:
 		answer = stopFailure(ctx, h.Name, dir, in, stderr, wf)
 	case EventPreToolUse:
-		answer = preToolUse(ctx, p, h.Name, dir, in, stderr)
+		answer = preToolUse(ctx, p, h.Name, dir, in, stderr, wf)
 	case EventSessionEnd:
 		if _, err := wf.End(ctx, dir, handoff.AgentEndOptions{Harness: h.Name, NativeID: in.SessionID, Reason: in.Reason, Transcript: in.TranscriptPath}); err != nil && !errors.Is(err, refstore.ErrNotRepository) {
 			fmt.Fprintf(stderr, "git-handoff: agent hook: %v\n", err)

@@ -28,6 +28,9 @@ type recorder struct {
 	startErr  error
 	block     bool
 	redeliver bool // Stop gives the brief the start hook never gave
+	renew     []handoff.AgentRenewOptions
+	renewErr  error
+	now       time.Time // the workflows' clock; zero: time.Now
 }
 
 func (r *recorder) Start(_ context.Context, dir string, o handoff.AgentStartOptions) (handoff.AgentStartResult, error) {
@@ -53,6 +56,18 @@ func (r *recorder) Delivered(_ context.Context, dir, id string) error {
 func (r *recorder) End(_ context.Context, dir string, o handoff.AgentEndOptions) (string, error) {
 	r.dir, r.end, r.calls = dir, o, append(r.calls, "end")
 	return "", nil
+}
+
+func (r *recorder) RenewLeases(_ context.Context, dir string, o handoff.AgentRenewOptions) error {
+	r.dir, r.calls, r.renew = dir, append(r.calls, "renew"), append(r.renew, o)
+	return r.renewErr
+}
+
+func (r *recorder) Now() time.Time {
+	if r.now.IsZero() {
+		return time.Now()
+	}
+	return r.now
 }
 
 const uuid = "0b9c5a3e-1111-4222-8333-444455556666"

@@ -9,9 +9,9 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -19,14 +19,19 @@ import (
 // file under a path lease another session holds is refused, with a reason
 // the model reads; everything else (reads, shells, searches) goes on
 // untouched. It answers from this clone's refs alone and fails open: an
-// error allows the tool.
+// error allows the tool. It also renews the calling session's leases that
+// are due (one turn may outlast a lease's TTL; the end of the turn renews
+// them too), and a renewal's failure never refuses anything.
 //
 // Its cost is paid on every write the agent makes, so it is kept to what
 // the answer needs: a tool that writes nothing runs no git at all (and the
-// installed matcher keeps most of them from starting the hook); a write
-// runs one `git for-each-ref`, which reads the path leases whole; only
-// when one of them may cover the file is the store opened (a rev-parse),
-// and the session's own ids looked up only when one does.
+// installed matcher keeps most of them from starting the hook); a write in
+// a repository whose files show no lease ref runs no git either
+// (refstore.Peek); otherwise one `git for-each-ref` reads the leases whole.
+// Only when a path lease may cover the file is the store opened (a
+// rev-parse), and the session's own ids looked up only when one does; only
+// when a lease of the calling session may be due (notes, no git) is the
+// store opened for the renewal.
 
 // writeTool reads the files a tool call would write from its arguments;
 // nil for a call that writes nothing (Copilot's editor viewing a file).
@@ -34,7 +39,7 @@ type writeTool func(args map[string]any) []string
 
 // preToolUse answers EventPreToolUse: the agent's deny when a file the
 // tool writes is leased to another session, else nil (allowed).
-func preToolUse(ctx context.Context, p protocol, harnessName, dir string, in input, stderr io.Writer) any {
+func preToolUse(ctx context.Context, p protocol, harnessName, dir string, in input, stderr io.Writer, wf Workflows) any {
 	tool := in.tool()
 	read, ok := p.writes[tool]
 	if !ok || p.deny == nil {
@@ -49,33 +54,92 @@ func preToolUse(ctx context.Context, p protocol, harnessName, dir string, in inp
 	if len(paths) == 0 {
 		return nil
 	}
-	blocks, err := leaseBlocks(ctx, harnessName, dir, in.SessionID, paths)
+	r := newHookRepo(dir)
+	defer r.close()
+	if r.peeked && !r.peek.MayHold(lease.Prefix) {
+		return nil // no lease ref: nothing to guard, nothing to renew
+	}
+	held, err := handoff.ListHeldLeases(ctx, dir)
+	var ge *refstore.GitError
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
+		return nil // a plugin's hooks run in every folder: outside a repository nothing is leased
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "git-handoff: agent hook: checking path leases: %v (allowed)\n", err)
 		return nil
 	}
-	if len(blocks) == 0 {
-		return nil
+	var answer any
+	blocks, err := leaseBlocks(ctx, r, harnessName, in.SessionID, held.Paths, paths, wf.Now)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "git-handoff: agent hook: checking path leases: %v (allowed)\n", err)
+	case len(blocks) > 0:
+		answer = p.deny(blockReason(blocks))
 	}
-	return p.deny(blockReason(blocks))
+	if err := renewDue(ctx, r, wf, harnessName, in.SessionID, held.All); err != nil {
+		fmt.Fprintf(stderr, "git-handoff: agent hook: renewing this session's leases: %v\n", err)
+	}
+	return answer
+}
+
+// hookRepo is the repository as far as the pre-tool hook needed it: what
+// its files say (refstore.Peek, read once), and a Store, opened once (one
+// rev-parse) only when git must be asked.
+type hookRepo struct {
+	dir    string
+	peek   refstore.Peeked
+	peeked bool
+	// bound is the worktree's binding as its file says, when boundKnown
+	// (read once, when first asked).
+	bound            string
+	boundKnown, read bool
+	st               *refstore.Store
+}
+
+func newHookRepo(dir string) *hookRepo {
+	r := &hookRepo{dir: dir}
+	r.peek, r.peeked = refstore.Peek(dir)
+	return r
+}
+
+// binding is Peeked.BoundSession, read once: known false when the files
+// cannot say.
+func (r *hookRepo) binding() (string, bool) {
+	if !r.read && r.peeked {
+		r.bound, r.boundKnown = r.peek.BoundSession()
+	}
+	r.read = true
+	return r.bound, r.boundKnown
+}
+
+func (r *hookRepo) store(ctx context.Context) (*refstore.Store, error) {
+	if r.st != nil {
+		return r.st, nil
+	}
+	st, err := refstore.Open(ctx, r.dir, refstore.Options{Lazy: true})
+	if err != nil {
+		return nil, err
+	}
+	r.st = st
+	return st, nil
+}
+
+func (r *hookRepo) close() {
+	if r.st != nil {
+		r.st.Close()
+	}
 }
 
 // leaseBlocks asks handoff.LeaseGuard about paths (absolute, or relative
-// to dir). One `git for-each-ref` reads the path leases with their
-// records; the Store is opened (one rev-parse, for the top of the
-// worktree) only when some held lease may cover a path at all, which
-// needs no git: a file's path from the top of the worktree is one of the
-// tails of its real path (mayCover).
-func leaseBlocks(ctx context.Context, harnessName, dir, nativeID string, paths []string) ([]handoff.LeaseBlock, error) {
-	held, err := handoff.HeldPathLeases(ctx, dir)
-	var ge *refstore.GitError
-	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
-		return nil, nil // a plugin's hooks run in every folder: outside a repository nothing is leased
+// to dir) under the held path leases. The Store is opened (one rev-parse,
+// for the top of the worktree) only when some held lease may cover a path
+// at all, which needs no git: a file's path from the top of the worktree
+// is one of the tails of its real path (mayCover).
+func leaseBlocks(ctx context.Context, r *hookRepo, harnessName, nativeID string, held []handoff.PathLease, paths []string, now handoff.Clock) ([]handoff.LeaseBlock, error) {
+	if len(held) == 0 {
+		return nil, nil
 	}
-	if err != nil || len(held) == 0 {
-		return nil, err
-	}
-	base, err := filepath.Abs(dir)
+	base, err := filepath.Abs(r.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -86,22 +150,50 @@ func leaseBlocks(ctx context.Context, harnessName, dir, nativeID string, paths [
 	if !mayCover(held, resolved) {
 		return nil, nil
 	}
-	st, err := refstore.Open(ctx, dir, refstore.Options{Lazy: true})
+	st, err := r.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
 	top := st.Layout().WorkTree
 	if top == "" {
 		return nil, nil // a bare repository has no files to write
 	}
 	var rel []string
 	for _, p := range resolved {
-		if r, ok := inWorktree(top, p); ok {
-			rel = append(rel, r)
+		if p, ok := inWorktree(top, p); ok {
+			rel = append(rel, p)
 		}
 	}
-	return handoff.LeaseGuard(ctx, st, held, handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel}, time.Now)
+	opts := handoff.LeaseGuardOptions{Harness: harnessName, NativeID: nativeID, Paths: rel}
+	opts.Bound, opts.BoundKnown = r.binding()
+	return handoff.LeaseGuard(ctx, st, held, opts, now)
+}
+
+// renewDue renews the calling session's leases when one of held may be
+// due, decided from the notes in the repository's files (no git), the
+// worktree's binding read from its file too where Peek can (asked of git
+// only when it decides, in a reftable), and the Store opened (a
+// rev-parse) only where Peek could not find the git dirs.
+func renewDue(ctx context.Context, r *hookRepo, wf Workflows, harnessName, nativeID string, held []lease.Stored) error {
+	if len(held) == 0 {
+		return nil
+	}
+	c := handoff.LeaseRenewalCheck{Harness: harnessName, NativeID: nativeID}
+	if r.peeked {
+		c.Clone, c.Worktree = refstore.NotesIn(r.peek.CommonDir), refstore.NotesIn(r.peek.GitDir)
+		c.Bound, c.BoundKnown = r.binding()
+		c.AskBound = func() (string, error) { return refstore.BoundSessionOf(ctx, r.dir) }
+	} else {
+		st, err := r.store(ctx)
+		if err != nil {
+			return err
+		}
+		c.Clone, c.Worktree, c.AskBound = st.Local(), st.WorktreeLocal(), st.BoundSession
+	}
+	if !handoff.LeaseRenewalMayBeDue(held, c, wf.Now()) {
+		return nil
+	}
+	return wf.RenewLeases(ctx, r.dir, handoff.AgentRenewOptions{Harness: harnessName, NativeID: nativeID})
 }
 
 // realPath is p (absolute, or relative to base) with the symbolic links of

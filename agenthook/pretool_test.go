@@ -3,7 +3,9 @@ package agenthook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/agentconf"
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -280,4 +283,193 @@ func TestPreToolUseNamesEveryFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "src")); err == nil {
 		t.Errorf("the hook wrote into the worktree")
 	}
+}
+
+// gitLog puts a git first on PATH that notes each run's subcommand before
+// running the real one; the returned func gives those run since its last
+// call.
+func gitLog(t *testing.T) func() []string {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "git.log")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >>" + shellQuote(log) + "\nexec " + shellQuote(real) + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() []string {
+		b, _ := os.ReadFile(log)
+		os.Remove(log)
+		return strings.Fields(string(b))
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// What each write costs in git processes, and when the hook renews: with
+// no lease ref it runs no git at all; with leases, the one listing, and
+// the renewal (the recorder's, here) only once a lease of the calling
+// session (GIT_HANDOFF_SESSION, else the worktree's binding) is past half
+// its TTL, whatever the leases of others. A renewal's failure is said on
+// stderr and changes no answer.
+func TestPreToolUseRenewsOnlyWhenDue(t *testing.T) {
+	gittest.Isolate(t)
+	t.Setenv("GIT_HANDOFF_SESSION", "s-me")
+	dir := gittest.Init(t)
+	if f := gittest.Run(t, dir, "config", "--default", "files", "extensions.refStorage"); f != "files" {
+		t.Skipf("a %s repository: the hook asks git there", f)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ran := gitLog(t)
+	r := &recorder{}
+	write := func(file string) (string, string) {
+		t.Helper()
+		in := `{"session_id":"` + uuid + `","cwd":` + jsonString(dir) + `,"tool_name":"Write","tool_input":{"file_path":` + jsonString(filepath.Join(dir, file)) + `}}`
+		return run(t, "claude-code", EventPreToolUse, in, r)
+	}
+	expect := func(what, file string, deny bool, renews int, git ...string) {
+		t.Helper()
+		r.calls, r.renew = nil, nil
+		ran()
+		out, errOut := write(file)
+		if got := strings.Contains(out, `"deny"`); got != deny || !deny && out != "" {
+			t.Errorf("%s: answered %q (stderr %q)", what, out, errOut)
+		}
+		if len(r.renew) != renews || len(r.calls) != renews {
+			t.Errorf("%s: workflows %v, want %d renewals", what, r.calls, renews)
+		}
+		for _, o := range r.renew {
+			if o != (handoff.AgentRenewOptions{Harness: "claude-code", NativeID: uuid}) {
+				t.Errorf("%s: renewed for %+v", what, o)
+			}
+		}
+		if got := ran(); !slices.Equal(got, git) {
+			t.Errorf("%s: ran git %q, want %q", what, got, git)
+		}
+		if r.renewErr == nil && errOut != "" {
+			t.Errorf("%s: said %q", what, errOut)
+		}
+	}
+	expect("nothing leased", "src/a.go", false, 0)
+
+	t0 := time.Now()
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	take := func(session, key string) {
+		t.Helper()
+		k, _ := lease.ParseKey(key)
+		if _, err := lease.Take(ctx, st, lease.LocalBoard{St: st}, lease.TakeOptions{Keys: []lease.Key{k}, TTL: 10 * time.Minute, Holder: lease.Holder{Session: session}}, func() time.Time { return t0 }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	take("s-other", "path:src/lexer/**")
+	expect("another's lease, not due", "src/a.go", false, 0, "for-each-ref")
+	r.now = t0.Add(6 * time.Minute)
+	expect("another's lease, due", "src/a.go", false, 0, "for-each-ref")
+	take("s-me", "issue:7")
+	r.now = t0.Add(4 * time.Minute)
+	expect("mine, not due", "src/a.go", false, 0, "for-each-ref")
+	r.now = t0.Add(6 * time.Minute)
+	expect("mine, due", "src/a.go", false, 1, "for-each-ref")
+	expect("mine, due, writing another's file", "src/lexer/scan.go", true, 1, "for-each-ref", "rev-parse")
+
+	// The calling session is the worktree's binding when the environment
+	// names none (and the agent's id is noted for none here).
+	t.Setenv("GIT_HANDOFF_SESSION", "")
+	expect("unbound", "src/a.go", false, 0, "for-each-ref")
+	// The guard reads the binding from the files too (no symbolic-ref).
+	expect("unbound, another's file", "src/lexer/scan.go", true, 0, "for-each-ref", "rev-parse")
+	gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession, refstore.SessionPrefix+"s-other")
+	expect("bound to the holder, its file", "src/lexer/scan.go", false, 1, "for-each-ref", "rev-parse")
+	gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession, refstore.SessionPrefix+"s-me")
+	expect("bound", "src/a.go", false, 1, "for-each-ref")
+	gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession, refstore.SessionPrefix+"s-third")
+	expect("bound to a third session", "src/a.go", false, 0, "for-each-ref")
+	t.Setenv("GIT_HANDOFF_SESSION", "s-me")
+
+	// Packed, the leases are found all the same.
+	gittest.Run(t, dir, "pack-refs", "--all")
+	os.RemoveAll(filepath.Join(dir, ".git", "refs", "ao"))
+	expect("packed, due", "src/a.go", false, 1, "for-each-ref")
+	expect("packed, another's file", "src/lexer/scan.go", true, 1, "for-each-ref", "rev-parse")
+
+	r.renewErr = errors.New("the arbiter is unreachable")
+	for _, file := range []string{"src/a.go", "src/lexer/scan.go"} {
+		r.calls, r.renew = nil, nil
+		out, errOut := write(file)
+		deny := strings.Contains(file, "lexer")
+		if strings.Contains(out, `"deny"`) != deny || !deny && out != "" || !strings.Contains(errOut, "renewing this session's leases: the arbiter is unreachable") {
+			t.Errorf("%s with a failing renewal: answered %q, said %q", file, out, errOut)
+		}
+	}
+}
+
+// In a reftable (made by the newest git, when there is one), whose refs no
+// file shows, the hook asks git whether any lease is held, and renews as
+// in files: the binding, which no file shows either, is asked of git only
+// when a lease is due and nothing else names the caller.
+func TestPreToolUseReftable(t *testing.T) {
+	newest := os.Getenv(gittest.NewestGitEnv)
+	if gits, _ := filepath.Glob("/root/.cache/git-handoff/git-*/bin/git"); newest == "" && len(gits) > 0 {
+		newest = gits[len(gits)-1]
+	}
+	if newest == "" {
+		t.Skip("no newer git (" + gittest.NewestGitEnv + ", or /root/.cache/git-handoff/git-*/bin/git) to make a reftable")
+	}
+	gittest.Isolate(t)
+	t.Setenv("GIT_HANDOFF_SESSION", "")
+	t.Setenv("PATH", filepath.Dir(newest)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := filepath.Join(t.TempDir(), "repo")
+	gittest.Run(t, "", "init", "-q", "-b", "main", "--ref-format=reftable", dir)
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ran := gitLog(t)
+	r := &recorder{}
+	write := func(what, file string, renews int, git ...string) {
+		t.Helper()
+		r.calls, r.renew = nil, nil
+		ran()
+		in := `{"session_id":"` + uuid + `","cwd":` + jsonString(dir) + `,"tool_name":"Write","tool_input":{"file_path":` + jsonString(filepath.Join(dir, file)) + `}}`
+		out, errOut := run(t, "claude-code", EventPreToolUse, in, r)
+		if deny := strings.Contains(file, "lexer"); strings.Contains(out, `"deny"`) != deny || !deny && out != "" || errOut != "" {
+			t.Errorf("%s: answered %q, said %q", what, out, errOut)
+		}
+		if len(r.renew) != renews {
+			t.Errorf("%s: workflows %v, want %d renewals", what, r.calls, renews)
+		}
+		if got := ran(); !slices.Equal(got, git) {
+			t.Errorf("%s: ran git %q, want %q", what, got, git)
+		}
+	}
+	write("nothing leased", "src/a.go", 0, "for-each-ref")
+	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t0 := time.Now()
+	for session, key := range map[string]string{"s-other": "path:src/lexer/**", "s-me": "issue:7"} {
+		k, _ := lease.ParseKey(key)
+		if _, err := lease.Take(ctx, st, lease.LocalBoard{St: st}, lease.TakeOptions{Keys: []lease.Key{k}, TTL: 10 * time.Minute, Holder: lease.Holder{Session: session}}, func() time.Time { return t0 }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.now = t0.Add(time.Minute)
+	write("nothing due", "src/a.go", 0, "for-each-ref")
+	write("nothing due, another's file", "src/lexer/scan.go", 0, "for-each-ref", "rev-parse", "symbolic-ref")
+	r.now = t0.Add(6 * time.Minute)
+	write("due, unbound", "src/a.go", 0, "for-each-ref", "symbolic-ref")
+	gittest.Run(t, dir, "symbolic-ref", refstore.WorktreeSession, refstore.SessionPrefix+"s-me")
+	write("due, bound", "src/a.go", 1, "for-each-ref", "symbolic-ref")
+	t.Setenv("GIT_HANDOFF_SESSION", "s-me")
+	write("due, named by the environment", "src/a.go", 1, "for-each-ref")
 }

@@ -2,20 +2,18 @@ package handoff
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
-// The question an agent's pre-tool hook asks before a file is written: is
-// it under a path lease another session holds? Answered from this clone's
-// refs alone (a hook must not wait for the arbiter), listing only the path
+// The questions an agent's pre-tool hook asks before a file is written:
+// is it under a path lease another session held? and is a lease of the
+// calling session due for renewal? Answered from this clone's refs alone
+// (a hook must not wait for the arbiter), through one listing of the
 // leases.
-
-// PathLeasePrefix is where path leases are kept: the one namespace a
-// pre-tool hook lists.
-const PathLeasePrefix = lease.Prefix + lease.KindPath + "/"
 
 // PathLease is a held path lease with its pathspec compiled.
 type PathLease struct {
@@ -23,27 +21,36 @@ type PathLease struct {
 	Pattern lease.Pattern
 }
 
-// HeldPathLeases reads the path leases of the repository dir is in
-// through one `git for-each-ref` (refstore.ListContents), opening no
-// Store: the ones held, in ref order. A record that is not whole guards
-// nothing and is passed over. Outside a repository it is git's error (a
-// *refstore.GitError).
-func HeldPathLeases(ctx context.Context, dir string) ([]PathLease, error) {
-	entries, err := refstore.ListContents(ctx, dir, PathLeasePrefix)
+// HeldLeases are the leases held, as one listing read them.
+type HeldLeases struct {
+	All   []lease.Stored // every kind, in ref order
+	Paths []PathLease    // the path leases of All
+}
+
+// ListHeldLeases reads the leases of the repository dir is in through one
+// `git for-each-ref` (refstore.ListContents), opening no Store: the ones
+// held, every kind (a renewal is due for any kind; only path leases
+// guard files). A record that is not whole is passed over. Outside a
+// repository it is git's error (a *refstore.GitError).
+func ListHeldLeases(ctx context.Context, dir string) (HeldLeases, error) {
+	entries, err := refstore.ListContents(ctx, dir, lease.Prefix)
 	if err != nil {
-		return nil, err
+		return HeldLeases{}, err
 	}
-	var held []PathLease
+	var held HeldLeases
 	for _, e := range entries {
 		l, err := lease.Decode(e)
 		if err != nil || !l.Held() {
 			continue
 		}
-		pat, err := lease.Compile(l.ParsedKey().Value)
-		if err != nil {
-			continue // Decode took the key, so Compile does: never here
+		held.All = append(held.All, l)
+		if k := l.ParsedKey(); k.Kind == lease.KindPath {
+			pat, err := lease.Compile(k.Value)
+			if err != nil {
+				continue // Decode took the key, so Compile does: never here
+			}
+			held.Paths = append(held.Paths, PathLease{Stored: l, Pattern: pat})
 		}
-		held = append(held, PathLease{Stored: l, Pattern: pat})
 	}
 	return held, nil
 }
@@ -55,6 +62,12 @@ type LeaseGuardOptions struct {
 	// Paths are the files the tool would write, relative to the top of
 	// the worktree, with forward slashes.
 	Paths []string
+	// Bound is the session the worktree's binding names, as the caller
+	// read it from the files (refstore.Peeked.BoundSession) when
+	// BoundKnown: git is then not asked again (a symbolic-ref, on every
+	// write of a leased file in an unbound worktree).
+	Bound      string
+	BoundKnown bool
 }
 
 // LeaseBlock is one file the asking session may not write.
@@ -65,7 +78,7 @@ type LeaseBlock struct {
 }
 
 // LeaseGuard returns the files of opts.Paths under one of the path leases
-// held (HeldPathLeases of st's repository) by a session other than the
+// held (ListHeldLeases's Paths, of st's repository) by a session other than the
 // asking one, which this clone has not seen unchanged for its TTL. The
 // asking session is every id it may hold leases under: the session its
 // agent id is noted for, and the one a `lease take` from its shell names
@@ -86,7 +99,11 @@ func LeaseGuard(ctx context.Context, st refstore.Clone, held []PathLease, opts L
 					mine[id] = true
 				}
 			}
-			if id, err := SessionID(st, ""); err == nil && id != "" {
+			id, err := opts.Bound, error(nil) // SessionID's answer, read without git
+			if !opts.BoundKnown || os.Getenv("GIT_HANDOFF_SESSION") != "" {
+				id, err = SessionID(st, "")
+			}
+			if err == nil && id != "" {
 				mine[id] = true
 			}
 		}

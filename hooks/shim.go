@@ -63,6 +63,11 @@ var shimBodies = map[string]string{
 	// message that already names a session or lacks its final newline, a
 	// record this cannot read with certainty) goes to git-handoff, which
 	// decides the same way with more care.
+	//
+	// Its leased() ("may a path lease ref exist?": a loose directory, a
+	// packed-refs line, or in a reftable git's answer) is the test
+	// refstore.Peeked.MayHold (refstore/peek.go) makes in Go for the
+	// agents' pre-tool hook: one definition in two languages, kept alike.
 	PrepareCommitMsg: `[ -z "$` + GuardEnv + `" ] || exit 0
 # plain GITDIR COMMONDIR: git's trailer rules as the shim knows them hold
 # for git's default trailer configuration only. Any trailer setting

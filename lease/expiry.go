@@ -24,7 +24,7 @@ import (
 //
 // The holder renews by writing a new version (a new blob id, since every
 // version's cause differs) once half the TTL has passed since its own
-// last write, by its own clock (renewDue); a renewal is a swap at the
+// last write, by its own clock (RenewDue); a renewal is a swap at the
 // board like any other write.
 //
 // Why no two sessions both hold a key while each believes it does,
@@ -62,7 +62,7 @@ func seenNote(ref string) string {
 // readSeen reads the note of ref: the version, when it was first seen,
 // and whether this clone wrote it (its write landed then) rather than
 // only saw it.
-func readSeen(l refstore.Local, ref string) (string, time.Time, bool, bool) {
+func readSeen(l refstore.NoteReader, ref string) (string, time.Time, bool, bool) {
 	b, err := l.Read(seenNote(ref))
 	if err != nil {
 		return "", time.Time{}, false, false
@@ -126,11 +126,13 @@ func expiryOf(ctx context.Context, l refstore.Local, cur Stored, now time.Time) 
 	return Expiry{FirstSeen: first, FreesAt: frees, Expired: !now.Before(frees)}, nil
 }
 
-// renewDue reports whether the holder should write a new version of cur:
+// RenewDue reports whether the holder should write a new version of cur:
 // this clone wrote cur at least half its TTL ago, by its own clock, or
 // has no note of writing it (it was written elsewhere: a successor on
 // another machine renews at once, without reading the writer's clock).
-func renewDue(l refstore.Local, cur Stored, now time.Time) bool {
+// It reads this clone's notes (a Store's Local, or refstore.NotesIn of
+// the common dir) and nothing else, so a hook can ask it of every lease.
+func RenewDue(l refstore.NoteReader, cur Stored, now time.Time) bool {
 	oid, at, wrote, ok := readSeen(l, cur.Ref)
 	if !ok || !wrote || oid != cur.OID || now.Before(at) {
 		return true

@@ -332,7 +332,7 @@ func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opt
 			}
 		}
 		if action == Mine {
-			if !renewDue(w.Local(), cur, now) && cur.TTL() == opts.TTL && (opts.Note == "" || opts.Note == cur.Note) {
+			if !RenewDue(w.Local(), cur, now) && cur.TTL() == opts.TTL && (opts.Note == "" || opts.Note == cur.Note) {
 				outs = append(outs, Outcome{Key: k, Action: Mine, From: from, Lease: cur})
 				continue
 			}
@@ -485,7 +485,7 @@ func Renew(ctx context.Context, w refstore.Writer, b Board, session string, keys
 		p := newPlan(s)
 		var outs []Outcome
 		for _, cur := range targets {
-			if !renewDue(w.Local(), cur, now) {
+			if !RenewDue(w.Local(), cur, now) {
 				outs = append(outs, Outcome{Key: cur.ParsedKey(), Action: NotDue, Lease: cur})
 				continue
 			}
@@ -520,7 +520,7 @@ func allFresh(ctx context.Context, w refstore.Writer, session string, keys []Key
 	}
 	var outs []Outcome
 	for _, cur := range targets {
-		if renewDue(w.Local(), cur, now) {
+		if RenewDue(w.Local(), cur, now) {
 			return nil, false
 		}
 		outs = append(outs, Outcome{Key: cur.ParsedKey(), Action: NotDue, Lease: cur})

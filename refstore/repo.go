@@ -242,8 +242,14 @@ func sessionOfBinding(ref string) (string, error) {
 
 // askBinding asks git symbolic-ref what the binding names.
 func (s *Store) askBinding() (string, error) {
+	return BoundSessionOf(context.Background(), s.workDir)
+}
+
+// BoundSessionOf is BoundSession of the worktree dir is in, asked of git
+// (one symbolic-ref) without a Store.
+func BoundSessionOf(ctx context.Context, dir string) (string, error) {
 	id := ""
-	out, err := Git(context.Background(), s.workDir, false, nil, "symbolic-ref", "-q", WorktreeSession)
+	out, err := Git(ctx, dir, false, nil, "symbolic-ref", "-q", WorktreeSession)
 	if err == nil {
 		parts, perr := SplitRef(strings.TrimSpace(string(out)), SessionPrefix, 1)
 		if perr != nil {

@@ -12,14 +12,20 @@ import (
 // never for the whole *Store: *Store is their git implementation, package
 // memstore their in-memory twin, and recordstest holds both to one suite.
 
+// NoteReader reads notes of a Local: all a reader that opened no Store
+// (NotesIn) can do with them.
+type NoteReader interface {
+	// Read returns the note's bytes: an error wrapping fs.ErrNotExist
+	// when there is none.
+	Read(name string) ([]byte, error)
+}
+
 // Local is what one clone keeps outside refs, under .git/handoff/: state
 // no teammate needs (local.go lists every kind, its format, its writer,
 // its crash recovery and when it goes). A name is a slash-separated path
 // below that directory ("issued/<hash>", "writer").
 type Local interface {
-	// Read returns the note's bytes: an error wrapping fs.ErrNotExist
-	// when there is none.
-	Read(name string) ([]byte, error)
+	NoteReader
 	// Write replaces the note whole (a reader sees the old bytes or the
 	// new, never a part), making its directory as needed.
 	Write(ctx context.Context, name string, data []byte) error

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -82,12 +83,30 @@ func (a agentWorkflows) Stop(ctx context.Context, dir string, opts handoff.Agent
 // whose renewal is due; a failure is a notice (the agent goes on, and the
 // next turn tries again while the lease has time left).
 func renewTurn(ctx context.Context, st *refstore.Store, id string, now handoff.Clock) []string {
-	open := func(ctx context.Context) (lease.Board, error) { return teamsync.LeaseBoard(ctx, st, false) }
-	if _, err := handoff.LeaseRenewTurn(ctx, st, id, open, now); err != nil {
+	if _, err := handoff.LeaseRenewTurn(ctx, st, id, renewalBoard(st), now); err != nil {
 		return []string{fmt.Sprintf("the leases of session %s were not renewed: %v", id, err)}
 	}
 	return nil
 }
+
+// RenewLeases renews, from within a turn (the pre-tool hook), the leases
+// of the agent's session that are due, at the board a turn's end uses.
+func (a agentWorkflows) RenewLeases(ctx context.Context, dir string, opts handoff.AgentRenewOptions) error {
+	st, err := a.store(ctx, dir)
+	if err != nil {
+		return err
+	}
+	_, err = handoff.AgentRenewLeases(ctx, st, opts, renewalBoard(st), a.d.Now)
+	return err
+}
+
+// renewalBoard opens the board the agents' hooks renew leases at (the
+// arbiter, else this clone), for the renewal to open once one is due.
+func renewalBoard(st *refstore.Store) func(context.Context) (lease.Board, error) {
+	return func(ctx context.Context) (lease.Board, error) { return teamsync.LeaseBoard(ctx, st, false) }
+}
+
+func (a agentWorkflows) Now() time.Time { return a.d.Now() }
 
 func (a agentWorkflows) End(ctx context.Context, dir string, opts handoff.AgentEndOptions) (string, error) {
 	st, err := a.store(ctx, dir)
