@@ -148,6 +148,9 @@ type carrying struct {
 	unlock  func()
 	note    *pendingClaim
 	pass    held
+	// carried says the last decision put the claim in the replacement's
+	// transaction: only then does the transaction record it.
+	carried bool
 }
 
 func decideCarry(st refstore.Clone, arb Arbiter, session string) *carrying {
@@ -157,7 +160,8 @@ func decideCarry(st refstore.Clone, arb Arbiter, session string) *carrying {
 // decide is session.ReplaceOptions.DecideCarry. A replacement tries again
 // after a lost swap: a claim this session holds at the arbiter already is
 // its own.
-func (c *carrying) decide(ctx context.Context, up refstore.Update) error {
+func (c *carrying) decide(ctx context.Context, up refstore.Update) (err error) {
+	defer func() { c.carried = err == nil }()
 	decider, local := pinned(ctx, c.st, c.arb, up.Ref)
 	if local {
 		return nil
@@ -197,11 +201,15 @@ func (c *carrying) release(ctx context.Context) {
 	}
 }
 
-// done settles the carry once the replacement's transaction ran: recorded,
-// the note goes; not recorded, a claim the arbiter may hold stays noted
-// for the next start.
+// done settles the carry once the replacement's transaction ran: recorded
+// with the claim in it, the note goes; otherwise a claim the arbiter may
+// hold stays noted for the next start. A replacement whose claim push got
+// no answer goes on without the baton, and its transaction records no
+// claim: that push may land yet, so the note stays (found by the widened
+// simulation, seed 64: the note went with the transaction, a late push
+// landed, and the baton was claimed by a session told it had none).
 func (c *carrying) done(ctx context.Context, recorded bool) {
-	if recorded {
+	if recorded && c.carried {
 		c.release(ctx)
 	}
 	c.unlocked()

@@ -1328,4 +1328,18 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpPRClaim, Arg: 0xc566f392, Faults: 0x74aeccab567326b8},
 		},
 	},
+	{
+		// A replacement's claim of the old session's baton got no answer (a late
+		// push): the replacement went on without it, and its transaction, which
+		// recorded no claim, dropped the claim's pending note. The push landed
+		// after, and the baton was claimed by a session told it had none, with
+		// nothing left here to settle it. The note now goes only with a
+		// transaction that recorded the claim.
+		name: "replacement's carry push answered nothing, its pending note dropped, then landed", seed: 64, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpStart, Arg: 0xa622f48f, Faults: 0xd274f01ba6f591d9},
+			{Clone: 0, Op: OpAutoEnd, Arg: 0x21d249fc, Faults: 0x3d6ac329f5c7ee5},
+			{Clone: 0, Op: OpReplace, Arg: 0xf146572, Faults: 0x377d1be63ed037a6},
+		},
+	},
 }
