@@ -1342,4 +1342,21 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpReplace, Arg: 0xf146572, Faults: 0x377d1be63ed037a6},
 		},
 	},
+	{
+		// A cancel here replaced a teammate's concurrent baton at the remote (the
+		// join's tie-break) with a push that got no answer; the remote still held
+		// the teammate's baton, and the tie's note was dropped as if the push had
+		// been refused. The push landed later, and the teammate's baton was gone
+		// with no conflict noted anywhere. Only a refused push drops the note now;
+		// one with no answer is settled by the next sync (settleTies).
+		name: "tie decided by a push with no answer that landed later", seed: 156, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x7f379fd5, Faults: 0x1079943bbe299454},
+			{Clone: 2, Op: OpEnd, Arg: 0x80ad5822, Faults: 0x2da8e365c117cdbf},
+			{Clone: 1, Op: OpSync, Arg: 0x14328887, Faults: 0x5d5722902e85d007},
+			{Clone: 2, Op: OpStart, Arg: 0x2f3f59a2, Faults: 0x63468b9eecdd47f5},
+			{Clone: 2, Op: OpCancel, Arg: 0x98259fba, Faults: 0x8b938e17e4887277},
+			{Clone: 1, Op: OpRetire, Arg: 0xbf207f3e, Faults: 0x1c0f43f790d26ccd},
+		},
+	},
 }

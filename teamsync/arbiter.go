@@ -118,8 +118,14 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 			return err
 		}
-		if now == oidOf(theirs) && noted != nil {
-			_ = st.Local().Remove(noted.name()) // refused: the remote holds what it did
+		if now == oidOf(theirs) && noted != nil && refstore.Refused(perr) {
+			// Refused: the remote holds what it did. A push that got no
+			// answer may land yet, over the version it ties with: its
+			// note stays for the next sync to settle (settleTies), or the
+			// replaced baton goes with no conflict noted anywhere (found
+			// by the widened simulation, seed 156: a cancel's push got no
+			// answer and landed later).
+			_ = st.Local().Remove(noted.name())
 			noted = nil
 		}
 		if now == oidOf(theirs) {
