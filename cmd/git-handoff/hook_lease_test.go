@@ -12,6 +12,22 @@ import (
 	"time"
 )
 
+// atMin is the environment of a command run m minutes after leaseBase.
+func atMin(m int) []string { return clockAt(leaseBase, time.Duration(m)*time.Minute) }
+
+// mustAtIn runs git in dir with env's clock, failing the test unless it
+// exits 0, and returns its output.
+func mustAtIn(t *testing.T, c *procs, dir string) func(env []string, args ...string) string {
+	return func(env []string, args ...string) string {
+		t.Helper()
+		out, stderr, code := c.run(dir, env, args...)
+		if code != 0 {
+			t.Fatalf("git %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+		}
+		return out
+	}
+}
+
 // The agent's end-of-turn hook renews the session's leases at the arbiter
 // once half their time to live has passed, and writes nothing before.
 func TestStopHookRenewsLeases(t *testing.T) {
@@ -19,15 +35,7 @@ func TestStopHookRenewsLeases(t *testing.T) {
 	c := newCLI(t)
 	tm := newTeam(c, "a")
 	a := tm.clones["a"]
-	atMin := func(m int) []string { return clockAt(leaseBase, time.Duration(m)*time.Minute) }
-	mustAt := func(env []string, args ...string) string {
-		t.Helper()
-		out, stderr, code := c.run(a, env, args...)
-		if code != 0 {
-			t.Fatalf("git %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
-		}
-		return out
-	}
+	mustAt := mustAtIn(t, c, a)
 	remoteLease := func() string {
 		return strings.TrimSpace(c.must(tm.remote, "for-each-ref", "--format=%(objectname)", "refs/ao/leases/"))
 	}
@@ -60,15 +68,7 @@ func TestPreToolHookRenewsLeases(t *testing.T) {
 	c := newCLI(t)
 	tm := newTeam(c, "a")
 	a := tm.clones["a"]
-	atMin := func(m int) []string { return clockAt(leaseBase, time.Duration(m)*time.Minute) }
-	mustAt := func(env []string, args ...string) string {
-		t.Helper()
-		out, stderr, code := c.run(a, env, args...)
-		if code != 0 {
-			t.Fatalf("git %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
-		}
-		return out
-	}
+	mustAt := mustAtIn(t, c, a)
 	at := func(dir, ref string) string {
 		return strings.TrimSpace(c.must(dir, "for-each-ref", "--format=%(objectname)", ref))
 	}
