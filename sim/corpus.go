@@ -1359,4 +1359,28 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpRetire, Arg: 0xbf207f3e, Faults: 0x1c0f43f790d26ccd},
 		},
 	},
+	{
+		// A replaced session here, and in another clone a pull request release that
+		// wrote the same session record concurrently. A sync here joined the two,
+		// kept the replaced record and retired it, but could not list the remote's
+		// refs, so it pushed nothing and noted nothing of what the remote held: the
+		// next sync took the remote's older copy for a teammate's news, and every
+		// clone read replacedBy="". A sync that holds its push back now notes what
+		// the remote held when fetched, as one whose push failed does.
+		name: "replaced session retired by a sync that pushed nothing, then adopted back", seed: 325, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 1, Op: OpStart, Arg: 0xe15310fe, Faults: 0x26c18ca0315584e9},
+			{Clone: 1, Op: OpPRClaim, Arg: 0xa9a33c05, Faults: 0x4fa31e419a787983},
+			{Clone: 1, Op: OpSync, Arg: 0x30730a0e, Faults: 0x2ae3eaf9fec80e3b},
+			{Clone: 1, Op: OpReplace, Arg: 0x2e945e92, Faults: 0x6e2e80731dbdb8ec},
+			{Clone: 0, Op: OpSync, Arg: 0x800a26a4, Faults: 0xf913c456a368375f},
+			{Clone: 0, Op: OpPRRelease, Arg: 0xc3e3a405, Faults: 0x1beaea7f4da0a99},
+			{Clone: 0, Op: OpEnd, Arg: 0xe9019a3d, Faults: 0xffeb72b5c8c7caf9},
+			{Clone: 0, Op: OpRetire, Arg: 0xed9c597f, Faults: 0xeca2d1392acf953c},
+			{Clone: 2, Op: OpStart, Arg: 0x4370ea42, Faults: 0x6c6afff55e4e387c},
+			{Clone: 1, Op: OpEnd, Arg: 0x93493f6e, Faults: 0xdec529d5ca692f05},
+			{Clone: 1, Op: OpAutoEnd, Arg: 0xf74feae, Faults: 0x7fc0d867f0326643},
+			{Clone: 1, Op: OpSync, Arg: 0x826cd8a0, Faults: 0x24046b1a02c8e58},
+		},
+	},
 }

@@ -217,6 +217,13 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 		if err = s.applyLocal(ctx, w, &res); err == nil && held {
 			res.Pushed = nil
 			res.Warnings = append(res.Warnings, s.holdPush)
+			// Joined and retired here, and nothing pushed: what the
+			// remote held when fetched is what it still holds, as after
+			// a push that failed (found by the widened simulation, seed
+			// 325: a replaced session retired here by a sync whose
+			// listing failed, and the next sync took the remote's older
+			// copy for a teammate's news and read replacedBy="").
+			s.noteFetched(j)
 		} else if err == nil {
 			err, pushed = s.push(ctx, w, j, &res), true
 		}
