@@ -531,9 +531,15 @@ func (f *faulty) Push(ctx context.Context, remote string, updates []refstore.Upd
 		f.in.w.queuePush(f, FaultPushLate, updates, opts)
 		return &refstore.PushError{Err: fmt.Errorf("push to %s: %w", remote, memstore.ErrStalled)}
 	case FaultPushEcho:
+		// Only a push that landed echoes (the fault's own meaning): a
+		// copy of one the remote refused (a lost lease, an object its gc
+		// lost) landing later would be a push its sender was told, truly,
+		// never happened (a harness defect, seed 297 of the widened run).
 		err := f.Clone.Push(ctx, remote, updates, opts)
-		f.in.count(FaultPushEcho)
-		f.in.w.queuePush(f, FaultPushEcho, updates, opts)
+		if err == nil {
+			f.in.count(FaultPushEcho)
+			f.in.w.queuePush(f, FaultPushEcho, updates, opts)
+		}
 		return err
 	}
 	return f.Clone.Push(ctx, remote, updates, opts)
