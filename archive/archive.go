@@ -12,6 +12,7 @@
 //	handoffs/<baton-id>
 //	prs/<gh-owner>/<gh-repo>/<number>
 //	keys/<baton ref>/<baton-id>
+//	leases/<kind>/<value>
 //
 // each a blob that is the record's final version, the very blob its live
 // ref held (nothing is rewritten, so signatures and "prev" chains still
@@ -21,6 +22,12 @@
 // holds, for each baton ref, the versions retired there, one per baton
 // (the ref's "floors"): a copy of the ref a floor descends from is stale,
 // however long its holder was away (teamsync, settleArchived).
+//
+// A lease (package lease) is kept by its key: leases/ holds, for each key
+// whose lease was released or broken and then retired, that final version,
+// which is also the key's floor. A new take of the key builds on it (its
+// rev above the floor's), and a copy of the key the floor is at or descends
+// from is stale: a holding that ended, never brought back.
 //
 // Trees are built by git itself (read-tree, update-index --index-info,
 // write-tree on an index file of our own) and the month's ref moves by
@@ -47,6 +54,7 @@ const (
 	HandoffsDir = "handoffs"
 	PRsDir      = "prs"
 	KeysDir     = "keys"
+	LeasesDir   = "leases"
 )
 
 // Store is what the archive is kept in: the records (the months' refs,
@@ -95,6 +103,11 @@ func KeyDir(ref string) (string, error) { return path(KeysDir, ref) }
 // KeyPath is where the floor of baton id at the baton ref is archived.
 func KeyPath(ref, id string) (string, error) { return path(KeysDir, ref, id) }
 
+// LeasePath is where the final version of the lease of the key kind:value
+// is archived (the key's floor): one path per key, the latest retirement's
+// version winning a join of two (teamsync joins them by the lease's rules).
+func LeasePath(kind, value string) (string, error) { return path(LeasesDir, kind, value) }
+
 // PRPath is where the record of pull request number of ghOwner/ghRepo is
 // archived.
 func PRPath(ghOwner, ghRepo string, number int) (string, error) {
@@ -129,12 +142,12 @@ func CheckPath(p string) error {
 	switch parts[0] {
 	case SessionsDir, HandoffsDir:
 		want = 2
-	case KeysDir:
+	case KeysDir, LeasesDir:
 		want = 3
 	case PRsDir:
 		want = 4
 	default:
-		return fmt.Errorf("%w: archive path %q is not under %s/, %s/, %s/ or %s/", refstore.ErrBadName, p, SessionsDir, HandoffsDir, PRsDir, KeysDir)
+		return fmt.Errorf("%w: archive path %q is not under %s/, %s/, %s/, %s/ or %s/", refstore.ErrBadName, p, SessionsDir, HandoffsDir, PRsDir, KeysDir, LeasesDir)
 	}
 	if len(parts) != want {
 		return fmt.Errorf("%w: archive path %q has %d components, want %d", refstore.ErrBadName, p, len(parts), want)
@@ -336,7 +349,7 @@ func Find(ctx context.Context, st Store, path string) (refstore.Entry, string, e
 }
 
 // List returns every record archived under kindDir (SessionsDir,
-// HandoffsDir or PRsDir), each with its month: newest month first, in
+// HandoffsDir, PRsDir or LeasesDir), each with its month: newest month first, in
 // path order within a month, and a path archived in several months only
 // once, from the newest. One git ls-tree per month.
 func List(ctx context.Context, st Store, kindDir string) ([]Found, error) {
@@ -349,7 +362,7 @@ func List(ctx context.Context, st Store, kindDir string) ([]Found, error) {
 // months since.
 func ListFrom(ctx context.Context, st Store, kindDir, from string) ([]Found, error) {
 	kindDir = strings.TrimSuffix(kindDir, "/")
-	if kindDir != SessionsDir && kindDir != HandoffsDir && kindDir != PRsDir {
+	if kindDir != SessionsDir && kindDir != HandoffsDir && kindDir != PRsDir && kindDir != LeasesDir {
 		return nil, fmt.Errorf("%w: %q is not an archive kind", refstore.ErrBadName, kindDir)
 	}
 	months, err := Months(ctx, st)

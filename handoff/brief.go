@@ -116,7 +116,7 @@ func (g *gathered) addLeases(ctx context.Context, st refstore.Clone, session str
 // briefLeases are the leases held as this clone's copies have them, for
 // a brief or package written for session.
 func briefLeases(ctx context.Context, st refstore.Clone, session string, now time.Time) ([]brief.Lease, error) {
-	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef)
+	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef, refstore.ArchivePrefix)
 	if err != nil || len(s.Leases) == 0 {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/git-handoff/git-handoff/lease"
@@ -202,11 +203,23 @@ func LeaseList(ctx context.Context, st refstore.Clone, b lease.Board, opts Lease
 		out.Notices = append(out.Notices, fmt.Sprintf("skipped %s: %v", sk.Ref, sk.Err))
 	}
 	out.Leases, err = lease.Views(ctx, st.Local(), s, out.Session, opts.All, clock())
-	return out, err
+	if err != nil || !opts.All {
+		return out, err
+	}
+	// The leases that ended and retired answer from the board's archive.
+	retired, err := lease.Retired(ctx, st, s)
+	if err != nil {
+		return out, err
+	}
+	for _, r := range retired {
+		out.Leases = append(out.Leases, lease.View{Stored: r, Key: r.ParsedKey(), Archived: true})
+	}
+	sort.SliceStable(out.Leases, func(i, j int) bool { return out.Leases[i].Ref < out.Leases[j].Ref })
+	return out, nil
 }
 
-// LeaseShow is one key's lease, held or not; refstore.ErrNotFound when
-// it never was taken (or was retired).
+// LeaseShow is one key's lease, held or not, live or retired to the
+// archive; refstore.ErrNotFound when it never was taken.
 func LeaseShow(ctx context.Context, st refstore.Clone, b lease.Board, opts LeaseOptions, clock Clock) (lease.View, LeaseViews, error) {
 	keys, err := ParseLeaseKeys(opts.Keys)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/git-handoff/git-handoff/refstore"
@@ -35,6 +36,11 @@ type Snapshot struct {
 	Paths map[string]string
 	// Skipped are lease refs that could not be read.
 	Skipped []refstore.Skipped
+	// Archive are the trees of the board's archive months, newest first:
+	// a released or broken lease retires there (package archive, its
+	// key's floor), and a take of a key the board holds no ref of builds
+	// on the key's floor (Floor).
+	Archive []string
 }
 
 // Why a guard: each key's lease is its own ref, and a swap of one ref
@@ -85,14 +91,52 @@ func writeGuard(ctx context.Context, w refstore.Writer, paths map[string]string)
 	return w.WriteBlob(ctx, data)
 }
 
-// ReadBoard reads the leases under prefix and the guard at guardRef from
-// st: this clone's own (Prefix, GuardRef) or a remote's fetched copies.
-func ReadBoard(ctx context.Context, st refstore.Records, prefix, guardRef string) (Snapshot, error) {
+// ReadBoard reads the leases under prefix, the guard at guardRef and the
+// archive months under archPrefixes from st: this clone's own (Prefix,
+// GuardRef, refstore.ArchivePrefix) or a remote's fetched copies.
+// The archive is listed only when the guard names a version the listing
+// does not hold (a reading that answers from this clone's refs on every
+// agent turn costs no more); a board's Snapshot lists it always (Boards).
+func ReadBoard(ctx context.Context, st refstore.Records, prefix, guardRef string, archPrefixes ...string) (Snapshot, error) {
+	return readBoard(ctx, st, prefix, guardRef, archPrefixes, false)
+}
+
+// ReadBoardWithArchive is ReadBoard that always lists the archive: what a
+// Board's Snapshot answers, for a take to find a retired key's floor.
+func ReadBoardWithArchive(ctx context.Context, st refstore.Records, prefix, guardRef string, archPrefixes ...string) (Snapshot, error) {
+	return readBoard(ctx, st, prefix, guardRef, archPrefixes, true)
+}
+
+func readBoard(ctx context.Context, st refstore.Records, prefix, guardRef string, archPrefixes []string, eager bool) (Snapshot, error) {
 	list, skipped, err := List(ctx, st, prefix)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("listing leases: %w", err)
 	}
 	s := Snapshot{Leases: map[string]Stored{}, Paths: map[string]string{}, Skipped: skipped}
+	listed := false
+	listArchive := func() error {
+		if listed {
+			return nil
+		}
+		listed = true
+		for _, p := range archPrefixes {
+			trees, err := archiveTrees(ctx, st, p)
+			if err != nil {
+				return err
+			}
+			for _, t := range trees {
+				if !slices.Contains(s.Archive, t) {
+					s.Archive = append(s.Archive, t)
+				}
+			}
+		}
+		return nil
+	}
+	if eager {
+		if err := listArchive(); err != nil {
+			return Snapshot{}, err
+		}
+	}
 	for _, l := range list {
 		s.Leases[l.Ref] = l
 	}
@@ -116,7 +160,24 @@ func ReadBoard(ctx context.Context, st refstore.Records, prefix, guardRef string
 		if err != nil {
 			continue
 		}
-		if _, ok := s.Leases[ref]; ok {
+		cur, has := s.Leases[ref]
+		if has && cur.OID == oid {
+			continue
+		}
+		// A version the key's floor is at or after was retired: the
+		// guard was not swapped when it ended (a release decided
+		// elsewhere, brought by a sync). It holds nothing, and the next
+		// guard written leaves it out.
+		if err := listArchive(); err != nil {
+			return Snapshot{}, err
+		}
+		if retired, err := atOrBelowFloor(ctx, st, s.Archive, ref, oid); err != nil {
+			return Snapshot{}, err
+		} else if retired {
+			delete(s.Paths, k)
+			continue
+		}
+		if has {
 			continue
 		}
 		if e, err := st.ReadObject(ctx, oid); err == nil {
@@ -136,7 +197,7 @@ func (LocalBoard) Where() string { return "this clone" }
 func (LocalBoard) Local() bool   { return true }
 
 func (b LocalBoard) Snapshot(ctx context.Context) (Snapshot, error) {
-	return ReadBoard(ctx, b.St, Prefix, GuardRef)
+	return ReadBoardWithArchive(ctx, b.St, Prefix, GuardRef, refstore.ArchivePrefix)
 }
 
 func (b LocalBoard) Swap(ctx context.Context, msg string, ups []refstore.Update) error {

@@ -181,16 +181,23 @@ func newPlan(s Snapshot) *plan {
 
 // write adds the version rec of the key at ref, replacing cur.
 func (p *plan) write(ctx context.Context, w refstore.Writer, rec Record, cur Stored, ref string) (Stored, error) {
+	return p.writeOn(ctx, w, rec, cur.OID, cur.OID, ref)
+}
+
+// writeOn adds the version rec of the key at ref, swapped over old ("":
+// the board holds none) and written after base: old, or the key's floor
+// when it retired (floor.go).
+func (p *plan) writeOn(ctx context.Context, w refstore.Writer, rec Record, old, base, ref string) (Stored, error) {
 	rec.Schema = Schema
 	if rec.History == nil {
 		rec.History = []Event{}
 	}
-	oid, _, err := refstore.WriteVersion(ctx, w, ref, cur.OID, &rec.Cause, &rec)
+	oid, _, err := refstore.WriteVersion(ctx, w, ref, base, &rec.Cause, &rec)
 	if err != nil {
 		return Stored{}, fmt.Errorf("%s: %w", rec.Key, err)
 	}
 	st := Stored{Record: rec, Ref: ref, OID: oid}
-	p.ups = append(p.ups, refstore.Update{Ref: ref, New: oid, Old: cur.OID})
+	p.ups = append(p.ups, refstore.Update{Ref: ref, New: oid, Old: old})
 	p.written = append(p.written, st)
 	if rec.ParsedKey().Kind == KindPath {
 		if rec.Held() {
@@ -308,6 +315,19 @@ func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opt
 			return nil, nil, err
 		}
 		cur, has := s.Leases[ref]
+		// A key the board holds no ref of may have retired: the take
+		// builds on its floor, so its versions go on from there, not
+		// over again (floor.go).
+		base := cur.OID
+		if !has {
+			f, ok, err := Floor(ctx, w, s.Archive, ref)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ok {
+				base, cur.History = f.OID, f.History
+			}
+		}
 		action, from, broke := Taken, "", false
 		if has && cur.Held() {
 			from = cur.Session
@@ -359,7 +379,7 @@ func decideTake(ctx context.Context, w refstore.Writer, b Board, s Snapshot, opt
 		default:
 			rec.History = withEvent(cur.History, Event{At: now, Action: "take", Session: opts.Session})
 		}
-		v, err := p.write(ctx, w, rec, cur, ref)
+		v, err := p.writeOn(ctx, w, rec, cur.OID, base, ref)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -510,7 +530,7 @@ func Renew(ctx context.Context, w refstore.Writer, b Board, session string, keys
 // (none = every one this clone's refs say the session holds) is held by
 // the session here and not due.
 func allFresh(ctx context.Context, w refstore.Writer, session string, keys []Key, now time.Time) ([]Outcome, bool) {
-	s, err := ReadBoard(ctx, w, Prefix, GuardRef)
+	s, err := ReadBoard(ctx, w, Prefix, GuardRef, refstore.ArchivePrefix)
 	if err != nil {
 		return nil, false
 	}
@@ -711,6 +731,9 @@ type View struct {
 	// the session's own, last written here + TTL.
 	FreesAt time.Time
 	Expired bool // another's, unchanged for its TTL here: free to take
+	// Archived: released or broken, and retired to the archive (its key
+	// has no live ref; floor.go).
+	Archived bool
 }
 
 // Views reads the snapshot's leases for session (all: also those not

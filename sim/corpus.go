@@ -1383,4 +1383,26 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpSync, Arg: 0x826cd8a0, Faults: 0x24046b1a02c8e58},
 		},
 	},
+	{
+		// Leases retired, and a take of a retired key started its
+		// versions over (rev 1, from nothing): a break over it, retired
+		// again, lost the archive's join to the first retirement by a tie
+		// of revs, so the broken version was stale nowhere, won a clone's
+		// join over the next take by its rev, and retired that holding
+		// while its session still held it (two holders of key:deploy).
+		// A take of a retired key now builds on its floor (lease.Floor).
+		name: "a take of a retired lease starting over", seed: 7,
+		steps: []Step{
+			{Clone: 2, Op: OpLeaseTake, Arg: 0x14f4f1f4, Faults: 0x4c9da654b70c392},
+			{Clone: 2, Op: OpLeaseRelease, Arg: 0x2e728825, Faults: 0xe8f55f0192a31b87},
+			{Clone: 2, Op: OpRetire, Arg: 0x1404ac6a, Faults: 0xe007c35d92ad9f6},
+			{Clone: 2, Op: OpLeaseTake, Arg: 0x69e23874, Faults: 0x84c65c20e3cd158a},
+			{Clone: 0, Op: OpLeaseBreak, Arg: 0x4c8c4c06, Faults: 0x2af8d62d8120948c},
+			{Clone: 1, Op: OpSync, Arg: 0x4152a031, Faults: 0xf31c7ecc44b720b0},
+			{Clone: 2, Op: OpSync, Arg: 0x4a05abd2, Faults: 0x492040febed0eefe},
+			{Clone: 2, Op: OpLeaseTake, Arg: 0xa29bfad8, Faults: 0x869d5d677e988d16},
+			{Clone: 0, Op: OpSync, Arg: 0x689190aa, Faults: 0x23037dd417ce03be},
+			{Clone: 0, Op: OpLeaseTake, Arg: 0x7c5e5c7e, Faults: 0xa8cd25a3c6d4dd6a},
+		},
+	},
 }

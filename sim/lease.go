@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/lease"
+	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/teamsync"
 )
 
@@ -200,4 +201,66 @@ func overlaps(a, b lease.Key) bool {
 	pa, err1 := lease.Compile(a.Value)
 	pb, err2 := lease.Compile(b.Value)
 	return err1 == nil && err2 == nil && lease.Overlap(pa, pb)
+}
+
+// leasesRetired checks, after the final rounds (the first of which
+// retires), that live refs are live work for leases too: no lease ref,
+// in any clone (its own or its copies of the remote's) or at the remote,
+// holds a released or broken version, so the refs under refs/ao/leases/
+// are bounded by the keys held; and that no board's reading (the guard
+// as a take reads it) counts a retired key as a path lease held.
+func (w *world) leasesRetired(ctx context.Context) {
+	stores := []refstore.Records{w.origin}
+	names := []string{"remote"}
+	for i, c := range w.clones {
+		stores = append(stores, c)
+		names = append(names, fmt.Sprintf("c%d", i))
+	}
+	for i, st := range stores {
+		ids, _ := st.RefIDs(ctx, refstore.Root)
+		for _, id := range ids {
+			ref, ok := leaseRefOf(id.Ref)
+			if !ok {
+				continue
+			}
+			e, err := st.ReadObject(ctx, id.OID)
+			if err != nil {
+				continue // a lost object: the convergence check speaks of it
+			}
+			e.Ref = ref
+			l, err := lease.Decode(e)
+			if err == nil && !l.Held() {
+				w.violate(-1, "lease-not-retired", fmt.Sprintf("%s: %s holds %s, %s by %s, after the retiring round", names[i], id.Ref, l.Key, l.State, l.Session))
+			}
+		}
+		s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef, refstore.ArchivePrefix)
+		if err != nil {
+			continue
+		}
+		for k := range s.Paths {
+			pk, _ := lease.ParseKey(k)
+			ref, _ := pk.Ref()
+			if l, ok := s.Leases[ref]; !ok || !l.Held() {
+				w.violate(-1, "lease-guard-retired", fmt.Sprintf("%s: the lease guard counts %s, whose lease is %s", names[i], k, map[bool]string{true: l.State, false: "retired"}[ok]))
+			}
+		}
+	}
+}
+
+// leaseRefOf maps a lease ref, or a copy of one fetched from a remote
+// (refs/ao/remotes/<remote>/leases/...), to the lease ref it is of.
+func leaseRefOf(ref string) (string, bool) {
+	if strings.HasPrefix(ref, lease.Prefix) {
+		return ref, true
+	}
+	rest, ok := strings.CutPrefix(ref, refstore.RemotesPrefix)
+	if !ok {
+		return "", false
+	}
+	_, rest, ok = strings.Cut(rest, "/")
+	leases := strings.TrimPrefix(lease.Prefix, refstore.Root)
+	if !ok || !strings.HasPrefix(rest, leases) {
+		return "", false
+	}
+	return lease.Prefix + strings.TrimPrefix(rest, leases), true
 }

@@ -435,6 +435,9 @@ func (w *world) finish(ctx context.Context) {
 			w.violate(-1, "not-converged", fmt.Sprintf("c%d differs from the remote: %s", i, d))
 		}
 	}
+	if !w.cfg.NoRetire {
+		w.leasesRetired(ctx)
+	}
 	// Accounting: every baton delivered, deleted, superseded (reported),
 	// or waiting where all can see it.
 	final := map[string]baton.Baton{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/prown"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -181,6 +182,21 @@ func archivedKind(path string, e refstore.Entry) (*kind, string, bool) {
 		if ref, err = refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil {
 			return nil, "", false
 		}
+	case archive.LeasesDir:
+		// A lease is archived by its key, which its path names.
+		kindPart, valuePart, ok := strings.Cut(rest, "/")
+		if !ok {
+			return nil, "", false
+		}
+		kk, err1 := refstore.DecodeComponent(kindPart)
+		v, err2 := refstore.DecodeComponent(valuePart)
+		if err1 != nil || err2 != nil {
+			return nil, "", false
+		}
+		var err error
+		if ref, err = (lease.Key{Kind: kk, Value: v}).Ref(); err != nil {
+			return nil, "", false
+		}
 	case archive.PRsDir:
 		var r prown.Record
 		if err := refstore.Decode(e, prown.Schema, &r); err != nil {
@@ -239,8 +255,13 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 			}
 			continue
 		}
-		if kindOf(d.ref).prefix == refstore.HandoffsPrefix {
+		switch kindOf(d.ref).prefix {
+		case refstore.HandoffsPrefix:
 			if err := dropStale(ctx, av, d); err != nil {
+				return fmt.Errorf("reading the archive for %s: %w", d.ref, err)
+			}
+		case refstore.LeasePrefix:
+			if err := dropStaleLease(ctx, av, d); err != nil {
 				return fmt.Errorf("reading the archive for %s: %w", d.ref, err)
 			}
 		}
@@ -332,6 +353,35 @@ func dropStale(ctx context.Context, av *archiveView, d *decision) error {
 		what := kindOf(d.ref).describe(d.winner)
 		d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what, stale: true}
 	}
+	return nil
+}
+
+// dropStaleLease settles a lease key whose winner is at or below the
+// key's floor (the archive holds that version, or a version written after
+// seeing it, at the key's path): a holding that ended and retired. The
+// other side's version wins when it is not stale itself (a take after the
+// retirement, which builds on the floor); else the winner goes, on both
+// sides, never pushed back nor adopted. Without it a clone away during
+// the retirement, still holding a copy of a broken or expired holding,
+// could win the join against the key's new lineage by its rev and bring
+// the dead holding back over the board's decision.
+func dropStaleLease(ctx context.Context, av *archiveView, d *decision) error {
+	k := kindOf(d.ref)
+	stale, err := av.behind(ctx, k, d.winner)
+	if err != nil || !stale {
+		return err
+	}
+	if other := d.lost(); other != nil && other.oid != d.winner.oid {
+		gone, err := av.behind(ctx, k, other)
+		if err != nil {
+			return err
+		}
+		if !gone {
+			d.winner, d.conflict = other, false
+			return nil
+		}
+	}
+	d.final, d.winner, d.conflict, d.collected, d.retired = d.winner, nil, false, true, &retirement{what: k.describe(d.winner)}
 	return nil
 }
 

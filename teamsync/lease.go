@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/lease"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -23,7 +24,7 @@ var leases = &recordKind[lease.Record]{
 	rules:      leaseRules,
 	ordered:    func(a, b lease.Record) bool { return a.Offline != b.Offline || bytes.Equal(canonical(a), canonical(b)) },
 	retiresAt:  retiresLease,
-	archivedAt: func(lease.Record) (string, error) { return "", nil },
+	archivedAt: leaseArchivePath,
 	// Keeping w over a concurrent l overrules a lease when l was another
 	// holder's (that holder lost it) or l freed what w still holds.
 	undoes: func(w, l lease.Record) bool {
@@ -49,16 +50,29 @@ var leaseRules = []rule[lease.Record]{
 	{whyEncoding, func(a, b lease.Record) int { return bytes.Compare(canonical(a), canonical(b)) }},
 }
 
-// retiresLease: never. Retiring a freed lease would start the key's
-// versions over (a new take creates the ref afresh, rev from nothing), and
-// a clone still holding a copy from before the retirement (a holder that
-// was broken or expired) could then win the join against the new lineage
-// and push the dead holding back over the arbiter's decision (found by
-// the simulation, seed 8 without faults: two sessions holding src/**).
-// Batons avoid it with the floors their archive keeps; leases keep their
-// refs instead, one per key ever leased.
-func retiresLease(lease.Record, final, map[string]bool) (retirement, bool) {
-	return retirement{}, false
+// retiresLease: a released or broken lease, to the month it ended in,
+// at its key's path (archive.LeasePath), which is also the key's floor.
+// Retiring starts no lineage over: a new take of the key builds on the
+// floor (lease.Floor), and a copy the floor is at or after is stale
+// wherever it is (dropStale), so a clone still holding the dead holding
+// cannot push it back over the board's decision (found by the simulation
+// when leases first retired without floors, seed 8 without faults: two
+// sessions holding src/**).
+func retiresLease(r lease.Record, final final, _ map[string]bool) (retirement, bool) {
+	if r.Held() || !final.at(r.RenewedAt) {
+		return retirement{}, false
+	}
+	p, err := leaseArchivePath(r)
+	return retirement{path: p, month: archive.Month(r.RenewedAt)}, err == nil
+}
+
+// leaseArchivePath is where r is archived: its key's path.
+func leaseArchivePath(r lease.Record) (string, error) {
+	k, err := lease.ParseKey(r.Key)
+	if err != nil {
+		return "", err
+	}
+	return k.ArchivePath()
 }
 
 // LeaseBoard is where this clone's leases are decided: the arbiter (the
@@ -118,9 +132,13 @@ func (b *remoteBoard) copyOf(ref string) string {
 }
 
 func (b *remoteBoard) fetch(ctx context.Context, carried ...string) error {
+	// The archive's months come with the leases: a key the remote holds
+	// no ref of may have retired there, and a take of it builds on its
+	// floor (lease.Floor).
 	specs := []string{
 		"+" + lease.Prefix + "*:" + b.tracking(lease.Prefix) + "*",
 		"+" + guardDir + "*:" + b.guardCopies + "*",
+		archiveRefspec(b.tp),
 	}
 	// A record carried in a swap (Carry) is fetched with its kind, by
 	// pattern: a fetch of one ref the remote lacks fails.
@@ -149,7 +167,11 @@ func (b *remoteBoard) Snapshot(ctx context.Context) (lease.Snapshot, error) {
 	if err := b.fetch(ctx); err != nil {
 		return lease.Snapshot{}, err
 	}
-	return lease.ReadBoard(ctx, b.st, b.tracking(lease.Prefix), b.copyOf(lease.GuardRef))
+	// The floors are read from the remote's archive and from this
+	// clone's: a month the remote lost (its gc raced a push, lost.go) is
+	// left out of the fetch, and this clone's copy of it still tells the
+	// floor; without it a take would start the key's versions over.
+	return lease.ReadBoardWithArchive(ctx, b.st, b.tracking(lease.Prefix), b.copyOf(lease.GuardRef), archiveCopies(b.tp), refstore.ArchivePrefix)
 }
 
 // Swap pushes ups atomically. A push that fails is looked into by a

@@ -26,6 +26,7 @@ type Lease struct {
 	FreesAt    *time.Time    `json:"freesAt"`
 	FreesIn    *float64      `json:"freesInSeconds"`
 	Expired    bool          `json:"expired"`
+	Archived   bool          `json:"archived"`
 	Ref        string        `json:"ref"`
 	Blob       string        `json:"blob"`
 	History    []lease.Event `json:"history"`
@@ -36,7 +37,7 @@ func OfLease(v lease.View, now time.Time) Lease {
 	j := Lease{
 		Key: v.Record.Key, Kind: v.Key.Kind, State: v.State, Session: v.Session, Owner: v.Owner, Agent: v.Agent,
 		TTL: v.TTL().String(), TTLSeconds: v.TTL().Seconds(), Note: v.Note, TakenAt: v.TakenAt, RenewedAt: v.RenewedAt,
-		Offline: v.Offline, Mine: v.Mine, Expired: v.Expired, Ref: v.Ref, Blob: v.OID, History: NonNil(v.History),
+		Offline: v.Offline, Mine: v.Mine, Expired: v.Expired, Archived: v.Archived, Ref: v.Ref, Blob: v.OID, History: NonNil(v.History),
 	}
 	if !v.FreesAt.IsZero() {
 		at := v.FreesAt.UTC()

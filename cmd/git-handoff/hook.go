@@ -187,7 +187,7 @@ func (h hookDeps) PathLeases(ctx context.Context, session string) ([]hooks.PathL
 	if err != nil {
 		return nil, err
 	}
-	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef)
+	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef, refstore.ArchivePrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -273,6 +273,8 @@ func stateWord(v lease.View) string {
 		return "held (mine)"
 	case v.Expired:
 		return "held (expired here)"
+	case v.Archived:
+		return v.State + " (archived)"
 	}
 	return v.State
 }
@@ -330,7 +332,7 @@ func leasesAfterReplace(ctx context.Context, st *refstore.Store, from, to string
 }
 
 func holdsHere(ctx context.Context, st *refstore.Store, id string) bool {
-	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef)
+	s, err := lease.ReadBoard(ctx, st, lease.Prefix, lease.GuardRef, refstore.ArchivePrefix)
 	if err != nil {
 		return true // cannot tell: ask the board
 	}
