@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -347,12 +349,19 @@ func holdsHere(ctx context.Context, st *refstore.Store, id string) bool {
 // withLeaseEvents adds the events the lease records keep (take, takeover,
 // release, break, handover: kind "lease-<action>", id the key, owner who
 // broke it or the holder's person) to the baton events, newest first, at
-// most limit. A lease that cannot be read adds nothing.
+// most limit. A lease that cannot be read adds nothing. A lease retired
+// to the archive keeps its events there (its key's floor); a key taken
+// again since carries them in its live version.
 func withLeaseEvents(ctx context.Context, st refstore.Records, events []baton.Event, limit int) []baton.Event {
-	list, _, err := lease.List(ctx, st, lease.Prefix)
+	s, err := lease.ReadBoardWithArchive(ctx, st, lease.Prefix, lease.GuardRef, refstore.ArchivePrefix)
 	if err != nil {
 		return events
 	}
+	list := slices.Collect(maps.Values(s.Leases))
+	if retired, err := lease.Retired(ctx, st, s); err == nil {
+		list = append(list, retired...)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Ref < list[j].Ref })
 	for _, l := range list {
 		for _, e := range l.History {
 			who := e.By
