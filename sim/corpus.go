@@ -1405,4 +1405,25 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpLeaseTake, Arg: 0x7c5e5c7e, Faults: 0xa8cd25a3c6d4dd6a},
 		},
 	},
+	{
+		// A sync here joined this clone's waiting baton with a concurrent one from
+		// the remote, dropped it by the tie-break and archived it (the archive goes
+		// first), then died before the ref moved or the conflict was noted. A later
+		// sync found the baton stale by that archive and let another clone's newer
+		// baton win over it, with no conflict and no word: the baton was gone and
+		// nobody was told. A waiting baton of this clone that the archive holds as
+		// it is leaves as the conflict it was.
+		name: "waiting baton dropped by a join that died after archiving it, then replaced without a word", seed: 299, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x4db8f861, Faults: 0x7b68d10193136903},
+			{Clone: 2, Op: OpSync, Arg: 0xf55eb6f4, Faults: 0xad4f487ee4103100},
+			{Clone: 2, Op: OpEnd, Arg: 0xffd3ab5f, Faults: 0x99ff4923cfb76a43},
+			{Clone: 0, Op: OpEnd, Arg: 0x91cd5dee, Faults: 0x65fd305487b206c1},
+			{Clone: 0, Op: OpSync, Arg: 0xfb4508a8, Faults: 0xfdba3b57037cd6f2},
+			{Clone: 2, Op: OpSync, Arg: 0xba217153, Faults: 0x11bc5ec97beb8e87},
+			{Clone: 1, Op: OpStart, Arg: 0xd9033858, Faults: 0x51dce6d5dd6dbbb4},
+			{Clone: 1, Op: OpRetire, Arg: 0x836abbeb, Faults: 0x31a45b6a065f8d0c},
+			{Clone: 1, Op: OpEnd, Arg: 0xa004a614, Faults: 0xbcf9a20888b25c20},
+		},
+	},
 }

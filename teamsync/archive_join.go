@@ -345,7 +345,16 @@ func dropStale(ctx context.Context, av *archiveView, d *decision) error {
 			return err
 		}
 		if !gone {
-			d.winner, d.conflict = other, false
+			// This clone's waiting baton, archived as it is (a join here
+			// dropped it for a concurrent one and died before saying so:
+			// the archive goes first), leaves for the other side's: said
+			// as the conflict it was, or nobody hears of it (found by the
+			// widened simulation, seed 299).
+			dropped, err := droppedHere(ctx, av, d)
+			if err != nil {
+				return err
+			}
+			d.winner, d.conflict = other, dropped
 			return nil
 		}
 	}
@@ -354,6 +363,22 @@ func dropStale(ctx context.Context, av *archiveView, d *decision) error {
 		d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what, stale: true}
 	}
 	return nil
+}
+
+// droppedHere reports whether d's winner is this clone's waiting baton
+// and the archive holds that very version at the baton's path: what a
+// join's tie-break archives (archiveDropped), not a claim or deletion of
+// it made elsewhere.
+func droppedHere(ctx context.Context, av *archiveView, d *decision) (bool, error) {
+	if d.winner != d.local || !recLive(d.winner) {
+		return false, nil
+	}
+	p, err := archive.BatonPath(recOf[baton.Baton](d.winner).ID)
+	if err != nil {
+		return false, nil
+	}
+	at, err := av.at(ctx, p)
+	return at == d.winner.oid, err
 }
 
 // dropStaleLease settles a lease key whose winner is at or below the
