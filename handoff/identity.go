@@ -89,6 +89,16 @@ func SessionID(st refstore.Clone, flag string) (string, error) {
 	return st.BoundSession()
 }
 
+// callerSession is SessionID's answer with no flag where the worktree's
+// binding was read already, without git (bound, when known): known false
+// when only git can say.
+func callerSession(bound string, boundKnown bool) (id string, known bool) {
+	if v := os.Getenv("GIT_HANDOFF_SESSION"); v != "" {
+		return v, true
+	}
+	return bound, boundKnown
+}
+
 // HarnessName is the catalogue's name for the agent a session runs: the
 // first non-empty of names (an alias such as "claude" becomes
 // "claude-code"; a name the catalogue does not know is kept as typed), else

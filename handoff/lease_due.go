@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"context"
-	"os"
 	"strings"
 	"time"
 
@@ -51,12 +50,9 @@ func LeaseRenewalMayBeDue(held []lease.Stored, c LeaseRenewalCheck, now time.Tim
 			named[strings.TrimSpace(string(b))] = true
 		}
 	}
-	env := os.Getenv("GIT_HANDOFF_SESSION")
-	switch {
-	case env != "":
-		named[env] = true
-	case c.BoundKnown:
-		named[c.Bound] = true
+	caller, known := callerSession(c.Bound, c.BoundKnown)
+	if known {
+		named[caller] = true
 	}
 	delete(named, "")
 	due := func(l lease.Stored) bool { return l.Held() && lease.RenewDue(c.Clone, l, now) }
@@ -65,7 +61,7 @@ func LeaseRenewalMayBeDue(held []lease.Stored, c LeaseRenewalCheck, now time.Tim
 			return true
 		}
 	}
-	if env != "" || c.BoundKnown {
+	if known {
 		return false
 	}
 	// The binding is unknown: ask it only if another session's lease is

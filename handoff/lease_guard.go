@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/git-handoff/git-handoff/lease"
@@ -99,8 +98,9 @@ func LeaseGuard(ctx context.Context, st refstore.Clone, held []PathLease, opts L
 					mine[id] = true
 				}
 			}
-			id, err := opts.Bound, error(nil) // SessionID's answer, read without git
-			if !opts.BoundKnown || os.Getenv("GIT_HANDOFF_SESSION") != "" {
+			id, known := callerSession(opts.Bound, opts.BoundKnown)
+			var err error
+			if !known {
 				id, err = SessionID(st, "")
 			}
 			if err == nil && id != "" {
