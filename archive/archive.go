@@ -305,13 +305,19 @@ func Union(ctx context.Context, st refstore.Trees, a, b string, pick func(path, 
 // months: the copies fetched from a remote (refs/ao/remotes/<remote>/
 // archive/<month>) are sync's to join into them.
 func Months(ctx context.Context, st refstore.Records) ([]refstore.RefID, error) {
-	ids, err := st.RefIDs(ctx, refstore.ArchivePrefix)
+	return MonthsUnder(ctx, st, refstore.ArchivePrefix)
+}
+
+// MonthsUnder lists the months whose refs are under prefix, newest first:
+// refstore.ArchivePrefix (Months), or where a remote's fetched copies are.
+func MonthsUnder(ctx context.Context, st refstore.Records, prefix string) ([]refstore.RefID, error) {
+	ids, err := st.RefIDs(ctx, prefix)
 	if err != nil {
 		return nil, err
 	}
 	out := ids[:0]
 	for _, id := range ids {
-		if checkMonth(strings.TrimPrefix(id.Ref, refstore.ArchivePrefix)) == nil {
+		if checkMonth(strings.TrimPrefix(id.Ref, prefix)) == nil {
 			out = append(out, id)
 		}
 	}

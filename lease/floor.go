@@ -31,14 +31,14 @@ func (k Key) ArchivePath() (string, error) { return archive.LeasePath(k.Kind, k.
 // archiveTrees are the trees of the archive months under prefix, newest
 // month first.
 func archiveTrees(ctx context.Context, st refstore.Records, prefix string) ([]string, error) {
-	ids, err := st.RefIDs(ctx, prefix)
+	months, err := archive.MonthsUnder(ctx, st, prefix)
 	if err != nil {
 		return nil, fmt.Errorf("listing the archive: %w", err)
 	}
-	var out []string
-	for _, id := range slices.Backward(ids) {
-		if !strings.Contains(strings.TrimPrefix(id.Ref, prefix), "/") && id.OID != "" {
-			out = append(out, id.OID)
+	out := make([]string, 0, len(months))
+	for _, m := range months {
+		if m.OID != "" {
+			out = append(out, m.OID)
 		}
 	}
 	return out, nil
