@@ -4,9 +4,14 @@
 // PR records of merged PRs) leave their live refs and move here, where they
 // cost one ref per month instead of one per record and stay answerable.
 //
-// Each month is one ref, refs/ao/archive/<YYYY-MM>, naming a git tree (no
-// commit: the archive has no history of its own, and two clones' months
-// join by Union, not by merging commits). Inside the tree:
+// Each month is one ref, refs/ao/archive/<YYYY-MM>, naming a git tree
+// through the one commit that holds it (refstore.TreeCommit: no parent,
+// the same on every clone; the archive has no history of its own, and two
+// clones' months join by Union, not by merging commits). The commit is
+// there so that git's own fetch does not read the whole archive each time
+// (refstore.TreeCommitIdent says why); a month an older release wrote
+// names its tree directly, is read the same, and takes the commit at its
+// next write or sync (Seal). Inside the tree:
 //
 //	sessions/<session-id>
 //	handoffs/<baton-id>
@@ -30,7 +35,7 @@
 // from is stale: a holding that ended, never brought back.
 //
 // Trees are built by git itself (read-tree, update-index --index-info,
-// write-tree on an index file of our own) and the month's ref moves by
+// write-tree on an index file of our own, then commit-tree) and the month's ref moves by
 // compare-and-swap through refstore.Store.Apply, so locks, reflogs,
 // reftable and SHA-256 behave as git's. Which records retire, and when, is
 // sync's business (teamsync); this package only keeps them.
@@ -244,10 +249,58 @@ func monthTree(ctx context.Context, st refstore.Records, month string) (string, 
 	if err != nil {
 		return "", ref, err
 	}
-	if e.Type != "tree" {
-		return "", ref, fmt.Errorf("%w: %s points at a %s, not a tree", refstore.ErrInvalidRecord, ref, e.Type)
+	if e.Type != "commit" && e.Type != "tree" {
+		return "", ref, fmt.Errorf("%w: %s points at a %s, not a tree or the commit of one", refstore.ErrInvalidRecord, ref, e.Type)
 	}
 	return e.OID, ref, nil
+}
+
+// sealed is id (a month) as its TreeCommit: id itself when it names a
+// commit already (or nothing), else the commit of the tree an older
+// release named directly, built now. Union's answers go through it, so
+// the first join that touches a month of an older release moves it to
+// the commit on both sides, the same on every clone.
+func sealed(ctx context.Context, st Store, id string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
+	o, err := st.ReadObject(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if o.Type != "tree" {
+		return id, nil
+	}
+	return st.BuildTree(ctx, id, nil)
+}
+
+// Seal moves every month of this clone that names a tree (an older
+// release wrote it) to the commit of that tree, by compare-and-swap, and
+// returns how many it moved. Sync runs it until it has nothing to do (a
+// note says so): the next join pushes the sealed months as any change.
+func Seal(ctx context.Context, st Store) (int, error) {
+	months, err := Months(ctx, st)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range months {
+		c, err := sealed(ctx, st, m.OID)
+		if err != nil {
+			return n, fmt.Errorf("sealing %s: %w", m.Ref, err)
+		}
+		if c == m.OID {
+			continue
+		}
+		err = st.Apply(ctx, "handoff: archive month as a commit", refstore.Update{Ref: m.Ref, Old: m.OID, New: c})
+		if err != nil && !errors.Is(err, refstore.ErrConflict) {
+			return n, fmt.Errorf("sealing %s: %w", m.Ref, err)
+		}
+		if err == nil {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Union returns the tree holding every path of trees a and b, either of
@@ -255,14 +308,17 @@ func monthTree(ctx context.Context, st refstore.Records, month string) (string, 
 // into the same month. Where both hold a path with different blobs, pick
 // chooses (it must return one of the two ids, and be deterministic and
 // symmetric, so that every clone reaches the same tree; sync passes the
-// record ordering). Trees are content-addressed, so equal ids need no work,
-// and a union equal to a or b is that tree itself.
-func Union(ctx context.Context, st refstore.Trees, a, b string, pick func(path, oidA, oidB string) string) (string, error) {
+// record ordering). Trees and their commits are content-addressed, so
+// equal ids need no work, and a union equal to a or b is that month itself
+// (as its commit, when it named a tree: sealed).
+func Union(ctx context.Context, st Store, a, b string, pick func(path, oidA, oidB string) string) (string, error) {
 	switch {
-	case a == b, b == "":
+	case a == b:
 		return a, nil
+	case b == "":
+		return sealed(ctx, st, a)
 	case a == "":
-		return b, nil
+		return sealed(ctx, st, b)
 	}
 	ea, err := st.ListTree(ctx, a, "")
 	if err != nil {
@@ -296,7 +352,7 @@ func Union(ctx context.Context, st refstore.Trees, a, b string, pick func(path, 
 		}
 	}
 	if len(put) == 0 {
-		return a, nil
+		return sealed(ctx, st, a)
 	}
 	return st.BuildTree(ctx, a, put)
 }

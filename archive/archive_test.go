@@ -147,9 +147,13 @@ func TestAddFindList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The ref holds a tree, as git sees it.
-		if typ := gittest.Run(t, dir, "cat-file", "-t", "refs/ao/archive/2026-01"); typ != "tree" {
+		// The ref holds the commit of a tree, as git sees it: git's
+		// connectivity checks stop there.
+		if typ := gittest.Run(t, dir, "cat-file", "-t", "refs/ao/archive/2026-01"); typ != "commit" {
 			t.Fatalf("archive ref holds a %s", typ)
+		}
+		if typ := gittest.Run(t, dir, "cat-file", "-t", "refs/ao/archive/2026-01^{tree}"); typ != "tree" {
+			t.Fatalf("archive ref's commit holds a %s", typ)
 		}
 		if got := gittest.Run(t, dir, "rev-parse", "refs/ao/archive/2026-01:"+p1); got != s1 {
 			t.Fatalf("%s in the tree is %s, want the live blob %s", p1, got, s1)
@@ -343,8 +347,61 @@ func TestUnion(t *testing.T) {
 	})
 }
 
-// A month's tree travels with plain git push and fetch. A tree is not a
-// commit, so git takes no update of it as a fast-forward: a push or fetch
+// A month an older release wrote names its tree, with no commit: it is
+// read as it is, Seal moves it to its commit (once), and every answer of
+// Union is the commit, whichever form each side held, so that clones of
+// two releases agree on one id.
+func TestSealOlderMonths(t *testing.T) {
+	eachRow(t, func(t *testing.T, r row, dir string) {
+		ctx := ctxFor(t)
+		st := open(t, dir)
+		x, y := blob(t, st, `{"x":1}`), blob(t, st, `{"y":1}`)
+		px, py := sessionPath(t, "x"), sessionPath(t, "y")
+		// As an older release built it: the tree itself at the ref.
+		c, err := archive.Build(ctx, st, "", []archive.Entry{{Path: px, OID: x}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := gittest.Run(t, dir, "rev-parse", c+"^{tree}")
+		gittest.Run(t, dir, "update-ref", "refs/ao/archive/2026-01", tree)
+		if got, month, err := archive.Find(ctx, st, px); err != nil || got.OID != x || month != "2026-01" {
+			t.Fatalf("Find in a month naming its tree = %+v, %s, %v", got, month, err)
+		}
+		gittest.Run(t, dir, "update-ref", "refs/ao/archive/2026-02", c)
+		for _, u := range []struct{ a, b string }{{tree, ""}, {"", tree}, {tree, c}, {c, tree}} {
+			got, err := archive.Union(ctx, st, u.a, u.b, func(string, string, string) string { t.Fatal("pick called"); return "" })
+			if err != nil || got != c {
+				t.Fatalf("Union(%q, %q) = %s, %v; want the commit %s", u.a, u.b, got, err, c)
+			}
+		}
+		n, err := archive.Seal(ctx, st)
+		if err != nil || n != 1 {
+			t.Fatalf("Seal = %d, %v; want the one month naming a tree", n, err)
+		}
+		if got := gittest.Run(t, dir, "rev-parse", "refs/ao/archive/2026-01"); got != c {
+			t.Fatalf("sealed month = %s, want %s", got, c)
+		}
+		if n, err := archive.Seal(ctx, st); err != nil || n != 0 {
+			t.Fatalf("Seal again = %d, %v; want nothing to do", n, err)
+		}
+		// A write to a month naming its tree starts from it.
+		gittest.Run(t, dir, "update-ref", "refs/ao/archive/2026-03", tree)
+		m, err := archive.Add(ctx, st, "2026-03", []archive.Entry{{Path: py, OID: y}}, "archive: test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls := gittest.Run(t, dir, "ls-tree", "-r", "--name-only", m)
+		if ls != px+"\n"+py && ls != py+"\n"+px {
+			t.Fatalf("month after Add:\n%s", ls)
+		}
+		if typ := gittest.Run(t, dir, "cat-file", "-t", "refs/ao/archive/2026-03"); typ != "commit" {
+			t.Fatalf("month after Add names a %s", typ)
+		}
+	})
+}
+
+// A month travels with plain git push and fetch. Its commit has no
+// parent, so git takes no update of it as a fast-forward: a push or fetch
 // that moves an existing month must force, and a push forces with a lease
 // on the id it last saw.
 func TestPushFetch(t *testing.T) {

@@ -21,9 +21,9 @@ const (
 	LeasePrefix     = "refs/ao/leases/"
 	RemotesPrefix   = "refs/ao/remotes/"
 	// ArchivePrefix holds one ref per month, refs/ao/archive/<YYYY-MM>,
-	// naming a tree (not a blob, not a commit) of the records retired
-	// that month (package archive). Not in Kinds: its refs are not
-	// records, and sync joins them as trees.
+	// naming the TreeCommit of a tree (an older release's month, the tree
+	// itself) of the records retired that month (package archive). Not in
+	// Kinds: its refs are not records, and sync joins them as trees.
 	ArchivePrefix = "refs/ao/archive/"
 	// LostPrefix holds, at a remote, refs/ao/lost/<object id>: a clone
 	// found a ref there naming that object, which the remote lost (its gc

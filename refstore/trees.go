@@ -19,17 +19,40 @@ type TreeEntry struct {
 // Trees builds and reads git trees of record blobs: the monthly archive
 // (package archive) keeps final records in them.
 type Trees interface {
-	// BuildTree writes the tree of base ("" for none) with entries put in
-	// (an entry replaces what base holds at its path), moving no ref.
+	// BuildTree writes the tree of base ("" for none; a tree, or a commit
+	// of one) with entries put in (an entry replaces what base holds at
+	// its path), moving no ref, and returns the id of its TreeCommit.
 	BuildTree(ctx context.Context, base string, entries []TreeEntry) (string, error)
-	// ListTree lists the blobs of tree, recursively, under dir ("" for
-	// all), in path order.
+	// ListTree lists the blobs of tree (a tree, or a commit of one),
+	// recursively, under dir ("" for all), in path order.
 	ListTree(ctx context.Context, tree, dir string) ([]TreeEntry, error)
 	// ReadPath reads the object at path inside treeish (a ref or an id).
 	ReadPath(ctx context.Context, treeish, path string) (Entry, error)
 }
 
 var _ Trees = (*Store)(nil)
+
+// A tree of ours is named by a commit that holds it, its TreeCommit, never
+// by the tree itself: git's connectivity check, which every git fetch runs
+// (rev-list --objects --not --all), reads in full each tree a ref names
+// and stops at a commit. With a year's archive that check was most of a
+// plain fetch's time. The commit is the same wherever the same tree is
+// built — fixed author, committer, date and message, no parent, no
+// signature — so that two clones' builds of one tree name it alike and a
+// union equal to one side is that side.
+const (
+	// TreeCommitIdent is the TreeCommit's author and committer line.
+	TreeCommitIdent = "git-handoff <> 0 +0000"
+	// TreeCommitMessage is its message.
+	TreeCommitMessage = "git-handoff archive\n"
+)
+
+// treeCommitEnv is the environment under which git commit-tree writes the
+// TreeCommit (the name, email and date of TreeCommitIdent).
+var treeCommitEnv = []string{
+	"GIT_AUTHOR_NAME=git-handoff", "GIT_AUTHOR_EMAIL=", "GIT_AUTHOR_DATE=@0 +0000",
+	"GIT_COMMITTER_NAME=git-handoff", "GIT_COMMITTER_EMAIL=", "GIT_COMMITTER_DATE=@0 +0000",
+}
 
 // PartTrees is a store whose trees can reach objects it lacks: a tree
 // written while a git gc --prune=now ran (git's documented race of
@@ -123,7 +146,8 @@ func (s *Store) ForgetReflog(ctx context.Context, ref string) error {
 }
 
 // BuildTree writes the tree through git on an index file of its own:
-// read-tree, update-index --index-info, write-tree. The index lives in a
+// read-tree, update-index --index-info, write-tree, then its TreeCommit
+// (commit-tree). The index lives in a
 // fresh directory under the common git dir (the same file system as the
 // objects; never the user's index) and is removed afterwards.
 func (s *Store) BuildTree(ctx context.Context, base string, entries []TreeEntry) (string, error) {
@@ -148,6 +172,13 @@ func (s *Store) BuildTree(ctx context.Context, base string, entries []TreeEntry)
 	}
 	// write-tree refuses an entry naming an object the repository lacks.
 	out, err := s.gitWith(ctx, env, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	// A commit-encoding setting would add a header, and commit.gpgSign a
+	// signature: neither may make one clone's commit differ from another's.
+	out, err = s.gitWith(ctx, treeCommitEnv, nil, "-c", "i18n.commitEncoding=UTF-8", "commit-tree", "--no-gpg-sign",
+		"-m", strings.TrimSuffix(TreeCommitMessage, "\n"), strings.TrimSpace(string(out)))
 	if err != nil {
 		return "", err
 	}

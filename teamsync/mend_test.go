@@ -39,7 +39,7 @@ func TestSyncMendsAMonthAGCPruneDamaged(t *testing.T) {
 	damage := func() {
 		t.Helper()
 		var entries []string
-		for line := range strings.SplitSeq(strings.TrimSpace(git(t, a.Dir(), "cat-file", "-p", month)), "\n") {
+		for line := range strings.SplitSeq(strings.TrimSpace(git(t, a.Dir(), "cat-file", "-p", month+"^{tree}")), "\n") {
 			if strings.HasSuffix(line, "\t"+archive.HandoffsDir) {
 				gone := strings.TrimSpace(gitIn(t, a.Dir(), "no such tree "+line, "hash-object", "--stdin"))
 				line = "040000 tree " + gone + "\t" + archive.HandoffsDir
@@ -47,6 +47,8 @@ func TestSyncMendsAMonthAGCPruneDamaged(t *testing.T) {
 			entries = append(entries, line)
 		}
 		broken := strings.TrimSpace(gitIn(t, a.Dir(), strings.Join(entries, "\n")+"\n", "mktree", "--missing"))
+		// Named by its commit, as a month is.
+		broken = strings.TrimSpace(git(t, a.Dir(), "commit-tree", "-m", "damaged", broken))
 		git(t, a.Dir(), "update-ref", month, broken)
 		gc := exec.Command("git", "gc", "--quiet")
 		gc.Dir = a.Dir()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -149,6 +150,24 @@ func migrate(ctx context.Context, st refstore.Config, remote string) (string, er
 		return "", err
 	}
 	return migrateNotice(remote, removed), nil
+}
+
+// sealedNote is the local note that says this clone's archive months all
+// name commits (archive.Seal), so that sync asks no more.
+const sealedNote = "archive-sealed"
+
+// sealArchive moves the months an older release left naming trees to
+// their commits, once: a month that names a tree costs every git fetch a
+// read of all of it. The next join carries them to the remote, and a
+// month fetched later as a tree is sealed by the join (archive.Union).
+func sealArchive(ctx context.Context, st refstore.Clone) error {
+	if _, err := st.Local().Read(sealedNote); err == nil {
+		return nil
+	}
+	if _, err := archive.Seal(ctx, st); err != nil {
+		return err
+	}
+	return st.Local().Write(ctx, sealedNote, []byte("archive months name commits\n"))
 }
 
 // markRemote names remote in git config handoff.remote, once; it reports

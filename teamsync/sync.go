@@ -314,6 +314,9 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 		if s.migrated, err = migrate(ctx, st, opts.Remote); err != nil {
 			return nil, err
 		}
+		if err := sealArchive(ctx, st); err != nil {
+			return nil, err
+		}
 	}
 	s.seen = readSeen(st, opts.Remote, rc.URL)
 	s.doubt = readDoubt(st, opts.Remote, rc.URL)

@@ -704,9 +704,10 @@ func notedConflicts(gitdir string) []string {
 	return out
 }
 
-// archived lists the baton blobs of every archive tree in dir: each
+// archived lists the baton blobs of every archive month in dir: each
 // {blob id, "<ref>:<path>"}, asked of git (for-each-ref for the refs under
-// refs/ao/ that name a tree, ls-tree -r for their handoffs/ and keys/).
+// refs/ao/archive/ and their copies, ls-tree -r for their handoffs/ and
+// keys/).
 func (h *harness) archived(ctx context.Context, dir string) ([][2]string, error) {
 	r := h.git(ctx, dir, "for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", "refs/ao/")
 	if r.exit != 0 {
@@ -715,7 +716,9 @@ func (h *harness) archived(ctx context.Context, dir string) ([][2]string, error)
 	var out [][2]string
 	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		f := strings.Fields(l)
-		if len(f) != 3 || f[1] != "tree" || !strings.Contains(f[2], "/archive/") {
+		// A month names the commit of its tree (an older release's, the
+		// tree itself).
+		if len(f) != 3 || f[1] != "commit" && f[1] != "tree" || !strings.Contains(f[2], "/archive/") {
 			continue
 		}
 		// A tree missing a subtree (the soak's gc --prune=now deleted it

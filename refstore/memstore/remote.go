@@ -688,6 +688,10 @@ func (s *Store) complete(id string) bool {
 	if _, ok := s.objects[id]; !ok {
 		return false
 	}
+	if s.typeOf(id) == "commit" {
+		tree, ok := s.peel(id)
+		return ok && s.complete(tree)
+	}
 	if s.typeOf(id) != "tree" {
 		return true
 	}
@@ -770,6 +774,11 @@ func (s *Store) add(p pack, ids []string) {
 			s.objects[id] = data
 			if t, ok := p.types[id]; ok {
 				s.types[id] = t
+			}
+		}
+		if p.types[id] == "commit" {
+			if tree, ok := s.peel(id); ok {
+				walk(tree)
 			}
 		}
 		if p.types[id] == "tree" {

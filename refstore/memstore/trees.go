@@ -20,7 +20,9 @@ import (
 // them, so that their ids are the ids git gives the same trees (mode,
 // name, NUL, raw id per entry, entries in git's order), kept beside the
 // blobs and read back as git's cat-file reads them (Type "tree", the raw
-// tree as Data).
+// tree as Data). BuildTree answers with the tree's TreeCommit, written as
+// git commit-tree writes it, and a commit stands for its tree wherever a
+// tree is read.
 
 var _ refstore.Trees = (*Store)(nil)
 
@@ -139,6 +141,31 @@ func (s *Store) writeTree(entries []treeEntry) (string, error) {
 	return id, nil
 }
 
+// writeTreeCommit stores the TreeCommit of tree (refstore.TreeCommitIdent)
+// and returns its id: the content git commit-tree writes for it, so that
+// the id is git's. The caller holds s.mu.
+func (s *Store) writeTreeCommit(tree string) string {
+	data := []byte("tree " + tree + "\nauthor " + refstore.TreeCommitIdent + "\ncommitter " +
+		refstore.TreeCommitIdent + "\n\n" + refstore.TreeCommitMessage)
+	id := s.typedID("commit", data)
+	if _, ok := s.objects[id]; !ok {
+		s.objects[id] = data
+		s.types[id] = "commit"
+	}
+	return id
+}
+
+// peel is the tree id names: id itself, or the tree of a commit (its
+// first line, "tree <id>"); ok is false for a commit that names none.
+func (s *Store) peel(id string) (string, bool) {
+	if s.typeOf(id) != "commit" {
+		return id, true
+	}
+	first, _, _ := strings.Cut(string(s.objects[id]), "\n")
+	tree, ok := strings.CutPrefix(first, "tree ")
+	return tree, ok && refstore.IsID(tree, s.hexLen())
+}
+
 // writeLeaves writes the trees of leaves (full path -> entry), the
 // subtrees first, and returns the id of the top one. The caller holds s.mu.
 func (s *Store) writeLeaves(leaves map[string]leaf) (string, error) {
@@ -198,23 +225,32 @@ func (s *Store) flatten(id, prefix string, leaves map[string]leaf) error {
 // ref): ErrNotFound when there is none, ErrBadName for a treeish that is
 // neither. The caller holds s.mu.
 func (s *Store) resolveTreeish(treeish string) (string, error) {
+	id := treeish
 	if refstore.IsID(treeish, s.hexLen()) {
 		if _, ok := s.objects[treeish]; !ok {
 			return "", fmt.Errorf("%s: %w", treeish, refstore.ErrNotFound)
 		}
-		return treeish, nil
+	} else {
+		if err := refstore.CheckRef(treeish); err != nil {
+			return "", err
+		}
+		var ok bool
+		if id, ok = s.refs[treeish]; !ok {
+			return "", fmt.Errorf("%s: %w", treeish, refstore.ErrNotFound)
+		}
+		if _, ok := s.objects[id]; !ok {
+			return "", fmt.Errorf("%s: %s: %w", treeish, id, refstore.ErrMissingObject)
+		}
 	}
-	if err := refstore.CheckRef(treeish); err != nil {
-		return "", err
-	}
-	id, ok := s.refs[treeish]
+	// A commit stands for its tree, as in git's "<commit>:<path>".
+	tree, ok := s.peel(id)
 	if !ok {
-		return "", fmt.Errorf("%s: %w", treeish, refstore.ErrNotFound)
+		return "", fmt.Errorf("%s: %s: %w", treeish, id, refstore.ErrNotFound)
 	}
-	if _, ok := s.objects[id]; !ok {
-		return "", fmt.Errorf("%s: %s: %w", treeish, id, refstore.ErrMissingObject)
+	if _, ok := s.objects[tree]; !ok {
+		return "", fmt.Errorf("%s: tree %s: %w", treeish, tree, refstore.ErrMissingObject)
 	}
-	return id, nil
+	return tree, nil
 }
 
 // checkTreePath refuses a path git would not take as one in a tree:
@@ -284,7 +320,11 @@ func (s *Store) BuildTree(ctx context.Context, base string, entries []refstore.T
 		}
 		leaves[e.Path] = leaf{mode: modeBlob, oid: e.OID}
 	}
-	return s.writeLeaves(leaves)
+	tree, err := s.writeLeaves(leaves)
+	if err != nil {
+		return "", err
+	}
+	return s.writeTreeCommit(tree), nil
 }
 
 // ListTree lists the blobs of tree (a tree id, or a ref that names one),
@@ -377,6 +417,12 @@ func (s *Store) closure(id string, ids map[string]bool) {
 		return
 	}
 	ids[id] = true
+	if s.typeOf(id) == "commit" {
+		if tree, ok := s.peel(id); ok {
+			s.closure(tree, ids)
+		}
+		return
+	}
 	if s.typeOf(id) != "tree" {
 		return
 	}

@@ -35,7 +35,8 @@ func randomTree(r *rand.Rand, blobs []string) []refstore.TreeEntry {
 }
 
 // gitTree builds the tree as the git store does: read-tree of base,
-// update-index --index-info of entries, write-tree, on an index of its own.
+// update-index --index-info of entries, write-tree, on an index of its own,
+// then commit-tree under the fixed identity and date of the TreeCommit.
 func gitTree(t *testing.T, dir, base string, entries []refstore.TreeEntry) (string, error) {
 	t.Helper()
 	index := filepath.Join(t.TempDir(), "index")
@@ -58,12 +59,22 @@ func gitTree(t *testing.T, dir, base string, entries []refstore.TreeEntry) (stri
 	if _, err := run(in.Bytes(), "update-index", "-z", "--index-info"); err != nil {
 		return "", err
 	}
-	return run(nil, "write-tree")
+	tree, err := run(nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	// The TreeCommit, as the git store writes it.
+	cmd := exec.Command("git", "commit-tree", "--no-gpg-sign", "-m", "git-handoff archive", tree)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=git-handoff", "GIT_AUTHOR_EMAIL=", "GIT_AUTHOR_DATE=@0 +0000",
+		"GIT_COMMITTER_NAME=git-handoff", "GIT_COMMITTER_EMAIL=", "GIT_COMMITTER_DATE=@0 +0000")
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
 }
 
 // TestTreesAreGits is the differential check of trees: random trees, and
-// random changes on them, get the ids git gives them, with the same
-// bytes (git cat-file tree).
+// random changes on them, get the ids git gives them (of the TreeCommit
+// and of the tree it holds), with the same bytes (git cat-file).
 func TestTreesAreGits(t *testing.T) {
 	gittest.Isolate(t)
 	ctx := context.Background()
@@ -95,12 +106,15 @@ func TestTreesAreGits(t *testing.T) {
 				if err != nil || got != want {
 					t.Fatalf("tree %d %v: memstore %s, %v; git %s", i, entries, got, err, want)
 				}
-				raw, err := exec.Command("git", "-C", dir, "cat-file", "tree", want).Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if e, err := s.ReadObject(ctx, got); err != nil || !bytes.Equal(e.Data, raw) || e.Type != "tree" {
-					t.Fatalf("tree %d: %+v, %v; git cat-file gives %q", i, e, err, raw)
+				for _, typ := range []string{"commit", "tree"} {
+					id := gittest.Run(t, dir, "rev-parse", want+"^{"+typ+"}")
+					raw, err := exec.Command("git", "-C", dir, "cat-file", typ, id).Output()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if e, err := s.ReadObject(ctx, id); err != nil || !bytes.Equal(e.Data, raw) || e.Type != typ {
+						t.Fatalf("tree %d's %s: %+v, %v; git cat-file gives %q", i, typ, e, err, raw)
+					}
 				}
 				change := randomTree(r, blobs)
 				want2, err := gitTree(t, dir, want, change)
@@ -116,8 +130,8 @@ func TestTreesAreGits(t *testing.T) {
 				cmd := exec.Command("git", "mktree")
 				cmd.Dir, cmd.Stdin = dir, strings.NewReader(ls+"\n")
 				out, err := cmd.Output()
-				if err != nil || strings.TrimSpace(string(out)) != got2 {
-					t.Fatalf("git mktree of %s = %s, %v", got2, out, err)
+				if tree := gittest.Run(t, dir, "rev-parse", got2+"^{tree}"); err != nil || strings.TrimSpace(string(out)) != tree {
+					t.Fatalf("git mktree of %s = %s, %v; want %s", got2, out, err, tree)
 				}
 			}
 		})

@@ -76,10 +76,14 @@ var readEachCases = []struct {
 }
 
 // treeIDs are git's ids (git update-index --index-info, git write-tree)
-// of the tree of treeEntries, and of the empty tree, in each format.
-var treeIDs = map[string]struct{ tree, empty string }{
-	refstore.FormatSHA1:   {"39c8c8dc49138bc9a2cc6d9b491e45e25b6b0431", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"},
-	refstore.FormatSHA256: {"716a1e32fbb3bfda4bc1a206a47b0faa9ec2d7183d3555e41cf95bc5b1152ac1", "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"},
+// of the tree of treeEntries, then of its TreeCommit and of the empty
+// tree's (git commit-tree as refstore.TreeCommitIdent says), in each
+// format.
+var treeIDs = map[string]struct{ tree, commit, empty string }{
+	refstore.FormatSHA1: {"39c8c8dc49138bc9a2cc6d9b491e45e25b6b0431",
+		"6124ca03591df23ff655ae4fb7a39da5acd67f00", "6797cd8c3440e2328b533f87ceb4095e5e33c483"},
+	refstore.FormatSHA256: {"716a1e32fbb3bfda4bc1a206a47b0faa9ec2d7183d3555e41cf95bc5b1152ac1",
+		"96aa92339ef56528811ac83477f9e64c84b1d2745bea0425c28ddea199e6438d", "2236bf15fb5d96fd7ba692c8a279548eb5621921e06eab55ee75e2e890cf949d"},
 }
 
 // treeEntries puts the blobs "a" and "b" (no newline) where git's tree
@@ -110,8 +114,16 @@ var treeCases = []struct {
 	{"ids are git's", func(t *testing.T, h Harness, tr refstore.Trees) {
 		_, _, entries := treeEntries(t, h.Records)
 		id, err := tr.BuildTree(ctx, "", entries)
-		if err != nil || id != treeIDs[h.Format].tree {
-			t.Fatalf("BuildTree = %s, %v; git write-tree says %s", id, err, treeIDs[h.Format].tree)
+		if err != nil || id != treeIDs[h.Format].commit {
+			t.Fatalf("BuildTree = %s, %v; git commit-tree of write-tree's %s says %s", id, err, treeIDs[h.Format].tree, treeIDs[h.Format].commit)
+		}
+		if e, err := h.Records.ReadObject(ctx, id); err != nil || !strings.HasPrefix(string(e.Data), "tree "+treeIDs[h.Format].tree+"\n") {
+			t.Fatalf("ReadObject of the commit = %q, %v; want the commit of tree %s", e.Data, err, treeIDs[h.Format].tree)
+		}
+		// A base named by its tree (as an older release kept months) is
+		// read as by its commit.
+		if again, err := tr.BuildTree(ctx, treeIDs[h.Format].tree, nil); err != nil || again != id {
+			t.Fatalf("BuildTree on the bare tree = %s, %v; want %s", again, err, id)
 		}
 		// The order entries come in is not the tree's.
 		rev := append([]refstore.TreeEntry(nil), entries...)
@@ -125,7 +137,7 @@ var treeCases = []struct {
 			t.Fatalf("the empty tree = %s, %v; git says %s", empty, err, treeIDs[h.Format].empty)
 		}
 	}},
-	{"a tree reads as a tree", func(t *testing.T, h Harness, tr refstore.Trees) {
+	{"a built tree reads as the commit of a tree", func(t *testing.T, h Harness, tr refstore.Trees) {
 		r := h.Records
 		_, _, entries := treeEntries(t, r)
 		id, err := tr.BuildTree(ctx, "", entries)
@@ -136,14 +148,17 @@ var treeCases = []struct {
 			t.Fatal(err)
 		}
 		e, err := r.Get(ctx, "refs/ao/archive/2026-01")
-		if err != nil || e.Type != "tree" || e.OID != id || e.Size == 0 || int64(len(e.Data)) != e.Size {
-			t.Fatalf("Get of a tree = %+v, %v", e, err)
+		if err != nil || e.Type != "commit" || e.OID != id || e.Size == 0 || int64(len(e.Data)) != e.Size {
+			t.Fatalf("Get of a built tree = %+v, %v", e, err)
 		}
 		if err := refstore.Decode(e, "x/v1", &struct{}{}); !errors.Is(err, refstore.ErrInvalidRecord) {
-			t.Fatalf("Decode of a tree = %v, want ErrInvalidRecord", err)
+			t.Fatalf("Decode of a built tree = %v, want ErrInvalidRecord", err)
 		}
-		if o, err := r.ReadObject(ctx, id); err != nil || o.Type != "tree" || string(o.Data) != string(e.Data) {
-			t.Fatalf("ReadObject of a tree = %+v, %v", o, err)
+		if o, err := r.ReadObject(ctx, id); err != nil || o.Type != "commit" || string(o.Data) != string(e.Data) {
+			t.Fatalf("ReadObject of a built tree = %+v, %v", o, err)
+		}
+		if o, err := r.ReadObject(ctx, treeIDs[h.Format].tree); err != nil || o.Type != "tree" {
+			t.Fatalf("ReadObject of the tree the commit holds = %+v, %v", o, err)
 		}
 	}},
 	{"ListTree lists the blobs in path order, under a directory", func(t *testing.T, h Harness, tr refstore.Trees) {
