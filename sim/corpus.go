@@ -1426,4 +1426,22 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpEnd, Arg: 0xa004a614, Faults: 0xbcf9a20888b25c20},
 		},
 	},
+	{
+		// The widened simulation's seed 306: a dismissal's first push (the waiting
+		// baton, creating the ref) got no answer; its tombstone, decided over a
+		// teammate's baton, landed, and the remote's gc lost it; a teammate's sync
+		// deleted the ref and marked it lost; the first push landed late on the
+		// emptied ref, and a start claimed the dismissed baton. A decision now
+		// waits while the remote marks its ref lost, whatever the ref holds.
+		name: "a late creating push after a heal is not decided over", seed: 306, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x5bc705b6, Faults: 0xcb14d39969702a81},
+			{Clone: 2, Op: OpEnd, Arg: 0xcdfecf64, Faults: 0x644b95f5e79acac1},
+			{Clone: 1, Op: OpEnd, Arg: 0x96c40187, Faults: 0xdbea7f22d49f5622},
+			{Clone: 1, Op: OpSync, Arg: 0x8bd46ac0, Faults: 0x947b7eb748167e85},
+			{Clone: 2, Op: OpDismiss, Arg: 0x12b9702, Faults: 0xf1cb6006d7f72898},
+			{Clone: 1, Op: OpSync, Arg: 0xe4069ac4, Faults: 0x68a8bd788f31e5e4},
+			{Clone: 1, Op: OpStart, Arg: 0x796b17a4, Faults: 0x81f5b4fcd2876ae5},
+		},
+	},
 }

@@ -167,14 +167,19 @@ func pushNow(up refstore.Update, theirs, ours *version) (_ refstore.Update, firs
 	return push, false
 }
 
-// beforePush is what a decision's push needs first: a remote that holds
-// no version of the ref, as far as this clone knows, has not deleted it
-// for an object it lost (lost.go); a tie is noted (ties.go), and returned.
+// beforePush is what a decision's push needs first: a remote that has
+// not marked the ref lost (lost.go); a tie is noted (ties.go), and
+// returned. A marked ref was deleted there for the object its last write
+// named, lost to the remote's gc, and nothing is decided there until a
+// clone that holds that version pushes it back: absent, the ref is not
+// "never held"; present, it holds what a push that got no answer wrote
+// late on the emptied ref, a version older than the lost one, which may
+// have claimed or dismissed the baton (found by the widened simulation,
+// seed 306: a dismissal's tombstone lost and healed away, the waiting
+// baton its first push carried landed after, and a start delivered it).
 func beforePush(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, theirs *version, tied bool) (*tie, error) {
-	if theirs == nil {
-		if err := markedLost(ctx, st, remote, up.Ref); err != nil {
-			return nil, err
-		}
+	if err := markedLost(ctx, st, remote, up.Ref); err != nil {
+		return nil, err
 	}
 	if !tied {
 		return nil, nil
