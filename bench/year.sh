@@ -183,7 +183,8 @@ mm=$(printf '%s\n' "${M[@]}" | { grep -v n/a || echo n/a; } | median)
 created=$(((l1 - r1) - (l0 - r0)))
 tracking=$((r1 - r0))
 printf 'first sync in a new clone: %s  (goal ≤ 3 s; median of %d; peak memory %s KiB; size-pack %s KiB)\n' "$(secs "$mt")" "$runs" "$mm" "$(sizepack fresh)"
-printf 'first sync'"'"'s live refs: %d under refs/ao/ (not refs/ao/remotes/) vs %d live records  (goal ≤ %d; there after it: %s; and %d under refs/ao/remotes/; the year: %d records)\n' "$created" "$live" "$live" "${fk:-none}" "$tracking" "$(pop records)"
+months=$(count fresh refs/ao/archive/)
+printf 'first sync'"'"'s refs: %d under refs/ao/ (not refs/ao/remotes/) vs %d live records + %d archive months = %d  (goal ≤ %d; there after it: %s; and %d under refs/ao/remotes/; the year: %d records)\n' "$created" "$live" "$months" $((live + months)) $((live + months)) "${fk:-none}" "$tracking" "$(pop records)"
 rm -rf fresh
 
 # 4: start right after a fetch that brought new records, against start

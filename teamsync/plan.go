@@ -29,7 +29,10 @@ type refIDs struct {
 	// git lists them (records, archive, snapshots): what a fetch would
 	// change.
 	copies map[string]string
-	warns  []string
+	// snapLocal and snapRemote are the snapshot refs here and remote's
+	// copies of them, by ref, with the commits they name (snapshots.go).
+	snapLocal, snapRemote map[string]string
+	warns                 []string
 }
 
 // listIDs lists refs/ao/ once: the local records of our kinds, and the
@@ -39,7 +42,8 @@ func listIDs(ctx context.Context, st refstore.Records, tp string) (refIDs, error
 	if err != nil {
 		return refIDs{}, fmt.Errorf("listing records: %w", err)
 	}
-	ids := refIDs{local: map[string]string{}, remote: map[string]string{}, archLocal: map[string]string{}, archRemote: map[string]string{}, copies: map[string]string{}}
+	ids := refIDs{local: map[string]string{}, remote: map[string]string{}, archLocal: map[string]string{}, archRemote: map[string]string{}, copies: map[string]string{},
+		snapLocal: map[string]string{}, snapRemote: map[string]string{}}
 	archCopies := archiveCopies(tp)
 	for _, id := range all {
 		if strings.HasPrefix(id.Ref, tp) {
@@ -48,6 +52,10 @@ func listIDs(ctx context.Context, st refstore.Records, tp string) (refIDs, error
 		switch {
 		case kindOf(id.Ref) != nil:
 			ids.local[id.Ref] = id.OID
+		case strings.HasPrefix(id.Ref, refstore.SnapshotPrefix):
+			ids.snapLocal[id.Ref] = id.OID
+		case isSnapshotCopy(tp, id.Ref):
+			ids.snapRemote[id.Ref] = id.OID
 		case strings.HasPrefix(id.Ref, refstore.ArchivePrefix):
 			ids.archLocal[strings.TrimPrefix(id.Ref, refstore.ArchivePrefix)] = id.OID
 		case strings.HasPrefix(id.Ref, archCopies):

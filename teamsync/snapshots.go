@@ -31,25 +31,19 @@ func isSnapshotCopy(tp, ref string) bool {
 	return strings.HasPrefix(ref, tp+strings.TrimPrefix(refstore.SnapshotPrefix, refstore.Root))
 }
 
-// syncSnapshots joins the local snapshot refs with the copies just fetched
-// from remote (under tp), moves the local refs and pushes what the remote
-// lacks. Failures are warnings: the records' sync stands, and the next sync
-// tries again.
+// syncSnapshots joins the local snapshot refs (local, ref → commit) with
+// the copies just fetched from remote (fetched, under tp), both from the
+// sync's one listing of refs/ao/, moves the local refs and pushes what the
+// remote lacks. Failures are warnings: the records' sync stands, and the
+// next sync tries again. A ref moved here since the listing fails its
+// compare-and-swap, and the next sync joins it.
 //
 // retired, when not nil, names the sessions whose snapshots retire with
 // them (by their ref component): those go on both sides, with no join.
-func syncSnapshots(ctx context.Context, st refstore.Clone, remote, tp string, dryRun bool, retired func(enc string) bool) ([]Change, []string) {
+func syncSnapshots(ctx context.Context, st refstore.Clone, remote, tp string, local, fetched map[string]string, dryRun bool, retired func(enc string) bool) ([]Change, []string) {
 	changes := []Change{}
 	var warns []string
 	copies := tp + strings.TrimPrefix(refstore.SnapshotPrefix, refstore.Root)
-	local, err := st.SnapshotRefs(ctx, refstore.SnapshotPrefix)
-	if err != nil {
-		return changes, []string{"snapshots not synced: " + err.Error()}
-	}
-	fetched, err := st.SnapshotRefs(ctx, copies)
-	if err != nil {
-		return changes, []string{"snapshots not synced: " + err.Error()}
-	}
 	keys := map[string]bool{}
 	for ref := range local {
 		keys[strings.TrimPrefix(ref, refstore.SnapshotPrefix)] = true

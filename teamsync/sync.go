@@ -558,7 +558,7 @@ func (s *syncRun) snapshots(ctx context.Context, j joined, ids refIDs, res *Resu
 		retiredSnap = snapshotRetired(j.decisions, ids)
 	}
 	var warns []string
-	res.Snapshots, warns = syncSnapshots(ctx, s.st, s.opts.Remote, s.tp, s.opts.DryRun, retiredSnap)
+	res.Snapshots, warns = syncSnapshots(ctx, s.st, s.opts.Remote, s.tp, ids.snapLocal, ids.snapRemote, s.opts.DryRun, retiredSnap)
 	res.Warnings = append(res.Warnings, warns...)
 }
 
