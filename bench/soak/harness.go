@@ -707,9 +707,11 @@ func notedConflicts(gitdir string) []string {
 // archived lists the baton blobs of every archive month in dir: each
 // {blob id, "<ref>:<path>"}, asked of git (for-each-ref for the refs under
 // refs/ao/archive/ and their copies, ls-tree -r for their handoffs/ and
-// keys/).
+// keys/). The listing reads no object: a ref elsewhere naming one the
+// soak's gc --prune=now removed (a lost-object mark at the remote) must
+// not stop it.
 func (h *harness) archived(ctx context.Context, dir string) ([][2]string, error) {
-	r := h.git(ctx, dir, "for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", "refs/ao/")
+	r := h.git(ctx, dir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/ao/")
 	if r.exit != 0 {
 		return nil, fmt.Errorf("for-each-ref: %s", firstLines(r.stderr, 2))
 	}
@@ -717,10 +719,11 @@ func (h *harness) archived(ctx context.Context, dir string) ([][2]string, error)
 	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		f := strings.Fields(l)
 		// A month names the commit of its tree (an older release's, the
-		// tree itself).
-		if len(f) != 3 || f[1] != "commit" && f[1] != "tree" || !strings.Contains(f[2], "/archive/") {
+		// tree itself): ls-tree reads either.
+		if len(f) != 2 || !strings.HasPrefix(f[1], "refs/ao/archive/") && !(strings.HasPrefix(f[1], "refs/ao/remotes/") && strings.Contains(f[1], "/archive/")) {
 			continue
 		}
+		f = []string{f[0], "", f[1]}
 		// A tree missing a subtree (the soak's gc --prune=now deleted it
 		// under a fetch or a write: seed 15 with -skew 960 left clone b's
 		// month so) is read as far as git gets; git fsck, run in every
