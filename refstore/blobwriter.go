@@ -1,12 +1,10 @@
 package refstore
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -18,18 +16,16 @@ import (
 // temporary file under <common dir>/handoff/tmp, which git reads and we
 // remove.
 type blobWriter struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	*coprocess
 	tmp string
 }
 
 func startBlobWriter(dir, tmp string) (*blobWriter, error) {
-	cmd, in, out, err := startCoprocess(dir, os.Stderr, "hash-object", "-w", "--no-filters", "--stdin-paths")
+	p, err := startCoprocess(dir, os.Stderr, "hash-object", "-w", "--no-filters", "--stdin-paths")
 	if err != nil {
 		return nil, err
 	}
-	return &blobWriter{cmd: cmd, in: in, out: out, tmp: tmp}, nil
+	return &blobWriter{coprocess: p, tmp: tmp}, nil
 }
 
 func (w *blobWriter) write(data []byte) (string, error) {
@@ -46,6 +42,9 @@ func (w *blobWriter) write(data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := w.started(); err != nil {
+		return "", err
+	}
 	if _, err := io.WriteString(w.in, name+"\n"); err != nil {
 		return "", fmt.Errorf("git hash-object: %w", err)
 	}
@@ -60,10 +59,7 @@ func (w *blobWriter) write(data []byte) (string, error) {
 	return id, nil
 }
 
-func (w *blobWriter) close() error {
-	w.in.Close()
-	return w.cmd.Wait()
-}
+func (w *blobWriter) close() error { return w.wait() }
 
 // writeBlobBatched writes data through the Store's blobWriter, starting
 // it on the first blob. ok is false when it cannot (a temporary directory
