@@ -6,7 +6,9 @@
 # < 100 MB). Each line: the figure, its goal, the ratio; end + start's
 # line also the git processes each side starts (counted by git's trace2 on
 # one more run of each, not timed). parts "floor" stops after end + start;
-# BATONS_ARGV=1 prints each side's git commands there too.
+# BATONS_ARGV=1 prints each side's git commands there too. BATONS_INIT
+# adds options to every git init (the formats: "--object-format=sha256
+# --ref-format=reftable", with a git that has them first on PATH).
 #   usage: bench/batons.sh path/to/git-handoff [runs] [sizes] [all|floor]
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -25,9 +27,10 @@ export PATH="$tmp/bin:$PATH"
 # the new blob, swap; start: read the blob, write the claimed blob, swap.
 # Six git processes.
 ref=refs/ao/handoffs/private/me@example.com/main
+zero=0000000000000000000000000000000000000000 # the repository's "no object" (set per repository)
 floor() {
 	local old new claimed
-	old=$(git rev-parse -q --verify "$ref" || echo 0000000000000000000000000000000000000000)
+	old=$(git rev-parse -q --verify "$ref" || echo "$zero")
 	new=$(printf '{"schema":"handoff/v1","id":"h-%s","owner":"me@example.com","branch":"main","nextSteps":["go on"],"claimed":false}' "$1" | git hash-object -w --stdin)
 	git update-ref -m "handoff: end" "$ref" "$new" "$old"
 	claimed=$(git cat-file blob "$ref" | sed 's/"claimed":false/"claimed":true/' | git hash-object -w --stdin)
@@ -44,7 +47,7 @@ start_only() { git handoff start --owner me@example.com --session "s-$1" --json;
 # make_repo N LAYOUT: a repository on main with N batons.
 make_repo() {
 	local repo="$tmp/r-$1-$2"
-	git init -q -b main "$repo"
+	git init -q -b main ${BATONS_INIT:-} "$repo"
 	git -C "$repo" commit -q --allow-empty -m init
 	populate_batons "$repo" "$1" "$2"
 	[ "$2" = packed ] && git -C "$repo" pack-refs --all
@@ -58,6 +61,7 @@ for n in $sizes; do
 		repo=$(make_repo "$n" "$layout")
 		t1=$(now_ns)
 		cd "$repo"
+		zero=$(git rev-parse --show-object-format | sed 's/sha256/0000000000000000000000000000000000000000000000000000000000000000/; s/sha1/0000000000000000000000000000000000000000/')
 		ours warmup-o; floor warmup-t
 		o=(); t=()
 		for i in $(seq "$runs"); do
@@ -147,7 +151,7 @@ echo "# start --json, no private baton, a shared one just ended: $large vs $smal
 for layout in loose packed; do
 	for n in "$small" "$large"; do
 		repo="$tmp/sh-$n-$layout"
-		git init -q -b main "$repo"
+		git init -q -b main ${BATONS_INIT:-} "$repo"
 		git -C "$repo" commit -q --allow-empty -m init
 		populate_shared "$repo" "$n" "$layout"
 		# The first start after populating decodes every shared baton once.

@@ -51,10 +51,12 @@ import_blobs() {
 
 # write_refs DIR LAYOUT: "refname id" lines on stdin become refs: loose
 # through one update-ref, packed straight into packed-refs (sorted, as
-# pack-refs writes it) so that 100,000 refs do not cost 100,000 files.
+# pack-refs writes it) so that 100,000 refs do not cost 100,000 files. A
+# reftable has no packed-refs: there both go through update-ref (and a
+# caller's pack-refs compacts the tables).
 write_refs() {
 	local dir=$1 layout=$2
-	if [ "$layout" = packed ]; then
+	if [ "$layout" = packed ] && [ "$(git -C "$dir" rev-parse --show-ref-format 2>/dev/null)" != reftable ]; then
 		local pr
 		pr=$(git -C "$dir" rev-parse --git-path packed-refs)
 		case "$pr" in /*) ;; *) pr="$dir/$pr" ;; esac

@@ -1,12 +1,10 @@
 package refstore
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -18,18 +16,17 @@ import (
 // temporary file under <common dir>/handoff/tmp, which git reads and we
 // remove.
 type blobWriter struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-	tmp string
+	*coprocess
+	tmp     string
+	tmpMade bool // tmp exists: made before the first blob, not when git starts
 }
 
 func startBlobWriter(dir, tmp string) (*blobWriter, error) {
-	cmd, in, out, err := startCoprocess(dir, os.Stderr, "hash-object", "-w", "--no-filters", "--stdin-paths")
+	p, err := startCoprocess(dir, os.Stderr, "hash-object", "-w", "--no-filters", "--stdin-paths")
 	if err != nil {
 		return nil, err
 	}
-	return &blobWriter{cmd: cmd, in: in, out: out, tmp: tmp}, nil
+	return &blobWriter{coprocess: p, tmp: tmp}, nil
 }
 
 func (w *blobWriter) write(data []byte) (string, error) {
@@ -46,6 +43,9 @@ func (w *blobWriter) write(data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := w.started(); err != nil {
+		return "", err
+	}
 	if _, err := io.WriteString(w.in, name+"\n"); err != nil {
 		return "", fmt.Errorf("git hash-object: %w", err)
 	}
@@ -60,10 +60,7 @@ func (w *blobWriter) write(data []byte) (string, error) {
 	return id, nil
 }
 
-func (w *blobWriter) close() error {
-	w.in.Close()
-	return w.cmd.Wait()
-}
+func (w *blobWriter) close() error { return w.wait() }
 
 // writeBlobBatched writes data through the Store's blobWriter, starting
 // it on the first blob. ok is false when it cannot (a temporary directory
@@ -74,18 +71,32 @@ func (s *Store) writeBlobBatched(ctx context.Context, data []byte) (id string, o
 	if w == nil {
 		return "", false, nil
 	}
+	if !w.tmpMade {
+		// Its permissions are the repository's (core.sharedRepository),
+		// so this waits for the configuration, which WriteAhead must not.
+		if err := s.MkdirAll(ctx, w.tmp); err != nil {
+			s.dropBlobWriter(w)
+			return "", false, nil
+		}
+		w.tmpMade = true
+	}
 	id, err = w.write(data)
 	if err != nil {
 		// Whatever went wrong, the next blob gets a new process.
-		s.mu.Lock()
-		if s.blobw == w {
-			s.blobw = nil
-		}
-		s.mu.Unlock()
-		w.close()
+		s.dropBlobWriter(w)
 		return "", false, nil
 	}
 	return id, true, nil
+}
+
+// dropBlobWriter ends w, the Store's blobWriter until now.
+func (s *Store) dropBlobWriter(w *blobWriter) {
+	s.mu.Lock()
+	if s.blobw == w {
+		s.blobw = nil
+	}
+	s.mu.Unlock()
+	w.close()
 }
 
 // blobWriter is the Store's blobWriter, started if need be; nil when it
@@ -99,9 +110,6 @@ func (s *Store) blobWriter(ctx context.Context) *blobWriter {
 	}
 	tmp := filepath.Join(s.commonDir, "handoff", "tmp")
 	if strings.ContainsAny(tmp, "\n\r\"\\") {
-		return nil
-	}
-	if err := s.MkdirAll(ctx, tmp); err != nil {
 		return nil
 	}
 	w, err := startBlobWriter(s.workDir, tmp)

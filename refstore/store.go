@@ -8,6 +8,7 @@
 package refstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -89,6 +90,8 @@ type Store struct {
 	bindGuard BindGuard // runs every Bind when set (GuardBindings)
 
 	logAhead *logAhead // the git log LogAhead started, until Log takes it
+
+	recent []Entry // the records last read, for ReadObject (remember)
 
 	cfg        configList // the configuration as git lists it (gitconfig.go)
 	cfgRead    bool
@@ -199,30 +202,45 @@ func (s *Store) locate(ctx context.Context) (fromGitDir bool, err error) {
 	return fromGitDir, nil
 }
 
-// Close ends any git processes the store started.
+// Close ends any git processes the store started. Each is told to finish
+// (its input closed; an update-ref that never ran a transaction killed,
+// see abandon) before any is waited for, so that they exit together
+// rather than one after another.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var err error
+	var procs []*coprocess // those whose exit Close reports
 	if s.batcher != nil {
-		err = s.batcher.close()
+		procs = append(procs, s.batcher.coprocess)
 		s.batcher = nil
 	}
 	if s.refw != nil {
-		if e := s.refw.close(); err == nil {
-			err = e
-		}
+		procs = append(procs, s.refw.coprocess)
 		s.refw = nil
 	}
+	if s.blobw != nil {
+		procs = append(procs, s.blobw.coprocess)
+		s.blobw = nil
+	}
+	var ahead *coprocess
 	if s.refAhead != nil {
-		s.refAhead.abandon()
+		ahead = s.refAhead.coprocess
+		ahead.kill()
 		s.refAhead = nil
 	}
-	if s.blobw != nil {
-		if e := s.blobw.close(); err == nil {
+	for _, p := range append(procs, ahead) {
+		if p != nil {
+			p.in.Close()
+		}
+	}
+	if ahead != nil {
+		ahead.wait()
+	}
+	var err error
+	for _, p := range procs {
+		if e := p.wait(); err == nil {
 			err = e
 		}
-		s.blobw = nil
 	}
 	return err
 }
@@ -255,7 +273,44 @@ func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
 	}
 	e, err := b.read(ref)
 	e.Ref = ref
+	if err == nil {
+		s.remember(e)
+	}
 	return e, err
+}
+
+// recentObjects is how many of the records last read a Store keeps for
+// ReadObject.
+const recentObjects = 8
+
+// remember keeps e, a record just read, for a ReadObject of its id: a
+// write reads the version it replaces by id (NextCause) right after the
+// workflow read it by its ref, and an id names the same bytes for ever.
+func (s *Store) remember(e Entry) {
+	if e.Data == nil || e.OID == "" {
+		return
+	}
+	e.Ref, e.Data = "", bytes.Clone(e.Data)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.recent) == recentObjects {
+		copy(s.recent, s.recent[1:])
+		s.recent = s.recent[:recentObjects-1]
+	}
+	s.recent = append(s.recent, e)
+}
+
+// recalled is the object oid as remember kept it, its bytes a copy.
+func (s *Store) recalled(oid string) (Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.recent) - 1; i >= 0; i-- {
+		if e := s.recent[i]; e.OID == oid {
+			e.Data = bytes.Clone(e.Data)
+			return e, true
+		}
+	}
+	return Entry{}, false
 }
 
 // WriteBlob stores data as a blob and returns its id.
@@ -288,12 +343,18 @@ func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
 	if !IsID(oid, HexLen(s.layout.objectFormat)) {
 		return Entry{OID: oid}, fmt.Errorf("%s: %w (not an object id)", oid, ErrNotFound)
 	}
+	if e, ok := s.recalled(oid); ok {
+		return e, nil
+	}
 	b, err := s.catFile(ctx)
 	if err != nil {
 		return Entry{}, err
 	}
 	e, err := b.read(oid)
 	e.OID = oid
+	if err == nil {
+		s.remember(e)
+	}
 	return e, err
 }
 
