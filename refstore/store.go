@@ -8,7 +8,6 @@
 package refstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -90,8 +89,6 @@ type Store struct {
 	bindGuard BindGuard // runs every Bind when set (GuardBindings)
 
 	logAhead *logAhead // the git log LogAhead started, until Log takes it
-
-	recent []Entry // the records last read, for ReadObject (remember)
 
 	cfg        configList // the configuration as git lists it (gitconfig.go)
 	cfgRead    bool
@@ -273,44 +270,7 @@ func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
 	}
 	e, err := b.read(ref)
 	e.Ref = ref
-	if err == nil {
-		s.remember(e)
-	}
 	return e, err
-}
-
-// recentObjects is how many of the records last read a Store keeps for
-// ReadObject.
-const recentObjects = 8
-
-// remember keeps e, a record just read, for a ReadObject of its id: a
-// write reads the version it replaces by id (NextCause) right after the
-// workflow read it by its ref, and an id names the same bytes for ever.
-func (s *Store) remember(e Entry) {
-	if e.Data == nil || e.OID == "" {
-		return
-	}
-	e.Ref, e.Data = "", bytes.Clone(e.Data)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.recent) == recentObjects {
-		copy(s.recent, s.recent[1:])
-		s.recent = s.recent[:recentObjects-1]
-	}
-	s.recent = append(s.recent, e)
-}
-
-// recalled is the object oid as remember kept it, its bytes a copy.
-func (s *Store) recalled(oid string) (Entry, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := len(s.recent) - 1; i >= 0; i-- {
-		if e := s.recent[i]; e.OID == oid {
-			e.Data = bytes.Clone(e.Data)
-			return e, true
-		}
-	}
-	return Entry{}, false
 }
 
 // WriteBlob stores data as a blob and returns its id.
@@ -343,18 +303,12 @@ func (s *Store) ReadObject(ctx context.Context, oid string) (Entry, error) {
 	if !IsID(oid, HexLen(s.layout.objectFormat)) {
 		return Entry{OID: oid}, fmt.Errorf("%s: %w (not an object id)", oid, ErrNotFound)
 	}
-	if e, ok := s.recalled(oid); ok {
-		return e, nil
-	}
 	b, err := s.catFile(ctx)
 	if err != nil {
 		return Entry{}, err
 	}
 	e, err := b.read(oid)
 	e.OID = oid
-	if err == nil {
-		s.remember(e)
-	}
 	return e, err
 }
 
