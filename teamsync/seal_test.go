@@ -1,8 +1,6 @@
 package teamsync
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,7 +36,7 @@ func TestSyncSealsMonthsAnOlderReleaseLeft(t *testing.T) {
 	for _, st := range []*refstore.Store{a, b} {
 		git(t, st.Dir(), "update-ref", month, tree)
 		git(t, st.Dir(), "update-ref", "refs/ao/remotes/origin/archive/"+strings.TrimPrefix(month, refstore.ArchivePrefix), tree)
-		if err := os.Remove(filepath.Join(gitCommonDir(t, st), refstore.LocalRoot, sealedNote)); err != nil {
+		if err := st.Local().Remove(sealedNote); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,14 +62,4 @@ func TestSyncSealsMonthsAnOlderReleaseLeft(t *testing.T) {
 	if got := git(t, tm.remote, "rev-parse", month); got != sealed {
 		t.Fatalf("the remote's month ended at %s, want %s", got, sealed)
 	}
-}
-
-// gitCommonDir is st's common git directory, absolute.
-func gitCommonDir(t *testing.T, st *refstore.Store) string {
-	t.Helper()
-	d := git(t, st.Dir(), "rev-parse", "--git-common-dir")
-	if !filepath.IsAbs(d) {
-		d = filepath.Join(st.Dir(), d)
-	}
-	return d
 }
