@@ -3,6 +3,8 @@ package teamsync
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +88,34 @@ func leaveBatons(t *testing.T, st *refstore.Store, from, to int, step string, no
 	}
 	if err := st.Apply(ctx, "test: batons", ups...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A sync that leaves many of our refs loose has git pack them: a plain
+// git fetch reads every loose ref of the clone (refstore.PackLoose). The
+// records read the same after. Real git, a real bare remote; the files
+// backend (a reftable compacts itself).
+func TestSyncPacksLooseRefs(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	leaveBatons(t, a, 0, packLooseAt+20, "step", at(0))
+	syncAt(t, a, 1)
+	syncAt(t, b, 2)
+	if _, err := os.Stat(filepath.Join(b.Dir(), ".git", "reftable")); err == nil {
+		return // a reftable: git compacts it itself (PackLoose's own test)
+	}
+	listed := strings.TrimSpace(git(t, b.Dir(), "for-each-ref", "--format=%(refname)", refstore.Root))
+	var files []string
+	filepath.WalkDir(filepath.Join(b.Dir(), ".git", "refs", "ao"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) > 0 {
+		t.Fatalf("%d of our refs left loose after a sync that fetched %d records (%s first)", len(files), packLooseAt+20, files[0])
+	}
+	if got := strings.Count(listed, "/handoffs/"); got != 2*(packLooseAt+20) {
+		t.Fatalf("b lists %d baton refs and copies, want %d", got, 2*(packLooseAt+20))
 	}
 }
