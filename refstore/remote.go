@@ -377,21 +377,3 @@ func (s *Store) RemoteConfigs(ctx context.Context) ([]RemoteConfig, error) {
 	}
 	return out, nil
 }
-
-// PackRecords packs the loose refs under refs/ao/ into packed-refs, as `git
-// pack-refs` (what git gc does to every ref) would: a clone that took
-// thousands of records in one sync otherwise keeps a loose file per ref
-// and per tracking copy, which every later `git fetch` reads. Git 2.42
-// and later pack ours alone (--include); older ones pack every ref, as
-// their gc does. Nothing on a ref backend other than files.
-func (s *Store) PackRecords(ctx context.Context) error {
-	if !s.filesBackend() {
-		return nil
-	}
-	_, err := Git(ctx, s.workDir, false, nil, "pack-refs", "--include", Root+"*")
-	var ge *GitError
-	if errors.As(err, &ge) && ge.ExitCode() == 129 {
-		_, err = Git(ctx, s.workDir, false, nil, "pack-refs", "--all")
-	}
-	return err
-}

@@ -669,15 +669,6 @@ func (s *syncRun) push(ctx context.Context, w writes, j joined, res *Result) err
 // remote holds (seen.go). A note not written is a warning, never a failed
 // sync.
 func (s *syncRun) note(ctx context.Context, j joined, res *Result) {
-	if len(j.decisions) >= packMin {
-		// Thousands of refs just written, each a loose file on the files
-		// backend, read by every later git fetch.
-		if p, ok := s.st.(interface{ PackRecords(context.Context) error }); !ok {
-			// a store of no loose files (the in-memory twin)
-		} else if err := p.PackRecords(ctx); err != nil {
-			res.Warnings = append(res.Warnings, "the records' refs were not packed (git gc will): "+err.Error())
-		}
-	}
 	remote := s.opts.Remote
 	if s.retire {
 		if err := noteRetired(s.st, remote, s.opts.Now); err != nil {
@@ -914,10 +905,6 @@ func contains(list []string, s string) bool {
 // bulkPushMin is how many changed refs make a push by pattern worth it:
 // one refspec per ref makes git push quadratic in the number of refs.
 const bulkPushMin = 64
-
-// packMin is how many records moved by one sync make packing their refs
-// worth it (PackRecords).
-const packMin = 1000
 
 // progressMin is how much work makes a phase worth reporting.
 const progressMin = 500
