@@ -241,7 +241,11 @@ func Account(ops []Op, seen []Seen) Figures {
 		superseded := false
 		var kept *Op // the latest older end that outlived this one, if any
 		for _, o := range ends[key{op.Owner, op.Branch}] {
-			if o.Seq == op.Seq || !resolved(o.Marker) {
+			// A later end that lost a join to a concurrent baton, which
+			// was reported, superseded this one as any later end does
+			// (found by a soak: two ends superseded by a third, which lost
+			// a reported join, were counted lost).
+			if o.Seq == op.Seq || !resolved(o.Marker) && !conflictDropped[o.Marker] {
 				continue
 			}
 			if o.Finish > op.Start {
