@@ -95,8 +95,11 @@ func TestHang(t *testing.T) { t.Log("hanging on"); time.Sleep(time.Minute) }
 		t.Errorf("the slowest test is not TestSlow:\n%s", got)
 	}
 	for _, tm := range r.tests {
-		if tm.test == "TestSlow" && tm.secs < 0.5 {
-			t.Errorf("TestSlow took %.2fs, less than its subtests' 0.5s", tm.secs)
+		// Its subtests sleep 0.5 s; go test rounds, and on a loaded
+		// machine printed 0.49 for it. A report that lost the subtests'
+		// time would show about nothing.
+		if tm.test == "TestSlow" && tm.secs < 0.4 {
+			t.Errorf("TestSlow took %.2fs, not its subtests' 0.5s", tm.secs)
 		}
 		if tm.test == "TestQuick2" && tm.secs >= 0.5 {
 			t.Errorf("TestQuick2 took %.2fs, its wait for TestSlow counted", tm.secs)
