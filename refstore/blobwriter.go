@@ -17,8 +17,7 @@ import (
 // remove.
 type blobWriter struct {
 	*coprocess
-	tmp     string
-	tmpMade bool // tmp exists: made before the first blob, not when git starts
+	tmp string
 }
 
 func startBlobWriter(dir, tmp string) (*blobWriter, error) {
@@ -71,32 +70,18 @@ func (s *Store) writeBlobBatched(ctx context.Context, data []byte) (id string, o
 	if w == nil {
 		return "", false, nil
 	}
-	if !w.tmpMade {
-		// Its permissions are the repository's (core.sharedRepository),
-		// so this waits for the configuration, which WriteAhead must not.
-		if err := s.MkdirAll(ctx, w.tmp); err != nil {
-			s.dropBlobWriter(w)
-			return "", false, nil
-		}
-		w.tmpMade = true
-	}
 	id, err = w.write(data)
 	if err != nil {
 		// Whatever went wrong, the next blob gets a new process.
-		s.dropBlobWriter(w)
+		s.mu.Lock()
+		if s.blobw == w {
+			s.blobw = nil
+		}
+		s.mu.Unlock()
+		w.close()
 		return "", false, nil
 	}
 	return id, true, nil
-}
-
-// dropBlobWriter ends w, the Store's blobWriter until now.
-func (s *Store) dropBlobWriter(w *blobWriter) {
-	s.mu.Lock()
-	if s.blobw == w {
-		s.blobw = nil
-	}
-	s.mu.Unlock()
-	w.close()
 }
 
 // blobWriter is the Store's blobWriter, started if need be; nil when it
@@ -110,6 +95,9 @@ func (s *Store) blobWriter(ctx context.Context) *blobWriter {
 	}
 	tmp := filepath.Join(s.commonDir, "handoff", "tmp")
 	if strings.ContainsAny(tmp, "\n\r\"\\") {
+		return nil
+	}
+	if err := s.MkdirAll(ctx, tmp); err != nil {
 		return nil
 	}
 	w, err := startBlobWriter(s.workDir, tmp)
