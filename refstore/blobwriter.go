@@ -1,10 +1,12 @@
 package refstore
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -16,16 +18,18 @@ import (
 // temporary file under <common dir>/handoff/tmp, which git reads and we
 // remove.
 type blobWriter struct {
-	*coprocess
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
 	tmp string
 }
 
 func startBlobWriter(dir, tmp string) (*blobWriter, error) {
-	p, err := startCoprocess(dir, os.Stderr, "hash-object", "-w", "--no-filters", "--stdin-paths")
+	cmd, in, out, err := startCoprocess(dir, os.Stderr, "hash-object", "-w", "--no-filters", "--stdin-paths")
 	if err != nil {
 		return nil, err
 	}
-	return &blobWriter{coprocess: p, tmp: tmp}, nil
+	return &blobWriter{cmd: cmd, in: in, out: out, tmp: tmp}, nil
 }
 
 func (w *blobWriter) write(data []byte) (string, error) {
@@ -42,9 +46,6 @@ func (w *blobWriter) write(data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := w.started(); err != nil {
-		return "", err
-	}
 	if _, err := io.WriteString(w.in, name+"\n"); err != nil {
 		return "", fmt.Errorf("git hash-object: %w", err)
 	}
@@ -59,7 +60,10 @@ func (w *blobWriter) write(data []byte) (string, error) {
 	return id, nil
 }
 
-func (w *blobWriter) close() error { return w.wait() }
+func (w *blobWriter) close() error {
+	w.in.Close()
+	return w.cmd.Wait()
+}
 
 // writeBlobBatched writes data through the Store's blobWriter, starting
 // it on the first blob. ok is false when it cannot (a temporary directory

@@ -123,70 +123,24 @@ func Git(ctx context.Context, dir string, clean bool, stdin []byte, args ...stri
 	return out.Bytes(), nil
 }
 
-// coprocess is a long-lived git (cat-file --batch, update-ref --stdin,
-// hash-object --stdin-paths) that answers requests on its pipes.
-//
-// It is started in the background: forking and executing git costs its
-// caller a millisecond or more, on some kernels (gVisor) several, and a
-// command starts three of them as it opens its Store and before it reads
-// (issue 36: a handoff costs what git does). Requests may be written
-// before git runs (the pipe holds them); whoever waits for an answer, or
-// for the process, asks started first, which is where a git that could
-// not be started says so.
-type coprocess struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	out   *bufio.Reader
-	ready chan struct{} // closed once Start returned
-	err   error         // what Start returned, once ready
-}
-
-// startCoprocess starts git with args in dir, in the background. Not
+// startCoprocess starts a long-lived git (cat-file --batch, update-ref
+// --stdin, hash-object --stdin-paths) in dir and returns its pipes. Not
 // CommandContext: the process outlives the context of the first request
 // it serves; each request watches its own.
-func startCoprocess(dir string, stderr io.Writer, args ...string) (*coprocess, error) {
+func startCoprocess(dir string, stderr io.Writer, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	p := &coprocess{cmd: cmd, in: in, out: bufio.NewReader(out), ready: make(chan struct{})}
-	go func() {
-		defer close(p.ready)
-		// On failure Start closes our ends of the pipes: a request
-		// written meanwhile fails, and started says why.
-		if err := cmd.Start(); err != nil {
-			p.err = fmt.Errorf("starting git %s: %w", args[0], err)
-		}
-	}()
-	return p, nil
-}
-
-// started waits until git was started, and says whether it was.
-func (p *coprocess) started() error {
-	<-p.ready
-	return p.err
-}
-
-// wait closes git's input and waits for it to exit; a git that never
-// started has nothing to wait for.
-func (p *coprocess) wait() error {
-	p.in.Close()
-	if p.started() != nil {
-		return nil
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, fmt.Errorf("starting git %s: %w", args[0], err)
 	}
-	return p.cmd.Wait()
-}
-
-// kill ends git now (when it started).
-func (p *coprocess) kill() {
-	if p.started() == nil {
-		p.cmd.Process.Kill()
-	}
+	return cmd, in, bufio.NewReader(out), nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,38 +15,29 @@ import (
 
 func (s *Store) catFile(ctx context.Context) (*catFile, error) {
 	s.mu.Lock()
-	b := s.batcher
-	s.mu.Unlock()
-	if b != nil && b.started() == nil {
-		return b, nil
-	}
-	// None yet, or one that git could not start (Open's): start one
-	// now, and say why when it cannot be.
-	b, err := startCatFile(s.workDir, os.Stderr)
-	if err == nil {
-		err = b.started()
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.batcher != nil && s.batcher.started() == nil {
-		b.close() // another goroutine's came first
-		return s.batcher, nil
+	if s.batcher == nil {
+		b, err := startCatFile(s.workDir, os.Stderr)
+		if err != nil {
+			return nil, err
+		}
+		s.batcher = b
 	}
-	s.batcher = b
-	return b, nil
+	return s.batcher, nil
 }
 
-type catFile struct{ *coprocess }
+type catFile struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
 
 func startCatFile(dir string, stderr io.Writer) (*catFile, error) {
-	p, err := startCoprocess(dir, stderr, "cat-file", "--batch")
+	cmd, in, out, err := startCoprocess(dir, stderr, "cat-file", "--batch")
 	if err != nil {
 		return nil, err
 	}
-	return &catFile{p}, nil
+	return &catFile{cmd: cmd, in: in, out: out}, nil
 }
 
 // read asks for name (a ref or an id). cat-file resolves a ref name itself;
@@ -96,7 +88,10 @@ func readSized(r *bufio.Reader, size int64) ([]byte, error) {
 	return data, nil
 }
 
-func (c *catFile) close() error { return c.wait() }
+func (c *catFile) close() error {
+	c.in.Close()
+	return c.cmd.Wait()
+}
 
 // heldWriter keeps what a process writes until release passes it, and
 // everything after, on to w, or drop discards it: the stderr of a git

@@ -1,12 +1,14 @@
 package refstore
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,9 +22,11 @@ import (
 // transaction git refuses ends the process (git dies on a failed prepare);
 // the next transaction starts another.
 type refWriter struct {
-	msg   string
-	stamp identStamp // the files git read the reflog identity from
-	*coprocess
+	msg    string
+	stamp  identStamp // the files git read the reflog identity from
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
 	stderr *syncBuffer
 }
 
@@ -50,7 +54,7 @@ func startRefWriter(dir, msg string, stamp identStamp) (*refWriter, error) {
 	// transaction it runs. Each transaction watches its own context.
 	w := &refWriter{msg: msg, stamp: stamp, stderr: &syncBuffer{}}
 	var err error
-	if w.coprocess, err = startCoprocess(dir, w.stderr, "update-ref", "--create-reflog", "-m", msg, "--stdin"); err != nil {
+	if w.cmd, w.in, w.out, err = startCoprocess(dir, w.stderr, "update-ref", "--create-reflog", "-m", msg, "--stdin"); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -83,10 +87,7 @@ func (w *refWriter) transact(ctx context.Context, zero string, updates []Update)
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}
-	if err := w.started(); err != nil {
-		return "", err
-	}
-	stop := context.AfterFunc(ctx, w.kill)
+	stop := context.AfterFunc(ctx, func() { w.cmd.Process.Kill() })
 	defer stop()
 	if _, err := w.in.Write(in.Bytes()); err != nil {
 		return w.end()
@@ -121,15 +122,19 @@ func (w *refWriter) end() (string, error) {
 	return w.stderr.String(), err
 }
 
-func (w *refWriter) close() error { return w.wait() }
+func (w *refWriter) close() error {
+	w.in.Close()
+	return w.cmd.Wait()
+}
 
 // abandon ends a writer that never started a transaction. Killed, not
 // closed: at the end of its input a fresh update-ref commits the empty
 // transaction it opened by default, running reference-transaction hooks
 // for nothing. Idle, it holds no lock.
 func (w *refWriter) abandon() {
-	w.kill()
-	w.wait()
+	w.cmd.Process.Kill()
+	w.in.Close()
+	w.cmd.Wait()
 }
 
 // runUpdateRef runs one transaction of updates through the Store's

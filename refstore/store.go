@@ -199,45 +199,30 @@ func (s *Store) locate(ctx context.Context) (fromGitDir bool, err error) {
 	return fromGitDir, nil
 }
 
-// Close ends any git processes the store started. Each is told to finish
-// (its input closed; an update-ref that never ran a transaction killed,
-// see abandon) before any is waited for, so that they exit together
-// rather than one after another.
+// Close ends any git processes the store started.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var procs []*coprocess // those whose exit Close reports
+	var err error
 	if s.batcher != nil {
-		procs = append(procs, s.batcher.coprocess)
+		err = s.batcher.close()
 		s.batcher = nil
 	}
 	if s.refw != nil {
-		procs = append(procs, s.refw.coprocess)
-		s.refw = nil
-	}
-	if s.blobw != nil {
-		procs = append(procs, s.blobw.coprocess)
-		s.blobw = nil
-	}
-	var ahead *coprocess
-	if s.refAhead != nil {
-		ahead = s.refAhead.coprocess
-		ahead.kill()
-		s.refAhead = nil
-	}
-	for _, p := range append(procs, ahead) {
-		if p != nil {
-			p.in.Close()
-		}
-	}
-	if ahead != nil {
-		ahead.wait()
-	}
-	var err error
-	for _, p := range procs {
-		if e := p.wait(); err == nil {
+		if e := s.refw.close(); err == nil {
 			err = e
 		}
+		s.refw = nil
+	}
+	if s.refAhead != nil {
+		s.refAhead.abandon()
+		s.refAhead = nil
+	}
+	if s.blobw != nil {
+		if e := s.blobw.close(); err == nil {
+			err = e
+		}
+		s.blobw = nil
 	}
 	return err
 }
