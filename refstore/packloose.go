@@ -37,7 +37,7 @@ func (s *Store) PackLoose(ctx context.Context, prefix string, min int) (bool, er
 	if !strings.HasPrefix(prefix, Root) || !strings.HasSuffix(prefix, "/") {
 		return false, fmt.Errorf("%w: prefix %q is not one of ours under %s", ErrBadName, prefix, Root)
 	}
-	if s.commonDir == "" || !s.filesBackend() || !filesOnly(s.commonDir) {
+	if s.commonDir == "" || !s.filesBackend() {
 		return false, nil
 	}
 	n := 0
