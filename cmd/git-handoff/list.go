@@ -87,15 +87,16 @@ func signatureCell(v *refstore.Verification) string {
 }
 
 // listJSON prints the batons as they are read and shaped: each is kept
-// as its output shape, never as its record too.
+// as its output's JSON text, never as its record or its output value.
 func listJSON(c *cli.Context, d *deps, st *refstore.Store, opts handoff.ListOptions) error {
 	snapshot := handoff.SnapshotsOf(c.Context, st)
-	items, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) view.Listed {
+	var text jsonItems
+	spans, notices, err := handoff.ListEach(c.Context, st, opts, func(s *baton.Stored) jsonSpan {
 		sn, ok := snapshot(s.SessionID)
-		return view.OfListed(s, sn, ok)
+		return text.add(view.OfListed(s, sn, ok))
 	})
 	if err != nil {
 		return err
 	}
-	return printJSONArray(d.stdout, "handoffs", items, d.withOpenNotices(notices))
+	return text.print(d.stdout, "handoffs", spans, d.withOpenNotices(notices))
 }

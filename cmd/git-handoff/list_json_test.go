@@ -18,10 +18,9 @@ import (
 	"github.com/git-handoff/git-handoff/view"
 )
 
-// list --json writes its items already safe for a terminal and indented
-// with tabs, and prints them past the filter, reindented: what it prints
-// must be what the Encoder's printJSONArray of the same batons prints
-// through safetext.Writer, byte for byte: with text a terminal must not
+// list --json encodes each item as it is read, keeps it as text and
+// prints it indented once all are sorted: what it prints must be what one
+// Encoder prints of the same listing through safetext.Writer, byte for byte: with text a terminal must not
 // see, with a snapshot of uncommitted work (the Encoder's part of an
 // item), and past the 512 batons that start the reading pipeline.
 func TestListJSONMatchesEncoder(t *testing.T) {
@@ -57,8 +56,8 @@ func TestListJSONMatchesEncoder(t *testing.T) {
 	}
 }
 
-// encodedListing is list --all --json as printJSONArray writes it, with
-// encoding/json, through safetext.Writer.
+// encodedListing is list --all --json as encoding/json writes the whole
+// listing, through safetext.Writer.
 func encodedListing(t *testing.T, dir string) []byte {
 	t.Helper()
 	ctx := context.Background()
@@ -79,7 +78,9 @@ func encodedListing(t *testing.T, dir string) []byte {
 	}
 	var out bytes.Buffer
 	w := safetext.NewWriter(&out)
-	if err := printJSONArray(w, "handoffs", items, res.Notices); err != nil {
+	// The whole listing as one value through one Encoder: not the item
+	// by item printing list --json does.
+	if err := printJSON(w, view.List{Handoffs: items, Notices: view.NonNil(res.Notices)}); err != nil {
 		t.Fatal(err)
 	}
 	w.Flush()
