@@ -130,6 +130,35 @@ func TestEligibleSharedWarnsEveryTime(t *testing.T) {
 	}
 }
 
+// The listing reads only what orders the shared batons; a newest one broken
+// in a field it skips (next steps that are not a list) is found broken
+// when it is read whole to be offered: reported, and the next newest is
+// offered instead. A tombstone, deleted but not claimed, never is.
+func TestEligibleSharedBrokenPastTheListing(t *testing.T) {
+	ctx := context.Background()
+	st := newMem(t)
+	want := putShared(t, st, "alice", "a", 1)
+	gone := putShared(t, st, "carol", "c", 3)
+	if _, err := Delete(ctx, st, gone, "cancelled", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := refstore.HandoffRef(true, "bob", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := st.WriteRawBlob([]byte(`{"schema":"handoff/v1","id":"h-broken","owner":"bob","branch":"b","shared":true,"nextSteps":7,"createdAt":"` + t0.Add(2*time.Minute).Format(time.RFC3339) + `","claimed":false}`))
+	if err := st.Apply(ctx, "test: broken", refstore.Update{Ref: ref, New: broken}); err != nil {
+		t.Fatal(err)
+	}
+	id, warns := eligibleID(t, st)
+	if id != want.ID {
+		t.Fatalf("eligible = %q, want %s past the broken newer one", id, want.ID)
+	}
+	if len(warns) != 1 || warns[0].Ref != ref || !errors.Is(warns[0].Err, refstore.ErrInvalidRecord) {
+		t.Fatalf("warnings = %v, want one invalid record at %s", warns, ref)
+	}
+}
+
 // Many shared batons of several owners: the newest waiting one each time.
 // (Loose and packed refs are TestEligibleSharedArrivals's, on git.)
 func TestEligibleSharedManyBatons(t *testing.T) {

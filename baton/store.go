@@ -95,9 +95,13 @@ func Decode(e refstore.Entry) (Stored, error) {
 	// A record is trusted only at its own place: a teammate's record that
 	// claims another owner or branch than its ref says is skipped.
 	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != e.Ref {
-		return Stored{}, fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, e.Ref, b.Owner, b.Branch, b.Shared)
+		return Stored{}, misplaced(e.Ref, b.Owner, b.Branch, b.Shared)
 	}
 	return Stored{Baton: b, Ref: e.Ref, OID: e.OID, Sealed: refstore.Signed(e.Data)}, nil
+}
+
+func misplaced(ref, owner, branch string, shared bool) error {
+	return fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, ref, owner, branch, shared)
 }
 
 // DecodeVersion reads a blob as a baton record as refstore.Decode does
