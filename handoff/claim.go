@@ -63,6 +63,7 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 	}
 	c := &claiming{st: st, arb: arbiter(opts.Arbiter), who: who, id: id, clock: clock}
 	defer lockClaims(st)()
+	defer c.lock.release()
 	for attempt := 0; ; attempt++ {
 		last := attempt+1 >= claimAttempts
 		w, err := settle(ctx, st, c.arb, who, id)
@@ -71,7 +72,9 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 		}
 		if w == nil {
 			var mine *ClaimResult
-			if w, mine, err = c.claimEligible(ctx); err != nil {
+			if w, mine, err = c.claimEligible(ctx); errors.Is(err, errClaimMoved) && !last {
+				continue // the other claim's outcome is in the refs or its note now
+			} else if err != nil {
 				return c.fail(err)
 			} else if mine != nil {
 				return *mine, nil
@@ -97,6 +100,7 @@ type claiming struct {
 	clock     Clock
 	notices   noticeSet
 	conflicts []Conflict
+	lock      claimLock
 }
 
 // fail is the claim's answer with err: the notices and conflicts so far.
@@ -131,6 +135,15 @@ func (c *claiming) claimEligible(ctx context.Context) (w *wonClaim, mine *ClaimR
 	// A claim no remote decides is decided by recordClaim's
 	// transaction, with nothing to note before it.
 	if decider, local := pinned(ctx, c.st, c.arb, up.Ref); !local {
+		if err := c.lock.take(ctx, c.st); err != nil {
+			return nil, nil, err
+		}
+		if other, ok := claimable(ctx, c.st, note, c.id); !ok {
+			if other != nil && other.alive() {
+				return nil, nil, fmt.Errorf("%w: %s", errClaimMoved, unsettledHere(other, h.ID))
+			}
+			return nil, nil, errClaimMoved
+		}
 		if w, err = c.arbitrate(ctx, decider, w, up); err != nil {
 			return nil, nil, err
 		}

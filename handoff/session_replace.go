@@ -148,6 +148,7 @@ type carrying struct {
 	unlock  func()
 	note    *pendingClaim
 	pass    held
+	lock    claimLock
 	// carried says the last decision put the claim in the replacement's
 	// transaction: only then does the transaction record it.
 	carried bool
@@ -174,10 +175,20 @@ func (c *carrying) decide(ctx context.Context, up refstore.Update) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := c.lock.take(ctx, c.st); err != nil {
+		return err
+	}
+	note := &pendingClaim{Baton: b.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: c.session}
+	if other, ok := claimable(ctx, c.st, note, c.session); !ok {
+		if other != nil {
+			return fmt.Errorf("%w: %s", errClaimMoved, unsettledHere(other, b.ID))
+		}
+		return errClaimMoved // the replacement joins again (a lost swap)
+	}
 	if c.pass, err = hold(ctx, c.st, "carry", up.New); err != nil {
 		return err
 	}
-	c.note = &pendingClaim{Baton: b.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: c.session, Held: c.pass.group}
+	c.note, note.Held = note, c.pass.group
 	if err := notePending(ctx, c.st, c.note); err != nil {
 		c.note = nil
 		return err
@@ -217,6 +228,7 @@ func (c *carrying) done(ctx context.Context, recorded bool) {
 
 // unlocked releases the claims lock the carry took, if it holds it.
 func (c *carrying) unlocked() {
+	c.lock.release()
 	if c.unlock != nil {
 		c.unlock()
 		c.unlock = nil

@@ -74,6 +74,7 @@ func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Cloc
 	}
 	s.refresh(ctx)
 	defer lockClaims(st)()
+	defer s.lock.release()
 	// The session this worktree was bound to ends first: what it hands
 	// on (its automatic handoff, or a claim it never acted on) is then
 	// this session's to claim.
@@ -126,6 +127,7 @@ type starting struct {
 	conflicts   []Conflict // joins the arbiter's answers made here
 	endedBound  string     // the session bound here that endBound ended
 	skipClaim   bool       // the arbiter could not be asked: deliver no baton
+	lock        claimLock  // held once this start has a claim to push
 }
 
 // startPass is what one pass decided: the brief, and the records to write
@@ -346,6 +348,15 @@ func (s *starting) arbitrate(ctx context.Context, p *startPass) (again bool, err
 	if local {
 		p.note = nil // the transaction decides: nothing to note
 		return false, nil
+	}
+	if err := s.lock.take(ctx, s.st); err != nil {
+		return false, err
+	}
+	if other, ok := claimable(ctx, s.st, p.note, s.id); !ok {
+		if other != nil && other.alive() {
+			s.notices.add(unsettledHere(other, p.note.Baton))
+		}
+		return true, nil // decided again from what the other claim left
 	}
 	news := []string{p.claimUp.New}
 	for _, u := range p.ups {

@@ -751,3 +751,84 @@ func TestCancelWaitsForAnUnsettledClaim(t *testing.T) {
 		t.Fatalf("start after the refusals did not deliver X (%s): %+v", x, got.Notices)
 	}
 }
+
+// holdFirstCreation is a pre-receive hook that holds the first push
+// creating ref (its old value all zeros) until the file open appears in
+// dir, saying so by creating dir/held; every other push goes through.
+func holdFirstCreation(dir, ref string) string {
+	return fmt.Sprintf(`#!/bin/sh
+d=%q
+gate=no
+while read old new ref; do
+	case "$old" in *[!0]*) continue ;; esac
+	[ "$ref" = %q ] && mkdir "$d/first" 2>/dev/null && gate=yes
+done
+[ $gate = yes ] || exit 0
+: > "$d/held"
+i=0
+while [ ! -e "$d/open" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+exit 0
+`, dir, ref)
+}
+
+// TestPromiseTwoClaimsInOneClone (found by the soak): two claims of one
+// baton made side by side in the clone that wrote it, which the remote
+// never held, each push a claim creating its ref there, leased on
+// "absent". The first is held at the remote; without the clone's claims
+// lock the second lands meanwhile; a teammate's sync then empties the ref
+// (it retired the claim, or healed it away after the remote's gc lost
+// its object: here, a deletion at the remote), and the first lands on the
+// empty ref. The baton must be delivered once, by claim and by start (the
+// second start in a worktree of its own, as agents run).
+func TestPromiseTwoClaimsInOneClone(t *testing.T) {
+	for _, cmd := range []string{"claim", "start"} {
+		t.Run(cmd, func(t *testing.T) {
+			c := newCLI(t)
+			tm := newTeam(c, "a")
+			a := tm.clones["a"]
+			x := tm.end("a", "two-claims step X") // never synced: the remote never held it
+			second := a
+			if cmd == "start" {
+				second = filepath.Join(tm.dir, "a-wt")
+				c.must(a, "worktree", "add", "-q", "-b", "other", second)
+			}
+			gate := filepath.Join(tm.dir, "gate")
+			if err := os.Mkdir(gate, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tm.preReceive(holdFirstCreation(gate, batonRef))
+			p1 := c.spawn(a, nil, cmd, "--json", "--session", "s1", "--branch", "main")
+			waitFile(t, filepath.Join(gate, "held"), p1)
+			p2 := c.spawn(second, nil, cmd, "--json", "--session", "s2", "--branch", "main")
+			// Without the lock, s2's claim lands and s2 finishes in well
+			// under a second; with it, s2 waits for s1.
+			select {
+			case <-p2.done:
+			case <-time.After(5 * time.Second):
+			}
+			if _, _, code := c.run(tm.remote, nil, "rev-parse", "-q", "--verify", batonRef); code == 0 {
+				c.must(tm.remote, "update-ref", "-d", batonRef)
+			}
+			if err := os.WriteFile(filepath.Join(gate, "open"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p1.wait(t)
+			p2.wait(t)
+			s1 := parseStarted(t, p1.out.String(), p1.err.String(), p1.code)
+			s2 := parseStarted(t, p2.out.String(), p2.err.String(), p2.code)
+			times := 0
+			for _, s := range []started{s1, s2} {
+				if s.delivered(x) {
+					times++
+				}
+			}
+			if times != 1 || !s1.delivered(x) {
+				t.Fatalf("X (%s) delivered %d times, want once, to s1:\ns1: exit %d %s%s\ns2: exit %d %s%s", x, times, s1.code, s1.raw, s1.stderr, s2.code, s2.raw, s2.stderr)
+			}
+			// A claim that lost says so (exit 5); a start goes on without.
+			if want := map[string]int{"claim": 5, "start": 0}[cmd]; s2.code != want {
+				t.Errorf("s2, which waited for s1's claim: exit %d, want %d: %s%s", s2.code, want, s2.raw, s2.stderr)
+			}
+		})
+	}
+}
