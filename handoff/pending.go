@@ -307,19 +307,10 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 				b, won = c, true
 			}
 		}
-		if !won && held != n.Old && held != "" && !refstore.WrittenOver(ctx, st, n.Old, held) {
+		if !won && held != n.Old && held != "" {
 			// Lost, cancelled or replaced: nothing of ours to deliver,
 			// and a push still in flight cannot land (its lease names
 			// n.Old, or "absent" where the remote holds something now).
-			// Not when what the remote holds is older than the version
-			// the claim started from, which says nothing of the claim:
-			// that is the floor of a ref it holds no more (a heal took
-			// the claim away after the remote's gc lost its object, or
-			// the baton never reached it), or a version a late push put
-			// back over it. Finished below, as a ref holding nothing is
-			// (found by the simulation, seed 30217: the note dropped as
-			// lost, the claim healed back from this clone's blob and
-			// retired, and the baton delivered to nobody).
 			dropPending(ctx, st, n)
 			continue
 		}

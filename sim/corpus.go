@@ -1444,4 +1444,54 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpStart, Arg: 0x796b17a4, Faults: 0x81f5b4fcd2876ae5},
 		},
 	},
+	{
+		// The default simulation's seed 30217, 11 steps: a start's claim landed
+		// and the start died unrecorded; a sync retired the claim into a month at
+		// the remote whose tree the remote's gc then lost; a sync that did not
+		// hold the month deleted it and marked it lost, and another pushed its own
+		// month over the mark, leased on "absent". The next start here found the
+		// claim nowhere at the remote and dropped its note as lost: the baton was
+		// delivered to nobody. A push that would write a month marked lost, which
+		// the clone cannot heal, is held back (holdUnhealedMonths).
+		name: "a claim retired into a month the remote lost is not pushed over (start)", seed: 30217, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x9ad58fd0, Faults: 0x3f79e0d49d48ceaa},
+			{Clone: 1, Op: OpRetire, Arg: 0xabec5ca4, Faults: 0xc12f84b15f1486cb},
+			{Clone: 0, Op: OpStart, Arg: 0xffac4d97, Faults: 0x5ec0fd3abe7ec5f4},
+			{Clone: 0, Op: OpEnd, Arg: 0x1b7ead75, Faults: 0x21df5b6a4c716b0f},
+			{Clone: 1, Op: OpSync, Arg: 0xea05a9b2, Faults: 0xab597c5e004ccc6e},
+			{Clone: 0, Op: OpStart, Arg: 0x7c7e4dbd, Faults: 0x1612d9ef5b4d0381},
+			{Clone: 0, Op: OpStart, Arg: 0x382e43cf, Faults: 0x9d42493479ba8b91},
+			{Clone: 2, Op: OpSync, Arg: 0x9c664468, Faults: 0x29dfa10a7c926ad6},
+			{Clone: 1, Op: OpSync, Arg: 0xbffe31ce, Faults: 0xbef34c0466cca723},
+			{Clone: 2, Op: OpRetire, Arg: 0xe6fd50e9, Faults: 0xf3bcd561d348560b},
+			{Clone: 0, Op: OpStart, Arg: 0x9041e9e1, Faults: 0xb93605337c681a8d},
+		},
+	},
+	{
+		// The default simulation's seed 30217, the same at 14 steps: a claim won at the
+		// remote and retired into a month there, whose tree the remote's gc then
+		// lost; a sync that did not hold the month deleted it and marked it lost,
+		// and another sync then pushed its own month, leased on "absent", over the
+		// mark: the claim vanished from the remote's archive and the claim's note
+		// was dropped as lost. A push that would write a month marked lost, which
+		// this clone cannot heal, is held back until a clone that holds it does.
+		name: "no month is pushed over a month marked lost", seed: 30217, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpRetire, Arg: 0xabec5ca4, Faults: 0xc12f84b15f1486cb},
+			{Clone: 0, Op: OpEnd, Arg: 0x1b7ead75, Faults: 0x21df5b6a4c716b0f},
+			{Clone: 0, Op: OpStart, Arg: 0x7c7e4dbd, Faults: 0x1612d9ef5b4d0381},
+			{Clone: 0, Op: OpStart, Arg: 0x382e43cf, Faults: 0x9d42493479ba8b91},
+			{Clone: 2, Op: OpSync, Arg: 0x9c664468, Faults: 0x29dfa10a7c926ad6},
+			{Clone: 1, Op: OpStart, Arg: 0xd0f7dec8, Faults: 0x919faf886f1ab19e},
+			{Clone: 1, Op: OpSync, Arg: 0xc8499f5c, Faults: 0x1894b728fefafb18},
+			{Clone: 0, Op: OpSync, Arg: 0xbf19e184, Faults: 0xa4b7fd8a885f34e6},
+			{Clone: 1, Op: OpStart, Arg: 0x5a093b3d, Faults: 0xcf2c13d5b7ba9200},
+			{Clone: 1, Op: OpSync, Arg: 0xbffe31ce, Faults: 0xbef34c0466cca723},
+			{Clone: 1, Op: OpEnd, Arg: 0xf45a8d3, Faults: 0x6dfd56e1b7a34113},
+			{Clone: 2, Op: OpRetire, Arg: 0xe6fd50e9, Faults: 0xf3bcd561d348560b},
+			{Clone: 1, Op: OpSync, Arg: 0xfa13ede5, Faults: 0x3e2ce8724040bc66},
+			{Clone: 0, Op: OpStart, Arg: 0xdedbdad0, Faults: 0xae5d014b4e775102},
+		},
+	},
 }

@@ -207,6 +207,7 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 			return res, err
 		}
 		w := s.changes(j, &res)
+		s.holdUnhealedMonths(w)
 		s.snapshots(ctx, j, ids, &res)
 		if opts.DryRun {
 			return res, nil
@@ -305,6 +306,28 @@ func (s *syncRun) packLoose(ctx context.Context, res *Result) {
 	// Another pack-refs or gc holding packed-refs.lock is packing them.
 	if _, err := p.PackLoose(ctx, refstore.Root, packLooseAt); err != nil && !strings.Contains(err.Error(), "packed-refs.lock") {
 		res.Warnings = append(res.Warnings, "packing refs (git pack-refs): "+err.Error())
+	}
+}
+
+// holdUnhealedMonths holds this attempt's push back when it would write a
+// month of the archive that the remote marks lost and this clone cannot
+// heal: the remote lost the month's tree (its gc raced a push) and a sync
+// deleted the ref there, and pushing this clone's own month, leased on
+// "absent", would replace the lost one, whose entries only the clone that
+// holds it has (found by the simulation, seed 30217: a claim retired into
+// the lost month vanished from the remote's archive when another clone's
+// month took its place, and the claim's note was then dropped as lost).
+// Records marked so are left out of the join (leaveUnhealed); a month
+// cannot be, since what retires in this sync goes into it.
+func (s *syncRun) holdUnhealedMonths(w writes) {
+	if s.holdPush != "" {
+		return
+	}
+	for _, u := range w.remote {
+		if oid, ok := s.unhealed[u.Ref]; ok && strings.HasPrefix(u.Ref, refstore.ArchivePrefix) {
+			s.holdPush = fmt.Sprintf("nothing pushed: %s lost the object %s its %s named (its gc raced a push), and a clone that holds it is to push it back first; the next sync pushes", s.opts.Remote, oid, u.Ref)
+			return
+		}
 	}
 }
 
