@@ -1494,4 +1494,25 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpStart, Arg: 0xdedbdad0, Faults: 0xae5d014b4e775102},
 		},
 	},
+	{
+		// The widened simulation's seed 20071, 8 steps: a sync's push of this
+		// clone's baton got no answer (it landed); another clone claimed the baton
+		// and was handed it; the remote's gc lost the claim's object, a heal put it
+		// back, and a late copy of the heal's deletion took it away again; the
+		// remote then held no version and no archive of it, and a dismissal here
+		// took the baton for one the remote never had. A decision over a version
+		// this clone pushed in doubt, which the remote no longer holds, now waits
+		// for a sync (UndecidedError).
+		name: "a decision over a version pushed in doubt and gone from the remote waits for a sync", seed: 20071, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpSync, Arg: 0x6db6618a, Faults: 0xa82a5987c5f67db9},
+			{Clone: 0, Op: OpStart, Arg: 0x37a31cf3, Faults: 0x9e3b1ae10995c712},
+			{Clone: 0, Op: OpEnd, Arg: 0x7b6c0e2a, Faults: 0xf524911fe0356ba3},
+			{Clone: 0, Op: OpSync, Arg: 0x3011b765, Faults: 0x468d2537569c0cf3},
+			{Clone: 2, Op: OpStart, Arg: 0x26ed5886, Faults: 0x971b6de741324d0a},
+			{Clone: 2, Op: OpRetire, Arg: 0xb6e2fc17, Faults: 0x9002ba12c038edf5},
+			{Clone: 2, Op: OpSync, Arg: 0x6d310f3e, Faults: 0x7ea546b8a585c0b9},
+			{Clone: 0, Op: OpDismiss, Arg: 0x65b68e5c, Faults: 0xa68d466bc5c940a7},
+		},
+	},
 }

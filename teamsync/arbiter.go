@@ -295,6 +295,20 @@ func (e *RetiredError) Error() string {
 
 func (e *RetiredError) Unwrap() error { return refstore.ErrConflict }
 
+// UndecidedError is a claim or deletion of a baton that this clone pushed
+// to the remote by a sync that got no answer, which the remote holds no
+// version of now: it may have been decided there, and what became of it
+// is only known after a sync. Nothing was changed.
+type UndecidedError struct {
+	Remote, Ref, ID string
+}
+
+func (e *UndecidedError) Error() string {
+	return fmt.Sprintf("baton %s was pushed to %s by a sync that got no answer, and %s holds no version of it now: it may have been claimed, cancelled or dismissed there since; run `git handoff sync`, then try again", e.ID, e.Remote, e.Remote)
+}
+
+func (e *UndecidedError) Unwrap() error { return refstore.ErrConflict }
+
 // retiredAt reports a *RetiredError when the remote no longer holds up.Ref
 // and the version up replaces is one the remote decided and retired: the
 // remote held exactly that version when this clone last synced (the seen
@@ -304,8 +318,19 @@ func (e *RetiredError) Unwrap() error { return refstore.ErrConflict }
 func retiredAt(ctx context.Context, st refstore.Clone, remote string, up refstore.Update, id string) error {
 	k := kindOf(up.Ref)
 	retired := &RetiredError{Remote: remote, Ref: up.Ref, ID: id}
-	if seenAt(ctx, st, remote)[up.Ref] == up.Old {
+	seen, doubt := remoteNotes(ctx, st, remote)
+	if seen[up.Ref] == up.Old {
 		return retired
+	}
+	if doubt[up.Ref] == up.Old {
+		// Pushed there by a sync that got no answer: the remote may
+		// have held it, and decided it and lost the record since (a
+		// heal deleted its claim for an object its gc lost, and a late
+		// copy of that deletion took the claim put back), which its
+		// refs and archive no longer show (found by the widened
+		// simulation, seed 20071: a baton claimed and delivered
+		// elsewhere, then dismissed here as one the remote never had).
+		return &UndecidedError{Remote: remote, Ref: up.Ref, ID: id}
 	}
 	base := versionOf(ctx, st, k, up.Ref, up.Old)
 	if base == nil {

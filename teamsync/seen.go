@@ -70,14 +70,15 @@ func readRefNote(st refstore.Writer, p, url string) map[string]string {
 	return seen
 }
 
-// seenAt is readSeen for remote by its name, at its configured URL: nil
-// for a remote not configured, or with no note.
-func seenAt(ctx context.Context, st refstore.Clone, remote string) map[string]string {
+// remoteNotes is what this clone knows of what remote holds: its note of
+// what the remote held after the last sync (seen), and of what pushes
+// with no answer may have left there (doubt, doubt.go).
+func remoteNotes(ctx context.Context, st refstore.Clone, remote string) (seen, doubt map[string]string) {
 	rc, err := checkRemote(ctx, st, remote)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return readSeen(st, remote, rc.URL)
+	return readSeen(st, remote, rc.URL), readDoubt(st, remote, rc.URL)
 }
 
 // writeSeen replaces remote's note with seen.
