@@ -1515,4 +1515,30 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpDismiss, Arg: 0x65b68e5c, Faults: 0xa68d466bc5c940a7},
 		},
 	},
+	{
+		// The widened simulation's seed 20038: a baton's push got no answer and
+		// landed, and a teammate dismissed it at the remote; another clone's claim
+		// of a concurrent baton at the key won the tie-break there and replaced the
+		// tombstone, and its sync retired the claim. The dismissal was recorded
+		// nowhere (the push that dropped it archived nothing), so the first clone,
+		// which never learned the remote had held its baton, found it neither
+		// there nor in the archive, and its start delivered the dismissed baton.
+		// The baton a decision's tie drops is now archived once the push is known
+		// to have landed (teamsync tieLanded), as sync's tie-break archives it.
+		name: "a tombstone replaced by a tie at the arbiter, then its baton's waiting copy claimed", seed: 20038, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 1, Op: OpSync, Arg: 0xd3363619, Faults: 0xa43dcc4b919a906f},
+			{Clone: 2, Op: OpStart, Arg: 0x61aa2d2e, Faults: 0x6897fe6396cb7d2d},
+			{Clone: 2, Op: OpContinueRace, Arg: 0xf69f5251, Faults: 0x6430ec730d33552e},
+			{Clone: 1, Op: OpEnd, Arg: 0x734fdf43, Faults: 0x9f6d8dd04cee6ec9},
+			{Clone: 1, Op: OpSync, Arg: 0x97583d6e, Faults: 0x4613788179ca68bd},
+			{Clone: 2, Op: OpContinueFail, Arg: 0xfd880acd, Faults: 0x4af5be37315dec34},
+			{Clone: 0, Op: OpStart, Arg: 0xe90e669b, Faults: 0x1d0c3f9b6f90899e},
+			{Clone: 0, Op: OpDismiss, Arg: 0x1633139a, Faults: 0x9ded4bb73276207e},
+			{Clone: 2, Op: OpEnd, Arg: 0xa8681c1d, Faults: 0x3861b29b7998d9a},
+			{Clone: 2, Op: OpClaim, Arg: 0x92b794fd, Faults: 0x8ec6bf812e57f496},
+			{Clone: 2, Op: OpSync, Arg: 0x4da3ba3b, Faults: 0xc10c520c9305bdfc},
+			{Clone: 1, Op: OpStart, Arg: 0xd248068f, Faults: 0xd4ff0080cddfbfa8},
+		},
+	},
 }

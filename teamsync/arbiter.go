@@ -80,7 +80,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 	for attempt := 0; ; attempt++ {
 		theirs, tied, done, err := weigh(ctx, st, remote, tracking, up, k, ours)
 		if done && noted != nil {
-			tieLanded(ctx, st.Local(), *noted) // an earlier push landed, its answer lost
+			tieLanded(ctx, st, *noted) // an earlier push landed, its answer lost
 		}
 		if done || err != nil {
 			return err
@@ -102,7 +102,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 			// (a failed local write here must not lose it).
 			recordDecided(ctx, st, remote, tracking, up, theirs)
 			if tied {
-				tieLanded(ctx, st.Local(), *noted)
+				tieLanded(ctx, st, *noted)
 			}
 			return nil
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -159,4 +160,72 @@ func TestTombstoneFollowsTheWaitingBaton(t *testing.T) {
 	if want := []string{waiting.OID, tomb}; !slices.Equal(got, want) {
 		t.Fatalf("the remote took %q, want the waiting baton then the tombstone %q", got, want)
 	}
+}
+
+// A claim at the arbiter that replaces a teammate's concurrent baton (the
+// join's tie-break) takes that baton's history away from the remote: here
+// a dismissal, which nothing else records. Once the claim retires, a
+// clone holding the dismissed baton's waiting copy, whose push of it got
+// no answer (it never saw the remote hold it), must not be handed it: the
+// dropped tombstone reaches the archive with the claimer's next sync, as
+// sync's own tie-break archives what it drops (widened simulation, seed
+// 20038).
+func TestTieAtTheArbiterArchivesTheDroppedBaton(t *testing.T) {
+	tm := newTeam(t, 3)
+	ctx := context.Background()
+	a, b, c := tm.clones[0], tm.clones[1], tm.clones[2]
+	m := end(t, b, 0, "from b")
+	// b's push of it lands, its answer lost: no sync here saw it there.
+	git(t, b.Dir(), "push", "-q", "origin", mainRef+":"+mainRef)
+	syncAt(t, a, 1)
+	if _, err := handoff.Dismiss(ctx, a, handoff.DismissOptions{ID: m.ID, Arbiter: Arbiter{}}, clock(2)); err != nil {
+		t.Fatal(err)
+	}
+	tomb, err := exec.Command("git", "-C", tm.remote, "rev-parse", mainRef).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// c, away all along, writes two batons (the second replaces the
+	// first, as many writes as the dismissal's) and claims the newer: at
+	// the remote it wins the tie-break over the tombstone.
+	end(t, c, 3, "first from c")
+	n := end(t, c, 4, "from c")
+	got, err := claim(c, "s-c", 5, Arbiter{})
+	if err != nil || got.Handoff.ID != n.ID {
+		t.Fatalf("c's claim: %+v, %v; want %s", got.Handoff, err, n.ID)
+	}
+	syncAt(t, c, 6) // the claim retires, the tombstone archived with it
+	if out, _ := exec.Command("git", "-C", tm.remote, "for-each-ref", mainRef).Output(); len(out) != 0 {
+		t.Fatalf("the claimed baton did not retire at the remote: %s", out)
+	}
+	found, err := archivedThere(t, tm.remote, m.ID)
+	if err != nil || found != strings.TrimSpace(string(tomb)) {
+		t.Fatalf("the remote's archive holds %q for %s (%v), want the tombstone %s", found, m.ID, err, tomb)
+	}
+	res, err := claim(b, "s-b", 7, Arbiter{})
+	var re *RetiredError
+	if !errors.As(err, &re) {
+		t.Fatalf("b's claim of its waiting copy of the dismissed baton: %+v, %v; want a RetiredError", res.Handoff, err)
+	}
+}
+
+// archivedThere is the blob the newest of remote's archive months holds
+// for baton id, "" when none does.
+func archivedThere(t *testing.T, remote, id string) (string, error) {
+	t.Helper()
+	p, err := archive.BatonPath(id)
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command("git", "-C", remote, "for-each-ref", "--sort=-refname", "--format=%(refname)", refstore.ArchivePrefix).Output()
+	if err != nil {
+		return "", err
+	}
+	for _, month := range strings.Fields(string(out)) {
+		oid, err := exec.Command("git", "-C", remote, "rev-parse", "-q", "--verify", month+":"+p).Output()
+		if err == nil {
+			return strings.TrimSpace(string(oid)), nil
+		}
+	}
+	return "", nil
 }

@@ -58,13 +58,45 @@ func noteTie(ctx context.Context, l refstore.Local, t tie) error {
 	return l.Write(ctx, t.name(), data)
 }
 
-// tieLanded notes t's conflict, the push having landed, and drops its note.
-func tieLanded(ctx context.Context, l refstore.Local, t tie) {
+// tieLanded settles t, its push having landed: the baton it dropped is
+// archived here, its conflict noted, and its note drops (kept while
+// either fails, for settleTies to do again).
+//
+// The dropped baton is archived as sync's tie-break archives it
+// (archiveDropped), and the next sync carries it to the remote's month.
+// The remote held it, decided, and this push took its history away: a
+// dismissal or cancel there that nothing else records, so a clone
+// holding the baton's waiting copy, whose push of it got no answer and
+// which never learned the remote had it, found it neither at the remote
+// (the claim over it retired) nor in the archive, and claimed and
+// delivered it (found by the widened simulation, seed 20038: a baton
+// dismissed at the remote, a claim of a concurrent baton at the key
+// replacing the tombstone, the claim retired, and the waiting copy's
+// start handed it).
+func tieLanded(ctx context.Context, st refstore.Clone, t tie) {
+	l := st.Local()
+	archived := archiveTied(ctx, st, t)
 	n := refstore.ConflictNote{At: t.At, Ref: t.Ref, Kept: t.Kept, Dropped: t.Dropped,
 		Message: refstore.ConflictReflog + " from " + t.Remote + ": kept " + t.Kept + " over " + t.Dropped + " (a claim or deletion decided there)"}
-	if refstore.NoteConflict(ctx, l, n) == nil {
+	if refstore.NoteConflict(ctx, l, n) == nil && archived == nil {
 		_ = l.Remove(t.name())
 	}
+}
+
+// archiveTied archives here the baton t's push dropped for the one it
+// kept (archiveDroppedHere). Either version unreadable here leaves
+// nothing to archive.
+func archiveTied(ctx context.Context, st refstore.Clone, t tie) error {
+	k := kindOf(t.Ref)
+	if k == nil {
+		return nil
+	}
+	kept, dropped := versionOf(ctx, st, k, t.Ref, t.Kept), versionOf(ctx, st, k, t.Ref, t.Dropped)
+	if kept == nil || dropped == nil {
+		return nil
+	}
+	d := decision{ref: t.Ref, local: kept, remote: dropped, winner: kept, conflict: true}
+	return archiveDroppedHere(ctx, st, &d)
 }
 
 // settleTies settles the ties noted for remote by processes that are gone,
@@ -99,7 +131,7 @@ func settleTies(ctx context.Context, st refstore.Clone, remote string) {
 		switch {
 		case !known:
 		case landed:
-			tieLanded(ctx, l, t)
+			tieLanded(ctx, st, t)
 		default:
 			_ = l.Remove(t.name())
 		}
