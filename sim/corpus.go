@@ -1541,4 +1541,26 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpStart, Arg: 0xd248068f, Faults: 0xd4ff0080cddfbfa8},
 		},
 	},
+	{
+		// The widened simulation's seed 20091 (with continuations), 9 steps: a
+		// baton dismissed and undismissed elsewhere; a clone whose copy was the
+		// first waiting version dismissed it again, and the arbiter pushed that
+		// tombstone over the undismissed version at the remote as over "the same
+		// waiting baton", though it ranked below it (rev first); the next sync put
+		// the waiting version back and a start delivered the dismissed baton. A
+		// decision over a waiting version of the same baton it was not written over
+		// is made again from the remote's version (lostTo).
+		name: "a decision over a newer waiting version of its baton is made again", seed: 20091, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xab3b9915, Faults: 0x7e6c264aaeea0cc9},
+			{Clone: 2, Op: OpSync, Arg: 0x3edbf9c6, Faults: 0xbe69a267c09cb6fe},
+			{Clone: 0, Op: OpSync, Arg: 0x910e214e, Faults: 0xadc5ca7271de1daf},
+			{Clone: 0, Op: OpDismiss, Arg: 0xa2c4e079, Faults: 0x853e3395b0648b4b},
+			{Clone: 2, Op: OpUndismiss, Arg: 0x6d526a7c, Faults: 0x1449a53d67616fbd},
+			{Clone: 1, Op: OpSync, Arg: 0x78fbca70, Faults: 0x15f0d4eb6a4f623c},
+			{Clone: 2, Op: OpDismiss, Arg: 0x6e7ab03d, Faults: 0x9a62c20e7bde0862},
+			{Clone: 1, Op: OpSync, Arg: 0x1d96d447, Faults: 0x5b453645b1908cd0},
+			{Clone: 1, Op: OpStart, Arg: 0xfa3a802, Faults: 0x9ed8124895fccc25},
+		},
+	},
 }

@@ -435,8 +435,21 @@ func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.U
 	m, t := recOf[baton.Baton](mine), recOf[baton.Baton](theirs)
 	base := versionOf(ctx, st, k, up.Ref, up.Old)
 	if m.ID == t.ID {
+		if t.Live() && refstore.WrittenOver(ctx, st, up.Old, theirs.oid) {
+			return false, nil // the same waiting baton, ours written over what the remote holds: ours follows it
+		}
 		if t.Live() {
-			return false, nil // the same waiting baton: ours follows it
+			// A waiting version of the same baton that ours was not
+			// written over (an undismiss, a reoffer, written since
+			// elsewhere): ours would rank below it in every join (rev
+			// first), and the next sync would put the waiting version
+			// back over the decision (found by the widened simulation,
+			// seed 20091: a dismissal decided from a stale copy replaced
+			// the undismissed baton, a sync restored it, and a start
+			// delivered the dismissed baton). The local ref takes the
+			// remote's version, and the decision is made again from it.
+			adopt(ctx, st, remote, up.Ref, theirs, look)
+			return false, &refstore.ConflictError{Ref: up.Ref, Expected: up.Old, Actual: theirs.oid}
 		}
 	} else if base != nil {
 		// Another baton: it goes only if the join of the version we
