@@ -1563,4 +1563,18 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpStart, Arg: 0xfa3a802, Faults: 0x9ed8124895fccc25},
 		},
 	},
+	{
+		// The widened simulation's seed 20026 (with continuations), 3 steps: a
+		// claim by a session with no record was recorded in its clone and died
+		// before answering; a newer baton then arrived for the key. The claim run
+		// again rightly takes the newer baton (as after a claim that answered), and
+		// the checker now counts the first as stranded, as it counts a start that
+		// died after recording: the baton's claimed version is the claim's record.
+		name: "a claim recorded and died before answering, then a newer baton: stranded, not lost", seed: 20026, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x3acddab5, Faults: 0x640dee3434f9b171},
+			{Clone: 2, Op: OpClaim, Arg: 0x3d2e5804, Faults: 0xf704f8dc37f8e922},
+			{Clone: 1, Op: OpEnd, Arg: 0x9380ac73, Faults: 0x5d772e09b846b136},
+		},
+	},
 }

@@ -281,7 +281,13 @@ func (f *faulty) do(name string, call func() error) error {
 }
 
 func (f *faulty) Apply(ctx context.Context, msg string, ups ...refstore.Update) error {
-	return f.do("apply", func() error { return f.Clone.Apply(ctx, msg, ups...) })
+	return f.do("apply", func() error {
+		err := f.Clone.Apply(ctx, msg, ups...)
+		if err == nil {
+			f.in.w.led.noteRecordedClaim(msg)
+		}
+		return err
+	})
 }
 
 func (f *faulty) ApplyEach(ctx context.Context, msg string, ups ...refstore.Update) error {

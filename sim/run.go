@@ -43,6 +43,22 @@ type ledger struct {
 	// keeps when End died before saying so.
 	liveAt map[string]string
 	backBy map[string]string
+	// recordedClaims: baton id -> the session a claim recorded it for in
+	// its clone (the transaction "handoff: claimed <id> by <session>"
+	// committed), whatever became of the command after.
+	recordedClaims map[string]string
+}
+
+// noteRecordedClaim notes the claim a committed transaction with message
+// msg recorded, if it is one.
+func (l *ledger) noteRecordedClaim(msg string) {
+	rest, ok := strings.CutPrefix(msg, "handoff: claimed ")
+	if !ok {
+		return
+	}
+	if id, sid, ok := strings.Cut(rest, " by "); ok {
+		l.recordedClaims[id] = sid
+	}
 }
 
 func newLedger() *ledger {
@@ -50,6 +66,7 @@ func newLedger() *ledger {
 		written: map[string]string{}, seen: map[string]bool{}, delivered: map[string]string{},
 		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{}, claimedBy: map[string]string{}, tombed: map[string]bool{},
 		crashed: map[string]bool{}, parsed: map[string]bool{}, liveAt: map[string]string{}, backBy: map[string]string{},
+		recordedClaims: map[string]string{},
 	}
 }
 
@@ -547,6 +564,15 @@ func (w *world) finish(ctx context.Context) {
 		case stranded[id] != "":
 			// Delivered, in place of a start that died after its claim,
 			// to a start that recorded it and died too: the same.
+			w.rep.Faults["stranded_after_crash"]++
+		case w.led.claimedBy[id] != "" && w.led.crashed[w.led.claimedBy[id]] && w.led.recordedClaims[id] == w.led.claimedBy[id]:
+			// Claimed and recorded in its clone by a claim that died
+			// before answering, for a session with no record of its own:
+			// the baton's claimed version is the record, as a start's
+			// session record is above, and a claim run again takes a
+			// newer baton waiting, as it must after a claim that did
+			// answer (the widened simulation's seed 20026 with
+			// continuations).
 			w.rep.Faults["stranded_after_crash"]++
 		case w.led.claimedBy[id] != "" && w.led.crashed[w.led.claimedBy[id]] && w.claimsAgain(ctx, w.led.claimedBy[id], id):
 			// Claimed by a claim that died before saying so, for a
