@@ -71,12 +71,24 @@ func (h *harness) hookRange(min, stall time.Duration, refuse int) error {
 // say), and the blobs of those versions are unreachable, for the next
 // gc --prune=now to remove. The observation reads this log as the
 // remote's reflog. Short lines appended with O_APPEND do not interleave,
-// so hooks of concurrent pushes can share the log.
+// so hooks of concurrent pushes can share the log. soak-received/chain
+// has every update of a baton ref, deletions too, with the old value the
+// push was leased on, whether the remote still held that object, and the
+// git-handoff command that pushed it: the order in which decisions landed.
 const receivedHook = `#!/bin/sh
 d="$(dirname "$0")/../soak-received"
 mkdir -p "$d" || exit 0
+who=$PPID
+for _ in 1 2 3 4 5 6; do
+	case "$(cat /proc/$who/comm 2>/dev/null)" in git-handoff) break ;; esac
+	who=$(awk '{print $4}' /proc/$who/stat 2>/dev/null)
+	[ -n "$who" ] || break
+done
+pusher=$(tr '\0' ' ' </proc/$who/cmdline 2>/dev/null)
 while read old new ref; do
 	case "$ref" in refs/ao/handoffs/*) ;; *) continue ;; esac
+	had=1; git cat-file -e "$old" 2>/dev/null || had=0
+	printf '%s %s %s %s old-present=%s pid=%s %s\n' "$(date +%s.%N)" "$old" "$new" "$ref" "$had" "$who" "$pusher" >>"$d/chain"
 	case "$new" in *[!0]*) ;; *) continue ;; esac
 	[ -e "$d/$new" ] || { git cat-file blob "$new" >"$d/$new.$$" && mv "$d/$new.$$" "$d/$new"; }
 	printf '%s %s\n' "$new" "$ref" >>"$d/log"
