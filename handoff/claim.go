@@ -62,7 +62,11 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 		return ClaimResult{}, err
 	}
 	c := &claiming{st: st, arb: arbiter(opts.Arbiter), who: who, id: id, clock: clock}
-	defer lockClaims(st)()
+	unlock, err := lockClaims(ctx, st)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	defer unlock()
 	for attempt := 0; ; attempt++ {
 		last := attempt+1 >= claimAttempts
 		w, err := settle(ctx, st, c.arb, who, id)

@@ -167,7 +167,9 @@ func (c *carrying) decide(ctx context.Context, up refstore.Update) (err error) {
 		return nil
 	}
 	if c.unlock == nil {
-		c.unlock = lockClaims(c.st)
+		if c.unlock, err = lockClaims(ctx, c.st); err != nil {
+			return err
+		}
 	}
 	c.release(ctx)
 	b, err := baton.Read(ctx, c.st, up.Ref)

@@ -73,7 +73,11 @@ func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Cloc
 		return StartResult{}, err
 	}
 	s.refresh(ctx)
-	defer lockClaims(st)()
+	unlock, err := lockClaims(ctx, st)
+	if err != nil {
+		return StartResult{}, err
+	}
+	defer unlock()
 	// The session this worktree was bound to ends first: what it hands
 	// on (its automatic handoff, or a claim it never acted on) is then
 	// this session's to claim.

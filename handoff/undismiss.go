@@ -61,7 +61,11 @@ func Undismiss(ctx context.Context, st refstore.Clone, opts UndismissOptions, cl
 	if err != nil {
 		return res, err
 	}
-	defer lockClaims(st)()
+	unlock, err := lockClaims(ctx, st)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	back := prior.Baton
 	back.Cause = refstore.Cause{}
 	oid, data, err := refstore.WriteVersion(ctx, st, tomb.Ref, tomb.OID, &back.Cause, &back)
