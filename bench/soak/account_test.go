@@ -299,8 +299,9 @@ func TestInterpret(t *testing.T) {
 
 // TestLeasesTakenTwice reads a chain like seed 1006's: two claims leased
 // on one version of alice/main, both taken; a ref created (leased on
-// absent) twice over a retirement, and a chain of ordinary updates, are
-// not counted.
+// absent) twice over a retirement, a version retired and pushed back
+// before it was replaced, and a chain of ordinary updates, are not
+// counted.
 func TestLeasesTakenTwice(t *testing.T) {
 	dir := t.TempDir()
 	z := strings.Repeat("0", 40)
@@ -313,6 +314,12 @@ func TestLeasesTakenTwice(t *testing.T) {
 		"4.0 " + c + " " + z + " " + ref + " old-present=1 pid=4 git-handoff sync --retire",
 		"5.0 " + z + " " + d + " " + ref + " old-present=0 pid=5 git-handoff end",
 		"6.0 " + d + " " + a + " refs/ao/handoffs/private/bob/main old-present=1 pid=6",
+		// Seed 1009's: a version retired, pushed back by a sync, then
+		// replaced: leased on twice, written twice.
+		"7.0 " + z + " " + b + " refs/ao/handoffs/private/bob/topic old-present=0 pid=7 git-handoff claim",
+		"8.0 " + b + " " + z + " refs/ao/handoffs/private/bob/topic old-present=0 pid=8 git-handoff sync --retire",
+		"9.0 " + z + " " + b + " refs/ao/handoffs/private/bob/topic old-present=0 pid=9 git-handoff sync",
+		"10.0 " + b + " " + c + " refs/ao/handoffs/private/bob/topic old-present=1 pid=10 git-handoff start",
 		"",
 	}, "\n")
 	if err := os.WriteFile(filepath.Join(dir, "chain"), []byte(chain), 0o644); err != nil {

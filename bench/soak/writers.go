@@ -96,12 +96,12 @@ done
 exit 0
 `
 
-// leasesTakenTwice reads receivedHook's chain: the updates of a baton ref
-// the remote took with the same old value (not absent) more than once,
-// one line each, naming the pushes. Every baton version is a blob of its
-// own, so a ref never holds one value twice but where a late copy or a
-// heal pushes it back: two pushes leased on one version and both taken
-// are a remote whose leases did not hold (git's files backend, its
+// leasesTakenTwice reads receivedHook's chain: the versions of a baton ref
+// the remote took more pushes leased on than it was written there (once,
+// but where a late copy or a heal pushed it back), one line each, naming
+// the pushes. Every baton version is a blob of its own, so two pushes
+// leased on one version written once, both taken, are a remote whose
+// leases did not hold (git's files backend, its
 // packed-refs rewritten by the pack-refs and gc beside them: receive-pack
 // checks a lease against the packed-refs it read when it advertised its
 // refs, trusted while its size, inode and second look the same). Shown,
@@ -114,10 +114,15 @@ func leasesTakenTwice(dir string) []string {
 	}
 	type take struct{ new, pusher string }
 	takes := map[[2]string][]take{} // ref, old -> the pushes taken
+	written := map[[2]string]int{}  // ref, version -> pushes that wrote it
 	var order [][2]string
 	for _, l := range strings.Split(string(b), "\n") {
 		f := strings.SplitN(l, " ", 7)
-		if len(f) < 6 || !hexID(f[1]) || !hexID(f[2]) || strings.Trim(f[1], "0") == "" {
+		if len(f) < 6 || !hexID(f[1]) || !hexID(f[2]) {
+			continue
+		}
+		written[[2]string{f[3], f[2]}]++
+		if strings.Trim(f[1], "0") == "" {
 			continue
 		}
 		k := [2]string{f[3], f[1]}
@@ -132,7 +137,7 @@ func leasesTakenTwice(dir string) []string {
 	}
 	var out []string
 	for _, k := range order {
-		if len(takes[k]) < 2 {
+		if len(takes[k]) <= max(1, written[k]) {
 			continue
 		}
 		var ts []string
