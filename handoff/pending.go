@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"strings"
 
@@ -196,8 +197,7 @@ func UnsettledClaim(st refstore.Writer, id string) error {
 // running. A note from another host cannot be checked and counts as alive.
 func (p *pendingClaim) alive() bool {
 	// Ours is gone too: claims in this process run one at a time
-	// (lockClaims). So do claims of this clone's other processes, but a
-	// note can outlive its process (killed, or its record failed).
+	// (lockClaims).
 	return !Gone(p.Host, p.PID)
 }
 
@@ -476,42 +476,68 @@ func localUpdate(ctx context.Context, st refstore.Records, w *wonClaim) (refstor
 }
 
 // claimsInProcess serialises the claims of one repository within this
-// process (key: its common git dir): within one long-lived process (the
-// MCP server, the web page's API) two goroutines share a pid, so a note of
-// our own pid could be another goroutine's claim in flight. One claim at
-// a time per repository makes a note of our pid always a finished call's,
-// and so safe to settle.
+// process (key: its common git dir). Across processes the arbiter and the
+// notes' pids decide; within one long-lived process (the MCP server, the
+// web page's API) two goroutines share a pid, so a note of our own pid
+// could be another goroutine's claim in flight. One claim at a time per
+// repository makes a note of our pid always a finished call's, and so
+// safe to settle.
 var claimsInProcess sync.Map
 
-// claimsLock is the lock file (in the clone's notes) that serialises the
-// decisions on batons of one clone across its processes.
-const claimsLock = "claims.lock"
-
-// lockClaims serialises the decisions on batons made in one clone
-// (claims, a start's claim, cancels and dismissals, a replacement's
-// carried claim): within this process by a mutex, across processes by a
-// lock file (flock: a killed holder leaves none behind). Not only the
-// arbiter's lease: a remote on git's files backend can take two pushes
-// leased on the same version when a pack-refs or gc runs there beside
-// them (receive-pack checks the lease against the packed-refs it read
-// when it advertised its refs, trusted while the file's size, inode and
-// second look the same; measured: 21 to 114 of 184 to 500 leased pushes
-// taken twice, none on reftable or without the packing). The soak found
-// it twice: one baton delivered to two claims racing in one clone, each
-// told the remote took its push. One decision at a time per clone means a
-// second claim here reads the first one's outcome, recorded, and pushes
-// nothing. Claims racing from two clones still rest on the lease.
-func lockClaims(ctx context.Context, st refstore.Writer) (unlock func(), err error) {
+func lockClaims(st refstore.Writer) (unlock func()) {
 	mu, _ := claimsInProcess.LoadOrStore(st.Local().Path(""), &sync.Mutex{})
 	m := mu.(*sync.Mutex)
 	m.Lock()
-	release, err := st.Local().Lock(ctx, claimsLock)
-	if err != nil {
-		m.Unlock()
-		return nil, fmt.Errorf("waiting for this clone's other claims: %w", err)
+	return m.Unlock
+}
+
+// batonLocks are the locks of the batons one decision (a claim, a start,
+// a cancel or dismissal, an undismissal, a replacement's carried claim)
+// holds until it is answered: a decision on a baton pushed from this
+// clone is never in flight beside another one's on the same baton from
+// another process here. The remote's lease is not enough: a remote on
+// git's files backend can take two pushes leased on the same version when
+// a pack-refs or gc runs there beside them (receive-pack checks a lease
+// against the packed-refs it read when it advertised its refs, trusted
+// while the file's size, inode and second look the same; measured with
+// bench/leaserace.sh: none without the packing, none on reftable). The
+// soak found it twice: one baton delivered to two claims racing in one
+// clone, each told the remote took its push. Waiting here, the second
+// decision starts its push after the first one landed and was recorded:
+// it reads the first one's outcome, or the remote's refs it is told of
+// are current. Decisions from two clones still rest on the lease.
+type batonLocks map[string]func() // lock name -> its release
+
+// batonStripes is how many lock files the batons share
+// (claims/<n>.lock): two batons on one stripe only wait for each other.
+const batonStripes = 64
+
+// lock takes the lock of baton id, unless this decision holds it already
+// (flock: a second lock of the same file here would wait for itself).
+func (l batonLocks) lock(ctx context.Context, st refstore.Writer, id string) error {
+	name := batonLockName(id)
+	if l[name] != nil {
+		return nil
 	}
-	return func() {
+	release, err := st.Local().Lock(ctx, name)
+	if err != nil {
+		return fmt.Errorf("waiting for another decision on baton %s in this clone: %w", id, err)
+	}
+	l[name] = release
+	return nil
+}
+
+// batonLockName is the lock file of baton id, among the clone's notes.
+func batonLockName(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("claims/%02x.lock", h.Sum32()%batonStripes)
+}
+
+// release lets the batons go, once the decision is answered.
+func (l batonLocks) release() {
+	for name, release := range l {
 		release()
-		m.Unlock()
-	}, nil
+		delete(l, name)
+	}
 }

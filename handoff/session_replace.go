@@ -146,6 +146,7 @@ type carrying struct {
 	arb     Arbiter
 	session string
 	unlock  func()
+	locks   batonLocks // the baton carried (batonLocks)
 	note    *pendingClaim
 	pass    held
 	// carried says the last decision put the claim in the replacement's
@@ -167,13 +168,17 @@ func (c *carrying) decide(ctx context.Context, up refstore.Update) (err error) {
 		return nil
 	}
 	if c.unlock == nil {
-		if c.unlock, err = lockClaims(ctx, c.st); err != nil {
-			return err
-		}
+		c.unlock = lockClaims(c.st)
 	}
 	c.release(ctx)
 	b, err := baton.Read(ctx, c.st, up.Ref)
 	if err != nil {
+		return err
+	}
+	if c.locks == nil {
+		c.locks = batonLocks{}
+	}
+	if err := c.locks.lock(ctx, c.st, b.ID); err != nil {
 		return err
 	}
 	if c.pass, err = hold(ctx, c.st, "carry", up.New); err != nil {
@@ -217,8 +222,10 @@ func (c *carrying) done(ctx context.Context, recorded bool) {
 	c.unlocked()
 }
 
-// unlocked releases the claims lock the carry took, if it holds it.
+// unlocked releases the locks the carry took (the claims lock, the
+// baton's), if it holds them.
 func (c *carrying) unlocked() {
+	c.locks.release()
 	if c.unlock != nil {
 		c.unlock()
 		c.unlock = nil

@@ -73,11 +73,8 @@ func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Cloc
 		return StartResult{}, err
 	}
 	s.refresh(ctx)
-	unlock, err := lockClaims(ctx, st)
-	if err != nil {
-		return StartResult{}, err
-	}
-	defer unlock()
+	defer lockClaims(st)()
+	defer s.locks.release()
 	// The session this worktree was bound to ends first: what it hands
 	// on (its automatic handoff, or a claim it never acted on) is then
 	// this session's to claim.
@@ -130,6 +127,7 @@ type starting struct {
 	conflicts   []Conflict // joins the arbiter's answers made here
 	endedBound  string     // the session bound here that endBound ended
 	skipClaim   bool       // the arbiter could not be asked: deliver no baton
+	locks       batonLocks // the batons this start decides on (batonLocks)
 }
 
 // startPass is what one pass decided: the brief, and the records to write
@@ -169,7 +167,7 @@ func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, cloc
 	if err != nil {
 		return nil, err
 	}
-	s := &starting{st: st, opts: opts, clock: clock, id: id, who: who, arb: arbiter(opts.Arbiter), harnessName: harnessName, nativeID: nativeID}
+	s := &starting{st: st, opts: opts, clock: clock, id: id, who: who, arb: arbiter(opts.Arbiter), harnessName: harnessName, nativeID: nativeID, locks: batonLocks{}}
 	var hits []redact.Hit
 	if s.opts.Objective, hits = scrubText(opts.Objective); len(hits) > 0 {
 		s.notices.add(redactedNotice(hits) + " (the objective)")
@@ -350,6 +348,14 @@ func (s *starting) arbitrate(ctx context.Context, p *startPass) (again bool, err
 	if local {
 		p.note = nil // the transaction decides: nothing to note
 		return false, nil
+	}
+	// Another claim of this clone may be deciding it: wait for it, and
+	// decide again from what it left here.
+	if err := s.locks.lock(ctx, s.st, p.note.Baton); err != nil {
+		return false, err
+	}
+	if cur, err := refstore.ResolveID(ctx, s.st, p.claimUp.Ref); err != nil || cur != p.claimUp.Old {
+		return true, nil
 	}
 	news := []string{p.claimUp.New}
 	for _, u := range p.ups {

@@ -61,11 +61,12 @@ func Undismiss(ctx context.Context, st refstore.Clone, opts UndismissOptions, cl
 	if err != nil {
 		return res, err
 	}
-	unlock, err := lockClaims(ctx, st)
-	if err != nil {
+	defer lockClaims(st)()
+	locks := batonLocks{}
+	if err := locks.lock(ctx, st, tomb.ID); err != nil {
 		return res, err
 	}
-	defer unlock()
+	defer locks.release()
 	back := prior.Baton
 	back.Cause = refstore.Cause{}
 	oid, data, err := refstore.WriteVersion(ctx, st, tomb.Ref, tomb.OID, &back.Cause, &back)

@@ -51,9 +51,10 @@ import (
 //     crash leaves it for the next start, which settles it (the only way
 //     such a claim reaches its session). Per clone, not a ref: it names a
 //     process of this machine.
-//   - claims.lock: the lock under which this clone's processes decide on
-//     batons one at a time (handoff/pending.go, lockClaims); flock, so a
-//     killed holder leaves none; the file stays, empty.
+//   - claims/<nn>.lock: the locks under which this clone's processes
+//     decide on one baton one at a time (handoff/pending.go, batonLocks),
+//     64 of them, a baton's chosen by a hash of its id; flock, so a killed
+//     holder leaves none; the files stay, empty.
 //   - briefs/<session>.md: the whole brief for a launched agent to read
 //     (handoff/session.go), rewritten at each launch; plain text.
 //   - launch/: tmux launch files (tmuxrt), each removed by the launcher
