@@ -513,12 +513,16 @@ type batonLocks map[string]func() // lock name -> its release
 const batonStripes = 64
 
 // lock takes the lock of baton id, unless this decision holds it already
-// (flock: a second lock of the same file here would wait for itself).
+// (flock: a second lock of the same file here would wait for itself). A
+// decision holds one baton's lock at a time: it lets go of another's
+// first, so that two processes each holding one never wait for the
+// other's. What it decided on that one has landed or failed by then.
 func (l batonLocks) lock(ctx context.Context, st refstore.Writer, id string) error {
 	name := batonLockName(id)
 	if l[name] != nil {
 		return nil
 	}
+	l.release()
 	release, err := st.Local().Lock(ctx, name)
 	if err != nil {
 		return fmt.Errorf("waiting for another decision on baton %s in this clone: %w", id, err)
