@@ -61,9 +61,9 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 	if err != nil {
 		return ClaimResult{}, err
 	}
-	c := &claiming{st: st, arb: arbiter(opts.Arbiter), who: who, id: id, clock: clock}
+	c := &claiming{st: st, arb: arbiter(opts.Arbiter), who: who, id: id, clock: clock, locks: batonLocks{}}
 	defer lockClaims(st)()
-	defer c.lock.release()
+	defer c.locks.release()
 	for attempt := 0; ; attempt++ {
 		last := attempt+1 >= claimAttempts
 		w, err := settle(ctx, st, c.arb, who, id)
@@ -72,9 +72,7 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 		}
 		if w == nil {
 			var mine *ClaimResult
-			if w, mine, err = c.claimEligible(ctx); errors.Is(err, errClaimMoved) && !last {
-				continue // the other claim's outcome is in the refs or its note now
-			} else if err != nil {
+			if w, mine, err = c.claimEligible(ctx); err != nil {
 				return c.fail(err)
 			} else if mine != nil {
 				return *mine, nil
@@ -100,7 +98,7 @@ type claiming struct {
 	clock     Clock
 	notices   noticeSet
 	conflicts []Conflict
-	lock      claimLock
+	locks     batonLocks // the batons this claim decides on (batonLocks)
 }
 
 // fail is the claim's answer with err: the notices and conflicts so far.
@@ -113,17 +111,29 @@ func (c *claiming) fail(err error) (ClaimResult, error) {
 // eligible, mine is the baton of mine this session claimed already (else
 // the error says why there is none).
 func (c *claiming) claimEligible(ctx context.Context) (w *wonClaim, mine *ClaimResult, err error) {
-	h, warns, refused, err := eligible(ctx, c.st, c.who)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, w := range warns {
-		c.notices.add(w.String())
-	}
-	c.notices.addAll(refused)
-	if h == nil {
-		mine, err := c.noneEligible(ctx)
-		return nil, mine, err
+	var h *baton.Stored
+	for try := 0; ; try++ {
+		var warns []baton.Warning
+		var refused []string
+		if h, warns, refused, err = eligible(ctx, c.st, c.who); err != nil {
+			return nil, nil, err
+		}
+		for _, w := range warns {
+			c.notices.add(w.String())
+		}
+		c.notices.addAll(refused)
+		if h == nil {
+			mine, err := c.noneEligible(ctx)
+			return nil, mine, err
+		}
+		// Another claim of this clone may be deciding it: wait for it,
+		// and decide from what it left here.
+		if err := c.locks.lock(ctx, c.st, h.ID); err != nil {
+			return nil, nil, err
+		}
+		if cur, err := refstore.ResolveID(ctx, c.st, h.Ref); err == nil && cur == h.OID || try == claimAttempts {
+			break
+		}
 	}
 	claimed, up, err := baton.Claimed(ctx, c.st, *h, c.id, c.clock())
 	if err != nil {
@@ -135,15 +145,6 @@ func (c *claiming) claimEligible(ctx context.Context) (w *wonClaim, mine *ClaimR
 	// A claim no remote decides is decided by recordClaim's
 	// transaction, with nothing to note before it.
 	if decider, local := pinned(ctx, c.st, c.arb, up.Ref); !local {
-		if err := c.lock.take(ctx, c.st); err != nil {
-			return nil, nil, err
-		}
-		if other, ok := claimable(ctx, c.st, note, c.id); !ok {
-			if other != nil && other.alive() {
-				return nil, nil, fmt.Errorf("%w: %s", errClaimMoved, unsettledHere(other, h.ID))
-			}
-			return nil, nil, errClaimMoved
-		}
 		if w, err = c.arbitrate(ctx, decider, w, up); err != nil {
 			return nil, nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"strings"
 
@@ -474,80 +475,6 @@ func localUpdate(ctx context.Context, st refstore.Records, w *wonClaim) (refstor
 	return refstore.Update{Ref: ref, New: w.baton.OID, Old: cur}, true, nil
 }
 
-// claimsLock is the lock, under the clone's local state, that a start or
-// claim holds from the moment it has a claim of its own to push until it
-// is done (claimLock).
-const claimsLock = "claims.lock"
-
-// claimLock keeps two processes of one clone from pushing two claims of
-// one baton at once. A claim of a baton the remote never held creates its
-// ref there, leased on "absent", and that lease holds again whenever the
-// ref is emptied: by a teammate's sync retiring the claim that landed, or
-// healing it away after the remote's gc lost its object. Two claims of one
-// baton made side by side in the clone that wrote it each pushed their own
-// version; the first landed, was emptied away, and the second, held at the
-// remote meanwhile, landed on the empty ref: one baton delivered to two
-// sessions (found by the soak: two claim commands in one clone, with git
-// gc --prune=now at the remote). Other clones cannot race that way: a
-// baton they hold came from the remote, and their leases name it.
-//
-// The lock is taken only by a process with a claim to push, and kept to
-// the end of its command (release, deferred), when its claim is recorded
-// here or noted for whoever comes next; a process killed meanwhile drops
-// it with its descriptors. The process that takes it next checks that the
-// baton is still what it decided from (claimable).
-type claimLock struct{ unlock func() }
-
-// take waits for the clone's claims lock, once per command.
-func (l *claimLock) take(ctx context.Context, st refstore.Writer) error {
-	if l.unlock != nil {
-		return nil
-	}
-	unlock, err := st.Local().Lock(ctx, claimsLock)
-	if err != nil {
-		return fmt.Errorf("waiting for another claim in this clone: %w", err)
-	}
-	l.unlock = unlock
-	return nil
-}
-
-// release lets the next claim of this clone go.
-func (l *claimLock) release() {
-	if l.unlock != nil {
-		l.unlock()
-		l.unlock = nil
-	}
-}
-
-// errClaimMoved is a claim decided from a version of the baton that is
-// no longer the one here, or a baton another claim made here has not
-// settled: it is decided again.
-var errClaimMoved = fmt.Errorf("the baton changed while this claim waited for another claim in this clone (%w)", refstore.ErrConflict)
-
-// claimable reports, with the claims lock held, whether the claim n may be
-// pushed: the baton ref here still holds the waiting version n starts
-// from, and no other session's claim of it made in this clone is left
-// unsettled, whose push may land yet. other is that claim's note, when
-// there is one: the next settle takes it over once its process is gone.
-func claimable(ctx context.Context, st refstore.Writer, n *pendingClaim, me string) (other *pendingClaim, ok bool) {
-	cur, err := refstore.ResolveID(ctx, st, n.Ref)
-	if err != nil || cur != n.Old {
-		return nil, false
-	}
-	for _, o := range pendingClaims(st) {
-		if o.Ref == n.Ref && o.Session != me && o.taker != me {
-			return o, false
-		}
-	}
-	return nil, true
-}
-
-// unsettledHere says that other's claim of baton id, made in this clone by
-// a process still running, keeps this one from claiming it.
-func unsettledHere(other *pendingClaim, id string) string {
-	return fmt.Sprintf("baton %s was not claimed: session %s's claim of it, made in this clone by a process still running, is not settled yet (its outcome was never learned); a later start or claim here settles it", id, other.Session)
-}
-
 // claimsInProcess serialises the claims of one repository within this
 // process (key: its common git dir). Across processes the arbiter and the
 // notes' pids decide; within one long-lived process (the MCP server, the
@@ -562,4 +489,59 @@ func lockClaims(st refstore.Writer) (unlock func()) {
 	m := mu.(*sync.Mutex)
 	m.Lock()
 	return m.Unlock
+}
+
+// batonLocks are the locks of the batons one decision (a claim, a start,
+// a cancel or dismissal, an undismissal, a replacement's carried claim)
+// holds until it is answered: a decision on a baton pushed from this
+// clone is never in flight beside another one's on the same baton from
+// another process here. The remote's lease is not enough: a remote on
+// git's files backend can take two pushes leased on the same version when
+// a pack-refs or gc runs there beside them (receive-pack checks a lease
+// against the packed-refs it read when it advertised its refs, trusted
+// while the file's size, inode and second look the same; measured with
+// bench/leaserace.sh: none without the packing, none on reftable). The
+// soak found it twice: one baton delivered to two claims racing in one
+// clone, each told the remote took its push. Waiting here, the second
+// decision starts its push after the first one landed and was recorded:
+// it reads the first one's outcome, or the remote's refs it is told of
+// are current. Decisions from two clones still rest on the lease.
+type batonLocks map[string]func() // lock name -> its release
+
+// batonStripes is how many lock files the batons share
+// (claims/<n>.lock): two batons on one stripe only wait for each other.
+const batonStripes = 64
+
+// lock takes the lock of baton id, unless this decision holds it already
+// (flock: a second lock of the same file here would wait for itself). A
+// decision holds one baton's lock at a time: it lets go of another's
+// first, so that two processes each holding one never wait for the
+// other's. What it decided on that one has landed or failed by then.
+func (l batonLocks) lock(ctx context.Context, st refstore.Writer, id string) error {
+	name := batonLockName(id)
+	if l[name] != nil {
+		return nil
+	}
+	l.release()
+	release, err := st.Local().Lock(ctx, name)
+	if err != nil {
+		return fmt.Errorf("waiting for another decision on baton %s in this clone: %w", id, err)
+	}
+	l[name] = release
+	return nil
+}
+
+// batonLockName is the lock file of baton id, among the clone's notes.
+func batonLockName(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("claims/%02x.lock", h.Sum32()%batonStripes)
+}
+
+// release lets the batons go, once the decision is answered.
+func (l batonLocks) release() {
+	for name, release := range l {
+		release()
+		delete(l, name)
+	}
 }

@@ -146,9 +146,9 @@ type carrying struct {
 	arb     Arbiter
 	session string
 	unlock  func()
+	locks   batonLocks // the baton carried (batonLocks)
 	note    *pendingClaim
 	pass    held
-	lock    claimLock
 	// carried says the last decision put the claim in the replacement's
 	// transaction: only then does the transaction record it.
 	carried bool
@@ -175,20 +175,16 @@ func (c *carrying) decide(ctx context.Context, up refstore.Update) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := c.lock.take(ctx, c.st); err != nil {
-		return err
+	if c.locks == nil {
+		c.locks = batonLocks{}
 	}
-	note := &pendingClaim{Baton: b.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: c.session}
-	if other, ok := claimable(ctx, c.st, note, c.session); !ok {
-		if other != nil {
-			return fmt.Errorf("%w: %s", errClaimMoved, unsettledHere(other, b.ID))
-		}
-		return errClaimMoved // the replacement joins again (a lost swap)
+	if err := c.locks.lock(ctx, c.st, b.ID); err != nil {
+		return err
 	}
 	if c.pass, err = hold(ctx, c.st, "carry", up.New); err != nil {
 		return err
 	}
-	c.note, note.Held = note, c.pass.group
+	c.note = &pendingClaim{Baton: b.ID, Ref: up.Ref, Old: up.Old, Claimed: up.New, Session: c.session, Held: c.pass.group}
 	if err := notePending(ctx, c.st, c.note); err != nil {
 		c.note = nil
 		return err
@@ -226,9 +222,10 @@ func (c *carrying) done(ctx context.Context, recorded bool) {
 	c.unlocked()
 }
 
-// unlocked releases the claims lock the carry took, if it holds it.
+// unlocked releases the locks the carry took (the claims lock, the
+// baton's), if it holds them.
 func (c *carrying) unlocked() {
-	c.lock.release()
+	c.locks.release()
 	if c.unlock != nil {
 		c.unlock()
 		c.unlock = nil

@@ -51,10 +51,10 @@ import (
 //     crash leaves it for the next start, which settles it (the only way
 //     such a claim reaches its session). Per clone, not a ref: it names a
 //     process of this machine.
-//   - claims.lock: held by a start, claim or replacement from the moment
-//     it has a claim of its own to push until it is done, so that two
-//     processes of this clone never push two claims of one baton
-//     (handoff/pending.go, claimLock); empty, kept.
+//   - claims/<nn>.lock: the locks under which this clone's processes
+//     decide on one baton one at a time (handoff/pending.go, batonLocks),
+//     64 of them, a baton's chosen by a hash of its id; flock, so a killed
+//     holder leaves none; the files stay, empty.
 //   - briefs/<session>.md: the whole brief for a launched agent to read
 //     (handoff/session.go), rewritten at each launch; plain text.
 //   - launch/: tmux launch files (tmuxrt), each removed by the launcher

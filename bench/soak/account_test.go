@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -292,5 +294,43 @@ func TestInterpret(t *testing.T) {
 	interpret(&op, result{stdout: `{"cancelled": true, "handoff": {"nextSteps": ["` + m1 + `"]}}`})
 	if strings.Join(op.Cancelled, ",") != m1 {
 		t.Errorf("cancel: cancelled=%v, want [%s]", op.Cancelled, m1)
+	}
+}
+
+// TestLeasesTakenTwice reads a chain like seed 1006's: two claims leased
+// on one version of alice/main, both taken; a ref created (leased on
+// absent) twice over a retirement, a version retired and pushed back
+// before it was replaced, and a chain of ordinary updates, are not
+// counted.
+func TestLeasesTakenTwice(t *testing.T) {
+	dir := t.TempDir()
+	z := strings.Repeat("0", 40)
+	a, b, c, d := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40), strings.Repeat("d", 40)
+	ref := "refs/ao/handoffs/private/alice/main"
+	chain := strings.Join([]string{
+		"1.0 " + z + " " + a + " " + ref + " old-present=0 pid=1 git-handoff end",
+		"2.0 " + a + " " + b + " " + ref + " old-present=1 pid=2 git-handoff start --session s-1",
+		"3.0 " + a + " " + c + " " + ref + " old-present=1 pid=3 git-handoff claim --session c-2",
+		"4.0 " + c + " " + z + " " + ref + " old-present=1 pid=4 git-handoff sync --retire",
+		"5.0 " + z + " " + d + " " + ref + " old-present=0 pid=5 git-handoff end",
+		"6.0 " + d + " " + a + " refs/ao/handoffs/private/bob/main old-present=1 pid=6",
+		// Seed 1009's: a version retired, pushed back by a sync, then
+		// replaced: leased on twice, written twice.
+		"7.0 " + z + " " + b + " refs/ao/handoffs/private/bob/topic old-present=0 pid=7 git-handoff claim",
+		"8.0 " + b + " " + z + " refs/ao/handoffs/private/bob/topic old-present=0 pid=8 git-handoff sync --retire",
+		"9.0 " + z + " " + b + " refs/ao/handoffs/private/bob/topic old-present=0 pid=9 git-handoff sync",
+		"10.0 " + b + " " + c + " refs/ao/handoffs/private/bob/topic old-present=1 pid=10 git-handoff start",
+		"",
+	}, "\n")
+	if err := os.WriteFile(filepath.Join(dir, "chain"), []byte(chain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := leasesTakenTwice(dir)
+	if len(got) != 1 || !strings.Contains(got[0], ref+": leased on aaaaaaaaaaaa and taken 2 times") ||
+		!strings.Contains(got[0], `bbbbbbbbbbbb by "git-handoff start --session s-1"`) || !strings.Contains(got[0], `cccccccccccc by "git-handoff claim --session c-2"`) {
+		t.Fatalf("taken twice: %q", got)
+	}
+	if got := leasesTakenTwice(t.TempDir()); got != nil {
+		t.Fatalf("no chain: %q", got)
 	}
 }

@@ -288,6 +288,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
 		len(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts, f.PruneRaced)
 	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d dangling-refs=%d\n", len(fsckFail), len(locks), f.Dangling)
+	printTakenTwice(w, c.details, h.receivedDir())
 	printDetails(w, c.details, f.Details, fsckFail, locks, maintFail, writerFail)
 	bad := f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.Dangling+f.FalseLost+f.Unclear+len(fsckFail)+len(locks) > 0
 	finish(w, h, c.keep || bad)
@@ -398,6 +399,20 @@ func settle(ctx context.Context, h *harness) string {
 	return strings.Join(codes, ",")
 }
 
+// printTakenTwice says how many times the remote took two pushes leased
+// on one version of a baton ref (leasesTakenTwice), and the first n.
+func printTakenTwice(w io.Writer, n int, received string) {
+	twice := leasesTakenTwice(received)
+	fmt.Fprintf(w, "soak-remote: leases-taken-twice=%d (shown, not judged: the remote's answer, not git-handoff's)\n", len(twice))
+	for i, t := range twice {
+		if i == n {
+			fmt.Fprintf(w, "  (%d more: %s/chain)\n", len(twice)-n, received)
+			break
+		}
+		fmt.Fprintf(w, "  taken-twice: %s\n", t)
+	}
+}
+
 func printDetails(w io.Writer, n int, lists ...[]string) {
 	for _, l := range lists {
 		byKind := map[string]int{}
@@ -463,5 +478,6 @@ func reaccount(ctx context.Context, dir string, w io.Writer) error {
 	for _, d := range f.Details {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
+	printTakenTwice(w, 1<<30, h.receivedDir())
 	return nil
 }
