@@ -27,6 +27,20 @@ type Arbiter interface {
 // deciding anywhere else could let two clones win.
 var ErrNoArbiter = errors.New("no arbiter for claims")
 
+// ErrNotPushed marks an Arbiter's refusal made before it pushed anything
+// (what the remote holds there cannot be known yet: its ref marked lost, a
+// heal there half done). The message is the refusal's own.
+var ErrNotPushed = errors.New("refused before any push")
+
+// nothingLanded reports whether err, an Arbiter's answer, says that
+// nothing of the decision can land at the remote: refused before any push
+// (ErrNoArbiter, ErrNotPushed), or the whole push refused. What was noted
+// for the push then goes: kept, the note of a claim its session was told
+// it did not get would have the next claim here push it, and deliver it.
+func nothingLanded(err error) bool {
+	return errors.Is(err, ErrNoArbiter) || errors.Is(err, ErrNotPushed) || refstore.Refused(err)
+}
+
 // Local arbitrates nothing: the local ref transaction decides, as with
 // --offline or a repository without a remote.
 type Local struct{}

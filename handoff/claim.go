@@ -267,7 +267,7 @@ func (c *claiming) arbitrate(ctx context.Context, decider Arbiter, w *wonClaim, 
 		}
 		return w, nil
 	}
-	if errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) || refstore.Refused(err) {
+	if errors.Is(err, refstore.ErrConflict) || nothingLanded(err) {
 		dropPending(ctx, c.st, note) // someone else's, not a baton to claim, never pushed, or refused whole
 	}
 	var se *SupersededError

@@ -194,7 +194,7 @@ func (c *carrying) decide(ctx context.Context, up refstore.Update) (err error) {
 	if errors.As(err, &ce) && ce.Baton.ClaimedBySession == c.session {
 		return nil // an earlier attempt's push
 	}
-	if err != nil && (errors.Is(err, refstore.ErrConflict) || errors.Is(err, ErrNoArbiter) || refstore.Refused(err)) {
+	if err != nil && (errors.Is(err, refstore.ErrConflict) || nothingLanded(err)) {
 		c.release(ctx) // decided elsewhere, or never pushed: nothing pending
 	}
 	return err

@@ -388,7 +388,7 @@ func (s *starting) arbitrate(ctx context.Context, p *startPass) (again bool, err
 		}
 		return true, nil
 	}
-	if errors.Is(err, ErrNoArbiter) || refstore.Refused(err) {
+	if nothingLanded(err) {
 		// Refused before any push, or the whole push refused: nothing is
 		// left to settle, and a note kept would have the next claim here
 		// complete it for a session that was told it was not claimed.

@@ -77,6 +77,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		attempts = 3
 	}
 	var noted *tie // the tie this decision's push may have settled (ties.go)
+	pushed := false
 	for attempt := 0; ; attempt++ {
 		theirs, tied, done, err := weigh(ctx, st, remote, tracking, up, k, ours)
 		if done && noted != nil {
@@ -86,11 +87,15 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 			return err
 		}
 		if t, err := beforePush(ctx, st, remote, up, theirs, tied); err != nil {
+			if !pushed {
+				return notPushed{err}
+			}
 			return err
 		} else if t != nil {
 			noted = t
 		}
 		push, first := pushNow(up, theirs, ours)
+		pushed = true // from here on it may land, whatever the answer
 		perr := st.Push(ctx, remote, []refstore.Update{push}, refstore.PushOptions{NoVerify: true})
 		if perr == nil && first {
 			recordDecided(ctx, st, remote, tracking, push, nil)
@@ -140,6 +145,17 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		}
 	}
 }
+
+// notPushed is a decision refused before this call pushed anything (the
+// ref marked lost at the remote, a heal there half done): what its caller
+// noted for the push goes (handoff.ErrNotPushed). Kept, the note of a
+// claim told "nothing was claimed" was pushed for the first time by the
+// clone's next start, which delivered the baton to itself with the first
+// session named as claimer at the remote (found by the soak:
+// false-lost-claims, seeds 1004 and 1018).
+type notPushed struct{ error }
+
+func (e notPushed) Unwrap() []error { return []error{e.error, handoff.ErrNotPushed} }
 
 // A tombstone is never pushed to create its ref at the remote: the
 // waiting baton it deletes is pushed first, then the tombstone with a
