@@ -308,7 +308,7 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 				b, won = c, true
 			}
 		}
-		if !won && held != n.Old && held != "" {
+		if !won && held != n.Old && held != "" && decidedThere(ctx, st, n, held) {
 			// Lost, cancelled or replaced: nothing of ours to deliver,
 			// and a push still in flight cannot land (its lease names
 			// n.Old, or "absent" where the remote holds something now).
@@ -339,6 +339,24 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 		return &wonClaim{note: n, baton: b, decided: true}, nil
 	}
 	return nil, nil
+}
+
+// decidedThere reports whether held, what the arbiter holds at n's ref
+// (or, with the ref empty, the last version it retired there), says what
+// became of n's baton: a version of it, or one written over it. Another
+// baton's, written without it, says nothing: the floor of a baton retired
+// at the ref before this one was written, or a baton the remote holds
+// there now, which a retirement can empty again, and a claim pushed
+// leased on "absent" would then land (found by the simulation, seed 20024
+// with four clones: a claim's push got no answer, the next start here
+// dropped its note against the floor of the baton before it, the push
+// landed, and the baton was delivered to nobody). Such a note is finished
+// instead, and the arbiter's own checks decide it.
+func decidedThere(ctx context.Context, st refstore.Records, n *pendingClaim, held string) bool {
+	if b, ok := readClaim(ctx, st, n.Ref, held); ok && b.ID == n.Baton {
+		return true
+	}
+	return refstore.WrittenOver(ctx, st, held, n.Old)
 }
 
 // An Archiver is an Arbiter that keeps what it decided and retired (the

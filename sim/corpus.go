@@ -9,12 +9,17 @@ type Case struct {
 	deaths bool // with process deaths among the faults
 	wide   bool // the widened run (Config.Wide)
 	cont   bool // with the continuation operations (Config.Continue)
+	clones int  // clones of the remote (0: 3)
 	steps  []Step
 }
 
 // Config is the case's configuration.
 func (c Case) Config() Config {
-	return Config{Seed: c.seed, Clones: 3, NoFaults: !c.faults, NoCrash: !c.deaths, Wide: c.wide, Continue: c.cont}
+	clones := c.clones
+	if clones == 0 {
+		clones = 3
+	}
+	return Config{Seed: c.seed, Clones: clones, NoFaults: !c.faults, NoCrash: !c.deaths, Wide: c.wide, Continue: c.cont}
 }
 
 // Corpus are the runs the simulation failed, shrunk and kept: each must
@@ -1575,6 +1580,30 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpEnd, Arg: 0x3acddab5, Faults: 0x640dee3434f9b171},
 			{Clone: 2, Op: OpClaim, Arg: 0x3d2e5804, Faults: 0xf704f8dc37f8e922},
 			{Clone: 1, Op: OpEnd, Arg: 0x9380ac73, Faults: 0x5d772e09b846b136},
+		},
+	},
+	{
+		// A helper's sweep with four clones, seed 20024 (with continuations),
+		// 12 steps: a claim's push got no answer (leased on "absent": the remote
+		// had never held the baton); the next start here compared the note with
+		// the archive floor of the baton retired at the key before this one, took
+		// the claim for lost and dropped the note; the push landed, retired, and
+		// the baton was delivered to nobody. Another baton's version, not written
+		// over this one, says nothing of the claim: the note is finished instead.
+		name: "a claim's note is not dropped against another baton's floor", seed: 20024, faults: true, deaths: true, wide: true, cont: true, clones: 4,
+		steps: []Step{
+			{Clone: 1, Op: OpLeaseTake, Arg: 0x24184cf9, Faults: 0x1ad0f6d8f8760c26},
+			{Clone: 2, Op: OpStart, Arg: 0x933125fe, Faults: 0xcba1161844905f6b},
+			{Clone: 1, Op: OpLeaseTake, Arg: 0x98b98332, Faults: 0x7ad0c0d839fa7a5f},
+			{Clone: 2, Op: OpAutoEnd, Arg: 0x71d8b226, Faults: 0xeb932be2a1dfb585},
+			{Clone: 2, Op: OpClaim, Arg: 0xfe0b099d, Faults: 0xa84124425ab1ad05},
+			{Clone: 3, Op: OpSync, Arg: 0xfc37a849, Faults: 0xd34af76731ea0118},
+			{Clone: 3, Op: OpEnd, Arg: 0x5287e1b5, Faults: 0x36bcc30c39f55cf6},
+			{Clone: 3, Op: OpClaim, Arg: 0x92c7d000, Faults: 0x382e8d6dc9458f6a},
+			{Clone: 3, Op: OpStart, Arg: 0x4773da98, Faults: 0xf3db6a3b43b22c6b},
+			{Clone: 3, Op: OpContinue, Arg: 0xb42ff80e, Faults: 0x104954f37ee71227},
+			{Clone: 0, Op: OpReplace, Arg: 0x51e9256f, Faults: 0x4ad5238ea8890dcc},
+			{Clone: 3, Op: OpRetire, Arg: 0xd93b09c4, Faults: 0x8953fee0a8b2753a},
 		},
 	},
 }
