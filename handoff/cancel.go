@@ -68,11 +68,11 @@ func Cancel(ctx context.Context, st refstore.Clone, opts CancelOptions, clock Cl
 // the join reported one) when another baton replaced it.
 func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.Stored, reason string, now time.Time) (baton.Stored, *Conflict, error) {
 	defer lockClaims(st)()
-	locks := batonLocks{}
-	if err := locks.lock(ctx, st, h.ID); err != nil {
+	var lock batonLock
+	if err := lock.lock(ctx, st, h.ID); err != nil {
 		return baton.Stored{}, nil, err
 	}
-	defer locks.release()
+	defer lock.unlock()
 	// A planted defect (package sim): false without the simdefects tag.
 	if simdefect.On(simdefect.NoTombstone) {
 		return h, nil, nil

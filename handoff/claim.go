@@ -61,9 +61,9 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 	if err != nil {
 		return ClaimResult{}, err
 	}
-	c := &claiming{st: st, arb: arbiter(opts.Arbiter), who: who, id: id, clock: clock, locks: batonLocks{}}
+	c := &claiming{st: st, arb: arbiter(opts.Arbiter), who: who, id: id, clock: clock}
 	defer lockClaims(st)()
-	defer c.locks.release()
+	defer c.lock.unlock()
 	for attempt := 0; ; attempt++ {
 		last := attempt+1 >= claimAttempts
 		w, err := settle(ctx, st, c.arb, who, id)
@@ -98,7 +98,7 @@ type claiming struct {
 	clock     Clock
 	notices   noticeSet
 	conflicts []Conflict
-	locks     batonLocks // the batons this claim decides on (batonLocks)
+	lock      batonLock // the baton this claim decides on
 }
 
 // fail is the claim's answer with err: the notices and conflicts so far.
@@ -128,7 +128,7 @@ func (c *claiming) claimEligible(ctx context.Context) (w *wonClaim, mine *ClaimR
 		}
 		// Another claim of this clone may be deciding it: wait for it,
 		// and decide from what it left here.
-		if err := c.locks.lock(ctx, c.st, h.ID); err != nil {
+		if err := c.lock.lock(ctx, c.st, h.ID); err != nil {
 			return nil, nil, err
 		}
 		if cur, err := refstore.ResolveID(ctx, c.st, h.Ref); err == nil && cur == h.OID || try == claimAttempts {

@@ -509,7 +509,7 @@ func lockClaims(st refstore.Writer) (unlock func()) {
 	return m.Unlock
 }
 
-// batonLocks are the locks of the batons one decision (a claim, a start,
+// batonLock is the lock of the baton one decision (a claim, a start,
 // a cancel or dismissal, an undismissal, a replacement's carried claim)
 // holds until it is answered: a decision on a baton pushed from this
 // clone is never in flight beside another one's on the same baton from
@@ -524,7 +524,10 @@ func lockClaims(st refstore.Writer) (unlock func()) {
 // decision starts its push after the first one landed and was recorded:
 // it reads the first one's outcome, or the remote's refs it is told of
 // are current. Decisions from two clones still rest on the lease.
-type batonLocks map[string]func() // lock name -> its release
+type batonLock struct {
+	name    string // the lock file held, "" for none
+	release func()
+}
 
 // batonStripes is how many lock files the batons share
 // (claims/<n>.lock): two batons on one stripe only wait for each other.
@@ -535,17 +538,17 @@ const batonStripes = 64
 // decision holds one baton's lock at a time: it lets go of another's
 // first, so that two processes each holding one never wait for the
 // other's. What it decided on that one has landed or failed by then.
-func (l batonLocks) lock(ctx context.Context, st refstore.Writer, id string) error {
+func (l *batonLock) lock(ctx context.Context, st refstore.Writer, id string) error {
 	name := batonLockName(id)
-	if l[name] != nil {
+	if l.name == name {
 		return nil
 	}
-	l.release()
+	l.unlock()
 	release, err := st.Local().Lock(ctx, name)
 	if err != nil {
 		return fmt.Errorf("waiting for another decision on baton %s in this clone: %w", id, err)
 	}
-	l[name] = release
+	l.name, l.release = name, release
 	return nil
 }
 
@@ -556,10 +559,10 @@ func batonLockName(id string) string {
 	return fmt.Sprintf("claims/%02x.lock", h.Sum32()%batonStripes)
 }
 
-// release lets the batons go, once the decision is answered.
-func (l batonLocks) release() {
-	for name, release := range l {
-		release()
-		delete(l, name)
+// unlock lets the baton go, once the decision is answered.
+func (l *batonLock) unlock() {
+	if l.release != nil {
+		l.release()
 	}
+	l.name, l.release = "", nil
 }

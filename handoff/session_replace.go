@@ -146,7 +146,7 @@ type carrying struct {
 	arb     Arbiter
 	session string
 	unlock  func()
-	locks   batonLocks // the baton carried (batonLocks)
+	lock    batonLock // the baton carried
 	note    *pendingClaim
 	pass    held
 	// carried says the last decision put the claim in the replacement's
@@ -175,10 +175,7 @@ func (c *carrying) decide(ctx context.Context, up refstore.Update) (err error) {
 	if err != nil {
 		return err
 	}
-	if c.locks == nil {
-		c.locks = batonLocks{}
-	}
-	if err := c.locks.lock(ctx, c.st, b.ID); err != nil {
+	if err := c.lock.lock(ctx, c.st, b.ID); err != nil {
 		return err
 	}
 	if c.pass, err = hold(ctx, c.st, "carry", up.New); err != nil {
@@ -225,7 +222,7 @@ func (c *carrying) done(ctx context.Context, recorded bool) {
 // unlocked releases the locks the carry took (the claims lock, the
 // baton's), if it holds them.
 func (c *carrying) unlocked() {
-	c.locks.release()
+	c.lock.unlock()
 	if c.unlock != nil {
 		c.unlock()
 		c.unlock = nil

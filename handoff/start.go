@@ -74,7 +74,7 @@ func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Cloc
 	}
 	s.refresh(ctx)
 	defer lockClaims(st)()
-	defer s.locks.release()
+	defer s.lock.unlock()
 	// The session this worktree was bound to ends first: what it hands
 	// on (its automatic handoff, or a claim it never acted on) is then
 	// this session's to claim.
@@ -127,7 +127,7 @@ type starting struct {
 	conflicts   []Conflict // joins the arbiter's answers made here
 	endedBound  string     // the session bound here that endBound ended
 	skipClaim   bool       // the arbiter could not be asked: deliver no baton
-	locks       batonLocks // the batons this start decides on (batonLocks)
+	lock        batonLock  // the baton this start decides on
 }
 
 // startPass is what one pass decided: the brief, and the records to write
@@ -167,7 +167,7 @@ func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, cloc
 	if err != nil {
 		return nil, err
 	}
-	s := &starting{st: st, opts: opts, clock: clock, id: id, who: who, arb: arbiter(opts.Arbiter), harnessName: harnessName, nativeID: nativeID, locks: batonLocks{}}
+	s := &starting{st: st, opts: opts, clock: clock, id: id, who: who, arb: arbiter(opts.Arbiter), harnessName: harnessName, nativeID: nativeID}
 	var hits []redact.Hit
 	if s.opts.Objective, hits = scrubText(opts.Objective); len(hits) > 0 {
 		s.notices.add(redactedNotice(hits) + " (the objective)")
@@ -351,7 +351,7 @@ func (s *starting) arbitrate(ctx context.Context, p *startPass) (again bool, err
 	}
 	// Another claim of this clone may be deciding it: wait for it, and
 	// decide again from what it left here.
-	if err := s.locks.lock(ctx, s.st, p.note.Baton); err != nil {
+	if err := s.lock.lock(ctx, s.st, p.note.Baton); err != nil {
 		return false, err
 	}
 	if cur, err := refstore.ResolveID(ctx, s.st, p.claimUp.Ref); err != nil || cur != p.claimUp.Old {

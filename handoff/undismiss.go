@@ -62,11 +62,11 @@ func Undismiss(ctx context.Context, st refstore.Clone, opts UndismissOptions, cl
 		return res, err
 	}
 	defer lockClaims(st)()
-	locks := batonLocks{}
-	if err := locks.lock(ctx, st, tomb.ID); err != nil {
+	var lock batonLock
+	if err := lock.lock(ctx, st, tomb.ID); err != nil {
 		return res, err
 	}
-	defer locks.release()
+	defer lock.unlock()
 	back := prior.Baton
 	back.Cause = refstore.Cause{}
 	oid, data, err := refstore.WriteVersion(ctx, st, tomb.Ref, tomb.OID, &back.Cause, &back)

@@ -52,7 +52,7 @@ import (
 //     such a claim reaches its session). Per clone, not a ref: it names a
 //     process of this machine.
 //   - claims/<nn>.lock: the locks under which this clone's processes
-//     decide on one baton one at a time (handoff/pending.go, batonLocks),
+//     decide on one baton one at a time (handoff/pending.go, batonLock),
 //     64 of them, a baton's chosen by a hash of its id; flock, so a killed
 //     holder leaves none; the files stay, empty.
 //   - briefs/<session>.md: the whole brief for a launched agent to read
