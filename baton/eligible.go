@@ -112,8 +112,8 @@ func scan(e refstore.Entry) (waiting, bool, error) {
 	if err := refstore.Decode(e, Schema, &s); err != nil {
 		return waiting{}, false, err
 	}
-	if want, err := refstore.HandoffRef(s.Shared, s.Owner, s.Branch); err != nil || want != e.Ref {
-		return waiting{}, false, misplaced(e.Ref, s.Owner, s.Branch, s.Shared)
+	if err := AtItsPlace(e.Ref, s.Owner, s.Branch, s.Shared); err != nil {
+		return waiting{}, false, err
 	}
 	live := !s.Claimed && (len(s.Deleted) == 0 || string(s.Deleted) == "null")
 	return waiting{ref: e.Ref, oid: e.OID, id: s.ID, at: s.CreatedAt}, live, nil

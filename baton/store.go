@@ -94,14 +94,19 @@ func Decode(e refstore.Entry) (Stored, error) {
 	b.normalize()
 	// A record is trusted only at its own place: a teammate's record that
 	// claims another owner or branch than its ref says is skipped.
-	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != e.Ref {
-		return Stored{}, misplaced(e.Ref, b.Owner, b.Branch, b.Shared)
+	if err := AtItsPlace(e.Ref, b.Owner, b.Branch, b.Shared); err != nil {
+		return Stored{}, err
 	}
 	return Stored{Baton: b, Ref: e.Ref, OID: e.OID, Sealed: refstore.Signed(e.Data)}, nil
 }
 
-func misplaced(ref, owner, branch string, shared bool) error {
-	return fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, ref, owner, branch, shared)
+// AtItsPlace is nil when a baton of owner on branch (shared or not)
+// belongs at ref, and otherwise the error that says it belongs elsewhere.
+func AtItsPlace(ref, owner, branch string, shared bool) error {
+	if want, err := refstore.HandoffRef(shared, owner, branch); err != nil || want != ref {
+		return fmt.Errorf("%w: %s holds a baton of owner %q on branch %q (shared %v), which belongs elsewhere", refstore.ErrInvalidRecord, ref, owner, branch, shared)
+	}
+	return nil
 }
 
 // DecodeVersion reads a blob as a baton record as refstore.Decode does

@@ -449,7 +449,7 @@ func readClaim(ctx context.Context, st refstore.Records, ref, oid string) (baton
 	if refstore.Decode(e, baton.Schema, &b) != nil {
 		return baton.Stored{}, false
 	}
-	if want, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch); err != nil || want != ref {
+	if baton.AtItsPlace(ref, b.Owner, b.Branch, b.Shared) != nil {
 		return baton.Stored{}, false
 	}
 	return baton.Stored{Baton: b, Ref: ref, OID: oid}, true
