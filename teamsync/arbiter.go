@@ -451,10 +451,10 @@ func lostTo(ctx context.Context, st refstore.Clone, remote string, up refstore.U
 	m, t := recOf[baton.Baton](mine), recOf[baton.Baton](theirs)
 	base := versionOf(ctx, st, k, up.Ref, up.Old)
 	if m.ID == t.ID {
-		if t.Live() && refstore.WrittenOver(ctx, st, up.Old, theirs.oid) {
-			return false, nil // the same waiting baton, ours written over what the remote holds: ours follows it
-		}
 		if t.Live() {
+			if refstore.WrittenOver(ctx, st, up.Old, theirs.oid) {
+				return false, nil // the same waiting baton, ours written over what the remote holds: ours follows it
+			}
 			// A waiting version of the same baton that ours was not
 			// written over (an undismiss, a reoffer, written since
 			// elsewhere): ours would rank below it in every join (rev
