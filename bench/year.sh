@@ -153,6 +153,20 @@ for run in $(seq "$runs"); do
 done
 medians
 printf 'git fetch, nothing new: handoff clone %s vs plain clone %s = %s×  (goal ≤ 1.1×; median of %d)\n' "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")" "$runs"
+# What the tracking refs (refs/ao/remotes/) cost of that fetch, and what
+# the live records' own refs do: the same fetch in a copy of the handoff
+# clone without its tracking refs. git's fetch reads every ref's object
+# (its connectivity check, rev-list --not --all), a blob ref included.
+cp -a handoff notrack
+git -C notrack for-each-ref --format='delete %(refname)' refs/ao/remotes/ | git -C notrack update-ref --stdin
+A=(); B=()
+for run in $(seq "$runs"); do
+	alternate "$run" git -C notrack fetch -q -- git -C plain fetch -q
+	A+=("$ta"); B+=("$tb")
+done
+medians
+printf '# the same fetch without the tracking refs (%d refs, the live records'"'"' own and the archive'"'"'s): %s vs %s = %s×\n' "$(count notrack refs/)" "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")"
+rm -rf notrack
 A=(); B=()
 for run in $(seq "$runs"); do
 	alternate "$run" ours handoff sync -- git -C plain fetch -q
