@@ -83,16 +83,20 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 		if done && noted != nil {
 			tieLanded(ctx, st, *noted) // an earlier push landed, its answer lost
 		}
+		if err == nil && !done {
+			var t *tie
+			if t, err = beforePush(ctx, st, remote, up, theirs, tied); t != nil {
+				noted = t
+			}
+		}
+		if err != nil && !pushed {
+			// Refused before this call pushed anything, whatever refused
+			// it (the weighing, a month of the archive lost there, a
+			// mark): nothing of it can land.
+			return notPushed{err}
+		}
 		if done || err != nil {
 			return err
-		}
-		if t, err := beforePush(ctx, st, remote, up, theirs, tied); err != nil {
-			if !pushed {
-				return notPushed{err}
-			}
-			return err
-		} else if t != nil {
-			noted = t
 		}
 		push, first := pushNow(up, theirs, ours)
 		pushed = true // from here on it may land, whatever the answer

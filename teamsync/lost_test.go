@@ -182,3 +182,50 @@ func TestAllClearWhoseObjectWasLostComesBackFresh(t *testing.T) {
 		t.Fatalf("a holds %+v after the heal, want b's baton waiting", got)
 	}
 }
+
+// A claim the arbiter refuses before it pushes anything, for a month of
+// the remote's archive marked lost that this clone does not hold, claims
+// nothing, and its note goes with the refusal: once the month is back,
+// the claim of another session here takes the baton for itself, not for
+// the session told "nothing was claimed" (found by the soak on git 2.55,
+// false-lost-claims: such a note, kept, was pushed by the clone's next
+// claim). Real git, a real bare remote.
+func TestClaimRefusedForALostMonthLeavesNoNote(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	syncAt(t, a, 0)
+	syncAt(t, a, 0) // the first sync writes the all-clear, the next sees it
+	left := end(t, a, 1, "the next step")
+
+	// A month's tree no clone holds, marked lost at the remote.
+	elsewhere := filepath.Join(tm.dir, "elsewhere")
+	git(t, tm.dir, "init", "-q", elsewhere)
+	empty := strings.TrimSpace(git(t, elsewhere, "hash-object", "-w", "/dev/null"))
+	month := strings.TrimSpace(gitIn(t, elsewhere, "100644 blob "+empty+"\tgone.json\n", "mktree"))
+	mark := markRef(refstore.ArchivePrefix+"2026-03", month)
+	git(t, tm.remote, "update-ref", mark, strings.TrimSpace(git(t, tm.remote, "hash-object", "-w", "/dev/null")))
+
+	_, err := claim(a, "s-told-no", 2, Arbiter{})
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), month) {
+		t.Fatalf("claim with a month marked lost that this clone lacks: %v, want unreachable, naming the month's object", err)
+	}
+	if ids, err := a.RemoteIDs(ctx, "origin", mainRef+":"+mainRef); err != nil || ids[mainRef] != "" {
+		t.Fatalf("the remote's baton ref after the refused claim: %v %v, want nothing pushed", ids, err)
+	}
+	if names, err := a.Local().List("pending"); err != nil || len(names) != 0 {
+		t.Fatalf("pending notes after a claim refused before any push: %q %v, want none", names, err)
+	}
+
+	// The month is back (its mark gone): the next claim here is its own.
+	git(t, tm.remote, "update-ref", "-d", mark)
+	res, err := claim(a, "s-next", 3, Arbiter{})
+	if err != nil || res.Handoff.ID != left.ID || res.Handoff.ClaimedBySession != "s-next" {
+		t.Fatalf("the next claim: %+v %v, want baton %s claimed by s-next", res.Handoff, err, left.ID)
+	}
+	if blob := git(t, tm.remote, "cat-file", "blob", mainRef); !strings.Contains(blob, `"claimedBySession":"s-next"`) {
+		t.Fatalf("the remote records %s, want baton %s claimed by s-next", blob, left.ID)
+	}
+}
