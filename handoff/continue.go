@@ -616,8 +616,9 @@ func writeClaimed(ctx context.Context, st refstore.Clone, b baton.Baton, id stri
 }
 
 // restoreBaton puts back what the ref of b held before b was written, while
-// it still holds b: the version before it (the task the session had
-// claimed, most often), or, with none, b as a tombstone ("cancelled").
+// it still holds b: the version before it when that is the claim of b's
+// session (the task the session had claimed, most often), or else b as a
+// tombstone ("cancelled").
 func restoreBaton(ctx context.Context, st refstore.Clone, b baton.Stored, clock Clock) string {
 	cur, err := baton.Read(ctx, st, b.Ref)
 	if err != nil || cur.ID != b.ID {
@@ -629,13 +630,10 @@ func restoreBaton(ctx context.Context, st refstore.Clone, b baton.Stored, clock 
 	// the simulation, seed 12 with continuation: a withdrawn handoff
 	// reached the remote still saying its session had claimed it).
 	back.Claimed, back.ClaimedAt, back.ClaimedBySession = false, nil, ""
-	if cur.Prev != "" {
-		if e, err := st.ReadObject(ctx, cur.Prev); err == nil {
-			e.Ref = b.Ref
-			if prior, err := baton.Decode(e); err == nil {
-				back = prior.Baton
-				back.Cause = refstore.Cause{}
-			}
+	if cur.Auto != nil {
+		if prior, ok := ownClaimBefore(ctx, st, cur, cur.Auto.Session); ok {
+			back = prior.Baton
+			back.Cause = refstore.Cause{}
 		}
 	}
 	oid, _, err := refstore.WriteVersion(ctx, st, b.Ref, cur.OID, &back.Cause, &back)
@@ -646,4 +644,29 @@ func restoreBaton(ctx context.Context, st refstore.Clone, b baton.Stored, clock 
 		return fmt.Sprintf("the continuation's automatic handoff %s could not be withdrawn: %v", b.ID, err)
 	}
 	return ""
+}
+
+// ownClaimBefore is the version cur was written over, when it is a claim
+// by session sid: what a withdrawal of cur may write again, as the version
+// that follows it. Any other version there (a tombstone, another session's
+// claim) is this clone's copy of a word the team may have moved past since
+// (the baton undismissed and claimed elsewhere): written again, with the
+// rev of a newer version, it would win the join over what the remote holds
+// now, and a delivered baton would read dismissed (the widened
+// simulation's seed 20215 with continuations). The withdrawal cancels cur
+// then, and the ref says of that baton nothing it did not already.
+func ownClaimBefore(ctx context.Context, st refstore.Clone, cur baton.Stored, sid string) (baton.Stored, bool) {
+	if cur.Prev == "" || sid == "" {
+		return baton.Stored{}, false
+	}
+	e, err := st.ReadObject(ctx, cur.Prev)
+	if err != nil {
+		return baton.Stored{}, false
+	}
+	e.Ref = cur.Ref
+	prior, err := baton.Decode(e)
+	if err != nil || !prior.Claimed || prior.ClaimedBySession != sid {
+		return baton.Stored{}, false
+	}
+	return prior, true
 }

@@ -332,8 +332,8 @@ func scrubAuto(d *baton.Draft) []redact.Hit {
 // conversation), so what it was doing is not the next session's yet. The
 // version the automatic handoff replaced (most often the baton s had
 // claimed, claimed) is put back as the version that follows it, so the
-// ref says again what it said before the session ended; with none, the
-// automatic handoff is cancelled.
+// ref says again what it said before the session ended, when it is s's own
+// claim (ownClaimBefore); else the automatic handoff is cancelled.
 func withdrawAuto(ctx context.Context, st refstore.Clone, s session.Record, clock Clock) string {
 	ref, err := refstore.HandoffRef(false, s.Owner, s.Branch)
 	if err != nil {
@@ -343,20 +343,15 @@ func withdrawAuto(ctx context.Context, st refstore.Clone, s session.Record, cloc
 	if err != nil || !cur.Live() || cur.Auto == nil || cur.Auto.Session != s.ID {
 		return ""
 	}
-	if cur.Prev != "" {
-		if e, err := st.ReadObject(ctx, cur.Prev); err == nil {
-			e.Ref = ref
-			if prior, err := baton.Decode(e); err == nil && prior.Auto == nil {
-				back := prior.Baton
-				back.Cause = refstore.Cause{}
-				oid, _, err := refstore.WriteVersion(ctx, st, ref, cur.OID, &back.Cause, &back)
-				if err == nil {
-					err = st.Apply(ctx, fmt.Sprintf("handoff: withdraw %s (session %s goes on)", cur.ID, s.ID), refstore.Update{Ref: ref, New: oid, Old: cur.OID})
-				}
-				if err == nil {
-					return fmt.Sprintf("the automatic handoff %s written when session %s ended was withdrawn: the session goes on", cur.ID, s.ID)
-				}
-			}
+	if prior, ok := ownClaimBefore(ctx, st, cur, s.ID); ok && prior.Auto == nil {
+		back := prior.Baton
+		back.Cause = refstore.Cause{}
+		oid, _, err := refstore.WriteVersion(ctx, st, ref, cur.OID, &back.Cause, &back)
+		if err == nil {
+			err = st.Apply(ctx, fmt.Sprintf("handoff: withdraw %s (session %s goes on)", cur.ID, s.ID), refstore.Update{Ref: ref, New: oid, Old: cur.OID})
+		}
+		if err == nil {
+			return fmt.Sprintf("the automatic handoff %s written when session %s ended was withdrawn: the session goes on", cur.ID, s.ID)
 		}
 	}
 	if _, err := baton.Delete(ctx, st, cur, "cancelled", clock()); err != nil {

@@ -1606,4 +1606,26 @@ var Corpus = []Case{
 			{Clone: 3, Op: OpRetire, Arg: 0xd93b09c4, Faults: 0x8953fee0a8b2753a},
 		},
 	},
+	{
+		// The widened simulation's seed 20215 (with continuations), 7 steps: a baton
+		// was dismissed and this clone fetched the tombstone; the baton was then
+		// undismissed elsewhere and claimed by a start on a third clone. Here a
+		// continuation wrote its automatic handoff over the tombstone and its agent
+		// failed to start; the withdrawal wrote this clone's stale tombstone again as
+		// the version after the handoff: a new word that the delivered baton is
+		// dismissed. Each such failure adds two to its rev; after three, a sync put
+		// it over the claim at the remote (the join orders by rev first). A
+		// withdrawal now writes again only the session's own claim it replaced
+		// (ownClaimBefore); over anything else it cancels the automatic handoff.
+		name: "a withdrawn continuation does not write a stale tombstone again", seed: 20215, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpStart, Arg: 0xdaaf911e, Faults: 0x172ae07c8edcdabf},
+			{Clone: 1, Op: OpEnd, Arg: 0x86b8d9b7, Faults: 0x6ca5f1f93b34fecf},
+			{Clone: 1, Op: OpDismiss, Arg: 0x7f0e6775, Faults: 0x5367362ea1b6f53},
+			{Clone: 2, Op: OpSync, Arg: 0xafd08e92, Faults: 0x50f4cf6720abafca},
+			{Clone: 1, Op: OpUndismiss, Arg: 0x45d9c872, Faults: 0xb3c3a365b70e6941},
+			{Clone: 0, Op: OpStart, Arg: 0x4b8b51e7, Faults: 0x8a789f8228d0ff87},
+			{Clone: 2, Op: OpContinueFail, Arg: 0xc0aa6a07, Faults: 0x85fc94db874f5712},
+		},
+	},
 }
