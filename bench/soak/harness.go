@@ -57,7 +57,10 @@ func cloneNames(n int) []string {
 
 // newHarness sets up the remote and n clones (at least two) with real git
 // and `git handoff init`, under a fresh directory in TMPDIR.
-func newHarness(ctx context.Context, bin, name string, n int) (*harness, error) {
+// newHarness sets up a remote and n clones of it, each set up by init.
+// format is the repositories' formats: "" (git's default), "reftable",
+// "sha256" or "reftable-sha256" (git 2.45 or later for either).
+func newHarness(ctx context.Context, bin, name string, n int, format string) (*harness, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return nil, err
@@ -101,6 +104,14 @@ func newHarness(ctx context.Context, bin, name string, n int) (*harness, error) 
 		{dir, "git", "config", "--global", "init.defaultBranch", "main"},
 		// gc runs when the harness says so, not when git feels like it.
 		{dir, "git", "config", "--global", "gc.auto", "0"},
+	}
+	if strings.Contains(format, "reftable") {
+		steps = append(steps, []string{dir, "git", "config", "--global", "init.defaultRefFormat", "reftable"})
+	}
+	if strings.Contains(format, "sha256") {
+		steps = append(steps, []string{dir, "git", "config", "--global", "init.defaultObjectFormat", "sha256"})
+	}
+	steps = append(steps, [][]string{
 		{dir, "git", "init", "-q", "--bare", h.remote},
 		// The remote's reflog is the arbiter's history: every claim it
 		// accepted, even one a later end has since replaced.
@@ -110,7 +121,7 @@ func newHarness(ctx context.Context, bin, name string, n int) (*harness, error) 
 		{a, "git", "remote", "add", "origin", h.remote},
 		{a, "git", "push", "-q", "origin", "main"},
 		{a, h.bin, "init"},
-	}
+	}...)
 	for _, c := range h.names[1:] {
 		steps = append(steps, []string{dir, "git", "clone", "-q", h.remote, h.clones[c]}, []string{h.clones[c], h.bin, "init"})
 	}

@@ -54,7 +54,8 @@ type config struct {
 	// undone before it retires. Every other final record retires at the
 	// first sync that sees it, whatever this says.
 	retention string
-	skew      int // hours ahead of the real clock for one clone's commands (0: none)
+	skew      int    // hours ahead of the real clock for one clone's commands (0: none)
+	format    string // the repositories' formats (newHarness)
 }
 
 func main() {
@@ -76,6 +77,7 @@ func main() {
 	flag.BoolVar(&c.retire, "retire", true, "`sync --retire` among the soak's operations (half of the syncs)")
 	flag.StringVar(&c.retention, "retention", "1s", "git config handoff.retention in every clone: the undo window of a dismissed baton (\"\": unset, a week)")
 	flag.IntVar(&c.skew, "skew", 0, "one clone's (a's) git-handoff commands run with the clock this many `hours` ahead (GIT_HANDOFF_NOW)")
+	flag.StringVar(&c.format, "format", "", "the repositories' formats: \"\" (git's default), reftable, sha256 or reftable-sha256 (git 2.45 or later)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the scratch repositories and ledgers (always kept when a figure is not zero)")
 	strict := flag.Bool("strict", false, "exit 1 when any figure is not zero")
 	again := flag.String("account", "", "only account again for a kept scratch `DIR`: its ledger and repositories, every detail")
@@ -108,8 +110,13 @@ func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
 	if c.clones < 2 {
 		c.clones = 2
 	}
-	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v retire=%v retention=%q skew=%dh, seed %d\n",
-		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.retire, c.retention, c.skew, c.seed)
+	switch c.format {
+	case "", "reftable", "sha256", "reftable-sha256":
+	default:
+		return true, fmt.Errorf("-format %q: want reftable, sha256 or reftable-sha256", c.format)
+	}
+	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v retire=%v retention=%q skew=%dh format=%q, seed %d\n",
+		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.retire, c.retention, c.skew, c.format, c.seed)
 	if c.duration > 0 {
 		b, err := soak(ctx, c, w)
 		if err != nil {
@@ -134,7 +141,7 @@ func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
 var keys = [][2]string{{"alice", "main"}, {"alice", "topic"}, {"bob", "main"}, {"bob", "topic"}, {"soak@example.com", "main"}}
 
 func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
-	h, err := newHarness(ctx, c.bin, "soak", c.clones)
+	h, err := newHarness(ctx, c.bin, "soak", c.clones, c.format)
 	if err != nil {
 		return true, err
 	}
