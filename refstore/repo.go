@@ -286,7 +286,14 @@ func (s *Store) Bind(sessionRef string) error {
 
 func (s *Store) writeBinding(sessionRef string) error {
 	s.forgetBinding()
-	_, err := Git(context.Background(), s.workDir, false, nil, "symbolic-ref", WorktreeSession, sessionRef)
+	write := func() error {
+		_, err := Git(context.Background(), s.workDir, false, nil, "symbolic-ref", WorktreeSession, sessionRef)
+		return err
+	}
+	err := write()
+	if err != nil && s.clearBindingLock() {
+		err = write() // a killed git's lock was in the way (clearBindingLock)
+	}
 	return err
 }
 
@@ -302,7 +309,11 @@ func (s *Store) UnbindFrom(ctx context.Context, msg, session string) (bool, erro
 		return false, nil
 	}
 	s.forgetBinding()
-	_, err := s.runUpdateRef(ctx, msg, []Update{{Ref: WorktreeSession, Old: session, noDeref: true}})
+	unbind := []Update{{Ref: WorktreeSession, Old: session, noDeref: true}}
+	stderr, err := s.runUpdateRef(ctx, msg, unbind)
+	if err != nil && ctx.Err() == nil && s.clearBindingLock() {
+		stderr, err = s.runUpdateRef(ctx, msg, unbind) // a killed git's lock was in the way
+	}
 	if err == nil {
 		return true, nil
 	}
@@ -314,12 +325,22 @@ func (s *Store) UnbindFrom(ctx context.Context, msg, session string) (bool, erro
 	if errors.Is(gerr, ErrNotFound) || gerr == nil && e.OID != session {
 		return false, nil
 	}
+	if stderr != "" {
+		err = fmt.Errorf("%w: %s", err, stderr) // git's why (a lock in the way?), which the exit status does not say
+	}
 	return false, err
 }
 
 // Unbind removes this worktree's binding; no binding is fine.
 func (s *Store) Unbind(ctx context.Context) error {
 	s.forgetBinding()
-	_, err := Git(ctx, s.workDir, false, nil, "update-ref", "--no-deref", "-d", WorktreeSession)
+	unbind := func() error {
+		_, err := Git(ctx, s.workDir, false, nil, "update-ref", "--no-deref", "-d", WorktreeSession)
+		return err
+	}
+	err := unbind()
+	if err != nil && ctx.Err() == nil && s.clearBindingLock() {
+		err = unbind() // a killed git's lock was in the way (clearBindingLock)
+	}
 	return err
 }

@@ -798,7 +798,8 @@ func (h *harness) fsck(ctx context.Context, dir string) string {
 }
 
 // locks lists lock files left under refs/ao/ in the clones and the remote,
-// and a packed-refs.lock (which blocks every deletion of a packed ref).
+// under the clones' refs/worktree/ao/ (the binding's), and a
+// packed-refs.lock (which blocks every deletion of a packed ref).
 func (h *harness) locks() []string {
 	var out []string
 	var gds []string
@@ -810,13 +811,18 @@ func (h *harness) locks() []string {
 			rel, _ := filepath.Rel(h.dir, filepath.Join(gd, "packed-refs.lock"))
 			out = append(out, rel)
 		}
-		filepath.WalkDir(filepath.Join(gd, "refs", "ao"), func(path string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".lock") {
-				rel, _ := filepath.Rel(h.dir, path)
-				out = append(out, rel)
-			}
-			return nil
-		})
+		// refs/worktree/ao/ too: a lock a killed command left on the
+		// worktree's binding once failed every later bind and unbind there
+		// quietly (notices only), until the binding dangled.
+		for _, root := range []string{filepath.Join(gd, "refs", "ao"), filepath.Join(gd, "refs", "worktree", "ao")} {
+			filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".lock") {
+					rel, _ := filepath.Rel(h.dir, path)
+					out = append(out, rel)
+				}
+				return nil
+			})
+		}
 	}
 	return out
 }
