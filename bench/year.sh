@@ -143,15 +143,20 @@ alternate() {
 }
 # medians: sets ma and mb from the arrays A and B.
 medians() { ma=$(printf '%s\n' "${A[@]}" | median); mb=$(printf '%s\n' "${B[@]}" | median); }
+# compare CMD_A... -- CMD_B...: times both RUNS times (alternate), and sets
+# ma and mb to their medians.
+compare() {
+	A=(); B=()
+	for run in $(seq "$runs"); do
+		alternate "$run" "$@"
+		A+=("$ta"); B+=("$tb")
+	done
+	medians
+}
 
 # 1 and 2: nothing new.
 git -C handoff fetch -q; git -C plain fetch -q; quiet ours handoff sync # warm
-A=(); B=()
-for run in $(seq "$runs"); do
-	alternate "$run" git -C handoff fetch -q -- git -C plain fetch -q
-	A+=("$ta"); B+=("$tb")
-done
-medians
+compare git -C handoff fetch -q -- git -C plain fetch -q
 printf 'git fetch, nothing new: handoff clone %s vs plain clone %s = %s×  (goal ≤ 1.1×; median of %d)\n' "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")" "$runs"
 # What the tracking refs (refs/ao/remotes/) cost of that fetch, and what
 # the live records' own refs do: the same fetch in a copy of the handoff
@@ -159,20 +164,10 @@ printf 'git fetch, nothing new: handoff clone %s vs plain clone %s = %s×  (goal
 # (its connectivity check, rev-list --not --all), a blob ref included.
 cp -a handoff notrack
 git -C notrack for-each-ref --format='delete %(refname)' refs/ao/remotes/ | git -C notrack update-ref --stdin
-A=(); B=()
-for run in $(seq "$runs"); do
-	alternate "$run" git -C notrack fetch -q -- git -C plain fetch -q
-	A+=("$ta"); B+=("$tb")
-done
-medians
+compare git -C notrack fetch -q -- git -C plain fetch -q
 printf '# the same fetch without the tracking refs (%d refs, the live records'"'"' own and the archive'"'"'s): %s vs %s = %s×\n' "$(count notrack refs/)" "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")"
 rm -rf notrack
-A=(); B=()
-for run in $(seq "$runs"); do
-	alternate "$run" ours handoff sync -- git -C plain fetch -q
-	A+=("$ta"); B+=("$tb")
-done
-medians
+compare ours handoff sync -- git -C plain fetch -q
 printf 'git handoff sync, nothing new: %s vs the plain clone'"'"'s git fetch %s = %s×  (goal ≤ 2×; median of %d)\n' "$(ms "$ma")" "$(ms "$mb")" "$(ratio "$ma" "$mb")" "$runs"
 
 # 3: the first sync in a new teammate's clone (clone and init untimed).

@@ -1629,6 +1629,32 @@ var Corpus = []Case{
 		},
 	},
 	{
+		// The widened simulation's seed 20071 at 1,000 steps, shrunk to 9: a
+		// sync's push of this clone's baton landed and died before its answer;
+		// another clone claimed the baton, and the remote's gc lost the claim's
+		// object. That clone's sync healed it (the ref and the all-clear
+		// deleted, the claim and a fresh all-clear put back), and its next sync
+		// finished a heal left noted, then healed again after its fetch: it
+		// took the claim it had just put back for one still naming a lost
+		// object and deleted it alone, the all-clear kept out of that push by a
+		// note of its own that was settled already. With the remote holding no
+		// version and no archive of the baton, a sync here pushed it back as
+		// waiting, and a dismissal here dismissed a baton delivered elsewhere.
+		// A heal leaves a ref its own sync pushed back alone (teamsync heal).
+		name: "a heal does not delete again what its own sync put back", seed: 20071, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 1, Op: OpStart, Arg: 0xb852a467, Faults: 0x6f48253554ca0f06},
+			{Clone: 1, Op: OpSync, Arg: 0x7402f98f, Faults: 0x7325399a03f9d245},
+			{Clone: 0, Op: OpEnd, Arg: 0x7b6c0e2a, Faults: 0xf524911fe0356ba3},
+			{Clone: 0, Op: OpSync, Arg: 0x3011b765, Faults: 0x468d2537569c0cf3},
+			{Clone: 2, Op: OpStart, Arg: 0x26ed5886, Faults: 0x971b6de741324d0a},
+			{Clone: 2, Op: OpRetire, Arg: 0xb6e2fc17, Faults: 0x9002ba12c038edf5},
+			{Clone: 2, Op: OpSync, Arg: 0x6d310f3e, Faults: 0x7ea546b8a585c0b9},
+			{Clone: 0, Op: OpRetire, Arg: 0xb97b4dc8, Faults: 0xe8ea9e072c22c5f7},
+			{Clone: 0, Op: OpDismiss, Arg: 0x65b68e5c, Faults: 0xa68d466bc5c940a7},
+		},
+	},
+	{
 		// The widened simulation's seed 20169 (with continuations), 10 steps: a
 		// session replaced here, while another clone released its pull request
 		// and so wrote it as still active, at the same rev; that clone's sync

@@ -214,11 +214,27 @@ func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
 	for _, ref := range slices.Sorted(maps.Keys(notes)) {
 		oid := notes[ref]
 		_, lostNow := lost[ref]
+		lostNow = lostNow || lostOIDs[oid]
 		switch {
-		case pushedBack[ref] && !s.pushedBack[ref] && !lostNow && ids[ref] == oid, ids[ref] != "" && ids[ref] != oid:
-			// Healed and seen there by a later sync, or moved on since:
-			// healed.
-			_ = l.Remove(healName(ref))
+		case pushedBack[ref] && !lostNow && ids[ref] == oid, ids[ref] != "" && ids[ref] != oid:
+			// Pushed back and there, or moved on since: healed. A note
+			// this sync pushed back stays until a later sync sees the ref
+			// there (a late copy of the deletion, above); but it is not
+			// deleted again: a second heal in the same sync (the fetch
+			// after resumeHeals, or a push that met another lost object)
+			// took the ref it had just put back for one still naming a
+			// lost object, and deleted it again with no all-clear to guard
+			// it (found by the simulation, seed 20071 of the widened run:
+			// the ref emptied, its baton pushed back from a clone that had
+			// pushed it in doubt, then dismissed there after its delivery).
+			if !s.pushedBack[ref] || ids[ref] != oid {
+				_ = l.Remove(healName(ref))
+			}
+			// Out of what this heal holds lost: a note of the all-clear's
+			// that is settled so would keep the deletion below from taking
+			// the all-clear with it (deleteLost), and have it put back as
+			// one lost.
+			delete(notes, ref)
 			continue
 		case ids[ref] == oid:
 			// Deleted under the lease, with a note first.

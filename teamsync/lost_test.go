@@ -229,3 +229,75 @@ func TestClaimRefusedForALostMonthLeavesNoNote(t *testing.T) {
 		t.Fatalf("the remote records %s, want baton %s claimed by s-next", blob, left.ID)
 	}
 }
+
+// A sync finishes a heal of its clone's that a kill cut short after its
+// deletion (the ref and the all-clear gone at the remote): it pushes the
+// ref back, then fetches, and the heal that follows the fetch leaves the
+// ref alone. It took the ref just pushed back for one still naming a lost
+// object and deleted it again, in a push that carried no all-clear when a
+// note of the all-clear's own was settled by then: the ref emptied for
+// good when the next push back got no answer (found by the simulation,
+// seed 20071 of the widened run, a claimed baton then pushed back and
+// dismissed). Real git, a real bare remote, whose pre-receive hook keeps
+// every push's commands.
+func TestHealLeavesAloneWhatItsSyncPushedBack(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	left := end(t, a, 1, "the next step")
+	syncAt(t, a, 1)
+	if ids, err := a.RemoteIDs(ctx, "origin", lostSpec); err != nil || ids[allClearRef] == "" {
+		t.Fatalf("refs under %s: %v %v, want the all-clear", refstore.LostPrefix, ids, err)
+	}
+	// a's heal of the baton, its object lost there, cut short after its
+	// deletion: the note, the all-clear held away, both refs gone there.
+	l := a.Local()
+	if err := l.Write(ctx, healName(mainRef), []byte(mainRef+" "+left.OID+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Write(ctx, tookName("origin"), nil); err != nil {
+		t.Fatal(err)
+	}
+	git(t, tm.remote, "update-ref", "-d", mainRef)
+	git(t, tm.remote, "update-ref", "-d", allClearRef)
+	if err := os.Remove(filepath.Join(tm.remote, "objects", left.OID[:2], left.OID[2:])); err != nil {
+		t.Fatal(err)
+	}
+	pushes := filepath.Join(tm.dir, "pushes.log")
+	hook := "#!/bin/sh\ncat >> '" + pushes + "'\necho -- >> '" + pushes + "'\n"
+	if err := os.WriteFile(filepath.Join(tm.remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	syncAt(t, a, 2)
+	log, err := os.ReadFile(pushes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := strings.Repeat("0", len(left.OID))
+	if !strings.Contains(string(log), zero+" "+left.OID+" "+mainRef) {
+		t.Fatalf("the sync's pushes:\n%s\nwant the baton pushed back", log)
+	}
+	if strings.Contains(string(log), left.OID+" "+zero+" "+mainRef) {
+		t.Fatalf("the sync's pushes:\n%s\nthe baton pushed back was deleted again", log)
+	}
+	ids, err := a.RemoteIDs(ctx, "origin", byOwnName)
+	if err != nil || ids[mainRef] != left.OID || ids[allClearRef] == "" {
+		t.Fatalf("the remote after the heal: %v %v, want the baton and the all-clear back", ids, err)
+	}
+	if tookClear(l, "origin") {
+		t.Fatal("the all-clear is still held away after the heal")
+	}
+	// A later sync sees the baton there and drops the note.
+	syncAt(t, a, 3)
+	if _, err := l.Read(healName(mainRef)); err == nil {
+		t.Fatal("the heal's note outlived a sync that saw the baton back")
+	}
+	syncAt(t, b, 4)
+	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
+		t.Fatalf("b holds %s (live %v), want the healed baton %s", got.ID, got.Live(), left.ID)
+	}
+}

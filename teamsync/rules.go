@@ -47,13 +47,17 @@ var batonRules = []rule[baton.Baton]{
 	{"a claimed baton beats a cancelled or dismissed one, which beats one still waiting", func(a, b baton.Baton) int {
 		return sign(batonRank(&a) - batonRank(&b))
 	}},
-	{"both claimed the baton: the earlier claim wins", func(a, b baton.Baton) int {
+	// Two claims of one baton that both landed (a claim --offline, or a
+	// remote whose git took two pushes leased on one version: see
+	// bench/leaserace.sh) each handed it to its session: said, so that the
+	// one that loses the join hears that another has the task too.
+	{"two sessions claimed the baton, and each may have been handed it: the earlier claim is kept", func(a, b baton.Baton) int {
 		if !a.Claimed || !b.Claimed {
 			return 0
 		}
 		return cmpTime(claimedAt(b), claimedAt(a))
 	}},
-	{"both claimed the baton at the same moment: the smaller session id wins", func(a, b baton.Baton) int {
+	{"two sessions claimed the baton at the same moment, and each may have been handed it: the smaller session id is kept", func(a, b baton.Baton) int {
 		if !a.Claimed || !b.Claimed {
 			return 0
 		}

@@ -407,6 +407,10 @@ func TestOfflineClaimsSettledBySync(t *testing.T) {
 	if len(res.Conflicts) != 1 || res.Conflicts[0].KeptFrom != "remote" || !strings.Contains(res.Conflicts[0].Summary, "s-early") {
 		t.Fatalf("a's conflicts %+v", res.Conflicts)
 	}
+	// The session that lost hears that another has the task too.
+	if why := res.Conflicts[0].Why; !strings.Contains(why, "two sessions claimed the baton, and each may have been handed it") {
+		t.Fatalf("a's conflict says why %q, want both claims named as handed", why)
+	}
 	for _, st := range []*refstore.Store{a, b} {
 		if got := lastBaton(t, st, mainRef); got.ClaimedBySession != "s-early" {
 			t.Fatalf("%s has %+v", st.Dir(), got.Baton)
