@@ -1654,4 +1654,31 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpDismiss, Arg: 0x65b68e5c, Faults: 0xa68d466bc5c940a7},
 		},
 	},
+	{
+		// The widened simulation's seed 20169 (with continuations), 10 steps: a
+		// session replaced here, while another clone released its pull request
+		// and so wrote it as still active, at the same rev; that clone's sync
+		// pushed the active copy. The sync here joined it (the replaced version
+		// wins: final), archived it and deleted the live ref, and died before
+		// pushing or noting what the remote held. The next sync met the
+		// remote's active copy with no local ref and a seen note that did not
+		// name it, took it for a teammate's new record without a look into the
+		// archive, and it came back to every clone reading replacedBy="". A
+		// remote copy of a record the archive here holds and the remote's copy
+		// of the month does not (retired here, not landed) is now joined with
+		// the archive whatever the notes say (unpushedArchive).
+		name: "a record retired here by a sync that died before pushing is joined with the archive", seed: 20169, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 0, Op: OpStart, Arg: 0x5e6eb64f, Faults: 0xcbfa04406472103a},
+			{Clone: 0, Op: OpPRClaim, Arg: 0xb99697e3, Faults: 0x486f1f0143394f37},
+			{Clone: 2, Op: OpSync, Arg: 0x6c947532, Faults: 0x7abd00e5a7aa0f05},
+			{Clone: 0, Op: OpSync, Arg: 0x349ad2f2, Faults: 0xe46d58a3553370c6},
+			{Clone: 2, Op: OpSync, Arg: 0x8e4ff726, Faults: 0x1766af93a5268429},
+			{Clone: 0, Op: OpReplace, Arg: 0xaf8df70c, Faults: 0x3a69b8f6be653dc5},
+			{Clone: 2, Op: OpPRRelease, Arg: 0x13e7cd50, Faults: 0x54058615d28d2f51},
+			{Clone: 0, Op: OpAutoEnd, Arg: 0x85016b77, Faults: 0x1e49962574040d62},
+			{Clone: 2, Op: OpSync, Arg: 0x24ad4c23, Faults: 0x84a210ab6d6030dc},
+			{Clone: 0, Op: OpSync, Arg: 0xe57efadb, Faults: 0x8ea01bf505bc06e2},
+		},
+	},
 }

@@ -243,12 +243,13 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 		return nil
 	}
 	av := &archiveView{st: st, trees: trees}
+	here := &unpushedArchive{st: st, local: ids.archLocal, remote: ids.archRemote}
 	for i := range ds {
 		d := &ds[i]
 		if d.winner == nil {
 			continue
 		}
-		done, err := retiredThere(ctx, av, d, seen, doubt)
+		done, err := retiredThere(ctx, av, here, d, seen, doubt)
 		if err != nil || done {
 			if err != nil {
 				return err
@@ -290,14 +291,29 @@ func settleArchived(ctx context.Context, st refstore.Clone, ids refIDs, ds []dec
 // (found by the simulation, seed 1796553356653802526: a replaced session
 // retired here, its push lost, came back active from the remote and read
 // replacedBy="" for ever). So is a remote version a push from here may
-// have left there with no answer (doubt: doubt.go). Batons are
-// dropStale's.
-func retiredThere(ctx context.Context, av *archiveView, d *decision, seen, doubt map[string]string) (bool, error) {
+// have left there with no answer (doubt: doubt.go). So, too, is any
+// remote version of a record this clone's archive holds and the remote's
+// copy of that month does not (here: retired here, and the retirement
+// not known to have landed), whatever the notes say: a sync that retired
+// it here may have died before its seen note (found by the widened
+// simulation, seed 20169: a replaced session joined with a teammate's
+// concurrent active copy, retired here by a sync that died before
+// pushing; the next sync took the active copy for news and it read
+// replacedBy="" on every clone), and a teammate may have written the
+// record again since. Joined with the archived version, the remote's
+// fares as it would have had the retirement landed first (retiredRemotely
+// at the teammate's next sync). Batons are dropStale's.
+func retiredThere(ctx context.Context, av *archiveView, here *unpushedArchive, d *decision, seen, doubt map[string]string) (bool, error) {
 	k := kindOf(d.ref)
 	switch {
 	case d.remote == nil && d.winner == d.local:
 		return retiredRemotely(ctx, av, k, d, seen)
-	case d.local == nil && d.winner == d.remote && k.prefix != refstore.HandoffsPrefix && (seen != nil && seen[d.ref] == d.remote.oid || doubt[d.ref] == d.remote.oid):
+	case d.local == nil && d.winner == d.remote && k.prefix != refstore.HandoffsPrefix:
+		if !(seen != nil && seen[d.ref] == d.remote.oid || doubt[d.ref] == d.remote.oid) {
+			if ok, err := here.holds(ctx, k.archivePath(d.remote)); err != nil || !ok {
+				return false, err
+			}
+		}
 		gone, err := av.behind(ctx, k, d.remote)
 		if err == nil && !gone {
 			gone, err = av.outjoined(ctx, k, d, d.remote)
@@ -663,4 +679,81 @@ func (a *archiveView) stale(ctx context.Context, ref string, v *version) (bool, 
 		}
 	}
 	return a.anyFloor(ctx, ref, atOrAfter(kindOf(ref), v))
+}
+
+// unpushedArchive is what this clone's archive holds that the remote's,
+// as last fetched, does not: the paths of each month here that the
+// remote's copy of that month lacks, or holds another version at. A
+// record whose retirement here has not reached the remote is among them
+// from the moment its month is written here (the archive goes before the
+// live ref) until a push lands the month there; a month the two sides
+// hold alike, which is every month after a sync that pushed, costs
+// nothing. Read once, when first asked.
+type unpushedArchive struct {
+	st            refstore.Trees
+	local, remote map[string]string // month → tree, here and at the remote
+	paths         map[string]bool   // nil until read
+	err           error             // the months could not be listed
+}
+
+// unpushedFor is unpushedArchive for the lazy merge, from this clone's
+// months and the copies of the remote's under tp: nil (nothing) when st
+// keeps no trees.
+func unpushedFor(ctx context.Context, st refstore.Records, tp string) *unpushedArchive {
+	ts, ok := st.(refstore.Trees)
+	if !ok {
+		return nil
+	}
+	u := &unpushedArchive{st: ts, local: map[string]string{}, remote: map[string]string{}}
+	for prefix, months := range map[string]map[string]string{refstore.ArchivePrefix: u.local, archiveCopies(tp): u.remote} {
+		ids, err := st.RefIDs(ctx, prefix)
+		if err != nil {
+			u.err = err
+			return u
+		}
+		for _, id := range ids {
+			months[strings.TrimPrefix(id.Ref, prefix)] = id.OID
+		}
+	}
+	return u
+}
+
+// holds reports whether path is among them ("" never is).
+func (u *unpushedArchive) holds(ctx context.Context, path string) (bool, error) {
+	if u == nil || path == "" {
+		return false, nil
+	}
+	if u.err != nil {
+		return false, u.err
+	}
+	if u.paths == nil {
+		paths := map[string]bool{}
+		for m, t := range u.local {
+			r := u.remote[m]
+			if r == t {
+				continue
+			}
+			here, err := u.st.ListTree(ctx, t, "")
+			if err != nil {
+				return false, err
+			}
+			there := map[string]string{}
+			if r != "" {
+				es, err := u.st.ListTree(ctx, r, "")
+				if err != nil {
+					return false, err
+				}
+				for _, e := range es {
+					there[e.Path] = e.OID
+				}
+			}
+			for _, e := range here {
+				if there[e.Path] != e.OID {
+					paths[e.Path] = true
+				}
+			}
+		}
+		u.paths = paths
+	}
+	return u.paths[path], nil
 }

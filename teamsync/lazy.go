@@ -239,6 +239,7 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 		if err != nil {
 			continue
 		}
+		var here *unpushedArchive // read when first needed
 		for _, id := range byRemote[remote] {
 			ref, ok := localRef(tp, id.Ref)
 			if !ok {
@@ -260,6 +261,22 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 			if err != nil {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: %v", id.Ref, err))
 				continue
+			}
+			if !met && localIDs[ref] == "" {
+				// Retired here, and the retirement not at the remote yet
+				// (a sync that died before its push or its notes): the
+				// next sync joins the copy with the archive
+				// (retiredThere); adopted, it would be a live record both
+				// sides hold alike, which no sync joins again.
+				if here == nil {
+					here = unpushedFor(ctx, st, tp)
+				}
+				if held, err := here.holds(ctx, k.archivePath(r)); err != nil || held {
+					if err != nil {
+						res.Warnings = append(res.Warnings, fmt.Sprintf("skipping %s: reading the archive: %v", id.Ref, err))
+					}
+					continue
+				}
 			}
 			if !met {
 				c = &lazyLocal{orig: localIDs[ref]}

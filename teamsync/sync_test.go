@@ -719,3 +719,86 @@ func TestSyncWithNothingNewReadsAndWritesNothing(t *testing.T) {
 		t.Errorf("a sync that retires reads every record, the malformed one too: %q", res.Warnings)
 	}
 }
+
+// A session replaced here and written concurrently as active elsewhere,
+// retired here by a sync that died once it had applied its join (its
+// push and its notes never made): neither a command's lazy merge nor the
+// next sync takes the remote's active copy for news, though the seen note
+// does not name it and the teammate wrote the session again meanwhile.
+// Each joins it with the archive here, and the session stays replaced
+// on every clone.
+func TestSessionRetiredByASyncThatDiedStaysReplaced(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx := context.Background()
+	s := session.Record{ID: "s-1", Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
+	if _, err := session.Create(ctx, a, s, "test"); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, a, 1)
+	syncAt(t, b, 1)
+	if _, err := session.Modify(ctx, a, "s-1", "test", func(s *session.Record) error {
+		s.Status, s.ReplacedBy, s.UpdatedAt = session.StatusReplaced, "s-2", at(2)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	still := func(min int, summary string) {
+		t.Helper()
+		if _, err := session.Modify(ctx, b, "s-1", "test", func(s *session.Record) error {
+			s.Summary, s.UpdatedAt = summary, at(min)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		syncAt(t, b, min+1)
+	}
+	still(3, "still going")
+	// a's sync joins b's copy (the replaced version wins), retires s-1
+	// here and cannot push; the notes are put back as they were before
+	// it, as a kill after its local writes leaves them.
+	seenPath, err := remoteNote("seen", "origin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seenBefore, err := a.Local().Read(seenPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := filepath.Join(tm.remote, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sync(ctx, a, Options{Remote: "origin", Now: at(5), Retention: DefaultRetention}); err == nil {
+		t.Fatal("a's sync pushed through a remote that refuses every push")
+	}
+	if err := os.Remove(hook); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Local().Write(ctx, seenPath, seenBefore); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.Read(ctx, a, "s-1"); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("a's sync did not retire s-1 here: %v", err)
+	}
+	still(6, "more")
+	fetchRecords(t, a)
+	if res, err := Lazy(ctx, a); err != nil {
+		t.Fatal(err)
+	} else if _, err := session.Read(ctx, a, "s-1"); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("the lazy merge took b's active copy back: %+v %v", res, err)
+	}
+	if res := syncAt(t, a, 8); len(res.Conflicts) != 1 {
+		t.Errorf("a's sync: conflicts %+v, want b's active copy dropped", res.Conflicts)
+	}
+	syncAt(t, b, 9)
+	for _, st := range []*refstore.Store{a, b, open(t, tm.remote)} {
+		if _, err := session.Read(ctx, st, "s-1"); !errors.Is(err, refstore.ErrNotFound) {
+			t.Fatalf("%s: s-1 is live again: %v", st.Dir(), err)
+		}
+		got, err := session.Find(ctx, st, "s-1")
+		if err != nil || got.ReplacedBy != "s-2" || got.Status != session.StatusReplaced {
+			t.Fatalf("%s: %+v %v", st.Dir(), got.Record, err)
+		}
+	}
+}
