@@ -1681,4 +1681,39 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpSync, Arg: 0xe57efadb, Faults: 0x8ea01bf505bc06e2},
 		},
 	},
+	{
+		// The default lane's seed 10 at 2,100 steps (it failed at 10,000), shrunk
+		// to 16: the remote's gc lost a lease's object; c0 healed it (the lease
+		// and the all-clear deleted, the lease marked lost and a fresh
+		// all-clear put back), and the gc lost that all-clear's own blob. c2's
+		// push met it, and c2's heal deleted the all-clear as a ref naming a
+		// lost object; putting it back found the remote unreachable. c2 noted
+		// no hold of the all-clear (only a heal that took it along with other
+		// refs did), so it waited on "a teammate's heal" that was its own, and
+		// its heal of the mark pushed the lease back, whose object the gc lost
+		// again: the remote then took neither the all-clear back nor, with the
+		// all-clear gone and nobody holding it, any deletion of the lease.
+		// Every clone's pushes held to the end, leases never retired. A heal
+		// that deletes a lost all-clear now notes it holds it away (teamsync
+		// deleteLost), and finishes as its own.
+		name: "a heal of a lost all-clear holds it away", seed: 10, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpLeaseTake, Arg: 0xaefa3ad0, Faults: 0xbfb38627ad109326},
+			{Clone: 0, Op: OpCancel, Arg: 0x8d63f696, Faults: 0x277dabf057541d48},
+			{Clone: 0, Op: OpEnd, Arg: 0x227afd2e, Faults: 0x23b8c2ec52dd4906},
+			{Clone: 0, Op: OpLeaseTake, Arg: 0x1d25a43a, Faults: 0x327829b4f3557d3c},
+			{Clone: 1, Op: OpSync, Arg: 0x6e769b30, Faults: 0xb4dca20780e1265},
+			{Clone: 0, Op: OpStart, Arg: 0x67a75fbe, Faults: 0x4786a42b1a7c004f},
+			{Clone: 1, Op: OpCancel, Arg: 0xbdfed100, Faults: 0x94fd58b17edbe1b7},
+			{Clone: 1, Op: OpSync, Arg: 0x23af3190, Faults: 0x5e2ef06b24858d20},
+			{Clone: 1, Op: OpStart, Arg: 0x798ef61a, Faults: 0x5e3c5734f8371fb7},
+			{Clone: 2, Op: OpStart, Arg: 0x90685439, Faults: 0x97fdd5eb74c17cbe},
+			{Clone: 1, Op: OpStart, Arg: 0x48f59248, Faults: 0x6547a2315e4bdb94},
+			{Clone: 0, Op: OpStart, Arg: 0xc490029, Faults: 0x63ee97fc66304df9},
+			{Clone: 2, Op: OpLeaseBreak, Arg: 0xd817bb16, Faults: 0xce1bf8d9a30d8d72},
+			{Clone: 2, Op: OpLeaseRenew, Arg: 0xb4d03260, Faults: 0x133535ce642831b9},
+			{Clone: 0, Op: OpSync, Arg: 0x16c32709, Faults: 0x67b45c29a43d0ded},
+			{Clone: 2, Op: OpSync, Arg: 0xc4989042, Faults: 0x4e5b3470dee52210},
+		},
+	},
 }

@@ -282,13 +282,24 @@ func (s *syncRun) deleteLost(ctx context.Context, ids, notes map[string]string, 
 		return clear, took, ""
 	}
 	switch {
-	case clear.there && notes[allClearRef] == "":
+	case clear.there:
+		// Taken away by this heal, and noted so first, whether it goes
+		// with the deletions or is one of them (its own object lost:
+		// heal put it in gone). Without the note, a heal of a lost
+		// all-clear whose putting back failed left this clone, like every
+		// other, waiting on "a teammate's heal" that was its own, while a
+		// ref naming a lost object kept the remote from taking the
+		// all-clear back: every push held for good (found by the
+		// simulation, seed 10: its all-clear's blob lost at the push
+		// putting it back, the lease that push healed lost again).
 		if err := l.Write(ctx, tookName(remote), nil); err != nil {
 			forget(l, gone)
 			return clear, took, fmt.Sprintf("healing what %s lost: %v (the next sync tries again)", remote, err)
 		}
 		took = true
-		gone = append(gone, refstore.Update{Ref: allClearRef, Old: ids[allClearRef]})
+		if notes[allClearRef] == "" {
+			gone = append(gone, refstore.Update{Ref: allClearRef, Old: ids[allClearRef]})
+		}
 	case clear.underway && !took:
 		forget(l, gone)
 		return clear, took, fmt.Sprintf("%s lost objects its refs name (its gc raced a push), and a teammate's heal of them is under way: this sync waits for it", remote)

@@ -301,3 +301,85 @@ func TestHealLeavesAloneWhatItsSyncPushedBack(t *testing.T) {
 		t.Fatalf("b holds %s (live %v), want the healed baton %s", got.ID, got.Live(), left.ID)
 	}
 }
+
+// A heal of an all-clear whose own object the remote lost deletes it and
+// puts a fresh one back; when the putting back fails, the all-clear stays
+// away, and it is this clone's heal that holds it so: its next syncs push
+// and heal as its own. It wrote no note of that, so it waited, like every
+// other clone, on "a teammate's heal"; and once another ref there named a
+// lost object, the remote took neither the all-clear back (a push that
+// sends objects) nor a deletion of that ref (no heal deletes while a
+// teammate's is half done): every clone's pushes held for good (found by
+// the simulation, seed 10: the all-clear's fresh blob lost at the push
+// putting it back, a lease the same heal pushed back lost again). Real
+// git, a real bare remote whose pre-receive hook refuses to take the
+// all-clear back while a file says so.
+func TestHealOfALostAllClearHoldsItAway(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	old := strings.TrimSpace(git(t, tm.remote, "rev-parse", allClearRef))
+	if err := os.Remove(filepath.Join(tm.remote, "objects", old[:2], old[2:])); err != nil {
+		t.Fatal(err)
+	}
+	refuse := filepath.Join(tm.dir, "refuse")
+	if err := os.WriteFile(refuse, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hook := "#!/bin/sh\nwhile read old new ref; do\n" +
+		"\tcase $old in *[!0]*) continue ;; esac\n" +
+		"\tif [ \"$ref\" = " + allClearRef + " ] && [ -e '" + refuse + "' ]; then echo 'not now' >&2; exit 1; fi\n" +
+		"done\n"
+	if err := os.WriteFile(filepath.Join(tm.remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// a's push meets the lost all-clear; its heal deletes it, and cannot
+	// put it back. The heal is a's own: its baton goes all the same.
+	left := end(t, a, 1, "the next step")
+	res := syncAt(t, a, 1)
+	if len(res.Pushed) != 1 || res.Pushed[0].Ref != mainRef {
+		t.Fatalf("a's sync pushed %+v (warnings %q), want its baton: the heal holding the all-clear away is its own", res.Pushed, res.Warnings)
+	}
+	if ids, err := a.RemoteIDs(ctx, "origin", lostSpec); err != nil || ids[allClearRef] != "" {
+		t.Fatalf("refs under %s: %v %v, want the all-clear still away", refstore.LostPrefix, ids, err)
+	}
+	if !tookClear(a.Local(), "origin") {
+		t.Fatal("a's heal deleted the all-clear and notes no hold of it")
+	}
+
+	// The remote's gc loses the baton's object too: while that ref is
+	// there, the remote takes no push that sends objects.
+	if err := os.Remove(filepath.Join(tm.remote, "objects", left.OID[:2], left.OID[2:])); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(refuse); err != nil {
+		t.Fatal(err)
+	}
+	// b waits on a's heal, rightly.
+	if res := syncAt(t, b, 2); !strings.Contains(strings.Join(res.Warnings, "\n"), "under way") {
+		t.Fatalf("b's sync during a's heal warned %q, want it to wait", res.Warnings)
+	}
+	// a finishes its heal: the baton pushed again, the all-clear back.
+	syncAt(t, a, 3)
+	ids, err := a.RemoteIDs(ctx, "origin", byOwnName)
+	if err != nil || ids[mainRef] != left.OID || ids[allClearRef] == "" || ids[allClearRef] == old {
+		t.Fatalf("the remote after a's heal: %v %v, want the baton %s and a fresh all-clear", ids, err, left.OID)
+	}
+	if out := strings.TrimSpace(git(t, tm.remote, "cat-file", "-t", left.OID)); out != "blob" {
+		t.Fatalf("the remote holds %q for the baton after the heal", out)
+	}
+	if tookClear(a.Local(), "origin") {
+		t.Fatal("the all-clear is back and a still notes it held away")
+	}
+	res = syncAt(t, b, 4)
+	if w := strings.Join(res.Warnings, "\n"); strings.Contains(w, "under way") {
+		t.Fatalf("b's sync after the heal warned %q", w)
+	}
+	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
+		t.Fatalf("b holds %s (live %v), want a's baton %s", got.ID, got.Live(), left.ID)
+	}
+}
