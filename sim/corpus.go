@@ -1716,4 +1716,32 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpSync, Arg: 0xc4989042, Faults: 0x4e5b3470dee52210},
 		},
 	},
+	{
+		// c0 wrote a baton and pushed it; the remote's gc lost its object,
+		// and c0's next sync healed it, pushing it back, its heal note kept
+		// until a later sync of c0's saw it there (a late copy of the
+		// heal's deletion could take it again). c2 claimed the baton, wrote
+		// the next one at the key and claimed that, and its sync retired
+		// the key to the archive, whose month the gc lost at that push.
+		// c0's next sync met the lost month, which it did not hold (marked
+		// lost), and found the ref it had pushed back gone: taken for a
+		// late deletion of its own, its waiting copy was pushed back, and
+		// c2's next start claimed the baton a second time. A ref pushed
+		// back and gone again now goes back only when the remote's archive
+		// holds nothing of it retired; while the archive cannot say,
+		// nothing goes back (teamsync heal, archivedThere).
+		name: "a heal pushes back nothing the remote retired since", seed: 24, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpSync, Arg: 0xed59cd66, Faults: 0x3fb2045f5e09ce3d},
+			{Clone: 0, Op: OpEnd, Arg: 0x30430a50, Faults: 0x9a83b1592bbb2f50},
+			{Clone: 0, Op: OpSync, Arg: 0x9d639144, Faults: 0x90f460aa34b4b1e6},
+			{Clone: 0, Op: OpSync, Arg: 0x2d964f56, Faults: 0x3192352e336c6389},
+			{Clone: 2, Op: OpStart, Arg: 0xdbb41fc0, Faults: 0xbc2ff3b6ff4bfb7f},
+			{Clone: 2, Op: OpEnd, Arg: 0x6bb9719a, Faults: 0x38562843f608f148},
+			{Clone: 2, Op: OpStart, Arg: 0xd5a3bd14, Faults: 0xd1eedadbc5191267},
+			{Clone: 2, Op: OpSync, Arg: 0x63916bab, Faults: 0x28ff720ecfaacd66},
+			{Clone: 0, Op: OpSync, Arg: 0x4192fc60, Faults: 0x1449103f63e5dca1},
+			{Clone: 2, Op: OpStart, Arg: 0x753f29d0, Faults: 0x6905a6803dfa4e40},
+		},
+	},
 }

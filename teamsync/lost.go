@@ -185,7 +185,9 @@ func parseMark(mark string) (ref, oid string, ok bool) {
 // back keeps its note until a later sync sees it there, since a copy of
 // the deletion arriving late would find the same object under the lease
 // and delete it again (found by the simulation, seed 10 of the widened
-// run). It returns what it did and what it could not, in words.
+// run); found gone, it goes back only when the remote's archive holds
+// nothing of it retired (seed 24). It returns what it did and what it
+// could not, in words.
 func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
 	st, remote := s.st, s.opts.Remote
 	l := st.Local()
@@ -236,6 +238,29 @@ func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
 			// one lost.
 			delete(notes, ref)
 			continue
+		case pushedBack[ref] && !lostNow && ids[ref] == "":
+			// Pushed back, and gone there since: a late copy of a
+			// deletion leased on this very object took it (put back
+			// below), or the team moved the ref on from it and retired
+			// it. The archive tells them apart; pushing back a version
+			// the remote retired brings it back to life: a baton claimed
+			// and retired there was delivered a second time (found by
+			// the simulation, seed 24: a clone that had healed its
+			// waiting baton synced next after the claim's key was
+			// retired, and pushed the waiting copy back). While the
+			// archive cannot say (a month of it lost too, or the remote
+			// unreachable), the note stays and nothing goes back.
+			retired, err := s.archivedThere(ctx, ref, oid)
+			if err != nil {
+				said = append(said, fmt.Sprintf("%s's %s, pushed back from here after %s lost its object, is gone there again; not pushed back until its archive says whether it was retired: %v", remote, ref, remote, err))
+				delete(notes, ref)
+				continue
+			}
+			if retired {
+				_ = l.Remove(healName(ref))
+				delete(notes, ref)
+				continue
+			}
 		case ids[ref] == oid:
 			// Deleted under the lease, with a note first.
 			if err := l.Write(ctx, healName(ref), []byte(ref+" "+oid+"\n")); err != nil {
@@ -264,6 +289,30 @@ func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
 	}
 	putsClear := clearLost || (took || !clear.there && !clear.underway)
 	return append(said, s.putBack(ctx, refs, notes, putsClear)...)
+}
+
+// archivedThere reports whether the remote's archive holds ref's version
+// oid retired, or a version written after seeing it: a baton archived, or
+// the key's floor descending from it (archiveView.stale); any other
+// record at that version or after it (archiveView.behind). A version this
+// clone cannot read as a record, or of a kind never archived, is not.
+func (s *syncRun) archivedThere(ctx context.Context, ref, oid string) (bool, error) {
+	k := kindOf(ref)
+	if k == nil {
+		return false, nil
+	}
+	v := versionOf(ctx, s.st, k, ref, oid)
+	if v == nil {
+		return false, nil
+	}
+	av, err := remoteArchive(ctx, s.st, s.opts.Remote)
+	if err != nil {
+		return false, err
+	}
+	if k.prefix == refstore.HandoffsPrefix {
+		return av.stale(ctx, ref, v)
+	}
+	return av.behind(ctx, k, v)
 }
 
 // deleteLost deletes the refs gone names (their heal notes written) at

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -381,5 +383,104 @@ func TestHealOfALostAllClearHoldsItAway(t *testing.T) {
 	}
 	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
 		t.Fatalf("b holds %s (live %v), want a's baton %s", got.ID, got.Live(), left.ID)
+	}
+}
+
+// A clone's heal pushed its baton back, and the ref is gone there again by
+// the clone's next sync: the team claimed the baton and retired it, and
+// the remote's gc then lost the archive month that holds it. The heal
+// took the empty ref for a late copy of its own deletion and pushed the
+// waiting copy back, and the baton was claimed a second time (found by
+// the simulation, seed 24). It pushes back nothing until the archive can
+// say, then retires its copy as the archive does. Real git, a real bare
+// remote.
+func TestHealPushesNothingBackThatTheRemoteRetired(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	left := end(t, a, 1, "the next step")
+	syncAt(t, a, 1)
+	// a's heal pushed the baton back (its object lost there), and the
+	// note stays until a sync of a's sees it there.
+	l := a.Local()
+	if err := l.Write(ctx, healName(mainRef), []byte(mainRef+" "+left.OID+" "+healPushedBack+"\n")); err != nil {
+		t.Fatal(err)
+	}
+
+	// b claims it; b's sync retires the claim to the archive.
+	syncAt(t, b, 2)
+	if res, err := claim(b, "s-b", 3, Arbiter{}); err != nil || res.Handoff.ID != left.ID {
+		t.Fatalf("b's claim: %+v %v, want baton %s", res.Handoff, err, left.ID)
+	}
+	syncAt(t, b, 4)
+	month := refstore.ArchivePrefix + archive.Month(at(3))
+	if out := git(t, tm.remote, "for-each-ref", "--format=%(refname)", "refs/ao/handoffs/", month); strings.TrimSpace(out) != month {
+		t.Fatalf("the remote's refs after b's sync: %q, want the claim retired to %s", out, month)
+	}
+	// The remote's gc loses the month.
+	tip := strings.TrimSpace(git(t, tm.remote, "rev-parse", month))
+	if err := os.Remove(filepath.Join(tm.remote, "objects", tip[:2], tip[2:])); err != nil {
+		t.Fatal(err)
+	}
+
+	res := syncAt(t, a, 5)
+	if ids, err := a.RemoteIDs(ctx, "origin", mainRef+":"+mainRef); err != nil || ids[mainRef] != "" {
+		t.Fatalf("the remote's baton ref after a's sync: %v %v (warnings %q), want nothing pushed back", ids, err, res.Warnings)
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "not pushed back until its archive says") {
+		t.Fatalf("a's sync warned %q, want the baton held back, said", res.Warnings)
+	}
+	if _, err := l.Read(healName(mainRef)); err != nil {
+		t.Fatalf("the heal's note went before the archive could say: %v", err)
+	}
+
+	// b holds the month and pushes it back; a reads it, and its waiting
+	// copy retires as the claim did there.
+	syncAt(t, b, 6)
+	syncAt(t, a, 7)
+	if ids, err := a.RemoteIDs(ctx, "origin", mainRef+":"+mainRef); err != nil || ids[mainRef] != "" {
+		t.Fatalf("the remote's baton ref after a's syncs: %v %v, want nothing pushed back", ids, err)
+	}
+	if _, err := l.Read(healName(mainRef)); err == nil {
+		t.Fatal("the heal's note outlived a sync that read the claim in the archive")
+	}
+	if _, err := baton.Read(ctx, a, mainRef); !errors.Is(err, refstore.ErrNotFound) {
+		t.Fatalf("a's baton ref after the archive said it was claimed: %v, want it retired", err)
+	}
+	syncAt(t, b, 8)
+	if res, err := claim(b, "s-b2", 9, Arbiter{}); err == nil && res.Handoff.ID == left.ID {
+		t.Fatalf("baton %s, claimed by s-b, was claimed again by s-b2", left.ID)
+	}
+}
+
+// A clone's heal pushed its baton back, and a late copy of the heal's own
+// deletion, leased on that very object, took it again: the remote's
+// archive holds nothing of the baton, and the next sync here pushes it
+// back once more. Real git, a real bare remote.
+func TestHealPushesBackWhatALateDeletionTook(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	left := end(t, a, 1, "the next step")
+	syncAt(t, a, 1)
+	l := a.Local()
+	if err := l.Write(ctx, healName(mainRef), []byte(mainRef+" "+left.OID+" "+healPushedBack+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, tm.remote, "update-ref", "-d", mainRef, left.OID) // the late deletion
+
+	syncAt(t, a, 2)
+	if ids, err := a.RemoteIDs(ctx, "origin", mainRef+":"+mainRef); err != nil || ids[mainRef] != left.OID {
+		t.Fatalf("the remote's baton ref after a's sync: %v %v, want %s pushed back", ids, err, left.OID)
+	}
+	syncAt(t, b, 3)
+	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
+		t.Fatalf("b holds %s (live %v), want a's baton %s waiting", got.ID, got.Live(), left.ID)
 	}
 }
