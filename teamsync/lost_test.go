@@ -60,9 +60,16 @@ func TestSyncHealsAnObjectTheRemoteLost(t *testing.T) {
 		t.Fatalf("marks left at the remote: %v %v, want only the all-clear", ids, err)
 	}
 
-	syncAt(t, b, 3)
-	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
-		t.Fatalf("b holds %s (live %v), want the healed baton %s", got.ID, got.Live(), left.ID)
+	holdsHealed(t, b, 3, left)
+}
+
+// holdsHealed has st sync at minute min and checks it holds left, the
+// baton a heal put back, waiting.
+func holdsHealed(t *testing.T, st *refstore.Store, min int, left baton.Stored) {
+	t.Helper()
+	syncAt(t, st, min)
+	if got := readBaton(t, st, mainRef); got.ID != left.ID || !got.Live() {
+		t.Fatalf("%s holds %s (live %v), want the healed baton %s", st.Dir(), got.ID, got.Live(), left.ID)
 	}
 }
 
@@ -298,10 +305,7 @@ func TestHealLeavesAloneWhatItsSyncPushedBack(t *testing.T) {
 	if _, err := l.Read(healName(mainRef)); err == nil {
 		t.Fatal("the heal's note outlived a sync that saw the baton back")
 	}
-	syncAt(t, b, 4)
-	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
-		t.Fatalf("b holds %s (live %v), want the healed baton %s", got.ID, got.Live(), left.ID)
-	}
+	holdsHealed(t, b, 4, left)
 }
 
 // A heal of an all-clear whose own object the remote lost deletes it and

@@ -530,9 +530,10 @@ func TestLostLeaseFetchesAndMergesAgain(t *testing.T) {
 	}
 }
 
-func TestSessionsStayReplaced(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
+// replacedInA has session s-1 start active in a, both clones sync, and a
+// replace it by s-2 (minute 2), unsynced.
+func replacedInA(t *testing.T, a, b *refstore.Store) {
+	t.Helper()
 	ctx := context.Background()
 	s := session.Record{ID: "s-1", Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
 	if _, err := session.Create(ctx, a, s, "test"); err != nil {
@@ -546,6 +547,13 @@ func TestSessionsStayReplaced(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestSessionsStayReplaced(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	ctx := context.Background()
+	replacedInA(t, a, b)
 	if _, err := session.Modify(ctx, b, "s-1", "test", func(s *session.Record) error {
 		s.Summary, s.UpdatedAt = "still going", at(9) // newer, but not replaced
 		return nil
@@ -731,18 +739,7 @@ func TestSessionRetiredByASyncThatDiedStaysReplaced(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	ctx := context.Background()
-	s := session.Record{ID: "s-1", Owner: "dev", Branch: "main", Status: session.StatusActive, CreatedAt: at(0), UpdatedAt: at(0)}
-	if _, err := session.Create(ctx, a, s, "test"); err != nil {
-		t.Fatal(err)
-	}
-	syncAt(t, a, 1)
-	syncAt(t, b, 1)
-	if _, err := session.Modify(ctx, a, "s-1", "test", func(s *session.Record) error {
-		s.Status, s.ReplacedBy, s.UpdatedAt = session.StatusReplaced, "s-2", at(2)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	replacedInA(t, a, b)
 	still := func(min int, summary string) {
 		t.Helper()
 		if _, err := session.Modify(ctx, b, "s-1", "test", func(s *session.Record) error {
