@@ -293,28 +293,11 @@ func resurrected(ctx context.Context, st refstore.Clone, remote string, up refst
 // recordDecided moves the tracking ref to what the remote took: that is
 // the decision. A tracking ref that cannot move (a stale lock, a fetch
 // that moved it) is only a stale copy, which the next fetch mends.
-//
-// Where the caller's own record of the decision then fails (a deletion's
-// NotRecordedError, a claim whose process dies), the tracking ref is the
-// only record of it here, until a fetch replaces it: so the move is noted
-// as a fetch's is (markFetched), and the next command's lazy merge, which
-// a start's refresh runs before it fetches, joins it into the local ref.
-// Replaced unmerged, it was lost when the remote had moved on: a
-// teammate's concurrent baton replacing the decision there by the join's
-// tie-break (archived only in that clone until its next sync), then
-// retired, left a ref the remote held nothing at, and the waiting copy
-// here was claimed as a baton the remote never had (found by the
-// simulation, seed 11: a cancel told "cancelled, not recorded here", and
-// the next start here delivered the baton).
 func recordDecided(ctx context.Context, st refstore.Clone, remote, tracking string, up refstore.Update, theirs *version) {
-	if cur, _ := refstore.ResolveID(ctx, st, tracking); cur != up.New {
-		// Else git moved the tracking ref itself (the fetch refspecs of
-		// a clone set up by an earlier init).
-		if st.Apply(ctx, "handoff: decided at "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)}) != nil {
-			return
-		}
+	if cur, _ := refstore.ResolveID(ctx, st, tracking); cur == up.New {
+		return // git moved the tracking ref itself (the fetch refspecs of a clone set up by an earlier init)
 	}
-	markFetched(st)
+	_ = st.Apply(ctx, "handoff: decided at "+remote, refstore.Update{Ref: tracking, New: up.New, Old: oidOf(theirs)})
 }
 
 // RetiredError is a claim or deletion of a baton the remote decided and

@@ -61,33 +61,23 @@ func (a Arbiter) Refresh(ctx context.Context, st refstore.Clone, owner, branch s
 	if limit <= 0 {
 		limit = DefaultRefreshTimeout
 	}
-	// What the tracking refs hold unmerged goes in first: the fetch
-	// replaces them, and a decision the arbiter took that this clone
-	// failed to record is kept nowhere else (recordDecided). Nothing
-	// fetched or decided since the last merge costs a note's read.
-	before, err := Lazy(ctx, st)
-	if err != nil {
-		return []string{fmt.Sprintf("batons fetched from or decided at %s before were not merged (%v): started from what this clone holds, nothing fetched", remote, err)}, nil
-	}
-	notices, conflicts := refreshNews(ctx, st, remote, ref, before)
 	fctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	// Asking costs less than fetching: a fetch checks every ref here.
 	if ok, _ := st.UpToDate(fctx, remote, specs...); ok {
-		return notices, conflicts
+		return nil, nil
 	} else if _, err := fetchPatiently(fctx, st, remote, specs, 2); err != nil {
 		why := err.Error()
 		if fctx.Err() != nil {
 			why = fmt.Sprintf("no answer within %s", limit)
 		}
-		return append(notices, fmt.Sprintf("could not ask remote %s for batons waiting here (%s): started from what this clone holds; `git handoff sync` brings them once it answers", remote, why)), conflicts
+		return []string{fmt.Sprintf("could not ask remote %s for batons waiting here (%s): started from what this clone holds; `git handoff sync` brings them once it answers", remote, why)}, nil
 	}
 	res, err := Lazy(ctx, st)
 	if err != nil {
-		return append(notices, "batons fetched from "+remote+" were not merged: "+err.Error()), conflicts
+		return []string{"batons fetched from " + remote + " were not merged: " + err.Error()}, nil
 	}
-	ns, cs := refreshNews(ctx, st, remote, ref, res)
-	return append(notices, ns...), append(conflicts, cs...)
+	return refreshNews(ctx, st, remote, ref, res)
 }
 
 // refreshNews is what the merge of a Refresh did to the batons this start

@@ -173,19 +173,6 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 	if err != nil {
 		return res, err
 	}
-	// What the tracking refs hold unmerged is joined before the fetch
-	// replaces it: a decision the arbiter took that this clone failed to
-	// record is kept nowhere else (recordDecided), and once the remote
-	// retired it, this clone's copy from before it would go back there as
-	// news (found by the simulation, seed 11: a cancel not recorded here,
-	// its tombstone replaced at the remote by a teammate's tie and
-	// retired, and the next sync here pushed the baton back waiting).
-	var before LazyResult
-	if !opts.DryRun {
-		if before, err = Lazy(ctx, st); err != nil {
-			return res, fmt.Errorf("merging what was fetched from or decided at %s before this sync: %w", opts.Remote, err)
-		}
-	}
 	var lastErr error
 	// A retirement, due now and then, looks first for damage a git gc
 	// --prune=now did to the archive (mendArchive): found otherwise only
@@ -197,7 +184,7 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 	}
 	for attempt := 1; attempt <= s.attempts; attempt++ {
 		res.Attempts = attempt
-		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings, res.Retired = slices.Clone(before.Merged), nil, slices.Clone(before.Conflicts), nil, slices.Clone(before.Warnings), 0
+		res.Local, res.Pushed, res.Conflicts, res.Withheld, res.Warnings, res.Retired = nil, nil, nil, nil, nil, 0
 		ids, err := s.fetch(ctx)
 		if err != nil {
 			return res, err
