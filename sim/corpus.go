@@ -1744,4 +1744,23 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpStart, Arg: 0x753f29d0, Faults: 0x6905a6803dfa4e40},
 		},
 	},
+	{
+		// The default lane's seed 283 (1,000 steps), shrunk to 7, found on a
+		// change this stop reverted: a start here won the claim of this clone's
+		// baton at the arbiter and died before recording it; a sync that merged
+		// the tracking copies before fetching took the remote's claimed version
+		// in and retired it, so the next start could not take the claim over
+		// (settle) and the baton was archived claimed by a session never handed
+		// it. Kept so that no merge before the fetch does it again.
+		name: "a claim won at the arbiter by a start that died is taken over, not retired first", seed: 283, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x86c943cb, Faults: 0x4afac4e8772dc6e6},
+			{Clone: 2, Op: OpStart, Arg: 0x8e5847e0, Faults: 0x65996fd813130409},
+			{Clone: 2, Op: OpSync, Arg: 0xd7af1a60, Faults: 0xc9d02dfb63c931aa},
+			{Clone: 1, Op: OpEnd, Arg: 0x4fb4e66b, Faults: 0xc0a437ea39262339},
+			{Clone: 1, Op: OpStart, Arg: 0xf19c3c19, Faults: 0xd0b62b13a2044e2a},
+			{Clone: 1, Op: OpEnd, Arg: 0xc4520d18, Faults: 0x4c40af0a7a25399e},
+			{Clone: 2, Op: OpStart, Arg: 0x9b0b0ca2, Faults: 0x7718a9cf5476e49c},
+		},
+	},
 }
