@@ -286,15 +286,10 @@ func (s *Store) Bind(sessionRef string) error {
 
 func (s *Store) writeBinding(sessionRef string) error {
 	s.forgetBinding()
-	write := func() error {
+	return s.pastBindingLock(context.Background(), func() error {
 		_, err := Git(context.Background(), s.workDir, false, nil, "symbolic-ref", WorktreeSession, sessionRef)
 		return err
-	}
-	err := write()
-	if err != nil && s.clearBindingLock() {
-		err = write() // a killed git's lock was in the way (clearBindingLock)
-	}
-	return err
+	})
 }
 
 // UnbindFrom removes this worktree's binding if it still names the session
@@ -309,11 +304,11 @@ func (s *Store) UnbindFrom(ctx context.Context, msg, session string) (bool, erro
 		return false, nil
 	}
 	s.forgetBinding()
-	unbind := []Update{{Ref: WorktreeSession, Old: session, noDeref: true}}
-	stderr, err := s.runUpdateRef(ctx, msg, unbind)
-	if err != nil && ctx.Err() == nil && s.clearBindingLock() {
-		stderr, err = s.runUpdateRef(ctx, msg, unbind) // a killed git's lock was in the way
-	}
+	var stderr string
+	err := s.pastBindingLock(ctx, func() (err error) {
+		stderr, err = s.runUpdateRef(ctx, msg, []Update{{Ref: WorktreeSession, Old: session, noDeref: true}})
+		return err
+	})
 	if err == nil {
 		return true, nil
 	}
@@ -334,13 +329,8 @@ func (s *Store) UnbindFrom(ctx context.Context, msg, session string) (bool, erro
 // Unbind removes this worktree's binding; no binding is fine.
 func (s *Store) Unbind(ctx context.Context) error {
 	s.forgetBinding()
-	unbind := func() error {
+	return s.pastBindingLock(ctx, func() error {
 		_, err := Git(ctx, s.workDir, false, nil, "update-ref", "--no-deref", "-d", WorktreeSession)
 		return err
-	}
-	err := unbind()
-	if err != nil && ctx.Err() == nil && s.clearBindingLock() {
-		err = unbind() // a killed git's lock was in the way (clearBindingLock)
-	}
-	return err
+	})
 }

@@ -1,6 +1,7 @@
 package refstore
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -68,6 +69,16 @@ func dropIfStale(path string, fi fs.FileInfo) bool {
 // in the files backend.
 func (s *Store) bindingLock() string {
 	return filepath.Join(s.gitDir, filepath.FromSlash(WorktreeSession)+".lock")
+}
+
+// pastBindingLock runs write, a write of the binding, and once more when
+// it failed on a lock that clearBindingLock then cleared.
+func (s *Store) pastBindingLock(ctx context.Context, write func() error) error {
+	err := write()
+	if err != nil && ctx.Err() == nil && s.clearBindingLock() {
+		err = write() // a killed git's lock was in the way
+	}
+	return err
 }
 
 // clearBindingLock is asked after a write of the binding failed: it
