@@ -67,12 +67,11 @@ func Cancel(ctx context.Context, st refstore.Clone, opts CancelOptions, clock Cl
 // claimed or deleted first, and *SupersededError (with the conflict, when
 // the join reported one) when another baton replaced it.
 func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.Stored, reason string, now time.Time) (baton.Stored, *Conflict, error) {
-	defer lockClaims(st)()
-	var lock batonLock
-	if err := lock.lock(ctx, st, h.ID); err != nil {
+	unlock, err := decideAlone(ctx, st, h.ID)
+	if err != nil {
 		return baton.Stored{}, nil, err
 	}
-	defer lock.unlock()
+	defer unlock()
 	// A planted defect (package sim): false without the simdefects tag.
 	if simdefect.On(simdefect.NoTombstone) {
 		return h, nil, nil

@@ -552,6 +552,20 @@ func (l *batonLock) lock(ctx context.Context, st refstore.Writer, id string) err
 	return nil
 }
 
+// decideAlone takes what a decision on baton id alone (a cancel or
+// dismissal, an undismissal) holds until it is answered: this process's
+// lock of the repository's claims (lockClaims), then the baton's lock.
+// unlock lets both go.
+func decideAlone(ctx context.Context, st refstore.Writer, id string) (unlock func(), err error) {
+	unlockClaims := lockClaims(st)
+	var l batonLock
+	if err := l.lock(ctx, st, id); err != nil {
+		unlockClaims()
+		return nil, err
+	}
+	return func() { l.unlock(); unlockClaims() }, nil
+}
+
 // batonLockName is the lock file of baton id, among the clone's notes.
 func batonLockName(id string) string {
 	h := fnv.New32a()

@@ -61,12 +61,11 @@ func Undismiss(ctx context.Context, st refstore.Clone, opts UndismissOptions, cl
 	if err != nil {
 		return res, err
 	}
-	defer lockClaims(st)()
-	var lock batonLock
-	if err := lock.lock(ctx, st, tomb.ID); err != nil {
+	unlock, err := decideAlone(ctx, st, tomb.ID)
+	if err != nil {
 		return res, err
 	}
-	defer lock.unlock()
+	defer unlock()
 	back := prior.Baton
 	back.Cause = refstore.Cause{}
 	oid, data, err := refstore.WriteVersion(ctx, st, tomb.Ref, tomb.OID, &back.Cause, &back)

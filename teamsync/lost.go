@@ -305,12 +305,12 @@ func (s *syncRun) archivedThere(ctx context.Context, ref, oid string) (bool, err
 	if v == nil {
 		return false, nil
 	}
+	if k.prefix == refstore.HandoffsPrefix {
+		return staleThere(ctx, s.st, s.opts.Remote, ref, v)
+	}
 	av, err := remoteArchive(ctx, s.st, s.opts.Remote)
 	if err != nil {
 		return false, err
-	}
-	if k.prefix == refstore.HandoffsPrefix {
-		return av.stale(ctx, ref, v)
 	}
 	return av.behind(ctx, k, v)
 }
