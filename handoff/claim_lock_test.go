@@ -14,7 +14,6 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
-	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -90,14 +89,8 @@ func TestClaimHelperProcess(t *testing.T) {
 // claims racing in one clone). The second claim waits for the first, then
 // reads the baton claimed here and pushes nothing: one delivery.
 func TestClaimsOfOneCloneTakeTurns(t *testing.T) {
-	gittest.Isolate(t)
-	dir := gittest.Init(t)
-	ctx := context.Background()
-	st, err := refstore.Open(ctx, dir, refstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := open(t)
+	dir, ctx := st.Dir(), context.Background()
 	if _, err := handoff.End(ctx, st, handoff.EndOptions{Owner: "dev", Branch: "main", Next: []string{"the notes"}}, fixed(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -198,14 +191,8 @@ func releaseHeldClaim(t *testing.T, scratch string, exited chan error, out *stri
 // clone is decided while the first one's push is in flight (they share no
 // lock file: the ids are chosen so).
 func TestClaimsOfOtherBatonsDoNotWait(t *testing.T) {
-	gittest.Isolate(t)
-	dir := gittest.Init(t)
-	ctx := context.Background()
-	st, err := refstore.Open(ctx, dir, refstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := open(t)
+	dir, ctx := st.Dir(), context.Background()
 	prev := baton.IDSource
 	defer func() { baton.IDSource = prev }()
 	var ids []string
