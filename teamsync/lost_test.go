@@ -390,6 +390,23 @@ func TestHealOfALostAllClearHoldsItAway(t *testing.T) {
 	}
 }
 
+// pushedBackBaton is a team of two whose first clone left a baton, synced
+// it, and holds the note of a heal that pushed it back (its object lost at
+// the remote), which stays until a sync of that clone sees it there.
+func pushedBackBaton(t *testing.T, ctx context.Context) (*team, baton.Stored) {
+	t.Helper()
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	left := end(t, a, 1, "the next step")
+	syncAt(t, a, 1)
+	if err := a.Local().Write(ctx, healName(mainRef), []byte(mainRef+" "+left.OID+" "+healPushedBack+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	return tm, left
+}
+
 // A clone's heal pushed its baton back, and the ref is gone there again by
 // the clone's next sync: the team claimed the baton and retired it, and
 // the remote's gc then lost the archive month that holds it. The heal
@@ -401,18 +418,9 @@ func TestHealOfALostAllClearHoldsItAway(t *testing.T) {
 func TestHealPushesNothingBackThatTheRemoteRetired(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	tm := newTeam(t, 2)
+	tm, left := pushedBackBaton(t, ctx)
 	a, b := tm.clones[0], tm.clones[1]
-	syncAt(t, a, 0)
-	syncAt(t, b, 0)
-	left := end(t, a, 1, "the next step")
-	syncAt(t, a, 1)
-	// a's heal pushed the baton back (its object lost there), and the
-	// note stays until a sync of a's sees it there.
 	l := a.Local()
-	if err := l.Write(ctx, healName(mainRef), []byte(mainRef+" "+left.OID+" "+healPushedBack+"\n")); err != nil {
-		t.Fatal(err)
-	}
 
 	// b claims it; b's sync retires the claim to the archive.
 	syncAt(t, b, 2)
@@ -467,16 +475,8 @@ func TestHealPushesNothingBackThatTheRemoteRetired(t *testing.T) {
 func TestHealPushesBackWhatALateDeletionTook(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	tm := newTeam(t, 2)
+	tm, left := pushedBackBaton(t, ctx)
 	a, b := tm.clones[0], tm.clones[1]
-	syncAt(t, a, 0)
-	syncAt(t, b, 0)
-	left := end(t, a, 1, "the next step")
-	syncAt(t, a, 1)
-	l := a.Local()
-	if err := l.Write(ctx, healName(mainRef), []byte(mainRef+" "+left.OID+" "+healPushedBack+"\n")); err != nil {
-		t.Fatal(err)
-	}
 	git(t, tm.remote, "update-ref", "-d", mainRef, left.OID) // the late deletion
 
 	syncAt(t, a, 2)
