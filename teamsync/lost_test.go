@@ -127,10 +127,7 @@ func TestNothingDecidedWhileAHealIsHalfDone(t *testing.T) {
 func TestArchiveReadsAMonthMarkedLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
-	syncAt(t, a, 0)
-	syncAt(t, b, 0)
+	tm, a, b := syncedPair(t)
 	// A month's tree that only b holds, marked lost at the remote.
 	mkTree := func(dir string) string {
 		t.Helper()
@@ -160,14 +157,8 @@ func TestArchiveReadsAMonthMarkedLost(t *testing.T) {
 func TestAllClearWhoseObjectWasLostComesBackFresh(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
-	syncAt(t, a, 0)
-	syncAt(t, b, 0)
-	old := strings.TrimSpace(git(t, tm.remote, "rev-parse", allClearRef))
-	if err := os.Remove(filepath.Join(tm.remote, "objects", old[:2], old[2:])); err != nil {
-		t.Fatal(err)
-	}
+	tm, a, b := syncedPair(t)
+	old := loseAllClear(t, tm)
 	end(t, b, 1, "the next step")
 	// Before, the all-clear was marked lost like any record, and the
 	// sync that found it held its own push back, waiting for the clone
@@ -252,10 +243,7 @@ func TestClaimRefusedForALostMonthLeavesNoNote(t *testing.T) {
 func TestHealLeavesAloneWhatItsSyncPushedBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
-	syncAt(t, a, 0)
-	syncAt(t, b, 0)
+	tm, a, b := syncedPair(t)
 	left := end(t, a, 1, "the next step")
 	syncAt(t, a, 1)
 	if ids, err := a.RemoteIDs(ctx, "origin", lostSpec); err != nil || ids[allClearRef] == "" {
@@ -323,14 +311,8 @@ func TestHealLeavesAloneWhatItsSyncPushedBack(t *testing.T) {
 func TestHealOfALostAllClearHoldsItAway(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
-	syncAt(t, a, 0)
-	syncAt(t, b, 0)
-	old := strings.TrimSpace(git(t, tm.remote, "rev-parse", allClearRef))
-	if err := os.Remove(filepath.Join(tm.remote, "objects", old[:2], old[2:])); err != nil {
-		t.Fatal(err)
-	}
+	tm, a, b := syncedPair(t)
+	old := loseAllClear(t, tm)
 	refuse := filepath.Join(tm.dir, "refuse")
 	if err := os.WriteFile(refuse, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -395,10 +377,7 @@ func TestHealOfALostAllClearHoldsItAway(t *testing.T) {
 // the remote), which stays until a sync of that clone sees it there.
 func pushedBackBaton(t *testing.T, ctx context.Context) (*team, baton.Stored) {
 	t.Helper()
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
-	syncAt(t, a, 0)
-	syncAt(t, b, 0)
+	tm, a, _ := syncedPair(t)
 	left := end(t, a, 1, "the next step")
 	syncAt(t, a, 1)
 	if err := a.Local().Write(ctx, healName(mainRef), []byte(mainRef+" "+left.OID+" "+healPushedBack+"\n")); err != nil {
@@ -487,4 +466,25 @@ func TestHealPushesBackWhatALateDeletionTook(t *testing.T) {
 	if got := readBaton(t, b, mainRef); got.ID != left.ID || !got.Live() {
 		t.Fatalf("b holds %s (live %v), want a's baton %s waiting", got.ID, got.Live(), left.ID)
 	}
+}
+
+// syncedPair is a team of two clones that have each synced once.
+func syncedPair(t *testing.T) (tm *team, a, b *refstore.Store) {
+	t.Helper()
+	tm = newTeam(t, 2)
+	a, b = tm.clones[0], tm.clones[1]
+	syncAt(t, a, 0)
+	syncAt(t, b, 0)
+	return tm, a, b
+}
+
+// loseAllClear has tm's remote lose the all-clear's object, as its gc
+// racing a push would, and returns that object.
+func loseAllClear(t *testing.T, tm *team) string {
+	t.Helper()
+	old := strings.TrimSpace(git(t, tm.remote, "rev-parse", allClearRef))
+	if err := os.Remove(filepath.Join(tm.remote, "objects", old[:2], old[2:])); err != nil {
+		t.Fatal(err)
+	}
+	return old
 }
