@@ -96,3 +96,39 @@ func TestOpenLazy(t *testing.T) {
 		t.Errorf("a write through the Lazy Store reads back %+v, %v", e, err)
 	}
 }
+
+// A ReadLater Store starts no git cat-file until something is read (git's
+// own trace says which git commands ran), then reads and writes as a
+// plain one does.
+func TestOpenReadLater(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := gittest.Init(t)
+	plain := open(t, dir, refstore.Options{})
+	oid := put(t, plain, "refs/ao/x/a", "", `{"schema":"x"}`)
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("GIT_TRACE2_EVENT", trace)
+	catFiles := func() int {
+		b, _ := os.ReadFile(trace)
+		return strings.Count(string(b), `"argv":["git","cat-file"`)
+	}
+	later := open(t, dir, refstore.Options{ReadLater: true})
+	if _, err := later.RefIDs(ctx, "refs/ao/"); err != nil {
+		t.Fatal(err)
+	}
+	if n := catFiles(); n != 0 {
+		t.Errorf("opened and listed refs: %d git cat-file started, want none before a read", n)
+	}
+	e, err := later.Get(ctx, "refs/ao/x/a")
+	if err != nil || e.OID != oid || string(e.Data) != `{"schema":"x"}` {
+		t.Errorf("ReadLater Get: %+v, %v", e, err)
+	}
+	if n := catFiles(); n != 1 {
+		t.Errorf("after a read: %d git cat-file started, want one", n)
+	}
+	put(t, later, "refs/ao/x/b", "", `{"schema":"y"}`)
+	if e, err := plain.Get(ctx, "refs/ao/x/b"); err != nil || string(e.Data) != `{"schema":"y"}` {
+		t.Errorf("a write through the ReadLater Store reads back %+v, %v", e, err)
+	}
+}

@@ -1,8 +1,6 @@
 package refstore
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -66,13 +64,15 @@ func refIDsCLI(ctx context.Context, dir, prefix string) ([]RefID, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []RefID
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		oid, ref, ok := strings.Cut(sc.Text(), " ")
+	// One string for the whole listing, cut into lines: each id and name
+	// shares its memory (a sync lists every ref of ours, thousands, each
+	// time it runs).
+	text := string(out)
+	ids := make([]RefID, 0, strings.Count(text, "\n"))
+	for line := range strings.Lines(text) {
+		oid, ref, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		if !ok {
-			return nil, fmt.Errorf("git for-each-ref: unexpected line %q", sc.Text())
+			return nil, fmt.Errorf("git for-each-ref: unexpected line %q", line)
 		}
 		ids = append(ids, RefID{Ref: ref, OID: oid})
 	}

@@ -107,6 +107,12 @@ type Options struct {
 	// and reads a note or two): two git processes fewer for it, a git
 	// start later for one that does ask.
 	Lazy bool
+	// ReadLater starts cat-file at the first read instead of beside
+	// rev-parse: for a command that most likely reads no object (a sync
+	// with nothing new, which compares ref listings and is done). Started
+	// beside rev-parse, its start competes with the two that Open waits
+	// for, and its end with the command's own.
+	ReadLater bool
 }
 
 // Open finds the repository containing dir. It settles what a killed
@@ -139,7 +145,9 @@ func open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	// working directory. Ready by the first read. What it says goes to
 	// stderr only once rev-parse found the repository.
 	held := &heldWriter{}
-	if b, err := startCatFile(abs, held); err == nil {
+	if opts.ReadLater {
+		// started by the first read (catFile)
+	} else if b, err := startCatFile(abs, held); err == nil {
 		s.batcher = b
 	}
 	fromGitDir, err := s.locate(ctx)

@@ -42,8 +42,10 @@ func listIDs(ctx context.Context, st refstore.Records, tp string) (refIDs, error
 	if err != nil {
 		return refIDs{}, fmt.Errorf("listing records: %w", err)
 	}
-	ids := refIDs{local: map[string]string{}, remote: map[string]string{}, archLocal: map[string]string{}, archRemote: map[string]string{}, copies: map[string]string{},
-		snapLocal: map[string]string{}, snapRemote: map[string]string{}}
+	// Most refs are a record here and its copy there: sized for that.
+	half := len(all)/2 + 1
+	ids := refIDs{local: make(map[string]string, half), remote: make(map[string]string, half), archLocal: map[string]string{}, archRemote: map[string]string{},
+		copies: make(map[string]string, half), snapLocal: map[string]string{}, snapRemote: map[string]string{}}
 	archCopies := archiveCopies(tp)
 	for _, id := range all {
 		if strings.HasPrefix(id.Ref, tp) {
@@ -105,7 +107,7 @@ type planned struct {
 // them when anything differs or the remote moved, and now and then). Keys where either side cannot be read are skipped with a
 // warning: nothing local is lost and nothing unreadable is pushed over.
 func plan(ctx context.Context, st refstore.Records, tp string, all bool, prog io.Writer, ids refIDs) (planned, error) {
-	p := planned{settled: map[string]string{}, unread: map[string]string{}, warns: ids.warns}
+	p := planned{settled: make(map[string]string, len(ids.local)), unread: map[string]string{}, warns: ids.warns}
 	keys := make([]string, 0, len(ids.local)+len(ids.remote))
 	for ref := range ids.local {
 		keys = append(keys, ref)

@@ -1,7 +1,6 @@
 package teamsync
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -51,21 +50,19 @@ func readRefNote(st refstore.Writer, p, url string) map[string]string {
 	if err != nil {
 		return nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	if !sc.Scan() || sc.Text() != "url "+url {
+	// One string, cut into lines that share its memory: the seen note
+	// names every live ref, read by every sync.
+	first, rest, _ := strings.Cut(string(b), "\n")
+	if first != "url "+url {
 		return nil
 	}
-	seen := map[string]string{}
-	for sc.Scan() {
-		ref, oid, ok := strings.Cut(sc.Text(), " ")
+	seen := make(map[string]string, strings.Count(rest, "\n"))
+	for line := range strings.Lines(rest) {
+		ref, oid, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		if !ok || !strings.HasPrefix(ref, refstore.Root) {
 			return nil
 		}
 		seen[ref] = oid
-	}
-	if sc.Err() != nil {
-		return nil
 	}
 	return seen
 }

@@ -288,6 +288,10 @@ type syncRun struct {
 	// fetchNotes are the stale locks and dangling refs removed so that
 	// git fetch could run.
 	fetchNotes []string
+	// asked is the remote's listing prepare started, for the first
+	// attempt: the remote's answer is most of a sync with nothing new,
+	// and nothing prepare does here changes what the remote holds.
+	asked <-chan remoteListing
 }
 
 // packLooseAt is how many loose refs under refs/ao/ a sync leaves before
@@ -353,6 +357,7 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 	if s.attempts <= 0 {
 		s.attempts = DefaultAttempts
 	}
+	s.asked = s.askRemote(ctx)
 	if !opts.DryRun {
 		if s.migrated, err = migrate(ctx, st, opts.Remote); err != nil {
 			return nil, err
@@ -366,23 +371,36 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 	return s, nil
 }
 
+// remoteListing is what git ls-remote answered, or how it failed.
+type remoteListing struct {
+	ids map[string]string
+	err error
+}
+
+// askRemote starts listing what the remote holds of our kinds, with the
+// marks of objects it lost (lost.go), and returns where the answer comes.
+// It runs git ls-remote on its own (RemoteIDs touches nothing else of st).
+func (s *syncRun) askRemote(ctx context.Context) <-chan remoteListing {
+	c := make(chan remoteListing, 1)
+	go func() {
+		ids, err := s.st.RemoteIDs(ctx, s.opts.Remote, append(slices.Clone(s.specs), lostSpec)...)
+		c <- remoteListing{ids, err}
+	}()
+	return c
+}
+
 // fetch lists the refs here and, when the remote holds anything else,
 // fetches it into the tracking refs.
 func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 	// The refs here are listed and the remote asked (git ls-remote, on a
-	// second core meanwhile: RemoteIDs touches nothing else of st) before
-	// anything is fetched: a fetch costs time in the number of refs here,
-	// and with nothing new none is needed.
-	type asked struct {
-		ids map[string]string
-		err error
+	// second core meanwhile) before anything is fetched: a fetch costs
+	// time in the number of refs here, and with nothing new none is
+	// needed. The first attempt's question was asked by prepare.
+	remoteIDs := s.asked
+	s.asked = nil
+	if remoteIDs == nil {
+		remoteIDs = s.askRemote(ctx)
 	}
-	remoteIDs := make(chan asked, 1)
-	go func() {
-		// With the marks of objects the remote lost (lost.go).
-		ids, err := s.st.RemoteIDs(ctx, s.opts.Remote, append(slices.Clone(s.specs), lostSpec)...)
-		remoteIDs <- asked{ids, err}
-	}()
 	ids, err := listIDs(ctx, s.st, s.tp)
 	want := <-remoteIDs
 	if err != nil {

@@ -171,6 +171,11 @@ var readOnlyCommands = map[string]bool{
 	"hooks check": true, "snapshot show": true,
 }
 
+// readLaterCommands most likely read no record: a sync with nothing new
+// compares the two sides' ref listings and is done. Their store starts
+// git cat-file when first asked to read, not beside rev-parse.
+var readLaterCommands = map[string]bool{"sync": true}
+
 // prepareCommand readies every command in c's tree before its action runs:
 //   - it tells deps whether the command only reads records, and whether it
 //     prints JSON (what opening the store has to say then goes into it);
@@ -190,6 +195,7 @@ func prepareCommand(d *deps, c *cli.Command, parent string) {
 	before := c.Before
 	c.Before = func(ctx *cli.Context) error {
 		d.readOnly = d.readOnly || readOnlyCommands[path]
+		d.readLater = d.readLater || readLaterCommands[path]
 		d.json = d.json || ctx.Bool("json")
 		if err := checkArgs(ctx); err != nil {
 			return err

@@ -58,8 +58,9 @@ func TestUsageHintNamesFullCommand(t *testing.T) {
 	}
 }
 
-// Every entry of readOnlyCommands names a command that exists: a renamed
-// command would otherwise quietly start writing on reads again.
+// Every entry of readOnlyCommands and readLaterCommands names a command
+// that exists: a renamed command would otherwise quietly start writing on
+// reads again, or lose its later start of cat-file.
 func TestReadOnlyCommandsExist(t *testing.T) {
 	app := newApp(newDeps(strings.NewReader(""), io.Discard, io.Discard))
 	have := map[string]bool{}
@@ -75,6 +76,11 @@ func TestReadOnlyCommandsExist(t *testing.T) {
 	for path := range readOnlyCommands {
 		if !have[path] {
 			t.Errorf("readOnlyCommands names %q, which is not a command", path)
+		}
+	}
+	for path := range readLaterCommands {
+		if !have[path] {
+			t.Errorf("readLaterCommands names %q, which is not a command", path)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type deps struct {
 	// readOnly is set for commands that only read (see readOnlyCommands):
 	// their Store does not run the lazy merge, which writes refs.
 	readOnly bool
+	// readLater is set for commands that most likely read no record (see
+	// readLaterCommands): their Store starts cat-file at the first read.
+	readLater bool
 	// json is set for a command run with --json: what opening the store
 	// has to say waits in openNotices for the command's JSON.
 	json        bool
@@ -59,7 +62,7 @@ func (d *deps) Store(ctx context.Context) (*refstore.Store, error) {
 	if dir == "" {
 		dir = "."
 	}
-	st, err := refstore.Open(ctx, dir, refstore.Options{})
+	st, err := refstore.Open(ctx, dir, refstore.Options{ReadLater: d.readLater})
 	if err != nil {
 		return nil, err
 	}
