@@ -98,6 +98,34 @@ func firstArg(args []string) string {
 // When clean is true the repository-pinning variables are dropped first,
 // which is required whenever dir is not the repository a hook runs for.
 func Git(ctx context.Context, dir string, clean bool, stdin []byte, args ...string) ([]byte, error) {
+	var out bytes.Buffer
+	err := runGit(ctx, dir, clean, stdin, &out, args...)
+	return out.Bytes(), err
+}
+
+// gitText is Git for a listing read as text: git's output becomes the
+// string without a copy, and the lines cut from it share its memory (a
+// sync lists thousands of refs each time it runs, here and at the
+// remote).
+func gitText(ctx context.Context, dir string, args ...string) (string, error) {
+	var out textOut
+	err := runGit(ctx, dir, false, nil, &out, args...)
+	return out.String(), err
+}
+
+// textOut collects git's output as a strings.Builder does, doubling its
+// room when full (Grow's way) rather than by append's quarter steps, which
+// copied a listing of thousands of refs about five times over.
+type textOut struct{ strings.Builder }
+
+func (t *textOut) Write(p []byte) (int, error) {
+	t.Grow(len(p))
+	return t.Builder.Write(p)
+}
+
+// runGit runs git with args in dir, its output written to out; the error
+// is a *GitError with what git said.
+func runGit(ctx context.Context, dir string, clean bool, stdin []byte, out io.Writer, args ...string) error {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	// A git killed by ctx may leave children holding its output open (a
 	// transport's ssh, a remote's upload-pack that stalls): do not wait
@@ -110,17 +138,17 @@ func Git(ctx context.Context, dir string, clean bool, stdin []byte, args ...stri
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout = &out
+	var errb bytes.Buffer
+	cmd.Stdout = out
 	cmd.Stderr = &errb
 	if err := cmd.Run(); err != nil {
 		gerr := &GitError{Args: args, Stderr: errb.String(), Err: err}
 		if uerr := unwritableRefDir(dir, gerr.Stderr, gerr); uerr != nil {
-			return out.Bytes(), uerr // a fetch into read-only refs: say why
+			return uerr // a fetch into read-only refs: say why
 		}
-		return out.Bytes(), gerr
+		return gerr
 	}
-	return out.Bytes(), nil
+	return nil
 }
 
 // startCoprocess starts a long-lived git (cat-file --batch, update-ref

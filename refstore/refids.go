@@ -60,14 +60,10 @@ func (s *Store) certainlyNone(prefix string) bool {
 const maxPeekedPacked = 1 << 20
 
 func refIDsCLI(ctx context.Context, dir, prefix string) ([]RefID, error) {
-	out, err := Git(ctx, dir, false, nil, "for-each-ref", "--format=%(objectname) %(refname)", prefix)
+	text, err := gitText(ctx, dir, "for-each-ref", "--format=%(objectname) %(refname)", prefix)
 	if err != nil {
 		return nil, err
 	}
-	// One string for the whole listing, cut into lines: each id and name
-	// shares its memory (a sync lists every ref of ours, thousands, each
-	// time it runs).
-	text := string(out)
 	ids := make([]RefID, 0, strings.Count(text, "\n"))
 	for line := range strings.Lines(text) {
 		oid, ref, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")

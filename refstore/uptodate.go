@@ -1,8 +1,6 @@
 package refstore
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -86,17 +84,15 @@ func (s *Store) RemoteIDs(ctx context.Context, remote string, refspecs ...string
 			args = append(args, sp.src)
 		}
 	}
-	out, err := Git(ctx, s.workDir, false, nil, args...)
+	text, err := gitText(ctx, s.workDir, args...)
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		oid, ref, ok := strings.Cut(sc.Text(), "\t")
+	want := make(map[string]string, strings.Count(text, "\n"))
+	for line := range strings.Lines(text) {
+		oid, ref, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
 		if !ok {
-			return nil, fmt.Errorf("git ls-remote: unexpected line %q", sc.Text())
+			return nil, fmt.Errorf("git ls-remote: unexpected line %q", line)
 		}
 		// ls-remote matches a pattern against any tail of a ref: keep
 		// the refs the refspec itself maps.
@@ -107,5 +103,5 @@ func (s *Store) RemoteIDs(ctx context.Context, remote string, refspecs ...string
 			}
 		}
 	}
-	return want, sc.Err()
+	return want, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -73,13 +74,17 @@ func fetchStamp(st refstore.Writer) string {
 	return strings.TrimSpace(string(b))
 }
 
-// digest fingerprints a set of tracking refs.
-func digest(lines []string) string {
-	sort.Strings(lines)
+// digest fingerprints a set of tracking refs: each ref (prefix + Ref)
+// and its id, in the refs' order, which sorts ids. The lines hashed,
+// "<ref> <id>", sort as their refs do: no ref name holds a space or a
+// byte below it.
+func digest(prefix string, ids []refstore.RefID) string {
+	slices.SortFunc(ids, func(a, b refstore.RefID) int { return strings.Compare(a.Ref, b.Ref) })
 	h := sha256.New()
-	for _, l := range lines {
-		h.Write([]byte(l))
-		h.Write([]byte{'\n'})
+	var line []byte
+	for _, id := range ids {
+		line = append(append(append(append(append(line[:0], prefix...), id.Ref...), ' '), id.OID...), '\n')
+		h.Write(line)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -92,17 +97,18 @@ func noteSynced(st refstore.Writer, remote string, ds []decision, settled map[st
 	if err != nil {
 		return err
 	}
-	lines := make([]string, 0, len(ds)+len(settled))
+	// The tracking refs, below tp.
+	ids := make([]refstore.RefID, 0, len(ds)+len(settled))
 	for ref, oid := range settled {
-		lines = append(lines, tp+strings.TrimPrefix(ref, refstore.Root)+" "+oid)
+		ids = append(ids, refstore.RefID{Ref: strings.TrimPrefix(ref, refstore.Root), OID: oid})
 	}
 	for _, d := range ds {
 		if d.winner != nil {
-			lines = append(lines, tp+strings.TrimPrefix(d.ref, refstore.Root)+" "+d.winner.oid)
+			ids = append(ids, refstore.RefID{Ref: strings.TrimPrefix(d.ref, refstore.Root), OID: d.winner.oid})
 		}
 	}
 	n := readNote(st)
-	if d := digest(lines); n.Tracking[remote] != d {
+	if d := digest(tp, ids); n.Tracking[remote] != d {
 		n.Tracking[remote] = d
 		return writeNote(st, n)
 	}
@@ -184,11 +190,7 @@ func fetched(ctx context.Context, st refstore.Records, n note) (byRemote map[str
 	}
 	digests = map[string]string{}
 	for remote, ids := range byRemote {
-		lines := make([]string, len(ids))
-		for i, id := range ids {
-			lines[i] = id.Ref + " " + id.OID
-		}
-		digests[remote] = digest(lines)
+		digests[remote] = digest("", slices.Clone(ids))
 		if n.Tracking[remote] != digests[remote] {
 			stale = append(stale, remote)
 		}

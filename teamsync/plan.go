@@ -86,8 +86,13 @@ func (ids refIDs) differ() bool {
 // isCopyOfOther reports a fetched ref under tp that is not a record: a
 // snapshot (snapshots.go) or an archive month (archive_join.go).
 func isCopyOfOther(tp, ref string) bool {
-	return isSnapshotCopy(tp, ref) || strings.HasPrefix(ref, archiveCopies(tp))
+	rest, ok := strings.CutPrefix(ref, tp)
+	return ok && (strings.HasPrefix(rest, snapshotRel) || strings.HasPrefix(rest, archiveRel))
 }
+
+// archiveRel is where the archive's months are, below refs/ao/ and below
+// a tracking prefix alike (archiveCopies).
+var archiveRel = strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
 
 // planned is what plan decided: a decision for each key whose two sides
 // differ (or every key, when all are to be judged for collection), and

@@ -28,8 +28,13 @@ func snapshotRefspec(tp string) string {
 
 // isSnapshotCopy reports whether ref is a fetched snapshot under tp.
 func isSnapshotCopy(tp, ref string) bool {
-	return strings.HasPrefix(ref, tp+strings.TrimPrefix(refstore.SnapshotPrefix, refstore.Root))
+	rest, ok := strings.CutPrefix(ref, tp)
+	return ok && strings.HasPrefix(rest, snapshotRel)
 }
+
+// snapshotRel is where snapshots are, below refs/ao/ and below a tracking
+// prefix alike.
+var snapshotRel = strings.TrimPrefix(refstore.SnapshotPrefix, refstore.Root)
 
 // syncSnapshots joins the local snapshot refs (local, ref → commit) with
 // the copies just fetched from remote (fetched, under tp), both from the

@@ -116,7 +116,7 @@ func Refspecs(remote string) ([]string, error) {
 // archiveCopies is where a remote's archive months are copied here, under
 // its tracking prefix tp.
 func archiveCopies(tp string) string {
-	return tp + strings.TrimPrefix(refstore.ArchivePrefix, refstore.Root)
+	return tp + archiveRel
 }
 
 // archiveRefspec fetches a remote's archive months to archiveCopies(tp).
