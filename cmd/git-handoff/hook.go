@@ -37,6 +37,9 @@ func hookCommand(d *deps) *cli.Command {
 				agenthook.Run(c.Context, c.Args().Get(1), c.Args().Get(2), d.stdin, d.stdout, d.stderr, agentWorkflows{d})
 				return nil
 			}
+			// The pre-push hook is a sync, most often with nothing new
+			// (readLaterCommands).
+			d.readLater = d.readLater || c.Args().First() == "pre-push"
 			hooks.Run(c.Context, c.Args().First(), c.Args().Tail(), d.stderr, hookDeps{d})
 			return nil
 		},
