@@ -202,7 +202,7 @@ func (s *Store) WriteRefsAhead(msg string) {
 
 // tornForTest leaves what a git update-ref killed after n of its renames
 // leaves in the files backend — the first n updates made (reflog entries
-// and all), a lock holding its new id for each of the others — and kills
+// and all), a lock for each of the others (lockContent) — and kills
 // this process, as a crash would, with the transaction's journal left
 // behind. Only tests set killAfterEnv: it is how they check that the order
 // a workflow gives its updates leaves every prefix harmless.
@@ -219,13 +219,27 @@ func (s *Store) tornForTest(msg string, updates []Update, n int) {
 				args = []string{"update-ref", "-m", msg, "-d", u.Ref, old}
 			}
 			Git(context.Background(), s.workDir, false, nil, args...)
+			if u.New == "" {
+				// git removes a deletion's lock last, after every
+				// ref moved: it outlives the deleted ref.
+				os.WriteFile(filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock"), nil, 0o666)
+			}
 			continue
 		}
 		lock := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
 		os.MkdirAll(filepath.Dir(lock), 0o777)
-		os.WriteFile(lock, []byte(u.New+"\n"), 0o666)
+		os.WriteFile(lock, lockContent(u), 0o666)
 	}
 	killSelf()
+}
+
+// lockContent is what git's files backend writes into the lock of u while
+// it holds it: the new id, or nothing for a deletion.
+func lockContent(u Update) []byte {
+	if u.New == "" {
+		return nil
+	}
+	return []byte(u.New + "\n")
 }
 
 // identStamp is what stat says of the configuration files a reflog

@@ -206,7 +206,11 @@ const emptyLockAge = time.Second
 // lockHolds reports whether lock is this journal's lock of an update to
 // id: it holds id, or it is empty and has stayed so (the writer was killed
 // between creating it and writing it; a live writer's lock would have its
-// id by now, or be gone).
+// id by now, or be gone). A deletion's lock (id "") stays empty: git
+// writes nothing into it, so one that has stood empty is the dead
+// writer's (the soak's kill trials found a claim's recording killed after
+// its renames, the locks of the holds it was deleting left, and every
+// later claim there refused on them).
 func lockHolds(lock, id string) bool {
 	for {
 		fi, err := os.Stat(lock)
@@ -312,7 +316,7 @@ func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, er
 			return "", false, err
 		}
 		lock := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
-		st[i] = state{cur: cur, lock: lock, ours: u.New != "" && lockHolds(lock, u.New)}
+		st[i] = state{cur: cur, lock: lock, ours: lockHolds(lock, u.New)}
 		if u.New != u.Old && cur == u.New {
 			reached = true
 		}
@@ -337,6 +341,13 @@ func (s *Store) settle(ctx context.Context, rec journalRecord) (string, bool, er
 	for i, u := range rec.Updates {
 		x := st[i]
 		if x.cur == u.New {
+			// Moved. A deletion's lock outlives the deleted ref: git
+			// removes the locks last.
+			if u.New == "" && x.ours {
+				if err := os.Remove(x.lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return "", false, err
+				}
+			}
 			continue
 		}
 		if x.ours {

@@ -58,14 +58,15 @@ func txnHelper(spec string) int {
 }
 
 // txnShape is one of the multi-ref transactions the workflows write, with
-// the refs as they stand before it (ref → body; "" = absent) and after.
+// the refs as they stand before it (ref → body; "" = absent) and after
+// (body "" = deleted).
 type txnShape struct {
 	name   string
 	before map[string]string
 	after  []struct{ ref, body string } // in the order the workflow applies them
 }
 
-// The update lists of end, start and replace, in the order those workflows
+// The update lists of end, start, replace and a recorded claim, in the order those workflows
 // now give them to Apply.
 var txnShapes = []txnShape{
 	{"end", map[string]string{
@@ -94,6 +95,19 @@ var txnShapes = []txnShape{
 		{"refs/ao/prs/gh/repo/7", `{"schema":"pr/v1","owner":"s3"}`},
 		{"refs/ao/sessions/s2", `{"schema":"session/v1","id":"s2","status":"replaced","replacedBy":"s3"}`},
 	}},
+	// A claim recorded after the arbiter took it: the baton, the holds
+	// that kept its objects from gc deleted (their locks stay empty in
+	// git's files backend), the session (handoff's recordClaim).
+	{"claim", map[string]string{
+		"refs/ao/handoffs/private/dev/main": `{"schema":"handoff/v1","next":"three"}`,
+		"refs/ao/inflight/host/7-start/0":   `{"schema":"handoff/v1","next":"three","claimedBySession":"s4"}`,
+		"refs/ao/inflight/host/7-start/1":   `{"schema":"session/v1","id":"s4","status":"active"}`,
+	}, []struct{ ref, body string }{
+		{"refs/ao/handoffs/private/dev/main", `{"schema":"handoff/v1","next":"three","claimedBySession":"s4"}`},
+		{"refs/ao/inflight/host/7-start/0", ""},
+		{"refs/ao/inflight/host/7-start/1", ""},
+		{"refs/ao/sessions/s4", `{"schema":"session/v1","id":"s4","status":"active","claimed":"three"}`},
+	}},
 }
 
 // setUpShape writes the shape's starting refs with git and returns the
@@ -105,13 +119,26 @@ func setUpShape(t *testing.T, dir string, sh txnShape) []refstore.Update {
 	}
 	var ups []refstore.Update
 	for _, a := range sh.after {
-		u := refstore.Update{Ref: a.ref, New: gittestHashObject(t, dir, a.body)}
+		u := refstore.Update{Ref: a.ref}
+		if a.body != "" {
+			u.New = gittestHashObject(t, dir, a.body)
+		}
 		if body, ok := sh.before[a.ref]; ok {
 			u.Old = gittestHashObject(t, dir, body)
 		}
 		ups = append(ups, u)
 	}
 	return ups
+}
+
+// deletes reports whether ups deletes a ref.
+func deletes(ups []refstore.Update) bool {
+	for _, u := range ups {
+		if u.New == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // runTxnChild runs the transaction in a child process with env added and
@@ -183,7 +210,7 @@ func checkSettled(t *testing.T, dir string, ups []refstore.Update, rolled bool) 
 		if got[i] != want {
 			t.Errorf("%s = %q, want %q (rolled forward: %v): the transaction is torn", u.Ref, got[i], want, rolled)
 		}
-		if rolled {
+		if rolled && u.New != "" { // a deleted ref's reflog goes with it
 			// One reflog entry for the move, as the writer would have
 			// made: an entry to New whose predecessor held Old (none
 			// when Old is "": the move created the ref).
@@ -241,7 +268,7 @@ func followUp(t *testing.T, dir string, st *refstore.Store, ups []refstore.Updat
 // tear leaves what a `git update-ref --stdin` killed between its renames
 // leaves of a journaled transaction: the journal in a slot no live writer
 // holds, the first kill refs moved (with their reflog entries), a lock
-// holding its new id for each of the others.
+// for each of the others, as git fills it.
 func tear(t *testing.T, dir string, ups []refstore.Update, kill int) {
 	t.Helper()
 	var rec []map[string]string
@@ -262,6 +289,16 @@ func tear(t *testing.T, dir string, ups []refstore.Update, kill int) {
 		t.Fatal(err)
 	}
 	for i, u := range ups {
+		if i < kill && u.New == "" {
+			// git removes a deletion's lock last, after every ref moved:
+			// a git killed after the deletion leaves its lock.
+			gittest.Run(t, dir, "update-ref", "-m", "handoff: txn test", "-d", u.Ref, u.Old)
+			lock := filepath.Join(dir, ".git", filepath.FromSlash(u.Ref)+".lock")
+			if err := os.WriteFile(lock, nil, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		if i < kill {
 			old := u.Old
 			if old == "" {
@@ -270,9 +307,15 @@ func tear(t *testing.T, dir string, ups []refstore.Update, kill int) {
 			gittest.Run(t, dir, "update-ref", "--create-reflog", "-m", "handoff: txn test", u.Ref, u.New, old)
 			continue
 		}
+		// What git writes in a lock it holds: the new id, nothing for a
+		// deletion.
+		var held []byte
+		if u.New != "" {
+			held = []byte(u.New + "\n")
+		}
 		lock := filepath.Join(dir, ".git", filepath.FromSlash(u.Ref)+".lock")
 		os.MkdirAll(filepath.Dir(lock), 0o777)
-		if err := os.WriteFile(lock, []byte(u.New+"\n"), 0o666); err != nil {
+		if err := os.WriteFile(lock, held, 0o666); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -386,18 +429,35 @@ kill -9 "$caller" "$PPID"
 				if !runTxnChild(t, dir, ups, "REFSTORE_KILL_AT_PREPARED=1") {
 					t.Fatal("the writer was not killed by the hook")
 				}
+				// A transaction that deletes holds packed-refs.lock from
+				// its prepare: git's, which stops every ref write, and
+				// the user's to remove (BackendLock).
+				packedLock := filepath.Join(dir, ".git", "packed-refs.lock")
+				want := len(ups)
+				if deletes(ups) {
+					want++
+				}
 				locks := 0
 				for _, l := range leftovers(t, dir) {
 					if strings.HasSuffix(l, ".lock") {
 						locks++
 					}
 				}
-				if locks != len(ups) {
-					t.Fatalf("the kill left %d locks, want %d: not the crash under test", locks, len(ups))
+				if locks != want {
+					t.Fatalf("the kill left %d locks, want %d: not the crash under test", locks, want)
 				}
 				// Both read paths settle it (the CLI one for repositories
 				// go-git cannot open).
 				st := open(t, dir, opts)
+				if deletes(ups) {
+					if l := leftovers(t, dir); len(l) != 1 || l[0] != packedLock {
+						t.Fatalf("after Open settled the killed transaction, left: %v; want only git's %s", l, packedLock)
+					}
+					// What the notice tells the user, done.
+					if err := os.Remove(packedLock); err != nil {
+						t.Fatal(err)
+					}
+				}
 				checkSettled(t, dir, ups, false)
 				followUp(t, dir, st, ups)
 			})
