@@ -100,30 +100,41 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 	if err == nil {
 		return out, nil, nil
 	}
-	pass.release(ctx, st)
 	if cur, rerr := refstore.ResolveID(ctx, st, up.Ref); rerr == nil && cur == up.New {
+		pass.release(ctx, st)
 		return out, nil, nil // a fetch brought the arbiter's copy of our tombstone first
 	}
 	if decided {
 		// The arbiter took the tombstone: the deletion happened, only its
 		// record here failed. Saying it failed would contradict what the
-		// team sees (found by the simulation).
-		return out, nil, &NotRecordedError{ID: h.ID, Done: reason, Err: err}
+		// team sees (found by the simulation). The next command here
+		// records it from the note (unrecorded.go), the hold on the
+		// tombstone still in place while it is written.
+		nerr := noteUnrecorded(ctx, st, h.ID, reason, up)
+		pass.release(ctx, st)
+		return out, nil, &NotRecordedError{ID: h.ID, Done: reason, Err: err, NoteErr: nerr}
 	}
+	pass.release(ctx, st)
 	return baton.Stored{}, nil, baton.LostClaim(ctx, st, h, err)
 }
 
 // NotRecordedError is a deletion the arbiter took whose local record then
-// failed: the baton is deleted for the team, and the next sync (or a
-// command that asks the arbiter) records it here.
+// failed: the baton is deleted for the team, and the next start, claim or
+// sync here records it (RecordDecided), or, when the note of it could not
+// be written either (NoteErr), the next sync that finds the remote still
+// holding the tombstone.
 type NotRecordedError struct {
-	ID   string // the baton
-	Done string // "cancelled" or "dismissed"
-	Err  error  // why the local record failed
+	ID      string // the baton
+	Done    string // "cancelled" or "dismissed"
+	Err     error  // why the local record failed
+	NoteErr error  // why the note of it failed, nil when it is noted
 }
 
 func (e *NotRecordedError) Error() string {
-	return fmt.Sprintf("baton %s was %s where claims are decided, but recording it here failed (%v): the next sync records it", e.ID, e.Done, e.Err)
+	if e.NoteErr != nil {
+		return fmt.Sprintf("baton %s was %s where claims are decided, but recording it here failed (%v), and so did noting it (%v): the next sync records it while the remote holds it", e.ID, e.Done, e.Err, e.NoteErr)
+	}
+	return fmt.Sprintf("baton %s was %s where claims are decided, but recording it here failed (%v): the next start, claim or sync here records it", e.ID, e.Done, e.Err)
 }
 
 func (e *NotRecordedError) Unwrap() error { return e.Err }

@@ -72,6 +72,7 @@ func Start(ctx context.Context, st refstore.Clone, opts StartOptions, clock Cloc
 	if err != nil {
 		return StartResult{}, err
 	}
+	s.recordDecided(ctx)
 	s.refresh(ctx)
 	defer lockClaims(st)()
 	defer s.lock.unlock()
@@ -126,7 +127,7 @@ type starting struct {
 	notices     noticeSet
 	conflicts   []Conflict // joins the arbiter's answers made here
 	endedBound  string     // the session bound here that endBound ended
-	skipClaim   bool       // the arbiter could not be asked: deliver no baton
+	skipClaim   bool       // the arbiter could not be asked, or a deletion recorded: deliver no baton
 	lock        batonLock  // the baton this start decides on
 }
 
@@ -173,6 +174,17 @@ func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, cloc
 		s.notices.add(redactedNotice(hits) + " (the objective)")
 	}
 	return s, nil
+}
+
+// recordDecided records the deletions the arbiter took that this clone
+// could not record (RecordDecided): their waiting copies would otherwise
+// be claimed. One that cannot be recorded now leaves this start
+// delivering no baton, as a claim that cannot be settled does.
+func (s *starting) recordDecided(ctx context.Context) {
+	if err := RecordDecided(ctx, s.st); err != nil {
+		s.notices.add(fmt.Sprintf("a baton was not claimed: %v; start again, or run `git handoff claim`, once this clone's refs can be written", err))
+		s.skipClaim = true
+	}
 }
 
 // refresh brings the batons this start may claim from where claims are

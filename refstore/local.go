@@ -51,6 +51,13 @@ import (
 //     crash leaves it for the next start, which settles it (the only way
 //     such a claim reaches its session). Per clone, not a ref: it names a
 //     process of this machine.
+//   - unrecorded/<baton>: a cancel or dismissal the arbiter took whose
+//     local swap failed (handoff/unrecorded.go), JSON with the tombstone's
+//     blob, written after that failure and removed once the next start,
+//     claim, sync or writing command has recorded it (or found the ref
+//     moved on); the clone's only record of the deletion once a fetch
+//     replaces the tracking ref. A lost note only leaves the recording to
+//     a sync that finds the tombstone at the remote, as before.
 //   - claims/<nn>.lock: the locks under which this clone's processes
 //     decide on one baton one at a time (handoff/pending.go, batonLock),
 //     64 of them, a baton's chosen by a hash of its id; flock, so a killed

@@ -1763,4 +1763,62 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpStart, Arg: 0x9b0b0ca2, Faults: 0x7718a9cf5476e49c},
 		},
 	},
+	{
+		// The default lane's seed 11 (it failed at step 7,469 of 10,000),
+		// shrunk to 13: c2 wrote a baton and cancelled it; the arbiter (the
+		// remote held nothing at the ref) took the waiting baton's push, then
+		// the tombstone's, and moved c2's tracking ref to the tombstone, but
+		// the cancel's local record failed (NotRecordedError). c0 wrote a
+		// baton of its own at that ref and cancelled it, its tombstone
+		// replacing c2's at the remote by the join's tie-break (archived only
+		// in c0 until c0's next sync), and c1 retired c0's tombstone, emptying
+		// the ref. c2's next start fetched, which pruned the tracking ref, the
+		// only record here of the cancellation, and claimed its waiting copy
+		// as a baton the remote never had: it delivered a baton it had said
+		// was cancelled. The cancel now notes what it could not record, and
+		// the next start records it first (handoff/unrecorded.go). (A merge
+		// of every tracking copy before the fetch, tried first, retired
+		// claims that a start was still to take over: seed 283 above.)
+		name: "a cancel not recorded here is recorded before the next start claims", seed: 11, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xe81f90c, Faults: 0x518ab5a3ac05493b},
+			{Clone: 2, Op: OpCancel, Arg: 0x6fdb994, Faults: 0x99d6cdb7e3ef9a87},
+			{Clone: 2, Op: OpCancel, Arg: 0x5621e3e9, Faults: 0xa0f5f2ff2e41374c},
+			{Clone: 2, Op: OpCancel, Arg: 0xc7888e1e, Faults: 0xc287280441169eba},
+			{Clone: 2, Op: OpCancel, Arg: 0xa44c65f2, Faults: 0x28f15ce23174de67},
+			{Clone: 0, Op: OpStart, Arg: 0x7cc02d0a, Faults: 0x2bc0a89f5294ea5c},
+			{Clone: 2, Op: OpCancel, Arg: 0x20e781a5, Faults: 0xda5db6413161ffb2},
+			{Clone: 2, Op: OpEnd, Arg: 0x5d72f6b7, Faults: 0x91f482fb4508a781},
+			{Clone: 2, Op: OpCancel, Arg: 0x58b68680, Faults: 0xdb8c6ad97f25629f},
+			{Clone: 0, Op: OpEnd, Arg: 0x9f4e3f1f, Faults: 0x4e09b7e5c1139f98},
+			{Clone: 0, Op: OpCancel, Arg: 0x3fb4bbdd, Faults: 0x8a11662ab47fdaa0},
+			{Clone: 1, Op: OpRetire, Arg: 0xcfe9cd65, Faults: 0xfb7b4e631694f334},
+			{Clone: 2, Op: OpStart, Arg: 0xf9d4b52, Faults: 0x5cbfba8366fc7377},
+		},
+	},
+	{
+		// The case above with a sync of c2 in place of its start, then a
+		// start of c1 (written by hand from the shrunk steps, not found by a
+		// run): the sync's fetch pruned the tracking ref holding the
+		// tombstone, and the join pushed c2's waiting copy back to the
+		// emptied ref as news, which c1 then claimed. A sync records the
+		// noted cancel first.
+		name: "a cancel not recorded here is recorded before the next sync pushes", seed: 11, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xe81f90c, Faults: 0x518ab5a3ac05493b},
+			{Clone: 2, Op: OpCancel, Arg: 0x6fdb994, Faults: 0x99d6cdb7e3ef9a87},
+			{Clone: 2, Op: OpCancel, Arg: 0x5621e3e9, Faults: 0xa0f5f2ff2e41374c},
+			{Clone: 2, Op: OpCancel, Arg: 0xc7888e1e, Faults: 0xc287280441169eba},
+			{Clone: 2, Op: OpCancel, Arg: 0xa44c65f2, Faults: 0x28f15ce23174de67},
+			{Clone: 0, Op: OpStart, Arg: 0x7cc02d0a, Faults: 0x2bc0a89f5294ea5c},
+			{Clone: 2, Op: OpCancel, Arg: 0x20e781a5, Faults: 0xda5db6413161ffb2},
+			{Clone: 2, Op: OpEnd, Arg: 0x5d72f6b7, Faults: 0x91f482fb4508a781},
+			{Clone: 2, Op: OpCancel, Arg: 0x58b68680, Faults: 0xdb8c6ad97f25629f},
+			{Clone: 0, Op: OpEnd, Arg: 0x9f4e3f1f, Faults: 0x4e09b7e5c1139f98},
+			{Clone: 0, Op: OpCancel, Arg: 0x3fb4bbdd, Faults: 0x8a11662ab47fdaa0},
+			{Clone: 1, Op: OpRetire, Arg: 0xcfe9cd65, Faults: 0xfb7b4e631694f334},
+			{Clone: 2, Op: OpSync, Arg: 0x5, Faults: 0x1eef},
+			{Clone: 1, Op: OpStart, Arg: 0x1, Faults: 0x19919},
+		},
+	},
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -206,6 +207,94 @@ func TestTieAtTheArbiterArchivesTheDroppedBaton(t *testing.T) {
 	var re *RetiredError
 	if !errors.As(err, &re) {
 		t.Fatalf("b's claim of its waiting copy of the dismissed baton: %+v, %v; want a RetiredError", res.Handoff, err)
+	}
+}
+
+// lockedAfter is the arbiter, and then a git killed while it wrote the
+// clone's refs: the lock it left makes the decision's own local record
+// fail (handoff.NotRecordedError) until the test takes it away.
+// (No Pinner: pinned would hand the decision to the Arbiter it names.)
+type lockedAfter struct {
+	t    *testing.T
+	dir  string
+	lock string // where the lock goes; set once it is in place
+}
+
+func (l *lockedAfter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.Update) error {
+	if err := (Arbiter{}).Arbitrate(ctx, st, up); err != nil {
+		return err
+	}
+	l.lock = gittest.RefLock(l.t, l.dir, up.Ref)
+	return os.WriteFile(l.lock, nil, 0o644)
+}
+
+func (l *lockedAfter) Held(ctx context.Context, st refstore.Clone, ref string) (string, error) {
+	return Arbiter{}.Held(ctx, st, ref)
+}
+
+// A cancel the arbiter took whose record here then failed (handoff's
+// NotRecordedError) was recorded in this clone only by the tracking ref
+// the arbiter moved. A teammate's concurrent baton replaced the tombstone
+// at the remote by the join's tie-break (archived only in that clone until
+// its next sync), and its retirement emptied the ref: the next fetch took
+// that record away, and the waiting copy here went for a baton the remote
+// never had, claimed by the next start, or pushed back by the next sync for
+// anyone to claim (simulation, seed 11). The cancel notes what it could
+// not record, and a start or sync records it first.
+func TestDeletionNotRecordedHereIsRecordedBeforeTheNextStartOrSync(t *testing.T) {
+	for _, next := range []string{"start", "sync"} {
+		t.Run(next, func(t *testing.T) {
+			tm := newTeam(t, 3)
+			ctx := context.Background()
+			a, b, c := tm.clones[0], tm.clones[1], tm.clones[2]
+			m := end(t, a, 0, "from a")
+			arb := &lockedAfter{t: t, dir: a.Dir()}
+			_, err := handoff.Cancel(ctx, a, handoff.CancelOptions{Owner: "dev", Branch: "main", Arbiter: arb}, clock(1))
+			var nre *handoff.NotRecordedError
+			if !errors.As(err, &nre) || nre.NoteErr != nil {
+				t.Fatalf("the cancel with this clone's ref locked: %v; want a NotRecordedError, noted", err)
+			}
+			if err := os.Remove(arb.lock); err != nil {
+				t.Fatal(err)
+			}
+			if got := readBaton(t, a, mainRef); got.ID != m.ID || !got.Live() {
+				t.Fatalf("a holds %+v after the failed record, want %s waiting", got, m.ID)
+			}
+			// b, away all along, writes batons of its own (more writes
+			// than a's) and cancels the newest: at the remote its
+			// tombstone wins the tie-break over a's.
+			end(t, b, 2, "first from b")
+			end(t, b, 3, "second from b")
+			n := end(t, b, 4, "from b")
+			if _, err := handoff.Cancel(ctx, b, handoff.CancelOptions{Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(5)); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := readBatonAt(ctx, b, mainRef, git(t, tm.remote, "rev-parse", mainRef)); err != nil || got.ID != n.ID || got.Deleted == nil {
+				t.Fatalf("the remote holds %s (deleted %v, %v), want b's tombstone of %s", got.ID, got.Deleted != nil, err, n.ID)
+			}
+			retireAt(t, c, 60*24*400)
+			if out := git(t, tm.remote, "for-each-ref", mainRef); out != "" {
+				t.Fatalf("b's tombstone did not retire at the remote: %s", out)
+			}
+			if found, err := archivedThere(t, tm.remote, m.ID); err != nil || found != "" {
+				t.Fatalf("the remote's archive holds %q for %s (%v): nothing to test", found, m.ID, err)
+			}
+			starter := a
+			if next == "sync" {
+				syncAt(t, a, 60*24*401)
+				starter = c
+			}
+			res, err := handoff.Start(ctx, starter, handoff.StartOptions{Session: "s-" + next, Owner: "dev", Branch: "main", Arbiter: Arbiter{}}, clock(60*24*402))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Handoff != nil && res.Handoff.ID == m.ID {
+				t.Fatalf("the start delivered %s, cancelled at the remote (claimed %v)", m.ID, res.Claimed)
+			}
+			if got, err := baton.Read(ctx, a, mainRef); err == nil && got.ID == m.ID && got.Deleted == nil {
+				t.Fatalf("a holds %s %+v, want it cancelled (or gone)", m.ID, got)
+			}
+		})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -364,11 +365,16 @@ func MergeFetched(ctx context.Context, st refstore.Clone, writes bool) []string 
 		}
 		return nil
 	}
+	var notices []string
+	// First what this clone decided at the arbiter and could not record
+	// (handoff/unrecorded.go): start, claim and sync record it too.
+	if err := handoff.RecordDecided(ctx, st); err != nil {
+		notices = append(notices, err.Error())
+	}
 	res, err := Lazy(ctx, st)
 	if err != nil {
-		return []string{"records fetched from the remote were not merged: " + err.Error()}
+		return append(notices, "records fetched from the remote were not merged: "+err.Error())
 	}
-	var notices []string
 	for _, c := range res.Conflicts {
 		notices = append(notices, c.Summary)
 	}

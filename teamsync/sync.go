@@ -173,6 +173,15 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 	if err != nil {
 		return res, err
 	}
+	// A deletion the arbiter took that this clone could not record is
+	// recorded first: its waiting copy, joined with a remote that dropped
+	// the tombstone since (a teammate's tie, then a retirement), would go
+	// back there as news for anyone to claim (handoff/unrecorded.go).
+	if !opts.DryRun {
+		if err := handoff.RecordDecided(ctx, st); err != nil {
+			return res, err
+		}
+	}
 	var lastErr error
 	// A retirement, due now and then, looks first for damage a git gc
 	// --prune=now did to the archive (mendArchive): found otherwise only
