@@ -103,24 +103,52 @@ func Git(ctx context.Context, dir string, clean bool, stdin []byte, args ...stri
 	return out.Bytes(), err
 }
 
-// gitText is Git for a listing read as text: git's output becomes the
-// string without a copy, and the lines cut from it share its memory (a
-// sync lists thousands of refs each time it runs, here and at the
-// remote).
-func gitText(ctx context.Context, dir string, args ...string) (string, error) {
-	var out textOut
-	err := runGit(ctx, dir, false, nil, &out, args...)
-	return out.String(), err
+// gitLines runs git like Git and hands each line of its output, without
+// its newline, to fn as git writes it: a listing of thousands of refs
+// costs its lines, one string each, and no buffer of the whole (list
+// --all at 100,000 batons kept one, and its slack, for its whole run).
+// The first error fn returns is returned once git has finished.
+func gitLines(ctx context.Context, dir string, fn func(line string) error, args ...string) error {
+	lw := &lineWriter{fn: fn}
+	err := runGit(ctx, dir, false, nil, lw, args...)
+	if len(lw.partial) > 0 && lw.err == nil {
+		lw.err = fn(string(lw.partial)) // a last line without its newline
+	}
+	if err != nil {
+		return err
+	}
+	return lw.err
 }
 
-// textOut collects git's output as a strings.Builder does, doubling its
-// room when full (Grow's way) rather than by append's quarter steps, which
-// copied a listing of thousands of refs about five times over.
-type textOut struct{ strings.Builder }
+// lineWriter cuts what is written into lines for fn.
+type lineWriter struct {
+	fn      func(string) error
+	partial []byte // the start of a line a later write ends
+	err     error
+}
 
-func (t *textOut) Write(p []byte) (int, error) {
-	t.Grow(len(p))
-	return t.Builder.Write(p)
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.partial = append(w.partial, p...)
+			break
+		}
+		var line string
+		if len(w.partial) > 0 {
+			w.partial = append(w.partial, p[:i]...)
+			line = string(w.partial)
+			w.partial = w.partial[:0]
+		} else {
+			line = string(p[:i])
+		}
+		p = p[i+1:]
+		if w.err == nil {
+			w.err = w.fn(line)
+		}
+	}
+	return n, nil
 }
 
 // runGit runs git with args in dir, its output written to out; the error

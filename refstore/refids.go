@@ -60,17 +60,17 @@ func (s *Store) certainlyNone(prefix string) bool {
 const maxPeekedPacked = 1 << 20
 
 func refIDsCLI(ctx context.Context, dir, prefix string) ([]RefID, error) {
-	text, err := gitText(ctx, dir, "for-each-ref", "--format=%(objectname) %(refname)", prefix)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]RefID, 0, strings.Count(text, "\n"))
-	for line := range strings.Lines(text) {
-		oid, ref, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+	var ids []RefID
+	err := gitLines(ctx, dir, func(line string) error {
+		oid, ref, ok := strings.Cut(line, " ")
 		if !ok {
-			return nil, fmt.Errorf("git for-each-ref: unexpected line %q", line)
+			return fmt.Errorf("git for-each-ref: unexpected line %q", line)
 		}
 		ids = append(ids, RefID{Ref: ref, OID: oid})
+		return nil
+	}, "for-each-ref", "--format=%(objectname) %(refname)", prefix)
+	if err != nil {
+		return nil, err
 	}
 	return ids, nil
 }

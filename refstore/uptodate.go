@@ -84,15 +84,11 @@ func (s *Store) RemoteIDs(ctx context.Context, remote string, refspecs ...string
 			args = append(args, sp.src)
 		}
 	}
-	text, err := gitText(ctx, s.workDir, args...)
-	if err != nil {
-		return nil, err
-	}
-	want := make(map[string]string, strings.Count(text, "\n"))
-	for line := range strings.Lines(text) {
-		oid, ref, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+	want := map[string]string{}
+	err := gitLines(ctx, s.workDir, func(line string) error {
+		oid, ref, ok := strings.Cut(line, "\t")
 		if !ok {
-			return nil, fmt.Errorf("git ls-remote: unexpected line %q", line)
+			return fmt.Errorf("git ls-remote: unexpected line %q", line)
 		}
 		// ls-remote matches a pattern against any tail of a ref: keep
 		// the refs the refspec itself maps.
@@ -102,6 +98,10 @@ func (s *Store) RemoteIDs(ctx context.Context, remote string, refspecs ...string
 				break
 			}
 		}
+		return nil
+	}, args...)
+	if err != nil {
+		return nil, err
 	}
 	return want, nil
 }
