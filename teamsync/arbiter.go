@@ -739,7 +739,7 @@ func fetchSpecs(remote string) ([]string, error) {
 // for one that could not be asked, nor a sync fail on a dead fetch's
 // leftovers.
 func fetchPatiently(ctx context.Context, st refstore.Clone, remote string, specs []string, tries int) (f fetchResult, err error) {
-	dropped := 0
+	dropped, probed := 0, false
 	specs = slices.Clone(specs)
 	for try := 1; ; try++ {
 		err = st.Fetch(ctx, remote, true, specs...)
@@ -752,6 +752,16 @@ func fetchPatiently(ctx context.Context, st refstore.Clone, remote string, specs
 		if oid := lostThere(err); oid != "" && len(f.lost) < maxLost && f.leaveOut(ctx, st, remote, oid, &specs) {
 			try--
 			continue
+		}
+		// One naming an object above one the remote lost fails it the
+		// same way, without naming either: found by fetching the refs
+		// that may reach one alone, once.
+		if corruptThere(err) && !probed {
+			probed = true
+			if f.leaveOutDamaged(ctx, st, remote, &specs) {
+				try--
+				continue
+			}
 		}
 		if err == nil {
 			f.track(ctx, st, remote)

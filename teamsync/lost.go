@@ -51,6 +51,14 @@ func lostThere(err error) string {
 	return ""
 }
 
+// corruptThere reports a fetch that failed because the remote lacks an
+// object below the one a ref names: the remote's pack-objects dies on it
+// ("bad tree object", "unable to read") and git says so, without naming
+// the ref.
+func corruptThere(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "possible repository corruption on the remote side")
+}
+
 var badObjectRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`bad object (refs/ao/\S+)`) })
 
 // lostAtPush returns the refs of remote (ref → object) that a push
@@ -104,6 +112,48 @@ func (f *fetchResult) leaveOut(ctx context.Context, st refstore.Remote, remote, 
 	for ref, id := range ids {
 		if _, left := f.lost[ref]; id == oid && !left {
 			f.lost = mapWith(f.lost, ref, oid)
+			*specs = append(*specs, "^"+ref)
+			found = true
+		}
+	}
+	return found
+}
+
+// leaveOutDamaged finds the refs of remote that reach an object it lost
+// below their own, after a fetch failed on one (corruptThere): the gc
+// that raced a push lost an archive month's tree and kept its commit
+// (found by the soak on git 2.55: every fetch of the clones that lacked
+// the month failed, to the end, while the clone that held it, whose
+// fetches needed nothing of it, never noticed). Only a ref naming a
+// commit reaches objects of its own: each such ref here (an archive month,
+// a snapshot) whose commit this clone lacks is fetched alone, and each
+// that fails so is left out and recorded as a ref naming a lost object,
+// its commit for the object, which the heal deletes there and a clone
+// holding it pushes back, sending what is below it again. It returns false
+// when it found none.
+func (f *fetchResult) leaveOutDamaged(ctx context.Context, st refstore.Clone, remote string, specs *[]string) bool {
+	ids, err := st.RemoteIDs(ctx, remote, byOwnName)
+	if err != nil {
+		return false
+	}
+	tp, err := TrackingPrefix(remote)
+	if err != nil {
+		return false
+	}
+	found := false
+	for _, ref := range slices.Sorted(maps.Keys(ids)) {
+		if !strings.HasPrefix(ref, refstore.ArchivePrefix) && !strings.HasPrefix(ref, refstore.SnapshotPrefix) {
+			continue
+		}
+		if _, left := f.lost[ref]; left || len(f.lost) >= maxLost {
+			continue
+		}
+		if _, err := st.ReadObject(ctx, ids[ref]); err == nil {
+			continue // held here: a fetch needs nothing below it
+		}
+		alone := "+" + ref + ":" + tp + strings.TrimPrefix(ref, refstore.Root)
+		if corruptThere(st.Fetch(ctx, remote, false, alone)) {
+			f.lost = mapWith(f.lost, ref, ids[ref])
 			*specs = append(*specs, "^"+ref)
 			found = true
 		}

@@ -488,3 +488,61 @@ func loseAllClear(t *testing.T, tm *team) string {
 	}
 	return old
 }
+
+// The remote's gc lost the tree of an archive month, not the commit its
+// ref names (git's race of gc --prune=now with a push; found by the soak
+// on git 2.55 with reftable and SHA-256, where two clones' syncs failed
+// to the end): every git fetch of a clone that lacks the month fails
+// whole ("possible repository corruption on the remote side"), while the
+// clone that holds it never notices, its fetches needing nothing of it.
+// The teammate's sync fetches the rest and marks the month lost there;
+// the holder's next sync pushes it back, which sends the tree; then the
+// teammate gets the month. Real git, a real bare remote.
+func TestSyncHealsAMonthWhoseTreeTheRemoteLost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm, a, b := syncedPair(t)
+	end(t, b, 1, "the next step")
+	syncAt(t, b, 1)
+	if _, err := claim(b, "s-b", 2, Arbiter{}); err != nil {
+		t.Fatal(err)
+	}
+	retireAt(t, b, 3) // the claimed baton retires into a month, pushed
+	months := strings.Fields(git(t, tm.remote, "for-each-ref", "--format=%(refname)", refstore.ArchivePrefix))
+	if len(months) != 1 {
+		t.Fatalf("the remote's archive months: %q, want one", months)
+	}
+	month := months[0]
+	commit := strings.TrimSpace(git(t, tm.remote, "rev-parse", month))
+	tree := strings.TrimSpace(git(t, tm.remote, "rev-parse", month+"^{tree}"))
+	// A push of a few objects is unpacked into loose ones
+	// (transfer.unpackLimit): the gc race removes the tree.
+	if err := os.Remove(filepath.Join(tm.remote, "objects", tree[:2], tree[2:])); err != nil {
+		t.Fatalf("the month's tree is not a loose object at the remote: %v", err)
+	}
+	if err := a.Fetch(ctx, "origin", false, mustRefspecs(t)...); err == nil || !corruptThere(err) {
+		t.Fatalf("git fetch of a month whose tree the remote lost: %v, want git's \"possible repository corruption on the remote side\"", err)
+	}
+
+	res := syncAt(t, a, 4)
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "which origin has lost (its gc raced a push): marked lost there") {
+		t.Fatalf("a's sync warned %q, want the damaged month named", res.Warnings)
+	}
+	if ids, err := a.RemoteIDs(ctx, "origin", lostSpec); err != nil || ids[markRef(month, commit)] == "" {
+		t.Fatalf("marks at the remote: %v %v, want %s marked", ids, err, month)
+	}
+
+	res = syncAt(t, b, 5)
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "healed origin's "+month+": a teammate found it") {
+		t.Fatalf("b's sync warned %q, want the heal", res.Warnings)
+	}
+	if out := strings.TrimSpace(git(t, tm.remote, "cat-file", "-t", tree)); out != "tree" {
+		t.Fatalf("the remote holds %q for the month's tree after the heal", out)
+	}
+	git(t, tm.remote, "fsck", "--no-dangling")
+
+	syncAt(t, a, 6)
+	if got := strings.TrimSpace(git(t, a.Dir(), "rev-parse", month)); got != commit {
+		t.Fatalf("a's %s after the heal: %s, want the remote's %s", month, got, commit)
+	}
+}
