@@ -1821,4 +1821,21 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpStart, Arg: 0x1, Faults: 0x19919},
 		},
 	},
+	{
+		// Default seed 66 (shrunk from 1,000 steps): the remote's gc, racing
+		// a push of an archive month, took the month's tree and kept its commit.
+		// Every fetch of the clones that lacked the month failed whole, to the
+		// final syncs ("possible repository corruption on the remote side", naming
+		// neither ref nor commit), while the clone that pushed it never noticed.
+		// A fetch that fails so now finds the month by fetching alone each month
+		// it lacks, marks it lost, and the clone holding it pushes it back.
+		name: "an archive month whose tree the remote lost is found and pushed back", seed: 66, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 1, Op: OpStart, Arg: 0xf9aedd4e, Faults: 0x6584b01e5e218723},
+			{Clone: 1, Op: OpEnd, Arg: 0xea61d90, Faults: 0xf372d50139dfa9e2},
+			{Clone: 1, Op: OpSync, Arg: 0xc6e1d466, Faults: 0x370ba5ee71b08202},
+			{Clone: 1, Op: OpEnd, Arg: 0x3bd1627f, Faults: 0x64a7c6bc3cd0633c},
+			{Clone: 1, Op: OpSync, Arg: 0xc3ecc3b7, Faults: 0x70612977e12fbe93},
+		},
+	},
 }

@@ -250,7 +250,29 @@ func (in *injector) loseAtRemote(op memstore.Op, before map[string]string) {
 		return
 	}
 	in.count(FaultRemoteGC)
-	in.w.origin.LoseObject(hit[int(in.roll("gc-which")*float64(len(hit)))%len(hit)])
+	lost := hit[int(in.roll("gc-which")*float64(len(hit)))%len(hit)]
+	// Of a commit (an archive month), the gc may take the tree and keep
+	// the commit, when no ref named that tree's commit before: every fetch
+	// of it then fails without naming either (found by the soak on git
+	// 2.55).
+	if tree, ok := in.w.origin.Below(lost); ok && !namedBefore(in.w.origin, before, tree) {
+		if x := in.roll("gc-below"); x < 0.5 {
+			in.trace("gc-below "+lost+" "+tree, x)
+			lost = tree
+		}
+	}
+	in.w.origin.LoseObject(lost)
+}
+
+// namedBefore reports whether a ref of before (the remote's refs as a
+// push began) named a commit of tree: a gc keeps what a ref names.
+func namedBefore(origin *memstore.Store, before map[string]string, tree string) bool {
+	for _, oid := range before {
+		if t, ok := origin.Below(oid); ok && t == tree {
+			return true
+		}
+	}
+	return false
 }
 
 // faulty is a clone whose local writes go through the injector (its

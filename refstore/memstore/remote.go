@@ -389,6 +389,14 @@ func (c *Clone) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 	if err := c.net.fault(op); err != nil {
 		return fail(err)
 	}
+	// What this clone holds whole it wants nothing of (asked before the
+	// remote's lock is taken: one store's lock at a time).
+	held := map[string]bool{}
+	c.Store.mu.RLock()
+	for _, id := range ids {
+		held[id] = c.Store.complete(id)
+	}
+	c.Store.mu.RUnlock()
 	// A ref naming an object the remote lost (its gc racing a push) fails
 	// the whole fetch, as upload-pack refuses a want it cannot serve.
 	repo.mu.RLock()
@@ -396,6 +404,19 @@ func (c *Clone) Fetch(ctx context.Context, remote string, prune bool, refspecs .
 		if _, ok := repo.objects[theirs[ref]]; !ok && slices.Contains(ids, theirs[ref]) {
 			repo.mu.RUnlock()
 			return fail(fmt.Errorf("remote error: upload-pack: not our ref %s", theirs[ref]))
+		}
+	}
+	// One whose object is there with something below it lost (a month's
+	// tree, its commit kept) fails it too, as the remote's pack-objects
+	// dies on it, unless this clone holds it whole and wants nothing of
+	// it.
+	for _, id := range ids {
+		if held[id] {
+			continue
+		}
+		if lost := repo.missingBelow(id); lost != "" {
+			repo.mu.RUnlock()
+			return fail(fmt.Errorf("remote: fatal: bad object %s\nfatal: git upload-pack: aborting due to possible repository corruption on the remote side", lost))
 		}
 	}
 	repo.mu.RUnlock()
@@ -705,6 +726,47 @@ func (s *Store) complete(id string) bool {
 		}
 	}
 	return true
+}
+
+// missingBelow is an object id reaches that s lacks (id itself not
+// counted), "" when there is none. The caller holds s.mu.
+func (s *Store) missingBelow(id string) string {
+	if _, ok := s.objects[id]; !ok {
+		return ""
+	}
+	var below []string
+	if s.typeOf(id) == "commit" {
+		if tree, ok := s.peel(id); ok {
+			below = append(below, tree)
+		}
+	} else if s.typeOf(id) == "tree" {
+		entries, _ := s.treeOf(id, s.objects[id])
+		for _, e := range entries {
+			if e.mode != "160000" {
+				below = append(below, e.oid)
+			}
+		}
+	}
+	for _, b := range below {
+		if _, ok := s.objects[b]; !ok {
+			return b
+		}
+		if lost := s.missingBelow(b); lost != "" {
+			return lost
+		}
+	}
+	return ""
+}
+
+// Below is the tree commit id names ("" and false for any other object):
+// what a gc that raced a push may lose while it keeps the commit.
+func (s *Store) Below(id string) (string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.typeOf(id) != "commit" {
+		return "", false
+	}
+	return s.peel(id)
 }
 
 // LoseObject drops object id from s as a git gc --prune=now racing a push
