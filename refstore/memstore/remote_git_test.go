@@ -426,6 +426,45 @@ var scenarios = []struct {
 		e, err = b.Get(ctx, tracking+"archive/2026-01")
 		r.lines = append(r.lines, fmt.Sprintf("b gets %s %s %d, %s", e.OID, e.Type, e.Size, outcome(err)))
 	}},
+	{"a month whose tree the remote lost", func(r *run) {
+		ctx := context.Background()
+		a := r.w.clone("a")
+		r.put("a", sessions+"s1", "m1")
+		month, err := a.BuildTree(ctx, "", []refstore.TreeEntry{{Path: "sessions/s1", OID: r.id("m1")}})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		c, err := a.ReadObject(ctx, month)
+		first, _, _ := strings.Cut(string(c.Data), "\n")
+		tree, ok := strings.CutPrefix(first, "tree ")
+		if err != nil || !ok {
+			r.t.Fatalf("the month %s is not a commit of a tree: %q %v", month, c.Data, err)
+		}
+		ref := "refs/ao/archive/2026-02"
+		if err := a.Apply(ctx, "test", refstore.Update{Ref: ref, New: month}); err != nil {
+			r.t.Fatal(err)
+		}
+		err = a.Push(ctx, "origin", []refstore.Update{{Ref: ref, New: month}}, refstore.PushOptions{Atomic: true, Track: track})
+		r.snapshot("a push the month", err)
+		// The gc keeps the commit and takes its tree: a fetch that wants
+		// the commit fails whole, in git's words; one that leaves it out,
+		// or that wants nothing of it (a holds it), does not.
+		r.w.remoteLose(r.t, tree)
+		corrupt := func(who string, specs ...string) {
+			err := r.w.clone(who).Fetch(ctx, "origin", false, specs...)
+			said := err != nil && strings.Contains(err.Error(), "possible repository corruption on the remote side")
+			r.snapshot(fmt.Sprintf("%s fetch %s, said corruption %v", who, specs, said), err)
+		}
+		corrupt("b", archiveSpec)
+		corrupt("b", archiveSpec, "^"+ref)
+		corrupt("a", archiveSpec)
+		// Deleted under a lease and pushed again: the tree is sent.
+		r.snapshot("a deletes the month there", a.Push(ctx, "origin", []refstore.Update{{Ref: ref, Old: month}}, refstore.PushOptions{Atomic: true, Track: track}))
+		r.snapshot("a pushes it back", a.Push(ctx, "origin", []refstore.Update{{Ref: ref, New: month}}, refstore.PushOptions{Atomic: true, Track: track}))
+		corrupt("b", archiveSpec)
+		e, err := r.w.clone("b").ReadPath(ctx, tracking+"archive/2026-02", "sessions/s1")
+		r.lines = append(r.lines, fmt.Sprintf("b reads %s %q, %s", e.OID, e.Data, outcome(err)))
+	}},
 }
 
 func TestRemoteIsGits(t *testing.T) {
