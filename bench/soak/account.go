@@ -13,7 +13,7 @@ import (
 // whatever a command wrote, it wrote between the two.
 type Op struct {
 	Seq     int           `json:"seq"`
-	Kind    string        `json:"kind"` // end, claim, start, cancel, dismiss, list, sync, replace, show, web-dismiss, mcp-start, mcp-cancel
+	Kind    string        `json:"kind"` // end, claim, start, cancel, dismiss, list, sync, replace, show, web-dismiss, mcp-start, mcp-cancel; gc-prune-now (a clone's maintenance, not a command)
 	Clone   string        `json:"clone"`
 	Args    []string      `json:"args"`
 	Owner   string        `json:"owner,omitempty"`
@@ -148,6 +148,30 @@ type Figures struct {
 // claim or start was told it won.
 //
 // False notices: see falseNotices. Dangling: every Seen marked Missing.
+// commands counts the ops that are git-handoff commands (not the
+// maintenance the ledger notes beside them).
+func commands(ops []Op) int {
+	n := 0
+	for _, op := range ops {
+		if op.Kind != "gc-prune-now" {
+			n++
+		}
+	}
+	return n
+}
+
+// pruneOver is a git gc --prune=now in op's clone (an Op of kind
+// gc-prune-now in the ledger) that ran while op did, or began before op
+// ended and ended after: nil for none.
+func pruneOver(ops []Op, op Op) *Op {
+	for i, o := range ops {
+		if o.Kind == "gc-prune-now" && o.Clone == op.Clone && o.Start < op.Finish && o.Finish > op.Start {
+			return &ops[i]
+		}
+	}
+	return nil
+}
+
 func Account(ops []Op, seen []Seen) Figures {
 	var f Figures
 	ops = withMarkers(ops, seen)
@@ -269,6 +293,11 @@ func Account(ops []Op, seen []Seen) Figures {
 			}
 			if a := retiredOpen[m]; a != "" {
 				why += "; it was retired unclaimed to " + a
+			}
+			if pr := pruneOver(ops, op); pr != nil {
+				// git's documented race: a prune whose walk began before
+				// the end moved its refs deletes the objects it wrote.
+				why += fmt.Sprintf("; a git gc --prune=now in %s ran over it (#%d, at %v..%v)", pr.Clone, pr.Seq, pr.Start.Round(time.Millisecond), pr.Finish.Round(time.Millisecond))
 			}
 			f.detail("lost: %s (end #%d on %s, %s/%s, at %v..%v) was neither delivered, cancelled, waiting anywhere, nor followed by an end that was%s", m, op.Seq, op.Clone, op.Owner, op.Branch, op.Start.Round(time.Millisecond), op.Finish.Round(time.Millisecond), why)
 		}

@@ -334,3 +334,39 @@ func TestLeasesTakenTwice(t *testing.T) {
 		t.Fatalf("no chain: %q", got)
 	}
 }
+
+// A lost baton whose end a git gc --prune=now in the same clone ran over
+// is still lost, and the detail names the prune (git's documented race
+// of --prune=now with writers); one in another clone, or after, is not
+// named, and the prunes are not commands.
+func TestLostNamesThePruneThatRanOverIt(t *testing.T) {
+	e := end(1, "m1", 100, 200)
+	prune := func(seq int, clone string, from, to int) Op {
+		return Op{Seq: seq, Kind: "gc-prune-now", Clone: clone, Start: ms(from), Finish: ms(to)}
+	}
+	for _, tc := range []struct {
+		name  string
+		prune Op
+		named bool
+	}{
+		{"over it", prune(2, e.Clone, 150, 300), true},
+		{"begun before it", prune(2, e.Clone, 50, 120), true},
+		{"in another clone", prune(2, e.Clone+"x", 150, 300), false},
+		{"after it", prune(2, e.Clone, 250, 300), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ops := []Op{e, tc.prune}
+			f := Account(ops, nil)
+			if f.Lost != 1 {
+				t.Fatalf("lost=%d, want 1: a prune explains a loss, it does not excuse it", f.Lost)
+			}
+			said := strings.Contains(strings.Join(f.Details, "\n"), "git gc --prune=now in "+tc.prune.Clone+" ran over it (#2")
+			if said != tc.named {
+				t.Errorf("details %q: prune named %v, want %v", f.Details, said, tc.named)
+			}
+			if n := commands(ops); n != 1 {
+				t.Errorf("commands=%d, want 1", n)
+			}
+		})
+	}
+}

@@ -875,6 +875,16 @@ func (h *harness) dangling(ctx context.Context) []Seen {
 	return out
 }
 
+// nameOf is the name of the clone at dir, "" for none (the remote).
+func (h *harness) nameOf(dir string) string {
+	for name, d := range h.clones {
+		if d == dir {
+			return name
+		}
+	}
+	return ""
+}
+
 func (h *harness) snapshot() []Op {
 	h.mu.Lock()
 	defer h.mu.Unlock()
