@@ -72,10 +72,22 @@ func forgetDoubt(st refstore.Writer, remote, url string, ups []refstore.Update) 
 }
 
 // settleDoubt drops the entries the seen note now names (seen), or whose
-// version this sync found the remote holding (held): from then on they
+// version this sync found the remote holding (a decision's remote
+// version, or a key both sides held alike, settled): from then on they
 // are known, not in doubt.
-func settleDoubt(st refstore.Writer, remote, url string, seen, held map[string]string) {
-	dropDoubt(st, remote, url, func(ref, oid string) bool { return seen[ref] == oid || held[ref] == oid })
+func settleDoubt(st refstore.Writer, remote, url string, seen map[string]string, ds []decision, settled map[string]string) {
+	var decided map[string]string // each decision's remote version
+	dropDoubt(st, remote, url, func(ref, oid string) bool {
+		if decided == nil {
+			decided = map[string]string{}
+			for _, d := range ds {
+				if d.remote != nil {
+					decided[d.ref] = d.remote.oid
+				}
+			}
+		}
+		return seen[ref] == oid || settled[ref] == oid || decided[ref] == oid
+	})
 }
 
 // dropDoubt drops the entries drop says, reading the note afresh (a sync's
@@ -99,19 +111,4 @@ func writeDoubt(st refstore.Writer, remote, url string, doubt map[string]string)
 		return
 	}
 	_ = writeRefNote(st, p, url, doubt)
-}
-
-// heldThere is what this sync found the remote holding: each decision's
-// remote version, and the keys both sides held alike (settled).
-func heldThere(ds []decision, settled map[string]string) map[string]string {
-	held := maps.Clone(settled)
-	if held == nil {
-		held = map[string]string{}
-	}
-	for _, d := range ds {
-		if d.remote != nil {
-			held[d.ref] = d.remote.oid
-		}
-	}
-	return held
 }

@@ -31,13 +31,14 @@ func TestDoubtNoteKeepsWhatMayHaveLanded(t *testing.T) {
 	if got := readDoubt(st, "origin", "/srv/elsewhere.git"); got != nil {
 		t.Fatalf("the note read for another URL: %v", got)
 	}
-	// A sync found the remote holding a's version (held), and its seen
-	// note names b's.
-	settleDoubt(st, "origin", url, map[string]string{b: "5555"}, map[string]string{a: "3333"})
+	// A sync found the remote holding a's version (alike on both sides,
+	// settled), and its seen note names b's.
+	settleDoubt(st, "origin", url, map[string]string{b: "5555"}, nil, map[string]string{a: "3333"})
 	if got, want := readDoubt(st, "origin", url), map[string]string{b: "4444"}; !maps.Equal(got, want) {
 		t.Fatalf("after a sync found %s there: %v, want %v", a, got, want)
 	}
-	settleDoubt(st, "origin", url, map[string]string{b: "4444"}, nil)
+	// One that decided b found it there, as its remote version.
+	settleDoubt(st, "origin", url, nil, []decision{{ref: b, remote: &version{oid: "4444"}}}, nil)
 	if _, err := st.Local().Read("doubt/origin"); err == nil {
 		t.Fatal("the note stayed with nothing in doubt")
 	}

@@ -113,6 +113,13 @@ type planned struct {
 // warning: nothing local is lost and nothing unreadable is pushed over.
 func plan(ctx context.Context, st refstore.Records, tp string, all bool, prog io.Writer, ids refIDs) (planned, error) {
 	p := planned{settled: make(map[string]string, len(ids.local)), unread: map[string]string{}, warns: ids.warns}
+	if !all && maps.Equal(ids.local, ids.remote) {
+		// Alike on both sides, key for key: nothing to read or decide
+		// (most syncs, and every one with nothing new).
+		maps.Copy(p.settled, ids.local)
+		p.decisions = []decision{}
+		return p, nil
+	}
 	keys := make([]string, 0, len(ids.local)+len(ids.remote))
 	for ref := range ids.local {
 		keys = append(keys, ref)

@@ -728,14 +728,19 @@ func (s *syncRun) note(ctx context.Context, j joined, res *Result) {
 	if err := noteSynced(s.st, remote, j.decisions, j.settled); err != nil {
 		res.Warnings = append(res.Warnings, "lazy-merge note not written: "+err.Error())
 	}
-	now := seenAfter(s.seen, j.decisions, j.settled, j.unread)
-	if s.seen == nil || !maps.Equal(now, s.seen) {
-		if err := writeSeen(s.st, remote, s.url, now); err != nil {
-			res.Warnings = append(res.Warnings, "note of what "+remote+" holds not written: "+err.Error())
-			return // the doubt note keeps guarding what the seen note does not name
+	// Nothing decided, and the remote holds what the note says: the note
+	// stands (seenAfter would build it again, key by key).
+	now := s.seen
+	if len(j.decisions) > 0 || len(j.unread) > 0 || s.seen == nil || !maps.Equal(j.settled, s.seen) {
+		now = seenAfter(s.seen, j.decisions, j.settled, j.unread)
+		if s.seen == nil || !maps.Equal(now, s.seen) {
+			if err := writeSeen(s.st, remote, s.url, now); err != nil {
+				res.Warnings = append(res.Warnings, "note of what "+remote+" holds not written: "+err.Error())
+				return // the doubt note keeps guarding what the seen note does not name
+			}
 		}
 	}
-	settleDoubt(s.st, remote, s.url, now, heldThere(j.decisions, j.settled))
+	settleDoubt(s.st, remote, s.url, now, j.decisions, j.settled)
 }
 
 // noteFetched keeps, for a sync whose push failed after it joined the
