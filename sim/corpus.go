@@ -1763,4 +1763,22 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpStart, Arg: 0x9b0b0ca2, Faults: 0x7718a9cf5476e49c},
 		},
 	},
+	{
+		// The widened lane's seed 614 (1,000 steps), shrunk to 4: a start
+		// won its claim at the arbiter and died before recording it; a
+		// claim for a session with no record took that claim over,
+		// recorded it here (the claimed version naming the start's
+		// session) and died before answering; a newer baton replaced it.
+		// Nothing named the claim's session as the one holding it, so it
+		// could neither claim it again nor could the next start settle
+		// it. A session takes over another's claim only when its record
+		// keeps the copy (handoff settle).
+		name: "a claim by a session with no record does not take over a crashed start's claim", seed: 614, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x46f656b3, Faults: 0x588540b4dd74dc1c},
+			{Clone: 0, Op: OpStart, Arg: 0xf6f0c8e8, Faults: 0xf3f6cbddad8d92fb},
+			{Clone: 0, Op: OpClaim, Arg: 0x813a2931, Faults: 0xa7f47a94739891d6},
+			{Clone: 1, Op: OpEnd, Arg: 0x25bbece2, Faults: 0xd1f8db66f96919eb},
+		},
+	},
 }
