@@ -28,7 +28,8 @@ import (
 // A note goes away once the claim is recorded in a local ref transaction.
 //
 // A note of another session is only settled when the process that wrote it
-// is gone (it would still record it itself otherwise), and only by the
+// is gone (it would still record it itself otherwise), only for a session
+// whose record keeps a copy of what it receives (settle), and only by the
 // process that renames it to <baton>~<session>~<taker> first: of two
 // starts after a crash exactly one delivers the baton.
 
