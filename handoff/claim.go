@@ -71,7 +71,11 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 	defer c.lock.unlock()
 	for attempt := 0; ; attempt++ {
 		last := attempt+1 >= claimAttempts
-		w, err := settle(ctx, st, c.arb, who, id)
+		// A session with a record keeps a copy of its claim there
+		// (recordClaim): only such a one takes over another's (settle).
+		_, rerr := session.Read(ctx, st, id)
+		c.holds = rerr == nil
+		w, err := settle(ctx, st, c.arb, who, id, c.holds)
 		if err != nil {
 			return c.fail(err)
 		}
@@ -104,6 +108,7 @@ type claiming struct {
 	notices   noticeSet
 	conflicts []Conflict
 	lock      batonLock // the baton this claim decides on
+	holds     bool      // the session has a record to keep a copy of its claim
 }
 
 // fail is the claim's answer with err: the notices and conflicts so far.
@@ -267,7 +272,7 @@ func (c *claiming) arbitrate(ctx context.Context, decider Arbiter, w *wonClaim, 
 	if errors.As(err, &ce) && ce.Baton.ID == note.Baton && ce.Baton.ClaimedBySession == c.id {
 		// Held by this session at the arbiter already (an earlier
 		// run's push): that claim is the one to record.
-		if w, _ = settle(ctx, c.st, c.arb, c.who, c.id); w == nil {
+		if w, _ = settle(ctx, c.st, c.arb, c.who, c.id, c.holds); w == nil {
 			return nil, err
 		}
 		return w, nil

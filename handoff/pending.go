@@ -28,7 +28,8 @@ import (
 // A note goes away once the claim is recorded in a local ref transaction.
 //
 // A note of another session is only settled when the process that wrote it
-// is gone (it would still record it itself otherwise), and only by the
+// is gone (it would still record it itself otherwise), only for a session
+// whose record keeps a copy of what it receives (settle), and only by the
 // process that renames it to <baton>~<session>~<taker> first: of two
 // starts after a crash exactly one delivers the baton.
 
@@ -256,7 +257,19 @@ func (w *wonClaim) crashed(me string) string {
 // session has received, ready for me to record. Notes of claims already
 // recorded, lost, or never pushed are dropped. An arbiter that cannot be
 // asked leaves the note in place and returns the error.
-func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me string) (*wonClaim, error) {
+//
+// holds says whether me has a record that keeps a copy of what it
+// receives (a start's, written with its claim; a claim's session that
+// has one). Only then does me take over another session's claim: the
+// claimed version names the session that won it, so for me nothing but
+// that copy says it was delivered, and a claim whose answer was lost
+// (its process died after recording the takeover) could neither be run
+// again nor settled by the next start: the baton delivered to nobody
+// (found by the simulation, seed 614 of the widened run: a start died
+// after its claim landed, a claim for a session with no record took it
+// over and died before answering, and a newer baton replaced it). Such
+// a note is left for a session that can hold it.
+func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me string, holds bool) (*wonClaim, error) {
 	if simdefect.On(simdefect.CrashedClaimNotRecovered) { // planted defect (package sim), off without the simdefects tag
 		return nil, nil
 	}
@@ -274,8 +287,8 @@ func settle(ctx context.Context, st refstore.Clone, arb Arbiter, who Who, me str
 			continue
 		}
 		mine := n.Session == me || n.taker == me
-		if !mine && n.alive() {
-			continue // its process is still deciding it
+		if !mine && (!holds || n.alive()) {
+			continue // its process is still deciding it, or me could not hold it
 		}
 		if received(ctx, st, n) {
 			dropPending(ctx, st, n)

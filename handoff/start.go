@@ -231,7 +231,7 @@ func (s *starting) recoverClaim(ctx context.Context, p *startPass) {
 	if s.skipClaim {
 		return
 	}
-	won, err := settle(ctx, s.st, s.arb, s.who, s.id)
+	won, err := settle(ctx, s.st, s.arb, s.who, s.id, true) // the session's record, written with the claim, holds it
 	if err != nil {
 		s.notices.add(fmt.Sprintf("a baton was not claimed: a claim made earlier in this clone could not be settled (%v); run `git handoff claim` once the remote is reachable", err))
 		s.skipClaim = true

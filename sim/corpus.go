@@ -1838,4 +1838,22 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpSync, Arg: 0xc3ecc3b7, Faults: 0x70612977e12fbe93},
 		},
 	},
+	{
+		// The widened lane's seed 614 (1,000 steps), shrunk to 4: a start
+		// won its claim at the arbiter and died before recording it; a
+		// claim for a session with no record took that claim over,
+		// recorded it here (the claimed version naming the start's
+		// session) and died before answering; a newer baton replaced it.
+		// Nothing named the claim's session as the one holding it, so it
+		// could neither claim it again nor could the next start settle
+		// it. A session takes over another's claim only when its record
+		// keeps the copy (handoff settle).
+		name: "a claim by a session with no record does not take over a crashed start's claim", seed: 614, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x46f656b3, Faults: 0x588540b4dd74dc1c},
+			{Clone: 0, Op: OpStart, Arg: 0xf6f0c8e8, Faults: 0xf3f6cbddad8d92fb},
+			{Clone: 0, Op: OpClaim, Arg: 0x813a2931, Faults: 0xa7f47a94739891d6},
+			{Clone: 1, Op: OpEnd, Arg: 0x25bbece2, Faults: 0xd1f8db66f96919eb},
+		},
+	},
 }

@@ -268,6 +268,65 @@ func TestCrashedClaimIsDeliveredOnceToTheNextSession(t *testing.T) {
 	}
 }
 
+// killAfterRecord kills git-handoff once a transaction that moves a local
+// baton ref has committed: the claim is recorded here, and never answered.
+const killAfterRecord = `#!/bin/sh
+[ "$1" = committed ] || exit 0
+if grep -q ' refs/ao/handoffs/'; then
+	kill -9 "$(awk '{print $4}' /proc/$PPID/stat)"
+fi
+exit 0
+`
+
+// TestCrashedClaimIsNotTakenOverByASessionWithNoRecord: a start is killed
+// between the push that wins and the local write, then a claim for a
+// session with no record is killed once it recorded what it decided. Had
+// it taken the start's claim over, nothing would say it holds the baton
+// (the claimed version names the killed start's session, and the session
+// has no record to keep a copy): the claim run again is told someone else
+// has it, the next start finds nothing to settle, and the baton reaches
+// nobody (the simulation's seed 614 of the widened run). Between the claim
+// run again and the next start, the baton is delivered exactly once.
+func TestCrashedClaimIsNotTakenOverByASessionWithNoRecord(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to find the process to kill")
+	}
+	c := newCLI(t)
+	remote, clone := oneClone(c)
+	hook(t, clone, killClaimer)
+	if _, stderr, code := c.run(clone, at(1), "handoff", "start", "--session", "x1"); code == 0 {
+		t.Fatalf("start was not killed: %s", stderr)
+	}
+	if b := remoteBaton(c, remote); b.ClaimedBySession != "x1" {
+		t.Fatalf("the remote should hold x1's claim: %+v", b)
+	}
+	hook(t, clone, killAfterRecord)
+	c.run(clone, at(2), "handoff", "claim", "--session", "n1") // killed or refused: either way unanswered
+	hook(t, clone, "")
+	var delivered []string
+	out, stderr, code := c.run(clone, at(3), "handoff", "claim", "--json", "--session", "n1")
+	var claimed claimOut
+	if code == 0 && json.Unmarshal([]byte(out), &claimed) == nil && len(claimed.Handoff.NextSteps) == 1 && claimed.Handoff.NextSteps[0] == "the step to hand on" {
+		delivered = append(delivered, "claim n1")
+	} else if code != exitConflict {
+		t.Fatalf("claim run again: exit %d: %s%s", code, out, stderr)
+	}
+	out, stderr, code = c.run(clone, at(4), "handoff", "start", "--json", "--session", "n2")
+	var started view.Start
+	if code != 0 || json.Unmarshal([]byte(out), &started) != nil {
+		t.Fatalf("start: exit %d: %s%s", code, out, stderr)
+	}
+	if started.Claimed && strings.Contains(started.Brief, "the step to hand on") {
+		delivered = append(delivered, "start n2")
+	}
+	if len(delivered) != 1 {
+		t.Fatalf("the baton won by the killed start was delivered to %v, want exactly one", delivered)
+	}
+	if n := pendingNotes(t, clone); len(n) != 0 {
+		t.Errorf("pending notes left: %v", n)
+	}
+}
+
 // TestTwoRemotesOneArbiter: a clone with origin (a fork) and upstream (the
 // team's repository) and a teammate with only upstream, the baton known on
 // both remotes; 8 real processes, 4 in each clone, claim it at once:
