@@ -100,21 +100,20 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 	if err == nil {
 		return out, nil, nil
 	}
+	// The record failed: the hold goes on the way out, after the note
+	// below is written while it still keeps the tombstone.
+	defer pass.release(ctx, st)
 	if cur, rerr := refstore.ResolveID(ctx, st, up.Ref); rerr == nil && cur == up.New {
-		pass.release(ctx, st)
 		return out, nil, nil // a fetch brought the arbiter's copy of our tombstone first
 	}
 	if decided {
 		// The arbiter took the tombstone: the deletion happened, only its
 		// record here failed. Saying it failed would contradict what the
 		// team sees (found by the simulation). The next command here
-		// records it from the note (unrecorded.go), the hold on the
-		// tombstone still in place while it is written.
+		// records it from the note (unrecorded.go).
 		nerr := noteUnrecorded(ctx, st, h.ID, reason, up)
-		pass.release(ctx, st)
 		return out, nil, &NotRecordedError{ID: h.ID, Done: reason, Err: err, NoteErr: nerr}
 	}
-	pass.release(ctx, st)
 	return baton.Stored{}, nil, baton.LostClaim(ctx, st, h, err)
 }
 
