@@ -76,16 +76,13 @@ func forgetDoubt(st refstore.Writer, remote, url string, ups []refstore.Update) 
 // version, or a key both sides held alike, settled): from then on they
 // are known, not in doubt.
 func settleDoubt(st refstore.Writer, remote, url string, seen map[string]string, ds []decision, settled map[string]string) {
-	var decided map[string]string // each decision's remote version
-	dropDoubt(st, remote, url, func(ref, oid string) bool {
-		if decided == nil {
-			decided = map[string]string{}
-			for _, d := range ds {
-				if d.remote != nil {
-					decided[d.ref] = d.remote.oid
-				}
-			}
+	decided := map[string]string{} // each decision's remote version
+	for _, d := range ds {
+		if d.remote != nil {
+			decided[d.ref] = d.remote.oid
 		}
+	}
+	dropDoubt(st, remote, url, func(ref, oid string) bool {
 		return seen[ref] == oid || settled[ref] == oid || decided[ref] == oid
 	})
 }
