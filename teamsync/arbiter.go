@@ -63,7 +63,7 @@ func (a Arbiter) Arbitrate(ctx context.Context, st refstore.Clone, up refstore.U
 	if err != nil {
 		return err
 	}
-	tracking := tp + strings.TrimPrefix(up.Ref, refstore.Root)
+	tracking := trackingRef(tp, up.Ref)
 	k, ours, err := readClaim(ctx, st, up)
 	if err != nil {
 		return err

@@ -119,7 +119,7 @@ func (b *remoteBoard) Where() string { return "remote " + b.remote }
 func (b *remoteBoard) Local() bool   { return false }
 
 func (b *remoteBoard) tracking(ref string) string {
-	return b.tp + strings.TrimPrefix(ref, refstore.Root)
+	return trackingRef(b.tp, ref)
 }
 
 // copyOf is where this clone keeps its copy of the remote's ref: the

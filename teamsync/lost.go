@@ -111,12 +111,18 @@ func (f *fetchResult) leaveOut(ctx context.Context, st refstore.Remote, remote, 
 	found := false
 	for ref, id := range ids {
 		if _, left := f.lost[ref]; id == oid && !left {
-			f.lost = mapWith(f.lost, ref, oid)
-			*specs = append(*specs, "^"+ref)
+			f.leave(ref, oid, specs)
 			found = true
 		}
 	}
 	return found
+}
+
+// leave leaves ref, which names oid at the remote, out of the fetch of
+// specs, as a ref naming an object the remote lost.
+func (f *fetchResult) leave(ref, oid string, specs *[]string) {
+	f.lost = mapWith(f.lost, ref, oid)
+	*specs = append(*specs, "^"+ref)
 }
 
 // leaveOutDamaged finds the refs of remote that reach an object it lost
@@ -151,10 +157,8 @@ func (f *fetchResult) leaveOutDamaged(ctx context.Context, st refstore.Clone, re
 		if _, err := st.ReadObject(ctx, ids[ref]); err == nil {
 			continue // held here: a fetch needs nothing below it
 		}
-		alone := "+" + ref + ":" + tp + strings.TrimPrefix(ref, refstore.Root)
-		if corruptThere(st.Fetch(ctx, remote, false, alone)) {
-			f.lost = mapWith(f.lost, ref, ids[ref])
-			*specs = append(*specs, "^"+ref)
+		if corruptThere(st.Fetch(ctx, remote, false, "+"+ref+":"+trackingRef(tp, ref))) {
+			f.leave(ref, ids[ref], specs)
 			found = true
 		}
 	}
@@ -173,7 +177,7 @@ func (f *fetchResult) track(ctx context.Context, st refstore.Clone, remote strin
 		if _, err := st.ReadObject(ctx, oid); err != nil {
 			continue
 		}
-		tracking := tp + strings.TrimPrefix(ref, refstore.Root)
+		tracking := trackingRef(tp, ref)
 		cur, err := refstore.ResolveID(ctx, st, tracking)
 		if err != nil && !errors.Is(err, refstore.ErrNotFound) || cur == oid {
 			continue

@@ -182,7 +182,7 @@ func plan(ctx context.Context, st refstore.Records, tp string, all bool, prog io
 			if rerr != nil && (lerr == nil || l != r) {
 				// The same blob here and in the copy is one record to
 				// skip, said once.
-				p.warns = append(p.warns, fmt.Sprintf("skipping %s: %v", tp+strings.TrimPrefix(ref, refstore.Root), rerr))
+				p.warns = append(p.warns, fmt.Sprintf("skipping %s: %v", trackingRef(tp, ref), rerr))
 			}
 			continue
 		}

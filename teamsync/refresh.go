@@ -53,8 +53,8 @@ func (a Arbiter) Refresh(ctx context.Context, st refstore.Clone, owner, branch s
 	// archive holds (resurrected), which only a month fetched with it
 	// shows.
 	specs := []string{
-		"+" + mine + "*:" + tp + strings.TrimPrefix(mine, refstore.Root) + "*",
-		"+" + refstore.SharedPrefix + "*:" + tp + strings.TrimPrefix(refstore.SharedPrefix, refstore.Root) + "*",
+		"+" + mine + "*:" + trackingRef(tp, mine) + "*",
+		"+" + refstore.SharedPrefix + "*:" + trackingRef(tp, refstore.SharedPrefix) + "*",
 		archiveRefspec(tp),
 	}
 	limit := a.RefreshTimeout

@@ -48,7 +48,7 @@ var snapshotRel = strings.TrimPrefix(refstore.SnapshotPrefix, refstore.Root)
 func syncSnapshots(ctx context.Context, st refstore.Clone, remote, tp string, local, fetched map[string]string, dryRun bool, retired func(enc string) bool) ([]Change, []string) {
 	changes := []Change{}
 	var warns []string
-	copies := tp + strings.TrimPrefix(refstore.SnapshotPrefix, refstore.Root)
+	copies := tp + snapshotRel
 	keys := map[string]bool{}
 	for ref := range local {
 		keys[strings.TrimPrefix(ref, refstore.SnapshotPrefix)] = true

@@ -124,6 +124,12 @@ func archiveRefspec(tp string) string {
 	return "+" + refstore.ArchivePrefix + "*:" + archiveCopies(tp) + "*"
 }
 
+// trackingRef is where ref of the remote (or the local ref of the same
+// name) is copied here, under its tracking prefix tp: localRef's inverse.
+func trackingRef(tp, ref string) string {
+	return tp + strings.TrimPrefix(ref, refstore.Root)
+}
+
 // localRef maps a tracking ref back to the local ref its record belongs at,
 // refusing anything that is not one of our kinds.
 func localRef(tp, tracking string) (string, bool) {
@@ -556,7 +562,7 @@ func (s *syncRun) changes(j joined, res *Result) writes {
 		if a.tree != a.remote {
 			archRemote = append(archRemote, refstore.Update{Ref: a.ref, Old: a.remote, New: a.tree})
 			res.Pushed = append(res.Pushed, Change{Ref: a.ref, Old: a.remote, New: a.tree, Reason: "archived", What: what})
-			w.track = append(w.track, refstore.Update{Ref: s.tp + strings.TrimPrefix(a.ref, refstore.Root), Old: a.remote, New: a.tree})
+			w.track = append(w.track, refstore.Update{Ref: trackingRef(s.tp, a.ref), Old: a.remote, New: a.tree})
 		}
 	}
 	w.remote = append(archRemote, w.remote...)
@@ -608,7 +614,7 @@ func (s *syncRun) change(d *decision, w *writes, res *Result) {
 	if d.remoteChange() {
 		w.remote = append(w.remote, refstore.Update{Ref: d.ref, New: oidOf(d.winner), Old: oidOf(d.remote)})
 		res.Pushed = append(res.Pushed, Change{Ref: d.ref, Old: oidOf(d.remote), New: oidOf(d.winner), Reason: reason, What: what})
-		tr := s.tp + strings.TrimPrefix(d.ref, refstore.Root)
+		tr := trackingRef(s.tp, d.ref)
 		w.track = append(w.track, refstore.Update{Ref: tr, New: oidOf(d.winner), Old: oidOf(d.remote)})
 	}
 	if d.conflict {

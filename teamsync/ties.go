@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
@@ -158,7 +157,7 @@ func tieFate(ctx context.Context, st refstore.Clone, tp string, t tie) (landed, 
 // note, and the baton, pushed back from here later, was claimed by a
 // session that never received it).
 func heldOnce(ctx context.Context, st refstore.Clone, remote, tp, ref, oid string) (bool, error) {
-	cur, err := refstore.ResolveID(ctx, st, tp+strings.TrimPrefix(ref, refstore.Root))
+	cur, err := refstore.ResolveID(ctx, st, trackingRef(tp, ref))
 	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 		return false, err
 	}
