@@ -209,6 +209,7 @@ func (s *Store) WriteRefsAhead(msg string) {
 func (s *Store) tornForTest(msg string, updates []Update, n int) {
 	zero := s.zeroID()
 	for i, u := range updates {
+		lock := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
 		if i < n {
 			old := u.Old
 			if old == "" {
@@ -222,11 +223,10 @@ func (s *Store) tornForTest(msg string, updates []Update, n int) {
 			if u.New == "" {
 				// git removes a deletion's lock last, after every
 				// ref moved: it outlives the deleted ref.
-				os.WriteFile(filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock"), nil, 0o666)
+				os.WriteFile(lock, lockContent(u), 0o666)
 			}
 			continue
 		}
-		lock := filepath.Join(s.commonDir, filepath.FromSlash(u.Ref)+".lock")
 		os.MkdirAll(filepath.Dir(lock), 0o777)
 		os.WriteFile(lock, lockContent(u), 0o666)
 	}

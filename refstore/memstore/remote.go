@@ -706,41 +706,31 @@ func (c *Clone) push(ctx context.Context, remote string, repo *Store, op Op, opt
 // complete reports whether s has id and every object it reaches. The
 // caller holds s.mu.
 func (s *Store) complete(id string) bool {
-	if _, ok := s.objects[id]; !ok {
-		return false
-	}
-	if s.typeOf(id) == "commit" {
-		tree, ok := s.peel(id)
-		return ok && s.complete(tree)
-	}
-	if s.typeOf(id) != "tree" {
-		return true
-	}
-	entries, err := s.treeOf(id, s.objects[id])
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if e.mode != "160000" && !s.complete(e.oid) {
-			return false
-		}
-	}
-	return true
+	_, ok := s.objects[id]
+	return ok && s.missingBelow(id) == ""
 }
 
 // missingBelow is an object id reaches that s lacks (id itself not
-// counted), "" when there is none. The caller holds s.mu.
+// counted), "" when there is none; a commit or tree that cannot be read
+// for what it names stands for what is missing below it. The caller
+// holds s.mu.
 func (s *Store) missingBelow(id string) string {
 	if _, ok := s.objects[id]; !ok {
 		return ""
 	}
 	var below []string
-	if s.typeOf(id) == "commit" {
-		if tree, ok := s.peel(id); ok {
-			below = append(below, tree)
+	switch s.typeOf(id) {
+	case "commit":
+		tree, ok := s.peel(id)
+		if !ok {
+			return id
 		}
-	} else if s.typeOf(id) == "tree" {
-		entries, _ := s.treeOf(id, s.objects[id])
+		below = append(below, tree)
+	case "tree":
+		entries, err := s.treeOf(id, s.objects[id])
+		if err != nil {
+			return id
+		}
 		for _, e := range entries {
 			if e.mode != "160000" {
 				below = append(below, e.oid)
