@@ -90,6 +90,12 @@ type Store struct {
 
 	logAhead *logAhead // the git log LogAhead started, until Log takes it
 
+	// held are the blobs this Store wrote that no committed transaction has
+	// named yet, by id, oldest first in heldOrder (gcrace.go).
+	held      map[string][]byte
+	heldOrder []string
+	heldBytes int
+
 	cfg        configList // the configuration as git lists it (gitconfig.go)
 	cfgRead    bool
 	cfgPending chan configResult // the listing Open started, until taken
@@ -266,11 +272,21 @@ func (s *Store) Get(ctx context.Context, ref string) (Entry, error) {
 	return e, err
 }
 
-// WriteBlob stores data as a blob and returns its id.
+// WriteBlob stores data as a blob and returns its id. The Store keeps a
+// copy until a transaction that names the blob commits, to write it again
+// if git gc deletes it in between (gcrace.go).
 func (s *Store) WriteBlob(ctx context.Context, data []byte) (string, error) {
 	if len(data) > MaxRecord {
 		return "", fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxRecord)
 	}
+	id, err := s.writeBlob(ctx, data)
+	if err == nil {
+		s.holdBlob(id, data)
+	}
+	return id, err
+}
+
+func (s *Store) writeBlob(ctx context.Context, data []byte) (string, error) {
 	if id, ok, err := s.writeBlobBatched(ctx, data); ok || err != nil {
 		return id, err
 	}

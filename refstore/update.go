@@ -123,10 +123,13 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 	}
 	deadline := time.Now().Add(lockWait)
 	transient := 0
+	gcSeen := s.gcRunning()
+	rewritten := false
 	for {
 		stderr, err := s.runUpdateRef(ctx, msg, updates)
 		if err == nil {
 			s.noteConflicts(msg, updates)
+			s.committed(ctx, updates, gcSeen)
 			return nil
 		}
 		if j != nil && (killed(err) || s.oursLeft(j.rec)) {
@@ -140,6 +143,7 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 			}
 			if applied {
 				s.noteConflicts(msg, updates)
+				s.committed(ctx, updates, gcSeen)
 				return nil
 			}
 		}
@@ -150,6 +154,15 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 			return cerr
 		}
 		if rerr := s.refused(ctx, updates); rerr != nil {
+			if !rewritten && errors.Is(rerr, ErrMissingObject) {
+				// A prune deleted a blob of ours before git could check it
+				// (gcrace.go): write it again and try once more.
+				rewritten = true
+				if again, werr := s.rewriteMissing(ctx, updates); werr == nil && again {
+					gcSeen = true
+					continue
+				}
+			}
 			return rerr
 		}
 		lock := s.lockInTheWay(updates)

@@ -1,0 +1,145 @@
+package refstore_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/git-handoff/git-handoff/internal/gittest"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// The race of `git gc --prune=now` beside a writer, made to happen every
+// time: a reference-transaction hook, at prepared (git has checked that the
+// new object exists and holds the ref's lock, the ref has not moved), takes
+// gc's lock as gc would and runs git's own prune. The prune's walk misses
+// the blob, which no ref names yet, and deletes it; the transaction then
+// commits a ref that names nothing. The Store, seeing gc's lock, writes the
+// blob again once the prune could no longer delete it.
+func TestWriteOutlastsAPruneThatRanOverIt(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := gittest.Init(t)
+	common := gittest.CommonDir(t, dir)
+	done := filepath.Join(t.TempDir(), "pruned")
+	hooks := t.TempDir()
+	// Once only, and only for the test's ref. gc.pid names a process that
+	// lives on after the prune, as git gc does (its other steps).
+	hook := "#!/bin/sh\n" +
+		"[ \"$1\" = prepared ] || exit 0\n" +
+		"grep -q ' refs/ao/test/raced$' || exit 0\n" +
+		"[ -e '" + done + "' ] && exit 0\n" +
+		": >'" + done + "'\n" +
+		"sleep 2 >/dev/null 2>&1 &\n" +
+		"echo \"$! $(hostname)\" >'" + filepath.Join(common, "gc.pid") + "'\n" +
+		"git prune --expire=now\n"
+	if err := os.WriteFile(filepath.Join(hooks, "reference-transaction"), []byte(hook), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, dir, "config", "core.hooksPath", hooks)
+	st := open(t, dir, refstore.Options{})
+	body := []byte(`{"schema":"handoff/v1","id":"h-raced","nextSteps":["go on"]}`)
+	oid, err := st.WriteBlob(ctx, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, "test: raced", refstore.Update{Ref: "refs/ao/test/raced", New: oid}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(done); err != nil {
+		t.Fatalf("the hook's prune never ran: %v", err)
+	}
+	os.Remove(filepath.Join(common, "gc.pid"))
+	gittest.Run(t, dir, "cat-file", "-e", oid)
+	if got := gittest.Run(t, dir, "cat-file", "blob", "refs/ao/test/raced"); got != string(body) {
+		t.Fatalf("refs/ao/test/raced holds %q, want %q", got, body)
+	}
+	// A later prune, with no writer beside it, keeps it: a ref names it.
+	gittest.Run(t, dir, "prune", "--expire=now")
+	gittest.Run(t, dir, "cat-file", "-e", oid)
+}
+
+// A prune that deleted the blob before the transaction began: git refuses
+// to point a ref at an object it lacks, and the Store writes the blob it
+// still holds again and commits.
+func TestWriteAfterAPruneDeletedItsBlob(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := gittest.Init(t)
+	st := open(t, dir, refstore.Options{})
+	body := []byte(`{"schema":"handoff/v1","id":"h-early","nextSteps":["go on"]}`)
+	oid, err := st.WriteBlob(ctx, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, dir, "prune", "--expire=now")
+	if err := exec.Command("git", "-C", dir, "cat-file", "-e", oid).Run(); err == nil {
+		t.Fatal("the prune left the blob")
+	}
+	if err := st.Apply(ctx, "test: early", refstore.Update{Ref: "refs/ao/test/early", New: oid}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gittest.Run(t, dir, "cat-file", "blob", "refs/ao/test/early"); got != string(body) {
+		t.Fatalf("refs/ao/test/early holds %q, want %q", got, body)
+	}
+}
+
+// A prune still running once the transaction committed: its walk (at
+// prepared) missed the blob, and it deletes later, by git prune's own
+// rule (an unreachable loose object whose mtime is not later than the
+// second the prune began), modelled here by a process the hook leaves
+// behind: git's prune gives no hold on when it reaches each object. The
+// Store's second write must leave the blob out of that rule's reach,
+// whenever the deletion comes.
+func TestWriteOutlastsAPruneThatDeletesAfterTheCommit(t *testing.T) {
+	gittest.Isolate(t)
+	for _, after := range []string{"0.2", "0.6", "1.1"} {
+		t.Run("deleting "+after+"s after", func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			dir := gittest.Init(t)
+			common := gittest.CommonDir(t, dir)
+			tmp := t.TempDir()
+			pruned := filepath.Join(tmp, "pruned")
+			hooks := t.TempDir()
+			hook := "#!/bin/sh\n" +
+				"[ \"$1\" = prepared ] || exit 0\n" +
+				"read -r old new ref\n" +
+				"[ \"$ref\" = refs/ao/test/late ] || exit 0\n" +
+				"t0=$(date +%s)\n" +
+				"f='" + filepath.Join(common, "objects") + "'/$(echo $new | cut -c1-2)/$(echo $new | cut -c3-)\n" +
+				"( sleep " + after + "; m=$(stat -c %Y \"$f\" 2>/dev/null) && [ \"$m\" -le \"$t0\" ] && rm -f \"$f\"; rm -f '" + filepath.Join(common, "gc.pid") + "'; echo \"$m $t0\" >'" + pruned + "' ) >/dev/null 2>&1 &\n" +
+				"echo \"$! $(hostname)\" >'" + filepath.Join(common, "gc.pid") + "'\n"
+			if err := os.WriteFile(filepath.Join(hooks, "reference-transaction"), []byte(hook), 0o777); err != nil {
+				t.Fatal(err)
+			}
+			gittest.Run(t, dir, "config", "core.hooksPath", hooks)
+			st := open(t, dir, refstore.Options{})
+			body := []byte(`{"schema":"handoff/v1","id":"h-late","after":"` + after + `"}`)
+			oid, err := st.WriteBlob(ctx, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Apply(ctx, "test: late", refstore.Update{Ref: "refs/ao/test/late", New: oid}); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				if _, err := os.Stat(pruned); err == nil {
+					break
+				}
+				if ctx.Err() != nil {
+					t.Fatal("the modelled prune never finished")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if got := gittest.Run(t, dir, "cat-file", "blob", "refs/ao/test/late"); got != string(body) {
+				t.Fatalf("refs/ao/test/late holds %q, want %q", got, body)
+			}
+		})
+	}
+}
