@@ -7,12 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 )
 
-// A record's blob is written before the ref that names it moves, so until
-// the transaction commits nothing reaches it. `git gc --prune=now` run
+// A record's blob (or an archive month's commit) is written before the ref
+// that names it moves, so until the transaction commits nothing reaches
+// it. `git gc --prune=now` run
 // beside a writer (git-gc(1) calls this unsafe, and people still do it)
 // walks the refs once and then deletes every loose object the walk did not
 // reach whose mtime is not later than the second the prune started. A blob
@@ -32,9 +34,9 @@ import (
 // ref. The cost, only while a gc runs: at most a second, and one blob
 // write per record. Not covered: a gc that began and ended inside one
 // transaction (a few milliseconds; gc's own processes take longer), and
-// objects a transaction names that this Store did not write as blobs
-// (archive months and snapshots are commits, which the next sync finds
-// lost and fetches or pushes again).
+// objects a transaction names that this Store cannot write again alike:
+// those it did not write, and snapshot commits, which carry their time.
+// An archive month's TreeCommit is built again from what built it.
 
 // gcLockFile is the file git gc holds while it runs (git's gc.pid, in the
 // common dir).
@@ -72,115 +74,172 @@ func (s *Store) gcRunning() bool {
 	return syscall.Kill(pid, 0) != syscall.ESRCH
 }
 
-// holdBlob keeps data, just written as blob id, until a transaction that
-// names it commits: outlastPrune may need to write it again.
-func (s *Store) holdBlob(id string, data []byte) {
+// heldObject is how to write an object of this Store's again: a blob's
+// bytes, or a TreeCommit's BuildTree (which git makes the same again).
+type heldObject struct {
+	data    []byte      // a blob's bytes; nil for a TreeCommit
+	base    string      // a TreeCommit's base
+	entries []TreeEntry // a TreeCommit's entries: their blobs go first
+	size    int         // what it costs to hold
+}
+
+// hold keeps o, just written as object id, until a transaction that names
+// it commits: outlastPrune may need to write it again.
+func (s *Store) hold(id string, o heldObject) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held == nil {
-		s.held = map[string][]byte{}
+		s.held = map[string]heldObject{}
 	}
 	if _, ok := s.held[id]; ok {
 		return
 	}
-	data = append([]byte(nil), data...) // the caller's buffer is its own
-	s.held[id] = data
+	s.held[id] = o
 	s.heldOrder = append(s.heldOrder, id)
-	s.heldBytes += len(data)
+	s.heldBytes += o.size
 	for s.heldBytes > maxHeldBytes && len(s.heldOrder) > 1 {
 		old := s.heldOrder[0]
 		s.heldOrder = s.heldOrder[1:]
-		s.heldBytes -= len(s.held[old])
+		s.heldBytes -= s.held[old].size
 		delete(s.held, old)
 	}
 }
 
-// heldBlobs returns the data this Store holds for the blobs updates name,
-// by id, and with forget stops holding them.
-func (s *Store) heldBlobs(updates []Update, forget bool) map[string][]byte {
+// holdBlob holds a blob written from data.
+func (s *Store) holdBlob(id string, data []byte) {
+	data = append([]byte(nil), data...) // the caller's buffer is its own
+	s.hold(id, heldObject{data: data, size: len(data)})
+}
+
+// holdBuilt holds a TreeCommit BuildTree wrote.
+func (s *Store) holdBuilt(id, base string, entries []TreeEntry) {
+	entries = slices.Clone(entries)
+	size := len(base)
+	for _, e := range entries {
+		size += len(e.Path) + len(e.OID)
+	}
+	s.hold(id, heldObject{base: base, entries: entries, size: size})
+}
+
+// heldFor returns what this Store holds of the objects updates name, and
+// of the blobs of the TreeCommits among them, blobs first; with forget it
+// stops holding the objects updates name (the blobs below a TreeCommit
+// may be named by a later transaction too).
+func (s *Store) heldFor(updates []Update, forget bool) (ids []string, objs []heldObject) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out map[string][]byte
+	var blobIDs, builtIDs []string
+	var blobs, built []heldObject
+	seen := map[string]bool{}
 	for _, u := range updates {
-		data, ok := s.held[u.New]
-		if !ok {
+		o, ok := s.held[u.New]
+		if !ok || seen[u.New] {
 			continue
 		}
-		if out == nil {
-			out = map[string][]byte{}
-		}
-		out[u.New] = data
-		if forget {
-			delete(s.held, u.New)
-			s.heldBytes -= len(data)
-		}
-	}
-	if forget && len(out) > 0 {
-		kept := s.heldOrder[:0]
-		for _, id := range s.heldOrder {
-			if _, ok := s.held[id]; ok {
-				kept = append(kept, id)
+		seen[u.New] = true
+		if o.data != nil {
+			blobIDs, blobs = append(blobIDs, u.New), append(blobs, o)
+		} else {
+			builtIDs, built = append(builtIDs, u.New), append(built, o)
+			for _, e := range o.entries {
+				if b, ok := s.held[e.OID]; ok && !seen[e.OID] && b.data != nil {
+					seen[e.OID] = true
+					blobIDs, blobs = append(blobIDs, e.OID), append(blobs, b)
+				}
 			}
 		}
-		s.heldOrder = kept
 	}
-	return out
+	if forget {
+		n := len(s.held)
+		for _, u := range updates {
+			if o, ok := s.held[u.New]; ok {
+				s.heldBytes -= o.size
+				delete(s.held, u.New)
+			}
+		}
+		if len(s.held) != n {
+			s.heldOrder = slices.DeleteFunc(s.heldOrder, func(id string) bool { _, ok := s.held[id]; return !ok })
+		}
+	}
+	return append(blobIDs, builtIDs...), append(blobs, built...)
 }
 
 // committed is called once a transaction of updates has committed. With
 // gcSeen (gc.pid was there when it began), or gc.pid there now, it
 // outlasts the prune that may have raced it; either way the Store stops
-// holding the transaction's blobs. The refs have moved whatever happens
-// here, so a failure is said on stderr rather than returned: the caller
-// must not take a committed transaction for a lost one.
+// holding the objects the transaction names. The refs have moved whatever
+// happens here, so a failure is said on stderr rather than returned: the
+// caller must not take a committed transaction for a lost one.
 func (s *Store) committed(ctx context.Context, updates []Update, gcSeen bool) {
 	at := time.Now()
-	blobs := s.heldBlobs(updates, true)
-	if len(blobs) == 0 || !gcSeen && !s.gcRunning() {
+	ids, objs := s.heldFor(updates, true)
+	if len(ids) == 0 || !gcSeen && !s.gcRunning() {
 		return
 	}
-	if err := s.outlastPrune(ctx, blobs, at); err != nil {
+	if err := s.outlastPrune(ctx, ids, objs, at); err != nil {
 		fmt.Fprintf(os.Stderr, "warning: git gc ran beside this write, and a record it wrote could not be written again: %v\n", err)
 	}
 }
 
-// outlastPrune writes blobs again once no gc runs or the clock is past
-// the second of committedAt, and once more any the check after that finds
-// gone.
-func (s *Store) outlastPrune(ctx context.Context, blobs map[string][]byte, committedAt time.Time) error {
+// outlastPrune writes objs (ids) again once no gc runs or the clock is past
+// the second of committedAt, blobs first, and once more any the check
+// after that finds gone.
+func (s *Store) outlastPrune(ctx context.Context, ids []string, objs []heldObject, committedAt time.Time) error {
 	next := committedAt.Truncate(time.Second).Add(time.Second + gcWaitMargin)
 	for s.gcRunning() && time.Now().Before(next) && ctx.Err() == nil {
 		// When ctx ends, the rewrite below still helps against a prune
-		// that already deleted a blob.
+		// that already deleted an object.
 		time.Sleep(gcPoll)
 	}
-	ctx = context.WithoutCancel(ctx) // the ref already names them
-	for id, data := range blobs {
+	ctx = context.WithoutCancel(ctx) // the refs already name them
+	for i, id := range ids {
 		for try := 0; ; try++ {
-			if _, err := s.rewriteBlob(ctx, id, data); err != nil {
+			if err := s.rewrite(ctx, id, objs[i]); err != nil {
 				return err
 			}
-			if _, err := s.ReadObject(ctx, id); err == nil {
-				break
-			} else if !errors.Is(err, ErrNotFound) || try == 2 {
+			whole, err := s.whole(ctx, id, objs[i])
+			if err != nil {
 				return err
+			}
+			if whole {
+				break
+			}
+			if try == 2 {
+				return fmt.Errorf("%s: %w", id, ErrMissingObject)
 			}
 		}
 	}
 	return nil
 }
 
-// rewriteMissing writes again each blob updates name that this Store wrote
-// and the repository no longer has: a prune deleted it between the write
-// and the transaction, and git refused to point a ref at it. It reports
-// whether it wrote any.
+// whole reports whether the repository has id and, for a TreeCommit,
+// everything it reaches.
+func (s *Store) whole(ctx context.Context, id string, o heldObject) (bool, error) {
+	if o.data == nil {
+		missing, err := s.Missing(ctx, id)
+		return err == nil && len(missing) == 0, nil
+	}
+	if _, err := s.ReadObject(ctx, id); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// rewriteMissing writes again each object updates name that this Store
+// wrote and the repository no longer has whole: a prune deleted it
+// between the write and the transaction, and git refused to point a ref
+// at it. It reports whether it wrote any.
 func (s *Store) rewriteMissing(ctx context.Context, updates []Update) (bool, error) {
+	ids, objs := s.heldFor(updates, false)
 	wrote := false
-	for id, data := range s.heldBlobs(updates, false) {
-		if _, err := s.ReadObject(ctx, id); !errors.Is(err, ErrNotFound) {
+	for i, id := range ids {
+		if whole, err := s.whole(ctx, id, objs[i]); err != nil || whole {
 			continue
 		}
-		if _, err := s.rewriteBlob(ctx, id, data); err != nil {
+		if err := s.rewrite(ctx, id, objs[i]); err != nil {
 			return wrote, err
 		}
 		wrote = true
@@ -188,15 +247,21 @@ func (s *Store) rewriteMissing(ctx context.Context, updates []Update) (bool, err
 	return wrote, nil
 }
 
-// rewriteBlob writes data as a blob again and checks that git gives it
-// the id it had.
-func (s *Store) rewriteBlob(ctx context.Context, id string, data []byte) (string, error) {
-	got, err := s.writeBlob(ctx, data)
+// rewrite writes o again and checks that git gives it the id it had.
+// git writes what is missing and freshens what is there.
+func (s *Store) rewrite(ctx context.Context, id string, o heldObject) error {
+	var got string
+	var err error
+	if o.data != nil {
+		got, err = s.writeBlob(ctx, o.data)
+	} else {
+		got, err = s.buildTree(ctx, o.base, o.entries)
+	}
 	if err != nil {
-		return "", err
+		return err
 	}
 	if got != id {
-		return "", errors.New("git hash-object gave " + got + " for the blob written as " + id)
+		return fmt.Errorf("git wrote %s again as %s", id, got)
 	}
-	return got, nil
+	return nil
 }

@@ -21,46 +21,61 @@ import (
 // blob again once the prune could no longer delete it.
 func TestWriteOutlastsAPruneThatRanOverIt(t *testing.T) {
 	gittest.Isolate(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	dir := gittest.Init(t)
-	common := gittest.CommonDir(t, dir)
-	done := filepath.Join(t.TempDir(), "pruned")
-	hooks := t.TempDir()
-	// Once only, and only for the test's ref. gc.pid names a process that
-	// lives on after the prune, as git gc does (its other steps).
-	hook := "#!/bin/sh\n" +
-		"[ \"$1\" = prepared ] || exit 0\n" +
-		"grep -q ' refs/ao/test/raced$' || exit 0\n" +
-		"[ -e '" + done + "' ] && exit 0\n" +
-		": >'" + done + "'\n" +
-		"sleep 2 >/dev/null 2>&1 &\n" +
-		"echo \"$! $(hostname)\" >'" + filepath.Join(common, "gc.pid") + "'\n" +
-		"git prune --expire=now\n"
-	if err := os.WriteFile(filepath.Join(hooks, "reference-transaction"), []byte(hook), 0o777); err != nil {
-		t.Fatal(err)
+	for _, kind := range []string{"record", "archive tree"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			dir := gittest.Init(t)
+			common := gittest.CommonDir(t, dir)
+			done := filepath.Join(t.TempDir(), "pruned")
+			hooks := t.TempDir()
+			// Once only, and only for the test's ref. gc.pid names a
+			// process that lives on after the prune, as git gc does (its
+			// other steps).
+			hook := "#!/bin/sh\n" +
+				"[ \"$1\" = prepared ] || exit 0\n" +
+				"grep -q ' refs/ao/test/raced$' || exit 0\n" +
+				"[ -e '" + done + "' ] && exit 0\n" +
+				": >'" + done + "'\n" +
+				"sleep 2 >/dev/null 2>&1 &\n" +
+				"echo \"$! $(hostname)\" >'" + filepath.Join(common, "gc.pid") + "'\n" +
+				"git prune --expire=now\n"
+			if err := os.WriteFile(filepath.Join(hooks, "reference-transaction"), []byte(hook), 0o777); err != nil {
+				t.Fatal(err)
+			}
+			gittest.Run(t, dir, "config", "core.hooksPath", hooks)
+			st := open(t, dir, refstore.Options{})
+			body := []byte(`{"schema":"handoff/v1","id":"h-raced","nextSteps":["go on"]}`)
+			oid, err := st.WriteBlob(ctx, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read := "refs/ao/test/raced"
+			if kind == "archive tree" {
+				// A month's TreeCommit, its tree and a subtree, all new:
+				// the prune takes every one.
+				if oid, err = st.BuildTree(ctx, "", []refstore.TreeEntry{{Path: "handoffs/h-raced", OID: oid}}); err != nil {
+					t.Fatal(err)
+				}
+				read += ":handoffs/h-raced"
+			}
+			if err := st.Apply(ctx, "test: raced", refstore.Update{Ref: "refs/ao/test/raced", New: oid}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(done); err != nil {
+				t.Fatalf("the hook's prune never ran: %v", err)
+			}
+			os.Remove(filepath.Join(common, "gc.pid"))
+			gittest.Run(t, dir, "fsck", "--connectivity-only", "--no-dangling")
+			if got := gittest.Run(t, dir, "cat-file", "blob", read); got != string(body) {
+				t.Fatalf("%s holds %q, want %q", read, got, body)
+			}
+			// A later prune, with no writer beside it, keeps it: a ref
+			// names it.
+			gittest.Run(t, dir, "prune", "--expire=now")
+			gittest.Run(t, dir, "fsck", "--connectivity-only", "--no-dangling")
+		})
 	}
-	gittest.Run(t, dir, "config", "core.hooksPath", hooks)
-	st := open(t, dir, refstore.Options{})
-	body := []byte(`{"schema":"handoff/v1","id":"h-raced","nextSteps":["go on"]}`)
-	oid, err := st.WriteBlob(ctx, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Apply(ctx, "test: raced", refstore.Update{Ref: "refs/ao/test/raced", New: oid}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(done); err != nil {
-		t.Fatalf("the hook's prune never ran: %v", err)
-	}
-	os.Remove(filepath.Join(common, "gc.pid"))
-	gittest.Run(t, dir, "cat-file", "-e", oid)
-	if got := gittest.Run(t, dir, "cat-file", "blob", "refs/ao/test/raced"); got != string(body) {
-		t.Fatalf("refs/ao/test/raced holds %q, want %q", got, body)
-	}
-	// A later prune, with no writer beside it, keeps it: a ref names it.
-	gittest.Run(t, dir, "prune", "--expire=now")
-	gittest.Run(t, dir, "cat-file", "-e", oid)
 }
 
 // A prune that deleted the blob before the transaction began: git refuses

@@ -24,7 +24,7 @@ func TestGCRunningReadsGitsLock(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, pid string // pid "" leaves no gc.pid
-		want          bool
+		want      bool
 	}{
 		{"no gc.pid", "", false},
 		{"this process", strconv.Itoa(os.Getpid()) + " " + host, true},

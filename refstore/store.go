@@ -90,9 +90,9 @@ type Store struct {
 
 	logAhead *logAhead // the git log LogAhead started, until Log takes it
 
-	// held are the blobs this Store wrote that no committed transaction has
-	// named yet, by id, oldest first in heldOrder (gcrace.go).
-	held      map[string][]byte
+	// held are the objects this Store wrote that no committed transaction
+	// has named yet, by id, oldest first in heldOrder (gcrace.go).
+	held      map[string]heldObject
 	heldOrder []string
 	heldBytes int
 

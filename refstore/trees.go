@@ -151,6 +151,14 @@ func (s *Store) ForgetReflog(ctx context.Context, ref string) error {
 // fresh directory under the common git dir (the same file system as the
 // objects; never the user's index) and is removed afterwards.
 func (s *Store) BuildTree(ctx context.Context, base string, entries []TreeEntry) (string, error) {
+	id, err := s.buildTree(ctx, base, entries)
+	if err == nil {
+		s.holdBuilt(id, base, entries) // for a prune beside it (gcrace.go)
+	}
+	return id, err
+}
+
+func (s *Store) buildTree(ctx context.Context, base string, entries []TreeEntry) (string, error) {
 	dir, err := os.MkdirTemp(s.commonDir, "handoff-archive-")
 	if err != nil {
 		return "", err
