@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -23,6 +24,7 @@ import (
 // the next transaction starts another.
 type refWriter struct {
 	msg    string
+	reflog bool       // --create-reflog (refLogged)
 	stamp  identStamp // the files git read the reflog identity from
 	cmd    *exec.Cmd
 	in     io.WriteCloser
@@ -49,15 +51,35 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func startRefWriter(dir, msg string, stamp identStamp) (*refWriter, error) {
+func startRefWriter(dir, msg string, stamp identStamp, reflog bool) (*refWriter, error) {
 	// Not CommandContext: the process outlives the context of the first
 	// transaction it runs. Each transaction watches its own context.
-	w := &refWriter{msg: msg, stamp: stamp, stderr: &syncBuffer{}}
+	w := &refWriter{msg: msg, reflog: reflog, stamp: stamp, stderr: &syncBuffer{}}
+	args := []string{"update-ref", "--create-reflog", "-m", msg, "--stdin"}
+	if !reflog {
+		args = slices.Delete(args, 1, 2)
+	}
 	var err error
-	if w.cmd, w.in, w.out, err = startCoprocess(dir, w.stderr, "update-ref", "--create-reflog", "-m", msg, "--stdin"); err != nil {
+	if w.cmd, w.in, w.out, err = startCoprocess(dir, w.stderr, args...); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// refLogged reports whether a transaction of updates creates the reflogs
+// of the refs it moves: a record's reflog is its history (superseded
+// versions are read back from it), but a tracking copy of the remote's
+// (RemotesPrefix) has none to keep. Its reflog would only grow with every
+// sync, and git gc fails for good on an entry that names an object a
+// prune took ("unable to read"), as one whose fetch a prune raced does.
+// A ref that has a reflog already goes on logging, as git does.
+func refLogged(updates []Update) bool {
+	for _, u := range updates {
+		if !strings.HasPrefix(u.Ref, RemotesPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // errWriterGone is a transaction whose git process ended: the caller reads
@@ -83,7 +105,15 @@ func (w *refWriter) transact(ctx context.Context, zero string, updates []Update)
 			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, old)
 		}
 	}
-	in.WriteString("prepare\n")
+	// commit goes with prepare, not after git answers it: git holds the
+	// transaction's locks from prepare to commit, and a round trip through
+	// this process in between held them longer than git's own commands
+	// do. A kill -9 of the command's process group there left them, and
+	// on reftable its tables.list.lock stops every ref write in the clone,
+	// the user's commits too, until someone removes it (bench/soak met it
+	// in about one kill trial in thirty). A prepare git refuses ends the
+	// process before it reads the commit.
+	in.WriteString("prepare\ncommit\n")
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}
@@ -92,16 +122,10 @@ func (w *refWriter) transact(ctx context.Context, zero string, updates []Update)
 	if _, err := w.in.Write(in.Bytes()); err != nil {
 		return w.end()
 	}
-	for _, step := range []string{"start", "prepare"} {
+	for _, step := range []string{"start", "prepare", "commit"} {
 		if !w.answered(step) {
 			return w.end()
 		}
-	}
-	if _, err := io.WriteString(w.in, "commit\n"); err != nil {
-		return w.end()
-	}
-	if !w.answered("commit") {
-		return w.end()
 	}
 	return "", nil
 }
@@ -148,14 +172,15 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 	// configuration it came from changed, or its entries would carry the
 	// name the person had when it started.
 	stamp := s.identStamp()
+	reflog := refLogged(updates)
 	s.mu.Lock()
 	w := s.refw
-	if w != nil && (w.msg != msg || w.stamp != stamp) {
+	if w != nil && (w.msg != msg || w.stamp != stamp || w.reflog != reflog) {
 		s.refw = nil
 		w.close()
 		w = nil
 	}
-	if a := s.refAhead; w == nil && a != nil && a.msg == msg {
+	if a := s.refAhead; w == nil && a != nil && a.msg == msg && a.reflog == reflog {
 		s.refAhead = nil
 		if a.stamp == stamp {
 			w = a
@@ -166,7 +191,7 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 	s.mu.Unlock()
 	if w == nil {
 		var err error
-		if w, err = startRefWriter(s.workDir, msg, stamp); err != nil {
+		if w, err = startRefWriter(s.workDir, msg, stamp, reflog); err != nil {
 			return "", err
 		}
 	}
@@ -187,7 +212,7 @@ func (s *Store) runUpdateRef(ctx context.Context, msg string, updates []Update) 
 // other messages meanwhile run in their own processes; the one started
 // here waits for its own (and ends, unused, with the Store).
 func (s *Store) WriteRefsAhead(msg string) {
-	w, err := startRefWriter(s.workDir, msg, s.identStamp())
+	w, err := startRefWriter(s.workDir, msg, s.identStamp(), true)
 	if err != nil {
 		return // the transaction starts its own, and says why it cannot
 	}
