@@ -158,3 +158,32 @@ func TestWriteOutlastsAPruneThatDeletesAfterTheCommit(t *testing.T) {
 		})
 	}
 }
+
+// A tracking copy of the remote's records gets no reflog: it keeps no
+// history of its own, and an entry naming an object a prune took (a fetch
+// raced by one) would fail every git gc of the clone for good. A record's
+// swap is logged, as its history.
+func TestTrackingRefsAreNotLogged(t *testing.T) {
+	gittest.Isolate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := gittest.Init(t)
+	st := open(t, dir, refstore.Options{})
+	oid, err := st.WriteBlob(ctx, []byte(`{"schema":"session/v1","id":"s"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracking := refstore.RemotesPrefix + "origin/sessions/s"
+	if err := st.Apply(ctx, "test: fetched", refstore.Update{Ref: tracking, New: oid}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, "test: record", refstore.Update{Ref: "refs/ao/sessions/s", New: oid}); err != nil {
+		t.Fatal(err)
+	}
+	if gittest.ReflogExists(t, dir, tracking) {
+		t.Errorf("%s has a reflog", tracking)
+	}
+	if !gittest.ReflogExists(t, dir, "refs/ao/sessions/s") {
+		t.Error("refs/ao/sessions/s has no reflog")
+	}
+}
