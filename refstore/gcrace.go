@@ -6,72 +6,138 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
 
 // A record's blob (or an archive month's commit) is written before the ref
 // that names it moves, so until the transaction commits nothing reaches
-// it. `git gc --prune=now` run
-// beside a writer (git-gc(1) calls this unsafe, and people still do it)
-// walks the refs once and then deletes every loose object the walk did not
-// reach whose mtime is not later than the second the prune started. A blob
-// written before that walk and named only after it is deleted, and its ref
-// names nothing: a baton that `end` reported written is gone (bench/soak
-// met it about once in ten runs). git's own update-ref checks that the
-// object exists, but the prune deletes it after that check.
+// it. `git gc --prune=now` run beside a writer (git-gc(1) calls this
+// unsafe, and people still do it) walks the refs once and then deletes
+// every loose object the walk did not reach: for "now" (or "all") git
+// takes no object's age into account. A blob written before that walk and
+// named only after it is deleted, and its ref names nothing: a baton that
+// `end` reported written is gone (bench/soak met it about once in ten
+// runs). git's own update-ref checks that the object exists, but the
+// prune deletes it after that check.
 //
 // git holds <common dir>/gc.pid for as long as gc runs. A transaction that
-// saw it, before it began or once it committed, may have raced a prune.
-// outlastPrune waits until that gc has ended, or until the clock is past
-// the second the transaction committed in, whichever comes first, and
-// then writes each of its blobs again. hash-object -w writes a blob the
-// prune deleted afresh, and freshens one still there: its mtime is then
-// later than the cut-off of any prune whose walk began before the commit,
-// so that prune keeps it. A prune that began after the commit saw the
-// ref. The cost, only while a gc runs: at most a second, and one blob
-// write per record. Not covered: a gc that began and ended inside one
-// transaction (a few milliseconds; gc's own processes take longer), and
-// objects a transaction names that this Store cannot write again alike:
-// those it did not write, and snapshot commits, which carry their time.
-// An archive month's TreeCommit is built again from what built it.
+// met a gc pruning to "now", before it began or once it committed, may
+// have raced its prune: committed waits until that gc has ended, and then
+// writes again each object of the transaction the repository lacks (an
+// object is content-addressed: the same bytes are the same object). A gc
+// that began after the commit saw the ref. A gc that prunes only old
+// objects (git's default, two weeks, as every automatic gc does) cannot
+// take what was just written, and is not waited for. Not covered: a gc
+// that began and ended inside one transaction (milliseconds; gc's own
+// steps take longer), a prune run without gc (git prune holds no lock),
+// and objects a transaction names that this Store cannot write again
+// alike: those it did not write, and snapshot commits, which carry their
+// time. An archive month's TreeCommit is built again from what built it.
 
 // gcLockFile is the file git gc holds while it runs (git's gc.pid, in the
-// common dir).
+// common dir): "<pid> <host>".
 const gcLockFile = "gc.pid"
 
-// gcWaitMargin is how far past the second boundary outlastPrune waits: the
-// kernel stamps files with a clock that may lag the one Go reads by a tick.
-const gcWaitMargin = 30 * time.Millisecond
-
-// gcPoll is how often outlastPrune looks whether gc still runs.
+// gcPoll is how often committed looks whether the gc still runs.
 const gcPoll = 10 * time.Millisecond
 
-// maxHeldBytes bounds the blobs a long-lived Store (serve, mcp) keeps for
-// outlastPrune: written but never named by a committed transaction, they
+// gcWaitMax bounds the wait for a gc that prunes to "now": past it, the
+// objects are written again anyway and the user is told.
+const gcWaitMax = 30 * time.Second
+
+// maxHeldBytes bounds what a long-lived Store (serve, mcp) holds for
+// committed: objects written but never named by a committed transaction
 // would otherwise pile up. Past it, the oldest are forgotten.
 const maxHeldBytes = 4 << 20
 
-// gcRunning reports whether git gc holds its lock in this repository: its
-// gc.pid, "<pid> <host>", names a process that is alive, or one on
-// another host (as git itself judges the lock, less its twelve-hour
-// limit). A gc.pid that cannot be read is taken as held.
-func (s *Store) gcRunning() bool {
+// gcRun is a git gc that holds gc.pid: its process, or 0 when it runs on
+// another host (gc.pid on a shared file system), where only the file says
+// whether it still runs.
+type gcRun struct {
+	pid  int
+	lock string // gc.pid's content, which a later gc replaces
+}
+
+// pruningGC returns the gc that holds gc.pid if it prunes every
+// unreachable object ("now" or "all"), or may (its arguments cannot be
+// read, it runs on another host, gc.pid cannot be read), and ok false when
+// none runs or it keeps recent objects. A gc.pid whose process has died on
+// this host is nobody's, as git itself judges.
+func (s *Store) pruningGC(ctx context.Context) (run gcRun, ok bool) {
 	b, err := os.ReadFile(filepath.Join(s.commonDir, gcLockFile))
-	if err != nil {
-		return !errors.Is(err, fs.ErrNotExist)
+	if errors.Is(err, fs.ErrNotExist) {
+		return gcRun{}, false
 	}
-	var pid int
+	run.lock = string(b)
 	var host string
-	if n, _ := fmt.Sscanf(string(b), "%d %s", &pid, &host); n != 2 || pid <= 0 {
-		return true
+	if n, _ := fmt.Sscanf(run.lock, "%d %s", &run.pid, &host); err != nil || n != 2 || run.pid <= 0 {
+		return gcRun{lock: run.lock}, true
 	}
 	if me, err := os.Hostname(); err != nil || me != host {
-		return true
+		run.pid = 0
+		return run, true
 	}
-	return syscall.Kill(pid, 0) != syscall.ESRCH
+	if syscall.Kill(run.pid, 0) == syscall.ESRCH {
+		return gcRun{}, false
+	}
+	args, err := processArgs(ctx, run.pid)
+	if err != nil {
+		return run, true
+	}
+	var configured string
+	if v, err := s.Config(ctx, "gc.pruneExpire"); err == nil {
+		configured = v["gc.pruneexpire"]
+	}
+	return run, prunesAll(args, configured)
+}
+
+// prunesAll reports whether a git gc run with args (its whole command
+// line) prunes every unreachable object: its last --prune=<date> says so,
+// or, with none, the repository's gc.pruneExpire (configured) does. git
+// reads "now" and "all" as "everything" (parse_expiry_date); any other
+// date keeps what was written since. --no-prune prunes nothing.
+func prunesAll(args []string, configured string) bool {
+	expire := configured
+	for _, a := range args {
+		switch {
+		case a == "--no-prune":
+			expire = "never"
+		case a == "--prune":
+			expire = configured // gc's own default, or the configured one
+		case strings.HasPrefix(a, "--prune="):
+			expire = strings.TrimPrefix(a, "--prune=")
+		}
+	}
+	return expire == "now" || expire == "all"
+}
+
+// processArgs reads the command line of process pid: /proc on Linux, ps
+// elsewhere.
+func processArgs(ctx context.Context, pid int) ([]string, error) {
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+		return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"), nil
+	}
+	out, err := exec.CommandContext(ctx, "ps", "-o", "args=", "-p", strconv.Itoa(pid)).Output()
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// over reports whether run has ended: its process is gone, or, on another
+// host, gc.pid is gone or names another run.
+func (s *Store) over(run gcRun) bool {
+	if run.pid > 0 {
+		return syscall.Kill(run.pid, 0) == syscall.ESRCH
+	}
+	b, err := os.ReadFile(filepath.Join(s.commonDir, gcLockFile))
+	return errors.Is(err, fs.ErrNotExist) || err == nil && string(b) != run.lock
 }
 
 // heldObject is how to write an object of this Store's again: a blob's
@@ -84,7 +150,7 @@ type heldObject struct {
 }
 
 // hold keeps o, just written as object id, until a transaction that names
-// it commits: outlastPrune may need to write it again.
+// it commits: committed may need to write it again.
 func (s *Store) hold(id string, o heldObject) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,49 +230,66 @@ func (s *Store) heldFor(updates []Update, forget bool) (ids []string, objs []hel
 	return append(blobIDs, builtIDs...), append(blobs, built...)
 }
 
-// committed is called once a transaction of updates has committed. With
-// gcSeen (gc.pid was there when it began), or gc.pid there now, it
-// outlasts the prune that may have raced it; either way the Store stops
-// holding the objects the transaction names. The refs have moved whatever
-// happens here, so a failure is said on stderr rather than returned: the
-// caller must not take a committed transaction for a lost one.
-func (s *Store) committed(ctx context.Context, updates []Update, gcSeen bool) {
-	at := time.Now()
+// committed is called once a transaction of updates has committed; before
+// is the gc that pruned to "now" when it began, if any. When that gc or
+// one like it runs now, it waits until both have ended and writes again
+// whatever of the transaction's objects they took. Either way the Store
+// stops holding the objects the transaction names. The refs have moved
+// whatever happens here, so a failure is said on stderr rather than
+// returned: the caller must not take a committed transaction for a lost
+// one.
+func (s *Store) committed(ctx context.Context, updates []Update, before gcRun, beforeOK bool) {
 	ids, objs := s.heldFor(updates, true)
-	if len(ids) == 0 || !gcSeen && !s.gcRunning() {
+	if len(ids) == 0 {
 		return
 	}
-	if err := s.outlastPrune(ctx, ids, objs, at); err != nil {
-		fmt.Fprintf(os.Stderr, "warning: git gc ran beside this write, and a record it wrote could not be written again: %v\n", err)
+	after, afterOK := s.pruningGC(ctx)
+	if !beforeOK && !afterOK {
+		return
+	}
+	var runs []gcRun
+	if beforeOK {
+		runs = append(runs, before)
+	}
+	if afterOK {
+		runs = append(runs, after)
+	}
+	deadline := time.Now().Add(gcWaitMax)
+	waited := true
+	for _, run := range runs {
+		for !s.over(run) {
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				waited = false
+				break
+			}
+			time.Sleep(gcPoll)
+		}
+	}
+	if err := s.rewriteHeld(context.WithoutCancel(ctx), ids, objs); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: git gc --prune=now ran beside this write, and what it wrote could not be written again: %v\n", err)
+	} else if !waited {
+		fmt.Fprintf(os.Stderr, "warning: git gc --prune=now is still running beside this write (%s); if it removes what this command wrote, `git fsck` names the ref\n", strings.TrimSpace(runs[len(runs)-1].lock))
 	}
 }
 
-// outlastPrune writes objs (ids) again once no gc runs or the clock is past
-// the second of committedAt, blobs first, and once more any the check
-// after that finds gone.
-func (s *Store) outlastPrune(ctx context.Context, ids []string, objs []heldObject, committedAt time.Time) error {
-	next := committedAt.Truncate(time.Second).Add(time.Second + gcWaitMargin)
-	for s.gcRunning() && time.Now().Before(next) && ctx.Err() == nil {
-		// When ctx ends, the rewrite below still helps against a prune
-		// that already deleted an object.
-		time.Sleep(gcPoll)
-	}
-	ctx = context.WithoutCancel(ctx) // the refs already name them
+// rewriteHeld writes again, blobs first, each of objs (ids) the repository
+// no longer has whole, and checks that it then has.
+func (s *Store) rewriteHeld(ctx context.Context, ids []string, objs []heldObject) error {
 	for i, id := range ids {
-		for try := 0; ; try++ {
-			if err := s.rewrite(ctx, id, objs[i]); err != nil {
-				return err
-			}
-			whole, err := s.whole(ctx, id, objs[i])
-			if err != nil {
-				return err
-			}
-			if whole {
-				break
-			}
-			if try == 2 {
-				return fmt.Errorf("%s: %w", id, ErrMissingObject)
-			}
+		whole, err := s.whole(ctx, id, objs[i])
+		if err != nil {
+			return err
+		}
+		if whole {
+			continue
+		}
+		if err := s.rewrite(ctx, id, objs[i]); err != nil {
+			return err
+		}
+		if whole, err = s.whole(ctx, id, objs[i]); err != nil {
+			return err
+		} else if !whole {
+			return fmt.Errorf("%s: %w", id, ErrMissingObject)
 		}
 	}
 	return nil

@@ -31,13 +31,13 @@ func TestWriteOutlastsAPruneThatRanOverIt(t *testing.T) {
 			hooks := t.TempDir()
 			// Once only, and only for the test's ref. gc.pid names a
 			// process that lives on after the prune, as git gc does (its
-			// other steps).
+			// other steps), and whose command line says it prunes to now.
 			hook := "#!/bin/sh\n" +
 				"[ \"$1\" = prepared ] || exit 0\n" +
 				"grep -q ' refs/ao/test/raced$' || exit 0\n" +
 				"[ -e '" + done + "' ] && exit 0\n" +
 				": >'" + done + "'\n" +
-				"sleep 2 >/dev/null 2>&1 &\n" +
+				"sh -c 'sleep 0.5' gc --prune=now >/dev/null 2>&1 &\n" +
 				"echo \"$! $(hostname)\" >'" + filepath.Join(common, "gc.pid") + "'\n" +
 				"git prune --expire=now\n"
 			if err := os.WriteFile(filepath.Join(hooks, "reference-transaction"), []byte(hook), 0o777); err != nil {
@@ -105,12 +105,11 @@ func TestWriteAfterAPruneDeletedItsBlob(t *testing.T) {
 }
 
 // A prune still running once the transaction committed: its walk (at
-// prepared) missed the blob, and it deletes later, by git prune's own
-// rule (an unreachable loose object whose mtime is not later than the
-// second the prune began), modelled here by a process the hook leaves
-// behind: git's prune gives no hold on when it reaches each object. The
-// Store's second write must leave the blob out of that rule's reach,
-// whenever the deletion comes.
+// prepared) missed the blob, and it deletes it later, whatever its age,
+// as git prune to "now" does. A process the hook leaves behind models it,
+// holding gc.pid with "--prune=now" on its command line: git's prune gives
+// no hold on when it reaches each object. The Store must write the blob
+// again once that gc has ended, whenever the deletion comes.
 func TestWriteOutlastsAPruneThatDeletesAfterTheCommit(t *testing.T) {
 	gittest.Isolate(t)
 	for _, after := range []string{"0.2", "0.6", "1.1"} {
@@ -126,9 +125,8 @@ func TestWriteOutlastsAPruneThatDeletesAfterTheCommit(t *testing.T) {
 				"[ \"$1\" = prepared ] || exit 0\n" +
 				"read -r old new ref\n" +
 				"[ \"$ref\" = refs/ao/test/late ] || exit 0\n" +
-				"t0=$(date +%s)\n" +
 				"f='" + filepath.Join(common, "objects") + "'/$(echo $new | cut -c1-2)/$(echo $new | cut -c3-)\n" +
-				"( sleep " + after + "; m=$(stat -c %Y \"$f\" 2>/dev/null) && [ \"$m\" -le \"$t0\" ] && rm -f \"$f\"; rm -f '" + filepath.Join(common, "gc.pid") + "'; echo \"$m $t0\" >'" + pruned + "' ) >/dev/null 2>&1 &\n" +
+				"sh -c 'sleep " + after + "; rm -f \"$1\"; rm -f \"$2\"; : >\"$3\"' gc \"$f\" '" + filepath.Join(common, "gc.pid") + "' '" + pruned + "' --prune=now >/dev/null 2>&1 &\n" +
 				"echo \"$! $(hostname)\" >'" + filepath.Join(common, "gc.pid") + "'\n"
 			if err := os.WriteFile(filepath.Join(hooks, "reference-transaction"), []byte(hook), 0o777); err != nil {
 				t.Fatal(err)

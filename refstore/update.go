@@ -123,13 +123,13 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 	}
 	deadline := time.Now().Add(lockWait)
 	transient := 0
-	gcSeen := s.gcRunning()
+	gcBefore, gcBeforeOK := s.pruningGC(ctx)
 	rewritten := false
 	for {
 		stderr, err := s.runUpdateRef(ctx, msg, updates)
 		if err == nil {
 			s.noteConflicts(msg, updates)
-			s.committed(ctx, updates, gcSeen)
+			s.committed(ctx, updates, gcBefore, gcBeforeOK)
 			return nil
 		}
 		if j != nil && (killed(err) || s.oursLeft(j.rec)) {
@@ -143,7 +143,7 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 			}
 			if applied {
 				s.noteConflicts(msg, updates)
-				s.committed(ctx, updates, gcSeen)
+				s.committed(ctx, updates, gcBefore, gcBeforeOK)
 				return nil
 			}
 		}
@@ -159,7 +159,6 @@ func (s *Store) applyGit(ctx context.Context, msg string, updates []Update, j *j
 				// (gcrace.go): write it again and try once more.
 				rewritten = true
 				if again, werr := s.rewriteMissing(ctx, updates); werr == nil && again {
-					gcSeen = true
 					continue
 				}
 			}
