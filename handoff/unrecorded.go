@@ -40,10 +40,12 @@ import (
 // the waiting version, and the tombstone is pushed again, leased on it,
 // so that a claim made elsewhere meanwhile wins; a version of the baton
 // or one written over the waiting version, and it was decided otherwise;
-// nothing of the baton, and the deletion is recorded: the tombstone may
-// have landed and been replaced and retired there since (the story
-// above), or the baton never reached the remote, and only this clone
-// holds it. Recorded without asking, a tombstone could stand here over a
+// nothing of the baton, and its archive is asked whether it retired the
+// tombstone (recorded) or another version of the baton (decided
+// otherwise); when it has neither, the deletion is recorded: the
+// tombstone may have landed and been replaced and retired there since
+// (the story above), or the baton never reached the remote, and only this
+// clone holds it. Recorded without asking, a tombstone could stand here over a
 // baton the arbiter gave a teammate (found by the simulation, seed 2 with
 // continuation, when a deletion whose push got no answer was noted so).
 
@@ -248,7 +250,23 @@ func (n *unrecordedDeletion) landed(ctx context.Context, st refstore.Clone, arb 
 	if b, ok := readClaim(ctx, st, n.Ref, held); ok && b.ID == n.Baton {
 		return false, nil // claimed, or deleted, by another
 	}
-	return !refstore.WrittenOver(ctx, st, held, n.Old), nil
+	if refstore.WrittenOver(ctx, st, held, n.Old) {
+		return false, nil // replaced, seeing it, by another baton
+	}
+	// The arbiter holds nothing of the baton now, and the latest version
+	// it retired at the ref is another's: its archive says whether it
+	// retired this baton, as deleted here (landed) or decided otherwise
+	// (found by the simulation, default seed 4: the baton claimed by a
+	// teammate and retired, another baton retired at the ref after it).
+	a, ok := arb.(Archiver)
+	if !ok {
+		return true, nil
+	}
+	if once, err := a.HeldOnce(ctx, st, n.Ref, n.New); err != nil || once {
+		return once, err
+	}
+	once, err := a.HeldOnce(ctx, st, n.Ref, n.Old)
+	return !once, err
 }
 
 // errNotThisNote is a note whose tombstone is not the blob it names (a

@@ -1892,6 +1892,32 @@ var Corpus = []Case{
 		},
 	},
 	{
+		// The default lane's seed 4 (1,000 steps), shrunk to 12, found on a
+		// version of the note above that took the floor of the ref's archive
+		// for all the arbiter had retired there: c2 claimed c0's baton and c1
+		// retired it, with another baton retired at the ref after it; c0,
+		// which had not fetched since, cancelled, lost at the arbiter, and
+		// died before its note went. Its next start asked the arbiter, which
+		// held nothing at the ref and named the other baton as the floor, and
+		// recorded the tombstone: c0 held a tombstone of a baton delivered to
+		// c2. The archive is now asked for the baton itself (HeldOnce).
+		name: "a deletion in flight whose baton was claimed and retired is not recorded", seed: 4, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xe01f8ed6, Faults: 0xa8f0a21c5d56f572},
+			{Clone: 0, Op: OpEnd, Arg: 0xc576184f, Faults: 0xa4039a6dba44f8ed},
+			{Clone: 0, Op: OpSync, Arg: 0xe5c076a4, Faults: 0x2289c5ea172f24c7},
+			{Clone: 1, Op: OpStart, Arg: 0x5b974f, Faults: 0x2e974a00a762b96e},
+			{Clone: 2, Op: OpRetire, Arg: 0x2bd5ce7c, Faults: 0x7ad81d21309ec3e},
+			{Clone: 0, Op: OpRetire, Arg: 0x3560a5b7, Faults: 0x285d993d9346e6f},
+			{Clone: 0, Op: OpEnd, Arg: 0x603ff321, Faults: 0x34c98443d9d7b8b9},
+			{Clone: 0, Op: OpSync, Arg: 0x2c4ed7c8, Faults: 0xaac7c6a94f26b69f},
+			{Clone: 2, Op: OpStart, Arg: 0xc6d1fb20, Faults: 0xb40c83f51d9a88c},
+			{Clone: 1, Op: OpSync, Arg: 0x9209470e, Faults: 0x3905bc9dd36fdcd8},
+			{Clone: 0, Op: OpCancel, Arg: 0xe00bc2d8, Faults: 0x2745e6d529d805ed},
+			{Clone: 0, Op: OpStart, Arg: 0xf53fc286, Faults: 0xe91e9845f1bf936e},
+		},
+	},
+	{
 		// Default seed 66 (shrunk from 1,000 steps): the remote's gc, racing
 		// a push of an archive month, took the month's tree and kept its commit.
 		// Every fetch of the clones that lacked the month failed whole, to the
