@@ -89,7 +89,7 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 		}
 		// Noted before the push: a process killed after it (a kill -9
 		// right after git push returned) leaves the note, and the next
-		// start, claim or sync here records the deletion (unrecorded.go).
+		// start, claim or sync here settles it (unrecorded.go).
 		if note, err = noteDeletion(ctx, st, h.ID, reason, up, pass); err != nil {
 			pass.release(ctx, st)
 			return baton.Stored{}, nil, err
@@ -133,8 +133,9 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 
 // UnansweredError is a deletion whose push got no answer the arbiter's
 // refs could settle: it may have landed, or land yet. Its note stays
-// (unrecorded.go), so the next start, claim or sync here records it, and
-// a sync takes it to the arbiter unless the baton was claimed there first.
+// (unrecorded.go), and the next start, claim or sync here asks the arbiter
+// and finishes the deletion, unless the baton was claimed or replaced
+// there first.
 type UnansweredError struct {
 	ID   string // the baton
 	Done string // "cancelled" or "dismissed"
@@ -142,7 +143,7 @@ type UnansweredError struct {
 }
 
 func (e *UnansweredError) Error() string {
-	return fmt.Sprintf("%v (the baton may be %s at the remote already: the next start, claim or sync here records it as %s, and sync takes that to the remote unless the baton was claimed there first)", e.Err, e.Done, e.Done)
+	return fmt.Sprintf("%v (baton %s may be %s at the remote already: the next start, claim or sync here asks it, and finishes that unless the baton was claimed or replaced there first)", e.Err, e.ID, e.Done)
 }
 
 func (e *UnansweredError) Unwrap() error { return e.Err }
