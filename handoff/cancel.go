@@ -81,13 +81,26 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 		return baton.Stored{}, nil, err
 	}
 	var pass held
-	decided := false // the arbiter took the tombstone
+	var note *unrecordedDeletion // while the deletion is not known to be recorded here
+	decided := false             // the arbiter took the tombstone
 	if decider, local := pinned(ctx, st, arb, up.Ref); !local {
 		if pass, err = hold(ctx, st, reason, up.New); err != nil {
 			return baton.Stored{}, nil, err
 		}
+		// Noted before the push: a process killed after it (a kill -9
+		// right after git push returned) leaves the note, and the next
+		// start, claim or sync here settles it (unrecorded.go).
+		if note, err = noteDeletion(ctx, st, h.ID, reason, up, pass); err != nil {
+			pass.release(ctx, st)
+			return baton.Stored{}, nil, err
+		}
 		if err := decider.Arbitrate(ctx, st, up); err != nil {
 			pass.release(ctx, st)
+			if errors.Is(err, refstore.ErrConflict) || nothingLanded(err) {
+				note.drop(st) // decided otherwise, or never pushed: it cannot land
+			} else {
+				err = &UnansweredError{ID: h.ID, Done: reason, Err: err}
+			}
 			var se *SupersededError
 			if errors.As(err, &se) {
 				return baton.Stored{}, se.Conflict, err
@@ -98,41 +111,54 @@ func deleteDecided(ctx context.Context, st refstore.Clone, arb Arbiter, h baton.
 	}
 	err = st.Apply(ctx, "handoff: "+reason+" "+h.ID, append([]refstore.Update{up}, pass.releases()...)...)
 	if err == nil {
+		note.drop(st)
 		return out, nil, nil
 	}
-	// The record failed: the hold goes on the way out, after the note
-	// below is written while it still keeps the tombstone.
+	// The record failed: the hold goes on the way out.
 	defer pass.release(ctx, st)
 	if cur, rerr := refstore.ResolveID(ctx, st, up.Ref); rerr == nil && cur == up.New {
+		note.drop(st)
 		return out, nil, nil // a fetch brought the arbiter's copy of our tombstone first
 	}
 	if decided {
 		// The arbiter took the tombstone: the deletion happened, only its
 		// record here failed. Saying it failed would contradict what the
 		// team sees (found by the simulation). The next command here
-		// records it from the note (unrecorded.go).
-		nerr := noteUnrecorded(ctx, st, h.ID, reason, up)
-		return out, nil, &NotRecordedError{ID: h.ID, Done: reason, Err: err, NoteErr: nerr}
+		// records it from the note, taken without asking again.
+		note.taken(ctx, st)
+		return out, nil, &NotRecordedError{ID: h.ID, Done: reason, Err: err}
 	}
 	return baton.Stored{}, nil, baton.LostClaim(ctx, st, h, err)
 }
 
+// UnansweredError is a deletion whose push got no answer the arbiter's
+// refs could settle: it may have landed, or land yet. Its note stays
+// (unrecorded.go), and the next start, claim or sync here asks the arbiter
+// and finishes the deletion, unless the baton was claimed or replaced
+// there first.
+type UnansweredError struct {
+	ID   string // the baton
+	Done string // "cancelled" or "dismissed"
+	Err  error  // the arbiter's answer
+}
+
+func (e *UnansweredError) Error() string {
+	return fmt.Sprintf("%v (baton %s may be %s at the remote already: the next start, claim or sync here asks it, and finishes that unless the baton was claimed or replaced there first)", e.Err, e.ID, e.Done)
+}
+
+func (e *UnansweredError) Unwrap() error { return e.Err }
+
 // NotRecordedError is a deletion the arbiter took whose local record then
 // failed: the baton is deleted for the team, and the next start, claim or
-// sync here records it (RecordDecided), or, when the note of it could not
-// be written either (NoteErr), the next sync that finds the remote still
-// holding the tombstone.
+// sync here records it (RecordDecided) from the note written before the
+// push.
 type NotRecordedError struct {
-	ID      string // the baton
-	Done    string // "cancelled" or "dismissed"
-	Err     error  // why the local record failed
-	NoteErr error  // why the note of it failed, nil when it is noted
+	ID   string // the baton
+	Done string // "cancelled" or "dismissed"
+	Err  error  // why the local record failed
 }
 
 func (e *NotRecordedError) Error() string {
-	if e.NoteErr != nil {
-		return fmt.Sprintf("baton %s was %s where claims are decided, but recording it here failed (%v), and so did noting it (%v): the next sync records it while the remote holds it", e.ID, e.Done, e.Err, e.NoteErr)
-	}
 	return fmt.Sprintf("baton %s was %s where claims are decided, but recording it here failed (%v): the next start, claim or sync here records it", e.ID, e.Done, e.Err)
 }
 

@@ -64,7 +64,7 @@ func Claim(ctx context.Context, st refstore.Clone, opts ClaimOptions, clock Cloc
 	c := &claiming{st: st, arb: arbiter(opts.Arbiter), who: who, id: id, clock: clock}
 	// A deletion decided at the arbiter and not recorded here leaves its
 	// waiting copy claimable here until it is (unrecorded.go).
-	if err := RecordDecided(ctx, st); err != nil {
+	if err := RecordDecided(ctx, st, c.arb); err != nil {
 		return c.fail(err)
 	}
 	defer lockClaims(st)()

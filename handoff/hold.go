@@ -105,6 +105,25 @@ func releaseGroup(ctx context.Context, st refstore.Records, group string) {
 	}
 }
 
+// releaseHeld deletes the refs of group, a hold of another process named
+// by a note it left, that hold oid: a pid is reused, and a later process
+// of the same pid may hold other objects under the same name now.
+func releaseHeld(ctx context.Context, st refstore.Records, group, oid string) {
+	dels, err := groupReleases(ctx, st, group)
+	if err != nil {
+		return
+	}
+	var mine []refstore.Update
+	for _, d := range dels {
+		if d.Old == oid {
+			mine = append(mine, d)
+		}
+	}
+	if len(mine) > 0 {
+		_ = st.ApplyEach(ctx, "handoff: released", mine...)
+	}
+}
+
 // groupReleases are the deletes of the refs group holds now, to go in a
 // transaction: none for a group that holds nothing (or is no hold's).
 func groupReleases(ctx context.Context, st refstore.Records, group string) ([]refstore.Update, error) {

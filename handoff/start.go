@@ -181,7 +181,7 @@ func newStarting(ctx context.Context, st refstore.Clone, opts StartOptions, cloc
 // be claimed. One that cannot be recorded now leaves this start
 // delivering no baton, as a claim that cannot be settled does.
 func (s *starting) recordDecided(ctx context.Context) {
-	if err := RecordDecided(ctx, s.st); err != nil {
+	if err := RecordDecided(ctx, s.st, s.arb); err != nil {
 		s.notices.add(fmt.Sprintf("a baton was not claimed: %v; start again, or run `git handoff claim`, once this clone's refs can be written", err))
 		s.skipClaim = true
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 )
 
@@ -90,7 +91,7 @@ func (w *world) callContinue(ctx context.Context, c *faulty, s Step, who string,
 		if err != nil {
 			return "error " + sid + " " + short(err)
 		}
-		return w.continued(sid, res, who)
+		return w.continued(c, sid, res, who)
 	case OpContinueRace:
 		return w.continueRace(ctx, c, s, cur.Record, who, clock)
 	}
@@ -112,7 +113,7 @@ func (w *world) callContinue(ctx context.Context, c *faulty, s Step, who string,
 		if len(opts.Then) == 0 || res.Session.Harness != next {
 			w.violate(w.step, "failed-start-continued", fmt.Sprintf("session %s continued in %s, whose start failed (%s)", sid, res.Session.Harness, who))
 		}
-		return w.continued(sid, res, who)
+		return w.continued(c, sid, res, who)
 	}
 	var se *handoff.StartError
 	if errors.As(err, &se) {
@@ -141,10 +142,10 @@ func (w *world) liveSession(ctx context.Context, c *faulty, clone int, arg uint3
 }
 
 // continued notes a continuation that reported success.
-func (w *world) continued(sid string, res handoff.ContinueResult, who string) string {
+func (w *world) continued(st refstore.Records, sid string, res handoff.ContinueResult, who string) string {
 	out := fmt.Sprintf("continued %s %s->%s", sid, res.From, res.Session.Harness)
 	if res.Baton != nil {
-		w.deliver(res.Baton.ID, sid, who)
+		w.deliver(st, *res.Baton, sid, who)
 		out += " baton " + res.Baton.ID
 	}
 	return out
@@ -194,17 +195,18 @@ func (w *world) continueRace(ctx context.Context, c *faulty, s Step, cur session
 	out := "race " + cur.ID
 	for _, d := range []struct {
 		name string
+		st   refstore.Records
 		res  handoff.ContinueResult
 		err  error
 		died bool
-	}{{"a", resA, errA, diedA}, {fmt.Sprintf("b@c%d", where), resB, errB, diedB}} {
+	}{{"a", c, resA, errA, diedA}, {fmt.Sprintf("b@c%d", where), other, resB, errB, diedB}} {
 		switch {
 		case d.died:
 			out += " " + d.name + ":died"
 		case d.err != nil:
 			out += " " + d.name + ":" + short(d.err)
 		default:
-			out += " " + d.name + ":" + w.continued(cur.ID, d.res, who)
+			out += " " + d.name + ":" + w.continued(d.st, cur.ID, d.res, who)
 		}
 	}
 	if errA == nil && errB == nil && !diedA && !diedB && a != from && b != from {

@@ -1822,6 +1822,102 @@ var Corpus = []Case{
 		},
 	},
 	{
+		// The first seed 11 case with c2's last cancel killed right after
+		// its tombstone's push landed (its faults 0xd4 in place of the
+		// step's own; shrunk to 11 steps): no local record, no note, and
+		// the tracking ref never moved. c0's tombstone replaced c2's at the
+		// remote by the tie-break and c1 retired it, so c2's next start
+		// found the remote holding nothing and delivered its waiting copy
+		// of the baton the arbiter had taken as cancelled (unseen before
+		// the ledger kept the remote's tombstones: the cancel never said
+		// it had cancelled). The deletion is now noted before its push,
+		// and the next start records it first (handoff/unrecorded.go).
+		name: "a cancel killed after its push landed is recorded before the next start claims", seed: 11, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xe81f90c, Faults: 0x518ab5a3ac05493b},
+			{Clone: 2, Op: OpCancel, Arg: 0x5621e3e9, Faults: 0xa0f5f2ff2e41374c},
+			{Clone: 2, Op: OpCancel, Arg: 0xc7888e1e, Faults: 0xc287280441169eba},
+			{Clone: 2, Op: OpCancel, Arg: 0xa44c65f2, Faults: 0x28f15ce23174de67},
+			{Clone: 0, Op: OpStart, Arg: 0x7cc02d0a, Faults: 0x2bc0a89f5294ea5c},
+			{Clone: 2, Op: OpEnd, Arg: 0x5d72f6b7, Faults: 0x91f482fb4508a781},
+			{Clone: 2, Op: OpCancel, Arg: 0x58b68680, Faults: 0xd4},
+			{Clone: 0, Op: OpEnd, Arg: 0x9f4e3f1f, Faults: 0x4e09b7e5c1139f98},
+			{Clone: 0, Op: OpCancel, Arg: 0x3fb4bbdd, Faults: 0x8a11662ab47fdaa0},
+			{Clone: 1, Op: OpRetire, Arg: 0xcfe9cd65, Faults: 0xfb7b4e631694f334},
+			{Clone: 2, Op: OpStart, Arg: 0xf9d4b52, Faults: 0x5cbfba8366fc7377},
+		},
+	},
+	{
+		// The case above with a sync of c2 in place of its start, then a
+		// start of c1, as the second seed 11 case is to the first: the
+		// sync pushed c2's waiting copy back to the emptied ref, and c1
+		// claimed it.
+		name: "a cancel killed after its push landed is recorded before the next sync pushes", seed: 11, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xe81f90c, Faults: 0x518ab5a3ac05493b},
+			{Clone: 2, Op: OpCancel, Arg: 0x5621e3e9, Faults: 0xa0f5f2ff2e41374c},
+			{Clone: 2, Op: OpCancel, Arg: 0xc7888e1e, Faults: 0xc287280441169eba},
+			{Clone: 2, Op: OpCancel, Arg: 0xa44c65f2, Faults: 0x28f15ce23174de67},
+			{Clone: 0, Op: OpStart, Arg: 0x7cc02d0a, Faults: 0x2bc0a89f5294ea5c},
+			{Clone: 2, Op: OpEnd, Arg: 0x5d72f6b7, Faults: 0x91f482fb4508a781},
+			{Clone: 2, Op: OpCancel, Arg: 0x58b68680, Faults: 0xd4},
+			{Clone: 0, Op: OpEnd, Arg: 0x9f4e3f1f, Faults: 0x4e09b7e5c1139f98},
+			{Clone: 0, Op: OpCancel, Arg: 0x3fb4bbdd, Faults: 0x8a11662ab47fdaa0},
+			{Clone: 1, Op: OpRetire, Arg: 0xcfe9cd65, Faults: 0xfb7b4e631694f334},
+			{Clone: 2, Op: OpSync, Arg: 0x5, Faults: 0x1eef},
+			{Clone: 1, Op: OpStart, Arg: 0x1, Faults: 0x19919},
+		},
+	},
+	{
+		// The continuation lane's seed 2 (2,000 steps), shrunk to 8, found
+		// on a first version of the note above that recorded every note
+		// left in flight without asking the arbiter: c1's cancel pushed its
+		// waiting baton, then failed before pushing the tombstone (no
+		// answer from the remote), and kept its note; c2 claimed the baton
+		// at the remote; c1's next start recorded the tombstone over its
+		// waiting copy and its fetch failed, so c1 held a tombstone of a
+		// baton delivered to c2. A note in flight now asks the arbiter: it
+		// held the waiting baton, and the tombstone pushed again lost to
+		// the claim.
+		name: "a deletion in flight whose baton the arbiter gave a teammate is not recorded", seed: 2, faults: true, deaths: true, cont: true,
+		steps: []Step{
+			{Clone: 1, Op: OpEnd, Arg: 0x958e5a18, Faults: 0x4feebbde43a9c38},
+			{Clone: 1, Op: OpCancel, Arg: 0xf0c568e7, Faults: 0xbe27be4612907849},
+			{Clone: 0, Op: OpSync, Arg: 0xd8490aec, Faults: 0x4542a1f39d3f490d},
+			{Clone: 1, Op: OpEnd, Arg: 0x8f643239, Faults: 0xb7a3529861035ab2},
+			{Clone: 1, Op: OpCancel, Arg: 0xb8b28e2b, Faults: 0x7cecfe03e1067bcc},
+			{Clone: 2, Op: OpStart, Arg: 0xcad9d3f9, Faults: 0x545be357cbb6b378},
+			{Clone: 0, Op: OpSync, Arg: 0x742570d7, Faults: 0x89bf8fc588c86c99},
+			{Clone: 1, Op: OpStart, Arg: 0x1acae206, Faults: 0xd3910f8a47c74e80},
+		},
+	},
+	{
+		// The default lane's seed 4 (1,000 steps), shrunk to 12, found on a
+		// version of the note above that took the floor of the ref's archive
+		// for all the arbiter had retired there: c2 claimed c0's baton and c1
+		// retired it, with another baton retired at the ref after it; c0,
+		// which had not fetched since, cancelled, lost at the arbiter, and
+		// died before its note went. Its next start asked the arbiter, which
+		// held nothing at the ref and named the other baton as the floor, and
+		// recorded the tombstone: c0 held a tombstone of a baton delivered to
+		// c2. The archive is now asked for the baton itself (HeldOnce).
+		name: "a deletion in flight whose baton was claimed and retired is not recorded", seed: 4, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xe01f8ed6, Faults: 0xa8f0a21c5d56f572},
+			{Clone: 0, Op: OpEnd, Arg: 0xc576184f, Faults: 0xa4039a6dba44f8ed},
+			{Clone: 0, Op: OpSync, Arg: 0xe5c076a4, Faults: 0x2289c5ea172f24c7},
+			{Clone: 1, Op: OpStart, Arg: 0x5b974f, Faults: 0x2e974a00a762b96e},
+			{Clone: 2, Op: OpRetire, Arg: 0x2bd5ce7c, Faults: 0x7ad81d21309ec3e},
+			{Clone: 0, Op: OpRetire, Arg: 0x3560a5b7, Faults: 0x285d993d9346e6f},
+			{Clone: 0, Op: OpEnd, Arg: 0x603ff321, Faults: 0x34c98443d9d7b8b9},
+			{Clone: 0, Op: OpSync, Arg: 0x2c4ed7c8, Faults: 0xaac7c6a94f26b69f},
+			{Clone: 2, Op: OpStart, Arg: 0xc6d1fb20, Faults: 0xb40c83f51d9a88c},
+			{Clone: 1, Op: OpSync, Arg: 0x9209470e, Faults: 0x3905bc9dd36fdcd8},
+			{Clone: 0, Op: OpCancel, Arg: 0xe00bc2d8, Faults: 0x2745e6d529d805ed},
+			{Clone: 0, Op: OpStart, Arg: 0xf53fc286, Faults: 0xe91e9845f1bf936e},
+		},
+	},
+	{
 		// Default seed 66 (shrunk from 1,000 steps): the remote's gc, racing
 		// a push of an archive month, took the month's tree and kept its commit.
 		// Every fetch of the clones that lacked the month failed whole, to the

@@ -47,6 +47,13 @@ type ledger struct {
 	// its clone (the transaction "handoff: claimed <id> by <session>"
 	// committed), whatever became of the command after.
 	recordedClaims map[string]string
+	// arbiterTombs: baton id -> the tombstones of it the remote held. The
+	// arbiter took that deletion, whatever the command that pushed it
+	// said or whether it lived to say anything: a version delivered
+	// later must have been written after each of them (an undismissal,
+	// whose prev is the tombstone), else the baton was both deleted and
+	// delivered.
+	arbiterTombs map[string][]string
 }
 
 // noteRecordedClaim notes the claim a committed transaction with message
@@ -66,7 +73,7 @@ func newLedger() *ledger {
 		written: map[string]string{}, seen: map[string]bool{}, delivered: map[string]string{},
 		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{}, claimedBy: map[string]string{}, tombed: map[string]bool{},
 		crashed: map[string]bool{}, parsed: map[string]bool{}, liveAt: map[string]string{}, backBy: map[string]string{},
-		recordedClaims: map[string]string{},
+		recordedClaims: map[string]string{}, arbiterTombs: map[string][]string{},
 	}
 }
 
@@ -171,7 +178,7 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		w.wl.sessions[s.Clone] = append(w.wl.sessions[s.Clone], sid)
 		if res.Claimed && res.Handoff != nil {
 			id := res.Handoff.ID
-			w.deliver(id, sid, who)
+			w.deliver(c, *res.Handoff, sid, who)
 			return "claimed " + id + " " + sid
 		}
 		w.led.toldNot[sid] = ""
@@ -353,6 +360,7 @@ func (w *world) checkStep(ctx context.Context, i int) {
 			// 1796570082).
 			if b.Deleted != nil && st == refstore.Records(w.origin) {
 				w.led.tombed[b.ID] = true
+				w.led.arbiterTombs[b.ID] = append(w.led.arbiterTombs[b.ID], id.OID)
 			}
 			// A baton the remote holds deleted after it was delivered,
 			// or claimed after a deletion was reported.

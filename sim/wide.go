@@ -177,7 +177,11 @@ func (w *world) sessionFor(c *faulty, clone int, arg uint32) string {
 }
 
 // deliver records that a workflow delivered baton id to session sid.
-func (w *world) deliver(id, sid, who string) {
+func (w *world) deliver(st refstore.Records, b baton.Stored, sid, who string) {
+	id := b.ID
+	if t := w.tombBefore(st, b); t != "" {
+		w.violate(w.step, "deleted-and-delivered", fmt.Sprintf("baton %s was deleted at the remote (tombstone %.8s), then delivered to %s (%s) from a version written without seeing it", id, t, sid, who))
+	}
 	if prev, ok := w.led.delivered[id]; ok && prev != sid {
 		w.violate(w.step, "delivered-twice", fmt.Sprintf("baton %s delivered to %s and again to %s (%s)", id, prev, sid, who))
 	}
@@ -192,6 +196,39 @@ func (w *world) deliver(id, sid, who string) {
 		}
 	}
 	w.led.delivered[id] = sid
+}
+
+// tombBefore is a tombstone of b's baton that the remote held and that
+// b, a version delivered, was not written after: b's chain of prevs,
+// followed while they are versions of that baton, does not name it. ""
+// when there is none, or when a version of the chain cannot be read
+// (here or at the remote): then nothing is known.
+func (w *world) tombBefore(st refstore.Records, b baton.Stored) string {
+	tombs := w.led.arbiterTombs[b.ID]
+	if len(tombs) == 0 {
+		return ""
+	}
+	after := map[string]bool{b.OID: true}
+	v := b.Baton
+	for steps := 0; v.Prev != "" && steps < 1000; steps++ {
+		after[v.Prev] = true // a tombstone named here need not be read
+		p, err := readBaton(st, v.Prev)
+		if err != nil {
+			if p, err = readBaton(w.origin, v.Prev); err != nil {
+				return ""
+			}
+		}
+		if p.ID != b.ID {
+			break
+		}
+		v = p
+	}
+	for _, t := range tombs {
+		if !after[t] {
+			return t
+		}
+	}
+	return ""
 }
 
 // callWide runs one of the widened operations.
@@ -217,7 +254,7 @@ func (w *world) callWide(ctx context.Context, c *faulty, s Step, who string, clo
 			}
 			return "error " + sid + " " + short(err)
 		}
-		w.deliver(res.Handoff.ID, sid, who)
+		w.deliver(c, res.Handoff, sid, who)
 		return "claimed " + res.Handoff.ID + " " + sid
 	case OpUndismiss:
 		// One of the latest two dismissals still standing.

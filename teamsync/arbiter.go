@@ -28,6 +28,10 @@ type Arbiter struct {
 	// RefreshTimeout bounds a start's fetch of the batons waiting
 	// (Refresh); 0 = DefaultRefreshTimeout.
 	RefreshTimeout time.Duration
+	// Fallback is the remote asked when Remote is "" and nothing names
+	// one (a clone never set up by init that has fetched no records):
+	// a sync's own remote.
+	Fallback string
 }
 
 // UnreachableError is a claim that could not be decided because the remote
@@ -617,7 +621,7 @@ func (a Arbiter) remoteFor(ctx context.Context, st refstore.Clone, ref string) (
 	}
 	switch len(cands) {
 	case 0:
-		return "", nil
+		return a.Fallback, nil
 	case 1:
 		return cands[0], nil
 	}

@@ -366,9 +366,9 @@ func MergeFetched(ctx context.Context, st refstore.Clone, writes bool) []string 
 		return nil
 	}
 	var notices []string
-	// First what this clone decided at the arbiter and could not record
-	// (handoff/unrecorded.go): start, claim and sync record it too.
-	if err := handoff.RecordDecided(ctx, st); err != nil {
+	// First the deletions this clone noted and may not have recorded
+	// (handoff/unrecorded.go): start, claim and sync settle them too.
+	if err := handoff.RecordDecided(ctx, st, Arbiter{}); err != nil {
 		notices = append(notices, err.Error())
 	}
 	res, err := Lazy(ctx, st)

@@ -179,12 +179,14 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 	if err != nil {
 		return res, err
 	}
-	// A deletion the arbiter took that this clone could not record is
-	// recorded first: its waiting copy, joined with a remote that dropped
-	// the tombstone since (a teammate's tie, then a retirement), would go
-	// back there as news for anyone to claim (handoff/unrecorded.go).
+	// A deletion noted here and not known to be recorded (the arbiter
+	// took it and the local swap failed, or its command died once it was
+	// pushed) is settled first: its waiting copy, joined with a remote that
+	// dropped the tombstone since (a teammate's tie, then a retirement),
+	// would go back there as news for anyone to claim
+	// (handoff/unrecorded.go).
 	if !opts.DryRun {
-		if err := handoff.RecordDecided(ctx, st); err != nil {
+		if err := handoff.RecordDecided(ctx, st, Arbiter{Fallback: opts.Remote}); err != nil {
 			return res, err
 		}
 	}
