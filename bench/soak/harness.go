@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,6 +31,9 @@ type harness struct {
 	env    []string
 	run    string // marker prefix, unique to this run
 	t0     time.Time
+	// servers holds a file per receive-pack of the remote that runs, when
+	// it runs as a server's would (newHarness, waitServers).
+	servers string
 
 	// skew, when not 0, puts the clock of skewClone's git-handoff
 	// commands that far ahead: each one runs with GIT_HANDOFF_NOW (a
@@ -59,8 +63,14 @@ func cloneNames(n int) []string {
 // and `git handoff init`, under a fresh directory in TMPDIR.
 // newHarness sets up a remote and n clones of it, each set up by init.
 // format is the repositories' formats: "" (git's default), "reftable",
-// "sha256" or "reftable-sha256" (git 2.45 or later for either).
-func newHarness(ctx context.Context, bin, name string, n int, format string) (*harness, error) {
+// "sha256" or "reftable-sha256" (git 2.45 or later for either). With
+// server, the remote's receive-pack runs in a session of its own (setsid),
+// as a server's does on its own machine: a kill of a command's process
+// group is the client's crash, which the server outlives. Without it, the
+// remote's receive-pack, a child of the command's git push, dies with the
+// group, as if client and server crashed together (git's locks on the
+// remote are then left for its owner to remove).
+func newHarness(ctx context.Context, bin, name string, n int, format string, server bool) (*harness, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return nil, err
@@ -104,6 +114,19 @@ func newHarness(ctx context.Context, bin, name string, n int, format string) (*h
 		{dir, "git", "config", "--global", "init.defaultBranch", "main"},
 		// gc runs when the harness says so, not when git feels like it.
 		{dir, "git", "config", "--global", "gc.auto", "0"},
+	}
+	if server {
+		// git runs a path remote's receive-pack through the shell, in
+		// the pusher's process group: serverScript takes it out.
+		script := filepath.Join(dir, "receive-pack")
+		h.servers = filepath.Join(dir, "servers")
+		if err := os.MkdirAll(h.servers, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(script, []byte(serverScript(h.servers)), 0o755); err != nil {
+			return nil, err
+		}
+		steps = append(steps, []string{dir, "git", "config", "--global", "remote.origin.receivepack", script})
 	}
 	if strings.Contains(format, "reftable") {
 		steps = append(steps, []string{dir, "git", "config", "--global", "init.defaultRefFormat", "reftable"})
@@ -222,6 +245,7 @@ func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration,
 		if !group {
 			waitGroupGone(pid, 10*time.Second)
 		}
+		h.waitServers(30 * time.Second)
 	case <-ctx.Done():
 		syscall.Kill(-pid, syscall.SIGKILL)
 		err = <-done
@@ -242,6 +266,42 @@ func (h *harness) exec(ctx context.Context, dir string, killAfter time.Duration,
 		r.exit = -1
 	}
 	return r
+}
+
+// serverScript is the remote's receive-pack for newHarness's server: in
+// a session of its own, and named by a file in dir, <pid>, while it runs,
+// so that the harness can wait for a push the client no longer waits for
+// (waitServers).
+func serverScript(dir string) string {
+	return "#!/bin/sh\n" +
+		"exec setsid sh -c 'echo $$ >\"$0/$$\"; git receive-pack \"$1\"; s=$?; rm -f \"$0/$$\"; exit $s' '" + dir + "' \"$1\"\n"
+}
+
+// waitServers waits until no receive-pack of the remote runs (with
+// newHarness's server), at most timeout: after a kill, the server may
+// still be finishing the push, and what it leaves is judged once it is
+// done, as a user would meet it a moment later.
+func (h *harness) waitServers(timeout time.Duration) {
+	if h.servers == "" {
+		return
+	}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		ents, _ := os.ReadDir(h.servers)
+		alive := false
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err == nil && syscall.Kill(pid, 0) == nil {
+				alive = true
+				break
+			}
+			os.Remove(filepath.Join(h.servers, e.Name())) // killed some other way
+		}
+		if !alive {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // waitGroupGone waits until no process of group pgid is left (then kills

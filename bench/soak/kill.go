@@ -26,7 +26,7 @@ var killKinds = []string{"end", "claim", "start", "replace", "sync", "held"}
 // then checks that no lock file is left under refs/ao/. Batons lost and
 // delivered twice are counted over all trials as in the soak.
 func killTrials(ctx context.Context, c config, w io.Writer) (bool, error) {
-	h, err := newHarness(ctx, c.bin, "kill", c.clones, c.format)
+	h, err := newHarness(ctx, c.bin, "kill", c.clones, c.format, c.server)
 	if err != nil {
 		return true, err
 	}

@@ -23,6 +23,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"sort"
@@ -56,6 +57,7 @@ type config struct {
 	retention string
 	skew      int    // hours ahead of the real clock for one clone's commands (0: none)
 	format    string // the repositories' formats (newHarness)
+	server    bool   // the remote's receive-pack outlives a group kill (newHarness)
 }
 
 func main() {
@@ -78,6 +80,8 @@ func main() {
 	flag.StringVar(&c.retention, "retention", "1s", "git config handoff.retention in every clone: the undo window of a dismissed baton (\"\": unset, a week)")
 	flag.IntVar(&c.skew, "skew", 0, "one clone's (a's) git-handoff commands run with the clock this many `hours` ahead (GIT_HANDOFF_NOW)")
 	flag.StringVar(&c.format, "format", "", "the repositories' formats: \"\" (git's default), reftable, sha256 or reftable-sha256 (git 2.45 or later)")
+	_, setsid := exec.LookPath("setsid")
+	flag.BoolVar(&c.server, "server", setsid == nil, "the remote's receive-pack runs in a session of its own (setsid), so a group kill is the client's crash alone, as with a real server (default: when setsid is on PATH)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the scratch repositories and ledgers (always kept when a figure is not zero)")
 	strict := flag.Bool("strict", false, "exit 1 when any figure is not zero")
 	again := flag.String("account", "", "only account again for a kept scratch `DIR`: its ledger and repositories, every detail")
@@ -115,8 +119,8 @@ func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
 	default:
 		return true, fmt.Errorf("-format %q: want reftable, sha256 or reftable-sha256", c.format)
 	}
-	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v retire=%v retention=%q skew=%dh format=%q, seed %d\n",
-		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.retire, c.retention, c.skew, c.format, c.seed)
+	fmt.Fprintf(w, "soak: binary %s, %v, %d workers, %d clones, %d kill trials, hook stall<=%v refuse=%d%%, web=%v mcp=%v prune=%v retire=%v retention=%q skew=%dh format=%q server=%v, seed %d\n",
+		c.bin, c.duration, c.procs, c.clones, c.kills, c.stall, c.refuse, c.web, c.mcp, c.prune, c.retire, c.retention, c.skew, c.format, c.server, c.seed)
 	if c.duration > 0 {
 		b, err := soak(ctx, c, w)
 		if err != nil {
@@ -141,7 +145,7 @@ func run(ctx context.Context, c config, w io.Writer) (bad bool, err error) {
 var keys = [][2]string{{"alice", "main"}, {"alice", "topic"}, {"bob", "main"}, {"bob", "topic"}, {"soak@example.com", "main"}}
 
 func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
-	h, err := newHarness(ctx, c.bin, "soak", c.clones, c.format)
+	h, err := newHarness(ctx, c.bin, "soak", c.clones, c.format, c.server)
 	if err != nil {
 		return true, err
 	}

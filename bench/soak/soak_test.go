@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 // session told it lost is a false-lost claim.
 func TestObserveRealRepositories(t *testing.T) {
 	ctx := context.Background()
-	h, err := newHarness(ctx, binary(t), "test", 2, "")
+	h, err := newHarness(ctx, binary(t), "test", 2, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestSoakSmoke(t *testing.T) {
 func TestObserveRetiredHistory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	h, err := newHarness(ctx, binary(t), "test", 2, "")
+	h, err := newHarness(ctx, binary(t), "test", 2, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
