@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -183,10 +184,22 @@ func runGit(ctx context.Context, dir string, clean bool, stdin []byte, out io.Wr
 // --stdin, hash-object --stdin-paths) in dir and returns its pipes. Not
 // CommandContext: the process outlives the context of the first request
 // it serves; each request watches its own.
+//
+// It runs in a process group of its own. A kill of git-handoff's group
+// (an agent's harness ending its tool's process tree, a terminal's ^C)
+// then kills git-handoff alone, and git finishes as it does when its
+// input ends: update-ref commits a transaction it has read whole (commit
+// goes with prepare, refwriter.go) and aborts any other, removing its
+// locks. Killed in the middle, git left its locks: on reftable,
+// tables.list.lock, which stops every ref write of the clone until
+// someone removes it. None of these gits reads the terminal, which a git
+// outside the terminal's foreground group could not (fetch and push can
+// ask for credentials, and stay in the caller's group).
 func startCoprocess(dir string, stderr io.Writer, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, nil, nil, err
