@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -161,6 +162,9 @@ func runGit(ctx context.Context, dir string, clean bool, stdin []byte, out io.Wr
 	// for them longer than this once git itself is gone.
 	cmd.WaitDelay = time.Second
 	cmd.Dir = dir
+	if ownGroup(args) {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
 	if clean {
 		cmd.Env = CleanEnv(os.Environ())
 	}
@@ -179,6 +183,36 @@ func runGit(ctx context.Context, dir string, clean bool, stdin []byte, out io.Wr
 	}
 	return nil
 }
+
+// ownGroup reports whether git with args runs in a process group of its
+// own (startCoprocess says why): every git that cannot ask the user
+// anything, and, when git-handoff has no terminal to ask on (an agent's
+// harness, a hook), every git. A git that may ask for credentials (fetch,
+// push, ls-remote) stays in the terminal's foreground group, where it can
+// read it.
+func ownGroup(args []string) bool {
+	i := 0
+	for i < len(args) && (args[i] == "-c" || args[i] == "-C") {
+		i += 2
+	}
+	if i < len(args) {
+		switch args[i] {
+		case "fetch", "push", "ls-remote":
+			return !hasTerminal()
+		}
+	}
+	return true
+}
+
+// hasTerminal reports whether this process has a controlling terminal.
+var hasTerminal = sync.OnceValue(func() bool {
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+})
 
 // startCoprocess starts a long-lived git (cat-file --batch, update-ref
 // --stdin, hash-object --stdin-paths) in dir and returns its pipes. Not

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -640,6 +641,9 @@ func (s *Store) gitWith(ctx context.Context, env []string, stdin []byte, args ..
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = s.workDir
 	cmd.Env = append(os.Environ(), env...)
+	if ownGroup(args) {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as runGit's
+	}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
