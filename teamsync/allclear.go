@@ -92,6 +92,21 @@ func observeClear(ctx context.Context, l refstore.Local, remote string, ids map[
 		if !seen || !absentSince.IsZero() {
 			_ = l.Write(ctx, name, []byte("seen\n"))
 		}
+		// Whatever this clone noted taking away (tookName) is not held
+		// away now: its deletion never landed, or landed and the
+		// all-clear was put back since. A note that outlived this kept
+		// saying so when a teammate's heal took the all-clear later, and
+		// this clone's heal put the all-clear and a version of its own
+		// back in the middle of that heal, over a newer version the
+		// teammate was putting back (found by the simulation, seed 1035
+		// of the widened run with continuations: a claimed baton's
+		// waiting copy pushed back, then cancelled). A deletion of this
+		// clone's that lands yet is leased on refs still naming lost
+		// objects, which this clone's next heal deletes again, noting
+		// its hold afresh.
+		if tookClear(l, remote) {
+			_ = l.Remove(tookName(remote))
+		}
 		return clearView{there: true}
 	}
 	if !seen {

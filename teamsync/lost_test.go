@@ -468,6 +468,40 @@ func TestHealPushesBackWhatALateDeletionTook(t *testing.T) {
 	}
 }
 
+// A clone's heal noted holding the all-clear away, and was killed before
+// its deletion landed; its next sync sees the all-clear there. Then a
+// teammate's heal takes it away and is cut short. The note, kept, said
+// the heal half done was this clone's own: its sync put the all-clear
+// back in the middle of the teammate's heal and pushed over what that
+// heal was to put back (found by the simulation, seed 1035 of the
+// widened run with continuations: a claimed baton's waiting copy came
+// back, and was cancelled). A listing that shows the all-clear there
+// ends the hold. Real git, a real bare remote.
+func TestAHoldOfTheAllClearEndsWhenItIsSeenThere(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm, a, _ := syncedPair(t)
+	syncAt(t, a, 1) // a has seen the all-clear
+	if err := a.Local().Write(ctx, tookName("origin"), nil); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, a, 2)
+	if tookClear(a.Local(), "origin") {
+		t.Fatal("a still notes the all-clear held away after a sync that saw it there")
+	}
+
+	// A teammate's heal, cut short after its deletion.
+	git(t, tm.remote, "update-ref", "-d", allClearRef)
+	end(t, a, 3, "the next step")
+	res := syncAt(t, a, 3)
+	if len(res.Pushed) != 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), "nothing pushed") {
+		t.Fatalf("a's sync during a teammate's heal: pushed %v, warnings %q; want nothing pushed, said", res.Pushed, res.Warnings)
+	}
+	if out := git(t, tm.remote, "for-each-ref", "refs/ao/handoffs/", allClearRef); strings.TrimSpace(out) != "" {
+		t.Fatalf("the remote took %q from a during a teammate's heal", out)
+	}
+}
+
 // syncedPair is a team of two clones that have each synced once.
 func syncedPair(t *testing.T) (tm *team, a, b *refstore.Store) {
 	t.Helper()
