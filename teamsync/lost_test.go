@@ -502,6 +502,60 @@ func TestAHoldOfTheAllClearEndsWhenItIsSeenThere(t *testing.T) {
 	}
 }
 
+// A clone noted a heal of its baton, and its deletion never landed; before
+// it synced again, a teammate replaced the baton with a newer one, whose
+// object the remote then lost too, and the teammate's heal of it was cut
+// short after its deletion. The clone's sync took the empty ref for its
+// own heal cut short and pushed its old baton back there, over the newer
+// one the teammate's heal was to put back (the simulation's seed 1035 of
+// the widened run with continuations). It puts nothing back while a
+// teammate's heal is half done, and settles its note once that heal is
+// done. Real git, a real bare remote.
+func TestHealPutsNothingBackDuringATeammatesHeal(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm, a, b := syncedPair(t)
+	first := end(t, a, 1, "the first step")
+	syncAt(t, a, 1) // the baton is there, and a has seen the all-clear
+	if err := a.Local().Write(ctx, healName(mainRef), []byte(mainRef+" "+first.OID+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, b, 2)
+	second := end(t, b, 3, "the second step")
+	syncAt(t, b, 3)
+	if got := strings.TrimSpace(git(t, tm.remote, "rev-parse", mainRef)); got != second.OID {
+		t.Fatalf("the remote's baton after b's sync: %s, want b's %s", got, second.OID)
+	}
+	// b's heal of it, cut short after its deletion.
+	git(t, tm.remote, "update-ref", "-d", mainRef)
+	git(t, tm.remote, "update-ref", "-d", allClearRef)
+
+	res := syncAt(t, a, 4)
+	if out := git(t, tm.remote, "for-each-ref", "refs/ao/handoffs/", allClearRef); strings.TrimSpace(out) != "" {
+		t.Fatalf("a's sync during b's heal (warnings %q) put %q at the remote, want nothing", res.Warnings, out)
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "under way") {
+		t.Fatalf("a's sync during b's heal warned %q, want it to wait, said", res.Warnings)
+	}
+	if _, err := a.Local().Read(healName(mainRef)); err != nil {
+		t.Fatalf("a's heal note went while b's heal was half done: %v", err)
+	}
+
+	// b's heal finishes: its baton and a fresh all-clear back.
+	git(t, tm.remote, "update-ref", mainRef, second.OID)
+	git(t, tm.remote, "update-ref", allClearRef, strings.TrimSpace(gitIn(t, tm.remote, "all-clear b\n", "hash-object", "-w", "--stdin")))
+	syncAt(t, a, 5)
+	if got := strings.TrimSpace(git(t, tm.remote, "rev-parse", mainRef)); got != second.OID {
+		t.Fatalf("the remote's baton after a's sync: %s, want b's %s", got, second.OID)
+	}
+	if _, err := a.Local().Read(healName(mainRef)); err == nil {
+		t.Fatal("a's heal note outlived a sync that saw the ref moved on")
+	}
+	if got := readBaton(t, a, mainRef); got.ID != second.ID || !got.Live() {
+		t.Fatalf("a holds %s (live %v), want b's baton %s waiting", got.ID, got.Live(), second.ID)
+	}
+}
+
 // syncedPair is a team of two clones that have each synced once.
 func syncedPair(t *testing.T) (tm *team, a, b *refstore.Store) {
 	t.Helper()
