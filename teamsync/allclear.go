@@ -92,21 +92,6 @@ func observeClear(ctx context.Context, l refstore.Local, remote string, ids map[
 		if !seen || !absentSince.IsZero() {
 			_ = l.Write(ctx, name, []byte("seen\n"))
 		}
-		// Whatever this clone noted taking away (tookName) is not held
-		// away now: its deletion never landed, or landed and the
-		// all-clear was put back since. A note that outlived this kept
-		// saying so when a teammate's heal took the all-clear later, and
-		// this clone's heal put the all-clear and a version of its own
-		// back in the middle of that heal, over a newer version the
-		// teammate was putting back (found by the simulation, seed 1035
-		// of the widened run with continuations: a claimed baton's
-		// waiting copy pushed back, then cancelled). A deletion of this
-		// clone's that lands yet is leased on refs still naming lost
-		// objects, which this clone's next heal deletes again, noting
-		// its hold afresh.
-		if tookClear(l, remote) {
-			_ = l.Remove(tookName(remote))
-		}
 		return clearView{there: true}
 	}
 	if !seen {
@@ -158,6 +143,26 @@ func tookName(remote string) string {
 func tookClear(l refstore.Local, remote string) bool {
 	_, err := l.Read(tookName(remote))
 	return err == nil
+}
+
+// heldNoMore ends this clone's hold of remote's all-clear (its took note)
+// when a sync's listing shows the all-clear there: the deletion that
+// took it never landed, or landed and the all-clear was put back since.
+// A hold that outlived this still said so when a teammate's heal took
+// the all-clear later: this clone's sync took that heal for its own, put
+// the all-clear back in the middle of it and a stale version of its own
+// with it (found by the simulation, seed 1035 of the widened run with
+// continuations: a claimed baton's waiting copy came back, and was
+// cancelled). Only a sync's listing ends it, never an arbiter's: a
+// deletion of this clone's that may land yet is leased on refs naming
+// lost objects, whose heal notes stay, and the heal that follows in the
+// same sync deletes them again, noting its hold afresh (when the old
+// deletion lands first, the new one is refused as stale, and the hold
+// it noted stands).
+func heldNoMore(l refstore.Local, remote string) {
+	if tookClear(l, remote) {
+		_ = l.Remove(tookName(remote))
+	}
 }
 
 // putClear are the updates that put the all-clear back at the remote,
