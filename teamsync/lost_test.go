@@ -475,8 +475,8 @@ func TestHealPushesBackWhatALateDeletionTook(t *testing.T) {
 // back in the middle of the teammate's heal and pushed over what that
 // heal was to put back (found by the simulation, seed 1035 of the
 // widened run with continuations: a claimed baton's waiting copy came
-// back, and was cancelled). A listing that shows the all-clear there
-// ends the hold. Real git, a real bare remote.
+// back, and was cancelled). A sync whose listing shows the all-clear
+// there ends the hold. Real git, a real bare remote.
 func TestAHoldOfTheAllClearEndsWhenItIsSeenThere(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
