@@ -1896,4 +1896,25 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpCancel, Arg: 0x6f85c488, Faults: 0xbc72d06634c643d5},
 		},
 	},
+	{
+		// The widened lane's seed 952 (1,000 steps), shrunk to 6, found
+		// by a first fix of seed 1035 above that ended a clone's hold of
+		// the all-clear whenever a sync saw it there: c1's heal of a ref
+		// whose object the remote lost noted its hold and sent the
+		// deletion, which stalled; a second listing of the same sync still
+		// showed the all-clear, the hold went, and c1 died; then the
+		// deletion landed, taking the all-clear, and no clone held it:
+		// every sync after waited on a heal nobody would finish, and
+		// nothing c1 wrote reached the remote. A hold ends only when its
+		// deletion can no longer land (teamsync heldNoMore).
+		name: "a hold of the all-clear whose deletion can land yet stays", seed: 952, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpSync, Arg: 0xb79ea53b, Faults: 0x2c9ae825ff8781c6},
+			{Clone: 1, Op: OpLeaseTake, Arg: 0xbafb11cc, Faults: 0x668a39cd46b12b33},
+			{Clone: 1, Op: OpEnd, Arg: 0x7855eca3, Faults: 0xed47215cb387629c},
+			{Clone: 1, Op: OpRetire, Arg: 0x4fd90dd0, Faults: 0x23ee06d1e9c7232f},
+			{Clone: 1, Op: OpStart, Arg: 0x4dc2d965, Faults: 0x6e95afc9a92208c0},
+			{Clone: 1, Op: OpReplace, Arg: 0xe4a4502e, Faults: 0x910cad037854b397},
+		},
+	},
 }

@@ -407,14 +407,17 @@ func (s *syncRun) deleteLost(ctx context.Context, ids, notes map[string]string, 
 		// all-clear back: every push held for good (found by the
 		// simulation, seed 10: its all-clear's blob lost at the push
 		// putting it back, the lease that push healed lost again).
-		if err := l.Write(ctx, tookName(remote), nil); err != nil {
+		// The note names the deletion's leases (holdNote): a sync that
+		// finds the all-clear there again ends the hold once the
+		// deletion can no longer land (heldNoMore).
+		if notes[allClearRef] == "" {
+			gone = append(gone, refstore.Update{Ref: allClearRef, Old: ids[allClearRef]})
+		}
+		if err := l.Write(ctx, tookName(remote), holdNote(gone)); err != nil {
 			forget(l, gone)
 			return clear, took, fmt.Sprintf("healing what %s lost: %v (the next sync tries again)", remote, err)
 		}
 		took = true
-		if notes[allClearRef] == "" {
-			gone = append(gone, refstore.Update{Ref: allClearRef, Old: ids[allClearRef]})
-		}
 	case clear.underway && !took:
 		forget(l, gone)
 		return clear, took, healUnderway(remote)

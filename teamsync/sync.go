@@ -432,7 +432,7 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 	} else {
 		v := observeClear(ctx, s.st.Local(), s.opts.Remote, want.ids)
 		if v.there && !s.opts.DryRun {
-			heldNoMore(s.st.Local(), s.opts.Remote)
+			s.heldNoMore(ctx, want.ids)
 		}
 		s.fetchNotes = append(s.fetchNotes, s.settleClear(ctx, v)...)
 		if v.underway && !tookClear(s.st.Local(), s.opts.Remote) {
