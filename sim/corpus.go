@@ -1952,4 +1952,65 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpEnd, Arg: 0x25bbece2, Faults: 0xd1f8db66f96919eb},
 		},
 	},
+	{
+		// The widened lane's seed 1035 with continuations (1,000 steps),
+		// shrunk to 20: c0's heal of its claim (the remote's gc had lost
+		// it) noted holding the all-clear away, and its deletion never
+		// landed; a teammate's heal marked the claim lost, and c0's next
+		// sync pushed it back from the mark, seeing the all-clear there,
+		// and died. c2 wrote a newer baton over the claim, claimed it,
+		// wrote another over that and dismissed it; the remote lost the
+		// tombstone, c1 marked it lost, and c2's heal of it took the
+		// all-clear and the ref away and could not put them back. c0's sync took the hold it
+		// still noted for its own: it put the all-clear back, its old claim
+		// with it, and joined its stale waiting copy of the claimed baton
+		// over them, which c0 then cancelled. A listing that shows the
+		// all-clear there ends a clone's hold of it, and a heal puts
+		// nothing back while a teammate's is half done (teamsync
+		// observeClear, heal).
+		name: "a clone's hold of the all-clear ends when it sees the all-clear there", seed: 1035, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpLeaseTake, Arg: 0x157181, Faults: 0xa08a4ea5bd7c3d18},
+			{Clone: 0, Op: OpEnd, Arg: 0x39fd2689, Faults: 0x59e42fced49391b0},
+			{Clone: 1, Op: OpSync, Arg: 0xf18c040b, Faults: 0x24240f62211377e4},
+			{Clone: 2, Op: OpStart, Arg: 0xa1a496b0, Faults: 0xbcb1b0b16d60b163},
+			{Clone: 0, Op: OpStart, Arg: 0xca20f014, Faults: 0xfe2befd059e5ddc5},
+			{Clone: 0, Op: OpSync, Arg: 0x9f613601, Faults: 0x2f8f69f00ae5c61a},
+			{Clone: 1, Op: OpSync, Arg: 0x5b39c994, Faults: 0x19f68ba66089156d},
+			{Clone: 2, Op: OpContinue, Arg: 0x55bf0c89, Faults: 0xe538e4bf597a355e},
+			{Clone: 0, Op: OpSync, Arg: 0xbe637c28, Faults: 0x2ed8b8ac515f6d61},
+			{Clone: 2, Op: OpEnd, Arg: 0x34a26633, Faults: 0x89f5e41a19b6258e},
+			{Clone: 2, Op: OpSync, Arg: 0x8e7561be, Faults: 0x3faec9d05fa2c308},
+			{Clone: 2, Op: OpSync, Arg: 0x5f9b7c81, Faults: 0x45d2b4c437138d53},
+			{Clone: 0, Op: OpStart, Arg: 0x388f1754, Faults: 0x59123d54fd556294},
+			{Clone: 2, Op: OpClaim, Arg: 0xc756580a, Faults: 0x26d1f56590794b94},
+			{Clone: 2, Op: OpEnd, Arg: 0xd2a1ad82, Faults: 0x3115f27281a75ace},
+			{Clone: 2, Op: OpDismiss, Arg: 0xe28ea29c, Faults: 0x9c68b7be1f0f1862},
+			{Clone: 1, Op: OpSync, Arg: 0xf8347824, Faults: 0xfa55adfd556cb654},
+			{Clone: 2, Op: OpSync, Arg: 0x784625cd, Faults: 0x88df7ac2804a04e6},
+			{Clone: 0, Op: OpSync, Arg: 0xb7bb7237, Faults: 0xf6177824f401d62c},
+			{Clone: 0, Op: OpCancel, Arg: 0x6f85c488, Faults: 0xbc72d06634c643d5},
+		},
+	},
+	{
+		// The widened lane's seed 952 (1,000 steps), shrunk to 6, found
+		// by a first fix of seed 1035 above that ended a clone's hold of
+		// the all-clear whenever a sync saw it there: c1's heal of a ref
+		// whose object the remote lost noted its hold and sent the
+		// deletion, which stalled; a second listing of the same sync still
+		// showed the all-clear, the hold went, and c1 died; then the
+		// deletion landed, taking the all-clear, and no clone held it:
+		// every sync after waited on a heal nobody would finish, and
+		// nothing c1 wrote reached the remote. A hold ends only when its
+		// deletion can no longer land (teamsync heldNoMore).
+		name: "a hold of the all-clear whose deletion can land yet stays", seed: 952, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 0, Op: OpSync, Arg: 0xb79ea53b, Faults: 0x2c9ae825ff8781c6},
+			{Clone: 1, Op: OpLeaseTake, Arg: 0xbafb11cc, Faults: 0x668a39cd46b12b33},
+			{Clone: 1, Op: OpEnd, Arg: 0x7855eca3, Faults: 0xed47215cb387629c},
+			{Clone: 1, Op: OpRetire, Arg: 0x4fd90dd0, Faults: 0x23ee06d1e9c7232f},
+			{Clone: 1, Op: OpStart, Arg: 0x4dc2d965, Faults: 0x6e95afc9a92208c0},
+			{Clone: 1, Op: OpReplace, Arg: 0xe4a4502e, Faults: 0x910cad037854b397},
+		},
+	},
 }

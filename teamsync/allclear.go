@@ -145,6 +145,64 @@ func tookClear(l refstore.Local, remote string) bool {
 	return err == nil
 }
 
+// holdNote is a took note's content: the leases of the deletion that
+// takes the all-clear away, a line "<ref> <object>" each.
+func holdNote(gone []refstore.Update) []byte {
+	var b strings.Builder
+	for _, u := range gone {
+		b.WriteString(u.Ref + " " + u.Old + "\n")
+	}
+	return []byte(b.String())
+}
+
+// heldNoMore ends this clone's hold of the all-clear (its took note) when
+// a sync's listing (ids, keyed by the refs' own names) shows the all-clear
+// there and the deletion that took it can no longer land: an all-clear of
+// another blob is there (each putting back names a fresh one), or a ref
+// the deletion is leased on names something else now (it is atomic). Such
+// a hold outlived its deletion: it said so still when a teammate's heal
+// took the all-clear later, and this clone's sync took that heal for its
+// own, put the all-clear back in the middle of it and a stale version of
+// its own with it (found by the simulation, seed 1035 of the widened run
+// with continuations: a claimed baton's waiting copy came back, and was
+// cancelled). A deletion that can land yet keeps the hold: a late copy of
+// it may take the all-clear away after this listing, and then no clone
+// but this one puts it back (seed 952 of the widened run, where a hold
+// dropped at the sight of the all-clear left every clone waiting on a
+// heal nobody held). A note naming no leases (an older git-handoff's)
+// keeps it too.
+func (s *syncRun) heldNoMore(ctx context.Context, ids map[string]string) {
+	l, remote := s.st.Local(), s.opts.Remote
+	data, err := l.Read(tookName(remote))
+	if err != nil {
+		return
+	}
+	leases := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if ref, oid, ok := strings.Cut(line, " "); ok {
+			leases[ref] = oid
+		}
+	}
+	held, there := ids[allClearRef]
+	if !there || leases[allClearRef] == "" {
+		return
+	}
+	if held == leases[allClearRef] {
+		own, err := s.st.RemoteIDs(ctx, remote, byOwnName)
+		if err != nil {
+			return
+		}
+		landable := true
+		for ref, oid := range leases {
+			landable = landable && own[ref] == oid
+		}
+		if landable {
+			return
+		}
+	}
+	_ = l.Remove(tookName(remote))
+}
+
 // putClear are the updates that put the all-clear back at the remote,
 // with trackedRef (up to date where it is).
 func putClear(ctx context.Context, st refstore.Writer) ([]refstore.Update, error) {

@@ -331,6 +331,18 @@ func (s *syncRun) heal(ctx context.Context, lost map[string]string) []string {
 	if stop != "" {
 		return append(said, stop)
 	}
+	if len(refs) > 0 && clear.underway && !took {
+		// Gone there, with the all-clear, and not by this clone: a
+		// teammate's heal is half done, and the ref may be one it
+		// deleted, naming a newer version than the one noted here, which
+		// it is putting back. This clone's version pushed back there
+		// would write over it, and bring back one the team has retired
+		// since (found by the simulation, seed 1035 of the widened run
+		// with continuations: a heal note that outlived the ref's moving
+		// on). The notes stay: a sync after that heal finds the ref there
+		// (healed) or still gone (put back then).
+		return append(said, healUnderway(remote))
+	}
 	// An all-clear whose own object was lost is put back fresh, never
 	// with its old blob: a late copy of a deletion leased on that blob
 	// (this heal's, or an earlier one's, after an echo of the push that
@@ -395,17 +407,20 @@ func (s *syncRun) deleteLost(ctx context.Context, ids, notes map[string]string, 
 		// all-clear back: every push held for good (found by the
 		// simulation, seed 10: its all-clear's blob lost at the push
 		// putting it back, the lease that push healed lost again).
-		if err := l.Write(ctx, tookName(remote), nil); err != nil {
+		// The note names the deletion's leases (holdNote): a sync that
+		// finds the all-clear there again ends the hold once the
+		// deletion can no longer land (heldNoMore).
+		if notes[allClearRef] == "" {
+			gone = append(gone, refstore.Update{Ref: allClearRef, Old: ids[allClearRef]})
+		}
+		if err := l.Write(ctx, tookName(remote), holdNote(gone)); err != nil {
 			forget(l, gone)
 			return clear, took, fmt.Sprintf("healing what %s lost: %v (the next sync tries again)", remote, err)
 		}
 		took = true
-		if notes[allClearRef] == "" {
-			gone = append(gone, refstore.Update{Ref: allClearRef, Old: ids[allClearRef]})
-		}
 	case clear.underway && !took:
 		forget(l, gone)
-		return clear, took, fmt.Sprintf("%s lost objects its refs name (its gc raced a push), and a teammate's heal of them is under way: this sync waits for it", remote)
+		return clear, took, healUnderway(remote)
 	}
 	if err := st.Push(ctx, remote, gone, refstore.PushOptions{NoVerify: true, Atomic: true}); err != nil {
 		if staleLease(err) && !allGone(ctx, st, remote, gone) {
@@ -419,6 +434,11 @@ func (s *syncRun) deleteLost(ctx context.Context, ids, notes map[string]string, 
 		return clear, took, fmt.Sprintf("healing what %s lost: deleting the refs that name lost objects: %v (the next sync tries again)", remote, err)
 	}
 	return clear, took, ""
+}
+
+// healUnderway is what a heal says when it waits on a teammate's.
+func healUnderway(remote string) string {
+	return fmt.Sprintf("%s lost objects its refs name (its gc raced a push), and a teammate's heal of them is under way: this sync waits for it", remote)
 }
 
 // allGone reports whether the remote now shows none of the refs gone

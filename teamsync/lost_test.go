@@ -468,6 +468,156 @@ func TestHealPushesBackWhatALateDeletionTook(t *testing.T) {
 	}
 }
 
+// A clone's heal noted holding the all-clear away, and its deletion never
+// landed: a teammate's heal took the all-clear and put a fresh one back,
+// or the ref it was to delete moved on. Then a teammate's heal takes the
+// all-clear away and is cut short. The hold, kept, said the heal half
+// done was this clone's own: its sync put the all-clear back in the
+// middle of the teammate's heal and pushed over what that heal was to
+// put back (found by the simulation, seed 1035 of the widened run with
+// continuations: a claimed baton's waiting copy came back, and was
+// cancelled). A sync whose listing shows the all-clear there ends a hold
+// whose deletion can no longer land. Real git, a real bare remote.
+func TestAHoldOfTheAllClearEndsWhenItsDeletionCannotLand(t *testing.T) {
+	for _, since := range []string{"all-clear put back", "baton moved on"} {
+		t.Run(since, func(t *testing.T) {
+			tm, a, b := syncedPair(t)
+			left := end(t, a, 1, "the first step")
+			syncAt(t, a, 1) // a has seen the all-clear
+			clear := strings.TrimSpace(git(t, tm.remote, "rev-parse", allClearRef))
+			hold(t, a, mainRef, left.OID, allClearRef, clear)
+			switch since {
+			case "all-clear put back":
+				git(t, tm.remote, "update-ref", allClearRef, freshClear(t, tm))
+			case "baton moved on":
+				syncAt(t, b, 2)
+				end(t, b, 2, "the second step")
+				syncAt(t, b, 2)
+			}
+			syncAt(t, a, 3)
+			if tookClear(a.Local(), "origin") {
+				t.Fatal("a still notes the all-clear held away after a sync that saw it there, its deletion unable to land")
+			}
+
+			// A teammate's heal, cut short after its deletion.
+			git(t, tm.remote, "update-ref", "-d", allClearRef)
+			end(t, a, 4, "the next step")
+			res := syncAt(t, a, 4)
+			if len(res.Pushed) != 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), "nothing pushed") {
+				t.Fatalf("a's sync during a teammate's heal: pushed %v, warnings %q; want nothing pushed, said", res.Pushed, res.Warnings)
+			}
+			if out := git(t, tm.remote, "for-each-ref", allClearRef); strings.TrimSpace(out) != "" {
+				t.Fatalf("a put %q back during a teammate's heal", out)
+			}
+		})
+	}
+}
+
+// A clone's heal noted holding the all-clear away and sent its deletion,
+// which has not landed when the clone's next sync lists the remote: the
+// all-clear is there, and so are the refs the deletion is leased on. The
+// hold stays: the deletion, landing late, takes the all-clear away, and
+// this clone's next sync puts it back. Dropped at the sight of the
+// all-clear, the hold left every clone waiting on a heal nobody held
+// (found by the simulation, seed 952 of the widened run, with a first fix
+// of seed 1035). Real git, a real bare remote.
+func TestAHoldWhoseDeletionCanLandStays(t *testing.T) {
+	tm, a, _ := syncedPair(t)
+	left := end(t, a, 1, "the first step")
+	syncAt(t, a, 1)
+	clear := strings.TrimSpace(git(t, tm.remote, "rev-parse", allClearRef))
+	hold(t, a, mainRef, left.OID, allClearRef, clear)
+	syncAt(t, a, 2)
+	if !tookClear(a.Local(), "origin") {
+		t.Fatal("a's hold went while its deletion could still land")
+	}
+
+	// The deletion lands late.
+	git(t, tm.remote, "update-ref", "-d", mainRef, left.OID)
+	git(t, tm.remote, "update-ref", "-d", allClearRef, clear)
+	syncAt(t, a, 3)
+	if got := strings.TrimSpace(git(t, tm.remote, "for-each-ref", "--format=%(objectname)", allClearRef)); got == "" || got == clear {
+		t.Fatalf("the remote's all-clear after a's sync: %q, want a fresh one, put back by a", got)
+	}
+	if tookClear(a.Local(), "origin") {
+		t.Fatal("a still notes the all-clear held away after putting it back")
+	}
+}
+
+// hold writes st's note of holding origin's all-clear away, by a deletion
+// leased on refs and objects (ref, object, ...), as deleteLost writes it.
+func hold(t *testing.T, st *refstore.Store, leases ...string) {
+	t.Helper()
+	var gone []refstore.Update
+	for i := 0; i+1 < len(leases); i += 2 {
+		gone = append(gone, refstore.Update{Ref: leases[i], Old: leases[i+1]})
+	}
+	if err := st.Local().Write(context.Background(), tookName("origin"), holdNote(gone)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// freshClear writes a new all-clear blob at tm's remote, as a heal putting
+// it back does, and returns it.
+func freshClear(t *testing.T, tm *team) string {
+	t.Helper()
+	return strings.TrimSpace(gitIn(t, tm.remote, "all-clear "+t.Name()+"\n", "hash-object", "-w", "--stdin"))
+}
+
+// A clone noted a heal of its baton, and its deletion never landed; before
+// it synced again, a teammate replaced the baton with a newer one, whose
+// object the remote then lost too, and the teammate's heal of it was cut
+// short after its deletion. The clone's sync took the empty ref for its
+// own heal cut short and pushed its old baton back there, over the newer
+// one the teammate's heal was to put back (the simulation's seed 1035 of
+// the widened run with continuations). It puts nothing back while a
+// teammate's heal is half done, and settles its note once that heal is
+// done. Real git, a real bare remote.
+func TestHealPutsNothingBackDuringATeammatesHeal(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tm, a, b := syncedPair(t)
+	first := end(t, a, 1, "the first step")
+	syncAt(t, a, 1) // the baton is there, and a has seen the all-clear
+	if err := a.Local().Write(ctx, healName(mainRef), []byte(mainRef+" "+first.OID+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	syncAt(t, b, 2)
+	second := end(t, b, 3, "the second step")
+	syncAt(t, b, 3)
+	if got := strings.TrimSpace(git(t, tm.remote, "rev-parse", mainRef)); got != second.OID {
+		t.Fatalf("the remote's baton after b's sync: %s, want b's %s", got, second.OID)
+	}
+	// b's heal of it, cut short after its deletion.
+	git(t, tm.remote, "update-ref", "-d", mainRef)
+	git(t, tm.remote, "update-ref", "-d", allClearRef)
+
+	res := syncAt(t, a, 4)
+	if out := git(t, tm.remote, "for-each-ref", "refs/ao/handoffs/", allClearRef); strings.TrimSpace(out) != "" {
+		t.Fatalf("a's sync during b's heal (warnings %q) put %q at the remote, want nothing", res.Warnings, out)
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "under way") {
+		t.Fatalf("a's sync during b's heal warned %q, want it to wait, said", res.Warnings)
+	}
+	if _, err := a.Local().Read(healName(mainRef)); err != nil {
+		t.Fatalf("a's heal note went while b's heal was half done: %v", err)
+	}
+
+	// b's heal finishes: its baton and a fresh all-clear back.
+	git(t, tm.remote, "update-ref", mainRef, second.OID)
+	git(t, tm.remote, "update-ref", allClearRef, freshClear(t, tm))
+	syncAt(t, a, 5)
+	if got := strings.TrimSpace(git(t, tm.remote, "rev-parse", mainRef)); got != second.OID {
+		t.Fatalf("the remote's baton after a's sync: %s, want b's %s", got, second.OID)
+	}
+	if _, err := a.Local().Read(healName(mainRef)); err == nil {
+		t.Fatal("a's heal note outlived a sync that saw the ref moved on")
+	}
+	if got := readBaton(t, a, mainRef); got.ID != second.ID || !got.Live() {
+		t.Fatalf("a holds %s (live %v), want b's baton %s waiting", got.ID, got.Live(), second.ID)
+	}
+}
+
 // syncedPair is a team of two clones that have each synced once.
 func syncedPair(t *testing.T) (tm *team, a, b *refstore.Store) {
 	t.Helper()

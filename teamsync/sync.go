@@ -433,6 +433,9 @@ func (s *syncRun) fetch(ctx context.Context) (refIDs, error) {
 		s.holdPush = fmt.Sprintf("nothing pushed: listing %s's refs failed (%v); the next sync pushes", s.opts.Remote, want.err)
 	} else {
 		v := observeClear(ctx, s.st.Local(), s.opts.Remote, want.ids)
+		if v.there && !s.opts.DryRun {
+			s.heldNoMore(ctx, want.ids)
+		}
 		s.fetchNotes = append(s.fetchNotes, s.settleClear(ctx, v)...)
 		if v.underway && !tookClear(s.st.Local(), s.opts.Remote) {
 			s.holdPush = fmt.Sprintf("nothing pushed: a teammate's sync is healing a ref of %s that names an object it lost, and has not finished; the next sync pushes", s.opts.Remote)
