@@ -2013,4 +2013,41 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpReplace, Arg: 0xe4a4502e, Faults: 0x910cad037854b397},
 		},
 	},
+	{
+		// CI's all-faults lane, seed 6056 (1,000 steps), shrunk to 7:
+		// c1's cancel, noted before its push, got no answer; c0's start
+		// had claimed the baton at the remote meanwhile, and c2's sync
+		// retired the claim. c1's next start settled the note: the remote
+		// held nothing of the baton, and the archive was asked only
+		// whether it held the very versions the note names, so the
+		// claimed one (of the same baton) did not count, and a tombstone
+		// was recorded over a baton delivered to c0's session.
+		name: "a cancel in flight is not recorded over the baton's claim retired at the remote", seed: 6056, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x2866ce3f, Faults: 0x29f900fc4b685383},
+			{Clone: 0, Op: OpSync, Arg: 0xdd39340f, Faults: 0x1eeac7bf415cb617},
+			{Clone: 1, Op: OpStart, Arg: 0x23e908c7, Faults: 0x5f05d6f58ad66988},
+			{Clone: 0, Op: OpStart, Arg: 0x8f4ed8a4, Faults: 0x43655c763883204b},
+			{Clone: 1, Op: OpCancel, Arg: 0xa7f62229, Faults: 0x2eff1c8e88adf4c},
+			{Clone: 2, Op: OpSync, Arg: 0x533ffedd, Faults: 0xcfc9a00d25b0c864},
+			{Clone: 1, Op: OpStart, Arg: 0xa2e61e14, Faults: 0x1cd04b5bcfcac315},
+		},
+	},
+	{
+		// A random seed of the widened lane with continuations (3,000
+		// steps), shrunk to 5: c2's cancel, noted before its push, got no
+		// answer; c1's start claimed the baton at the remote, whose gc
+		// lost the claim; c2's sync settled the note as if the remote
+		// held nothing of the baton, and recorded the tombstone over the
+		// claim. Now the arbiter cannot say while the ref is marked lost,
+		// and the note waits.
+		name: "a cancel in flight whose baton was claimed and retired at the remote is dropped", seed: 1796650363, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x547c8f94, Faults: 0x6ddae04bddd4b1d6},
+			{Clone: 2, Op: OpCancel, Arg: 0x483dea1e, Faults: 0x3f87d0e97e3d76d3},
+			{Clone: 1, Op: OpStart, Arg: 0x6b029200, Faults: 0x2cb9642017004461},
+			{Clone: 0, Op: OpRetire, Arg: 0xe42a940a, Faults: 0x673d96ae9cb1594b},
+			{Clone: 2, Op: OpSync, Arg: 0x30a2da0, Faults: 0xd1ccfc4f52ac2bbb},
+		},
+	},
 }

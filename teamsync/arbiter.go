@@ -675,6 +675,13 @@ func (a Arbiter) Held(ctx context.Context, st refstore.Clone, ref string) (strin
 	if err := f.unknown(ctx, st, remote, ref); err != nil {
 		return "", err
 	}
+	// A ref marked lost there holds what cannot be known (beforePush):
+	// absent, it is not "nothing held" (CI's all-faults seed 6056: a
+	// cancel in flight, settled as if the remote held nothing of a baton
+	// whose claim it had lost, was recorded over that claim).
+	if err := markedLost(ctx, st, remote, ref); err != nil {
+		return "", err
+	}
 	oid, err := refstore.ResolveID(ctx, st, tracking)
 	if errors.Is(err, refstore.ErrNotFound) {
 		return floorThere(ctx, st, remote, ref)
