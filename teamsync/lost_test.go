@@ -696,3 +696,42 @@ func TestSyncHealsAMonthWhoseTreeTheRemoteLost(t *testing.T) {
 		t.Fatalf("a's %s after the heal: %s, want the remote's %s", month, got, commit)
 	}
 }
+
+// What the arbiter holds at a ref marked lost there cannot be said: the
+// ref was deleted for an object its gc lost, so "nothing there" is not
+// "nothing held". Held refuses (UnreachableError naming the object) until
+// the mark goes; a cancel in flight settled on its "nothing" was
+// recorded over a claim the remote had lost (CI's all-faults seed 6056).
+func TestHeldRefusesWhileTheRefIsMarkedLost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	syncAt(t, a, 0)
+	syncAt(t, a, 0) // the first sync writes the all-clear, the next sees it
+	left := end(t, a, 1, "the next step")
+	syncAt(t, a, 2)
+	if held, err := (Arbiter{}).Held(ctx, a, mainRef); err != nil || held != left.OID {
+		t.Fatalf("Held before the mark: %q %v, want %s", held, err, left.OID)
+	}
+
+	// The remote lost a claim of the baton, no clone holds it, and a
+	// heal deleted the ref there and marked it.
+	elsewhere := filepath.Join(tm.dir, "elsewhere")
+	git(t, tm.dir, "init", "-q", elsewhere)
+	gone := strings.TrimSpace(gitIn(t, elsewhere, `{"claimed":true}`, "hash-object", "-w", "--stdin"))
+	mark := markRef(mainRef, gone)
+	git(t, tm.remote, "update-ref", mark, strings.TrimSpace(git(t, tm.remote, "hash-object", "-w", "/dev/null")))
+	git(t, tm.remote, "update-ref", "-d", mainRef)
+
+	held, err := (Arbiter{}).Held(ctx, a, mainRef)
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), gone) {
+		t.Fatalf("Held with the ref marked lost: %q %v, want unreachable, naming the lost object", held, err)
+	}
+
+	git(t, tm.remote, "update-ref", "-d", mark)
+	if held, err := (Arbiter{}).Held(ctx, a, mainRef); err != nil || held == gone {
+		t.Fatalf("Held once the mark is gone: %q %v", held, err)
+	}
+}
