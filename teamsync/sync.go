@@ -175,20 +175,23 @@ func DefaultRemote(ctx context.Context, st refstore.Config) (string, error) {
 // pushed meanwhile: fetch, join and push again, a bounded number of times.
 func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) {
 	res := Result{Remote: opts.Remote, DryRun: opts.DryRun}
-	s, err := prepare(ctx, st, opts)
-	if err != nil {
-		return res, err
-	}
 	// A deletion noted here and not known to be recorded (the arbiter
 	// took it and the local swap failed, or its command died once it was
 	// pushed) is settled first: its waiting copy, joined with a remote that
 	// dropped the tombstone since (a teammate's tie, then a retirement),
 	// would go back there as news for anyone to claim
-	// (handoff/unrecorded.go).
+	// (handoff/unrecorded.go). Before prepare, which asks the remote what
+	// it holds: a settling that pushes would make that answer stale, and
+	// its own questions to the remote would race prepare's (the
+	// simulation replays a seed only when they come in one order).
 	if !opts.DryRun {
 		if err := handoff.RecordDecided(ctx, st, Arbiter{Fallback: opts.Remote}); err != nil {
 			return res, err
 		}
+	}
+	s, err := prepare(ctx, st, opts)
+	if err != nil {
+		return res, err
 	}
 	var lastErr error
 	// A retirement, due now and then, looks first for damage a git gc
