@@ -130,15 +130,26 @@ type LazyResult struct {
 // command writing at the same moment makes it give up quietly; the next
 // command tries again.
 func Lazy(ctx context.Context, st refstore.Clone) (LazyResult, error) {
+	return lazy(ctx, st, false)
+}
+
+// lazy is Lazy; listed lists the tracking refs whatever the fetched note
+// says: a fetch that moved them and died before its note was rewritten
+// (markFetched) leaves the note as it was, and only the tracking refs'
+// digests tell.
+func lazy(ctx context.Context, st refstore.Clone, listed bool) (LazyResult, error) {
 	var res LazyResult
 	n := readNote(st)
 	stamp := fetchStamp(st)
-	if stamp == n.Stamp {
+	if stamp == n.Stamp && !listed {
 		return res, nil
 	}
 	byRemote, digests, stale, err := fetched(ctx, st, n)
 	if err != nil {
 		return res, err
+	}
+	if len(stale) == 0 && stamp == n.Stamp {
+		return res, nil // listed, and nothing unmerged: the note stands
 	}
 	if len(stale) > 0 {
 		seen, doubt := seenBy(ctx, st, stale)
