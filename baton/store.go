@@ -190,6 +190,12 @@ func Floor(ctx context.Context, st refstore.Records, ref string) (string, error)
 		if m.OID == "" {
 			continue
 		}
+		// One read through the long-lived cat-file says whether the
+		// month holds a floor of the ref; only one that does is listed
+		// (a git ls-tree each).
+		if _, err := ts.ReadPath(ctx, m.OID, dir); errors.Is(err, refstore.ErrNotFound) {
+			continue
+		}
 		es, err := ts.ListTree(ctx, m.OID, dir)
 		if err != nil {
 			if errors.Is(err, refstore.ErrNotFound) {
