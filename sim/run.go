@@ -170,6 +170,7 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		return "wrote " + res.Handoff.ID
 	case OpStart:
 		sid := sessionOf(s.Clone, w.step)
+		faultsBefore := w.rep.FaultTotal()
 		res, err := handoff.Start(ctx, c, handoff.StartOptions{Session: sid, Harness: "sim", Owner: owner, Branch: branch, Arbiter: arb}, clock)
 		w.conflicts(c, res.Conflicts, who)
 		if err != nil {
@@ -187,7 +188,12 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 			w.led.toldNot[sid] = res.Handoff.ID
 			return "unclaimed " + res.Handoff.ID + " " + sid
 		}
-		w.passedOver(ctx, c, sid, who)
+		if w.rep.FaultTotal() == faultsBefore {
+			// A start a fault hit (a merge it could not write, a fetch
+			// that failed) goes on from what its clone holds, and says
+			// so: the baton waits for the next one.
+			w.passedOver(ctx, c, sid, who)
+		}
 		return "nothing " + sid
 	case OpCancel:
 		res, err := handoff.Cancel(ctx, c, handoff.CancelOptions{Owner: owner, Branch: branch, Arbiter: arb}, clock)
@@ -708,11 +714,11 @@ func archivedBlobs(ctx context.Context, st *memstore.Store) map[string]bool {
 	return out
 }
 
-// passedOver checks a start that received nothing: when the remote holds
-// a baton waiting at the start's ref and the start fetched that very
-// version, the join here kept instead a copy of another baton that the
-// remote's archive holds (claimed, cancelled or dismissed, and retired
-// there), a copy that is stale whatever its cause says (teamsync
+// passedOver checks a start that received nothing, no fault hit: when the
+// remote holds a baton waiting at the start's ref and the start fetched
+// that very version, the join here kept instead a copy of another baton
+// that the remote's archive holds (claimed, cancelled or dismissed, and
+// retired there), a copy that is stale whatever its cause says (teamsync
 // settleArchived). The next session was then not given the baton waiting
 // for it (found by the soak on git 2.55: a start killed after its claim
 // landed, a sync that retired the claim, an end written afresh after it;
