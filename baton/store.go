@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/internal/simdefect"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -140,7 +141,80 @@ func Written(ctx context.Context, st refstore.Writer, b Baton) (Stored, refstore
 	if err != nil && !errors.Is(err, refstore.ErrNotFound) {
 		return Stored{}, refstore.Update{}, err
 	}
-	return prepare(ctx, st, Stored{Ref: ref, OID: old}, b)
+	base := old
+	if old == "" {
+		// A ref this clone holds no version of may have retired here:
+		// the new baton counts on from the version retired last.
+		if base, err = Floor(ctx, st, ref); err != nil {
+			return Stored{}, refstore.Update{}, err
+		}
+	}
+	oid, data, err := refstore.WriteVersion(ctx, st, ref, base, &b.Cause, &b)
+	if err != nil {
+		return Stored{}, refstore.Update{}, err
+	}
+	return Stored{Baton: b, Ref: ref, OID: oid, Sealed: refstore.Signed(data)}, refstore.Update{Ref: ref, New: oid, Old: old}, nil
+}
+
+// Floor is the version of the baton ref retired last in this clone's
+// archive (its floors, archive.KeyDir: one per baton retired there, the
+// highest rev, then blob id), "" when none: what a baton written at a ref
+// this clone holds no version of builds on, as a lease take builds on
+// its key's floor (lease.Floor).
+//
+// Retirement takes the ref's history with it. A baton written afresh
+// after a sync retired the claimed one would count this clone's writes
+// from nothing, its clock marking every count before its own as unseen
+// (refstore.Cause.JumpBy), so it would look concurrent with the claimed
+// version it was written after; a teammate still holding a copy of that
+// claimed version kept it in the join, by its higher rev, and its start
+// passed over the new baton waiting at the remote (found by the soak on
+// git 2.55: a start killed after its claim landed, a sync that retired
+// the claim, then an end here; the teammate's next start delivered
+// nothing, and an automatic handoff there replaced the waiting baton).
+func Floor(ctx context.Context, st refstore.Records, ref string) (string, error) {
+	ts, ok := st.(refstore.Trees)
+	if !ok {
+		return "", nil // a store without trees keeps no archive
+	}
+	dir, err := archive.KeyDir(ref)
+	if err != nil {
+		return "", nil // a ref the archive cannot name has no floor
+	}
+	months, err := archive.Months(ctx, st)
+	if err != nil {
+		return "", fmt.Errorf("listing the archive for %s: %w", ref, err)
+	}
+	best, bestRev := "", uint64(0)
+	for _, m := range months {
+		if m.OID == "" {
+			continue
+		}
+		// One read through the long-lived cat-file says whether the
+		// month holds a floor of the ref; only one that does is listed
+		// (a git ls-tree each).
+		if _, err := ts.ReadPath(ctx, m.OID, dir); errors.Is(err, refstore.ErrNotFound) {
+			continue
+		}
+		es, err := ts.ListTree(ctx, m.OID, dir)
+		if err != nil {
+			if errors.Is(err, refstore.ErrNotFound) {
+				continue
+			}
+			return "", fmt.Errorf("reading the archive for %s: %w", ref, err)
+		}
+		for _, f := range es {
+			e, err := st.ReadObject(ctx, f.OID)
+			if err != nil {
+				continue // gone from this clone: it says nothing
+			}
+			rev := refstore.RevOf(e.Data).Rev
+			if best == "" || rev > bestRev || rev == bestRev && f.OID > best {
+				best, bestRev = f.OID, rev
+			}
+		}
+	}
+	return best, nil
 }
 
 // Eligible finds the baton the next session of owner on branch should get:

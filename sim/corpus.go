@@ -2050,4 +2050,28 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpSync, Arg: 0x30a2da0, Faults: 0xd1ccfc4f52ac2bbb},
 		},
 	},
+	{
+		// Built after soak 5034 (kill trials, git 2.55 reftable): c0's
+		// start died after the remote took its claim; c1's start was told
+		// it was claimed and kept the claimed copy; a sync in c0 retired
+		// the claim, and c0's next end wrote a baton afresh at the
+		// emptied ref. Counting from nothing, its clock marked c0's
+		// earlier counts unseen, so it looked concurrent with the claimed
+		// version it was written after, and c1's next start kept its
+		// stale claimed copy by its higher rev and received nothing,
+		// though the new baton waited at the remote (in the soak an
+		// automatic handoff in that clone then replaced it). A baton
+		// written at a ref this clone holds no version of now builds on
+		// the version retired there last (baton.Floor).
+		name: "an end after a retirement builds on the retired claim", seed: 1, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0x0, Faults: 0x9e3779b97f4a7c15},
+			{Clone: 0, Op: OpStart, Arg: 0x0, Faults: 0x538454127b096496},
+			{Clone: 1, Op: OpStart, Arg: 0x0, Faults: 0x3c6ef372fe94f82e},
+			{Clone: 0, Op: OpRetire, Arg: 0x0, Faults: 0x9e3779b97f4a7c23},
+			{Clone: 0, Op: OpEnd, Arg: 0x0, Faults: 0x9e3779b97f4a7c24},
+			{Clone: 0, Op: OpSync, Arg: 0x0, Faults: 0x9e3779b97f4a7c25},
+			{Clone: 1, Op: OpStart, Arg: 0x0, Faults: 0x9e3779b97f4a7c27},
+		},
+	},
 }

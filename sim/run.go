@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
@@ -169,6 +170,7 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		return "wrote " + res.Handoff.ID
 	case OpStart:
 		sid := sessionOf(s.Clone, w.step)
+		faultsBefore := w.rep.FaultTotal()
 		res, err := handoff.Start(ctx, c, handoff.StartOptions{Session: sid, Harness: "sim", Owner: owner, Branch: branch, Arbiter: arb}, clock)
 		w.conflicts(c, res.Conflicts, who)
 		if err != nil {
@@ -185,6 +187,12 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		if res.Handoff != nil {
 			w.led.toldNot[sid] = res.Handoff.ID
 			return "unclaimed " + res.Handoff.ID + " " + sid
+		}
+		if w.rep.FaultTotal() == faultsBefore {
+			// A start a fault hit (a merge it could not write, a fetch
+			// that failed) goes on from what its clone holds, and says
+			// so: the baton waits for the next one.
+			w.passedOver(ctx, c, sid, who)
 		}
 		return "nothing " + sid
 	case OpCancel:
@@ -704,4 +712,52 @@ func archivedBlobs(ctx context.Context, st *memstore.Store) map[string]bool {
 		}
 	}
 	return out
+}
+
+// passedOver checks a start that received nothing, no fault hit: when the
+// remote holds a baton waiting at the start's ref and the start fetched
+// that very version, the join here kept instead a copy of another baton
+// that the remote's archive holds (claimed, cancelled or dismissed, and
+// retired there), a copy that is stale whatever its cause says (teamsync
+// settleArchived). The next session was then not given the baton waiting
+// for it (found by the soak on git 2.55: a start killed after its claim
+// landed, a sync that retired the claim, an end written afresh after it;
+// a teammate's start still holding the claimed copy delivered nothing,
+// and an automatic handoff there replaced the waiting baton).
+func (w *world) passedOver(ctx context.Context, c *faulty, sid, who string) {
+	ref, err := refstore.HandoffRef(false, owner, branch)
+	if err != nil {
+		return
+	}
+	there, err := w.origin.Get(ctx, ref)
+	if err != nil {
+		return
+	}
+	waiting, err := baton.DecodeVersion(there)
+	if err != nil || !waiting.Live() {
+		return
+	}
+	tr, err := refstore.RemoteRef(remote, ref)
+	if err != nil {
+		return
+	}
+	if seen, err := c.Clone.Get(ctx, tr); err != nil || seen.OID != there.OID {
+		return // the start did not fetch it
+	}
+	here, err := c.Clone.Get(ctx, ref)
+	if err != nil {
+		return
+	}
+	kept, err := baton.DecodeVersion(here)
+	if err != nil || kept.ID == waiting.ID || kept.Live() {
+		return
+	}
+	p, err := archive.BatonPath(kept.ID)
+	if err != nil {
+		return
+	}
+	if _, _, err := archive.Find(ctx, w.origin, p); err != nil {
+		return // not retired at the remote: a concurrent version, reported
+	}
+	w.violate(w.step, "passed-over", fmt.Sprintf("start %s (%s) received nothing while baton %s waited at the remote and was fetched: the join here kept a copy of baton %s, which the remote retired", sid, who, waiting.ID, kept.ID))
 }

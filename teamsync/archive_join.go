@@ -350,35 +350,44 @@ func retiredRemotely(ctx context.Context, av *archiveView, k *kind, d *decision,
 // the other side's version wins when it is not stale itself, else a
 // waiting winner goes, retired here as it was there, and said so.
 func dropStale(ctx context.Context, av *archiveView, d *decision) error {
-	stale, err := av.stale(ctx, d.ref, d.winner)
+	stale, err := freshOver(ctx, av, d)
 	if err != nil || !stale {
 		return err
-	}
-	other := d.lost()
-	if other != nil && other.oid != d.winner.oid {
-		gone, err := av.stale(ctx, d.ref, other)
-		if err != nil {
-			return err
-		}
-		if !gone {
-			// This clone's waiting baton, archived as it is (a join here
-			// dropped it for a concurrent one and died before saying so:
-			// the archive goes first), leaves for the other side's: said
-			// as the conflict it was, or nobody hears of it (found by the
-			// widened simulation, seed 299).
-			dropped, err := droppedHere(ctx, av, d)
-			if err != nil {
-				return err
-			}
-			d.winner, d.conflict = other, dropped
-			return nil
-		}
 	}
 	if b := recOf[baton.Baton](d.winner); b.Live() {
 		what := kindOf(d.ref).describe(d.winner)
 		d.winner, d.conflict, d.collected, d.retired = nil, false, true, &retirement{what: what, stale: true}
 	}
 	return nil
+}
+
+// freshOver makes the other side of d win when d's winner is stale
+// (archiveView.stale) and the other side's version is not, and reports
+// whether the winner is stale still: both sides are.
+func freshOver(ctx context.Context, av *archiveView, d *decision) (bool, error) {
+	stale, err := av.stale(ctx, d.ref, d.winner)
+	if err != nil || !stale {
+		return false, err
+	}
+	other := d.lost()
+	if other == nil || other.oid == d.winner.oid {
+		return true, nil
+	}
+	gone, err := av.stale(ctx, d.ref, other)
+	if err != nil || gone {
+		return gone, err
+	}
+	// This clone's waiting baton, archived as it is (a join here
+	// dropped it for a concurrent one and died before saying so: the
+	// archive goes first), leaves for the other side's: said as the
+	// conflict it was, or nobody hears of it (found by the widened
+	// simulation, seed 299).
+	dropped, err := droppedHere(ctx, av, d)
+	if err != nil {
+		return false, err
+	}
+	d.winner, d.conflict = other, dropped
+	return false, nil
 }
 
 // droppedHere reports whether d's winner is this clone's waiting baton

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -129,15 +130,26 @@ type LazyResult struct {
 // command writing at the same moment makes it give up quietly; the next
 // command tries again.
 func Lazy(ctx context.Context, st refstore.Clone) (LazyResult, error) {
+	return lazy(ctx, st, false)
+}
+
+// lazy is Lazy; listed lists the tracking refs whatever the fetched note
+// says: a fetch that moved them and died before its note was rewritten
+// (markFetched) leaves the note as it was, and only the tracking refs'
+// digests tell.
+func lazy(ctx context.Context, st refstore.Clone, listed bool) (LazyResult, error) {
 	var res LazyResult
 	n := readNote(st)
 	stamp := fetchStamp(st)
-	if stamp == n.Stamp {
+	if stamp == n.Stamp && !listed {
 		return res, nil
 	}
 	byRemote, digests, stale, err := fetched(ctx, st, n)
 	if err != nil {
 		return res, err
+	}
+	if len(stale) == 0 && stamp == n.Stamp {
+		return res, nil // listed, and nothing unmerged: the note stands
 	}
 	if len(stale) > 0 {
 		seen, doubt := seenBy(ctx, st, stale)
@@ -243,6 +255,7 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 			continue
 		}
 		var here *unpushedArchive // read when first needed
+		var av *archiveView       // likewise
 		for _, id := range byRemote[remote] {
 			ref, ok := localRef(tp, id.Ref)
 			if !ok {
@@ -299,6 +312,24 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 				continue
 			}
 			d := decide(k, ref, c.v, r, storeLookup(ctx, st))
+			if k.prefix == refstore.HandoffsPrefix && d.winner != nil && d.local != nil && d.remote != nil {
+				// A copy of a baton the archive holds is stale whatever
+				// its cause says, as sync's join has it (settleArchived):
+				// kept here by its rev over a baton written after the
+				// retirement, it had a start pass over the baton waiting
+				// for it (found by the soak on git 2.55, and by the
+				// simulation's check of starts that receive nothing).
+				// The lazy merge never retires: a winner stale on both
+				// sides stays for the next sync.
+				if av == nil {
+					av = lazyArchive(ctx, st, tp)
+				}
+				if av != nil {
+					if _, err := freshOver(ctx, av, &d); err != nil {
+						res.Warnings = append(res.Warnings, fmt.Sprintf("%s: reading the archive: %v", ref, err))
+					}
+				}
+			}
 			if d.conflict {
 				res.Conflicts = append(res.Conflicts, conflictOf(&d))
 				if d.local != nil && d.local.oid == c.orig && d.winner != d.local {
@@ -379,4 +410,31 @@ func MergeFetched(ctx context.Context, st refstore.Clone, writes bool) []string 
 		notices = append(notices, c.Summary)
 	}
 	return append(notices, res.Warnings...)
+}
+
+// lazyArchive is the archive as this clone has it for the lazy merge of
+// remote's copies (under its tracking prefix tp): its own months and its
+// copies of the remote's, newest first; nil when st keeps no trees or
+// holds no month.
+func lazyArchive(ctx context.Context, st refstore.Records, tp string) *archiveView {
+	as, ok := st.(archive.Store)
+	if !ok {
+		return nil
+	}
+	var trees []string
+	for _, prefix := range []string{refstore.ArchivePrefix, archiveCopies(tp)} {
+		months, err := archive.MonthsUnder(ctx, as, prefix)
+		if err != nil {
+			continue // an archive that cannot be listed decides nothing
+		}
+		for _, m := range months {
+			if m.OID != "" && !slices.Contains(trees, m.OID) {
+				trees = append(trees, m.OID)
+			}
+		}
+	}
+	if len(trees) == 0 {
+		return nil
+	}
+	return &archiveView{st: as, trees: trees}
 }

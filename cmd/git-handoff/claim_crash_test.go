@@ -327,6 +327,63 @@ func TestCrashedClaimIsNotTakenOverByASessionWithNoRecord(t *testing.T) {
 	}
 }
 
+// TestEndAfterARetiredCrashedClaimReachesATeammate: a start is killed
+// after its claim landed at the remote; a teammate's start is told the
+// baton is claimed and keeps the claimed copy; a sync here retires the
+// claim, an end here writes a new baton at the emptied ref, and a sync
+// pushes it. The next start here delivers the crashed start's baton, and
+// the teammate's next start receives the new one (soak 5034 on git 2.55:
+// the new baton, counted from nothing, looked concurrent with the claim,
+// and the teammate's stale claimed copy won the join by its rev).
+func TestEndAfterARetiredCrashedClaimReachesATeammate(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to find the process to kill")
+	}
+	c := newCLI(t)
+	remote, a := oneClone(c)
+	b := filepath.Join(filepath.Dir(a), "b")
+	c.must(filepath.Dir(a), "clone", "-q", remote, b)
+	c.must(b, "handoff", "init", "--no-hooks")
+	c.must(b, "handoff", "sync")
+	hook(t, a, killClaimer)
+	if _, stderr, code := c.run(a, at(1), "handoff", "start", "--session", "x1"); code == 0 {
+		t.Fatalf("start was not killed: %s", stderr)
+	}
+	hook(t, a, "")
+	if r := remoteBaton(c, remote); r.ClaimedBySession != "x1" {
+		t.Fatalf("the remote should hold x1's claim: %+v", r)
+	}
+	start := func(dir string, min int, id string) view.Start {
+		t.Helper()
+		var got view.Start
+		out, stderr, code := c.run(dir, at(min), "handoff", "start", "--json", "--session", id)
+		if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+			t.Fatalf("start %s: exit %d: %s%s", id, code, out, stderr)
+		}
+		return got
+	}
+	if got := start(b, 2, "b1"); got.Claimed {
+		t.Fatalf("the teammate's start claimed the baton x1 won: %+v", got)
+	}
+	c.must(a, "handoff", "sync")
+	if _, _, code := c.run(a, nil, "rev-parse", "-q", "--verify", batonRef); code == 0 {
+		t.Fatalf("the sync kept the claimed baton here: the case needs it retired")
+	}
+	if _, stderr, code := c.run(a, at(4), "handoff", "end", "--session", "e2", "--next", "the newer step"); code != 0 {
+		t.Fatalf("end: exit %d: %s", code, stderr)
+	}
+	c.must(a, "handoff", "sync")
+	if got := start(a, 6, "n1"); !got.Claimed || !strings.Contains(got.Brief, "the step to hand on") || !strings.Contains(strings.Join(got.Notices, "\n"), "won by session x1") {
+		t.Fatalf("the next start here did not deliver the baton x1 won: %+v", got)
+	}
+	if got := start(b, 8, "b2"); !got.Claimed || !strings.Contains(got.Brief, "the newer step") {
+		t.Fatalf("the teammate's next start did not receive the newer baton: claimed=%v brief=%q notices=%q", got.Claimed, got.Brief, got.Notices)
+	}
+	if got := start(a, 9, "n2"); got.Claimed || strings.Contains(got.Brief, "the newer step") {
+		t.Fatalf("the newer baton was delivered twice: %+v", got)
+	}
+}
+
 // TestTwoRemotesOneArbiter: a clone with origin (a fork) and upstream (the
 // team's repository) and a teammate with only upstream, the baton known on
 // both remotes; 8 real processes, 4 in each clone, claim it at once:
