@@ -265,7 +265,7 @@ func (s *Store) committed(ctx context.Context, updates []Update, before gcRun, b
 			time.Sleep(gcPoll)
 		}
 	}
-	if err := s.rewriteHeld(context.WithoutCancel(ctx), ids, objs); err != nil {
+	if _, err := s.rewriteHeld(context.WithoutCancel(ctx), ids, objs); err != nil {
 		fmt.Fprintf(os.Stderr, "warning: git gc --prune=now ran beside this write, and what it wrote could not be written again: %v\n", err)
 	} else if !waited {
 		fmt.Fprintf(os.Stderr, "warning: git gc --prune=now is still running beside this write (%s); if it removes what this command wrote, `git fsck` names the ref\n", strings.TrimSpace(runs[len(runs)-1].lock))
@@ -273,26 +273,28 @@ func (s *Store) committed(ctx context.Context, updates []Update, before gcRun, b
 }
 
 // rewriteHeld writes again, blobs first, each of objs (ids) the repository
-// no longer has whole, and checks that it then has.
-func (s *Store) rewriteHeld(ctx context.Context, ids []string, objs []heldObject) error {
+// no longer has whole, and checks that it then has. It reports whether it
+// wrote any.
+func (s *Store) rewriteHeld(ctx context.Context, ids []string, objs []heldObject) (wrote bool, err error) {
 	for i, id := range ids {
 		whole, err := s.whole(ctx, id, objs[i])
 		if err != nil {
-			return err
+			return wrote, err
 		}
 		if whole {
 			continue
 		}
 		if err := s.rewrite(ctx, id, objs[i]); err != nil {
-			return err
+			return wrote, err
 		}
+		wrote = true
 		if whole, err = s.whole(ctx, id, objs[i]); err != nil {
-			return err
+			return wrote, err
 		} else if !whole {
-			return fmt.Errorf("%s: %w", id, ErrMissingObject)
+			return wrote, fmt.Errorf("%s: %w", id, ErrMissingObject)
 		}
 	}
-	return nil
+	return wrote, nil
 }
 
 // whole reports whether the repository has id and, for a TreeCommit,
@@ -317,17 +319,7 @@ func (s *Store) whole(ctx context.Context, id string, o heldObject) (bool, error
 // at it. It reports whether it wrote any.
 func (s *Store) rewriteMissing(ctx context.Context, updates []Update) (bool, error) {
 	ids, objs := s.heldFor(updates, false)
-	wrote := false
-	for i, id := range ids {
-		if whole, err := s.whole(ctx, id, objs[i]); err != nil || whole {
-			continue
-		}
-		if err := s.rewrite(ctx, id, objs[i]); err != nil {
-			return wrote, err
-		}
-		wrote = true
-	}
-	return wrote, nil
+	return s.rewriteHeld(ctx, ids, objs)
 }
 
 // rewrite writes o again and checks that git gives it the id it had.

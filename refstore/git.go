@@ -162,9 +162,7 @@ func runGit(ctx context.Context, dir string, clean bool, stdin []byte, out io.Wr
 	// for them longer than this once git itself is gone.
 	cmd.WaitDelay = time.Second
 	cmd.Dir = dir
-	if ownGroup(args) {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	}
+	inOwnGroup(cmd)
 	if clean {
 		cmd.Env = CleanEnv(os.Environ())
 	}
@@ -204,6 +202,14 @@ func ownGroup(args []string) bool {
 	return true
 }
 
+// inOwnGroup puts cmd, a git to start, in a process group of its own when
+// ownGroup says so.
+func inOwnGroup(cmd *exec.Cmd) {
+	if ownGroup(cmd.Args[1:]) {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+}
+
 // hasTerminal reports whether this process has a controlling terminal.
 var hasTerminal = sync.OnceValue(func() bool {
 	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
@@ -233,7 +239,7 @@ func startCoprocess(dir string, stderr io.Writer, args ...string) (*exec.Cmd, io
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inOwnGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, nil, nil, err

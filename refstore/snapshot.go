@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -641,9 +640,7 @@ func (s *Store) gitWith(ctx context.Context, env []string, stdin []byte, args ..
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = s.workDir
 	cmd.Env = append(os.Environ(), env...)
-	if ownGroup(args) {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as runGit's
-	}
+	inOwnGroup(cmd) // as runGit's
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
