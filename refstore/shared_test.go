@@ -20,12 +20,17 @@ func TestSharedRepositoryGroupWritable(t *testing.T) {
 	gittest.Isolate(t)
 	old := syscall.Umask(0o022)
 	t.Cleanup(func() { syscall.Umask(old) })
-	dir := gittest.Init(t)
-	gittest.Run(t, dir, "config", "core.sharedRepository", "group")
+	// Shared from init on, with no commit: a directory git made before
+	// the setting (the first commit's objects/xx, one time in 86) would
+	// fail the test for git's doing, not ours.
+	dir := gittest.Init(t, "--shared=group")
 	ctx := context.Background()
 	st := open(t, dir, refstore.Options{})
-
-	oid, err := st.WriteBlob(ctx, []byte(`{"schema":"session/v1","id":"s1"}`))
+	body := []byte(`{"schema":"session/v1","id":"s1"}`)
+	if _, err := os.Stat(filepath.Join(dir, ".git", "objects", gittestHashBody(t, dir, body)[:2])); err == nil {
+		t.Fatal("the blob's object directory exists before the Store writes it: the test would prove nothing")
+	}
+	oid, err := st.WriteBlob(ctx, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,4 +69,14 @@ func TestSharedRepositoryGroupWritable(t *testing.T) {
 		t.Errorf("object %s: %v, %v: not group-readable", oid, fi.Mode(), err)
 	}
 	gittest.Run(t, dir, "fsck", "--no-progress")
+}
+
+// gittestHashBody is body's object name in dir's hash, written nowhere.
+func gittestHashBody(t *testing.T, dir string, body []byte) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "body")
+	if err := os.WriteFile(f, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return gittest.Run(t, dir, "hash-object", f)
 }
