@@ -108,6 +108,24 @@ func KeyDir(ref string) (string, error) { return path(KeysDir, ref) }
 // KeyPath is where the floor of baton id at the baton ref is archived.
 func KeyPath(ref, id string) (string, error) { return path(KeysDir, ref, id) }
 
+// Undelivered are the entries of a baton that left its ref without being
+// delivered (a tie-break dropped it for another baton, a later end
+// superseded it while it waited): blob oid at the baton's own path, which
+// makes every copy of it stale everywhere, and as a floor of ref, which
+// keeps what it was written over or after seeing. The archive is what
+// keeps it readable: its ref's reflog goes when the ref retires, and a
+// prune then takes the blob. None when id cannot name a path.
+func Undelivered(ref, id, oid string) []Entry {
+	var out []Entry
+	if p, err := BatonPath(id); err == nil {
+		out = append(out, Entry{Path: p, OID: oid})
+	}
+	if p, err := KeyPath(ref, id); err == nil {
+		out = append(out, Entry{Path: p, OID: oid})
+	}
+	return out
+}
+
 // LeasePath is where the final version of the lease of the key kind:value
 // is archived (the key's floor): one path per key, the latest retirement's
 // version winning a join of two (teamsync joins them by the lease's rules).

@@ -27,22 +27,38 @@ func Build(ctx context.Context, st Store, base string, entries []Entry) (string,
 // itself, which the next sync carries to the remote's month with the
 // rest.
 func Put(ctx context.Context, st Store, month, msg string, entries []Entry) error {
-	if err := checkMonth(month); err != nil {
-		return err
-	}
 	var err error
 	for range 5 {
-		var base, ref, tree string
-		if base, ref, err = monthTree(ctx, st, month); err != nil {
+		var up refstore.Update
+		var moved bool
+		if up, moved, err = Staged(ctx, st, month, entries); err != nil || !moved {
 			return err
 		}
-		if tree, err = Build(ctx, st, base, entries); err != nil || tree == base {
-			return err
-		}
-		err = st.Apply(ctx, msg, refstore.Update{Ref: ref, Old: base, New: tree})
+		err = st.Apply(ctx, msg, up)
 		if !errors.Is(err, refstore.ErrConflict) {
 			return err
 		}
 	}
 	return err
+}
+
+// Staged is the move of month's ref that adds entries to it here, for a
+// command that applies it in its own transaction, with the write that
+// takes the entries' records out of the live refs (so neither lands
+// without the other); moved is false when the month holds them already.
+// Its compare-and-swap fails the transaction if another writer moves the
+// month first.
+func Staged(ctx context.Context, st Store, month string, entries []Entry) (up refstore.Update, moved bool, err error) {
+	if err := checkMonth(month); err != nil {
+		return refstore.Update{}, false, err
+	}
+	base, ref, err := monthTree(ctx, st, month)
+	if err != nil {
+		return refstore.Update{}, false, err
+	}
+	tree, err := Build(ctx, st, base, entries)
+	if err != nil || tree == base {
+		return refstore.Update{}, false, err
+	}
+	return refstore.Update{Ref: ref, Old: base, New: tree}, true, nil
 }

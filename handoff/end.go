@@ -151,6 +151,10 @@ type endPass struct {
 	ups     []refstore.Update // every write, in the order Apply moves them
 	msg     string            // the transaction's message
 	batonID string            // the id of the baton to leave; "": drawn when it is made
+	// superseded are the batons b replaces while they wait, archived
+	// by the same transaction, and supersededNotes tell their authors.
+	superseded      []baton.Stored
+	supersededNotes []string
 }
 
 // endRecord reads the session's record and makes it ended as of now;
@@ -209,6 +213,14 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 	if p.sessUp != nil {
 		p.ups = append(p.ups, *p.sessUp)
 	}
+	if !opts.NoBaton {
+		p.superseded, p.supersededNotes = supersededWaiting(ctx, st, p.up, p.b.ID)
+		arch, err := archiveSuperseded(ctx, st, p.up.Ref, p.superseded)
+		if err != nil {
+			return err
+		}
+		p.ups = append(p.ups, arch...)
+	}
 	return nil
 }
 
@@ -216,11 +228,7 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 // head is not pushed, the objective cleared) and unbinds the worktree from
 // the ended session.
 func (p *endPass) ended(ctx context.Context, st refstore.Clone, noBaton bool) (superseded []baton.Stored, unbound bool, notices []string) {
-	if !noBaton {
-		var note []string
-		superseded, note = supersededWaiting(ctx, st, p.up, p.b.ID)
-		notices = append(notices, note...)
-	}
+	superseded, notices = p.superseded, append(notices, p.supersededNotes...)
 	if n := objectiveCleared(ctx, st, p.objUp, "", "a session's end clears it"); n != "" {
 		notices = append(notices, n)
 	}

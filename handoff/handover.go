@@ -266,6 +266,13 @@ func autoHandoff(ctx context.Context, st, wt refstore.Clone, s session.Record, t
 	}
 	stored, up, err := baton.Written(ctx, st, b)
 	if err == nil {
+		// What the write replaces, read again: an end since the first
+		// read, or a teammate's baton fetched and not yet merged, waits
+		// there, and an automatic handoff replaces no baton a person
+		// left (the soak found one replaced, with only the hook told).
+		if waiting, _ := supersededWaiting(ctx, st, up, b.ID); len(waiting) > 0 {
+			return nil, append(notices, fmt.Sprintf("session %s left no baton; baton %s waits on `%s` already, so git-handoff wrote no automatic handoff", s.ID, waiting[0].ID, s.Branch))
+		}
 		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s for session %s", b.ID, s.ID), up)
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/handoff"
+	"github.com/git-handoff/git-handoff/internal/gittest"
 	"github.com/git-handoff/git-handoff/refstore"
 	"github.com/git-handoff/git-handoff/session"
 	"github.com/git-handoff/git-handoff/teamsync"
@@ -504,5 +505,31 @@ func TestCopilotsSummaryIsItsLastReplyWhenItsSessionEnds(t *testing.T) {
 	}
 	if s, _ := session.Read(ctx, st, res.Session.ID); s.Summary != session.CapSummary(last) {
 		t.Fatalf("summary at the end = %q, want the last reply %q", s.Summary, last)
+	}
+}
+
+// A teammate's baton fetched from the remote and not merged yet (only the
+// remote's copy here holds it) waits as much as one written here: an
+// automatic handoff written now would descend from it and replace it at
+// the next sync, with only the agent's hook told. None is written.
+func TestAutomaticHandoffNeverReplacesABatonWaitingAtTheRemote(t *testing.T) {
+	st := open(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Run(t, "", "init", "-q", "--bare", remote)
+	gittest.Run(t, st.Dir(), "remote", "add", "origin", remote)
+	gittest.Run(t, st.Dir(), "config", "handoff.remote", "origin")
+	agentStartAs(t, st, "claude", claudeID)
+	commitFile(t, st.Dir(), "a.go", "work")
+	waiting := leaveBaton(t, st, "a teammate's baton")
+	// Its only copy here becomes the remote's, as a fetch left it.
+	tracking, err := refstore.RemoteRef("origin", waiting.Handoff.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, st.Dir(), "update-ref", tracking, waiting.Handoff.OID)
+	gittest.Run(t, st.Dir(), "update-ref", "-d", waiting.Handoff.Ref)
+	agentExit(t, st, "claude", claudeID)
+	if out := gittest.Run(t, st.Dir(), "for-each-ref", waiting.Handoff.Ref); out != "" {
+		t.Fatalf("an automatic handoff was written over the baton waiting at the remote: %s", out)
 	}
 }

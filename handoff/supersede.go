@@ -3,7 +3,9 @@ package handoff
 import (
 	"context"
 	"fmt"
+	"sort"
 
+	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/refstore"
 )
@@ -13,10 +15,11 @@ import (
 // `end` on the same owner and branch drops the first baton from the queue,
 // and its author should hear of it. That is the version up replaced here,
 // and the copy of a remote's, fetched and not merged, that up was written
-// after seeing (supersededThere). The old blob stays reachable from the
-// ref's reflog (Apply writes one), which the notice names. None when up
-// created the ref or replaced a baton already claimed or cancelled, or when
-// the old record cannot be read (then nothing is known to have been lost).
+// after seeing (supersededThere). Each is archived in the same transaction
+// as up (archiveSuperseded), where the notice sends its author. None when
+// up creates the ref or replaces a baton already claimed or cancelled, or
+// when the old record cannot be read (then nothing is known to have been
+// lost).
 func supersededWaiting(ctx context.Context, st refstore.Writer, up refstore.Update, by string) ([]baton.Stored, []string) {
 	var out []baton.Stored
 	var notices []string
@@ -27,8 +30,8 @@ func supersededWaiting(ctx context.Context, st refstore.Writer, up refstore.Upda
 			if b.SessionID != "" {
 				from = " from session " + b.SessionID
 			}
-			notices = append(notices, fmt.Sprintf("baton %s%s was still waiting and is now superseded by %s; it stays in the reflog of %s (read it with `git cat-file -p %s`)",
-				b.ID, from, by, up.Ref, up.Old))
+			notices = append(notices, fmt.Sprintf("baton %s%s was still waiting and is now superseded by %s; the archive keeps it (read it with `git cat-file -p %s`)",
+				b.ID, from, by, up.Old))
 		}
 	}
 	there, note := supersededThere(ctx, st, up, by)
@@ -62,7 +65,44 @@ func supersededThere(ctx context.Context, st refstore.Writer, up refstore.Update
 		if err != nil || !b.Live() || b.ID == by || e.OID == up.Old {
 			continue
 		}
-		return &baton.Stored{Baton: b, Ref: up.Ref, OID: e.OID}, []string{fmt.Sprintf("baton %s, waiting at %s, is superseded by %s: the next sync replaces it there (read it with `git cat-file -p %s`)", b.ID, r, by, e.OID)}
+		return &baton.Stored{Baton: b, Ref: up.Ref, OID: e.OID}, []string{fmt.Sprintf("baton %s, waiting at %s, is superseded by %s: the next sync replaces it there, and the archive keeps it (read it with `git cat-file -p %s`)", b.ID, r, by, e.OID)}
 	}
 	return nil, nil
+}
+
+// archiveSuperseded is the move of each archive month that keeps the
+// batons an end superseded (archive.Undelivered, in the month each was
+// created, as every clone computes it), for the end's own transaction,
+// after its other writes: a transaction cut short by a kill then leaves
+// at worst the superseded baton unarchived, its ref's reflog keeping it
+// as before, never a baton archived while it still waits. Without it the
+// notice's promise lasted until the ref retired: retirement takes the
+// ref's reflog, a prune then took the blob, and `git handoff log` no
+// longer knew the baton had existed. None when st keeps no archive.
+func archiveSuperseded(ctx context.Context, st refstore.Writer, ref string, superseded []baton.Stored) ([]refstore.Update, error) {
+	as, ok := st.(archive.Store)
+	if !ok || len(superseded) == 0 {
+		return nil, nil
+	}
+	byMonth := map[string][]archive.Entry{}
+	for _, b := range superseded {
+		m := archive.Month(b.CreatedAt)
+		byMonth[m] = append(byMonth[m], archive.Undelivered(ref, b.ID, b.OID)...)
+	}
+	months := make([]string, 0, len(byMonth))
+	for m := range byMonth {
+		months = append(months, m)
+	}
+	sort.Strings(months)
+	var ups []refstore.Update
+	for _, m := range months {
+		up, moved, err := archive.Staged(ctx, as, m, byMonth[m])
+		if err != nil {
+			return nil, fmt.Errorf("archiving the superseded baton: %w", err)
+		}
+		if moved {
+			ups = append(ups, up)
+		}
+	}
+	return ups, nil
 }

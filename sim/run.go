@@ -55,6 +55,11 @@ type ledger struct {
 	// whose prev is the tombstone), else the baton was both deleted and
 	// delivered.
 	arbiterTombs map[string][]string
+	// replacedByEnd: baton ids an End that returned said it superseded,
+	// which its transaction archived: a version of each must be in the
+	// remote's archive at the end (superseded-unarchived), or its
+	// content lives only in a reflog that its ref's retirement takes.
+	replacedByEnd map[string]string
 }
 
 // noteRecordedClaim notes the claim a committed transaction with message
@@ -74,7 +79,7 @@ func newLedger() *ledger {
 		written: map[string]string{}, seen: map[string]bool{}, delivered: map[string]string{},
 		deleted: map[string]string{}, superseded: map[string]string{}, toldNot: map[string]string{}, claimedBy: map[string]string{}, tombed: map[string]bool{},
 		crashed: map[string]bool{}, parsed: map[string]bool{}, liveAt: map[string]string{}, backBy: map[string]string{},
-		recordedClaims: map[string]string{}, arbiterTombs: map[string][]string{},
+		recordedClaims: map[string]string{}, arbiterTombs: map[string][]string{}, replacedByEnd: map[string]string{},
 	}
 }
 
@@ -166,6 +171,7 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		}
 		for _, b := range res.Superseded {
 			w.led.superseded[b.ID] = "replaced by " + res.Handoff.ID + " at " + who
+			w.led.replacedByEnd[b.ID] = res.Handoff.ID + " at " + who
 		}
 		return "wrote " + res.Handoff.ID
 	case OpStart:
@@ -522,6 +528,11 @@ func (w *world) finish(ctx context.Context) {
 				w.led.tombed[b.ID] = true
 			}
 			archivedIDs[b.ID] = state
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(w.led.replacedByEnd)) {
+		if _, ok := archivedIDs[id]; !ok {
+			w.violate(-1, "superseded-unarchived", fmt.Sprintf("baton %s, superseded by %s, is in no version in the remote's archive: once its ref retires, nothing keeps what it said", id, w.led.replacedByEnd[id]))
 		}
 	}
 	for _, short := range slices.Sorted(maps.Keys(w.led.backBy)) {

@@ -473,11 +473,8 @@ func droppedBaton(d *decision, month string) []retirement {
 		return nil
 	}
 	var out []retirement
-	if p, err := archive.BatonPath(id); err == nil {
-		out = append(out, retirement{path: p, month: month, oid: loser.oid})
-	}
-	if p, err := archive.KeyPath(d.ref, id); err == nil {
-		out = append(out, retirement{path: p, month: month, oid: loser.oid})
+	for _, e := range archive.Undelivered(d.ref, id, loser.oid) {
+		out = append(out, retirement{path: e.Path, month: month, oid: e.OID})
 	}
 	return out
 }
