@@ -41,7 +41,8 @@ type ConflictField struct {
 // SupersededError says the arbiter holds another baton at the ref than the
 // one a claim or deletion acted on, and the join every clone makes keeps
 // it: the command was not carried out, and the local ref now holds the
-// kept baton. The replaced version stays in that ref's reflog. Conflict is
+// kept baton. The replaced version is archived (by the join that dropped
+// it, or by the end that superseded it). Conflict is
 // set when the two were written without seeing each other.
 type SupersededError struct {
 	Remote   string
@@ -65,8 +66,8 @@ func (e *SupersededError) Error() string {
 	case e.Kept.Deleted != nil:
 		state = e.Kept.Deleted.Reason
 	}
-	return fmt.Sprintf("baton %s was superseded by baton %s (%s) from %s; %s is kept in the reflog of %s (git cat-file -p %s)",
-		e.Mine.ID, e.Kept.ID, state, from, e.Mine.ID, e.Ref, e.MineOID)
+	return fmt.Sprintf("baton %s was superseded by baton %s (%s) from %s; the archive keeps %s (git cat-file -p %s)",
+		e.Mine.ID, e.Kept.ID, state, from, e.Mine.ID, e.MineOID)
 }
 
 func (e *SupersededError) Unwrap() error { return refstore.ErrConflict }

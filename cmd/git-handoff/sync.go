@@ -23,7 +23,8 @@ func syncCommand(d *deps) *cli.Command {
 		Description: "Fetches the remote's records, joins each with the local one (the same answer in any order on any\n" +
 			"machine), updates the local refs and pushes every changed ref with a lease on what was fetched.\n" +
 			"Where two versions could not be ordered, the one kept is chosen by a fixed rule, and sync says which\n" +
-			"rule and which fields differ (--json adds the whole line diff); the other stays in the reflog. --dry-run\n" +
+			"rule and which fields differ (--json adds the whole line diff); another baton dropped goes to the archive,\n" +
+			"and another version of the same record stays in the reflog until its ref retires. --dry-run\n" +
 			"says what it would change. Only records whose two sides differ are read:\n" +
 			"a sync with nothing new reads no record and moves no ref.\n\n" +
 			"Sync also retires final records at once: ended sessions no live session needs, claimed or\n" +
