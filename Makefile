@@ -142,7 +142,7 @@ test: vet agent-tools
 GIT    ?= $(dir $(shell command -v git))
 FORMAT ?= files
 SUITES ?= store sync hooks scripts
-MATRIXSCRIPTS ?= formats|sync_.*|hooks_.*|init_remote_check|end_unpushed|snapshot_travel|baton_worktree_gc|baton_bad_records|baton_many_misplaced|baton_names|baton_signed|baton_end_start|session_start_end|session_restore|baton_brief_merge_log
+MATRIXSCRIPTS ?= formats|sync_.*|hooks_.*|init_remote_check|end_unpushed|snapshot_travel|baton_worktree_gc|baton_bad_records|baton_many_misplaced|baton_names|baton_signed|baton_end_start|baton_superseded_retired|session_start_end|session_restore|baton_brief_merge_log
 MATRIXSKIP ?= ^(TestPushOfThousandsGoesInChunks|TestRetentionOfThousands)$$
 test-git:
 	@case "$(FORMAT)" in \
