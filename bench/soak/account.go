@@ -103,6 +103,12 @@ type Figures struct {
 	// Dangling: refs under refs/ao/, or a worktree binding, naming
 	// objects that are missing.
 	Dangling int
+	// Unkept: batons an end reported written, not lost, that no version
+	// at the remote holds at the end, neither at a tip nor in an archive
+	// month: superseded, dropped in a reported conflict or retired, what
+	// they said lived only in a clone's reflog, which the ref's
+	// retirement takes and a prune then empties.
+	Unkept int
 	Details  []string
 }
 
@@ -234,6 +240,13 @@ func Account(ops []Op, seen []Seen) Figures {
 			claimers[s.ClaimedBy] = s.Marker
 		}
 	}
+	keptAtRemote := map[string]bool{}
+	for _, s := range seen {
+		if s.Marker != "" && !s.Missing && (s.Where == "remote" && s.Tip || s.Where == "remote-archive") {
+			keptAtRemote[s.Marker] = true
+		}
+	}
+	lostMarkers := map[string]bool{}
 	resolved := func(m string) bool {
 		return len(delivered[m]) > 0 || cancelled[m] || waiting[m] || len(claimedBy[m]) > 0
 	}
@@ -256,6 +269,7 @@ func Account(ops []Op, seen []Seen) Figures {
 		}
 		if len(claimedBy[m]) > 0 {
 			f.Lost++
+			lostMarkers[m] = true
 			f.detail("lost: %s (end #%d on %s, %s/%s) was claimed by %s, and no claim was told it won it", m, op.Seq, op.Clone, op.Owner, op.Branch, setList(claimedBy[m]))
 			continue
 		}
@@ -282,11 +296,12 @@ func Account(ops []Op, seen []Seen) Figures {
 		}
 		if !superseded && conflictDropped[m] {
 			f.Conflicts++
-			f.detail("conflict: %s (end #%d on %s, %s/%s) lost a join to a concurrent baton, which was reported; it stays reachable in the reflog", m, op.Seq, op.Clone, op.Owner, op.Branch)
+			f.detail("conflict: %s (end #%d on %s, %s/%s) lost a join to a concurrent baton, which was reported; the archive keeps it", m, op.Seq, op.Clone, op.Owner, op.Branch)
 			continue
 		}
 		if !superseded {
 			f.Lost++
+			lostMarkers[m] = true
 			why := ""
 			if kept != nil {
 				why = fmt.Sprintf("; the older %s (end #%d on %s) outlived it", kept.Marker, kept.Seq, kept.Clone)
@@ -301,6 +316,15 @@ func Account(ops []Op, seen []Seen) Figures {
 			}
 			f.detail("lost: %s (end #%d on %s, %s/%s, at %v..%v) was neither delivered, cancelled, waiting anywhere, nor followed by an end that was%s", m, op.Seq, op.Clone, op.Owner, op.Branch, op.Start.Round(time.Millisecond), op.Finish.Round(time.Millisecond), why)
 		}
+	}
+
+	for _, op := range ops {
+		if op.Kind != "end" || op.Marker == "" || op.Killed || op.Exit != 0 || lostMarkers[op.Marker] || keptAtRemote[op.Marker] {
+			continue
+		}
+		f.Unkept++
+		keptAtRemote[op.Marker] = true // counted once
+		f.detail("unkept: %s (end #%d on %s, %s/%s) is in no version at the remote, at a tip or in an archive month: what it said lives only in a clone's reflog", op.Marker, op.Seq, op.Clone, op.Owner, op.Branch)
 	}
 
 	var markers []string

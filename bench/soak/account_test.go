@@ -370,3 +370,32 @@ func TestLostNamesThePruneThatRanOverIt(t *testing.T) {
 		})
 	}
 }
+
+// A baton an end reported written must be held by some version at the
+// remote at the end, at a tip or in an archive month: a superseded one
+// kept only in a clone's reflog (or its archive, never synced) is unkept.
+func TestAccountUnkept(t *testing.T) {
+	ends := []Op{end(1, "m1", 0, 10), end(2, "m2", 20, 30)}
+	tests := []struct {
+		name   string
+		seen   []Seen
+		unkept int
+	}{
+		{name: "the superseded baton in the remote's archive is kept",
+			seen: []Seen{waiting("m2"), {Where: "remote-archive", Archived: true, Marker: "m1"}}},
+		{name: "the superseded baton only in a clone's archive is unkept",
+			seen: []Seen{waiting("m2"), {Where: "a-archive", Archived: true, Marker: "m1"}}, unkept: 1},
+		{name: "the superseded baton only in the remote's reflog is unkept",
+			seen: []Seen{waiting("m2"), {Where: "remote-reflog", Marker: "m1"}}, unkept: 1},
+		{name: "a lost baton is counted lost, not unkept",
+			seen: []Seen{{Where: "remote-archive", Archived: true, Marker: "m2", Claimed: true, ClaimedBy: "c9"}, {Where: "remote-archive", Archived: true, Marker: "m1"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Account(ends, tc.seen)
+			if f.Unkept != tc.unkept {
+				t.Errorf("unkept=%d, want %d\n%s", f.Unkept, tc.unkept, strings.Join(f.Details, "\n"))
+			}
+		})
+	}
+}

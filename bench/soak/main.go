@@ -302,12 +302,12 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	}
 	fmt.Fprintf(w, "soak-ops: %s claims-won=%d gc=%d gc-prune-now=%d pack-refs=%d remote-gc-prune-now=%d maint-failures=%d writer-failures=%d told-refused=%d cross-ends=%d final-syncs=%s\n",
 		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], maint["remote-gc-prune-now"], len(maintFail), len(writerFail), refused, crossEnds, finalSyncs)
-	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
-		commands(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unclear, f.Conflicts, f.PruneRaced)
+	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unkept=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
+		commands(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unkept, f.Unclear, f.Conflicts, f.PruneRaced)
 	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d dangling-refs=%d\n", len(fsckFail), len(locks), f.Dangling)
 	printTakenTwice(w, c.details, h.receivedDir())
 	printDetails(w, c.details, f.Details, fsckFail, locks, maintFail, writerFail)
-	bad := f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.Dangling+f.FalseLost+f.Unclear+len(fsckFail)+len(locks) > 0
+	bad := f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.Dangling+f.FalseLost+f.Unkept+f.Unclear+len(fsckFail)+len(locks) > 0
 	finish(w, h, c.keep || bad)
 	return bad, nil
 }
@@ -490,8 +490,8 @@ func reaccount(ctx context.Context, dir string, w io.Writer) error {
 	}
 	seen = append(seen, h.dangling(ctx)...)
 	f := Account(ops, seen)
-	fmt.Fprintf(w, "account: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d dangling-refs=%d false-lost-claims=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
-		commands(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.Dangling, f.FalseLost, f.Unclear, f.Conflicts, f.PruneRaced)
+	fmt.Fprintf(w, "account: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d dangling-refs=%d false-lost-claims=%d unkept=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
+		commands(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.Dangling, f.FalseLost, f.Unkept, f.Unclear, f.Conflicts, f.PruneRaced)
 	for _, d := range f.Details {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
