@@ -113,16 +113,17 @@ func syncSummary(res teamsync.Result) string {
 		if res.Retired > 0 {
 			retired = fmt.Sprintf(", would retire %d to the archive", res.Retired)
 		}
-		return fmt.Sprintf("dry run: compared %d records with %s: would update %d here, would push %d, %d conflicts%s (dry run: nothing changed)",
-			res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired)
+		return fmt.Sprintf("dry run: compared %d record%s with %s: would update %d here, would push %d, %d conflict%s%s (dry run: nothing changed)",
+			res.Records, plural(res.Records), res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), plural(len(res.Conflicts)), retired)
 	}
 	retired := ""
 	if res.Retired > 0 {
 		retired = fmt.Sprintf(", %d retired to the archive", res.Retired)
 	}
-	return fmt.Sprintf("synced %d records with %s: %d updated here, %d pushed, %d conflicts%s",
-		res.Records, res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), retired)
+	return fmt.Sprintf("synced %d record%s with %s: %d updated here, %d pushed, %d conflict%s%s",
+		res.Records, plural(res.Records), res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), plural(len(res.Conflicts)), retired)
 }
+
 
 // withheldNotice is the one line that tells of records sync withheld, or
 // "" when there are none.
