@@ -51,6 +51,11 @@ func Mend(ctx context.Context, st Store, prefixes ...string) ([]string, error) {
 			continue
 		}
 		own := strings.HasPrefix(id.Ref, refstore.ArchivePrefix)
+		if own {
+			if entries, err = withLogged(ctx, pt, id, entries); err != nil {
+				return notes, fmt.Errorf("reading the reflog of %s: %w", id.Ref, err)
+			}
+		}
 		tree := ""
 		if own && len(entries) > 0 {
 			if tree, err = st.BuildTree(ctx, "", entries); err != nil {
@@ -72,8 +77,50 @@ func Mend(ctx context.Context, st Store, prefixes ...string) ([]string, error) {
 		case !own:
 			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was fetched): deleted; the next fetch brings the month whole", id.Ref, len(missing)))
 		default:
-			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was written): rebuilt from the %d records still readable in it; any record only the lost part held is gone from this clone's archive, unless the remote's copy of the month holds it", id.Ref, len(missing), len(entries)))
+			notes = append(notes, fmt.Sprintf("%s named a tree reaching %d objects this clone lacks (a git gc --prune=now ran while it was written): rebuilt from the %d records still readable in it and in its earlier versions; any record only the lost part held is gone from this clone's archive, unless the remote's copy of the month holds it", id.Ref, len(missing), len(entries)))
 		}
 	}
 	return notes, nil
+}
+
+// mendLogged bounds how far back a month's reflog is read: the damage is
+// the newest write's, and a month is rewritten by every sync that moves
+// it, so the few versions before it hold what the damage took.
+const mendLogged = 64
+
+// withLogged adds to entries, the records still readable in month id,
+// those its earlier versions hold at paths entries lack, the newest
+// readable version of each path: a month only grows, and the reflog
+// keeps each earlier version, and the records in it, from git gc, so a
+// record this clone archived and had not pushed yet (a baton a tie-break
+// dropped here, one an end superseded) is kept when a prune takes the
+// subtrees of a later version (found by the soak: a dropped baton gone
+// from every repository after the month that held it was rebuilt).
+func withLogged(ctx context.Context, pt refstore.PartTrees, id refstore.RefID, entries []Entry) ([]Entry, error) {
+	logged, err := pt.Logged(ctx, id.Ref, mendLogged)
+	if err != nil {
+		return entries, err
+	}
+	have := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		have[e.Path] = true
+	}
+	done := map[string]bool{id.OID: true}
+	for _, old := range logged {
+		if done[old] {
+			continue
+		}
+		done[old] = true
+		more, _, err := pt.ReadableTree(ctx, old)
+		if err != nil {
+			continue // a version git cannot read at all keeps nothing
+		}
+		for _, e := range more {
+			if !have[e.Path] {
+				have[e.Path] = true
+				entries = append(entries, e)
+			}
+		}
+	}
+	return entries, nil
 }

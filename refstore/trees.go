@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -69,6 +70,9 @@ type PartTrees interface {
 	// ForgetReflog drops every entry of ref's reflog: an entry naming a
 	// damaged tree keeps git gc from repacking as the ref itself does.
 	ForgetReflog(ctx context.Context, ref string) error
+	// Logged lists the values ref's reflog holds, newest first, at most
+	// n of them; none when it keeps no reflog.
+	Logged(ctx context.Context, ref string, n int) ([]string, error)
 }
 
 var _ PartTrees = (*Store)(nil)
@@ -143,6 +147,19 @@ func (s *Store) reached(ctx context.Context, trees ...string) (ids []string, pat
 func (s *Store) ForgetReflog(ctx context.Context, ref string) error {
 	_, err := s.gitWith(ctx, nil, nil, "reflog", "expire", "--expire=now", "--expire-unreachable=now", ref)
 	return err
+}
+
+// Logged lists the values of ref's reflog, newest first (git reflog show):
+// at most n, none when the ref keeps no reflog.
+func (s *Store) Logged(ctx context.Context, ref string, n int) ([]string, error) {
+	if _, err := s.gitWith(ctx, nil, nil, "reflog", "exists", ref); err != nil {
+		return nil, nil // no reflog: git says so by its exit code alone
+	}
+	out, err := s.gitWith(ctx, nil, nil, "reflog", "show", "--no-abbrev", "--format=%H", "-n", strconv.Itoa(n), ref, "--")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
 }
 
 // BuildTree writes the tree through git on an index file of its own:

@@ -34,28 +34,7 @@ func TestSyncMendsAMonthAGCPruneDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// damage points the month here at its tree with the handoffs subtree
-	// replaced by one the repository lacks: what gc --prune=now leaves.
-	damage := func() {
-		t.Helper()
-		var entries []string
-		for line := range strings.SplitSeq(strings.TrimSpace(git(t, a.Dir(), "cat-file", "-p", month+"^{tree}")), "\n") {
-			if strings.HasSuffix(line, "\t"+archive.HandoffsDir) {
-				gone := strings.TrimSpace(gitIn(t, a.Dir(), "no such tree "+line, "hash-object", "--stdin"))
-				line = "040000 tree " + gone + "\t" + archive.HandoffsDir
-			}
-			entries = append(entries, line)
-		}
-		broken := strings.TrimSpace(gitIn(t, a.Dir(), strings.Join(entries, "\n")+"\n", "mktree", "--missing"))
-		// Named by its commit, as a month is.
-		broken = strings.TrimSpace(git(t, a.Dir(), "commit-tree", "-m", "damaged", broken))
-		git(t, a.Dir(), "update-ref", month, broken)
-		gc := exec.Command("git", "gc", "--quiet")
-		gc.Dir = a.Dir()
-		if out, err := gc.CombinedOutput(); err == nil {
-			t.Fatalf("git gc passed with the month damaged (%s): the test damaged nothing", out)
-		}
-	}
+	damage := func() { t.Helper(); damageMonth(t, a.Dir(), month) }
 	mended := func(res Result, err error) {
 		t.Helper()
 		if err != nil {
@@ -84,6 +63,71 @@ func TestSyncMendsAMonthAGCPruneDamaged(t *testing.T) {
 	mended(Sync(ctx, a, Options{Remote: "origin", Now: at(5), Retention: DefaultRetention, Retire: true}))
 	if _, err := refstore.ResolveID(ctx, a, month); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// damageMonth points month in dir at its tree with the handoffs subtree
+// replaced by one the repository lacks: what gc --prune=now leaves.
+func damageMonth(t *testing.T, dir, month string) {
+	t.Helper()
+	var entries []string
+	for line := range strings.SplitSeq(strings.TrimSpace(git(t, dir, "cat-file", "-p", month+"^{tree}")), "\n") {
+		if strings.HasSuffix(line, "\t"+archive.HandoffsDir) {
+			gone := strings.TrimSpace(gitIn(t, dir, "no such tree "+line, "hash-object", "--stdin"))
+			line = "040000 tree " + gone + "\t" + archive.HandoffsDir
+		}
+		entries = append(entries, line)
+	}
+	broken := strings.TrimSpace(gitIn(t, dir, strings.Join(entries, "\n")+"\n", "mktree", "--missing"))
+	// Named by its commit, as a month is.
+	broken = strings.TrimSpace(git(t, dir, "commit-tree", "-m", "damaged", broken))
+	git(t, dir, "update-ref", month, broken)
+	gc := exec.Command("git", "gc", "--quiet")
+	gc.Dir = dir
+	if out, err := gc.CombinedOutput(); err == nil {
+		t.Fatalf("git gc passed with the month damaged (%s): the test damaged nothing", out)
+	}
+}
+
+// A record this clone archived and had not pushed (a baton a tie-break
+// dropped here) is in an earlier version of the month, which the reflog
+// keeps from git gc: a prune that took the subtrees of a later version
+// does not take it too. Mend rebuilt the month from the damaged version
+// alone, and the soak found the dropped baton gone from every repository.
+func TestMendKeepsWhatAnEarlierVersionOfTheMonthHeld(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	left := end(t, a, 0, "archived here, never pushed")
+	ref, err := refstore.HandoffRef(left.Shared, left.Owner, left.Branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, err := refstore.ResolveID(ctx, a, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := archive.Month(at(0))
+	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, left.ID, blob)); err != nil {
+		t.Fatal(err)
+	}
+	month := archive.Ref(m)
+	damageMonth(t, a.Dir(), month)
+	notes, err := archive.Mend(ctx, a, refstore.ArchivePrefix)
+	if err != nil || len(notes) != 1 {
+		t.Fatalf("mend: %q, %v; want one month put right", notes, err)
+	}
+	p, err := archive.BatonPath(left.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := a.ReadPath(ctx, month, p); err != nil || e.OID != blob {
+		t.Fatalf("the baton archived here only is gone from the mended month: %v %v", e.OID, err)
+	}
+	git(t, a.Dir(), "gc", "--quiet")
+	if out := git(t, a.Dir(), "fsck", "--no-dangling"); strings.Contains(out, "missing") || strings.Contains(out, "broken") {
+		t.Fatalf("git fsck after the mend: %s", out)
 	}
 }
 
