@@ -48,17 +48,29 @@ func Put(ctx context.Context, st Store, month, msg string, entries []Entry) erro
 // without the other); moved is false when the month holds them already.
 // Its compare-and-swap fails the transaction if another writer moves the
 // month first.
+//
+// A month here that a git gc --prune=now damaged (Mend) is mended first
+// and built on again: until the next sync, every record a command
+// archived by itself failed to be archived, and the dropped or superseded
+// baton lived in a reflog its ref's retirement took (found by the soak).
 func Staged(ctx context.Context, st Store, month string, entries []Entry) (up refstore.Update, moved bool, err error) {
 	if err := checkMonth(month); err != nil {
 		return refstore.Update{}, false, err
 	}
-	base, ref, err := monthTree(ctx, st, month)
-	if err != nil {
-		return refstore.Update{}, false, err
+	for mended := false; ; mended = true {
+		base, ref, err := monthTree(ctx, st, month)
+		if err != nil {
+			return refstore.Update{}, false, err
+		}
+		tree, err := Build(ctx, st, base, entries)
+		if errors.Is(err, refstore.ErrMissingObject) && !mended {
+			if _, merr := Mend(ctx, st, refstore.ArchivePrefix); merr == nil {
+				continue
+			}
+		}
+		if err != nil || tree == base {
+			return refstore.Update{}, false, err
+		}
+		return refstore.Update{Ref: ref, Old: base, New: tree}, true, nil
 	}
-	tree, err := Build(ctx, st, base, entries)
-	if err != nil || tree == base {
-		return refstore.Update{}, false, err
-	}
-	return refstore.Update{Ref: ref, Old: base, New: tree}, true, nil
 }

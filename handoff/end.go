@@ -215,9 +215,9 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 	}
 	if !opts.NoBaton {
 		p.superseded, p.supersededNotes = supersededWaiting(ctx, st, p.up, p.b.ID)
-		arch, err := archiveSuperseded(ctx, st, p.up.Ref, p.superseded)
-		if err != nil {
-			return err
+		arch, notice := archiveSuperseded(ctx, st, p.up.Ref, p.superseded)
+		if notice != "" {
+			p.supersededNotes = append(p.supersededNotes, notice)
 		}
 		p.ups = append(p.ups, arch...)
 	}

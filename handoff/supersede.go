@@ -79,10 +79,14 @@ func supersededThere(ctx context.Context, st refstore.Writer, up refstore.Update
 // notice's promise lasted until the ref retired: retirement takes the
 // ref's reflog, a prune then took the blob, and `git handoff log` no
 // longer knew the baton had existed. None when st keeps no archive.
-func archiveSuperseded(ctx context.Context, st refstore.Writer, ref string, superseded []baton.Stored) ([]refstore.Update, error) {
+//
+// An archive that cannot take them (a month damaged past mending) fails
+// nothing: the end goes on without them, and notice says they stay in the
+// ref's reflog until it retires, as before.
+func archiveSuperseded(ctx context.Context, st refstore.Writer, ref string, superseded []baton.Stored) (ups []refstore.Update, notice string) {
 	as, ok := st.(archive.Store)
 	if !ok || len(superseded) == 0 {
-		return nil, nil
+		return nil, ""
 	}
 	byMonth := map[string][]archive.Entry{}
 	for _, b := range superseded {
@@ -94,15 +98,14 @@ func archiveSuperseded(ctx context.Context, st refstore.Writer, ref string, supe
 		months = append(months, m)
 	}
 	sort.Strings(months)
-	var ups []refstore.Update
 	for _, m := range months {
 		up, moved, err := archive.Staged(ctx, as, m, byMonth[m])
 		if err != nil {
-			return nil, fmt.Errorf("archiving the superseded baton: %w", err)
+			return nil, fmt.Sprintf("the superseded baton was not archived (%v): it stays in the reflog of %s until the ref retires", err, ref)
 		}
 		if moved {
 			ups = append(ups, up)
 		}
 	}
-	return ups, nil
+	return ups, ""
 }

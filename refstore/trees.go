@@ -184,7 +184,7 @@ func (s *Store) buildTree(ctx context.Context, base string, entries []TreeEntry)
 	env := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "index")}
 	if base != "" {
 		if _, err := s.gitWith(ctx, env, nil, "read-tree", base); err != nil {
-			return "", err
+			return "", s.damaged(ctx, base, err)
 		}
 	}
 	// ls-tree's own line shape, NUL-terminated: no path is ever quoted.
@@ -210,6 +210,17 @@ func (s *Store) buildTree(ctx context.Context, base string, entries []TreeEntry)
 	return strings.TrimSpace(string(out)), nil
 }
 
+// damaged is err, git's failure to read tree, named as ErrMissingObject
+// when the tree reaches objects the repository lacks (subtrees a git gc
+// --prune=now removed while it was written), for the caller that can mend
+// it (archive.Mend).
+func (s *Store) damaged(ctx context.Context, tree string, err error) error {
+	if missing, e := s.Missing(ctx, tree); e == nil && len(missing) > 0 {
+		return fmt.Errorf("%w: tree %s reaches %d objects this repository lacks (%s first), removed by a git gc --prune=now while it was written: %v", ErrMissingObject, tree, len(missing), missing[0], err)
+	}
+	return err
+}
+
 // ListTree lists through one git ls-tree. A tree without dir lists nothing.
 func (s *Store) ListTree(ctx context.Context, tree, dir string) ([]TreeEntry, error) {
 	args := []string{"ls-tree", "-r", "-z", "--full-tree", tree}
@@ -218,12 +229,7 @@ func (s *Store) ListTree(ctx context.Context, tree, dir string) ([]TreeEntry, er
 	}
 	out, err := s.gitWith(ctx, nil, nil, args...)
 	if err != nil {
-		// A tree whose subtrees a git gc --prune=now removed is named as
-		// such (ErrMissingObject), for the caller that can mend it.
-		if missing, e := s.Missing(ctx, tree); e == nil && len(missing) > 0 {
-			return nil, fmt.Errorf("%w: tree %s reaches %d objects this repository lacks (%s first), removed by a git gc --prune=now while it was written: %v", ErrMissingObject, tree, len(missing), missing[0], err)
-		}
-		return nil, err
+		return nil, s.damaged(ctx, tree, err)
 	}
 	var entries []TreeEntry
 	for rec := range bytes.SplitSeq(out, []byte{0}) {

@@ -143,3 +143,46 @@ func gitIn(t *testing.T, dir, stdin string, args ...string) string {
 	}
 	return string(out)
 }
+
+// A command that archives a record by itself (a tie-break's dropped
+// baton, an end's superseded one) onto a month a prune damaged mends the
+// month first: before, every such archiving failed until the next sync
+// mended it, and the record lived in a reflog its ref's retirement took
+// (found by the soak).
+func TestPutOnADamagedMonthMendsItFirst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	m := archive.Month(at(0))
+	month := archive.Ref(m)
+	var ids []string
+	for i, next := range []string{"archived before the damage", "archived after it"} {
+		left := end(t, a, i, next)
+		ref, err := refstore.HandoffRef(left.Shared, left.Owner, left.Branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blob, err := refstore.ResolveID(ctx, a, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			damageMonth(t, a.Dir(), month)
+		}
+		if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, left.ID, blob)); err != nil {
+			t.Fatalf("archiving onto the month (damaged: %v): %v", i == 1, err)
+		}
+		ids = append(ids, left.ID)
+	}
+	for _, id := range ids {
+		p, err := archive.BatonPath(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.ReadPath(ctx, month, p); err != nil {
+			t.Errorf("baton %s is not in the month: %v", id, err)
+		}
+	}
+	git(t, a.Dir(), "gc", "--quiet")
+}
