@@ -3,6 +3,7 @@ package refstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -167,12 +168,27 @@ func (s *Store) Logged(ctx context.Context, ref string, n int) ([]string, error)
 // (commit-tree). The index lives in a
 // fresh directory under the common git dir (the same file system as the
 // objects; never the user's index) and is removed afterwards.
+//
+// A git gc --prune=now can delete the tree write-tree just wrote before
+// commit-tree names it (git's documented race of --prune=now with
+// writers): commit-tree then says the tree "is not a valid object", and
+// the build is made again, at most twice more. A base that reaches
+// objects the repository lacks (ErrMissingObject) is not retried: it
+// needs mending (archive.Mend).
 func (s *Store) BuildTree(ctx context.Context, base string, entries []TreeEntry) (string, error) {
-	id, err := s.buildTree(ctx, base, entries)
-	if err == nil {
-		s.holdBuilt(id, base, entries) // for a prune beside it (gcrace.go)
+	var id string
+	var err error
+	for range 3 {
+		id, err = s.buildTree(ctx, base, entries)
+		if err == nil {
+			s.holdBuilt(id, base, entries) // for a prune beside it (gcrace.go)
+			return id, nil
+		}
+		if errors.Is(err, ErrMissingObject) || ctx.Err() != nil {
+			break
+		}
 	}
-	return id, err
+	return "", err
 }
 
 func (s *Store) buildTree(ctx context.Context, base string, entries []TreeEntry) (string, error) {
