@@ -283,6 +283,10 @@ func sealed(ctx context.Context, st Store, id string) (string, error) {
 		return "", nil
 	}
 	o, err := st.ReadObject(ctx, id)
+	if errors.Is(err, refstore.ErrNotFound) {
+		// A month whose commit a prune took: for Mend to put right.
+		return "", fmt.Errorf("%w: %s: %v", refstore.ErrMissingObject, id, err)
+	}
 	if err != nil {
 		return "", err
 	}

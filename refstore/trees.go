@@ -152,15 +152,28 @@ func (s *Store) ForgetReflog(ctx context.Context, ref string) error {
 
 // Logged lists the values of ref's reflog, newest first (git reflog show):
 // at most n, none when the ref keeps no reflog.
+//
+// git reflog show reads each entry's commit, and dies on a ref whose own
+// object is gone (a month whose commit a prune took): then each entry is
+// asked for on its own (git rev-parse ref@{i}), which reads the reflog
+// alone, until git says the reflog has no more.
 func (s *Store) Logged(ctx context.Context, ref string, n int) ([]string, error) {
 	if _, err := s.gitWith(ctx, nil, nil, "reflog", "exists", ref); err != nil {
 		return nil, nil // no reflog: git says so by its exit code alone
 	}
 	out, err := s.gitWith(ctx, nil, nil, "reflog", "show", "--no-abbrev", "--format=%H", "-n", strconv.Itoa(n), ref, "--")
-	if err != nil {
-		return nil, err
+	if err == nil {
+		return strings.Fields(string(out)), nil
 	}
-	return strings.Fields(string(out)), nil
+	var ids []string
+	for i := range n {
+		out, err := s.gitWith(ctx, nil, nil, "rev-parse", "--verify", "-q", ref+"@{"+strconv.Itoa(i)+"}")
+		if err != nil {
+			break
+		}
+		ids = append(ids, strings.TrimSpace(string(out)))
+	}
+	return ids, nil
 }
 
 // BuildTree writes the tree through git on an index file of its own:
@@ -233,6 +246,9 @@ func (s *Store) buildTree(ctx context.Context, base string, entries []TreeEntry)
 func (s *Store) damaged(ctx context.Context, tree string, err error) error {
 	if missing, e := s.Missing(ctx, tree); e == nil && len(missing) > 0 {
 		return fmt.Errorf("%w: tree %s reaches %d objects this repository lacks (%s first), removed by a git gc --prune=now while it was written: %v", ErrMissingObject, tree, len(missing), missing[0], err)
+	}
+	if _, e := s.ReadObject(ctx, tree); errors.Is(e, ErrNotFound) {
+		return fmt.Errorf("%w: %s, which this repository lacks (removed by a git gc --prune=now while it was written): %v", ErrMissingObject, tree, err)
 	}
 	return err
 }

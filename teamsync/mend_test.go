@@ -2,7 +2,9 @@ package teamsync
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +185,111 @@ func TestPutOnADamagedMonthMendsItFirst(t *testing.T) {
 		if _, err := a.ReadPath(ctx, month, p); err != nil {
 			t.Errorf("baton %s is not in the month: %v", id, err)
 		}
+	}
+	git(t, a.Dir(), "gc", "--quiet")
+}
+
+// A month of this clone's whose commit a prune took (written while a git
+// gc --prune=now ran) was deleted as any ref naming a missing object, and
+// with it every record this clone had archived and not pushed, and the
+// reflog that kept them. It is put back from its earlier versions.
+func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tm := newTeam(t, 1)
+	a := tm.clones[0]
+	m := archive.Month(at(0))
+	month := archive.Ref(m)
+	var ids []string
+	for i, next := range []string{"archived here first", "archived here next"} {
+		left := end(t, a, i, next)
+		ref, err := refstore.HandoffRef(left.Shared, left.Owner, left.Branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blob, err := refstore.ResolveID(ctx, a, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, left.ID, blob)); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, left.ID)
+	}
+	// The prune: the month's newest commit goes, as loose objects do.
+	tip := strings.TrimSpace(git(t, a.Dir(), "rev-parse", month))
+	obj := strings.TrimSpace(git(t, a.Dir(), "rev-parse", "--git-path", "objects/"+tip[:2]+"/"+tip[2:]))
+	if !filepath.IsAbs(obj) {
+		obj = filepath.Join(a.Dir(), obj)
+	}
+	if err := os.Remove(obj); err != nil {
+		t.Fatalf("removing the month's commit: %v", err)
+	}
+	res, err := Sync(ctx, a, Options{Remote: "origin", Now: at(3), Retention: DefaultRetention})
+	if err != nil {
+		t.Fatalf("sync with the month's commit gone: %v", err)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, month+" named a tree reaching") {
+		t.Errorf("sync warned %q, want the month put back named", res.Warnings)
+	}
+	// The record of the earlier version is back (the second end archived
+	// the first baton, which it superseded); the one only the pruned
+	// version held is gone, as the note says.
+	for _, id := range ids[:1] {
+		p, err := archive.BatonPath(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.ReadPath(ctx, month, p); err != nil {
+			t.Errorf("baton %s is not in the month put back: %v", id, err)
+		}
+	}
+	git(t, a.Dir(), "gc", "--quiet")
+	if out := git(t, a.Dir(), "fsck", "--no-dangling"); strings.Contains(out, "missing") || strings.Contains(out, "broken") {
+		t.Fatalf("git fsck after the month was put back: %s", out)
+	}
+
+	// Again on a clone whose months are sealed (its later syncs): a
+	// record archived here, another version over it, that one pruned.
+	third := end(t, a, 4, "archived here after the first sync")
+	ref, err := refstore.HandoffRef(third.Shared, third.Owner, third.Branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, err := refstore.ResolveID(ctx, a, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, third.ID, blob)); err != nil {
+		t.Fatal(err)
+	}
+	// Another record archived here: a new version of the month, pruned.
+	fourth := end(t, a, 5, "archived after it")
+	blob4, err := refstore.ResolveID(ctx, a, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, fourth.ID, blob4)); err != nil {
+		t.Fatal(err)
+	}
+	tip = strings.TrimSpace(git(t, a.Dir(), "rev-parse", month))
+	obj = strings.TrimSpace(git(t, a.Dir(), "rev-parse", "--git-path", "objects/"+tip[:2]+"/"+tip[2:]))
+	if !filepath.IsAbs(obj) {
+		obj = filepath.Join(a.Dir(), obj)
+	}
+	if err := os.Remove(obj); err != nil {
+		t.Fatalf("removing the month's commit: %v", err)
+	}
+	res, err = Sync(ctx, a, Options{Remote: "origin", Now: at(6), Retention: DefaultRetention})
+	if err != nil {
+		t.Fatalf("a later sync with the month's commit gone: %v", err)
+	}
+	p, err := archive.BatonPath(third.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ReadPath(ctx, month, p); err != nil {
+		t.Errorf("baton %s, archived in an earlier version, is not in the month put back: %v (sync said %q)", third.ID, err, res.Warnings)
 	}
 	git(t, a.Dir(), "gc", "--quiet")
 }

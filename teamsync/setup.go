@@ -2,6 +2,7 @@ package teamsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -160,14 +161,24 @@ const sealedNote = "archive-sealed"
 // their commits, once: a month that names a tree costs every git fetch a
 // read of all of it. The next join carries them to the remote, and a
 // month fetched later as a tree is sealed by the join (archive.Union).
-func sealArchive(ctx context.Context, st refstore.Clone) error {
+// It returns the notes of a month it put right first.
+func sealArchive(ctx context.Context, st refstore.Clone) ([]string, error) {
 	if _, err := st.Local().Read(sealedNote); err == nil {
-		return nil
+		return nil, nil
 	}
-	if _, err := archive.Seal(ctx, st); err != nil {
-		return err
+	var notes []string
+	_, err := archive.Seal(ctx, st)
+	if errors.Is(err, refstore.ErrMissingObject) {
+		// A month whose commit a prune took: put right first (its
+		// earlier versions), then sealed as the rest.
+		if notes, err = archive.Mend(ctx, st, refstore.ArchivePrefix); err == nil {
+			_, err = archive.Seal(ctx, st)
+		}
 	}
-	return st.Local().Write(ctx, sealedNote, []byte("archive months name commits\n"))
+	if err != nil {
+		return notes, err
+	}
+	return notes, st.Local().Write(ctx, sealedNote, []byte("archive months name commits\n"))
 }
 
 // markRemote names remote in git config handoff.remote, once; it reports

@@ -382,9 +382,11 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 		if s.migrated, err = migrate(ctx, st, opts.Remote); err != nil {
 			return nil, err
 		}
-		if err := sealArchive(ctx, st); err != nil {
+		notes, err := sealArchive(ctx, st)
+		if err != nil {
 			return nil, err
 		}
+		s.fetchNotes = append(s.fetchNotes, notes...)
 	}
 	s.seen = readSeen(st, opts.Remote, rc.URL)
 	s.doubt = readDoubt(st, opts.Remote, rc.URL)
@@ -857,6 +859,16 @@ func dropDangling(ctx context.Context, st refstore.Records) []string {
 	})
 	var out []string
 	for _, id := range missing {
+		if strings.HasPrefix(id.Ref, refstore.ArchivePrefix) {
+			// A month of this clone's: Mend puts it back from its
+			// earlier versions, which deleting it would take too.
+			if as, ok := st.(archive.Store); ok {
+				if notes, err := archive.Mend(ctx, as, refstore.ArchivePrefix); err == nil {
+					out = append(out, notes...)
+					continue
+				}
+			}
+		}
 		if err := st.Apply(ctx, "handoff: removed a ref naming a missing object", refstore.Update{Ref: id.Ref, Old: id.OID}); err != nil {
 			continue
 		}
