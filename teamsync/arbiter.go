@@ -521,8 +521,8 @@ func versionOf(ctx context.Context, st refstore.Records, k *kind, ref, oid strin
 
 // adopt brings the local ref to the remote's version theirs when the join
 // of what the ref holds now and theirs keeps theirs: the write sync would
-// make, with its reflog message, so `git handoff log` shows a conflict and
-// the dropped version stays in the reflog. It returns the conflict when the
+// make, with its reflog message, so `git handoff log` shows a conflict,
+// and the archive month that keeps a dropped baton in the same write. It returns the conflict when the
 // two were written without seeing each other.
 func adopt(ctx context.Context, st refstore.Records, remote, ref string, theirs *version, look lookup) *Conflict {
 	k := kindOf(ref)
@@ -556,7 +556,9 @@ func adopt(ctx context.Context, st refstore.Records, remote, ref string, theirs 
 		if d.conflict {
 			msg = conflictMsg(&d, remote)
 		}
-		err = st.Apply(ctx, msg, refstore.Update{Ref: ref, New: theirs.oid, Old: oidOf(cur)})
+		// A baton this drops goes to the archive in the same write
+		// (applyDropped).
+		notArchived, err := applyDropped(ctx, st, msg, refstore.Update{Ref: ref, New: theirs.oid, Old: oidOf(cur)}, &d)
 		if errors.Is(err, refstore.ErrConflict) {
 			continue // moved meanwhile: join again with what it holds now
 		}
@@ -564,8 +566,8 @@ func adopt(ctx context.Context, st refstore.Records, remote, ref string, theirs 
 			return nil
 		}
 		c := conflictOf(&d)
-		if err := archiveDroppedHere(ctx, st, &d); err != nil {
-			c.Summary += " (the dropped baton was not archived here: " + err.Error() + "; it stays in the reflog until its ref retires)"
+		if notArchived != nil {
+			c.Summary += " (the dropped baton was not archived here: " + notArchived.Error() + "; it stays in the reflog until its ref retires)"
 		}
 		return &c
 	}

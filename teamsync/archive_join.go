@@ -480,32 +480,76 @@ func droppedBaton(d *decision, month string) []retirement {
 }
 
 // archiveDroppedHere is archiveDropped for a command that joins by itself,
-// here only (a claim adopting the arbiter's version, the lazy merge of
-// fetched copies): the baton a tie-break dropped goes to this clone's
-// archive at once, and the next sync carries it to the remote's. Its live
-// ref and that ref's reflog go when the key retires, and the dropped
-// baton, which the conflict report says is kept, with them (found by the
-// soak: a baton an end wrote over a claim it had not seen, dropped by a
-// claim's adoption, then gone with the retirement and a gc). Archived
-// under the month it was written in: a command has no clock of the
-// team's, and its month is what every clone computes alike. A failure is
-// only a warning: the conflict itself is decided.
+// here only, when no local write drops the baton (a tie the arbiter
+// settled over a teammate's baton, ties.go): the baton a tie-break dropped
+// goes to this clone's archive at once, and the next sync carries it to
+// the remote's. Archived under the month it was written in: a command has
+// no clock of the team's, and its month is what every clone computes
+// alike. A failure is only a warning: the conflict itself is decided.
 func archiveDroppedHere(ctx context.Context, st refstore.Records, d *decision) error {
 	as, ok := st.(archive.Store)
 	if !ok {
 		return nil
 	}
-	rets := droppedBaton(d, "")
-	if len(rets) == 0 {
+	month, entries := droppedEntries(d)
+	if len(entries) == 0 {
 		return nil
 	}
-	loser := d.lost()
-	month := archive.Month(recOf[baton.Baton](loser).CreatedAt)
+	return archive.Put(ctx, as, month, "handoff: archived "+kindOf(d.ref).describe(d.lost())+", dropped by a tie-break", entries)
+}
+
+// droppedEntries is the month and the entries that keep the baton d's
+// tie-break dropped for another (droppedBaton), in the month it was
+// written in; none when d dropped no other baton.
+func droppedEntries(d *decision) (string, []archive.Entry) {
+	rets := droppedBaton(d, "")
+	if len(rets) == 0 {
+		return "", nil
+	}
 	entries := make([]archive.Entry, len(rets))
 	for i, r := range rets {
 		entries[i] = archive.Entry{Path: r.path, OID: r.oid}
 	}
-	return archive.Put(ctx, as, month, "handoff: archived "+kindOf(d.ref).describe(loser)+", dropped by a tie-break", entries)
+	return archive.Month(recOf[baton.Baton](d.lost()).CreatedAt), entries
+}
+
+// applyDropped makes u, the local write of a command that joins by itself
+// (a claim adopting the arbiter's version, the lazy merge of fetched
+// copies), with message msg, and when d, its join, drops this clone's
+// baton for another, the move of the archive month that keeps it, first,
+// in the same transaction: the baton leaves its live ref only with the
+// month that keeps it, as in sync. Written one after the other, a month
+// write that failed (a month other commands moved meanwhile, one a prune
+// damaged) left the dropped baton in a reflog its ref's retirement took
+// (found by the soak). A month that cannot be staged leaves u to be made
+// alone, and says why in notArchived. A lost swap of u itself is
+// ErrConflict, as from Apply.
+func applyDropped(ctx context.Context, st refstore.Records, msg string, u refstore.Update, d *decision) (notArchived error, err error) {
+	as, ok := st.(archive.Store)
+	month, entries := droppedEntries(d)
+	if !ok || len(entries) == 0 {
+		return nil, st.Apply(ctx, msg, u)
+	}
+	for range 4 {
+		arch, moved, serr := archive.Staged(ctx, as, month, entries)
+		if serr != nil {
+			return serr, st.Apply(ctx, msg, u)
+		}
+		ups := []refstore.Update{u}
+		if moved {
+			ups = []refstore.Update{arch, u}
+		}
+		err := st.Apply(ctx, msg, ups...)
+		if !errors.Is(err, refstore.ErrConflict) || !moved {
+			return nil, err
+		}
+		// The month or the ref moved meanwhile: a ref that moved is the
+		// caller's lost swap; a month, staged again.
+		if cur, rerr := refstore.ResolveID(ctx, st, u.Ref); rerr != nil && !errors.Is(rerr, refstore.ErrNotFound) || cur != u.Old {
+			return nil, err
+		}
+	}
+	return errors.New("the archive month kept moving"), st.Apply(ctx, msg, u)
 }
 
 // archiveView reads archive trees, newest first.

@@ -248,7 +248,7 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 	// What each local ref holds, read only for the keys that differ.
 	locals := map[string]*lazyLocal{}
 	conflictMsgs := map[string]string{}
-	var dropped []decision
+	dropped := map[string]decision{} // by ref: the joins that drop a local baton
 	for _, remote := range remotes {
 		tp, err := TrackingPrefix(remote)
 		if err != nil {
@@ -334,23 +334,13 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 				res.Conflicts = append(res.Conflicts, conflictOf(&d))
 				if d.local != nil && d.local.oid == c.orig && d.winner != d.local {
 					conflictMsgs[ref] = conflictMsg(&d, remote)
-					dropped = append(dropped, d)
+					dropped[ref] = d
 				}
 			}
 			c.v = d.winner
 		}
 	}
-	if err := applyMerged(ctx, st, locals, conflictMsgs, res); err != nil {
-		return err
-	}
-	// The local batons the joins dropped, once their refs moved on: to
-	// the archive, as sync's join keeps them (archiveDroppedHere).
-	for i := range dropped {
-		if err := archiveDroppedHere(ctx, st, &dropped[i]); err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the dropped baton was not archived here (%v); it stays in the reflog until its ref retires", dropped[i].ref, err))
-		}
-	}
-	return nil
+	return applyMerged(ctx, st, locals, conflictMsgs, dropped, res)
 }
 
 // lazyLocal is what a local ref holds, as lazyMerge joins the fetched
@@ -362,8 +352,13 @@ type lazyLocal struct {
 }
 
 // applyMerged swaps each local ref whose join moved it, in ref order.
-func applyMerged(ctx context.Context, st refstore.Records, locals map[string]*lazyLocal, conflictMsgs map[string]string, res *LazyResult) error {
+//
+// A write whose join drops this clone's baton for another goes with the
+// archive month that keeps the dropped baton, as sync's join keeps it
+// (applyDropped).
+func applyMerged(ctx context.Context, st refstore.Records, locals map[string]*lazyLocal, conflictMsgs map[string]string, dropped map[string]decision, res *LazyResult) error {
 	var ups []refstore.Update
+	var first error // the first lost swap of a write that drops a baton
 	refs := make([]string, 0, len(locals))
 	for ref := range locals {
 		refs = append(refs, ref)
@@ -374,14 +369,28 @@ func applyMerged(ctx context.Context, st refstore.Records, locals map[string]*la
 		if c.bad || c.v == nil || c.v.oid == c.orig {
 			continue
 		}
-		ups = append(ups, refstore.Update{Ref: ref, New: c.v.oid, Old: c.orig})
+		u := refstore.Update{Ref: ref, New: c.v.oid, Old: c.orig}
 		res.Merged = append(res.Merged, Change{Ref: ref, Old: c.orig, New: c.v.oid, Reason: "merged", What: kindOf(ref).describe(c.v)})
+		d, drops := dropped[ref]
+		if !drops {
+			ups = append(ups, u)
+			continue
+		}
+		notArchived, err := applyDropped(ctx, st, conflictMsgs[ref], u, &d)
+		if err != nil && first == nil {
+			first = err
+		}
+		if notArchived != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the dropped baton was not archived here (%v); it stays in the reflog until its ref retires", ref, notArchived))
+		}
 	}
-	if len(ups) == 0 {
-		return nil
+	if len(ups) > 0 {
+		// Every key was joined on its own, so each swaps on its own.
+		if err := applyLocal(ctx, st, "handoff: merged fetched records", ups, conflictMsgs); err != nil {
+			return err
+		}
 	}
-	// Every key was joined on its own, so each swaps on its own.
-	return applyLocal(ctx, st, "handoff: merged fetched records", ups, conflictMsgs)
+	return first
 }
 
 // MergeFetched is what every surface does on opening a store for one
