@@ -108,20 +108,38 @@ func KeyDir(ref string) (string, error) { return path(KeysDir, ref) }
 // KeyPath is where the floor of baton id at the baton ref is archived.
 func KeyPath(ref, id string) (string, error) { return path(KeysDir, ref, id) }
 
-// Undelivered are the entries of a baton that left its ref without being
-// delivered (a tie-break dropped it for another baton, a later end
-// superseded it while it waited): blob oid at the baton's own path, which
-// makes every copy of it stale everywhere, and as a floor of ref, which
-// keeps what it was written over or after seeing. The archive is what
-// keeps it readable: its ref's reflog goes when the ref retires, and a
-// prune then takes the blob. None when id cannot name a path.
-func Undelivered(ref, id, oid string) []Entry {
+// BatonEntries are the entries that archive blob oid, a version of baton
+// id leaving baton ref other than by its ref's retirement (a tie-break
+// dropped it for another baton, a later end replaced it, waiting or
+// final): at the baton's own path, which makes every copy of it stale
+// everywhere, and as a floor of ref, which keeps what it was written over
+// or after seeing; what retirement writes for a baton too. The archive is
+// what keeps it readable: its ref's reflog goes when the ref retires, and
+// a prune then takes the blob. None when id cannot name a path.
+func BatonEntries(ref, id, oid string) []Entry {
 	var out []Entry
 	if p, err := BatonPath(id); err == nil {
 		out = append(out, Entry{Path: p, OID: oid})
 	}
 	if p, err := KeyPath(ref, id); err == nil {
 		out = append(out, Entry{Path: p, OID: oid})
+	}
+	return out
+}
+
+// Dedupe keeps one entry per path, the last: a baton id retired under two
+// refs (a copy a teammate misplaced), or noted twice, is one archived
+// record.
+func Dedupe(es []Entry) []Entry {
+	at := map[string]int{}
+	var out []Entry
+	for _, e := range es {
+		if i, ok := at[e.Path]; ok {
+			out[i] = e
+			continue
+		}
+		at[e.Path] = len(out)
+		out = append(out, e)
 	}
 	return out
 }

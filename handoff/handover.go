@@ -273,7 +273,10 @@ func autoHandoff(ctx context.Context, st, wt refstore.Clone, s session.Record, t
 		if waiting, _ := supersededWaiting(ctx, st, up, b.ID); len(waiting) > 0 {
 			return nil, append(notices, fmt.Sprintf("session %s left no baton; baton %s waits on `%s` already, so git-handoff wrote no automatic handoff", s.ID, waiting[0].ID, s.Branch))
 		}
-		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s for session %s", b.ID, s.ID), up)
+		// A final baton it replaces is noted for the next sync to
+		// archive, as an end's is (retiring.go).
+		arch, _ := archiveReplaced(ctx, st, up.Ref, nil, replacedFinal(ctx, st, up, b.ID))
+		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s for session %s", b.ID, s.ID), append([]refstore.Update{up}, arch...)...)
 	}
 	if err != nil {
 		return nil, append(notices, fmt.Sprintf("session %s left no baton and its automatic handoff was not written: %v", s.ID, err))

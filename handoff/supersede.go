@@ -70,11 +70,13 @@ func supersededThere(ctx context.Context, st refstore.Writer, up refstore.Update
 	return nil, nil
 }
 
-// archiveSuperseded is the move of each archive month that keeps the
-// batons an end superseded (archive.Undelivered, in the month each was
-// created, as every clone computes it), for the end's own transaction,
-// after its other writes: a transaction cut short by a kill then leaves
-// at worst the superseded baton unarchived, its ref's reflog keeping it
+// archiveReplaced is the move of each archive month that keeps the
+// batons an end replaced and must archive itself, for the end's own
+// transaction, after its other writes: the batons it superseded while
+// they waited (archive.BatonEntries, in the month each was created, as
+// every clone computes it), and a final one whose note for the next sync
+// could not be written (retiring.go). A transaction cut short by a kill
+// then leaves at worst the baton unarchived, its ref's reflog keeping it
 // as before, never a baton archived while it still waits. Without it the
 // notice's promise lasted until the ref retired: retirement takes the
 // ref's reflog, a prune then took the blob, and `git handoff log` no
@@ -83,15 +85,18 @@ func supersededThere(ctx context.Context, st refstore.Writer, up refstore.Update
 // An archive that cannot take them (a month damaged past mending) fails
 // nothing: the end goes on without them, and notice says they stay in the
 // ref's reflog until it retires, as before.
-func archiveSuperseded(ctx context.Context, st refstore.Writer, ref string, superseded []baton.Stored) (ups []refstore.Update, notice string) {
+func archiveReplaced(ctx context.Context, st refstore.Writer, ref string, superseded []baton.Stored, final *Retiring) (ups []refstore.Update, notice string) {
 	as, ok := st.(archive.Store)
-	if !ok || len(superseded) == 0 {
+	if !ok || len(superseded) == 0 && final == nil {
 		return nil, ""
 	}
 	byMonth := map[string][]archive.Entry{}
 	for _, b := range superseded {
 		m := archive.Month(b.CreatedAt)
-		byMonth[m] = append(byMonth[m], archive.Undelivered(ref, b.ID, b.OID)...)
+		byMonth[m] = append(byMonth[m], archive.BatonEntries(ref, b.ID, b.OID)...)
+	}
+	if final != nil {
+		byMonth[final.Month] = append(byMonth[final.Month], final.Entries...)
 	}
 	months := make([]string, 0, len(byMonth))
 	for m := range byMonth {
@@ -101,7 +106,7 @@ func archiveSuperseded(ctx context.Context, st refstore.Writer, ref string, supe
 	for _, m := range months {
 		up, moved, err := archive.Staged(ctx, as, m, byMonth[m])
 		if err != nil {
-			return nil, fmt.Sprintf("the superseded baton was not archived (%v): it stays in the reflog of %s until the ref retires", err, ref)
+			return nil, fmt.Sprintf("the baton this end replaced was not archived (%v): it stays in the reflog of %s until the ref retires", err, ref)
 		}
 		if moved {
 			ups = append(ups, up)

@@ -76,7 +76,7 @@ func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decisi
 		if err != nil {
 			return nil, nil, fmt.Errorf("joining the archive of %s: %w", m, err)
 		}
-		if entries := dedupe(put[m]); len(entries) > 0 {
+		if entries := archive.Dedupe(put[m]); len(entries) > 0 {
 			if tree, err = archive.Build(ctx, st, tree, entries); err != nil {
 				return nil, nil, fmt.Errorf("archiving into %s: %w", m, err)
 			}
@@ -87,22 +87,6 @@ func joinArchive(ctx context.Context, st refstore.Clone, ids refIDs, ds []decisi
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].month < out[j].month })
 	return out, conflicts, nil
-}
-
-// dedupe keeps one entry per path, the last: a baton id retired under two
-// refs (a copy a teammate misplaced) is one archived record.
-func dedupe(es []archive.Entry) []archive.Entry {
-	at := map[string]int{}
-	var out []archive.Entry
-	for _, e := range es {
-		if i, ok := at[e.Path]; ok {
-			out[i] = e
-			continue
-		}
-		at[e.Path] = len(out)
-		out = append(out, e)
-	}
-	return out
 }
 
 // laterArchived chooses between two archived versions of one record, the
@@ -473,7 +457,7 @@ func droppedBaton(d *decision, month string) []retirement {
 		return nil
 	}
 	var out []retirement
-	for _, e := range archive.Undelivered(d.ref, id, loser.oid) {
+	for _, e := range archive.BatonEntries(d.ref, id, loser.oid) {
 		out = append(out, retirement{path: e.Path, month: month, oid: e.OID})
 	}
 	return out

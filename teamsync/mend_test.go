@@ -111,7 +111,7 @@ func TestMendKeepsWhatAnEarlierVersionOfTheMonthHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := archive.Month(at(0))
-	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, left.ID, blob)); err != nil {
+	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, left.ID, blob)); err != nil {
 		t.Fatal(err)
 	}
 	month := archive.Ref(m)
@@ -172,7 +172,7 @@ func TestPutOnADamagedMonthMendsItFirst(t *testing.T) {
 		if i == 1 {
 			damageMonth(t, a.Dir(), month)
 		}
-		if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, left.ID, blob)); err != nil {
+		if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, left.ID, blob)); err != nil {
 			t.Fatalf("archiving onto the month (damaged: %v): %v", i == 1, err)
 		}
 		ids = append(ids, left.ID)
@@ -211,7 +211,7 @@ func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, left.ID, blob)); err != nil {
+		if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, left.ID, blob)); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, left.ID)
@@ -260,7 +260,7 @@ func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, third.ID, blob)); err != nil {
+	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, third.ID, blob)); err != nil {
 		t.Fatal(err)
 	}
 	// Another record archived here: a new version of the month, pruned.
@@ -269,7 +269,7 @@ func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.Undelivered(ref, fourth.ID, blob4)); err != nil {
+	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, fourth.ID, blob4)); err != nil {
 		t.Fatal(err)
 	}
 	tip = strings.TrimSpace(git(t, a.Dir(), "rev-parse", month))

@@ -387,6 +387,9 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 			return nil, err
 		}
 		s.fetchNotes = append(s.fetchNotes, notes...)
+		// Before anything retires, which takes a ref's reflog: the
+		// final batons ends replaced, kept by that reflog until now.
+		s.fetchNotes = append(s.fetchNotes, handoff.ArchiveRetiring(ctx, st)...)
 	}
 	s.seen = readSeen(st, opts.Remote, rc.URL)
 	s.doubt = readDoubt(st, opts.Remote, rc.URL)

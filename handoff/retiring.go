@@ -1,0 +1,118 @@
+package handoff
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/baton"
+	"github.com/git-handoff/git-handoff/refstore"
+)
+
+// An end over a baton already final at its ref (claimed, cancelled or
+// dismissed, and not retired yet: no sync has seen it) replaces it there,
+// and the final baton leaves the live refs with no retirement to archive
+// it: its ref's reflog kept it until the ref retired, then a prune took
+// it, and `git handoff log` lost its creation and its claim (found by the
+// soak's check that every baton ends up held at the remote). Archiving it
+// in the end's own transaction costs every end after a claim a tree build
+// (four git processes), so the end notes it instead (RetiringDir), before
+// its transaction (and archives it itself only when the note cannot be
+// written), and the next sync archives what is noted
+// (ArchiveRetiring) before it retires anything: the reflog keeps the blob
+// until then, since only a sync takes a ref's history.
+
+// RetiringDir holds the notes of final batons an end replaced, one file
+// each (refstore.Local).
+const RetiringDir = "retiring"
+
+// Retiring is one such note: the entries of the final version, in the
+// month its retirement would have put it in.
+type Retiring struct {
+	Month   string          `json:"month"`
+	Entries []archive.Entry `json:"entries"`
+}
+
+// replacedFinal notes the baton up replaces at its ref when it is final
+// and another baton than by; nothing when it waits (supersededWaiting's),
+// or cannot be read. A note that cannot be written is returned, for the
+// end to archive it in its own transaction instead (archiveReplaced).
+func replacedFinal(ctx context.Context, st refstore.Writer, up refstore.Update, by string) (unnoted *Retiring) {
+	if up.Old == "" {
+		return nil
+	}
+	e, err := st.ReadObject(ctx, up.Old)
+	if err != nil {
+		return nil
+	}
+	b, err := baton.DecodeVersion(e)
+	if err != nil || b.Live() || b.ID == by {
+		return nil
+	}
+	at := b.CreatedAt
+	switch {
+	case b.Claimed && b.ClaimedAt != nil:
+		at = *b.ClaimedAt
+	case b.Deleted != nil:
+		at = b.Deleted.At
+	}
+	n := Retiring{Month: archive.Month(at), Entries: archive.BatonEntries(up.Ref, b.ID, up.Old)}
+	if len(n.Entries) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(n)
+	if err == nil {
+		sum := sha256.Sum256([]byte(up.Ref + "\x00" + up.Old))
+		err = st.Local().Write(ctx, RetiringDir+"/"+hex.EncodeToString(sum[:8]), data)
+	}
+	if err != nil {
+		return &n
+	}
+	return nil
+}
+
+// ArchiveRetiring archives the final batons ends noted replacing, a month
+// at a time, and drops each note its month now holds; a note that cannot
+// be read goes (what it named stays in the reflog, as before), one whose
+// month cannot be written stays for the next sync, and says why.
+func ArchiveRetiring(ctx context.Context, st refstore.Clone) []string {
+	as, ok := st.(archive.Store)
+	if !ok {
+		return nil
+	}
+	l := st.Local()
+	names, err := l.List(RetiringDir)
+	if err != nil || len(names) == 0 {
+		return nil
+	}
+	byMonth := map[string][]archive.Entry{}
+	notesOf := map[string][]string{}
+	for _, name := range names {
+		var n Retiring
+		data, err := l.Read(RetiringDir + "/" + name)
+		if err == nil {
+			err = json.Unmarshal(data, &n)
+		}
+		if err != nil || n.Month == "" {
+			_ = l.Remove(RetiringDir + "/" + name)
+			continue
+		}
+		byMonth[n.Month] = append(byMonth[n.Month], n.Entries...)
+		notesOf[n.Month] = append(notesOf[n.Month], name)
+	}
+	var warns []string
+	for month, entries := range byMonth {
+		err := archive.Put(ctx, as, month, "handoff: archived batons an end replaced once final", archive.Dedupe(entries))
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("batons an end replaced once claimed or deleted were not archived in %s yet (%v): the next sync tries again", month, err))
+			continue
+		}
+		for _, name := range notesOf[month] {
+			_ = l.Remove(RetiringDir + "/" + name)
+		}
+	}
+	return warns
+}
