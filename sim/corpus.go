@@ -2074,4 +2074,23 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpStart, Arg: 0x0, Faults: 0x9e3779b97f4a7c27},
 		},
 	},
+	{
+		// Found by the check that a delivered baton stays answerable
+		// (widened seed 27, shrunk): c0 claimed its own baton, which the
+		// remote never had, so the claim stayed here; c2 fetched it
+		// through a dismissal refused there, then ended a baton over
+		// its copy and claimed that. c0's sync took its claim for the
+		// older version, and the claimed baton was archived nowhere
+		// (finalReplaced).
+		name: "a claim made here alone, replaced by a baton written after it", seed: 27, faults: true, deaths: true, wide: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x233dddde, Faults: 0x7a57f88e1ef2a2c6},
+			{Clone: 0, Op: OpEnd, Arg: 0x7149892, Faults: 0x136131ff865a5fbb},
+			{Clone: 0, Op: OpStart, Arg: 0x2058f5bb, Faults: 0x53334af5de979fd0},
+			{Clone: 2, Op: OpDismiss, Arg: 0x940498ca, Faults: 0x14a0649fff9ba077},
+			{Clone: 2, Op: OpSync, Arg: 0x15aa081e, Faults: 0xc5ed931c0cd69f0f},
+			{Clone: 2, Op: OpEnd, Arg: 0x9e6c801d, Faults: 0xaf189470b50d650b},
+			{Clone: 2, Op: OpClaim, Arg: 0x8cf1b172, Faults: 0xef9b46a15696a66},
+		},
+	},
 }

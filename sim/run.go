@@ -530,6 +530,16 @@ func (w *world) finish(ctx context.Context) {
 			archivedIDs[b.ID] = state
 		}
 	}
+	// A baton delivered is answerable at the end: live at the remote or
+	// in its archive, whatever replaced it at its ref before a sync
+	// retired it (an end here, a baton written elsewhere after seeing it).
+	for _, id := range slices.Sorted(maps.Keys(w.led.delivered)) {
+		if _, ok := archivedIDs[id]; !ok {
+			if _, live := final[id]; !live {
+				w.violate(-1, "delivered-unarchived", fmt.Sprintf("baton %s, delivered to %s, is neither live at the remote nor in its archive: nothing keeps its record", id, w.led.delivered[id]))
+			}
+		}
+	}
 	for _, id := range slices.Sorted(maps.Keys(w.led.replacedByEnd)) {
 		if _, ok := archivedIDs[id]; !ok {
 			w.violate(-1, "superseded-unarchived", fmt.Sprintf("baton %s, superseded by %s, is in no version in the remote's archive: once its ref retires, nothing keeps what it said", id, w.led.replacedByEnd[id]))

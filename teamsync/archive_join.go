@@ -435,10 +435,69 @@ func dropStaleLease(ctx context.Context, av *archiveView, d *decision) error {
 // it, its claimer's next start took it for refused, and nobody received
 // the baton (found by the simulation, seed 41). The kept version, not
 // written after the dropped one, is not behind it.
+//
+// So is each final baton (claimed, cancelled, dismissed) a baton written
+// after seeing it replaces at its key (finalReplaced), in the month of
+// its final time, as its retirement would have filed it.
 func archiveDropped(ds []decision, now time.Time) {
 	for i := range ds {
 		ds[i].dropped = append(ds[i].dropped, droppedBaton(&ds[i], archive.Month(now))...)
+		for _, f := range finalReplaced(&ds[i]) {
+			for _, e := range f.entries {
+				ds[i].dropped = append(ds[i].dropped, retirement{path: e.Path, month: f.month, oid: e.OID})
+			}
+		}
 	}
+}
+
+// replacedVersion is a final baton a join replaces, as archive entries in
+// the month they go to.
+type replacedVersion struct {
+	month   string
+	entries []archive.Entry
+}
+
+// finalReplaced is each side of d, a baton key's join, that holds a final
+// baton (claimed, cancelled or dismissed) of another id than the version
+// d keeps (d.winner, or d.final when that retires), which was written
+// after seeing it: the final baton leaves the live refs with no
+// retirement to archive it, and its ref's reflog, all that kept it, goes
+// when the ref retires (found by the simulation's check that a delivered
+// baton stays answerable: a claim made here alone, an end elsewhere over
+// the fetched copy of it, claimed and retired there; this clone's sync
+// took the claim for an older version and dropped it). In the month of
+// its final time, as its retirement would have filed it. A side a
+// tie-break dropped is droppedBaton's.
+func finalReplaced(d *decision) []replacedVersion {
+	kept := d.winner
+	if kept == nil {
+		kept = d.final
+	}
+	if kept == nil || kept.rec == nil || d.conflict || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
+		return nil
+	}
+	keptID := recOf[baton.Baton](kept).ID
+	var out []replacedVersion
+	for _, v := range []*version{d.local, d.remote} {
+		if v == nil || v.rec == nil || v.oid == kept.oid {
+			continue
+		}
+		b := recOf[baton.Baton](v)
+		if b.Live() || b.ID == keptID {
+			continue
+		}
+		at := b.CreatedAt
+		switch {
+		case b.Claimed && b.ClaimedAt != nil:
+			at = *b.ClaimedAt
+		case b.Deleted != nil:
+			at = b.Deleted.At
+		}
+		if es := archive.BatonEntries(d.ref, b.ID, v.oid); len(es) > 0 {
+			out = append(out, replacedVersion{month: archive.Month(at), entries: es})
+		}
+	}
+	return out
 }
 
 // droppedBaton is where the other baton a tie-break at d's key dropped
@@ -484,10 +543,15 @@ func archiveDroppedHere(ctx context.Context, st refstore.Records, d *decision) e
 
 // droppedEntries is the month and the entries that keep the baton d's
 // tie-break dropped for another (droppedBaton), in the month it was
-// written in; none when d dropped no other baton.
+// written in, or else the final baton d replaces by a later one
+// (finalReplaced); none when d leaves no other baton behind.
 func droppedEntries(d *decision) (string, []archive.Entry) {
 	rets := droppedBaton(d, "")
 	if len(rets) == 0 {
+		// This clone's final baton, replaced by a later one of another id.
+		for _, f := range finalReplaced(d) {
+			return f.month, f.entries
+		}
 		return "", nil
 	}
 	entries := make([]archive.Entry, len(rets))

@@ -336,6 +336,8 @@ func lazyMerge(ctx context.Context, st refstore.Records, remotes []string, byRem
 					conflictMsgs[ref] = conflictMsg(&d, remote)
 					dropped[ref] = d
 				}
+			} else if d.local != nil && d.local.oid == c.orig && d.winner != d.local && len(finalReplaced(&d)) > 0 {
+				dropped[ref] = d // a final baton of this clone's, replaced
 			}
 			c.v = d.winner
 		}
@@ -376,7 +378,11 @@ func applyMerged(ctx context.Context, st refstore.Records, locals map[string]*la
 			ups = append(ups, u)
 			continue
 		}
-		notArchived, err := applyDropped(ctx, st, conflictMsgs[ref], u, &d)
+		msg := conflictMsgs[ref]
+		if msg == "" {
+			msg = "handoff: merged fetched records"
+		}
+		notArchived, err := applyDropped(ctx, st, msg, u, &d)
 		if err != nil && first == nil {
 			first = err
 		}
