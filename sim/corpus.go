@@ -2074,4 +2074,20 @@ var Corpus = []Case{
 			{Clone: 1, Op: OpStart, Arg: 0x0, Faults: 0x9e3779b97f4a7c27},
 		},
 	},
+	{
+		// A seed of the default lane (1,000 steps), shrunk to 2: c2's
+		// cancel pushed its waiting baton first, whose object the
+		// remote's gc then lost, and got no answer after; c0's sync marked
+		// the ref lost there. c2, the only clone holding the object, had
+		// the cancel's note in flight: every sync settles notes first,
+		// the arbiter decides nothing on a ref marked lost, so each of
+		// c2's syncs failed before its fetch could push the object back,
+		// and the baton was lost. A sync pushes back what it holds of a
+		// marked ref first now, then settles the notes.
+		name: "a deletion in flight whose baton the remote lost does not stop its clone's heal", seed: 1570, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x242c5633, Faults: 0x1de7a566159336e2},
+			{Clone: 2, Op: OpCancel, Arg: 0x90ce4759, Faults: 0x13f561b91400d76d},
+		},
+	},
 }

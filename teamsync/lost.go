@@ -697,6 +697,26 @@ func healMarked(ctx context.Context, st refstore.Clone, remote string, marks map
 	return notes
 }
 
+// healHeldMarks is healMarked for the marks remote holds now whose
+// objects this clone holds, outside a sync's fetch: its notes, none when
+// there were none to heal or the remote could not be asked.
+func healHeldMarks(ctx context.Context, st refstore.Clone, remote string) []string {
+	ids, err := st.RemoteIDs(ctx, remote, lostSpec)
+	if err != nil {
+		return nil
+	}
+	marks := marked(ids)
+	for mark, m := range marks {
+		if _, err := st.ReadObject(ctx, m.oid); err != nil {
+			delete(marks, mark)
+		}
+	}
+	if len(marks) == 0 {
+		return nil
+	}
+	return healMarked(ctx, st, remote, marks)
+}
+
 // bestHeld is the version of ref, among the lost ones the marks name,
 // that the join keeps: the first, when they cannot be read as records.
 func bestHeld(ctx context.Context, st refstore.Clone, ref string, marks map[string]lostMark, held []string) string {
