@@ -2090,4 +2090,53 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpCancel, Arg: 0x90ce4759, Faults: 0x13f561b91400d76d},
 		},
 	},
+	{
+		// The widened lane with continuations (1,000 steps), shrunk to
+		// 36: c1's dismissal of its own baton, which never left c1, died
+		// before its fetch; c1's next sync recorded it from the note, the
+		// one after pushed the tombstone, and c0's end wrote over it at
+		// the remote. The ledger read the tombstone in c1 first, and
+		// skipped it at the remote as a blob already read, so it never
+		// counted as deleted there, and the baton looked lost. The
+		// ledger reads what the remote holds apart now.
+		name: "a tombstone a clone held before the remote took it counts as deleted", seed: 1262, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0x1a067347, Faults: 0x2d463187dcc6f6ce},
+			{Clone: 1, Op: OpEnd, Arg: 0x718b6c33, Faults: 0x8bf417eb8b9a332e},
+			{Clone: 2, Op: OpEnd, Arg: 0x22b941c5, Faults: 0x458f38fe82bddb8b},
+			{Clone: 1, Op: OpStart, Arg: 0x550a2150, Faults: 0xedd1f2795de446b4},
+			{Clone: 1, Op: OpContinueFail, Arg: 0xfc939af1, Faults: 0x89123180ea38fbc0},
+			{Clone: 0, Op: OpStart, Arg: 0x59b91431, Faults: 0x155b6722b28af447},
+			{Clone: 1, Op: OpContinueRace, Arg: 0xd35ce07b, Faults: 0x23fb0a01a0af9e08},
+			{Clone: 0, Op: OpEnd, Arg: 0x96f087fe, Faults: 0xe3561cfd78b87e3d},
+			{Clone: 1, Op: OpEnd, Arg: 0xc163ca73, Faults: 0x148ce81f230adc8f},
+			{Clone: 0, Op: OpStart, Arg: 0x754e4f33, Faults: 0xdebe930eafe80c15},
+			{Clone: 1, Op: OpStart, Arg: 0x71171fca, Faults: 0xced1750f400dedb4},
+			{Clone: 1, Op: OpContinueFail, Arg: 0xb6c3a65c, Faults: 0x4d7b3ed211218019},
+			{Clone: 0, Op: OpSync, Arg: 0x31f7d71f, Faults: 0x759e84ed6fe7d34b},
+			{Clone: 2, Op: OpStart, Arg: 0xb505076e, Faults: 0x489894292f16acd0},
+			{Clone: 1, Op: OpEnd, Arg: 0xfe922adf, Faults: 0x694e685b8aa29011},
+			{Clone: 1, Op: OpSync, Arg: 0x29391925, Faults: 0xdf4bfd42022134df},
+			{Clone: 1, Op: OpClaim, Arg: 0xa2b632df, Faults: 0xc74cc8ca3bbe11d7},
+			{Clone: 0, Op: OpSync, Arg: 0x78da9ca0, Faults: 0x5d5fc33c30d4ef78},
+			{Clone: 1, Op: OpSync, Arg: 0x60b7f14b, Faults: 0x472bba9f7e354a14},
+			{Clone: 2, Op: OpEnd, Arg: 0x24c910f7, Faults: 0x3c503d9324590db6},
+			{Clone: 2, Op: OpEnd, Arg: 0x83fd1c3b, Faults: 0x16ff5fc74415a5db},
+			{Clone: 0, Op: OpEnd, Arg: 0xdaf3f986, Faults: 0x876e72739edda174},
+			{Clone: 0, Op: OpEnd, Arg: 0xe461d348, Faults: 0x6c76db1555142860},
+			{Clone: 0, Op: OpClaim, Arg: 0x57fd41cb, Faults: 0xfc3dc95b460eec37},
+			{Clone: 0, Op: OpEnd, Arg: 0x4935569, Faults: 0xa344e232ef3abb7e},
+			{Clone: 1, Op: OpEnd, Arg: 0xc734bd7, Faults: 0x417a6844cf5de6b},
+			{Clone: 0, Op: OpSync, Arg: 0xefac8e5d, Faults: 0xe8653f4bd276d81b},
+			{Clone: 2, Op: OpDismiss, Arg: 0x885da72d, Faults: 0x966bcbbf3871705d},
+			{Clone: 0, Op: OpEnd, Arg: 0xa7555f9a, Faults: 0x44f707cce70b01b6},
+			{Clone: 1, Op: OpDismiss, Arg: 0x2b9c65e0, Faults: 0x48b741c2474c8a70},
+			{Clone: 1, Op: OpRetire, Arg: 0x1d54f6d, Faults: 0x60ee03e2990256c9},
+			{Clone: 0, Op: OpRetire, Arg: 0xc54677a, Faults: 0x47015d2f47f755f8},
+			{Clone: 1, Op: OpSync, Arg: 0xa412d878, Faults: 0x8f26c1c3d126a411},
+			{Clone: 0, Op: OpEnd, Arg: 0xde837479, Faults: 0x22052805f159c66c},
+			{Clone: 0, Op: OpStart, Arg: 0xb8d2b657, Faults: 0x2fca6c5977c08876},
+			{Clone: 0, Op: OpEnd, Arg: 0xed5b061c, Faults: 0xfba08dda96ad4d78},
+		},
+	},
 }
