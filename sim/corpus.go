@@ -2139,4 +2139,27 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpEnd, Arg: 0xed5b061c, Faults: 0xfba08dda96ad4d78},
 		},
 	},
+	{
+		// The widened lane with continuations (1,000 steps), shrunk to
+		// 8: c0's dismissal pushed its waiting baton first, leased on
+		// the ref being absent, and got no answer; its fetch then found
+		// a teammate's claimed baton, which won the tie-break, and c0
+		// archived its own as dropped and said so. c1's sync retired the
+		// claim, emptying the ref, and the late push landed there. c0's
+		// next start kept its claimed copy over the late one, stale to
+		// it: right, but the ledger took the late copy for a baton
+		// passed over. A waiting baton an archive holds is no longer
+		// one to deliver.
+		name: "a late push of a baton a tie-break dropped is not a baton passed over", seed: 1360, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 0, Op: OpEnd, Arg: 0xa4a6eedc, Faults: 0x550d08c53ec44bbe},
+			{Clone: 2, Op: OpEnd, Arg: 0x8e890bbc, Faults: 0xe155abe979d5545e},
+			{Clone: 2, Op: OpSync, Arg: 0x56376cde, Faults: 0x35f426f330e89730},
+			{Clone: 2, Op: OpStart, Arg: 0xaca4b41d, Faults: 0x49fc03e459c4fcdf},
+			{Clone: 0, Op: OpDismiss, Arg: 0xa6112de, Faults: 0x9466272ffcb87a82},
+			{Clone: 1, Op: OpSync, Arg: 0x242f39d6, Faults: 0xa59d875d8083c2b1},
+			{Clone: 0, Op: OpStart, Arg: 0x6d3742ed, Faults: 0xdd08030c00a4fbcd},
+			{Clone: 0, Op: OpStart, Arg: 0xa6694fca, Faults: 0x4417c4098f08e7ae},
+		},
+	},
 }

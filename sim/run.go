@@ -774,6 +774,20 @@ func (w *world) passedOver(ctx context.Context, c *faulty, sid, who string) {
 	if err != nil || kept.ID == waiting.ID || kept.Live() {
 		return
 	}
+	// A waiting baton this clone's archive or the remote's holds was
+	// decided already: a late push of it (the first of a deletion's two,
+	// leased on the ref being absent) landed once a retirement emptied
+	// the ref, which the join drops as stale (teamsync dropStale) and a
+	// claim refuses, and no start is to deliver (seed 1360 of the
+	// widened lane with continuations: a dismissal told its baton lost
+	// a tie-break here to a claimed one, which a teammate then retired).
+	if wp, err := archive.BatonPath(waiting.ID); err == nil {
+		for _, st := range []archive.Store{c.Clone, w.origin} {
+			if _, _, err := archive.Find(ctx, st, wp); err == nil {
+				return
+			}
+		}
+	}
 	p, err := archive.BatonPath(kept.ID)
 	if err != nil {
 		return
