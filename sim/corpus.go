@@ -2162,4 +2162,22 @@ var Corpus = []Case{
 			{Clone: 0, Op: OpStart, Arg: 0xa6694fca, Faults: 0x4417c4098f08e7ae},
 		},
 	},
+	{
+		// A seed of the default lane (1,000 steps), shrunk to 5: c2's
+		// sync pushed its baton, whose object the remote's gc lost; c2's
+		// next sync met the loss and healed it, deleting the ref there,
+		// and its push back got no answer (its heal note stays); c2's
+		// cancel died with its note in flight. Every later sync of c2
+		// settled the note first, which the arbiter refused while c2's
+		// own heal was unfinished, so the heal was never finished. A
+		// sync finishes its own heals first now, as for marks.
+		name: "a deletion in flight whose ref this clone's heal left deleted does not stop the heal", seed: 1691, faults: true, deaths: true,
+		steps: []Step{
+			{Clone: 2, Op: OpEnd, Arg: 0xd656fd0c, Faults: 0x5544eed700d026c0},
+			{Clone: 1, Op: OpSync, Arg: 0xbd192f8d, Faults: 0x4f53f8c305100b20},
+			{Clone: 2, Op: OpSync, Arg: 0xcad1bafd, Faults: 0xbfa55ab8334c46a3},
+			{Clone: 2, Op: OpSync, Arg: 0xd47ad1e3, Faults: 0xadc8470fee868f26},
+			{Clone: 2, Op: OpCancel, Arg: 0x6c428946, Faults: 0x686f843de4db8380},
+		},
+	},
 }

@@ -717,6 +717,17 @@ func healHeldMarks(ctx context.Context, st refstore.Clone, remote string) []stri
 	return healMarked(ctx, st, remote, marks)
 }
 
+// healForNotes is what a sync heals before it settles the deletions noted
+// here (Sync): the marks this clone can heal (healHeldMarks) and its own
+// heals left unfinished (resumeHeals). It reports whether there were
+// any; what it did is in s.fetchNotes.
+func (s *syncRun) healForNotes(ctx context.Context) bool {
+	n := len(s.fetchNotes)
+	s.fetchNotes = append(s.fetchNotes, healHeldMarks(ctx, s.st, s.opts.Remote)...)
+	resumed := s.resumeHeals(ctx, nil)
+	return resumed || len(s.fetchNotes) > n
+}
+
 // bestHeld is the version of ref, among the lost ones the marks name,
 // that the join keeps: the first, when they cannot be read as records.
 func bestHeld(ctx context.Context, st refstore.Clone, ref string, marks map[string]lostMark, held []string) string {

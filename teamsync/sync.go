@@ -184,19 +184,19 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 	// it holds: a settling that pushes would make that answer stale, and
 	// its own questions to the remote would race prepare's (the
 	// simulation replays a seed only when they come in one order).
-	var healed []string
+	var pre *syncRun
 	if !opts.DryRun {
 		err := handoff.RecordDecided(ctx, st, Arbiter{Fallback: opts.Remote})
-		// A note's ref the remote marks lost is settled by no arbiter
-		// until a clone holding its object pushes it back, which is what
-		// a sync does, once it gets that far: where this clone holds it
-		// (often the one that wrote it and noted the deletion), it is
-		// pushed back first, and the notes settled again (found by the
-		// simulation, seed 1570: an end's baton lost at the remote by a
-		// gc racing the cancel's push, and every sync of the only clone
-		// holding it failed here, so the baton was never healed).
+		// A note's ref the remote marks lost, or that this clone's own
+		// heal has not finished, is settled by no arbiter until the
+		// object is pushed back, which is what a sync does, once it gets
+		// that far: where this clone can (often the one that wrote the
+		// baton and noted its deletion), it heals first, and the notes
+		// are settled again (found by the simulation, seeds 1570 and
+		// 1691: an end's baton lost at the remote by a gc racing a push,
+		// and every sync of the only clone holding it failed here).
 		if err != nil {
-			if healed = healHeldMarks(ctx, st, opts.Remote); len(healed) > 0 {
+			if pre = (&syncRun{st: st, opts: opts}); pre.healForNotes(ctx) {
 				err = handoff.RecordDecided(ctx, st, Arbiter{Fallback: opts.Remote})
 			}
 		}
@@ -208,7 +208,11 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 	if err != nil {
 		return res, err
 	}
-	s.fetchNotes = append(s.fetchNotes, healed...)
+	if pre != nil {
+		// What it pushed back keeps its heal notes through this sync's
+		// own heals (heal).
+		s.fetchNotes, s.pushedBack = append(s.fetchNotes, pre.fetchNotes...), pre.pushedBack
+	}
 	var lastErr error
 	// A retirement, due now and then, looks first for damage a git gc
 	// --prune=now did to the archive (mendArchive): found otherwise only
