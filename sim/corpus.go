@@ -2180,4 +2180,29 @@ var Corpus = []Case{
 			{Clone: 2, Op: OpCancel, Arg: 0x6c428946, Faults: 0x686f843de4db8380},
 		},
 	},
+	{
+		// The widened lane with continuations (1,000 steps; on main too),
+		// shrunk to 12: c1's replacement session, pushed, lost its object
+		// at the remote, and c0's sync marked it lost; c1 replaced it
+		// again, and its sync retired it (replacedBy set) with the mark
+		// left. c1's next sync pushed the lost first version back to the
+		// emptied ref, where it read replacedBy "" for good. A mark whose
+		// version the remote's archive holds, or one after it, goes with
+		// nothing pushed back.
+		name: "a lost version the remote retired since is not pushed back", seed: 1478, faults: true, deaths: true, wide: true, cont: true,
+		steps: []Step{
+			{Clone: 1, Op: OpStart, Arg: 0x5a306839, Faults: 0xcaf1c77ff0ce7e55},
+			{Clone: 1, Op: OpSync, Arg: 0xafcd07ec, Faults: 0xb2e8508697ee6ab2},
+			{Clone: 1, Op: OpReplace, Arg: 0x11cd915a, Faults: 0x1f192e5a77e8e7b3},
+			{Clone: 1, Op: OpEnd, Arg: 0xd75bac4b, Faults: 0x6c827a51fb1ea065},
+			{Clone: 1, Op: OpEnd, Arg: 0xa23a1f1e, Faults: 0xfaba3abb1e6613f7},
+			{Clone: 1, Op: OpSync, Arg: 0xec4c2f15, Faults: 0xd17fee752c400252},
+			{Clone: 1, Op: OpStart, Arg: 0xb04726fc, Faults: 0x142eaf7af751b98b},
+			{Clone: 1, Op: OpEnd, Arg: 0x940ccc40, Faults: 0xe5621054cd27e8ba},
+			{Clone: 1, Op: OpReplace, Arg: 0xdafc3518, Faults: 0x4b41756d755ab373},
+			{Clone: 1, Op: OpAutoEnd, Arg: 0x57e35ca0, Faults: 0xb449133b33195dde},
+			{Clone: 0, Op: OpSync, Arg: 0x83a3fb42, Faults: 0xd4b0473428c92d6},
+			{Clone: 1, Op: OpSync, Arg: 0xe4cce05, Faults: 0x35a597394c4775a},
+		},
+	},
 }
