@@ -35,7 +35,7 @@ type ledger struct {
 	// was told about.
 	toldNot map[string]string
 	crashed map[string]bool // sessions whose start died
-	parsed  map[string]bool // blob ids already read for seen
+	parsed  map[string]bool // blob ids already read for seen, in clones and ("origin "+id) at the remote
 	// liveAt: the short id (refstore.BackIDLen) of each waiting version
 	// read -> its baton id; backBy: each short id a version's back names
 	// -> that version's baton id. A waiting version another baton's
@@ -336,10 +336,21 @@ func (w *world) checkStep(ctx context.Context, i int) {
 			if !strings.HasPrefix(id.Ref, refstore.HandoffsPrefix) && !(strings.HasPrefix(id.Ref, refstore.RemotesPrefix) && strings.Contains(id.Ref, "/handoffs/")) {
 				continue
 			}
-			if w.led.parsed[id.OID] {
+			// Read once where clones hold it and once at the remote: what
+			// the remote took (a tombstone, below) counts from there,
+			// also for a version a clone held first (seed 1262 of the
+			// widened lane with continuations: a dismissal that died
+			// before its push, recorded by the next sync's settling and
+			// pushed by the one after, then written over at the remote,
+			// was taken for a baton lost).
+			key := id.OID
+			if st == refstore.Records(w.origin) {
+				key = "origin " + id.OID
+			}
+			if w.led.parsed[key] {
 				continue
 			}
-			w.led.parsed[id.OID] = true
+			w.led.parsed[key] = true
 			b, err := readBaton(st, id.OID)
 			if err != nil {
 				continue
@@ -772,6 +783,20 @@ func (w *world) passedOver(ctx context.Context, c *faulty, sid, who string) {
 	kept, err := baton.DecodeVersion(here)
 	if err != nil || kept.ID == waiting.ID || kept.Live() {
 		return
+	}
+	// A waiting baton this clone's archive or the remote's holds was
+	// decided already: a late push of it (the first of a deletion's two,
+	// leased on the ref being absent) landed once a retirement emptied
+	// the ref, which the join drops as stale (teamsync dropStale) and a
+	// claim refuses, and no start is to deliver (seed 1360 of the
+	// widened lane with continuations: a dismissal told its baton lost
+	// a tie-break here to a claimed one, which a teammate then retired).
+	if wp, err := archive.BatonPath(waiting.ID); err == nil {
+		for _, st := range []archive.Store{c.Clone, w.origin} {
+			if _, _, err := archive.Find(ctx, st, wp); err == nil {
+				return
+			}
+		}
 	}
 	p, err := archive.BatonPath(kept.ID)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -136,5 +137,61 @@ func TestDeletionKilledAtItsPushIsSettledAtTheArbiter(t *testing.T) {
 				t.Errorf("the killed cancel's hold is left: %s", holds)
 			}
 		})
+	}
+}
+
+// A cancel killed before its push leaves its note in flight; then the
+// remote's gc loses the waiting baton's object (its race with a push),
+// and a teammate's sync marks it lost there. The clone with the note is
+// the only one that holds the object: its sync settles notes first, and
+// the arbiter decides nothing while the ref is marked lost, so until the
+// fix every sync of that clone failed there and nobody pushed the object
+// back (the simulation's seed 1570). Its sync pushes it back first now,
+// then records the cancel at the remote. Real git, a real bare remote.
+func TestSyncHealsTheBatonOfADeletionInFlight(t *testing.T) {
+	if dir := os.Getenv("TEAMSYNC_KILLED_CANCEL_LOST"); dir != "" {
+		ctx := context.Background()
+		st, err := refstore.Open(ctx, dir, refstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = handoff.Cancel(ctx, st, handoff.CancelOptions{Owner: "dev", Branch: "main", Arbiter: killing{}}, clock(2))
+		t.Fatalf("the cancel was not killed: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	syncAt(t, b, 0) // b has synced before, and never fetches the baton
+	m := end(t, a, 0, "from a")
+	syncAt(t, a, 1)
+	gittest.RunKilled(t, "TestSyncHealsTheBatonOfADeletionInFlight", "TEAMSYNC_KILLED_CANCEL_LOST="+a.Dir())
+	// A push of a few objects is unpacked into loose ones
+	// (transfer.unpackLimit): the gc race removes one.
+	if err := os.Remove(filepath.Join(tm.remote, "objects", m.OID[:2], m.OID[2:])); err != nil {
+		t.Fatal(err)
+	}
+	res := syncAt(t, b, 3)
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "marked lost there") {
+		t.Fatalf("b's sync warned %q, want the lost object marked", res.Warnings)
+	}
+
+	again := open(t, a.Dir())
+	res = syncAt(t, again, 4)
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "healed origin's "+mainRef) {
+		t.Errorf("a's sync warned %q, want the heal", res.Warnings)
+	}
+	if names, _ := again.Local().List("unrecorded"); len(names) != 0 {
+		t.Errorf("notes left: %v", names)
+	}
+	if got := lastBaton(t, again, mainRef); got.ID != m.ID || got.Deleted == nil {
+		t.Fatalf("a holds %s deleted %v, want %s cancelled", got.ID, got.Deleted != nil, m.ID)
+	}
+	// b learns the cancel from the remote (a cancelled baton retires at
+	// the sync that sees it final: the archive keeps it).
+	syncAt(t, b, 5)
+	if got := lastBaton(t, b, mainRef); got.ID != m.ID || got.Deleted == nil {
+		t.Errorf("b holds %s deleted %v, want %s cancelled", got.ID, got.Deleted != nil, m.ID)
 	}
 }

@@ -735,3 +735,41 @@ func TestHeldRefusesWhileTheRefIsMarkedLost(t *testing.T) {
 		t.Fatalf("Held once the mark is gone: %q %v", held, err)
 	}
 }
+
+// The remote marks a's waiting baton lost (its gc raced a push, a
+// teammate's sync found it), and before a pushes it back the team moves
+// on: b claims the baton and its sync retires the claim. a's sync then
+// finds the mark and an empty ref; pushing its waiting copy back there
+// would bring a baton claimed and retired back to life (the simulation's
+// seed 1478 found it with a session: a replaced session's first version
+// pushed back read replacedBy "" for good). The mark goes, and nothing is
+// pushed back. The mark is written at the bare remote by hand: on real
+// git, the sync that would have pushed it back first has to fail between
+// its heal and its join, which the simulation injects. Real git, a real
+// bare remote.
+func TestHealPushesBackNoLostVersionTheRemoteRetired(t *testing.T) {
+	tm, a, b := syncedPair(t)
+	left := end(t, a, 1, "the next step")
+	syncAt(t, a, 1)
+	syncAt(t, b, 2)
+	if res, err := claim(b, "s-b", 3, Arbiter{}); err != nil || res.Handoff.ID != left.ID {
+		t.Fatalf("b's claim: %+v %v, want baton %s", res.Handoff, err, left.ID)
+	}
+	syncAt(t, b, 4)
+	if out := git(t, tm.remote, "for-each-ref", "--format=%(refname)", mainRef); out != "" {
+		t.Fatalf("the remote's baton ref after b's sync: %q, want the claim retired", out)
+	}
+	empty := git(t, tm.remote, "hash-object", "-w", "--stdin")
+	git(t, tm.remote, "update-ref", markRef(mainRef, left.OID), empty)
+
+	res := syncAt(t, a, 5)
+	if strings.Contains(strings.Join(res.Warnings, "\n"), "healed origin's "+mainRef) {
+		t.Errorf("a's sync warned %q: it pushed the retired baton back", res.Warnings)
+	}
+	if out := git(t, tm.remote, "for-each-ref", "--format=%(refname)", mainRef, refstore.LostPrefix+left.OID+"/"); out != "" {
+		t.Fatalf("the remote holds %q after a's sync, want neither the baton nor its mark", out)
+	}
+	if _, err := claim(b, "s-b2", 6, Arbiter{}); err == nil {
+		t.Fatalf("baton %s, claimed by s-b, was claimed again", left.ID)
+	}
+}

@@ -184,14 +184,34 @@ func Sync(ctx context.Context, st refstore.Clone, opts Options) (Result, error) 
 	// it holds: a settling that pushes would make that answer stale, and
 	// its own questions to the remote would race prepare's (the
 	// simulation replays a seed only when they come in one order).
+	var pre *syncRun
 	if !opts.DryRun {
-		if err := handoff.RecordDecided(ctx, st, Arbiter{Fallback: opts.Remote}); err != nil {
+		err := handoff.RecordDecided(ctx, st, Arbiter{Fallback: opts.Remote})
+		// A note's ref the remote marks lost, or that this clone's own
+		// heal has not finished, is settled by no arbiter until the
+		// object is pushed back, which is what a sync does, once it gets
+		// that far: where this clone can (often the one that wrote the
+		// baton and noted its deletion), it heals first, and the notes
+		// are settled again (found by the simulation, seeds 1570 and
+		// 1691: an end's baton lost at the remote by a gc racing a push,
+		// and every sync of the only clone holding it failed here).
+		if err != nil {
+			if pre = (&syncRun{st: st, opts: opts}); pre.healForNotes(ctx) {
+				err = handoff.RecordDecided(ctx, st, Arbiter{Fallback: opts.Remote})
+			}
+		}
+		if err != nil {
 			return res, err
 		}
 	}
 	s, err := prepare(ctx, st, opts)
 	if err != nil {
 		return res, err
+	}
+	if pre != nil {
+		// What it pushed back keeps its heal notes through this sync's
+		// own heals (heal).
+		s.fetchNotes, s.pushedBack = append(s.fetchNotes, pre.fetchNotes...), pre.pushedBack
 	}
 	var lastErr error
 	// A retirement, due now and then, looks first for damage a git gc
