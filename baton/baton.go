@@ -109,6 +109,19 @@ func Marshal(b *Baton) ([]byte, error) { return json.Marshal(b) }
 // Live reports whether the baton is still waiting to be claimed.
 func (b *Baton) Live() bool { return !b.Claimed && b.Deleted == nil }
 
+// FinalAt is when the baton became final: claimed or deleted; its
+// creation for one that says neither when (an older release's), and for
+// one still waiting.
+func (b *Baton) FinalAt() time.Time {
+	switch {
+	case b.Claimed && b.ClaimedAt != nil:
+		return *b.ClaimedAt
+	case b.Deleted != nil:
+		return b.Deleted.At
+	}
+	return b.CreatedAt
+}
+
 // ErrNoSteps is returned for a baton with no non-empty next step.
 var ErrNoSteps = errors.New("a baton needs at least one non-empty next step (--next)")
 

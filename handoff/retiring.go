@@ -52,14 +52,7 @@ func replacedFinal(ctx context.Context, st refstore.Writer, up refstore.Update, 
 	if err != nil || b.Live() || b.ID == by {
 		return nil
 	}
-	at := b.CreatedAt
-	switch {
-	case b.Claimed && b.ClaimedAt != nil:
-		at = *b.ClaimedAt
-	case b.Deleted != nil:
-		at = b.Deleted.At
-	}
-	n := Retiring{Month: archive.Month(at), Entries: archive.BatonEntries(up.Ref, b.ID, up.Old)}
+	n := Retiring{Month: archive.Month(b.FinalAt()), Entries: archive.BatonEntries(up.Ref, b.ID, up.Old)}
 	if len(n.Entries) == 0 {
 		return nil
 	}

@@ -486,15 +486,8 @@ func finalReplaced(d *decision) []replacedVersion {
 		if b.Live() || b.ID == keptID {
 			continue
 		}
-		at := b.CreatedAt
-		switch {
-		case b.Claimed && b.ClaimedAt != nil:
-			at = *b.ClaimedAt
-		case b.Deleted != nil:
-			at = b.Deleted.At
-		}
 		if es := archive.BatonEntries(d.ref, b.ID, v.oid); len(es) > 0 {
-			out = append(out, replacedVersion{month: archive.Month(at), entries: es})
+			out = append(out, replacedVersion{month: archive.Month(b.FinalAt()), entries: es})
 		}
 	}
 	return out

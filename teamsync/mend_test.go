@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
+	"github.com/git-handoff/git-handoff/baton"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -102,14 +103,7 @@ func TestMendKeepsWhatAnEarlierVersionOfTheMonthHeld(t *testing.T) {
 	tm := newTeam(t, 1)
 	a := tm.clones[0]
 	left := end(t, a, 0, "archived here, never pushed")
-	ref, err := refstore.HandoffRef(left.Shared, left.Owner, left.Branch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blob, err := refstore.ResolveID(ctx, a, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, blob := writtenAt(t, a, left)
 	m := archive.Month(at(0))
 	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, left.ID, blob)); err != nil {
 		t.Fatal(err)
@@ -161,14 +155,7 @@ func TestPutOnADamagedMonthMendsItFirst(t *testing.T) {
 	var ids []string
 	for i, next := range []string{"archived before the damage", "archived after it"} {
 		left := end(t, a, i, next)
-		ref, err := refstore.HandoffRef(left.Shared, left.Owner, left.Branch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blob, err := refstore.ResolveID(ctx, a, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ref, blob := writtenAt(t, a, left)
 		if i == 1 {
 			damageMonth(t, a.Dir(), month)
 		}
@@ -203,14 +190,7 @@ func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
 	var ids []string
 	for i, next := range []string{"archived here first", "archived here next"} {
 		left := end(t, a, i, next)
-		ref, err := refstore.HandoffRef(left.Shared, left.Owner, left.Branch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blob, err := refstore.ResolveID(ctx, a, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ref, blob := writtenAt(t, a, left)
 		if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, left.ID, blob)); err != nil {
 			t.Fatal(err)
 		}
@@ -252,14 +232,7 @@ func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
 	// Again on a clone whose months are sealed (its later syncs): a
 	// record archived here, another version over it, that one pruned.
 	third := end(t, a, 4, "archived here after the first sync")
-	ref, err := refstore.HandoffRef(third.Shared, third.Owner, third.Branch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blob, err := refstore.ResolveID(ctx, a, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, blob := writtenAt(t, a, third)
 	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, third.ID, blob)); err != nil {
 		t.Fatal(err)
 	}
@@ -292,4 +265,18 @@ func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
 		t.Errorf("baton %s, archived in an earlier version, is not in the month put back: %v (sync said %q)", third.ID, err, res.Warnings)
 	}
 	git(t, a.Dir(), "gc", "--quiet")
+}
+
+// writtenAt is the ref baton b was written at in a, and the blob that ref
+// holds now.
+func writtenAt(t *testing.T, a *refstore.Store, b baton.Stored) (ref, blob string) {
+	t.Helper()
+	ref, err := refstore.HandoffRef(b.Shared, b.Owner, b.Branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blob, err = refstore.ResolveID(context.Background(), a, ref); err != nil {
+		t.Fatal(err)
+	}
+	return ref, blob
 }
