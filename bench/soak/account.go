@@ -108,8 +108,8 @@ type Figures struct {
 	// month: superseded, dropped in a reported conflict or retired, what
 	// they said lived only in a clone's reflog, which the ref's
 	// retirement takes and a prune then empties.
-	Unkept int
-	Details  []string
+	Unkept  int
+	Details []string
 }
 
 // Account computes the figures from a ledger and what was seen at the end.

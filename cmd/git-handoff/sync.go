@@ -124,7 +124,6 @@ func syncSummary(res teamsync.Result) string {
 		res.Records, plural(res.Records), res.Remote, len(res.Local), len(res.Pushed), len(res.Conflicts), plural(len(res.Conflicts)), retired)
 }
 
-
 // withheldNotice is the one line that tells of records sync withheld, or
 // "" when there are none.
 func withheldNotice(res teamsync.Result) string {
