@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/git-handoff/git-handoff/archive"
 	"github.com/git-handoff/git-handoff/baton"
@@ -89,7 +91,8 @@ func ArchiveRetiring(ctx context.Context, st refstore.Clone) []string {
 		if err == nil {
 			err = json.Unmarshal(data, &n)
 		}
-		if err != nil || n.Month == "" {
+		if err != nil || n.Month == "" || !readable(ctx, st, n.Entries) {
+			// Torn, or naming a blob gone already: nothing left to keep.
 			_ = l.Remove(RetiringDir + "/" + name)
 			continue
 		}
@@ -97,8 +100,13 @@ func ArchiveRetiring(ctx context.Context, st refstore.Clone) []string {
 		notesOf[n.Month] = append(notesOf[n.Month], name)
 	}
 	var warns []string
-	for month, entries := range byMonth {
-		err := archive.Put(ctx, as, month, "handoff: archived batons an end replaced once final", archive.Dedupe(entries))
+	months := make([]string, 0, len(byMonth))
+	for m := range byMonth {
+		months = append(months, m)
+	}
+	sort.Strings(months) // the same order on every run (the simulation replays it)
+	for _, month := range months {
+		err := archive.Put(ctx, as, month, "handoff: archived batons an end replaced once final", archive.Dedupe(byMonth[month]))
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("batons an end replaced once claimed or deleted were not archived in %s yet (%v): the next sync tries again", month, err))
 			continue
@@ -108,4 +116,15 @@ func ArchiveRetiring(ctx context.Context, st refstore.Clone) []string {
 		}
 	}
 	return warns
+}
+
+// readable reports whether no entry's blob is known to be gone (a read
+// that fails otherwise leaves the note to Put, and to the next sync).
+func readable(ctx context.Context, st refstore.Clone, entries []archive.Entry) bool {
+	for _, e := range entries {
+		if _, err := st.ReadObject(ctx, e.OID); errors.Is(err, refstore.ErrNotFound) {
+			return false
+		}
+	}
+	return len(entries) > 0
 }
