@@ -7,7 +7,7 @@
 // random `kill -9` trials. It prints one line of figures for each part,
 // every figure with goal 0:
 //
-//	soak: ops=1234 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unclear=0
+//	soak: ops=1234 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unkept=0 unclear=0
 //	soak-state: fsck-failures=0 locks-left=0 dangling-refs=0
 //	kill: trials=200 interrupted=150 fsck-failures=0 next-command-failures=0 locks-left=0 dangling-refs=0 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unclear=0
 //
