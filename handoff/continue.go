@@ -605,10 +605,10 @@ func writeClaimed(ctx context.Context, st refstore.Clone, b baton.Baton, id stri
 		if cur, err := baton.Read(ctx, st, stored.Ref); err == nil && cur.Live() {
 			return nil, []string{fmt.Sprintf("baton %s came to wait on `%s`: it keeps its place", cur.ID, b.Branch)}, nil
 		}
-		// A final baton it replaces is noted for the next sync to archive,
-		// as an end's is (retiring.go).
-		arch, _ := archiveReplaced(ctx, st, up.Ref, nil, replacedFinal(ctx, st, up, b.ID))
-		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s: session %s continues in %s", b.ID, id, b.Auto.Continued), append([]refstore.Update{up}, arch...)...)
+		// A final baton it replaces is archived, as an end's is
+		// (replacing).
+		r := replacing(ctx, st, up, b.ID, false)
+		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s: session %s continues in %s", b.ID, id, b.Auto.Continued), append([]refstore.Update{up}, r.archive...)...)
 		if err == nil {
 			return &stored, nil, nil
 		}

@@ -214,15 +214,9 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 		p.ups = append(p.ups, *p.sessUp)
 	}
 	if !opts.NoBaton {
-		// A final baton replaced here is noted for the next sync to
-		// archive (retiring.go), or archived here if it cannot be.
-		unnoted := replacedFinal(ctx, st, p.up, p.b.ID)
-		p.superseded, p.supersededNotes = supersededWaiting(ctx, st, p.up, p.b.ID)
-		arch, notice := archiveReplaced(ctx, st, p.up.Ref, p.superseded, unnoted)
-		if notice != "" {
-			p.supersededNotes = append(p.supersededNotes, notice)
-		}
-		p.ups = append(p.ups, arch...)
+		r := replacing(ctx, st, p.up, p.b.ID, true)
+		p.superseded, p.supersededNotes = r.waiting, r.notices
+		p.ups = append(p.ups, r.archive...)
 	}
 	return nil
 }

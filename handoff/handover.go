@@ -270,13 +270,12 @@ func autoHandoff(ctx context.Context, st, wt refstore.Clone, s session.Record, t
 		// read, or a teammate's baton fetched and not yet merged, waits
 		// there, and an automatic handoff replaces no baton a person
 		// left (the soak found one replaced, with only the hook told).
-		if waiting, _ := supersededWaiting(ctx, st, up, b.ID); len(waiting) > 0 {
-			return nil, append(notices, fmt.Sprintf("session %s left no baton; baton %s waits on `%s` already, so git-handoff wrote no automatic handoff", s.ID, waiting[0].ID, s.Branch))
+		// A final baton it replaces is archived, as an end's is.
+		r := replacing(ctx, st, up, b.ID, false)
+		if len(r.waiting) > 0 {
+			return nil, append(notices, fmt.Sprintf("session %s left no baton; baton %s waits on `%s` already, so git-handoff wrote no automatic handoff", s.ID, r.waiting[0].ID, s.Branch))
 		}
-		// A final baton it replaces is noted for the next sync to
-		// archive, as an end's is (retiring.go).
-		arch, _ := archiveReplaced(ctx, st, up.Ref, nil, replacedFinal(ctx, st, up, b.ID))
-		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s for session %s", b.ID, s.ID), append([]refstore.Update{up}, arch...)...)
+		err = st.Apply(ctx, fmt.Sprintf("handoff: automatic handoff %s for session %s", b.ID, s.ID), append([]refstore.Update{up}, r.archive...)...)
 	}
 	if err != nil {
 		return nil, append(notices, fmt.Sprintf("session %s left no baton and its automatic handoff was not written: %v", s.ID, err))

@@ -38,22 +38,11 @@ type Retiring struct {
 	Entries []archive.Entry `json:"entries"`
 }
 
-// replacedFinal notes the baton up replaces at its ref when it is final
-// and another baton than by; nothing when it waits (supersededWaiting's),
-// or cannot be read. A note that cannot be written is returned, for the
-// end to archive it in its own transaction instead (archiveReplaced).
-func replacedFinal(ctx context.Context, st refstore.Writer, up refstore.Update, by string) (unnoted *Retiring) {
-	if up.Old == "" {
-		return nil
-	}
-	e, err := st.ReadObject(ctx, up.Old)
-	if err != nil {
-		return nil
-	}
-	b, err := baton.DecodeVersion(e)
-	if err != nil || b.Live() || b.ID == by {
-		return nil
-	}
+// replacedFinal notes b, the final baton (another than the one written)
+// that up replaces at its ref. A note that cannot be written is returned,
+// for the writing command to archive it in its own transaction instead
+// (archiveReplaced).
+func replacedFinal(ctx context.Context, st refstore.Writer, up refstore.Update, b baton.Baton) (unnoted *Retiring) {
 	n := Retiring{Month: archive.Month(b.FinalAt()), Entries: archive.BatonEntries(up.Ref, b.ID, up.Old)}
 	if len(n.Entries) == 0 {
 		return nil

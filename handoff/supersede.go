@@ -10,29 +10,69 @@ import (
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
+// replaced is what the write of a new baton leaves behind at its ref,
+// for the writing command: the batons it supersedes while they wait, the
+// notices that tell their authors, and the archive months that keep what
+// it replaces, for the write's own transaction (archiveReplaced).
+type replaced struct {
+	waiting []baton.Stored
+	notices []string
+	archive []refstore.Update
+}
+
+// replacing reads what up, the write of baton by, replaces (its old
+// version, read once) and returns what it leaves behind: a waiting baton
+// is superseded (supersededWaiting), and archived when supersede is set
+// (an end's; a command that refuses to supersede, or never did, archives
+// none); a final one is noted for the next sync to archive
+// (replacedFinal).
+func replacing(ctx context.Context, st refstore.Writer, up refstore.Update, by string, supersede bool) replaced {
+	var old *baton.Baton
+	if up.Old != "" {
+		if e, err := st.ReadObject(ctx, up.Old); err == nil {
+			if b, err := baton.DecodeVersion(e); err == nil && b.ID != by {
+				old = &b
+			}
+		}
+	}
+	var r replaced
+	r.waiting, r.notices = supersededWaiting(ctx, st, up, old, by)
+	var unnoted *Retiring
+	if old != nil && !old.Live() {
+		unnoted = replacedFinal(ctx, st, up, *old)
+	}
+	archived := r.waiting
+	if !supersede {
+		archived = nil
+	}
+	var notice string
+	if r.archive, notice = archiveReplaced(ctx, st, up.Ref, archived, unnoted); notice != "" {
+		r.notices = append(r.notices, notice)
+	}
+	return r
+}
+
 // supersededWaiting returns the batons up replaced while they were still
 // waiting (neither claimed nor cancelled), with a notice for each: a second
 // `end` on the same owner and branch drops the first baton from the queue,
-// and its author should hear of it. That is the version up replaced here,
-// and the copy of a remote's, fetched and not merged, that up was written
-// after seeing (supersededThere). Each is archived in the same transaction
-// as up (archiveSuperseded), where the notice sends its author. None when
-// up creates the ref or replaces a baton already claimed or cancelled, or
-// when the old record cannot be read (then nothing is known to have been
-// lost).
-func supersededWaiting(ctx context.Context, st refstore.Writer, up refstore.Update, by string) ([]baton.Stored, []string) {
+// and its author should hear of it. That is old, the version up replaces
+// here, and the copy of a remote's, fetched and not merged, that up was
+// written after seeing (supersededThere). Each is archived in the same
+// transaction as up (archiveReplaced), where the notice sends its author.
+// None when up creates the ref or replaces a baton already claimed or
+// cancelled, or when the old record cannot be read (old is nil: then
+// nothing is known to have been lost).
+func supersededWaiting(ctx context.Context, st refstore.Writer, up refstore.Update, old *baton.Baton, by string) ([]baton.Stored, []string) {
 	var out []baton.Stored
 	var notices []string
-	if e, err := st.ReadObject(ctx, up.Old); up.Old != "" && err == nil {
-		if b, err := baton.DecodeVersion(e); err == nil && b.Live() {
-			out = append(out, baton.Stored{Baton: b, Ref: up.Ref, OID: up.Old})
-			from := ""
-			if b.SessionID != "" {
-				from = " from session " + b.SessionID
-			}
-			notices = append(notices, fmt.Sprintf("baton %s%s was still waiting and is now superseded by %s; the archive keeps it (read it with `git cat-file -p %s`)",
-				b.ID, from, by, up.Old))
+	if old != nil && old.Live() {
+		out = append(out, baton.Stored{Baton: *old, Ref: up.Ref, OID: up.Old})
+		from := ""
+		if old.SessionID != "" {
+			from = " from session " + old.SessionID
 		}
+		notices = append(notices, fmt.Sprintf("baton %s%s was still waiting and is now superseded by %s; the archive keeps it (read it with `git cat-file -p %s`)",
+			old.ID, from, by, up.Old))
 	}
 	there, note := supersededThere(ctx, st, up, by)
 	if there != nil && (len(out) == 0 || out[0].ID != there.ID) {

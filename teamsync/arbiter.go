@@ -522,8 +522,9 @@ func versionOf(ctx context.Context, st refstore.Records, k *kind, ref, oid strin
 // adopt brings the local ref to the remote's version theirs when the join
 // of what the ref holds now and theirs keeps theirs: the write sync would
 // make, with its reflog message, so `git handoff log` shows a conflict,
-// and the archive month that keeps a dropped baton in the same write. It returns the conflict when the
-// two were written without seeing each other.
+// and the archive month that keeps a baton it drops in the same write. It
+// returns the conflict when the two were written without seeing each
+// other.
 func adopt(ctx context.Context, st refstore.Records, remote, ref string, theirs *version, look lookup) *Conflict {
 	k := kindOf(ref)
 	for range 3 {

@@ -440,12 +440,15 @@ func dropStaleLease(ctx context.Context, av *archiveView, d *decision) error {
 // after seeing it replaces at its key (finalReplaced), in the month of
 // its final time, as its retirement would have filed it.
 func archiveDropped(ds []decision, now time.Time) {
+	leave := func(d *decision, month string, es []archive.Entry) {
+		for _, e := range es {
+			d.dropped = append(d.dropped, retirement{path: e.Path, month: month, oid: e.OID})
+		}
+	}
 	for i := range ds {
-		ds[i].dropped = append(ds[i].dropped, droppedBaton(&ds[i], archive.Month(now))...)
+		leave(&ds[i], archive.Month(now), droppedBaton(&ds[i]))
 		for _, f := range finalReplaced(&ds[i]) {
-			for _, e := range f.entries {
-				ds[i].dropped = append(ds[i].dropped, retirement{path: e.Path, month: f.month, oid: e.OID})
-			}
+			leave(&ds[i], f.month, f.entries)
 		}
 	}
 }
@@ -493,10 +496,11 @@ func finalReplaced(d *decision) []replacedVersion {
 	return out
 }
 
-// droppedBaton is where the other baton a tie-break at d's key dropped
-// goes, in month: its own path and its floor at the ref. None when d
-// dropped no other baton (no conflict, or two versions of one baton).
-func droppedBaton(d *decision, month string) []retirement {
+// droppedBaton is what keeps the other baton a tie-break at d's key
+// dropped: its own path and its floor at the ref (archive.BatonEntries).
+// None when d dropped no other baton (no conflict, or two versions of one
+// baton).
+func droppedBaton(d *decision) []archive.Entry {
 	if !d.conflict || d.winner == nil || kindOf(d.ref).prefix != refstore.HandoffsPrefix {
 		return nil
 	}
@@ -508,11 +512,7 @@ func droppedBaton(d *decision, month string) []retirement {
 	if id == recOf[baton.Baton](d.winner).ID {
 		return nil
 	}
-	var out []retirement
-	for _, e := range archive.BatonEntries(d.ref, id, loser.oid) {
-		out = append(out, retirement{path: e.Path, month: month, oid: e.OID})
-	}
-	return out
+	return archive.BatonEntries(d.ref, id, loser.oid)
 }
 
 // archiveDroppedHere is archiveDropped for a command that joins by itself,
@@ -539,19 +539,15 @@ func archiveDroppedHere(ctx context.Context, st refstore.Records, d *decision) e
 // written in, or else the final baton d replaces by a later one
 // (finalReplaced); none when d leaves no other baton behind.
 func droppedEntries(d *decision) (string, []archive.Entry) {
-	rets := droppedBaton(d, "")
-	if len(rets) == 0 {
-		// This clone's final baton, replaced by a later one of another id.
-		for _, f := range finalReplaced(d) {
-			return f.month, f.entries
-		}
-		return "", nil
+	if es := droppedBaton(d); len(es) > 0 {
+		return archive.Month(recOf[baton.Baton](d.lost()).CreatedAt), es
 	}
-	entries := make([]archive.Entry, len(rets))
-	for i, r := range rets {
-		entries[i] = archive.Entry{Path: r.path, OID: r.oid}
+	// This clone's final baton, replaced by a later one of another id
+	// (the kept side is the other: the command adopts it).
+	for _, f := range finalReplaced(d) {
+		return f.month, f.entries
 	}
-	return archive.Month(recOf[baton.Baton](d.lost()).CreatedAt), entries
+	return "", nil
 }
 
 // applyDropped makes u, the local write of a command that joins by itself
