@@ -126,8 +126,12 @@ func TestWriteOutlastsAPruneThatDeletesAfterTheCommit(t *testing.T) {
 				"read -r old new ref\n" +
 				"[ \"$ref\" = refs/ao/test/late ] || exit 0\n" +
 				"f='" + filepath.Join(common, "objects") + "'/$(echo $new | cut -c1-2)/$(echo $new | cut -c3-)\n" +
-				"sh -c 'sleep " + after + "; rm -f \"$1\"; rm -f \"$2\"; : >\"$3\"' gc \"$f\" '" + filepath.Join(common, "gc.pid") + "' '" + pruned + "' --prune=now >/dev/null 2>&1 &\n" +
-				"echo \"$! $(hostname)\" >'" + filepath.Join(common, "gc.pid") + "'\n"
+				// The modelled gc writes gc.pid itself, once it runs as
+				// itself: $! named the hook's fork before its exec, whose
+				// command line (the hook's) said nothing of pruning, and
+				// under load the Store read it in that window.
+				"sh -c 'echo \"$$ $(hostname)\" >\"$2.tmp\" && mv \"$2.tmp\" \"$2\"; sleep " + after + "; rm -f \"$1\"; rm -f \"$2\"; : >\"$3\"' gc \"$f\" '" + filepath.Join(common, "gc.pid") + "' '" + pruned + "' --prune=now >/dev/null 2>&1 &\n" +
+				"while [ ! -s '" + filepath.Join(common, "gc.pid") + "' ] && [ ! -e '" + pruned + "' ]; do sleep 0.01; done\n"
 			if err := os.WriteFile(filepath.Join(hooks, "reference-transaction"), []byte(hook), 0o777); err != nil {
 				t.Fatal(err)
 			}
