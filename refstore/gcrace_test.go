@@ -37,8 +37,10 @@ func TestWriteOutlastsAPruneThatRanOverIt(t *testing.T) {
 				"grep -q ' refs/ao/test/raced$' || exit 0\n" +
 				"[ -e '" + done + "' ] && exit 0\n" +
 				": >'" + done + "'\n" +
-				"sh -c 'sleep 0.5' gc --prune=now >/dev/null 2>&1 &\n" +
-				"echo \"$! $(hostname)\" >'" + filepath.Join(common, "gc.pid") + "'\n" +
+				// It writes gc.pid itself once it runs as itself ($! names
+				// the hook's fork until its exec).
+				"sh -c 'echo \"$$ $(hostname)\" >\"$1.tmp\" && mv \"$1.tmp\" \"$1\"; sleep 0.5' gc '" + filepath.Join(common, "gc.pid") + "' --prune=now >/dev/null 2>&1 &\n" +
+				"while [ ! -s '" + filepath.Join(common, "gc.pid") + "' ]; do sleep 0.01; done\n" +
 				"git prune --expire=now\n"
 			if err := os.WriteFile(filepath.Join(hooks, "reference-transaction"), []byte(hook), 0o777); err != nil {
 				t.Fatal(err)
