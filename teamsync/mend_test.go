@@ -197,14 +197,7 @@ func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
 		ids = append(ids, left.ID)
 	}
 	// The prune: the month's newest commit goes, as loose objects do.
-	tip := strings.TrimSpace(git(t, a.Dir(), "rev-parse", month))
-	obj := strings.TrimSpace(git(t, a.Dir(), "rev-parse", "--git-path", "objects/"+tip[:2]+"/"+tip[2:]))
-	if !filepath.IsAbs(obj) {
-		obj = filepath.Join(a.Dir(), obj)
-	}
-	if err := os.Remove(obj); err != nil {
-		t.Fatalf("removing the month's commit: %v", err)
-	}
+	pruneMonthCommit(t, a.Dir(), month)
 	res, err := Sync(ctx, a, Options{Remote: "origin", Now: at(3), Retention: DefaultRetention})
 	if err != nil {
 		t.Fatalf("sync with the month's commit gone: %v", err)
@@ -245,14 +238,7 @@ func TestSyncPutsBackAMonthWhoseCommitWasPruned(t *testing.T) {
 	if err := archive.Put(ctx, a, m, "handoff: archived here", archive.BatonEntries(ref, fourth.ID, blob4)); err != nil {
 		t.Fatal(err)
 	}
-	tip = strings.TrimSpace(git(t, a.Dir(), "rev-parse", month))
-	obj = strings.TrimSpace(git(t, a.Dir(), "rev-parse", "--git-path", "objects/"+tip[:2]+"/"+tip[2:]))
-	if !filepath.IsAbs(obj) {
-		obj = filepath.Join(a.Dir(), obj)
-	}
-	if err := os.Remove(obj); err != nil {
-		t.Fatalf("removing the month's commit: %v", err)
-	}
+	pruneMonthCommit(t, a.Dir(), month)
 	res, err = Sync(ctx, a, Options{Remote: "origin", Now: at(6), Retention: DefaultRetention})
 	if err != nil {
 		t.Fatalf("a later sync with the month's commit gone: %v", err)
@@ -279,4 +265,18 @@ func writtenAt(t *testing.T, a *refstore.Store, b baton.Stored) (ref, blob strin
 		t.Fatal(err)
 	}
 	return ref, blob
+}
+
+// pruneMonthCommit deletes month's commit from dir's loose objects, as a
+// git gc --prune=now that ran while it was written does.
+func pruneMonthCommit(t *testing.T, dir, month string) {
+	t.Helper()
+	tip := strings.TrimSpace(git(t, dir, "rev-parse", month))
+	obj := strings.TrimSpace(git(t, dir, "rev-parse", "--git-path", "objects/"+tip[:2]+"/"+tip[2:]))
+	if !filepath.IsAbs(obj) {
+		obj = filepath.Join(dir, obj)
+	}
+	if err := os.Remove(obj); err != nil {
+		t.Fatalf("removing the month's commit: %v", err)
+	}
 }
