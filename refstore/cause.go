@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -57,7 +55,7 @@ const ArbiterKey = "handoff.arbiter"
 // after seeing the claim at the remote).
 //
 // JumpBy and JumpBase are set when this clone's count jumped: its own count in
-// Seen is one past the highest it ever issued for the key (issuedNote),
+// Seen is one past the highest it ever issued for the key (issued.go),
 // above what the versions this one builds on carry (JumpBase). The counts in
 // between are other writes of this clone's that this version did not see
 // (a concurrent process's end while a start claimed the baton the end
@@ -227,7 +225,7 @@ func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 	// a teammate's version that descends from the dropped one would then
 	// seem to follow the new one, which the join would drop unreported
 	// (found by the soak). The high-water mark of what this clone issued
-	// for the key is a local note (issuedNote).
+	// for the key is a local note (issued.go).
 	hw := issued(local, ref)
 	base := seen[me]
 	if seen[me] < hw {
@@ -248,28 +246,11 @@ func NextCause(ctx context.Context, w Writer, ref, old string) (Cause, error) {
 		// this count, the next version of the key would issue it again,
 		// look like what it follows, and win a join it should have been
 		// reported in (found by the simulation, a note write failing).
-		if err := local.Write(ctx, issuedNote(ref), []byte(strconv.FormatUint(seen[me], 10)+"\n")); err != nil {
+		if err := raiseIssued(ctx, local, ref, seen[me]); err != nil {
 			return Cause{}, fmt.Errorf("noting this clone's count for %s: %w", ref, err)
 		}
 	}
 	return Cause{Rev: top + 1, Prev: old, Back: back, Seen: seen, JumpBy: by, JumpBase: base}, nil
-}
-
-// issuedNote names the note keeping the highest count this clone issued
-// for ref.
-func issuedNote(ref string) string {
-	sum := sha256.Sum256([]byte(ref))
-	return "issued/" + hex.EncodeToString(sum[:8])
-}
-
-// issued is the highest count this clone issued for ref; 0 when unknown.
-func issued(l Local, ref string) uint64 {
-	b, err := l.Read(issuedNote(ref))
-	if err != nil {
-		return 0
-	}
-	n, _ := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
-	return n
 }
 
 // writerNote names this clone in version vectors.

@@ -410,6 +410,9 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 		// Before anything retires, which takes a ref's reflog: the
 		// final batons ends replaced, kept by that reflog until now.
 		s.fetchNotes = append(s.fetchNotes, handoff.ArchiveRetiring(ctx, st)...)
+		if err := refstore.FoldIssued(ctx, st.Local()); err != nil {
+			s.fetchNotes = append(s.fetchNotes, err.Error()+" (the next sync tries again)")
+		}
 	}
 	s.seen = readSeen(st, opts.Remote, rc.URL)
 	s.doubt = readDoubt(st, opts.Remote, rc.URL)
