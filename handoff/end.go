@@ -155,6 +155,7 @@ type endPass struct {
 	// by the same transaction, and supersededNotes tell their authors.
 	superseded      []baton.Stored
 	supersededNotes []string
+	noted           bool // a final baton it replaces was noted (replacedFinal)
 }
 
 // endRecord reads the session's record and makes it ended as of now;
@@ -215,7 +216,7 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 	}
 	if !opts.NoBaton {
 		r := replacing(ctx, st, p.up, p.b.ID, true)
-		p.superseded, p.supersededNotes = r.waiting, r.notices
+		p.superseded, p.supersededNotes, p.noted = r.waiting, r.notices, r.noted
 		p.ups = append(p.ups, r.archive...)
 	}
 	return nil
@@ -226,6 +227,9 @@ func (p *endPass) write(ctx context.Context, st refstore.Clone, opts EndOptions,
 // the ended session.
 func (p *endPass) ended(ctx context.Context, st refstore.Clone, noBaton bool) (superseded []baton.Stored, unbound bool, notices []string) {
 	superseded, notices = p.superseded, append(notices, p.supersededNotes...)
+	if p.noted {
+		notices = append(notices, archiveRetiringWhenMany(ctx, st)...)
+	}
 	if n := objectiveCleared(ctx, st, p.objUp, "", "a session's end clears it"); n != "" {
 		notices = append(notices, n)
 	}

@@ -25,7 +25,9 @@ import (
 // its transaction (and archives it itself only when the note cannot be
 // written), and the next sync archives what is noted
 // (ArchiveRetiring) before it retires anything: the reflog keeps the blob
-// until then, since only a sync takes a ref's history.
+// until then, since only a sync takes a ref's history. An end that finds
+// many notes waiting archives them itself (archiveRetiringWhenMany): a
+// clone with no remote never syncs.
 
 // RetiringDir holds the notes of final batons an end replaced, one file
 // each (refstore.Local).
@@ -105,6 +107,23 @@ func ArchiveRetiring(ctx context.Context, st refstore.Clone) []string {
 		}
 	}
 	return warns
+}
+
+// retiringMany is how many notes an end leaves before it archives them
+// itself: a clone that never syncs (one with no remote) would otherwise
+// keep a file for every end after a claim, and a sync pays for the notes
+// a month at a time anyway.
+const retiringMany = 64
+
+// archiveRetiringWhenMany archives the noted batons (ArchiveRetiring) once
+// retiringMany notes wait, for an end that has just noted one: one tree
+// build per month for every 64 ends, and the notes of a clone that never
+// syncs stay fewer than that.
+func archiveRetiringWhenMany(ctx context.Context, st refstore.Clone) []string {
+	if names, err := st.Local().List(RetiringDir); err != nil || len(names) < retiringMany {
+		return nil
+	}
+	return ArchiveRetiring(ctx, st)
 }
 
 // readable reports whether no entry's blob is known to be gone (a read

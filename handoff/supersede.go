@@ -18,6 +18,9 @@ type replaced struct {
 	waiting []baton.Stored
 	notices []string
 	archive []refstore.Update
+	// noted: a final baton it replaces was noted for archiving
+	// (replacedFinal).
+	noted bool
 }
 
 // replacing reads what up, the write of baton by, replaces (its old
@@ -40,6 +43,7 @@ func replacing(ctx context.Context, st refstore.Writer, up refstore.Update, by s
 	var unnoted *Retiring
 	if old != nil && !old.Live() {
 		unnoted = replacedFinal(ctx, st, up, *old)
+		r.noted = unnoted == nil
 	}
 	archived := r.waiting
 	if !supersede {
