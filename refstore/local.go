@@ -77,6 +77,9 @@ import (
 //     retirement with remote (teamsync/retire.go); a lost note only
 //     judges sooner. (retired/<remote>, its name in releases that kept
 //     final records live for a while, is left as it is.)
+//   - retirement-here: when this clone, with no remote, last retired what
+//     is final (teamsync/here.go), RFC 3339; a lost note only retires
+//     sooner.
 //   - seen/<remote>: what remote held after the last sync (teamsync/
 //     seen.go), the guard that tells a record the remote dropped from one
 //     never pushed; a lost note loses the guard, never a record.

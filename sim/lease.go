@@ -86,7 +86,13 @@ func pickKeys(arg uint32) []lease.Key {
 
 // callLease runs one lease operation.
 func (w *world) callLease(ctx context.Context, c *faulty, s Step, clock handoff.Clock) string {
-	b, err := teamsync.LeaseBoardAt(c, remote)
+	var b lease.Board
+	var err error
+	if w.cfg.Solo {
+		b, err = teamsync.LeaseBoard(ctx, c, false) // as the commands choose it: this clone's own
+	} else {
+		b, err = teamsync.LeaseBoardAt(c, remote)
+	}
 	if err != nil {
 		return "error " + short(err)
 	}

@@ -158,7 +158,7 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		}
 	}()
 	clock := w.clock(s.Clone)
-	arb := teamsync.Arbiter{Remote: remote}
+	arb := w.arbiter()
 	w.claimer = ""
 	switch s.Op {
 	case OpEnd:
@@ -243,6 +243,9 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		if s.Op == OpRetire && !w.cfg.NoRetire {
 			opts.Retire, opts.Retention = true, w.cfg.Retention
 		}
+		if w.cfg.Solo {
+			return w.retireHere(ctx, c, opts, who)
+		}
 		res, err := teamsync.Sync(ctx, c, opts)
 		w.conflicts(c, res.Conflicts, who)
 		if err != nil {
@@ -258,6 +261,33 @@ func (w *world) call(ctx context.Context, c *faulty, s Step, who string) (out st
 		return w.callContinue(ctx, c, s, who, clock)
 	}
 	return w.callWide(ctx, c, s, who, clock, arb)
+}
+
+// arbiter decides claims: the remote, or with no remote (Config.Solo) the
+// clone itself, as the commands ask it.
+func (w *world) arbiter() teamsync.Arbiter {
+	if w.cfg.Solo {
+		return teamsync.Arbiter{}
+	}
+	return teamsync.Arbiter{Remote: remote}
+}
+
+// retireHere is a sync of a clone with no remote (Config.Solo): what is
+// final retires there. The retention is the run's for the retire steps and
+// the final round, a week otherwise, as the commands' own.
+func (w *world) retireHere(ctx context.Context, c *faulty, opts teamsync.Options, who string) string {
+	if opts.Retention == 0 {
+		opts.Retention = teamsync.DefaultRetention
+	}
+	res, err := teamsync.RetireHere(ctx, c, opts)
+	w.conflicts(c, res.Conflicts, who)
+	if err != nil {
+		if w.step == -1 {
+			w.violate(-1, "final-sync-failed", fmt.Sprintf("%s: %v", who, err))
+		}
+		return "error " + short(err)
+	}
+	return fmt.Sprintf("retired-here local=%d retired=%d", len(res.Local), res.Retired)
 }
 
 func sessionOf(clone, step int) string { return fmt.Sprintf("s-c%d-%d", clone, step) }
@@ -437,6 +467,10 @@ func (w *world) finish(ctx context.Context) {
 			opts := teamsync.Options{Remote: remote, Now: w.clock(i)()}
 			if round == 0 && !w.cfg.NoRetire {
 				opts.Retire, opts.Retention, opts.Now = true, w.cfg.Retention, latest
+			}
+			if w.cfg.Solo {
+				w.log.add(fmt.Sprintf("final c%d %s", i, w.retireHere(ctx, f, opts, fmt.Sprintf("c%d@final", i))))
+				continue
 			}
 			res, err := teamsync.Sync(ctx, f, opts)
 			if err == nil && w.cfg.Wide {
@@ -681,7 +715,7 @@ func (w *world) claimsAgain(ctx context.Context, sid, id string) bool {
 	if b, err := baton.Read(ctx, c, ref); err == nil && b.Live() {
 		return false
 	}
-	res, err := handoff.Claim(ctx, c, handoff.ClaimOptions{Session: sid, Owner: owner, Branch: branch, Arbiter: teamsync.Arbiter{Remote: remote}}, w.clock(clone))
+	res, err := handoff.Claim(ctx, c, handoff.ClaimOptions{Session: sid, Owner: owner, Branch: branch, Arbiter: w.arbiter()}, w.clock(clone))
 	return err == nil && res.Handoff.ID == id
 }
 

@@ -147,6 +147,11 @@ type Config struct {
 	// Continue adds the continuation operations (continue.go). Off, a
 	// seed gives the steps it gave before they existed.
 	Continue bool
+	// Solo runs one clone with no remote (Clones is 1): its sync and
+	// retire steps retire what is final there (teamsync.RetireHere),
+	// decisions are its own, and the checks read the clone where they
+	// read the remote.
+	Solo bool
 	// Defect is the planted defect (simdefect; only with the simdefects tag).
 	Defect simdefect.Defect
 	// StopAtFirst stops the run at the first violation.
@@ -158,6 +163,9 @@ type Config struct {
 func (c *Config) defaults() {
 	if c.Clones <= 0 {
 		c.Clones = 3
+	}
+	if c.Solo {
+		c.Clones = 1
 	}
 	if c.FaultScale == 0 {
 		c.FaultScale = 1
@@ -384,8 +392,19 @@ func (w *world) setup(ctx context.Context) error {
 	}
 	r := rand.New(rand.NewPCG(w.cfg.Seed, 0x5e7))
 	for i := 0; i < w.cfg.Clones; i++ {
-		c, err := w.net.NewClone(remoteURL, fmt.Sprintf("/mem/c%d", i))
-		if err != nil {
+		var c *memstore.Clone
+		if w.cfg.Solo {
+			// No remote: the clone's repository stands where the
+			// remote's does in every check.
+			s, err := memstore.New("")
+			if err == nil {
+				c, err = memstore.NewClone(s, fmt.Sprintf("/mem/c%d", i), w.net)
+			}
+			if err != nil {
+				return err
+			}
+			w.origin = s
+		} else if c, err = w.net.NewClone(remoteURL, fmt.Sprintf("/mem/c%d", i)); err != nil {
 			return err
 		}
 		// The writer id refstore.WriterID would draw from crypto/rand.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,38 @@ func TestReplaceDeathFreesTheClaimsLock(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("the run stopped moving: a lock a crashed step held is never released")
+	}
+}
+
+// A clone with no remote retires what is final there (teamsync.RetireHere)
+// and keeps every promise: faults and deaths at every call, each seed
+// replayed the same. The run must retire something, or it proves nothing.
+func TestSoloRunsRetireHereAndHoldThePromise(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, seed := range []uint64{7000, 7001, 7002} {
+		cfg := Config{Seed: seed, Steps: 1000, Solo: true}
+		var retired int
+		cfg.Log = func(line string) {
+			if i := strings.Index(line, "retired-here local="); i >= 0 {
+				var local, n int
+				fmt.Sscanf(line[i:], "retired-here local=%d retired=%d", &local, &n)
+				retired += n
+			}
+		}
+		rep := Run(ctx, cfg, Generate(cfg))
+		if ctx.Err() != nil {
+			t.Fatalf("seed %d: deadline passed after %d steps", seed, rep.Steps)
+		}
+		if rep.FaultTotal() == 0 || retired == 0 {
+			t.Fatalf("seed %d: %d faults, %d records retired: the run tried nothing", seed, rep.FaultTotal(), retired)
+		}
+		for _, v := range rep.Violations {
+			t.Errorf("seed %d: %v", seed, v)
+		}
+		cfg.Log = nil
+		if again := Run(ctx, cfg, Generate(cfg)); again.Trace != rep.Trace {
+			t.Fatalf("seed %d ran twice differently: %s / %s", seed, rep.Summary(), again.Summary())
+		}
 	}
 }

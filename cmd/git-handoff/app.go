@@ -71,6 +71,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer d.close()
 	app := newApp(d)
 	err := app.RunContext(ctx, interspersed(app, args))
+	if err == nil {
+		d.retireHereWhenDue(ctx)
+	}
 	// Notices kept for a JSON answer that never came (the command failed).
 	notify(stderr, d.withOpenNotices(nil))
 	if err == nil && d.notFound != nil {
@@ -196,6 +199,7 @@ func prepareCommand(d *deps, c *cli.Command, parent string) {
 	c.Before = func(ctx *cli.Context) error {
 		d.readOnly = d.readOnly || readOnlyCommands[path]
 		d.readLater = d.readLater || readLaterCommands[path]
+		d.retireHere = !readOnlyCommands[path] && path != "hook" && !strings.HasPrefix(path, "hook ") && !strings.HasPrefix(path, "hooks")
 		d.json = d.json || ctx.Bool("json")
 		if err := checkArgs(ctx); err != nil {
 			return err

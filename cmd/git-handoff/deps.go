@@ -33,6 +33,10 @@ type deps struct {
 	// readLater is set for commands that most likely read no record (see
 	// readLaterCommands): their Store starts cat-file at the first read.
 	readLater bool
+	// retireHere is set for the commands after which a clone with no
+	// remote retires what is final, when due (retireHereWhenDue): those
+	// a person or an agent runs to write, not hooks.
+	retireHere bool
 	// json is set for a command run with --json: what opening the store
 	// has to say waits in openNotices for the command's JSON.
 	json        bool
@@ -133,6 +137,32 @@ func (d *deps) Now() time.Time {
 		}
 	}
 	return time.Now()
+}
+
+// retireHereWhenDue retires what is final in a clone with no remote, at
+// most once an hour, after a command that writes (teamsync.RetireHere):
+// such a clone never syncs, and kept a ref per session it ever ran. What
+// fails is said and left for the next command; under --json nothing is
+// said, the JSON being the answer.
+func (d *deps) retireHereWhenDue(ctx context.Context) {
+	if d.store == nil || !d.retireHere || os.Getenv(hooks.GuardEnv) != "" {
+		return
+	}
+	now := d.Now()
+	if !teamsync.RetireHereDue(ctx, d.store, now) {
+		return
+	}
+	retention, err := teamsync.Retention(ctx, d.store)
+	if err == nil {
+		var res teamsync.Result
+		res, err = teamsync.RetireHere(ctx, d.store, teamsync.Options{Retention: retention, Now: now})
+		if err == nil && !d.json {
+			notify(d.stderr, res.Warnings)
+		}
+	}
+	if err != nil && !d.json {
+		notify(d.stderr, []string{"final records were not retired here (no remote; the next command tries again): " + err.Error()})
+	}
 }
 
 func (d *deps) close() {

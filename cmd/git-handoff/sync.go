@@ -43,17 +43,24 @@ func syncCommand(d *deps) *cli.Command {
 			if err != nil {
 				return err
 			}
-			remote := c.Args().First()
-			if remote == "" {
-				if remote, err = teamsync.DefaultRemote(c.Context, st); err != nil {
-					return err
-				}
-			}
 			retention, err := teamsync.Retention(c.Context, st)
 			if err != nil {
 				return err
 			}
 			now := d.Now()
+			remote := c.Args().First()
+			if remote == "" {
+				if names, err := st.Remotes(c.Context); err != nil {
+					return err
+				} else if len(names) == 0 {
+					// Nothing to exchange with: what is final retires here.
+					res, err := teamsync.RetireHere(c.Context, st, teamsync.Options{DryRun: c.Bool("dry-run"), Retention: retention, Now: now})
+					return printHere(d, c.Bool("json"), res, err)
+				}
+				if remote, err = teamsync.DefaultRemote(c.Context, st); err != nil {
+					return err
+				}
+			}
 			opts := teamsync.Options{Remote: remote, DryRun: c.Bool("dry-run"), Retention: retention, Now: now,
 				Retire: c.Bool("retire") || teamsync.RetireDue(st, remote, now)}
 			if f, ok := d.stderr.(*os.File); ok && syncIsTerminal(f) {
@@ -103,6 +110,27 @@ func syncCommand(d *deps) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// printHere says what a sync with no remote retired here (RetireHere).
+func printHere(d *deps, asJSON bool, res teamsync.Result, err error) error {
+	if err != nil {
+		return fmt.Errorf("retiring final records (no remote): %w", err)
+	}
+	if asJSON {
+		return d.printJSON(syncJSON{
+			Remote: "", DryRun: res.DryRun, Records: res.Records, Attempts: res.Attempts, Retired: res.Retired,
+			Local: syncChanges(res.Local), Pushed: syncChanges(nil), Conflicts: view.NonNil(res.Conflicts),
+			Withheld: syncChanges(nil), Snapshots: syncChanges(res.Snapshots), Notices: view.NonNil(res.Warnings),
+		})
+	}
+	notify(d.stderr, d.notYetSaid(res.Warnings))
+	verb, what := "retired", "to the archive"
+	if res.DryRun {
+		verb, what = "would retire", "to the archive (dry run: nothing changed)"
+	}
+	fmt.Fprintf(d.stderr, "no remote to sync with: judged %d record%s here, %s %d %s\n", res.Records, plural(res.Records), verb, res.Retired, what)
+	return nil
 }
 
 // syncSummary is the closing line of a sync; a dry run says what it would

@@ -27,6 +27,7 @@ func main() {
 	noCrash := flag.Bool("no-crash", false, "inject no process deaths")
 	noRetire := flag.Bool("no-retire", false, "leave retirement out")
 	wide := flag.Bool("wide", false, "the widened run: claim, undismiss, replace, PR claim and release, automatic handoffs; pushes twice, late, echoed")
+	solo := flag.Bool("solo", false, "one clone with no remote: its syncs retire what is final there")
 	cont := flag.Bool("continue", false, "add the continuation operations: continue by hand, two deciders racing, a fallback that fails to start")
 	planted := flag.Bool("planted", false, "run once per planted defect (needs -tags simdefects)")
 	verbose := flag.Bool("v", false, "print the op log")
@@ -44,7 +45,7 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults, NoCrash: *noCrash, Wide: *wide, Continue: *cont}
+	cfg := sim.Config{Seed: *seed, Steps: *steps, Clones: *clones, NoRetire: *noRetire, NoFaults: *noFaults, NoCrash: *noCrash, Wide: *wide, Continue: *cont, Solo: *solo}
 	if *planted {
 		if !simdefect.Built {
 			fmt.Fprintln(os.Stderr, "sim: -planted needs a build with -tags simdefects")
@@ -117,7 +118,7 @@ func fail(ctx context.Context, cfg sim.Config, list []sim.Step, rep *sim.Report,
 			k = kind
 		}
 		small, v := sim.Shrink(ctx, cfg, list, k)
-		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v, NoCrash: %v, Continue: %v}, steps):\n", len(small), v, cfg.Seed, cfg.Clones, wide, noFaults, cfg.NoCrash, cfg.Continue)
+		fmt.Printf("shrunk to %d steps (%s), replay: sim.Run(ctx, sim.Config{Seed: %d, Clones: %d, Wide: %v, NoFaults: %v, NoCrash: %v, Continue: %v, Solo: %v}, steps):\n", len(small), v, cfg.Seed, cfg.Clones, wide, noFaults, cfg.NoCrash, cfg.Continue, cfg.Solo)
 		for _, s := range small {
 			fmt.Printf("  %#v\n", s)
 		}
