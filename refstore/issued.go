@@ -20,9 +20,9 @@ import (
 // releases before this one kept them ("issued/<hash>"), cost a block of
 // disk each, 400 MB for a year of 100,000 sessions. They are kept in 256
 // files instead, a key's in the one its hash picks ("marks/<xx>", a line
-// "<hash> <count>" per key, sorted), rewritten whole under that file's
-// lock, so that two processes raising marks in one file at once lose
-// neither: about 3 MB for that year.
+// "<hash> <count>" per key, sorted), rewritten whole under a lock, so
+// that two processes raising marks in one file at once lose neither:
+// about 3 MB for that year.
 
 // issuedBuckets is how many files hold the marks.
 const issuedBuckets = 256
@@ -38,6 +38,10 @@ func issuedKey(ref string) string {
 // an earlier release kept it in.
 func issuedBucket(key string) string { return "marks/" + key[:2] }
 func legacyIssued(key string) string { return "issued/" + key }
+
+// issuedLock is the lock a bucket is rewritten under: one for every 16
+// buckets (its first hex digit), so that the locks add 16 files, not 256.
+func issuedLock(bucket string) string { return bucket[:len(bucket)-1] + ".lock" }
 
 // readMarks parses a bucket: key to count. A line that does not parse
 // is skipped (no write leaves one: the file is replaced whole).
@@ -88,7 +92,7 @@ func raiseIssued(ctx context.Context, l Local, ref string, n uint64) error {
 // earlier release it took in (a crash between leaves a note the bucket
 // already covers).
 func foldMarks(ctx context.Context, l Local, bucket string, adds map[string]uint64) error {
-	unlock, err := l.Lock(ctx, bucket+".lock")
+	unlock, err := l.Lock(ctx, issuedLock(bucket))
 	if err != nil {
 		return err
 	}

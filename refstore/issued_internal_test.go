@@ -60,8 +60,8 @@ func TestIssuedMarksRiseAndStayFewFiles(t *testing.T) {
 		}
 		return nil
 	})
-	if files > 2*issuedBuckets+8 {
-		t.Fatalf("%d keys left %d files under %s, want at most %d", keys+1, files, l.Path(""), 2*issuedBuckets+8)
+	if files > issuedBuckets+16+8 {
+		t.Fatalf("%d keys left %d files under %s, want at most %d", keys+1, files, l.Path(""), issuedBuckets+16+8)
 	}
 }
 

@@ -21,12 +21,13 @@ import (
 //   - writer: this clone's id in version vectors, one line, written once
 //     by the first writer under a lock (WriterID); never deleted. Not a
 //     ref: a teammate fetching it would write as this clone.
-//   - marks/<xx>, marks/<xx>.lock: the highest vector count this clone
+//   - marks/<xx>, marks/<x>.lock: the highest vector count this clone
 //     issued for each ref it wrote (issued.go), a line "<hash of ref>
 //     <count>" each, in the one of 256 files the hash picks, rewritten
-//     whole under its flock by each version written (NextCause); a crash
-//     leaves the old mark, which is safe (a lower mark only makes the
-//     next count come from the versions seen); kept. issued/<hash of ref>,
+//     whole under the flock of its first digit by each version written
+//     (NextCause); a crash leaves the old mark, which is safe (a lower
+//     mark only makes the next count come from the versions seen); kept.
+//     issued/<hash of ref>,
 //     a file per ref as earlier releases kept them, is read too and
 //     folded into marks/ by the next sync, which removes it.
 //   - conflicts, conflicts.1: JSON lines, one per local write that dropped
