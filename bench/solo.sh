@@ -3,9 +3,9 @@
 # which never syncs. N sessions (default 1,000) hand over one after another
 # on main (start, which claims the last baton, then end with a new one),
 # the clock moving 10 minutes a session through GIT_HANDOFF_NOW. Printed:
-#   - refs under refs/ao/ after them, against the live records (the
-#     waiting baton, the session it came from) plus the archive's months
-#     (goal: no more);
+#   - refs under refs/ao/ after them: the session and baton refs and the
+#     archive's months (goal: what is live, the baton waiting and the
+#     sessions not retired yet, at most an hour's, + the months);
 #   - files and disk under .git/handoff/ (git-handoff's local notes)
 #     against the repository's objects, git's own;
 #   - a start + end at the last sessions against one at the first
@@ -76,6 +76,6 @@ files=$(find .git/handoff -type f | wc -l)
 kib=$(du -sk .git/handoff | cut -f1)
 okib=$(du -sk .git/objects | cut -f1)
 echo "# $n sessions handed over one after another in a clone with no remote, 10 minutes apart ($(secs $((t2 - t1))) for the untimed ones)"
-printf 'refs under refs/ao/: %d = %d live (sessions and batons) + %d archive months  (goal: live + months)\n' "$refs" "$live" "$months"
+printf 'refs under refs/ao/ after %d sessions: %d = %d session and baton refs + %d archive months  (goal: what is live, the last hour'"'"'s sessions and the baton waiting, + the months)\n' "$n" "$refs" "$live" "$months"
 printf 'local notes: %d files, %d KiB under .git/handoff vs %d KiB of .git/objects  (%s×)\n' "$files" "$kib" "$okib" "$(ratio "$kib" "$okib")"
 printf 'start + end at session %d vs at the first: %s vs %s = %s×  (goal ≤ 1.2×); the git floor alongside: %s vs %s = %s×; git-handoff vs the floor: %s× then %s×\n' "$n" "$(ms "$mo")" "$(ms "$first_o")" "$(ratio "$mo" "$first_o")" "$(ms "$mf")" "$(ms "$first_f")" "$(ratio "$mf" "$first_f")" "$(ratio "$first_o" "$first_f")" "$(ratio "$mo" "$mf")"

@@ -72,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	app := newApp(d)
 	err := app.RunContext(ctx, interspersed(app, args))
 	if err == nil {
+		// After the command's answer, written already: the retirement
+		// is the clone's housekeeping, not part of it.
 		d.retireHereWhenDue(ctx)
 	}
 	// Notices kept for a JSON answer that never came (the command failed).
