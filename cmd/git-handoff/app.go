@@ -176,6 +176,21 @@ var readOnlyCommands = map[string]bool{
 	"hooks check": true, "snapshot show": true,
 }
 
+// retireHereAfter are the commands (by their first word) a person or an
+// agent runs to write records, in the foreground: after them a clone with
+// no remote retires what is final, when due (deps.retireHereWhenDue).
+// Not the hooks, which must stay cheap, nor what runs in the background
+// or for long (continue and its watch, serve, mcp), nor sync, which
+// retires on its own.
+var retireHereAfter = map[string]bool{
+	"start": true, "end": true, "claim": true, "cancel": true, "dismiss": true, "undismiss": true,
+	"objective": true, "session": true, "pr": true, "lease": true, "snapshot": true, "init": true,
+}
+
+// retireHereNot are the subcommands of those that start or attach to an
+// agent: they run for as long as it does.
+var retireHereNot = map[string]bool{"session launch": true, "session attach": true, "session switch": true, "session restore": true}
+
 // readLaterCommands most likely read no record: a sync with nothing new
 // compares the two sides' ref listings and is done. Their store starts
 // git cat-file when first asked to read, not beside rev-parse.
@@ -201,7 +216,7 @@ func prepareCommand(d *deps, c *cli.Command, parent string) {
 	c.Before = func(ctx *cli.Context) error {
 		d.readOnly = d.readOnly || readOnlyCommands[path]
 		d.readLater = d.readLater || readLaterCommands[path]
-		d.retireHere = !readOnlyCommands[path] && path != "hook" && !strings.HasPrefix(path, "hook ") && !strings.HasPrefix(path, "hooks")
+		d.retireHere = retireHereAfter[strings.Fields(path)[0]] && !readOnlyCommands[path] && !retireHereNot[path]
 		d.json = d.json || ctx.Bool("json")
 		if err := checkArgs(ctx); err != nil {
 			return err
