@@ -8,7 +8,7 @@
 // every figure with goal 0:
 //
 //	soak: ops=1234 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unkept=0 unclear=0
-//	soak-state: fsck-failures=0 locks-left=0 dangling-refs=0
+//	soak-state: fsck-failures=0 locks-left=0 dangling-refs=0 unanswerable-sessions=0
 //	kill: trials=200 interrupted=150 fsck-failures=0 next-command-failures=0 locks-left=0 dangling-refs=0 lost=0 twice=0 dismissed-and-delivered=0 false-notices=0 false-lost-claims=0 unclear=0
 //
 // What each figure counts is defined on Account (account.go). With
@@ -278,6 +278,7 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 	seen = append(seen, h.dangling(ctx)...)
 	ops := h.snapshot()
 	f := Account(ops, seen)
+	unanswered := unanswerable(ctx, h, ops)
 
 	kinds := map[string]int{}
 	for _, op := range ops {
@@ -304,12 +305,50 @@ func soak(ctx context.Context, c config, w io.Writer) (bool, error) {
 		strings.Join(kl, " "), won, maint["gc"], maint["gc-prune-now"], maint["pack-refs"], maint["remote-gc-prune-now"], len(maintFail), len(writerFail), refused, crossEnds, finalSyncs)
 	fmt.Fprintf(w, "soak: ops=%d lost=%d twice=%d dismissed-and-delivered=%d false-notices=%d false-lost-claims=%d unkept=%d unclear=%d (reported-conflicts=%d, prune-raced=%d)\n",
 		commands(ops), f.Lost, f.Twice, f.DismissedDelivered, f.FalseNotices, f.FalseLost, f.Unkept, f.Unclear, f.Conflicts, f.PruneRaced)
-	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d dangling-refs=%d\n", len(fsckFail), len(locks), f.Dangling)
+	fmt.Fprintf(w, "soak-state: fsck-failures=%d locks-left=%d dangling-refs=%d unanswerable-sessions=%d\n", len(fsckFail), len(locks), f.Dangling, len(unanswered))
 	printTakenTwice(w, c.details, h.receivedDir())
-	printDetails(w, c.details, f.Details, fsckFail, locks, maintFail, writerFail)
-	bad := f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.Dangling+f.FalseLost+f.Unkept+f.Unclear+len(fsckFail)+len(locks) > 0
+	printDetails(w, c.details, append(f.Details, unanswered...), fsckFail, locks, maintFail, writerFail)
+	bad := f.Lost+f.Twice+f.DismissedDelivered+f.FalseNotices+f.Dangling+f.FalseLost+f.Unkept+f.Unclear+len(fsckFail)+len(locks)+len(unanswered) > 0
 	finish(w, h, c.keep || bad)
 	return bad, nil
+}
+
+// unanswerable asks every clone, once the final syncs are done, for every
+// session a start reported starting (`git handoff session show ID
+// --json`): live or retired to the archive anywhere, each must be found
+// from every clone (issue 36). It returns one line per miss.
+func unanswerable(ctx context.Context, h *harness, ops []Op) []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, op := range ops {
+		if (op.Kind == "start" || op.Kind == "mcp-start") && op.Exit == 0 && !op.Killed && op.Session != "" && !seen[op.Session] {
+			seen[op.Session] = true
+			ids = append(ids, op.Session)
+		}
+	}
+	sort.Strings(ids)
+	var (
+		out []string
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+	)
+	for _, name := range h.names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, id := range ids {
+				r := h.exec(ctx, h.clones[name], 0, "", false, h.bin, "session", "show", id, "--json")
+				if r.exit != 0 {
+					mu.Lock()
+					out = append(out, fmt.Sprintf("unanswerable: session %s, from clone %s: %s", id, name, tell(r.stderr, 2)))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Strings(out)
+	return out
 }
 
 // worker is one loop of real git-handoff processes on random clones and

@@ -127,7 +127,7 @@ func TestSoakSmoke(t *testing.T) {
 	text := out.String()
 	for _, re := range []string{
 		`(?m)^soak: ops=(\d+) lost=\d+ twice=\d+ dismissed-and-delivered=\d+ false-notices=\d+ false-lost-claims=\d+ unkept=\d+ unclear=\d+ \(reported-conflicts=\d+, prune-raced=\d+\)$`,
-		`(?m)^soak-state: fsck-failures=\d+ locks-left=\d+ dangling-refs=\d+$`,
+		`(?m)^soak-state: fsck-failures=\d+ locks-left=\d+ dangling-refs=\d+ unanswerable-sessions=\d+$`,
 		`(?m)^kill: trials=(5) interrupted=\d+ fsck-failures=\d+ next-command-failures=\d+ locks-left=\d+ dangling-refs=\d+ lost=\d+ twice=\d+ dismissed-and-delivered=\d+ false-notices=\d+ false-lost-claims=\d+ unclear=\d+( \(reported-conflicts=\d+\))?$`,
 		`(?m)^soak-ops: .*web-dismiss=\d+ mcp-start=(\d+) mcp-cancel=\d+ `,
 	} {
