@@ -51,12 +51,7 @@ func RetireHereDue(ctx context.Context, st refstore.Clone, now time.Time) bool {
 	if names, err := st.Remotes(ctx); err != nil || len(names) > 0 {
 		return false
 	}
-	b, err := st.Local().Read(hereNote)
-	if err != nil {
-		return true
-	}
-	last, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
-	return err != nil || now.Sub(last) >= RetireHereEvery || now.Before(last)
+	return due(st.Local(), hereNote, now, RetireHereEvery)
 }
 
 // RetireHere retires the final records of a clone with no remote to its
@@ -114,7 +109,7 @@ func RetireHere(ctx context.Context, st refstore.Clone, opts Options) (Result, e
 		}
 		if err = applyHere(ctx, st, w, &res); err == nil {
 			sortResult(&res)
-			if err := st.Local().Write(ctx, hereNote, []byte(opts.Now.UTC().Format(time.RFC3339)+"\n")); err != nil {
+			if err := noteTime(ctx, st.Local(), hereNote, opts.Now); err != nil {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("noting this retirement's time: %v (the next command retires again)", err))
 			}
 			return res, nil

@@ -157,12 +157,23 @@ func RetireDue(st refstore.Writer, remote string, now time.Time) bool {
 	if err != nil {
 		return false
 	}
-	b, err := st.Local().Read(p)
+	return due(st.Local(), p, now, RetireEvery)
+}
+
+// due reports whether the time the note says (RFC 3339) is every or more
+// before now, or after now (a clock set back), or unreadable.
+func due(l refstore.NoteReader, note string, now time.Time, every time.Duration) bool {
+	b, err := l.Read(note)
 	if err != nil {
 		return true
 	}
 	last, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
-	return err != nil || now.Sub(last) >= RetireEvery || now.Before(last)
+	return err != nil || now.Sub(last) >= every || now.Before(last)
+}
+
+// noteTime writes now into the note due reads.
+func noteTime(ctx context.Context, l refstore.Local, note string, now time.Time) error {
+	return l.Write(ctx, note, []byte(now.UTC().Format(time.RFC3339)+"\n"))
 }
 
 func noteRetired(st refstore.Writer, remote string, now time.Time) error {
@@ -170,7 +181,7 @@ func noteRetired(st refstore.Writer, remote string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return st.Local().Write(context.Background(), p, []byte(now.UTC().Format(time.RFC3339)+"\n"))
+	return noteTime(context.Background(), st.Local(), p, now)
 }
 
 // retirement is where a retiring record goes: its archive path ("" for a

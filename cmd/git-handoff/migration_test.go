@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,34 +28,24 @@ func TestSyncMigratesPerRecordRefsOfAnEarlierRelease(t *testing.T) {
 	// go build below keeps the user's build cache (under HOME unless set),
 	// or it compiles the standard library again.
 	goEnv := append(os.Environ(), "HOME="+os.Getenv("HOME"))
+	c := newCLI(t)
 	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
-	os.MkdirAll(home, 0o755)
-	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Dev\n\temail = dev@example.com\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n"), 0o644)
-	for k, v := range map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": filepath.Join(home, ".gitconfig"), "GIT_TERMINAL_PROMPT": "0", "GIT_HANDOFF_SESSION": "", "GIT_HANDOFF_NOW": ""} {
-		t.Setenv(k, v)
-	}
-	var env []string // the environment of the next run, when not this process's
-	run := func(dir, name string, args ...string) string {
+	git := func(dir string, args ...string) string {
 		t.Helper()
-		defer func() { env = nil }()
 		if time.Now().After(deadline) {
-			t.Fatalf("deadline passed before %s %s", name, strings.Join(args, " "))
+			t.Fatalf("deadline passed before git %s", strings.Join(args, " "))
 		}
+		return c.must(dir, args...)
+	}
+	// run runs a program other than git, with env.
+	run := func(dir string, env []string, name string, args ...string) {
+		t.Helper()
 		cmd := exec.Command(name, args...)
 		cmd.Dir, cmd.Env = dir, env
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		t0 := time.Now()
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errb.String())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 		}
-		if d := time.Since(t0); d > time.Second {
-			t.Logf("%s %s: %s", name, strings.Join(args, " "), d.Round(time.Millisecond))
-		}
-		return out.String()
 	}
-	git := func(dir string, args ...string) string { return run(dir, "git", args...) }
 	lines := func(s string) []string {
 		if s = strings.TrimSpace(s); s == "" {
 			return nil
@@ -75,10 +64,9 @@ func TestSyncMigratesPerRecordRefsOfAnEarlierRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	pop := filepath.Join(dir, "yearpop")
-	env = goEnv
-	run(root, "go", "build", "-o", pop, "./bench/yearpop")
+	run(root, goEnv, "go", "build", "-o", pop, "./bench/yearpop")
 	now := time.Now().UTC().Truncate(time.Hour).Format(time.RFC3339)
-	run(dir, pop, "-repo", remote, "-n", "1500", "-now", now)
+	run(dir, nil, pop, "-repo", remote, "-n", "1500", "-now", now)
 
 	// What the remote holds before: every session, and every baton
 	// version (by blob: a baton ref's id changes from one baton to the
