@@ -32,7 +32,8 @@ func syncCommand(d *deps) *cli.Command {
 			"git config " + teamsync.RetentionKey + " (default 7d; the undo window of a dismissal, and how far back\n" +
 			"`session ls --all` reaches). They leave the live refs here and on the remote and move to the monthly\n" +
 			"archive under refs/ao/archive/, where `session show`, `session lineage`, `pr show`, `log` and the\n" +
-			"status page still find them.",
+			"status page still find them. In a clone with no remote at all, sync retires what is final here alone\n" +
+			"(\"no remote to sync with: …\"), as the writing commands there also do once an hour.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "fetch and show what would change, change nothing"},
 			&cli.BoolFlag{Name: "retire", Usage: "judge every record for retirement now, even with nothing new (sync does once a day on its own)"},
