@@ -79,20 +79,27 @@ func TestIssuedMarksRaisedAtOnceAreAllKept(t *testing.T) {
 			refs = append(refs, ref)
 		}
 	}
+	// Four Stores, as four processes would hold, opened one after
+	// another (64 opened at once, each starting its git processes, timed
+	// out on a loaded machine); every raise takes the lock through a
+	// file of its own, so two raises of one Store exclude each other as
+	// two processes' do.
+	var stores []Local
+	for range 4 {
+		st, err := Open(ctx, filepath.Dir(filepath.Dir(l.Path(""))), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		stores = append(stores, st.Local())
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(refs))
 	for i, ref := range refs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Each through a Store of its own, as processes would.
-			st, err := Open(ctx, filepath.Dir(filepath.Dir(l.Path(""))), Options{})
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer st.Close()
-			errs <- raiseIssued(ctx, st.Local(), ref, uint64(100+i))
+			errs <- raiseIssued(ctx, stores[i%len(stores)], ref, uint64(100+i))
 		}()
 	}
 	wg.Wait()
