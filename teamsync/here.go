@@ -87,7 +87,7 @@ func RetireHere(ctx context.Context, st refstore.Clone, opts Options) (Result, e
 	var lastErr error
 	for attempt := 1; attempt <= attempts; attempt++ {
 		res.Attempts = attempt
-		res.Local, res.Warnings, res.Retired = nil, nil, 0
+		res.Local, res.Snapshots, res.Warnings, res.Retired = nil, nil, nil, 0
 		w, err := retiringHere(ctx, st, opts, &res)
 		if errors.Is(err, refstore.ErrMissingObject) && !mended && !opts.DryRun {
 			// A month a git gc --prune=now damaged: put right from its
