@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/git-handoff/git-handoff/archive"
-	"github.com/git-handoff/git-handoff/handoff"
 	"github.com/git-handoff/git-handoff/refstore"
 )
 
@@ -66,17 +65,9 @@ func RetireHere(ctx context.Context, st refstore.Clone, opts Options) (Result, e
 	}
 	var notes []string
 	if !opts.DryRun {
-		// As sync does before it retires anything: months of an
-		// earlier release sealed, the final batons ends replaced
-		// archived (their reflog goes with the ref), the issued marks
-		// folded.
-		sealed, err := sealArchive(ctx, st)
-		if err != nil {
+		var err error
+		if notes, err = beforeRetiring(ctx, st); err != nil {
 			return res, err
-		}
-		notes = append(sealed, handoff.ArchiveRetiring(ctx, st)...)
-		if err := refstore.FoldIssued(ctx, st.Local()); err != nil {
-			notes = append(notes, err.Error()+" (the next retirement tries again)")
 		}
 	}
 	attempts := opts.Attempts

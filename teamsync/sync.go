@@ -402,21 +402,32 @@ func prepare(ctx context.Context, st refstore.Clone, opts Options) (*syncRun, er
 		if s.migrated, err = migrate(ctx, st, opts.Remote); err != nil {
 			return nil, err
 		}
-		notes, err := sealArchive(ctx, st)
+		notes, err := beforeRetiring(ctx, st)
 		if err != nil {
 			return nil, err
 		}
 		s.fetchNotes = append(s.fetchNotes, notes...)
-		// Before anything retires, which takes a ref's reflog: the
-		// final batons ends replaced, kept by that reflog until now.
-		s.fetchNotes = append(s.fetchNotes, handoff.ArchiveRetiring(ctx, st)...)
-		if err := refstore.FoldIssued(ctx, st.Local()); err != nil {
-			s.fetchNotes = append(s.fetchNotes, err.Error()+" (the next sync tries again)")
-		}
 	}
 	s.seen = readSeen(st, opts.Remote, rc.URL)
 	s.doubt = readDoubt(st, opts.Remote, rc.URL)
 	return s, nil
+}
+
+// beforeRetiring is what a sync, and a retirement with no remote
+// (RetireHere), settle before anything retires: the months an earlier
+// release left sealed, the final batons ends replaced archived (a
+// retirement takes the ref's reflog, which kept them until now), and an
+// earlier release's issued marks folded. It returns what to say.
+func beforeRetiring(ctx context.Context, st refstore.Clone) ([]string, error) {
+	notes, err := sealArchive(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, handoff.ArchiveRetiring(ctx, st)...)
+	if err := refstore.FoldIssued(ctx, st.Local()); err != nil {
+		notes = append(notes, err.Error()+" (the next sync or retirement tries again)")
+	}
+	return notes, nil
 }
 
 // remoteListing is what git ls-remote answered, or how it failed.
